@@ -1,0 +1,167 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+
+	"covey/tools"
+)
+
+// Source tags every event with the agent that produced it: the main agent
+// (AgentID "main", no ParentCallID) or a child spawned by the task tool.
+type Source struct {
+	AgentID      string `json:"agent_id"`
+	ParentCallID string `json:"parent_call_id,omitempty"` // the task call that spawned this child
+	AgentType    string `json:"agent_type,omitempty"`     // "Explore", "general-purpose", ...
+	Description  string `json:"description,omitempty"`    // the child's task description
+	Depth        int    `json:"depth,omitempty"`          // 0 for the main agent
+}
+
+// MainAgentID is the AgentID of the top-level agent.
+const MainAgentID = "main"
+
+// IsChild reports whether the event came from a subagent.
+func (s Source) IsChild() bool { return s.Depth > 0 }
+
+// Event is anything an agent reports while it runs. Consumers (the TUI,
+// headless output, session files, tests) switch on the concrete type.
+type Event interface {
+	// From returns the agent that produced the event.
+	From() Source
+	// Kind is the event's stable name in stream-json and session files.
+	Kind() string
+}
+
+// From implements Event for every event type that embeds Source.
+func (s Source) From() Source { return s }
+
+// TextDelta is a fragment of the assistant's answer.
+type TextDelta struct {
+	Source
+	Text string `json:"text"`
+}
+
+// ReasoningDelta is a fragment of the model's thinking.
+type ReasoningDelta struct {
+	Source
+	Text string `json:"text"`
+}
+
+// ToolStarted reports a tool call about to run.
+type ToolStarted struct {
+	Source
+	CallID   string          `json:"call_id"`
+	Name     string          `json:"name"`
+	Args     json.RawMessage `json:"args"`
+	KeyArg   string          `json:"key_arg,omitempty"`
+	ReadOnly bool            `json:"read_only"`
+}
+
+// ToolFinished reports a tool call's outcome.
+type ToolFinished struct {
+	Source
+	CallID   string        `json:"call_id"`
+	Name     string        `json:"name"`
+	KeyArg   string        `json:"key_arg,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	Result   tools.Result  `json:"result"`
+}
+
+// UsageReported carries the tokens of one provider request.
+type UsageReported struct {
+	Source
+	Usage Usage `json:"usage"`
+}
+
+// TurnFinished marks the end of one model request and its tool calls.
+type TurnFinished struct {
+	Source
+	Turn         int    `json:"turn"`
+	FinishReason string `json:"finish_reason"`
+}
+
+// Retrying reports a failed request about to be retried.
+type Retrying struct {
+	Source
+	Attempt int           `json:"attempt"`
+	Wait    time.Duration `json:"wait_ns"`
+	Reason  string        `json:"reason"`
+}
+
+// ErrorEvent reports an error that ends the run (it is followed by Done).
+type ErrorEvent struct {
+	Source
+	Message string `json:"message"`
+}
+
+// Stop reasons of Done and ChildFinished.
+const (
+	StopOK        = "ok"
+	StopError     = "error"
+	StopCancelled = "cancelled"
+	StopTimeout   = "timeout"
+	StopMaxTurns  = "max_turns"
+)
+
+// Done is the last event of one Run.
+type Done struct {
+	Source
+	Answer string `json:"answer"`
+	Reason string `json:"reason"` // one of the Stop constants
+	Error  string `json:"error,omitempty"`
+	Usage  Usage  `json:"usage"` // this run's total
+	Turns  int    `json:"turns"`
+}
+
+// ChildStarted reports a subagent that began work.
+type ChildStarted struct {
+	Source
+	Model string `json:"model"`
+}
+
+// ChildFinished reports a subagent that ended.
+type ChildFinished struct {
+	Source
+	Reason    string        `json:"reason"` // one of the Stop constants
+	Error     string        `json:"error,omitempty"`
+	ToolCalls int           `json:"tool_calls"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	Usage     Usage         `json:"usage"`
+	Summary   string        `json:"summary,omitempty"` // first line of its answer
+}
+
+// Kind implements Event.
+func (TextDelta) Kind() string      { return "text" }
+func (ReasoningDelta) Kind() string { return "reasoning" }
+func (ToolStarted) Kind() string    { return "tool_started" }
+func (ToolFinished) Kind() string   { return "tool_finished" }
+func (UsageReported) Kind() string  { return "usage" }
+func (TurnFinished) Kind() string   { return "turn_finished" }
+func (Retrying) Kind() string       { return "retrying" }
+func (ErrorEvent) Kind() string     { return "error" }
+func (Done) Kind() string           { return "done" }
+func (ChildStarted) Kind() string   { return "child_started" }
+func (ChildFinished) Kind() string  { return "child_finished" }
+
+// MarshalEvent encodes e as one JSON object with a "type" field, the form of
+// stream-json output and session files.
+func MarshalEvent(e Event) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	typ, _ := json.Marshal(e.Kind())
+	if len(body) <= 2 {
+		return []byte(`{"type":` + string(typ) + `}`), nil
+	}
+	out := make([]byte, 0, len(body)+len(typ)+10)
+	out = append(out, `{"type":`...)
+	out = append(out, typ...)
+	out = append(out, ',')
+	out = append(out, body[1:]...)
+	return out, nil
+}
+
+// Emitter sends events to a consumer. It must be safe for concurrent use and
+// must not block for long: the loop calls it on its hot path.
+type Emitter func(Event)

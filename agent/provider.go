@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"context"
+	"time"
+)
+
+// Provider streams one chat completion. Implementations retry what may be
+// retried before any byte of the answer arrived, and report deltas as they
+// come so consumers can show them live.
+type Provider interface {
+	Stream(ctx context.Context, req Request, on StreamHandler) (Completion, error)
+}
+
+// Request is one chat completion request.
+type Request struct {
+	Model    string
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// ToolSpec is a tool as offered to the model.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  map[string]any
+}
+
+// StreamHandler receives what arrives while a completion streams. Any field
+// may be nil.
+type StreamHandler struct {
+	Text      func(delta string)
+	Reasoning func(delta string)
+	// Retry is called before waiting to retry a failed attempt.
+	Retry func(attempt int, wait time.Duration, reason string)
+}
+
+// Completion is the assembled answer of one request.
+type Completion struct {
+	Message Message // role assistant: text, reasoning, complete tool calls
+	// FinishReason is normalised: "stop", "tool_calls" (whenever calls were
+	// sent, whatever the server said), "length", "content_filter".
+	FinishReason string
+	Usage        Usage
+}

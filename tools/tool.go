@@ -1,0 +1,154 @@
+// Package tools holds covey's built-in tools, the workspace they act on
+// (paths, ignore rules) and the checks a write or command passes first.
+// It knows nothing of agents or of the UI.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Tool is one capability offered to a model. Names and argument schemas are
+// a contract: agent definitions, permission rules and users' scripts name them.
+type Tool interface {
+	// Name is the tool's stable name, e.g. "read_file".
+	Name() string
+	// Description tells the model when and how to use the tool.
+	Description() string
+	// Schema is the JSON schema of the tool's arguments.
+	Schema() map[string]any
+	// ReadOnly reports whether the tool never changes the workspace or runs
+	// commands; read-only calls of one message may run concurrently.
+	ReadOnly() bool
+	// Run executes one call. Failures are reported in the Result (IsError),
+	// never as a panic; Run honours ctx cancellation promptly.
+	Run(ctx context.Context, args json.RawMessage) Result
+}
+
+// Result is the outcome of one tool call.
+type Result struct {
+	// Content is exactly what the model sees as the tool result.
+	Content string `json:"content"`
+	// IsError marks a failed call; Content then explains the failure.
+	IsError bool `json:"is_error,omitempty"`
+	// Summary is one short line for progress displays ("42 lines", "exit 0").
+	Summary string `json:"summary,omitempty"`
+	// Display carries structured data for UIs: *FileChange for edits and
+	// writes, []Todo for todo_write. Nil for most tools.
+	Display any `json:"display,omitempty"`
+}
+
+// Errorf builds an error Result whose content and summary are the message.
+func Errorf(format string, a ...any) Result {
+	msg := fmt.Sprintf(format, a...)
+	return Result{Content: "Error: " + msg, IsError: true, Summary: firstLine(msg)}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// FileChange is the Display of write_file and edit_file results: what changed
+// on disk, for inline diff review.
+type FileChange struct {
+	Path    string `json:"path"`    // workspace-relative
+	Created bool   `json:"created"` // the file did not exist before
+	Diff    string `json:"diff"`    // unified diff, "--- a/p" / "+++ b/p" headers
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+// Todo is one item of the agent's task list.
+type Todo struct {
+	Content string `json:"content"`
+	Status  string `json:"status"` // pending | in_progress | completed
+}
+
+// KeyArg returns the argument that best identifies a call for humans: the
+// path, pattern or command. It tolerates malformed JSON.
+func KeyArg(name string, args json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"path", "pattern", "command", "description", "subagent_type"} {
+		if v, ok := m[k].(string); ok && v != "" {
+			if k == "command" {
+				return firstLine(v)
+			}
+			return v
+		}
+	}
+	if name == "todo_write" {
+		if todos, ok := m["todos"].([]any); ok {
+			return fmt.Sprintf("%d items", len(todos))
+		}
+	}
+	if tasks, ok := m["tasks"].([]any); ok {
+		return fmt.Sprintf("%d tasks", len(tasks))
+	}
+	return ""
+}
+
+// Registry is an ordered set of tools, looked up by name.
+type Registry struct {
+	order  []string
+	byName map[string]Tool
+}
+
+// NewRegistry returns a registry holding ts; a later tool of the same name
+// replaces an earlier one.
+func NewRegistry(ts ...Tool) *Registry {
+	r := &Registry{byName: map[string]Tool{}}
+	for _, t := range ts {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add registers t, replacing any tool of the same name.
+func (r *Registry) Add(t Tool) {
+	if _, ok := r.byName[t.Name()]; !ok {
+		r.order = append(r.order, t.Name())
+	}
+	r.byName[t.Name()] = t
+}
+
+// Get returns the tool called name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Tools returns the tools in registration order.
+func (r *Registry) Tools() []Tool {
+	out := make([]Tool, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.byName[n])
+	}
+	return out
+}
+
+// Names returns the tool names, sorted.
+func (r *Registry) Names() []string {
+	out := append([]string(nil), r.order...)
+	sort.Strings(out)
+	return out
+}
+
+// Filter returns a registry holding only the tools keep accepts, in order.
+func (r *Registry) Filter(keep func(Tool) bool) *Registry {
+	out := NewRegistry()
+	for _, t := range r.Tools() {
+		if keep(t) {
+			out.Add(t)
+		}
+	}
+	return out
+}
