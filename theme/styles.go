@@ -1,0 +1,128 @@
+package theme
+
+import "github.com/charmbracelet/lipgloss"
+
+// Styles holds every style the UI draws with, grouped by where it is used.
+// UI code takes styles from here and never builds its own colours.
+type Styles struct {
+	App struct {
+		Text, Muted, Accent, Error, Success, Warning lipgloss.Style
+		Bold, Italic, Faint                          lipgloss.Style
+	}
+	// Focus marks the focused block (a gutter glyph and colour).
+	Focus struct {
+		Gutter, Unfocused lipgloss.Style
+	}
+	User struct {
+		Prompt, Text lipgloss.Style
+	}
+	Assistant struct {
+		Text, Reasoning lipgloss.Style
+	}
+	Tool struct {
+		Icon, Name, Arg, Running, OK, Error, Duration, Output lipgloss.Style
+	}
+	Diff struct {
+		Header, Hunk, Added, Removed, Context, LineNumber lipgloss.Style
+	}
+	Subagent struct {
+		Border, Type, Description, Stats, Body, Running, Done, Failed, Cancelled, TimedOut lipgloss.Style
+	}
+	Todo struct {
+		Pending, InProgress, Completed lipgloss.Style
+	}
+	Status struct {
+		Bar, Key, Value, Mode, Spinner lipgloss.Style
+	}
+	Input struct {
+		Prompt, Text, Placeholder, Border lipgloss.Style
+	}
+	Help struct {
+		Key, Desc, Sep lipgloss.Style
+	}
+	Completion struct {
+		Item, Selected, Desc lipgloss.Style
+	}
+	Notice struct {
+		Info, Warning, Error lipgloss.Style
+	}
+}
+
+func fg(c lipgloss.TerminalColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
+
+func newStyles(p Palette) Styles {
+	var s Styles
+	s.App.Text = fg(p.Text)
+	s.App.Muted = fg(p.Muted)
+	s.App.Accent = fg(p.Accent)
+	s.App.Error = fg(p.Error)
+	s.App.Success = fg(p.Success)
+	s.App.Warning = fg(p.Warning)
+	s.App.Bold = lipgloss.NewStyle().Bold(true)
+	s.App.Italic = lipgloss.NewStyle().Italic(true)
+	s.App.Faint = lipgloss.NewStyle().Faint(true)
+
+	s.Focus.Gutter = fg(p.Accent).Bold(true)
+	s.Focus.Unfocused = fg(p.Border)
+
+	s.User.Prompt = fg(p.Primary).Bold(true)
+	s.User.Text = fg(p.Text)
+
+	s.Assistant.Text = fg(p.Text)
+	s.Assistant.Reasoning = fg(p.Muted).Italic(true)
+
+	s.Tool.Icon = fg(p.Accent)
+	s.Tool.Name = fg(p.Text).Bold(true)
+	s.Tool.Arg = fg(p.Muted)
+	s.Tool.Running = fg(p.Warning)
+	s.Tool.OK = fg(p.Success)
+	s.Tool.Error = fg(p.Error)
+	s.Tool.Duration = fg(p.Muted)
+	s.Tool.Output = fg(p.Muted)
+
+	s.Diff.Header = fg(p.Text).Bold(true)
+	s.Diff.Hunk = fg(p.Accent)
+	s.Diff.Added = fg(p.DiffAddFg).Background(p.DiffAddBg)
+	s.Diff.Removed = fg(p.DiffDelFg).Background(p.DiffDelBg)
+	s.Diff.Context = fg(p.Text)
+	s.Diff.LineNumber = fg(p.LineNumber)
+
+	s.Subagent.Border = fg(p.Border)
+	s.Subagent.Type = fg(p.Accent).Bold(true)
+	s.Subagent.Description = fg(p.Text)
+	s.Subagent.Stats = fg(p.Muted)
+	s.Subagent.Body = fg(p.Muted)
+	s.Subagent.Running = fg(p.Warning)
+	s.Subagent.Done = fg(p.Success)
+	s.Subagent.Failed = fg(p.Error)
+	s.Subagent.Cancelled = fg(p.Muted)
+	s.Subagent.TimedOut = fg(p.Warning)
+
+	s.Todo.Pending = fg(p.Text)
+	s.Todo.InProgress = fg(p.Warning).Bold(true)
+	s.Todo.Completed = fg(p.Muted).Strikethrough(true)
+
+	s.Status.Bar = fg(p.Muted).Background(p.Subtle)
+	s.Status.Key = fg(p.Muted).Background(p.Subtle)
+	s.Status.Value = fg(p.Text).Background(p.Subtle)
+	s.Status.Mode = fg(p.Accent).Background(p.Subtle).Bold(true)
+	s.Status.Spinner = fg(p.Warning).Background(p.Subtle)
+
+	s.Input.Prompt = fg(p.Primary).Bold(true)
+	s.Input.Text = fg(p.Text)
+	s.Input.Placeholder = fg(p.Muted)
+	s.Input.Border = fg(p.Border)
+
+	s.Help.Key = fg(p.Accent)
+	s.Help.Desc = fg(p.Muted)
+	s.Help.Sep = fg(p.Border)
+
+	s.Completion.Item = fg(p.Text)
+	s.Completion.Selected = fg(p.Accent).Bold(true)
+	s.Completion.Desc = fg(p.Muted)
+
+	s.Notice.Info = fg(p.Muted)
+	s.Notice.Warning = fg(p.Warning)
+	s.Notice.Error = fg(p.Error)
+	return s
+}

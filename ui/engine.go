@@ -1,0 +1,26 @@
+package ui
+
+import "context"
+
+// Engine is what the TUI drives. The engine reports progress as agent events
+// on the channel given to New; the UI never calls into agent internals.
+type Engine interface {
+	// Run runs one user turn to completion; it blocks, so the UI calls it
+	// from a tea.Cmd. Cancelling ctx cancels the turn and every child.
+	Run(ctx context.Context, prompt string) error
+	// CancelChild cancels one running subagent by its AgentID; its siblings
+	// go on. It reports whether such a child was running.
+	CancelChild(agentID string) bool
+	// Reset starts a fresh conversation (/clear).
+	Reset()
+	// Model is the main agent's model; SetModel changes it for later turns.
+	Model() string
+	SetModel(name string)
+}
+
+// AgentInfo describes one agent definition for /agents.
+type AgentInfo struct {
+	Name, Description, Source, Model string
+	Tools                            []string
+	ReadOnly                         bool
+}
