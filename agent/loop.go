@@ -1,0 +1,208 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"covey/tools"
+)
+
+// CancelledResult is the tool result of every call cut off by a cancel, so
+// the conversation stays valid for the next request.
+const CancelledResult = "cancelled by the user"
+
+// Run adds prompt as a user message and runs the loop until the model
+// answers without tool calls, MaxTurns is reached, the context ends or an
+// error occurs. It emits events as it goes and a Done event last. The
+// returned error is the run error (nil on a normal answer or max turns).
+func (a *Agent) Run(ctx context.Context, prompt string) (Result, error) {
+	if err := a.begin(); err != nil {
+		return Result{}, err
+	}
+	defer a.end()
+	a.append(Message{Role: RoleUser, Content: prompt})
+	res, err := a.loop(ctx)
+	done := Done{Source: a.cfg.Source, Answer: res.Answer, Reason: res.Reason, Usage: res.Usage, Turns: res.Turns}
+	if err != nil {
+		done.Error = err.Error()
+	}
+	a.emit(done)
+	return res, err
+}
+
+func (a *Agent) loop(ctx context.Context) (Result, error) {
+	var res Result
+	for {
+		if ctx.Err() != nil {
+			res.Reason = stopReason(ctx)
+			return res, ctx.Err()
+		}
+		if a.cfg.MaxTurns > 0 && res.Turns >= a.cfg.MaxTurns {
+			res.Reason = StopMaxTurns
+			return res, nil
+		}
+		res.Turns++
+		comp, err := a.cfg.Provider.Stream(ctx, a.request(), a.streamHandler())
+		if comp.Usage != (Usage{}) {
+			res.Usage.Add(comp.Usage)
+			a.addUsage(comp.Usage)
+			a.emit(UsageReported{Source: a.cfg.Source, Usage: comp.Usage})
+		}
+		if err != nil {
+			// Keep what streamed before the failure; calls from a broken
+			// stream are never run.
+			if comp.Message.Content != "" || comp.Message.Reasoning != "" {
+				partial := comp.Message
+				partial.Role, partial.ToolCalls = RoleAssistant, nil
+				a.append(partial)
+				res.Answer = partial.Content
+			}
+			if isCancel(ctx, err) {
+				res.Reason = stopReason(ctx)
+				return res, err
+			}
+			res.Reason = StopError
+			a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error()})
+			return res, err
+		}
+		msg := comp.Message
+		msg.Role = RoleAssistant
+		a.append(msg)
+		res.Answer = msg.Content
+		if len(msg.ToolCalls) == 0 {
+			a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})
+			res.Reason = StopOK
+			return res, nil
+		}
+		results := a.runTools(ctx, msg.ToolCalls)
+		res.ToolCalls += len(results)
+		a.append(results...)
+		a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})
+	}
+}
+
+func stopReason(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return StopTimeout
+	}
+	return StopCancelled
+}
+
+func (a *Agent) streamHandler() StreamHandler {
+	src := a.cfg.Source
+	return StreamHandler{
+		Text:      func(d string) { a.emit(TextDelta{Source: src, Text: d}) },
+		Reasoning: func(d string) { a.emit(ReasoningDelta{Source: src, Text: d}) },
+		Retry: func(attempt int, wait time.Duration, reason string) {
+			a.emit(Retrying{Source: src, Attempt: attempt, Wait: wait, Reason: reason})
+		},
+	}
+}
+
+// runTools runs the calls of one assistant message and returns their tool
+// messages in call order. Consecutive calls that may run together run
+// concurrently; any other call runs alone, after everything before it.
+func (a *Agent) runTools(ctx context.Context, calls []ToolCall) []Message {
+	out := make([]Message, len(calls))
+	var batch []int
+	flush := func() {
+		var wg sync.WaitGroup
+		for _, i := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out[i] = a.runTool(ctx, calls[i])
+			}()
+		}
+		wg.Wait()
+		batch = batch[:0]
+	}
+	for i, c := range calls {
+		if t, ok := a.cfg.Tools.Get(c.Name); ok && tools.RunsConcurrently(t) {
+			batch = append(batch, i)
+			continue
+		}
+		flush()
+		out[i] = a.runTool(ctx, c)
+	}
+	flush()
+	return out
+}
+
+// runTool runs one call and always returns its tool message, whatever
+// happens: unknown tool, bad arguments, a panic or a cancel.
+func (a *Agent) runTool(ctx context.Context, c ToolCall) Message {
+	args := json.RawMessage(c.Arguments)
+	if strings.TrimSpace(c.Arguments) == "" {
+		args = json.RawMessage("{}")
+	}
+	key := tools.KeyArg(c.Name, args)
+	t, known := a.cfg.Tools.Get(c.Name)
+	a.emit(ToolStarted{Source: a.cfg.Source, CallID: c.ID, Name: c.Name, Args: validJSON(args), KeyArg: key, ReadOnly: known && t.ReadOnly()})
+	start := time.Now()
+
+	var r tools.Result
+	switch {
+	case ctx.Err() != nil:
+		r = tools.Result{Content: CancelledResult, IsError: true, Summary: "cancelled"}
+	case !known:
+		r = tools.Errorf("unknown tool %q. The tools offered are: %s", c.Name, strings.Join(a.cfg.Tools.Names(), ", "))
+	case !json.Valid(args):
+		r = tools.Errorf("the arguments of %s are not valid JSON (%v). Send a JSON object matching the tool's schema.", c.Name, jsonError(args))
+	default:
+		r = safeRun(tools.WithCallID(ctx, c.ID), t, args)
+		// A tool that failed because of the cancel says so plainly; one that
+		// finished as the cancel landed keeps its result.
+		if ctx.Err() != nil && r.IsError {
+			r = tools.Result{Content: CancelledResult, IsError: true, Summary: "cancelled", Display: r.Display}
+		}
+	}
+	a.emit(ToolFinished{Source: a.cfg.Source, CallID: c.ID, Name: c.Name, KeyArg: key, Duration: time.Since(start), Result: r})
+	content := r.Content
+	if content == "" {
+		content = "(no output)"
+	}
+	return Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
+}
+
+// safeRun runs t, turning a panic into an error result.
+func safeRun(ctx context.Context, t tools.Tool, args json.RawMessage) (r tools.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = tools.Errorf("the %s tool crashed: %v\n%s", t.Name(), p, firstStackLines(debug.Stack(), 12))
+		}
+	}()
+	return t.Run(ctx, args)
+}
+
+func firstStackLines(stack []byte, n int) string {
+	lines := strings.SplitN(string(stack), "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func jsonError(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	return fmt.Errorf("unknown JSON error")
+}
+
+// validJSON returns b, or b quoted as a JSON string when it is not valid JSON,
+// so events always marshal.
+func validJSON(b json.RawMessage) json.RawMessage {
+	if json.Valid(b) {
+		return b
+	}
+	q, _ := json.Marshal(string(b))
+	return q
+}

@@ -1,0 +1,33 @@
+package tools
+
+import "context"
+
+// Concurrent is implemented by tools that are not read-only but may still
+// run alongside other calls of the same message (the task tool: its children
+// are isolated agents).
+type Concurrent interface {
+	Concurrent() bool
+}
+
+// RunsConcurrently reports whether calls to t may run at the same time as
+// other concurrent calls of one assistant message.
+func RunsConcurrently(t Tool) bool {
+	if c, ok := t.(Concurrent); ok {
+		return c.Concurrent()
+	}
+	return t.ReadOnly()
+}
+
+type callIDKey struct{}
+
+// WithCallID returns ctx carrying the ID of the tool call being run, so a
+// tool that spawns work (the task tool) can tag it with its parent call.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID returns the tool call ID carried by ctx, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
