@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"covey/theme"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // RenderContext is what a block needs to draw itself.
@@ -15,6 +17,9 @@ type RenderContext struct {
 	Frame   int       // spinner frame counter, advanced by the UI's tick
 	Focused bool
 	Styles  *theme.Styles
+	// Markdown renders assistant markdown; it is shared by every block and
+	// owned by the root model. Nil means markdown is shown as plain text.
+	Markdown *MarkdownRenderer
 }
 
 // Block is one entry of the transcript. Implementations cache their lines by
@@ -33,4 +38,12 @@ type Block interface {
 	// Live reports whether the block's look still changes with time (a
 	// spinner, an elapsed time); such blocks are redrawn on every tick.
 	Live() bool
+}
+
+// clipLine cuts s to at most width cells, ending it with … when cut.
+func clipLine(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, width, "…")
 }
