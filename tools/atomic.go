@@ -1,0 +1,106 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// newFilePerm is the permission of a file the tools create.
+const newFilePerm os.FileMode = 0o644
+
+// tempFile is the part of *os.File an atomic write uses.
+type tempFile interface {
+	io.Writer
+	Name() string
+	Chmod(mode os.FileMode) error
+	Sync() error
+	Close() error
+}
+
+// fileSystem is the handful of calls an atomic write makes. The tools keep
+// one in an unexported field so tests can inject a failure at each step
+// without package-level state.
+type fileSystem interface {
+	CreateTemp(dir, pattern string) (tempFile, error)
+	Rename(oldpath, newpath string) error
+	Remove(name string) error
+}
+
+// osFS is the real filesystem.
+type osFS struct{}
+
+func (osFS) CreateTemp(dir, pattern string) (tempFile, error) { return os.CreateTemp(dir, pattern) }
+func (osFS) Rename(oldpath, newpath string) error             { return os.Rename(oldpath, newpath) }
+func (osFS) Remove(name string) error                         { return os.Remove(name) }
+
+// writeAtomic replaces the file at path with data so that a reader, or a
+// crash, sees either the old content or the new, never a mix: it writes a
+// temporary file in the same folder (so the rename stays on one filesystem),
+// syncs it, gives it perm, and renames it over path. On any failure it
+// removes the temporary file and leaves path untouched.
+//
+// Renaming replaces path itself: a hard link elsewhere keeps the old content.
+// Callers pass a symlink-resolved path so a symlink stays a symlink.
+func writeAtomic(fsys fileSystem, path string, data []byte, perm os.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := fsys.CreateTemp(dir, "."+base+".covey-*.tmp")
+	if err != nil {
+		return fmt.Errorf("create temporary file for %s: %w", path, err)
+	}
+	tmp := f.Name()
+	closed := false
+	defer func() {
+		if err == nil {
+			return
+		}
+		if !closed {
+			_ = f.Close()
+		}
+		if rmErr := fsys.Remove(tmp); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+			err = fmt.Errorf("%w (and removing %s failed: %v)", err, tmp, rmErr)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	// CreateTemp makes the file 0600; chmod is not subject to the umask, so
+	// the original's bits come back exactly.
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("chmod %s: %w", tmp, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	closed = true
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if err = fsys.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename %s over %s: %w", tmp, path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename durable. It is best effort: the write has already
+// happened, and some filesystems refuse to sync a directory.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// keepMode returns the permission and special bits of an existing file, the
+// ones a rewrite must carry over.
+func keepMode(info os.FileInfo) os.FileMode {
+	return info.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
+}

@@ -1,0 +1,319 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	defaultBashTimeout = 120 * time.Second
+	maxBashTimeout     = 600 * time.Second
+	// bashOutputCap is how much output the model sees: the head and the tail,
+	// each half of it, since errors tend to be at the end and context at the
+	// start.
+	bashOutputCap = 30 << 10
+	// killGrace is how long a timed-out command gets to exit after SIGTERM
+	// before its process group is killed outright.
+	killGrace = 2 * time.Second
+	// pipeGrace bounds the wait for output after the process group is gone:
+	// a process that left the group (setsid) may hold the pipe for ever.
+	pipeGrace = 500 * time.Millisecond
+)
+
+// bashTool is bash.
+type bashTool struct {
+	env   *Env
+	grace time.Duration // SIGTERM → SIGKILL; killGrace but in tests
+}
+
+// NewBash returns the bash tool, running commands in env's workspace root.
+func NewBash(env *Env) Tool { return &bashTool{env: env, grace: killGrace} }
+
+func (t *bashTool) Name() string   { return "bash" }
+func (t *bashTool) ReadOnly() bool { return false }
+
+func (t *bashTool) Description() string {
+	return "Run a shell command with bash -c in the workspace root and return its combined " +
+		"stdout and stderr (long output keeps its head and tail) and its exit code. " +
+		"stdin is empty, so interactive programs will not wait for input. timeout_s defaults " +
+		"to 120 and is at most 600; on timeout the command and everything it started is killed. " +
+		"Background processes (&) are killed when the command ends. Use read_file, grep and " +
+		"glob rather than cat, grep or find for reading and searching files."
+}
+
+func (t *bashTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"command":   map[string]any{"type": "string", "description": "The command line, run with bash -c."},
+			"timeout_s": map[string]any{"type": "integer", "description": "Timeout in seconds (default 120, max 600)."},
+		},
+		"required":             []string{"command"},
+		"additionalProperties": false,
+	}
+}
+
+func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a struct {
+		Command  string   `json:"command"`
+		TimeoutS *float64 `json:"timeout_s"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil {
+		return Errorf("bash: invalid arguments: %v", err)
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return Errorf("bash: command is required")
+	}
+	if t.env == nil || t.env.WS == nil {
+		return Errorf("bash: no workspace configured")
+	}
+	timeout, note := defaultBashTimeout, ""
+	if a.TimeoutS != nil {
+		switch s := *a.TimeoutS; {
+		case s <= 0:
+			return Errorf("bash: timeout_s must be positive, got %v", s)
+		case s > maxBashTimeout.Seconds():
+			timeout = maxBashTimeout
+			note = fmt.Sprintf("(timeout_s %v clamped to the maximum of %d)\n", s, int(maxBashTimeout.Seconds()))
+		default:
+			timeout = time.Duration(s * float64(time.Second))
+		}
+	}
+	dir := t.env.WS.Root
+	if err := ctx.Err(); err != nil {
+		return Errorf("bash: not run: %v", err)
+	}
+	if g := t.env.Gate; g != nil {
+		v := g.Check(ctx, Request{Tool: "bash", Command: a.Command, Dir: dir})
+		if !v.Allowed {
+			reason := v.Reason
+			if reason == "" {
+				reason = "no reason given"
+			}
+			return Errorf("bash: the command was not allowed: %s", reason)
+		}
+	}
+	run, err := t.run(ctx, a.Command, dir, timeout)
+	if err != nil {
+		return Errorf("bash: %v", err)
+	}
+	return run.result(note, timeout)
+}
+
+// bashRun is the outcome of one command.
+type bashRun struct {
+	output    string
+	exitCode  int
+	signal    syscall.Signal // non-zero when a signal ended the shell
+	timedOut  bool
+	cancelled error // ctx's error when the caller gave up
+}
+
+// run starts command in its own process group and waits for it, the timeout
+// or ctx, whichever ends first; then it kills whatever is left of the group.
+func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Duration) (*bashRun, error) {
+	shell, err := exec.LookPath("bash")
+	if err != nil {
+		if shell, err = exec.LookPath("sh"); err != nil {
+			return nil, fmt.Errorf("neither bash nor sh found: %w", err)
+		}
+	}
+	// One pipe for stdout and stderr keeps their interleaving. We own it
+	// (rather than giving exec an io.Writer) so that Wait returns when the
+	// shell exits, not when the last grandchild closes its copy.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create output pipe: %w", err)
+	}
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w // Stdin nil reads from /dev/null
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		_ = r.Close()
+		_ = w.Close()
+		return nil, fmt.Errorf("start %s: %w", shell, err)
+	}
+	_ = w.Close()
+	pgid := cmd.Process.Pid
+
+	out := newHeadTail(bashOutputCap / 2)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, r)
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res := &bashRun{}
+	var waitErr error
+	select {
+	case waitErr = <-exited:
+	case <-tctx.Done():
+		res.timedOut = ctx.Err() == nil
+		res.cancelled = ctx.Err()
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		grace := time.NewTimer(t.grace)
+		select {
+		case waitErr = <-exited:
+			grace.Stop()
+		case <-grace.C:
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			waitErr = <-exited
+		}
+	}
+	// Whatever the shell left behind (background jobs, a pipeline's other
+	// half) goes with it; a command never outlives its call.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	pipe := time.NewTimer(pipeGrace)
+	select {
+	case <-copied:
+		pipe.Stop()
+	case <-pipe.C:
+		_ = r.Close() // unblocks the copy; pipes from os.Pipe are pollable
+		<-copied
+	}
+	_ = r.Close()
+	res.output = out.String()
+
+	var exitErr *exec.ExitError
+	switch {
+	case waitErr == nil:
+	case errors.As(waitErr, &exitErr):
+		res.exitCode = exitErr.ExitCode()
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.signal = ws.Signal()
+		}
+	default:
+		return nil, fmt.Errorf("wait for %s: %w", shell, waitErr)
+	}
+	return res, nil
+}
+
+// result words the run for the model.
+func (b *bashRun) result(note string, timeout time.Duration) Result {
+	var sb strings.Builder
+	sb.WriteString(note)
+	if b.output == "" {
+		sb.WriteString("(no output)\n")
+	} else {
+		sb.WriteString(b.output)
+		if !strings.HasSuffix(b.output, "\n") {
+			sb.WriteByte('\n')
+		}
+	}
+	switch {
+	case b.cancelled != nil:
+		fmt.Fprintf(&sb, "[cancelled (%v); the command and its child processes were killed]", b.cancelled)
+		return Result{Content: sb.String(), IsError: true, Summary: "cancelled"}
+	case b.timedOut:
+		fmt.Fprintf(&sb, "[timed out after %v; the command and its child processes were killed]", timeout)
+		return Result{Content: sb.String(), IsError: true, Summary: fmt.Sprintf("timed out after %v", timeout)}
+	case b.signal != 0:
+		fmt.Fprintf(&sb, "[killed by signal %d (%v)]", int(b.signal), b.signal)
+		return Result{Content: sb.String(), Summary: fmt.Sprintf("killed by %v", b.signal)}
+	}
+	// A failing command is information, not a tool failure: tests that fail
+	// are what the model ran them to find out.
+	fmt.Fprintf(&sb, "[exit code %d]", b.exitCode)
+	return Result{Content: sb.String(), Summary: fmt.Sprintf("exit %d", b.exitCode)}
+}
+
+// headTail keeps the first and last n bytes written to it and counts the
+// rest, so a command that prints gigabytes costs 2n bytes of memory.
+type headTail struct {
+	n     int
+	head  []byte
+	tail  []byte // ring buffer once full
+	start int    // oldest byte of tail
+	total int64
+}
+
+func newHeadTail(n int) *headTail { return &headTail{n: n} }
+
+// Write never fails.
+func (h *headTail) Write(p []byte) (int, error) {
+	h.total += int64(len(p))
+	written := len(p)
+	if room := h.n - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) >= h.n {
+		h.tail = append(h.tail[:0], p[len(p)-h.n:]...)
+		h.start = 0
+		return written, nil
+	}
+	for len(p) > 0 {
+		if len(h.tail) < h.n {
+			k := min(h.n-len(h.tail), len(p))
+			h.tail = append(h.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		k := copy(h.tail[h.start:], p)
+		p = p[k:]
+		h.start = (h.start + k) % h.n
+	}
+	return written, nil
+}
+
+// String returns the head, a note of how much was cut, and the tail. The cut
+// edges are moved off partial UTF-8 sequences.
+func (h *headTail) String() string {
+	tail := append(append([]byte(nil), h.tail[h.start:]...), h.tail[:h.start]...)
+	cut := h.total - int64(len(h.head)) - int64(len(tail))
+	if cut == 0 {
+		return string(h.head) + string(tail)
+	}
+	head := trimPartialRuneEnd(h.head)
+	tail = trimPartialRuneStart(tail)
+	cut = h.total - int64(len(head)) - int64(len(tail))
+	return fmt.Sprintf("%s\n… %d bytes cut …\n%s", head, cut, tail)
+}
+
+// trimPartialRuneEnd drops an incomplete UTF-8 sequence at the end of b.
+func trimPartialRuneEnd(b []byte) []byte {
+	for i := 1; i <= 3 && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if c < 0x80 {
+			return b
+		}
+		if c >= 0xC0 { // a lead byte: complete only if its sequence fits
+			need := 2
+			if c >= 0xE0 {
+				need = 3
+			}
+			if c >= 0xF0 {
+				need = 4
+			}
+			if need > i {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
+}
+
+// trimPartialRuneStart drops continuation bytes at the start of b.
+func trimPartialRuneStart(b []byte) []byte {
+	k := 0
+	for k < 3 && k < len(b) && b[k]&0xC0 == 0x80 {
+		k++
+	}
+	return b[k:]
+}

@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Todo statuses.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoCompleted  = "completed"
+)
+
+// todoWriteTool is todo_write.
+type todoWriteTool struct{ env *Env }
+
+// NewTodoWrite returns the todo_write tool, storing into env.Todos.
+func NewTodoWrite(env *Env) Tool { return &todoWriteTool{env: env} }
+
+func (t *todoWriteTool) Name() string { return "todo_write" }
+
+// ReadOnly is true: the list is covey's own state, not the workspace's, so
+// the call may run alongside read-only tools.
+func (t *todoWriteTool) ReadOnly() bool { return true }
+
+func (t *todoWriteTool) Description() string {
+	return "Write your task list for multi-step work: the complete list each time (it replaces " +
+		"the previous one), each item {content, status} with status pending, in_progress or " +
+		"completed. Keep one item in_progress at a time and mark items completed as soon as " +
+		"they are done. The user sees the list."
+}
+
+func (t *todoWriteTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"todos": map[string]any{
+				"type":        "array",
+				"description": "The complete task list.",
+				"items": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"content": map[string]any{"type": "string", "description": "What to do, imperative."},
+						"status":  map[string]any{"type": "string", "enum": []string{TodoPending, TodoInProgress, TodoCompleted}},
+					},
+					"required":             []string{"content", "status"},
+					"additionalProperties": false,
+				},
+			},
+		},
+		"required":             []string{"todos"},
+		"additionalProperties": false,
+	}
+}
+
+func (t *todoWriteTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a struct {
+		Todos *[]Todo `json:"todos"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil {
+		return Errorf("todo_write: invalid arguments: %v", err)
+	}
+	if a.Todos == nil {
+		return Errorf("todo_write: todos is required (an empty list clears it)")
+	}
+	todos := *a.Todos
+	for i := range todos {
+		todos[i].Content = strings.TrimSpace(todos[i].Content)
+		todos[i].Status = strings.TrimSpace(todos[i].Status)
+		if todos[i].Content == "" {
+			return Errorf("todo_write: item %d has no content", i+1)
+		}
+		switch todos[i].Status {
+		case TodoPending, TodoInProgress, TodoCompleted:
+		default:
+			return Errorf("todo_write: item %d (%q) has status %q; use pending, in_progress or completed",
+				i+1, todos[i].Content, todos[i].Status)
+		}
+	}
+	if t.env != nil && t.env.Todos != nil {
+		t.env.Todos.Set(todos)
+	}
+	done := 0
+	for _, td := range todos {
+		if td.Status == TodoCompleted {
+			done++
+		}
+	}
+	return Result{
+		Content: renderTodos(todos),
+		Summary: fmt.Sprintf("%d/%d done", done, len(todos)),
+		Display: append([]Todo(nil), todos...),
+	}
+}
+
+// renderTodos is the list as the model reads it back.
+func renderTodos(todos []Todo) string {
+	if len(todos) == 0 {
+		return "Task list cleared."
+	}
+	var sb strings.Builder
+	sb.WriteString("Task list updated:\n")
+	for _, td := range todos {
+		mark := "[ ]"
+		switch td.Status {
+		case TodoInProgress:
+			mark = "[~]"
+		case TodoCompleted:
+			mark = "[x]"
+		}
+		fmt.Fprintf(&sb, "%s %s\n", mark, td.Content)
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}

@@ -1,0 +1,298 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxResultDiff caps the diff echoed to the model; the full diff still goes
+// to the UI in the FileChange.
+const maxResultDiff = 8 << 10
+
+// writeFileTool is write_file.
+type writeFileTool struct{ m mutator }
+
+// NewWriteFile returns the write_file tool acting in env.
+func NewWriteFile(env *Env) Tool { return &writeFileTool{m: mutator{env: env, fs: osFS{}}} }
+
+func (t *writeFileTool) Name() string   { return "write_file" }
+func (t *writeFileTool) ReadOnly() bool { return false }
+
+func (t *writeFileTool) Description() string {
+	return "Write a whole file: create it (and its folders) or replace all of its content. " +
+		"To change part of an existing file prefer edit_file. An existing file must have been " +
+		"read with read_file first, and must not have changed since. An existing file keeps its " +
+		"line endings (CRLF stays CRLF), its trailing-newline convention and its permissions."
+}
+
+func (t *writeFileTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"path":    map[string]any{"type": "string", "description": "File path, relative to the workspace root or absolute inside it."},
+			"content": map[string]any{"type": "string", "description": "The complete new content of the file."},
+		},
+		"required":             []string{"path", "content"},
+		"additionalProperties": false,
+	}
+}
+
+func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a struct {
+		Path    string  `json:"path"`
+		Content *string `json:"content"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil {
+		return Errorf("write_file: invalid arguments: %v", err)
+	}
+	if a.Path == "" {
+		return Errorf("write_file: path is required")
+	}
+	if a.Content == nil {
+		return Errorf("write_file: content is required (use \"\" for an empty file)")
+	}
+	return t.m.apply(ctx, "write_file", a.Path, func(tg *target) (string, error) {
+		if !tg.exists {
+			return *a.Content, nil
+		}
+		return matchConventions(string(tg.content), *a.Content), nil
+	})
+}
+
+// matchConventions makes a whole-file rewrite keep the old file's line
+// endings and trailing-newline convention, which models rarely reproduce.
+func matchConventions(old, proposed string) string {
+	if isPureCRLF(old) && !strings.Contains(proposed, "\r\n") {
+		proposed = toCRLF(proposed)
+	}
+	if old == "" || proposed == "" {
+		return proposed
+	}
+	oldEOL := strings.HasSuffix(old, "\n")
+	newEOL := strings.HasSuffix(proposed, "\n")
+	switch {
+	case !oldEOL && newEOL:
+		proposed = strings.TrimSuffix(strings.TrimSuffix(proposed, "\n"), "\r")
+	case oldEOL && !newEOL:
+		if strings.HasSuffix(old, "\r\n") {
+			proposed += "\r\n"
+		} else {
+			proposed += "\n"
+		}
+	}
+	return proposed
+}
+
+// mutator is what write_file and edit_file share: resolving and checking the
+// path, locking it, the stale check, the permission gate and the atomic
+// write.
+type mutator struct {
+	env *Env
+	fs  fileSystem // osFS{} but in tests
+}
+
+// target is a file about to be written, as found under its lock.
+type target struct {
+	abs, rel string
+	exists   bool
+	content  []byte
+	mode     os.FileMode
+}
+
+// apply runs one write of the file at path. compute gets the file as it is
+// now and returns the proposed new content, or an error the model should see.
+func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*target) (string, error)) Result {
+	env := m.env
+	if env == nil || env.WS == nil {
+		return Errorf("%s: no workspace configured", tool)
+	}
+	abs, err := env.WS.ResolveWrite(path)
+	if err != nil {
+		if errors.Is(err, ErrOutsideWorkspace) {
+			return Errorf("%s: refused: %s is outside the workspace %s; only files inside it can be written", tool, path, env.WS.Root)
+		}
+		return Errorf("%s: %v", tool, err)
+	}
+	rel := env.WS.Rel(abs)
+	if err := checkAllowed(env.AllowedPaths, rel); err != nil {
+		return Errorf("%s: refused: %v", tool, err)
+	}
+	unlock, err := env.Locks.Lock(ctx, abs)
+	if err != nil {
+		return Errorf("%s: %v", tool, err)
+	}
+	defer unlock()
+
+	tg, err := readTarget(abs, rel)
+	if err != nil {
+		return Errorf("%s: %v", tool, err)
+	}
+	if tg.exists {
+		if err := env.Reads.Check(abs, tg.content); err != nil {
+			return staleError(tool, rel, err)
+		}
+	}
+	proposed, err := compute(tg)
+	if err != nil {
+		return Errorf("%s: %s: %v", tool, rel, err)
+	}
+	if tg.exists && proposed == string(tg.content) {
+		env.Reads.Record(abs, tg.content)
+		return Result{Content: fmt.Sprintf("%s is unchanged: the new content equals the current one.", rel), Summary: "unchanged"}
+	}
+
+	final := proposed
+	userEdited := false
+	if env.Gate != nil {
+		change := newFileChange(rel, string(tg.content), proposed, !tg.exists)
+		v := env.Gate.Check(ctx, Request{Tool: tool, Path: rel, Change: change, Content: proposed})
+		if !v.Allowed {
+			reason := v.Reason
+			if reason == "" {
+				reason = "no reason given"
+			}
+			return Errorf("%s: the change to %s was not allowed: %s", tool, rel, reason)
+		}
+		if v.Content != nil && *v.Content != proposed {
+			final, userEdited = *v.Content, true
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Errorf("%s: %s not written: %v", tool, rel, err)
+	}
+	// The lock keeps other agents out, not other programs; the gate may
+	// have waited minutes for the user, so look again before replacing.
+	if err := tg.unchangedSince(); err != nil {
+		return Errorf("%s: %v; nothing was written, read it again", tool, err)
+	}
+	if err := m.write(tg, final); err != nil {
+		return Errorf("%s: %v; the file is unchanged", tool, err)
+	}
+	env.Reads.Record(abs, []byte(final))
+	return writeResult(tg, proposed, final, userEdited)
+}
+
+// readTarget reads the file at abs if it exists.
+func readTarget(abs, rel string) (*target, error) {
+	tg := &target{abs: abs, rel: rel, mode: newFilePerm}
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return tg, nil
+	case err != nil:
+		return nil, fmt.Errorf("stat %s: %w", rel, err)
+	case info.IsDir():
+		return nil, fmt.Errorf("%s is a directory", rel)
+	case !info.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	content, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	tg.exists, tg.content, tg.mode = true, content, keepMode(info)
+	return tg, nil
+}
+
+// unchangedSince reports an error if the file no longer is what tg saw.
+func (tg *target) unchangedSince() error {
+	content, err := os.ReadFile(tg.abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if tg.exists {
+			return fmt.Errorf("%s was deleted while waiting for approval", tg.rel)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("read %s: %w", tg.rel, err)
+	case !tg.exists:
+		return fmt.Errorf("%s was created by someone else while waiting for approval", tg.rel)
+	case string(content) != string(tg.content):
+		return fmt.Errorf("%s changed on disk while waiting for approval", tg.rel)
+	}
+	return nil
+}
+
+// write creates the parent folders of a new file and writes content.
+func (m *mutator) write(tg *target, content string) error {
+	if !tg.exists {
+		if err := os.MkdirAll(filepath.Dir(tg.abs), 0o755); err != nil {
+			return fmt.Errorf("create folders for %s: %w", tg.rel, err)
+		}
+	}
+	fsys := m.fs
+	if fsys == nil {
+		fsys = osFS{}
+	}
+	return writeAtomic(fsys, tg.abs, []byte(content), tg.mode)
+}
+
+// staleError turns a ReadTracker refusal into words for the model.
+func staleError(tool, rel string, err error) Result {
+	switch {
+	case errors.Is(err, ErrNotRead):
+		return Errorf("%s: %s already exists and you have not read it; read it first with read_file", tool, rel)
+	case errors.Is(err, ErrStale):
+		return Errorf("%s: %s changed on disk since you read it; read it again before writing", tool, rel)
+	}
+	return Errorf("%s: %v", tool, err)
+}
+
+// newFileChange describes old → new of the file rel.
+func newFileChange(rel, old, new string, created bool) *FileChange {
+	diff, added, removed := UnifiedDiff(rel, old, new)
+	return &FileChange{Path: rel, Created: created, Diff: diff, Added: added, Removed: removed}
+}
+
+// writeResult tells the model what was written. A new file's diff would only
+// echo back what the model just sent, so it gets a count instead.
+func writeResult(tg *target, proposed, final string, userEdited bool) Result {
+	change := newFileChange(tg.rel, string(tg.content), final, !tg.exists)
+	var sb strings.Builder
+	if change.Created {
+		fmt.Fprintf(&sb, "Created %s (%d lines, %d bytes).", tg.rel, change.Added, len(final))
+	} else {
+		fmt.Fprintf(&sb, "Updated %s (+%d -%d).\n\n%s", tg.rel, change.Added, change.Removed, capDiff(change.Diff))
+	}
+	if userEdited {
+		d, _, _ := UnifiedDiff(tg.rel, proposed, final)
+		sb.WriteString("\n\nThe user modified your proposed content before it was written; " +
+			"the file holds their version. Their changes to your proposal:\n\n")
+		sb.WriteString(capDiff(d))
+	}
+	summary := fmt.Sprintf("+%d -%d", change.Added, change.Removed)
+	if change.Created {
+		summary = fmt.Sprintf("created, %d lines", change.Added)
+	}
+	if userEdited {
+		summary += ", edited by user"
+	}
+	return Result{Content: strings.TrimRight(sb.String(), "\n"), Summary: summary, Display: change}
+}
+
+// capDiff shortens a diff for the model, cutting at a line boundary.
+func capDiff(d string) string {
+	if len(d) <= maxResultDiff {
+		return d
+	}
+	cut := strings.LastIndexByte(d[:maxResultDiff], '\n') + 1
+	return d[:cut] + fmt.Sprintf("… diff cut: %d more bytes …\n", len(d)-cut)
+}
+
+// isPureCRLF reports whether s has line breaks and every one is "\r\n".
+func isPureCRLF(s string) bool {
+	n := strings.Count(s, "\n")
+	return n > 0 && strings.Count(s, "\r\n") == n
+}
+
+// toLF turns every "\r\n" into "\n".
+func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// toCRLF turns every "\n" into "\r\n"; s must hold no "\r\n" already.
+func toCRLF(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
