@@ -1,0 +1,155 @@
+package agentdefs
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// frontmatter is a definition file split at its '---' fences.
+type frontmatter struct {
+	yaml  string // the text between the fences
+	open  int    // file line of the opening fence
+	close int    // file line of the closing fence
+	body  string // everything after the closing fence
+}
+
+// offset converts a line of the YAML text into a line of the file.
+func (f frontmatter) offset() int { return f.open }
+
+// isFence reports whether line is a '---' fence; trailing blanks are allowed
+// because editors leave them and they are invisible.
+func isFence(line string) bool { return strings.TrimRight(line, " \t\r") == "---" }
+
+// splitFrontmatter finds the fenced YAML at the top of a file. Leading blank
+// lines and a UTF-8 byte order mark are tolerated; anything else before the
+// opening fence means the file has no frontmatter.
+func splitFrontmatter(data []byte) (frontmatter, *Problem) {
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	lines := strings.Split(text, "\n")
+	i := 0
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	if i == len(lines) {
+		return frontmatter{}, &Problem{Line: 1, Message: "file is empty: an agent file starts with a '---' line, then name and description in YAML, then '---' and the system prompt"}
+	}
+	if !isFence(lines[i]) {
+		return frontmatter{}, &Problem{Line: i + 1, Message: "no YAML frontmatter: an agent file starts with a '---' line, then name and description in YAML, then '---' and the system prompt"}
+	}
+	open := i
+	for j := open + 1; j < len(lines); j++ {
+		if isFence(lines[j]) {
+			return frontmatter{
+				yaml:  strings.Join(lines[open+1:j], "\n"),
+				open:  open + 1,
+				close: j + 1,
+				body:  strings.Join(lines[j+1:], "\n"),
+			}, nil
+		}
+	}
+	return frontmatter{}, &Problem{Line: open + 1, Message: "the frontmatter opened here is never closed by a '---' line"}
+}
+
+// yamlLineErr matches yaml.v3's "yaml: line N: reason" errors.
+var yamlLineErr = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+
+// decodeYAML parses the frontmatter into a node tree. When strict YAML
+// fails, it retries with plain values containing ": " quoted, because
+// Claude Code reads such lines (its generated descriptions are full of
+// "Context: ..." and "user: ...") and rejecting them would break
+// compatibility. The first, strict error is the one reported.
+func decodeYAML(fm frontmatter) (*yaml.Node, *Problem) {
+	var doc yaml.Node
+	err := safeUnmarshal(fm.yaml, &doc)
+	if err == nil {
+		return &doc, nil
+	}
+	if fixed, ok := quoteColonValues(fm.yaml); ok {
+		var retry yaml.Node
+		if safeUnmarshal(fixed, &retry) == nil {
+			return &retry, nil
+		}
+	}
+	// yaml.v3 omits the line when the fault is on the first one.
+	p := &Problem{Line: fm.open + 1, Message: "invalid YAML in frontmatter: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	if m := yamlLineErr.FindStringSubmatch(err.Error()); m != nil {
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+			p.Line = n + fm.offset()
+			p.Message = "invalid YAML in frontmatter: " + m[2]
+		}
+	}
+	if strings.Contains(p.Message, "tab character") {
+		// yaml.v3 points at the enclosing block, but the fix is on the
+		// line the tab indents.
+		for i, l := range strings.Split(fm.yaml, "\n") {
+			if strings.HasPrefix(l, "\t") {
+				p.Line = i + 1 + fm.offset()
+				p.Message += " (indent with spaces, not tabs)"
+				break
+			}
+		}
+	}
+	return nil, p
+}
+
+// safeUnmarshal shields callers from a panic inside the YAML decoder: a
+// definition file is user input, and a bad one must become a Problem.
+func safeUnmarshal(text string, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &yamlPanic{r}
+		}
+	}()
+	return yaml.Unmarshal([]byte(text), n)
+}
+
+type yamlPanic struct{ v any }
+
+func (e *yamlPanic) Error() string { return "yaml: the YAML decoder failed on this input" }
+
+// plainColonLine matches a top-level "key: value" whose value is a plain
+// scalar (it starts with none of YAML's indicator characters).
+var plainColonLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([^ \t"'\[\]{}|>&*!%@` + "`" + `#-].*)$`)
+
+// quoteColonValues rewrites top-level plain values that contain ": " into
+// single-quoted ones (which keep backslashes literally, as plain scalars
+// do), one line for one line so line numbers still match. It reports
+// whether anything changed.
+func quoteColonValues(text string) (string, bool) {
+	lines := strings.Split(text, "\n")
+	changed := false
+	for i, l := range lines {
+		m := plainColonLine.FindStringSubmatch(strings.TrimRight(l, " \t\r"))
+		if m == nil || !strings.Contains(m[2], ": ") {
+			continue
+		}
+		lines[i] = m[1] + ": '" + strings.ReplaceAll(m[2], "'", "''") + "'"
+		changed = true
+	}
+	return strings.Join(lines, "\n"), changed
+}
+
+// resolve follows YAML aliases to the node they name, with a bound so a
+// malicious cycle cannot loop.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 16; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// kindName names a node's kind in words for error messages.
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.ScalarNode:
+		return "a single value"
+	}
+	return "an alias"
+}

@@ -1,0 +1,177 @@
+package agentdefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// LoadOptions says where to look for definition files. An empty field skips
+// the folders under it, so tests and callers can load only what they mean.
+type LoadOptions struct {
+	// UserConfigDir is covey's config folder (~/.config/covey under XDG);
+	// definitions are read from its agents/ folder.
+	UserConfigDir string
+	// HomeDir is the user's home, for Claude Code's ~/.claude/agents/.
+	HomeDir string
+	// ProjectDir is the workspace root, for .covey/agents/ and
+	// .claude/agents/.
+	ProjectDir string
+}
+
+// folder is one place definitions are read from.
+type folder struct {
+	dir   string
+	scope Scope
+}
+
+// folders returns the definition folders in falling precedence: project
+// before user, and at each level covey's folder before Claude Code's.
+func (o LoadOptions) folders() []folder {
+	var out []folder
+	add := func(base string, scope Scope, rel ...string) {
+		if base != "" {
+			out = append(out, folder{dir: filepath.Join(append([]string{base}, rel...)...), scope: scope})
+		}
+	}
+	add(o.ProjectDir, Project, ".covey", "agents")
+	add(o.ProjectDir, Project, ".claude", "agents")
+	add(o.UserConfigDir, User, "agents")
+	add(o.HomeDir, User, ".claude", "agents")
+	return out
+}
+
+// Load reads every definition file (*.md, recursively) from the folders
+// LoadOptions names and resolves them with the built-ins: project over user
+// over built-in, and at the same level covey's folder over Claude Code's.
+// Missing folders are fine. A broken file becomes a Problem and the rest
+// still load; two files of one folder with the same name keep the first by
+// path and report the second. The Set is never nil.
+func Load(opts LoadOptions) (*Set, []Problem) {
+	var defs []Definition
+	var problems []Problem
+	scanned := map[string]bool{}
+	for _, f := range opts.folders() {
+		// When the project is the home folder, .claude/agents would be
+		// read twice and every agent would shadow itself.
+		key := canonicalDir(f.dir)
+		if scanned[key] {
+			continue
+		}
+		scanned[key] = true
+		files, probs := listMarkdown(f.dir)
+		problems = append(problems, probs...)
+		names := map[string]string{}
+		for _, path := range files {
+			d, nameLine, warnings, err := loadFile(path)
+			if err != nil {
+				var p Problem
+				if !errors.As(err, &p) {
+					p = Problem{Path: path, Message: err.Error()}
+				}
+				problems = append(problems, p)
+				continue
+			}
+			if first, dup := names[d.Name]; dup {
+				problems = append(problems, Problem{
+					Path: path, Line: nameLine,
+					Message: fmt.Sprintf("agent %q is already defined by %s in the same folder; this file is ignored", d.Name, first),
+				})
+				continue
+			}
+			names[d.Name] = path
+			problems = append(problems, warnings...)
+			d.Scope = f.scope
+			defs = append(defs, d)
+		}
+	}
+	return NewSet(append(defs, Builtins()...)...), problems
+}
+
+// canonicalDir names a folder so two spellings of it compare equal.
+func canonicalDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return filepath.Clean(dir)
+}
+
+// loadFile reads and parses one file, refusing to read past the size limit
+// so a stray huge file costs nothing.
+func loadFile(path string) (Definition, int, []Problem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Definition{}, 0, nil, Problem{Path: path, Message: fmt.Sprintf("cannot read agent file: %v", err)}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return Definition{}, 0, nil, Problem{Path: path, Message: fmt.Sprintf("cannot read agent file: %v", err)}
+	}
+	return parse(path, data)
+}
+
+// listMarkdown returns the *.md files under dir in lexical path order,
+// skipping hidden subfolders. A missing dir is not a problem: most users
+// have none of the four.
+func listMarkdown(dir string) ([]string, []Problem) {
+	var files []string
+	var problems []Problem
+	// WalkDir does not descend into a root that is a symlink, and
+	// ~/.claude/agents is often one (into a dotfiles repository), so walk
+	// the link's target and report paths under the name the user knows.
+	root := dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		root = real
+	}
+	display := func(path string) string {
+		if rel, err := filepath.Rel(root, path); err == nil {
+			return filepath.Join(dir, rel)
+		}
+		return path
+	}
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if path == root && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			problems = append(problems, Problem{Path: display(path), Message: fmt.Sprintf("cannot read agents folder: %v", err)})
+			if e != nil && e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if e.IsDir() {
+			if path != root && strings.HasPrefix(e.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.EqualFold(filepath.Ext(e.Name()), ".md") {
+			return nil
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			// Follow links to files (a common way to share agents), but
+			// not to folders, which could loop.
+			info, statErr := os.Stat(path)
+			if statErr != nil || !info.Mode().IsRegular() {
+				return nil
+			}
+		} else if !e.Type().IsRegular() {
+			return nil
+		}
+		files = append(files, display(path))
+		return nil
+	})
+	if err != nil {
+		problems = append(problems, Problem{Path: dir, Message: fmt.Sprintf("cannot read agents folder: %v", err)})
+	}
+	return files, problems
+}
