@@ -1,18 +1,33 @@
 package tools
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Workspace is the folder the tools act in. Relative paths resolve against
-// its Root; writes outside it are refused.
+// its Root; writes outside it are refused. It also knows which files are
+// visible (not ignored, git's rules): see Files and ListDir. A Workspace is
+// safe for concurrent use and is shared by all agents of a session.
 type Workspace struct {
 	// Root is absolute and has its symlinks resolved.
 	Root string
+
+	mu      sync.Mutex
+	cache   *fileSet  // the last listing of Root, nil when invalidated
+	loading *listCall // the listing in flight, shared by concurrent callers
+	gen     uint64    // bumped by Invalidate; listings of older generations are dropped
 }
 
 // ErrOutsideWorkspace is returned for a write whose target lies outside the
@@ -48,7 +63,11 @@ func (w *Workspace) Resolve(p string) string {
 
 // ResolveWrite resolves p for writing: the result, with every symlink of its
 // existing part resolved, must lie inside the root.
+//
+// Resolving for a write also drops the cached file listing, since the
+// caller is about to change the tree.
 func (w *Workspace) ResolveWrite(p string) (string, error) {
+	w.Invalidate()
 	abs := w.Resolve(p)
 	real, err := evalExisting(abs)
 	if err != nil {
@@ -99,4 +118,409 @@ func evalExisting(p string) (string, error) {
 		rest = append(rest, filepath.Base(cur))
 		cur = parent
 	}
+}
+
+// listingTTL bounds how long a cached listing of the workspace is trusted.
+// Writes through ResolveWrite, Invalidate and a change of the git index drop
+// it sooner; the TTL covers what none of those see (files a command made).
+const listingTTL = 2 * time.Second
+
+// fileSet is one listing of the visible files under a directory.
+type fileSet struct {
+	root  string   // absolute directory the paths are relative to
+	files []string // sorted slash paths relative to root
+	// gitDir is the repository's git directory when git produced the
+	// listing; ignore questions about directories then go to git too.
+	gitDir string
+	// base holds the repository-wide rules (info/exclude) applied by the
+	// walker when git itself is unavailable.
+	base     *ignoreStack
+	at       time.Time
+	gen      uint64
+	indexMod time.Time // mtime of the git index when listed
+}
+
+// listCall is a listing in progress that concurrent callers wait for.
+type listCall struct {
+	done chan struct{}
+	fs   *fileSet
+	err  error
+	gen  uint64
+}
+
+// Invalidate drops the cached listing so the next call of Files, ListDir,
+// glob or grep sees the tree as it is now. Tools that change files without
+// ResolveWrite (e.g. a shell command) should call it when they finish.
+func (w *Workspace) Invalidate() {
+	w.mu.Lock()
+	w.gen++
+	w.cache = nil
+	w.mu.Unlock()
+}
+
+// Files returns the visible files under dir (absolute, or relative to the
+// root), sorted: paths relative to the root with forward slashes, or
+// absolute paths when dir lies outside the root. Visible means what git
+// would list with `git ls-files --cached --others --exclude-standard` in a
+// repository, and what .gitignore files leave elsewhere; .git is never
+// included, nor a tracked file that no longer exists on disk.
+func (w *Workspace) Files(ctx context.Context, dir string) ([]string, error) {
+	v, err := w.visibleUnder(ctx, w.Resolve(dir))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(v.rels))
+	for _, rel := range v.rels {
+		if fi, err := os.Lstat(v.abs(rel)); err != nil || fi.IsDir() {
+			continue // deleted but still in the index, or a submodule
+		}
+		out = append(out, v.display(w, rel))
+	}
+	return out, nil
+}
+
+// visible is the set of visible files under one directory.
+type visible struct {
+	set    *fileSet
+	prefix string   // the directory relative to set.root, "" for the root itself
+	rels   []string // paths relative to set.root, all under prefix
+}
+
+func (v *visible) abs(rel string) string {
+	return filepath.Join(v.set.root, filepath.FromSlash(rel))
+}
+
+// display is how a path is shown to the model: relative to the workspace
+// root when inside it, absolute otherwise.
+func (v *visible) display(w *Workspace, rel string) string {
+	if v.set.root == w.Root {
+		return rel
+	}
+	return filepath.ToSlash(v.abs(rel))
+}
+
+// under reports the slice of sorted paths lying below the directory dir
+// ("" for all of them).
+func under(paths []string, dir string) []string {
+	if dir == "" {
+		return paths
+	}
+	lo := sort.SearchStrings(paths, dir+"/")
+	hi := sort.SearchStrings(paths, dir+"0") // '0' is the byte after '/'
+	return paths[lo:hi]
+}
+
+// visibleUnder lists the visible files under the absolute directory abs,
+// from the workspace's cached listing when abs is inside the root.
+func (w *Workspace) visibleUnder(ctx context.Context, abs string) (*visible, error) {
+	if w.Contains(abs) {
+		set, err := w.listing(ctx)
+		if err != nil {
+			return nil, err
+		}
+		prefix := w.Rel(abs)
+		if prefix == "." {
+			prefix = ""
+		}
+		return &visible{set: set, prefix: prefix, rels: under(set.files, prefix)}, nil
+	}
+	set, err := listFiles(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	return &visible{set: set, rels: set.files}, nil
+}
+
+// listing returns the cached listing of the root, listing anew when it is
+// missing, too old, invalidated or the git index changed. Concurrent callers
+// share one listing.
+func (w *Workspace) listing(ctx context.Context) (*fileSet, error) {
+	for {
+		w.mu.Lock()
+		if c := w.cache; c != nil && c.gen == w.gen && time.Since(c.at) < listingTTL && c.indexMod.Equal(indexModTime(c.gitDir)) {
+			w.mu.Unlock()
+			return c, nil
+		}
+		call := w.loading
+		if call == nil || call.gen != w.gen {
+			call = &listCall{done: make(chan struct{}), gen: w.gen}
+			w.loading = call
+			go w.load(ctx, call)
+		}
+		w.mu.Unlock()
+		select {
+		case <-call.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if call.err == nil {
+			return call.fs, nil
+		}
+		// The leader's context may have ended while ours goes on: retry.
+		if ctx.Err() == nil && (errors.Is(call.err, context.Canceled) || errors.Is(call.err, context.DeadlineExceeded)) {
+			continue
+		}
+		return nil, call.err
+	}
+}
+
+// load runs one listing for listing's callers and caches its result.
+func (w *Workspace) load(ctx context.Context, call *listCall) {
+	set, err := listFiles(ctx, w.Root)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	call.fs, call.err = set, err
+	if err == nil {
+		set.gen = call.gen
+		if call.gen == w.gen {
+			w.cache = set
+		}
+	}
+	if w.loading == call {
+		w.loading = nil
+	}
+	close(call.done)
+}
+
+// listFiles lists the visible files under the absolute directory root: with
+// git inside a repository, with the .gitignore walker elsewhere (or when git
+// fails, e.g. it is not installed or distrusts the repository's owner).
+func listFiles(ctx context.Context, root string) (*fileSet, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("list files in %s: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("list files in %s: not a directory", root)
+	}
+	start := time.Now()
+	gitDir := findGitDir(root)
+	var base *ignoreStack
+	if gitDir != "" {
+		mod := indexModTime(gitDir)
+		files, gerr := gitListFiles(ctx, root)
+		if gerr == nil {
+			return &fileSet{root: root, files: files, gitDir: gitDir, at: start, indexMod: mod}, nil
+		}
+		if ctx.Err() != nil {
+			return nil, gerr
+		}
+		// Fall back to our own matcher, with the repository's exclude file.
+		if data, err := os.ReadFile(filepath.Join(gitDir, "info", "exclude")); err == nil {
+			base = (&ignoreStack{}).with(parseIgnore(data, ""))
+		}
+	}
+	files, err := walkVisible(ctx, root, base)
+	if err != nil {
+		return nil, err
+	}
+	return &fileSet{root: root, files: files, base: base, at: start}, nil
+}
+
+// findGitDir returns the git directory of the repository holding dir, or ""
+// outside any repository. A .git file (worktree, submodule) counts too.
+func findGitDir(dir string) string {
+	for {
+		p := filepath.Join(dir, ".git")
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return p
+			}
+			return resolveGitFile(p, dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// resolveGitFile follows a "gitdir: <path>" file; when it cannot be read
+// the .git file's own path still marks the repository.
+func resolveGitFile(p, dir string) string {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return p
+	}
+	line, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return p
+	}
+	gd := strings.TrimSpace(line)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(dir, gd)
+	}
+	return gd
+}
+
+// indexModTime is the git index's modification time, the zero time when
+// there is no repository or no index.
+func indexModTime(gitDir string) time.Time {
+	if gitDir == "" {
+		return time.Time{}
+	}
+	fi, err := os.Stat(filepath.Join(gitDir, "index"))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// gitListFiles runs git ls-files in root: tracked files plus untracked ones
+// that the ignore rules leave, relative to root, sorted and deduplicated (a
+// file in conflict appears once per stage).
+func gitListFiles(ctx context.Context, root string) ([]string, error) {
+	out, err := runGit(ctx, root, nil, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, err
+	}
+	files := strings.Split(string(out), "\x00")
+	if n := len(files); n > 0 && files[n-1] == "" {
+		files = files[:n-1]
+	}
+	sort.Strings(files)
+	return slices.Compact(files), nil
+}
+
+// gitIgnored asks git which of the paths (relative to root) its exclude
+// rules ignore; tracked paths never count as ignored.
+func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+	in := strings.Join(paths, "\x00") + "\x00"
+	out, err := runGit(ctx, root, strings.NewReader(in), "check-ignore", "-z", "--stdin")
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return map[string]bool{}, nil // nothing is ignored
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			res[p] = true
+		}
+	}
+	return res, nil
+}
+
+// runGit runs one git command in dir and returns its standard output.
+func runGit(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("git %s in %s: %w", args[0], dir, ctx.Err())
+		}
+		return nil, fmt.Errorf("git %s in %s: %w: %s", args[0], dir, err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// ListDir returns the visible entries of the directory dir (absolute, or
+// relative to the root), sorted by name. A file is visible when Files would
+// list it; a directory when it holds a visible file, or holds no file at all
+// and is not ignored itself. .git is never returned. When dir is itself
+// ignored (nothing visible below it), all its entries are returned and
+// ignored reports it, so an explicit look inside an ignored folder works.
+func (w *Workspace) ListDir(ctx context.Context, dir string) (entries []os.DirEntry, ignored bool, err error) {
+	abs := w.Resolve(dir)
+	all, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, false, fmt.Errorf("list %s: %w", dir, err)
+	}
+	all = slices.DeleteFunc(all, func(e os.DirEntry) bool { return e.Name() == ".git" })
+	v, err := w.visibleUnder(ctx, abs)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(v.rels) == 0 && len(all) > 0 {
+		if ign, err := v.ignored(ctx, []string{v.prefix}); err == nil && ign[v.prefix] {
+			return all, true, nil
+		}
+	}
+	join := func(name string) string {
+		if v.prefix == "" {
+			return name
+		}
+		return v.prefix + "/" + name
+	}
+	var out []os.DirEntry
+	var maybe []string // directories holding no visible file
+	for _, e := range all {
+		rel := join(e.Name())
+		if !e.IsDir() {
+			if i := sort.SearchStrings(v.rels, rel); i < len(v.rels) && v.rels[i] == rel {
+				out = append(out, e)
+			}
+			continue
+		}
+		if len(under(v.rels, rel)) > 0 {
+			out = append(out, e)
+		} else if !holdsFile(filepath.Join(abs, e.Name())) {
+			maybe = append(maybe, rel)
+		}
+	}
+	if len(maybe) > 0 {
+		ign, err := v.ignored(ctx, maybe)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, e := range all {
+			if e.IsDir() && slices.Contains(maybe, join(e.Name())) && !ign[join(e.Name())] {
+				out = append(out, e)
+			}
+		}
+		slices.SortFunc(out, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	}
+	return out, false, nil
+}
+
+// ignored reports which directories (relative to the listing root) the
+// ignore rules exclude, asking git when git made the listing.
+func (v *visible) ignored(ctx context.Context, dirs []string) (map[string]bool, error) {
+	if len(dirs) == 1 && dirs[0] == "" {
+		return map[string]bool{}, nil // the root itself is never ignored
+	}
+	if v.set.gitDir != "" {
+		return gitIgnored(ctx, v.set.root, dirs)
+	}
+	res := map[string]bool{}
+	for _, d := range dirs {
+		parent, _ := splitRel(d)
+		if ignoreStackFor(v.set.root, parent, v.set.base).ignored(d, true) {
+			res[d] = true
+		}
+	}
+	return res, nil
+}
+
+// splitRel splits a slash path into its parent ("" at the top) and name.
+func splitRel(rel string) (parent, name string) {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i], rel[i+1:]
+	}
+	return "", rel
+}
+
+// holdsFile reports whether dir contains anything but directories at any
+// depth; it stops at the first such entry.
+func holdsFile(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Name() == ".git" {
+			continue
+		}
+		if !e.IsDir() || holdsFile(filepath.Join(dir, e.Name())) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,127 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// globMax caps the paths one glob call shows.
+const globMax = 1000
+
+// globTool is the glob tool.
+type globTool struct {
+	env *Env
+	max int
+}
+
+// NewGlob returns the glob tool: visible files whose path matches a
+// doublestar pattern.
+func NewGlob(env *Env) Tool { return &globTool{env: env, max: globMax} }
+
+func (t *globTool) Name() string   { return "glob" }
+func (t *globTool) ReadOnly() bool { return true }
+
+func (t *globTool) Description() string {
+	return "Find files by path pattern, e.g. \"**/*.go\", \"src/**/*_test.ts\", \"*.{json,yaml}\". " +
+		"** crosses directories, * and ? do not. The pattern is matched against paths relative to the search directory (path, default the workspace root). " +
+		"Files ignored by .gitignore are left out. Returns matching file paths sorted by path."
+}
+
+func (t *globTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"pattern": map[string]any{"type": "string", "description": "Doublestar glob pattern, e.g. \"**/*.go\"."},
+			"path":    map[string]any{"type": "string", "description": "Directory to search in (default: the workspace root)."},
+		},
+		"required": []string{"pattern"},
+	}
+}
+
+type globArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+}
+
+func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
+	var args globArgs
+	if err := decodeArgs(raw, &args); err != nil {
+		return Errorf("%v", err)
+	}
+	pattern := strings.TrimPrefix(args.Pattern, "./")
+	if pattern == "" {
+		return Errorf("pattern is required, e.g. \"**/*.go\"")
+	}
+	if !doublestar.ValidatePattern(pattern) {
+		return Errorf("invalid glob pattern %q (check brackets and braces)", args.Pattern)
+	}
+	dir := args.Path
+	if dir == "" {
+		dir = "."
+	}
+	abs := t.env.WS.Resolve(dir)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Errorf("directory not found: %s", dir)
+	case err != nil:
+		return Errorf("cannot search %s: %v", dir, err)
+	case !fi.IsDir():
+		return Errorf("path %s is a file; glob searches a directory (omit path to search the workspace)", dir)
+	}
+	v, err := t.env.WS.visibleUnder(ctx, abs)
+	if err != nil {
+		return Errorf("cannot list files under %s: %v", dir, err)
+	}
+	var hits []string
+	for _, rel := range v.rels {
+		if !globMatches(pattern, rel, v.prefix) {
+			continue
+		}
+		if fi, err := os.Lstat(v.abs(rel)); err != nil || fi.IsDir() {
+			continue // deleted but still in the index, or a submodule
+		}
+		hits = append(hits, v.display(t.env.WS, rel))
+	}
+	if err := ctx.Err(); err != nil {
+		return Errorf("glob %s: %v", args.Pattern, err)
+	}
+	if len(hits) == 0 {
+		return Result{Content: fmt.Sprintf("No files match %q under %s.", args.Pattern, dir), Summary: "0 files"}
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		if i == t.max {
+			fmt.Fprintf(&b, "… %d more files not shown (%d in all); use a narrower pattern or path.\n", len(hits)-t.max, len(hits))
+			break
+		}
+		b.WriteString(h)
+		b.WriteByte('\n')
+	}
+	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: plural(len(hits), "file", "files")}
+}
+
+// globMatches matches a pattern against rel (relative to the listing root)
+// as seen from the search directory prefix, and also against rel itself, so
+// both "*.go" with path "tools" and "tools/*.go" find tools/env.go.
+func globMatches(pattern, rel, prefix string) bool {
+	local := rel
+	if prefix != "" {
+		local = rel[len(prefix)+1:]
+	}
+	if ok, _ := doublestar.Match(pattern, local); ok {
+		return true
+	}
+	if local != rel {
+		ok, _ := doublestar.Match(pattern, rel)
+		return ok
+	}
+	return false
+}

@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// listDirMax caps the entries one list_dir call shows.
+const listDirMax = 1000
+
+// listDir is the list_dir tool.
+type listDir struct {
+	env *Env
+	max int
+}
+
+// NewListDir returns the list_dir tool: the visible entries of one directory.
+func NewListDir(env *Env) Tool { return &listDir{env: env, max: listDirMax} }
+
+func (t *listDir) Name() string   { return "list_dir" }
+func (t *listDir) ReadOnly() bool { return true }
+
+func (t *listDir) Description() string {
+	return "List one directory: its subdirectories first (ending in /), then files with their sizes, each group sorted by name; symlinks show their target. " +
+		"Entries ignored by .gitignore are left out and .git is never shown. Not recursive: use glob to find files by pattern across the tree."
+}
+
+func (t *listDir) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"path": map[string]any{"type": "string", "description": "Directory, absolute or relative to the workspace root (default: the root)."},
+		},
+	}
+}
+
+type listDirArgs struct {
+	Path string `json:"path"`
+}
+
+func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
+	var args listDirArgs
+	if err := decodeArgs(raw, &args); err != nil {
+		return Errorf("%v", err)
+	}
+	shown := args.Path
+	if shown == "" {
+		shown = "."
+	}
+	abs := t.env.WS.Resolve(shown)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Errorf("directory not found: %s%s", shown, suggestSimilar(abs))
+	case err != nil:
+		return Errorf("cannot list %s: %v", shown, err)
+	case !fi.IsDir():
+		return Errorf("%s is a file, not a directory; use read_file to read it", shown)
+	}
+	entries, ignoredDir, err := t.env.WS.ListDir(ctx, abs)
+	if err != nil {
+		return Errorf("cannot list %s: %v", shown, err)
+	}
+	var dirs, files []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.IsDir():
+			dirs = append(dirs, name+"/")
+		case e.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(filepath.Join(abs, name))
+			if err != nil {
+				target = "?"
+			}
+			files = append(files, fmt.Sprintf("%s -> %s (symlink)", name, target))
+		default:
+			size := "?"
+			if info, err := e.Info(); err == nil {
+				size = humanSize(info.Size())
+			}
+			files = append(files, fmt.Sprintf("%s (%s)", name, size))
+		}
+	}
+	lines := append(dirs, files...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s, %s\n", t.env.WS.Rel(abs), plural(len(dirs), "directory", "directories"), plural(len(files), "file", "files"))
+	if ignoredDir {
+		b.WriteString("(This directory is ignored by .gitignore; showing all of its entries.)\n")
+	}
+	if len(lines) == 0 {
+		b.WriteString("(no visible entries)\n")
+	}
+	for i, l := range lines {
+		if i == t.max {
+			fmt.Fprintf(&b, "… %d more entries not shown; use glob with a pattern to narrow down.\n", len(lines)-t.max)
+			break
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: plural(len(lines), "entry", "entries")}
+}
+
+// plural formats a count with the right form of a noun: "1 file", "3 files".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
