@@ -1,0 +1,491 @@
+// Package scripted is an OpenAI-compatible Chat Completions server on
+// loopback that answers from scripts, byte for byte like OpenAI's stream, so
+// every covey test (agent loop, subagents, TUI end to end, the demo) runs
+// against a model that says exactly what the test needs, including the
+// failures real providers produce.
+package scripted
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// systemFingerprint is the fixed system_fingerprint of every chunk.
+const systemFingerprint = "fp_scripted"
+
+// maxBody bounds a request body so a runaway client cannot exhaust memory.
+const maxBody = 64 << 20
+
+// Server serves /v1/chat/completions (and /chat/completions) on 127.0.0.1.
+// All its methods are safe for concurrent use, also while serving.
+type Server struct {
+	addr      string
+	now       func() time.Time
+	ids       func(prefix string) string
+	onRequest func(Entry)
+
+	mu             sync.Mutex
+	convs          []Conversation
+	journal        []*Entry
+	attempts       map[attemptKey]int
+	allowUnmatched bool
+	started        bool
+	closed         bool
+	ln             net.Listener
+	srv            *http.Server
+	cancel         context.CancelFunc
+	handlers       sync.WaitGroup
+	serveDone      chan struct{}
+}
+
+// attemptKey identifies the requests that count as retries of one another.
+type attemptKey struct {
+	conv      int
+	firstUser string
+	turn      int
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithClock sets the clock used for chunk "created" fields and journal
+// times, so golden tests get stable bytes.
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+
+// WithIDs sets the source of completion ids (prefix "chatcmpl-") and
+// generated tool call ids (prefix "call_"); see SequentialIDs.
+func WithIDs(next func(prefix string) string) Option { return func(s *Server) { s.ids = next } }
+
+// WithAddr sets the listen address (default 127.0.0.1:0, a free port).
+func WithAddr(addr string) Option { return func(s *Server) { s.addr = addr } }
+
+// WithOnRequest calls fn with each request's journal entry once its answer
+// is complete (the command uses it to write its journal file). fn runs on
+// the serving goroutine and must not block for long.
+func WithOnRequest(fn func(Entry)) Option { return func(s *Server) { s.onRequest = fn } }
+
+// SequentialIDs returns an id source giving prefix+"1", prefix+"2", ... with
+// one counter per prefix, for deterministic output.
+func SequentialIDs() func(prefix string) string {
+	var mu sync.Mutex
+	next := map[string]int{}
+	return func(prefix string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		next[prefix]++
+		return fmt.Sprintf("%s%d", prefix, next[prefix])
+	}
+}
+
+// randomID gives OpenAI-looking ids: the prefix and 24 random characters.
+func randomID(prefix string) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return prefix + string(b)
+}
+
+// New returns a Server that is not yet listening; Add conversations and call
+// Start.
+func New(opts ...Option) *Server {
+	s := &Server{
+		addr:     "127.0.0.1:0",
+		now:      time.Now,
+		ids:      randomID,
+		attempts: map[attemptKey]int{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// NewTest returns a started Server that is closed when the test ends. At
+// cleanup it reports every unmatched request as a test error, unless
+// AllowUnmatched was called, so an unexpected request cannot pass unseen.
+func NewTest(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := New(opts...)
+	if err := s.Start(); err != nil {
+		t.Fatalf("scripted server: %v", err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		s.mu.Lock()
+		allow := s.allowUnmatched
+		s.mu.Unlock()
+		if allow {
+			return
+		}
+		for _, e := range s.Unmatched() {
+			t.Errorf("scripted server: unmatched request: %s (first user %q, model %q, turn %d)",
+				e.Unmatched, e.FirstUser, e.Model, e.Turn)
+		}
+	})
+	return s
+}
+
+// Start listens on the configured address and serves in the background.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errors.New("scripted server: already started")
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("scripted server: listen %s: %w", s.addr, err)
+	}
+	// Request contexts derive from base, so Close ends stalled and delayed
+	// answers at once instead of waiting for their timers.
+	base, cancel := context.WithCancel(context.Background())
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", s.handleChat)
+	mux.HandleFunc("/chat/completions", s.handleChat)
+	mux.HandleFunc("/v1/models", s.handleModels)
+	mux.HandleFunc("/models", s.handleModels)
+	mux.HandleFunc("/", s.handleUnknown)
+	s.srv = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	s.ln, s.cancel, s.started = ln, cancel, true
+	s.serveDone = make(chan struct{})
+	go func() {
+		defer close(s.serveDone)
+		_ = s.srv.Serve(ln) // returns ErrServerClosed after Close
+	}()
+	return nil
+}
+
+// Close stops the server, cuts open streams and waits for every handler to
+// return. It may be called more than once.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if !s.started || s.closed {
+		s.closed = true
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	_ = s.srv.Close()
+	<-s.serveDone
+	s.handlers.Wait()
+}
+
+// URL is the base URL clients use, ending in /v1, e.g.
+// http://127.0.0.1:41234/v1. It is "" before Start.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return ""
+	}
+	return "http://" + s.ln.Addr().String() + "/v1"
+}
+
+// Add registers a conversation; it is safe while serving.
+func (s *Server) Add(c Conversation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.convs = append(s.convs, c)
+}
+
+// Journal returns every request received so far, in arrival order.
+func (s *Server) Journal() []Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Entry, len(s.journal))
+	for i, e := range s.journal {
+		out[i] = *e
+	}
+	return out
+}
+
+// Unmatched returns the requests no scripted turn answered.
+func (s *Server) Unmatched() []Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Entry
+	for _, e := range s.journal {
+		if e.Unmatched != "" {
+			out = append(out, *e)
+		}
+	}
+	return out
+}
+
+// AllowUnmatched stops NewTest's cleanup from failing the test on unmatched
+// requests, for tests that provoke them on purpose.
+func (s *Server) AllowUnmatched() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.allowUnmatched = true
+}
+
+// enter registers a running handler, refusing once Close has begun so
+// handlers.Wait cannot race with Add.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.handlers.Add(1)
+	return true
+}
+
+// record appends e to the journal and returns the stored copy.
+func (s *Server) record(e Entry) *Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := &e
+	s.journal = append(s.journal, p)
+	return p
+}
+
+// finish stamps the entry as answered and reports it to onRequest.
+func (s *Server) finish(e *Entry, status int) {
+	s.mu.Lock()
+	e.Done = s.now()
+	e.Status = status
+	snapshot := *e
+	s.mu.Unlock()
+	if s.onRequest != nil {
+		s.onRequest(snapshot)
+	}
+}
+
+// selectTurn matches e to a conversation and turn, fills the entry's
+// Conversation, Attempt and Unmatched fields, and returns the turn to serve.
+// It holds the lock only for the lookup, never while streaming.
+func (s *Server) selectTurn(e *Entry) (Turn, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	best, bestScore := -1, -1
+	for i, c := range s.convs {
+		if c.Match.fits(e.FirstUser, e.System, e.Model) && c.Match.specificity() > bestScore {
+			best, bestScore = i, c.Match.specificity()
+		}
+	}
+	if best < 0 {
+		e.Unmatched = "no conversation matches"
+		return Turn{}, false
+	}
+	c := s.convs[best]
+	e.Conversation = c.Name
+	if e.Turn >= len(c.Turns) {
+		e.Unmatched = fmt.Sprintf("conversation %q has %d turns, request is turn %d", c.Name, len(c.Turns), e.Turn)
+		return Turn{}, false
+	}
+	key := attemptKey{conv: best, firstUser: e.FirstUser, turn: e.Turn}
+	e.Attempt = s.attempts[key]
+	s.attempts[key]++
+	t := c.Turns[e.Turn]
+	if e.Attempt < len(t.Attempts) {
+		return t.Attempts[e.Attempt], true
+	}
+	return t, true
+}
+
+// describe lists the conversations for the unmatched error, so a failing
+// test shows what was scripted next to what arrived.
+func (s *Server) describe() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.convs) == 0 {
+		return "no conversations scripted"
+	}
+	parts := make([]string, len(s.convs))
+	for i, c := range s.convs {
+		parts[i] = fmt.Sprintf("%q (first_user %q, system_contains %q, model %q, %d turns)",
+			c.Name, c.Match.FirstUser, c.Match.SystemContains, c.Match.Model, len(c.Turns))
+	}
+	return "scripted: " + strings.Join(parts, "; ")
+}
+
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	if !s.enter() {
+		http.Error(w, "scripted server closing", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.handlers.Done()
+	arrived := s.now()
+	if r.Method != http.MethodPost {
+		e := s.record(Entry{Time: arrived, Unmatched: "method " + r.Method + " on " + r.URL.Path})
+		s.writeError(w, e, http.StatusMethodNotAllowed, e.Unmatched, "invalid_request_error")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		e := s.record(Entry{Time: arrived, Unmatched: "read body: " + err.Error()})
+		s.writeError(w, e, http.StatusBadRequest, e.Unmatched, "invalid_request_error")
+		return
+	}
+	entry, err := parseRequest(body)
+	entry.Time, entry.Body = arrived, body
+	entry.HasAuth = r.Header.Get("Authorization") != ""
+	if err != nil {
+		entry.Unmatched = "bad request: " + err.Error()
+		e := s.record(entry)
+		s.writeError(w, e, http.StatusBadRequest, e.Unmatched, "invalid_request_error")
+		return
+	}
+	turn, ok := s.selectTurn(&entry)
+	e := s.record(entry)
+	if !ok {
+		msg := fmt.Sprintf("scripted server: unmatched request: %s; received first user message %q, model %q, turn %d (%d messages); %s",
+			entry.Unmatched, entry.FirstUser, entry.Model, entry.Turn, len(entry.Messages), s.describe())
+		s.writeError(w, e, http.StatusInternalServerError, msg, "scripted_unmatched")
+		return
+	}
+	if turn.Func != nil {
+		turn = turn.Func(Request{Entry: entry})
+	}
+	s.serve(r.Context(), w, e, turn)
+}
+
+// writeError answers with an OpenAI-style error document and finishes e.
+func (s *Server) writeError(w http.ResponseWriter, e *Entry, status int, msg, typ string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(errorBody(msg, typ, ""))
+	s.finish(e, status)
+}
+
+// serve writes turn as the answer to e.
+func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, turn Turn) {
+	status := http.StatusOK
+	// finish runs also when DisconnectAfter panics to cut the connection.
+	defer func() { s.finish(e, status) }()
+	if turn.Delay > 0 {
+		if err := sleep(ctx, turn.Delay); err != nil {
+			return
+		}
+	}
+	h := w.Header()
+	for k, v := range turn.Headers {
+		h.Set(k, v)
+	}
+	if turn.Status != 0 && turn.Status != http.StatusOK {
+		status = turn.Status
+		body := []byte(turn.Body)
+		if turn.Body == "" {
+			body = defaultErrorBody(turn.Status)
+		}
+		if h.Get("Content-Type") == "" {
+			h.Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+		return
+	}
+	var events [][]byte
+	switch {
+	case turn.Stall, turn.Raw != "":
+		for _, ev := range splitRaw(turn.Raw) {
+			events = append(events, []byte(ev))
+		}
+	default:
+		r, err := s.newReply(turn, *e)
+		if err == nil && !e.Stream {
+			var b []byte
+			if b, err = r.completion(); err == nil {
+				h.Set("Content-Type", "application/json")
+				_, _ = w.Write(b)
+				return
+			}
+		}
+		if err == nil {
+			events, err = r.events()
+		}
+		if err != nil {
+			status = http.StatusInternalServerError
+			h.Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, _ = w.Write(errorBody("scripted server: bad turn: "+err.Error(), "scripted_error", ""))
+			return
+		}
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "text/event-stream")
+	}
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	err := writeEvents(ctx, w, events, turn.ChunkDelay, turn.DisconnectAfter)
+	if turn.Stall && err == nil {
+		<-ctx.Done()
+		return
+	}
+	var cut errAborted
+	if errors.As(err, &cut) {
+		// net/http drops the connection without ending the chunked body, so
+		// the client sees an unexpected EOF mid-stream.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// handleModels lists the scripted model names, so a client that asks for
+// models before chatting gets a sensible answer.
+func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	names := []string{"scripted"}
+	seen := map[string]bool{"scripted": true}
+	for _, c := range s.convs {
+		if m := c.Match.Model; m != "" && !seen[m] {
+			seen[m] = true
+			names = append(names, m)
+		}
+	}
+	s.mu.Unlock()
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list"}
+	for _, n := range names {
+		list.Data = append(list.Data, model{ID: n, Object: "model", OwnedBy: "scripted"})
+	}
+	b, _ := marshal(list)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// handleUnknown records requests to any other path as unmatched: a client
+// with a wrong base URL must fail its test loudly.
+func (s *Server) handleUnknown(w http.ResponseWriter, r *http.Request) {
+	if !s.enter() {
+		http.Error(w, "scripted server closing", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.handlers.Done()
+	e := s.record(Entry{
+		Time:      s.now(),
+		HasAuth:   r.Header.Get("Authorization") != "",
+		Unmatched: "unknown path " + r.Method + " " + r.URL.Path,
+	})
+	s.writeError(w, e, http.StatusNotFound, "scripted server: "+e.Unmatched+" (serve /v1/chat/completions)", "invalid_request_error")
+}
