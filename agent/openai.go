@@ -1,0 +1,279 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Defaults of OpenAIConfig.
+const (
+	DefaultBaseURL     = "https://api.openai.com/v1"
+	DefaultMaxAttempts = 4
+	DefaultIdleTimeout = 120 * time.Second
+)
+
+// Bounds on what is read from a response that is not a stream.
+const (
+	maxErrorBody = 1 << 20
+	maxWholeBody = 64 << 20
+)
+
+// OpenAIConfig configures an OpenAI-compatible provider. Only BaseURL and
+// APIKey matter in production; the rest exists for tests and tuning.
+type OpenAIConfig struct {
+	// BaseURL is the API root, e.g. "http://localhost:11434/v1"; requests go
+	// to BaseURL + "/chat/completions". Empty means OpenAI's.
+	BaseURL string
+	// APIKey is sent as a bearer token when set.
+	APIKey string
+	// HTTPClient sends the requests; nil means a client without a total
+	// timeout (streams are long; IdleTimeout guards against hangs).
+	HTTPClient *http.Client
+	// MaxAttempts counts the first attempt and the retries; 0 means 4.
+	MaxAttempts int
+	// IdleTimeout is how long the stream may stay silent (not one byte,
+	// keep-alives included) before the request is abandoned; 0 means 120s.
+	IdleTimeout time.Duration
+	// Sleep waits between attempts; nil means a real, cancellable wait.
+	// Tests inject a fake that records the waits.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Rand returns jitter in [0,1) for the retry backoff; nil means random.
+	Rand func() float64
+	// Now tells the time, to read Retry-After dates; nil means time.Now.
+	Now func() time.Time
+	// NewCallID makes up an id for a tool call the server sent without one;
+	// nil means "call_" and 24 random alphanumerics.
+	NewCallID func() string
+	// ProviderName is an optional hint ("mistral") for server-specific wire
+	// rules that the base URL does not reveal.
+	ProviderName string
+}
+
+// OpenAI is a Provider for any OpenAI-compatible Chat Completions server
+// (OpenAI, Azure, OpenRouter, DeepSeek, Groq, Mistral, Gemini's endpoint,
+// vLLM, llama.cpp, Ollama, LM Studio...).
+//
+// It encodes requests with its own wire structs and go-openai's tool types,
+// and decodes error bodies with go-openai's APIError, but reads the stream
+// with its own SSE reader and accumulator: go-openai's stream decoder drops
+// unknown fields (reasoning, extra_content, x_groq), counts keep-alive
+// comments as empty messages until ErrTooManyEmptyStreamMessages, swallows
+// "error:" lines and errors glued to an event line, drops a last line
+// without a newline, and reports a truncated stream as a clean io.EOF.
+//
+// An OpenAI is safe for concurrent use: Stream keeps its state per call.
+type OpenAI struct {
+	cfg     OpenAIConfig
+	url     string
+	mistral bool
+}
+
+// NewOpenAI returns a provider for cfg, with defaults filled in.
+func NewOpenAI(cfg OpenAIConfig) *OpenAI {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleepContext
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Float64
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewCallID == nil {
+		cfg.NewCallID = randomCallID
+	}
+	return &OpenAI{
+		cfg:     cfg,
+		url:     strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
+		mistral: isMistral(cfg.ProviderName, cfg.BaseURL),
+	}
+}
+
+// randomCallID makes up a tool-call id in OpenAI's style.
+func randomCallID() string {
+	b := make([]byte, 24)
+	for i := range b {
+		b[i] = alnum[rand.IntN(len(alnum))]
+	}
+	return "call_" + string(b)
+}
+
+// Stream sends req and streams the answer to on, retrying failures that
+// happen before any part of the answer arrived (see ProviderError).
+//
+// The Completion is meaningful even when err != nil: after a stream that
+// broke midway (ErrStreamEndedEarly, a provider error, a dropped
+// connection, cancellation) it holds the partial answer, with an empty
+// FinishReason unless the server sent one. Errors are *ProviderError
+// values, or ctx's error wrapped when ctx ended.
+func (o *OpenAI) Stream(ctx context.Context, req Request, on StreamHandler) (Completion, error) {
+	if req.Model == "" {
+		return Completion{}, errors.New("chat completion: no model set")
+	}
+	body, err := encodeRequest(req, o.mistral)
+	if err != nil {
+		return Completion{}, err
+	}
+	for attempt := 1; ; attempt++ {
+		comp, delivered, err := o.attempt(ctx, body, on)
+		if err == nil {
+			return comp, nil
+		}
+		if ctx.Err() != nil {
+			return comp, fmt.Errorf("chat completion stopped: %w", ctx.Err())
+		}
+		var pe *ProviderError
+		if delivered || !errors.As(err, &pe) || !pe.Retryable || attempt >= o.cfg.MaxAttempts {
+			if attempt > 1 {
+				err = fmt.Errorf("after %d attempts: %w", attempt, err)
+			}
+			return comp, err
+		}
+		wait := pe.RetryAfter
+		if wait <= 0 {
+			wait = backoff(attempt, o.cfg.Rand())
+		}
+		if on.Retry != nil {
+			on.Retry(attempt, wait, pe.retryReason())
+		}
+		if err := o.cfg.Sleep(ctx, wait); err != nil {
+			return Completion{}, fmt.Errorf("chat completion stopped while waiting to retry: %w", err)
+		}
+	}
+}
+
+// attempt makes one request. delivered reports whether any part of the
+// answer arrived (then the failure must not be retried).
+func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (comp Completion, delivered bool, err error) {
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// The watchdog cancels the request after IdleTimeout without a byte;
+	// idleReader pushes it back on every read.
+	watchdog := time.AfterFunc(o.cfg.IdleTimeout, func() { cancel(errIdle) })
+	defer watchdog.Stop()
+
+	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, o.url, bytes.NewReader(body))
+	if err != nil {
+		return Completion{}, false, fmt.Errorf("build chat request for %s: %w", o.url, err)
+	}
+	httpReq.Header.Set("Content-Type", "application/json")
+	httpReq.Header.Set("Accept", "text/event-stream")
+	if o.cfg.APIKey != "" {
+		httpReq.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
+	}
+	resp, err := o.cfg.HTTPClient.Do(httpReq)
+	if err != nil {
+		return Completion{}, false, transportError(reqCtx, o.cfg.IdleTimeout, err)
+	}
+	defer resp.Body.Close()
+	r := &idleReader{r: resp.Body, timer: watchdog, d: o.cfg.IdleTimeout}
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		raw, rerr := io.ReadAll(io.LimitReader(r, maxErrorBody))
+		if rerr != nil && len(raw) == 0 {
+			return Completion{}, false, transportError(reqCtx, o.cfg.IdleTimeout, rerr)
+		}
+		return Completion{}, false, httpError(resp.StatusCode, resp.Header, raw, o.cfg.Now())
+	}
+
+	acc := newAccumulator(o.cfg.NewCallID)
+	if isJSONBody(resp.Header.Get("Content-Type")) {
+		return o.readWhole(reqCtx, r, acc, on)
+	}
+	return o.readStream(reqCtx, r, acc, on)
+}
+
+// readStream consumes an SSE body.
+func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulator, on StreamHandler) (Completion, bool, error) {
+	events := newSSEReader(r)
+	for {
+		ev, err := events.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if acc.complete() && (reqCtx.Err() == nil || errors.Is(context.Cause(reqCtx), errIdle)) {
+				// The answer was finished; only the trailer ([DONE], usage)
+				// was lost to a dropped connection or to silence.
+				break
+			}
+			if errors.Is(err, errSSELineTooLong) {
+				return acc.result(), acc.hasContent(), &ProviderError{Kind: ErrProvider, InStream: true, Message: err.Error()}
+			}
+			return acc.result(), acc.hasContent(), transportError(reqCtx, o.cfg.IdleTimeout, err)
+		}
+		if ev.Event == "error" {
+			return acc.result(), acc.hasContent(), streamError([]byte(ev.Data), "the server reported an error: "+clip(strings.TrimSpace(ev.Data), 200))
+		}
+		data := bytes.TrimSpace([]byte(ev.Data))
+		if string(data) == "[DONE]" {
+			acc.markDone()
+			break
+		}
+		if len(data) == 0 {
+			continue
+		}
+		d, err := acc.add(data)
+		emit(on, d)
+		if err != nil {
+			return acc.result(), acc.hasContent(), err
+		}
+	}
+	if !acc.complete() {
+		return acc.result(), acc.hasContent(), &ProviderError{
+			Kind:      ErrStreamEndedEarly,
+			Message:   "the stream ended early: the server closed it without [DONE] or a finish reason",
+			Retryable: true,
+		}
+	}
+	return acc.result(), true, nil
+}
+
+// readWhole consumes a JSON body from a server that ignored stream:true.
+func (o *OpenAI) readWhole(reqCtx context.Context, r io.Reader, acc *accumulator, on StreamHandler) (Completion, bool, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, maxWholeBody))
+	if err != nil {
+		return Completion{}, false, transportError(reqCtx, o.cfg.IdleTimeout, err)
+	}
+	d, err := acc.addWhole(raw)
+	emit(on, d)
+	if err != nil {
+		return acc.result(), acc.hasContent(), err
+	}
+	return acc.result(), true, nil
+}
+
+func emit(on StreamHandler, d chunkDelta) {
+	if d.reasoning != "" && on.Reasoning != nil {
+		on.Reasoning(d.reasoning)
+	}
+	if d.text != "" && on.Text != nil {
+		on.Text(d.text)
+	}
+}
+
+// isJSONBody reports a non-streamed JSON answer.
+func isJSONBody(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
