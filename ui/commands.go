@@ -1,0 +1,272 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/theme"
+)
+
+// command is one slash command. Adding a command (/undo, /retry, /resume)
+// is one more entry in defaultCommands.
+type command struct {
+	name string // without the slash
+	args string // usage of the argument, "" when it takes none
+	help string
+	run  func(m *Model, arg string) tea.Cmd
+}
+
+// defaultCommands is covey's command registry, in the order /help lists it.
+func defaultCommands() []command {
+	return []command{
+		{name: "help", help: "show keys and commands", run: (*Model).cmdHelp},
+		{name: "clear", help: "start a fresh conversation", run: (*Model).cmdClear},
+		{name: "agents", help: "list agent definitions and where they come from", run: (*Model).cmdAgents},
+		{name: "model", args: "NAME", help: "show or set the model", run: (*Model).cmdModel},
+		{name: "cost", help: "tokens per subagent and in total", run: (*Model).cmdCost},
+		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},
+	}
+}
+
+// parseCommand splits "/name arg..." into its parts; ok is false when s is
+// not a command at all.
+func parseCommand(s string) (name, arg string, ok bool) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
+		return "", "", false
+	}
+	name, arg, _ = strings.Cut(s[1:], " ")
+	return strings.ToLower(name), strings.TrimSpace(arg), true
+}
+
+// findCommand looks a command up by its exact name.
+func findCommand(cmds []command, name string) (command, bool) {
+	for _, c := range cmds {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// commandNames lists the commands as "/a, /b, …" for error messages.
+func commandNames(cmds []command) string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = "/" + c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// maxCompletions is how many matches the popup shows at once.
+const maxCompletions = 6
+
+// completion is the popup of commands matching what is typed after "/".
+type completion struct {
+	cmds    []command
+	keys    KeyMap
+	styles  *theme.Styles
+	width   int
+	matches []command
+	sel     int
+}
+
+func newCompletion(cmds []command, keys KeyMap, styles *theme.Styles) completion {
+	return completion{cmds: cmds, keys: keys, styles: styles}
+}
+
+// Filter recomputes the matches for the input's text. The popup is open
+// while the text is a "/" followed by part of a command name.
+func (c *completion) Filter(value string) {
+	prev := ""
+	if c.sel < len(c.matches) {
+		prev = c.matches[c.sel].name
+	}
+	c.matches = c.matches[:0]
+	c.sel = 0
+	if !strings.HasPrefix(value, "/") || strings.ContainsAny(value, " \n") {
+		return
+	}
+	typed := strings.ToLower(value[1:])
+	for _, cmd := range c.cmds {
+		if strings.HasPrefix(cmd.name, typed) {
+			c.matches = append(c.matches, cmd)
+		}
+	}
+	for i, m := range c.matches {
+		if m.name == prev {
+			c.sel = i
+		}
+	}
+}
+
+// Open reports whether the popup is shown.
+func (c completion) Open() bool { return len(c.matches) > 0 }
+
+// Selected is the highlighted command.
+func (c completion) Selected() (command, bool) {
+	if c.sel < len(c.matches) {
+		return c.matches[c.sel], true
+	}
+	return command{}, false
+}
+
+// Close hides the popup until the next Filter.
+func (c *completion) Close() { c.matches = c.matches[:0] }
+
+// Update moves the selection.
+func (c completion) Update(msg tea.Msg) (completion, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok || len(c.matches) == 0 {
+		return c, nil
+	}
+	n := len(c.matches)
+	switch {
+	case key.Matches(k, c.keys.CompletePrev):
+		c.sel = (c.sel - 1 + n) % n
+	case key.Matches(k, c.keys.CompleteNext):
+		c.sel = (c.sel + 1) % n
+	}
+	return c, nil
+}
+
+// SetSize sets the popup's width.
+func (c *completion) SetSize(width int) { c.width = width }
+
+// Height is the number of lines View draws.
+func (c completion) Height() int { return min(len(c.matches), maxCompletions) }
+
+// View draws the visible matches, keeping the selection in the window.
+func (c completion) View() string {
+	n := c.Height()
+	if n == 0 {
+		return ""
+	}
+	first := min(max(0, c.sel-n+1), len(c.matches)-n)
+	lines := make([]string, 0, n)
+	for i := first; i < first+n; i++ {
+		cmd := c.matches[i]
+		name := "/" + cmd.name
+		if cmd.args != "" {
+			name += " " + cmd.args
+		}
+		marker, st := "  ", c.styles.Completion.Item
+		if i == c.sel {
+			marker, st = "› ", c.styles.Completion.Selected
+		}
+		line := st.Render(fmt.Sprintf("%s%-14s", marker, name)) + " " + c.styles.Completion.Desc.Render(cmd.help)
+		lines = append(lines, ansi.Truncate(line, max(c.width, 0), "…"))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// runCommand runs the named command, or lists the commands when there is
+// no such command.
+func (m *Model) runCommand(name, arg string) tea.Cmd {
+	cmd, ok := findCommand(m.cmds, name)
+	if !ok {
+		m.notice(NoticeError, fmt.Sprintf("unknown command /%s; commands: %s", name, commandNames(m.cmds)))
+		return nil
+	}
+	return cmd.run(m, arg)
+}
+
+func (m *Model) cmdHelp(string) tea.Cmd {
+	var b strings.Builder
+	b.WriteString("Keys\n")
+	for _, col := range m.keys.FullHelp() {
+		for _, k := range col {
+			h := k.Help()
+			fmt.Fprintf(&b, "  %-18s %s\n", h.Key, h.Desc)
+		}
+	}
+	b.WriteString("Commands\n")
+	for _, c := range m.cmds {
+		name := "/" + c.name
+		if c.args != "" {
+			name += " " + c.args
+		}
+		fmt.Fprintf(&b, "  %-18s %s\n", name, c.help)
+	}
+	m.notice(NoticeInfo, strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func (m *Model) cmdClear(string) tea.Cmd {
+	if m.turn != nil {
+		m.notice(NoticeError, "a turn is running: press esc to cancel it before /clear")
+		return nil
+	}
+	if m.engine != nil {
+		m.engine.Reset()
+	}
+	m.tr.Clear()
+	m.rt.reset()
+	m.transcriptFocus = false
+	m.input.Focus()
+	return nil
+}
+
+func (m *Model) cmdAgents(string) tea.Cmd {
+	if len(m.agents) == 0 {
+		m.notice(NoticeInfo, "no agent definitions")
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("Agents")
+	for _, a := range m.agents {
+		fmt.Fprintf(&b, "\n  %s (%s)", a.Name, a.Source)
+		if a.Model != "" {
+			fmt.Fprintf(&b, " · model %s", a.Model)
+		}
+		if a.ReadOnly {
+			b.WriteString(" · read-only")
+		}
+		if a.Description != "" {
+			fmt.Fprintf(&b, "\n    %s", a.Description)
+		}
+		if len(a.Tools) > 0 {
+			fmt.Fprintf(&b, "\n    tools: %s", strings.Join(a.Tools, ", "))
+		}
+	}
+	m.notice(NoticeInfo, b.String())
+	return nil
+}
+
+func (m *Model) cmdModel(arg string) tea.Cmd {
+	if m.engine == nil {
+		m.notice(NoticeError, "no engine configured")
+		return nil
+	}
+	if arg == "" {
+		m.notice(NoticeInfo, "model: "+m.engine.Model())
+		return nil
+	}
+	m.engine.SetModel(arg)
+	m.status.model = m.engine.Model()
+	m.notice(NoticeInfo, "model set to "+m.status.model+" for the next turns")
+	return nil
+}
+
+func (m *Model) cmdCost(string) tea.Cmd {
+	var b strings.Builder
+	b.WriteString("Tokens (in / out)")
+	for _, c := range m.rt.costs() {
+		state := ""
+		if c.Running {
+			state = " (running)"
+		}
+		fmt.Fprintf(&b, "\n  [%s] %s%s: %s / %s", c.Type, c.Description, state,
+			tokenCount(c.Usage.InputTokens), tokenCount(c.Usage.OutputTokens))
+	}
+	u := m.rt.usage
+	fmt.Fprintf(&b, "\n  session total: %s / %s", tokenCount(u.InputTokens), tokenCount(u.OutputTokens))
+	m.notice(NoticeInfo, b.String())
+	return nil
+}
+
+func (m *Model) cmdQuit(string) tea.Cmd { return m.quit() }

@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+)
+
+// frameInterval is the shortest time between two event batches handed to the
+// UI: about 30 frames a second, enough to look live while leaving the CPU to
+// the agents (bubbletea redraws on every message, so every message counts).
+const frameInterval = 25 * time.Millisecond
+
+// eventsMsg carries every agent event that arrived since the previous batch,
+// in arrival order.
+type eventsMsg struct{ events []agent.Event }
+
+// eventsClosedMsg reports that the engine closed its event channel.
+type eventsClosedMsg struct{}
+
+// batcher accumulates events and decides when a batch is due. It holds no
+// clock of its own, so its policy is testable without sleeping.
+type batcher struct {
+	interval  time.Duration
+	pending   []agent.Event
+	lastFlush time.Time
+}
+
+// add appends ev, merging a text or reasoning delta into the previous one of
+// the same agent: a block then appends one string per frame, not per token.
+func (b *batcher) add(ev agent.Event) {
+	if n := len(b.pending); n > 0 {
+		switch cur := ev.(type) {
+		case agent.TextDelta:
+			if prev, ok := b.pending[n-1].(agent.TextDelta); ok && prev.Source == cur.Source {
+				prev.Text += cur.Text
+				b.pending[n-1] = prev
+				return
+			}
+		case agent.ReasoningDelta:
+			if prev, ok := b.pending[n-1].(agent.ReasoningDelta); ok && prev.Source == cur.Source {
+				prev.Text += cur.Text
+				b.pending[n-1] = prev
+				return
+			}
+		}
+	}
+	b.pending = append(b.pending, ev)
+}
+
+// ready reports whether a batch should be handed over at now: there is
+// something pending and the previous batch is at least one interval old. An
+// idle pump therefore delivers a lone event at once.
+func (b *batcher) ready(now time.Time) bool {
+	return len(b.pending) > 0 && now.Sub(b.lastFlush) >= b.interval
+}
+
+// due is when the pending batch becomes ready.
+func (b *batcher) due() time.Time { return b.lastFlush.Add(b.interval) }
+
+// take hands the pending batch over and starts a new interval at now.
+func (b *batcher) take(now time.Time) []agent.Event {
+	out := b.pending
+	b.pending = nil
+	b.lastFlush = now
+	return out
+}
+
+// eventPump moves events from the engine's channel to the UI in batches, off
+// the UI goroutine, so a flood of deltas from many children costs the UI at
+// most one update per frame.
+type eventPump struct {
+	in  <-chan agent.Event
+	out chan []agent.Event
+	b   batcher
+}
+
+func newEventPump(in <-chan agent.Event, interval time.Duration) *eventPump {
+	return &eventPump{in: in, out: make(chan []agent.Event), b: batcher{interval: interval}}
+}
+
+// run pumps until ctx ends or the input closes; it closes out when it
+// returns so a waiting waitForEvents command always wakes up.
+func (p *eventPump) run(ctx context.Context) {
+	defer close(p.out)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	in := p.in
+	for {
+		var out chan<- []agent.Event
+		var wake <-chan time.Time
+		if len(p.b.pending) > 0 {
+			now := time.Now()
+			if p.b.ready(now) {
+				out = p.out
+			} else {
+				timer.Reset(p.b.due().Sub(now))
+				wake = timer.C
+			}
+		} else if in == nil {
+			return // input closed and everything delivered
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-in:
+			if !ok {
+				in = nil
+				// Deliver the rest without waiting for the frame.
+				p.b.lastFlush = time.Time{}
+				continue
+			}
+			p.b.add(ev)
+		case out <- p.b.pending:
+			p.b.take(time.Now())
+		case <-wake:
+		}
+		// Since Go 1.23 a stopped timer delivers no stale tick, so Stop
+		// is all the cleanup Reset needs.
+		timer.Stop()
+	}
+}
+
+// waitForEvents is the command that hands the UI the next batch; Update
+// issues it again after each batch.
+func waitForEvents(out <-chan []agent.Event) tea.Cmd {
+	return func() tea.Msg {
+		evs, ok := <-out
+		if !ok {
+			return eventsClosedMsg{}
+		}
+		return eventsMsg{events: evs}
+	}
+}
+
+// startPump is the command that runs the pump for the program's lifetime.
+func startPump(ctx context.Context, p *eventPump) tea.Cmd {
+	return func() tea.Msg {
+		p.run(ctx)
+		return nil
+	}
+}

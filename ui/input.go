@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/theme"
+)
+
+// maxInputLines is how tall the input grows before it scrolls.
+const maxInputLines = 8
+
+// inputModel is the multi-line prompt: a textarea with a history of sent
+// messages (walked with Up at the first line and Down at the last) and the
+// queue of messages typed while a turn runs.
+type inputModel struct {
+	ta     textarea.Model
+	styles *theme.Styles
+	keys   KeyMap
+	width  int
+
+	history []string
+	hist    int    // position in history; len(history) is the draft
+	draft   string // what was typed before walking the history
+
+	queued []string
+}
+
+func newInput(styles *theme.Styles, keys KeyMap) inputModel {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = "› "
+	ta.Placeholder = "Ask covey… (/ for commands)"
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.KeyMap.InsertNewline = keys.Newline
+	// A blinking cursor wakes the program twice a second for nothing.
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	st := textarea.Style{
+		Base:             styles.App.Text,
+		CursorLine:       styles.Input.Text,
+		CursorLineNumber: styles.Input.Placeholder,
+		EndOfBuffer:      styles.Input.Placeholder,
+		LineNumber:       styles.Input.Placeholder,
+		Placeholder:      styles.Input.Placeholder,
+		Prompt:           styles.Input.Prompt,
+		Text:             styles.Input.Text,
+	}
+	ta.FocusedStyle, ta.BlurredStyle = st, st
+	ta.Focus()
+	ta.SetHeight(1)
+	return inputModel{ta: ta, styles: styles, keys: keys}
+}
+
+// SetSize sets the input's width; its height follows its content.
+func (m *inputModel) SetSize(width int) {
+	m.width = width
+	m.ta.SetWidth(max(width, 4))
+	m.fitHeight()
+}
+
+// Focus and Blur show or hide the cursor; a blurred input ignores keys.
+func (m *inputModel) Focus() { m.ta.Focus() }
+
+// Blur hides the cursor while the transcript has the focus.
+func (m *inputModel) Blur() { m.ta.Blur() }
+
+// Value is the text typed so far.
+func (m inputModel) Value() string { return m.ta.Value() }
+
+// SetValue replaces the text and puts the cursor at its end.
+func (m *inputModel) SetValue(s string) {
+	m.ta.SetValue(s)
+	m.fitHeight()
+}
+
+// Reset empties the input.
+func (m *inputModel) Reset() {
+	m.ta.Reset()
+	m.fitHeight()
+}
+
+// Submit takes the text out of the input, records it in the history and
+// returns it; blank input gives "".
+func (m *inputModel) Submit() string {
+	v := m.ta.Value()
+	if strings.TrimSpace(v) == "" {
+		return ""
+	}
+	if n := len(m.history); n == 0 || m.history[n-1] != v {
+		m.history = append(m.history, v)
+	}
+	m.hist, m.draft = len(m.history), ""
+	m.Reset()
+	return v
+}
+
+// Enqueue keeps a message to send when the running turn ends.
+func (m *inputModel) Enqueue(s string) { m.queued = append(m.queued, s) }
+
+// Dequeue returns the oldest queued message.
+func (m *inputModel) Dequeue() (string, bool) {
+	if len(m.queued) == 0 {
+		return "", false
+	}
+	s := m.queued[0]
+	m.queued = m.queued[1:]
+	return s, true
+}
+
+// Queued is the number of messages waiting for the turn to end.
+func (m inputModel) Queued() int { return len(m.queued) }
+
+// HasHistory reports whether Up or Down would recall a message.
+func (m inputModel) HasHistory() bool { return len(m.history) > 0 }
+
+func (m inputModel) atFirstLine() bool {
+	return m.ta.Line() == 0 && m.ta.LineInfo().RowOffset == 0
+}
+
+func (m inputModel) atLastLine() bool {
+	li := m.ta.LineInfo()
+	return m.ta.Line() == m.ta.LineCount()-1 && li.RowOffset >= li.Height-1
+}
+
+// Update edits the text; Up and Down at the edges walk the history.
+func (m inputModel) Update(msg tea.Msg) (inputModel, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(k, m.keys.HistoryPrev) && m.atFirstLine() && m.hist > 0:
+			if m.hist == len(m.history) {
+				m.draft = m.ta.Value()
+			}
+			m.hist--
+			m.recall(m.history[m.hist])
+			return m, nil
+		case key.Matches(k, m.keys.HistoryNext) && m.atLastLine() && m.hist < len(m.history):
+			m.hist++
+			if m.hist == len(m.history) {
+				m.recall(m.draft)
+			} else {
+				m.recall(m.history[m.hist])
+			}
+			return m, nil
+		}
+	}
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(msg)
+	m.fitHeight()
+	return m, cmd
+}
+
+func (m *inputModel) recall(s string) {
+	m.ta.SetValue(s)
+	m.fitHeight()
+}
+
+// fitHeight grows the textarea with its content, up to maxInputLines.
+func (m *inputModel) fitHeight() {
+	w := max(1, m.ta.Width())
+	rows := 0
+	for _, l := range strings.Split(m.ta.Value(), "\n") {
+		// The cursor may sit after the last character, hence the +1.
+		rows += (ansi.StringWidth(l) + w) / w
+	}
+	m.ta.SetHeight(min(max(rows, 1), maxInputLines))
+}
+
+// Height is the number of lines View draws.
+func (m inputModel) Height() int { return 1 + len(m.queued) + m.ta.Height() }
+
+// View draws a rule, the queued messages, then the textarea.
+func (m inputModel) View() string {
+	var b strings.Builder
+	b.WriteString(m.styles.Input.Border.Render(strings.Repeat("─", max(m.width, 0))))
+	for _, q := range m.queued {
+		first, _, _ := strings.Cut(q, "\n")
+		b.WriteByte('\n')
+		b.WriteString(m.styles.App.Muted.Render(ansi.Truncate("queued: "+first, max(m.width, 0), "…")))
+	}
+	b.WriteByte('\n')
+	b.WriteString(m.ta.View())
+	return b.String()
+}

@@ -1,0 +1,559 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+	"covey/theme"
+)
+
+// Timing of the UI's own clocks.
+const (
+	tickInterval    = 100 * time.Millisecond // spinner and elapsed times
+	quitWindow      = 1500 * time.Millisecond
+	prewarmPerFrame = 64 // blocks measured per prewarm message
+)
+
+// Options is everything the TUI needs from its caller.
+type Options struct {
+	// Engine runs turns; the UI calls it from commands, never in Update.
+	Engine Engine
+	// Events carries everything the engine and its children emit.
+	Events <-chan agent.Event
+	// Theme provides every style; nil means the dark theme.
+	Theme *theme.Theme
+	// Workspace is shown in the status bar, with the home directory as ~.
+	Workspace string
+	// PermissionMode is shown in the status bar.
+	PermissionMode string
+	// Agents lists the agent definitions for /agents.
+	Agents []AgentInfo
+	// MarkdownStyle is "dark", "light" or "ascii"; "" picks from the theme.
+	MarkdownStyle string
+	// InitialPrompt, when set, is sent as soon as the UI starts.
+	InitialPrompt string
+}
+
+// Model is the root Bubble Tea model: it owns the transcript, the input,
+// the status bar and the help line, and routes messages to them.
+type Model struct {
+	engine Engine
+	agents []AgentInfo
+	styles *theme.Styles
+	keys   KeyMap
+	help   help.Model
+	cmds   []command
+
+	tr     *transcript
+	rt     *router
+	input  inputModel
+	comp   completion
+	status statusBar
+
+	width, height   int
+	transcriptFocus bool
+	fullHelp        bool
+
+	turn    *turn
+	turnSeq int
+
+	ticking bool
+	tickID  int
+	frame   int
+
+	pump          *eventPump
+	ctx           context.Context
+	cancel        context.CancelFunc
+	clock         func() time.Time
+	lastCtrlC     time.Time
+	initialPrompt string
+}
+
+// turn is the user turn being run by the engine.
+type turn struct {
+	id       int
+	cancel   context.CancelFunc
+	errShown bool // an ErrorEvent already told the user what went wrong
+}
+
+// turnDoneMsg reports that Engine.Run returned for turn id.
+type turnDoneMsg struct {
+	id  int
+	err error
+}
+
+// tickMsg advances spinners; ticks of an older id are stale and dropped.
+type tickMsg struct{ id int }
+
+// prewarmMsg asks for more block heights to be measured after a resize.
+type prewarmMsg struct{}
+
+// submitMsg sends text as if typed (the initial prompt).
+type submitMsg struct{ text string }
+
+// childCancelledMsg reports the outcome of cancelling one child.
+type childCancelledMsg struct {
+	agentID string
+	ok      bool
+}
+
+// New builds the root model. It starts nothing: Init starts the event pump.
+func New(opts Options) Model {
+	return newModel(context.Background(), opts)
+}
+
+func newModel(ctx context.Context, opts Options) Model {
+	th := opts.Theme
+	if th == nil {
+		th = theme.New(theme.ModeDark, true, false)
+	}
+	styles := &th.Styles
+	mdStyle := opts.MarkdownStyle
+	if mdStyle == "" {
+		mdStyle = "dark"
+		if th.NoColor {
+			mdStyle = "notty"
+		}
+	}
+	keys := DefaultKeyMap()
+	ctx, cancel := context.WithCancel(ctx)
+	tr := newTranscript(RenderContext{Styles: styles, Markdown: NewMarkdownRenderer(mdStyle)})
+	m := Model{
+		engine:        opts.Engine,
+		agents:        opts.Agents,
+		styles:        styles,
+		keys:          keys,
+		help:          newHelp(styles),
+		cmds:          defaultCommands(),
+		tr:            tr,
+		rt:            newRouter(tr),
+		input:         newInput(styles, keys),
+		status:        newStatusBar(styles, opts.Workspace, opts.PermissionMode),
+		ctx:           ctx,
+		cancel:        cancel,
+		clock:         time.Now,
+		initialPrompt: opts.InitialPrompt,
+	}
+	m.comp = newCompletion(m.cmds, keys, styles)
+	if opts.Engine != nil {
+		m.status.model = opts.Engine.Model()
+	}
+	if opts.Events != nil {
+		m.pump = newEventPump(opts.Events, frameInterval)
+	}
+	m.width, m.height = 80, 24
+	m.layout()
+	return m
+}
+
+func newHelp(styles *theme.Styles) help.Model {
+	h := help.New()
+	h.Styles.ShortKey = styles.Help.Key
+	h.Styles.ShortDesc = styles.Help.Desc
+	h.Styles.ShortSeparator = styles.Help.Sep
+	h.Styles.FullKey = styles.Help.Key
+	h.Styles.FullDesc = styles.Help.Desc
+	h.Styles.FullSeparator = styles.Help.Sep
+	h.Styles.Ellipsis = styles.Help.Sep
+	return h
+}
+
+// Init starts the event pump and sends the initial prompt, if any.
+func (m Model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if m.pump != nil {
+		cmds = append(cmds, startPump(m.ctx, m.pump), waitForEvents(m.pump.out))
+	}
+	if m.initialPrompt != "" {
+		text := m.initialPrompt
+		cmds = append(cmds, func() tea.Msg { return submitMsg{text: text} })
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes one message, then lays the screen out again.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.layout()
+	return m, tea.Batch(cmd, m.ensureTick())
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		widthChanged := msg.Width != m.width
+		m.width, m.height = msg.Width, msg.Height
+		if widthChanged {
+			return func() tea.Msg { return prewarmMsg{} }
+		}
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	case tea.MouseMsg:
+		m.handleMouse(msg)
+	case eventsMsg:
+		m.handleEvents(msg.events)
+		if m.pump != nil {
+			return waitForEvents(m.pump.out)
+		}
+	case eventsClosedMsg:
+		// The engine is gone; nothing more will arrive.
+	case turnDoneMsg:
+		return m.handleTurnDone(msg)
+	case tickMsg:
+		if msg.id != m.tickID || !m.ticking {
+			return nil
+		}
+		m.frame++
+		if m.needsTick() {
+			return tick(m.tickID)
+		}
+		m.ticking = false
+	case prewarmMsg:
+		if m.tr.Prewarm(prewarmPerFrame) {
+			return func() tea.Msg { return prewarmMsg{} }
+		}
+	case submitMsg:
+		return m.submit(msg.text)
+	case childCancelledMsg:
+		if !msg.ok {
+			m.notice(NoticeWarning, "subagent "+msg.agentID+" was not running")
+		}
+	}
+	return nil
+}
+
+// handleEvents routes one batch of agent events to their blocks.
+func (m *Model) handleEvents(events []agent.Event) {
+	for _, ev := range events {
+		eff := m.rt.route(ev)
+		if eff.setRetry {
+			m.status.note = eff.retry
+		}
+		if eff.done {
+			m.status.running = false
+		}
+		if _, ok := ev.(agent.ErrorEvent); ok && !ev.From().IsChild() && m.turn != nil {
+			m.turn.errShown = true
+		}
+	}
+}
+
+// handleTurnDone ends the turn and sends the next queued message.
+func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
+	if m.turn == nil || msg.id != m.turn.id {
+		return nil
+	}
+	t := m.turn
+	t.cancel()
+	m.turn = nil
+	m.status.running = false
+	m.status.note = ""
+	m.rt.finishAssistant()
+	switch {
+	case errors.Is(msg.err, context.Canceled):
+		m.notice(NoticeInfo, "turn cancelled")
+	case msg.err != nil && !t.errShown:
+		m.notice(NoticeError, msg.err.Error())
+	}
+	if next, ok := m.input.Dequeue(); ok {
+		return m.startTurn(next)
+	}
+	return nil
+}
+
+// submit sends text: a slash command runs, a message starts a turn or waits
+// in the queue while one runs.
+func (m *Model) submit(text string) tea.Cmd {
+	if name, arg, ok := parseCommand(text); ok {
+		return m.runCommand(name, arg)
+	}
+	if m.turn != nil {
+		m.input.Enqueue(text)
+		return nil
+	}
+	return m.startTurn(text)
+}
+
+// startTurn shows the user's message and runs the engine in a command.
+func (m *Model) startTurn(text string) tea.Cmd {
+	m.tr.Append(NewUserBlock(text))
+	m.tr.Bottom()
+	if m.engine == nil {
+		m.notice(NoticeError, "no engine configured")
+		return nil
+	}
+	m.turnSeq++
+	ctx, cancel := context.WithCancel(m.ctx)
+	id := m.turnSeq
+	m.turn = &turn{id: id, cancel: cancel}
+	m.status.running = true
+	m.status.started = m.clock()
+	m.status.note = ""
+	engine := m.engine
+	return func() tea.Msg {
+		return turnDoneMsg{id: id, err: engine.Run(ctx, text)}
+	}
+}
+
+// cancelTurn cancels the running turn and, with it, every child.
+func (m *Model) cancelTurn() {
+	if m.turn != nil {
+		m.turn.cancel()
+		m.status.note = "cancelling…"
+	}
+}
+
+// quit cancels any running turn and the pump, then ends the program.
+func (m *Model) quit() tea.Cmd {
+	m.cancelTurn()
+	m.cancel()
+	return tea.Quit
+}
+
+// notice appends a notice block.
+func (m *Model) notice(level NoticeLevel, text string) {
+	m.tr.Append(NewNoticeBlock(level, text))
+}
+
+func (m *Model) needsTick() bool { return m.status.running || m.tr.AnyLive() }
+
+// ensureTick starts the spinner tick when something became live.
+func (m *Model) ensureTick() tea.Cmd {
+	if m.ticking || !m.needsTick() {
+		return nil
+	}
+	m.ticking = true
+	m.tickID++
+	return tick(m.tickID)
+}
+
+func tick(id int) tea.Cmd {
+	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{id: id} })
+}
+
+// layout gives every component its size and the frame's clock, and sets
+// which keys apply.
+func (m *Model) layout() {
+	now := m.clock()
+	m.keys.apply(keyState{
+		transcriptFocus: m.transcriptFocus,
+		inputEmpty:      m.input.Value() == "",
+		completing:      m.comp.Open() && !m.transcriptFocus,
+		running:         m.turn != nil,
+		childFocused:    m.focusedRunningChild() != nil,
+		historyAtEdge:   m.input.HasHistory(),
+	})
+	m.help.Width = m.width
+	m.input.SetSize(m.width)
+	m.comp.SetSize(m.width)
+	m.status.SetSize(m.width)
+	m.status.now = now
+	m.status.frame = m.frame
+	m.status.usage = m.rt.usage
+	m.help.ShowAll = m.fullHelp
+
+	fixed := m.input.Height() + 1 + m.helpHeight()
+	if m.comp.Open() && !m.transcriptFocus {
+		fixed += m.comp.Height()
+	}
+	m.tr.base.Now = now
+	m.tr.base.Frame = m.frame
+	m.tr.SetSize(m.width, max(1, m.height-fixed))
+}
+
+func (m *Model) helpHeight() int {
+	if !m.fullHelp {
+		return 1
+	}
+	return strings.Count(m.help.View(m.keys), "\n") + 1
+}
+
+// focusedRunningChild is the focused pane when it is a running child.
+func (m *Model) focusedRunningChild() *SubagentBlock {
+	if !m.transcriptFocus {
+		return nil
+	}
+	if b, ok := m.tr.Focused().(*SubagentBlock); ok && b.Running() {
+		return b
+	}
+	return nil
+}
+
+// View draws the transcript, the command popup, the input, the status bar
+// and the help line.
+func (m Model) View() string {
+	var b strings.Builder
+	b.WriteString(m.tr.View())
+	if m.comp.Open() && !m.transcriptFocus {
+		b.WriteByte('\n')
+		b.WriteString(m.comp.View())
+	}
+	b.WriteByte('\n')
+	b.WriteString(m.input.View())
+	b.WriteByte('\n')
+	b.WriteString(m.status.View())
+	b.WriteByte('\n')
+	b.WriteString(m.help.View(m.keys))
+	return b.String()
+}
+
+// handleMouse scrolls the transcript with the wheel.
+func (m *Model) handleMouse(msg tea.MouseMsg) {
+	if msg.Action != tea.MouseActionPress {
+		return
+	}
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		m.tr.ScrollBy(-3)
+	case tea.MouseButtonWheelDown:
+		m.tr.ScrollBy(3)
+	}
+}
+
+// handleKey routes a key: global keys first, then the focused part.
+func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return m.ctrlC()
+	case key.Matches(k, m.keys.ToggleAll):
+		m.tr.SetAllExpanded(!m.anyExpanded())
+		return func() tea.Msg { return prewarmMsg{} }
+	case key.Matches(k, m.keys.PageUp):
+		m.tr.PageUp()
+		return nil
+	case key.Matches(k, m.keys.PageDown):
+		m.tr.PageDown()
+		return nil
+	case key.Matches(k, m.keys.Top):
+		m.tr.Top()
+		return nil
+	case key.Matches(k, m.keys.Bottom):
+		m.tr.Bottom()
+		return nil
+	case key.Matches(k, m.keys.Help):
+		m.fullHelp = !m.fullHelp
+		return nil
+	}
+	if m.transcriptFocus {
+		return m.handleTranscriptKey(k)
+	}
+	return m.handleInputKey(k)
+}
+
+// ctrlC clears the input, or quits when it is empty or on a quick second
+// press.
+func (m *Model) ctrlC() tea.Cmd {
+	now := m.clock()
+	second := !m.lastCtrlC.IsZero() && now.Sub(m.lastCtrlC) < quitWindow
+	m.lastCtrlC = now
+	if m.input.Value() != "" && !second {
+		m.input.Reset()
+		m.comp.Filter("")
+		return nil
+	}
+	return m.quit()
+}
+
+func (m *Model) anyExpanded() bool {
+	for _, e := range m.tr.entries {
+		if e.b.Focusable() && e.b.Expanded() {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
+	if m.comp.Open() {
+		switch {
+		case key.Matches(k, m.keys.CompletePrev), key.Matches(k, m.keys.CompleteNext):
+			var cmd tea.Cmd
+			m.comp, cmd = m.comp.Update(k)
+			return cmd
+		case key.Matches(k, m.keys.Dismiss):
+			m.comp.Close()
+			return nil
+		case key.Matches(k, m.keys.Complete), key.Matches(k, m.keys.Accept):
+			sel, _ := m.comp.Selected()
+			full := "/" + sel.name
+			if sel.args != "" {
+				full += " "
+			}
+			m.input.SetValue(full)
+			m.comp.Filter(full)
+			// Tab only completes, and a command that takes an argument
+			// waits for it; Enter runs any other command at once.
+			if key.Matches(k, m.keys.Complete) || sel.args != "" {
+				return nil
+			}
+			return m.sendInput()
+		}
+	}
+	switch {
+	case key.Matches(k, m.keys.Cancel):
+		m.cancelTurn()
+		return nil
+	case key.Matches(k, m.keys.Send):
+		return m.sendInput()
+	case key.Matches(k, m.keys.FocusNext), key.Matches(k, m.keys.FocusPrev):
+		if m.tr.MoveFocus(-1) {
+			m.transcriptFocus = true
+			m.input.Blur()
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	m.comp.Filter(m.input.Value())
+	return cmd
+}
+
+// sendInput takes the input's text and submits it.
+func (m *Model) sendInput() tea.Cmd {
+	text := m.input.Submit()
+	m.comp.Filter("")
+	if text == "" {
+		return nil
+	}
+	return m.submit(text)
+}
+
+func (m *Model) handleTranscriptKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Back):
+		m.focusInput()
+	case key.Matches(k, m.keys.FocusNext):
+		m.tr.MoveFocus(1)
+	case key.Matches(k, m.keys.FocusPrev):
+		m.tr.MoveFocus(-1)
+	case key.Matches(k, m.keys.Toggle):
+		m.tr.Toggle()
+	case key.Matches(k, m.keys.CancelChild):
+		if b := m.focusedRunningChild(); b != nil && m.engine != nil {
+			id, engine := b.AgentID(), m.engine
+			return func() tea.Msg { return childCancelledMsg{agentID: id, ok: engine.CancelChild(id)} }
+		}
+	case key.Matches(k, m.keys.LineUp):
+		m.tr.ScrollBy(-1)
+	case key.Matches(k, m.keys.LineDown):
+		m.tr.ScrollBy(1)
+	case k.Type == tea.KeyRunes && !k.Alt:
+		// Typing goes to the input, never to the transcript.
+		m.focusInput()
+		return m.handleInputKey(k)
+	}
+	return nil
+}
+
+func (m *Model) focusInput() {
+	m.transcriptFocus = false
+	m.tr.Blur()
+	m.input.Focus()
+}

@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/agent"
+	"covey/theme"
+)
+
+// statusBar is the one-line bar under the input: model, workspace,
+// permission mode, session tokens, and a spinner with the elapsed time while
+// a turn runs. It only draws; the root model sets its fields.
+type statusBar struct {
+	styles    *theme.Styles
+	width     int
+	model     string
+	workspace string
+	mode      string
+	usage     agent.Usage
+	running   bool
+	started   time.Time
+	now       time.Time
+	frame     int
+	note      string // a retry or a hint, shown after the spinner
+}
+
+func newStatusBar(styles *theme.Styles, workspace, mode string) statusBar {
+	return statusBar{styles: styles, workspace: shortenHome(workspace), mode: mode}
+}
+
+// shortenHome writes the home directory as ~ so the workspace fits the bar.
+func shortenHome(path string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || path == "" {
+		return path
+	}
+	if path == home {
+		return "~"
+	}
+	if rel, ok := strings.CutPrefix(path, home+string(filepath.Separator)); ok {
+		return "~" + string(filepath.Separator) + rel
+	}
+	return path
+}
+
+// SetSize sets the bar's width.
+func (s *statusBar) SetSize(width int) { s.width = width }
+
+// View draws the bar, exactly width cells wide. Parts are dropped from the
+// middle (workspace first) when the terminal is narrow, so the running
+// state and the tokens stay visible.
+func (s statusBar) View() string {
+	st := s.styles.Status
+	sep := st.Bar.Render(" · ")
+	var right []string
+	if s.running {
+		el := s.now.Sub(s.started)
+		right = append(right, st.Spinner.Render(spinnerGlyph(s.frame)+" "+elapsedText(el.Truncate(time.Second))))
+	}
+	if s.note != "" {
+		right = append(right, st.Spinner.Render(s.note))
+	}
+	tokens := st.Key.Render("↑") + st.Value.Render(tokenCount(s.usage.InputTokens)) +
+		st.Key.Render(" ↓") + st.Value.Render(tokenCount(s.usage.OutputTokens))
+
+	parts := []string{st.Value.Render(s.model), st.Key.Render(s.workspace), st.Mode.Render(s.mode), tokens}
+	parts = append(parts, right...)
+	avail := max(0, s.width-2)
+	line := strings.Join(nonEmpty(parts), sep)
+	// Drop the workspace, then the model, before cutting anything.
+	for _, drop := range []int{1, 0} {
+		if ansi.StringWidth(line) <= avail {
+			break
+		}
+		parts[drop] = ""
+		line = strings.Join(nonEmpty(parts), sep)
+	}
+	line = ansi.Truncate(line, avail, "…")
+	pad := max(0, s.width-1-ansi.StringWidth(line))
+	return st.Bar.Render(" ") + line + st.Bar.Render(strings.Repeat(" ", pad))
+}
+
+func nonEmpty(parts []string) []string {
+	out := parts[:0:0]
+	for _, p := range parts {
+		if ansi.Strip(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,513 @@
+package ui
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// gutterWidth is the width of the focus marker column left of every block.
+const gutterWidth = 2
+
+// entry is one block of the transcript and what the transcript knows of its
+// size. height includes the blank separator line above the block (gap).
+type entry struct {
+	b      Block
+	height int
+	// exact is false when height is only an estimate (after a resize, before
+	// the block was drawn at the new width).
+	exact bool
+}
+
+// paneBlock is what a subagent pane offers beyond Block; panes of one batch
+// sit tight under their task call, with no separator line.
+type paneBlock interface {
+	ParentCallID() string
+}
+
+// transcript is the virtualised list of blocks. It keeps every block's
+// height and the top line shown, and draws only the blocks that intersect
+// the viewport: a frame costs the same at 100 blocks and at 5,000.
+type transcript struct {
+	entries []entry
+	tops    []int // tops[i] is the first line of entry i; tops[n] is the total
+	// topsStale is set when a height changed or an entry moved.
+	topsStale bool
+	index     map[Block]int
+	// indexStale is set by an insertion in the middle.
+	indexStale bool
+	touched    []Block
+	live       map[Block]struct{}
+
+	base          RenderContext // Styles, Markdown, Now and Frame of this frame
+	width, height int           // of the viewport, gutter included
+	offset        int           // first line shown
+	follow        bool          // stick to the bottom as content grows
+	unseen        bool          // content arrived below while scrolled up
+	focused       Block         // nil: the input has the focus
+
+	gutterOn, gutterOff string
+	buf                 strings.Builder
+}
+
+func newTranscript(base RenderContext) *transcript {
+	t := &transcript{
+		index:  map[Block]int{},
+		live:   map[Block]struct{}{},
+		base:   base,
+		follow: true,
+	}
+	t.gutterOff = strings.Repeat(" ", gutterWidth)
+	t.gutterOn = t.gutterOff
+	if base.Styles != nil {
+		t.gutterOn = base.Styles.Focus.Gutter.Render("▌") + strings.Repeat(" ", gutterWidth-1)
+	}
+	return t
+}
+
+// contentWidth is the width blocks draw at.
+func (t *transcript) contentWidth() int { return max(1, t.width-gutterWidth) }
+
+// SetSize changes the viewport. A new width makes every height an estimate;
+// only the blocks on screen are drawn again now, the rest by prewarm.
+func (t *transcript) SetSize(width, height int) {
+	if width != t.width {
+		for i := range t.entries {
+			t.entries[i].exact = false
+		}
+	}
+	t.width, t.height = width, max(1, height)
+	t.sync()
+}
+
+// Len is the number of blocks.
+func (t *transcript) Len() int { return len(t.entries) }
+
+// Blocks returns the blocks in order; callers must not modify the slice.
+func (t *transcript) Blocks() []Block {
+	out := make([]Block, len(t.entries))
+	for i, e := range t.entries {
+		out[i] = e.b
+	}
+	return out
+}
+
+// Last returns the last block, or nil.
+func (t *transcript) Last() Block {
+	if len(t.entries) == 0 {
+		return nil
+	}
+	return t.entries[len(t.entries)-1].b
+}
+
+// Append adds b at the end.
+func (t *transcript) Append(b Block) {
+	t.entries = append(t.entries, entry{b: b})
+	if !t.indexStale {
+		t.index[b] = len(t.entries) - 1
+	}
+	t.tops = nil
+	t.topsStale = true
+	t.touched = append(t.touched, b)
+}
+
+// Insert puts b at position i (clamped), shifting later blocks down.
+func (t *transcript) Insert(i int, b Block) {
+	i = min(max(i, 0), len(t.entries))
+	if i == len(t.entries) {
+		t.Append(b)
+		return
+	}
+	t.entries = append(t.entries, entry{})
+	copy(t.entries[i+1:], t.entries[i:])
+	t.entries[i] = entry{b: b}
+	t.indexStale = true
+	t.topsStale = true
+	t.touched = append(t.touched, b)
+}
+
+// IndexOf returns the position of b, or -1.
+func (t *transcript) IndexOf(b Block) int {
+	if t.indexStale {
+		clear(t.index)
+		for i, e := range t.entries {
+			t.index[e.b] = i
+		}
+		t.indexStale = false
+	}
+	if i, ok := t.index[b]; ok {
+		return i
+	}
+	return -1
+}
+
+// Touch records that b changed; its height is measured again on sync.
+func (t *transcript) Touch(b Block) { t.touched = append(t.touched, b) }
+
+// Clear removes every block.
+func (t *transcript) Clear() {
+	t.entries = nil
+	t.tops = nil
+	t.topsStale = true
+	clear(t.index)
+	t.indexStale = false
+	t.touched = nil
+	clear(t.live)
+	t.offset, t.follow, t.unseen, t.focused = 0, true, false, nil
+}
+
+// AnyLive reports whether some block still changes with time.
+func (t *transcript) AnyLive() bool {
+	for b := range t.live {
+		if !b.Live() {
+			delete(t.live, b)
+			t.touched = append(t.touched, b)
+		}
+	}
+	return len(t.live) > 0
+}
+
+// ctxFor is the render context of b in this frame.
+func (t *transcript) ctxFor(b Block) RenderContext {
+	ctx := t.base
+	ctx.Width = t.contentWidth()
+	ctx.Focused = b != nil && b == t.focused
+	return ctx
+}
+
+func gapBefore(i int, b Block) int {
+	if i == 0 {
+		return 0
+	}
+	if _, ok := b.(paneBlock); ok {
+		return 0
+	}
+	return 1
+}
+
+// measure draws entry i at the current width and records its height.
+func (t *transcript) measure(i int) {
+	e := &t.entries[i]
+	h := gapBefore(i, e.b) + len(e.b.Lines(t.ctxFor(e.b)))
+	if h != e.height {
+		e.height = h
+		t.topsStale = true
+	}
+	e.exact = true
+	if e.b.Live() {
+		t.live[e.b] = struct{}{}
+	} else {
+		delete(t.live, e.b)
+	}
+}
+
+func (t *transcript) layout() {
+	if !t.topsStale && len(t.tops) == len(t.entries)+1 {
+		return
+	}
+	if cap(t.tops) < len(t.entries)+1 {
+		t.tops = make([]int, len(t.entries)+1, 2*len(t.entries)+16)
+	}
+	t.tops = t.tops[:len(t.entries)+1]
+	sum := 0
+	for i, e := range t.entries {
+		t.tops[i] = sum
+		sum += e.height
+	}
+	t.tops[len(t.entries)] = sum
+	t.topsStale = false
+}
+
+// total is the number of lines of the whole transcript (estimated where
+// heights are estimates).
+func (t *transcript) total() int {
+	t.layout()
+	return t.tops[len(t.entries)]
+}
+
+func (t *transcript) maxOffset() int { return max(0, t.total()-t.height) }
+
+// indexAt returns the entry holding line y.
+func (t *transcript) indexAt(y int) int {
+	t.layout()
+	n := len(t.entries)
+	i := sort.Search(n, func(i int) bool { return t.tops[i+1] > y })
+	return min(i, max(n-1, 0))
+}
+
+// anchor is the first visible entry and the line of it at the top.
+func (t *transcript) anchor() (int, int) {
+	if len(t.entries) == 0 {
+		return 0, 0
+	}
+	i := t.indexAt(t.offset)
+	return i, t.offset - t.tops[i]
+}
+
+// restore puts entry i's line within at the top again after heights moved.
+func (t *transcript) restore(i, within int) {
+	if len(t.entries) == 0 {
+		t.offset = 0
+		return
+	}
+	t.layout()
+	within = min(within, max(t.entries[i].height-1, 0))
+	t.offset = min(max(t.tops[i]+within, 0), t.maxOffset())
+}
+
+// sync measures changed blocks and the ones on screen, keeping what the
+// user looks at in place (or the bottom in view when following).
+func (t *transcript) sync() {
+	if len(t.entries) == 0 {
+		t.touched = t.touched[:0]
+		t.offset = 0
+		return
+	}
+	before := t.total()
+	ai, within := t.anchor()
+	anchorBlock := t.entries[ai].b
+	for _, b := range t.touched {
+		if i := t.IndexOf(b); i >= 0 {
+			t.measure(i)
+		}
+	}
+	t.touched = t.touched[:0]
+	if t.follow {
+		// Make the bottom screenful exact, then pin to it.
+		filled := 0
+		for i := len(t.entries) - 1; i >= 0 && filled < t.height; i-- {
+			if !t.entries[i].exact {
+				t.measure(i)
+			}
+			filled += t.entries[i].height
+		}
+		t.offset = t.maxOffset()
+		return
+	}
+	t.restore(t.IndexOf(anchorBlock), within)
+	// Make the visible entries exact; they lie at or below the anchor, so
+	// measuring them leaves the anchor where it is.
+	for i := t.indexAt(t.offset); i < len(t.entries) && t.tops[i] < t.offset+t.height; i++ {
+		if !t.entries[i].exact {
+			t.measure(i)
+			t.layout()
+		}
+	}
+	t.restore(t.IndexOf(anchorBlock), within)
+	if t.total() > before {
+		t.unseen = true
+	}
+}
+
+// Prewarm measures up to n blocks whose height is only an estimate, nearest
+// the bottom first; it reports whether any are left.
+func (t *transcript) Prewarm(n int) bool {
+	if len(t.entries) == 0 {
+		return false
+	}
+	ai, within := t.anchor()
+	anchorBlock := t.entries[ai].b
+	left := false
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if t.entries[i].exact {
+			continue
+		}
+		if n == 0 {
+			left = true
+			break
+		}
+		t.measure(i)
+		n--
+	}
+	if t.follow {
+		t.offset = t.maxOffset()
+	} else {
+		t.restore(t.IndexOf(anchorBlock), within)
+	}
+	return left
+}
+
+// ScrollBy moves the view by delta lines (negative is up).
+func (t *transcript) ScrollBy(delta int) {
+	t.offset = min(max(t.offset+delta, 0), t.maxOffset())
+	t.follow = t.offset >= t.maxOffset()
+	if t.follow {
+		t.unseen = false
+	}
+	t.sync()
+}
+
+// PageUp and PageDown scroll by a viewport less one line of context.
+func (t *transcript) PageUp()   { t.ScrollBy(-max(1, t.height-1)) }
+func (t *transcript) PageDown() { t.ScrollBy(max(1, t.height-1)) }
+
+// Top scrolls to the first line.
+func (t *transcript) Top() { t.ScrollBy(-t.total()) }
+
+// Bottom scrolls to the end and follows new output again.
+func (t *transcript) Bottom() { t.ScrollBy(t.total()) }
+
+// Following reports whether the view sticks to the bottom.
+func (t *transcript) Following() bool { return t.follow }
+
+// Focused returns the focused block, or nil.
+func (t *transcript) Focused() Block { return t.focused }
+
+// Blur gives the focus back to the input.
+func (t *transcript) Blur() {
+	if t.focused != nil {
+		t.touched = append(t.touched, t.focused)
+		t.focused = nil
+		t.sync()
+	}
+}
+
+// MoveFocus moves the focus dir (+1 or -1) focusable blocks, wrapping
+// around. Without a focus it lands on the newest focusable block. It
+// reports whether a block has the focus afterwards.
+func (t *transcript) MoveFocus(dir int) bool {
+	var focusable []int
+	cur := -1
+	for i, e := range t.entries {
+		if e.b.Focusable() {
+			if e.b == t.focused {
+				cur = len(focusable)
+			}
+			focusable = append(focusable, i)
+		}
+	}
+	if len(focusable) == 0 {
+		t.Blur()
+		return false
+	}
+	next := len(focusable) - 1
+	if cur >= 0 {
+		next = ((cur+dir)%len(focusable) + len(focusable)) % len(focusable)
+	}
+	t.SetFocus(t.entries[focusable[next]].b)
+	return true
+}
+
+// SetFocus focuses b and scrolls it into view.
+func (t *transcript) SetFocus(b Block) {
+	if t.focused != nil {
+		t.touched = append(t.touched, t.focused)
+	}
+	t.focused = b
+	t.touched = append(t.touched, b)
+	t.sync()
+	t.ScrollTo(b)
+}
+
+// ScrollTo brings b into view: its top, or all of it when it fits.
+func (t *transcript) ScrollTo(b Block) {
+	i := t.IndexOf(b)
+	if i < 0 {
+		return
+	}
+	if !t.entries[i].exact {
+		t.measure(i)
+	}
+	t.layout()
+	top, h := t.tops[i], t.entries[i].height
+	off := t.offset
+	switch {
+	case top < off:
+		off = top
+	case top+h > off+t.height:
+		off = min(top, top+h-t.height)
+	}
+	t.ScrollBy(off - t.offset)
+}
+
+// Toggle expands or collapses the focused block.
+func (t *transcript) Toggle() {
+	if t.focused == nil {
+		return
+	}
+	t.focused.SetExpanded(!t.focused.Expanded())
+	t.touched = append(t.touched, t.focused)
+	t.sync()
+	t.ScrollTo(t.focused)
+}
+
+// SetAllExpanded expands or collapses every focusable block.
+func (t *transcript) SetAllExpanded(expanded bool) {
+	for i := range t.entries {
+		if b := t.entries[i].b; b.Focusable() && b.Expanded() != expanded {
+			b.SetExpanded(expanded)
+			// Measure only what the next frame shows; Prewarm does the rest.
+			t.entries[i].exact = false
+		}
+	}
+	t.sync()
+	if t.focused != nil {
+		t.ScrollTo(t.focused)
+	}
+}
+
+// HasUnseen reports whether output arrived below while scrolled up.
+func (t *transcript) HasUnseen() bool { return t.unseen && !t.follow }
+
+// View draws the visible lines, exactly height of them. When output arrived
+// below while the user reads above, the last line says so.
+func (t *transcript) View() string {
+	b := &t.buf
+	b.Reset()
+	b.Grow((t.width + 16) * t.height)
+	rows := t.height
+	hint := t.HasUnseen() && t.height > 1 && t.base.Styles != nil
+	if hint {
+		rows--
+	}
+	n := 0
+	if len(t.entries) > 0 {
+		i := t.indexAt(t.offset)
+		skip := t.offset - t.tops[i]
+		for ; i < len(t.entries) && n < rows; i++ {
+			e := t.entries[i]
+			for g := gapBefore(i, e.b); g > 0 && n < rows; g-- {
+				if skip > 0 {
+					skip--
+					continue
+				}
+				if n > 0 {
+					b.WriteByte('\n')
+				}
+				n++
+			}
+			gutter := t.gutterOff
+			if e.b == t.focused {
+				gutter = t.gutterOn
+			}
+			for _, l := range e.b.Lines(t.ctxFor(e.b)) {
+				if skip > 0 {
+					skip--
+					continue
+				}
+				if n == rows {
+					break
+				}
+				if n > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(gutter)
+				b.WriteString(l)
+				n++
+			}
+		}
+	}
+	for ; n < rows; n++ {
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+	}
+	if hint {
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t.base.Styles.App.Accent.Render(ansi.Truncate("  ↓ new output below (end to follow)", t.width, "…")))
+	}
+	return b.String()
+}
