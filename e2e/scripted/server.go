@@ -375,7 +375,9 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 	defer func() { s.finish(e, status) }()
 	if turn.Delay > 0 {
 		if err := sleep(ctx, turn.Delay); err != nil {
-			return
+			// The client left or the server is closing: send nothing at all
+			// rather than an empty 200.
+			panic(http.ErrAbortHandler)
 		}
 	}
 	h := w.Header()
@@ -433,12 +435,12 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 	err := writeEvents(ctx, w, events, turn.ChunkDelay, turn.DisconnectAfter)
 	if turn.Stall && err == nil {
 		<-ctx.Done()
-		return
+		err = ctx.Err()
 	}
-	var cut errAborted
-	if errors.As(err, &cut) {
-		// net/http drops the connection without ending the chunked body, so
-		// the client sees an unexpected EOF mid-stream.
+	if err != nil {
+		// A cut on purpose, a client gone or a server closing: net/http
+		// drops the connection without ending the chunked body, so a client
+		// still reading sees an unexpected EOF rather than a clean end.
 		panic(http.ErrAbortHandler)
 	}
 }
