@@ -77,22 +77,53 @@ func decodeYAML(fm frontmatter) (*yaml.Node, *Problem) {
 	p := &Problem{Line: fm.open + 1, Message: "invalid YAML in frontmatter: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 	if m := yamlLineErr.FindStringSubmatch(err.Error()); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+			if isYAMLParserProblem(m[2]) {
+				// yaml.v3 prints parser (not scanner) errors with a
+				// 0-based line.
+				n++
+			}
 			p.Line = n + fm.offset()
 			p.Message = "invalid YAML in frontmatter: " + m[2]
 		}
 	}
-	if strings.Contains(p.Message, "tab character") {
-		// yaml.v3 points at the enclosing block, but the fix is on the
-		// line the tab indents.
-		for i, l := range strings.Split(fm.yaml, "\n") {
-			if strings.HasPrefix(l, "\t") {
-				p.Line = i + 1 + fm.offset()
-				p.Message += " (indent with spaces, not tabs)"
-				break
-			}
+	// An error at the end of the text (an unclosed list, say) belongs to
+	// the last line written, not to blank lines or the closing fence.
+	lines := strings.Split(fm.yaml, "\n")
+	if i := min(p.Line-fm.offset()-1, len(lines)-1); i >= 0 {
+		for i > 0 && strings.TrimSpace(lines[i]) == "" {
+			i--
 		}
+		p.Line = i + 1 + fm.offset()
+	}
+	// Tab indentation is the most common YAML mistake; yaml.v3 words it
+	// variously and may point at the enclosing block, so name the fix and
+	// the line the tab indents.
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "\t") {
+			continue
+		}
+		if tabLine := i + 1 + fm.offset(); strings.Contains(p.Message, "tab character") || p.Line == tabLine {
+			p.Line = tabLine
+			p.Message += " (indent with spaces, not tabs)"
+		}
+		break
 	}
 	return nil, p
+}
+
+// isYAMLParserProblem reports whether msg is one of yaml.v3's parser
+// errors, the ones whose printed line is 0-based.
+func isYAMLParserProblem(msg string) bool {
+	switch msg {
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+		"did not find expected '-' indicator", "did not find expected <document start>",
+		"did not find expected <stream-start>", "did not find expected key",
+		"did not find expected node content", "found duplicate %TAG directive",
+		"found duplicate %YAML directive", "found incompatible YAML document",
+		"found undefined tag handle":
+		return true
+	}
+	return false
 }
 
 // safeUnmarshal shields callers from a panic inside the YAML decoder: a

@@ -97,6 +97,18 @@ func toolsColumn(d Definition) string {
 	return strings.Join(tools, ", ")
 }
 
+// modelColumn shows the model as written, noting when a Claude alias will
+// in fact inherit the parent's model (unless config maps it).
+func modelColumn(d Definition) string {
+	if _, inherit := d.ModelOrInherit(); inherit && !strings.EqualFold(d.Model, "inherit") && d.Model != "" {
+		return d.Model + " (inherit)"
+	}
+	if d.Model == "" {
+		return "inherit"
+	}
+	return d.Model
+}
+
 func accessColumn(d Definition) string {
 	if d.ReadOnly {
 		return "read-only"
@@ -123,7 +135,7 @@ func writeText(w io.Writer, s *Set, problems []Problem) error {
 	tabs := &errWriter{w: tw}
 	tabs.printf("NAME\tSCOPE\tMODEL\tACCESS\tTOOLS\tSOURCE\n")
 	for _, d := range s.All() {
-		tabs.printf("%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, d.Model, accessColumn(d), toolsColumn(d), d.Source)
+		tabs.printf("%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, modelColumn(d), accessColumn(d), toolsColumn(d), d.Source)
 	}
 	if tabs.err == nil {
 		tabs.err = tw.Flush()

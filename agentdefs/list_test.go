@@ -1,0 +1,147 @@
+package agentdefs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// listFixture is a set with every kind of row: built-ins, a project
+// override, a user agent with limits, shadowed definitions, and problems.
+func listFixture() (*Set, []Problem) {
+	defs := append(Builtins(),
+		Definition{
+			Name: "Explore", Description: "Project explorer.", Model: "haiku",
+			Tools: []string{"read_file", "grep"}, Source: "/p/.covey/agents/explore.md", Scope: Project,
+		},
+		Definition{
+			Name: "Explore", Description: "User explorer.", Model: "inherit",
+			Source: "/h/.claude/agents/explore.md", Scope: User,
+		},
+		Definition{
+			Name: "doc-writer", Description: "Writes docs.", Model: "qwen3-coder", Provider: "local",
+			Tools: []string{"read_file", "write_file", "task"}, MaxTurns: 30, Timeout: 90 * time.Second,
+			AllowedPaths: []string{"docs/**"}, Source: "/c/covey/agents/doc-writer.md", Scope: User,
+		},
+		Definition{
+			Name: "no-tools", Description: "Thinks only.", Model: "inherit", Tools: []string{},
+			Source: "/p/.claude/agents/no-tools.md", Scope: Project,
+		},
+	)
+	problems := []Problem{
+		{Path: "/p/.claude/agents/bad.md", Line: 4, Message: `max_turns must be a whole number, got "lots"`},
+		{Path: "/p/.claude/agents/web.md", Line: 3, Message: `tools: tool "WebFetch" dropped: covey has no such tool`, Warning: true},
+		{Path: "/h/.claude/agents", Message: "cannot read agents folder: permission denied"},
+	}
+	return NewSet(defs...), problems
+}
+
+func TestWriteList(t *testing.T) {
+	full, problems := listFixture()
+	tests := map[string]struct {
+		set      *Set
+		problems []Problem
+		asJSON   bool
+	}{
+		"text":          {full, problems, false},
+		"json":          {full, problems, true},
+		"builtins_text": {NewSet(Builtins()...), nil, false},
+		"builtins_json": {NewSet(Builtins()...), nil, true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteList(&buf, tc.set, tc.problems, tc.asJSON); err != nil {
+				t.Fatalf("WriteList: %v", err)
+			}
+			if tc.asJSON && !json.Valid(buf.Bytes()) {
+				t.Fatalf("invalid JSON:\n%s", buf.String())
+			}
+			golden := filepath.Join("testdata", t.Name()+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("read golden (run with -update to create): %v", err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("output differs from %s:\n%s", golden, buf.String())
+			}
+		})
+	}
+}
+
+func TestWriteListJSONShape(t *testing.T) {
+	s, problems := listFixture()
+	var buf bytes.Buffer
+	if err := WriteList(&buf, s, problems, true); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Agents []struct {
+			Name     string   `json:"name"`
+			Scope    string   `json:"scope"`
+			Tools    []string `json:"tools"`
+			ReadOnly bool     `json:"read_only"`
+			MaxTurns int      `json:"max_turns"`
+			TimeoutS float64  `json:"timeout_s"`
+		} `json:"agents"`
+		Shadowed []struct {
+			Name       string `json:"name"`
+			ShadowedBy string `json:"shadowed_by"`
+		} `json:"shadowed"`
+		Problems []Problem `json:"problems"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Agents) != 5 {
+		t.Fatalf("%d agents, want 5:\n%s", len(got.Agents), buf.String())
+	}
+	docWriter, explore, noTools := got.Agents[0], got.Agents[1], got.Agents[3]
+	tests := map[string]struct {
+		ok bool
+	}{
+		"doc-writer limits":        {docWriter.Name == "doc-writer" && docWriter.MaxTurns == 30 && docWriter.TimeoutS == 90 && !docWriter.ReadOnly},
+		"defaults applied":         {explore.MaxTurns == DefaultMaxTurns && explore.TimeoutS == DefaultTimeout.Seconds() && explore.ReadOnly},
+		"scope as a word":          {explore.Scope == "project"},
+		"no-tools has empty tools": {noTools.Name == "no-tools" && noTools.Tools != nil && len(noTools.Tools) == 0},
+		"shadowed name the winner": {len(got.Shadowed) == 2 && got.Shadowed[0].ShadowedBy == "/p/.covey/agents/explore.md"},
+		"problems round-trip":      {len(got.Problems) == 3 && got.Problems[1] == problems[1]},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if !tc.ok {
+				t.Errorf("failed on:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteListReportsWriteErrors(t *testing.T) {
+	s, problems := listFixture()
+	for _, asJSON := range []bool{false, true} {
+		t.Run(map[bool]string{false: "text", true: "json"}[asJSON], func(t *testing.T) {
+			if err := WriteList(failWriter{}, s, problems, asJSON); err == nil {
+				t.Error("WriteList ignored a write error")
+			}
+		})
+	}
+}
