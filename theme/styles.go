@@ -46,6 +46,21 @@ type Styles struct {
 	Notice struct {
 		Info, Warning, Error lipgloss.Style
 	}
+
+	// Blocks holds the transcript blocks' additions (owned by the blocks
+	// code in ui/; keep this section last).
+	Blocks struct {
+		// Focused is the title of the focused block (a tool's name, a
+		// child's description), on top of the core's focus gutter.
+		Focused lipgloss.Style
+		// MaxTurns marks a child stopped at its turn limit; Waiting one
+		// waiting for the user's approval.
+		MaxTurns, Waiting lipgloss.Style
+		// Summary is a finished child's final line.
+		Summary lipgloss.Style
+		// Note is a child's retry and stop notes.
+		Note lipgloss.Style
+	}
 }
 
 func fg(c lipgloss.TerminalColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
@@ -124,5 +139,12 @@ func newStyles(p Palette) Styles {
 	s.Notice.Info = fg(p.Muted)
 	s.Notice.Warning = fg(p.Warning)
 	s.Notice.Error = fg(p.Error)
+
+	// Blocks additions.
+	s.Blocks.Focused = fg(p.Primary).Bold(true)
+	s.Blocks.MaxTurns = fg(p.Warning)
+	s.Blocks.Waiting = fg(p.Accent).Bold(true)
+	s.Blocks.Summary = fg(p.Text)
+	s.Blocks.Note = fg(p.Warning)
 	return s
 }

@@ -1,31 +1,282 @@
 package ui
 
-import "strings"
+import (
+	"strconv"
+	"strings"
 
-// AssistantBlock shows the main agent's answer as it streams.
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// reasoningTail is how many lines of thinking a collapsed block shows.
+const reasoningTail = 3
+
+// AssistantBlock shows the main agent's answer as it streams. Markdown is
+// rendered only where it can no longer change: the text is cut at the last
+// paragraph break outside a code fence, everything before it is rendered
+// with glamour one paragraph group at a time (each group once per width),
+// and only the unfinished tail is shown as plain wrapped text. On Finish the
+// whole answer is rendered once and the block freezes.
 type AssistantBlock struct {
-	text, reasoning strings.Builder
-	done, expanded  bool
+	text      strings.Builder
+	reasoning strings.Builder
+	done      bool
+	expanded  bool
+	version   uint64
+
+	// The stable-prefix scanner: how far text has been read line by line,
+	// whether that point is inside a code fence, and the ends of the
+	// stable segments found so far.
+	scanned int
+	fence   string
+	bounds  []int
+
+	// Render caches. segLines holds the rendered segments at segWidth,
+	// flattened and separated by blank lines, for the first segDone bounds.
+	segWidth  int
+	segDone   int
+	segLines  []string
+	tail      wrapStream
+	tailBase  int // the offset in text where tail starts
+	think     wrapStream
+	final     []string
+	finalW    int
+	cache     lineCache
+	recompute int // how many times Lines rebuilt its output; tests read it
 }
 
 // NewAssistantBlock returns an empty, streaming answer block.
 func NewAssistantBlock() *AssistantBlock { return &AssistantBlock{} }
 
-// AppendText adds a fragment of the answer.
-func (b *AssistantBlock) AppendText(s string) { b.text.WriteString(s) }
-
-// AppendReasoning adds a fragment of the model's thinking.
-func (b *AssistantBlock) AppendReasoning(s string) { b.reasoning.WriteString(s) }
-
-// Finish marks the answer complete.
-func (b *AssistantBlock) Finish() { b.done = true }
-
-// Lines implements Block.
-func (b *AssistantBlock) Lines(ctx RenderContext) []string {
-	return []string{clipLine(b.text.String(), ctx.Width)}
+// AppendText adds a fragment of the answer. It only scans the newly
+// completed lines for paragraph breaks; rendering waits for Lines.
+func (b *AssistantBlock) AppendText(s string) {
+	if s == "" || b.done {
+		return
+	}
+	b.text.WriteString(s)
+	b.scan()
+	b.version++
 }
 
-// Focusable implements Block.
+// AppendReasoning adds a fragment of the model's thinking.
+func (b *AssistantBlock) AppendReasoning(s string) {
+	if s == "" || b.done {
+		return
+	}
+	b.reasoning.WriteString(s)
+	b.version++
+}
+
+// Finish marks the answer complete: the next Lines renders all of it as
+// markdown once, and the block no longer changes.
+func (b *AssistantBlock) Finish() {
+	if b.done {
+		return
+	}
+	b.done = true
+	b.version++
+}
+
+// Text returns the answer received so far.
+func (b *AssistantBlock) Text() string { return b.text.String() }
+
+// Version counts the block's changes; equal versions render alike.
+func (b *AssistantBlock) Version() uint64 { return b.version }
+
+// scan reads the complete lines not yet seen, tracking code fences, and
+// records a stable boundary after each blank line outside a fence.
+func (b *AssistantBlock) scan() {
+	text := b.text.String()
+	for {
+		nl := strings.IndexByte(text[b.scanned:], '\n')
+		if nl < 0 {
+			return
+		}
+		start, end := b.scanned, b.scanned+nl+1
+		line := strings.TrimRight(text[start:end-1], "\r")
+		b.scanned = end
+		if b.fence != "" {
+			if closesFence(line, b.fence) {
+				b.fence = ""
+			}
+			continue
+		}
+		if f := opensFence(line); f != "" {
+			b.fence = f
+			continue
+		}
+		if strings.TrimSpace(line) == "" && strings.TrimSpace(text[b.lastBound():start]) != "" {
+			b.bounds = append(b.bounds, end)
+		}
+	}
+}
+
+func (b *AssistantBlock) lastBound() int {
+	if len(b.bounds) == 0 {
+		return 0
+	}
+	return b.bounds[len(b.bounds)-1]
+}
+
+// opensFence returns the fence marker (``` or ~~~, as long as written) a
+// line opens, or "".
+func opensFence(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return t[:n]
+}
+
+// closesFence reports whether line closes a fence opened with marker.
+func closesFence(line, marker string) bool {
+	t := strings.TrimSpace(line)
+	if len(t) < len(marker) || t[0] != marker[0] {
+		return false
+	}
+	return strings.Trim(t, t[:1]) == ""
+}
+
+// Lines implements Block. The returned slice is shared with the cache and
+// must not be modified.
+func (b *AssistantBlock) Lines(ctx RenderContext) []string {
+	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	b.recompute++
+	width := max(ctx.Width, 1)
+	var lines []string
+	if b.reasoning.Len() > 0 {
+		lines = b.reasoningLines(ctx, width)
+		if b.text.Len() > 0 {
+			lines = append(lines, "")
+		}
+	}
+	if b.done {
+		lines = append(lines, b.finalLines(ctx, width)...)
+	} else {
+		lines = append(lines, b.streamingLines(ctx, width)...)
+	}
+	b.cache.put(key, lines)
+	return lines
+}
+
+// reasoningLines is the dimmed thinking: a header and the last few lines,
+// or all of them when expanded.
+func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
+	st := ctx.Styles.Assistant.Reasoning
+	inner := max(width-2, 1)
+	done, partial := b.think.update(b.reasoning.String(), inner, st)
+	all := len(done) + len(partial)
+	shown := all
+	if !b.expanded {
+		shown = min(all, reasoningTail)
+	}
+	header := "✻ Thinking"
+	if shown < all {
+		header += " (" + strconv.Itoa(all-shown) + " more lines)"
+	}
+	lines := make([]string, 0, shown+1)
+	lines = append(lines, fitLine(st.Render(header), width))
+	skip := all - shown
+	for _, group := range [2][]string{done, partial} {
+		for _, l := range group {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			lines = append(lines, "  "+l)
+		}
+	}
+	return lines
+}
+
+// streamingLines renders the stable segments not yet rendered at this
+// width and appends the plain tail.
+func (b *AssistantBlock) streamingLines(ctx RenderContext, width int) []string {
+	text := b.text.String()
+	if b.segWidth != width {
+		b.segWidth, b.segDone, b.segLines = width, 0, nil
+	}
+	for b.segDone < len(b.bounds) {
+		start := 0
+		if b.segDone > 0 {
+			start = b.bounds[b.segDone-1]
+		}
+		seg := renderMarkdown(ctx, text[start:b.bounds[b.segDone]], width)
+		if len(b.segLines) > 0 && len(seg) > 0 {
+			b.segLines = append(b.segLines, "")
+		}
+		b.segLines = append(b.segLines, seg...)
+		b.segDone++
+	}
+	lines := make([]string, 0, len(b.segLines)+8)
+	lines = append(lines, b.segLines...)
+	tail := b.tailLines(ctx, text, width)
+	if len(lines) > 0 && len(tail) > 0 {
+		lines = append(lines, "")
+	}
+	return append(lines, tail...)
+}
+
+// tailLines wraps the text after the last stable boundary as plain text.
+func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []string {
+	base := b.lastBound()
+	if b.tailBase != base {
+		b.tail, b.tailBase = wrapStream{}, base
+	}
+	tailText := text[base:]
+	if strings.TrimSpace(tailText) == "" {
+		return nil
+	}
+	done, partial := b.tail.update(tailText, width, ctx.Styles.Assistant.Text)
+	// Extra blank lines after the last boundary would widen the gap the
+	// segments already leave.
+	for len(done) > 0 && strings.TrimSpace(ansi.Strip(done[0])) == "" {
+		done = done[1:]
+	}
+	if len(partial) == 1 && ansi.Strip(partial[0]) == "" {
+		partial = nil // the text ends with a newline
+	}
+	out := make([]string, 0, len(done)+len(partial))
+	return append(append(out, done...), partial...)
+}
+
+// finalLines renders the whole answer once per width.
+func (b *AssistantBlock) finalLines(ctx RenderContext, width int) []string {
+	if b.final == nil || b.finalW != width {
+		b.final = renderMarkdown(ctx, b.text.String(), width)
+		if b.final == nil {
+			b.final = []string{}
+		}
+		b.finalW = width
+		// The streaming state is no longer needed; let it go.
+		b.segLines, b.tail, b.bounds, b.segWidth = nil, wrapStream{}, nil, 0
+	}
+	return b.final
+}
+
+// renderMarkdown renders md with the shared renderer, falling back to
+// plain wrapped text when there is none or it fails.
+func renderMarkdown(ctx RenderContext, md string, width int) []string {
+	if ctx.Markdown != nil {
+		if lines, err := ctx.Markdown.Render(md, width); err == nil {
+			return lines
+		}
+	}
+	return styleLines(trimBlankLines(wrapText(strings.TrimRight(md, "\n"), width)), ctx.Styles.Assistant.Text)
+}
+
+// Focusable implements Block: only thinking can be expanded.
 func (b *AssistantBlock) Focusable() bool { return b.reasoning.Len() > 0 }
 
 // Expanded implements Block.
@@ -34,5 +285,29 @@ func (b *AssistantBlock) Expanded() bool { return b.expanded }
 // SetExpanded implements Block.
 func (b *AssistantBlock) SetExpanded(v bool) { b.expanded = v }
 
-// Live implements Block.
+// Live implements Block: an answer changes with events, not with time.
 func (b *AssistantBlock) Live() bool { return false }
+
+// wrapStream wraps text that only grows at its end. Complete lines are
+// wrapped and styled once; only the unfinished last line is redone on each
+// call, so a token costs the same at 200 bytes as at 20 KB.
+type wrapStream struct {
+	width    int
+	consumed int      // bytes of complete lines already wrapped
+	lines    []string // their screen lines, styled
+}
+
+// update returns the screen lines of the complete lines of src and of its
+// unfinished last line. src must extend the src of the previous call.
+func (w *wrapStream) update(src string, width int, st lipgloss.Style) (done, partial []string) {
+	if w.width != width {
+		*w = wrapStream{width: width}
+	}
+	if nl := strings.LastIndexByte(src, '\n'); nl >= w.consumed {
+		for _, line := range strings.Split(src[w.consumed:nl], "\n") {
+			w.lines = append(w.lines, styleLines(appendWrapped(nil, expandTabs(line), width), st)...)
+		}
+		w.consumed = nl + 1
+	}
+	return w.lines, styleLines(appendWrapped(nil, expandTabs(src[w.consumed:]), width), st)
+}

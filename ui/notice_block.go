@@ -3,26 +3,46 @@ package ui
 // NoticeLevel is the severity of a NoticeBlock.
 type NoticeLevel int
 
-// Notice levels.
+// Notice levels, from least to most severe.
 const (
 	NoticeInfo NoticeLevel = iota
 	NoticeWarning
 	NoticeError
 )
 
-// NoticeBlock shows a message from covey itself.
+// NoticeBlock shows a message from covey itself: command output (/help,
+// /cost, /agents), warnings and errors. Its text may span several lines.
 type NoticeBlock struct {
 	level NoticeLevel
 	text  string
+	cache lineCache
 }
 
-// NewNoticeBlock returns a notice; text may span several lines.
+// NewNoticeBlock returns a notice of the given level.
 func NewNoticeBlock(level NoticeLevel, text string) *NoticeBlock {
 	return &NoticeBlock{level: level, text: text}
 }
 
-// Lines implements Block.
-func (b *NoticeBlock) Lines(ctx RenderContext) []string { return []string{clipLine(b.text, ctx.Width)} }
+// Level returns the notice's severity.
+func (b *NoticeBlock) Level() NoticeLevel { return b.level }
+
+// Lines implements Block. The returned slice must not be modified.
+func (b *NoticeBlock) Lines(ctx RenderContext) []string {
+	key := cacheKey{width: ctx.Width}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	st, glyph := ctx.Styles.Notice.Info, "ℹ "
+	switch b.level {
+	case NoticeWarning:
+		st, glyph = ctx.Styles.Notice.Warning, "⚠ "
+	case NoticeError:
+		st, glyph = ctx.Styles.Notice.Error, glyphFailed+" "
+	}
+	lines := prefixedLines(wrapText(b.text, max(ctx.Width-2, 1)), ctx.Width, st.Render(glyph), "  ", st)
+	b.cache.put(key, lines)
+	return lines
+}
 
 // Focusable implements Block.
 func (b *NoticeBlock) Focusable() bool { return false }
@@ -30,7 +50,7 @@ func (b *NoticeBlock) Focusable() bool { return false }
 // Expanded implements Block.
 func (b *NoticeBlock) Expanded() bool { return false }
 
-// SetExpanded implements Block.
+// SetExpanded implements Block; a notice is always shown whole.
 func (b *NoticeBlock) SetExpanded(bool) {}
 
 // Live implements Block.

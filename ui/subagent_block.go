@@ -1,31 +1,210 @@
 package ui
 
-import "covey/agent"
+import (
+	"fmt"
+	"strings"
+	"time"
 
-// SubagentBlock is the live pane of one child agent.
+	"covey/agent"
+	"covey/tools"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// How many body lines a pane shows, and how much activity it remembers.
+const (
+	paneCollapsed = 2
+	paneExpanded  = 10
+	paneMemory    = 200 // activity lines kept; older ones are dropped
+	paneBorder    = "│ "
+)
+
+// childState is where a child agent is in its life.
+type childState uint8
+
+const (
+	childRunning childState = iota
+	childDone
+	childFailed
+	childCancelled
+	childTimedOut
+	childMaxTurns
+)
+
+// SubagentBlock is the live pane of one child agent: a header with a state
+// glyph, the child's type and description, its tool count, elapsed time and
+// tokens, and a body with its latest activity (tool calls, updated in place
+// when they finish, and its text), the last 2 lines when collapsed and the
+// last 10 when expanded. A finished pane keeps its summary; a failed one
+// shows its error. The caller routes the child's events to Apply.
 type SubagentBlock struct {
-	src      agent.Source
-	usage    agent.Usage
-	finished bool
-	expanded bool
-	waiting  bool
+	src     agent.Source
+	model   string
+	started time.Time
+	lastNow time.Time
+	state   childState
+	waiting bool
+	elapsed time.Duration // frozen when the child finishes
+	tools   int
+	usage   agent.Usage
+
+	acts     activityRing
+	openTool map[string]uint64 // call ID → sequence of its line, until it finishes
+	openText bool              // the newest line is text still being written
+
+	expanded  bool
+	version   uint64
+	body      lineCache // body lines, keyed without the clock
+	cache     lineCache
+	recompute int
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
-func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock { return &SubagentBlock{src: ev.Source} }
+func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
+	return &SubagentBlock{src: ev.Source, model: ev.Model, openTool: map[string]uint64{}}
+}
 
-// Apply updates the pane with one event of its child.
+// SetStarted sets when the child started, for its elapsed time. Without it
+// the time of the first Lines call is used.
+func (b *SubagentBlock) SetStarted(t time.Time) { b.started = t }
+
+// Apply updates the pane with one event of its child: TextDelta,
+// ReasoningDelta, ToolStarted, ToolFinished, UsageReported, Retrying,
+// ErrorEvent and ChildFinished change it; other events and anything after
+// ChildFinished are ignored.
 func (b *SubagentBlock) Apply(ev agent.Event) {
+	if b.state != childRunning {
+		return
+	}
 	switch e := ev.(type) {
+	case agent.TextDelta:
+		b.appendText(actText, e.Text)
+	case agent.ReasoningDelta:
+		b.appendText(actReasoning, e.Text)
+	case agent.ToolStarted:
+		b.tools++
+		arg := e.KeyArg
+		if arg == "" {
+			arg = tools.KeyArg(e.Name, e.Args)
+		}
+		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: e.Name, arg: oneLine(arg)})
+	case agent.ToolFinished:
+		b.finishTool(e)
 	case agent.UsageReported:
 		b.usage.Add(e.Usage)
+	case agent.Retrying:
+		reason := oneLine(e.Reason)
+		if reason == "" {
+			reason = "request failed"
+		}
+		b.push(activity{kind: actNote, text: fmt.Sprintf("%s, retrying in %s", reason, waitText(e.Wait))})
+	case agent.ErrorEvent:
+		b.push(activity{kind: actError, text: oneLine(e.Message)})
 	case agent.ChildFinished:
-		b.finished = true
+		b.finish(e)
+	default:
+		return
+	}
+	b.version++
+}
+
+// appendText adds streamed text, one activity line per line of text.
+// Blank lines are dropped: the pane's few lines are for content.
+func (b *SubagentBlock) appendText(kind activityKind, s string) {
+	for i, piece := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.openText = false
+		}
+		piece = expandTabs(piece)
+		if last := b.acts.last(); b.openText && last != nil && last.kind == kind {
+			last.text += piece
+			continue
+		}
+		if strings.TrimSpace(piece) == "" {
+			continue
+		}
+		b.push(activity{kind: kind, text: strings.TrimLeft(piece, " ")})
+		b.openText = true
+	}
+}
+
+func (b *SubagentBlock) push(a activity) uint64 {
+	b.openText = false
+	return b.acts.push(a)
+}
+
+// finishTool updates the tool's line in place, or adds one if it has
+// already scrolled out of memory.
+func (b *SubagentBlock) finishTool(e agent.ToolFinished) {
+	st := toolOK
+	if e.Result.IsError {
+		st = toolFailed
+	}
+	note := oneLine(e.Result.Summary)
+	if seq, ok := b.openTool[e.CallID]; ok {
+		delete(b.openTool, e.CallID)
+		if a := b.acts.at(seq); a != nil {
+			a.tool, a.note = st, note
+			return
+		}
+	}
+	// The start has scrolled out of memory: add the finished line anew.
+	b.push(activity{kind: actTool, text: e.Name, arg: oneLine(e.KeyArg), tool: st, note: note})
+}
+
+// finish freezes the pane with the child's outcome.
+func (b *SubagentBlock) finish(e agent.ChildFinished) {
+	switch e.Reason {
+	case agent.StopOK:
+		b.state = childDone
+	case agent.StopCancelled:
+		b.state = childCancelled
+	case agent.StopTimeout:
+		b.state = childTimedOut
+	case agent.StopMaxTurns:
+		b.state = childMaxTurns
+	default:
+		b.state = childFailed
+		if e.Reason == "" && e.Error == "" {
+			b.state = childDone
+		}
+	}
+	b.elapsed = e.Elapsed
+	if b.elapsed <= 0 && !b.started.IsZero() && !b.lastNow.IsZero() {
+		b.elapsed = b.lastNow.Sub(b.started)
+	}
+	b.tools = max(b.tools, e.ToolCalls)
+	if e.Usage.Total() > 0 {
+		b.usage = e.Usage // the child's own total is authoritative
+	}
+	b.waiting = false
+	clear(b.openTool)
+	switch b.state {
+	case childCancelled:
+		b.push(activity{kind: actNote, text: "cancelled"})
+	case childTimedOut:
+		b.push(activity{kind: actNote, text: "timed out after " + elapsedText(b.elapsed)})
+	case childMaxTurns:
+		b.push(activity{kind: actNote, text: "stopped at its turn limit"})
+	}
+	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" {
+		b.push(activity{kind: actSummary, text: s})
+	}
+	if e.Error != "" && b.state == childFailed {
+		if last := b.acts.last(); last == nil || last.kind != actError || last.text != oneLine(e.Error) {
+			b.push(activity{kind: actError, text: oneLine(e.Error)})
+		}
 	}
 }
 
 // SetWaiting marks the child as waiting for the user's approval.
-func (b *SubagentBlock) SetWaiting(v bool) { b.waiting = v }
+func (b *SubagentBlock) SetWaiting(v bool) {
+	if b.waiting != v && b.state == childRunning {
+		b.waiting = v
+		b.version++
+	}
+}
 
 // AgentID is the child's agent ID.
 func (b *SubagentBlock) AgentID() string { return b.src.AgentID }
@@ -34,7 +213,7 @@ func (b *SubagentBlock) AgentID() string { return b.src.AgentID }
 func (b *SubagentBlock) ParentCallID() string { return b.src.ParentCallID }
 
 // Running reports whether the child has not finished.
-func (b *SubagentBlock) Running() bool { return !b.finished }
+func (b *SubagentBlock) Running() bool { return b.state == childRunning }
 
 // Usage is the child's token usage so far.
 func (b *SubagentBlock) Usage() agent.Usage { return b.usage }
@@ -45,10 +224,15 @@ func (b *SubagentBlock) Type() string { return b.src.AgentType }
 // Description is the child's task description.
 func (b *SubagentBlock) Description() string { return b.src.Description }
 
-// Lines implements Block.
-func (b *SubagentBlock) Lines(ctx RenderContext) []string {
-	return []string{clipLine("["+b.src.AgentType+"] "+b.src.Description, ctx.Width)}
-}
+// Model is the model the child runs on.
+func (b *SubagentBlock) Model() string { return b.model }
+
+// ToolCalls is how many tool calls the child has made.
+func (b *SubagentBlock) ToolCalls() int { return b.tools }
+
+// Version counts the pane's changes; equal versions render alike (a running
+// pane still moves with the clock).
+func (b *SubagentBlock) Version() uint64 { return b.version }
 
 // Focusable implements Block.
 func (b *SubagentBlock) Focusable() bool { return true }
@@ -59,5 +243,117 @@ func (b *SubagentBlock) Expanded() bool { return b.expanded }
 // SetExpanded implements Block.
 func (b *SubagentBlock) SetExpanded(v bool) { b.expanded = v }
 
-// Live implements Block.
-func (b *SubagentBlock) Live() bool { return !b.finished }
+// Live implements Block: a running pane has a spinner and a clock.
+func (b *SubagentBlock) Live() bool { return b.state == childRunning }
+
+// Lines implements Block. The returned slice must not be modified.
+func (b *SubagentBlock) Lines(ctx RenderContext) []string {
+	if b.started.IsZero() {
+		b.started = ctx.Now
+	}
+	b.lastNow = ctx.Now
+	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded, focused: ctx.Focused}
+	if b.state == childRunning {
+		key.frame, key.tick = ctx.Frame, elapsedText(ctx.Now.Sub(b.started))
+	}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	b.recompute++
+	width := max(ctx.Width, 1)
+	body := b.bodyLines(ctx, width)
+	lines := make([]string, 0, len(body)+1)
+	lines = append(lines, b.header(ctx, width))
+	lines = append(lines, body...)
+	b.cache.put(key, lines)
+	return lines
+}
+
+// header is "glyph [type] description ... N tools · 3.2s · 12.4k tok",
+// the stats right-aligned and the description cut to make room.
+func (b *SubagentBlock) header(ctx RenderContext, width int) string {
+	st := ctx.Styles
+	glyph, glyphStyle := b.glyph(ctx)
+	elapsed := b.elapsed
+	if b.state == childRunning {
+		elapsed = ctx.Now.Sub(b.started)
+	}
+	tools := fmt.Sprintf("%d tools", b.tools)
+	if b.tools == 1 {
+		tools = "1 tool"
+	}
+	stats := tools + " · " + elapsedText(elapsed) + " · " + tokenCount(b.usage.Total()) + " tok"
+	if b.waiting {
+		stats = "awaiting approval · " + stats
+	}
+	left := glyphStyle.Render(glyph) + " " + st.Subagent.Type.Render("["+b.src.AgentType+"]") + " "
+	desc := st.Subagent.Description
+	if ctx.Focused {
+		desc = st.Blocks.Focused
+	}
+	room := width - ansi.StringWidth(left) - ansi.StringWidth(stats) - 2
+	if room < 8 { // too narrow for both: the stats give way first
+		return fitLine(left+desc.Render(oneLine(b.src.Description)), width)
+	}
+	d := fitLine(oneLine(b.src.Description), room)
+	gap := width - ansi.StringWidth(left) - ansi.StringWidth(d) - ansi.StringWidth(stats)
+	return fitLine(left+desc.Render(d)+strings.Repeat(" ", max(gap, 1))+st.Subagent.Stats.Render(stats), width)
+}
+
+// glyph is the state glyph and its style.
+func (b *SubagentBlock) glyph(ctx RenderContext) (string, lipgloss.Style) {
+	st := ctx.Styles
+	switch {
+	case b.waiting:
+		return glyphWaiting, st.Blocks.Waiting
+	case b.state == childDone:
+		return glyphOK, st.Subagent.Done
+	case b.state == childFailed:
+		return glyphFailed, st.Subagent.Failed
+	case b.state == childCancelled:
+		return glyphCancelled, st.Subagent.Cancelled
+	case b.state == childTimedOut:
+		return glyphTimeout, st.Subagent.TimedOut
+	case b.state == childMaxTurns:
+		return glyphMaxTurns, st.Blocks.MaxTurns
+	}
+	return spinnerGlyph(ctx.Frame), st.Subagent.Running
+}
+
+// bodyLines is the last lines of activity under a border. It depends on
+// the content and width only, so the clock's ticks reuse it.
+func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
+	key := cacheKey{width: width, version: b.version, expanded: b.expanded}
+	if lines, ok := b.body.get(key); ok {
+		return lines
+	}
+	limit := paneCollapsed
+	if b.expanded {
+		limit = paneExpanded
+	}
+	inner := max(width-ansi.StringWidth(paneBorder), 1)
+	border := ctx.Styles.Subagent.Border.Render(paneBorder)
+	// Walk back from the newest activity until the pane is full, so a
+	// chatty child costs only what is shown.
+	var rev []string
+	for i := b.acts.len() - 1; i >= 0 && len(rev) < limit; i-- {
+		lines := b.acts.get(i).render(ctx, inner)
+		for j := len(lines) - 1; j >= 0 && len(rev) < limit; j-- {
+			rev = append(rev, fitLine(border+lines[j], width))
+		}
+	}
+	out := make([]string, len(rev))
+	for i, l := range rev {
+		out[len(rev)-1-i] = l
+	}
+	b.body.put(key, out)
+	return out
+}
+
+// waitText formats a retry wait in whole seconds (or milliseconds).
+func waitText(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", max(d.Milliseconds(), 0))
+	}
+	return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
+}

@@ -1,20 +1,112 @@
 package ui
 
-import "covey/agent"
+import (
+	"fmt"
+	"strings"
+	"time"
 
-// ToolBlock shows one tool call of the main agent.
+	"covey/agent"
+	"covey/tools"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// How much of a tool's output a block shows.
+const (
+	outputPreview   = 3  // lines when collapsed
+	outputExpanded  = 40 // lines when expanded
+	diffPreview     = 20 // diff lines when collapsed
+	taskToolName    = "task"
+	outputIndent    = "    "
+	outputFirstMark = "  ⎿ "
+)
+
+// ToolBlock shows one tool call of the main agent: a header with an icon,
+// the tool's name, its key argument, its state and duration, and below it a
+// short preview of the output that expands. Edits show a coloured diff and
+// todo_write the task list. A task call is only a header: its children are
+// SubagentBlocks of their own, placed after it.
 type ToolBlock struct {
 	start    agent.ToolStarted
-	end      agent.ToolFinished
+	keyArg   string
+	started  time.Time
 	finished bool
-	expanded bool
+	end      agent.ToolFinished
+
+	// Parsed once at Finish, so drawing never parses.
+	change   *tools.FileChange
+	diff     *diffView
+	todos    []tools.Todo
+	hasTodos bool
+	output   []string // the first outputExpanded lines of the output
+	more     int      // lines of output beyond those
+
+	expanded  bool
+	version   uint64
+	cache     lineCache
+	recompute int
 }
 
 // NewToolBlock returns the block of a tool call that just started.
-func NewToolBlock(ev agent.ToolStarted) *ToolBlock { return &ToolBlock{start: ev} }
+func NewToolBlock(ev agent.ToolStarted) *ToolBlock {
+	b := &ToolBlock{start: ev, keyArg: ev.KeyArg}
+	if b.keyArg == "" {
+		b.keyArg = tools.KeyArg(ev.Name, ev.Args)
+	}
+	return b
+}
 
-// Finish records the call's outcome.
-func (b *ToolBlock) Finish(ev agent.ToolFinished) { b.end, b.finished = ev, true }
+// SetStarted sets when the call started, for its running time. Without it
+// the time of the first Lines call is used.
+func (b *ToolBlock) SetStarted(t time.Time) { b.started = t }
+
+// Finish records the call's outcome and prepares what the block shows.
+// Only the first call counts.
+func (b *ToolBlock) Finish(ev agent.ToolFinished) {
+	if b.finished {
+		return
+	}
+	b.finished, b.end = true, ev
+	if b.keyArg == "" {
+		b.keyArg = ev.KeyArg
+	}
+	switch d := ev.Result.Display.(type) {
+	case *tools.FileChange:
+		b.change = d
+	case tools.FileChange:
+		b.change = &d
+	case []tools.Todo:
+		b.todos, b.hasTodos = d, true
+	}
+	if b.change != nil && !ev.Result.IsError {
+		b.diff = newDiffView(b.change.Diff)
+	}
+	text := ev.Result.Content
+	if strings.TrimSpace(text) == "" {
+		text = ev.Result.Summary
+	}
+	b.output, b.more = headLines(strings.TrimRight(text, "\n"), outputExpanded)
+	b.version++
+}
+
+// headLines returns the first n lines of s and how many lines follow them,
+// without splitting all of a large output.
+func headLines(s string, n int) ([]string, int) {
+	if s == "" {
+		return nil, 0
+	}
+	var out []string
+	for len(out) < n {
+		line, rest, found := strings.Cut(s, "\n")
+		out = append(out, expandTabs(line))
+		if !found {
+			return out, 0
+		}
+		s = rest
+	}
+	return out, strings.Count(s, "\n") + 1
+}
 
 // CallID is the tool call's ID.
 func (b *ToolBlock) CallID() string { return b.start.CallID }
@@ -25,19 +117,169 @@ func (b *ToolBlock) Name() string { return b.start.Name }
 // Running reports whether the call has not finished yet.
 func (b *ToolBlock) Running() bool { return !b.finished }
 
-// Lines implements Block.
+// Version counts the block's changes; equal versions render alike.
+func (b *ToolBlock) Version() uint64 { return b.version }
+
+// Lines implements Block. The returned slice must not be modified.
 func (b *ToolBlock) Lines(ctx RenderContext) []string {
-	return []string{clipLine(b.start.Name+" "+b.start.KeyArg, ctx.Width)}
+	if b.started.IsZero() {
+		b.started = ctx.Now
+	}
+	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded}
+	if !b.finished {
+		key.frame, key.tick = ctx.Frame, b.runningFor(ctx.Now)
+	}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	b.recompute++
+	width := max(ctx.Width, 1)
+	lines := []string{b.header(ctx, width)}
+	if b.finished {
+		lines = append(lines, b.body(ctx, width)...)
+	}
+	b.cache.put(key, lines)
+	return lines
 }
 
-// Focusable implements Block.
-func (b *ToolBlock) Focusable() bool { return true }
+// runningFor is the running time as shown: whole seconds, none at first.
+func (b *ToolBlock) runningFor(now time.Time) string {
+	d := now.Sub(b.started)
+	if d < time.Second {
+		return ""
+	}
+	return elapsedText(d.Truncate(time.Second))
+}
+
+// header is "⏺ name  key-arg  state", the argument cut to fit.
+func (b *ToolBlock) header(ctx RenderContext, width int) string {
+	st := ctx.Styles
+	iconStyle, state := st.Tool.Running, st.Tool.Running.Render(spinnerGlyph(ctx.Frame))
+	if t := b.runningFor(ctx.Now); !b.finished && t != "" {
+		state += " " + st.Tool.Duration.Render(t)
+	}
+	if b.finished {
+		iconStyle, state = b.outcome(ctx)
+	}
+	name := st.Tool.Name
+	if ctx.Focused {
+		name = st.Blocks.Focused
+	}
+	left := iconStyle.Render(glyphTool) + " " + name.Render(b.start.Name)
+	if b.change != nil {
+		state = st.Diff.Added.Render(fmt.Sprintf("+%d", b.change.Added)) + " " +
+			st.Diff.Removed.Render(fmt.Sprintf("-%d", b.change.Removed)) + "  " + state
+	}
+	room := width - ansi.StringWidth(left) - ansi.StringWidth(state) - 4
+	arg := oneLine(b.keyArg)
+	if b.change != nil && b.change.Path != "" {
+		arg = b.change.Path
+	}
+	if arg != "" && room >= 3 {
+		left += "  " + st.Tool.Arg.Render(fitLine(arg, room))
+	}
+	return fitLine(left+"  "+state, width)
+}
+
+// outcome is the icon style and the state text of a finished call.
+func (b *ToolBlock) outcome(ctx RenderContext) (lipgloss.Style, string) {
+	st := ctx.Styles
+	res := b.end.Result
+	style, glyph := st.Tool.OK, glyphOK
+	if res.IsError {
+		style, glyph = st.Tool.Error, glyphFailed
+	}
+	state := style.Render(glyph)
+	summary := oneLine(res.Summary)
+	if b.hasTodos {
+		done, total := todoCounts(b.todos)
+		summary = fmt.Sprintf("%d/%d done", done, total)
+	}
+	if summary != "" && b.start.Name != taskToolName {
+		state += " " + st.Tool.Output.Render(fitLine(summary, 40))
+	}
+	return style, state + " " + st.Tool.Duration.Render("· "+elapsedText(b.end.Duration))
+}
+
+// body is the diff, the task list or the output preview.
+func (b *ToolBlock) body(ctx RenderContext, width int) []string {
+	st := ctx.Styles
+	switch {
+	case b.start.Name == taskToolName && !b.end.Result.IsError:
+		return nil
+	case b.diff != nil:
+		limit := diffPreview
+		if b.expanded {
+			limit = 0
+		}
+		return indentLines(b.diff.render(max(width-2, 1), limit, st), "  ", width)
+	case b.hasTodos && !b.end.Result.IsError:
+		return indentLines(renderTodos(b.todos, max(width-2, 1), st), "  ", width)
+	}
+	style := st.Tool.Output
+	if b.end.Result.IsError {
+		style = st.Tool.Error
+	}
+	shown := min(len(b.output), outputPreview)
+	if b.expanded {
+		shown = len(b.output)
+	}
+	lines := make([]string, 0, shown+1)
+	inner := max(width-len(outputIndent), 1)
+	for i, l := range b.output[:shown] {
+		mark := outputIndent
+		if i == 0 {
+			mark = outputFirstMark
+		}
+		lines = append(lines, fitLine(st.Tool.Arg.Render(mark)+style.Render(fitLine(l, inner)), width))
+	}
+	if hidden := len(b.output) - shown + b.more; hidden > 0 {
+		lines = append(lines, fitLine(outputIndent+st.Tool.Output.Render(fmt.Sprintf("… %d more lines", hidden)), width))
+	}
+	return lines
+}
+
+// expandable reports whether the expanded form shows more.
+func (b *ToolBlock) expandable() bool {
+	switch {
+	case !b.finished:
+		return false
+	case b.diff != nil:
+		return b.diff.Len() > diffPreview
+	case b.hasTodos || b.start.Name == taskToolName:
+		return false
+	}
+	return len(b.output) > outputPreview
+}
+
+// Focusable implements Block: a call can take the focus when expanding it
+// would show more.
+func (b *ToolBlock) Focusable() bool { return b.expandable() }
 
 // Expanded implements Block.
 func (b *ToolBlock) Expanded() bool { return b.expanded }
 
 // SetExpanded implements Block.
-func (b *ToolBlock) SetExpanded(v bool) { b.expanded = v }
+func (b *ToolBlock) SetExpanded(v bool) {
+	if b.expanded != v {
+		b.expanded = v
+		b.version++
+	}
+}
 
-// Live implements Block.
+// Live implements Block: a running call shows a spinner and its time.
 func (b *ToolBlock) Live() bool { return !b.finished }
+
+// oneLine returns the first line of s, tabs expanded.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return expandTabs(strings.TrimRight(s, "\r"))
+}
+
+// indentLines puts indent before each line, keeping it within width.
+func indentLines(lines []string, indent string, width int) []string {
+	for i, l := range lines {
+		lines[i] = fitLine(indent+l, width)
+	}
+	return lines
+}

@@ -1,25 +1,44 @@
 package ui
 
-// UserBlock shows one message the user sent.
+import "strings"
+
+// userPrompt marks the user's messages in the transcript.
+const userPrompt = "❯ "
+
+// UserBlock shows one message the user sent: a prompt marker and the text,
+// wrapped and indented under the marker.
 type UserBlock struct {
-	text string
+	text  string
+	cache lineCache
 }
 
 // NewUserBlock returns the block of a user message.
-func NewUserBlock(text string) *UserBlock { return &UserBlock{text: text} }
-
-// Lines implements Block.
-func (b *UserBlock) Lines(ctx RenderContext) []string {
-	return []string{clipLine("> "+b.text, ctx.Width)}
+func NewUserBlock(text string) *UserBlock {
+	return &UserBlock{text: strings.TrimRight(text, "\n")}
 }
 
-// Focusable implements Block.
+// Text returns the message as sent.
+func (b *UserBlock) Text() string { return b.text }
+
+// Lines implements Block. The returned slice must not be modified.
+func (b *UserBlock) Lines(ctx RenderContext) []string {
+	key := cacheKey{width: ctx.Width}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	lines := prefixedLines(wrapText(b.text, max(ctx.Width-2, 1)), ctx.Width,
+		ctx.Styles.User.Prompt.Render(userPrompt), "  ", ctx.Styles.User.Text)
+	b.cache.put(key, lines)
+	return lines
+}
+
+// Focusable implements Block: a user message has no long form.
 func (b *UserBlock) Focusable() bool { return false }
 
 // Expanded implements Block.
 func (b *UserBlock) Expanded() bool { return false }
 
-// SetExpanded implements Block.
+// SetExpanded implements Block; a user message is always shown whole.
 func (b *UserBlock) SetExpanded(bool) {}
 
 // Live implements Block.

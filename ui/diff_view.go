@@ -1,0 +1,162 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"covey/theme"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// diffKind is what one line of a unified diff is.
+type diffKind uint8
+
+const (
+	diffContext diffKind = iota
+	diffAdded
+	diffRemoved
+	diffHunk // an @@ header
+	diffNote // "\ No newline at end of file" and anything unparsable
+)
+
+// diffLine is one parsed line of a unified diff with its line numbers in
+// the old and the new file (0 where the line has none).
+type diffLine struct {
+	kind     diffKind
+	old, new int
+	text     string
+}
+
+// diffView is a parsed unified diff, ready to draw at any width with old
+// and new line numbers in a gutter. It is parsed once, when the tool call
+// finishes; drawing it does no parsing.
+type diffView struct {
+	lines  []diffLine
+	digits int // width of the widest line number
+}
+
+// newDiffView parses a unified diff as tools.FileChange carries it. It is
+// lenient: file headers and git extended headers are skipped, and lines it
+// cannot place are kept as notes rather than rejected, since a diff shown
+// a little plainly beats no diff.
+func newDiffView(diff string) *diffView {
+	d := &diffView{}
+	oldN, newN, inHunk, maxN := 0, 0, false, 0
+	diff = strings.TrimSuffix(expandTabs(diff), "\n")
+	if diff == "" {
+		return d
+	}
+	for _, l := range strings.Split(diff, "\n") {
+		if o, n, ok := parseHunkHeader(l); ok {
+			oldN, newN, inHunk = o, n, true
+			d.lines = append(d.lines, diffLine{kind: diffHunk, text: l})
+			continue
+		}
+		if !inHunk {
+			continue // ---/+++ headers, "diff --git", "index ..."
+		}
+		switch {
+		case strings.HasPrefix(l, "+"):
+			d.lines = append(d.lines, diffLine{kind: diffAdded, new: newN, text: l[1:]})
+			maxN = max(maxN, newN)
+			newN++
+		case strings.HasPrefix(l, "-"):
+			d.lines = append(d.lines, diffLine{kind: diffRemoved, old: oldN, text: l[1:]})
+			maxN = max(maxN, oldN)
+			oldN++
+		case strings.HasPrefix(l, " ") || l == "":
+			d.lines = append(d.lines, diffLine{kind: diffContext, old: oldN, new: newN, text: strings.TrimPrefix(l, " ")})
+			maxN = max(maxN, oldN, newN)
+			oldN++
+			newN++
+		default:
+			d.lines = append(d.lines, diffLine{kind: diffNote, text: l})
+		}
+	}
+	d.digits = len(strconv.Itoa(maxN))
+	return d
+}
+
+// parseHunkHeader reads "@@ -l[,n] +l[,n] @@ ...", returning the first
+// old and new line numbers.
+func parseHunkHeader(l string) (oldStart, newStart int, ok bool) {
+	rest, found := strings.CutPrefix(l, "@@ -")
+	if !found {
+		return 0, 0, false
+	}
+	oldPart, rest, found := strings.Cut(rest, " +")
+	if !found {
+		return 0, 0, false
+	}
+	newPart, _, found := strings.Cut(rest, " @@")
+	if !found {
+		return 0, 0, false
+	}
+	o, err1 := strconv.Atoi(strings.SplitN(oldPart, ",", 2)[0])
+	n, err2 := strconv.Atoi(strings.SplitN(newPart, ",", 2)[0])
+	if err1 != nil || err2 != nil || o < 0 || n < 0 {
+		return 0, 0, false
+	}
+	return o, n, true
+}
+
+// Len is the number of lines the whole diff takes.
+func (d *diffView) Len() int { return len(d.lines) }
+
+// render draws at most limit lines of the diff (all when limit <= 0) at
+// width, ending with a "… N more lines" note when it cut some.
+func (d *diffView) render(width, limit int, st *theme.Styles) []string {
+	n := len(d.lines)
+	if limit > 0 && n > limit {
+		n = limit
+	}
+	gutter := 2*d.digits + 2 // "old new " before the marker
+	out := make([]string, 0, n+1)
+	for _, l := range d.lines[:n] {
+		out = append(out, d.renderLine(l, width, gutter, st))
+	}
+	if n < len(d.lines) {
+		out = append(out, fitLine(st.Tool.Output.Render(fmt.Sprintf("… %d more lines", len(d.lines)-n)), width))
+	}
+	return out
+}
+
+func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) string {
+	num := func(v int) string {
+		if v == 0 {
+			return strings.Repeat(" ", d.digits)
+		}
+		s := strconv.Itoa(v)
+		return strings.Repeat(" ", max(d.digits-len(s), 0)) + s
+	}
+	switch l.kind {
+	case diffHunk:
+		return fitLine(strings.Repeat(" ", gutter)+st.Diff.Hunk.Render(fitLine(l.text, max(width-gutter, 1))), width)
+	case diffNote:
+		return fitLine(strings.Repeat(" ", gutter)+st.Tool.Output.Render(fitLine(l.text, max(width-gutter, 1))), width)
+	}
+	nums := st.Diff.LineNumber.Render(num(l.old) + " " + num(l.new) + " ")
+	textWidth := max(width-gutter, 1)
+	var body string
+	switch l.kind {
+	case diffAdded:
+		body = st.Diff.Added.Render(padTo("+"+l.text, textWidth))
+	case diffRemoved:
+		body = st.Diff.Removed.Render(padTo("-"+l.text, textWidth))
+	default:
+		body = st.Diff.Context.Render(fitLine(" "+l.text, textWidth))
+	}
+	return fitLine(nums+body, width)
+}
+
+// padTo cuts or pads s to exactly width cells, so a coloured background
+// spans the whole line.
+func padTo(s string, width int) string {
+	s = fitLine(s, width)
+	if w := ansi.StringWidth(s); w < width {
+		s += strings.Repeat(" ", width-w)
+	}
+	return s
+}
