@@ -1,0 +1,286 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"covey/agent"
+	"covey/e2e/scripted"
+	"covey/tools"
+)
+
+// fakeTool is a tool whose behaviour each test decides.
+type fakeTool struct {
+	name     string
+	readOnly bool
+	run      func(ctx context.Context, args json.RawMessage) tools.Result
+}
+
+func (f *fakeTool) Name() string           { return f.name }
+func (f *fakeTool) Description() string    { return "test tool " + f.name }
+func (f *fakeTool) Schema() map[string]any { return map[string]any{"type": "object"} }
+func (f *fakeTool) ReadOnly() bool         { return f.readOnly }
+func (f *fakeTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
+	return f.run(ctx, args)
+}
+
+func echoTool(name string, readOnly bool) *fakeTool {
+	return &fakeTool{name: name, readOnly: readOnly, run: func(_ context.Context, args json.RawMessage) tools.Result {
+		return tools.Result{Content: name + " got " + string(args), Summary: "ok"}
+	}}
+}
+
+// recorder collects events; safe for concurrent emitters.
+type recorder struct {
+	mu     sync.Mutex
+	events []agent.Event
+}
+
+func (r *recorder) emit(e agent.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+func (r *recorder) kinds() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		out = append(out, e.Kind())
+	}
+	return out
+}
+
+func newAgent(t *testing.T, srv *scripted.Server, rec *recorder, maxTurns int, ts ...tools.Tool) *agent.Agent {
+	t.Helper()
+	return agent.New(agent.Config{
+		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
+		Model:    "test-model",
+		System:   "You are a test agent.",
+		Tools:    tools.NewRegistry(ts...),
+		MaxTurns: maxTurns,
+		Emit:     rec.emit,
+	})
+}
+
+// toolMessages returns the tool messages of the journal entry of turn n.
+func toolMessages(t *testing.T, srv *scripted.Server, turn int) []scripted.Message {
+	t.Helper()
+	for _, e := range srv.Journal() {
+		if e.Turn == turn {
+			var out []scripted.Message
+			for _, m := range e.Messages {
+				if m.Role == "tool" {
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+	}
+	t.Fatalf("no request for turn %d in the journal", turn)
+	return nil
+}
+
+func TestLoopToolRoundTrip(t *testing.T) {
+	srv := scripted.NewTest(t)
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "round trip"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_1", Name: "echo", Args: map[string]any{"path": "a.go"}}}},
+		{Text: "The file says hi."},
+	}})
+	rec := &recorder{}
+	a := newAgent(t, srv, rec, 10, echoTool("echo", true))
+	res, err := a.Run(context.Background(), "round trip please")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Answer != "The file says hi." || res.Reason != agent.StopOK || res.Turns != 2 || res.ToolCalls != 1 {
+		t.Fatalf("result = %+v", res)
+	}
+	msgs := toolMessages(t, srv, 1)
+	if len(msgs) != 1 || msgs[0].ToolCallID != "call_1" || !strings.Contains(msgs[0].Content, `echo got {"path":"a.go"}`) {
+		t.Fatalf("tool messages sent back = %+v", msgs)
+	}
+	kinds := strings.Join(rec.kinds(), ",")
+	for _, want := range []string{"tool_started", "tool_finished", "usage", "turn_finished", "text", "done"} {
+		if !strings.Contains(kinds, want) {
+			t.Errorf("events %s lack %s", kinds, want)
+		}
+	}
+	if res.Usage.InputTokens == 0 || res.Usage.OutputTokens == 0 {
+		t.Errorf("usage not recorded: %+v", res.Usage)
+	}
+}
+
+func TestLoopParallelCallsKeepCallOrder(t *testing.T) {
+	srv := scripted.NewTest(t)
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "parallel"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{
+			{ID: "call_a", Name: "first", Args: "{}"},
+			{ID: "call_b", Name: "second", Args: "{}"},
+			{ID: "call_c", Name: "writer", Args: "{}"},
+		}},
+		{Text: "done"},
+	}})
+	// first waits until second has run: sequential execution would deadlock
+	// (and fail by the context deadline), so finishing proves concurrency.
+	secondRan := make(chan struct{})
+	first := &fakeTool{name: "first", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) tools.Result {
+		select {
+		case <-secondRan:
+			return tools.Result{Content: "first result"}
+		case <-ctx.Done():
+			return tools.Errorf("first never saw second run")
+		}
+	}}
+	second := &fakeTool{name: "second", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
+		close(secondRan)
+		return tools.Result{Content: "second result"}
+	}}
+	var writerSawBoth bool
+	writer := &fakeTool{name: "writer", run: func(context.Context, json.RawMessage) tools.Result {
+		select {
+		case <-secondRan:
+			writerSawBoth = true
+		default:
+		}
+		return tools.Result{Content: "writer result"}
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	a := newAgent(t, srv, &recorder{}, 10, first, second, writer)
+	if _, err := a.Run(ctx, "parallel please"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := toolMessages(t, srv, 1)
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.ToolCallID+"="+m.Content)
+	}
+	want := []string{"call_a=first result", "call_b=second result", "call_c=writer result"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("tool results = %v, want %v", got, want)
+	}
+	if !writerSawBoth {
+		t.Error("the write tool ran before the read-only calls before it finished")
+	}
+}
+
+func TestLoopBadCallsBecomeToolErrors(t *testing.T) {
+	tests := map[string]struct {
+		call scripted.Call
+		want []string
+	}{
+		"unknown tool": {
+			call: scripted.Call{ID: "c1", Name: "nope", Args: "{}"},
+			want: []string{`unknown tool "nope"`, "echo"},
+		},
+		"invalid JSON arguments": {
+			call: scripted.Call{ID: "c1", Name: "echo", Args: `{"path": "a.go"`},
+			want: []string{"not valid JSON", "unexpected end of JSON input"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			srv := scripted.NewTest(t)
+			srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bad"}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{tc.call}},
+				{Text: "recovered"},
+			}})
+			a := newAgent(t, srv, &recorder{}, 10, echoTool("echo", true))
+			res, err := a.Run(context.Background(), "bad call")
+			if err != nil || res.Answer != "recovered" {
+				t.Fatalf("run = %+v, %v; a bad call must not end the run", res, err)
+			}
+			msgs := toolMessages(t, srv, 1)
+			if len(msgs) != 1 {
+				t.Fatalf("tool messages = %+v", msgs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msgs[0].Content, w) {
+					t.Errorf("tool result %q lacks %q", msgs[0].Content, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoopCancelLeavesValidConversation(t *testing.T) {
+	srv := scripted.NewTest(t)
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "cancel me"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "c1", Name: "block", Args: "{}"}, {ID: "c2", Name: "echo", Args: "{}"}}},
+		{Text: "never asked: the cancel ends turn 1"},
+		// Turn 2: the provider puts a bridging assistant message between the
+		// last tool result and the new user message.
+		{Text: "after the cancel"},
+	}})
+	started := make(chan struct{})
+	block := &fakeTool{name: "block", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) tools.Result {
+		close(started)
+		<-ctx.Done()
+		return tools.Errorf("interrupted: %v", ctx.Err())
+	}}
+	a := newAgent(t, srv, &recorder{}, 10, block, echoTool("echo", false))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	res, err := a.Run(ctx, "cancel me")
+	if err == nil || res.Reason != agent.StopCancelled {
+		t.Fatalf("run = %+v, %v; want cancelled", res, err)
+	}
+	// Every call of the assistant message has a result.
+	h := a.History()
+	results := map[string]string{}
+	for _, m := range h {
+		if m.Role == agent.RoleTool {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	for _, id := range []string{"c1", "c2"} {
+		if results[id] != agent.CancelledResult {
+			t.Errorf("result of %s = %q, want %q", id, results[id], agent.CancelledResult)
+		}
+	}
+	// The next run sends a conversation in which every call is answered.
+	res, err = a.Run(context.Background(), "go on")
+	if err != nil || res.Answer != "after the cancel" {
+		t.Fatalf("second run = %+v, %v", res, err)
+	}
+	if got := len(toolMessages(t, srv, 2)); got != 2 {
+		t.Fatalf("the request after the cancel carries %d tool results, want 2", got)
+	}
+}
+
+func TestLoopStopsAtMaxTurns(t *testing.T) {
+	srv := scripted.NewTest(t)
+	loop := scripted.Turn{ToolCalls: []scripted.Call{{Name: "echo", Args: "{}"}}}
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "forever"}, Turns: []scripted.Turn{loop, loop, loop, loop}})
+	a := newAgent(t, srv, &recorder{}, 2, echoTool("echo", true))
+	res, err := a.Run(context.Background(), "forever")
+	if err != nil || res.Reason != agent.StopMaxTurns || res.Turns != 2 {
+		t.Fatalf("run = %+v, %v; want max_turns after 2", res, err)
+	}
+	if n := len(srv.Journal()); n != 2 {
+		t.Fatalf("%d requests, want 2", n)
+	}
+}
+
+func TestLoopToolPanicIsAToolError(t *testing.T) {
+	srv := scripted.NewTest(t)
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "panic"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "c1", Name: "boom", Args: "{}"}}},
+		{Text: "still here"},
+	}})
+	boom := &fakeTool{name: "boom", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result { panic("kaboom") }}
+	a := newAgent(t, srv, &recorder{}, 5, boom)
+	res, err := a.Run(context.Background(), "panic")
+	if err != nil || res.Answer != "still here" {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	if msgs := toolMessages(t, srv, 1); !strings.Contains(msgs[0].Content, "kaboom") {
+		t.Fatalf("tool result = %q", msgs[0].Content)
+	}
+}
