@@ -35,6 +35,10 @@ type Request struct {
 	Dir     string      // working directory, for bash
 	Change  *FileChange // the proposed change, for writes
 	Content string      // the proposed new content, for writes
+	// Agent labels a request from a child ("[general-purpose] update
+	// handlers"), and AgentID names it; both empty for the main agent.
+	Agent   string
+	AgentID string
 }
 
 // Verdict is the gate's answer.

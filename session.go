@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"covey/agent"
+	"covey/agentdefs"
+	"covey/subagent"
+	"covey/tools"
+)
+
+// defaultMaxTurns bounds the main agent's requests in one run.
+const defaultMaxTurns = 50
+
+// session wires one covey run: the workspace, the main agent, the children's
+// manager and the event stream both consumers read.
+type session struct {
+	cfg      Config
+	ws       *tools.Workspace
+	env      agent.Environment
+	defs     *agentdefs.Set
+	problems []agentdefs.Problem
+	mode     tools.Mode
+	endpoint Endpoint
+
+	events  chan agent.Event
+	main    *agent.Agent
+	manager *subagent.Manager
+	todos   *tools.TodoList
+
+	mu        sync.Mutex
+	providers map[string]agent.Provider // by profile name
+	// fixed, when set, serves every profile (the demo's scripted model).
+	fixed agent.Provider
+}
+
+// sessionDeps are what differs between a real run and the demo.
+type sessionDeps struct {
+	endpoint Endpoint
+	// provider, when set, serves every profile (the demo's scripted model).
+	provider agent.Provider
+	gate     func(mode tools.Mode) tools.Gate
+}
+
+// newSession builds a session for the workspace at root.
+func newSession(root string, cfg Config, opts options, deps sessionDeps) (*session, error) {
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := parsePermissionMode(firstNonEmpty(opts.permissionMode, cfg.PermissionMode))
+	if err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: userConfigDir(), HomeDir: home, ProjectDir: ws.Root})
+	s := &session{
+		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: deps.endpoint,
+		env:       agent.DetectEnvironment(ws.Root, time.Now()),
+		events:    make(chan agent.Event, 1024),
+		todos:     tools.NewTodoList(),
+		providers: map[string]agent.Provider{},
+	}
+	s.fixed = deps.provider
+	gate := deps.gate(mode)
+	locks := tools.NewFileLocks()
+	s.manager = subagent.NewManager(subagent.Config{
+		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
+		Resolve:     s.resolveChild,
+		Emit:        s.emit,
+		Concurrency: cfg.Subagents.Concurrency,
+		MaxDepth:    cfg.Subagents.MaxDepth,
+		MaxTurns:    cfg.Subagents.MaxTurns,
+		Timeout:     cfg.Subagents.Timeout,
+		ReadOnly:    mode == tools.ModePlan,
+	})
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos}
+	reg := tools.NewRegistry()
+	for _, t := range tools.Builtins(env) {
+		if mode != tools.ModePlan || t.ReadOnly() {
+			reg.Add(t)
+		}
+	}
+	if t := s.manager.Tool(agent.Source{AgentID: agent.MainAgentID}); t != nil {
+		reg.Add(t)
+	}
+	maxTurns := firstPositive(opts.maxTurns, cfg.MaxTurns, defaultMaxTurns)
+	prov, err := s.provider(deps.endpoint.Name)
+	if err != nil {
+		return nil, err
+	}
+	base := agent.BasePrompt
+	if mode == tools.ModePlan {
+		base += "\n\nYou are in plan mode: you can only read. Investigate, then answer with a numbered implementation plan; do not try to change anything."
+	}
+	s.main = agent.New(agent.Config{
+		Provider: prov, Model: deps.endpoint.Model,
+		System: agent.SystemPrompt(base, s.env),
+		Tools:  reg, MaxTurns: maxTurns,
+		Source: agent.Source{AgentID: agent.MainAgentID},
+		Emit:   s.emit,
+	})
+	return s, nil
+}
+
+// emit puts an event on the session stream. Consumers drain it promptly;
+// a full buffer makes the producer wait rather than lose events.
+func (s *session) emit(e agent.Event) { s.events <- e }
+
+// provider returns (building once) the provider of a profile.
+func (s *session) provider(profile string) (agent.Provider, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fixed != nil {
+		return s.fixed, nil
+	}
+	if p, ok := s.providers[profile]; ok {
+		return p, nil
+	}
+	ep := s.endpoint
+	if profile != s.endpoint.Name {
+		var err error
+		ep, err = resolveEndpoint(s.cfg, profile, flagOverrides{}, os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+	}
+	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}})
+	s.providers[profile] = p
+	return p, nil
+}
+
+// resolveChild picks a child's provider and model: the definition's, else
+// subagent_provider / subagent_model from config, else the parent's.
+func (s *session) resolveChild(def agentdefs.Definition) (agent.Provider, string, error) {
+	profile := firstNonEmpty(def.Provider, s.cfg.SubagentProvider)
+	model := ""
+	if m, inherit := def.ModelOrInherit(); !inherit {
+		model = m
+	}
+	p, err := s.provider(firstNonEmpty(profile, s.endpoint.Name))
+	if err != nil {
+		return nil, "", fmt.Errorf("provider for %s: %w", def.Name, err)
+	}
+	if model == "" && profile != "" && profile != s.endpoint.Name {
+		if pp, ok := s.cfg.Providers[profile]; ok {
+			model = pp.Model
+		}
+	}
+	model = firstNonEmpty(model, s.cfg.SubagentModel, s.main.Model())
+	return p, model, nil
+}
+
+// Run runs one user turn of the main agent (ui.Engine).
+func (s *session) Run(ctx context.Context, prompt string) error {
+	_, err := s.main.Run(ctx, prompt)
+	return err
+}
+
+// CancelChild cancels one child (ui.Engine).
+func (s *session) CancelChild(id string) bool { return s.manager.Cancel(id) }
+
+// Reset starts a fresh conversation (ui.Engine).
+func (s *session) Reset() { s.main.Reset() }
+
+// Model is the main agent's model (ui.Engine).
+func (s *session) Model() string { return s.main.Model() }
+
+// SetModel changes the main agent's model (ui.Engine).
+func (s *session) SetModel(m string) { s.main.SetModel(m) }
+
+func parsePermissionMode(s string) (tools.Mode, error) { return tools.ParseMode(s) }
+
+func firstPositive(ns ...int) int {
+	for _, n := range ns {
+		if n > 0 {
+			return n
+		}
+	}
+	return 0
+}

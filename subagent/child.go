@@ -1,0 +1,257 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"covey/agent"
+	"covey/agentdefs"
+	"covey/tools"
+)
+
+// outcome is how one child ended and what goes back to its parent.
+type outcome struct {
+	reason string // one of agent's Stop constants
+	text   string // the body of its slot in the task result
+}
+
+// runChild runs one child to its end and never panics: whatever happens
+// inside the child is caught and reported in its own slot.
+func (m *Manager) runChild(ctx context.Context, parent agent.Source, parentCall string, spec TaskSpec) outcome {
+	def, ok := m.cfg.Defs.Get(spec.SubagentType)
+	if !ok {
+		return outcome{reason: agent.StopError, text: "Error: " + m.cfg.Defs.UnknownTypeError(spec.SubagentType)}
+	}
+	src := agent.Source{
+		AgentID:      m.newID(def.Name),
+		ParentCallID: parentCall,
+		AgentType:    def.Name,
+		Description:  spec.Description,
+		Depth:        parent.Depth + 1,
+	}
+	childCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// Registered while still queued, so a queued child can be cancelled too.
+	m.register(src.AgentID, cancel)
+
+	sem := m.sem(src.Depth)
+	select {
+	case sem <- struct{}{}:
+		defer func() { <-sem }()
+	case <-childCtx.Done():
+		m.unregister(src.AgentID, agent.Usage{})
+		return outcome{reason: agent.StopCancelled, text: agent.CancelledResult + " (before it started)"}
+	}
+
+	c := &child{m: m, def: def, src: src, spec: spec, start: time.Now()}
+	out := c.run(childCtx)
+	m.unregister(src.AgentID, c.usage())
+	return out
+}
+
+// child is one running subagent.
+type child struct {
+	m     *Manager
+	def   agentdefs.Definition
+	src   agent.Source
+	spec  TaskSpec
+	start time.Time
+	model string
+	a     *agent.Agent
+	calls atomic.Int64
+}
+
+func (c *child) usage() agent.Usage {
+	if c.a == nil {
+		return agent.Usage{}
+	}
+	return c.a.Usage()
+}
+
+func (c *child) run(ctx context.Context) (out outcome) {
+	timeout := c.def.Timeout
+	if timeout <= 0 {
+		timeout = c.m.cfg.Timeout
+	}
+	maxTurns := c.def.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = c.m.cfg.MaxTurns
+	}
+	runCtx, stop := context.WithTimeoutCause(ctx, timeout, errTimedOut)
+	defer stop()
+
+	var errMsg string
+	defer func() {
+		if p := recover(); p != nil {
+			errMsg = fmt.Sprintf("the child crashed: %v", p)
+			out = outcome{reason: agent.StopError, text: "Error: " + errMsg + "\n" + firstLines(string(debug.Stack()), 8)}
+		}
+		u := c.usage()
+		c.m.cfg.Emit(agent.ChildFinished{
+			Source: c.src, Reason: out.reason, Error: errMsg, ToolCalls: int(c.calls.Load()),
+			Elapsed: time.Since(c.start), Usage: u, Summary: firstLines(out.text, 1),
+		})
+	}()
+
+	provider, model, err := c.m.cfg.Resolve(c.def)
+	c.model = model
+	c.m.cfg.Emit(agent.ChildStarted{Source: c.src, Model: model})
+	if err != nil {
+		errMsg = err.Error()
+		return outcome{reason: agent.StopError, text: "Error: " + errMsg}
+	}
+	c.a = agent.New(agent.Config{
+		Provider: provider,
+		Model:    model,
+		System:   agent.SystemPrompt(c.def.Prompt, c.m.cfg.Environment),
+		Tools:    c.tools(),
+		MaxTurns: maxTurns,
+		Source:   c.src,
+		Emit:     c.emit,
+	})
+	res, runErr := c.a.Run(runCtx, c.spec.Prompt)
+
+	switch cause := context.Cause(runCtx); {
+	case runCtx.Err() != nil && errors.Is(cause, errTimedOut):
+		out.reason = agent.StopTimeout
+		out.text = fmt.Sprintf("[cut short: timed out after %s; what it found so far follows]\n\n%s", timeout, c.findings())
+	case runCtx.Err() != nil:
+		out.reason = agent.StopCancelled
+		out.text = agent.CancelledResult + partial(c.findings())
+	case res.Reason == agent.StopMaxTurns:
+		out.reason = agent.StopMaxTurns
+		out.text = fmt.Sprintf("[cut short: reached its limit of %d turns; what it found so far follows]\n\n%s", maxTurns, c.findings())
+	case runErr != nil:
+		errMsg = runErr.Error()
+		out.reason = agent.StopError
+		out.text = "Error: " + errMsg + partial(c.findings())
+	default:
+		out.reason = agent.StopOK
+		out.text = strings.TrimSpace(res.Answer)
+		if out.text == "" {
+			out.text = "[the agent finished without a report]\n\n" + c.findings()
+		}
+	}
+	return out
+}
+
+// emit forwards the child's events to the session stream, counting its own
+// tool calls (not those of its own children).
+func (c *child) emit(e agent.Event) {
+	if _, ok := e.(agent.ToolFinished); ok && e.From().AgentID == c.src.AgentID {
+		c.calls.Add(1)
+	}
+	c.m.cfg.Emit(e)
+}
+
+// tools builds the child's tool set: a fresh read record, the shared locks,
+// the gate labelled with the child, its allowed paths, and only the tools
+// its definition allows. Read-only is enforced here, by what is offered.
+func (c *child) tools() *tools.Registry {
+	env := &tools.Env{
+		WS:           c.m.cfg.Workspace,
+		Reads:        tools.NewReadTracker(),
+		Locks:        c.m.cfg.Locks,
+		Gate:         c.gate(),
+		AllowedPaths: c.def.AllowedPaths,
+		Todos:        tools.NewTodoList(),
+	}
+	base := append(slices.Clone(tools.BaseToolNames), agentdefs.ToolTask)
+	allowed := agentdefs.EffectiveTools(c.def, base)
+	reg := tools.NewRegistry()
+	for _, t := range tools.Builtins(env) {
+		if slices.Contains(allowed, t.Name()) && (!c.m.cfg.ReadOnly || t.ReadOnly()) {
+			reg.Add(t)
+		}
+	}
+	if slices.Contains(allowed, agentdefs.ToolTask) {
+		if t := c.m.Tool(c.src); t != nil {
+			reg.Add(t)
+		}
+	}
+	return reg
+}
+
+// gate labels the child's permission requests so the user sees who asks.
+func (c *child) gate() tools.Gate {
+	g := c.m.cfg.Gate
+	if g == nil {
+		return nil
+	}
+	label := fmt.Sprintf("[%s] %s", c.def.Name, c.spec.Description)
+	return tools.GateFunc(func(ctx context.Context, req tools.Request) tools.Verdict {
+		req.Agent, req.AgentID = label, c.src.AgentID
+		return g.Check(ctx, req)
+	})
+}
+
+// findings is what the child found before it stopped: its text so far, or,
+// if it wrote none, the tool calls it made and what they returned. Never
+// empty.
+func (c *child) findings() string {
+	if c.a == nil {
+		return "(it had not started)"
+	}
+	var text []string
+	var calls []string
+	results := map[string]string{}
+	history := c.a.History()
+	for _, m := range history {
+		if m.Role == agent.RoleTool {
+			results[m.ToolCallID] = firstLines(m.Content, 1)
+		}
+	}
+	for _, m := range history {
+		if m.Role != agent.RoleAssistant {
+			continue
+		}
+		if s := strings.TrimSpace(m.Content); s != "" {
+			text = append(text, s)
+		}
+		for _, tc := range m.ToolCalls {
+			line := "- " + tc.Name
+			if k := tools.KeyArg(tc.Name, []byte(tc.Arguments)); k != "" {
+				line += " " + k
+			}
+			if r, ok := results[tc.ID]; ok {
+				line += " → " + shorten(r, 120)
+			}
+			calls = append(calls, line)
+		}
+	}
+	var b strings.Builder
+	if len(text) > 0 {
+		b.WriteString(strings.Join(text, "\n\n"))
+	}
+	if len(calls) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("Tool calls it made:\n" + strings.Join(calls, "\n"))
+	}
+	if b.Len() == 0 {
+		return "(it had found nothing yet)"
+	}
+	return b.String()
+}
+
+func partial(findings string) string {
+	if findings == "" || strings.HasPrefix(findings, "(") {
+		return ""
+	}
+	return "\n\nWhat it found before it stopped:\n" + findings
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(strings.TrimSpace(s), "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}

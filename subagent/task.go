@@ -1,0 +1,192 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"covey/agent"
+	"covey/tools"
+)
+
+// TaskArgs are the arguments of the task tool: one task, or a batch.
+type TaskArgs struct {
+	TaskSpec
+	Tasks []TaskSpec `json:"tasks,omitempty"`
+}
+
+// TaskSpec is one child to run.
+type TaskSpec struct {
+	Description  string `json:"description"`
+	Prompt       string `json:"prompt"`
+	SubagentType string `json:"subagent_type"`
+}
+
+// taskTool is the task tool of one agent.
+type taskTool struct {
+	m      *Manager
+	parent agent.Source
+}
+
+func (t *taskTool) Name() string { return "task" }
+
+// ReadOnly is false: a child may write if its type allows. Concurrent is true:
+// children are isolated agents, so task calls of one message run together.
+func (t *taskTool) ReadOnly() bool   { return false }
+func (t *taskTool) Concurrent() bool { return true }
+
+func (t *taskTool) Description() string {
+	var b strings.Builder
+	b.WriteString(`Hand focused work to subagents: child agents with a clean context (they see nothing of this conversation, only your prompt) and only the tools their type allows. Use them for independent searches, investigations and self-contained changes, especially several at once.
+
+Run several in parallel by sending several task calls in ONE message, or one call with a "tasks" list. Each child's final report comes back as this tool's result, in call order, headed by its type and description.
+
+Write each prompt as a complete brief: the goal, what to look at, and what to report back (paths, line numbers, facts). Children cannot ask you questions.
+
+Available subagent_type values:
+`)
+	b.WriteString(t.m.cfg.Defs.Catalog())
+	return b.String()
+}
+
+func (t *taskTool) Schema() map[string]any {
+	spec := map[string]any{
+		"description":   map[string]any{"type": "string", "description": "A short (3-6 word) description of the task, shown to the user"},
+		"prompt":        map[string]any{"type": "string", "description": "The complete brief for the child agent"},
+		"subagent_type": map[string]any{"type": "string", "description": "The agent type to use"},
+	}
+	props := map[string]any{
+		"tasks": map[string]any{
+			"type":        "array",
+			"description": "Several tasks to run in parallel (instead of the single-task fields)",
+			"items": map[string]any{
+				"type":       "object",
+				"properties": spec,
+				"required":   []string{"description", "prompt", "subagent_type"},
+			},
+		},
+	}
+	for k, v := range spec {
+		props[k] = v
+	}
+	return map[string]any{"type": "object", "properties": props}
+}
+
+// Run starts the requested children, waits for all of them, and returns
+// their reports in order. It never returns before every child has stopped.
+func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
+	specs, err := parseTaskArgs(raw)
+	if err != nil {
+		return tools.Errorf("%v", err)
+	}
+	parentCall := tools.CallID(ctx)
+	outcomes := make([]outcome, len(specs))
+	var wg sync.WaitGroup
+	for i, spec := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outcomes[i] = t.m.runChild(ctx, t.parent, parentCall, spec)
+		}()
+	}
+	wg.Wait()
+	return t.m.report(specs, outcomes)
+}
+
+func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
+	var a TaskArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("invalid task arguments: %v. Send {description, prompt, subagent_type} or {tasks: [...]}", err)
+	}
+	specs := a.Tasks
+	if len(specs) == 0 {
+		specs = []TaskSpec{a.TaskSpec}
+	} else if a.Prompt != "" {
+		specs = append([]TaskSpec{a.TaskSpec}, specs...)
+	}
+	for i := range specs {
+		s := &specs[i]
+		if strings.TrimSpace(s.Prompt) == "" {
+			return nil, fmt.Errorf("task %d has no prompt: every task needs description, prompt and subagent_type", i+1)
+		}
+		if strings.TrimSpace(s.SubagentType) == "" {
+			return nil, fmt.Errorf("task %d has no subagent_type: every task needs description, prompt and subagent_type", i+1)
+		}
+		if strings.TrimSpace(s.Description) == "" {
+			s.Description = shorten(oneLine(s.Prompt), 40)
+		}
+	}
+	return specs, nil
+}
+
+// report joins the children's outcomes into the tool result, in call order.
+func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
+	var b strings.Builder
+	failed := 0
+	var summary []string
+	for i, o := range outs {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "## [%s] %s\n", specs[i].SubagentType, specs[i].Description)
+		if o.reason != agent.StopOK {
+			failed++
+		}
+		b.WriteString(capText(o.text, m.cfg.ResultCap))
+		summary = append(summary, o.reason)
+	}
+	r := tools.Result{Content: b.String(), Summary: summarize(summary)}
+	if failed == len(outs) {
+		r.IsError = true
+	}
+	return r
+}
+
+func summarize(reasons []string) string {
+	counts := map[string]int{}
+	for _, r := range reasons {
+		counts[r]++
+	}
+	if len(reasons) == 1 {
+		return reasons[0]
+	}
+	var parts []string
+	for _, r := range []string{agent.StopOK, agent.StopError, agent.StopCancelled, agent.StopTimeout, agent.StopMaxTurns} {
+		if counts[r] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[r], r))
+		}
+	}
+	return fmt.Sprintf("%d children: %s", len(reasons), strings.Join(parts, ", "))
+}
+
+// capText cuts s to at most n bytes on a rune boundary, with a note.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[… result cut: %d of %d bytes shown]", cut, len(s))
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
