@@ -224,6 +224,9 @@ func demoEntryReport(r scripted.Request) scripted.Turn {
 		}
 	}
 	for _, line := range strings.Split(content, "\n") {
+		if _, text, numbered := strings.Cut(line, "\t"); numbered {
+			line = text // read_file numbers its lines
+		}
 		if strings.Contains(line, "func main(") || strings.Contains(line, "__main__") || strings.Contains(line, "fn main(") {
 			return scripted.Turn{Text: fmt.Sprintf("Entry point found: %s — `%s`.", argPath(path), strings.TrimSpace(line))}
 		}
@@ -245,12 +248,13 @@ func demoDocsReport(r scripted.Request) scripted.Turn {
 	res := toolResults(r)
 	counts := nonEmptyLines(res["grep"])
 	docs := nonEmptyLines(res["glob"])
-	total := 0
+	total, files := 0, 0
 	for _, l := range counts {
 		var n int
 		if i := strings.LastIndexByte(l, ':'); i >= 0 {
 			if _, err := fmt.Sscan(l[i+1:], &n); err == nil {
 				total += n
+				files++
 			}
 		}
 	}
@@ -263,7 +267,7 @@ func demoDocsReport(r scripted.Request) scripted.Turn {
 	} else {
 		docs = nil
 	}
-	return scripted.Turn{Text: fmt.Sprintf("%d TODO/FIXME markers across %d files. Markdown docs: %s.", total, len(counts), docList)}
+	return scripted.Turn{Text: fmt.Sprintf("%d TODO/FIXME markers across %d files. Markdown docs: %s.", total, files, docList)}
 }
 
 func nonEmptyLines(s string) []string {

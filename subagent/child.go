@@ -21,50 +21,74 @@ type outcome struct {
 	text   string // the body of its slot in the task result
 }
 
-// runChild runs one child to its end and never panics: whatever happens
-// inside the child is caught and reported in its own slot.
-func (m *Manager) runChild(ctx context.Context, parent agent.Source, parentCall string, spec TaskSpec) outcome {
+// spawn prepares one child and announces it (ChildStarted), so panes appear
+// in call order even when the child must queue for a slot. It returns nil
+// and an outcome when the child cannot exist (an unknown type).
+func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall string, spec TaskSpec) (*child, *outcome) {
 	def, ok := m.cfg.Defs.Get(spec.SubagentType)
 	if !ok {
-		return outcome{reason: agent.StopError, text: "Error: " + m.cfg.Defs.UnknownTypeError(spec.SubagentType)}
+		return nil, &outcome{reason: agent.StopError, text: "Error: " + m.cfg.Defs.UnknownTypeError(spec.SubagentType)}
 	}
-	src := agent.Source{
+	c := &child{m: m, def: def, spec: spec, start: time.Now()}
+	c.src = agent.Source{
 		AgentID:      m.newID(def.Name),
 		ParentCallID: parentCall,
 		AgentType:    def.Name,
 		Description:  spec.Description,
 		Depth:        parent.Depth + 1,
 	}
-	childCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	// Registered while still queued, so a queued child can be cancelled too.
-	m.register(src.AgentID, cancel)
+	m.register(c.src.AgentID, c.cancel)
+	c.provider, c.model, c.resolveErr = m.cfg.Resolve(def)
+	m.cfg.Emit(agent.ChildStarted{Source: c.src, Model: c.model})
+	return c, nil
+}
 
-	sem := m.sem(src.Depth)
+// runChild waits for a slot, runs the child to its end and never panics:
+// whatever happens inside the child is caught and reported in its own slot.
+func (m *Manager) runChild(c *child) outcome {
+	defer c.cancel(nil)
+	sem := m.sem(c.src.Depth)
 	select {
 	case sem <- struct{}{}:
 		defer func() { <-sem }()
-	case <-childCtx.Done():
-		m.unregister(src.AgentID, agent.Usage{})
-		return outcome{reason: agent.StopCancelled, text: agent.CancelledResult + " (before it started)"}
+	case <-c.ctx.Done():
+		out := outcome{reason: agent.StopCancelled, text: agent.CancelledResult + " (before it started)"}
+		c.finish(out, "")
+		m.unregister(c.src.AgentID, agent.Usage{})
+		return out
 	}
-
-	c := &child{m: m, def: def, src: src, spec: spec, start: time.Now()}
-	out := c.run(childCtx)
-	m.unregister(src.AgentID, c.usage())
+	c.start = time.Now() // elapsed counts from the start of work, not the queue
+	out := c.run(c.ctx)
+	m.unregister(c.src.AgentID, c.usage())
 	return out
 }
 
 // child is one running subagent.
 type child struct {
-	m     *Manager
-	def   agentdefs.Definition
-	src   agent.Source
-	spec  TaskSpec
-	start time.Time
-	model string
+	m      *Manager
+	def    agentdefs.Definition
+	src    agent.Source
+	spec   TaskSpec
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	start  time.Time
+
+	provider   agent.Provider
+	model      string
+	resolveErr error
+
 	a     *agent.Agent
 	calls atomic.Int64
+}
+
+// finish announces the child's end.
+func (c *child) finish(out outcome, errMsg string) {
+	c.m.cfg.Emit(agent.ChildFinished{
+		Source: c.src, Reason: out.reason, Error: errMsg, ToolCalls: int(c.calls.Load()),
+		Elapsed: time.Since(c.start), Usage: c.usage(), Summary: firstLines(out.text, 1),
+	})
 }
 
 func (c *child) usage() agent.Usage {
@@ -92,23 +116,16 @@ func (c *child) run(ctx context.Context) (out outcome) {
 			errMsg = fmt.Sprintf("the child crashed: %v", p)
 			out = outcome{reason: agent.StopError, text: "Error: " + errMsg + "\n" + firstLines(string(debug.Stack()), 8)}
 		}
-		u := c.usage()
-		c.m.cfg.Emit(agent.ChildFinished{
-			Source: c.src, Reason: out.reason, Error: errMsg, ToolCalls: int(c.calls.Load()),
-			Elapsed: time.Since(c.start), Usage: u, Summary: firstLines(out.text, 1),
-		})
+		c.finish(out, errMsg)
 	}()
 
-	provider, model, err := c.m.cfg.Resolve(c.def)
-	c.model = model
-	c.m.cfg.Emit(agent.ChildStarted{Source: c.src, Model: model})
-	if err != nil {
-		errMsg = err.Error()
+	if c.resolveErr != nil {
+		errMsg = c.resolveErr.Error()
 		return outcome{reason: agent.StopError, text: "Error: " + errMsg}
 	}
 	c.a = agent.New(agent.Config{
-		Provider: provider,
-		Model:    model,
+		Provider: c.provider,
+		Model:    c.model,
 		System:   agent.SystemPrompt(c.def.Prompt, c.m.cfg.Environment),
 		Tools:    c.tools(),
 		MaxTurns: maxTurns,

@@ -85,10 +85,15 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 	outcomes := make([]outcome, len(specs))
 	var wg sync.WaitGroup
 	for i, spec := range specs {
+		c, failed := t.m.spawn(ctx, t.parent, parentCall, spec)
+		if failed != nil {
+			outcomes[i] = *failed
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outcomes[i] = t.m.runChild(ctx, t.parent, parentCall, spec)
+			outcomes[i] = t.m.runChild(c)
 		}()
 	}
 	wg.Wait()
