@@ -1,0 +1,283 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+const (
+	grepMaxMatches = 500      // matching lines shown in content mode
+	grepMaxBytes   = 50 << 10 // bytes of output
+	grepMaxFiles   = 1000     // paths shown in files_with_matches and count modes
+	grepMaxContext = 20       // lines of context asked for are clamped to this
+	grepMaxLineLen = 500      // bytes of one output line's text
+)
+
+// grepTool is the grep tool.
+type grepTool struct {
+	env        *Env
+	maxMatches int
+	maxBytes   int
+	maxFiles   int
+}
+
+// NewGrep returns the grep tool: a parallel, .gitignore-aware regexp search
+// of file contents.
+func NewGrep(env *Env) Tool {
+	return &grepTool{env: env, maxMatches: grepMaxMatches, maxBytes: grepMaxBytes, maxFiles: grepMaxFiles}
+}
+
+func (t *grepTool) Name() string   { return "grep" }
+func (t *grepTool) ReadOnly() bool { return true }
+
+func (t *grepTool) Description() string {
+	return "Search file contents with a regular expression (Go RE2 syntax: no backreferences or lookaround; escape literal parentheses, brackets and dots). " +
+		"Searches path (a directory or one file; default the workspace root), skipping files ignored by .gitignore and binary files. " +
+		"output_mode: \"content\" (default) shows matching lines as path:line:text, with context lines (path-line-text) when context is set; " +
+		"\"files_with_matches\" lists matching files; \"count\" gives path:count. " +
+		"glob filters files, e.g. \"*.go\" (no slash: matched against the file name) or \"src/**/*.ts\"; prefix with ! to exclude."
+}
+
+func (t *grepTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"pattern":     map[string]any{"type": "string", "description": "Regular expression (RE2 syntax), matched against each line."},
+			"path":        map[string]any{"type": "string", "description": "Directory or file to search (default: the workspace root)."},
+			"glob":        map[string]any{"type": "string", "description": "Only search files matching this doublestar glob, e.g. \"*.go\" or \"!*_test.go\"."},
+			"ignore_case": map[string]any{"type": "boolean", "description": "Match case-insensitively."},
+			"output_mode": map[string]any{"type": "string", "enum": []string{"content", "files_with_matches", "count"}, "description": "What to show (default content)."},
+			"context":     map[string]any{"type": "integer", "description": "Lines of context before and after each match, content mode only (like grep -C)."},
+		},
+		"required": []string{"pattern"},
+	}
+}
+
+type grepArgs struct {
+	Pattern    string   `json:"pattern"`
+	Path       string   `json:"path"`
+	Glob       string   `json:"glob"`
+	IgnoreCase flexBool `json:"ignore_case"`
+	OutputMode string   `json:"output_mode"`
+	Context    flexInt  `json:"context"`
+}
+
+func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
+	var args grepArgs
+	if err := decodeArgs(raw, &args); err != nil {
+		return Errorf("%v", err)
+	}
+	if args.Pattern == "" {
+		return Errorf("pattern is required")
+	}
+	var mode grepMode
+	switch args.OutputMode {
+	case "", "content":
+		mode = modeContent
+	case "files_with_matches", "files":
+		mode = modeFiles
+	case "count":
+		mode = modeCount
+	default:
+		return Errorf("unknown output_mode %q; use content, files_with_matches or count", args.OutputMode)
+	}
+	if args.Context < 0 {
+		return Errorf("context must be 0 or more, got %d", args.Context)
+	}
+	context := min(int(args.Context), grepMaxContext)
+	filter, err := newGlobFilter(args.Glob)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	s, err := newSearcher(args.Pattern, bool(args.IgnoreCase), mode, context, t.maxMatches)
+	if err != nil {
+		return Errorf("invalid regular expression %q: %v (RE2 syntax: escape ( ) [ ] { } . * + ? | \\ to match them literally)", args.Pattern, err)
+	}
+	dir := args.Path
+	if dir == "" {
+		dir = "."
+	}
+	jobs, err := t.jobs(ctx, dir, filter)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	stopAfter := t.maxMatches
+	if mode != modeContent {
+		stopAfter = t.maxFiles
+		if mode == modeCount {
+			stopAfter = 0 // counts are cheap to show in full up to the file cap
+		}
+	}
+	results := s.searchFiles(ctx, jobs, stopAfter)
+	if err := ctx.Err(); err != nil {
+		return Errorf("grep %s: %v", args.Pattern, err)
+	}
+	return t.render(args, mode, jobs, results)
+}
+
+// jobs lists the files to search under dir (or dir itself when it is a
+// file), filtered by the glob.
+func (t *grepTool) jobs(ctx context.Context, dir string, filter *globFilter) ([]fileJob, error) {
+	abs := t.env.WS.Resolve(dir)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("path not found: %s", dir)
+	case err != nil:
+		return nil, fmt.Errorf("cannot search %s: %w", dir, err)
+	case !fi.IsDir():
+		// An explicitly named file is searched even if ignored.
+		return []fileJob{{abs: abs, display: t.env.WS.Rel(abs)}}, nil
+	}
+	v, err := t.env.WS.visibleUnder(ctx, abs)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list files under %s: %w", dir, err)
+	}
+	jobs := make([]fileJob, 0, len(v.rels))
+	for _, rel := range v.rels {
+		if filter.keep(rel, v.prefix) {
+			jobs = append(jobs, fileJob{abs: v.abs(rel), display: v.display(t.env.WS, rel)})
+		}
+	}
+	return jobs, nil
+}
+
+// render turns results into the tool's output, applying the caps.
+func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult) Result {
+	var b strings.Builder
+	matches, files, shownFiles, binary, large := 0, 0, 0, 0, 0
+	cut := ""
+	for i, r := range results {
+		switch r.skipped {
+		case skippedBinary:
+			binary++
+		case skippedLarge:
+			large++
+		}
+		if r.matches == 0 {
+			continue
+		}
+		files++
+		matches += r.matches
+		if cut != "" {
+			continue
+		}
+		switch mode {
+		case modeFiles, modeCount:
+			if shownFiles == t.maxFiles || b.Len() >= t.maxBytes {
+				cut = fmt.Sprintf("Output cut at %d files; narrow the search with path or glob.", shownFiles)
+				continue
+			}
+			b.WriteString(jobs[i].display)
+			if mode == modeCount {
+				fmt.Fprintf(&b, ":%d", r.matches)
+			}
+			b.WriteByte('\n')
+			shownFiles++
+		default:
+			if args.Context > 0 && b.Len() > 0 {
+				b.WriteString("--\n")
+			}
+			cut = t.writeLines(&b, r.lines, matches-r.matches)
+		}
+	}
+	if files == 0 {
+		return Result{Content: fmt.Sprintf("No matches for %q%s.", args.Pattern, skippedNote(binary, large)), Summary: "no matches"}
+	}
+	out := strings.TrimSuffix(b.String(), "\n")
+	if cut != "" {
+		out += "\n(" + cut + ")"
+	}
+	out += skippedNote(binary, large)
+	var summary string
+	switch {
+	case mode == modeFiles:
+		summary = plural(files, "file", "files")
+	case cut != "":
+		summary = fmt.Sprintf("%d+ matches in %d+ files", matches, files)
+	default:
+		summary = fmt.Sprintf("%s in %s", plural(matches, "match", "matches"), plural(files, "file", "files"))
+	}
+	return Result{Content: out, Summary: summary}
+}
+
+// writeLines appends one file's content-mode lines, stopping at the match
+// or byte cap; it returns a note when it stopped early.
+func (t *grepTool) writeLines(b *strings.Builder, lines []outLine, before int) string {
+	shown := before
+	for _, l := range lines {
+		if l.match && shown == t.maxMatches {
+			return fmt.Sprintf("Output cut at %d matching lines; narrow the pattern, path or glob, or use output_mode files_with_matches or count.", t.maxMatches)
+		}
+		if b.Len()+len(l.text) >= t.maxBytes {
+			return fmt.Sprintf("Output cut at %d KB after %d matching lines; narrow the pattern, path or glob, or use output_mode files_with_matches or count.", t.maxBytes>>10, shown)
+		}
+		b.WriteString(l.text)
+		b.WriteByte('\n')
+		if l.match {
+			shown++
+		}
+	}
+	return ""
+}
+
+func skippedNote(binary, large int) string {
+	var parts []string
+	if binary > 0 {
+		parts = append(parts, plural(binary, "binary file", "binary files"))
+	}
+	if large > 0 {
+		parts = append(parts, fmt.Sprintf("%s over %d MB", plural(large, "file", "files"), grepMaxFileSize>>20))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "\n(Skipped " + strings.Join(parts, " and ") + ".)"
+}
+
+// globFilter is grep's glob argument: with no slash it matches file names,
+// like ripgrep's -g; a leading "!" excludes instead.
+type globFilter struct {
+	pattern  string
+	negate   bool
+	basename bool
+}
+
+func newGlobFilter(g string) (*globFilter, error) {
+	if g == "" {
+		return nil, nil
+	}
+	f := &globFilter{}
+	if strings.HasPrefix(g, "!") {
+		f.negate, g = true, g[1:]
+	}
+	g = strings.TrimPrefix(g, "./")
+	if !doublestar.ValidatePattern(g) || g == "" {
+		return nil, fmt.Errorf("invalid glob %q (check brackets and braces)", g)
+	}
+	f.pattern, f.basename = g, !strings.Contains(g, "/")
+	return f, nil
+}
+
+// keep reports whether rel (relative to the listing root; prefix is the
+// search directory) passes the filter. A nil filter keeps everything.
+func (f *globFilter) keep(rel, prefix string) bool {
+	if f == nil {
+		return true
+	}
+	var ok bool
+	if f.basename {
+		ok, _ = doublestar.Match(f.pattern, path.Base(rel))
+	} else {
+		ok = globMatches(f.pattern, rel, prefix)
+	}
+	return ok != f.negate
+}

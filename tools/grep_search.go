@@ -1,0 +1,412 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// grepMode is what a grep call reports.
+type grepMode int
+
+const (
+	modeContent grepMode = iota // matching lines, with context
+	modeFiles                   // paths of files with a match
+	modeCount                   // matching lines per file
+)
+
+// grepMaxFileSize is the largest file grep reads; bigger ones are skipped
+// (they are logs or data, and reading them whole would cost memory).
+const grepMaxFileSize = 16 << 20
+
+// searcher holds one compiled search, shared read-only by all workers.
+type searcher struct {
+	line    *regexp.Regexp // matches within one line, without its newline
+	multi   *regexp.Regexp // the same with (?m), to find candidates in a whole buffer; nil if unusable
+	lit     requiredLit
+	litB    []byte
+	hasLit  bool
+	hazards [][]byte // see foldHazard
+	mode    grepMode
+	context int // lines of context around matches, content mode only
+	// perFile stops a file's scan after this many matching lines (0: no cap).
+	perFile int
+}
+
+// newSearcher compiles pattern (RE2 syntax). A parse error comes back
+// unwrapped so the caller can quote it.
+func newSearcher(pattern string, ignoreCase bool, mode grepMode, context, perFile int) (*searcher, error) {
+	if ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	line, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	s := &searcher{line: line, mode: mode, context: context, perFile: perFile}
+	tree, err := syntax.Parse("(?m)"+pattern, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	if lit, ok := requiredLiteral(tree); ok {
+		s.lit, s.litB, s.hasLit = lit, []byte(lit.s), true
+		if lit.fold {
+			s.hazards = foldHazard(lit.s)
+		}
+	}
+	if !hasTextAnchor(tree) {
+		if s.multi, err = regexp.Compile("(?m)" + pattern); err != nil {
+			s.multi = nil
+		}
+	}
+	return s, nil
+}
+
+// eachMatch calls emit with the byte range of every matching line of buf,
+// in order, until emit returns false. low is scratch space for a
+// lower-cased copy of buf and is returned, maybe grown, for reuse.
+func (s *searcher) eachMatch(buf, low []byte, emit func(start, end int) bool) []byte {
+	switch {
+	case s.hasLit && !s.lit.fold:
+		s.scanLiteral(buf, buf, emit)
+	case s.hasLit && !s.hazardIn(buf):
+		low = lowerASCII(low, buf)
+		s.scanLiteral(buf, low, emit)
+	case s.multi != nil:
+		s.scanRegexp(buf, emit)
+	default:
+		s.scanLines(buf, emit)
+	}
+	return low
+}
+
+func (s *searcher) hazardIn(buf []byte) bool {
+	for _, h := range s.hazards {
+		if bytes.Contains(buf, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanLiteral finds the required literal in hay (buf itself, or its
+// lower-cased copy) and runs the regexp only on the lines holding it.
+func (s *searcher) scanLiteral(buf, hay []byte, emit func(start, end int) bool) {
+	for pos := 0; pos < len(buf); {
+		i := bytes.Index(hay[pos:], s.litB)
+		if i < 0 {
+			return
+		}
+		i += pos
+		start := pos + bytes.LastIndexByte(buf[pos:i], '\n') + 1
+		end := lineEnd(buf, i)
+		if s.lit.whole || s.line.Match(buf[start:end]) {
+			if !emit(start, end) {
+				return
+			}
+		}
+		pos = end + 1
+	}
+}
+
+// scanRegexp lets the (?m) regexp find the next candidate across the rest of
+// the buffer, then checks the candidate's line alone: a match may span
+// lines in the buffer (\s matches a newline), a line match may not.
+func (s *searcher) scanRegexp(buf []byte, emit func(start, end int) bool) {
+	for pos := 0; pos <= len(buf); {
+		loc := s.multi.FindIndex(buf[pos:])
+		if loc == nil {
+			return
+		}
+		i := pos + loc[0]
+		if i == len(buf) && (len(buf) == 0 || buf[len(buf)-1] == '\n') {
+			return // an empty match after the final newline is not a line
+		}
+		start := pos + bytes.LastIndexByte(buf[pos:i], '\n') + 1
+		end := lineEnd(buf, i)
+		if s.line.Match(buf[start:end]) {
+			if !emit(start, end) {
+				return
+			}
+		}
+		pos = end + 1
+	}
+}
+
+// scanLines runs the regexp on every line: the fallback for patterns using
+// \A or \z, which the whole-buffer search would misread.
+func (s *searcher) scanLines(buf []byte, emit func(start, end int) bool) {
+	for start := 0; start < len(buf); {
+		end := lineEnd(buf, start)
+		if s.line.Match(buf[start:end]) && !emit(start, end) {
+			return
+		}
+		start = end + 1
+	}
+}
+
+// lineEnd is the index of the newline ending the line holding i, or
+// len(buf) for an unterminated last line.
+func lineEnd(buf []byte, i int) int {
+	if j := bytes.IndexByte(buf[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(buf)
+}
+
+// lowerASCII writes src with ASCII letters lower-cased into dst (grown as
+// needed), eight bytes at a time: the case-insensitive prefilter lower-cases
+// every byte it searches, so this loop is hot.
+func lowerASCII(dst, src []byte) []byte {
+	if cap(dst) < len(src) {
+		dst = make([]byte, len(src), len(src)+len(src)/4)
+	}
+	dst = dst[:len(src)]
+	const ones = 0x0101010101010101
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		h := x & (0x7f * ones)
+		ge := h + (0x80-'A')*ones   // high bit set where byte >= 'A'
+		gt := h + (0x80-'Z'-1)*ones // high bit set where byte > 'Z'
+		upper := ge &^ gt &^ x & (0x80 * ones)
+		binary.LittleEndian.PutUint64(dst[i:], x|upper>>2)
+	}
+	for ; i < len(src); i++ {
+		c := src[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst[i] = c
+	}
+	return dst
+}
+
+// fileJob is one file to search.
+type fileJob struct {
+	abs     string // for reading
+	display string // for output
+}
+
+// outLine is one line of content-mode output.
+type outLine struct {
+	text  string
+	match bool // a matching line, not context or a separator
+}
+
+// fileResult is what searching one file found.
+type fileResult struct {
+	matches int
+	lines   []outLine // content mode only
+	skipped skipReason
+}
+
+type skipReason int
+
+const (
+	notSkipped skipReason = iota
+	skippedBinary
+	skippedLarge
+	skippedUnreadable
+)
+
+// searchFiles searches jobs on a pool of GOMAXPROCS workers and returns the
+// results in job order. With stopAfter > 0 it stops starting new files once
+// the files before them, in order, hold that many matches (content mode) or
+// matching files (files mode): the output is cut there anyway.
+func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter int) []fileResult {
+	results := make([]fileResult, len(jobs))
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	var (
+		next     atomic.Int64
+		stop     atomic.Bool
+		mu       sync.Mutex
+		done     = make([]bool, len(jobs))
+		frontier int
+		found    int
+	)
+	finish := func(i int) {
+		if stopAfter <= 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done[i] = true
+		for frontier < len(jobs) && done[frontier] {
+			if s.mode == modeFiles {
+				if results[frontier].matches > 0 {
+					found++
+				}
+			} else {
+				found += results[frontier].matches
+			}
+			frontier++
+		}
+		if found >= stopAfter {
+			stop.Store(true)
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf, low []byte
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) || stop.Load() || ctx.Err() != nil {
+					return
+				}
+				var res fileResult
+				buf, low, res = s.searchFile(jobs[i], buf, low)
+				results[i] = res
+				finish(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// searchFile reads one file into buf (reused across files) and searches it.
+func (s *searcher) searchFile(job fileJob, buf, low []byte) ([]byte, []byte, fileResult) {
+	buf, skip := readWhole(job.abs, buf)
+	if skip != notSkipped {
+		return buf, low, fileResult{skipped: skip}
+	}
+	sniff := buf[:min(len(buf), binarySniffLen)]
+	if bytes.IndexByte(sniff, 0) >= 0 {
+		return buf, low, fileResult{skipped: skippedBinary}
+	}
+	var res fileResult
+	switch s.mode {
+	case modeFiles:
+		low = s.eachMatch(buf, low, func(int, int) bool { res.matches++; return false })
+	case modeCount:
+		low = s.eachMatch(buf, low, func(int, int) bool { res.matches++; return true })
+	default:
+		f := contentFormatter{buf: buf, path: job.display, context: s.context}
+		low = s.eachMatch(buf, low, func(start, end int) bool {
+			f.match(start, end)
+			return s.perFile <= 0 || f.matches < s.perFile
+		})
+		f.flushAfter(-1)
+		res.matches, res.lines = f.matches, f.out
+	}
+	return buf, low, res
+}
+
+// readWhole reads the file at path into buf, growing it as needed; files
+// that are not regular, too large or unreadable are reported as skipped.
+func readWhole(path string, buf []byte) ([]byte, skipReason) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf, skippedUnreadable
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return buf, skippedUnreadable
+	}
+	if fi.Size() > grepMaxFileSize {
+		return buf, skippedLarge
+	}
+	// One spare byte lets a single Read reach EOF for a file that did not grow.
+	if want := int(fi.Size()) + 1; cap(buf) < want {
+		buf = make([]byte, 0, want+want/4)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > grepMaxFileSize {
+				return buf[:0], skippedLarge
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, notSkipped
+		}
+		if err != nil {
+			return buf[:0], skippedUnreadable
+		}
+	}
+}
+
+// contentFormatter renders one file's matching lines grep -C style:
+// "path:N:text" for matches, "path-N-text" for context, "--" between
+// groups that do not touch.
+type contentFormatter struct {
+	buf     []byte
+	path    string
+	context int
+	out     []outLine
+	matches int
+	// The last line written: its number (0 before any) and end offset.
+	lastLine, lastEnd int
+	// The next line to write as after-context must be numbered <= afterTo.
+	afterTo int
+}
+
+func (f *contentFormatter) match(start, end int) {
+	// Line numbers are counted lazily, from the last line written.
+	from, fromLine := 0, 0
+	if f.lastLine > 0 {
+		from, fromLine = f.lastEnd+1, f.lastLine+1
+	} else {
+		fromLine = 1
+	}
+	n := fromLine + bytes.Count(f.buf[from:start], []byte{'\n'})
+	f.flushAfter(n)
+	// Before-context: up to context lines, not reaching back into lines
+	// already written.
+	before := min(f.context, n-1)
+	if f.lastLine > 0 {
+		before = min(before, n-f.lastLine-1)
+	}
+	starts := make([]int, 0, before)
+	for s := start; len(starts) < before; {
+		s = bytes.LastIndexByte(f.buf[:s-1], '\n') + 1
+		starts = append(starts, s)
+	}
+	first := n - len(starts)
+	if f.context > 0 && f.lastLine > 0 && first > f.lastLine+1 {
+		f.out = append(f.out, outLine{text: "--"})
+	}
+	for k := len(starts) - 1; k >= 0; k-- {
+		s := starts[k]
+		f.add(n-k-1, s, lineEnd(f.buf, s), '-')
+	}
+	f.add(n, start, end, ':')
+	f.matches++
+	f.afterTo = n + f.context
+}
+
+// flushAfter writes pending after-context lines, stopping before the line
+// numbered upTo (-1: until the context is used up or the file ends).
+func (f *contentFormatter) flushAfter(upTo int) {
+	for f.lastLine > 0 && f.lastLine < f.afterTo && (upTo < 0 || f.lastLine+1 < upTo) && f.lastEnd < len(f.buf) {
+		s := f.lastEnd + 1
+		if s >= len(f.buf) {
+			return
+		}
+		f.add(f.lastLine+1, s, lineEnd(f.buf, s), '-')
+	}
+}
+
+func (f *contentFormatter) add(n, start, end int, sep byte) {
+	line := bytes.TrimSuffix(f.buf[start:end], []byte{'\r'})
+	text := f.path + string(sep) + strconv.Itoa(n) + string(sep) + lineText(line, grepMaxLineLen)
+	f.out = append(f.out, outLine{text: text, match: sep == ':'})
+	f.lastLine, f.lastEnd = n, end
+}
