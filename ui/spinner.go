@@ -29,7 +29,7 @@ const (
 	glyphArrow     = "→"
 )
 
-// elapsedText formats a duration for a status line: 450ms, 3.2s, 1m05s,
+// elapsedText formats a duration for a status line: 450ms, 3.2s, 41s, 1m05s,
 // 2h03m. Sub-second precision is dropped where it would only flicker.
 func elapsedText(d time.Duration) string {
 	switch {
@@ -38,8 +38,10 @@ func elapsedText(d time.Duration) string {
 		fallthrough
 	case d < time.Second:
 		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
+	case d < 10*time.Second:
 		return fmt.Sprintf("%.1fs", float64(d.Truncate(100*time.Millisecond))/float64(time.Second))
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
 	case d < time.Hour:
 		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 	default:

@@ -19,6 +19,7 @@ const (
 	toolRunning toolState = iota
 	toolOK
 	toolFailed
+	toolStopped // the child ended before the call finished
 )
 
 // activity is one logical line of a child's activity. Text lines may wrap
@@ -42,6 +43,8 @@ func (a *activity) render(ctx RenderContext, width int) []string {
 			glyph, style = glyphOK, st.Tool.OK
 		case toolFailed:
 			glyph, style = glyphFailed, st.Tool.Error
+		case toolStopped:
+			glyph, style = glyphCancelled, st.Subagent.Cancelled
 		}
 		line := style.Render(glyph) + " " + st.Tool.Name.Render(a.text)
 		if a.arg != "" {

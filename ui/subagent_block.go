@@ -179,6 +179,11 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 		b.usage = e.Usage // the child's own total is authoritative
 	}
 	b.waiting = false
+	for _, seq := range b.openTool {
+		if a := b.acts.at(seq); a != nil {
+			a.tool = toolStopped
+		}
+	}
 	clear(b.openTool)
 	switch b.state {
 	case childCancelled:

@@ -195,7 +195,8 @@ func (b *ToolBlock) outcome(ctx RenderContext) (lipgloss.Style, string) {
 		done, total := todoCounts(b.todos)
 		summary = fmt.Sprintf("%d/%d done", done, total)
 	}
-	if summary != "" && b.start.Name != taskToolName {
+	// The body already shows an error and a diff its counts.
+	if summary != "" && b.start.Name != taskToolName && !res.IsError && b.change == nil {
 		state += " " + st.Tool.Output.Render(fitLine(summary, 40))
 	}
 	return style, state + " " + st.Tool.Duration.Render("· "+elapsedText(b.end.Duration))
@@ -230,6 +231,9 @@ func (b *ToolBlock) body(ctx RenderContext, width int) []string {
 		mark := outputIndent
 		if i == 0 {
 			mark = outputFirstMark
+		}
+		if strings.TrimSpace(l) == "" {
+			mark, l = strings.TrimRight(mark, " "), ""
 		}
 		lines = append(lines, fitLine(st.Tool.Arg.Render(mark)+style.Render(fitLine(l, inner)), width))
 	}

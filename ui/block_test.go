@@ -1,0 +1,148 @@
+package ui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"covey/theme"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+)
+
+// The -update flag rewrites golden files. The core's tests may define the
+// same flag; whoever comes first defines it and both read it by name.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files under testdata/")
+	}
+}
+
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// testNow is the fixed clock of block tests.
+var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// blockCtx is a render context with fixed clock, frame and an ASCII colour
+// profile, so renderings are stable text.
+func blockCtx(t testing.TB, width int) RenderContext {
+	t.Helper()
+	lipgloss.SetColorProfile(termenv.Ascii)
+	th := theme.New(theme.ModeDark, true, false)
+	return RenderContext{
+		Width:    width,
+		Now:      testNow,
+		Frame:    3,
+		Styles:   &th.Styles,
+		Markdown: NewMarkdownRenderer("dark"),
+	}
+}
+
+// checkWidth fails when a line is wider than width.
+func checkWidth(t *testing.T, lines []string, width int) {
+	t.Helper()
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > width {
+			t.Errorf("line %d is %d cells wide, more than %d: %q", i, w, width, l)
+		}
+	}
+}
+
+// golden compares lines with testdata/<test name>.golden, rewriting it
+// under -update. It also checks the width, which every golden case must
+// respect.
+func golden(t *testing.T, lines []string, width int) {
+	t.Helper()
+	checkWidth(t, lines, width)
+	// Lip Gloss draws nothing but text under the ASCII profile; glamour
+	// still emits bold and reset codes, which are stripped to keep the
+	// files readable.
+	got := ansi.Strip(strings.Join(lines, "\n")) + "\n"
+	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
+	if updateGolden() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with -update to create it): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("rendering differs from %s:\n--- got ---\n%s--- want ---\n%s", path, got, want)
+	}
+}
+
+func TestFitLineAndWrap(t *testing.T) {
+	tests := map[string]struct {
+		in    string
+		width int
+		want  []string
+	}{
+		"short":        {"hello", 10, []string{"hello"}},
+		"word wrap":    {"hello big world", 9, []string{"hello big", "world"}},
+		"long word":    {"abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
+		"newlines":     {"a\nb", 5, []string{"a", "b"}},
+		"tabs":         {"\tx", 10, []string{"    x"}},
+		"crlf":         {"a\r\nb", 5, []string{"a", "b"}},
+		"wide runes":   {"日本語の文", 4, []string{"日本", "語の", "文"}},
+		"empty":        {"", 5, []string{""}},
+		"width 0 safe": {"abc", 0, nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := wrapText(tc.in, tc.width)
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+				t.Errorf("wrapText(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+			}
+			checkWidth(t, got, max(tc.width, 0))
+		})
+	}
+	if got := fitLine("abcdef", 4); got != "abc…" {
+		t.Errorf("fitLine cut = %q, want abc…", got)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	tokens := map[int]string{0: "0", 950: "950", 1000: "1k", 12_400: "12.4k", 124_000: "124k", 1_200_000: "1.2M", 3_000_000: "3M"}
+	for n, want := range tokens {
+		if got := tokenCount(n); got != want {
+			t.Errorf("tokenCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+	durations := map[time.Duration]string{
+		-time.Second:                "0ms",
+		450 * time.Millisecond:      "450ms",
+		3240 * time.Millisecond:     "3.2s",
+		41500 * time.Millisecond:    "41s",
+		65 * time.Second:            "1m05s",
+		2*time.Hour + 3*time.Minute: "2h03m",
+	}
+	for d, want := range durations {
+		if got := elapsedText(d); got != want {
+			t.Errorf("elapsedText(%v) = %q, want %q", d, got, want)
+		}
+	}
+	seen := map[string]bool{}
+	for f := range 10 {
+		seen[spinnerGlyph(f)] = true
+		if spinnerGlyph(f) != spinnerGlyph(f+10) || spinnerGlyph(-f) == "" {
+			t.Errorf("spinner frame %d does not cycle", f)
+		}
+	}
+	if len(seen) != 10 {
+		t.Errorf("spinner has %d distinct frames, want 10", len(seen))
+	}
+}

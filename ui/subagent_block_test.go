@@ -1,0 +1,295 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"covey/agent"
+	"covey/tools"
+)
+
+// childSource is the Source of the test child's events.
+var childSource = agent.Source{
+	AgentID:      "child-1",
+	ParentCallID: "call_task",
+	AgentType:    "Explore",
+	Description:  "Find where the agent loop retries failed requests",
+	Depth:        1,
+}
+
+// newTestPane returns a pane that has run two tools, written some text,
+// been rate limited once and is running a third tool.
+func newTestPane() *SubagentBlock {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource, Model: "small"})
+	b.SetStarted(testNow.Add(-3200 * time.Millisecond))
+	src := childSource
+	for _, ev := range []agent.Event{
+		agent.ToolStarted{Source: src, CallID: "g1", Name: "grep", KeyArg: `"retry" in agent/`},
+		agent.ToolFinished{Source: src, CallID: "g1", Name: "grep", Result: tools.Result{Summary: "37 matches"}},
+		agent.TextDelta{Source: src, Text: "Looking at agent/loop"},
+		agent.TextDelta{Source: src, Text: ".go next.\n\n"},
+		agent.ToolStarted{Source: src, CallID: "r1", Name: "read_file", KeyArg: "agent/loop.go"},
+		agent.ToolFinished{Source: src, CallID: "r1", Name: "read_file", Result: tools.Result{Summary: "212 lines"}},
+		agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 10_200, OutputTokens: 2_200}},
+		agent.Retrying{Source: src, Attempt: 1, Wait: 12 * time.Second, Reason: "rate limited"},
+		agent.TextDelta{Source: src, Text: "The retry logic lives in agent/provider.go: it backs off exponentially, honours Retry-After and gives up after four attempts.\n"},
+		agent.ToolStarted{Source: src, CallID: "l1", Name: "glob", Args: []byte(`{"pattern":"**/*_test.go"}`)},
+	} {
+		b.Apply(ev)
+	}
+	return b
+}
+
+// paneStates are the ends a child can come to, by ChildFinished.
+var paneStates = map[string]*agent.ChildFinished{
+	"running": nil,
+	"done": {Reason: agent.StopOK, Summary: "Retries are in agent/provider.go: exponential backoff, Retry-After, 4 attempts.",
+		ToolCalls: 3, Elapsed: 41 * time.Second, Usage: agent.Usage{InputTokens: 15_000, OutputTokens: 3_100}},
+	"failed":    {Reason: agent.StopError, Error: "provider: 500 Internal Server Error", ToolCalls: 3, Elapsed: 9 * time.Second},
+	"cancelled": {Reason: agent.StopCancelled, ToolCalls: 3, Elapsed: 5 * time.Second},
+	"timed_out": {Reason: agent.StopTimeout, Summary: "Partial: provider.go has the backoff.", ToolCalls: 3, Elapsed: 2 * time.Minute},
+	"max_turns": {Reason: agent.StopMaxTurns, Summary: "Partial: looked at loop.go and provider.go.", ToolCalls: 12, Elapsed: 75 * time.Second},
+}
+
+func testPane(state string) *SubagentBlock {
+	b := newTestPane()
+	if fin := paneStates[state]; fin != nil {
+		ev := *fin
+		ev.Source = childSource
+		b.Apply(ev)
+	}
+	return b
+}
+
+func TestSubagentBlockGolden(t *testing.T) {
+	for _, width := range []int{80, 50} {
+		for state := range paneStates {
+			for _, expanded := range []bool{false, true} {
+				if width != 80 && expanded {
+					continue
+				}
+				form := "collapsed"
+				if expanded {
+					form = "expanded"
+				}
+				name := fmt.Sprintf("%s_%s", state, form)
+				if width != 80 {
+					name += fmt.Sprintf("_w%d", width)
+				}
+				t.Run(name, func(t *testing.T) {
+					b := testPane(state)
+					b.SetExpanded(expanded)
+					golden(t, b.Lines(blockCtx(t, width)), width)
+				})
+			}
+		}
+	}
+}
+
+func TestSubagentBlockBodyLimits(t *testing.T) {
+	tests := map[string]struct {
+		expanded bool
+		want     int
+	}{
+		"collapsed shows 2": {false, paneCollapsed},
+		"expanded shows 10": {true, paneExpanded},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+			for i := range 30 {
+				b.Apply(agent.TextDelta{Source: childSource, Text: fmt.Sprintf("line %d\n", i)})
+			}
+			b.SetExpanded(tc.expanded)
+			lines := b.Lines(blockCtx(t, 80))
+			if got := len(lines) - 1; got != tc.want {
+				t.Fatalf("body has %d lines, want %d: %q", got, tc.want, lines)
+			}
+			if last := lines[len(lines)-1]; !strings.HasSuffix(last, "line 29") {
+				t.Errorf("last body line = %q, want the newest text", last)
+			}
+		})
+	}
+}
+
+func TestSubagentBlockRingBound(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+	for i := range 5 * paneMemory {
+		b.Apply(agent.TextDelta{Source: childSource, Text: fmt.Sprintf("chatty line %d\n", i)})
+	}
+	if got := b.acts.len(); got != paneMemory {
+		t.Fatalf("pane keeps %d activity lines, want at most %d", got, paneMemory)
+	}
+	if got := b.acts.get(0).text; got != fmt.Sprintf("chatty line %d", 4*paneMemory) {
+		t.Errorf("oldest kept line = %q, want the oldest of the newest %d", got, paneMemory)
+	}
+	if got := b.acts.last().text; got != fmt.Sprintf("chatty line %d", 5*paneMemory-1) {
+		t.Errorf("newest line = %q", got)
+	}
+}
+
+func TestSubagentBlockToolLineInPlace(t *testing.T) {
+	tests := map[string]struct {
+		result   tools.Result
+		evict    bool // push the start out of memory before it finishes
+		wantLine string
+	}{
+		"ok":      {result: tools.Result{Summary: "37 matches"}, wantLine: `✓ grep  "func main" · 37 matches`},
+		"error":   {result: tools.Result{IsError: true, Summary: "bad pattern"}, wantLine: `✗ grep  "func main" · bad pattern`},
+		"evicted": {result: tools.Result{Summary: "3 matches"}, evict: true, wantLine: `✓ grep  "func main" · 3 matches`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+			b.Apply(agent.ToolStarted{Source: childSource, CallID: "c1", Name: "grep", KeyArg: `"func main"`})
+			ctx := blockCtx(t, 80)
+			if got := b.Lines(ctx)[1]; got != `│ → grep  "func main"` {
+				t.Fatalf("running tool line = %q", got)
+			}
+			b.Apply(agent.TextDelta{Source: childSource, Text: "meanwhile\n"})
+			if tc.evict {
+				for i := range paneMemory {
+					b.Apply(agent.TextDelta{Source: childSource, Text: fmt.Sprintf("filler %d\n", i)})
+				}
+			}
+			before := b.acts.len()
+			b.Apply(agent.ToolFinished{Source: childSource, CallID: "c1", Name: "grep", KeyArg: `"func main"`, Result: tc.result})
+			if tc.evict {
+				if b.acts.len() != paneMemory || b.acts.last().kind != actTool {
+					t.Fatalf("finished tool whose start was dropped was not added as the newest line")
+				}
+			} else if b.acts.len() != before {
+				t.Fatalf("finishing a tool added a line (%d → %d), want an update in place", before, b.acts.len())
+			}
+			lines := b.Lines(ctx)
+			found := false
+			for _, l := range lines[1:] {
+				if l == "│ "+tc.wantLine {
+					found = true
+				}
+				if strings.Contains(l, "→ grep") {
+					t.Errorf("running line still shown after finish: %q", l)
+				}
+			}
+			if !found {
+				t.Errorf("no line %q in %q", tc.wantLine, lines)
+			}
+		})
+	}
+}
+
+func TestSubagentBlockTokensAndCounts(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+	b.SetStarted(testNow)
+	for _, u := range []agent.Usage{{InputTokens: 900, OutputTokens: 50}, {InputTokens: 10_000, OutputTokens: 1_450}} {
+		b.Apply(agent.UsageReported{Source: childSource, Usage: u})
+	}
+	b.Apply(agent.ToolStarted{Source: childSource, CallID: "a", Name: "read_file"})
+	if got := b.Usage(); got.InputTokens != 10_900 || got.OutputTokens != 1_500 {
+		t.Fatalf("Usage = %+v, want 10900 in, 1500 out", got)
+	}
+	header := b.Lines(blockCtx(t, 80))[0]
+	for _, want := range []string{"1 tool ·", "0ms", "12.4k tok", "[Explore]"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("header %q lacks %q", header, want)
+		}
+	}
+	b.Apply(agent.ChildFinished{Source: childSource, Reason: agent.StopOK, ToolCalls: 4, Elapsed: 3200 * time.Millisecond,
+		Usage: agent.Usage{InputTokens: 1_000_000, OutputTokens: 200_000}})
+	header = b.Lines(blockCtx(t, 80))[0]
+	for _, want := range []string{"4 tools", "3.2s", "1.2M tok", glyphOK} {
+		if !strings.Contains(header, want) {
+			t.Errorf("finished header %q lacks %q", header, want)
+		}
+	}
+	if b.Running() || b.Live() {
+		t.Error("finished pane still running or live")
+	}
+	v := b.Version()
+	b.Apply(agent.TextDelta{Source: childSource, Text: "late\n"})
+	b.Apply(agent.UsageReported{Source: childSource, Usage: agent.Usage{InputTokens: 5}})
+	if b.Version() != v || b.Usage().InputTokens != 1_000_000 {
+		t.Error("events after ChildFinished changed the pane")
+	}
+}
+
+func TestSubagentBlockCache(t *testing.T) {
+	t.Run("running pane redraws only when the clock shows a change", func(t *testing.T) {
+		b := newTestPane()
+		ctx := blockCtx(t, 80)
+		first := b.Lines(ctx)
+		second := b.Lines(ctx)
+		if b.recompute != 1 || &first[0] != &second[0] {
+			t.Fatalf("second Lines with the same context recomputed (%d computations)", b.recompute)
+		}
+		ctx.Now = ctx.Now.Add(10 * time.Millisecond) // same tenth of a second
+		b.Lines(ctx)
+		if b.recompute != 1 {
+			t.Errorf("a clock change the header does not show recomputed")
+		}
+		ctx.Frame++
+		b.Lines(ctx)
+		if b.recompute != 2 {
+			t.Errorf("a new spinner frame did not recompute")
+		}
+		bodyBefore := b.body.lines
+		ctx.Frame++
+		b.Lines(ctx)
+		if &b.body.lines[0] != &bodyBefore[0] {
+			t.Errorf("a spinner frame rebuilt the body")
+		}
+	})
+	t.Run("finished pane is frozen", func(t *testing.T) {
+		b := testPane("done")
+		ctx := blockCtx(t, 80)
+		b.Lines(ctx)
+		for i := range 5 {
+			ctx.Frame++
+			ctx.Now = ctx.Now.Add(time.Duration(i) * time.Second)
+			b.Lines(ctx)
+		}
+		if b.recompute != 1 {
+			t.Errorf("finished pane recomputed %d times across ticks, want 1", b.recompute)
+		}
+		ctx.Width = 60
+		b.Lines(ctx)
+		if b.recompute != 2 {
+			t.Errorf("a new width did not recompute")
+		}
+	})
+}
+
+func TestSubagentBlockWidths(t *testing.T) {
+	for state := range paneStates {
+		for _, width := range []int{0, 1, 5, 12, 20, 40, 60, 120} {
+			t.Run(fmt.Sprintf("%s_%d", state, width), func(t *testing.T) {
+				b := testPane(state)
+				b.SetWaiting(true)
+				for _, exp := range []bool{false, true} {
+					b.SetExpanded(exp)
+					checkWidth(t, b.Lines(blockCtx(t, width)), max(width, 1))
+				}
+			})
+		}
+	}
+}
+
+func TestSubagentBlockWaitingAndAccessors(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource, Model: "m"})
+	if b.AgentID() != "child-1" || b.ParentCallID() != "call_task" || b.Type() != "Explore" ||
+		b.Description() != childSource.Description || b.Model() != "m" || !b.Focusable() {
+		t.Fatal("accessors do not reflect ChildStarted")
+	}
+	b.SetWaiting(true)
+	header := b.Lines(blockCtx(t, 100))[0]
+	if !strings.HasPrefix(header, glyphWaiting) || !strings.Contains(header, "awaiting approval") {
+		t.Errorf("waiting header = %q", header)
+	}
+	v := b.Version()
+	b.Apply(agent.TurnFinished{Source: childSource})
+	if b.Version() != v {
+		t.Error("an event the pane does not show changed its version")
+	}
+}

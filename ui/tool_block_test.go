@@ -1,0 +1,175 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"covey/agent"
+	"covey/tools"
+)
+
+const testDiff = `--- a/agent/loop.go
++++ b/agent/loop.go
+@@ -10,6 +10,7 @@ func run() {
+ 	ctx := context.Background()
+ 	for turn := 0; ; turn++ {
+-		if turn > max {
++		if turn >= maxTurns {
++			log.Print("limit")
+ 			break
+ 		}
+ 		step()
+@@ -98,3 +99,3 @@ func stop() {
+ 	a := 1
+-	b := 2
++	b := 3
+ 	return
+`
+
+func toolStart(name, args string) agent.ToolStarted {
+	return agent.ToolStarted{CallID: "call_" + name, Name: name, Args: []byte(args)}
+}
+
+func finished(name string, d time.Duration, res tools.Result) agent.ToolFinished {
+	return agent.ToolFinished{CallID: "call_" + name, Name: name, Duration: d, Result: res}
+}
+
+func TestToolBlockGolden(t *testing.T) {
+	longOut := strings.Repeat("line of output\n", 60)
+	todos := []tools.Todo{
+		{Content: "Read the agent loop", Status: "completed"},
+		{Content: "Find where retries happen and write down the backoff rules in detail", Status: "in_progress"},
+		{Content: "Write the test", Status: "pending"},
+	}
+	tests := map[string]struct {
+		start    agent.ToolStarted
+		end      *agent.ToolFinished
+		expanded bool
+		width    int
+	}{
+		"running": {start: toolStart("bash", `{"command":"go test ./...\necho done"}`)},
+		"ok_preview": {start: toolStart("read_file", `{"path":"agent/loop.go"}`),
+			end: ptr(finished("read_file", 12*time.Millisecond, tools.Result{Content: "package agent\n\nimport \"context\"\n\nfunc Run() {}\n", Summary: "5 lines"}))},
+		"ok_long_collapsed": {start: toolStart("bash", `{"command":"seq 60"}`),
+			end: ptr(finished("bash", 1500*time.Millisecond, tools.Result{Content: longOut, Summary: "exit 0"}))},
+		"ok_long_expanded": {start: toolStart("bash", `{"command":"seq 60"}`), expanded: true,
+			end: ptr(finished("bash", 1500*time.Millisecond, tools.Result{Content: longOut, Summary: "exit 0"}))},
+		"error": {start: toolStart("grep", `{"pattern":"func ("}`),
+			end: ptr(finished("grep", 3*time.Millisecond, tools.Errorf("bad pattern %q: missing closing )", "func (")))},
+		"diff": {start: toolStart("edit_file", `{"path":"agent/loop.go","old_string":"x","new_string":"y"}`),
+			end: ptr(finished("edit_file", 4*time.Millisecond, tools.Result{Content: "edited", Summary: "+3 -2",
+				Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff, Added: 3, Removed: 2}}))},
+		"diff_narrow": {start: toolStart("edit_file", `{"path":"agent/loop.go"}`), width: 40,
+			end: ptr(finished("edit_file", 4*time.Millisecond, tools.Result{Content: "edited",
+				Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff, Added: 3, Removed: 2}}))},
+		"todo": {start: toolStart("todo_write", `{"todos":[{},{},{}]}`),
+			end: ptr(finished("todo_write", time.Millisecond, tools.Result{Content: "ok", Display: todos}))},
+		"task": {start: toolStart("task", `{"tasks":[{},{}]}`),
+			end: ptr(finished("task", 41*time.Second, tools.Result{Content: "child results…", Summary: "2 tasks done"}))},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			width := tc.width
+			if width == 0 {
+				width = 80
+			}
+			b := NewToolBlock(tc.start)
+			b.SetStarted(testNow.Add(-2 * time.Second))
+			if tc.end != nil {
+				b.Finish(*tc.end)
+			}
+			b.SetExpanded(tc.expanded)
+			golden(t, b.Lines(blockCtx(t, width)), width)
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestToolBlockState(t *testing.T) {
+	b := NewToolBlock(toolStart("read_file", `{"path":"a.go"}`))
+	if !b.Running() || !b.Live() || b.CallID() != "call_read_file" || b.Name() != "read_file" {
+		t.Fatal("a started block is not running and live with its call's ID and name")
+	}
+	if b.Focusable() {
+		t.Error("a running call with no output is focusable")
+	}
+	ctx := blockCtx(t, 60)
+	if h := b.Lines(ctx)[0]; !strings.Contains(h, "a.go") || !strings.Contains(h, spinnerGlyph(ctx.Frame)) {
+		t.Errorf("running header %q lacks the key argument or the spinner", h)
+	}
+	b.Finish(finished("read_file", time.Second, tools.Result{Content: strings.Repeat("x\n", 10), Summary: "10 lines"}))
+	b.Finish(finished("read_file", time.Hour, tools.Result{IsError: true}))
+	if b.Running() || b.Live() || b.end.Duration != time.Second {
+		t.Error("Finish did not stop the block, or a second Finish counted")
+	}
+	if !b.Focusable() {
+		t.Error("a call with more output than its preview is not focusable")
+	}
+	collapsed := len(b.Lines(ctx))
+	b.SetExpanded(true)
+	expanded := len(b.Lines(ctx))
+	if collapsed != 1+outputPreview+1 || expanded != 1+10 {
+		t.Errorf("collapsed %d lines, expanded %d; want %d and %d", collapsed, expanded, 1+outputPreview+1, 11)
+	}
+}
+
+func TestToolBlockCache(t *testing.T) {
+	b := NewToolBlock(toolStart("bash", `{"command":"make"}`))
+	ctx := blockCtx(t, 80)
+	b.SetStarted(ctx.Now)
+	b.Lines(ctx)
+	b.Lines(ctx)
+	if b.recompute != 1 {
+		t.Fatalf("same context recomputed: %d", b.recompute)
+	}
+	ctx.Frame++
+	b.Lines(ctx)
+	if b.recompute != 2 {
+		t.Fatalf("running block ignored a spinner frame")
+	}
+	b.Finish(finished("bash", time.Second, tools.Result{Content: "ok"}))
+	b.Lines(ctx)
+	for range 3 {
+		ctx.Frame++
+		ctx.Now = ctx.Now.Add(time.Second)
+		b.Lines(ctx)
+	}
+	if b.recompute != 3 {
+		t.Errorf("finished block recomputed on ticks: %d computations, want 3", b.recompute)
+	}
+}
+
+func TestToolBlockWidths(t *testing.T) {
+	blocks := map[string]func() *ToolBlock{
+		"diff": func() *ToolBlock {
+			b := NewToolBlock(toolStart("edit_file", `{"path":"a/very/long/path/to/some/file/deep/in/the/tree.go"}`))
+			b.Finish(finished("edit_file", 0, tools.Result{Display: &tools.FileChange{Path: "a/very/long/path/to/some/file/deep/in/the/tree.go", Diff: testDiff, Added: 3, Removed: 2}}))
+			return b
+		},
+		"output": func() *ToolBlock {
+			b := NewToolBlock(toolStart("bash", `{"command":"`+strings.Repeat("x", 200)+`"}`))
+			b.Finish(finished("bash", 0, tools.Result{Content: strings.Repeat("wide\tcontent 日本語 ", 20), Summary: strings.Repeat("s", 100)}))
+			return b
+		},
+		"running": func() *ToolBlock { return NewToolBlock(toolStart("glob", `{"pattern":"`+strings.Repeat("*", 100)+`"}`)) },
+		"todo": func() *ToolBlock {
+			b := NewToolBlock(toolStart("todo_write", `{}`))
+			b.Finish(finished("todo_write", 0, tools.Result{Display: []tools.Todo{{Content: strings.Repeat("long item ", 20), Status: "weird"}}}))
+			return b
+		},
+	}
+	for name, mk := range blocks {
+		for _, width := range []int{1, 10, 40, 60, 120} {
+			t.Run(fmt.Sprintf("%s_%d", name, width), func(t *testing.T) {
+				b := mk()
+				for _, exp := range []bool{false, true} {
+					b.SetExpanded(exp)
+					checkWidth(t, b.Lines(blockCtx(t, width)), width)
+				}
+			})
+		}
+	}
+}
