@@ -1,0 +1,225 @@
+package ui
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"covey/agent"
+	"covey/theme"
+)
+
+// The golden files of this package are regenerated with -update. The flag
+// may also be registered by another test file of the package, so it is
+// registered here only when missing and always read through flag.Lookup.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+	// Golden screens are compared without colour.
+	lipgloss.SetColorProfile(termenv.Ascii)
+}
+
+func coreGoldenUpdate() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// checkGolden compares got with testdata/<test>/<name>.golden.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", strings.Split(t.Name(), "/")[0], name+".golden")
+	if coreGoldenUpdate() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create it): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// fakeEngine records what the UI asks of it. Run blocks until its context
+// is cancelled or release is signalled.
+type fakeEngine struct {
+	mu        sync.Mutex
+	prompts   []string
+	ctxs      []context.Context
+	cancelled []string
+	resets    int
+	model     string
+	release   chan error
+}
+
+func newFakeEngine() *fakeEngine {
+	return &fakeEngine{model: "test-model", release: make(chan error, 16)}
+}
+
+func (f *fakeEngine) Run(ctx context.Context, prompt string) error {
+	f.mu.Lock()
+	f.prompts = append(f.prompts, prompt)
+	f.ctxs = append(f.ctxs, ctx)
+	f.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case err := <-f.release:
+		return err
+	}
+}
+
+func (f *fakeEngine) CancelChild(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelled = append(f.cancelled, id)
+	return true
+}
+
+func (f *fakeEngine) Reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resets++
+}
+
+func (f *fakeEngine) Model() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.model
+}
+
+func (f *fakeEngine) SetModel(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.model = name
+}
+
+func (f *fakeEngine) snapshot() (prompts []string, ctxs []context.Context, cancelled []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.prompts...), append([]context.Context(nil), f.ctxs...), append([]string(nil), f.cancelled...)
+}
+
+// fixedNow is the clock of every test model.
+var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+// harness drives a Model the way bubbletea does: Update, then commands run
+// in goroutines whose messages are collected for the test to deliver.
+type harness struct {
+	t    *testing.T
+	m    Model
+	eng  *fakeEngine
+	msgs chan tea.Msg
+}
+
+func newHarness(t *testing.T, width, height int) *harness {
+	t.Helper()
+	eng := newFakeEngine()
+	m := New(Options{
+		Engine:         eng,
+		Theme:          theme.New(theme.ModeDark, true, false),
+		Workspace:      "/work/project",
+		PermissionMode: "ask",
+		MarkdownStyle:  "ascii",
+		Agents: []AgentInfo{
+			{Name: "Explore", Description: "reads code", Source: "built-in", ReadOnly: true, Tools: []string{"read_file", "grep"}},
+		},
+	})
+	m.clock = func() time.Time { return fixedNow }
+	h := &harness{t: t, m: m, eng: eng, msgs: make(chan tea.Msg, 1024)}
+	h.send(tea.WindowSizeMsg{Width: width, Height: height})
+	return h
+}
+
+// send delivers msg and starts the commands it returns.
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	nm, cmd := h.m.Update(msg)
+	h.m = nm.(Model)
+	h.spawn(cmd)
+}
+
+func (h *harness) spawn(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		switch msg := cmd().(type) {
+		case nil:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				h.spawn(c)
+			}
+		default:
+			h.msgs <- msg
+		}
+	}()
+}
+
+// await returns the next message of type T, dropping others (ticks,
+// prewarms). The timeout only guards against a hang.
+func await[T tea.Msg](h *harness) T {
+	h.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case msg := <-h.msgs:
+			if v, ok := msg.(T); ok {
+				return v
+			}
+		case <-deadline:
+			var zero T
+			h.t.Fatalf("no %T arrived", zero)
+			return zero
+		}
+	}
+}
+
+func (h *harness) key(t tea.KeyType) { h.t.Helper(); h.send(tea.KeyMsg{Type: t}) }
+
+func (h *harness) typeText(s string) {
+	h.t.Helper()
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)})
+}
+
+func (h *harness) events(evs ...agent.Event) { h.t.Helper(); h.send(eventsMsg{events: evs}) }
+
+// screenLines is the current frame, without colour.
+func (h *harness) screenLines() []string {
+	return strings.Split(ansi.Strip(h.m.View()), "\n")
+}
+
+func (h *harness) screenContains(s string) bool {
+	return strings.Contains(ansi.Strip(h.m.View()), s)
+}
+
+// Event builders.
+
+func mainSrc() agent.Source { return agent.Source{AgentID: agent.MainAgentID} }
+
+func childSrc(id, parent, typ, desc string) agent.Source {
+	return agent.Source{AgentID: id, ParentCallID: parent, AgentType: typ, Description: desc, Depth: 1}
+}
+
+func toolStarted(src agent.Source, id, name, arg string) agent.ToolStarted {
+	return agent.ToolStarted{Source: src, CallID: id, Name: name, KeyArg: arg,
+		Args: []byte(fmt.Sprintf(`{"path":%q}`, arg))}
+}

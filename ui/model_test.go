@@ -1,0 +1,417 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/agent"
+	"covey/tools"
+)
+
+// startTurn types text, sends it and waits until the engine runs it.
+func (h *harness) startTurn(text string) {
+	h.t.Helper()
+	h.typeText(text)
+	h.key(tea.KeyEnter)
+	deadline := time.After(5 * time.Second)
+	for {
+		prompts, _, _ := h.eng.snapshot()
+		if slices.Contains(prompts, text) {
+			return
+		}
+		select {
+		case <-deadline:
+			h.t.Fatalf("engine never ran %q", text)
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// withPanes sets up a task call of the main agent with three children.
+func withPanes(h *harness) (task agent.ToolStarted, kids []agent.Source) {
+	task = agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: "task", KeyArg: "3 tasks"}
+	kids = []agent.Source{
+		childSrc("c1", "call_task", "Explore", "map the packages"),
+		childSrc("c2", "call_task", "Explore", "find the flaky test"),
+		childSrc("c3", "call_task", "general-purpose", "draft the fix"),
+	}
+	evs := []agent.Event{agent.TextDelta{Source: mainSrc(), Text: "Let me look around."}, task}
+	for _, k := range kids {
+		evs = append(evs, agent.ChildStarted{Source: k, Model: "small"})
+	}
+	h.events(evs...)
+	return task, kids
+}
+
+func TestModelFocus(t *testing.T) {
+	h := newHarness(t, 100, 40)
+	withPanes(h)
+	var fs []Block
+	for _, b := range h.m.tr.Blocks() {
+		if b.Focusable() {
+			fs = append(fs, b)
+		}
+	}
+	if len(fs) < 3 {
+		t.Fatalf("%d focusable blocks, want at least the 3 panes", len(fs))
+	}
+	n := len(fs)
+	tests := []struct {
+		name string
+		key  tea.KeyType
+		want Block
+	}{
+		{"tab from the input lands on the newest block", tea.KeyTab, fs[n-1]},
+		{"tab wraps to the oldest", tea.KeyTab, fs[0]},
+		{"tab moves to the next", tea.KeyTab, fs[1]},
+		{"shift+tab moves back", tea.KeyShiftTab, fs[0]},
+		{"shift+tab wraps to the newest", tea.KeyShiftTab, fs[n-1]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h.key(tt.key)
+			if !h.m.transcriptFocus {
+				t.Fatal("focus is not in the transcript")
+			}
+			if got := h.m.tr.Focused(); got != tt.want {
+				t.Errorf("focused %T %p, want %T %p", got, got, tt.want, tt.want)
+			}
+		})
+	}
+
+	t.Run("the focused block is marked in the gutter", func(t *testing.T) {
+		marked := 0
+		for _, l := range h.screenLines() {
+			if strings.HasPrefix(l, "▌") {
+				marked++
+			}
+		}
+		if marked == 0 {
+			t.Error("no line carries the focus marker")
+		}
+	})
+	t.Run("typing returns to the input", func(t *testing.T) {
+		h.typeText("h")
+		if h.m.transcriptFocus || h.m.tr.Focused() != nil {
+			t.Error("focus stayed in the transcript")
+		}
+		if got := h.m.input.Value(); got != "h" {
+			t.Errorf("input = %q, want the typed key", got)
+		}
+	})
+	t.Run("esc returns to the input", func(t *testing.T) {
+		h.key(tea.KeyTab)
+		h.key(tea.KeyEsc)
+		if h.m.transcriptFocus {
+			t.Error("esc did not return to the input")
+		}
+	})
+}
+
+func TestModelToggle(t *testing.T) {
+	tests := map[string]tea.KeyMsg{
+		"enter": {Type: tea.KeyEnter},
+		"space": {Type: tea.KeySpace, Runes: []rune{' '}},
+	}
+	for name, k := range tests {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, 100, 40)
+			withPanes(h)
+			h.key(tea.KeyTab)
+			b := h.m.tr.Focused()
+			if b.Expanded() {
+				t.Fatal("pane starts expanded")
+			}
+			h.send(k)
+			if !b.Expanded() {
+				t.Error("the key did not expand the focused block")
+			}
+			h.send(k)
+			if b.Expanded() {
+				t.Error("a second press did not collapse it")
+			}
+			if h.m.input.Value() != "" {
+				t.Errorf("the key reached the input: %q", h.m.input.Value())
+			}
+		})
+	}
+}
+
+func TestModelToggleAll(t *testing.T) {
+	h := newHarness(t, 100, 40)
+	withPanes(h)
+	focusable := func() []Block {
+		var out []Block
+		for _, b := range h.m.tr.Blocks() {
+			if b.Focusable() {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	h.key(tea.KeyCtrlO)
+	for _, b := range focusable() {
+		if !b.Expanded() {
+			t.Errorf("%T not expanded after ctrl+o", b)
+		}
+	}
+	h.key(tea.KeyCtrlO)
+	for _, b := range focusable() {
+		if b.Expanded() {
+			t.Errorf("%T still expanded after a second ctrl+o", b)
+		}
+	}
+}
+
+func TestModelCancelChild(t *testing.T) {
+	h := newHarness(t, 100, 40)
+	_, kids := withPanes(h)
+	h.key(tea.KeyTab)      // newest pane: c3
+	h.key(tea.KeyShiftTab) // c2
+	h.typeText("x")
+	msg := await[childCancelledMsg](h)
+	if msg.agentID != kids[1].AgentID {
+		t.Errorf("cancelled %q, want %q", msg.agentID, kids[1].AgentID)
+	}
+	_, _, cancelled := h.eng.snapshot()
+	if !slices.Equal(cancelled, []string{kids[1].AgentID}) {
+		t.Errorf("engine saw CancelChild(%v), want [%s]", cancelled, kids[1].AgentID)
+	}
+	if h.m.input.Value() != "" {
+		t.Errorf("x reached the input: %q", h.m.input.Value())
+	}
+
+	t.Run("a finished pane is not cancelled", func(t *testing.T) {
+		h.events(agent.ChildFinished{Source: kids[1], Reason: agent.StopOK, Summary: "done"})
+		h.typeText("x")
+		_, _, cancelled := h.eng.snapshot()
+		if len(cancelled) != 1 {
+			t.Errorf("CancelChild called again: %v", cancelled)
+		}
+		if h.m.transcriptFocus {
+			t.Error("x on a finished pane should type into the input")
+		}
+	})
+}
+
+func TestModelEscCancelsTurn(t *testing.T) {
+	h := newHarness(t, 100, 40)
+	h.startTurn("fix the tests")
+	_, ctxs, _ := h.eng.snapshot()
+	h.key(tea.KeyEsc)
+	select {
+	case <-ctxs[0].Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("esc did not cancel the turn's context")
+	}
+	done := await[turnDoneMsg](h)
+	if !errors.Is(done.err, context.Canceled) {
+		t.Errorf("Run returned %v, want context.Canceled", done.err)
+	}
+	h.send(done)
+	if h.m.turn != nil || h.m.status.running {
+		t.Error("the turn is still marked running")
+	}
+	if !h.screenContains("turn cancelled") {
+		t.Error("no notice of the cancelled turn")
+	}
+}
+
+func TestModelQueue(t *testing.T) {
+	h := newHarness(t, 100, 40)
+	h.startTurn("first")
+	h.typeText("second")
+	h.key(tea.KeyEnter)
+	if q := h.m.input.Queued(); q != 1 {
+		t.Fatalf("queued = %d, want 1", q)
+	}
+	if !h.screenContains("queued: second") {
+		t.Error("the queued message is not shown")
+	}
+	if prompts, _, _ := h.eng.snapshot(); len(prompts) != 1 {
+		t.Fatalf("engine ran %v while a turn was running", prompts)
+	}
+	h.events(agent.TextDelta{Source: mainSrc(), Text: "answer one"}, agent.Done{Source: mainSrc(), Reason: agent.StopOK})
+	h.eng.release <- nil
+	h.send(await[turnDoneMsg](h))
+	h.startTurnWait("second")
+	if q := h.m.input.Queued(); q != 0 {
+		t.Errorf("queued = %d after the turn ended, want 0", q)
+	}
+	if h.m.turn == nil {
+		t.Error("the queued message did not start a turn")
+	}
+}
+
+// startTurnWait waits until the engine ran text, without typing it.
+func (h *harness) startTurnWait(text string) {
+	h.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		if prompts, _, _ := h.eng.snapshot(); slices.Contains(prompts, text) {
+			return
+		}
+		select {
+		case <-deadline:
+			h.t.Fatalf("engine never ran %q", text)
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+func TestModelCtrlC(t *testing.T) {
+	t.Run("clears a non-empty input first", func(t *testing.T) {
+		h := newHarness(t, 80, 24)
+		h.typeText("draft")
+		nm, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlC})
+		h.m = nm.(Model)
+		if h.m.input.Value() != "" {
+			t.Error("input not cleared")
+		}
+		if isQuit(cmd) {
+			t.Error("quit on the first ctrl+c with text in the input")
+		}
+		_, cmd = h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlC})
+		if !isQuit(cmd) {
+			t.Error("a second ctrl+c did not quit")
+		}
+	})
+	t.Run("quits at once when empty and cancels the turn", func(t *testing.T) {
+		h := newHarness(t, 80, 24)
+		h.startTurn("work")
+		_, ctxs, _ := h.eng.snapshot()
+		_, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlC})
+		if !isQuit(cmd) {
+			t.Fatal("ctrl+c on an empty input did not quit")
+		}
+		if ctxs[0].Err() == nil {
+			t.Error("quitting left the turn running")
+		}
+	})
+}
+
+// isQuit reports whether cmd (or one in its batch) is tea.Quit.
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.QuitMsg:
+		return true
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if c == nil {
+				continue
+			}
+			if _, ok := c().(tea.QuitMsg); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestModelResize(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	withPanes(h)
+	h.events(
+		agent.TextDelta{Source: mainSrc(), Text: strings.Repeat("a long line of the answer that must wrap ", 8)},
+		toolStarted(mainSrc(), "call_r", "read_file", "some/very/long/path/to/a/file/that/does/not/fit/in/sixty/columns.go"),
+	)
+	for _, size := range []struct{ w, h int }{{120, 40}, {60, 30}, {120, 40}, {40, 20}} {
+		h.send(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+		lines := h.screenLines()
+		if len(lines) != size.h {
+			t.Errorf("%dx%d: %d lines, want %d", size.w, size.h, len(lines), size.h)
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > size.w {
+				t.Errorf("%dx%d: line %d is %d wide: %q", size.w, size.h, i, w, l)
+			}
+		}
+	}
+}
+
+func TestModelFollow(t *testing.T) {
+	h := newHarness(t, 80, 20)
+	for i := range 30 {
+		h.events(agent.ToolStarted{Source: mainSrc(), CallID: "c" + string(rune('a'+i)), Name: "grep", KeyArg: "pattern"})
+	}
+	if !h.m.tr.Following() {
+		t.Fatal("not following at the start")
+	}
+	bottom := h.m.tr.offset
+	if bottom != h.m.tr.maxOffset() || bottom == 0 {
+		t.Fatalf("offset %d, want the bottom %d", bottom, h.m.tr.maxOffset())
+	}
+
+	t.Run("following keeps the bottom in view", func(t *testing.T) {
+		h.events(agent.TextDelta{Source: mainSrc(), Text: "newest line"})
+		if h.m.tr.offset != h.m.tr.maxOffset() {
+			t.Errorf("offset %d, want the bottom %d", h.m.tr.offset, h.m.tr.maxOffset())
+		}
+		if !h.screenContains("newest line") {
+			t.Error("the newest output is not on screen")
+		}
+	})
+	t.Run("scrolled up stays put and hints", func(t *testing.T) {
+		h.key(tea.KeyPgUp)
+		if h.m.tr.Following() {
+			t.Fatal("still following after pgup")
+		}
+		off := h.m.tr.offset
+		h.events(agent.TextDelta{Source: mainSrc(), Text: " and more"}, agent.ToolStarted{Source: mainSrc(), CallID: "late", Name: "bash", KeyArg: "go test"})
+		if h.m.tr.offset != off {
+			t.Errorf("offset moved from %d to %d while scrolled up", off, h.m.tr.offset)
+		}
+		if !h.screenContains("new output below") {
+			t.Error("no new-output hint")
+		}
+	})
+	t.Run("mouse wheel scrolls by three", func(t *testing.T) {
+		off := h.m.tr.offset
+		h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+		if h.m.tr.offset != off-3 {
+			t.Errorf("offset %d, want %d", h.m.tr.offset, off-3)
+		}
+	})
+	t.Run("end follows again", func(t *testing.T) {
+		h.key(tea.KeyEnd)
+		if !h.m.tr.Following() || h.m.tr.offset != h.m.tr.maxOffset() {
+			t.Error("end did not return to following")
+		}
+		if h.screenContains("new output below") {
+			t.Error("hint still shown at the bottom")
+		}
+	})
+}
+
+func TestModelEventsReachBlocks(t *testing.T) {
+	h := newHarness(t, 100, 40)
+	_, kids := withPanes(h)
+	h.events(
+		agent.ToolStarted{Source: kids[0], CallID: "k1", Name: "grep", KeyArg: "func main"},
+		agent.UsageReported{Source: kids[0], Usage: agent.Usage{InputTokens: 1000, OutputTokens: 200}},
+		agent.UsageReported{Source: mainSrc(), Usage: agent.Usage{InputTokens: 500, OutputTokens: 50}},
+		agent.ToolFinished{Source: mainSrc(), CallID: "call_task", Name: "task", Result: tools.Result{Content: "ok"}},
+	)
+	if u := h.m.rt.usage; u.InputTokens != 1500 || u.OutputTokens != 250 {
+		t.Errorf("session usage %+v, want 1500 in / 250 out", u)
+	}
+	if u := h.m.rt.children["c1"].Usage(); u.InputTokens != 1000 {
+		t.Errorf("child usage %+v, want 1000 in", u)
+	}
+	if h.m.rt.tools["call_task"].Running() {
+		t.Error("ToolFinished did not reach the task block")
+	}
+	if !h.screenContains("↑1.5k ↓250") {
+		t.Errorf("status bar lacks the session tokens:\n%s", ansi.Strip(h.m.View()))
+	}
+}
