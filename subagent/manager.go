@@ -120,6 +120,9 @@ func (m *Manager) Cancel(agentID string) bool {
 	return ok
 }
 
+// Workspace returns the workspace children act in.
+func (m *Manager) Workspace() *tools.Workspace { return m.cfg.Workspace }
+
 // Running returns the IDs of the children running or queued now.
 func (m *Manager) Running() []string {
 	m.mu.Lock()
