@@ -3,6 +3,22 @@
 // every covey test (agent loop, subagents, TUI end to end, the demo) runs
 // against a model that says exactly what the test needs, including the
 // failures real providers produce.
+//
+// A typical test:
+//
+//	s := scripted.NewTest(t) // closed at cleanup; unmatched requests fail t
+//	s.Add(scripted.Conversation{
+//		Match: scripted.Match{FirstUser: "list files"},
+//		Turns: []scripted.Turn{
+//			{ToolCalls: []scripted.Call{{Name: "glob", Args: map[string]any{"pattern": "*"}}}},
+//			{Text: "Two files."}, // answers the request holding one assistant message
+//		},
+//	})
+//	// point the client at s.URL(), then inspect s.Journal()
+//
+// Retries are scripted with Turn.Attempts, provider quirks with Turn.Raw,
+// broken streams with DisconnectAfter and Stall, and answers that depend on
+// tool results with Turn.Func.
 package scripted
 
 import (
@@ -10,7 +26,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -317,177 +332,4 @@ func (s *Server) describe() string {
 			c.Name, c.Match.FirstUser, c.Match.SystemContains, c.Match.Model, len(c.Turns))
 	}
 	return "scripted: " + strings.Join(parts, "; ")
-}
-
-func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
-	if !s.enter() {
-		http.Error(w, "scripted server closing", http.StatusServiceUnavailable)
-		return
-	}
-	defer s.handlers.Done()
-	arrived := s.now()
-	if r.Method != http.MethodPost {
-		e := s.record(Entry{Time: arrived, Unmatched: "method " + r.Method + " on " + r.URL.Path})
-		s.writeError(w, e, http.StatusMethodNotAllowed, e.Unmatched, "invalid_request_error")
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
-		e := s.record(Entry{Time: arrived, Unmatched: "read body: " + err.Error()})
-		s.writeError(w, e, http.StatusBadRequest, e.Unmatched, "invalid_request_error")
-		return
-	}
-	entry, err := parseRequest(body)
-	entry.Time, entry.Body = arrived, body
-	entry.HasAuth = r.Header.Get("Authorization") != ""
-	if err != nil {
-		entry.Unmatched = "bad request: " + err.Error()
-		e := s.record(entry)
-		s.writeError(w, e, http.StatusBadRequest, e.Unmatched, "invalid_request_error")
-		return
-	}
-	turn, ok := s.selectTurn(&entry)
-	e := s.record(entry)
-	if !ok {
-		msg := fmt.Sprintf("scripted server: unmatched request: %s; received first user message %q, model %q, turn %d (%d messages); %s",
-			entry.Unmatched, entry.FirstUser, entry.Model, entry.Turn, len(entry.Messages), s.describe())
-		s.writeError(w, e, http.StatusInternalServerError, msg, "scripted_unmatched")
-		return
-	}
-	if turn.Func != nil {
-		turn = turn.Func(Request{Entry: entry})
-	}
-	s.serve(r.Context(), w, e, turn)
-}
-
-// writeError answers with an OpenAI-style error document and finishes e.
-func (s *Server) writeError(w http.ResponseWriter, e *Entry, status int, msg, typ string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(errorBody(msg, typ, ""))
-	s.finish(e, status)
-}
-
-// serve writes turn as the answer to e.
-func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, turn Turn) {
-	status := http.StatusOK
-	// finish runs also when DisconnectAfter panics to cut the connection.
-	defer func() { s.finish(e, status) }()
-	if turn.Delay > 0 {
-		if err := sleep(ctx, turn.Delay); err != nil {
-			// The client left or the server is closing: send nothing at all
-			// rather than an empty 200.
-			panic(http.ErrAbortHandler)
-		}
-	}
-	h := w.Header()
-	for k, v := range turn.Headers {
-		h.Set(k, v)
-	}
-	if turn.Status != 0 && turn.Status != http.StatusOK {
-		status = turn.Status
-		body := []byte(turn.Body)
-		if turn.Body == "" {
-			body = defaultErrorBody(turn.Status)
-		}
-		if h.Get("Content-Type") == "" {
-			h.Set("Content-Type", "application/json")
-		}
-		w.WriteHeader(status)
-		_, _ = w.Write(body)
-		return
-	}
-	var events [][]byte
-	switch {
-	case turn.Stall, turn.Raw != "":
-		for _, ev := range splitRaw(turn.Raw) {
-			events = append(events, []byte(ev))
-		}
-	default:
-		r, err := s.newReply(turn, *e)
-		if err == nil && !e.Stream {
-			var b []byte
-			if b, err = r.completion(); err == nil {
-				h.Set("Content-Type", "application/json")
-				_, _ = w.Write(b)
-				return
-			}
-		}
-		if err == nil {
-			events, err = r.events()
-		}
-		if err != nil {
-			status = http.StatusInternalServerError
-			h.Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			_, _ = w.Write(errorBody("scripted server: bad turn: "+err.Error(), "scripted_error", ""))
-			return
-		}
-	}
-	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", "text/event-stream")
-	}
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-	err := writeEvents(ctx, w, events, turn.ChunkDelay, turn.DisconnectAfter)
-	if turn.Stall && err == nil {
-		<-ctx.Done()
-		err = ctx.Err()
-	}
-	if err != nil {
-		// A cut on purpose, a client gone or a server closing: net/http
-		// drops the connection without ending the chunked body, so a client
-		// still reading sees an unexpected EOF rather than a clean end.
-		panic(http.ErrAbortHandler)
-	}
-}
-
-// handleModels lists the scripted model names, so a client that asks for
-// models before chatting gets a sensible answer.
-func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
-	s.mu.Lock()
-	names := []string{"scripted"}
-	seen := map[string]bool{"scripted": true}
-	for _, c := range s.convs {
-		if m := c.Match.Model; m != "" && !seen[m] {
-			seen[m] = true
-			names = append(names, m)
-		}
-	}
-	s.mu.Unlock()
-	type model struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}
-	list := struct {
-		Object string  `json:"object"`
-		Data   []model `json:"data"`
-	}{Object: "list"}
-	for _, n := range names {
-		list.Data = append(list.Data, model{ID: n, Object: "model", OwnedBy: "scripted"})
-	}
-	b, _ := marshal(list)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
-}
-
-// handleUnknown records requests to any other path as unmatched: a client
-// with a wrong base URL must fail its test loudly.
-func (s *Server) handleUnknown(w http.ResponseWriter, r *http.Request) {
-	if !s.enter() {
-		http.Error(w, "scripted server closing", http.StatusServiceUnavailable)
-		return
-	}
-	defer s.handlers.Done()
-	e := s.record(Entry{
-		Time:      s.now(),
-		HasAuth:   r.Header.Get("Authorization") != "",
-		Unmatched: "unknown path " + r.Method + " " + r.URL.Path,
-	})
-	s.writeError(w, e, http.StatusNotFound, "scripted server: "+e.Unmatched+" (serve /v1/chat/completions)", "invalid_request_error")
 }

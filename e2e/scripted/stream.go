@@ -1,6 +1,7 @@
 package scripted
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -93,23 +94,37 @@ func (r reply) events() ([][]byte, error) {
 		size = defaultChunkSize
 	}
 	var out [][]byte
+	// Every chunk shares its head (id, object, created, model, fingerprint)
+	// and tail, so they are encoded once and only the choice per chunk:
+	// the bytes are what marshalling whole wireChunks gives.
+	head, err := marshal(wireChunk{
+		ID:                r.id,
+		Object:            "chat.completion.chunk",
+		Created:           r.created,
+		Model:             r.model,
+		SystemFingerprint: systemFingerprint,
+		Choices:           []wireChoice{},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encode chunk: %w", err)
+	}
+	head = bytes.TrimSuffix(head, []byte("[]}"))
+	tail := "]}"
+	if r.includeUsage {
+		tail = `],"usage":null}`
+	}
 	add := func(d wireDelta, finish *string) error {
-		c := wireChunk{
-			ID:                r.id,
-			Object:            "chat.completion.chunk",
-			Created:           r.created,
-			Model:             r.model,
-			SystemFingerprint: systemFingerprint,
-			Choices:           []wireChoice{{Delta: d, Logprobs: jsonNull, FinishReason: finish}},
-		}
-		if r.includeUsage {
-			c.Usage = jsonNull
-		}
-		b, err := marshal(c)
+		b, err := marshal(wireChoice{Delta: d, Logprobs: jsonNull, FinishReason: finish})
 		if err != nil {
 			return fmt.Errorf("encode chunk: %w", err)
 		}
-		out = append(out, sseEvent(b))
+		ev := make([]byte, 0, len("data: ")+len(head)+1+len(b)+len(tail)+2)
+		ev = append(ev, "data: "...)
+		ev = append(ev, head...)
+		ev = append(ev, '[')
+		ev = append(ev, b...)
+		ev = append(ev, tail...)
+		out = append(out, append(ev, "\n\n"...))
 		return nil
 	}
 
