@@ -105,7 +105,7 @@ func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
-	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: plural(len(hits), "file", "files")}
+	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: countOf(len(hits), "file", "files")}
 }
 
 // globMatches matches a pattern against rel (relative to the listing root)

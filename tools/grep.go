@@ -97,7 +97,8 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	s, err := newSearcher(args.Pattern, bool(args.IgnoreCase), mode, context, t.maxMatches)
+	// One match past each cap tells render that the output was cut.
+	s, err := newSearcher(args.Pattern, bool(args.IgnoreCase), mode, context, t.maxMatches+1)
 	if err != nil {
 		return Errorf("invalid regular expression %q: %v (RE2 syntax: escape ( ) [ ] { } . * + ? | \\ to match them literally)", args.Pattern, err)
 	}
@@ -109,9 +110,9 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	stopAfter := t.maxMatches
+	stopAfter := t.maxMatches + 1
 	if mode != modeContent {
-		stopAfter = t.maxFiles
+		stopAfter = t.maxFiles + 1
 		if mode == modeCount {
 			stopAfter = 0 // counts are cheap to show in full up to the file cap
 		}
@@ -190,21 +191,21 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 		}
 	}
 	if files == 0 {
-		return Result{Content: fmt.Sprintf("No matches for %q%s.", args.Pattern, skippedNote(binary, large)), Summary: "no matches"}
+		return Result{Content: fmt.Sprintf("No matches for %q.", args.Pattern) + skippedNote(binary, large), Summary: "no matches"}
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	if cut != "" {
 		out += "\n(" + cut + ")"
 	}
-	out += skippedNote(binary, large)
+	out += skippedNote(0, large) // skipped binaries matter only when nothing matched
 	var summary string
 	switch {
 	case mode == modeFiles:
-		summary = plural(files, "file", "files")
+		summary = countOf(files, "file", "files")
 	case cut != "":
 		summary = fmt.Sprintf("%d+ matches in %d+ files", matches, files)
 	default:
-		summary = fmt.Sprintf("%s in %s", plural(matches, "match", "matches"), plural(files, "file", "files"))
+		summary = fmt.Sprintf("%s in %s", countOf(matches, "match", "matches"), countOf(files, "file", "files"))
 	}
 	return Result{Content: out, Summary: summary}
 }
@@ -232,10 +233,10 @@ func (t *grepTool) writeLines(b *strings.Builder, lines []outLine, before int) s
 func skippedNote(binary, large int) string {
 	var parts []string
 	if binary > 0 {
-		parts = append(parts, plural(binary, "binary file", "binary files"))
+		parts = append(parts, countOf(binary, "binary file", "binary files"))
 	}
 	if large > 0 {
-		parts = append(parts, fmt.Sprintf("%s over %d MB", plural(large, "file", "files"), grepMaxFileSize>>20))
+		parts = append(parts, fmt.Sprintf("%s over %d MB", countOf(large, "file", "files"), grepMaxFileSize>>20))
 	}
 	if len(parts) == 0 {
 		return ""

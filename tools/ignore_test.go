@@ -106,7 +106,7 @@ func isolateGit(t *testing.T, globalConfig string) {
 	}
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func gitT(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
 	cmd.Dir = dir
@@ -117,9 +117,9 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// writeTree creates files (slash paths; a trailing slash makes an empty
+// mkTree creates files (slash paths; a trailing slash makes an empty
 // directory) under root.
-func writeTree(t *testing.T, root string, files map[string]string) {
+func mkTree(t *testing.T, root string, files map[string]string) {
 	t.Helper()
 	for p, content := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
@@ -141,7 +141,7 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 // gitVisible is the ground truth: git's own list of visible files.
 func gitVisible(t *testing.T, dir string) []string {
 	t.Helper()
-	out := git(t, dir, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+	out := gitT(t, dir, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
 	files := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
 	if len(files) == 1 && files[0] == "" {
 		return nil
@@ -194,11 +194,11 @@ var ignoreTree = map[string]string{
 func TestVisibleFilesMatchGit(t *testing.T) {
 	isolateGit(t, "")
 	root := t.TempDir()
-	git(t, root, "init", "-q")
-	writeTree(t, root, ignoreTree)
+	gitT(t, root, "init", "-q")
+	mkTree(t, root, ignoreTree)
 	// git-only sources of rules: the repository's exclude file and a global
 	// excludes file named by core.excludesFile in the repository config.
-	writeTree(t, root, map[string]string{
+	mkTree(t, root, map[string]string{
 		"from_info.txt": "", "sub/from_info.txt": "",
 		"from_global.bak": "", "sub/x.bak": "",
 		"tracked_then_ignored.txt": "", "deleted_tracked.txt": "",
@@ -210,9 +210,9 @@ func TestVisibleFilesMatchGit(t *testing.T) {
 	if err := os.WriteFile(global, []byte("*.bak\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, root, "config", "core.excludesFile", global)
-	git(t, root, "add", "tracked_then_ignored.txt", "deleted_tracked.txt")
-	git(t, root, "commit", "-qm", "init")
+	gitT(t, root, "config", "core.excludesFile", global)
+	gitT(t, root, "add", "tracked_then_ignored.txt", "deleted_tracked.txt")
+	gitT(t, root, "commit", "-qm", "init")
 	f, err := os.OpenFile(filepath.Join(root, ".gitignore"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -280,8 +280,8 @@ func TestVisibleFilesMatchGit(t *testing.T) {
 func TestWalkerMatchesGit(t *testing.T) {
 	isolateGit(t, "")
 	root := t.TempDir()
-	git(t, root, "init", "-q")
-	writeTree(t, root, ignoreTree)
+	gitT(t, root, "init", "-q")
+	mkTree(t, root, ignoreTree)
 	want := gitVisible(t, root)
 	got, err := walkVisible(context.Background(), root, nil)
 	if err != nil {
@@ -302,7 +302,7 @@ func TestWalkerMatchesGitRandom(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			root := t.TempDir()
-			git(t, root, "init", "-q")
+			gitT(t, root, "init", "-q")
 			tree := map[string]string{}
 			var dirs = []string{""}
 			for range 30 {
@@ -333,7 +333,7 @@ func TestWalkerMatchesGitRandom(t *testing.T) {
 					}
 				}
 			}
-			writeTree(t, root, tree)
+			mkTree(t, root, tree)
 			want := gitVisible(t, root)
 			got, err := walkVisible(context.Background(), root, nil)
 			if err != nil {

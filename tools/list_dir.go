@@ -89,7 +89,7 @@ func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
 	}
 	lines := append(dirs, files...)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, %s\n", t.env.WS.Rel(abs), plural(len(dirs), "directory", "directories"), plural(len(files), "file", "files"))
+	fmt.Fprintf(&b, "%s: %s, %s\n", t.env.WS.Rel(abs), countOf(len(dirs), "directory", "directories"), countOf(len(files), "file", "files"))
 	if ignoredDir {
 		b.WriteString("(This directory is ignored by .gitignore; showing all of its entries.)\n")
 	}
@@ -104,11 +104,11 @@ func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: plural(len(lines), "entry", "entries")}
+	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: countOf(len(lines), "entry", "entries")}
 }
 
-// plural formats a count with the right form of a noun: "1 file", "3 files".
-func plural(n int, one, many string) string {
+// countOf formats a count with the right form of a noun: "1 file", "3 files".
+func countOf(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
