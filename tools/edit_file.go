@@ -106,7 +106,7 @@ func applyEdits(content string, exists bool, edits []fileEdit) (string, error) {
 	}
 	fail := func(i int, err error) (string, error) {
 		if len(edits) > 1 {
-			return "", fmt.Errorf("%s%w; no edits were applied, the file is unchanged", label(i), err)
+			return "", fmt.Errorf("%s%w\nNo edits were applied; the file is unchanged.", label(i), err)
 		}
 		return "", err
 	}

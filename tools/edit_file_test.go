@@ -116,7 +116,7 @@ func TestEditFile(t *testing.T) {
 				{"old_string": "return 1", "new_string": "return 2"},
 				{"old_string": "func b", "new_string": "func second"},
 			}},
-			wantErr: []string{"edit 2 of 3", "matches 2 times", "no edits were applied"},
+			wantErr: []string{"edit 2 of 3", "matches 2 times", "No edits were applied"},
 		},
 		{
 			name: "multi, edits cancel out", initial: &src,

@@ -237,7 +237,7 @@ func (m *mutator) write(tg *target, content string) error {
 func staleError(tool, rel string, err error) Result {
 	switch {
 	case errors.Is(err, ErrNotRead):
-		return Errorf("%s: %s already exists and you have not read it; read it first with read_file", tool, rel)
+		return Errorf("%s: you have not read %s; read it first with read_file", tool, rel)
 	case errors.Is(err, ErrStale):
 		return Errorf("%s: %s changed on disk since you read it; read it again before writing", tool, rel)
 	}
@@ -256,7 +256,7 @@ func writeResult(tg *target, proposed, final string, userEdited bool) Result {
 	change := newFileChange(tg.rel, string(tg.content), final, !tg.exists)
 	var sb strings.Builder
 	if change.Created {
-		fmt.Fprintf(&sb, "Created %s (%d lines, %d bytes).", tg.rel, change.Added, len(final))
+		fmt.Fprintf(&sb, "Created %s (%s, %d bytes).", tg.rel, lineCount(change.Added), len(final))
 	} else {
 		fmt.Fprintf(&sb, "Updated %s (+%d -%d).\n\n%s", tg.rel, change.Added, change.Removed, capDiff(change.Diff))
 	}
@@ -268,12 +268,20 @@ func writeResult(tg *target, proposed, final string, userEdited bool) Result {
 	}
 	summary := fmt.Sprintf("+%d -%d", change.Added, change.Removed)
 	if change.Created {
-		summary = fmt.Sprintf("created, %d lines", change.Added)
+		summary = "created, " + lineCount(change.Added)
 	}
 	if userEdited {
 		summary += ", edited by user"
 	}
 	return Result{Content: strings.TrimRight(sb.String(), "\n"), Summary: summary, Display: change}
+}
+
+// lineCount words n lines: "1 line", "2 lines".
+func lineCount(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }
 
 // capDiff shortens a diff for the model, cutting at a line boundary.
