@@ -281,3 +281,25 @@ func TestUnmatched(t *testing.T) {
 		})
 	}
 }
+
+func TestBrokenTurnsAreReported(t *testing.T) {
+	tests := map[string]Turn{
+		"Func panics":        {Func: func(Request) Turn { panic("boom") }},
+		"unmarshalable args": {ToolCalls: []Call{{Name: "x", Args: make(chan int)}}},
+	}
+	for name, turn := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := NewTest(t)
+			s.AllowUnmatched()
+			s.Add(Conversation{Turns: []Turn{turn}})
+			resp := post(t, s, chatBody(t, "m", true, false, "user", "hi"))
+			var doc wireError
+			if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || resp.StatusCode != 500 {
+				t.Fatalf("status %d, %v; want 500 with an error document", resp.StatusCode, err)
+			}
+			if u := s.Unmatched(); len(u) != 1 || !strings.Contains(doc.Error.Message, u[0].Unmatched) {
+				t.Errorf("unmatched %+v, message %q", u, doc.Error.Message)
+			}
+		})
+	}
+}

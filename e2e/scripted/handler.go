@@ -43,9 +43,31 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if turn.Func != nil {
-		turn = turn.Func(Request{Entry: entry})
+		if turn, err = callFunc(turn.Func, Request{Entry: entry}); err != nil {
+			s.fail(e, err.Error())
+			s.writeError(w, e, http.StatusInternalServerError, "scripted server: "+err.Error(), "scripted_error")
+			return
+		}
 	}
 	s.serve(r.Context(), w, e, turn)
+}
+
+// callFunc runs a test's Func, turning its panic into an error so one bad
+// script fails its test with a message instead of a dropped connection.
+func callFunc(f func(Request) Turn, r Request) (t Turn, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("turn Func panicked: %v", p)
+		}
+	}()
+	return f(r), nil
+}
+
+// fail marks e as not answered by its script, so NewTest reports it.
+func (s *Server) fail(e *Entry, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.Unmatched = reason
 }
 
 // writeError answers with an OpenAI-style error document and finishes e.
@@ -105,6 +127,7 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 			events, err = r.events()
 		}
 		if err != nil {
+			s.fail(e, "bad turn: "+err.Error())
 			status = http.StatusInternalServerError
 			h.Set("Content-Type", "application/json")
 			w.WriteHeader(status)

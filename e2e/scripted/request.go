@@ -22,7 +22,10 @@ type Entry struct {
 	Attempt int `json:"attempt"`
 	// Status is the HTTP status answered (200 for streams, even cut ones).
 	Status int `json:"status"`
-	// Unmatched explains why no scripted turn answered the request.
+	// Unmatched explains why no scripted turn answered the request: nothing
+	// matched, the turn was not scripted, the request was malformed, or the
+	// scripted turn itself was broken (its Func panicked, its Args could not
+	// be marshalled).
 	Unmatched string `json:"unmatched,omitempty"`
 
 	Model     string    `json:"model"`

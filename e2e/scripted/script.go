@@ -91,7 +91,9 @@ type Turn struct {
 	// turn before the Turn itself, to script retries.
 	Attempts []Turn `yaml:"attempts"`
 	// Func, when set, decides the answer from the request (the demo inspects
-	// tool results). It is Go-only: scripts cannot set it.
+	// tool results); the Func and Attempts of the Turn it returns are
+	// ignored. It runs on the serving goroutine, concurrently with other
+	// requests, and is Go-only: scripts cannot set it.
 	Func func(Request) Turn `yaml:"-"`
 }
 
