@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 )
 
@@ -38,6 +39,7 @@ func (r *ReadTracker) Record(abs string, content []byte) {
 		return
 	}
 	sum := sha256.Sum256(content)
+	abs = trackKey(abs)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.hashes == nil {
@@ -53,6 +55,7 @@ func (r *ReadTracker) Check(abs string, current []byte) error {
 	if r == nil {
 		return nil
 	}
+	abs = trackKey(abs)
 	r.mu.Lock()
 	seen, ok := r.hashes[abs]
 	r.mu.Unlock()
@@ -63,6 +66,16 @@ func (r *ReadTracker) Check(abs string, current []byte) error {
 		return fmt.Errorf("%s %w", abs, ErrStale)
 	}
 	return nil
+}
+
+// trackKey names a file by its symlink-resolved path, so a read through a
+// link and a write to its target (or the reverse) are one file to the
+// tracker. A path that does not resolve is used as given.
+func trackKey(abs string) string {
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return filepath.Clean(abs)
 }
 
 // FileLocks serialises writes to one file across all agents of a session:

@@ -378,3 +378,30 @@ func TestReadTracker(t *testing.T) {
 		t.Fatalf("changed content: %v", err)
 	}
 }
+
+func TestEditThroughSymlink(t *testing.T) {
+	// read_file records the path as the model gave it; the write resolves
+	// links. Both must name one file, and the link must stay a link.
+	env := wtEnv(t)
+	real := wtPut(t, env, "real.txt", "v1\n", false)
+	link := filepath.Join(env.WS.Root, "link.txt")
+	if err := os.Symlink("real.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	env.Reads.Record(link, []byte("v1\n"))
+	res := wtRun(t, NewEditFile(env), map[string]any{"path": "link.txt", "old_string": "v1", "new_string": "v2"})
+	if res.IsError {
+		t.Fatal(res.Content)
+	}
+	if got := wtGet(t, real); got != "v2\n" {
+		t.Fatalf("target = %q", got)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("link replaced by a file: %v %v", fi.Mode(), err)
+	}
+	// The write recorded the target; reading back through the link is the
+	// same file, so a second edit through either name passes the check.
+	if err := env.Reads.Check(link, []byte("v2\n")); err != nil {
+		t.Fatal(err)
+	}
+}
