@@ -1,0 +1,177 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/theme"
+)
+
+// fakeBlock draws n numbered lines (twice as many expanded) and counts how
+// often it is drawn.
+type fakeBlock struct {
+	name      string
+	n         int
+	focusable bool
+	expanded  bool
+	live      bool
+	draws     int
+}
+
+func (f *fakeBlock) Lines(ctx RenderContext) []string {
+	f.draws++
+	n := f.n
+	if f.expanded {
+		n *= 2
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = ansi.Truncate(fmt.Sprintf("%s line %d %s", f.name, i, strings.Repeat("=", 50)), ctx.Width, "")
+	}
+	return out
+}
+func (f *fakeBlock) Focusable() bool    { return f.focusable }
+func (f *fakeBlock) Expanded() bool     { return f.expanded }
+func (f *fakeBlock) SetExpanded(v bool) { f.expanded = v }
+func (f *fakeBlock) Live() bool         { return f.live }
+
+func newTestTranscript(n, lines int) (*transcript, []*fakeBlock) {
+	th := theme.New(theme.ModeDark, true, false)
+	t := newTranscript(RenderContext{Styles: &th.Styles})
+	t.SetSize(80, 20)
+	blocks := make([]*fakeBlock, n)
+	for i := range blocks {
+		blocks[i] = &fakeBlock{name: fmt.Sprintf("b%d", i), n: lines, focusable: i%2 == 0}
+		t.Append(blocks[i])
+	}
+	t.sync()
+	return t, blocks
+}
+
+func TestTranscriptDrawsOnlyTheVisibleBlocks(t *testing.T) {
+	tr, blocks := newTestTranscript(1000, 5)
+	for _, b := range blocks {
+		b.draws = 0
+	}
+	view := tr.View()
+	drawn := 0
+	for _, b := range blocks {
+		drawn += b.draws
+	}
+	if drawn > 5 {
+		t.Errorf("View drew %d blocks for a 20-line viewport of 6-line blocks", drawn)
+	}
+	if got := strings.Count(view, "\n") + 1; got != 20 {
+		t.Errorf("View has %d lines, want 20", got)
+	}
+	if !strings.Contains(view, "b999 line 4") {
+		t.Error("the bottom of the transcript is not shown while following")
+	}
+}
+
+func TestTranscriptResizeMeasuresLazily(t *testing.T) {
+	tr, blocks := newTestTranscript(1000, 5)
+	for _, b := range blocks {
+		b.draws = 0
+	}
+	tr.SetSize(60, 20)
+	drawn := 0
+	for _, b := range blocks {
+		drawn += b.draws
+	}
+	if drawn > 10 {
+		t.Errorf("a resize drew %d blocks; only the visible ones should be", drawn)
+	}
+	for i, l := range strings.Split(tr.View(), "\n") {
+		if w := ansi.StringWidth(l); w > 60 {
+			t.Errorf("line %d is %d wide after resizing to 60", i, w)
+		}
+	}
+	rounds := 0
+	for tr.Prewarm(100) {
+		rounds++
+	}
+	if rounds < 5 {
+		t.Errorf("prewarm finished in %d rounds of 100 for 1000 blocks", rounds)
+	}
+	for i, e := range tr.entries {
+		if !e.exact {
+			t.Fatalf("entry %d still estimated after prewarm", i)
+		}
+	}
+	if tr.offset != tr.maxOffset() {
+		t.Error("prewarm lost the bottom while following")
+	}
+}
+
+func TestTranscriptScrolledUpStaysPut(t *testing.T) {
+	tr, blocks := newTestTranscript(50, 3)
+	tr.Top()
+	tr.ScrollBy(30)
+	top := tr.View()
+	tests := []struct {
+		name   string
+		change func()
+	}{
+		{"a block grows below", func() { blocks[49].n = 10; tr.Touch(blocks[49]) }},
+		{"a block is appended", func() { tr.Append(&fakeBlock{name: "new", n: 4}) }},
+		{"a block above grows", func() { blocks[0].n = 10; tr.Touch(blocks[0]) }},
+		{"a block is inserted above", func() { tr.Insert(1, &fakeBlock{name: "ins", n: 2}) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.change()
+			tr.sync()
+			if got := tr.View(); firstLines(got, 19) != firstLines(top, 19) {
+				t.Errorf("the view moved:\n%s\nwas:\n%s", got, top)
+			}
+			if !tr.HasUnseen() && !strings.Contains(tt.name, "above") {
+				t.Error("no unseen-output hint")
+			}
+		})
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+func TestTranscriptFocusScrollsIntoView(t *testing.T) {
+	tr, blocks := newTestTranscript(100, 3)
+	tr.Top()
+	tr.SetFocus(blocks[60])
+	if !strings.Contains(tr.View(), "b60 line 0") {
+		t.Error("the focused block is not on screen")
+	}
+	if !strings.Contains(tr.View(), "▌ b60 line 0") {
+		t.Error("the focused block has no gutter marker")
+	}
+	if strings.Contains(tr.View(), "▌ b59") {
+		t.Error("an unfocused block carries the marker")
+	}
+}
+
+func TestTranscriptEmptyAndTiny(t *testing.T) {
+	th := theme.New(theme.ModeDark, true, false)
+	tr := newTranscript(RenderContext{Styles: &th.Styles})
+	for _, size := range [][2]int{{0, 0}, {1, 1}, {3, 2}, {80, 20}} {
+		tr.SetSize(size[0], size[1])
+		_ = tr.View()
+		tr.ScrollBy(-5)
+		tr.PageDown()
+		tr.Top()
+		tr.Bottom()
+		if tr.MoveFocus(1) {
+			t.Errorf("%v: focus moved in an empty transcript", size)
+		}
+	}
+	tr.Append(&fakeBlock{name: "a", n: 30})
+	tr.SetSize(1, 1)
+	if v := tr.View(); strings.Count(v, "\n") != 0 {
+		t.Errorf("a one-line viewport drew %q", v)
+	}
+}
