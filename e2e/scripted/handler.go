@@ -7,6 +7,7 @@ import (
 	"net/http"
 )
 
+// handleChat records, matches and answers one chat completion request.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !s.enter() {
 		http.Error(w, "scripted server closing", http.StatusServiceUnavailable)

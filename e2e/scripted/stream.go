@@ -3,6 +3,7 @@ package scripted
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -114,7 +115,7 @@ func (r reply) events() ([][]byte, error) {
 		tail = `],"usage":null}`
 	}
 	add := func(d wireDelta, finish *string) error {
-		b, err := marshal(wireChoice{Delta: d, Logprobs: jsonNull, FinishReason: finish})
+		b, err := marshal(wireChoice{Delta: d, Logprobs: json.RawMessage(jsonNull), FinishReason: finish})
 		if err != nil {
 			return fmt.Errorf("encode chunk: %w", err)
 		}
@@ -129,11 +130,11 @@ func (r reply) events() ([][]byte, error) {
 	}
 
 	calls := r.calls
-	first := wireDelta{Role: "assistant", Content: jsonEmptyText, Refusal: jsonNull}
+	first := wireDelta{Role: "assistant", Content: json.RawMessage(jsonEmptyText), Refusal: json.RawMessage(jsonNull)}
 	if r.turn.Text == "" && r.turn.Reasoning == "" && len(calls) > 0 {
 		// A pure tool-call answer opens with content null and the first
 		// call's header, as OpenAI does.
-		first.Content = jsonNull
+		first.Content = json.RawMessage(jsonNull)
 		first.ToolCalls = []wireCall{callHeader(0, calls[0])}
 	}
 	if err := add(first, nil); err != nil {
@@ -190,9 +191,9 @@ func (r reply) events() ([][]byte, error) {
 
 // completion renders the non-streaming answer.
 func (r reply) completion() ([]byte, error) {
-	msg := wireFullMessage{Role: "assistant", Content: jsonString(r.turn.Text), Refusal: jsonNull}
+	msg := wireFullMessage{Role: "assistant", Content: jsonString(r.turn.Text), Refusal: json.RawMessage(jsonNull)}
 	if r.turn.Text == "" && len(r.calls) > 0 {
-		msg.Content = jsonNull
+		msg.Content = json.RawMessage(jsonNull)
 	}
 	if r.turn.Reasoning != "" {
 		msg.Reasoning = jsonString(r.turn.Reasoning)
@@ -205,7 +206,7 @@ func (r reply) completion() ([]byte, error) {
 		Object:            "chat.completion",
 		Created:           r.created,
 		Model:             r.model,
-		Choices:           []wireFullChoice{{Message: msg, Logprobs: jsonNull, FinishReason: r.finishReason()}},
+		Choices:           []wireFullChoice{{Message: msg, Logprobs: json.RawMessage(jsonNull), FinishReason: r.finishReason()}},
 		Usage:             r.wireUsage(),
 		SystemFingerprint: systemFingerprint,
 	})

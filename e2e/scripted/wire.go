@@ -97,9 +97,11 @@ type wireFullCall struct {
 	Function wireFunction `json:"function"`
 }
 
-var (
-	jsonNull      = json.RawMessage("null")
-	jsonEmptyText = json.RawMessage(`""`)
+// Literal JSON values; constants rather than RawMessage variables so no
+// package-level state can be mutated.
+const (
+	jsonNull      = "null"
+	jsonEmptyText = `""`
 )
 
 // marshal encodes v without HTML escaping: OpenAI sends "<" as is, and a
