@@ -54,7 +54,7 @@ func (t *bashTool) Schema() map[string]any {
 		"type": "object",
 		"properties": map[string]any{
 			"command":   map[string]any{"type": "string", "description": "The command line, run with bash -c."},
-			"timeout_s": map[string]any{"type": "integer", "description": "Timeout in seconds (default 120, max 600)."},
+			"timeout_s": map[string]any{"type": "number", "description": "Timeout in seconds (default 120, max 600)."},
 		},
 		"required":             []string{"command"},
 		"additionalProperties": false,
@@ -223,7 +223,7 @@ func (b *bashRun) result(note string, timeout time.Duration) Result {
 		return Result{Content: sb.String(), IsError: true, Summary: fmt.Sprintf("timed out after %v", timeout)}
 	case b.signal != 0:
 		fmt.Fprintf(&sb, "[killed by signal %d (%v)]", int(b.signal), b.signal)
-		return Result{Content: sb.String(), Summary: fmt.Sprintf("killed by %v", b.signal)}
+		return Result{Content: sb.String(), Summary: fmt.Sprintf("killed by signal %d", int(b.signal))}
 	}
 	// A failing command is information, not a tool failure: tests that fail
 	// are what the model ran them to find out.

@@ -244,9 +244,9 @@ func staleError(tool, rel string, err error) Result {
 	return Errorf("%s: %v", tool, err)
 }
 
-// newFileChange describes old → new of the file rel.
-func newFileChange(rel, old, new string, created bool) *FileChange {
-	diff, added, removed := UnifiedDiff(rel, old, new)
+// newFileChange describes the change of the file rel from old to updated.
+func newFileChange(rel, old, updated string, created bool) *FileChange {
+	diff, added, removed := UnifiedDiff(rel, old, updated)
 	return &FileChange{Path: rel, Created: created, Diff: diff, Added: added, Removed: removed}
 }
 
