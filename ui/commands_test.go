@@ -1,0 +1,203 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+)
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		in        string
+		name, arg string
+		ok        bool
+	}{
+		{"/help", "help", "", true},
+		{"  /model  gpt-x  ", "model", "gpt-x", true},
+		{"/MODEL a b", "model", "a b", true},
+		{"hello /help", "", "", false},
+		{"//not a command", "", "", false},
+		{"", "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			name, arg, ok := parseCommand(tt.in)
+			if name != tt.name || arg != tt.arg || ok != tt.ok {
+				t.Errorf("parseCommand(%q) = %q, %q, %v; want %q, %q, %v", tt.in, name, arg, ok, tt.name, tt.arg, tt.ok)
+			}
+		})
+	}
+}
+
+func TestCompletionFilter(t *testing.T) {
+	tests := []struct {
+		typed string
+		want  []string
+	}{
+		{"/", []string{"help", "clear", "agents", "model", "cost", "quit"}},
+		{"/c", []string{"clear", "cost"}},
+		{"/CO", []string{"cost"}},
+		{"/cost", []string{"cost"}},
+		{"/cost ", nil},
+		{"/zzz", nil},
+		{"help", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typed, func(t *testing.T) {
+			c := newCompletion(defaultCommands(), DefaultKeyMap(), nil)
+			c.Filter(tt.typed)
+			var got []string
+			for _, m := range c.matches {
+				got = append(got, m.name)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("matches %v, want %v", got, tt.want)
+			}
+			if c.Open() != (len(tt.want) > 0) {
+				t.Errorf("Open() = %v", c.Open())
+			}
+		})
+	}
+}
+
+func TestCompletionKeys(t *testing.T) {
+	t.Run("tab completes, enter runs", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		h.typeText("/he")
+		if !h.m.comp.Open() || !h.screenContains("/help") {
+			t.Fatal("no popup for /he")
+		}
+		h.key(tea.KeyTab)
+		if got := h.m.input.Value(); got != "/help" {
+			t.Errorf("tab gave %q, want /help", got)
+		}
+		h.key(tea.KeyEnter)
+		if h.m.input.Value() != "" || !h.screenContains("Commands") {
+			t.Error("enter did not run /help")
+		}
+	})
+	t.Run("down selects, enter on a command with an argument waits for it", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		h.typeText("/")
+		for range 3 {
+			h.key(tea.KeyDown)
+		}
+		if sel, _ := h.m.comp.Selected(); sel.name != "model" {
+			t.Fatalf("selected %q, want model", sel.name)
+		}
+		h.key(tea.KeyEnter)
+		if got := h.m.input.Value(); got != "/model " {
+			t.Errorf("input %q, want %q", got, "/model ")
+		}
+		if h.m.comp.Open() {
+			t.Error("popup still open after the command was chosen")
+		}
+	})
+	t.Run("esc closes the popup without cancelling", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		h.typeText("/c")
+		h.key(tea.KeyEsc)
+		if h.m.comp.Open() {
+			t.Error("popup still open")
+		}
+		if h.m.input.Value() != "/c" {
+			t.Errorf("input changed to %q", h.m.input.Value())
+		}
+	})
+}
+
+func TestCommands(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(h *harness)
+		line  string
+		check func(t *testing.T, h *harness)
+	}{
+		{
+			name: "model without a name shows the current one",
+			line: "/model",
+			check: func(t *testing.T, h *harness) {
+				if !h.screenContains("model: test-model") {
+					t.Error("current model not shown")
+				}
+			},
+		},
+		{
+			name: "model with a name sets it",
+			line: "/model big-one",
+			check: func(t *testing.T, h *harness) {
+				if h.eng.Model() != "big-one" || !h.screenContains("big-one") {
+					t.Errorf("engine model %q; status not updated", h.eng.Model())
+				}
+			},
+		},
+		{
+			name: "agents lists definitions with their source",
+			line: "/agents",
+			check: func(t *testing.T, h *harness) {
+				if !h.screenContains("Explore (built-in)") || !h.screenContains("read_file, grep") {
+					t.Error("agents not listed")
+				}
+			},
+		},
+		{
+			name: "cost lists children and the total",
+			setup: func(h *harness) {
+				_, kids := withPanes(h)
+				h.events(
+					agent.UsageReported{Source: kids[0], Usage: agent.Usage{InputTokens: 1200, OutputTokens: 300}},
+					agent.UsageReported{Source: mainSrc(), Usage: agent.Usage{InputTokens: 800, OutputTokens: 100}},
+				)
+			},
+			line: "/cost",
+			check: func(t *testing.T, h *harness) {
+				if !h.screenContains("[Explore] map the packages (running): 1.2k / 300") {
+					t.Error("per-child tokens missing")
+				}
+				if !h.screenContains("session total: 2k / 400") {
+					t.Error("total missing")
+				}
+			},
+		},
+		{
+			name:  "clear resets the engine, the transcript and the totals",
+			setup: func(h *harness) { withPanes(h) },
+			line:  "/clear",
+			check: func(t *testing.T, h *harness) {
+				if h.eng.resets != 1 || h.m.tr.Len() != 0 || len(h.m.rt.order) != 0 {
+					t.Errorf("resets %d, blocks %d, panes %d", h.eng.resets, h.m.tr.Len(), len(h.m.rt.order))
+				}
+			},
+		},
+		{
+			name: "an unknown command lists the commands",
+			line: "/nope",
+			check: func(t *testing.T, h *harness) {
+				if !h.screenContains("unknown command /nope") || !h.screenContains("/help, /clear") {
+					t.Error("no helpful error")
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, 120, 40)
+			if tt.setup != nil {
+				tt.setup(h)
+			}
+			h.send(submitMsg{text: tt.line})
+			tt.check(t, h)
+		})
+	}
+	t.Run("quit quits", func(t *testing.T) {
+		h := newHarness(t, 80, 24)
+		nm, _ := h.m.Update(submitMsg{text: "/quit"})
+		h.m = nm.(Model)
+		if h.m.ctx.Err() == nil {
+			t.Error("/quit did not stop the model's context")
+		}
+	})
+}
