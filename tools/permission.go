@@ -37,54 +37,22 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown permission mode %q: use default, acceptEdits, plan or bypassPermissions", s)
 }
 
-// Asker asks the user about one request (the TUI shows it inline).
+// Asker asks the user about one request (the TUI shows it inline). Ask
+// returns when the user answers or ctx ends. An allowing Verdict may carry
+// edited Content for a write; a refusing one may carry the user's feedback
+// as Reason, which the model sees. A UI offering "allow for this session"
+// calls Policy.Grant before answering.
 type Asker interface {
 	Ask(ctx context.Context, req Request) Verdict
 }
 
-// HeadlessGate answers for a run with nobody to ask: what the mode allows
-// goes through, everything else is refused with a note on how to allow it.
+// HeadlessGate answers for a run with nobody to ask and no rules: what the
+// mode allows goes through, everything else is refused with a note on how
+// to allow it. It is a Policy with no rules and no Asker; prefer
+// NewPolicy(mode, rules, nil), which honours the config's rules too.
 type HeadlessGate struct{ Mode Mode }
 
 // Check implements Gate.
-func (g HeadlessGate) Check(_ context.Context, req Request) Verdict {
-	if modeAllows(g.Mode, req.Tool) {
-		return Verdict{Allowed: true}
-	}
-	return Verdict{Reason: fmt.Sprintf(
-		"%s needs permission, and nobody can be asked in a headless run (permission mode %q). "+
-			"To allow it, rerun with --permission-mode acceptEdits (file edits) or --permission-mode bypassPermissions (everything), "+
-			"or add a rule such as %s to permissions.allow in .covey/config.yaml.",
-		describeRequest(req), g.Mode, exampleRule(req))}
-}
-
-// modeAllows reports whether mode lets tool run without asking.
-func modeAllows(mode Mode, tool string) bool {
-	switch mode {
-	case ModeBypass:
-		return true
-	case ModeAcceptEdits:
-		return tool == "write_file" || tool == "edit_file"
-	}
-	return false
-}
-
-func describeRequest(req Request) string {
-	switch req.Tool {
-	case "bash":
-		return fmt.Sprintf("bash %q", req.Command)
-	default:
-		return fmt.Sprintf("%s %s", req.Tool, req.Path)
-	}
-}
-
-func exampleRule(req Request) string {
-	if req.Tool == "bash" {
-		fields := strings.Fields(req.Command)
-		if len(fields) > 0 {
-			return fmt.Sprintf("bash(%s:*)", fields[0])
-		}
-		return "bash(CMD:*)"
-	}
-	return fmt.Sprintf("%s(%s)", req.Tool, req.Path)
+func (g HeadlessGate) Check(ctx context.Context, req Request) Verdict {
+	return NewPolicy(g.Mode, nil, nil).Check(ctx, req)
 }

@@ -1,0 +1,133 @@
+package tools
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// SessionGrantRules returns the rules Grant would record for req, so a UI
+// can say what "allow for this session" means before the user picks it.
+//
+// For a write, the grant is that tool on that exact file. For a command,
+// it is a prefix rule for each command the line runs: the first two words
+// when the second looks like a subcommand (lowercase letters, digits and
+// dashes: "go test ./pkg" grants go test:*), else the first word ("ls -la"
+// grants ls:*). Programs that run arbitrary code or destroy data (shells,
+// interpreters, wrappers such as env, sudo or xargs, and rm) are granted
+// only with their exact arguments. A line with a part no prefix can
+// describe, or one that cannot be parsed, is also granted as exactly that
+// line.
+func SessionGrantRules(req Request) []string { return ruleSources(grantRules(req)) }
+
+func grantRules(req Request) []rule {
+	if req.Tool != "bash" {
+		p := path.Clean(filepath.ToSlash(req.Path))
+		r := rule{tool: req.Tool, kind: rulePathLiteral, glob: p, abs: path.IsAbs(p)}
+		r.src = fmt.Sprintf("%s(%s)", req.Tool, escapeGlob(p))
+		return []rule{r}
+	}
+	c := analyseCommand(req.Command)
+	raw := rule{src: fmt.Sprintf("bash(%s)", c.raw), tool: "bash", kind: ruleCmdRaw, raw: c.raw}
+	if c.err != nil {
+		return []rule{raw}
+	}
+	var out []rule
+	needRaw := false
+	for _, sc := range c.cmds {
+		rs := cmdGrant(sc)
+		if rs == nil {
+			if ok, _ := partAllowed(nil, sc); !ok {
+				needRaw = true // e.g. a keyword-led loop: no prefix describes it
+			}
+			continue
+		}
+		for _, r := range rs {
+			if !slices.ContainsFunc(out, func(x rule) bool { return x.src == r.src }) {
+				out = append(out, r)
+			}
+		}
+	}
+	if needRaw || len(out) == 0 {
+		out = append(out, raw)
+	}
+	return out
+}
+
+// cmdGrant returns the rule granting a simple command like sc, or nil when
+// no command rule can describe it (no program, a computed name, a loop).
+func cmdGrant(sc shellCmd) []rule {
+	if len(sc.args) == 0 || sc.dynamicName || sc.opaque || slices.ContainsFunc(sc.assigns, dangerousEnv) {
+		return nil
+	}
+	r := rule{tool: "bash", kind: ruleCmdPrefix}
+	switch args := sc.args; {
+	case exactGrant(args[0]):
+		r.kind, r.words = ruleCmdExact, args
+	case len(args) >= 2 && subcommandLike(args[1]):
+		r.words = args[:2]
+	default:
+		r.words = args[:1]
+	}
+	r.words = slices.Clone(r.words)
+	quoted := make([]string, len(r.words))
+	for i, w := range r.words {
+		quoted[i] = quoteWord(w)
+	}
+	if r.kind == ruleCmdPrefix {
+		r.src = fmt.Sprintf("bash(%s:*)", strings.Join(quoted, " "))
+	} else {
+		r.src = fmt.Sprintf("bash(%s)", strings.Join(quoted, " "))
+	}
+	return []rule{r}
+}
+
+// exactGrant reports whether a program is granted only with its exact
+// arguments, because a prefix grant of it would allow nearly anything.
+func exactGrant(prog string) bool {
+	switch path.Base(prog) {
+	case "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "exec", "source", ".",
+		"sudo", "doas", "su", "env", "xargs", "nohup", "timeout", "nice", "command", "builtin",
+		"python", "python3", "node", "deno", "bun", "npx", "perl", "ruby", "php", "lua", "awk",
+		"find", "rm", "dd", "shred", "chmod", "chown":
+		return true
+	}
+	return false
+}
+
+// subcommandLike reports whether w looks like a subcommand ("test" in
+// "go test") rather than a flag, path or file name.
+func subcommandLike(w string) bool {
+	if w == "" || len(w) > 32 || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !(c >= 'a' && c <= 'z' || shDigit(c) || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteWord quotes a word for a rule string so it parses back to itself.
+func quoteWord(w string) string {
+	safe := w != ""
+	for i := 0; i < len(w) && safe; i++ {
+		c := w[i]
+		safe = shLetter(c) || shDigit(c) || strings.IndexByte("_-./:=@%+,", c) >= 0
+	}
+	if safe && !simpleKeyword(w) && !opaqueKeyword(w) {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+func ruleSources(rs []rule) []string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.src)
+	}
+	return out
+}

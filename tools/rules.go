@@ -1,0 +1,379 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Rules are the allow and deny rules of the permissions config, such as
+// bash(go test:*), edit_file(docs/**) or a bare bash. A Rules value is
+// immutable once parsed and safe for concurrent use; a nil *Rules holds no
+// rules.
+//
+// Rule syntax is TOOL or TOOL(PATTERN). TOOL is a covey tool name (bash,
+// edit_file, write_file, read_file) or its Claude Code spelling (Bash,
+// Edit, MultiEdit, Write, Read). A bare TOOL matches every call of it.
+//
+// For bash, PATTERN is a command: "go test:*" (or "go test *") matches a
+// command whose words begin with go and test; without the wildcard the
+// words must be exactly those; "*" matches every command. Words compare
+// after quote removal, so spacing and quoting do not matter.
+//
+// For the file tools, PATTERN is a doublestar glob against the
+// workspace-relative path; a pattern naming a folder also covers what lies
+// beneath it. "~/" starts at the home directory and "//" at the file
+// system root (both match absolute paths, e.g. reads outside the
+// workspace); a single leading "/" means the workspace root, as in Claude
+// Code. A deny rule on edit_file or write_file covers both, since either
+// can replace a file's content; allow rules hold only for the tool named.
+type Rules struct {
+	allow []rule
+	deny  []rule
+}
+
+// ruleKind says what a rule compares.
+type ruleKind int
+
+const (
+	ruleAll         ruleKind = iota // every call of the tool
+	ruleCmdExact                    // the command's words equal words
+	ruleCmdPrefix                   // the command's words begin with words
+	ruleCmdRaw                      // grants only: the whole command line, trimmed
+	rulePath                        // the path matches glob
+	rulePathLiteral                 // grants only: the path equals glob
+)
+
+// rule is one parsed permission rule.
+type rule struct {
+	src   string // as written, for messages
+	tool  string // covey tool name
+	kind  ruleKind
+	words []string // bash patterns
+	raw   string   // ruleCmdRaw
+	glob  string   // slash pattern: absolute when abs
+	// realGlob is an absolute glob with symlinks of its fixed leading
+	// folders resolved, so it matches the real paths a read resolves to.
+	realGlob string
+	abs      bool
+	// outside marks a relative pattern that climbs out of the workspace
+	// ("../shared/**"); other relative patterns never match outside it.
+	outside bool
+}
+
+// ParseRules parses the allow and deny lists of the permissions config. The
+// error names every bad rule and why it is bad.
+func ParseRules(allow, deny []string) (*Rules, error) {
+	var errs []error
+	home := func() (string, error) { return os.UserHomeDir() }
+	parse := func(list []string, key string) []rule {
+		var out []rule
+		for i, s := range list {
+			r, err := parseRule(s, home)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("permissions.%s[%d] %q: %w", key, i, s, err))
+				continue
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	r := &Rules{allow: parse(allow, "allow"), deny: parse(deny, "deny")}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+// Allow returns the allow rules as written.
+func (r *Rules) Allow() []string { return r.sources(func(r *Rules) []rule { return r.allow }) }
+
+// Deny returns the deny rules as written.
+func (r *Rules) Deny() []string { return r.sources(func(r *Rules) []rule { return r.deny }) }
+
+func (r *Rules) sources(list func(*Rules) []rule) []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, x := range list(r) {
+		out = append(out, x.src)
+	}
+	return out
+}
+
+func (r *Rules) allowList() []rule {
+	if r == nil {
+		return nil
+	}
+	return r.allow
+}
+
+func (r *Rules) denyList() []rule {
+	if r == nil {
+		return nil
+	}
+	return r.deny
+}
+
+// canonicalTool maps a rule's tool name, covey's or Claude Code's, to the
+// covey tool it governs.
+func canonicalTool(name string) (string, bool) {
+	switch strings.ToLower(name) {
+	case "bash":
+		return "bash", true
+	case "edit_file", "edit", "multiedit":
+		return "edit_file", true
+	case "write_file", "write":
+		return "write_file", true
+	case "read_file", "read":
+		return "read_file", true
+	}
+	return "", false
+}
+
+// parseRule parses one rule; home is asked only when the rule uses ~.
+func parseRule(s string, home func() (string, error)) (rule, error) {
+	src := strings.TrimSpace(s)
+	if src == "" {
+		return rule{}, errors.New("empty rule")
+	}
+	name, spec, hasSpec := src, "", false
+	if i := strings.IndexByte(src, '('); i >= 0 {
+		if !strings.HasSuffix(src, ")") {
+			return rule{}, errors.New("missing closing parenthesis")
+		}
+		name, spec, hasSpec = strings.TrimSpace(src[:i]), strings.TrimSpace(src[i+1:len(src)-1]), true
+	} else if strings.ContainsAny(src, ") ") {
+		return rule{}, errors.New("expected TOOL or TOOL(PATTERN)")
+	}
+	tool, ok := canonicalTool(name)
+	if !ok {
+		return rule{}, fmt.Errorf("unknown tool %q: rules name bash, edit_file, write_file or read_file (or Bash, Edit, MultiEdit, Write, Read)", name)
+	}
+	r := rule{src: src, tool: tool}
+	if !hasSpec {
+		return r, nil
+	}
+	if spec == "" {
+		return rule{}, fmt.Errorf("empty pattern: write a bare %s to match every call", name)
+	}
+	if tool == "bash" {
+		return parseBashRule(r, spec)
+	}
+	return parsePathRule(r, spec, home)
+}
+
+// parseBashRule reads a command pattern: one simple command, optionally
+// ending in :* (or " *") to match by prefix.
+func parseBashRule(r rule, spec string) (rule, error) {
+	if spec == "*" {
+		r.kind = ruleAll
+		return r, nil
+	}
+	r.kind = ruleCmdExact
+	for _, suffix := range []string{":*", " *"} {
+		if cut, ok := strings.CutSuffix(spec, suffix); ok {
+			r.kind, spec = ruleCmdPrefix, strings.TrimSpace(cut)
+			break
+		}
+	}
+	if unquotedStar(spec) {
+		return rule{}, errors.New("a wildcard is only understood at the end, as in bash(go test:*)")
+	}
+	cmds, err := parseShell(spec)
+	if err != nil {
+		return rule{}, fmt.Errorf("pattern is not a command: %w", err)
+	}
+	if len(cmds) != 1 || len(cmds[0].args) == 0 {
+		return rule{}, errors.New("a bash rule names one simple command; write one rule per command")
+	}
+	c := cmds[0]
+	switch {
+	case len(c.assigns) > 0:
+		return rule{}, errors.New("leading assignments are ignored when matching; leave them out of the rule")
+	case c.redirs > 0:
+		return rule{}, errors.New("redirections are ignored when matching; leave them out of the rule")
+	case len(c.keywords) > 0:
+		return rule{}, fmt.Errorf("a rule cannot start with the shell keyword %q", c.keywords[0])
+	}
+	r.words = c.args
+	return r, nil
+}
+
+// unquotedStar reports whether spec holds a * outside quotes: a wildcard
+// this syntax does not support, rather than a literal star.
+func unquotedStar(spec string) bool {
+	var quote byte
+	for i := 0; i < len(spec); i++ {
+		switch c := spec[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' {
+				i++
+			}
+		case c == '\\':
+			i++
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '*':
+			return true
+		}
+	}
+	return false
+}
+
+// parsePathRule reads a doublestar glob and anchors it: ~/ and // give
+// absolute patterns, anything else is relative to the workspace root.
+func parsePathRule(r rule, spec string, home func() (string, error)) (rule, error) {
+	r.kind = rulePath
+	pat := filepath.ToSlash(spec)
+	switch {
+	case pat == "~" || strings.HasPrefix(pat, "~/"):
+		h, err := home()
+		if err != nil {
+			return rule{}, fmt.Errorf("cannot expand ~: %w", err)
+		}
+		pat, r.abs = path.Join(filepath.ToSlash(h), pat[1:]), true
+	case strings.HasPrefix(pat, "//"):
+		pat, r.abs = path.Clean(pat[1:]), true
+	default:
+		pat = path.Clean(strings.TrimPrefix(pat, "/"))
+		r.outside = pat == ".." || strings.HasPrefix(pat, "../")
+	}
+	if !doublestar.ValidatePattern(pat) {
+		return rule{}, fmt.Errorf("%q is not a valid glob", spec)
+	}
+	r.glob, r.realGlob = pat, pat
+	if r.abs {
+		base, rest := doublestar.SplitPattern(pat)
+		if real := realPath(filepath.FromSlash(base)); real != filepath.FromSlash(base) {
+			r.realGlob = path.Join(escapeGlob(filepath.ToSlash(real)), rest)
+		}
+	}
+	return r, nil
+}
+
+// escapeGlob quotes the glob metacharacters of a literal path.
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`*?[]{}\`, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// realPath resolves the symlinks of the longest existing prefix of the
+// absolute path p and appends the rest; p itself when nothing resolves.
+func realPath(p string) string {
+	var rest []string
+	cur := filepath.Clean(p)
+	for {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				real = filepath.Join(real, rest[i])
+			}
+			return real
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return filepath.Clean(p)
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// pathForms is a path in the two forms rules compare: relative to the
+// workspace root (slash-separated, "" when unknown, starting with "../"
+// outside it) and absolute ("" when the root is unknown).
+type pathForms struct{ rel, abs string }
+
+// outsideRel reports whether a relative path climbs out of the root.
+func outsideRel(rel string) bool { return rel == ".." || strings.HasPrefix(rel, "../") }
+
+// matchPath reports whether the rule (a path rule of any tool) covers p.
+func (r rule) matchPath(p pathForms) bool {
+	switch r.kind {
+	case ruleAll:
+		return true
+	case rulePathLiteral:
+		if r.abs {
+			return p.abs != "" && p.abs == r.glob
+		}
+		return p.rel != "" && p.rel == r.glob
+	case rulePath:
+		if r.abs {
+			return p.abs != "" && (globMatch(r.glob, p.abs) || globMatch(r.realGlob, p.abs))
+		}
+		if p.rel == "" || (outsideRel(p.rel) && !r.outside) {
+			return false
+		}
+		return globMatch(r.glob, p.rel)
+	}
+	return false
+}
+
+// globMatch matches name against pat, or against what lies beneath pat
+// when pat names a folder ("docs" covers "docs/a.md").
+func globMatch(pat, name string) bool {
+	if ok, _ := doublestar.Match(pat, name); ok {
+		return true
+	}
+	ok, _ := doublestar.Match(pat+"/**", name)
+	return ok
+}
+
+// fileTool reports whether tool writes files.
+func fileTool(tool string) bool { return tool == "edit_file" || tool == "write_file" }
+
+// governs reports whether rule r, in a list of kind deny or not, applies to
+// calls of tool: a deny on either file-writing tool holds for both.
+func (r rule) governs(tool string, deny bool) bool {
+	return r.tool == tool || (deny && fileTool(r.tool) && fileTool(tool))
+}
+
+// matchWords reports whether a command's words satisfy a bash rule.
+func (r rule) matchWords(args []string) bool {
+	switch r.kind {
+	case ruleAll:
+		return true
+	case ruleCmdExact:
+		return slices.Equal(args, r.words)
+	case ruleCmdPrefix:
+		return len(args) >= len(r.words) && slices.Equal(args[:len(r.words)], r.words)
+	}
+	return false
+}
+
+// deniedPath returns the first deny rule covering a file call of tool.
+func deniedPath(deny []rule, tool string, p pathForms) (rule, bool) {
+	for _, r := range deny {
+		if r.governs(tool, true) && r.matchPath(p) {
+			return r, true
+		}
+	}
+	return rule{}, false
+}
+
+// allowedPath reports whether an allow rule (or grant) covers the call.
+func allowedPath(sets [][]rule, tool string, p pathForms) bool {
+	for _, set := range sets {
+		for _, r := range set {
+			if r.governs(tool, false) && r.matchPath(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
