@@ -21,6 +21,10 @@ type Config struct {
 	Source Source
 	// Emit receives every event; nil drops them.
 	Emit Emitter
+	// OnMessage, when set, is called with every message as it enters the
+	// history (the session file records them, so a crash loses at most the
+	// answer that was streaming).
+	OnMessage func(Message)
 }
 
 // Result is the outcome of one Run.
@@ -115,6 +119,11 @@ func (a *Agent) append(msgs ...Message) {
 	a.mu.Lock()
 	a.history = append(a.history, msgs...)
 	a.mu.Unlock()
+	if a.cfg.OnMessage != nil {
+		for _, m := range msgs {
+			a.cfg.OnMessage(m)
+		}
+	}
 }
 
 func (a *Agent) addUsage(u Usage) {
