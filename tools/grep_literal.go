@@ -99,6 +99,16 @@ func reqLit(re *syntax.Regexp) (requiredLit, bool) {
 				runFold = runFold || fold
 				continue
 			}
+			// x+ (or x{n,}) starts with x and ends with x: it extends the
+			// run before it and starts the run after it.
+			if s, fold, ok := repeatedLit(sub); ok {
+				run.WriteString(s)
+				runFold = runFold || fold
+				flush()
+				run.WriteString(s)
+				runFold = fold
+				continue
+			}
 			flush()
 			if c, ok := reqLit(sub); ok {
 				consider(c)
@@ -108,6 +118,15 @@ func reqLit(re *syntax.Regexp) (requiredLit, bool) {
 		return best, found
 	}
 	return requiredLit{}, false
+}
+
+// repeatedLit reports whether re is one or more repetitions of an exact
+// literal, and which.
+func repeatedLit(re *syntax.Regexp) (s string, fold, ok bool) {
+	if re.Op == syntax.OpPlus || (re.Op == syntax.OpRepeat && re.Min >= 1) {
+		return exactLit(re.Sub[0])
+	}
+	return "", false, false
 }
 
 // hasLetter reports whether any rune has other case forms, i.e. whether
