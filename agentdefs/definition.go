@@ -3,6 +3,23 @@
 // markdown files with YAML frontmatter, in covey's own folders and in Claude
 // Code's. It knows tool names only as strings, so it imports neither tools/
 // nor agent/.
+//
+// A definition file looks like this (Claude Code's spellings, such as
+// "tools: Read, Grep" and maxTurns, are accepted too):
+//
+//	---
+//	name: code-reviewer
+//	description: Reviews a diff for bugs; use after any change.
+//	tools: [read_file, grep, glob]
+//	model: inherit
+//	max_turns: 10
+//	timeout: 2m
+//	---
+//	You are a careful code reviewer. ...
+//
+// Files are read from <ProjectDir>/.covey/agents, <ProjectDir>/.claude/agents,
+// <UserConfigDir>/agents and <HomeDir>/.claude/agents, in that order of
+// precedence, above the built-ins.
 package agentdefs
 
 import (

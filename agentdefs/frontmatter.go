@@ -21,36 +21,47 @@ func (f frontmatter) offset() int { return f.open }
 
 // isFence reports whether line is a '---' fence; trailing blanks are allowed
 // because editors leave them and they are invisible.
-func isFence(line string) bool { return strings.TrimRight(line, " \t\r") == "---" }
+func isFence(line string) bool { return strings.TrimRight(line, " \t") == "---" }
 
 // splitFrontmatter finds the fenced YAML at the top of a file. Leading blank
 // lines and a UTF-8 byte order mark are tolerated; anything else before the
 // opening fence means the file has no frontmatter.
 func splitFrontmatter(data []byte) (frontmatter, *Problem) {
 	text := strings.TrimPrefix(string(data), "\ufeff")
-	lines := strings.Split(text, "\n")
-	i := 0
-	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
-		i++
-	}
-	if i == len(lines) {
-		return frontmatter{}, &Problem{Line: 1, Message: "file is empty: an agent file starts with a '---' line, then name and description in YAML, then '---' and the system prompt"}
-	}
-	if !isFence(lines[i]) {
-		return frontmatter{}, &Problem{Line: i + 1, Message: "no YAML frontmatter: an agent file starts with a '---' line, then name and description in YAML, then '---' and the system prompt"}
-	}
-	open := i
-	for j := open + 1; j < len(lines); j++ {
-		if isFence(lines[j]) {
-			return frontmatter{
-				yaml:  strings.Join(lines[open+1:j], "\n"),
-				open:  open + 1,
-				close: j + 1,
-				body:  strings.Join(lines[j+1:], "\n"),
-			}, nil
+	// Count lines as YAML does, or its line numbers would not match ours:
+	// CR alone, NEL, LS and PS also end a line.
+	text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n").Replace(text)
+	// Walk line by line without splitting the body, which is most of the
+	// file and is kept whole as the prompt.
+	const format = "an agent file starts with a '---' line, then name and description in YAML, then '---' and the system prompt"
+	line, open, yamlStart := 0, 0, 0
+	for rest := text; ; {
+		l, after, more := strings.Cut(rest, "\n")
+		line++
+		start := len(text) - len(rest)
+		switch {
+		case open == 0 && strings.TrimSpace(l) == "":
+			// Leading blank lines are tolerated.
+		case open == 0 && isFence(l):
+			open, yamlStart = line, start+len(l)+1
+		case open == 0:
+			return frontmatter{}, &Problem{Line: line, Message: "no YAML frontmatter: " + format}
+		case isFence(l):
+			fm := frontmatter{yaml: text[yamlStart:max(start-1, yamlStart)], open: open, close: line}
+			if more {
+				fm.body = after
+			}
+			return fm, nil
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
-	return frontmatter{}, &Problem{Line: open + 1, Message: "the frontmatter opened here is never closed by a '---' line"}
+	if open == 0 {
+		return frontmatter{}, &Problem{Line: 1, Message: "file is empty: " + format}
+	}
+	return frontmatter{}, &Problem{Line: open, Message: "the frontmatter opened here is never closed by a '---' line"}
 }
 
 // yamlLineErr matches yaml.v3's "yaml: line N: reason" errors.

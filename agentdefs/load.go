@@ -131,6 +131,9 @@ func listMarkdown(dir string) ([]string, []Problem) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		root = real
 	}
+	if info, err := os.Stat(root); err == nil && !info.IsDir() {
+		return nil, []Problem{{Path: dir, Message: "is not a folder; agent definitions go in *.md files inside it"}}
+	}
 	display := func(path string) string {
 		if rel, err := filepath.Rel(root, path); err == nil {
 			return filepath.Join(dir, rel)

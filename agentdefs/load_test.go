@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -272,6 +273,14 @@ func TestLoadFolderEdgeCases(t *testing.T) {
 			}
 		}
 	})
+	t.Run("agents path is a file", func(t *testing.T) {
+		root := t.TempDir()
+		writeTree(t, root, map[string]string{"config/covey/agents": "oops"})
+		_, problems := Load(treeOpts(root))
+		if len(problems) != 1 || !strings.Contains(problems[0].Message, "not a folder") {
+			t.Errorf("problems = %v, want one saying it is not a folder", problems)
+		}
+	})
 	t.Run("hidden subfolders are skipped", func(t *testing.T) {
 		root := t.TempDir()
 		writeTree(t, root, map[string]string{userCovey + ".git/x.md": "broken"})
@@ -279,4 +288,30 @@ func TestLoadFolderEdgeCases(t *testing.T) {
 			t.Errorf("problems = %v, want none", problems)
 		}
 	})
+}
+
+func BenchmarkLoad(b *testing.B) {
+	root := b.TempDir()
+	files := map[string]string{}
+	for i := range 50 {
+		files[projClaude+"agent"+strconv.Itoa(i)+".md"] = "---\nname: agent" + strconv.Itoa(i) +
+			"\ndescription: Benchmark agent.\ntools: Read, Grep, Glob, Bash\nmaxTurns: 5\n---\n" +
+			strings.Repeat("A line of system prompt.\n", 40)
+	}
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	opts := treeOpts(root)
+	b.ReportAllocs()
+	for b.Loop() {
+		if s, problems := Load(opts); len(problems) != 0 || len(s.All()) != 53 {
+			b.Fatalf("problems %v, %d agents", problems, len(s.All()))
+		}
+	}
 }

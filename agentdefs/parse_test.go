@@ -243,7 +243,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, file string) {
 		d, warnings, err := Parse("f.md", []byte(file))
-		lines := strings.Count(file, "\n") + 1
+		breaks := strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n")
+		lines := strings.Count(breaks.Replace(file), "\n") + 1
 		check := func(p Problem) {
 			if p.Path != "f.md" || p.Line < 0 || p.Line > lines || p.Message == "" {
 				t.Errorf("bad problem %+v (file has %d lines)", p, lines)
