@@ -27,13 +27,26 @@ func (a *Agent) Run(ctx context.Context, prompt string) (Result, error) {
 	}
 	defer a.end()
 	a.append(Message{Role: RoleUser, Content: prompt})
-	res, err := a.loop(ctx)
+	res, err := a.safeLoop(ctx)
 	done := Done{Source: a.cfg.Source, Answer: res.Answer, Reason: res.Reason, Usage: res.Usage, Turns: res.Turns}
 	if err != nil {
 		done.Error = err.Error()
 	}
 	a.emit(done)
 	return res, err
+}
+
+// safeLoop runs the loop and turns a panic anywhere in it into a run error,
+// so a bug never takes the user's terminal down with it.
+func (a *Agent) safeLoop(ctx context.Context) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res.Reason = StopError
+			err = fmt.Errorf("internal error: %v\n%s", p, firstStackLines(debug.Stack(), 16))
+			a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error()})
+		}
+	}()
+	return a.loop(ctx)
 }
 
 func (a *Agent) loop(ctx context.Context) (Result, error) {
@@ -117,6 +130,12 @@ func (a *Agent) runTools(ctx context.Context, calls []ToolCall) []Message {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer func() {
+					if p := recover(); p != nil {
+						out[i] = Message{Role: RoleTool, ToolCallID: calls[i].ID, Name: calls[i].Name,
+							Content: fmt.Sprintf("Error: internal error running %s: %v", calls[i].Name, p)}
+					}
+				}()
 				out[i] = a.runTool(ctx, calls[i])
 			}()
 		}
