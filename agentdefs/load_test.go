@@ -219,18 +219,36 @@ func TestLoadSameNameInOneFolder(t *testing.T) {
 	}
 }
 
-func TestLoadClaudeFileWarnings(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
-		projClaude + "web.md": "---\nname: web\ndescription: d\ntools: Read, Grep, WebFetch\n---\np\n",
-	})
-	s, problems := Load(treeOpts(root))
-	d, ok := s.Get("web")
-	if !ok || !reflect.DeepEqual(d.Tools, []string{"read_file", "grep"}) || !d.ReadOnly {
-		t.Errorf("web = %+v", d)
+func TestLoadToolNamesInEveryFolder(t *testing.T) {
+	tests := map[string]struct {
+		path     string
+		tools    string
+		want     []string
+		warnings int
+	}{
+		"claude names in claude folder, WebFetch dropped": {projClaude + "x.md", "Read, Grep, WebFetch", []string{"read_file", "grep"}, 1},
+		"covey names in claude folder":                    {userClaude + "x.md", "[read_file, bash]", []string{"read_file", "bash"}, 0},
+		"claude names in covey folder":                    {projCovey + "x.md", "[LS, Edit, TodoWrite]", []string{"list_dir", "edit_file", "todo_write"}, 0},
+		"mixed list in user covey folder":                 {userCovey + "x.md", "[Glob, write_file, Agent]", []string{"glob", "write_file", "task"}, 0},
 	}
-	if len(problems) != 1 || !problems[0].Warning || problems[0].Line != 4 || !strings.Contains(problems[0].Message, "WebFetch") {
-		t.Errorf("problems = %v, want one WebFetch warning at line 4", problems)
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, map[string]string{tc.path: "---\nname: x\ndescription: d\ntools: " + tc.tools + "\n---\np\n"})
+			s, problems := Load(treeOpts(root))
+			d, ok := s.Get("x")
+			if !ok || !reflect.DeepEqual(d.Tools, tc.want) {
+				t.Errorf("x = %+v, want tools %v", d, tc.want)
+			}
+			if len(problems) != tc.warnings {
+				t.Fatalf("problems = %v, want %d", problems, tc.warnings)
+			}
+			for _, p := range problems {
+				if !p.Warning || p.Line != 4 || !strings.Contains(p.Message, "WebFetch") {
+					t.Errorf("problem = %+v, want a WebFetch warning at line 4", p)
+				}
+			}
+		})
 	}
 }
 

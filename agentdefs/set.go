@@ -30,7 +30,7 @@ func NewSet(defs ...Definition) *Set {
 		if d.Name == "" {
 			continue
 		}
-		d = d.withDerived()
+		d = d.clone().withDerived()
 		if _, taken := s.byName[d.Name]; taken {
 			s.shadowed = append(s.shadowed, d)
 			continue
@@ -65,26 +65,46 @@ func (s *Set) Get(name string) (Definition, bool) {
 		return Definition{}, false
 	}
 	d, ok := s.byName[name]
-	return d, ok
+	return d.clone(), ok
 }
 
 // All returns the winning definitions, sorted by name case-insensitively.
-// The slice is a copy.
+// The result is a deep copy.
 func (s *Set) All() []Definition {
 	if s == nil {
 		return nil
 	}
-	return slices.Clone(s.all)
+	return cloneAll(s.all)
 }
 
 // Shadowed returns the definitions that lost to another of the same name,
-// sorted by name and, within a name, by falling precedence. The slice is a
-// copy.
+// sorted by name and, within a name, by falling precedence. The result is a
+// deep copy.
 func (s *Set) Shadowed() []Definition {
 	if s == nil {
 		return nil
 	}
-	return slices.Clone(s.shadowed)
+	return cloneAll(s.shadowed)
+}
+
+// clone copies d's slices, so a caller that edits what it got cannot
+// change a Set that other goroutines read. nil and empty stay distinct.
+func (d Definition) clone() Definition {
+	d.Tools = slices.Clone(d.Tools)
+	d.DisallowedTools = slices.Clone(d.DisallowedTools)
+	d.AllowedPaths = slices.Clone(d.AllowedPaths)
+	return d
+}
+
+func cloneAll(defs []Definition) []Definition {
+	if defs == nil {
+		return nil
+	}
+	out := make([]Definition, len(defs))
+	for i, d := range defs {
+		out[i] = d.clone()
+	}
+	return out
 }
 
 // Catalog lists the available types, one "- name: summary" line each, in

@@ -228,6 +228,14 @@ func TestSetGetIsExactAndNilSafe(t *testing.T) {
 			}
 		})
 	}
+	t.Run("results are copies", func(t *testing.T) {
+		d, _ := s.Get("Explore")
+		d.Tools[0] = "bash"
+		s.All()[0].Tools[0] = "bash"
+		if got, _ := s.Get("Explore"); got.Tools[0] != "read_file" {
+			t.Errorf("editing a result changed the Set: %v", got.Tools)
+		}
+	})
 	var nilSet *Set
 	if _, ok := nilSet.Get("Explore"); ok || nilSet.All() != nil || nilSet.Shadowed() != nil {
 		t.Error("nil Set is not empty")
