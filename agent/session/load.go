@@ -1,0 +1,207 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"covey/agent"
+)
+
+// Loaded is a session read back from its file.
+type Loaded struct {
+	Header Header
+	// Model is the model in use at the end: the header's, or the last
+	// SetModel's.
+	Model string
+	// Messages is the history after the last clear, repaired so that every
+	// tool call has its result (InterruptedResult where the process died
+	// first): ready for agent.Agent.SetHistory.
+	Messages []agent.Message
+	// Replay is every message and event after the last clear, in file
+	// order, for the TUI to rebuild the transcript. If the writer died
+	// mid-turn it ends with finishing events (ToolFinished, ChildFinished,
+	// Done, all marked interrupted) and the repaired tool results, so no
+	// block is left running.
+	Replay []Record
+	// Warnings describe lines that were skipped or repaired.
+	Warnings []string
+
+	// fix is the repaired end, in order, which Open appends to the file.
+	fix []fixEntry
+}
+
+// Record is one replayable line: exactly one of Message and Event is set.
+type Record struct {
+	Message *agent.Message
+	// Event is the event as agent.MarshalEvent wrote it; DecodeEvent turns
+	// it back into its concrete type.
+	Event json.RawMessage
+}
+
+// fixEntry is one repaired line: a message or an event.
+type fixEntry struct {
+	msg *agent.Message
+	ev  agent.Event
+}
+
+// eventProbe holds the fields of an event that loading needs to find runs,
+// tools and children that never finished.
+type eventProbe struct {
+	Type string `json:"type"`
+	agent.Source
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	KeyArg string `json:"key_arg"`
+}
+
+// line is the generic form of every line but the header.
+type line struct {
+	Type    string          `json:"type"`
+	Message *agent.Message  `json:"message"`
+	Event   json.RawMessage `json:"event"`
+	Model   string          `json:"model"`
+}
+
+var (
+	prefixMessage = []byte(`{"type":"message","message":`)
+	prefixEvent   = []byte(`{"type":"event","event":`)
+)
+
+// Read parses a session file. Lines that do not parse (a torn last line, a
+// line spliced by a crash) are skipped with a warning; only a missing or
+// foreign header is an error.
+func Read(r io.Reader) (*Loaded, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read session: %w", err)
+	}
+	l := &Loaded{}
+	var probes []*eventProbe // parallel to l.Replay: nil for messages
+	n := 0
+	header := false
+	for len(data) > 0 {
+		n++
+		raw, rest, complete := bytes.Cut(data, []byte("\n"))
+		data = rest
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		if !header {
+			if err := l.readHeader(raw); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+			header = true
+			continue
+		}
+		rec, probe, typ, model, err := parseLine(raw)
+		if err != nil {
+			if !complete {
+				l.warnf("line %d: incomplete last line skipped (covey stopped while writing it)", n)
+			} else {
+				l.warnf("line %d: skipped: %v", n, err)
+			}
+			continue
+		}
+		switch typ {
+		case typeMessage, typeEvent:
+			l.Replay = append(l.Replay, rec)
+			probes = append(probes, probe)
+			if rec.Message != nil {
+				l.Messages = append(l.Messages, *rec.Message)
+			}
+		case typeModel:
+			l.Model = model
+		case typeClear:
+			l.Messages, l.Replay, probes = nil, nil, nil
+		}
+	}
+	if !header {
+		return nil, errors.New("empty file: not a covey session")
+	}
+	l.repair(probes)
+	return l, nil
+}
+
+func (l *Loaded) readHeader(raw []byte) error {
+	var h Header
+	if err := json.Unmarshal(raw, &h); err != nil || h.Type != typeSession {
+		return errors.New("no session header: not a covey session file")
+	}
+	if h.Version < 1 || h.Version > Version {
+		return fmt.Errorf("session format version %d is not supported (this covey reads version %d)", h.Version, Version)
+	}
+	l.Header, l.Model = h, h.Model
+	return nil
+}
+
+// parseLine decodes one line. Lines this package wrote are sliced by their
+// known prefix so each is parsed once; anything else takes the generic way.
+func parseLine(raw []byte) (rec Record, probe *eventProbe, typ, model string, err error) {
+	if body, ok := cutWrapped(raw, prefixEvent); ok {
+		if p, err := probeEvent(body); err == nil {
+			return Record{Event: body}, p, typeEvent, "", nil
+		}
+	}
+	if body, ok := cutWrapped(raw, prefixMessage); ok {
+		var m agent.Message
+		if json.Unmarshal(body, &m) == nil && validRole(m.Role) {
+			return Record{Message: &m}, nil, typeMessage, "", nil
+		}
+	}
+	var ln line
+	if err := json.Unmarshal(raw, &ln); err != nil {
+		return Record{}, nil, "", "", err
+	}
+	switch ln.Type {
+	case typeMessage:
+		if ln.Message == nil {
+			return Record{}, nil, "", "", errors.New("message line without a message")
+		}
+		if !validRole(ln.Message.Role) {
+			return Record{}, nil, "", "", fmt.Errorf("message with unknown role %q", ln.Message.Role)
+		}
+		return Record{Message: ln.Message}, nil, typeMessage, "", nil
+	case typeEvent:
+		p, err := probeEvent(ln.Event)
+		if err != nil {
+			return Record{}, nil, "", "", err
+		}
+		return Record{Event: ln.Event}, p, typeEvent, "", nil
+	}
+	return Record{}, nil, ln.Type, ln.Model, nil
+}
+
+// cutWrapped returns the value in prefix<value>} when raw has that shape.
+func cutWrapped(raw, prefix []byte) ([]byte, bool) {
+	if len(raw) <= len(prefix)+2 || !bytes.HasPrefix(raw, prefix) || raw[len(prefix)] != '{' || raw[len(raw)-1] != '}' {
+		return nil, false
+	}
+	return raw[len(prefix) : len(raw)-1], true
+}
+
+func validRole(r string) bool {
+	switch r {
+	case agent.RoleUser, agent.RoleAssistant, agent.RoleTool, agent.RoleSystem:
+		return true
+	}
+	return false
+}
+
+func probeEvent(body []byte) (*eventProbe, error) {
+	var p eventProbe
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, fmt.Errorf("event: %w", err)
+	}
+	if p.Type == "" {
+		return nil, errors.New("event without a type")
+	}
+	return &p, nil
+}
+
+func (l *Loaded) warnf(format string, a ...any) {
+	l.Warnings = append(l.Warnings, fmt.Sprintf(format, a...))
+}
