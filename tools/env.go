@@ -20,6 +20,9 @@ type Env struct {
 	AllowedPaths []string
 	// Todos receives the task list written by todo_write. May be nil.
 	Todos *TodoList
+	// Undo keeps each file's content before a turn first changes it, for
+	// /undo. Nil keeps nothing.
+	Undo *UndoLog
 }
 
 // Gate is the permission check that every write and command passes first.

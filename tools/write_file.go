@@ -171,6 +171,9 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 	if err := tg.unchangedSince(); err != nil {
 		return Errorf("%s: %v; nothing was written, read it again", tool, err)
 	}
+	if err := env.Undo.Save(abs, rel, tg.exists, tg.content, tg.mode); err != nil {
+		return Errorf("%s: %v; nothing was written", tool, err)
+	}
 	if err := m.write(tg, final); err != nil {
 		return Errorf("%s: %v; the file is unchanged", tool, err)
 	}
