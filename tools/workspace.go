@@ -25,9 +25,17 @@ type Workspace struct {
 	Root string
 
 	mu      sync.Mutex
-	cache   *fileSet  // the last listing of Root, nil when invalidated
-	loading *listCall // the listing in flight, shared by concurrent callers
-	gen     uint64    // bumped by Invalidate; listings of older generations are dropped
+	cache   *fileSet         // the last listing of Root, nil when invalidated
+	loading *listCall        // the listing in flight, shared by concurrent callers
+	gen     uint64           // bumped by Invalidate; listings of older generations are dropped
+	clock   func() time.Time // nil means time.Now; tests set it
+}
+
+func (w *Workspace) now() time.Time {
+	if w.clock != nil {
+		return w.clock()
+	}
+	return time.Now()
 }
 
 // ErrOutsideWorkspace is returned for a write whose target lies outside the
@@ -237,7 +245,7 @@ func (w *Workspace) visibleUnder(ctx context.Context, abs string) (*visible, err
 func (w *Workspace) listing(ctx context.Context) (*fileSet, error) {
 	for {
 		w.mu.Lock()
-		if c := w.cache; c != nil && c.gen == w.gen && time.Since(c.at) < listingTTL && c.indexMod.Equal(indexModTime(c.gitDir)) {
+		if c := w.cache; c != nil && c.gen == w.gen && w.now().Sub(c.at) < listingTTL && c.indexMod.Equal(indexModTime(c.gitDir)) {
 			w.mu.Unlock()
 			return c, nil
 		}
@@ -266,12 +274,13 @@ func (w *Workspace) listing(ctx context.Context) (*fileSet, error) {
 
 // load runs one listing for listing's callers and caches its result.
 func (w *Workspace) load(ctx context.Context, call *listCall) {
+	start := w.now()
 	set, err := listFiles(ctx, w.Root)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	call.fs, call.err = set, err
 	if err == nil {
-		set.gen = call.gen
+		set.gen, set.at = call.gen, start
 		if call.gen == w.gen {
 			w.cache = set
 		}
