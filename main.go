@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
@@ -43,6 +44,7 @@ type options struct {
 	resume         string
 	resumeSet      bool
 	debug          bool
+	log            *debugLog
 	flags          flagOverrides
 	args           []string
 }
@@ -56,7 +58,7 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	opts, err := parseArgs(argv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -71,6 +73,26 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if opts.debug {
+		if opts.log, err = openDebugLog(); err != nil {
+			fmt.Fprintln(stderr, "covey:", err)
+			return exitUsage
+		}
+		defer opts.log.close(stderr)
+	}
+	// The last line of defence: the TUI restores the terminal itself; this
+	// makes sure a crash anywhere else still ends with a message, not a
+	// stack dump over a broken screen.
+	defer func() {
+		if p := recover(); p != nil {
+			opts.log.errorf("panic: %v\n%s", p, debug.Stack())
+			fmt.Fprintf(stderr, "covey crashed: %v\n%s", p, debug.Stack())
+			if opts.log == nil {
+				fmt.Fprintln(stderr, "covey: rerun with --debug to keep a log")
+			}
+			code = exitRun
+		}
+	}()
 
 	if len(opts.args) > 0 {
 		switch opts.args[0] {

@@ -28,6 +28,7 @@ type session struct {
 	mode     tools.Mode
 	endpoint Endpoint
 
+	log     *debugLog
 	events  chan agent.Event
 	main    *agent.Agent
 	manager *subagent.Manager
@@ -60,7 +61,7 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 	home, _ := os.UserHomeDir()
 	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: userConfigDir(), HomeDir: home, ProjectDir: ws.Root})
 	s := &session{
-		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: deps.endpoint,
+		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: deps.endpoint, log: opts.log,
 		env:       agent.DetectEnvironment(ws.Root, time.Now()),
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
@@ -110,7 +111,10 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 
 // emit puts an event on the session stream. Consumers drain it promptly;
 // a full buffer makes the producer wait rather than lose events.
-func (s *session) emit(e agent.Event) { s.events <- e }
+func (s *session) emit(e agent.Event) {
+	s.log.event(e)
+	s.events <- e
+}
 
 // provider returns (building once) the provider of a profile.
 func (s *session) provider(profile string) (agent.Provider, error) {
