@@ -101,7 +101,12 @@ func (a *accumulator) addWhole(data []byte) (chunkDelta, error) {
 func (a *accumulator) addChunk(data []byte, whole bool) (chunkDelta, error) {
 	var c chunkJSON
 	if err := json.Unmarshal(data, &c); err != nil {
-		return chunkDelta{}, fmt.Errorf("decode stream chunk %q: %w", clip(string(data), 200), err)
+		return chunkDelta{}, &ProviderError{
+			Kind:     ErrProvider,
+			InStream: true,
+			Message:  fmt.Sprintf("the server sent a chunk that is not JSON (%q)", clip(string(data), 200)),
+			Err:      err,
+		}
 	}
 	var d chunkDelta
 	streamFailed := false

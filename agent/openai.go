@@ -186,7 +186,7 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 		return Completion{}, false, transportError(reqCtx, o.cfg.IdleTimeout, err)
 	}
 	defer resp.Body.Close()
-	r := &idleReader{r: resp.Body, timer: watchdog, d: o.cfg.IdleTimeout}
+	r := &idleReader{r: resp.Body, reset: func() { watchdog.Reset(o.cfg.IdleTimeout) }}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		raw, rerr := io.ReadAll(io.LimitReader(r, maxErrorBody))

@@ -251,7 +251,7 @@ func describeErrorBody(body []byte, contentType string) errInfo {
 	if trimmed == "" {
 		return errInfo{}
 	}
-	if trimmed[0] == '{' || trimmed[0] == '[' {
+	if trimmed[0] == '{' || trimmed[0] == '[' || trimmed[0] == '"' {
 		if info, ok := parseErrorJSON(json.RawMessage(trimmed), 0); ok {
 			return info
 		}

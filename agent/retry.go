@@ -133,18 +133,17 @@ func connectionReason(err error) (string, bool) {
 	return "request failed", false
 }
 
-// idleReader resets the idle watchdog on every byte that arrives: comments
-// and keep-alives count, since they prove the server is alive.
+// idleReader pushes the idle watchdog back on every byte that arrives:
+// comments and keep-alives count, since they prove the server is alive.
 type idleReader struct {
 	r     io.Reader
-	timer *time.Timer
-	d     time.Duration
+	reset func()
 }
 
 func (ir *idleReader) Read(p []byte) (int, error) {
 	n, err := ir.r.Read(p)
 	if n > 0 {
-		ir.timer.Reset(ir.d)
+		ir.reset()
 	}
 	return n, err
 }
