@@ -171,6 +171,15 @@ func (m *inputModel) fitHeight() {
 	m.ta.SetHeight(min(max(rows, 1), maxInputLines))
 }
 
+// memoKey is what View's output depends on.
+func (m inputModel) memoKey() inputKey {
+	li := m.ta.LineInfo()
+	return inputKey{
+		value: m.ta.Value(), width: m.width, height: m.ta.Height(), focused: m.ta.Focused(),
+		queued: strings.Join(m.queued, "\x00"), line: m.ta.Line(), row: li.RowOffset, col: li.ColumnOffset,
+	}
+}
+
 // Height is the number of lines View draws.
 func (m inputModel) Height() int { return 1 + len(m.queued) + m.ta.Height() }
 

@@ -68,6 +68,9 @@ type Model struct {
 	tickID  int
 	frame   int
 
+	keyState keyState    // what the keys were last enabled for
+	memo     *chromeMemo // last renderings of the input, status and help
+
 	pump          *eventPump
 	ctx           context.Context
 	cancel        context.CancelFunc
@@ -140,6 +143,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		cancel:        cancel,
 		clock:         time.Now,
 		initialPrompt: opts.InitialPrompt,
+		memo:          &chromeMemo{},
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
 	if opts.Engine != nil {
@@ -342,14 +346,15 @@ func tick(id int) tea.Cmd {
 // which keys apply.
 func (m *Model) layout() {
 	now := m.clock()
-	m.keys.apply(keyState{
+	m.keyState = keyState{
 		transcriptFocus: m.transcriptFocus,
 		inputEmpty:      m.input.Value() == "",
 		completing:      m.comp.Open() && !m.transcriptFocus,
 		running:         m.turn != nil,
 		childFocused:    m.focusedRunningChild() != nil,
 		historyAtEdge:   m.input.HasHistory(),
-	})
+	}
+	m.keys.apply(m.keyState)
 	m.help.Width = m.width
 	m.input.SetSize(m.width)
 	m.comp.SetSize(m.width)
@@ -396,11 +401,12 @@ func (m Model) View() string {
 		b.WriteString(m.comp.View())
 	}
 	b.WriteByte('\n')
-	b.WriteString(m.input.View())
+	b.WriteString(m.memo.input.get(m.input.memoKey(), m.input.View))
 	b.WriteByte('\n')
-	b.WriteString(m.status.View())
+	b.WriteString(m.memo.status.get(m.status.memoKey(), m.status.View))
 	b.WriteByte('\n')
-	b.WriteString(m.help.View(m.keys))
+	b.WriteString(m.memo.help.get(helpKey{width: m.width, full: m.fullHelp, keys: m.keyState},
+		func() string { return m.help.View(m.keys) }))
 	return b.String()
 }
 

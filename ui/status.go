@@ -51,6 +51,19 @@ func shortenHome(path string) string {
 // SetSize sets the bar's width.
 func (s *statusBar) SetSize(width int) { s.width = width }
 
+// memoKey is what View's output depends on.
+func (s statusBar) memoKey() statusKey {
+	k := statusKey{
+		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note,
+		width: s.width, in: s.usage.InputTokens, out: s.usage.OutputTokens, running: s.running,
+	}
+	if s.running {
+		k.glyph = s.frame
+		k.elapsed = int64(s.now.Sub(s.started) / (100 * time.Millisecond))
+	}
+	return k
+}
+
 // View draws the bar, exactly width cells wide. Parts are dropped from the
 // middle (workspace first) when the terminal is narrow, so the running
 // state and the tokens stay visible.
@@ -59,8 +72,8 @@ func (s statusBar) View() string {
 	sep := st.Bar.Render(" · ")
 	var right []string
 	if s.running {
-		el := s.now.Sub(s.started)
-		right = append(right, st.Spinner.Render(spinnerGlyph(s.frame)+" "+elapsedText(el.Truncate(time.Second))))
+		el := s.now.Sub(s.started).Truncate(100 * time.Millisecond)
+		right = append(right, st.Spinner.Render(spinnerGlyph(s.frame)+" "+elapsedText(el)))
 	}
 	if s.note != "" {
 		right = append(right, st.Spinner.Render(s.note))

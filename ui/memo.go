@@ -1,0 +1,51 @@
+package ui
+
+// memo keeps the last rendering of a component with the inputs it was made
+// from: the input, status and help lines cost tens of microseconds each in
+// lipgloss and rarely change between two frames of streaming output.
+type memo[K comparable] struct {
+	key K
+	val string
+	ok  bool
+}
+
+// get returns the cached rendering for k, calling render when k changed.
+func (c *memo[K]) get(k K, render func() string) string {
+	if !c.ok || c.key != k {
+		c.key, c.val, c.ok = k, render(), true
+	}
+	return c.val
+}
+
+// chromeMemo caches the parts of the screen around the transcript.
+type chromeMemo struct {
+	input  memo[inputKey]
+	status memo[statusKey]
+	help   memo[helpKey]
+}
+
+// inputKey is everything the input's look depends on.
+type inputKey struct {
+	value          string
+	width, height  int
+	focused        bool
+	queued         string
+	line, row, col int
+}
+
+// statusKey is everything the status bar's look depends on.
+type statusKey struct {
+	bar     string // model, workspace, mode, note
+	width   int
+	in, out int
+	running bool
+	glyph   int
+	elapsed int64
+}
+
+// helpKey is everything the help line depends on.
+type helpKey struct {
+	width int
+	full  bool
+	keys  keyState
+}
