@@ -1,0 +1,236 @@
+package e2e
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Screen geometry of every TUI test, and how long to wait for the screen to
+// reach a state. The waits are generous: CI machines are slow and shared,
+// and a wait ends as soon as its condition holds.
+const (
+	termWidth   = 120
+	termHeight  = 40
+	waitLong    = 20 * time.Second
+	pollEvery   = 50 * time.Millisecond
+	exitMarker  = "COVEY_EXIT="
+	ttyMarker   = "COVEY_TTY="
+	sessionName = "covey"
+)
+
+// term is covey running in a private tmux server: one per test, on its own
+// socket, so tests never touch the user's tmux and can run in parallel.
+type term struct {
+	t      testing.TB
+	socket string
+}
+
+// requireTmux skips a TUI test when tmux is missing; .ci/run installs it,
+// so in CI these tests always run.
+func requireTmux(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the TUI end-to-end tests need it (.ci/run installs it)")
+	}
+}
+
+// startTUI starts `covey args...` in dir inside a new tmux session of
+// termWidth×termHeight, with exactly env as its environment. covey runs
+// under sh, which afterwards prints covey's exit code and whether the
+// terminal is back in canonical mode, then keeps the pane open.
+func startTUI(t testing.TB, dir string, env []string, args ...string) *term {
+	t.Helper()
+	requireTmux(t)
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	tm := &term{t: t, socket: "covey-e2e-" + hex.EncodeToString(b[:])}
+	// A private config: no status line (the pane is the whole window) and
+	// the pane kept after its command ends; the user's ~/.tmux.conf is
+	// never read.
+	conf := filepath.Join(t.TempDir(), "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g status off\nset -g remain-on-exit on\nset -g history-limit 0\n"), 0o644); err != nil {
+		t.Fatalf("tmux config: %v", err)
+	}
+	quoted := make([]string, 0, len(env)+len(args)+2)
+	quoted = append(quoted, "env", "-i")
+	for _, e := range env {
+		quoted = append(quoted, shellQuote(e))
+	}
+	quoted = append(quoted, shellQuote(coveyBin(t)))
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	script := strings.Join(quoted, " ") + "; echo " + exitMarker + "$?; " +
+		"echo " + ttyMarker + "$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '); " +
+		"exec sleep 600"
+	t.Cleanup(func() {
+		// Killing the server hangs up covey if it still runs.
+		_ = exec.Command("tmux", "-L", tm.socket, "kill-server").Run()
+	})
+	tm.tmux("-f", conf, "new-session", "-d", "-s", sessionName, "-c", dir,
+		"-x", fmt.Sprint(termWidth), "-y", fmt.Sprint(termHeight), "sh", "-c", script)
+	return tm
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// tmux runs a tmux command on the test's server and returns its output.
+func (tm *term) tmux(args ...string) string {
+	tm.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-u", "-L", tm.socket}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// typeText types s literally.
+func (tm *term) typeText(s string) {
+	tm.t.Helper()
+	tm.tmux("send-keys", "-t", sessionName, "-l", s)
+}
+
+// press sends named keys (Enter, Tab, BTab, Escape, C-c, ...).
+func (tm *term) press(keys ...string) {
+	tm.t.Helper()
+	tm.tmux(append([]string{"send-keys", "-t", sessionName}, keys...)...)
+}
+
+// submit types a prompt and presses Enter.
+func (tm *term) submit(prompt string) {
+	tm.t.Helper()
+	tm.typeText(prompt)
+	tm.press("Enter")
+}
+
+// screen is the visible pane as plain text, trailing blanks trimmed.
+func (tm *term) screen() string {
+	tm.t.Helper()
+	return tm.tmux("capture-pane", "-p", "-t", sessionName)
+}
+
+// colorScreen is the visible pane with its SGR escape sequences.
+func (tm *term) colorScreen() string {
+	tm.t.Helper()
+	return tm.tmux("capture-pane", "-p", "-e", "-t", sessionName)
+}
+
+// resize changes the window's size, as a user dragging the terminal would.
+func (tm *term) resize(width, height int) {
+	tm.t.Helper()
+	tm.tmux("resize-window", "-t", sessionName, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height))
+}
+
+// waitFor polls the screen every pollEvery until cond holds and returns
+// that screen; after timeout it fails the test with what, and the last
+// screen.
+func (tm *term) waitFor(what string, timeout time.Duration, cond func(screen string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		s := tm.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("waited %s for %s; the screen:\n%s", timeout, what, frame(s))
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// waitText waits until the screen contains every one of subs.
+func (tm *term) waitText(subs ...string) string {
+	tm.t.Helper()
+	return tm.waitFor(fmt.Sprintf("%q on screen", subs), waitLong, func(s string) bool {
+		for _, sub := range subs {
+			if !strings.Contains(s, sub) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitMatch waits until the screen matches re.
+func (tm *term) waitMatch(re *regexp.Regexp) string {
+	tm.t.Helper()
+	return tm.waitFor(fmt.Sprintf("a match of %s", re), waitLong, re.MatchString)
+}
+
+// exited waits for covey to end and returns its exit code line and the
+// terminal mode line sh printed after it.
+func (tm *term) exited() (code, tty string, screen string) {
+	tm.t.Helper()
+	screen = tm.waitFor("covey to exit and sh to report the terminal", waitLong, func(s string) bool {
+		return strings.Contains(s, exitMarker) && strings.Contains(s, ttyMarker)
+	})
+	return markerValue(screen, exitMarker), markerValue(screen, ttyMarker), screen
+}
+
+// markerValue is the rest of the line after marker.
+func markerValue(screen, marker string) string {
+	i := strings.Index(screen, marker)
+	if i < 0 {
+		return ""
+	}
+	line, _, _ := strings.Cut(screen[i+len(marker):], "\n")
+	return strings.TrimSpace(line)
+}
+
+// frame draws a screen with line numbers, so a failure shows exactly what
+// the terminal held.
+func frame(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		fmt.Fprintf(&b, "%2d|%s\n", i+1, l)
+	}
+	return b.String()
+}
+
+// quitAndCheck quits covey with ctrl+c (once with text in the input, which
+// clears it; once more to quit) and checks that it exited with 0 and left
+// the terminal as it found it: canonical mode with echo, and the alternate
+// screen gone.
+func (tm *term) quitAndCheck(uiMarker string) {
+	tm.t.Helper()
+	tm.typeText("draft to discard")
+	tm.waitText("draft to discard")
+	tm.press("C-c")
+	tm.waitFor("ctrl+c to clear the input", waitLong, func(s string) bool {
+		return !strings.Contains(s, "draft to discard")
+	})
+	tm.press("C-c")
+	code, tty, screen := tm.exited()
+	if code != "0" {
+		tm.t.Errorf("covey exited with %q, want 0; the screen:\n%s", code, frame(screen))
+	}
+	if !hasWord(tty, "icanon") || !hasWord(tty, "echo") {
+		tm.t.Errorf("terminal after exit is %q, want canonical mode with echo (icanon echo)", tty)
+	}
+	if strings.Contains(screen, uiMarker) {
+		tm.t.Errorf("covey's screen (%q) is still shown after exit: the alternate screen was not left; the screen:\n%s", uiMarker, frame(screen))
+	}
+}
+
+func hasWord(s, w string) bool {
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
