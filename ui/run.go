@@ -10,25 +10,31 @@ import (
 )
 
 // Run shows the TUI until the user quits or ctx ends. The terminal is
-// restored on every way out, a panic included: a panic in the UI is turned
-// into an error carrying its stack, so the caller can print it on a sane
-// terminal.
-func Run(ctx context.Context, opts Options) (err error) {
+// restored on every way out, a panic included: a panic is turned into an
+// error carrying its stack, so the caller can print it on a sane terminal.
+func Run(ctx context.Context, opts Options) error {
+	return runProgram(ctx, opts, tea.WithAltScreen(), tea.WithMouseCellMotion())
+}
+
+// runProgram is Run with the program's options open, so tests can give it
+// an input and output that are not a terminal.
+func runProgram(ctx context.Context, opts Options, popts ...tea.ProgramOption) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := tea.NewProgram(newModel(ctx, opts),
-		tea.WithAltScreen(),
-		tea.WithMouseCellMotion(),
-		tea.WithContext(ctx),
-	)
+	var p *tea.Program
 	defer func() {
 		if r := recover(); r != nil {
-			// bubbletea restores the terminal for panics in its own
-			// goroutines; this catches the rest and makes sure of it.
-			_ = p.ReleaseTerminal()
+			// bubbletea restores the terminal after panics in Update,
+			// View and commands; this catches the rest (building the
+			// model) and makes sure of it.
+			if p != nil {
+				_ = p.ReleaseTerminal()
+			}
 			err = fmt.Errorf("ui panic: %v\n%s", r, debug.Stack())
 		}
 	}()
+	m := newModel(ctx, opts)
+	p = tea.NewProgram(m, append(popts, tea.WithContext(ctx))...)
 	_, err = p.Run()
 	switch {
 	case errors.Is(err, tea.ErrProgramPanic):

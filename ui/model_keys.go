@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// This file holds the root model's key and mouse handling: which part of
+// the screen a key goes to, and what it does there.
+
+// handleMouse scrolls the transcript with the wheel.
+func (m *Model) handleMouse(msg tea.MouseMsg) {
+	if msg.Action != tea.MouseActionPress {
+		return
+	}
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		m.tr.ScrollBy(-3)
+	case tea.MouseButtonWheelDown:
+		m.tr.ScrollBy(3)
+	}
+}
+
+// handleKey routes a key: global keys first, then the focused part.
+func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return m.ctrlC()
+	case key.Matches(k, m.keys.ToggleAll):
+		m.tr.SetAllExpanded(!m.anyExpanded())
+		return func() tea.Msg { return prewarmMsg{} }
+	case key.Matches(k, m.keys.PageUp):
+		m.tr.PageUp()
+		return nil
+	case key.Matches(k, m.keys.PageDown):
+		m.tr.PageDown()
+		return nil
+	case key.Matches(k, m.keys.Top):
+		m.tr.Top()
+		return nil
+	case key.Matches(k, m.keys.Bottom):
+		m.tr.Bottom()
+		return nil
+	case key.Matches(k, m.keys.Help):
+		m.fullHelp = !m.fullHelp
+		return nil
+	}
+	if m.transcriptFocus {
+		return m.handleTranscriptKey(k)
+	}
+	return m.handleInputKey(k)
+}
+
+// ctrlC clears the input, or quits when it is empty or on a quick second
+// press.
+func (m *Model) ctrlC() tea.Cmd {
+	now := m.clock()
+	second := !m.lastCtrlC.IsZero() && now.Sub(m.lastCtrlC) < quitWindow
+	m.lastCtrlC = now
+	if m.input.Value() != "" && !second {
+		m.input.Reset()
+		m.comp.Filter("")
+		return nil
+	}
+	return m.quit()
+}
+
+func (m *Model) anyExpanded() bool {
+	for _, e := range m.tr.entries {
+		if e.b.Focusable() && e.b.Expanded() {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
+	if m.comp.Open() {
+		switch {
+		case key.Matches(k, m.keys.CompletePrev), key.Matches(k, m.keys.CompleteNext):
+			var cmd tea.Cmd
+			m.comp, cmd = m.comp.Update(k)
+			return cmd
+		case key.Matches(k, m.keys.Dismiss):
+			m.comp.Close()
+			return nil
+		case key.Matches(k, m.keys.Complete), key.Matches(k, m.keys.Accept):
+			sel, _ := m.comp.Selected()
+			full := "/" + sel.name
+			if sel.args != "" {
+				full += " "
+			}
+			m.input.SetValue(full)
+			m.comp.Filter(full)
+			// Tab only completes, and a command that takes an argument
+			// waits for it; Enter runs any other command at once.
+			if key.Matches(k, m.keys.Complete) || sel.args != "" {
+				return nil
+			}
+			return m.sendInput()
+		}
+	}
+	switch {
+	case key.Matches(k, m.keys.Cancel):
+		m.cancelTurn()
+		return nil
+	case key.Matches(k, m.keys.Send):
+		return m.sendInput()
+	case key.Matches(k, m.keys.FocusNext), key.Matches(k, m.keys.FocusPrev):
+		if m.tr.MoveFocus(-1) {
+			m.transcriptFocus = true
+			m.input.Blur()
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	m.comp.Filter(m.input.Value())
+	return cmd
+}
+
+// sendInput takes the input's text and submits it.
+func (m *Model) sendInput() tea.Cmd {
+	text := m.input.Submit()
+	m.comp.Filter("")
+	if text == "" {
+		return nil
+	}
+	return m.submit(text)
+}
+
+func (m *Model) handleTranscriptKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Back):
+		m.focusInput()
+	case key.Matches(k, m.keys.FocusNext):
+		m.tr.MoveFocus(1)
+	case key.Matches(k, m.keys.FocusPrev):
+		m.tr.MoveFocus(-1)
+	case key.Matches(k, m.keys.Toggle):
+		m.tr.Toggle()
+	case key.Matches(k, m.keys.CancelChild):
+		if b := m.focusedRunningChild(); b != nil && m.engine != nil {
+			id, engine := b.AgentID(), m.engine
+			return func() tea.Msg { return childCancelledMsg{agentID: id, ok: engine.CancelChild(id)} }
+		}
+	case key.Matches(k, m.keys.LineUp):
+		m.tr.ScrollBy(-1)
+	case key.Matches(k, m.keys.LineDown):
+		m.tr.ScrollBy(1)
+	case k.Type == tea.KeyRunes && !k.Alt:
+		// Typing goes to the input, never to the transcript.
+		m.focusInput()
+		return m.handleInputKey(k)
+	}
+	return nil
+}
+
+func (m *Model) focusInput() {
+	m.transcriptFocus = false
+	m.tr.Blur()
+	m.input.Focus()
+}
