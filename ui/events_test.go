@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"covey/agent"
 )
 
@@ -119,6 +121,7 @@ func TestEventPumpDeliversEverythingInOrder(t *testing.T) {
 }
 
 func TestEventPumpStopsWithContext(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	in := make(chan agent.Event) // never closed
 	p := newEventPump(in, time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
