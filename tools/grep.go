@@ -27,6 +27,7 @@ type grepTool struct {
 	maxMatches int
 	maxBytes   int
 	maxFiles   int
+	scratch    scratchPool
 }
 
 // NewGrep returns the grep tool: a parallel, .gitignore-aware regexp search
@@ -117,7 +118,7 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 			stopAfter = 0 // counts are cheap to show in full up to the file cap
 		}
 	}
-	results := s.searchFiles(ctx, jobs, stopAfter)
+	results := s.searchFiles(ctx, jobs, stopAfter, &t.scratch)
 	if err := ctx.Err(); err != nil {
 		return Errorf("grep %s: %v", args.Pattern, err)
 	}

@@ -86,3 +86,15 @@ func benchExec(b *testing.B, dir, name string, args ...string) {
 		}
 	}
 }
+
+// BenchmarkListGOROOT measures listing GOROOT/src with the .gitignore
+// walker, the part of an uncached grep that is not searching.
+func BenchmarkListGOROOT(b *testing.B) {
+	src := goSrc(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := listFiles(context.Background(), src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

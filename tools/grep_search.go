@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
-	"io"
-	"os"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -172,14 +169,23 @@ func lowerASCII(dst, src []byte) []byte {
 	}
 	dst = dst[:len(src)]
 	const ones = 0x0101010101010101
-	i := 0
-	for ; i+8 <= len(src); i += 8 {
-		x := binary.LittleEndian.Uint64(src[i:])
+	lower := func(x uint64) uint64 {
 		h := x & (0x7f * ones)
 		ge := h + (0x80-'A')*ones   // high bit set where byte >= 'A'
 		gt := h + (0x80-'Z'-1)*ones // high bit set where byte > 'Z'
-		upper := ge &^ gt &^ x & (0x80 * ones)
-		binary.LittleEndian.PutUint64(dst[i:], x|upper>>2)
+		return x | (ge&^gt&^x&(0x80*ones))>>2
+	}
+	i := 0
+	// Four words per round keep the CPU's pipelines busy.
+	for ; i+32 <= len(src); i += 32 {
+		s, d := src[i:i+32], dst[i:i+32]
+		binary.LittleEndian.PutUint64(d[0:], lower(binary.LittleEndian.Uint64(s[0:])))
+		binary.LittleEndian.PutUint64(d[8:], lower(binary.LittleEndian.Uint64(s[8:])))
+		binary.LittleEndian.PutUint64(d[16:], lower(binary.LittleEndian.Uint64(s[16:])))
+		binary.LittleEndian.PutUint64(d[24:], lower(binary.LittleEndian.Uint64(s[24:])))
+	}
+	for ; i+8 <= len(src); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], lower(binary.LittleEndian.Uint64(src[i:])))
 	}
 	for ; i < len(src); i++ {
 		c := src[i]
@@ -223,7 +229,7 @@ const (
 // results in job order. With stopAfter > 0 it stops starting new files once
 // the files before them, in order, hold that many matches (content mode) or
 // matching files (files mode): the output is cut there anyway.
-func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter int) []fileResult {
+func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter int, pool *scratchPool) []fileResult {
 	results := make([]fileResult, len(jobs))
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	var (
@@ -260,14 +266,15 @@ func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf, low []byte
+			sc := pool.get()
+			defer pool.put(sc)
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) || stop.Load() || ctx.Err() != nil {
 					return
 				}
 				var res fileResult
-				buf, low, res = s.searchFile(jobs[i], buf, low)
+				sc.buf, sc.low, res = s.searchFile(jobs[i], sc.buf, sc.low)
 				results[i] = res
 				finish(i)
 			}
@@ -275,6 +282,35 @@ func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter in
 	}
 	wg.Wait()
 	return results
+}
+
+// scratch is one worker's reusable memory: the file buffer and the
+// lower-cased copy for case-insensitive search.
+type scratch struct{ buf, low []byte }
+
+// scratchPool keeps workers' buffers between grep calls, so a session's
+// greps do not each allocate and collect tens of megabytes.
+type scratchPool struct{ p sync.Pool }
+
+func (p *scratchPool) get() *scratch {
+	if sc, ok := p.p.Get().(*scratch); ok {
+		return sc
+	}
+	return &scratch{}
+}
+
+// scratchKeep is the largest buffer kept for reuse: one huge file should
+// not pin its size in memory for the rest of the session.
+const scratchKeep = 1 << 20
+
+func (p *scratchPool) put(sc *scratch) {
+	if cap(sc.buf) > scratchKeep {
+		sc.buf = nil
+	}
+	if cap(sc.low) > scratchKeep {
+		sc.low = nil
+	}
+	p.p.Put(sc)
 }
 
 // searchFile reads one file into buf (reused across files) and searches it.
@@ -303,44 +339,6 @@ func (s *searcher) searchFile(job fileJob, buf, low []byte) ([]byte, []byte, fil
 		res.matches, res.lines = f.matches, f.out
 	}
 	return buf, low, res
-}
-
-// readWhole reads the file at path into buf, growing it as needed; files
-// that are not regular, too large or unreadable are reported as skipped.
-func readWhole(path string, buf []byte) ([]byte, skipReason) {
-	f, err := os.Open(path)
-	if err != nil {
-		return buf, skippedUnreadable
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return buf, skippedUnreadable
-	}
-	if fi.Size() > grepMaxFileSize {
-		return buf, skippedLarge
-	}
-	// One spare byte lets a single Read reach EOF for a file that did not grow.
-	if want := int(fi.Size()) + 1; cap(buf) < want {
-		buf = make([]byte, 0, want+want/4)
-	}
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			if len(buf) > grepMaxFileSize {
-				return buf[:0], skippedLarge
-			}
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) {
-			return buf, notSkipped
-		}
-		if err != nil {
-			return buf[:0], skippedUnreadable
-		}
-	}
 }
 
 // contentFormatter renders one file's matching lines grep -C style:
