@@ -41,6 +41,7 @@ func TestGlob(t *testing.T) {
 		"dot slash prefix":      {args: map[string]any{"pattern": "./tools/*.md"}, want: "tools/notes.md"},
 		"escaped bracket":       {args: map[string]any{"pattern": `web/\[weird\].yaml`}, want: "web/[weird].yaml"},
 		"ignored not listed":    {args: map[string]any{"pattern": "vendor/**"}, want: "No files match \"vendor/**\" under .."},
+		"ignored dir named":     {args: map[string]any{"pattern": "**/*.go", "path": "vendor"}, want: "vendor/v/v.go"},
 		"no match":              {args: map[string]any{"pattern": "*.rs"}, want: "No files match \"*.rs\" under ..", summary: "0 files"},
 		"invalid pattern":       {args: map[string]any{"pattern": "[a"}, want: "Error: invalid glob pattern \"[a\" (check brackets and braces)", isErr: true},
 		"empty pattern":         {args: map[string]any{}, want: "Error: pattern is required, e.g. \"**/*.go\"", isErr: true},

@@ -108,6 +108,10 @@ func TestGrepTool(t *testing.T) {
 			args: map[string]any{"pattern": "Ignored", "path": "ignored/x.go"},
 			want: "ignored/x.go:1:func Ignored() {}",
 		},
+		"explicit ignored directory is searched": {
+			args: map[string]any{"pattern": "Ignored", "path": "ignored"},
+			want: "ignored/x.go:1:func Ignored() {}",
+		},
 		"ignored files are not searched": {
 			args:    map[string]any{"pattern": "Ignored|Generated"},
 			want:    "No matches for \"Ignored|Generated\".\n(Skipped 1 binary file.)",

@@ -1,13 +1,10 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -192,6 +189,28 @@ type visible struct {
 	set    *fileSet
 	prefix string   // the directory relative to set.root, "" for the root itself
 	rels   []string // paths relative to set.root, all under prefix
+	// inIgnored is set when the directory itself is ignored and was named
+	// explicitly: rels then holds everything below it that its own nested
+	// .gitignore files leave, as ripgrep does for an explicit path.
+	inIgnored bool
+}
+
+// openIgnored fills rels by walking abs when the directory is ignored (the
+// listing holds nothing under it for that reason, not for being empty).
+func (v *visible) openIgnored(ctx context.Context, abs string) error {
+	ign, err := v.ignored(ctx, []string{v.prefix})
+	if err != nil || !ign[v.prefix] {
+		return nil // not ignored, or git cannot say: keep the empty answer
+	}
+	files, err := walkVisible(ctx, abs, nil)
+	if err != nil {
+		return err
+	}
+	for i, f := range files {
+		files[i] = v.prefix + "/" + f
+	}
+	v.rels, v.inIgnored = files, true
+	return nil
 }
 
 func (v *visible) abs(rel string) string {
@@ -230,7 +249,13 @@ func (w *Workspace) visibleUnder(ctx context.Context, abs string) (*visible, err
 		if prefix == "." {
 			prefix = ""
 		}
-		return &visible{set: set, prefix: prefix, rels: under(set.files, prefix)}, nil
+		v := &visible{set: set, prefix: prefix, rels: under(set.files, prefix)}
+		if len(v.rels) == 0 && prefix != "" {
+			if err := v.openIgnored(ctx, abs); err != nil {
+				return nil, err
+			}
+		}
+		return v, nil
 	}
 	set, err := listFiles(ctx, abs)
 	if err != nil {
@@ -326,110 +351,6 @@ func listFiles(ctx context.Context, root string) (*fileSet, error) {
 	return &fileSet{root: root, files: files, base: base, at: start}, nil
 }
 
-// findGitDir returns the git directory of the repository holding dir, or ""
-// outside any repository. A .git file (worktree, submodule) counts too.
-func findGitDir(dir string) string {
-	for {
-		p := filepath.Join(dir, ".git")
-		if fi, err := os.Stat(p); err == nil {
-			if fi.IsDir() {
-				return p
-			}
-			return resolveGitFile(p, dir)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-// resolveGitFile follows a "gitdir: <path>" file; when it cannot be read
-// the .git file's own path still marks the repository.
-func resolveGitFile(p, dir string) string {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return p
-	}
-	line, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-	if !ok {
-		return p
-	}
-	gd := strings.TrimSpace(line)
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(dir, gd)
-	}
-	return gd
-}
-
-// indexModTime is the git index's modification time, the zero time when
-// there is no repository or no index.
-func indexModTime(gitDir string) time.Time {
-	if gitDir == "" {
-		return time.Time{}
-	}
-	fi, err := os.Stat(filepath.Join(gitDir, "index"))
-	if err != nil {
-		return time.Time{}
-	}
-	return fi.ModTime()
-}
-
-// gitListFiles runs git ls-files in root: tracked files plus untracked ones
-// that the ignore rules leave, relative to root, sorted and deduplicated (a
-// file in conflict appears once per stage).
-func gitListFiles(ctx context.Context, root string) ([]string, error) {
-	out, err := runGit(ctx, root, nil, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
-	if err != nil {
-		return nil, err
-	}
-	files := strings.Split(string(out), "\x00")
-	if n := len(files); n > 0 && files[n-1] == "" {
-		files = files[:n-1]
-	}
-	sort.Strings(files)
-	return slices.Compact(files), nil
-}
-
-// gitIgnored asks git which of the paths (relative to root) its exclude
-// rules ignore; tracked paths never count as ignored.
-func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bool, error) {
-	in := strings.Join(paths, "\x00") + "\x00"
-	out, err := runGit(ctx, root, strings.NewReader(in), "check-ignore", "-z", "--stdin")
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return map[string]bool{}, nil // nothing is ignored
-	}
-	if err != nil {
-		return nil, err
-	}
-	res := map[string]bool{}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			res[p] = true
-		}
-	}
-	return res, nil
-}
-
-// runGit runs one git command in dir and returns its standard output.
-func runGit(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Stdin = stdin
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("git %s in %s: %w", args[0], dir, ctx.Err())
-		}
-		return nil, fmt.Errorf("git %s in %s: %w: %s", args[0], dir, err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
-
 // ListDir returns the visible entries of the directory dir (absolute, or
 // relative to the root), sorted by name. A file is visible when Files would
 // list it; a directory when it holds a visible file, or holds no file at all
@@ -447,10 +368,8 @@ func (w *Workspace) ListDir(ctx context.Context, dir string) (entries []os.DirEn
 	if err != nil {
 		return nil, false, err
 	}
-	if len(v.rels) == 0 && len(all) > 0 {
-		if ign, err := v.ignored(ctx, []string{v.prefix}); err == nil && ign[v.prefix] {
-			return all, true, nil
-		}
+	if v.inIgnored {
+		return all, true, nil
 	}
 	join := func(name string) string {
 		if v.prefix == "" {
