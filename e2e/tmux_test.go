@@ -3,6 +3,7 @@ package e2e
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -138,14 +139,36 @@ func (tm *term) resize(width, height int) {
 // screen.
 func (tm *term) waitFor(what string, timeout time.Duration, cond func(screen string) bool) string {
 	tm.t.Helper()
+	return tm.poll(what, timeout, func(s string) error {
+		if !cond(s) {
+			return errNotYet
+		}
+		return nil
+	})
+}
+
+// waitOK polls the screen until check accepts it and returns that screen;
+// after waitLong it fails the test with what, check's last complaint and
+// the last screen.
+func (tm *term) waitOK(what string, check func(screen string) error) string {
+	tm.t.Helper()
+	return tm.poll(what, waitLong, check)
+}
+
+// errNotYet is waitFor's complaint: its condition says no more.
+var errNotYet = errors.New("not yet")
+
+func (tm *term) poll(what string, timeout time.Duration, check func(screen string) error) string {
+	tm.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		s := tm.screen()
-		if cond(s) {
+		err := check(s)
+		if err == nil {
 			return s
 		}
 		if time.Now().After(deadline) {
-			tm.t.Fatalf("waited %s for %s; the screen:\n%s", timeout, what, frame(s))
+			tm.t.Fatalf("waited %s for %s (%v); the screen:\n%s", timeout, what, err, frame(s))
 		}
 		time.Sleep(pollEvery)
 	}
