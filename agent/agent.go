@@ -170,3 +170,31 @@ func (a *Agent) end() {
 func isCancel(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.Is(err, context.Canceled)
 }
+
+// ErrNothingToRetry is returned by Retry when there is no user turn.
+var ErrNothingToRetry = errors.New("nothing to retry: no message was sent yet")
+
+// Retry runs the last user turn again: the messages of that turn (its
+// partial answer, its tool calls) are dropped and the user's message is
+// sent anew.
+func (a *Agent) Retry(ctx context.Context) (Result, error) {
+	a.mu.Lock()
+	last := -1
+	for i := len(a.history) - 1; i >= 0; i-- {
+		if a.history[i].Role == RoleUser {
+			last = i
+			break
+		}
+	}
+	if last < 0 || a.running {
+		a.mu.Unlock()
+		if last < 0 {
+			return Result{}, ErrNothingToRetry
+		}
+		return Result{}, ErrBusy
+	}
+	prompt := a.history[last].Content
+	a.history = a.history[:last]
+	a.mu.Unlock()
+	return a.Run(ctx, prompt)
+}

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -282,5 +283,31 @@ func TestLoopToolPanicIsAToolError(t *testing.T) {
 	}
 	if msgs := toolMessages(t, srv, 1); !strings.Contains(msgs[0].Content, "kaboom") {
 		t.Fatalf("tool result = %q", msgs[0].Content)
+	}
+}
+
+func TestRetryResendsTheLastTurn(t *testing.T) {
+	srv := scripted.NewTest(t)
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "flaky"}, Turns: []scripted.Turn{
+		{Text: "partial answ", DisconnectAfter: 400},
+	}})
+	a := agent.New(agent.Config{
+		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), MaxAttempts: 1}),
+		Model:    "m", Tools: tools.NewRegistry(),
+	})
+	if _, err := a.Run(context.Background(), "flaky question"); err == nil {
+		t.Fatal("the cut stream did not fail the run")
+	}
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "flaky", Model: "m"}, Turns: []scripted.Turn{{Text: "whole answer"}}})
+	res, err := a.Retry(context.Background())
+	if err != nil || res.Answer != "whole answer" {
+		t.Fatalf("retry = %+v, %v", res, err)
+	}
+	h := a.History()
+	if len(h) != 2 || h[0].Content != "flaky question" || h[1].Content != "whole answer" {
+		t.Fatalf("history after retry = %+v", h)
+	}
+	if _, err := agent.New(agent.Config{Model: "m"}).Retry(context.Background()); !errors.Is(err, agent.ErrNothingToRetry) {
+		t.Fatal("retry with no history succeeded")
 	}
 }
