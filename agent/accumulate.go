@@ -30,8 +30,48 @@ type accumulator struct {
 type callAcc struct {
 	id, name string
 	args     strings.Builder
+	shape    jsonShape
 	extra    map[string]json.RawMessage
 }
+
+// jsonShape follows bracket depth across argument fragments, so telling
+// whether the arguments may already be a whole JSON value costs O(1) per
+// fragment instead of re-validating everything (OCI sends a new id on every
+// fragment, which would make that quadratic).
+type jsonShape struct {
+	depth             int
+	opened            bool
+	inString, escaped bool
+}
+
+func (j *jsonShape) feed(s string) {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if j.inString {
+			switch {
+			case j.escaped:
+				j.escaped = false
+			case b == '\\':
+				j.escaped = true
+			case b == '"':
+				j.inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			j.inString = true
+		case '{', '[':
+			j.depth++
+			j.opened = true
+		case '}', ']':
+			j.depth--
+		}
+	}
+}
+
+// closed reports whether every bracket opened has been closed.
+func (j *jsonShape) closed() bool { return j.opened && j.depth == 0 && !j.inString }
 
 // chunkDelta is what one chunk adds that a StreamHandler shows live.
 type chunkDelta struct {
@@ -213,6 +253,7 @@ func (a *accumulator) addCallFragment(tc map[string]json.RawMessage) {
 		c.name = name
 	}
 	c.args.WriteString(args)
+	c.shape.feed(args)
 	for k, v := range tc {
 		if isKnownCallField(k) || isNull(v) {
 			continue
@@ -244,7 +285,7 @@ func startsNewCall(c *callAcc, id, name string) bool {
 	if args == "" {
 		return name != ""
 	}
-	return json.Valid([]byte(args))
+	return c.shape.closed() && json.Valid([]byte(args))
 }
 
 // markDone records the [DONE] sentinel.

@@ -113,6 +113,9 @@ func (s *sseReader) readLine() ([]byte, error) {
 		}
 		window := s.buf[s.start:s.end]
 		if i := lineEnd(window); i >= 0 {
+			if i > s.maxLine {
+				return nil, fmt.Errorf("%w (over %d bytes)", errSSELineTooLong, s.maxLine)
+			}
 			s.skipLF = window[i] == '\r'
 			s.start += i + 1
 			return s.stripBOM(window[:i]), nil
