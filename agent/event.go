@@ -130,7 +130,16 @@ type ChildFinished struct {
 	Summary   string        `json:"summary,omitempty"` // first line of its answer
 }
 
+// UserMessage is a message the user sent. The loop does not emit it (the
+// UI shows what the user typed at once); it exists so a recorded session can
+// be replayed into a transcript, and for consumers that want the prompts.
+type UserMessage struct {
+	Source
+	Text string `json:"text"`
+}
+
 // Kind implements Event.
+func (UserMessage) Kind() string    { return "user" }
 func (TextDelta) Kind() string      { return "text" }
 func (ReasoningDelta) Kind() string { return "reasoning" }
 func (ToolStarted) Kind() string    { return "tool_started" }
