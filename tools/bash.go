@@ -102,6 +102,9 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 		}
 	}
 	run, err := t.run(ctx, a.Command, dir, timeout)
+	// A command may create or delete any file: the next glob, grep or
+	// list_dir must see the workspace as it is now.
+	t.env.WS.Invalidate()
 	if err != nil {
 		return Errorf("bash: %v", err)
 	}
