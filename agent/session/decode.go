@@ -10,15 +10,18 @@ import (
 	"covey/tools"
 )
 
-// DecodeEvent turns an event recorded by agent.MarshalEvent (a Record's
-// Event) back into its concrete type, as a value like the agent emits it.
+// DecodeEvent turns one event encoded by agent.MarshalEvent (the "event" of
+// a session line, or a stream-json line) back into its concrete type, as a
+// value like the agent emits it. Read uses it for every event line.
 // A ToolFinished's Display comes back as *tools.FileChange or []tools.Todo
 // when it has their shape, and as json.RawMessage otherwise.
 func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 	var head struct {
 		Type string `json:"type"`
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
+	if t, ok := leadingType(raw); ok {
+		head.Type = t
+	} else if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, fmt.Errorf("decode event: %w", err)
 	}
 	var (
@@ -57,6 +60,21 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		return nil, fmt.Errorf("decode %s event: %w", head.Type, err)
 	}
 	return e, nil
+}
+
+// leadingType reads the type that agent.MarshalEvent writes first, sparing
+// a second parse of the whole event. Anything unusual (escapes, another
+// first field) is left to the full decoder.
+func leadingType(raw []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(raw, []byte(`{"type":"`))
+	if !ok {
+		return "", false
+	}
+	i := bytes.IndexByte(rest, '"')
+	if i <= 0 || bytes.IndexByte(rest[:i], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[:i]), true
 }
 
 func decodeAs[T agent.Event](raw json.RawMessage) (agent.Event, error) {

@@ -152,7 +152,16 @@ func (s Store) Resolve(idOrPrefix string) (string, error) {
 }
 
 // samePath compares workspace paths as written by Create.
-func samePath(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }
+func samePath(a, b string) bool { return absPath(a) == absPath(b) }
+
+// absPath makes a workspace path absolute and clean, so "." and the full
+// path name the same workspace.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
 
 // readHeader reads only the first line of a session file.
 func readHeader(path string) (Header, error) {
@@ -207,14 +216,14 @@ func scanInfo(path string, buf []byte) (Info, []byte, bool) {
 		case bytes.HasPrefix(ln, prefixMessage):
 			info.Messages++
 			if info.FirstMessage == "" && bytes.HasPrefix(ln, userPrefix) {
-				if rec, _, _, _, err := parseLine(ln); err == nil && rec.Message != nil {
+				if rec, _, _, err := parseLine(ln); err == nil && rec.Message != nil {
 					info.FirstMessage = oneLine(rec.Message.Content, firstMessageRunes)
 				}
 			}
 		default:
 			// Rare lines (clear, model, or a form this package does not
 			// write itself) take the full parse.
-			rec, _, typ, model, err := parseLine(ln)
+			rec, typ, model, err := parseLine(ln)
 			switch {
 			case err != nil:
 			case typ == typeClear:

@@ -21,40 +21,25 @@ type Loaded struct {
 	// first): ready for agent.Agent.SetHistory.
 	Messages []agent.Message
 	// Replay is every message and event after the last clear, in file
-	// order, for the TUI to rebuild the transcript. If the writer died
-	// mid-turn it ends with finishing events (ToolFinished, ChildFinished,
-	// Done, all marked interrupted) and the repaired tool results, so no
-	// block is left running.
+	// order, for the TUI to rebuild the transcript (user messages are not
+	// events, so it needs both). If the writer died mid-turn it ends with
+	// finishing events (ToolFinished, ChildFinished, Done, all marked
+	// interrupted) and the repaired tool results, so no block is left
+	// running.
 	Replay []Record
 	// Warnings describe lines that were skipped or repaired.
 	Warnings []string
 
 	// fix is the repaired end, in order, which Open appends to the file.
-	fix []fixEntry
+	fix []Record
 }
 
 // Record is one replayable line: exactly one of Message and Event is set.
 type Record struct {
 	Message *agent.Message
-	// Event is the event as agent.MarshalEvent wrote it; DecodeEvent turns
-	// it back into its concrete type.
-	Event json.RawMessage
-}
-
-// fixEntry is one repaired line: a message or an event.
-type fixEntry struct {
-	msg *agent.Message
-	ev  agent.Event
-}
-
-// eventProbe holds the fields of an event that loading needs to find runs,
-// tools and children that never finished.
-type eventProbe struct {
-	Type string `json:"type"`
-	agent.Source
-	CallID string `json:"call_id"`
-	Name   string `json:"name"`
-	KeyArg string `json:"key_arg"`
+	// Event is decoded to its concrete type (see DecodeEvent), a value as
+	// the agent emits it, ready to feed to the TUI.
+	Event agent.Event
 }
 
 // line is the generic form of every line but the header.
@@ -79,7 +64,6 @@ func Read(r io.Reader) (*Loaded, error) {
 		return nil, fmt.Errorf("read session: %w", err)
 	}
 	l := &Loaded{}
-	var probes []*eventProbe // parallel to l.Replay: nil for messages
 	n := 0
 	header := false
 	for len(data) > 0 {
@@ -97,7 +81,7 @@ func Read(r io.Reader) (*Loaded, error) {
 			header = true
 			continue
 		}
-		rec, probe, typ, model, err := parseLine(raw)
+		rec, typ, model, err := parseLine(raw)
 		if err != nil {
 			if !complete {
 				l.warnf("line %d: incomplete last line skipped (covey stopped while writing it)", n)
@@ -109,20 +93,19 @@ func Read(r io.Reader) (*Loaded, error) {
 		switch typ {
 		case typeMessage, typeEvent:
 			l.Replay = append(l.Replay, rec)
-			probes = append(probes, probe)
 			if rec.Message != nil {
 				l.Messages = append(l.Messages, *rec.Message)
 			}
 		case typeModel:
 			l.Model = model
 		case typeClear:
-			l.Messages, l.Replay, probes = nil, nil, nil
+			l.Messages, l.Replay = nil, nil
 		}
 	}
 	if !header {
 		return nil, errors.New("empty file: not a covey session")
 	}
-	l.repair(probes)
+	l.repair()
 	return l, nil
 }
 
@@ -140,39 +123,39 @@ func (l *Loaded) readHeader(raw []byte) error {
 
 // parseLine decodes one line. Lines this package wrote are sliced by their
 // known prefix so each is parsed once; anything else takes the generic way.
-func parseLine(raw []byte) (rec Record, probe *eventProbe, typ, model string, err error) {
+func parseLine(raw []byte) (rec Record, typ, model string, err error) {
 	if body, ok := cutWrapped(raw, prefixEvent); ok {
-		if p, err := probeEvent(body); err == nil {
-			return Record{Event: body}, p, typeEvent, "", nil
+		if e, err := DecodeEvent(body); err == nil {
+			return Record{Event: e}, typeEvent, "", nil
 		}
 	}
 	if body, ok := cutWrapped(raw, prefixMessage); ok {
 		var m agent.Message
 		if json.Unmarshal(body, &m) == nil && validRole(m.Role) {
-			return Record{Message: &m}, nil, typeMessage, "", nil
+			return Record{Message: &m}, typeMessage, "", nil
 		}
 	}
 	var ln line
 	if err := json.Unmarshal(raw, &ln); err != nil {
-		return Record{}, nil, "", "", err
+		return Record{}, "", "", err
 	}
 	switch ln.Type {
 	case typeMessage:
 		if ln.Message == nil {
-			return Record{}, nil, "", "", errors.New("message line without a message")
+			return Record{}, "", "", errors.New("message line without a message")
 		}
 		if !validRole(ln.Message.Role) {
-			return Record{}, nil, "", "", fmt.Errorf("message with unknown role %q", ln.Message.Role)
+			return Record{}, "", "", fmt.Errorf("message with unknown role %q", ln.Message.Role)
 		}
-		return Record{Message: ln.Message}, nil, typeMessage, "", nil
+		return Record{Message: ln.Message}, typeMessage, "", nil
 	case typeEvent:
-		p, err := probeEvent(ln.Event)
+		e, err := DecodeEvent(ln.Event)
 		if err != nil {
-			return Record{}, nil, "", "", err
+			return Record{}, "", "", err
 		}
-		return Record{Event: ln.Event}, p, typeEvent, "", nil
+		return Record{Event: e}, typeEvent, "", nil
 	}
-	return Record{}, nil, ln.Type, ln.Model, nil
+	return Record{}, ln.Type, ln.Model, nil
 }
 
 // cutWrapped returns the value in prefix<value>} when raw has that shape.
@@ -189,17 +172,6 @@ func validRole(r string) bool {
 		return true
 	}
 	return false
-}
-
-func probeEvent(body []byte) (*eventProbe, error) {
-	var p eventProbe
-	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("event: %w", err)
-	}
-	if p.Type == "" {
-		return nil, errors.New("event without a type")
-	}
-	return &p, nil
 }
 
 func (l *Loaded) warnf(format string, a ...any) {

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"encoding/json"
-
 	"covey/agent"
 	"covey/tools"
 )
@@ -16,10 +14,10 @@ const interruptedReason = "interrupted: covey stopped"
 // finishing event. What it adds at the end is kept in l.fix for Open to
 // write; a gap in the middle (never written by this package) is mended in
 // memory on every load.
-func (l *Loaded) repair(probes []*eventProbe) {
+func (l *Loaded) repair() {
 	var tail []agent.Message
 	l.Messages, tail = l.repairHistory(l.Messages)
-	opened := l.openItems(probes)
+	opened := l.openItems()
 
 	// Finish in reverse order of starting, so a child's tools finish before
 	// the child and the child before the task call that spawned it. The
@@ -33,21 +31,15 @@ func (l *Loaded) repair(probes []*eventProbe) {
 			mainDone = append(mainDone, e)
 			continue
 		}
-		l.fix = append(l.fix, fixEntry{ev: e})
+		l.fix = append(l.fix, Record{Event: e})
 	}
 	for i := range tail {
-		l.fix = append(l.fix, fixEntry{msg: &tail[i]})
+		l.fix = append(l.fix, Record{Message: &tail[i]})
 	}
 	for _, e := range mainDone {
-		l.fix = append(l.fix, fixEntry{ev: e})
+		l.fix = append(l.fix, Record{Event: e})
 	}
-	for _, f := range l.fix {
-		if f.msg != nil {
-			l.Replay = append(l.Replay, Record{Message: f.msg})
-			continue
-		}
-		l.Replay = append(l.Replay, Record{Event: rawEvent(f.ev)})
-	}
+	l.Replay = append(l.Replay, l.fix...)
 	if len(tail) > 0 {
 		l.warnf("%d tool call(s) had no result (covey stopped while they ran); marked interrupted", len(tail))
 	}
@@ -134,7 +126,7 @@ func (it openItem) finish() agent.Event {
 // openItems walks the replay and returns, in starting order, what it left
 // open. A run starts with a user message (the main agent) or an agent's
 // first event, and ends with its Done.
-func (l *Loaded) openItems(probes []*eventProbe) []openItem {
+func (l *Loaded) openItems() []openItem {
 	var open []openItem
 	find := func(kind int, agentID, callID string) int {
 		for i, it := range open {
@@ -154,37 +146,30 @@ func (l *Loaded) openItems(probes []*eventProbe) []openItem {
 			open = append(open, openItem{kind: itemRun, src: src})
 		}
 	}
-	for i, rec := range l.Replay {
+	for _, rec := range l.Replay {
 		if rec.Message != nil {
 			if rec.Message.Role == agent.RoleUser {
 				startRun(agent.Source{AgentID: agent.MainAgentID})
 			}
 			continue
 		}
-		p := probes[i]
-		switch p.Type {
-		case agent.Done{}.Kind():
-			remove(itemRun, p.AgentID, "")
-		case agent.ChildStarted{}.Kind():
-			open = append(open, openItem{kind: itemChild, src: p.Source})
-		case agent.ChildFinished{}.Kind():
-			remove(itemRun, p.AgentID, "")
-			remove(itemChild, p.AgentID, "")
-		case agent.ToolStarted{}.Kind():
-			startRun(p.Source)
-			open = append(open, openItem{kind: itemTool, src: p.Source, callID: p.CallID, name: p.Name, keyArg: p.KeyArg})
-		case agent.ToolFinished{}.Kind():
-			remove(itemTool, p.AgentID, p.CallID)
+		src := rec.Event.From()
+		switch e := rec.Event.(type) {
+		case agent.Done:
+			remove(itemRun, src.AgentID, "")
+		case agent.ChildStarted:
+			open = append(open, openItem{kind: itemChild, src: src})
+		case agent.ChildFinished:
+			remove(itemRun, src.AgentID, "")
+			remove(itemChild, src.AgentID, "")
+		case agent.ToolStarted:
+			startRun(src)
+			open = append(open, openItem{kind: itemTool, src: src, callID: e.CallID, name: e.Name, keyArg: e.KeyArg})
+		case agent.ToolFinished:
+			remove(itemTool, src.AgentID, e.CallID)
 		default:
-			startRun(p.Source)
+			startRun(src)
 		}
 	}
 	return open
-}
-
-// rawEvent is agent.MarshalEvent for the events repair builds, which hold
-// only strings and numbers and so always encode.
-func rawEvent(e agent.Event) json.RawMessage {
-	b, _ := agent.MarshalEvent(e)
-	return b
 }

@@ -86,7 +86,8 @@ type Store struct {
 	// strings are ignored.
 	Secrets []string
 	// OnError, when set, is called once per recorder with its first write
-	// error. Recording never stops the agent; see Recorder.Err.
+	// error, from whichever goroutine met it. Recording never stops the
+	// agent; see Recorder.Err.
 	OnError func(error)
 }
 
@@ -130,7 +131,7 @@ func (s Store) Create(workspace, model string) (*Recorder, error) {
 			return nil, fmt.Errorf("create session %s: %w", path, err)
 		}
 		r := newRecorder(f, id, path, s.Secrets, s.OnError)
-		h := Header{Type: typeSession, ID: id, Workspace: filepath.Clean(workspace), Created: now, Model: model, Version: Version}
+		h := Header{Type: typeSession, ID: id, Workspace: absPath(workspace), Created: now, Model: model, Version: Version}
 		if err := r.writeHeader(h); err != nil {
 			_ = f.Close()
 			_ = os.Remove(path)
@@ -167,11 +168,11 @@ func (s Store) Open(idOrPrefix string) (*Recorder, *Loaded, error) {
 	}
 	r := newRecorder(f, id, path, s.Secrets, s.OnError)
 	r.needNL = torn
-	for _, fx := range l.fix {
-		if fx.msg != nil {
-			r.Message(*fx.msg)
+	for _, rec := range l.fix {
+		if rec.Message != nil {
+			r.Message(*rec.Message)
 		} else {
-			r.Event(fx.ev)
+			r.Event(rec.Event)
 		}
 	}
 	if err := r.Flush(); err != nil {

@@ -63,6 +63,15 @@ func TestCreate(t *testing.T) {
 	if h.Workspace != "/work/ws" || h.ID != r.ID() || time.Since(h.Created) > time.Hour || h.Created.Location() != time.UTC {
 		t.Fatalf("header = %+v", h)
 	}
+	rel, err := s.Create(".", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel.Close()
+	wd, _ := os.Getwd()
+	if h, err := readHeader(rel.Path()); err != nil || h.Workspace != wd {
+		t.Fatalf("workspace \".\" recorded as %q (%v), want %q", h.Workspace, err, wd)
+	}
 	if _, err := (Store{}).Create("/ws", "m"); err == nil {
 		t.Fatal("Create without a folder succeeded")
 	}
