@@ -29,6 +29,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		err error
 	)
 	switch head.Type {
+	case agent.UserMessage{}.Kind():
+		e, err = decodeAs[agent.UserMessage](raw)
 	case agent.TextDelta{}.Kind():
 		e, err = decodeAs[agent.TextDelta](raw)
 	case agent.ReasoningDelta{}.Kind():

@@ -34,6 +34,23 @@ type Loaded struct {
 	fix []Record
 }
 
+// Events returns the replay as events alone, for a consumer that only
+// takes events (the TUI): each user message becomes an agent.UserMessage of
+// the main agent where it was sent, and the other messages, whose content
+// the events already carry, are left out.
+func (l *Loaded) Events() []agent.Event {
+	out := make([]agent.Event, 0, len(l.Replay))
+	for _, rec := range l.Replay {
+		switch {
+		case rec.Event != nil:
+			out = append(out, rec.Event)
+		case rec.Message.Role == agent.RoleUser:
+			out = append(out, agent.UserMessage{Source: agent.Source{AgentID: agent.MainAgentID}, Text: rec.Message.Content})
+		}
+	}
+	return out
+}
+
 // Record is one replayable line: exactly one of Message and Event is set.
 type Record struct {
 	Message *agent.Message

@@ -17,6 +17,7 @@ import (
 func conversation() []any {
 	return []any{
 		agent.Message{Role: agent.RoleUser, Content: "look at <main.go> & fix \"it\""},
+		agent.UserMessage{Source: mainSrc, Text: "look at <main.go> & fix \"it\""},
 		agent.ReasoningDelta{Source: mainSrc, Text: "thinking…"},
 		agent.TextDelta{Source: mainSrc, Text: "I'll look."},
 		agent.UsageReported{Source: mainSrc, Usage: agent.Usage{InputTokens: 10, OutputTokens: 5, CachedTokens: 2, ReasoningTokens: 1}},
@@ -80,6 +81,18 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 	mustEqual(t, "messages", l.Messages, msgs)
+	var events []agent.Event
+	for _, it := range want {
+		switch v := it.(type) {
+		case agent.Event:
+			events = append(events, v)
+		case agent.Message:
+			if v.Role == agent.RoleUser {
+				events = append(events, agent.UserMessage{Source: mainSrc, Text: v.Content})
+			}
+		}
+	}
+	mustEqual(t, "events", l.Events(), events)
 	if l.Header.ID != r.ID() || l.Header.Workspace != "/work/ws" || l.Header.Model != "big" || l.Model != "big" || l.Header.Version != Version {
 		t.Fatalf("header = %+v", l.Header)
 	}
