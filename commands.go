@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	sessions "covey/agent/session"
 	"covey/agentdefs"
 	"covey/tools"
 )
@@ -73,6 +74,34 @@ func cmdTool(ctx context.Context, opts options, args []string, stdout, stderr io
 	fmt.Fprintln(stdout, r.Content)
 	if r.IsError {
 		return exitRun
+	}
+	return exitOK
+}
+
+// cmdSessions implements `covey sessions`: this workspace's sessions,
+// newest first, with the ID to pass to --resume.
+func cmdSessions(stdout, stderr io.Writer) int {
+	root, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "covey:", err)
+		return exitRun
+	}
+	dir, err := sessions.DefaultDir()
+	if err != nil {
+		fmt.Fprintln(stderr, "covey:", err)
+		return exitRun
+	}
+	infos, err := sessions.Store{Dir: dir}.List(root)
+	if err != nil {
+		fmt.Fprintln(stderr, "covey:", err)
+		return exitRun
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(stdout, "no sessions in this workspace yet")
+		return exitOK
+	}
+	for _, in := range infos {
+		fmt.Fprintf(stdout, "%s  %s  %3d messages  %s\n", in.ID, in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, in.FirstMessage)
 	}
 	return exitOK
 }

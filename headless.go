@@ -22,6 +22,7 @@ func runHeadless(ctx context.Context, opts options, prompt string, stdout, stder
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage
 	}
+	defer s.close(stderr)
 	out := newHeadlessOutput(opts.outputFormat, stdout, stderr)
 	done := make(chan struct{})
 	go func() {
@@ -51,7 +52,7 @@ func openSession(opts options, gate func(tools.Mode) tools.Gate) (*session, erro
 	if err != nil {
 		return nil, err
 	}
-	return newSession(root, cfg, opts, sessionDeps{endpoint: ep, gate: gate})
+	return newSession(root, cfg, opts, sessionDeps{endpoint: ep, gate: gate, record: true})
 }
 
 // headlessOutput renders events for one output format.

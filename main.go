@@ -100,6 +100,8 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			return cmdAgents(opts.args[1:], stdout, stderr)
 		case "tool":
 			return cmdTool(ctx, opts, opts.args[1:], stdout, stderr)
+		case "sessions":
+			return cmdSessions(stdout, stderr)
 		}
 	}
 	if opts.promptSet {
@@ -153,6 +155,8 @@ Usage:
   covey --demo                  try it without a key
   covey agents [--json]         list agent definitions and their problems
   covey tool NAME 'JSON'        run one tool here, print what the model would see
+  covey sessions                list this workspace's sessions (IDs for --resume)
+  covey --continue              resume the newest session here (also with -p)
 
 Flags:
 `)

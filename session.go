@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"sync"
@@ -29,6 +31,8 @@ type session struct {
 	endpoint Endpoint
 
 	log     *debugLog
+	rec     *recording // nil for the demo
+	locks   *tools.FileLocks
 	events  chan agent.Event
 	main    *agent.Agent
 	manager *subagent.Manager
@@ -46,6 +50,8 @@ type sessionDeps struct {
 	// provider, when set, serves every profile (the demo's scripted model).
 	provider agent.Provider
 	gate     func(mode tools.Mode) tools.Gate
+	// record keeps a session file (and undo log); the demo keeps none.
+	record bool
 }
 
 // newSession builds a session for the workspace at root.
@@ -68,8 +74,15 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		providers: map[string]agent.Provider{},
 	}
 	s.fixed = deps.provider
+	if deps.record {
+		s.rec, err = openRecording(ws.Root, deps.endpoint.Model, opts, secretsOf(cfg, deps.endpoint, os.Getenv), opts.log)
+		if err != nil {
+			return nil, err
+		}
+	}
 	gate := deps.gate(mode)
 	locks := tools.NewFileLocks()
+	s.locks = locks
 	s.manager = subagent.NewManager(subagent.Config{
 		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
 		Resolve:     s.resolveChild,
@@ -80,7 +93,7 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		Timeout:     cfg.Subagents.Timeout,
 		ReadOnly:    mode == tools.ModePlan,
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos}
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog()}
 	reg := tools.NewRegistry()
 	for _, t := range tools.Builtins(env) {
 		if mode != tools.ModePlan || t.ReadOnly() {
@@ -105,14 +118,35 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		Tools:  reg, MaxTurns: maxTurns,
 		Source: agent.Source{AgentID: agent.MainAgentID},
 		Emit:   s.emit,
+		OnMessage: func(m agent.Message) {
+			if s.rec != nil {
+				s.rec.message(m)
+			}
+		},
 	})
+	if s.rec != nil && s.rec.loaded != nil {
+		s.main.SetHistory(s.rec.loaded.Messages)
+		if m := s.rec.loaded.Model; m != "" && opts.flags.model == "" {
+			s.main.SetModel(m)
+		}
+	}
 	return s, nil
+}
+
+func (s *session) undoLog() *tools.UndoLog {
+	if s.rec == nil {
+		return nil
+	}
+	return s.rec.undo
 }
 
 // emit puts an event on the session stream. Consumers drain it promptly;
 // a full buffer makes the producer wait rather than lose events.
 func (s *session) emit(e agent.Event) {
 	s.log.event(e)
+	if s.rec != nil {
+		s.rec.rec.Event(e)
+	}
 	s.events <- e
 }
 
@@ -160,23 +194,53 @@ func (s *session) resolveChild(def agentdefs.Definition) (agent.Provider, string
 	return p, model, nil
 }
 
-// Run runs one user turn of the main agent (ui.Engine).
+// Run runs one user turn of the main agent (ui.Engine). Each turn is one
+// step of /undo.
 func (s *session) Run(ctx context.Context, prompt string) error {
+	s.undoLog().BeginTurn()
 	_, err := s.main.Run(ctx, prompt)
 	return err
+}
+
+// Retry sends the last user turn again (ui.Engine).
+func (s *session) Retry(ctx context.Context) error {
+	s.undoLog().BeginTurn()
+	_, err := s.main.Retry(ctx)
+	return err
+}
+
+// Undo restores the files the last turn changed (ui.Engine).
+func (s *session) Undo(ctx context.Context) (string, error) {
+	if s.rec == nil {
+		return "", errors.New("undo is not kept in the demo")
+	}
+	return s.rec.undoTurn(ctx, s.locks)
 }
 
 // CancelChild cancels one child (ui.Engine).
 func (s *session) CancelChild(id string) bool { return s.manager.Cancel(id) }
 
 // Reset starts a fresh conversation (ui.Engine).
-func (s *session) Reset() { s.main.Reset() }
+func (s *session) Reset() {
+	s.main.Reset()
+	if s.rec != nil {
+		s.rec.rec.Clear()
+	}
+}
 
 // Model is the main agent's model (ui.Engine).
 func (s *session) Model() string { return s.main.Model() }
 
 // SetModel changes the main agent's model (ui.Engine).
-func (s *session) SetModel(m string) { s.main.SetModel(m) }
+func (s *session) SetModel(m string) {
+	s.main.SetModel(m)
+	if s.rec != nil {
+		s.rec.rec.SetModel(m)
+	}
+}
+
+// close ends the session's recording.
+func (s *session) close(stderr io.Writer) { s.rec.close(stderr) }
 
 func parsePermissionMode(s string) (tools.Mode, error) { return tools.ParseMode(s) }
 

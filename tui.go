@@ -38,6 +38,7 @@ func runTUI(ctx context.Context, opts options, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage
 	}
+	defer s.close(stderr)
 	th, mdStyle, err := chooseTheme(firstNonEmpty(opts.theme, s.cfg.Theme))
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
