@@ -476,9 +476,11 @@ func stripTags(s string) string {
 		}
 		for _, skip := range []string{"script", "style"} {
 			if strings.HasPrefix(lower[i+1:], skip) {
-				if end := strings.Index(lower[i:], "</"+skip); end >= 0 {
-					i += end + 1
+				end := strings.Index(lower[i:], "</"+skip)
+				if end < 0 {
+					return b.String() // never closed: the rest is code, not text
 				}
+				i += end + 1
 			}
 		}
 		end := strings.IndexByte(s[i:], '>')
