@@ -46,6 +46,23 @@ type Styles struct {
 	Notice struct {
 		Info, Warning, Error lipgloss.Style
 	}
+	// Approval is the inline review of a write or command waiting for the
+	// user's answer, and the one-line record it leaves behind.
+	Approval struct {
+		// Bar is the left edge that marks a pending approval; Title its
+		// question, Label the asking child, Target the path or command.
+		Bar, Title, Label, Target lipgloss.Style
+		// Key and Hint draw the answer keys; Scroll the position note.
+		Key, Hint, Scroll lipgloss.Style
+		// Allowed, Denied and Edited colour the records of answers.
+		Allowed, Denied, Edited lipgloss.Style
+		// Separator divides the two halves of a side-by-side diff.
+		Separator lipgloss.Style
+	}
+	// Picker is the session picker shown before the TUI starts.
+	Picker struct {
+		Title, Item, Selected, Detail, Hint lipgloss.Style
+	}
 
 	// Blocks holds the transcript blocks' additions (owned by the blocks
 	// code in ui/; keep this section last).
@@ -139,6 +156,24 @@ func newStyles(p Palette) Styles {
 	s.Notice.Info = fg(p.Muted)
 	s.Notice.Warning = fg(p.Warning)
 	s.Notice.Error = fg(p.Error)
+
+	s.Approval.Bar = fg(p.Warning).Bold(true)
+	s.Approval.Title = fg(p.Warning).Bold(true)
+	s.Approval.Label = fg(p.Accent).Bold(true)
+	s.Approval.Target = fg(p.Text).Bold(true)
+	s.Approval.Key = fg(p.Accent).Bold(true)
+	s.Approval.Hint = fg(p.Muted)
+	s.Approval.Scroll = fg(p.Muted)
+	s.Approval.Allowed = fg(p.Success)
+	s.Approval.Denied = fg(p.Error)
+	s.Approval.Edited = fg(p.Accent)
+	s.Approval.Separator = fg(p.Border)
+
+	s.Picker.Title = fg(p.Primary).Bold(true)
+	s.Picker.Item = fg(p.Text)
+	s.Picker.Selected = fg(p.Accent).Bold(true)
+	s.Picker.Detail = fg(p.Muted)
+	s.Picker.Hint = fg(p.Muted)
 
 	// Blocks additions.
 	s.Blocks.Focused = fg(p.Primary).Bold(true)
