@@ -26,6 +26,8 @@ const (
 	// pipeGrace bounds the wait for output after the process group is gone:
 	// a process that left the group (setsid) may hold the pipe for ever.
 	pipeGrace = 500 * time.Millisecond
+	// cancelGrace is the SIGTERM → SIGKILL wait when the user cancels.
+	cancelGrace = 200 * time.Millisecond
 )
 
 // bashTool is bash.
@@ -168,7 +170,13 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 		res.timedOut = ctx.Err() == nil
 		res.cancelled = ctx.Err()
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		grace := time.NewTimer(t.grace)
+		// A user's cancel must stop everything within half a second; a
+		// timeout can afford the command a longer chance to clean up.
+		wait := t.grace
+		if res.cancelled != nil {
+			wait = min(wait, cancelGrace)
+		}
+		grace := time.NewTimer(wait)
 		select {
 		case waitErr = <-exited:
 			grace.Stop()
