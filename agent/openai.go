@@ -197,7 +197,15 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 	}
 
 	acc := newAccumulator(o.cfg.NewCallID)
-	if isJSONBody(resp.Header.Get("Content-Type")) {
+	if ct := resp.Header.Get("Content-Type"); isMediaType(ct, "text/html") {
+		// A web page where the API should be: a login portal or a base URL
+		// that misses "/v1". Retrying will not change it.
+		raw, _ := io.ReadAll(io.LimitReader(r, maxErrorBody))
+		return Completion{}, false, &ProviderError{
+			Kind:    ErrBadRequest,
+			Message: "the server answered with a web page, not an API stream (check the base URL): " + summariseHTML(string(raw)),
+		}
+	} else if isMediaType(ct, "application/json") {
 		return o.readWhole(reqCtx, r, acc, on)
 	}
 	return o.readStream(reqCtx, r, acc, on)
@@ -272,8 +280,8 @@ func emit(on StreamHandler, d chunkDelta) {
 	}
 }
 
-// isJSONBody reports a non-streamed JSON answer.
-func isJSONBody(contentType string) bool {
+// isMediaType reports whether a Content-Type header names the media type.
+func isMediaType(contentType, want string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "application/json"
+	return err == nil && mt == want
 }

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // rawResponse is one scripted HTTP answer: exact bytes, flushed piece by
@@ -95,46 +94,6 @@ func (s *scriptServer) requestCount() int {
 	return len(s.requests)
 }
 
-// recorder collects what a StreamHandler receives.
-type recorder struct {
-	text, reasoning []string
-	retries         []retryCall
-}
-
-type retryCall struct {
-	attempt int
-	wait    time.Duration
-	reason  string
-}
-
-func (r *recorder) handler() StreamHandler {
-	return StreamHandler{
-		Text:      func(d string) { r.text = append(r.text, d) },
-		Reasoning: func(d string) { r.reasoning = append(r.reasoning, d) },
-		Retry: func(a int, w time.Duration, reason string) {
-			r.retries = append(r.retries, retryCall{a, w, reason})
-		},
-	}
-}
-
-// testConfig is a config with a fake clock and deterministic ids and jitter.
-func testConfig(url string, waits *[]time.Duration) OpenAIConfig {
-	n := 0
-	return OpenAIConfig{
-		BaseURL: url,
-		APIKey:  "test-key",
-		Sleep: func(ctx context.Context, d time.Duration) error {
-			if waits != nil {
-				*waits = append(*waits, d)
-			}
-			return ctx.Err()
-		},
-		Rand:      func() float64 { return 0 },
-		Now:       func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
-		NewCallID: func() string { n++; return fmt.Sprintf("call_gen%d", n) },
-	}
-}
-
 // sse joins events in the standard framing.
 func sse(events ...string) []string {
 	out := make([]string, len(events))
@@ -202,6 +161,7 @@ type streamCase struct {
 	reasoning   string // the Reasoning deltas joined
 	errKind     error  // nil: success
 	errText     string // a substring of the error
+	noAnswer    bool   // the error comes before any answer: want the zero Completion
 }
 
 func runStreamCases(t *testing.T, cases map[string]streamCase) {
@@ -228,7 +188,7 @@ func runStreamCases(t *testing.T, cases map[string]streamCase) {
 			case tc.errText != "" && !strings.Contains(fmt.Sprint(err), tc.errText):
 				t.Fatalf("Stream error = %v, want it to contain %q", err, tc.errText)
 			}
-			if tc.want.Message.Role == "" {
+			if !tc.noAnswer {
 				tc.want.Message.Role = RoleAssistant
 			}
 			if !reflect.DeepEqual(got, tc.want) {
@@ -504,6 +464,13 @@ func TestStreamProviderQuirks(t *testing.T) {
 				Usage:        Usage{InputTokens: 3, OutputTokens: 4},
 			},
 			text: "whole",
+		},
+		"web page instead of a stream": {
+			contentType: "text/html; charset=utf-8",
+			pieces:      []string{"<!doctype html><html><head><title>Sign in - Corporate Proxy</title></head><body>...</body></html>"},
+			noAnswer:    true,
+			errKind:     ErrBadRequest,
+			errText:     "the server rejected the request: the server answered with a web page, not an API stream (check the base URL): Sign in - Corporate Proxy",
 		},
 		"chunk that is not JSON": {
 			pieces:  sse(`{"choices":[{"delta":{"content":"a"}}]}`, `not json`),

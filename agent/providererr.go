@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -110,28 +109,6 @@ func (e *ProviderError) Unwrap() []error {
 		errs = append(errs, e.Err)
 	}
 	return errs
-}
-
-// retryReason is the short human reason given to StreamHandler.Retry.
-func (e *ProviderError) retryReason() string {
-	switch e.Kind {
-	case ErrRateLimited:
-		return "rate limited"
-	case ErrServer:
-		if e.InStream {
-			return "provider error"
-		}
-		switch e.Status {
-		case http.StatusRequestTimeout:
-			return "request timeout"
-		case http.StatusConflict:
-			return "conflict (409)"
-		}
-		return "server error " + strconv.Itoa(e.Status)
-	case ErrConnection, ErrIdleTimeout, ErrStreamEndedEarly:
-		return e.Message
-	}
-	return e.Kind.Error()
 }
 
 // errInfo is what an error body says, whatever its shape.
@@ -508,12 +485,4 @@ func clip(s string, n int) string {
 		count++
 	}
 	return s
-}
-
-// formatWait renders a duration the way people say it: "120s", "1.5s".
-func formatWait(d time.Duration) string {
-	if d%time.Second == 0 {
-		return fmt.Sprintf("%ds", int64(d/time.Second))
-	}
-	return d.String()
 }

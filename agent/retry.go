@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -146,4 +147,34 @@ func (ir *idleReader) Read(p []byte) (int, error) {
 		ir.reset()
 	}
 	return n, err
+}
+
+// retryReason is the short human reason given to StreamHandler.Retry.
+func (e *ProviderError) retryReason() string {
+	switch e.Kind {
+	case ErrRateLimited:
+		return "rate limited"
+	case ErrServer:
+		if e.InStream {
+			return "provider error"
+		}
+		switch e.Status {
+		case http.StatusRequestTimeout:
+			return "request timeout"
+		case http.StatusConflict:
+			return "conflict (409)"
+		}
+		return "server error " + strconv.Itoa(e.Status)
+	case ErrConnection, ErrIdleTimeout:
+		return e.Message
+	}
+	return e.Kind.Error()
+}
+
+// formatWait renders a duration the way people say it: "120s", "1.5s".
+func formatWait(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", int64(d/time.Second))
+	}
+	return d.String()
 }

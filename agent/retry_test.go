@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,46 @@ import (
 	"testing/iotest"
 	"time"
 )
+
+// recorder collects what a StreamHandler receives.
+type recorder struct {
+	text, reasoning []string
+	retries         []retryCall
+}
+
+type retryCall struct {
+	attempt int
+	wait    time.Duration
+	reason  string
+}
+
+func (r *recorder) handler() StreamHandler {
+	return StreamHandler{
+		Text:      func(d string) { r.text = append(r.text, d) },
+		Reasoning: func(d string) { r.reasoning = append(r.reasoning, d) },
+		Retry: func(a int, w time.Duration, reason string) {
+			r.retries = append(r.retries, retryCall{a, w, reason})
+		},
+	}
+}
+
+// testConfig is a config with a fake clock and deterministic ids and jitter.
+func testConfig(url string, waits *[]time.Duration) OpenAIConfig {
+	n := 0
+	return OpenAIConfig{
+		BaseURL: url,
+		APIKey:  "test-key",
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			if waits != nil {
+				*waits = append(*waits, d)
+			}
+			return ctx.Err()
+		},
+		Rand:      func() float64 { return 0 },
+		Now:       func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+		NewCallID: func() string { n++; return fmt.Sprintf("call_gen%d", n) },
+	}
+}
 
 // okStream is a short successful answer.
 var okStream = rawResponse{pieces: sse(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`, "[DONE]")}
@@ -114,7 +155,7 @@ func TestStreamRetries(t *testing.T) {
 		"stream ended before any content is retried": {
 			script:  []rawResponse{{pieces: sse(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`)}, okStream},
 			waits:   []time.Duration{500 * time.Millisecond},
-			reasons: []string{"the stream ended early: the server closed it without [DONE] or a finish reason"}, requests: 2,
+			reasons: []string{"the stream ended early"}, requests: 2,
 		},
 		"in-stream server error before any content is retried": {
 			script:  []rawResponse{midStream, okStream},
