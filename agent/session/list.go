@@ -91,8 +91,8 @@ func (s Store) List(workspace string) ([]Info, error) {
 	for _, e := range ents {
 		var info Info
 		var ok bool
-		info, buf, ok = scanInfo(e.path, buf)
-		if !ok || (workspace != "" && !samePath(info.Workspace, workspace)) {
+		info, buf, ok = scanInfo(e.path, workspace, buf)
+		if !ok {
 			continue
 		}
 		info.ID, info.Path, info.Modified = e.id, e.path, e.mod
@@ -181,10 +181,11 @@ func readHeader(path string) (Header, error) {
 	return l.Header, nil
 }
 
-// scanInfo summarises a session file without decoding its events: lines
-// are told apart by the prefix this package writes, and only the first
-// user message is decoded. buf is reused between files.
-func scanInfo(path string, buf []byte) (Info, []byte, bool) {
+// scanInfo summarises a session file of workspace ("" for any) without
+// decoding its events: lines are told apart by the prefix this package
+// writes, and only the first user message is decoded. It stops after the
+// header of another workspace's session. buf is reused between files.
+func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Info{}, buf, false
@@ -205,7 +206,7 @@ func scanInfo(path string, buf []byte) (Info, []byte, bool) {
 		case len(ln) == 0:
 		case !header:
 			var l Loaded
-			if l.readHeader(ln) != nil {
+			if l.readHeader(ln) != nil || (workspace != "" && !samePath(l.Header.Workspace, workspace)) {
 				return Info{}, buf, false
 			}
 			header = true
