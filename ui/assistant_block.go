@@ -33,11 +33,16 @@ type AssistantBlock struct {
 
 	// Render caches. segLines holds the rendered segments at segWidth,
 	// flattened and separated by blank lines, for the first segDone bounds.
-	segWidth  int
-	segDone   int
-	segLines  []string
-	tail      wrapStream
-	tailBase  int // the offset in text where tail starts
+	segWidth int
+	segDone  int
+	segLines []string
+	tail     wrapStream
+	tailBase int // the offset in text where tail starts
+	// out holds the streaming lines: the first outSeg are segLines at
+	// width outW, then the tail. It is reused from render to render.
+	out       []string
+	outSeg    int
+	outW      int
 	think     wrapStream
 	final     []string
 	finalW    int
@@ -145,8 +150,8 @@ func closesFence(line, marker string) bool {
 	return strings.Trim(t, t[:1]) == ""
 }
 
-// Lines implements Block. The returned slice is shared with the cache and
-// must not be modified.
+// Lines implements Block. The returned slice must not be modified; while
+// the answer streams, its tail is reused by the next call.
 func (b *AssistantBlock) Lines(ctx RenderContext) []string {
 	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded}
 	if lines, ok := b.cache.get(key); ok {
@@ -194,7 +199,7 @@ func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
 				skip--
 				continue
 			}
-			lines = append(lines, "  "+l)
+			lines = append(lines, fitLine("  "+l, width))
 		}
 	}
 	return lines
@@ -219,13 +224,20 @@ func (b *AssistantBlock) streamingLines(ctx RenderContext, width int) []string {
 		b.segLines = append(b.segLines, seg...)
 		b.segDone++
 	}
-	lines := make([]string, 0, len(b.segLines)+8)
-	lines = append(lines, b.segLines...)
+	// The stable lines stay in place in b.out; only the tail after them is
+	// rewritten, so a token does not copy the whole answer's lines.
+	if len(b.out) < len(b.segLines) || b.outSeg != len(b.segLines) || b.outW != width {
+		b.out = append(b.out[:0], b.segLines...)
+		b.outSeg, b.outW = len(b.segLines), width
+	}
+	lines := b.out[:len(b.segLines)]
 	tail := b.tailLines(ctx, text, width)
 	if len(lines) > 0 && len(tail) > 0 {
 		lines = append(lines, "")
 	}
-	return append(lines, tail...)
+	lines = append(lines, tail...)
+	b.out = lines
+	return lines
 }
 
 // tailLines wraps the text after the last stable boundary as plain text.
@@ -247,8 +259,13 @@ func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []
 	if len(partial) == 1 && ansi.Strip(partial[0]) == "" {
 		partial = nil // the text ends with a newline
 	}
-	out := make([]string, 0, len(done)+len(partial))
-	return append(append(out, done...), partial...)
+	if len(partial) == 0 {
+		return done
+	}
+	if len(done) == 0 {
+		return partial
+	}
+	return append(done[:len(done):len(done)], partial...)
 }
 
 // finalLines renders the whole answer once per width.
@@ -260,7 +277,7 @@ func (b *AssistantBlock) finalLines(ctx RenderContext, width int) []string {
 		}
 		b.finalW = width
 		// The streaming state is no longer needed; let it go.
-		b.segLines, b.tail, b.bounds, b.segWidth = nil, wrapStream{}, nil, 0
+		b.segLines, b.tail, b.bounds, b.segWidth, b.out = nil, wrapStream{}, nil, 0, nil
 	}
 	return b.final
 }

@@ -85,6 +85,9 @@ func wrapText(s string, width int) []string {
 
 // appendWrapped appends the screen lines of one line of text (no newline).
 func appendWrapped(out []string, line string, width int) []string {
+	if plainASCII(line) {
+		return wrapASCII(out, line, width)
+	}
 	if ansi.StringWidth(line) <= width {
 		return append(out, line)
 	}
@@ -92,6 +95,39 @@ func appendWrapped(out []string, line string, width int) []string {
 		out = append(out, fitLine(strings.TrimRight(l, " "), width))
 	}
 	return out
+}
+
+// plainASCII reports whether s is printable ASCII only, where one byte is
+// one cell and wrapping needs no grapheme segmentation (models write
+// mostly this, and the general path is some twenty times slower).
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// wrapASCII wraps printable ASCII at spaces, breaking words longer than
+// width, the way ansi.Wrap does for such text.
+func wrapASCII(out []string, line string, width int) []string {
+	if len(line) > width {
+		line = strings.TrimRight(line, " ")
+	}
+	for len(line) > width {
+		cut := strings.LastIndexByte(line[:width+1], ' ')
+		if cut <= 0 {
+			out = append(out, line[:width])
+			line = line[width:]
+			continue
+		}
+		if piece := strings.TrimRight(line[:cut], " "); piece != "" {
+			out = append(out, piece)
+		}
+		line = strings.TrimLeft(line[cut+1:], " ")
+	}
+	return append(out, line)
 }
 
 // prefixedLines styles body lines and puts first before the first and

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,5 +145,43 @@ func TestFormatting(t *testing.T) {
 	}
 	if len(seen) != 10 {
 		t.Errorf("spinner has %d distinct frames, want 10", len(seen))
+	}
+}
+
+// TestWrapASCIIMatchesWrap checks the fast path against the general one.
+func TestWrapASCIIMatchesWrap(t *testing.T) {
+	inputs := []string{
+		"the quick brown fox jumps over the lazy dog",
+		"averyveryverylongwordthatmustbebroken and then some",
+		"two  spaces  between   words",
+		"trailing spaces   ",
+		"  leading spaces here",
+		"a b c d e f g h i j k l m n o p",
+		"",
+	}
+	for _, in := range inputs {
+		for _, width := range []int{1, 3, 7, 10, 20, 80} {
+			t.Run(fmt.Sprintf("%d/%s", width, in), func(t *testing.T) {
+				fast := wrapASCII(nil, in, width)
+				var slow []string
+				if len(in) <= width {
+					slow = []string{in}
+				} else {
+					for _, l := range strings.Split(ansi.Wrap(in, width, ""), "\n") {
+						slow = append(slow, strings.TrimRight(l, " "))
+					}
+				}
+				checkWidth(t, fast, width)
+				if strings.ReplaceAll(strings.Join(fast, ""), " ", "") != strings.ReplaceAll(in, " ", "") {
+					t.Errorf("wrapASCII lost text: %q", fast)
+				}
+				if strings.TrimSpace(in) != in {
+					return // ansi.Wrap keeps edge spaces (even past width); ours drops them
+				}
+				if strings.Join(fast, "|") != strings.Join(slow, "|") {
+					t.Errorf("wrapASCII = %q, ansi.Wrap = %q", fast, slow)
+				}
+			})
+		}
 	}
 }

@@ -27,6 +27,7 @@ type MarkdownRenderer struct {
 	err     error
 	byWidth map[int]*glamour.TermRenderer
 	order   []int // widths, least recently added first
+	renders int   // glamour calls made; tests read it
 }
 
 // NewMarkdownRenderer returns a renderer for the glamour style "dark",
@@ -97,7 +98,8 @@ func (m *MarkdownRenderer) Render(md string, width int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.Render(md)
+	m.renders++
+	out, err := r.Render(expandTabs(md))
 	if err != nil {
 		return nil, fmt.Errorf("render markdown: %w", err)
 	}

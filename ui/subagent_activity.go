@@ -1,5 +1,7 @@
 package ui
 
+import "github.com/charmbracelet/lipgloss"
+
 // activityKind is what one line of a child's activity is.
 type activityKind uint8
 
@@ -32,8 +34,8 @@ type activity struct {
 	note string // the tool's result summary
 }
 
-// render draws the activity at width cells.
-func (a *activity) render(ctx RenderContext, width int) []string {
+// render draws the last need screen lines of the activity at width cells.
+func (a *activity) render(ctx RenderContext, width, need int) []string {
 	st := ctx.Styles
 	switch a.kind {
 	case actTool:
@@ -55,15 +57,24 @@ func (a *activity) render(ctx RenderContext, width int) []string {
 		}
 		return []string{fitLine(line, width)}
 	case actReasoning:
-		return styleLines(wrapText(a.text, width), st.Assistant.Reasoning)
+		return styleLast(wrapText(a.text, width), need, st.Assistant.Reasoning)
 	case actNote:
-		return styleLines(wrapText(a.text, width), st.Blocks.Note)
+		return styleLast(wrapText(a.text, width), need, st.Blocks.Note)
 	case actError:
-		return styleLines(wrapText(a.text, width), st.App.Error)
+		return styleLast(wrapText(a.text, width), need, st.App.Error)
 	case actSummary:
-		return styleLines(wrapText(a.text, width), st.Blocks.Summary)
+		return styleLast(wrapText(a.text, width), need, st.Blocks.Summary)
 	}
-	return styleLines(wrapText(a.text, width), st.Subagent.Body)
+	return styleLast(wrapText(a.text, width), need, st.Subagent.Body)
+}
+
+// styleLast styles and returns the last need lines; styling is the costly
+// part, and a pane shows only a few lines of a long paragraph.
+func styleLast(lines []string, need int, style lipgloss.Style) []string {
+	if len(lines) > need {
+		lines = lines[len(lines)-need:]
+	}
+	return styleLines(lines, style)
 }
 
 // activityRing keeps the newest paneMemory activity lines. Lines are

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"covey/agent"
 	"covey/tools"
@@ -18,6 +20,10 @@ const (
 	paneExpanded  = 10
 	paneMemory    = 200 // activity lines kept; older ones are dropped
 	paneBorder    = "│ "
+	// paneLineMemory bounds one line of a child's text: a pane shows at
+	// most 10 screen lines, and a child streaming a long paragraph must
+	// not make every event re-wrap all of it.
+	paneLineMemory = 1536
 )
 
 // childState is where a child agent is in its life.
@@ -56,6 +62,7 @@ type SubagentBlock struct {
 	expanded  bool
 	version   uint64
 	body      lineCache // body lines, keyed without the clock
+	left      lineCache // the header's styled left part, see header
 	cache     lineCache
 	recompute int
 }
@@ -118,13 +125,13 @@ func (b *SubagentBlock) appendText(kind activityKind, s string) {
 		}
 		piece = expandTabs(piece)
 		if last := b.acts.last(); b.openText && last != nil && last.kind == kind {
-			last.text += piece
+			last.text = keepTail(last.text+piece, paneLineMemory)
 			continue
 		}
 		if strings.TrimSpace(piece) == "" {
 			continue
 		}
-		b.push(activity{kind: kind, text: strings.TrimLeft(piece, " ")})
+		b.push(activity{kind: kind, text: keepTail(strings.TrimLeft(piece, " "), paneLineMemory)})
 		b.openText = true
 	}
 }
@@ -275,15 +282,33 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 }
 
 // header is "glyph [type] description ... N tools · 3.2s · 12.4k tok",
-// the stats right-aligned and the description cut to make room.
+// the stats right-aligned and the description cut to make room. It runs on
+// every tick of a running pane, so the styled left part is cached until the
+// content, the width or the stats' width change.
 func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	st := ctx.Styles
 	glyph, glyphStyle := b.glyph(ctx)
+	stats := b.stats(ctx.Now)
+	// Every rune of the stats is one cell wide (digits, letters, "·").
+	statsW := utf8.RuneCountInString(stats)
+	key := cacheKey{width: width, version: b.version, focused: ctx.Focused, frame: statsW}
+	if !b.left.valid || b.left.key != key {
+		b.left.put(key, []string{b.headerLeft(ctx, width, statsW)})
+	}
+	left := b.left.lines[0]
+	if left == "" { // too narrow for the stats: they give way
+		return fitLine(glyphStyle.Render(glyph)+" "+b.leftText(ctx), width)
+	}
+	return glyphStyle.Render(glyph) + " " + left + st.Subagent.Stats.Render(stats)
+}
+
+// stats is "N tools · elapsed · tokens" (and the approval wait).
+func (b *SubagentBlock) stats(now time.Time) string {
 	elapsed := b.elapsed
 	if b.state == childRunning {
-		elapsed = ctx.Now.Sub(b.started)
+		elapsed = now.Sub(b.started)
 	}
-	tools := fmt.Sprintf("%d tools", b.tools)
+	tools := strconv.Itoa(b.tools) + " tools"
 	if b.tools == 1 {
 		tools = "1 tool"
 	}
@@ -291,18 +316,35 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	if b.waiting {
 		stats = "awaiting approval · " + stats
 	}
-	left := glyphStyle.Render(glyph) + " " + st.Subagent.Type.Render("["+b.src.AgentType+"]") + " "
-	desc := st.Subagent.Description
+	return stats
+}
+
+// leftText is "[type] description", styled and uncut.
+func (b *SubagentBlock) leftText(ctx RenderContext) string {
+	desc := ctx.Styles.Subagent.Description
 	if ctx.Focused {
-		desc = st.Blocks.Focused
+		desc = ctx.Styles.Blocks.Focused
 	}
-	room := width - ansi.StringWidth(left) - ansi.StringWidth(stats) - 2
-	if room < 8 { // too narrow for both: the stats give way first
-		return fitLine(left+desc.Render(oneLine(b.src.Description)), width)
+	return ctx.Styles.Subagent.Type.Render("["+b.src.AgentType+"]") + " " + desc.Render(oneLine(b.src.Description))
+}
+
+// headerLeft is "[type] description" cut and padded so that the glyph, it
+// and statsW cells of stats fill width exactly; "" when they cannot fit.
+func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string {
+	typ := ctx.Styles.Subagent.Type.Render("[" + b.src.AgentType + "]")
+	typW := ansi.StringWidth(typ)
+	const glyphW = 2 // the glyph and a space
+	room := width - glyphW - typW - 1 - statsW - 2
+	if room < 8 {
+		return ""
+	}
+	desc := ctx.Styles.Subagent.Description
+	if ctx.Focused {
+		desc = ctx.Styles.Blocks.Focused
 	}
 	d := fitLine(oneLine(b.src.Description), room)
-	gap := width - ansi.StringWidth(left) - ansi.StringWidth(d) - ansi.StringWidth(stats)
-	return fitLine(left+desc.Render(d)+strings.Repeat(" ", max(gap, 1))+st.Subagent.Stats.Render(stats), width)
+	gap := width - glyphW - typW - 1 - ansi.StringWidth(d) - statsW
+	return typ + " " + desc.Render(d) + strings.Repeat(" ", max(gap, 1))
 }
 
 // glyph is the state glyph and its style.
@@ -342,9 +384,13 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	// chatty child costs only what is shown.
 	var rev []string
 	for i := b.acts.len() - 1; i >= 0 && len(rev) < limit; i-- {
-		lines := b.acts.get(i).render(ctx, inner)
-		for j := len(lines) - 1; j >= 0 && len(rev) < limit; j-- {
-			rev = append(rev, fitLine(border+lines[j], width))
+		lines := b.acts.get(i).render(ctx, inner, limit-len(rev))
+		for j := len(lines) - 1; j >= 0; j-- {
+			line := border + lines[j] // render kept it within inner
+			if width <= len(paneBorder) {
+				line = fitLine(line, width) // no room even for the border
+			}
+			rev = append(rev, line)
 		}
 	}
 	out := make([]string, len(rev))
@@ -353,6 +399,20 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	}
 	b.body.put(key, out)
 	return out
+}
+
+// keepTail returns the last n bytes of s (cut at a rune boundary, with
+// "..." in front; ASCII keeps the text on the fast wrapping path) or s
+// itself when it is short enough.
+func keepTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := len(s) - n
+	for cut < len(s) && !utf8.RuneStart(s[cut]) {
+		cut++
+	}
+	return "..." + s[cut:]
 }
 
 // waitText formats a retry wait in whole seconds (or milliseconds).

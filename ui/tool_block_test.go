@@ -154,7 +154,9 @@ func TestToolBlockWidths(t *testing.T) {
 			b.Finish(finished("bash", 0, tools.Result{Content: strings.Repeat("wide\tcontent 日本語 ", 20), Summary: strings.Repeat("s", 100)}))
 			return b
 		},
-		"running": func() *ToolBlock { return NewToolBlock(toolStart("glob", `{"pattern":"`+strings.Repeat("*", 100)+`"}`)) },
+		"running": func() *ToolBlock {
+			return NewToolBlock(toolStart("glob", `{"pattern":"`+strings.Repeat("*", 100)+`"}`))
+		},
 		"todo": func() *ToolBlock {
 			b := NewToolBlock(toolStart("todo_write", `{}`))
 			b.Finish(finished("todo_write", 0, tools.Result{Display: []tools.Todo{{Content: strings.Repeat("long item ", 20), Status: "weird"}}}))

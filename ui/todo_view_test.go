@@ -1,0 +1,34 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"covey/tools"
+)
+
+func TestTodoView(t *testing.T) {
+	tests := map[string]struct {
+		todos []tools.Todo
+		width int
+		want  []string
+	}{
+		"empty": {nil, 30, []string{"(no tasks)"}},
+		"states": {[]tools.Todo{{Content: "read", Status: "completed"}, {Content: "think", Status: "in_progress"}, {Content: "write", Status: "pending"}, {Content: "odd", Status: "blocked"}}, 30,
+			[]string{"☑ read", "◐ think", "☐ write", "☐ odd"}},
+		"wrapped": {[]tools.Todo{{Content: "write the retry tests first", Status: "pending"}}, 14,
+			[]string{"☐ write the", "  retry tests", "  first"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := renderTodos(tc.todos, tc.width, blockCtx(t, tc.width).Styles)
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("renderTodos = %q, want %q", got, tc.want)
+			}
+			checkWidth(t, got, tc.width)
+		})
+	}
+	if done, total := todoCounts([]tools.Todo{{Content: "a", Status: "completed"}, {Content: "b", Status: "pending"}}); done != 1 || total != 2 {
+		t.Errorf("todoCounts = %d/%d, want 1/2", done, total)
+	}
+}
