@@ -42,8 +42,9 @@ func (a *Agent) safeLoop(ctx context.Context) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			res.Reason = StopError
-			err = fmt.Errorf("internal error: %v\n%s", p, firstStackLines(debug.Stack(), 16))
-			a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error()})
+			err = fmt.Errorf("internal error: %v", p)
+			// The stack goes to the user's screen and log, not to a model.
+			a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error() + "\n" + firstStackLines(debug.Stack(), 16)})
 		}
 	}()
 	return a.loop(ctx)

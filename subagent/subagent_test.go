@@ -300,7 +300,7 @@ func TestPanickingChildLeavesSiblingsIntact(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := h.taskResult("task_1")
-	for _, want := range []string{"a is fine", "b is fine", "the child crashed: provider exploded"} {
+	for _, want := range []string{"a is fine", "b is fine", "## [crasher] boom\nError: internal error: provider exploded"} {
 		if !strings.Contains(res, want) {
 			t.Errorf("result lacks %q:\n%s", want, res)
 		}
