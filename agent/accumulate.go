@@ -11,7 +11,7 @@ import (
 
 // accumulator assembles streamed chunks into one Completion. It is pure (no
 // I/O, no clock; ids come from the injected newID) and tolerant of every
-// quirk in /work/shared/notes/provider-wire.md: calls keyed by index or by
+// quirk in the team's provider-wire notes: calls keyed by index or by
 // id when the index is missing, duplicate indexes, parallel calls glued into
 // one index, a fresh id on every fragment, usage anywhere.
 type accumulator struct {

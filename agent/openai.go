@@ -15,8 +15,11 @@ import (
 
 // Defaults of OpenAIConfig.
 const (
-	DefaultBaseURL     = "https://api.openai.com/v1"
+	// DefaultBaseURL is OpenAI's own API root.
+	DefaultBaseURL = "https://api.openai.com/v1"
+	// DefaultMaxAttempts counts the first attempt and three retries.
 	DefaultMaxAttempts = 4
+	// DefaultIdleTimeout is how long a stream may stay silent.
 	DefaultIdleTimeout = 120 * time.Second
 )
 
@@ -124,8 +127,14 @@ func randomCallID() string {
 // The Completion is meaningful even when err != nil: after a stream that
 // broke midway (ErrStreamEndedEarly, a provider error, a dropped
 // connection, cancellation) it holds the partial answer, with an empty
-// FinishReason unless the server sent one. Errors are *ProviderError
-// values, or ctx's error wrapped when ctx ended.
+// FinishReason unless the server sent one.
+//
+// Failures of the exchange are *ProviderError values, possibly wrapped
+// ("after 4 attempts: ..."); branch on them with errors.Is and the Err*
+// kinds. When ctx ends, the error wraps ctx.Err(). Before each retry,
+// on.Retry gets the 1-based number of the attempt that failed, the wait,
+// and a short reason ("rate limited", "server error 503", "connection
+// refused").
 func (o *OpenAI) Stream(ctx context.Context, req Request, on StreamHandler) (Completion, error) {
 	if req.Model == "" {
 		return Completion{}, errors.New("chat completion: no model set")
@@ -197,7 +206,8 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 	}
 
 	acc := newAccumulator(o.cfg.NewCallID)
-	if ct := resp.Header.Get("Content-Type"); isMediaType(ct, "text/html") {
+	switch ct := resp.Header.Get("Content-Type"); {
+	case isMediaType(ct, "text/html"):
 		// A web page where the API should be: a login portal or a base URL
 		// that misses "/v1". Retrying will not change it.
 		raw, _ := io.ReadAll(io.LimitReader(r, maxErrorBody))
@@ -205,10 +215,11 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 			Kind:    ErrBadRequest,
 			Message: "the server answered with a web page, not an API stream (check the base URL): " + summariseHTML(string(raw)),
 		}
-	} else if isMediaType(ct, "application/json") {
+	case isMediaType(ct, "application/json"):
 		return o.readWhole(reqCtx, r, acc, on)
+	default:
+		return o.readStream(reqCtx, r, acc, on)
 	}
-	return o.readStream(reqCtx, r, acc, on)
 }
 
 // readStream consumes an SSE body.
@@ -231,7 +242,7 @@ func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulato
 			return acc.result(), acc.hasContent(), transportError(reqCtx, o.cfg.IdleTimeout, err)
 		}
 		if ev.Event == "error" {
-			return acc.result(), acc.hasContent(), streamError([]byte(ev.Data), "the server reported an error: "+clip(strings.TrimSpace(ev.Data), 200))
+			return acc.result(), acc.hasContent(), streamError([]byte(ev.Data), "the server sent an error event")
 		}
 		data := bytes.TrimSpace([]byte(ev.Data))
 		if string(data) == "[DONE]" {

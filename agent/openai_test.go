@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -142,6 +143,14 @@ func TestOpenAINoKeyNoAuthorization(t *testing.T) {
 	}
 	if a, ok := srv.request(0).header["Authorization"]; ok {
 		t.Errorf("Authorization sent without a key: %q", a)
+	}
+}
+
+func TestRandomCallID(t *testing.T) {
+	re := regexp.MustCompile(`^call_[a-zA-Z0-9]{24}$`)
+	a, b := randomCallID(), randomCallID()
+	if !re.MatchString(a) || a == b {
+		t.Errorf("ids %q, %q: want two different call_ + 24 alphanumerics", a, b)
 	}
 }
 
@@ -471,6 +480,11 @@ func TestStreamProviderQuirks(t *testing.T) {
 			noAnswer:    true,
 			errKind:     ErrBadRequest,
 			errText:     "the server rejected the request: the server answered with a web page, not an API stream (check the base URL): Sign in - Corporate Proxy",
+		},
+		"error event without data": {
+			pieces:  []string{": ping\n\n", "event: error\n\n", "data: [DONE]\n\n"},
+			errKind: ErrProvider,
+			errText: "provider error: the server sent an error event",
 		},
 		"chunk that is not JSON": {
 			pieces:  sse(`{"choices":[{"delta":{"content":"a"}}]}`, `not json`),

@@ -8,8 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -400,5 +402,62 @@ func TestRetryAfter(t *testing.T) {
 				t.Errorf("retryAfter = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestConnectionReason(t *testing.T) {
+	tests := map[string]struct {
+		err       error
+		reason    string
+		retryable bool
+	}{
+		"refused":       {&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, "connection refused", true},
+		"reset":         {&net.OpError{Op: "read", Err: syscall.ECONNRESET}, "connection reset", true},
+		"broken pipe":   {&net.OpError{Op: "write", Err: syscall.EPIPE}, "connection closed", true},
+		"eof":           {fmt.Errorf("post: %w", io.EOF), "the server closed the connection", true},
+		"unknown host":  {&net.DNSError{Err: "no such host", Name: "nope.invalid", IsNotFound: true}, "unknown host", false},
+		"dns timeout":   {&net.DNSError{Err: "timeout", Name: "x", IsTimeout: true}, "name lookup failed", true},
+		"timeout":       {&net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}, "network timeout", true},
+		"other net":     {&net.OpError{Op: "read", Err: errors.New("weird")}, "network error", true},
+		"tls and so on": {errors.New("tls: bad certificate"), "request failed", false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			reason, retryable := connectionReason(tc.err)
+			if reason != tc.reason || retryable != tc.retryable {
+				t.Errorf("connectionReason = %q, %v; want %q, %v", reason, retryable, tc.reason, tc.retryable)
+			}
+		})
+	}
+}
+
+func TestSleepContext(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := map[string]struct {
+		ctx  context.Context
+		d    time.Duration
+		want error
+	}{
+		"zero wait":          {context.Background(), 0, nil},
+		"tiny wait":          {context.Background(), time.Nanosecond, nil},
+		"cancelled, long":    {cancelled, time.Hour, context.Canceled},
+		"cancelled, no wait": {cancelled, 0, context.Canceled},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if err := sleepContext(tc.ctx, tc.d); !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Errorf("sleepContext = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFormatWait(t *testing.T) {
+	tests := map[time.Duration]string{120 * time.Second: "120s", 50 * time.Millisecond: "50ms", 1500 * time.Millisecond: "1.5s"}
+	for d, want := range tests {
+		if got := formatWait(d); got != want {
+			t.Errorf("formatWait(%v) = %q, want %q", d, got, want)
+		}
 	}
 }
