@@ -19,19 +19,14 @@ func analyseCommand(raw string) command {
 }
 
 // deniedCommand returns the first deny rule matching any command the line
-// runs. A line that cannot be parsed is split crudely at every operator
-// and quote character instead: deny rules err towards matching.
+// runs. Deny rules err towards matching: a line that cannot be parsed, or
+// holds a loop or function whose words are not plain commands, is also
+// split crudely at every operator; wrappers such as sudo, env or xargs are
+// looked through; and the script of eval, bash -c or sh -c is parsed and
+// checked too. This is a guard against the agent's ordinary commands, not
+// a sandbox: a command computed at run time ($(echo rm)) escapes it.
 func deniedCommand(deny []rule, c command) (rule, bool) {
-	var parts [][]string
-	if c.err == nil {
-		for _, sc := range c.cmds {
-			if !sc.opaque && len(sc.args) > 0 {
-				parts = append(parts, sc.args)
-			}
-		}
-	} else {
-		parts = crudeParts(c.raw)
-	}
+	var bashDeny []rule
 	for _, r := range deny {
 		if r.tool != "bash" {
 			continue
@@ -39,13 +34,86 @@ func deniedCommand(deny []rule, c command) (rule, bool) {
 		if r.kind == ruleAll {
 			return r, true
 		}
-		for _, args := range parts {
-			if r.matchWords(args) {
-				return r, true
+		bashDeny = append(bashDeny, r)
+	}
+	if len(bashDeny) == 0 {
+		return rule{}, false
+	}
+	return deniedParts(bashDeny, c, 0)
+}
+
+// maxScriptDepth bounds how deeply deniedParts follows bash -c scripts.
+const maxScriptDepth = 4
+
+func deniedParts(deny []rule, c command, depth int) (rule, bool) {
+	var parts [][]string
+	crude := c.err != nil
+	for _, sc := range c.cmds {
+		if sc.opaque {
+			crude = true
+		} else if len(sc.args) > 0 {
+			parts = append(parts, sc.args)
+		}
+	}
+	if crude {
+		parts = append(parts, crudeParts(c.raw)...)
+	}
+	for _, args := range parts {
+		for _, words := range unwrap(args) {
+			for _, r := range deny {
+				if r.matchWords(words) {
+					return r, true
+				}
+			}
+			if script, ok := scriptArg(words); ok && depth < maxScriptDepth {
+				if r, ok := deniedParts(deny, analyseCommand(script), depth+1); ok {
+					return r, true
+				}
 			}
 		}
 	}
 	return rule{}, false
+}
+
+// unwrap returns args and, for a command run through a wrapper (sudo rm,
+// env X=1 rm, nice -n 5 rm, xargs rm), every tail of its arguments: which
+// of them is the wrapped command depends on the wrapper's flags, and a
+// deny rule should rather match too often than miss.
+func unwrap(args []string) [][]string {
+	out := [][]string{args}
+	if len(args) > 0 && wrapper(args[0]) {
+		for i := 1; i < len(args); i++ {
+			out = append(out, args[i:])
+		}
+	}
+	return out
+}
+
+// wrapper reports whether prog runs the command given as its arguments.
+func wrapper(prog string) bool {
+	switch prog {
+	case "sudo", "doas", "env", "command", "builtin", "exec", "nohup", "nice", "time", "xargs", "stdbuf", "timeout":
+		return true
+	}
+	return false
+}
+
+// scriptArg returns the script of eval ARGS, or of sh/bash/zsh -c SCRIPT.
+func scriptArg(args []string) (string, bool) {
+	if len(args) < 2 {
+		return "", false
+	}
+	switch args[0] {
+	case "eval":
+		return strings.Join(args[1:], " "), true
+	case "sh", "bash", "zsh", "dash", "ksh":
+		for i, a := range args[1 : len(args)-1] {
+			if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
+				return args[i+2], true
+			}
+		}
+	}
+	return "", false
 }
 
 // crudeParts splits a line that could not be parsed into candidate

@@ -24,6 +24,17 @@ const (
 // Modes lists the modes in the order a UI key cycles them.
 var Modes = []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass}
 
+// Next returns the mode after m in Modes, wrapping around; an unknown mode
+// is followed by the first.
+func (m Mode) Next() Mode {
+	for i, x := range Modes {
+		if x == m {
+			return Modes[(i+1)%len(Modes)]
+		}
+	}
+	return Modes[0]
+}
+
 // ParseMode validates a --permission-mode value.
 func ParseMode(s string) (Mode, error) {
 	for _, m := range Modes {

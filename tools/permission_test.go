@@ -26,3 +26,26 @@ func TestParseMode(t *testing.T) {
 		})
 	}
 }
+
+func TestModeNext(t *testing.T) {
+	tests := []struct{ from, want Mode }{
+		{ModeDefault, ModeAcceptEdits},
+		{ModeAcceptEdits, ModePlan},
+		{ModePlan, ModeBypass},
+		{ModeBypass, ModeDefault},
+		{Mode("bogus"), ModeDefault},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.from), func(t *testing.T) {
+			if got := tt.from.Next(); got != tt.want {
+				t.Errorf("%s.Next() = %s, want %s", tt.from, got, tt.want)
+			}
+		})
+	}
+	t.Run("policy cycles", func(t *testing.T) {
+		p := NewPolicy(ModePlan, nil, nil)
+		if got := p.CycleMode(); got != ModeBypass || p.Mode() != ModeBypass {
+			t.Errorf("CycleMode = %s, Mode = %s; want bypassPermissions", got, p.Mode())
+		}
+	})
+}

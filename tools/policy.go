@@ -72,6 +72,16 @@ func (p *Policy) SetMode(m Mode) {
 	p.mu.Unlock()
 }
 
+// CycleMode moves to the mode after the current one in Modes (wrapping
+// around) and returns it; done under one lock, so two quick key presses
+// advance twice.
+func (p *Policy) CycleMode() Mode {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = p.mode.Next()
+	return p.mode
+}
+
 // Rules returns the config's rules the policy was made with (maybe nil).
 func (p *Policy) Rules() *Rules { return p.rules }
 

@@ -272,7 +272,9 @@ func TestGrantSettlesQueuedQuestion(t *testing.T) {
 	go func() { first <- p.Check(t.Context(), Request{Tool: "bash", Command: "go test ./a"}) }()
 	<-asker.started
 	second := make(chan Verdict, 1)
-	go func() { second <- p.Check(t.Context(), Request{Tool: "bash", Command: "go test ./b", AgentID: "child-1"}) }()
+	go func() {
+		second <- p.Check(t.Context(), Request{Tool: "bash", Command: "go test ./b", AgentID: "child-1"})
+	}()
 	close(asker.release)
 	if v := <-first; !v.Allowed {
 		t.Errorf("first = %+v", v)
@@ -450,7 +452,11 @@ func TestConcurrentModeChanges(t *testing.T) {
 			for i := range 200 {
 				switch g {
 				case 0:
-					p.SetMode(Modes[i%len(Modes)])
+					if i%2 == 0 {
+						p.SetMode(Modes[i%len(Modes)])
+					} else {
+						p.CycleMode()
+					}
 				case 1:
 					if p.Check(t.Context(), Request{Tool: "bash", Command: "go test && rm -rf ~"}).Allowed {
 						denyLeaks.Add(1)

@@ -177,6 +177,11 @@ func (p *shellParser) heredocBody(d heredoc) error {
 		if !d.quoted && (strings.Contains(line, "`") || strings.Contains(line, "$(")) {
 			return p.errorf("here-document %s substitutes a command", d.delim)
 		}
+		if !d.quoted && strings.HasSuffix(line, "\\") {
+			// bash joins such a line with the next before looking for the
+			// delimiter; refuse rather than find it somewhere else.
+			return p.errorf("here-document %s continues a line", d.delim)
+		}
 		p.pos = next
 	}
 	return nil // bash runs a here-document ended by end of input

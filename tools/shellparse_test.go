@@ -164,6 +164,7 @@ func TestParseShellErrors(t *testing.T) {
 		"case":                         "case x in a) rm;; esac",
 		"unterminated in backquotes":   "echo `echo 'a`",
 		"too deep":                     strings.Repeat("$(", maxShellDepth+1) + strings.Repeat(")", maxShellDepth+1),
+		"parameters too deep":          "echo " + strings.Repeat("${", maxShellDepth+1) + strings.Repeat("}", maxShellDepth+1),
 	}
 	for name, src := range tests {
 		t.Run(name, func(t *testing.T) {

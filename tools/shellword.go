@@ -193,6 +193,11 @@ func (p *shellParser) dollar(b *strings.Builder, w *shellWord) error {
 // quotes, backslashes and substitutions inside change meaning between
 // contexts, so they are refused rather than guessed at.
 func (p *shellParser) braceParam() error {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxShellDepth {
+		return p.errorf("nesting deeper than %d", maxShellDepth)
+	}
 	for !p.eof() {
 		c := p.peek()
 		switch {
