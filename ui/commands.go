@@ -28,6 +28,8 @@ func defaultCommands() []command {
 		{name: "agents", help: "list agent definitions and where they come from", run: (*Model).cmdAgents},
 		{name: "model", args: "NAME", help: "show or set the model", run: (*Model).cmdModel},
 		{name: "cost", help: "tokens per subagent and in total", run: (*Model).cmdCost},
+		{name: "undo", help: "restore the files the last turn changed", run: (*Model).cmdUndo},
+		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},
 		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},
 	}
 }

@@ -37,7 +37,8 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "quit"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "undo", "retry", "quit"}},
+		{"/re", []string{"retry"}},
 		{"/c", []string{"clear", "cost"}},
 		{"/CO", []string{"cost"}},
 		{"/cost", []string{"cost"}},

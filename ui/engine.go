@@ -16,6 +16,15 @@ type Engine interface {
 	// Model is the main agent's model; SetModel changes it for later turns.
 	Model() string
 	SetModel(name string)
+	// Undo restores the files the last turn that changed any changed
+	// (/undo; repeated calls walk further back) and returns a summary for
+	// the user ("restored a.go, b.go; removed new.txt"), or an error such
+	// as tools.ErrNothingToUndo.
+	Undo(ctx context.Context) (string, error)
+	// Retry runs the last user turn again (/retry): the engine drops the
+	// messages that turn left behind and sends its prompt once more. It
+	// blocks like Run, and reports its progress as events like Run.
+	Retry(ctx context.Context) error
 }
 
 // AgentInfo describes one agent definition for /agents.

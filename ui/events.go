@@ -76,10 +76,30 @@ type eventPump struct {
 	in  <-chan agent.Event
 	out chan []agent.Event
 	b   batcher
+	// asks brings the Approver's requests (nil without one). They share
+	// the batches with the events, so a request never overtakes the
+	// events its agent emitted before asking.
+	asks <-chan *pendingApproval
 }
 
 func newEventPump(in <-chan agent.Event, interval time.Duration) *eventPump {
 	return &eventPump{in: in, out: make(chan []agent.Event), b: batcher{interval: interval}}
+}
+
+// drain adds every event already waiting on in, without blocking; it
+// reports false when in turned out to be closed.
+func (p *eventPump) drain(in <-chan agent.Event) bool {
+	for {
+		select {
+		case ev, ok := <-in:
+			if !ok {
+				return false
+			}
+			p.b.add(ev)
+		default:
+			return true
+		}
+	}
 }
 
 // run pumps until ctx ends or the input closes; it closes out when it
@@ -90,6 +110,8 @@ func (p *eventPump) run(ctx context.Context) {
 	timer.Stop()
 	defer timer.Stop()
 	in := p.in
+	// Without an input of its own the pump lives for the approvals alone.
+	standing := in == nil && p.asks != nil
 	for {
 		var out chan<- []agent.Event
 		var wake <-chan time.Time
@@ -101,7 +123,7 @@ func (p *eventPump) run(ctx context.Context) {
 				timer.Reset(p.b.due().Sub(now))
 				wake = timer.C
 			}
-		} else if in == nil {
+		} else if in == nil && !standing {
 			return // input closed and everything delivered
 		}
 		select {
@@ -115,6 +137,15 @@ func (p *eventPump) run(ctx context.Context) {
 				continue
 			}
 			p.b.add(ev)
+		case ask := <-p.asks:
+			// The agent emitted its tool call before asking: take it
+			// first, then hand the request over without waiting for
+			// the frame, since an agent is blocked on it.
+			if in != nil && !p.drain(in) {
+				in = nil
+			}
+			p.b.add(approvalEvent{Source: agent.Source{AgentID: ask.req.AgentID}, p: ask})
+			p.b.lastFlush = time.Time{}
 		case out <- p.b.pending:
 			p.b.take(time.Now())
 		case <-wake:

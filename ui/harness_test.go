@@ -18,6 +18,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/tools"
 )
 
 // The golden files of this package are regenerated with -update. The flag
@@ -68,6 +69,15 @@ type fakeEngine struct {
 	resets    int
 	model     string
 	release   chan error
+	undos     int
+	undoReply []undoReply // answers of successive Undo calls
+	retries   int
+}
+
+// undoReply is one answer of the fake engine's Undo.
+type undoReply struct {
+	summary string
+	err     error
 }
 
 func newFakeEngine() *fakeEngine {
@@ -110,6 +120,26 @@ func (f *fakeEngine) SetModel(name string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.model = name
+}
+
+func (f *fakeEngine) Undo(context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.undos++
+	if len(f.undoReply) == 0 {
+		return "", tools.ErrNothingToUndo
+	}
+	r := f.undoReply[0]
+	f.undoReply = f.undoReply[1:]
+	return r.summary, r.err
+}
+
+// Retry blocks like Run, recording the retry as the prompt "(retry)".
+func (f *fakeEngine) Retry(ctx context.Context) error {
+	f.mu.Lock()
+	f.retries++
+	f.mu.Unlock()
+	return f.Run(ctx, "(retry)")
 }
 
 func (f *fakeEngine) snapshot() (prompts []string, ctxs []context.Context, cancelled []string) {

@@ -35,10 +35,29 @@ type KeyMap struct {
 	Top      key.Binding
 	Bottom   key.Binding
 
+	// Approval (while a request waits and has the keyboard).
+	ApproveYes      key.Binding
+	ApproveSession  key.Binding
+	ApproveNo       key.Binding
+	ApproveFeedback key.Binding
+	ApproveEdit     key.Binding
+	ApproveLayout   key.Binding
+	ApproveUp       key.Binding
+	ApproveDown     key.Binding
+	ApprovePageUp   key.Binding
+	ApprovePageDown key.Binding
+	ApproveToInput  key.Binding
+	FeedbackSend    key.Binding
+	FeedbackBack    key.Binding
+	// FocusApproval gives the keyboard back to a waiting request.
+	FocusApproval key.Binding
+
 	// Global.
-	Cancel key.Binding
-	Quit   key.Binding
-	Help   key.Binding
+	Cancel    key.Binding
+	Quit      key.Binding
+	Help      key.Binding
+	CycleMode key.Binding
+	Retry     key.Binding
 }
 
 // DefaultKeyMap returns covey's default bindings.
@@ -69,17 +88,36 @@ func DefaultKeyMap() KeyMap {
 		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
 		Bottom:   key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "bottom")),
 
-		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn")),
-		Quit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "clear/quit")),
-		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		ApproveYes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow")),
+		ApproveSession:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow for this session")),
+		ApproveNo:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
+		ApproveFeedback: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny with feedback")),
+		ApproveEdit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
+		ApproveLayout:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "unified/side by side")),
+		ApproveUp:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll diff up")),
+		ApproveDown:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll diff down")),
+		ApprovePageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "diff page up")),
+		ApprovePageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "diff page down")),
+		ApproveToInput:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "type in the input")),
+		FeedbackSend:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
+		FeedbackBack:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the request")),
+		FocusApproval:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "answer the waiting request")),
+
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn")),
+		Quit:      key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "clear/quit")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		CycleMode: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "permission mode")),
+		Retry:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "retry last message")),
 	}
 }
 
 // ShortHelp implements help.KeyMap: the keys that matter most right now.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
+		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
+		k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
 		k.Send, k.Complete, k.Accept, k.Dismiss, k.Toggle, k.CancelChild, k.Back, k.FocusNext,
-		k.ToggleAll, k.Cancel, k.Quit, k.Help,
+		k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Help,
 	}
 }
 
@@ -89,7 +127,10 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.CancelChild, k.Back},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Cancel, k.Quit, k.Help},
+		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
+			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveToInput,
+			k.FeedbackSend, k.FeedbackBack, k.FocusApproval},
+		{k.Cancel, k.CycleMode, k.Retry, k.Quit, k.Help},
 	}
 }
 
@@ -101,11 +142,18 @@ type keyState struct {
 	running         bool // a turn is running
 	childFocused    bool // the focused block is a running subagent pane
 	historyAtEdge   bool // the input has history to walk
+	approval        bool // a waiting request has the keyboard
+	approvalPending bool // a request waits for an answer
+	feedback        bool // the denial's reason is being typed
+	editable        bool // the waiting request is a write
+	canGrant        bool // there is a policy to grant through
+	canCycle        bool // there is a policy whose mode can change
+	canRetry        bool // the last turn ended in an error
 }
 
 // apply enables exactly the bindings that make sense in s.
 func (k *KeyMap) apply(s keyState) {
-	inInput := !s.transcriptFocus
+	inInput := !s.transcriptFocus && !s.approval
 	k.Send.SetEnabled(inInput && !s.completing)
 	k.Newline.SetEnabled(inInput)
 	k.HistoryPrev.SetEnabled(inInput && !s.completing && s.historyAtEdge)
@@ -117,8 +165,9 @@ func (k *KeyMap) apply(s keyState) {
 	k.CompletePrev.SetEnabled(inInput && s.completing)
 	k.CompleteNext.SetEnabled(inInput && s.completing)
 
-	k.FocusNext.SetEnabled(!s.completing)
-	k.FocusPrev.SetEnabled(!s.completing)
+	// From the input, tab goes back to a waiting request first.
+	k.FocusNext.SetEnabled(!s.completing && !s.approval && !(inInput && s.approvalPending))
+	k.FocusPrev.SetEnabled(!s.completing && !s.approval)
 	k.Toggle.SetEnabled(s.transcriptFocus)
 	k.CancelChild.SetEnabled(s.transcriptFocus && s.childFocused)
 	k.Back.SetEnabled(s.transcriptFocus)
@@ -128,6 +177,27 @@ func (k *KeyMap) apply(s keyState) {
 	k.Top.SetEnabled(s.transcriptFocus || s.inputEmpty)
 	k.Bottom.SetEnabled(s.transcriptFocus || s.inputEmpty)
 
-	k.Cancel.SetEnabled(inInput && s.running && !s.completing)
-	k.Help.SetEnabled(s.transcriptFocus || s.inputEmpty)
+	k.PageUp.SetEnabled(!s.approval)
+	k.PageDown.SetEnabled(!s.approval)
+
+	answering := s.approval && !s.feedback
+	k.ApproveYes.SetEnabled(answering)
+	k.ApproveSession.SetEnabled(answering && s.canGrant)
+	k.ApproveNo.SetEnabled(answering)
+	k.ApproveFeedback.SetEnabled(answering)
+	k.ApproveEdit.SetEnabled(answering && s.editable)
+	k.ApproveLayout.SetEnabled(answering && s.editable)
+	k.ApproveUp.SetEnabled(answering)
+	k.ApproveDown.SetEnabled(answering)
+	k.ApprovePageUp.SetEnabled(answering)
+	k.ApprovePageDown.SetEnabled(answering)
+	k.ApproveToInput.SetEnabled(answering)
+	k.FeedbackSend.SetEnabled(s.approval && s.feedback)
+	k.FeedbackBack.SetEnabled(s.approval && s.feedback)
+	k.FocusApproval.SetEnabled(inInput && s.approvalPending && !s.completing)
+
+	k.Cancel.SetEnabled((inInput && s.running && !s.completing) || answering)
+	k.Help.SetEnabled(s.transcriptFocus || s.inputEmpty || answering)
+	k.CycleMode.SetEnabled(s.canCycle && !s.feedback)
+	k.Retry.SetEnabled(s.canRetry && !s.running && !s.feedback)
 }

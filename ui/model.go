@@ -38,6 +38,19 @@ type Options struct {
 	MarkdownStyle string
 	// InitialPrompt, when set, is sent as soon as the UI starts.
 	InitialPrompt string
+	// Approver brings the permission policy's questions to the screen;
+	// nil means nobody is asked (the policy decides alone).
+	Approver *Approver
+	// Permissions is the session's policy: its mode is shown and cycled,
+	// and "allow for this session" grants through it. Nil hides both.
+	Permissions Permissions
+	// Replay is a previous session's events, drawn before the program
+	// starts (everything finished, nothing animated), so a resumed
+	// session shows its conversation.
+	Replay []agent.Event
+	// ResumeNote, when set, is shown as a notice after the replay
+	// ("resumed session <id> (N messages)").
+	ResumeNote string
 }
 
 // Model is the root Bubble Tea model: it owns the transcript, the input,
@@ -69,6 +82,11 @@ type Model struct {
 
 	keyState keyState    // what the keys were last enabled for
 	memo     *chromeMemo // last renderings of the input, status and help
+
+	perms      Permissions
+	appr       approvals
+	lastFailed bool // the last turn ended in an error: ctrl+r retries it
+	replayed   bool // heights of the replayed blocks are still estimates
 
 	pump          *eventPump
 	ctx           context.Context
@@ -148,9 +166,17 @@ func newModel(ctx context.Context, opts Options) Model {
 	if opts.Engine != nil {
 		m.status.model = opts.Engine.Model()
 	}
-	if opts.Events != nil {
-		m.pump = newEventPump(opts.Events, frameInterval)
+	if opts.Permissions != nil {
+		m.perms = opts.Permissions
+		m.status.mode = string(opts.Permissions.Mode())
 	}
+	if opts.Events != nil || opts.Approver != nil {
+		m.pump = newEventPump(opts.Events, frameInterval)
+		if opts.Approver != nil {
+			m.pump.asks = opts.Approver.asks
+		}
+	}
+	m.replay(opts.Replay, opts.ResumeNote)
 	m.width, m.height = 80, 24
 	m.layout()
 	return m
@@ -178,6 +204,9 @@ func (m Model) Init() tea.Cmd {
 		text := m.initialPrompt
 		cmds = append(cmds, func() tea.Msg { return submitMsg{text: text} })
 	}
+	if m.replayed {
+		cmds = append(cmds, func() tea.Msg { return prewarmMsg{} })
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -201,10 +230,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		m.handleMouse(msg)
 	case eventsMsg:
-		m.handleEvents(msg.events)
+		cmd := m.handleEvents(msg.events)
 		if m.pump != nil {
-			return waitForEvents(m.pump.out)
+			return tea.Batch(cmd, waitForEvents(m.pump.out))
 		}
+		return cmd
 	case eventsClosedMsg:
 		// The engine is gone; nothing more will arrive.
 	case turnDoneMsg:
@@ -228,16 +258,29 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if !msg.ok {
 			m.notice(NoticeWarning, "subagent "+msg.agentID+" was not running")
 		}
+	case undoDoneMsg:
+		m.handleUndoDone(msg)
+	default:
+		return m.updateApproval(msg)
 	}
 	return nil
 }
 
-// handleEvents routes one batch of agent events to their blocks.
-func (m *Model) handleEvents(events []agent.Event) {
+// handleEvents routes one batch of agent events to their blocks, and the
+// approval requests among them to the approval queue.
+func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
+	var cmds []tea.Cmd
 	for _, ev := range events {
+		if a, ok := ev.(approvalEvent); ok {
+			cmds = append(cmds, m.enqueueApproval(a.p))
+			continue
+		}
 		eff := m.rt.route(ev)
-		if eff.setRetry {
-			m.status.note = eff.retry
+		if eff.retrying {
+			m.status.retryReason, m.status.retryUntil = eff.retryReason, m.clock().Add(eff.retryWait)
+		} else if !ev.From().IsChild() {
+			// Any other word from the main agent means the retry went out.
+			m.status.retryReason, m.status.retryUntil = "", time.Time{}
 		}
 		if eff.done {
 			m.status.running = false
@@ -246,6 +289,7 @@ func (m *Model) handleEvents(events []agent.Event) {
 			m.turn.errShown = true
 		}
 	}
+	return tea.Batch(cmds...)
 }
 
 // handleTurnDone ends the turn and sends the next queued message.
@@ -258,7 +302,9 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	m.turn = nil
 	m.status.running = false
 	m.status.note = ""
+	m.status.retryReason, m.status.retryUntil = "", time.Time{}
 	m.rt.finishAssistant()
+	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled))
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.notice(NoticeInfo, "turn cancelled")
@@ -288,10 +334,17 @@ func (m *Model) submit(text string) tea.Cmd {
 func (m *Model) startTurn(text string) tea.Cmd {
 	m.tr.Append(NewUserBlock(text))
 	m.tr.Bottom()
+	return m.runTurn(func(ctx context.Context, e Engine) error { return e.Run(ctx, text) })
+}
+
+// runTurn runs one turn of the engine (a new message or a retry) in a
+// command; the turn ends with its turnDoneMsg.
+func (m *Model) runTurn(run func(context.Context, Engine) error) tea.Cmd {
 	if m.engine == nil {
 		m.notice(NoticeError, "no engine configured")
 		return nil
 	}
+	m.lastFailed = false
 	m.turnSeq++
 	ctx, cancel := context.WithCancel(m.ctx)
 	id := m.turnSeq
@@ -301,7 +354,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	m.status.note = ""
 	engine := m.engine
 	return func() tea.Msg {
-		return turnDoneMsg{id: id, err: engine.Run(ctx, text)}
+		return turnDoneMsg{id: id, err: run(ctx, engine)}
 	}
 }
 
@@ -345,13 +398,21 @@ func tick(id int) tea.Cmd {
 // which keys apply.
 func (m *Model) layout() {
 	now := m.clock()
+	ab := m.appr.block
 	m.keyState = keyState{
 		transcriptFocus: m.transcriptFocus,
 		inputEmpty:      m.input.Value() == "",
-		completing:      m.comp.Open() && !m.transcriptFocus,
+		completing:      m.popupOpen(),
 		running:         m.turn != nil,
 		childFocused:    m.focusedRunningChild() != nil,
 		historyAtEdge:   m.input.HasHistory(),
+		approval:        m.appr.focus,
+		approvalPending: ab != nil,
+		feedback:        ab != nil && ab.FeedbackOpen(),
+		editable:        ab != nil && ab.Editable(),
+		canGrant:        m.perms != nil,
+		canCycle:        m.perms != nil,
+		canRetry:        m.lastFailed && m.engine != nil,
 	}
 	m.keys.apply(m.keyState)
 	m.help.Width = m.width
@@ -364,12 +425,26 @@ func (m *Model) layout() {
 	m.help.ShowAll = m.fullHelp
 
 	fixed := m.input.Height() + 1 + m.helpHeight()
-	if m.comp.Open() && !m.transcriptFocus {
+	if m.popupOpen() {
 		fixed += m.comp.Height()
+	}
+	trHeight := max(1, m.height-fixed)
+	if ab != nil {
+		v := ab.Version()
+		ab.SetRows(trHeight - approvalChrome)
+		if ab.Version() != v {
+			m.tr.Touch(ab)
+		}
 	}
 	m.tr.base.Now = now
 	m.tr.base.Frame = m.frame
-	m.tr.SetSize(m.width, max(1, m.height-fixed))
+	m.tr.SetSize(m.width, trHeight)
+}
+
+// popupOpen reports whether the command popup shows: it belongs to the
+// input, so only while the input has the focus.
+func (m *Model) popupOpen() bool {
+	return m.comp.Open() && !m.transcriptFocus && !m.appr.focus
 }
 
 func (m *Model) helpHeight() int {
@@ -395,7 +470,7 @@ func (m *Model) focusedRunningChild() *SubagentBlock {
 func (m Model) View() string {
 	var b strings.Builder
 	b.WriteString(m.tr.View())
-	if m.comp.Open() && !m.transcriptFocus {
+	if m.popupOpen() {
 		b.WriteByte('\n')
 		b.WriteString(m.comp.View())
 	}

@@ -23,9 +23,20 @@ func (m *Model) handleMouse(msg tea.MouseMsg) {
 
 // handleKey routes a key: global keys first, then the focused part.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(k, m.keys.Quit):
+	if key.Matches(k, m.keys.Quit) {
 		return m.ctrlC()
+	}
+	if m.appr.focus {
+		if cmd, handled := m.handleApprovalKey(k); handled {
+			return cmd
+		}
+	}
+	switch {
+	case key.Matches(k, m.keys.CycleMode):
+		m.cycleMode()
+		return nil
+	case key.Matches(k, m.keys.Retry):
+		return m.retry()
 	case key.Matches(k, m.keys.ToggleAll):
 		m.tr.SetAllExpanded(!m.anyExpanded())
 		return func() tea.Msg { return prewarmMsg{} }
@@ -45,7 +56,10 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.fullHelp = !m.fullHelp
 		return nil
 	}
-	if m.transcriptFocus {
+	switch {
+	case m.appr.focus:
+		return nil // the approval's keys only: typing must not reach the input
+	case m.transcriptFocus:
 		return m.handleTranscriptKey(k)
 	}
 	return m.handleInputKey(k)
@@ -101,6 +115,9 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 		}
 	}
 	switch {
+	case key.Matches(k, m.keys.FocusApproval):
+		m.focusApproval()
+		return nil
 	case key.Matches(k, m.keys.Cancel):
 		m.cancelTurn()
 		return nil
@@ -132,6 +149,10 @@ func (m *Model) sendInput() tea.Cmd {
 func (m *Model) handleTranscriptKey(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.keys.Back):
+		if m.appr.block != nil {
+			m.focusApproval()
+			return nil
+		}
 		m.focusInput()
 	case key.Matches(k, m.keys.FocusNext):
 		m.tr.MoveFocus(1)

@@ -9,9 +9,12 @@ import (
 
 // routeEffect is what one event means to the root model beyond the blocks.
 type routeEffect struct {
-	done     bool   // the main agent's run ended
-	retry    string // a note for the status bar; "" clears it
-	setRetry bool
+	done bool // the main agent's run ended
+	// retrying is set by a Retrying event of the main agent: the status
+	// bar counts retryWait down, saying retryReason.
+	retrying    bool
+	retryReason string
+	retryWait   time.Duration
 }
 
 // router sends each agent event to the block it belongs to: the main
@@ -76,6 +79,10 @@ func (r *router) route(ev agent.Event) routeEffect {
 		return routeEffect{}
 	}
 	switch e := ev.(type) {
+	case agent.UserMessage:
+		// Only a replayed session carries the user's messages as events.
+		r.finishAssistant()
+		r.t.Append(NewUserBlock(e.Text))
 	case agent.TextDelta:
 		b := r.currentAssistant()
 		b.AppendText(e.Text)
@@ -97,17 +104,19 @@ func (r *router) route(ev agent.Event) routeEffect {
 	case agent.UsageReported:
 		r.usage.Add(e.Usage)
 	case agent.Retrying:
-		note := fmt.Sprintf("retry %d in %s: %s", e.Attempt, e.Wait.Round(time.Second), e.Reason)
+		reason := oneLine(e.Reason)
+		if reason == "" {
+			reason = "request failed"
+		}
+		note := fmt.Sprintf("%s: retry %d in %s", reason, e.Attempt, waitText(e.Wait))
 		r.t.Append(NewNoticeBlock(NoticeWarning, note))
-		return routeEffect{retry: note, setRetry: true}
-	case agent.TurnFinished:
-		return routeEffect{retry: "", setRetry: true}
+		return routeEffect{retrying: true, retryReason: reason, retryWait: e.Wait}
 	case agent.ErrorEvent:
 		r.finishAssistant()
 		r.t.Append(NewNoticeBlock(NoticeError, e.Message))
 	case agent.Done:
 		r.finishAssistant()
-		return routeEffect{done: true, retry: "", setRetry: true}
+		return routeEffect{done: true}
 	case agent.ChildStarted, agent.ChildFinished:
 		// A child event without a depth is malformed; ignore it rather
 		// than guess where it belongs.

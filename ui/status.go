@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,25 @@ type statusBar struct {
 	started   time.Time
 	now       time.Time
 	frame     int
-	note      string // a retry or a hint, shown after the spinner
+	note      string // a hint, shown after the spinner
+	// retryReason and retryUntil describe a failed request of the main
+	// agent waiting to be retried; the bar counts down to retryUntil.
+	retryReason string
+	retryUntil  time.Time
+}
+
+// retryText is "rate limited, retrying in 12 s", counting down with now;
+// "" when no retry waits.
+func (s statusBar) retryText() string {
+	if s.retryReason == "" {
+		return ""
+	}
+	left := s.retryUntil.Sub(s.now)
+	if left <= 0 {
+		return s.retryReason + ", retrying now…"
+	}
+	secs := int((left + time.Second - 1) / time.Second) // round up: never "in 0 s"
+	return fmt.Sprintf("%s, retrying in %d s", s.retryReason, secs)
 }
 
 func newStatusBar(styles *theme.Styles, workspace, mode string) statusBar {
@@ -54,7 +73,7 @@ func (s *statusBar) SetSize(width int) { s.width = width }
 // memoKey is what View's output depends on.
 func (s statusBar) memoKey() statusKey {
 	k := statusKey{
-		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note,
+		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText(),
 		width: s.width, in: s.usage.InputTokens, out: s.usage.OutputTokens, running: s.running,
 	}
 	if s.running {
@@ -77,6 +96,9 @@ func (s statusBar) View() string {
 	}
 	if s.note != "" {
 		right = append(right, st.Spinner.Render(s.note))
+	}
+	if r := s.retryText(); r != "" {
+		right = append(right, st.Spinner.Render(r))
 	}
 	tokens := st.Key.Render("↑") + st.Value.Render(tokenCount(s.usage.InputTokens)) +
 		st.Key.Render(" ↓") + st.Value.Render(tokenCount(s.usage.OutputTokens))

@@ -127,6 +127,23 @@ func (t *transcript) Insert(i int, b Block) {
 	t.touched = append(t.touched, b)
 }
 
+// Remove takes b out of the transcript; it does nothing when b is absent.
+func (t *transcript) Remove(b Block) {
+	i := t.IndexOf(b)
+	if i < 0 {
+		return
+	}
+	t.entries = append(t.entries[:i], t.entries[i+1:]...)
+	delete(t.index, b)
+	delete(t.live, b)
+	if t.focused == b {
+		t.focused = nil
+	}
+	t.indexStale = true
+	t.topsStale = true
+	t.offset = min(t.offset, t.maxOffset())
+}
+
 // IndexOf returns the position of b, or -1.
 func (t *transcript) IndexOf(b Block) int {
 	if t.indexStale {

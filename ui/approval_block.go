@@ -1,0 +1,424 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/theme"
+	"covey/tools"
+)
+
+// Approval layout constants.
+const (
+	// splitMinWidth is the content width from which a diff is shown side
+	// by side unless the user chose otherwise (a 140-column terminal less
+	// the focus gutter).
+	splitMinWidth     = 140 - gutterWidth
+	approvalBar       = "┃ "
+	approvalIndent    = "  "
+	defaultDiffRows   = 20
+	minApprovalRows   = 3
+	approvalChrome    = 5 // header, scroll note, keys, waiting note, slack
+	feedbackCharLimit = 2000
+)
+
+// approvalOutcome is how a request was answered.
+type approvalOutcome uint8
+
+const (
+	outcomePending approvalOutcome = iota
+	outcomeAllowed
+	outcomeSession
+	outcomeDenied
+	outcomeEdited
+)
+
+// ApprovalBlock is a write or command waiting for the user's answer, shown
+// in the transcript where the tool call stands: what would change (the file
+// and its diff, scrollable, unified or side by side; or the command and its
+// directory) and the keys that answer it. Once answered it collapses to a
+// one-line record of the answer.
+type ApprovalBlock struct {
+	req    tools.Request
+	diff   *diffView  // nil for a command
+	split  []splitRow // the side-by-side rows, built on first use
+	grants []string   // what "allow for this session" would allow
+
+	layout  *bool // the user's choice of side by side; nil: by width
+	offset  int   // first body row shown
+	rows    int   // body rows shown at most
+	width   int   // content width of the last rendering
+	waiting int   // requests queued behind this one
+	active  bool  // the approval has the keyboard
+	note    string
+
+	feedbackOn bool
+	feedback   textinput.Model
+
+	outcome approvalOutcome
+	detail  string // the feedback or the granted rules
+
+	version uint64
+	cache   lineCache
+}
+
+// NewApprovalBlock returns the pending approval of req.
+func NewApprovalBlock(req tools.Request) *ApprovalBlock {
+	b := &ApprovalBlock{req: req, rows: defaultDiffRows}
+	if req.Tool != "bash" {
+		text := ""
+		if req.Change != nil {
+			text = req.Change.Diff
+		}
+		if strings.TrimSpace(text) == "" {
+			text = contentDiff(req.Content)
+		}
+		b.diff = newDiffView(text)
+	}
+	b.grants = tools.SessionGrantRules(req)
+	ti := textinput.New()
+	ti.Prompt = "why? › "
+	ti.Placeholder = "tell the agent what to do instead"
+	ti.CharLimit = feedbackCharLimit
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	b.feedback = ti
+	return b
+}
+
+// Request is the request the block shows.
+func (b *ApprovalBlock) Request() tools.Request { return b.req }
+
+// Pending reports whether the request still waits for an answer.
+func (b *ApprovalBlock) Pending() bool { return b.outcome == outcomePending }
+
+// Editable reports whether the request carries content the user may edit
+// before allowing it (writes do, commands do not).
+func (b *ApprovalBlock) Editable() bool { return b.req.Tool != "bash" }
+
+func (b *ApprovalBlock) touch() { b.version++ }
+
+// Version counts the block's changes; equal versions render alike.
+func (b *ApprovalBlock) Version() uint64 { return b.version }
+
+// SetActive says whether the approval has the keyboard (its keys are shown)
+// or the input has (a hint says how to come back).
+func (b *ApprovalBlock) SetActive(v bool) {
+	if b.active != v {
+		b.active = v
+		b.touch()
+	}
+}
+
+// SetRows sets how many body rows the block shows at most; longer diffs
+// scroll.
+func (b *ApprovalBlock) SetRows(n int) {
+	n = max(n, minApprovalRows)
+	if b.rows != n {
+		b.rows = n
+		b.offset = min(b.offset, b.maxOffset())
+		b.touch()
+	}
+}
+
+// SetWaiting sets how many requests wait behind this one.
+func (b *ApprovalBlock) SetWaiting(n int) {
+	if b.waiting != n {
+		b.waiting = n
+		b.touch()
+	}
+}
+
+// SetNote shows a one-line note (an editor failure) until the next answer.
+func (b *ApprovalBlock) SetNote(s string) {
+	b.note = s
+	b.touch()
+}
+
+// sideBySide reports whether the diff is drawn in two halves at width.
+func (b *ApprovalBlock) sideBySide(width int) bool {
+	if b.diff == nil {
+		return false
+	}
+	if b.layout != nil {
+		return *b.layout
+	}
+	return width >= splitMinWidth
+}
+
+// ToggleLayout switches between the unified and the side-by-side diff.
+func (b *ApprovalBlock) ToggleLayout() {
+	if b.diff == nil {
+		return
+	}
+	v := !b.sideBySide(b.width)
+	b.layout = &v
+	b.offset = 0
+	b.touch()
+}
+
+// bodyLen is the number of body rows at the last width.
+func (b *ApprovalBlock) bodyLen() int {
+	switch {
+	case b.diff == nil:
+		return len(b.commandLines(max(b.width-len(approvalBar)-len(approvalIndent), 1)))
+	case b.sideBySide(b.width):
+		return len(b.splitRows())
+	}
+	return b.diff.Len()
+}
+
+func (b *ApprovalBlock) maxOffset() int { return max(b.bodyLen()-b.rows, 0) }
+
+// ScrollBy moves the body window by delta rows.
+func (b *ApprovalBlock) ScrollBy(delta int) {
+	off := min(max(b.offset+delta, 0), b.maxOffset())
+	if off != b.offset {
+		b.offset = off
+		b.touch()
+	}
+}
+
+// PageBy moves the body window by pages (negative is up).
+func (b *ApprovalBlock) PageBy(pages int) { b.ScrollBy(pages * max(b.rows-1, 1)) }
+
+func (b *ApprovalBlock) splitRows() []splitRow {
+	if b.split == nil && b.diff != nil {
+		b.split = splitRows(b.diff)
+	}
+	return b.split
+}
+
+// StartFeedback opens the one-line input for the reason of a denial.
+func (b *ApprovalBlock) StartFeedback() tea.Cmd {
+	b.feedbackOn = true
+	b.touch()
+	return b.feedback.Focus()
+}
+
+// StopFeedback closes the input, keeping what was typed.
+func (b *ApprovalBlock) StopFeedback() {
+	b.feedbackOn = false
+	b.feedback.Blur()
+	b.touch()
+}
+
+// FeedbackOpen reports whether the denial's input is open.
+func (b *ApprovalBlock) FeedbackOpen() bool { return b.feedbackOn }
+
+// Feedback is what was typed as the reason of a denial.
+func (b *ApprovalBlock) Feedback() string { return strings.TrimSpace(b.feedback.Value()) }
+
+// Update passes a key to the feedback input while it is open.
+func (b *ApprovalBlock) Update(msg tea.Msg) (*ApprovalBlock, tea.Cmd) {
+	if !b.feedbackOn {
+		return b, nil
+	}
+	var cmd tea.Cmd
+	b.feedback, cmd = b.feedback.Update(msg)
+	b.touch()
+	return b, cmd
+}
+
+// Resolve records the answer and collapses the block to one line; detail
+// is the user's feedback or the rules a session grant recorded.
+func (b *ApprovalBlock) Resolve(o approvalOutcome, detail string) {
+	b.outcome, b.detail = o, detail
+	b.feedbackOn, b.active, b.note = false, false, ""
+	b.feedback.Blur()
+	b.touch()
+}
+
+// Focusable implements Block: the approval takes the keyboard by its own
+// keys, not by Tab.
+func (b *ApprovalBlock) Focusable() bool { return false }
+
+// Expanded implements Block.
+func (b *ApprovalBlock) Expanded() bool { return false }
+
+// SetExpanded implements Block; an approval has one form.
+func (b *ApprovalBlock) SetExpanded(bool) {}
+
+// Live implements Block: nothing in it moves with the clock.
+func (b *ApprovalBlock) Live() bool { return false }
+
+// Lines implements Block. The returned slice must not be modified.
+func (b *ApprovalBlock) Lines(ctx RenderContext) []string {
+	width := max(ctx.Width, 1)
+	if width != b.width {
+		b.width = width
+		b.offset = min(b.offset, b.maxOffset())
+	}
+	key := cacheKey{width: width, version: b.version}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	var lines []string
+	if b.outcome != outcomePending {
+		lines = []string{b.record(ctx, width)}
+	} else {
+		lines = b.pendingLines(ctx, width)
+	}
+	b.cache.put(key, lines)
+	return lines
+}
+
+// subject names the request for records: "edit_file ui/model.go".
+func (b *ApprovalBlock) subject() string {
+	if b.req.Tool == "bash" {
+		return "bash " + oneLine(b.req.Command)
+	}
+	return b.req.Tool + " " + b.req.Path
+}
+
+// record is the one line an answered request leaves.
+func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
+	st := ctx.Styles.Approval
+	var head string
+	switch b.outcome {
+	case outcomeAllowed:
+		head = st.Allowed.Render(glyphOK + " allowed")
+	case outcomeSession:
+		return fitLine(st.Allowed.Render(glyphOK+" allowed for this session: "+b.detail), width)
+	case outcomeEdited:
+		head = st.Edited.Render("✎ allowed with your edits")
+	case outcomeDenied:
+		text := glyphFailed + " denied"
+		if b.detail != "" {
+			text += ": " + oneLine(b.detail)
+		}
+		head = st.Denied.Render(text)
+	}
+	return fitLine(head+"  "+st.Hint.Render(oneLine(b.subject())), width)
+}
+
+// pendingLines is the question, the body window and the keys.
+func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
+	st := ctx.Styles
+	bar := st.Approval.Bar.Render(approvalBar)
+	inner := max(width-len(approvalBar), 1)
+	bodyWidth := max(inner-len(approvalIndent), 1)
+	var out []string
+	add := func(s string) { out = append(out, fitLine(bar+s, width)) }
+
+	add(b.header(ctx, inner))
+	total := b.bodyLen()
+	var body []string
+	switch {
+	case b.diff == nil:
+		cmd := b.commandLines(bodyWidth)
+		body = cmd[min(b.offset, len(cmd)):min(b.offset+b.rows, len(cmd))]
+		for i, l := range body {
+			body[i] = st.Approval.Target.Render(l)
+		}
+	case b.sideBySide(width):
+		body = b.diff.renderSplitWindow(b.splitRows(), b.offset, b.rows, bodyWidth, st)
+	default:
+		body = b.diff.renderWindow(b.offset, b.rows, bodyWidth, st)
+	}
+	for _, l := range body {
+		add(approvalIndent + l)
+	}
+	if b.diff != nil && total == 0 {
+		add(approvalIndent + st.Approval.Hint.Render("(empty file)"))
+	}
+	if b.req.Tool == "bash" && b.req.Dir != "" {
+		add(approvalIndent + st.Approval.Hint.Render("in "+shortenHome(b.req.Dir)))
+	}
+	if total > b.rows {
+		last := min(b.offset+b.rows, total)
+		add(approvalIndent + st.Approval.Scroll.Render(fmt.Sprintf("rows %d–%d of %d · ↑/↓ pgup/pgdn scroll", b.offset+1, last, total)))
+	}
+	if b.note != "" {
+		add(approvalIndent + st.Notice.Warning.Render(oneLine(b.note)))
+	}
+	switch {
+	case b.feedbackOn:
+		b.feedback.Width = max(bodyWidth-len(b.feedback.Prompt)-1, 1)
+		add(approvalIndent + b.feedback.View())
+		add(approvalIndent + b.keyHints(st, [][2]string{{"enter", "deny with this reason"}, {"esc", "back"}}))
+	case b.active:
+		add(approvalIndent + b.keyHints(st, b.answerHints(width)))
+	default:
+		add(approvalIndent + b.keyHints(st, [][2]string{{"tab", "answer this request"}}))
+	}
+	if b.waiting > 0 {
+		add(approvalIndent + st.Approval.Hint.Render(fmt.Sprintf("%d more waiting", b.waiting)))
+	}
+	return out
+}
+
+// header is "? Allow edit_file ui/model.go  +3 -1", after the asking
+// child's label when a child asks.
+func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
+	st := ctx.Styles
+	var s strings.Builder
+	if b.req.Agent != "" {
+		s.WriteString(st.Approval.Label.Render(oneLine(b.req.Agent)) + " ")
+	}
+	s.WriteString(st.Approval.Title.Render("? Allow " + b.req.Tool))
+	if b.req.Tool == "bash" {
+		s.WriteString(st.Approval.Title.Render(" to run this command?"))
+		return fitLine(s.String(), width)
+	}
+	s.WriteString(" " + st.Approval.Target.Render(b.req.Path))
+	if b.req.Change == nil || b.req.Change.Created {
+		s.WriteString(" " + st.Approval.Hint.Render("(new file)"))
+	}
+	added, removed := 0, 0
+	if b.req.Change != nil {
+		added, removed = b.req.Change.Added, b.req.Change.Removed
+	} else if b.diff != nil {
+		added = b.diff.Len() - 1 // all but the hunk header
+	}
+	s.WriteString("  " + st.Diff.Added.Render(fmt.Sprintf("+%d", max(added, 0))) + " " +
+		st.Diff.Removed.Render(fmt.Sprintf("-%d", removed)))
+	return fitLine(s.String(), width)
+}
+
+// commandLines is the command wrapped at width, "$ " before its first line.
+func (b *ApprovalBlock) commandLines(width int) []string {
+	var out []string
+	for i, l := range strings.Split(strings.TrimRight(b.req.Command, "\n"), "\n") {
+		p := "  "
+		if i == 0 {
+			p = "$ "
+		}
+		for j, w := range wrapText(l, max(width-2, 1)) {
+			if j > 0 {
+				p = "  "
+			}
+			out = append(out, p+w)
+		}
+	}
+	return out
+}
+
+// answerHints are the keys that answer the request, as shown in it.
+func (b *ApprovalBlock) answerHints(width int) [][2]string {
+	session := "allow for this session"
+	if len(b.grants) > 0 {
+		session += " (" + strings.Join(b.grants, ", ") + ")"
+	}
+	h := [][2]string{{"y", "allow"}, {"a", session}, {"n", "deny"}, {"d", "deny with feedback"}}
+	if b.Editable() {
+		h = append(h, [2]string{"e", "edit first"})
+		if b.sideBySide(width) {
+			h = append(h, [2]string{"t", "unified"})
+		} else {
+			h = append(h, [2]string{"t", "side by side"})
+		}
+	}
+	return append(h, [2]string{"esc", "cancel turn"})
+}
+
+func (b *ApprovalBlock) keyHints(st *theme.Styles, hints [][2]string) string {
+	parts := make([]string, len(hints))
+	for i, h := range hints {
+		parts[i] = st.Approval.Key.Render(h[0]) + " " + st.Approval.Hint.Render(h[1])
+	}
+	return strings.Join(parts, st.Approval.Hint.Render(" · "))
+}

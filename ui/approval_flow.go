@@ -1,0 +1,305 @@
+package ui
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/tools"
+)
+
+// This file holds the root model's side of the approval flow: the queue of
+// waiting requests, where each one is shown, the keys that answer it, and
+// the permission mode key.
+
+// approvals is the queue of requests waiting for the user: the one shown
+// and the ones behind it, first come first served.
+type approvals struct {
+	cur   *pendingApproval
+	block *ApprovalBlock
+	pane  *SubagentBlock // the asking child's pane, marked as waiting
+	queue []*pendingApproval
+	focus bool // the shown request has the keyboard
+}
+
+// enqueueApproval shows p, or queues it behind the one shown, and watches
+// its context so a cancelled request leaves the screen.
+func (m *Model) enqueueApproval(p *pendingApproval) tea.Cmd {
+	if p.ctx.Err() != nil {
+		p.drop()
+		return nil
+	}
+	if m.appr.cur == nil {
+		m.showApproval(p)
+	} else {
+		m.appr.queue = append(m.appr.queue, p)
+		m.appr.block.SetWaiting(len(m.appr.queue))
+		m.tr.Touch(m.appr.block)
+	}
+	return watchApproval(m.ctx, p)
+}
+
+// showApproval puts p's block where its tool call stands and gives it the
+// keyboard.
+func (m *Model) showApproval(p *pendingApproval) {
+	b := NewApprovalBlock(p.req)
+	b.SetWaiting(len(m.appr.queue))
+	m.appr.cur, m.appr.block = p, b
+	if pane, ok := m.rt.children[p.req.AgentID]; ok && p.req.AgentID != "" {
+		m.appr.pane = pane
+		pane.SetWaiting(true)
+		m.tr.Touch(pane)
+	}
+	m.tr.Insert(m.approvalPosition(p.req), b)
+	m.focusApproval()
+	m.layout()
+	m.tr.ScrollTo(b)
+}
+
+// approvalPosition is where a request is shown: under its child's pane
+// for a child (after the records of its earlier requests), else under the
+// main agent's tool call that asks, else at the end.
+func (m *Model) approvalPosition(req tools.Request) int {
+	var after Block
+	if req.AgentID != "" {
+		if pane, ok := m.rt.children[req.AgentID]; ok {
+			after = pane
+		}
+	} else {
+		after = m.askingToolBlock(req)
+	}
+	i := m.tr.IndexOf(after)
+	if after == nil || i < 0 {
+		return m.tr.Len()
+	}
+	for i+1 < m.tr.Len() {
+		next, ok := m.tr.entries[i+1].b.(*ApprovalBlock)
+		if !ok || next.Request().AgentID != req.AgentID {
+			break
+		}
+		i++
+	}
+	return i + 1
+}
+
+// askingToolBlock finds the main agent's running call that asks: the
+// newest running block of that tool with the same path or command, else the
+// newest running block of that tool. One agent's writes run one at a time,
+// so this is unambiguous where it matters.
+func (m *Model) askingToolBlock(req tools.Request) *ToolBlock {
+	var fallback *ToolBlock
+	for i := m.tr.Len() - 1; i >= 0; i-- {
+		tb, ok := m.tr.entries[i].b.(*ToolBlock)
+		if !ok || !tb.Running() || tb.Name() != req.Tool {
+			continue
+		}
+		if sameTarget(req, tb.keyArg) {
+			return tb
+		}
+		if fallback == nil {
+			fallback = tb
+		}
+	}
+	return fallback
+}
+
+// sameTarget reports whether a call's key argument names req's path or
+// command (the argument may be absolute or unclean where req's is not).
+func sameTarget(req tools.Request, arg string) bool {
+	if req.Tool == "bash" {
+		return oneLine(arg) == oneLine(req.Command)
+	}
+	if arg == "" || req.Path == "" {
+		return false
+	}
+	a := path.Clean(filepath.ToSlash(arg))
+	p := path.Clean(filepath.ToSlash(req.Path))
+	return a == p || strings.HasSuffix(a, "/"+p)
+}
+
+// focusApproval gives the keyboard to the waiting request.
+func (m *Model) focusApproval() {
+	if m.appr.block == nil {
+		return
+	}
+	m.appr.focus = true
+	m.appr.block.SetActive(true)
+	m.tr.Touch(m.appr.block)
+	m.transcriptFocus = false
+	m.tr.Blur()
+	m.input.Blur()
+}
+
+// focusInputFromApproval lets the user type while the request waits.
+func (m *Model) focusInputFromApproval() {
+	m.appr.focus = false
+	if m.appr.block != nil {
+		m.appr.block.SetActive(false)
+		m.tr.Touch(m.appr.block)
+	}
+	m.input.Focus()
+}
+
+// handleApprovalKey answers or scrolls the shown request; handled is false
+// for keys it leaves to the global bindings.
+func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
+	b := m.appr.block
+	if b == nil {
+		m.appr.focus = false
+		return nil, false
+	}
+	if b.FeedbackOpen() {
+		switch {
+		case key.Matches(k, m.keys.FeedbackSend):
+			m.deny(b.Feedback())
+		case key.Matches(k, m.keys.FeedbackBack):
+			b.StopFeedback()
+		default:
+			_, cmd = b.Update(k)
+		}
+		m.tr.Touch(b)
+		return cmd, true
+	}
+	switch {
+	case key.Matches(k, m.keys.ApproveYes):
+		m.answer(tools.Verdict{Allowed: true}, outcomeAllowed, "")
+	case key.Matches(k, m.keys.ApproveSession):
+		rules := m.perms.Grant(b.Request())
+		m.answer(tools.Verdict{Allowed: true}, outcomeSession, strings.Join(rules, ", "))
+	case key.Matches(k, m.keys.ApproveNo):
+		m.deny("")
+	case key.Matches(k, m.keys.ApproveFeedback):
+		cmd = b.StartFeedback()
+	case key.Matches(k, m.keys.ApproveEdit):
+		cmd = m.startEdit()
+	case key.Matches(k, m.keys.ApproveLayout):
+		b.ToggleLayout()
+	case key.Matches(k, m.keys.ApproveUp):
+		b.ScrollBy(-1)
+	case key.Matches(k, m.keys.ApproveDown):
+		b.ScrollBy(1)
+	case key.Matches(k, m.keys.ApprovePageUp):
+		b.PageBy(-1)
+	case key.Matches(k, m.keys.ApprovePageDown):
+		b.PageBy(1)
+	case key.Matches(k, m.keys.ApproveToInput):
+		m.focusInputFromApproval()
+	case key.Matches(k, m.keys.Cancel):
+		// The request belongs to the running turn: cancelling the turn
+		// withdraws it. With no turn of ours running, deny it instead.
+		if m.turn != nil {
+			m.cancelTurn()
+		} else {
+			m.deny("")
+		}
+	default:
+		return nil, false
+	}
+	if m.appr.block == b {
+		m.tr.Touch(b)
+	}
+	return cmd, true
+}
+
+// deny answers the shown request with a refusal carrying the user's
+// feedback, if any, for the model to read.
+func (m *Model) deny(feedback string) {
+	reason := reasonDenied
+	if feedback != "" {
+		reason = reasonFeedback + feedback
+	}
+	m.answer(tools.Verdict{Reason: reason}, outcomeDenied, feedback)
+}
+
+// answer settles the shown request, leaves its record, and shows the next.
+func (m *Model) answer(v tools.Verdict, o approvalOutcome, detail string) {
+	p, b := m.appr.cur, m.appr.block
+	if p == nil {
+		return
+	}
+	p.settle(v)
+	b.Resolve(o, detail)
+	m.tr.Touch(b)
+	m.closeCurrent()
+}
+
+// closeCurrent forgets the shown request and shows the next one still
+// waiting; with none left the keyboard goes back to the input.
+func (m *Model) closeCurrent() {
+	if m.appr.pane != nil {
+		m.appr.pane.SetWaiting(false)
+		m.tr.Touch(m.appr.pane)
+	}
+	hadFocus := m.appr.focus
+	m.appr.cur, m.appr.block, m.appr.pane, m.appr.focus = nil, nil, nil, false
+	for len(m.appr.queue) > 0 {
+		p := m.appr.queue[0]
+		m.appr.queue = m.appr.queue[1:]
+		if p.done || p.ctx.Err() != nil {
+			p.drop()
+			continue
+		}
+		m.showApproval(p)
+		return
+	}
+	if hadFocus && !m.transcriptFocus {
+		m.input.Focus()
+	}
+}
+
+// approvalGone takes a request whose context ended off the screen.
+func (m *Model) approvalGone(id int64) {
+	if p := m.appr.cur; p != nil && p.id == id {
+		p.drop()
+		m.tr.Remove(m.appr.block)
+		m.closeCurrent()
+		return
+	}
+	for i, p := range m.appr.queue {
+		if p.id == id {
+			p.drop()
+			m.appr.queue = append(m.appr.queue[:i], m.appr.queue[i+1:]...)
+			if m.appr.block != nil {
+				m.appr.block.SetWaiting(len(m.appr.queue))
+				m.tr.Touch(m.appr.block)
+			}
+			return
+		}
+	}
+}
+
+// updateApproval handles the approval flow's own messages.
+func (m *Model) updateApproval(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case approvalGoneMsg:
+		m.approvalGone(msg.id)
+	case editReadyMsg:
+		return m.handleEditReady(msg)
+	case editorExitedMsg:
+		return readEdit(msg)
+	case editResultMsg:
+		m.handleEditResult(msg)
+	}
+	return nil
+}
+
+// cycleMode moves the permission mode to the next one (default,
+// acceptEdits, plan, bypassPermissions, default…).
+func (m *Model) cycleMode() {
+	if m.perms == nil {
+		return
+	}
+	cur := m.perms.Mode()
+	next := tools.Modes[0]
+	for i, md := range tools.Modes {
+		if md == cur {
+			next = tools.Modes[(i+1)%len(tools.Modes)]
+			break
+		}
+	}
+	m.perms.SetMode(next)
+	m.status.mode = string(next)
+}

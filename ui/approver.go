@@ -1,0 +1,136 @@
+package ui
+
+import (
+	"context"
+	"sync/atomic"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+	"covey/tools"
+)
+
+// Verdict reasons the approval flow gives the model.
+const (
+	reasonCancelled = "cancelled by the user"
+	reasonDenied    = "the user denied this; ask what they would like instead"
+	reasonFeedback  = "the user denied this: "
+)
+
+// Permissions is the session's permission policy as the TUI sees it: the
+// mode it shows and cycles, and the grants "allow for this session" makes.
+// *tools.Policy satisfies it.
+type Permissions interface {
+	// Mode returns the current permission mode.
+	Mode() tools.Mode
+	// SetMode changes the mode for every request decided from now on.
+	SetMode(tools.Mode)
+	// Grant allows requests like req for the rest of the session and
+	// returns the rules it recorded, as the UI shows them.
+	Grant(tools.Request) []string
+}
+
+// Approver is the TUI's tools.Asker: Ask hands each request to the running
+// TUI, which shows it inline where the tool call stands and answers it from
+// the user's keys. Requests are shown one at a time, first come first
+// served. An Approver serves one TUI; give it to the policy and to
+// Options.Approver.
+type Approver struct {
+	asks chan *pendingApproval
+	seq  atomic.Int64
+}
+
+// NewApprover returns an Approver with nobody listening yet; Ask waits for
+// the TUI (or for its context to end).
+func NewApprover() *Approver {
+	return &Approver{asks: make(chan *pendingApproval)}
+}
+
+// pendingApproval is one Ask waiting for the user. The UI answers it by
+// sending exactly one Verdict on answer (buffered, so answering never
+// blocks the UI even when Ask has already given up) and closing settled,
+// which releases the command watching ctx.
+type pendingApproval struct {
+	id      int64
+	req     tools.Request
+	ctx     context.Context
+	answer  chan tools.Verdict
+	settled chan struct{}
+	done    bool // set by the UI goroutine once answered or gone
+}
+
+// Ask implements tools.Asker. It blocks until the user answers or ctx ends;
+// an ended ctx gives Verdict{Reason: "cancelled by the user"} at once, and
+// the TUI then takes the request off the screen.
+func (a *Approver) Ask(ctx context.Context, req tools.Request) tools.Verdict {
+	if ctx.Err() != nil {
+		return tools.Verdict{Reason: reasonCancelled}
+	}
+	p := &pendingApproval{
+		id:      a.seq.Add(1),
+		req:     req,
+		ctx:     ctx,
+		answer:  make(chan tools.Verdict, 1),
+		settled: make(chan struct{}),
+	}
+	select {
+	case a.asks <- p:
+	case <-ctx.Done():
+		return tools.Verdict{Reason: reasonCancelled}
+	}
+	select {
+	case v := <-p.answer:
+		return v
+	case <-ctx.Done():
+		return tools.Verdict{Reason: reasonCancelled}
+	}
+}
+
+// settle answers p once; later calls do nothing. It runs on the UI
+// goroutine only.
+func (p *pendingApproval) settle(v tools.Verdict) {
+	if p.done {
+		return
+	}
+	p.done = true
+	p.answer <- v
+	close(p.settled)
+}
+
+// drop marks p as gone without an answer (its context ended).
+func (p *pendingApproval) drop() {
+	if p.done {
+		return
+	}
+	p.done = true
+	close(p.settled)
+}
+
+// approvalEvent carries a request through the event pump, so it reaches
+// the UI after every event its agent emitted before asking (the tool call's
+// ToolStarted above all, under which the request is shown).
+type approvalEvent struct {
+	agent.Source
+	p *pendingApproval
+}
+
+// Kind implements agent.Event; the event never leaves the UI.
+func (approvalEvent) Kind() string { return "approval" }
+
+// approvalGoneMsg reports that the context of request id ended before the
+// user answered.
+type approvalGoneMsg struct{ id int64 }
+
+// watchApproval is the command that reports p's context ending, and ends
+// quietly once the user answered p or the UI stops.
+func watchApproval(ui context.Context, p *pendingApproval) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-p.ctx.Done():
+			return approvalGoneMsg{id: p.id}
+		case <-p.settled:
+		case <-ui.Done():
+		}
+		return nil
+	}
+}

@@ -1,0 +1,48 @@
+package ui
+
+import (
+	"covey/agent"
+	"covey/tools"
+)
+
+// interruptedNote is what a call left running by a replayed session shows.
+const interruptedNote = "interrupted: covey stopped before this call finished"
+
+// replay draws a previous session's events before the program starts:
+// they go through the router as live events would, then anything the
+// session left running is closed, so nothing animates. The heights of the
+// replayed blocks are left as estimates: the first frames measure what is
+// on screen and prewarm the rest, instead of drawing a long session whole
+// before the first frame.
+func (m *Model) replay(events []agent.Event, note string) {
+	if len(events) == 0 && note == "" {
+		return
+	}
+	for _, ev := range events {
+		m.rt.route(ev)
+	}
+	m.rt.closeAll()
+	if note != "" {
+		m.notice(NoticeInfo, note)
+	}
+	m.tr.touched = m.tr.touched[:0]
+	m.tr.topsStale = true
+	m.replayed = true
+}
+
+// closeAll finishes every block still running: the answer, the main
+// agent's tool calls and the children's panes (marked cancelled).
+func (r *router) closeAll() {
+	r.finishAssistant()
+	for id, b := range r.tools {
+		if b.Running() {
+			b.Finish(agent.ToolFinished{Source: agent.Source{AgentID: agent.MainAgentID}, CallID: id, Name: b.Name(),
+				Result: tools.Result{Content: interruptedNote, IsError: true, Summary: "interrupted"}})
+		}
+	}
+	for _, b := range r.order {
+		if b.Running() {
+			b.Apply(agent.ChildFinished{Source: b.src, Reason: agent.StopCancelled})
+		}
+	}
+}
