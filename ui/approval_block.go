@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"covey/theme"
 	"covey/tools"
@@ -304,6 +305,9 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	var out []string
 	add := func(s string) { out = append(out, fitLine(bar+s, width)) }
 
+	if b.req.Agent != "" {
+		add(st.Approval.Label.Render(oneLine(b.req.Agent)) + st.Approval.Hint.Render(" asks:"))
+	}
 	add(b.header(ctx, inner))
 	total := b.bodyLen()
 	var body []string
@@ -335,15 +339,17 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	if b.note != "" {
 		add(approvalIndent + st.Notice.Warning.Render(oneLine(b.note)))
 	}
+	hints := [][2]string{{"tab", "answer this request"}}
 	switch {
 	case b.feedbackOn:
 		b.feedback.Width = max(bodyWidth-len(b.feedback.Prompt)-1, 1)
 		add(approvalIndent + b.feedback.View())
-		add(approvalIndent + b.keyHints(st, [][2]string{{"enter", "deny with this reason"}, {"esc", "back"}}))
+		hints = [][2]string{{"enter", "deny with this reason"}, {"esc", "back"}}
 	case b.active:
-		add(approvalIndent + b.keyHints(st, b.answerHints(width)))
-	default:
-		add(approvalIndent + b.keyHints(st, [][2]string{{"tab", "answer this request"}}))
+		hints = b.answerHints(width)
+	}
+	for _, l := range keyHints(st, hints, bodyWidth) {
+		add(approvalIndent + l)
 	}
 	if b.waiting > 0 {
 		add(approvalIndent + st.Approval.Hint.Render(fmt.Sprintf("%d more waiting", b.waiting)))
@@ -351,14 +357,10 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	return out
 }
 
-// header is "? Allow edit_file ui/model.go  +3 -1", after the asking
-// child's label when a child asks.
+// header is "? Allow edit_file ui/model.go  +3 -1".
 func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
 	st := ctx.Styles
 	var s strings.Builder
-	if b.req.Agent != "" {
-		s.WriteString(st.Approval.Label.Render(oneLine(b.req.Agent)) + " ")
-	}
 	s.WriteString(st.Approval.Title.Render("? Allow " + b.req.Tool))
 	if b.req.Tool == "bash" {
 		s.WriteString(st.Approval.Title.Render(" to run this command?"))
@@ -415,10 +417,29 @@ func (b *ApprovalBlock) answerHints(width int) [][2]string {
 	return append(h, [2]string{"esc", "cancel turn"})
 }
 
-func (b *ApprovalBlock) keyHints(st *theme.Styles, hints [][2]string) string {
-	parts := make([]string, len(hints))
-	for i, h := range hints {
-		parts[i] = st.Approval.Key.Render(h[0]) + " " + st.Approval.Hint.Render(h[1])
+// keyHints draws "y allow · n deny · …", wrapped between hints to width.
+func keyHints(st *theme.Styles, hints [][2]string, width int) []string {
+	sep := st.Approval.Hint.Render(" · ")
+	var out []string
+	var cur strings.Builder
+	curW := 0
+	for _, h := range hints {
+		part := st.Approval.Key.Render(h[0]) + " " + st.Approval.Hint.Render(h[1])
+		w := ansi.StringWidth(h[0]) + 1 + ansi.StringWidth(h[1])
+		if curW > 0 && curW+3+w > width {
+			out = append(out, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		if curW > 0 {
+			cur.WriteString(sep)
+			curW += 3
+		}
+		cur.WriteString(part)
+		curW += w
 	}
-	return strings.Join(parts, st.Approval.Hint.Render(" · "))
+	if curW > 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }

@@ -1,0 +1,271 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/theme"
+	"covey/tools"
+)
+
+// approvalOld and approvalNew are a small Go file before and after an edit.
+const approvalOld = `package handlers
+
+import "net/http"
+
+// Health answers the load balancer.
+func Health(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusOK)
+}
+
+// Version reports the build.
+func Version(w http.ResponseWriter, r *http.Request) {
+	w.Write([]byte("dev"))
+}
+`
+
+const approvalNew = `package handlers
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Health answers the load balancer.
+func Health(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Version reports the build.
+func Version(w http.ResponseWriter, r *http.Request) {
+	fmt.Fprintf(w, "%s\n", build)
+}
+`
+
+// editRequest is an edit_file request changing old into new.
+func editRequest(path, old, new string) tools.Request {
+	diff, added, removed := tools.UnifiedDiff(path, old, new)
+	return tools.Request{Tool: "edit_file", Path: path, Content: new,
+		Change: &tools.FileChange{Path: path, Diff: diff, Added: added, Removed: removed}}
+}
+
+// writeRequest is a write_file request creating path with content.
+func writeRequest(path, content string) tools.Request {
+	diff, added, removed := tools.UnifiedDiff(path, "", content)
+	return tools.Request{Tool: "write_file", Path: path, Content: content,
+		Change: &tools.FileChange{Path: path, Created: true, Diff: diff, Added: added, Removed: removed}}
+}
+
+func bashRequest(cmd string) tools.Request {
+	return tools.Request{Tool: "bash", Command: cmd, Dir: "/work/project"}
+}
+
+func approvalCtx(width int) RenderContext {
+	th := theme.New(theme.ModeDark, true, false)
+	return RenderContext{Width: width, Styles: &th.Styles}
+}
+
+func TestApprovalGolden(t *testing.T) {
+	child := editRequest("internal/handlers/health.go", approvalOld, approvalNew)
+	child.Agent, child.AgentID = "[general-purpose] update handlers", "c1"
+	tests := []struct {
+		name   string
+		req    tools.Request
+		width  int
+		active bool
+		setup  func(b *ApprovalBlock)
+	}{
+		{name: "edit", req: editRequest("internal/handlers/health.go", approvalOld, approvalNew), width: 100, active: true},
+		{name: "write_new_file", req: writeRequest("docs/RUNBOOK.md", "# Runbook\n\n1. Page the on-call.\n2. Check the dashboard.\n"), width: 100, active: true},
+		{name: "bash", req: bashRequest("go test ./... && go vet ./..."), width: 100, active: true},
+		{name: "side_by_side", req: editRequest("internal/handlers/health.go", approvalOld, approvalNew), width: 160, active: true},
+		{name: "child_waiting_input_focused", req: child, width: 100, active: false,
+			setup: func(b *ApprovalBlock) { b.SetWaiting(1) }},
+		{name: "scrolled", req: writeRequest("data.txt", numberedLines(40)), width: 100, active: true,
+			setup: func(b *ApprovalBlock) { b.SetRows(8); b.ScrollBy(5) }},
+		{name: "feedback", req: bashRequest("rm -rf build"), width: 100, active: true,
+			setup: func(b *ApprovalBlock) {
+				b.StartFeedback()
+				b.feedback.SetValue("use make clean")
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewApprovalBlock(tt.req)
+			b.SetActive(tt.active)
+			b.Lines(approvalCtx(tt.width)) // learn the width, as the transcript does
+			if tt.setup != nil {
+				tt.setup(b)
+			}
+			lines := b.Lines(approvalCtx(tt.width))
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > tt.width {
+					t.Errorf("line %d is %d cells wide, more than %d", i, w, tt.width)
+				}
+			}
+			checkGolden(t, tt.name, ansi.Strip(strings.Join(lines, "\n"))+"\n")
+		})
+	}
+}
+
+func numberedLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func TestApprovalRecord(t *testing.T) {
+	tests := []struct {
+		name    string
+		req     tools.Request
+		outcome approvalOutcome
+		detail  string
+		want    string
+	}{
+		{"allowed", editRequest("a.go", "a\n", "b\n"), outcomeAllowed, "", "✓ allowed  edit_file a.go"},
+		{"session", editRequest("docs/x.md", "a\n", "b\n"), outcomeSession, "edit_file(docs/x.md)",
+			"✓ allowed for this session: edit_file(docs/x.md)"},
+		{"denied", bashRequest("make deploy"), outcomeDenied, "", "✗ denied  bash make deploy"},
+		{"denied with feedback", bashRequest("make deploy"), outcomeDenied, "not on a Friday",
+			"✗ denied: not on a Friday  bash make deploy"},
+		{"edited", writeRequest("n.txt", "x\n"), outcomeEdited, "", "✎ allowed with your edits  write_file n.txt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewApprovalBlock(tt.req)
+			b.Resolve(tt.outcome, tt.detail)
+			lines := b.Lines(approvalCtx(100))
+			if len(lines) != 1 {
+				t.Fatalf("%d lines, want a one-line record", len(lines))
+			}
+			if got := ansi.Strip(lines[0]); got != tt.want {
+				t.Errorf("record %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestApprovalScrollAndLayout(t *testing.T) {
+	b := NewApprovalBlock(writeRequest("data.txt", numberedLines(50)))
+	b.SetActive(true)
+	b.SetRows(10)
+	ctx := approvalCtx(100)
+	b.Lines(ctx)
+	// 50 added lines and the hunk header.
+	steps := []struct {
+		name string
+		do   func()
+		want int
+	}{
+		{"down one", func() { b.ScrollBy(1) }, 1},
+		{"page down", func() { b.PageBy(1) }, 10},
+		{"past the end stops at the last window", func() { b.PageBy(100) }, 41},
+		{"up past the top stops at 0", func() { b.ScrollBy(-100) }, 0},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			s.do()
+			if b.offset != s.want {
+				t.Errorf("offset %d, want %d", b.offset, s.want)
+			}
+		})
+	}
+	t.Run("the window shows the rows at the offset", func(t *testing.T) {
+		b.ScrollBy(20)
+		text := ansi.Strip(strings.Join(b.Lines(ctx), "\n"))
+		if !strings.Contains(text, "line 20") || strings.Contains(text, "line 19\n") || strings.Contains(text, "line 30") {
+			t.Errorf("window at 20 shows:\n%s", text)
+		}
+		if !strings.Contains(text, "rows 21–30 of 51") {
+			t.Errorf("no position note in:\n%s", text)
+		}
+	})
+	t.Run("t toggles side by side and back, from the top", func(t *testing.T) {
+		if b.sideBySide(100) {
+			t.Fatal("side by side at 100 columns by default")
+		}
+		b.ToggleLayout()
+		if !b.sideBySide(100) || b.offset != 0 {
+			t.Errorf("after t: side by side %v, offset %d", b.sideBySide(100), b.offset)
+		}
+		text := ansi.Strip(strings.Join(b.Lines(ctx), "\n"))
+		if !strings.Contains(text, "│") {
+			t.Errorf("no separator in the side-by-side form:\n%s", text)
+		}
+		b.ToggleLayout()
+		if b.sideBySide(100) {
+			t.Error("second t did not go back to unified")
+		}
+	})
+	t.Run("wide terminals start side by side", func(t *testing.T) {
+		w := NewApprovalBlock(editRequest("a.go", approvalOld, approvalNew))
+		if !w.sideBySide(splitMinWidth) || w.sideBySide(splitMinWidth-1) {
+			t.Errorf("split at %d: %v, at %d: %v", splitMinWidth, w.sideBySide(splitMinWidth), splitMinWidth-1, w.sideBySide(splitMinWidth-1))
+		}
+	})
+	t.Run("a command has no layout to toggle", func(t *testing.T) {
+		c := NewApprovalBlock(bashRequest("ls"))
+		c.ToggleLayout()
+		if c.sideBySide(200) || c.Editable() {
+			t.Error("a command is drawn as a diff or offered for editing")
+		}
+	})
+}
+
+func TestSplitRows(t *testing.T) {
+	d := newDiffView("@@ -1,4 +1,4 @@\n a\n-b\n-c\n+B\n d\n+e\n")
+	rows := splitRows(d)
+	type pair struct{ left, right string }
+	var got []pair
+	for _, r := range rows {
+		p := pair{"-", "-"}
+		if r.full != nil {
+			p = pair{"@@", "@@"}
+		}
+		if r.left != nil {
+			p.left = r.left.text
+		}
+		if r.right != nil {
+			p.right = r.right.text
+		}
+		got = append(got, p)
+	}
+	want := []pair{{"@@", "@@"}, {"a", "a"}, {"b", "B"}, {"c", "-"}, {"d", "d"}, {"-", "e"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+}
+
+func TestContentDiff(t *testing.T) {
+	tests := map[string]struct {
+		content string
+		lines   int
+	}{
+		"empty":              {"", 0},
+		"one line":           {"x", 2},
+		"trailing newline":   {"a\nb\n", 3},
+		"no trailing":        {"a\nb", 3},
+		"blank lines inside": {"a\n\nb\n", 4},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := newDiffView(contentDiff(tt.content)).Len(); got != tt.lines {
+				t.Errorf("%d diff lines, want %d", got, tt.lines)
+			}
+		})
+	}
+	t.Run("a write without a FileChange shows its content", func(t *testing.T) {
+		b := NewApprovalBlock(tools.Request{Tool: "write_file", Path: "x.txt", Content: "hello\nworld\n"})
+		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(80)), "\n"))
+		for _, want := range []string{"x.txt (new file)", "+2 -0", "+hello", "+world"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("missing %q in:\n%s", want, text)
+			}
+		}
+	})
+}
