@@ -27,6 +27,7 @@ func (p *shellParser) word() (shellWord, error) {
 	start := p.pos
 	var b strings.Builder
 	var w shellWord
+loop:
 	for !p.eof() {
 		c := p.peek()
 		switch {
@@ -39,13 +40,13 @@ func (p *shellParser) word() (shellWord, error) {
 			b.WriteString(p.src[from:p.pos])
 			w.dynamic = true
 		case isMeta(c):
-			goto done
+			break loop
 		case c == '\\':
-			w.quoted = true
 			if p.peekAt(1) == '\n' {
-				p.pos += 2
+				p.pos += 2 // a line continuation, not a quote
 				continue
 			}
+			w.quoted = true
 			p.pos++
 			if !p.eof() {
 				b.WriteByte(p.peek())
@@ -89,7 +90,6 @@ func (p *shellParser) word() (shellWord, error) {
 			p.pos++
 		}
 	}
-done:
 	w.raw = p.src[start:p.pos]
 	w.text = b.String()
 	return w, nil
