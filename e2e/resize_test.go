@@ -26,7 +26,7 @@ func TestTUIResize(t *testing.T) {
 	}
 	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
 		spawn("Two explorers, then a resize.", children...),
-		{Text: "E2E resize answer."},
+		{Text: "E2E resize answer.", ChunkSize: 100}, // one delta, see TestTUIStreamedAnswerIsOneBlock
 	}})
 	for _, c := range children {
 		srv.Add(c.conversation())

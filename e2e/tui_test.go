@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func TestTUIScripted(t *testing.T) {
 	}}
 	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
 		spawn("Sending three explorers.", alpha, beta, gamma),
-		{Text: "E2E final answer: the greeting lives in greet.go."},
+		{Text: "E2E final answer: the greeting lives in greet.go.", ChunkSize: 100}, // one delta, see TestTUIStreamedAnswerIsOneBlock
 	}})
 	for _, c := range []child{alpha, beta, gamma} {
 		srv.Add(c.conversation())
@@ -140,4 +141,36 @@ func lastRequest(t *testing.T, srv *scripted.Server, conversation string) script
 		t.Fatalf("no request of conversation %q in the journal", conversation)
 	}
 	return *last
+}
+
+// TestTUIStreamedAnswerIsOneBlock streams answers in small chunks, the
+// way real models do, and expects each on screen as one paragraph. The
+// engine's Run returns right after the last chunk while the event pump may
+// still hold that chunk for the next frame; the end of the turn must not
+// split the answer into two blocks at a chunk boundary. Whether the race
+// shows depends on scheduling, so the test asks several times.
+func TestTUIStreamedAnswerIsOneBlock(t *testing.T) {
+	t.Parallel()
+	tm, srv, _ := startScripted(t)
+	const asks = 12
+	answer := func(n int) string {
+		return fmt.Sprintf("E2E answer %02d: every word of this sentence belongs to one paragraph, number %02d.", n, n)
+	}
+	turns := make([]scripted.Turn, asks)
+	for i := range turns {
+		turns[i] = scripted.Turn{Text: answer(i + 1), ChunkSize: 4}
+	}
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: turns})
+	for n := 1; n <= asks; n++ {
+		tm.submit(fmt.Sprintf("ask %02d", n))
+		last := fmt.Sprintf("number %02d.", n)
+		// The turn is over once the help line stops offering to cancel it.
+		s := tm.waitFor("answer "+last+" and the end of its turn", waitLong, func(s string) bool {
+			return strings.Contains(s, last) && !strings.Contains(s, "esc cancel turn")
+		})
+		if !strings.Contains(s, answer(n)) {
+			t.Fatalf("ask %d: the streamed answer is not on one line: the end of the turn split it into two blocks:\n%s", n, frame(s))
+		}
+	}
+	tm.quitAndCheck(helpLine)
 }
