@@ -17,7 +17,7 @@ import (
 // runHeadless runs one prompt without the TUI: the answer on stdout,
 // progress on stderr (text), or JSON for scripts.
 func runHeadless(ctx context.Context, opts options, prompt string, stdout, stderr io.Writer) int {
-	s, err := openSession(opts, func(mode tools.Mode) tools.Gate { return tools.HeadlessGate{Mode: mode} })
+	s, err := openSession(opts, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage
@@ -39,7 +39,7 @@ func runHeadless(ctx context.Context, opts options, prompt string, stdout, stder
 
 // openSession loads config, resolves the endpoint and builds a session in
 // the current directory.
-func openSession(opts options, gate func(tools.Mode) tools.Gate) (*session, error) {
+func openSession(opts options, asker tools.Asker) (*session, error) {
 	root, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func openSession(opts options, gate func(tools.Mode) tools.Gate) (*session, erro
 	if err != nil {
 		return nil, err
 	}
-	return newSession(root, cfg, opts, sessionDeps{endpoint: ep, gate: gate, record: true})
+	return newSession(root, cfg, opts, sessionDeps{endpoint: ep, asker: asker, record: true})
 }
 
 // headlessOutput renders events for one output format.

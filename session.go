@@ -32,6 +32,7 @@ type session struct {
 
 	log     *debugLog
 	rec     *recording // nil for the demo
+	policy  *tools.Policy
 	locks   *tools.FileLocks
 	events  chan agent.Event
 	main    *agent.Agent
@@ -49,7 +50,9 @@ type sessionDeps struct {
 	endpoint Endpoint
 	// provider, when set, serves every profile (the demo's scripted model).
 	provider agent.Provider
-	gate     func(mode tools.Mode) tools.Gate
+	// asker answers permission questions (the TUI's approvals); nil
+	// refuses what would need asking, with a note on how to allow it.
+	asker tools.Asker
 	// record keeps a session file (and undo log); the demo keeps none.
 	record bool
 }
@@ -80,7 +83,13 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 			return nil, err
 		}
 	}
-	gate := deps.gate(mode)
+	rules, err := tools.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
+	if err != nil {
+		return nil, fmt.Errorf("config permissions: %w", err)
+	}
+	s.policy = tools.NewPolicy(mode, rules, deps.asker)
+	s.policy.SetWorkspace(ws.Root)
+	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
 	s.manager = subagent.NewManager(subagent.Config{
@@ -92,8 +101,9 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		MaxTurns:    cfg.Subagents.MaxTurns,
 		Timeout:     cfg.Subagents.Timeout,
 		ReadOnly:    mode == tools.ModePlan,
+		AllowRead:   s.policy.AllowRead,
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog()}
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead}
 	reg := tools.NewRegistry()
 	for _, t := range tools.Builtins(env) {
 		if mode != tools.ModePlan || t.ReadOnly() {

@@ -24,15 +24,15 @@ func runTUI(ctx context.Context, opts options, stderr io.Writer) int {
 		s   *session
 		err error
 	)
-	gate := func(mode tools.Mode) tools.Gate { return tools.HeadlessGate{Mode: mode} }
+	var asker tools.Asker // the TUI's approvals: wired with the approval view
 	if opts.demo {
 		var stop func()
-		s, stop, err = openDemoSession(opts, gate)
+		s, stop, err = openDemoSession(opts, asker)
 		if stop != nil {
 			defer stop()
 		}
 	} else {
-		s, err = openSession(opts, gate)
+		s, err = openSession(opts, asker)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -96,7 +96,7 @@ func chooseTheme(name string) (*theme.Theme, string, error) {
 
 // openDemoSession starts the embedded scripted model on loopback and a
 // session that talks to it.
-func openDemoSession(opts options, gate func(tools.Mode) tools.Gate) (*session, func(), error) {
+func openDemoSession(opts options, asker tools.Asker) (*session, func(), error) {
 	srv := scripted.New()
 	for _, c := range demoConversations() {
 		srv.Add(c)
@@ -113,7 +113,7 @@ func openDemoSession(opts options, gate func(tools.Mode) tools.Gate) (*session, 
 	ep := Endpoint{Name: "demo", BaseURL: srv.URL(), Model: demoModel}
 	prov := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, HTTPClient: &http.Client{}})
 	// The demo ignores the user's config files: it must work anywhere.
-	s, err := newSession(root, Config{}, opts, sessionDeps{endpoint: ep, provider: prov, gate: gate})
+	s, err := newSession(root, Config{}, opts, sessionDeps{endpoint: ep, provider: prov, asker: asker})
 	if err != nil {
 		srv.Close()
 		return nil, nil, err

@@ -178,6 +178,7 @@ func (c *child) tools() *tools.Registry {
 		Gate:         c.gate(),
 		AllowedPaths: c.def.AllowedPaths,
 		Todos:        tools.NewTodoList(),
+		AllowRead:    c.m.cfg.AllowRead,
 	}
 	base := append(slices.Clone(tools.BaseToolNames), agentdefs.ToolTask)
 	allowed := agentdefs.EffectiveTools(c.def, base)

@@ -52,6 +52,8 @@ type Config struct {
 	ResultCap int
 	// ReadOnly limits every child to read-only tools (plan mode).
 	ReadOnly bool
+	// AllowRead decides reads outside the workspace (see tools.Env).
+	AllowRead func(abs string) bool
 }
 
 // Errors that end a child early, as context causes.

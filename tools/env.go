@@ -23,6 +23,20 @@ type Env struct {
 	// Undo keeps each file's content before a turn first changes it, for
 	// /undo. Nil keeps nothing.
 	Undo *UndoLog
+	// AllowRead decides whether a path outside the workspace may be read
+	// (Policy.AllowRead: a read_file rule or bypass). Nil allows every read.
+	AllowRead func(abs string) bool
+}
+
+// resolveRead resolves p for reading: anything inside the workspace, and
+// outside only what AllowRead permits.
+func (e *Env) resolveRead(tool, p string) (string, *Result) {
+	abs := e.WS.Resolve(p)
+	if e.AllowRead == nil || e.WS.Contains(abs) || e.AllowRead(abs) {
+		return abs, nil
+	}
+	r := Errorf("%s: %s is outside the workspace, and reading there needs permission: add a rule such as \"read_file(%s)\" to permissions.allow in .covey/config.yaml", tool, p, abs)
+	return "", &r
 }
 
 // Gate is the permission check that every write and command passes first.

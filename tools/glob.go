@@ -66,7 +66,10 @@ func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	if dir == "" {
 		dir = "."
 	}
-	abs := t.env.WS.Resolve(dir)
+	abs, refused := t.env.resolveRead(t.Name(), dir)
+	if refused != nil {
+		return *refused
+	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -128,7 +128,10 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 // jobs lists the files to search under dir (or dir itself when it is a
 // file), filtered by the glob.
 func (t *grepTool) jobs(ctx context.Context, dir string, filter *globFilter) ([]fileJob, error) {
-	abs := t.env.WS.Resolve(dir)
+	abs, refused := t.env.resolveRead(t.Name(), dir)
+	if refused != nil {
+		return nil, errors.New(strings.TrimPrefix(refused.Content, "Error: grep: "))
+	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

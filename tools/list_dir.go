@@ -53,7 +53,10 @@ func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
 	if shown == "" {
 		shown = "."
 	}
-	abs := t.env.WS.Resolve(shown)
+	abs, refused := t.env.resolveRead(t.Name(), shown)
+	if refused != nil {
+		return *refused
+	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

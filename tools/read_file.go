@@ -84,7 +84,10 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return Errorf("read %s: %v", args.Path, err)
 	}
-	abs := t.env.WS.Resolve(args.Path)
+	abs, refused := t.env.resolveRead(t.Name(), args.Path)
+	if refused != nil {
+		return *refused
+	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +105,46 @@ func TestUndoSaveFailureBlocksTheWrite(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws.Root, "x.txt")); err == nil {
 		t.Fatal("the file was written although it could not be undone")
+	}
+}
+
+func TestReadsOutsideTheWorkspaceNeedARule(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	ws, _ := NewWorkspace(root)
+	secret := filepath.Join(outside, "notes.txt")
+	if err := os.WriteFile(secret, []byte("private\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "in.txt"), []byte("inside\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{}
+	env := &Env{WS: ws, AllowRead: func(abs string) bool { return allowed[abs] }}
+	call := func(tool Tool, args map[string]any) Result {
+		b, _ := json.Marshal(args)
+		return tool.Run(context.Background(), b)
+	}
+	tests := map[string]struct {
+		tool Tool
+		args map[string]any
+	}{
+		"read_file": {NewReadFile(env), map[string]any{"path": secret}},
+		"grep":      {NewGrep(env), map[string]any{"pattern": "private", "path": outside}},
+		"glob":      {NewGlob(env), map[string]any{"pattern": "*", "path": outside}},
+		"list_dir":  {NewListDir(env), map[string]any{"path": outside}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if r := call(tc.tool, tc.args); !r.IsError || !strings.Contains(r.Content, "read_file(") {
+				t.Fatalf("outside read not refused: %s", r.Content)
+			}
+		})
+	}
+	if r := call(NewReadFile(env), map[string]any{"path": "in.txt"}); r.IsError {
+		t.Fatalf("inside read refused: %s", r.Content)
+	}
+	allowed[secret] = true
+	if r := call(NewReadFile(env), map[string]any{"path": secret}); r.IsError || !strings.Contains(r.Content, "private") {
+		t.Fatalf("allowed outside read refused: %s", r.Content)
 	}
 }
