@@ -174,3 +174,31 @@ func TestTUIStreamedAnswerIsOneBlock(t *testing.T) {
 	}
 	tm.quitAndCheck(helpLine)
 }
+
+// TestTUIFinishedPaneShowsAnswerOnce finishes a child whose answer is one
+// line: its collapsed pane has room for two lines, and the answer must not
+// take both (streamed as text, then repeated as the pane's summary).
+func TestTUIFinishedPaneShowsAnswerOnce(t *testing.T) {
+	t.Parallel()
+	tm, srv, _ := startScripted(t)
+	const report = "solo report: internal/x/x.go holds Answer."
+	solo := child{marker: "[e2e:solo]", description: "scan solo", turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("grep", map[string]any{"pattern": "Answer", "output_mode": "files_with_matches"})}},
+		{Text: report},
+	}}
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		spawn("One explorer.", solo),
+		{Text: "E2E solo answer.", ChunkSize: 100},
+	}})
+	srv.Add(solo.conversation())
+	tm.submit("one child please")
+	s := tm.waitText("E2E solo answer.")
+	h, body, _ := paneHeader(s, solo.description)
+	if !strings.Contains(h, "✓") {
+		t.Fatalf("the pane did not finish: %q\n%s", h, frame(s))
+	}
+	if n := strings.Count(strings.Join(body, "\n"), report); n != 1 {
+		t.Errorf("the finished pane shows the child's answer %d times, want once:\n%s", n, frame(s))
+	}
+	tm.quitAndCheck(helpLine)
+}
