@@ -322,9 +322,9 @@ func (w *wrapStream) update(src string, width int, st lipgloss.Style) (done, par
 	}
 	if nl := strings.LastIndexByte(src, '\n'); nl >= w.consumed {
 		for _, line := range strings.Split(src[w.consumed:nl], "\n") {
-			w.lines = append(w.lines, styleLines(appendWrapped(nil, expandTabs(line), width), st)...)
+			w.lines = append(w.lines, styleLines(appendWrapped(nil, cleanText(line), width), st)...)
 		}
 		w.consumed = nl + 1
 	}
-	return w.lines, styleLines(appendWrapped(nil, expandTabs(src[w.consumed:]), width), st)
+	return w.lines, styleLines(appendWrapped(nil, cleanText(src[w.consumed:]), width), st)
 }

@@ -5,11 +5,13 @@ package ui
 import (
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"covey/theme"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-runewidth"
 )
 
 // RenderContext is what a block needs to draw itself.
@@ -58,15 +60,50 @@ func fitLine(s string, width int) string {
 // stops, and a tab's width must be known to keep lines inside the screen.
 const tabWidth = 4
 
-// expandTabs replaces tabs with spaces and drops carriage returns, which
-// would move the cursor to the start of the line.
-func expandTabs(s string) string {
-	if !strings.ContainsAny(s, "\t\r") {
+// cleanText makes outside text (model output, tool output, arguments)
+// safe to draw: escape sequences and other control characters would move
+// the cursor or recolour the screen, invalid UTF-8 has no known width,
+// carriage returns would jump to the line's start, and tabs have no known
+// width either, so they become spaces.
+func cleanText(s string) string {
+	if !needsCleaning(s) {
 		return s
 	}
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansi.Strip(s)
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\t", strings.Repeat(" ", tabWidth))
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString(strings.Repeat(" ", tabWidth))
+		case r == '\n':
+			b.WriteRune(r)
+		case r < 0x20 || (r >= 0x7f && r < 0xa0):
+			// dropped: a control character draws nothing useful
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// needsCleaning reports whether s holds anything cleanText changes.
+func needsCleaning(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 0x20 && c != '\n') || c == 0x7f {
+			return true
+		}
+		// C1 controls, U+0080..U+009F, are encoded 0xC2 0x80..0x9F.
+		if c == 0xc2 && i+1 < len(s) && s[i+1] < 0xa0 {
+			return true
+		}
+	}
+	return !utf8.ValidString(s)
 }
 
 // wrapText wraps plain text to width cells, breaking words that do not fit
@@ -75,7 +112,7 @@ func wrapText(s string, width int) []string {
 	if width <= 0 {
 		return nil
 	}
-	s = expandTabs(s)
+	s = cleanText(s)
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
 		out = appendWrapped(out, para, width)
@@ -85,8 +122,8 @@ func wrapText(s string, width int) []string {
 
 // appendWrapped appends the screen lines of one line of text (no newline).
 func appendWrapped(out []string, line string, width int) []string {
-	if plainASCII(line) {
-		return wrapASCII(out, line, width)
+	if fast, ok := wrapFast(out, line, width); ok {
+		return fast
 	}
 	if ansi.StringWidth(line) <= width {
 		return append(out, line)
@@ -97,37 +134,75 @@ func appendWrapped(out []string, line string, width int) []string {
 	return out
 }
 
-// plainASCII reports whether s is printable ASCII only, where one byte is
-// one cell and wrapping needs no grapheme segmentation (models write
-// mostly this, and the general path is some twenty times slower).
-func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
+// fastRune reports whether r's width is the same rune by rune as by
+// grapheme cluster, so wrapFast can measure it without segmentation: no
+// controls or escapes, no emoji, joiners or variation selectors.
+func fastRune(r rune) bool {
+	return r >= 0x20 && r != 0x7f && (r < 0x80 || (r >= 0xa0 && r < 0x1f000 && r != 0x200d && (r < 0xfe00 || r > 0xfe0f)))
 }
 
-// wrapASCII wraps printable ASCII at spaces, breaking words longer than
-// width, the way ansi.Wrap does for such text.
-func wrapASCII(out []string, line string, width int) []string {
-	if len(line) > width {
-		line = strings.TrimRight(line, " ")
+func runeCells(r rune) int {
+	if r < 0x7f {
+		return 1
 	}
-	for len(line) > width {
-		cut := strings.LastIndexByte(line[:width+1], ' ')
-		if cut <= 0 {
-			out = append(out, line[:width])
-			line = line[width:]
+	return runewidth.RuneWidth(r)
+}
+
+// wrapFast wraps text at spaces, breaking words longer than width, the
+// way ansi.Wrap does but some twenty times faster: models stream long
+// paragraphs and the unfinished one is re-wrapped on every token. It
+// reports false, appending nothing, for text it cannot measure rune by
+// rune (see fastRune); spaces at the edges of broken lines are dropped.
+func wrapFast(out []string, line string, width int) ([]string, bool) {
+	n0 := len(out)
+	start, w := 0, 0
+	space, spaceW := -1, 0 // the last space of the current line, and the width through it
+	for i, r := range line {
+		if !fastRune(r) {
+			return out[:n0], false
+		}
+		if r == ' ' && i == start && len(out) > n0 {
+			start = i + 1 // a broken line does not start with a space
 			continue
 		}
-		if piece := strings.TrimRight(line[:cut], " "); piece != "" {
-			out = append(out, piece)
+		rw := runeCells(r)
+		if rw > width {
+			return out[:n0], false // a rune wider than the line: let fitLine cut it
 		}
-		line = strings.TrimLeft(line[cut+1:], " ")
+		if w+rw > width {
+			switch {
+			case r == ' ':
+				out = appendPiece(out, line[start:i])
+				start, w, space = i+1, 0, -1
+				continue
+			case space >= start:
+				out = appendPiece(out, line[start:space])
+				start, w, space = space+1, w-spaceW, -1
+			}
+			if w+rw > width { // a word wider than the line
+				out = appendPiece(out, line[start:i])
+				start, w, space = i, 0, -1
+			}
+		}
+		if r == ' ' {
+			space, spaceW = i, w+rw
+		}
+		w += rw
 	}
-	return append(out, line)
+	if rest := strings.TrimRight(line[start:], " "); rest != "" || len(out) == n0 {
+		if len(out) == n0 && start == 0 && w <= width {
+			rest = line // a line that fits is kept as it is
+		}
+		out = append(out, rest)
+	}
+	return out, true
+}
+
+func appendPiece(out []string, s string) []string {
+	if s = strings.TrimRight(s, " "); s != "" {
+		return append(out, s)
+	}
+	return out
 }
 
 // prefixedLines styles body lines and puts first before the first and

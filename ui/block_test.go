@@ -47,8 +47,11 @@ func blockCtx(t testing.TB, width int) RenderContext {
 	}
 }
 
+// visibleWidth is the cells a line takes on screen.
+func visibleWidth(s string) int { return ansi.StringWidth(s) }
+
 // checkWidth fails when a line is wider than width.
-func checkWidth(t *testing.T, lines []string, width int) {
+func checkWidth(t testing.TB, lines []string, width int) {
 	t.Helper()
 	for i, l := range lines {
 		if w := ansi.StringWidth(l); w > width {
@@ -148,8 +151,8 @@ func TestFormatting(t *testing.T) {
 	}
 }
 
-// TestWrapASCIIMatchesWrap checks the fast path against the general one.
-func TestWrapASCIIMatchesWrap(t *testing.T) {
+// TestWrapFastMatchesWrap checks the fast path against the general one.
+func TestWrapFastMatchesWrap(t *testing.T) {
 	inputs := []string{
 		"the quick brown fox jumps over the lazy dog",
 		"averyveryverylongwordthatmustbebroken and then some",
@@ -157,14 +160,23 @@ func TestWrapASCIIMatchesWrap(t *testing.T) {
 		"trailing spaces   ",
 		"  leading spaces here",
 		"a b c d e f g h i j k l m n o p",
+		"The model’s answer — with “quotes” and more words",
+		"日本語の文章は空白なしで続きます。とても長い行です",
+		"mixed 日本語 and ascii words with café naïve",
 		"",
 	}
 	for _, in := range inputs {
-		for _, width := range []int{1, 3, 7, 10, 20, 80} {
+		for _, width := range []int{1, 2, 3, 7, 10, 20, 80} {
 			t.Run(fmt.Sprintf("%d/%s", width, in), func(t *testing.T) {
-				fast := wrapASCII(nil, in, width)
+				fast, ok := wrapFast(nil, in, width)
+				if !ok {
+					if width > 1 {
+						t.Fatal("fast path refused plain text")
+					}
+					return // wide runes at width 1 go the slow way
+				}
 				var slow []string
-				if len(in) <= width {
+				if ansi.StringWidth(in) <= width {
 					slow = []string{in}
 				} else {
 					for _, l := range strings.Split(ansi.Wrap(in, width, ""), "\n") {
@@ -173,15 +185,42 @@ func TestWrapASCIIMatchesWrap(t *testing.T) {
 				}
 				checkWidth(t, fast, width)
 				if strings.ReplaceAll(strings.Join(fast, ""), " ", "") != strings.ReplaceAll(in, " ", "") {
-					t.Errorf("wrapASCII lost text: %q", fast)
+					t.Errorf("wrapFast lost text: %q", fast)
 				}
-				if strings.TrimSpace(in) != in {
-					return // ansi.Wrap keeps edge spaces (even past width); ours drops them
+				if strings.TrimSpace(in) != in || (width == 1 && ansi.StringWidth(in) != len([]rune(in))) {
+					return // ansi.Wrap keeps edge spaces and overflows wide runes at width 1
 				}
 				if strings.Join(fast, "|") != strings.Join(slow, "|") {
-					t.Errorf("wrapASCII = %q, ansi.Wrap = %q", fast, slow)
+					t.Errorf("wrapFast = %q, ansi.Wrap = %q", fast, slow)
 				}
 			})
 		}
+	}
+	for _, in := range []string{"emoji 👍 here", "zwj \u200d", "esc \x1b[1m", "vs16 ☺\ufe0f"} {
+		if _, ok := wrapFast(nil, in, 5); ok {
+			t.Errorf("fast path accepted %q", in)
+		}
+		checkWidth(t, wrapText(in, 5), 5)
+	}
+}
+
+func TestCleanText(t *testing.T) {
+	tests := map[string]struct{ in, want string }{
+		"plain":        {"hello, 世界", "hello, 世界"},
+		"tab":          {"a\tb", "a    b"},
+		"crlf":         {"a\r\nb\rc", "a\nbc"},
+		"sgr":          {"\x1b[31mred\x1b[0m", "red"},
+		"cursor move":  {"a\x1b[2Jb\x1b[10;10H", "ab"},
+		"bell and nul": {"a\x07b\x00c", "abc"},
+		"c1 csi":       {"a\u009b31mb", "a31mb"},
+		"invalid utf8": {"a\xffb", "a\uFFFDb"},
+		"newline kept": {"a\nb", "a\nb"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := cleanText(tc.in); got != tc.want {
+				t.Errorf("cleanText(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 }

@@ -44,7 +44,7 @@ type diffView struct {
 func newDiffView(diff string) *diffView {
 	d := &diffView{}
 	oldN, newN, inHunk, maxN := 0, 0, false, 0
-	diff = strings.TrimSuffix(expandTabs(diff), "\n")
+	diff = strings.TrimSuffix(cleanText(diff), "\n")
 	if diff == "" {
 		return d
 	}

@@ -99,7 +99,7 @@ func (m *MarkdownRenderer) Render(md string, width int) ([]string, error) {
 		return nil, err
 	}
 	m.renders++
-	out, err := r.Render(expandTabs(md))
+	out, err := r.Render(cleanText(md))
 	if err != nil {
 		return nil, fmt.Errorf("render markdown: %w", err)
 	}

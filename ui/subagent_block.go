@@ -95,7 +95,7 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		if arg == "" {
 			arg = tools.KeyArg(e.Name, e.Args)
 		}
-		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: e.Name, arg: oneLine(arg)})
+		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: oneLine(e.Name), arg: oneLine(arg)})
 	case agent.ToolFinished:
 		b.finishTool(e)
 	case agent.UsageReported:
@@ -123,7 +123,7 @@ func (b *SubagentBlock) appendText(kind activityKind, s string) {
 		if i > 0 {
 			b.openText = false
 		}
-		piece = expandTabs(piece)
+		piece = cleanText(piece)
 		if last := b.acts.last(); b.openText && last != nil && last.kind == kind {
 			last.text = keepTail(last.text+piece, paneLineMemory)
 			continue
@@ -157,7 +157,7 @@ func (b *SubagentBlock) finishTool(e agent.ToolFinished) {
 		}
 	}
 	// The start has scrolled out of memory: add the finished line anew.
-	b.push(activity{kind: actTool, text: e.Name, arg: oneLine(e.KeyArg), tool: st, note: note})
+	b.push(activity{kind: actTool, text: oneLine(e.Name), arg: oneLine(e.KeyArg), tool: st, note: note})
 }
 
 // finish freezes the pane with the child's outcome.
@@ -235,6 +235,15 @@ func (b *SubagentBlock) Type() string { return b.src.AgentType }
 
 // Description is the child's task description.
 func (b *SubagentBlock) Description() string { return b.src.Description }
+
+// typeName is the type shown in the header; a child always has one, but
+// an empty pair of brackets would look like a bug.
+func (b *SubagentBlock) typeName() string {
+	if b.src.AgentType == "" {
+		return "agent"
+	}
+	return oneLine(b.src.AgentType)
+}
 
 // Model is the model the child runs on.
 func (b *SubagentBlock) Model() string { return b.model }
@@ -325,13 +334,13 @@ func (b *SubagentBlock) leftText(ctx RenderContext) string {
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	return ctx.Styles.Subagent.Type.Render("["+b.src.AgentType+"]") + " " + desc.Render(oneLine(b.src.Description))
+	return ctx.Styles.Subagent.Type.Render("["+b.typeName()+"]") + " " + desc.Render(oneLine(b.src.Description))
 }
 
 // headerLeft is "[type] description" cut and padded so that the glyph, it
 // and statsW cells of stats fill width exactly; "" when they cannot fit.
 func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string {
-	typ := ctx.Styles.Subagent.Type.Render("[" + b.src.AgentType + "]")
+	typ := ctx.Styles.Subagent.Type.Render("[" + b.typeName() + "]")
 	typW := ansi.StringWidth(typ)
 	const glyphW = 2 // the glyph and a space
 	room := width - glyphW - typW - 1 - statsW - 2

@@ -99,7 +99,7 @@ func headLines(s string, n int) ([]string, int) {
 	var out []string
 	for len(out) < n {
 		line, rest, found := strings.Cut(s, "\n")
-		out = append(out, expandTabs(line))
+		out = append(out, cleanText(line))
 		if !found {
 			return out, 0
 		}
@@ -165,7 +165,7 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 	if ctx.Focused {
 		name = st.Blocks.Focused
 	}
-	left := iconStyle.Render(glyphTool) + " " + name.Render(b.start.Name)
+	left := iconStyle.Render(glyphTool) + " " + name.Render(oneLine(b.start.Name))
 	if b.change != nil {
 		state = st.Diff.Added.Render(fmt.Sprintf("+%d", b.change.Added)) + " " +
 			st.Diff.Removed.Render(fmt.Sprintf("-%d", b.change.Removed)) + "  " + state
@@ -277,7 +277,7 @@ func (b *ToolBlock) Live() bool { return !b.finished }
 // oneLine returns the first line of s, tabs expanded.
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	return expandTabs(strings.TrimRight(s, "\r"))
+	return cleanText(strings.TrimRight(s, "\r"))
 }
 
 // indentLines puts indent before each line, keeping it within width.

@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"covey/agent"
+	"covey/tools"
+)
+
+// FuzzDiffView feeds arbitrary text to the diff parser and renderer: they
+// must never panic and never draw past the width.
+func FuzzDiffView(f *testing.F) {
+	f.Add(testDiff, 40)
+	f.Add("@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file", 10)
+	f.Add("@@ -99999999999999999999,1 +1 @@\n+x", 5)
+	f.Add("@@ -1,2 +1,2 @@\n\t\x1b[31mred\r\n+日本語", 3)
+	f.Fuzz(func(t *testing.T, diff string, width int) {
+		width = 1 + abs(width)%200
+		d := newDiffView(diff)
+		st := blockCtx(t, width).Styles
+		for _, limit := range []int{0, diffPreview} {
+			for _, l := range d.render(width, limit, st) {
+				if w := visibleWidth(l); w > width {
+					t.Fatalf("line %q is %d wide at width %d", l, w, width)
+				}
+			}
+		}
+	})
+}
+
+// FuzzBlocksText streams arbitrary text into an answer and a pane.
+func FuzzBlocksText(f *testing.F) {
+	f.Add("# T\n\n```go\nx\n\ny\n```\n\n- a\n- b", 7, 40)
+	f.Add("\t\r\n\x1b[1m\n\n~~~\n\n", 1, 5)
+	f.Add(strings.Repeat("日本語 ", 50), 3, 11)
+	f.Add("\xe8\xaa00\xe60\xa5 \x1b[2J\u009b", 3, 12)
+	f.Fuzz(func(t *testing.T, text string, step, width int) {
+		step = 1 + abs(step)%32
+		width = 1 + abs(width)%160
+		ctx := blockCtx(t, width)
+		a := NewAssistantBlock()
+		p := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+		for i := 0; i < len(text); i += step {
+			chunk := text[i:min(i+step, len(text))]
+			a.AppendText(chunk)
+			a.AppendReasoning(chunk)
+			p.Apply(agent.TextDelta{Source: childSource, Text: chunk})
+			p.Apply(agent.ToolStarted{Source: childSource, CallID: chunk, Name: chunk, KeyArg: chunk})
+			checkWidth(t, a.Lines(ctx), width)
+			checkWidth(t, p.Lines(ctx), width)
+		}
+		a.Finish()
+		p.Apply(agent.ChildFinished{Source: childSource, Reason: agent.StopError, Error: text, Summary: text})
+		checkWidth(t, a.Lines(ctx), width)
+		checkWidth(t, p.Lines(ctx), width)
+		tb := NewToolBlock(agent.ToolStarted{Name: text, KeyArg: text})
+		tb.Finish(agent.ToolFinished{Result: tools.Result{Content: text, Summary: text}})
+		tb.SetExpanded(true)
+		checkWidth(t, tb.Lines(ctx), width)
+		checkWidth(t, NewUserBlock(text).Lines(ctx), width)
+		checkWidth(t, NewNoticeBlock(NoticeWarning, text).Lines(ctx), width)
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
