@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -28,7 +26,8 @@ const (
 )
 
 // term is covey running in a private tmux server: one per test, on its own
-// socket, so tests never touch the user's tmux and can run in parallel.
+// socket (tmux -S), so tests never touch the user's tmux and can run in
+// parallel.
 type term struct {
 	t      testing.TB
 	socket string
@@ -50,9 +49,14 @@ func requireTmux(t testing.TB) {
 func startTUI(t testing.TB, dir string, env []string, args ...string) *term {
 	t.Helper()
 	requireTmux(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
-	tm := &term{t: t, socket: "covey-e2e-" + hex.EncodeToString(b[:])}
+	// The socket lives in a short private folder (not tmux's shared
+	// /tmp/tmux-UID, where it would outlive the server) and goes with it.
+	sockDir, err := os.MkdirTemp("", "covey-e2e-")
+	if err != nil {
+		t.Fatalf("tmux socket folder: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
+	tm := &term{t: t, socket: filepath.Join(sockDir, "tmux.sock")}
 	// A private config: no status line (the pane is the whole window) and
 	// the pane kept after its command ends; the user's ~/.tmux.conf is
 	// never read.
@@ -74,7 +78,7 @@ func startTUI(t testing.TB, dir string, env []string, args ...string) *term {
 		"exec sleep 600"
 	t.Cleanup(func() {
 		// Killing the server hangs up covey if it still runs.
-		_ = exec.Command("tmux", "-L", tm.socket, "kill-server").Run()
+		_ = exec.Command("tmux", "-S", tm.socket, "kill-server").Run()
 	})
 	tm.tmux("-f", conf, "new-session", "-d", "-s", sessionName, "-c", dir,
 		"-x", fmt.Sprint(termWidth), "-y", fmt.Sprint(termHeight), "sh", "-c", script)
@@ -89,7 +93,7 @@ func shellQuote(s string) string {
 // tmux runs a tmux command on the test's server and returns its output.
 func (tm *term) tmux(args ...string) string {
 	tm.t.Helper()
-	cmd := exec.Command("tmux", append([]string{"-u", "-L", tm.socket}, args...)...)
+	cmd := exec.Command("tmux", append([]string{"-u", "-S", tm.socket}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tm.t.Fatalf("tmux %v: %v\n%s", args, err, out)
