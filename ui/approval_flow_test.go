@@ -127,7 +127,6 @@ func approvalBlocks(m Model) []*ApprovalBlock {
 	return out
 }
 
-
 func TestApprovalAnswers(t *testing.T) {
 	req := editRequest("docs/guide.md", "old\n", "new\n")
 	tests := []struct {

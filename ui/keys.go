@@ -124,13 +124,15 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap: every enabled key, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
-		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.CancelChild, k.Back},
-		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		// The approval's keys come first while a request waits; the
+		// global keys next, so narrow terminals cut the rarer columns.
 		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveToInput,
-			k.FeedbackSend, k.FeedbackBack, k.FocusApproval},
-		{k.Cancel, k.CycleMode, k.Retry, k.Quit, k.Help},
+			k.FeedbackSend, k.FeedbackBack},
+		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
+		{k.Cancel, k.CycleMode, k.Retry, k.Quit, k.Help, k.FocusApproval},
+		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.CancelChild, k.Back},
+		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
 }
 

@@ -45,7 +45,7 @@ func pickSession(ctx context.Context, items []SessionItem, th *theme.Theme, popt
 	p := tea.NewProgram(newPicker(items, &th.Styles), append(popts, tea.WithContext(ctx))...)
 	final, err := p.Run()
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, tea.ErrInterrupted) {
 			return "", fmt.Errorf("session picker: %w", ErrNoChoice)
 		}
 		return "", fmt.Errorf("session picker: %w", err)
@@ -149,9 +149,17 @@ func (p picker) View() string {
 		if i == p.sel {
 			marker, title = "› ", st.Selected
 		}
-		head := title.Render(marker+oneLine(it.Title)) + "  " + st.Detail.Render(it.When)
+		name := oneLine(it.Title)
+		if strings.TrimSpace(name) == "" {
+			name = "(no messages)"
+		}
+		head := title.Render(marker+name) + "  " + st.Detail.Render(it.When)
 		lines = append(lines, fitLine(head, w))
-		lines = append(lines, fitLine("    "+st.Detail.Render(strings.TrimSpace(it.ID+" · "+it.Detail)), w))
+		detail := it.ID
+		if it.Detail != "" {
+			detail += " · " + oneLine(it.Detail)
+		}
+		lines = append(lines, fitLine("    "+st.Detail.Render(detail), w))
 	}
 	for len(lines) < p.height-1 {
 		lines = append(lines, "")

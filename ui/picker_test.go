@@ -1,0 +1,131 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/theme"
+)
+
+func sessionItems(n int) []SessionItem {
+	out := make([]SessionItem, n)
+	for i := range out {
+		out[i] = SessionItem{ID: fmt.Sprintf("s%02d", i), Title: fmt.Sprintf("task number %d", i),
+			When: "2026-05-01 12:00", Detail: fmt.Sprintf("%d messages", i+2)}
+	}
+	return out
+}
+
+func TestPickerKeys(t *testing.T) {
+	th := theme.New(theme.ModeDark, true, false)
+	p := newPicker(sessionItems(30), &th.Styles)
+	var m tea.Model = p
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 80, Height: 13}) // 5 items fit
+	steps := []struct {
+		name     string
+		key      tea.KeyMsg
+		sel, top int
+	}{
+		{"up at the top stays", tea.KeyMsg{Type: tea.KeyUp}, 0, 0},
+		{"down", tea.KeyMsg{Type: tea.KeyDown}, 1, 0},
+		{"j", runes("j"), 2, 0},
+		{"page down scrolls", tea.KeyMsg{Type: tea.KeyPgDown}, 7, 3},
+		{"end", tea.KeyMsg{Type: tea.KeyEnd}, 29, 25},
+		{"down at the end stays", tea.KeyMsg{Type: tea.KeyDown}, 29, 25},
+		{"k", runes("k"), 28, 25},
+		{"home", tea.KeyMsg{Type: tea.KeyHome}, 0, 0},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			m, _ = m.Update(s.key)
+			got := m.(picker)
+			if got.sel != s.sel || got.top != s.top {
+				t.Errorf("sel %d top %d, want %d %d", got.sel, got.top, s.sel, s.top)
+			}
+			view := ansi.Strip(got.View())
+			if n := strings.Count(view, "\n") + 1; n != 13 {
+				t.Errorf("view has %d lines, want the screen's 13", n)
+			}
+			if !strings.Contains(view, "› "+got.items[got.sel].Title) {
+				t.Errorf("the selection is not shown:\n%s", view)
+			}
+		})
+	}
+	t.Run("enter chooses, esc does not", func(t *testing.T) {
+		m2, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+		if !m2.(picker).chosen || cmd == nil {
+			t.Error("enter did not choose and quit")
+		}
+		m3, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+		if m3.(picker).chosen || cmd == nil {
+			t.Error("esc chose or did not quit")
+		}
+	})
+	t.Run("an empty title still shows a line", func(t *testing.T) {
+		e := newPicker([]SessionItem{{ID: "x"}}, &th.Styles)
+		if v := ansi.Strip(e.View()); !strings.Contains(v, "(no messages)") || strings.Contains(v, "x ·") {
+			t.Errorf("view:\n%s", v)
+		}
+	})
+}
+
+// TestPickSession runs the picker as a program fed with key bytes.
+func TestPickSession(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		want    string
+		wantErr error
+	}{
+		{"down twice and enter", "\x1b[B\x1b[Benter", "s02", nil},
+		{"esc gives no choice", "\x1b", "", ErrNoChoice},
+		{"ctrl+c gives no choice", "\x03", "", ErrNoChoice},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := strings.ReplaceAll(tt.input, "enter", "\r")
+			var out bytes.Buffer
+			id, err := pickSession(context.Background(), sessionItems(5), nil, tea.WithInput(strings.NewReader(in)), tea.WithOutput(&out))
+			if !errors.Is(err, tt.wantErr) || id != tt.want {
+				t.Errorf("pick = %q, %v; want %q, %v", id, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+	t.Run("nothing to pick from", func(t *testing.T) {
+		if _, err := PickSession(context.Background(), nil, nil); !errors.Is(err, ErrNoChoice) {
+			t.Errorf("err = %v, want ErrNoChoice", err)
+		}
+	})
+	t.Run("the context ending gives no choice", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		defer w.Close()
+		done := make(chan error, 1)
+		go func() {
+			_, err := pickSession(ctx, sessionItems(3), nil, tea.WithInput(r), tea.WithOutput(&bytes.Buffer{}))
+			done <- err
+		}()
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNoChoice) {
+				t.Errorf("err = %v, want ErrNoChoice", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the picker did not end with its context")
+		}
+	})
+}
