@@ -87,11 +87,11 @@ func KeyArg(name string, args json.RawMessage) string {
 	}
 	if name == "todo_write" {
 		if todos, ok := m["todos"].([]any); ok {
-			return fmt.Sprintf("%d items", len(todos))
+			return countOf(len(todos), "item", "items")
 		}
 	}
 	if tasks, ok := m["tasks"].([]any); ok {
-		return fmt.Sprintf("%d tasks", len(tasks))
+		return countOf(len(tasks), "task", "tasks")
 	}
 	return ""
 }

@@ -303,7 +303,9 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	m.status.running = false
 	m.status.note = ""
 	m.status.retryReason, m.status.retryUntil = "", time.Time{}
-	m.rt.finishAssistant()
+	// The answer block is finished by the turn's own Done event, which the
+	// event pump may still hold for a frame: finishing it here would split
+	// a late chunk into a second block.
 	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled))
 	switch {
 	case errors.Is(msg.err, context.Canceled):
