@@ -1,6 +1,12 @@
 package ui
 
-import "github.com/charmbracelet/lipgloss"
+import (
+	"strings"
+
+	"covey/theme"
+
+	"github.com/charmbracelet/lipgloss"
+)
 
 // activityKind is what one line of a child's activity is.
 type activityKind uint8
@@ -35,46 +41,48 @@ type activity struct {
 }
 
 // render draws the last need screen lines of the activity at width cells.
-func (a *activity) render(ctx RenderContext, width, need int) []string {
-	st := ctx.Styles
+func (a *activity) render(look func(lookID) quickStyle, width, need int) []string {
 	switch a.kind {
 	case actTool:
-		glyph, style := glyphArrow, st.Tool.Running
+		glyph, style := glyphArrow, lookToolRunning
 		switch a.tool {
 		case toolOK:
-			glyph, style = glyphOK, st.Tool.OK
+			glyph, style = glyphOK, lookToolOK
 		case toolFailed:
-			glyph, style = glyphFailed, st.Tool.Error
+			glyph, style = glyphFailed, lookToolError
 		case toolStopped:
-			glyph, style = glyphCancelled, st.Subagent.Cancelled
+			glyph, style = glyphCancelled, lookCancelled
 		}
-		line := style.Render(glyph) + " " + st.Tool.Name.Render(a.text)
+		line := look(style).render(glyph) + " " + look(lookToolName).render(a.text)
 		if a.arg != "" {
-			line += "  " + st.Tool.Arg.Render(a.arg)
+			line += "  " + look(lookToolArg).render(a.arg)
 		}
 		if a.note != "" {
-			line += st.Tool.Output.Render(" · " + a.note)
+			line += look(lookToolOutput).render(" · " + a.note)
 		}
 		return []string{fitLine(line, width)}
 	case actReasoning:
-		return styleLast(wrapText(a.text, width), need, st.Assistant.Reasoning)
+		return styleLast(wrapText(a.text, width), need, look(lookReasoning))
 	case actNote:
-		return styleLast(wrapText(a.text, width), need, st.Blocks.Note)
+		return styleLast(wrapText(a.text, width), need, look(lookNote))
 	case actError:
-		return styleLast(wrapText(a.text, width), need, st.App.Error)
+		return styleLast(wrapText(a.text, width), need, look(lookError))
 	case actSummary:
-		return styleLast(wrapText(a.text, width), need, st.Blocks.Summary)
+		return styleLast(wrapText(a.text, width), need, look(lookSummary))
 	}
-	return styleLast(wrapText(a.text, width), need, st.Subagent.Body)
+	return styleLast(wrapText(a.text, width), need, look(lookBody))
 }
 
-// styleLast styles and returns the last need lines; styling is the costly
-// part, and a pane shows only a few lines of a long paragraph.
-func styleLast(lines []string, need int, style lipgloss.Style) []string {
+// styleLast styles and returns the last need lines; a pane shows only a
+// few lines of a long paragraph.
+func styleLast(lines []string, need int, q quickStyle) []string {
 	if len(lines) > need {
 		lines = lines[len(lines)-need:]
 	}
-	return styleLines(lines, style)
+	for i, l := range lines {
+		lines[i] = q.render(l)
+	}
+	return lines
 }
 
 // activityRing keeps the newest paneMemory activity lines. Lines are
@@ -119,4 +127,116 @@ func (r *activityRing) last() *activity {
 		return nil
 	}
 	return r.at(r.next - 1)
+}
+
+// quickStyle is a style reduced to the escape codes around its text.
+// lipgloss's Render measures and splits its input on every call, which a
+// live pane, restyling a few strings on every tick and event, cannot pay.
+// It suits the theme's simple styles (colours and attributes, no padding,
+// margins or widths) and single-line text.
+type quickStyle struct{ pre, post string }
+
+func newQuickStyle(st lipgloss.Style) quickStyle {
+	out := st.Render("x") // escape codes hold no 'x'
+	i := strings.IndexByte(out, 'x')
+	if i < 0 {
+		return quickStyle{}
+	}
+	return quickStyle{pre: out[:i], post: out[i+1:]}
+}
+
+func (q quickStyle) render(s string) string {
+	if q.pre == "" && q.post == "" {
+		return s
+	}
+	return q.pre + s + q.post
+}
+
+// lookID names a style a pane uses.
+type lookID uint8
+
+const (
+	lookRunning lookID = iota
+	lookDone
+	lookFailed
+	lookCancelled
+	lookTimedOut
+	lookMaxTurns
+	lookWaiting
+	lookStats
+	lookBorder
+	lookBody
+	lookReasoning
+	lookNote
+	lookError
+	lookSummary
+	lookToolRunning
+	lookToolOK
+	lookToolError
+	lookToolName
+	lookToolArg
+	lookToolOutput
+	lookCount
+)
+
+// paneLook holds a pane's quick styles, each made on first use from the
+// theme's styles (and remade if the UI switches to other styles).
+type paneLook struct {
+	src   *theme.Styles
+	built [lookCount]bool
+	q     [lookCount]quickStyle
+}
+
+func (l *paneLook) style(st *theme.Styles, id lookID) quickStyle {
+	if l.src != st {
+		*l = paneLook{src: st}
+	}
+	if !l.built[id] {
+		l.q[id], l.built[id] = newQuickStyle(themeStyle(st, id)), true
+	}
+	return l.q[id]
+}
+
+func themeStyle(st *theme.Styles, id lookID) lipgloss.Style {
+	switch id {
+	case lookRunning:
+		return st.Subagent.Running
+	case lookDone:
+		return st.Subagent.Done
+	case lookFailed:
+		return st.Subagent.Failed
+	case lookCancelled:
+		return st.Subagent.Cancelled
+	case lookTimedOut:
+		return st.Subagent.TimedOut
+	case lookMaxTurns:
+		return st.Blocks.MaxTurns
+	case lookWaiting:
+		return st.Blocks.Waiting
+	case lookStats:
+		return st.Subagent.Stats
+	case lookBorder:
+		return st.Subagent.Border
+	case lookReasoning:
+		return st.Assistant.Reasoning
+	case lookNote:
+		return st.Blocks.Note
+	case lookError:
+		return st.App.Error
+	case lookSummary:
+		return st.Blocks.Summary
+	case lookToolRunning:
+		return st.Tool.Running
+	case lookToolOK:
+		return st.Tool.OK
+	case lookToolError:
+		return st.Tool.Error
+	case lookToolName:
+		return st.Tool.Name
+	case lookToolArg:
+		return st.Tool.Arg
+	case lookToolOutput:
+		return st.Tool.Output
+	}
+	return st.Subagent.Body
 }

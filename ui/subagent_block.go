@@ -10,7 +10,6 @@ import (
 	"covey/agent"
 	"covey/tools"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -63,6 +62,7 @@ type SubagentBlock struct {
 	version   uint64
 	body      lineCache // body lines, keyed without the clock
 	left      lineCache // the header's styled left part, see header
+	look      paneLook
 	cache     lineCache
 	recompute int
 }
@@ -295,20 +295,22 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 // every tick of a running pane, so the styled left part is cached until the
 // content, the width or the stats' width change.
 func (b *SubagentBlock) header(ctx RenderContext, width int) string {
-	st := ctx.Styles
-	glyph, glyphStyle := b.glyph(ctx)
+	glyph, glyphLook := b.glyph(ctx)
+	glyph = b.look.style(ctx.Styles, glyphLook).render(glyph)
 	stats := b.stats(ctx.Now)
 	// Every rune of the stats is one cell wide (digits, letters, "·").
 	statsW := utf8.RuneCountInString(stats)
-	key := cacheKey{width: width, version: b.version, focused: ctx.Focused, frame: statsW}
+	// The left part depends on none of the pane's content but the stats'
+	// width: the type and description never change.
+	key := cacheKey{width: width, focused: ctx.Focused, frame: statsW}
 	if !b.left.valid || b.left.key != key {
 		b.left.put(key, []string{b.headerLeft(ctx, width, statsW)})
 	}
 	left := b.left.lines[0]
 	if left == "" { // too narrow for the stats: they give way
-		return fitLine(glyphStyle.Render(glyph)+" "+b.leftText(ctx), width)
+		return fitLine(glyph+" "+b.leftText(ctx), width)
 	}
-	return glyphStyle.Render(glyph) + " " + left + st.Subagent.Stats.Render(stats)
+	return glyph + " " + left + b.look.style(ctx.Styles, lookStats).render(stats)
 }
 
 // stats is "N tools · elapsed · tokens" (and the approval wait).
@@ -357,23 +359,22 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 }
 
 // glyph is the state glyph and its style.
-func (b *SubagentBlock) glyph(ctx RenderContext) (string, lipgloss.Style) {
-	st := ctx.Styles
+func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 	switch {
 	case b.waiting:
-		return glyphWaiting, st.Blocks.Waiting
+		return glyphWaiting, lookWaiting
 	case b.state == childDone:
-		return glyphOK, st.Subagent.Done
+		return glyphOK, lookDone
 	case b.state == childFailed:
-		return glyphFailed, st.Subagent.Failed
+		return glyphFailed, lookFailed
 	case b.state == childCancelled:
-		return glyphCancelled, st.Subagent.Cancelled
+		return glyphCancelled, lookCancelled
 	case b.state == childTimedOut:
-		return glyphTimeout, st.Subagent.TimedOut
+		return glyphTimeout, lookTimedOut
 	case b.state == childMaxTurns:
-		return glyphMaxTurns, st.Blocks.MaxTurns
+		return glyphMaxTurns, lookMaxTurns
 	}
-	return spinnerGlyph(ctx.Frame), st.Subagent.Running
+	return spinnerGlyph(ctx.Frame), lookRunning
 }
 
 // bodyLines is the last lines of activity under a border. It depends on
@@ -388,12 +389,13 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 		limit = paneExpanded
 	}
 	inner := max(width-ansi.StringWidth(paneBorder), 1)
-	border := ctx.Styles.Subagent.Border.Render(paneBorder)
+	look := func(id lookID) quickStyle { return b.look.style(ctx.Styles, id) }
+	border := look(lookBorder).render(paneBorder)
 	// Walk back from the newest activity until the pane is full, so a
 	// chatty child costs only what is shown.
 	var rev []string
 	for i := b.acts.len() - 1; i >= 0 && len(rev) < limit; i-- {
-		lines := b.acts.get(i).render(ctx, inner, limit-len(rev))
+		lines := b.acts.get(i).render(look, inner, limit-len(rev))
 		for j := len(lines) - 1; j >= 0; j-- {
 			line := border + lines[j] // render kept it within inner
 			if width <= len(paneBorder) {

@@ -7,7 +7,11 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/theme"
 	"covey/tools"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // childSource is the Source of the test child's events.
@@ -291,5 +295,23 @@ func TestSubagentBlockWaitingAndAccessors(t *testing.T) {
 	b.Apply(agent.TurnFinished{Source: childSource})
 	if b.Version() != v {
 		t.Error("an event the pane does not show changed its version")
+	}
+}
+
+func TestQuickStyleMatchesRender(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	th := theme.New(theme.ModeDark, true, false)
+	var look paneLook
+	for id := range lookCount {
+		for _, s := range []string{"hello", "│ ", "3 tools · 1.2s"} {
+			want := themeStyle(&th.Styles, id).Render(s)
+			if got := look.style(&th.Styles, id).render(s); got != want {
+				t.Errorf("look %d: quick render of %q = %q, lipgloss = %q", id, s, got, want)
+			}
+		}
+	}
+	if look.style(&th.Styles, lookStats).pre == "" {
+		t.Error("a coloured style gave no escape codes: the test proves nothing")
 	}
 }
