@@ -1,10 +1,10 @@
 package ui
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -48,6 +48,7 @@ type AssistantBlock struct {
 	finalW    int
 	cache     lineCache
 	recompute int // how many times Lines rebuilt its output; tests read it
+	look      paneLook
 }
 
 // NewAssistantBlock returns an empty, streaming answer block.
@@ -180,7 +181,7 @@ func (b *AssistantBlock) Lines(ctx RenderContext) []string {
 func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
 	st := ctx.Styles.Assistant.Reasoning
 	inner := max(width-2, 1)
-	done, partial := b.think.update(b.reasoning.String(), inner, st)
+	done, partial := b.think.update(b.reasoning.String(), inner, b.look.style(ctx.Styles, lookReasoning))
 	all := len(done) + len(partial)
 	shown := all
 	if !b.expanded {
@@ -250,7 +251,7 @@ func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []
 	if strings.TrimSpace(tailText) == "" {
 		return nil
 	}
-	done, partial := b.tail.update(tailText, width, ctx.Styles.Assistant.Text)
+	done, partial := b.tail.update(tailText, width, b.look.style(ctx.Styles, lookAnswer))
 	// Extra blank lines after the last boundary would widen the gap the
 	// segments already leave.
 	for len(done) > 0 && strings.TrimSpace(ansi.Strip(done[0])) == "" {
@@ -316,15 +317,15 @@ type wrapStream struct {
 
 // update returns the screen lines of the complete lines of src and of its
 // unfinished last line. src must extend the src of the previous call.
-func (w *wrapStream) update(src string, width int, st lipgloss.Style) (done, partial []string) {
+func (w *wrapStream) update(src string, width int, st quickStyle) (done, partial []string) {
 	if w.width != width {
 		*w = wrapStream{width: width}
 	}
 	if nl := strings.LastIndexByte(src, '\n'); nl >= w.consumed {
 		for _, line := range strings.Split(src[w.consumed:nl], "\n") {
-			w.lines = append(w.lines, styleLines(appendWrapped(nil, cleanText(line), width), st)...)
+			w.lines = append(w.lines, styleLast(appendWrapped(nil, cleanText(line), width), math.MaxInt, st)...)
 		}
 		w.consumed = nl + 1
 	}
-	return w.lines, styleLines(appendWrapped(nil, cleanText(src[w.consumed:]), width), st)
+	return w.lines, styleLast(appendWrapped(nil, cleanText(src[w.consumed:]), width), math.MaxInt, st)
 }

@@ -176,10 +176,11 @@ const (
 	lookToolName
 	lookToolArg
 	lookToolOutput
+	lookAnswer
 	lookCount
 )
 
-// paneLook holds a pane's quick styles, each made on first use from the
+// paneLook holds a block's quick styles, each made on first use from the
 // theme's styles (and remade if the UI switches to other styles).
 type paneLook struct {
 	src   *theme.Styles
@@ -237,6 +238,8 @@ func themeStyle(st *theme.Styles, id lookID) lipgloss.Style {
 		return st.Tool.Arg
 	case lookToolOutput:
 		return st.Tool.Output
+	case lookAnswer:
+		return st.Assistant.Text
 	}
 	return st.Subagent.Body
 }
