@@ -65,7 +65,20 @@ type ApprovalBlock struct {
 
 	version uint64
 	cache   lineCache
+	// rowCache holds drawn body rows by index for rowKey, so scrolling
+	// draws only the rows that come into view.
+	rowCache map[int]string
+	rowKey   rowCacheKey
 }
+
+// rowCacheKey is what a drawn body row depends on.
+type rowCacheKey struct {
+	width int
+	split bool
+}
+
+// maxCachedRows bounds rowCache; past it the cache starts over.
+const maxCachedRows = 4096
 
 // NewApprovalBlock returns the pending approval of req.
 func NewApprovalBlock(req tools.Request) *ApprovalBlock {
@@ -185,6 +198,26 @@ func (b *ApprovalBlock) ScrollBy(delta int) {
 
 // PageBy moves the body window by pages (negative is up).
 func (b *ApprovalBlock) PageBy(pages int) { b.ScrollBy(pages * max(b.rows-1, 1)) }
+
+// diffRow is body row i of the diff at width, from the cache when drawn
+// before.
+func (b *ApprovalBlock) diffRow(i, width int, st *theme.Styles) string {
+	key := rowCacheKey{width: width, split: b.sideBySide(b.width)}
+	if b.rowCache == nil || b.rowKey != key || len(b.rowCache) >= maxCachedRows {
+		b.rowCache, b.rowKey = make(map[int]string, b.rows), key
+	}
+	if r, ok := b.rowCache[i]; ok {
+		return r
+	}
+	var r string
+	if key.split {
+		r = b.diff.renderSplitRow(b.splitRows()[i], width, st)
+	} else {
+		r = b.diff.renderRow(i, width, st)
+	}
+	b.rowCache[i] = r
+	return r
+}
 
 func (b *ApprovalBlock) splitRows() []splitRow {
 	if b.split == nil && b.diff != nil {
@@ -310,21 +343,16 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	}
 	add(b.header(ctx, inner))
 	total := b.bodyLen()
-	var body []string
-	switch {
-	case b.diff == nil:
+	if b.diff == nil {
 		cmd := b.commandLines(bodyWidth)
-		body = cmd[min(b.offset, len(cmd)):min(b.offset+b.rows, len(cmd))]
-		for i, l := range body {
-			body[i] = st.Approval.Target.Render(l)
+		for _, l := range cmd[min(b.offset, len(cmd)):min(b.offset+b.rows, len(cmd))] {
+			add(approvalIndent + st.Approval.Target.Render(l))
 		}
-	case b.sideBySide(width):
-		body = b.diff.renderSplitWindow(b.splitRows(), b.offset, b.rows, bodyWidth, st)
-	default:
-		body = b.diff.renderWindow(b.offset, b.rows, bodyWidth, st)
-	}
-	for _, l := range body {
-		add(approvalIndent + l)
+	} else {
+		// Rows are drawn exactly bodyWidth wide: no cutting needed.
+		for i := b.offset; i < min(b.offset+b.rows, total); i++ {
+			out = append(out, bar+approvalIndent+b.diffRow(i, bodyWidth, st))
+		}
 	}
 	if b.diff != nil && total == 0 {
 		add(approvalIndent + st.Approval.Hint.Render("(empty file)"))

@@ -7,10 +7,9 @@ import (
 	"covey/theme"
 )
 
-// This file draws a diffView in the two forms an approval offers: a window
-// of the unified diff, and the same diff side by side (old on the left, new
-// on the right). Both draw only the rows in the window, so a long diff costs
-// a screenful per frame.
+// This file draws a diffView in the two forms an approval offers: the
+// unified diff, and the same diff side by side (old on the left, new on the
+// right), one row at a time, so an approval draws only the rows it shows.
 
 // splitRow is one row of the side-by-side form: a hunk header or note
 // spanning both halves (full), or an old line and a new line, either of
@@ -58,41 +57,25 @@ func splitRows(d *diffView) []splitRow {
 	return rows
 }
 
-// renderWindow draws lines [from, from+n) of the unified diff at width.
-func (d *diffView) renderWindow(from, n, width int, st *theme.Styles) []string {
-	from = min(max(from, 0), len(d.lines))
-	to := min(from+max(n, 0), len(d.lines))
-	gutter := 2*d.digits + 2
-	out := make([]string, 0, to-from)
-	for _, l := range d.lines[from:to] {
-		out = append(out, d.renderLine(l, width, gutter, st))
-	}
-	return out
+// renderRow draws line i of the unified diff at width.
+func (d *diffView) renderRow(i, width int, st *theme.Styles) string {
+	return d.renderLine(d.lines[i], width, 2*d.digits+2, st)
 }
 
 // splitSeparator divides the halves of a side-by-side row.
 const splitSeparator = " │ "
 
-// renderSplitWindow draws rows [from, from+n) of the side-by-side form at
-// width.
-func (d *diffView) renderSplitWindow(rows []splitRow, from, n, width int, st *theme.Styles) []string {
-	from = min(max(from, 0), len(rows))
-	to := min(from+max(n, 0), len(rows))
-	half := max((width-len(splitSeparator))/2, 1)
-	sep := st.Approval.Separator.Render(splitSeparator)
-	out := make([]string, 0, to-from)
-	for _, r := range rows[from:to] {
-		if r.full != nil {
-			style := st.Diff.Hunk
-			if r.full.kind == diffNote {
-				style = st.Tool.Output
-			}
-			out = append(out, fitLine(style.Render(fitLine(r.full.text, width)), width))
-			continue
+// renderSplitRow draws one side-by-side row at width.
+func (d *diffView) renderSplitRow(r splitRow, width int, st *theme.Styles) string {
+	if r.full != nil {
+		style := st.Diff.Hunk
+		if r.full.kind == diffNote {
+			style = st.Tool.Output
 		}
-		out = append(out, fitLine(d.splitCell(r.left, true, half, st)+sep+d.splitCell(r.right, false, half, st), width))
+		return style.Render(fitLine(r.full.text, width))
 	}
-	return out
+	half := max((width-len(splitSeparator))/2, 1)
+	return d.splitCell(r.left, true, half, st) + st.Approval.Separator.Render(splitSeparator) + d.splitCell(r.right, false, half, st)
 }
 
 // splitCell is one half of a row, exactly width cells: the line number on
@@ -120,7 +103,8 @@ func (d *diffView) splitCell(l *diffLine, old bool, width int, st *theme.Styles)
 	default:
 		body = st.Diff.Context.Render(padTo(" "+l.text, textWidth))
 	}
-	return fitLine(st.Diff.LineNumber.Render(num+" ")+body, width)
+	// num is digits wide and body padded: the cell is exactly width.
+	return st.Diff.LineNumber.Render(num+" ") + body
 }
 
 // contentDiff is the diff of a new file holding content, for a write

@@ -397,3 +397,39 @@ func TestApprovalHelpShowsKeys(t *testing.T) {
 		t.Errorf("help line offers the input's keys while the approval has the keyboard: %q", help)
 	}
 }
+
+func TestApprovalScreen(t *testing.T) {
+	h := newApprovalHarness(t, 100, 40)
+	h.startTurn("make the health check return 204")
+	m := mainSrc()
+	h.events <- agent.TextDelta{Source: m, Text: "I'll change the status code."}
+	h.events <- toolStarted(m, "e1", "edit_file", "internal/handlers/health.go")
+	h.ask(context.Background(), editRequest("internal/handlers/health.go", approvalOld, approvalNew))
+	h.deliver(1)
+	view := h.m.View()
+	lines := strings.Split(view, "\n")
+	if len(lines) != 40 {
+		t.Errorf("%d lines, want 40", len(lines))
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > 100 {
+			t.Errorf("line %d is %d wide", i, w)
+		}
+	}
+	checkGolden(t, "100x40", ansi.Strip(view)+"\n")
+}
+
+func TestClearWaitsForTheAnswer(t *testing.T) {
+	h := newApprovalHarness(t, 100, 40)
+	got := h.ask(context.Background(), bashRequest("ls"))
+	h.deliver(1)
+	h.key(tea.KeyTab)
+	h.typeText("/clear")
+	h.key(tea.KeyEnter)
+	if h.m.appr.cur == nil || len(approvalBlocks(h.m)) != 1 || !h.screenContains("answer it before /clear") {
+		t.Fatal("/clear dropped a waiting request")
+	}
+	h.key(tea.KeyTab)
+	h.send(runes("y"))
+	verdictOf(t, got)
+}

@@ -203,6 +203,10 @@ func (m *Model) cmdClear(string) tea.Cmd {
 		m.notice(NoticeError, "a turn is running: press esc to cancel it before /clear")
 		return nil
 	}
+	if m.appr.cur != nil {
+		m.notice(NoticeError, "a request waits for your answer: answer it before /clear")
+		return nil
+	}
 	if m.engine != nil {
 		m.engine.Reset()
 	}
