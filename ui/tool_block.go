@@ -125,7 +125,7 @@ func (b *ToolBlock) Lines(ctx RenderContext) []string {
 	if b.started.IsZero() {
 		b.started = ctx.Now
 	}
-	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded}
+	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded, focused: ctx.Focused}
 	if !b.finished {
 		key.frame, key.tick = ctx.Frame, b.runningFor(ctx.Now)
 	}

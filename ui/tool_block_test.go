@@ -175,3 +175,15 @@ func TestToolBlockWidths(t *testing.T) {
 		}
 	}
 }
+
+func TestToolBlockFocusRedraws(t *testing.T) {
+	b := NewToolBlock(toolStart("read_file", `{"path":"a.go"}`))
+	b.Finish(finished("read_file", time.Millisecond, tools.Result{Content: "x"}))
+	ctx := blockCtx(t, 60)
+	b.Lines(ctx)
+	ctx.Focused = true
+	b.Lines(ctx)
+	if b.recompute != 2 {
+		t.Errorf("gaining the focus did not redraw the header (%d computations)", b.recompute)
+	}
+}
