@@ -257,9 +257,9 @@ func (b *ApprovalBlock) Update(msg tea.Msg) (*ApprovalBlock, tea.Cmd) {
 	return b, cmd
 }
 
-// Resolve records the answer and collapses the block to one line; detail
+// resolve records the answer and collapses the block to one line; detail
 // is the user's feedback or the rules a session grant recorded.
-func (b *ApprovalBlock) Resolve(o approvalOutcome, detail string) {
+func (b *ApprovalBlock) resolve(o approvalOutcome, detail string) {
 	b.outcome, b.detail = o, detail
 	b.feedbackOn, b.active, b.note = false, false, ""
 	b.feedback.Blur()

@@ -138,7 +138,7 @@ func TestApprovalRecord(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := NewApprovalBlock(tt.req)
-			b.Resolve(tt.outcome, tt.detail)
+			b.resolve(tt.outcome, tt.detail)
 			lines := b.Lines(approvalCtx(100))
 			if len(lines) != 1 {
 				t.Fatalf("%d lines, want a one-line record", len(lines))

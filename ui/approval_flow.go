@@ -33,7 +33,7 @@ func (m *Model) enqueueApproval(p *pendingApproval) tea.Cmd {
 		return nil
 	}
 	if m.appr.cur == nil {
-		m.showApproval(p)
+		m.showApproval(p, false)
 	} else {
 		m.appr.queue = append(m.appr.queue, p)
 		m.appr.block.SetWaiting(len(m.appr.queue))
@@ -43,8 +43,10 @@ func (m *Model) enqueueApproval(p *pendingApproval) tea.Cmd {
 }
 
 // showApproval puts p's block where its tool call stands and gives it the
-// keyboard.
-func (m *Model) showApproval(p *pendingApproval) {
+// keyboard, unless the user is typing a message: then a stray "y" of the
+// draft could answer it, so the keyboard stays with the input until tab.
+// hadFocus says the previous request had the keyboard.
+func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 	b := NewApprovalBlock(p.req)
 	b.SetWaiting(len(m.appr.queue))
 	m.appr.cur, m.appr.block = p, b
@@ -54,7 +56,10 @@ func (m *Model) showApproval(p *pendingApproval) {
 		m.tr.Touch(pane)
 	}
 	m.tr.Insert(m.approvalPosition(p.req), b)
-	m.focusApproval()
+	typing := !m.transcriptFocus && m.input.Value() != ""
+	if hadFocus || !typing {
+		m.focusApproval()
+	}
 	m.layout()
 	m.tr.ScrollTo(b)
 }
@@ -221,7 +226,7 @@ func (m *Model) answer(v tools.Verdict, o approvalOutcome, detail string) {
 		return
 	}
 	p.settle(v)
-	b.Resolve(o, detail)
+	b.resolve(o, detail)
 	m.tr.Touch(b)
 	m.closeCurrent()
 }
@@ -242,7 +247,7 @@ func (m *Model) closeCurrent() {
 			p.drop()
 			continue
 		}
-		m.showApproval(p)
+		m.showApproval(p, hadFocus)
 		return
 	}
 	if hadFocus && !m.transcriptFocus {

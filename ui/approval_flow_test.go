@@ -433,3 +433,25 @@ func TestClearWaitsForTheAnswer(t *testing.T) {
 	h.send(runes("y"))
 	verdictOf(t, got)
 }
+
+func TestApprovalLeavesADraftAlone(t *testing.T) {
+	h := newApprovalHarness(t, 100, 40)
+	h.typeText("now ")
+	got := h.ask(context.Background(), bashRequest("ls"))
+	h.deliver(1)
+	if h.m.appr.focus {
+		t.Fatal("the request took the keyboard from a draft being typed")
+	}
+	h.typeText("yes")
+	if h.m.input.Value() != "now yes" || !h.m.appr.block.Pending() {
+		t.Fatalf("input %q: the draft's keys answered the request", h.m.input.Value())
+	}
+	h.key(tea.KeyTab)
+	h.send(runes("n"))
+	if v := verdictOf(t, got); v.Allowed {
+		t.Errorf("verdict %+v, want denied", v)
+	}
+	if h.m.input.Value() != "now yes" {
+		t.Errorf("draft lost: %q", h.m.input.Value())
+	}
+}
