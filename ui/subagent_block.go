@@ -200,7 +200,7 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 	case childMaxTurns:
 		b.push(activity{kind: actNote, text: "stopped at its turn limit"})
 	}
-	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" {
+	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" && !b.saidLately(s) {
 		b.push(activity{kind: actSummary, text: s})
 	}
 	if e.Error != "" && b.state == childFailed {
@@ -208,6 +208,18 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 			b.push(activity{kind: actError, text: oneLine(e.Error)})
 		}
 	}
+}
+
+// saidLately reports whether the child's latest text already holds s, so a
+// finished pane does not show its one-line answer twice.
+func (b *SubagentBlock) saidLately(s string) bool {
+	s = strings.TrimSpace(s)
+	for i := b.acts.len() - 1; i >= 0; i-- {
+		if a := b.acts.get(i); a != nil && a.kind == actText {
+			return strings.Contains(a.text, s)
+		}
+	}
+	return false
 }
 
 // SetWaiting marks the child as waiting for the user's approval.
