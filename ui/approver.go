@@ -30,6 +30,12 @@ type Permissions interface {
 	Grant(tools.Request) []string
 }
 
+// The policy and the approver meet through these interfaces.
+var (
+	_ tools.Asker = (*Approver)(nil)
+	_ Permissions = (*tools.Policy)(nil)
+)
+
 // Approver is the TUI's tools.Asker: Ask hands each request to the running
 // TUI, which shows it inline where the tool call stands and answers it from
 // the user's keys. Requests are shown one at a time, first come first
