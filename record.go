@@ -132,6 +132,18 @@ func (r *recording) replay() []agent.Event {
 	return out
 }
 
+// resumeNote tells the user which session came back.
+func (r *recording) resumeNote() string {
+	if r == nil || r.loaded == nil {
+		return ""
+	}
+	note := fmt.Sprintf("resumed session %s (%d messages)", r.rec.ID(), len(r.loaded.Messages))
+	for _, w := range r.loaded.Warnings {
+		note += "\nwarning: " + w
+	}
+	return note
+}
+
 // undoTurn restores the files of the last turn that changed any.
 func (r *recording) undoTurn(ctx context.Context, locks *tools.FileLocks) (string, error) {
 	res, err := r.undo.Undo(ctx, locks)

@@ -11,6 +11,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"covey/agent"
+	sessions "covey/agent/session"
 	"covey/e2e/scripted"
 	"covey/theme"
 	"covey/tools"
@@ -24,7 +25,16 @@ func runTUI(ctx context.Context, opts options, stderr io.Writer) int {
 		s   *session
 		err error
 	)
-	var asker tools.Asker // the TUI's approvals: wired with the approval view
+	if opts.resumeSet && opts.resume == "" && !opts.demo {
+		id, err := pickSession(ctx)
+		if err != nil {
+			fmt.Fprintln(stderr, "covey:", err)
+			return exitUsage
+		}
+		opts.resume = id
+	}
+	approver := ui.NewApprover()
+	var asker tools.Asker = approver
 	if opts.demo {
 		var stop func()
 		s, stop, err = openDemoSession(opts, asker)
@@ -60,6 +70,10 @@ func runTUI(ctx context.Context, opts options, stderr io.Writer) int {
 		Agents:         infos,
 		MarkdownStyle:  mdStyle,
 		InitialPrompt:  joinArgs(opts.args),
+		Approver:       approver,
+		Permissions:    s.policy,
+		Replay:         s.rec.replay(),
+		ResumeNote:     s.rec.resumeNote(),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -119,6 +133,40 @@ func openDemoSession(opts options, asker tools.Asker) (*session, func(), error) 
 		return nil, nil, err
 	}
 	return s, srv.Close, nil
+}
+
+// pickSession lets the user choose one of this workspace's sessions.
+func pickSession(ctx context.Context) (string, error) {
+	root, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	dir, err := sessions.DefaultDir()
+	if err != nil {
+		return "", err
+	}
+	infos, err := sessions.Store{Dir: dir}.List(root)
+	if err != nil {
+		return "", err
+	}
+	var items []ui.SessionItem
+	for _, in := range infos {
+		if in.Messages == 0 {
+			continue
+		}
+		items = append(items, ui.SessionItem{
+			ID: in.ID, Title: in.FirstMessage, When: in.Modified.Local().Format("2006-01-02 15:04"),
+			Detail: fmt.Sprintf("%d messages · %s", in.Messages, in.Model),
+		})
+	}
+	if len(items) == 0 {
+		return "", fmt.Errorf("no sessions to resume in %s", root)
+	}
+	th, _, err := chooseTheme("")
+	if err != nil {
+		return "", err
+	}
+	return ui.PickSession(ctx, items, th)
 }
 
 func joinArgs(args []string) string {
