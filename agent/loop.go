@@ -17,6 +17,10 @@ import (
 // the conversation stays valid for the next request.
 const CancelledResult = "cancelled by the user"
 
+// InterruptedAnswer stands in for the answer of a turn that was cut off
+// before the model said anything.
+const InterruptedAnswer = "(no answer: this turn was interrupted)"
+
 // Run adds prompt as a user message and runs the loop until the model
 // answers without tool calls, MaxTurns is reached, the context ends or an
 // error occurs. It emits events as it goes and a Done event last. The
@@ -26,6 +30,12 @@ func (a *Agent) Run(ctx context.Context, prompt string) (Result, error) {
 		return Result{}, err
 	}
 	defer a.end()
+	// A turn that was cut off before any answer (a cancel, a crash) leaves
+	// a user message unanswered; some servers refuse two user messages in
+	// a row, so the gap is closed with a short note.
+	if h := a.History(); len(h) > 0 && h[len(h)-1].Role == RoleUser {
+		a.append(Message{Role: RoleAssistant, Content: InterruptedAnswer})
+	}
 	a.append(Message{Role: RoleUser, Content: prompt})
 	res, err := a.safeLoop(ctx)
 	done := Done{Source: a.cfg.Source, Answer: res.Answer, Reason: res.Reason, Usage: res.Usage, Turns: res.Turns}

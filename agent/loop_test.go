@@ -311,3 +311,22 @@ func TestRetryResendsTheLastTurn(t *testing.T) {
 		t.Fatal("retry with no history succeeded")
 	}
 }
+
+func TestUnansweredTurnKeepsRolesAlternating(t *testing.T) {
+	srv := scripted.NewTest(t)
+	// Turn 1: the request carries the placeholder answer of turn 0.
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "first"}, Turns: []scripted.Turn{{Text: "never asked"}, {Text: "second answer"}}})
+	a := newAgent(t, srv, &recorder{}, 5)
+	// A resumed session whose last turn died before any answer.
+	a.SetHistory([]agent.Message{{Role: agent.RoleUser, Content: "first"}})
+	if res, err := a.Run(context.Background(), "second"); err != nil || res.Answer != "second answer" {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	var roles []string
+	for _, m := range srv.Journal()[0].Messages {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, ","); got != "system,user,assistant,user" {
+		t.Fatalf("roles sent = %s", got)
+	}
+}
