@@ -114,22 +114,12 @@ func (r *recording) message(m agent.Message) {
 	r.rec.Message(m)
 }
 
-// replay turns the loaded session into events the TUI can draw: user
-// messages become UserMessage events, the rest are the recorded events.
+// replay is the loaded session as events the TUI can draw.
 func (r *recording) replay() []agent.Event {
 	if r == nil || r.loaded == nil {
 		return nil
 	}
-	var out []agent.Event
-	for _, rec := range r.loaded.Replay {
-		switch {
-		case rec.Message != nil && rec.Message.Role == agent.RoleUser:
-			out = append(out, agent.UserMessage{Source: agent.Source{AgentID: agent.MainAgentID}, Text: rec.Message.Content})
-		case rec.Event != nil:
-			out = append(out, rec.Event)
-		}
-	}
-	return out
+	return r.loaded.Events()
 }
 
 // resumeNote tells the user which session came back.
