@@ -230,6 +230,20 @@ func (s *session) Undo(ctx context.Context) (string, error) {
 // CancelChild cancels one child (ui.Engine).
 func (s *session) CancelChild(id string) bool { return s.manager.Cancel(id) }
 
+// SendToChild steers a running child or resumes a finished one (ui.Engine).
+func (s *session) SendToChild(ctx context.Context, id, text string) error {
+	return s.manager.Send(ctx, id, text)
+}
+
+// PauseChild pauses or resumes one child (ui.Engine).
+func (s *session) PauseChild(id string, paused bool) bool { return s.manager.Pause(id, paused) }
+
+// BackgroundChild moves a foreground child to the background (ui.Engine).
+func (s *session) BackgroundChild(id string) bool { return s.manager.Background(id) }
+
+// CancelTurn cancels a main-agent turn a background result started (ui.Engine).
+func (s *session) CancelTurn() bool { return false }
+
 // Reset starts a fresh conversation (ui.Engine).
 func (s *session) Reset() {
 	s.main.Reset()

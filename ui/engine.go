@@ -25,6 +25,24 @@ type Engine interface {
 	// messages that turn left behind and sends its prompt once more. It
 	// blocks like Run, and reports its progress as events like Run.
 	Retry(ctx context.Context) error
+	// SendToChild delivers text to a child by AgentID: to a running child
+	// as a user-role message before its next model request (a ChildMessage
+	// event shows it), to a finished one by resuming it in the background
+	// with its whole history plus the text (its result comes back to its
+	// parent as a BackgroundResult).
+	SendToChild(ctx context.Context, agentID, text string) error
+	// PauseChild pauses (paused true) or resumes a running child: its
+	// current request or tool call completes, no new one starts. It reports
+	// whether the child was found running; ChildState events follow.
+	PauseChild(agentID string, paused bool) bool
+	// BackgroundChild moves a running foreground child to the background:
+	// its parent's pending task call completes with a note naming it. It
+	// reports whether the child was found running in the foreground.
+	BackgroundChild(agentID string) bool
+	// CancelTurn cancels the main agent's turn that a background result
+	// started (the UI cancels its own turns through Run's context). It
+	// reports whether such a turn was running.
+	CancelTurn() bool
 }
 
 // AgentInfo describes one agent definition for /agents.

@@ -72,6 +72,11 @@ type fakeEngine struct {
 	undos     int
 	undoReply []undoReply // answers of successive Undo calls
 	retries   int
+	// crew controls, in call order
+	sent         []string
+	paused       []string
+	backgrounded []string
+	turnCancels  int
 }
 
 // undoReply is one answer of the fake engine's Undo.
@@ -101,6 +106,34 @@ func (f *fakeEngine) CancelChild(id string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cancelled = append(f.cancelled, id)
+	return true
+}
+
+func (f *fakeEngine) SendToChild(_ context.Context, id, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, id+": "+text)
+	return nil
+}
+
+func (f *fakeEngine) PauseChild(id string, paused bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.paused = append(f.paused, fmt.Sprintf("%s=%v", id, paused))
+	return true
+}
+
+func (f *fakeEngine) BackgroundChild(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.backgrounded = append(f.backgrounded, id)
+	return true
+}
+
+func (f *fakeEngine) CancelTurn() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.turnCancels++
 	return true
 }
 
