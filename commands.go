@@ -10,6 +10,7 @@ import (
 
 	sessions "covey/agent/session"
 	"covey/agentdefs"
+	"covey/permission"
 	"covey/tools"
 )
 
@@ -60,10 +61,10 @@ func cmdTool(ctx context.Context, opts options, args []string, stdout, stderr io
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
 	}
-	mode, _ := parsePermissionMode(firstNonEmpty(opts.permissionMode, string(tools.ModeBypass)))
+	mode, _ := parsePermissionMode(firstNonEmpty(opts.permissionMode, string(permission.ModeBypass)))
 	// Running a tool by hand is the user's own act: writes need no review,
 	// and there is no prior read to check against.
-	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: tools.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList()}
+	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList()}
 	reg := tools.NewRegistry(tools.Builtins(env)...)
 	t, ok := reg.Get(args[0])
 	if !ok {

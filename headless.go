@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/permission"
 )
 
 // runHeadless runs one prompt without the TUI: the answer on stdout,
@@ -39,7 +39,7 @@ func runHeadless(ctx context.Context, opts options, prompt string, stdout, stder
 
 // openSession loads config, resolves the endpoint and builds a session in
 // the current directory.
-func openSession(opts options, asker tools.Asker) (*session, error) {
+func openSession(opts options, asker permission.Asker) (*session, error) {
 	root, err := os.Getwd()
 	if err != nil {
 		return nil, err

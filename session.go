@@ -12,6 +12,7 @@ import (
 
 	"covey/agent"
 	"covey/agentdefs"
+	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
 )
@@ -27,12 +28,12 @@ type session struct {
 	env      agent.Environment
 	defs     *agentdefs.Set
 	problems []agentdefs.Problem
-	mode     tools.Mode
+	mode     permission.Mode
 	endpoint Endpoint
 
 	log     *debugLog
 	rec     *recording // nil for the demo
-	policy  *tools.Policy
+	policy  *permission.Policy
 	locks   *tools.FileLocks
 	events  chan agent.Event
 	main    *agent.Agent
@@ -52,7 +53,7 @@ type sessionDeps struct {
 	provider agent.Provider
 	// asker answers permission questions (the TUI's approvals); nil
 	// refuses what would need asking, with a note on how to allow it.
-	asker tools.Asker
+	asker permission.Asker
 	// record keeps a session file (and undo log); the demo keeps none.
 	record bool
 }
@@ -83,11 +84,11 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 			return nil, err
 		}
 	}
-	rules, err := tools.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
+	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
 	if err != nil {
 		return nil, fmt.Errorf("config permissions: %w", err)
 	}
-	s.policy = tools.NewPolicy(mode, rules, deps.asker)
+	s.policy = permission.NewPolicy(mode, rules, deps.asker)
 	s.policy.SetWorkspace(ws.Root)
 	gate := s.policy
 	locks := tools.NewFileLocks()
@@ -100,13 +101,13 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		MaxDepth:    cfg.Subagents.MaxDepth,
 		MaxTurns:    cfg.Subagents.MaxTurns,
 		Timeout:     cfg.Subagents.Timeout,
-		ReadOnly:    mode == tools.ModePlan,
+		ReadOnly:    mode == permission.ModePlan,
 		AllowRead:   s.policy.AllowRead,
 	})
 	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead}
 	reg := tools.NewRegistry()
 	for _, t := range tools.Builtins(env) {
-		if mode != tools.ModePlan || t.ReadOnly() {
+		if mode != permission.ModePlan || t.ReadOnly() {
 			reg.Add(t)
 		}
 	}
@@ -119,7 +120,7 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		return nil, err
 	}
 	base := agent.BasePrompt
-	if mode == tools.ModePlan {
+	if mode == permission.ModePlan {
 		base += "\n\nYou are in plan mode: you can only read. Investigate, then answer with a numbered implementation plan; do not try to change anything."
 	}
 	s.main = agent.New(agent.Config{
@@ -266,7 +267,7 @@ func (s *session) SetModel(m string) {
 // close ends the session's recording.
 func (s *session) close(stderr io.Writer) { s.rec.close(stderr) }
 
-func parsePermissionMode(s string) (tools.Mode, error) { return tools.ParseMode(s) }
+func parsePermissionMode(s string) (permission.Mode, error) { return permission.ParseMode(s) }
 
 func firstPositive(ns ...int) int {
 	for _, n := range ns {

@@ -13,8 +13,8 @@ import (
 	"covey/agent"
 	sessions "covey/agent/session"
 	"covey/e2e/scripted"
+	"covey/permission"
 	"covey/theme"
-	"covey/tools"
 	"covey/ui"
 )
 
@@ -34,7 +34,7 @@ func runTUI(ctx context.Context, opts options, stderr io.Writer) int {
 		opts.resume = id
 	}
 	approver := ui.NewApprover()
-	var asker tools.Asker = approver
+	var asker permission.Asker = approver
 	if opts.demo {
 		var stop func()
 		s, stop, err = openDemoSession(opts, asker)
@@ -110,7 +110,7 @@ func chooseTheme(name string) (*theme.Theme, string, error) {
 
 // openDemoSession starts the embedded scripted model on loopback and a
 // session that talks to it.
-func openDemoSession(opts options, asker tools.Asker) (*session, func(), error) {
+func openDemoSession(opts options, asker permission.Asker) (*session, func(), error) {
 	srv := scripted.New()
 	for _, c := range demoConversations() {
 		srv.Add(c)

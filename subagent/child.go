@@ -12,6 +12,7 @@ import (
 
 	"covey/agent"
 	"covey/agentdefs"
+	"covey/permission"
 	"covey/tools"
 )
 
@@ -197,13 +198,13 @@ func (c *child) tools() *tools.Registry {
 }
 
 // gate labels the child's permission requests so the user sees who asks.
-func (c *child) gate() tools.Gate {
+func (c *child) gate() permission.Gate {
 	g := c.m.cfg.Gate
 	if g == nil {
 		return nil
 	}
 	label := fmt.Sprintf("[%s] %s", c.def.Name, c.spec.Description)
-	return tools.GateFunc(func(ctx context.Context, req tools.Request) tools.Verdict {
+	return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
 		req.Agent, req.AgentID = label, c.src.AgentID
 		return g.Check(ctx, req)
 	})

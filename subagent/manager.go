@@ -15,6 +15,7 @@ import (
 
 	"covey/agent"
 	"covey/agentdefs"
+	"covey/permission"
 	"covey/tools"
 )
 
@@ -35,7 +36,7 @@ type Config struct {
 	Defs        *agentdefs.Set
 	Workspace   *tools.Workspace
 	Locks       *tools.FileLocks
-	Gate        tools.Gate
+	Gate        permission.Gate
 	Environment agent.Environment
 	Resolve     Resolver
 	// Emit receives every child's events (the session's one stream).

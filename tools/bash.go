@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"covey/permission"
 )
 
 const (
@@ -94,7 +96,7 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 		return Errorf("bash: not run: %v", err)
 	}
 	if g := t.env.Gate; g != nil {
-		v := g.Check(ctx, Request{Tool: "bash", Command: a.Command, Dir: dir})
+		v := g.Check(ctx, permission.Request{Tool: "bash", Command: a.Command, Dir: dir})
 		if !v.Allowed {
 			reason := v.Reason
 			if reason == "" {

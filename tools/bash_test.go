@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"covey/permission"
 )
 
 func TestBash(t *testing.T) {
@@ -172,10 +174,10 @@ func TestBashOutputCap(t *testing.T) {
 
 func TestBashGate(t *testing.T) {
 	env := wtEnv(t)
-	var seen Request
-	env.Gate = GateFunc(func(_ context.Context, req Request) Verdict {
+	var seen permission.Request
+	env.Gate = permission.GateFunc(func(_ context.Context, req permission.Request) permission.Verdict {
 		seen = req
-		return Verdict{Reason: "ask first"}
+		return permission.Verdict{Reason: "ask first"}
 	})
 	res := wtRun(t, NewBash(env), map[string]any{"command": "touch made"})
 	if !res.IsError || !strings.Contains(res.Content, "ask first") {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"covey/permission"
 )
 
 func TestEditFile(t *testing.T) {
@@ -257,11 +259,11 @@ func TestEditFileStale(t *testing.T) {
 func TestEditFileGateAndRules(t *testing.T) {
 	env := wtEnv(t)
 	abs := wtPut(t, env, "src/f.txt", "a\n", true)
-	env.Gate = GateFunc(func(_ context.Context, req Request) Verdict {
+	env.Gate = permission.GateFunc(func(_ context.Context, req permission.Request) permission.Verdict {
 		if req.Tool != "edit_file" || req.Path != "src/f.txt" || req.Content != "b\n" || req.Change == nil {
 			t.Errorf("gate saw %+v", req)
 		}
-		return Verdict{Reason: "use b2 instead"}
+		return permission.Verdict{Reason: "use b2 instead"}
 	})
 	res := wtRun(t, NewEditFile(env), map[string]any{"path": "src/f.txt", "old_string": "a", "new_string": "b"})
 	if !res.IsError || !strings.Contains(res.Content, "use b2 instead") || wtGet(t, abs) != "a\n" {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"covey/permission"
 )
 
 // Tool is one capability offered to a model. Names and argument schemas are
@@ -55,14 +57,9 @@ func firstLine(s string) string {
 }
 
 // FileChange is the Display of write_file and edit_file results: what changed
-// on disk, for inline diff review.
-type FileChange struct {
-	Path    string `json:"path"`    // workspace-relative
-	Created bool   `json:"created"` // the file did not exist before
-	Diff    string `json:"diff"`    // unified diff, "--- a/p" / "+++ b/p" headers
-	Added   int    `json:"added"`
-	Removed int    `json:"removed"`
-}
+// on disk, for inline diff review. It is the permission gate's type, so the
+// same value shows a proposed write to the user who is asked.
+type FileChange = permission.FileChange
 
 // Todo is one item of the agent's task list.
 type Todo struct {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"covey/permission"
 )
 
 // maxResultDiff caps the diff echoed to the model; the full diff still goes
@@ -120,7 +122,7 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 		return Errorf("%s: %v", tool, err)
 	}
 	rel := env.WS.Rel(abs)
-	if err := checkAllowed(env.AllowedPaths, rel); err != nil {
+	if err := permission.CheckAllowedPaths(env.AllowedPaths, rel); err != nil {
 		return Errorf("%s: refused: %v", tool, err)
 	}
 	unlock, err := env.Locks.Lock(ctx, abs)
@@ -151,7 +153,7 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 	userEdited := false
 	if env.Gate != nil {
 		change := newFileChange(rel, string(tg.content), proposed, !tg.exists)
-		v := env.Gate.Check(ctx, Request{Tool: tool, Path: rel, Change: change, Content: proposed})
+		v := env.Gate.Check(ctx, permission.Request{Tool: tool, Path: rel, Change: change, Content: proposed})
 		if !v.Allowed {
 			reason := v.Reason
 			if reason == "" {

@@ -9,8 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"covey/permission"
 	"covey/theme"
-	"covey/tools"
 )
 
 // Approval layout constants.
@@ -44,7 +44,7 @@ const (
 // directory) and the keys that answer it. Once answered it collapses to a
 // one-line record of the answer.
 type ApprovalBlock struct {
-	req    tools.Request
+	req    permission.Request
 	diff   *diffView  // nil for a command
 	split  []splitRow // the side-by-side rows, built on first use
 	grants []string   // what "allow for this session" would allow
@@ -81,7 +81,7 @@ type rowCacheKey struct {
 const maxCachedRows = 4096
 
 // NewApprovalBlock returns the pending approval of req.
-func NewApprovalBlock(req tools.Request) *ApprovalBlock {
+func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 	b := &ApprovalBlock{req: req, rows: defaultDiffRows}
 	if req.Tool != "bash" {
 		text := ""
@@ -93,7 +93,7 @@ func NewApprovalBlock(req tools.Request) *ApprovalBlock {
 		}
 		b.diff = newDiffView(text)
 	}
-	b.grants = tools.SessionGrantRules(req)
+	b.grants = permission.SessionGrantRules(req)
 	ti := textinput.New()
 	ti.Prompt = "why? › "
 	ti.Placeholder = "tell the agent what to do instead"
@@ -104,7 +104,7 @@ func NewApprovalBlock(req tools.Request) *ApprovalBlock {
 }
 
 // Request is the request the block shows.
-func (b *ApprovalBlock) Request() tools.Request { return b.req }
+func (b *ApprovalBlock) Request() permission.Request { return b.req }
 
 // Pending reports whether the request still waits for an answer.
 func (b *ApprovalBlock) Pending() bool { return b.outcome == outcomePending }

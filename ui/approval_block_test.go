@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"covey/permission"
 	"covey/theme"
 	"covey/tools"
 )
@@ -46,21 +47,21 @@ func Version(w http.ResponseWriter, r *http.Request) {
 `
 
 // editRequest is an edit_file request changing old into new.
-func editRequest(path, old, new string) tools.Request {
+func editRequest(path, old, new string) permission.Request {
 	diff, added, removed := tools.UnifiedDiff(path, old, new)
-	return tools.Request{Tool: "edit_file", Path: path, Content: new,
+	return permission.Request{Tool: "edit_file", Path: path, Content: new,
 		Change: &tools.FileChange{Path: path, Diff: diff, Added: added, Removed: removed}}
 }
 
 // writeRequest is a write_file request creating path with content.
-func writeRequest(path, content string) tools.Request {
+func writeRequest(path, content string) permission.Request {
 	diff, added, removed := tools.UnifiedDiff(path, "", content)
-	return tools.Request{Tool: "write_file", Path: path, Content: content,
+	return permission.Request{Tool: "write_file", Path: path, Content: content,
 		Change: &tools.FileChange{Path: path, Created: true, Diff: diff, Added: added, Removed: removed}}
 }
 
-func bashRequest(cmd string) tools.Request {
-	return tools.Request{Tool: "bash", Command: cmd, Dir: "/work/project"}
+func bashRequest(cmd string) permission.Request {
+	return permission.Request{Tool: "bash", Command: cmd, Dir: "/work/project"}
 }
 
 func approvalCtx(width int) RenderContext {
@@ -73,7 +74,7 @@ func TestApprovalGolden(t *testing.T) {
 	child.Agent, child.AgentID = "[general-purpose] update handlers", "c1"
 	tests := []struct {
 		name   string
-		req    tools.Request
+		req    permission.Request
 		width  int
 		active bool
 		setup  func(b *ApprovalBlock)
@@ -122,7 +123,7 @@ func numberedLines(n int) string {
 func TestApprovalRecord(t *testing.T) {
 	tests := []struct {
 		name    string
-		req     tools.Request
+		req     permission.Request
 		outcome approvalOutcome
 		detail  string
 		want    string
@@ -260,7 +261,7 @@ func TestContentDiff(t *testing.T) {
 		})
 	}
 	t.Run("a write without a FileChange shows its content", func(t *testing.T) {
-		b := NewApprovalBlock(tools.Request{Tool: "write_file", Path: "x.txt", Content: "hello\nworld\n"})
+		b := NewApprovalBlock(permission.Request{Tool: "write_file", Path: "x.txt", Content: "hello\nworld\n"})
 		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(80)), "\n"))
 		for _, want := range []string{"x.txt (new file)", "+2 -0", "+hello", "+world"} {
 			if !strings.Contains(text, want) {

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"covey/tools"
+	"covey/permission"
 )
 
 // This file holds the root model's side of the approval flow: the queue of
@@ -67,7 +67,7 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 // approvalPosition is where a request is shown: under its child's pane
 // for a child (after the records of its earlier requests), else under the
 // main agent's tool call that asks, else at the end.
-func (m *Model) approvalPosition(req tools.Request) int {
+func (m *Model) approvalPosition(req permission.Request) int {
 	var after Block
 	if req.AgentID != "" {
 		if pane, ok := m.rt.children[req.AgentID]; ok {
@@ -94,7 +94,7 @@ func (m *Model) approvalPosition(req tools.Request) int {
 // newest running block of that tool with the same path or command, else the
 // newest running block of that tool. One agent's writes run one at a time,
 // so this is unambiguous where it matters.
-func (m *Model) askingToolBlock(req tools.Request) *ToolBlock {
+func (m *Model) askingToolBlock(req permission.Request) *ToolBlock {
 	var fallback *ToolBlock
 	for i := m.tr.Len() - 1; i >= 0; i-- {
 		tb, ok := m.tr.entries[i].b.(*ToolBlock)
@@ -113,7 +113,7 @@ func (m *Model) askingToolBlock(req tools.Request) *ToolBlock {
 
 // sameTarget reports whether a call's key argument names req's path or
 // command (the argument may be absolute or unclean where req's is not).
-func sameTarget(req tools.Request, arg string) bool {
+func sameTarget(req permission.Request, arg string) bool {
 	if req.Tool == "bash" {
 		return oneLine(arg) == oneLine(req.Command)
 	}
@@ -170,10 +170,10 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 	}
 	switch {
 	case key.Matches(k, m.keys.ApproveYes):
-		m.answer(tools.Verdict{Allowed: true}, outcomeAllowed, "")
+		m.answer(permission.Verdict{Allowed: true}, outcomeAllowed, "")
 	case key.Matches(k, m.keys.ApproveSession):
 		rules := m.perms.Grant(b.Request())
-		m.answer(tools.Verdict{Allowed: true}, outcomeSession, strings.Join(rules, ", "))
+		m.answer(permission.Verdict{Allowed: true}, outcomeSession, strings.Join(rules, ", "))
 	case key.Matches(k, m.keys.ApproveNo):
 		m.deny("")
 	case key.Matches(k, m.keys.ApproveFeedback):
@@ -216,11 +216,11 @@ func (m *Model) deny(feedback string) {
 	if feedback != "" {
 		reason = reasonFeedback + feedback
 	}
-	m.answer(tools.Verdict{Reason: reason}, outcomeDenied, feedback)
+	m.answer(permission.Verdict{Reason: reason}, outcomeDenied, feedback)
 }
 
 // answer settles the shown request, leaves its record, and shows the next.
-func (m *Model) answer(v tools.Verdict, o approvalOutcome, detail string) {
+func (m *Model) answer(v permission.Verdict, o approvalOutcome, detail string) {
 	p, b := m.appr.cur, m.appr.block
 	if p == nil {
 		return
@@ -298,10 +298,10 @@ func (m *Model) cycleMode() {
 		return
 	}
 	cur := m.perms.Mode()
-	next := tools.Modes[0]
-	for i, md := range tools.Modes {
+	next := permission.Modes[0]
+	for i, md := range permission.Modes {
 		if md == cur {
-			next = tools.Modes[(i+1)%len(tools.Modes)]
+			next = permission.Modes[(i+1)%len(permission.Modes)]
 			break
 		}
 	}

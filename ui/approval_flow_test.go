@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
+	"covey/permission"
 	"covey/theme"
 	"covey/tools"
 )
@@ -18,29 +19,29 @@ import (
 // fakePerms records what the UI asks of the permission policy.
 type fakePerms struct {
 	mu     sync.Mutex
-	mode   tools.Mode
-	set    []tools.Mode
-	grants []tools.Request
+	mode   permission.Mode
+	set    []permission.Mode
+	grants []permission.Request
 }
 
-func (p *fakePerms) Mode() tools.Mode {
+func (p *fakePerms) Mode() permission.Mode {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.mode
 }
 
-func (p *fakePerms) SetMode(m tools.Mode) {
+func (p *fakePerms) SetMode(m permission.Mode) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mode = m
 	p.set = append(p.set, m)
 }
 
-func (p *fakePerms) Grant(req tools.Request) []string {
+func (p *fakePerms) Grant(req permission.Request) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.grants = append(p.grants, req)
-	return tools.SessionGrantRules(req)
+	return permission.SessionGrantRules(req)
 }
 
 // approvalHarness is a harness whose model has an Approver, a policy and a
@@ -56,7 +57,7 @@ func newApprovalHarness(t *testing.T, width, height int) *approvalHarness {
 	t.Helper()
 	eng := newFakeEngine()
 	ap := NewApprover()
-	perms := &fakePerms{mode: tools.ModeDefault}
+	perms := &fakePerms{mode: permission.ModeDefault}
 	events := make(chan agent.Event, 64)
 	m := New(Options{
 		Engine:        eng,
@@ -77,8 +78,8 @@ func newApprovalHarness(t *testing.T, width, height int) *approvalHarness {
 
 // ask calls Ask in a goroutine, as the policy does, and returns where its
 // verdict will arrive.
-func (h *approvalHarness) ask(ctx context.Context, req tools.Request) <-chan tools.Verdict {
-	out := make(chan tools.Verdict, 1)
+func (h *approvalHarness) ask(ctx context.Context, req permission.Request) <-chan permission.Verdict {
+	out := make(chan permission.Verdict, 1)
 	go func() { out <- h.ap.Ask(ctx, req) }()
 	return out
 }
@@ -105,14 +106,14 @@ func (h *approvalHarness) received() int {
 	return n
 }
 
-func verdictOf(t *testing.T, ch <-chan tools.Verdict) tools.Verdict {
+func verdictOf(t *testing.T, ch <-chan permission.Verdict) permission.Verdict {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
 	case <-time.After(5 * time.Second):
 		t.Fatal("Ask did not return")
-		return tools.Verdict{}
+		return permission.Verdict{}
 	}
 }
 
@@ -132,22 +133,22 @@ func TestApprovalAnswers(t *testing.T) {
 	tests := []struct {
 		name       string
 		keys       []tea.KeyMsg
-		want       tools.Verdict
+		want       permission.Verdict
 		record     string
 		wantGrants int
 	}{
-		{"y allows once", []tea.KeyMsg{runes("y")}, tools.Verdict{Allowed: true}, "✓ allowed  edit_file docs/guide.md", 0},
-		{"a grants for the session, then allows", []tea.KeyMsg{runes("a")}, tools.Verdict{Allowed: true},
+		{"y allows once", []tea.KeyMsg{runes("y")}, permission.Verdict{Allowed: true}, "✓ allowed  edit_file docs/guide.md", 0},
+		{"a grants for the session, then allows", []tea.KeyMsg{runes("a")}, permission.Verdict{Allowed: true},
 			"✓ allowed for this session: edit_file(docs/guide.md)", 1},
-		{"n denies", []tea.KeyMsg{runes("n")}, tools.Verdict{Reason: reasonDenied}, "✗ denied  edit_file docs/guide.md", 0},
+		{"n denies", []tea.KeyMsg{runes("n")}, permission.Verdict{Reason: reasonDenied}, "✗ denied  edit_file docs/guide.md", 0},
 		{"d sends the typed feedback", []tea.KeyMsg{runes("d"), runes("use the v2 api"), {Type: tea.KeyEnter}},
-			tools.Verdict{Reason: "the user denied this: use the v2 api"}, "✗ denied: use the v2 api  edit_file docs/guide.md", 0},
+			permission.Verdict{Reason: "the user denied this: use the v2 api"}, "✗ denied: use the v2 api  edit_file docs/guide.md", 0},
 		{"d with nothing typed is a plain denial", []tea.KeyMsg{runes("d"), {Type: tea.KeyEnter}},
-			tools.Verdict{Reason: reasonDenied}, "✗ denied  edit_file docs/guide.md", 0},
+			permission.Verdict{Reason: reasonDenied}, "✗ denied  edit_file docs/guide.md", 0},
 		{"esc leaves the feedback, y still allows", []tea.KeyMsg{runes("d"), runes("hm"), {Type: tea.KeyEsc}, runes("y")},
-			tools.Verdict{Allowed: true}, "✓ allowed  edit_file docs/guide.md", 0},
+			permission.Verdict{Allowed: true}, "✓ allowed  edit_file docs/guide.md", 0},
 		{"feedback keys do not answer", []tea.KeyMsg{runes("d"), runes("y"), runes("n"), {Type: tea.KeyEnter}},
-			tools.Verdict{Reason: "the user denied this: yn"}, "✗ denied: yn  edit_file docs/guide.md", 0},
+			permission.Verdict{Reason: "the user denied this: yn"}, "✗ denied: yn  edit_file docs/guide.md", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

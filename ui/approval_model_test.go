@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/permission"
 )
 
 func TestApprovalScreen(t *testing.T) {
@@ -70,15 +70,15 @@ func TestApprovalLeavesADraftAlone(t *testing.T) {
 	}
 }
 
-// TestApprovalWithPolicy puts the approver behind a real tools.Policy: "a"
+// TestApprovalWithPolicy puts the approver behind a real permission.Policy: "a"
 // grants through the policy, so the same request later passes unasked.
 func TestApprovalWithPolicy(t *testing.T) {
 	h := newApprovalHarness(t, 100, 40)
-	pol := tools.NewPolicy(tools.ModeDefault, nil, h.ap)
+	pol := permission.NewPolicy(permission.ModeDefault, nil, h.ap)
 	h.m.perms = pol
 	req := editRequest("docs/a.md", "a\n", "b\n")
-	check := func() <-chan tools.Verdict {
-		out := make(chan tools.Verdict, 1)
+	check := func() <-chan permission.Verdict {
+		out := make(chan permission.Verdict, 1)
 		go func() { out <- pol.Check(context.Background(), req) }()
 		return out
 	}
@@ -97,7 +97,7 @@ func TestApprovalWithPolicy(t *testing.T) {
 	t.Run("ctrl+t changes what the policy decides", func(t *testing.T) {
 		h.send(ctrl(tea.KeyCtrlT)) // acceptEdits
 		h.send(ctrl(tea.KeyCtrlT)) // plan
-		if pol.Mode() != tools.ModePlan {
+		if pol.Mode() != permission.ModePlan {
 			t.Fatalf("mode %s", pol.Mode())
 		}
 		if v := verdictOf(t, check()); v.Allowed {

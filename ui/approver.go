@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/permission"
 )
 
 // Verdict reasons the approval flow gives the model.
@@ -19,24 +19,24 @@ const (
 
 // Permissions is the session's permission policy as the TUI sees it: the
 // mode it shows and cycles, and the grants "allow for this session" makes.
-// *tools.Policy satisfies it.
+// *permission.Policy satisfies it.
 type Permissions interface {
 	// Mode returns the current permission mode.
-	Mode() tools.Mode
+	Mode() permission.Mode
 	// SetMode changes the mode for every request decided from now on.
-	SetMode(tools.Mode)
+	SetMode(permission.Mode)
 	// Grant allows requests like req for the rest of the session and
 	// returns the rules it recorded, as the UI shows them.
-	Grant(tools.Request) []string
+	Grant(permission.Request) []string
 }
 
 // The policy and the approver meet through these interfaces.
 var (
-	_ tools.Asker = (*Approver)(nil)
-	_ Permissions = (*tools.Policy)(nil)
+	_ permission.Asker = (*Approver)(nil)
+	_ Permissions      = (*permission.Policy)(nil)
 )
 
-// Approver is the TUI's tools.Asker: Ask hands each request to the running
+// Approver is the TUI's permission.Asker: Ask hands each request to the running
 // TUI, which shows it inline where the tool call stands and answers it from
 // the user's keys. Requests are shown one at a time, first come first
 // served. An Approver serves one TUI; give it to the policy and to
@@ -58,43 +58,43 @@ func NewApprover() *Approver {
 // which releases the command watching ctx.
 type pendingApproval struct {
 	id      int64
-	req     tools.Request
+	req     permission.Request
 	ctx     context.Context
-	answer  chan tools.Verdict
+	answer  chan permission.Verdict
 	settled chan struct{}
 	done    bool // set by the UI goroutine once answered or gone
 }
 
-// Ask implements tools.Asker. It blocks until the user answers or ctx ends;
+// Ask implements permission.Asker. It blocks until the user answers or ctx ends;
 // an ended ctx gives Verdict{Reason: "cancelled by the user"} at once, and
 // the TUI then takes the request off the screen.
-func (a *Approver) Ask(ctx context.Context, req tools.Request) tools.Verdict {
+func (a *Approver) Ask(ctx context.Context, req permission.Request) permission.Verdict {
 	if ctx.Err() != nil {
-		return tools.Verdict{Reason: reasonCancelled}
+		return permission.Verdict{Reason: reasonCancelled}
 	}
 	p := &pendingApproval{
 		id:      a.seq.Add(1),
 		req:     req,
 		ctx:     ctx,
-		answer:  make(chan tools.Verdict, 1),
+		answer:  make(chan permission.Verdict, 1),
 		settled: make(chan struct{}),
 	}
 	select {
 	case a.asks <- p:
 	case <-ctx.Done():
-		return tools.Verdict{Reason: reasonCancelled}
+		return permission.Verdict{Reason: reasonCancelled}
 	}
 	select {
 	case v := <-p.answer:
 		return v
 	case <-ctx.Done():
-		return tools.Verdict{Reason: reasonCancelled}
+		return permission.Verdict{Reason: reasonCancelled}
 	}
 }
 
 // settle answers p once; later calls do nothing. It runs on the UI
 // goroutine only.
-func (p *pendingApproval) settle(v tools.Verdict) {
+func (p *pendingApproval) settle(v permission.Verdict) {
 	if p.done {
 		return
 	}

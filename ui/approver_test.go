@@ -8,7 +8,7 @@ import (
 	"go.uber.org/goleak"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/permission"
 )
 
 func TestApproverAsk(t *testing.T) {
@@ -22,7 +22,7 @@ func TestApproverAsk(t *testing.T) {
 	})
 	t.Run("nobody listening: the context ending refuses", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		got := make(chan tools.Verdict, 1)
+		got := make(chan permission.Verdict, 1)
 		go func() { got <- NewApprover().Ask(ctx, bashRequest("ls")) }()
 		cancel()
 		if v := verdictOf(t, got); v.Reason != reasonCancelled {
@@ -31,11 +31,11 @@ func TestApproverAsk(t *testing.T) {
 	})
 	t.Run("the answer is returned, a second answer is ignored", func(t *testing.T) {
 		a := NewApprover()
-		got := make(chan tools.Verdict, 1)
+		got := make(chan permission.Verdict, 1)
 		go func() { got <- a.Ask(context.Background(), bashRequest("ls")) }()
 		p := <-a.asks
-		p.settle(tools.Verdict{Allowed: true})
-		p.settle(tools.Verdict{Reason: "late"}) // must neither block nor panic
+		p.settle(permission.Verdict{Allowed: true})
+		p.settle(permission.Verdict{Reason: "late"}) // must neither block nor panic
 		p.drop()
 		if v := verdictOf(t, got); !v.Allowed {
 			t.Errorf("verdict %+v", v)
@@ -57,7 +57,7 @@ func TestApproverAsk(t *testing.T) {
 		q := <-a.asks
 		done := make(chan any, 1)
 		go func() { done <- watchApproval(context.Background(), q)() }()
-		q.settle(tools.Verdict{Allowed: true})
+		q.settle(permission.Verdict{Allowed: true})
 		select {
 		case msg := <-done:
 			if msg != nil {

@@ -11,7 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"covey/tools"
+	"covey/permission"
 )
 
 // This file is the `e` answer: the proposed content goes to a temp file,
@@ -59,7 +59,7 @@ func (m *Model) startEdit() tea.Cmd {
 
 // writeEditFile puts req's proposed content in a temp file named with the
 // target's extension, so the editor highlights it.
-func writeEditFile(req tools.Request) (string, error) {
+func writeEditFile(req permission.Request) (string, error) {
 	f, err := os.CreateTemp("", "covey-edit-*"+filepath.Ext(req.Path))
 	if err != nil {
 		return "", fmt.Errorf("create a file for the editor: %w", err)
@@ -144,10 +144,10 @@ func (m *Model) handleEditResult(msg editResultMsg) {
 		b.SetNote(msg.err.Error() + "; the change still waits for your answer")
 		m.tr.Touch(b)
 	case msg.content == msg.proposed:
-		m.answer(tools.Verdict{Allowed: true}, outcomeAllowed, "")
+		m.answer(permission.Verdict{Allowed: true}, outcomeAllowed, "")
 	default:
 		edited := msg.content
-		m.answer(tools.Verdict{Allowed: true, Content: &edited}, outcomeEdited, "")
+		m.answer(permission.Verdict{Allowed: true, Content: &edited}, outcomeEdited, "")
 	}
 	if m.appr.block == b && m.appr.focus {
 		m.focusApproval() // the editor had the terminal; take the keys back

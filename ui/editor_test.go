@@ -14,8 +14,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"covey/permission"
 	"covey/theme"
-	"covey/tools"
 )
 
 // probe wraps the model in a real program and signals once the model
@@ -119,8 +119,8 @@ func TestEditorFlow(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { _, err := prog.Run(); done <- err }()
 
-			verdict := make(chan tools.Verdict, 1)
-			req := tools.Request{Tool: "write_file", Path: "cmd/main.go", Content: proposed}
+			verdict := make(chan permission.Verdict, 1)
+			req := permission.Request{Tool: "write_file", Path: "cmd/main.go", Content: proposed}
 			go func() { verdict <- ap.Ask(ctx, req) }()
 			waitFor(t, prog, func(m Model) bool { return m.appr.focus })
 			prog.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
@@ -134,7 +134,7 @@ func TestEditorFlow(t *testing.T) {
 				}
 				prog.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")})
 			}
-			var v tools.Verdict
+			var v permission.Verdict
 			select {
 			case v = <-verdict:
 			case <-time.After(10 * time.Second):
@@ -174,7 +174,7 @@ func deref(p *string) any {
 
 func TestEditFile(t *testing.T) {
 	t.Run("the temp file holds the proposal, named with its extension", func(t *testing.T) {
-		path, err := writeEditFile(tools.Request{Tool: "write_file", Path: "web/app.tsx", Content: "x"})
+		path, err := writeEditFile(permission.Request{Tool: "write_file", Path: "web/app.tsx", Content: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +185,7 @@ func TestEditFile(t *testing.T) {
 		}
 	})
 	t.Run("reading back removes the file", func(t *testing.T) {
-		path, err := writeEditFile(tools.Request{Tool: "write_file", Path: "a.txt", Content: "y"})
+		path, err := writeEditFile(permission.Request{Tool: "write_file", Path: "a.txt", Content: "y"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"covey/permission"
 	"covey/tools"
 )
 
@@ -18,7 +19,7 @@ func TestModeCycle(t *testing.T) {
 	if !h.screenContains("default") {
 		t.Fatal("the status bar does not show the policy's mode")
 	}
-	want := []tools.Mode{tools.ModeAcceptEdits, tools.ModePlan, tools.ModeBypass, tools.ModeDefault, tools.ModeAcceptEdits}
+	want := []permission.Mode{permission.ModeAcceptEdits, permission.ModePlan, permission.ModeBypass, permission.ModeDefault, permission.ModeAcceptEdits}
 	for i, w := range want {
 		h.send(ctrl(tea.KeyCtrlT))
 		if got := h.m.status.mode; got != string(w) {

@@ -1,4 +1,4 @@
-package tools
+package shell
 
 import (
 	"errors"
@@ -11,14 +11,14 @@ import (
 // expectations: commands are joined by " | ", words by single spaces, and a
 // command with no words (a subshell wrapper, a closing keyword, a bare
 // assignment) shows as "-".
-func argsOf(cmds []shellCmd) string {
+func argsOf(cmds []Cmd) string {
 	var parts []string
 	for _, c := range cmds {
-		if len(c.args) == 0 {
+		if len(c.Args) == 0 {
 			parts = append(parts, "-")
 			continue
 		}
-		parts = append(parts, strings.Join(c.args, " "))
+		parts = append(parts, strings.Join(c.Args, " "))
 	}
 	return strings.Join(parts, " | ")
 }
@@ -94,12 +94,12 @@ func TestParseShellCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmds, err := parseShell(tt.src)
+			cmds, err := Parse(tt.src)
 			if err != nil {
-				t.Fatalf("parseShell(%q): %v", tt.src, err)
+				t.Fatalf("Parse(%q): %v", tt.src, err)
 			}
 			if got := argsOf(cmds); got != tt.want {
-				t.Errorf("parseShell(%q) = %q, want %q", tt.src, got, tt.want)
+				t.Errorf("Parse(%q) = %q, want %q", tt.src, got, tt.want)
 			}
 		})
 	}
@@ -108,27 +108,27 @@ func TestParseShellCommands(t *testing.T) {
 func TestParseShellDetails(t *testing.T) {
 	tests := []struct {
 		name, src string
-		check     func(c []shellCmd) bool
+		check     func(c []Cmd) bool
 	}{
-		{"assignments recorded", "A=1 B=2 go test", func(c []shellCmd) bool { return slices.Equal(c[0].assigns, []string{"A", "B"}) }},
-		{"redirections counted", "go test >a 2>&1 <b", func(c []shellCmd) bool { return c[0].redirs == 3 }},
-		{"dynamic name", "$CMD -rf x", func(c []shellCmd) bool { return c[0].dynamicName }},
-		{"dynamic substituted name", "$(echo rm) -rf x", func(c []shellCmd) bool { return c[0].dynamicName }},
-		{"quoted dynamic name", `"$X" y`, func(c []shellCmd) bool { return c[0].dynamicName }},
-		{"literal name", "rm $X", func(c []shellCmd) bool { return !c[0].dynamicName }},
-		{"for is opaque", "for x in a; do ls; done", func(c []shellCmd) bool { return c[0].opaque && !c[1].opaque }},
-		{"keywords recorded", "if ! go test; then ls; fi", func(c []shellCmd) bool { return slices.Equal(c[0].keywords, []string{"if", "!"}) }},
-		{"subshell marked", "(ls) > out", func(c []shellCmd) bool { return c[0].subshell && c[0].redirs == 1 }},
-		{"heredoc quoted by backslash", "cat <<\\EOF\n`rm x`\nEOF", func(c []shellCmd) bool { return len(c) == 1 }},
+		{"assignments recorded", "A=1 B=2 go test", func(c []Cmd) bool { return slices.Equal(c[0].Assigns, []string{"A", "B"}) }},
+		{"redirections counted", "go test >a 2>&1 <b", func(c []Cmd) bool { return c[0].Redirs == 3 }},
+		{"dynamic name", "$CMD -rf x", func(c []Cmd) bool { return c[0].DynamicName }},
+		{"dynamic substituted name", "$(echo rm) -rf x", func(c []Cmd) bool { return c[0].DynamicName }},
+		{"quoted dynamic name", `"$X" y`, func(c []Cmd) bool { return c[0].DynamicName }},
+		{"literal name", "rm $X", func(c []Cmd) bool { return !c[0].DynamicName }},
+		{"for is opaque", "for x in a; do ls; done", func(c []Cmd) bool { return c[0].Opaque && !c[1].Opaque }},
+		{"keywords recorded", "if ! go test; then ls; fi", func(c []Cmd) bool { return slices.Equal(c[0].Keywords, []string{"if", "!"}) }},
+		{"subshell marked", "(ls) > out", func(c []Cmd) bool { return c[0].Subshell && c[0].Redirs == 1 }},
+		{"heredoc quoted by backslash", "cat <<\\EOF\n`rm x`\nEOF", func(c []Cmd) bool { return len(c) == 1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmds, err := parseShell(tt.src)
+			cmds, err := Parse(tt.src)
 			if err != nil {
-				t.Fatalf("parseShell(%q): %v", tt.src, err)
+				t.Fatalf("Parse(%q): %v", tt.src, err)
 			}
 			if !tt.check(cmds) {
-				t.Errorf("parseShell(%q) = %+v", tt.src, cmds)
+				t.Errorf("Parse(%q) = %+v", tt.src, cmds)
 			}
 		})
 	}
@@ -168,12 +168,12 @@ func TestParseShellErrors(t *testing.T) {
 	}
 	for name, src := range tests {
 		t.Run(name, func(t *testing.T) {
-			cmds, err := parseShell(src)
+			cmds, err := Parse(src)
 			if err == nil {
-				t.Fatalf("parseShell(%q) = %q, want an error", src, argsOf(cmds))
+				t.Fatalf("Parse(%q) = %q, want an error", src, argsOf(cmds))
 			}
 			if !errors.Is(err, errUnparseable) {
-				t.Errorf("parseShell(%q) error %v does not wrap errUnparseable", src, err)
+				t.Errorf("Parse(%q) error %v does not wrap errUnparseable", src, err)
 			}
 		})
 	}

@@ -1,8 +1,10 @@
-package tools
+package permission
 
 import (
 	"strings"
 	"testing"
+
+	"covey/permission/shell"
 )
 
 // FuzzShellParse checks that the parser never panics, that quoting any
@@ -26,7 +28,7 @@ func FuzzShellParse(f *testing.F) {
 	allow, _ := ParseRules([]string{"bash(echo:*)"}, nil)
 	onlyAllow := NewPolicy(ModeDefault, allow, nil)
 	f.Fuzz(func(t *testing.T, s string) {
-		_, _ = parseShell(s) // must not panic
+		_, _ = shell.Parse(s) // must not panic
 		_ = crudeParts(s)
 		_ = SessionGrantRules(Request{Tool: "bash", Command: s})
 		_ = p.AllowedWithoutAsking(Request{Tool: "bash", Command: s})
@@ -37,15 +39,15 @@ func FuzzShellParse(f *testing.F) {
 			parts = append(parts, "echo "+quoteWord(piece))
 		}
 		line := strings.Join(parts, " && ")
-		cmds, err := parseShell(line)
+		cmds, err := shell.Parse(line)
 		if err != nil {
-			t.Fatalf("parseShell(%q): %v", line, err)
+			t.Fatalf("shell.Parse(%q): %v", line, err)
 		}
 		if len(cmds) != len(parts) {
-			t.Fatalf("parseShell(%q) found %d commands, want %d", line, len(cmds), len(parts))
+			t.Fatalf("shell.Parse(%q) found %d commands, want %d", line, len(cmds), len(parts))
 		}
 		for i, piece := range strings.SplitN(s, "|", 4) {
-			if got := cmds[i].args; len(got) != 2 || got[1] != piece {
+			if got := cmds[i].Args; len(got) != 2 || got[1] != piece {
 				t.Fatalf("argument %d of %q = %q, want %q", i, line, got, piece)
 			}
 		}

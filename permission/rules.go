@@ -1,4 +1,4 @@
-package tools
+package permission
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"covey/permission/shell"
 )
 
 // Rules are the allow and deny rules of the permissions config, such as
@@ -187,23 +189,23 @@ func parseBashRule(r rule, spec string) (rule, error) {
 	if unquotedStar(spec) {
 		return rule{}, errors.New("a wildcard is only understood at the end, as in bash(go test:*)")
 	}
-	cmds, err := parseShell(spec)
+	cmds, err := shell.Parse(spec)
 	if err != nil {
 		return rule{}, fmt.Errorf("pattern is not a command: %w", err)
 	}
-	if len(cmds) != 1 || len(cmds[0].args) == 0 {
+	if len(cmds) != 1 || len(cmds[0].Args) == 0 {
 		return rule{}, errors.New("a bash rule names one simple command; write one rule per command")
 	}
 	c := cmds[0]
 	switch {
-	case len(c.assigns) > 0:
+	case len(c.Assigns) > 0:
 		return rule{}, errors.New("leading assignments are ignored when matching; leave them out of the rule")
-	case c.redirs > 0:
+	case c.Redirs > 0:
 		return rule{}, errors.New("redirections are ignored when matching; leave them out of the rule")
-	case len(c.keywords) > 0:
-		return rule{}, fmt.Errorf("a rule cannot start with the shell keyword %q", c.keywords[0])
+	case len(c.Keywords) > 0:
+		return rule{}, fmt.Errorf("a rule cannot start with the shell keyword %q", c.Keywords[0])
 	}
-	r.words = c.args
+	r.words = c.Args
 	return r, nil
 }
 

@@ -1,4 +1,4 @@
-package tools
+package permission
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"covey/permission/shell"
 )
 
 // SessionGrantRules returns the rules Grant would record for req, so a UI
@@ -58,12 +60,12 @@ func grantRules(req Request) []rule {
 
 // cmdGrant returns the rule granting a simple command like sc, or nil when
 // no command rule can describe it (no program, a computed name, a loop).
-func cmdGrant(sc shellCmd) []rule {
-	if len(sc.args) == 0 || sc.dynamicName || sc.opaque || slices.ContainsFunc(sc.assigns, dangerousEnv) {
+func cmdGrant(sc shell.Cmd) []rule {
+	if len(sc.Args) == 0 || sc.DynamicName || sc.Opaque || slices.ContainsFunc(sc.Assigns, dangerousEnv) {
 		return nil
 	}
 	r := rule{tool: "bash", kind: ruleCmdPrefix}
-	switch args := sc.args; {
+	switch args := sc.Args; {
 	case exactGrant(args[0]):
 		r.kind, r.words = ruleCmdExact, args
 	case len(args) >= 2 && subcommandLike(args[1]):
@@ -118,7 +120,7 @@ func quoteWord(w string) string {
 		c := w[i]
 		safe = shLetter(c) || shDigit(c) || strings.IndexByte("_-./:=@%+,", c) >= 0
 	}
-	if safe && !simpleKeyword(w) && !opaqueKeyword(w) {
+	if safe && !shell.SimpleKeyword(w) && !shell.OpaqueKeyword(w) {
 		return w
 	}
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
@@ -131,3 +133,6 @@ func ruleSources(rs []rule) []string {
 	}
 	return out
 }
+
+func shLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func shDigit(c byte) bool  { return c >= '0' && c <= '9' }

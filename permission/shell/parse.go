@@ -1,4 +1,6 @@
-package tools
+// Package shell tells the permission gate which commands a bash command
+// line runs.
+package shell
 
 import (
 	"errors"
@@ -27,33 +29,33 @@ var errUnparseable = errors.New("cannot analyse the command safely")
 // input cannot exhaust the stack.
 const maxShellDepth = 64
 
-// shellCmd is one simple command found in a command line.
-type shellCmd struct {
-	// args are the command name and its arguments with quotes removed,
+// Cmd is one simple command found in a command line.
+type Cmd struct {
+	// Args are the command name and its arguments with quotes removed,
 	// without leading assignments and redirections. A word holding a
 	// substitution keeps its source text, e.g. "$(date)".
-	args []string
-	// dynamicName reports that the command name is computed (it holds a
+	Args []string
+	// DynamicName reports that the command name is computed (it holds a
 	// $ or a substitution), so no rule can vouch for what runs.
-	dynamicName bool
-	// assigns are the names of leading NAME=value assignments.
-	assigns []string
-	// redirs counts the redirections of the command.
-	redirs int
-	// keywords are the leading reserved words ("if", "!", "{", ...).
-	keywords []string
-	// opaque marks a command led by a reserved word that makes its words
+	DynamicName bool
+	// Assigns are the names of leading NAME=value assignments.
+	Assigns []string
+	// Redirs counts the redirections of the command.
+	Redirs int
+	// Keywords are the leading reserved words ("if", "!", "{", ...).
+	Keywords []string
+	// Opaque marks a command led by a reserved word that makes its words
 	// something other than a command (for, case, [[, ...).
-	opaque bool
-	// subshell marks the ( ) wrapper of a subshell, whose commands are
+	Opaque bool
+	// Subshell marks the ( ) wrapper of a subshell, whose commands are
 	// listed separately.
-	subshell bool
+	Subshell bool
 }
 
-// simpleKeyword reports whether w is a reserved word that introduces or
+// SimpleKeyword reports whether w is a reserved word that introduces or
 // closes a command without changing what the following words mean, so it
 // is stripped before matching.
-func simpleKeyword(w string) bool {
+func SimpleKeyword(w string) bool {
 	switch w {
 	case "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time", "esac":
 		return true
@@ -61,9 +63,9 @@ func simpleKeyword(w string) bool {
 	return false
 }
 
-// opaqueKeyword reports whether w is a reserved word after which the words
+// OpaqueKeyword reports whether w is a reserved word after which the words
 // are not a command (a loop's list, a case subject, a test expression).
-func opaqueKeyword(w string) bool {
+func OpaqueKeyword(w string) bool {
 	switch w {
 	case "for", "select", "case", "function", "coproc", "in", "[[", "]]":
 		return true
@@ -83,15 +85,15 @@ type shellParser struct {
 	src     string
 	pos     int
 	depth   int
-	cmds    []shellCmd
+	cmds    []Cmd
 	pending []heredoc
 }
 
-// parseShell returns every simple command that src runs, including those
+// Parse returns every simple command that src runs, including those
 // inside substitutions and subshells, in source order of their start. An
 // error means the line cannot be analysed (bad syntax or a construct this
 // parser does not follow) and must not be auto-allowed.
-func parseShell(src string) ([]shellCmd, error) {
+func Parse(src string) ([]Cmd, error) {
 	p := &shellParser{src: src}
 	if err := p.parseList(0); err != nil {
 		return nil, err
@@ -253,10 +255,10 @@ func (p *shellParser) parseList(term byte) error {
 
 // parseCommand parses one simple command, subshell or keyword-led command.
 func (p *shellParser) parseCommand() error {
-	var cmd shellCmd
+	var cmd Cmd
 	idx := len(p.cmds)
-	p.cmds = append(p.cmds, shellCmd{}) // placeholder keeps source order
-	commandPos := true                  // the next word may be a keyword or a command name
+	p.cmds = append(p.cmds, Cmd{}) // placeholder keeps source order
+	commandPos := true             // the next word may be a keyword or a command name
 	for {
 		p.skipBlanks()
 		c := p.peek()
@@ -271,7 +273,7 @@ func (p *shellParser) parseCommand() error {
 			p.skipComment()
 			continue
 		case c == '(':
-			if !commandPos || len(cmd.args) > 0 || len(cmd.assigns) > 0 || cmd.redirs > 0 {
+			if !commandPos || len(cmd.Args) > 0 || len(cmd.Assigns) > 0 || cmd.Redirs > 0 {
 				return p.errorf("unexpected ( (function definitions and arrays are not analysed)")
 			}
 			if p.peekAt(1) == '(' {
@@ -282,7 +284,7 @@ func (p *shellParser) parseCommand() error {
 				return err
 			}
 			commandPos = false
-			cmd.subshell = true
+			cmd.Subshell = true
 			continue
 		}
 		if done, err := p.redirection(&cmd); err != nil {
@@ -290,7 +292,7 @@ func (p *shellParser) parseCommand() error {
 		} else if done {
 			continue
 		}
-		if cmd.subshell {
+		if cmd.Subshell {
 			return p.errorf("word after a subshell")
 		}
 		from := p.pos
@@ -301,34 +303,34 @@ func (p *shellParser) parseCommand() error {
 		if p.pos == from {
 			return p.errorf("unexpected %q", c)
 		}
-		bare := len(cmd.args) == 0 && len(cmd.assigns) == 0 && cmd.redirs == 0
+		bare := len(cmd.Args) == 0 && len(cmd.Assigns) == 0 && cmd.Redirs == 0
 		if commandPos && bare && !w.quoted && !w.dynamic {
-			if simpleKeyword(w.text) {
-				cmd.keywords = append(cmd.keywords, w.text)
+			if SimpleKeyword(w.text) {
+				cmd.Keywords = append(cmd.Keywords, w.text)
 				continue
 			}
-			if opaqueKeyword(w.text) {
-				cmd.keywords = append(cmd.keywords, w.text)
-				cmd.opaque = true
+			if OpaqueKeyword(w.text) {
+				cmd.Keywords = append(cmd.Keywords, w.text)
+				cmd.Opaque = true
 				commandPos = false
 				continue
 			}
 		}
-		if len(cmd.args) == 0 && !cmd.opaque {
-			if name, ok := assignmentName(w.raw); ok {
-				cmd.assigns = append(cmd.assigns, name)
+		if len(cmd.Args) == 0 && !cmd.Opaque {
+			if name, ok := AssignmentName(w.raw); ok {
+				cmd.Assigns = append(cmd.Assigns, name)
 				continue
 			}
-			cmd.dynamicName = w.dynamic
+			cmd.DynamicName = w.dynamic
 		}
-		cmd.args = append(cmd.args, w.text)
+		cmd.Args = append(cmd.Args, w.text)
 		commandPos = false
 	}
 }
 
-// assignmentName reports whether raw (a word's source) is NAME=value or
+// AssignmentName reports whether raw (a word's source) is NAME=value or
 // NAME+=value, and returns NAME.
-func assignmentName(raw string) (string, bool) {
+func AssignmentName(raw string) (string, bool) {
 	i := 0
 	for i < len(raw) && (raw[i] == '_' || shLetter(raw[i]) || (i > 0 && shDigit(raw[i]))) {
 		i++
@@ -348,7 +350,7 @@ func shDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
 // redirection parses a redirection at the current position, if there is
 // one: an optional fd number, the operator and its target word.
-func (p *shellParser) redirection(cmd *shellCmd) (bool, error) {
+func (p *shellParser) redirection(cmd *Cmd) (bool, error) {
 	start := p.pos
 	for shDigit(p.peek()) {
 		p.pos++
@@ -369,7 +371,7 @@ func (p *shellParser) redirection(cmd *shellCmd) (bool, error) {
 	if op == "<<" || op == "<<-" {
 		p.pending = append(p.pending, heredoc{delim: w.text, quoted: w.quoted, stripTabs: op == "<<-"})
 	}
-	cmd.redirs++
+	cmd.Redirs++
 	return true, nil
 }
 

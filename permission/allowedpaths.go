@@ -1,4 +1,4 @@
-package tools
+package permission
 
 import (
 	"errors"
@@ -11,12 +11,12 @@ import (
 // ErrNotAllowed is returned for a write outside an agent's allowed paths.
 var ErrNotAllowed = errors.New("writes are limited to")
 
-// checkAllowed reports whether the workspace-relative, slash-separated path
+// CheckAllowedPaths reports whether the workspace-relative, slash-separated path
 // rel may be written under the doublestar globs allowed. No globs allow all.
 // A glob naming a folder ("docs" or "docs/") also allows what lies beneath
 // it, since that is what people mean by it. A malformed glob is an error,
 // never a silent allow.
-func checkAllowed(allowed []string, rel string) error {
+func CheckAllowedPaths(allowed []string, rel string) error {
 	if len(allowed) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package tools
+package permission
 
 import (
 	"context"
@@ -46,15 +46,6 @@ func ParseMode(s string) (Mode, error) {
 		return ModeDefault, nil
 	}
 	return "", fmt.Errorf("unknown permission mode %q: use default, acceptEdits, plan or bypassPermissions", s)
-}
-
-// Asker asks the user about one request (the TUI shows it inline). Ask
-// returns when the user answers or ctx ends. An allowing Verdict may carry
-// edited Content for a write; a refusing one may carry the user's feedback
-// as Reason, which the model sees. A UI offering "allow for this session"
-// calls Policy.Grant before answering.
-type Asker interface {
-	Ask(ctx context.Context, req Request) Verdict
 }
 
 // HeadlessGate answers for a run with nobody to ask and no rules: what the

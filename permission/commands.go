@@ -1,20 +1,22 @@
-package tools
+package permission
 
 import (
 	"slices"
 	"strings"
+
+	"covey/permission/shell"
 )
 
 // command is a bash command line, analysed once for every rule.
 type command struct {
-	raw  string     // trimmed
-	cmds []shellCmd // the simple commands it runs
-	err  error      // why it could not be analysed; never auto-allowed then
+	raw  string      // trimmed
+	cmds []shell.Cmd // the simple commands it runs
+	err  error       // why it could not be analysed; never auto-allowed then
 }
 
 func analyseCommand(raw string) command {
 	c := command{raw: strings.TrimSpace(raw)}
-	c.cmds, c.err = parseShell(c.raw)
+	c.cmds, c.err = shell.Parse(c.raw)
 	return c
 }
 
@@ -49,10 +51,10 @@ func deniedParts(deny []rule, c command, depth int) (rule, bool) {
 	var parts [][]string
 	crude := c.err != nil
 	for _, sc := range c.cmds {
-		if sc.opaque {
+		if sc.Opaque {
 			crude = true
-		} else if len(sc.args) > 0 {
-			parts = append(parts, sc.args)
+		} else if len(sc.Args) > 0 {
+			parts = append(parts, sc.Args)
 		}
 	}
 	if crude {
@@ -126,7 +128,7 @@ func crudeParts(raw string) [][]string {
 		for _, w := range strings.Fields(piece) {
 			w = unquote.Replace(w)
 			if len(words) == 0 {
-				if _, ok := assignmentName(w); ok || simpleKeyword(w) {
+				if _, ok := shell.AssignmentName(w); ok || shell.SimpleKeyword(w) {
 					continue
 				}
 			}
@@ -171,20 +173,20 @@ func allowedCommand(sets [][]rule, c command) bool {
 // rule trusts the program with any arguments, and a program's own flags
 // (-o, --output) write files just as a redirection does. A redirection
 // with no command (a bare "> file" empties a file) is never allowed.
-func partAllowed(sets [][]rule, sc shellCmd) (ok, runs bool) {
-	if sc.opaque || slices.ContainsFunc(sc.assigns, dangerousEnv) {
+func partAllowed(sets [][]rule, sc shell.Cmd) (ok, runs bool) {
+	if sc.Opaque || slices.ContainsFunc(sc.Assigns, dangerousEnv) {
 		return false, false
 	}
-	if len(sc.args) == 0 {
-		inert := sc.redirs == 0 || sc.subshell || slices.ContainsFunc(sc.keywords, closingKeyword)
+	if len(sc.Args) == 0 {
+		inert := sc.Redirs == 0 || sc.Subshell || slices.ContainsFunc(sc.Keywords, closingKeyword)
 		return inert, false
 	}
-	if sc.dynamicName {
+	if sc.DynamicName {
 		return false, true
 	}
 	for _, set := range sets {
 		for _, r := range set {
-			if r.tool == "bash" && r.matchWords(sc.args) {
+			if r.tool == "bash" && r.matchWords(sc.Args) {
 				return true, true
 			}
 		}

@@ -1,0 +1,64 @@
+// Package permission is covey's permission gate: permission modes, the
+// allow and deny rules of the config, session grants, and the Policy that
+// answers each write, command or other guarded call from them, asking the
+// user through an Asker when they do not decide. Tools ask the gate; the
+// gate knows nothing of tools.
+package permission
+
+import "context"
+
+// Gate is the permission check that every write and command passes first.
+type Gate interface {
+	Check(ctx context.Context, req Request) Verdict
+}
+
+// GateFunc adapts a function to Gate.
+type GateFunc func(ctx context.Context, req Request) Verdict
+
+// Check calls f.
+func (f GateFunc) Check(ctx context.Context, req Request) Verdict { return f(ctx, req) }
+
+// Request describes one write, command or other guarded call awaiting
+// permission.
+type Request struct {
+	Tool    string      // write_file | edit_file | bash | read_file | any other tool name
+	Path    string      // workspace-relative, for writes
+	Command string      // for bash
+	Dir     string      // working directory, for bash
+	Change  *FileChange // the proposed change, for writes
+	Content string      // the proposed new content, for writes
+	// Agent labels a request from a child ("[general-purpose] update
+	// handlers"), and AgentID names it; both empty for the main agent.
+	Agent   string
+	AgentID string
+}
+
+// Asker asks the user about one request (the TUI shows it inline). Ask
+// returns when the user answers or ctx ends. An allowing Verdict may carry
+// edited Content for a write; a refusing one may carry the user's feedback
+// as Reason, which the model sees. A UI offering "allow for this session"
+// calls Policy.Grant before answering.
+type Asker interface {
+	Ask(ctx context.Context, req Request) Verdict
+}
+
+// Verdict is the gate's answer.
+type Verdict struct {
+	Allowed bool
+	// Reason explains a refusal to the model (how to allow it, or the user's
+	// feedback).
+	Reason string
+	// Content, when non-nil on an allowed write, replaces the proposed content
+	// (the user edited it before allowing).
+	Content *string
+}
+
+// FileChange is a change to one file: what a write proposes (shown to the
+// user who is asked) and, once made, what changed on disk.
+type FileChange struct {
+	Path    string `json:"path"`    // workspace-relative
+	Created bool   `json:"created"` // the file did not exist before
+	Diff    string `json:"diff"`    // unified diff, "--- a/p" / "+++ b/p" headers
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
