@@ -1,0 +1,201 @@
+package worktree
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// Status is how a file changed.
+type Status byte
+
+// Statuses.
+const (
+	Added    Status = 'A'
+	Modified Status = 'M'
+	Deleted  Status = 'D'
+)
+
+// Mode bits of git entries.
+const (
+	modeFile    = "100644"
+	modeExec    = "100755"
+	modeSymlink = "120000"
+)
+
+// Change is one file the child changed, relative to the worktree's base.
+type Change struct {
+	// Path is relative to the repository's top, slash-separated.
+	Path   string
+	Status Status
+	// Old and New are the content at the base and in the worktree; nil
+	// when the file is absent on that side.
+	Old, New []byte
+	// OldMode and NewMode are git modes ("100644", "100755", "120000").
+	OldMode, NewMode string
+}
+
+// Binary reports whether either side looks binary (a NUL byte early on).
+func (c Change) Binary() bool { return isBinary(c.Old) || isBinary(c.New) }
+
+func isBinary(b []byte) bool {
+	if len(b) > 8000 {
+		b = b[:8000]
+	}
+	return bytes.IndexByte(b, 0) >= 0
+}
+
+// Diff returns every file differing between the worktree's base and its
+// current files, sorted by path: edits, new files (unless git ignores
+// them) and deletions, whether or not the child committed them. It reads
+// through a copy of the worktree's index and changes nothing.
+func (w *Worktree) Diff(ctx context.Context) ([]Change, error) {
+	tree, err := w.tree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return diffTrees(ctx, w.rec.Path, w.rec.BaseCommit, tree)
+}
+
+// tree writes the worktree's current files as a git tree and returns it.
+func (w *Worktree) tree(ctx context.Context) (string, error) {
+	idx, cleanup, err := tempIndex(ctx, w.rec.Path)
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	env := []string{"GIT_INDEX_FILE=" + idx}
+	if _, err := git(ctx, w.rec.Path, env, "add", "--all", "--", ":/"); err != nil {
+		return "", fmt.Errorf("read the worktree's changes: %w", err)
+	}
+	out, err := git(ctx, w.rec.Path, env, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("read the worktree's changes: %w", err)
+	}
+	return trim(out), nil
+}
+
+// diffTrees lists the changes from tree a to tree b with their contents.
+func diffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
+	out, err := git(ctx, dir, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", a, b)
+	if err != nil {
+		return nil, fmt.Errorf("diff the worktree: %w", err)
+	}
+	type side struct{ mode, oid string }
+	type raw struct {
+		path     string
+		status   Status
+		old, new side
+	}
+	var raws []raw
+	var oids []string
+	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		// ":100644 100644 <old> <new> M" then the path.
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		if len(meta) < 5 {
+			return nil, fmt.Errorf("diff the worktree: unexpected git output %q", fields[i])
+		}
+		r := raw{path: fields[i+1], old: side{meta[0], meta[2]}, new: side{meta[1], meta[3]}}
+		switch meta[4][0] {
+		case 'A':
+			r.status = Added
+		case 'D':
+			r.status = Deleted
+		default:
+			r.status = Modified
+		}
+		for _, s := range []side{r.old, r.new} {
+			if !zeroOID(s.oid) && s.mode != "160000" {
+				oids = append(oids, s.oid)
+			}
+		}
+		raws = append(raws, r)
+	}
+	blobs, err := readBlobs(ctx, dir, oids)
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]Change, 0, len(raws))
+	for _, r := range raws {
+		c := Change{Path: r.path, Status: r.status}
+		if !zeroOID(r.old.oid) {
+			c.Old, c.OldMode = nonNil(blobs[r.old.oid]), r.old.mode
+		}
+		if !zeroOID(r.new.oid) {
+			c.New, c.NewMode = nonNil(blobs[r.new.oid]), r.new.mode
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func zeroOID(oid string) bool { return strings.Trim(oid, "0") == "" }
+
+// readBlobs reads blobs in one `git cat-file --batch`.
+func readBlobs(ctx context.Context, dir string, oids []string) (map[string][]byte, error) {
+	blobs := make(map[string][]byte, len(oids))
+	if len(oids) == 0 {
+		return blobs, nil
+	}
+	var in bytes.Buffer
+	for _, o := range oids {
+		in.WriteString(o + "\n")
+	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	cmd.Stdin = &in
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("read blobs: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("read blobs: %w", err)
+	}
+	br := bufio.NewReader(stdout)
+	var readErr error
+	for range oids {
+		header, err := br.ReadString('\n')
+		if err != nil {
+			readErr = err
+			break
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			readErr = fmt.Errorf("unexpected header %q", strings.TrimSpace(header))
+			break
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			readErr = err
+			break
+		}
+		buf := make([]byte, size+1) // the content and its newline
+		if _, err := io.ReadFull(br, buf); err != nil {
+			readErr = err
+			break
+		}
+		blobs[f[0]] = buf[:size]
+	}
+	_, _ = io.Copy(io.Discard, br)
+	if err := cmd.Wait(); err != nil && readErr == nil {
+		readErr = err
+	}
+	if readErr != nil {
+		return nil, fmt.Errorf("read blobs: %w", readErr)
+	}
+	return blobs, nil
+}

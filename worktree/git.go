@@ -1,0 +1,92 @@
+package worktree
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Errors callers branch on.
+var (
+	// ErrNoGit means git is not installed (not on PATH).
+	ErrNoGit = errors.New("git is not installed (isolation: worktree needs git on PATH)")
+	// ErrNotRepo means the workspace is not inside a git repository.
+	ErrNotRepo = errors.New("the workspace is not inside a git repository (isolation: worktree needs one)")
+	// ErrNoCommit means the repository has no commit yet, so there is no
+	// HEAD to start a worktree from.
+	ErrNoCommit = errors.New("the repository has no commit yet, so there is no HEAD to start a worktree from")
+)
+
+// gitEnv is the environment of every git command: no prompts, no pager, no
+// user-level hooks or config that would make output unpredictable, and
+// none of the GIT_* variables of a calling hook that would redirect git to
+// another repository or index.
+func gitEnv(extra ...string) []string {
+	env := make([]string, 0, len(os.Environ())+len(extra)+3)
+	for _, kv := range os.Environ() {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
+	return append(env, extra...)
+}
+
+// git runs git in dir with args and returns its standard output. A failure
+// carries git's own message.
+func git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
+	return gitInput(ctx, dir, env, nil, args...)
+}
+
+func gitInput(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv(env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, ErrNoGit
+		}
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.Bytes(), &gitError{args: args, msg: msg, err: err}
+	}
+	return out.Bytes(), nil
+}
+
+// gitError is a failed git command with git's message.
+type gitError struct {
+	args []string
+	msg  string
+	err  error
+}
+
+func (e *gitError) Error() string {
+	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), e.msg)
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// exitCode returns the exit code of a failed command, or -1.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func trim(b []byte) string { return strings.TrimSpace(string(b)) }

@@ -1,0 +1,249 @@
+package worktree
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Record is the ownership record of one worktree covey created, kept as
+// JSON beside the worktree in the repository's git directory (where the
+// child cannot touch it).
+type Record struct {
+	// Name is the worktree's folder name, <child>-<short id>.
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	// Repo is the top folder of the user's checkout.
+	Repo string `json:"repo"`
+	Base Base   `json:"base"`
+	// Head is the user's HEAD when the worktree was made; BaseCommit the
+	// commit it started from (Head, or a commit of the user's uncommitted
+	// changes on top of it); Uncommitted how many files that commit holds.
+	Head        string `json:"head"`
+	BaseCommit  string `json:"base_commit"`
+	Uncommitted int    `json:"uncommitted,omitempty"`
+	// PID is the owning covey process; PIDStart its start time as the
+	// kernel counts it, so a reused PID is not mistaken for the owner.
+	PID      int       `json:"pid"`
+	PIDStart string    `json:"pid_start,omitempty"`
+	Session  string    `json:"session,omitempty"`
+	Created  time.Time `json:"created"`
+}
+
+// BaseDescription says what the worktree started from, in words.
+func (r Record) BaseDescription() string {
+	s := "HEAD " + short(r.Head)
+	if r.Uncommitted > 0 {
+		s += fmt.Sprintf(" + your uncommitted changes (%d %s)", r.Uncommitted, plural(r.Uncommitted, "file", "files"))
+	} else if r.Base == BaseWorking {
+		s += " (no uncommitted changes)"
+	}
+	return s
+}
+
+func (r Record) recordPath(root string) string { return filepath.Join(root, r.Name+".json") }
+
+func (r *Record) setOwner(pid int) {
+	r.PID = pid
+	r.PIDStart = processStart(pid)
+}
+
+// write stores the record atomically.
+func (r Record) write(root string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("worktree record: %w", err)
+	}
+	tmp, err := os.CreateTemp(root, ".record-*")
+	if err != nil {
+		return fmt.Errorf("worktree record: %w", err)
+	}
+	_, err = tmp.Write(append(data, '\n'))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), r.recordPath(root))
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("worktree record: %w", err)
+	}
+	return nil
+}
+
+// Live reports whether the process that owns the worktree is still
+// running (and is the same process, not a later one given its PID).
+func (r Record) Live() bool {
+	if r.PID <= 0 {
+		return false
+	}
+	if !processAlive(r.PID) {
+		return false
+	}
+	if r.PIDStart != "" {
+		if now := processStart(r.PID); now != "" && now != r.PIDStart {
+			return false
+		}
+	}
+	return true
+}
+
+// processStart is the start time of pid in clock ticks since boot (field
+// 22 of /proc/<pid>/stat), or "" where /proc is not available.
+func processStart(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// The command name (field 2) may hold spaces and parentheses: count
+	// fields after its closing parenthesis.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	fields := strings.Fields(s[i+1:])
+	// fields[0] is field 3 (state), so field 22 is fields[19].
+	if len(fields) < 20 {
+		return ""
+	}
+	return fields[19]
+}
+
+// Entry is one worktree covey created, as listed.
+type Entry struct {
+	Record
+	// Live says a running covey process owns it.
+	Live bool
+	// Missing says the worktree's folder is gone (a crash mid-removal).
+	Missing bool
+	// Changed counts the files differing from its base; -1 when unknown.
+	Changed int
+}
+
+// List returns the worktrees covey created in this repository, oldest
+// first, whoever owns them.
+func (r *Repo) List(ctx context.Context) ([]Entry, error) {
+	recs, err := r.records()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(recs))
+	for _, rec := range recs {
+		e := Entry{Record: rec, Live: rec.Live(), Changed: -1}
+		if _, err := os.Stat(rec.Path); err != nil {
+			e.Missing = true
+		} else if rec.BaseCommit != "" {
+			w := &Worktree{repo: r, rec: rec}
+			if ch, err := w.Diff(ctx); err == nil {
+				e.Changed = len(ch)
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Orphans returns the worktrees covey created that no running covey owns.
+func (r *Repo) Orphans(ctx context.Context) ([]Entry, error) {
+	all, err := r.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range all {
+		if !e.Live {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Prune removes the worktrees, branches and records of every orphan and
+// returns what it removed. It goes on past a failure and reports them all.
+func (r *Repo) Prune(ctx context.Context) ([]Entry, error) {
+	orphans, err := r.Orphans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var done []Entry
+	var errs []error
+	for _, e := range orphans {
+		if err := removeRecord(ctx, r, e.Record); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", e.Name, err))
+			continue
+		}
+		done = append(done, e)
+	}
+	return done, errors.Join(errs...)
+}
+
+// records reads every ownership record, plus a bare entry for a worktree
+// folder whose record is missing (so nothing covey made stays hidden).
+func (r *Repo) records() ([]Record, error) {
+	ents, err := os.ReadDir(r.root())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list worktrees: %w", err)
+	}
+	seen := map[string]bool{}
+	var recs []Record
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(r.root(), name))
+		if err != nil {
+			return nil, fmt.Errorf("read worktree record: %w", err)
+		}
+		var rec Record
+		if err := json.Unmarshal(data, &rec); err != nil || rec.Name+".json" != name {
+			// A damaged record still names a worktree covey made.
+			rec = Record{Name: strings.TrimSuffix(name, ".json")}
+			rec.Path = filepath.Join(r.root(), rec.Name)
+			rec.Branch = BranchPrefix + rec.Name
+		}
+		seen[rec.Name] = true
+		recs = append(recs, rec)
+	}
+	for _, e := range ents {
+		if e.IsDir() && !seen[e.Name()] {
+			recs = append(recs, Record{Name: e.Name(), Path: filepath.Join(r.root(), e.Name()), Branch: BranchPrefix + e.Name()})
+		}
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		if !recs[i].Created.Equal(recs[j].Created) {
+			return recs[i].Created.Before(recs[j].Created)
+		}
+		return recs[i].Name < recs[j].Name
+	})
+	return recs, nil
+}
+
+func short(commit string) string {
+	if len(commit) > 7 {
+		return commit[:7]
+	}
+	return commit
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
