@@ -120,6 +120,10 @@ type Definition struct {
 	// AllowedPaths are doublestar globs (workspace-relative) outside which
 	// the child's writes are refused; nil means no limit.
 	AllowedPaths []string
+	// Isolation is "" (the child works in the user's workspace) or
+	// IsolationWorktree (it works in its own git worktree, and its changes
+	// come back as one reviewed merge).
+	Isolation string
 	// Color is kept from Claude Code files; it is informational only.
 	Color string
 	// Prompt is the markdown body of the file: the child's system prompt.
@@ -132,6 +136,10 @@ type Definition struct {
 	// edit_file and bash. It is computed by Parse, Builtins and NewSet.
 	ReadOnly bool
 }
+
+// IsolationWorktree is the Isolation of a child that works in its own git
+// worktree (Claude Code's spelling).
+const IsolationWorktree = "worktree"
 
 // SourceBuiltIn is the Source of every built-in definition.
 const SourceBuiltIn = "built-in"

@@ -100,13 +100,13 @@ func canonicalKey(k string) string {
 // claudeOnlyKeys are Claude Code settings covey has no equivalent for.
 func isClaudeOnlyKey(k string) bool {
 	switch k {
-	case "permissionMode", "skills", "mcpServers", "hooks", "memory", "background", "isolation":
+	case "permissionMode", "skills", "mcpServers", "hooks", "memory", "background":
 		return true
 	}
 	return false
 }
 
-const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, timeout, allowed_paths, color"
+const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, timeout, allowed_paths, isolation, color"
 
 // fields fills d from the frontmatter document and returns the name's line.
 func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int, error) {
@@ -161,6 +161,12 @@ func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int,
 				d.Provider, err = p.str(k.Value, v)
 			case "color":
 				d.Color, err = p.str(k.Value, v)
+			case "isolation":
+				d.Isolation, err = p.str(k.Value, v)
+				d.Isolation = strings.ToLower(strings.TrimSpace(d.Isolation))
+				if err == nil && d.Isolation != "" && d.Isolation != IsolationWorktree {
+					err = p.fail(v, "isolation must be %q (or left out), not %q", IsolationWorktree, d.Isolation)
+				}
 			case "max_turns":
 				d.MaxTurns, err = p.count(k.Value, v)
 			case "timeout":

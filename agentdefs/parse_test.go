@@ -77,6 +77,10 @@ You review code.
 				Model: "inherit", Prompt: "p", Source: "a.md",
 			},
 		},
+		"claude isolation: worktree": {
+			file: "---\nname: w\ndescription: d\nisolation: Worktree\n---\np\n",
+			want: Definition{Name: "w", Description: "d", Model: "inherit", Isolation: IsolationWorktree, Prompt: "p", Source: "a.md"},
+		},
 		"leading blank lines and comments only around keys": {
 			file: "\n\n---\n# a comment\nname: c\ndescription: d # trailing\n---\np\n",
 			want: Definition{Name: "c", Description: "d", Model: "inherit", Prompt: "p", Source: "a.md"},
@@ -187,6 +191,7 @@ func TestParseBroken(t *testing.T) {
 		"name with space":         {"---\nname: my agent\ndescription: d\n---\np\n", 2, "is not valid"},
 		"name with slash":         {"---\nname: a/b\ndescription: d\n---\np\n", 2, "is not valid"},
 		"name too long":           {"---\nname: " + strings.Repeat("a", 65) + "\ndescription: d\n---\np\n", 2, "longer than"},
+		"isolation unknown":       {"---\nname: a\ndescription: d\nisolation: container\n---\np\n", 4, `isolation must be "worktree"`},
 		"key given twice":         {"---\nname: a\ndescription: d\nmax_turns: 1\nmaxTurns: 2\n---\np\n", 5, "given twice"},
 		"file too large":          {"---\nname: a\ndescription: d\n---\n" + strings.Repeat("x", maxFileSize), 0, "limited to"},
 	}

@@ -31,7 +31,19 @@ type Request struct {
 	// handlers"), and AgentID names it; both empty for the main agent.
 	Agent   string
 	AgentID string
+	// Isolated marks a write that lands in a child's own git worktree, not
+	// in the user's files: it is reviewed later as part of the child's
+	// merge, so only deny rules stop it now.
+	Isolated bool
+	// Changes, for ToolMerge, are the files a child changed in its
+	// worktree, proposed as one change to the user's files; Path then
+	// names the worktree's branch.
+	Changes []FileChange
 }
+
+// ToolMerge is the Request.Tool of a child's worktree proposed for merging
+// into the user's files.
+const ToolMerge = "merge_worktree"
 
 // Asker asks the user about one request (the TUI shows it inline). Ask
 // returns when the user answers or ctx ends. An allowing Verdict may carry
@@ -51,6 +63,13 @@ type Verdict struct {
 	// Content, when non-nil on an allowed write, replaces the proposed content
 	// (the user edited it before allowing).
 	Content *string
+	// Files, on an allowed ToolMerge, are the paths the user chose to
+	// apply; nil applies them all.
+	Files []string
+	// ByUser says the user answered (rather than the mode, a rule, or the
+	// lack of anyone to ask). A merge the user refused is discarded; one
+	// refused otherwise is kept for later.
+	ByUser bool
 }
 
 // FileChange is a change to one file: what a write proposes (shown to the

@@ -25,6 +25,9 @@ import (
 func SessionGrantRules(req Request) []string { return ruleSources(grantRules(req)) }
 
 func grantRules(req Request) []rule {
+	if req.Tool == ToolMerge {
+		return nil // each merge is its own question
+	}
 	if req.Tool != "bash" {
 		p := path.Clean(filepath.ToSlash(req.Path))
 		r := rule{tool: req.Tool, kind: rulePathLiteral, glob: p, abs: path.IsAbs(p)}

@@ -137,8 +137,16 @@ func (p *Policy) decide(req Request) (verdictKind, string) {
 			"Finish the plan and present it; the user leaves plan mode to carry it out.", describeRequest(req))
 	}
 	allows := [][]rule{p.rules.allowList(), s.grants}
-	switch req.Tool {
-	case "bash":
+	switch {
+	case req.Tool == ToolMerge:
+		return p.decideMerge(req, s, allows)
+	case req.Isolated && fileTool(req.Tool):
+		// A write into a child's worktree: the merge is reviewed later.
+		if r, ok := deniedPath(p.rules.denyList(), req.Tool, pathFormsOf(req.Path, s.root)); ok {
+			return kindRefuse, deniedReason(req, r)
+		}
+		return kindAllow, ""
+	case req.Tool == "bash":
 		c := analyseCommand(req.Command)
 		if r, ok := deniedCommand(p.rules.denyList(), c); ok {
 			return kindRefuse, deniedReason(req, r)
@@ -160,6 +168,26 @@ func (p *Policy) decide(req Request) (verdictKind, string) {
 		if req.Tool == "read_file" && forms.rel != "" && !outsideRel(forms.rel) {
 			return kindAllow, ""
 		}
+	}
+	return kindAsk, ""
+}
+
+// decideMerge answers a child's worktree merge as the file edits it is:
+// a deny rule on any of its files refuses it; bypassPermissions,
+// acceptEdits, or allow rules covering every file allow it.
+func (p *Policy) decideMerge(req Request, s snapshot, allows [][]rule) (verdictKind, string) {
+	all := len(req.Changes) > 0
+	for _, c := range req.Changes {
+		forms := pathFormsOf(c.Path, s.root)
+		if r, ok := deniedPath(p.rules.denyList(), "edit_file", forms); ok {
+			return kindRefuse, fmt.Sprintf("the merge of %s was denied: the rule %s in permissions.deny of the config covers %s", req.Path, r.src, c.Path)
+		}
+		if !allowedPath(allows, "edit_file", forms) && !allowedPath(allows, "write_file", forms) {
+			all = false
+		}
+	}
+	if s.mode == ModeBypass || s.mode == ModeAcceptEdits || all {
+		return kindAllow, ""
 	}
 	return kindAsk, ""
 }
@@ -219,6 +247,7 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 		if !v.Allowed && v.Reason == "" {
 			v.Reason = "the user declined; ask what they would like instead"
 		}
+		v.ByUser = true
 		return v
 	case <-ctx.Done():
 		return cancelled()
@@ -294,6 +323,8 @@ func (p *Policy) headlessReason(req Request) string {
 		missing := p.missingRules(c)
 		how = fmt.Sprintf("rerun with --permission-mode bypassPermissions, or add %s to permissions.allow in %s",
 			quoteList(missing), configFiles)
+	case req.Tool == ToolMerge:
+		how = fmt.Sprintf("rerun with --permission-mode acceptEdits or bypassPermissions, or add edit_file rules covering its files to permissions.allow in %s", configFiles)
 	case fileTool(req.Tool):
 		how = fmt.Sprintf("rerun with --permission-mode acceptEdits (file edits) or --permission-mode bypassPermissions (everything), "+
 			"or add %s (or a glob such as %s) to permissions.allow in %s",
@@ -354,6 +385,8 @@ func describeRequest(req Request) string {
 	switch req.Tool {
 	case "bash":
 		return fmt.Sprintf("bash %q", req.Command)
+	case ToolMerge:
+		return fmt.Sprintf("the merge of %s (%d changed %s)", req.Path, len(req.Changes), map[bool]string{true: "file", false: "files"}[len(req.Changes) == 1])
 	default:
 		return fmt.Sprintf("%s %s", req.Tool, req.Path)
 	}

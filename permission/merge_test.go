@@ -1,0 +1,59 @@
+package permission
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMergeAndIsolatedWrites(t *testing.T) {
+	merge := Request{Tool: ToolMerge, Path: "covey/general-1-abc123", Changes: []FileChange{{Path: "a.go"}, {Path: "docs/b.md"}}}
+	isolated := Request{Tool: "edit_file", Path: "a.go", Isolated: true}
+	tests := map[string]struct {
+		mode        Mode
+		allow, deny []string
+		req         Request
+		want        string // allow, ask, refuse
+		reason      string
+	}{
+		"merge asks by default":              {mode: ModeDefault, req: merge, want: "ask"},
+		"merge allowed by acceptEdits":       {mode: ModeAcceptEdits, req: merge, want: "allow"},
+		"merge allowed by bypass":            {mode: ModeBypass, req: merge, want: "allow"},
+		"merge refused in plan mode":         {mode: ModePlan, req: merge, want: "refuse", reason: "plan"},
+		"merge refused by a deny on a file":  {mode: ModeBypass, deny: []string{"edit_file(docs/**)"}, req: merge, want: "refuse", reason: "docs/b.md"},
+		"merge allowed when rules cover all": {mode: ModeDefault, allow: []string{"edit_file(**)"}, req: merge, want: "allow"},
+		"merge asks when rules cover some":   {mode: ModeDefault, allow: []string{"edit_file(docs/**)"}, req: merge, want: "ask"},
+		"isolated write goes through":        {mode: ModeDefault, req: isolated, want: "allow"},
+		"isolated write still obeys deny":    {mode: ModeDefault, deny: []string{"write_file(a.go)"}, req: isolated, want: "refuse", reason: "a.go"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			asker := &fakeAsker{verdict: Verdict{Reason: "no"}}
+			p := NewPolicy(tc.mode, mustRules(t, tc.allow, tc.deny), asker)
+			p.SetWorkspace(t.TempDir())
+			v := p.Check(t.Context(), tc.req)
+			got := "refuse"
+			switch {
+			case asker.asked.Load() == 1:
+				got = "ask"
+				if !v.ByUser {
+					t.Error("an answer from the asker is not marked ByUser")
+				}
+			case v.Allowed:
+				got = "allow"
+			}
+			if got != tc.want {
+				t.Fatalf("got %s (%+v), want %s", got, v, tc.want)
+			}
+			if got == "refuse" && (v.ByUser || !strings.Contains(v.Reason, tc.reason)) {
+				t.Errorf("refusal %+v should name %q and not be marked ByUser", v, tc.reason)
+			}
+		})
+	}
+	if g := SessionGrantRules(merge); len(g) != 0 {
+		t.Errorf("a merge offers session grants %v; each merge is its own question", g)
+	}
+	hp := NewPolicy(ModeDefault, nil, nil)
+	if v := hp.Check(t.Context(), merge); v.Allowed || !strings.Contains(v.Reason, "acceptEdits") || !strings.Contains(v.Reason, "covey/general-1-abc123") {
+		t.Errorf("headless refusal of a merge = %+v", v)
+	}
+}
