@@ -59,6 +59,13 @@ type Styles struct {
 		// Separator divides the two halves of a side-by-side diff.
 		Separator lipgloss.Style
 	}
+	// Markdown draws the assistant's answers: Heading and its Mark (the
+	// leading #), inline Code, fenced CodeBlock lines, Link text and its
+	// URL, the Quote bar, list Markers, the Rule of a thematic break and
+	// table Borders.
+	Markdown struct {
+		Text, Heading, Mark, Code, CodeBlock, Link, URL, Quote, Marker, Rule, Border lipgloss.Style
+	}
 	// Picker is the session picker shown before the TUI starts.
 	Picker struct {
 		Title, Item, Selected, Detail, Hint lipgloss.Style
@@ -168,6 +175,18 @@ func newStyles(p Palette) Styles {
 	s.Approval.Denied = fg(p.Error)
 	s.Approval.Edited = fg(p.Accent)
 	s.Approval.Separator = fg(p.Border)
+
+	s.Markdown.Text = fg(p.Text)
+	s.Markdown.Heading = fg(p.Primary).Bold(true)
+	s.Markdown.Mark = fg(p.Primary)
+	s.Markdown.Code = fg(p.Accent)
+	s.Markdown.CodeBlock = fg(p.Text)
+	s.Markdown.Link = fg(p.Accent).Underline(true)
+	s.Markdown.URL = fg(p.Muted)
+	s.Markdown.Quote = fg(p.Muted)
+	s.Markdown.Marker = fg(p.Primary)
+	s.Markdown.Rule = fg(p.Border)
+	s.Markdown.Border = fg(p.Border)
 
 	s.Picker.Title = fg(p.Primary).Bold(true)
 	s.Picker.Item = fg(p.Text)

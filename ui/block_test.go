@@ -43,7 +43,7 @@ func blockCtx(t testing.TB, width int) RenderContext {
 		Now:      testNow,
 		Frame:    3,
 		Styles:   &th.Styles,
-		Markdown: NewMarkdownRenderer("dark"),
+		Markdown: NewMarkdownRenderer("dark", &th.Styles),
 	}
 }
 

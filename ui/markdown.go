@@ -1,91 +1,57 @@
 package ui
 
 import (
+	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/glamour"
-	gansi "github.com/charmbracelet/glamour/ansi"
-	"github.com/charmbracelet/glamour/styles"
-	"github.com/charmbracelet/lipgloss"
+	"covey/theme"
+
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
+	"github.com/yuin/goldmark"
+	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
-// markdownWidths is how many widths keep a glamour renderer: the current one
-// and a few recent ones, so dragging a window edge does not rebuild one
-// renderer per frame forever.
-const markdownWidths = 4
-
-// MarkdownRenderer renders markdown for the transcript's blocks. It keeps one
-// glamour renderer per width (building one parses a style and sets up
-// goldmark, far too slow to do per frame) and is shared by every block. It is
-// used from the UI goroutine only.
+// MarkdownRenderer renders markdown for the transcript's blocks: goldmark
+// parses it and covey draws the tree itself with the theme's styles. It
+// used to be glamour, whose imports (chroma's lexers and styles,
+// bluemonday) cost some 15 ms of package init on every start, --version
+// included, and whose renderer took milliseconds per kilobyte; this one
+// parses a kilobyte in tens of microseconds and builds its parser on the
+// first markdown block, off the start path. It is shared by every block
+// and used from the UI goroutine only.
 type MarkdownRenderer struct {
-	style   gansi.StyleConfig
-	profile termenv.Profile
-	err     error
-	byWidth map[int]*glamour.TermRenderer
-	order   []int // widths, least recently added first
-	renders int   // glamour calls made; tests read it
+	styles *theme.Styles // nil: no colours or attributes
+	err    error
+	md     goldmark.Markdown // built by the first Render
+	looks  map[mdFlags]quickStyle
+	// renders counts Render calls; tests read it.
+	renders int
 }
 
-// NewMarkdownRenderer returns a renderer for the glamour style "dark",
-// "light", "notty" or "ascii". An unknown name falls back to "notty" and is
-// reported by Err. Colours follow lipgloss's colour profile at the time of
-// the call, so NO_COLOR and tests with an ASCII profile get plain text.
-func NewMarkdownRenderer(styleName string) *MarkdownRenderer {
-	cfg, err := markdownStyle(styleName)
-	return &MarkdownRenderer{
-		style:   cfg,
-		profile: lipgloss.ColorProfile(),
-		err:     err,
-		byWidth: make(map[int]*glamour.TermRenderer, markdownWidths),
+// NewMarkdownRenderer returns a renderer for the style "dark" or "light"
+// (drawn with styles) or "notty" or "ascii" (no colours). An unknown name
+// falls back to "notty" and is reported by Err. A nil styles draws plain.
+func NewMarkdownRenderer(styleName string, styles *theme.Styles) *MarkdownRenderer {
+	m := &MarkdownRenderer{styles: styles}
+	switch styleName {
+	case "dark", "light":
+	case "notty", "ascii":
+		m.styles = nil
+	default:
+		m.styles = nil
+		m.err = fmt.Errorf("unknown markdown style %q: use dark, light, notty or ascii", styleName)
 	}
+	return m
 }
 
 // Err reports why the style name given to NewMarkdownRenderer was not used.
 func (m *MarkdownRenderer) Err() error { return m.err }
-
-// markdownStyle returns the named glamour style without the document's
-// margins and blank first and last lines: blocks sit in a transcript that
-// spaces them itself, and every cell of width is precious at 60 columns.
-func markdownStyle(name string) (gansi.StyleConfig, error) {
-	var err error
-	base, ok := styles.DefaultStyles[name]
-	if !ok || name == styles.AutoStyle {
-		// "auto" would query the terminal, which the TUI owns by then.
-		err = fmt.Errorf("unknown markdown style %q: use dark, light, notty or ascii", name)
-		base = &styles.NoTTYStyleConfig
-	}
-	cfg := *base
-	zero := uint(0)
-	cfg.Document.Margin = &zero
-	cfg.Document.BlockPrefix = ""
-	cfg.Document.BlockSuffix = ""
-	return cfg, err
-}
-
-func (m *MarkdownRenderer) renderer(width int) (*glamour.TermRenderer, error) {
-	if r, ok := m.byWidth[width]; ok {
-		return r, nil
-	}
-	r, err := glamour.NewTermRenderer(
-		glamour.WithStyles(m.style),
-		glamour.WithColorProfile(m.profile),
-		glamour.WithWordWrap(width),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("markdown renderer for width %d: %w", width, err)
-	}
-	if len(m.order) >= markdownWidths {
-		delete(m.byWidth, m.order[0])
-		m.order = m.order[1:]
-	}
-	m.byWidth[width] = r
-	m.order = append(m.order, width)
-	return r, nil
-}
 
 // Render renders md as lines of at most width cells, without trailing
 // spaces or leading and trailing blank lines. On failure the caller gets an
@@ -94,34 +60,524 @@ func (m *MarkdownRenderer) Render(md string, width int) ([]string, error) {
 	if width < 1 {
 		return nil, nil
 	}
-	r, err := m.renderer(width)
-	if err != nil {
-		return nil, err
+	if m.md == nil {
+		m.md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
 	}
 	m.renders++
-	out, err := r.Render(cleanText(md))
-	if err != nil {
-		return nil, fmt.Errorf("render markdown: %w", err)
-	}
-	lines := strings.Split(out, "\n")
+	src := []byte(cleanText(md))
+	doc := m.md.Parser().Parse(text.NewReader(src))
+	w := mdWriter{r: m, src: src}
+	lines := w.blocks(doc, width, false)
 	for i, l := range lines {
-		lines[i] = fitLine(trimRightANSI(l), width)
+		lines[i] = fitLine(l, width)
 	}
 	return trimBlankLines(lines), nil
 }
 
-// trimRightANSI drops trailing spaces from a styled line: glamour pads
-// paragraphs to the wrap width, which would make every line full width.
-func trimRightANSI(s string) string {
-	plain := ansi.Strip(s)
-	trimmed := strings.TrimRight(plain, " \t")
-	if len(trimmed) == len(plain) {
-		return s
+// mdFlags are the inline attributes of a run of text.
+type mdFlags uint16
+
+const (
+	mdBold mdFlags = 1 << iota
+	mdItalic
+	mdStrike
+	mdCode
+	mdLink
+	mdURL
+	mdHeading
+	mdMark
+	mdQuote
+	mdMarker
+	mdRule
+	mdBorder
+	mdCodeBlock
+)
+
+// look returns the escape codes for flags, computed once per set.
+func (m *MarkdownRenderer) look(f mdFlags) quickStyle {
+	if m.styles == nil {
+		return quickStyle{}
 	}
-	if trimmed == "" {
-		return ""
+	if q, ok := m.looks[f]; ok {
+		return q
 	}
-	return ansi.Truncate(s, ansi.StringWidth(trimmed), "")
+	st := m.styles.Markdown
+	base := st.Text
+	switch {
+	case f&mdCode != 0:
+		base = st.Code
+	case f&mdURL != 0:
+		base = st.URL
+	case f&mdLink != 0:
+		base = st.Link
+	case f&mdMark != 0:
+		base = st.Mark
+	case f&mdHeading != 0:
+		base = st.Heading
+	case f&mdMarker != 0:
+		base = st.Marker
+	case f&mdRule != 0:
+		base = st.Rule
+	case f&mdBorder != 0:
+		base = st.Border
+	case f&mdCodeBlock != 0:
+		base = st.CodeBlock
+	case f&mdQuote != 0:
+		base = st.Quote
+	}
+	if f&mdBold != 0 {
+		base = base.Bold(true)
+	}
+	if f&mdItalic != 0 {
+		base = base.Italic(true)
+	}
+	if f&mdStrike != 0 {
+		base = base.Strikethrough(true)
+	}
+	q := newQuickStyle(base)
+	if m.looks == nil {
+		m.looks = make(map[mdFlags]quickStyle)
+	}
+	m.looks[f] = q
+	return q
+}
+
+// mdRun is text drawn with one look.
+type mdRun struct {
+	text  string
+	flags mdFlags
+}
+
+// mdWriter draws one parsed document.
+type mdWriter struct {
+	r   *MarkdownRenderer
+	src []byte
+}
+
+// blocks draws the block children of parent, a blank line between two
+// unless tight (the items of a tight list).
+func (w *mdWriter) blocks(parent gast.Node, width int, tight bool) []string {
+	var out []string
+	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		lines := w.block(n, width)
+		if len(lines) == 0 {
+			continue
+		}
+		if len(out) > 0 && !tight {
+			out = append(out, "")
+		}
+		out = append(out, lines...)
+	}
+	return out
+}
+
+func (w *mdWriter) block(n gast.Node, width int) []string {
+	width = max(width, 1)
+	switch n := n.(type) {
+	case *gast.Paragraph, *gast.TextBlock:
+		return w.wrap(w.inlines(nil, n, 0), width)
+	case *gast.Heading:
+		runs := []mdRun{{strings.Repeat("#", n.Level) + " ", mdMark}}
+		return w.wrap(w.inlines(runs, n, mdHeading), width)
+	case *gast.ThematicBreak:
+		return []string{w.styled(mdRun{strings.Repeat("─", width), mdRule})}
+	case *gast.FencedCodeBlock, *gast.CodeBlock:
+		return w.code(n, width)
+	case *gast.HTMLBlock:
+		var b strings.Builder
+		w.segments(&b, n.Lines())
+		if n.HasClosure() {
+			seg := n.ClosureLine
+			b.Write(seg.Value(w.src))
+		}
+		return w.wrap(splitRuns(strings.TrimRight(b.String(), "\n"), mdQuote), width)
+	case *gast.Blockquote:
+		bar := w.styled(mdRun{"│ ", mdQuote})
+		inner := w.blocks(n, width-2, false)
+		for i, l := range inner {
+			inner[i] = bar + l
+		}
+		return inner
+	case *gast.List:
+		return w.list(n, width)
+	case *east.Table:
+		return w.table(n, width)
+	}
+	if n.HasChildren() {
+		return w.blocks(n, width, false)
+	}
+	return nil
+}
+
+// list draws a list's items behind their bullets or numbers.
+func (w *mdWriter) list(l *gast.List, width int) []string {
+	var out []string
+	num := l.Start
+	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
+		marker := "• "
+		if l.IsOrdered() {
+			marker = strconv.Itoa(num) + string(l.Marker) + " "
+			num++
+		}
+		mw := len(marker)
+		if !l.IsOrdered() {
+			mw = 2
+		}
+		inner := w.blocks(item, width-mw, l.IsTight)
+		if len(inner) == 0 {
+			inner = []string{""}
+		}
+		if len(out) > 0 && !l.IsTight {
+			out = append(out, "")
+		}
+		pad := strings.Repeat(" ", mw)
+		for i, line := range inner {
+			switch {
+			case i == 0:
+				out = append(out, w.styled(mdRun{marker, mdMarker})+line)
+			case line == "":
+				out = append(out, "")
+			default:
+				out = append(out, pad+line)
+			}
+		}
+	}
+	return out
+}
+
+// code draws a code block's lines indented, cut (not wrapped) at width.
+func (w *mdWriter) code(n gast.Node, width int) []string {
+	segs := n.Lines()
+	out := make([]string, 0, segs.Len())
+	q := w.r.look(mdCodeBlock)
+	for i := 0; i < segs.Len(); i++ {
+		seg := segs.At(i)
+		line := strings.TrimRight(string(seg.Value(w.src)), " \n")
+		if line == "" {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, fitLine("  "+q.render(line), width))
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+func (w *mdWriter) segments(b *strings.Builder, segs *text.Segments) {
+	for i := 0; i < segs.Len(); i++ {
+		seg := segs.At(i)
+		b.Write(seg.Value(w.src))
+	}
+}
+
+// inlines appends the runs of n's inline children, each with flags added.
+func (w *mdWriter) inlines(runs []mdRun, n gast.Node, flags mdFlags) []mdRun {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *gast.Text:
+			runs = append(runs, mdRun{unescape(c.Segment.Value(w.src)), flags})
+			switch {
+			case c.HardLineBreak():
+				runs = append(runs, mdRun{"\n", flags})
+			case c.SoftLineBreak():
+				runs = append(runs, mdRun{" ", flags})
+			}
+		case *gast.String:
+			runs = append(runs, mdRun{string(c.Value), flags})
+		case *gast.CodeSpan:
+			var b strings.Builder
+			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+				if t, ok := t.(*gast.Text); ok {
+					b.Write(t.Segment.Value(w.src))
+				}
+			}
+			runs = append(runs, mdRun{b.String(), flags | mdCode})
+		case *gast.Emphasis:
+			f := mdItalic
+			if c.Level >= 2 {
+				f = mdBold
+			}
+			runs = w.inlines(runs, c, flags|f)
+		case *gast.Link:
+			start := len(runs)
+			runs = w.inlines(runs, c, flags|mdLink)
+			runs = w.url(runs, start, string(c.Destination), flags)
+		case *gast.Image:
+			start := len(runs)
+			runs = w.inlines(runs, c, flags|mdLink)
+			runs = w.url(runs, start, string(c.Destination), flags)
+		case *gast.AutoLink:
+			runs = append(runs, mdRun{string(c.URL(w.src)), flags | mdLink})
+		case *gast.RawHTML:
+			var b strings.Builder
+			w.segments(&b, c.Segments)
+			runs = append(runs, mdRun{b.String(), flags})
+		case *east.Strikethrough:
+			runs = w.inlines(runs, c, flags|mdStrike)
+		case *east.TaskCheckBox:
+			box := "[ ] "
+			if c.IsChecked {
+				box = "[x] "
+			}
+			runs = append(runs, mdRun{box, flags | mdMarker})
+		default:
+			runs = w.inlines(runs, c, flags)
+		}
+	}
+	return runs
+}
+
+// url adds a link's destination after its text unless the text says it.
+func (w *mdWriter) url(runs []mdRun, start int, dest string, flags mdFlags) []mdRun {
+	if dest == "" {
+		return runs
+	}
+	var b strings.Builder
+	for _, r := range runs[start:] {
+		b.WriteString(r.text)
+	}
+	if b.String() == dest {
+		return runs
+	}
+	return append(runs, mdRun{" ", flags}, mdRun{dest, flags | mdURL})
+}
+
+// unescape resolves backslash escapes and character references.
+func unescape(v []byte) string {
+	if bytes.IndexByte(v, '\\') >= 0 {
+		v = util.UnescapePunctuations(v)
+	}
+	if bytes.IndexByte(v, '&') >= 0 {
+		v = util.ResolveEntityNames(util.ResolveNumericReferences(v))
+	}
+	return string(v)
+}
+
+// splitRuns is text as one run per line, joined by newline runs.
+func splitRuns(s string, flags mdFlags) []mdRun {
+	var runs []mdRun
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			runs = append(runs, mdRun{"\n", flags})
+		}
+		runs = append(runs, mdRun{line, flags})
+	}
+	return runs
+}
+
+func (w *mdWriter) styled(r mdRun) string { return w.r.look(r.flags).render(r.text) }
+
+// line joins runs, one pair of escape codes per change of look.
+func (w *mdWriter) line(runs []mdRun) string {
+	var b strings.Builder
+	for i := 0; i < len(runs); {
+		j := i + 1
+		for j < len(runs) && runs[j].flags == runs[i].flags {
+			j++
+		}
+		q := w.r.look(runs[i].flags)
+		b.WriteString(q.pre)
+		for _, r := range runs[i:j] {
+			b.WriteString(r.text)
+		}
+		b.WriteString(q.post)
+		i = j
+	}
+	return b.String()
+}
+
+// cells is the width of plain text in cells.
+func cells(s string) int {
+	n := 0
+	for _, r := range s {
+		if !fastRune(r) {
+			return ansi.StringWidth(s)
+		}
+		n += runeCells(r)
+	}
+	return n
+}
+
+// wrap lays runs out in lines of at most width cells, breaking at spaces
+// (and inside words longer than a line); a word made of several runs
+// ("**bold**,") stays together.
+func (w *mdWriter) wrap(runs []mdRun, width int) []string {
+	var (
+		out   []string
+		cur   []mdRun // the line being filled
+		curW  int
+		word  []mdRun // the word being read
+		wordW int
+		space *mdRun // a space waiting between cur and the next word
+	)
+	flush := func() {
+		out = append(out, w.line(cur))
+		cur, curW, space = cur[:0], 0, nil
+	}
+	placeWord := func() {
+		if len(word) == 0 {
+			return
+		}
+		if curW > 0 {
+			need := wordW
+			if space != nil {
+				need++
+			}
+			switch {
+			case curW+need > width:
+				flush()
+			case space != nil:
+				cur = append(cur, *space)
+				curW++
+			}
+		}
+		space = nil
+		if curW+wordW <= width {
+			cur = append(cur, word...)
+			curW += wordW
+		} else {
+			// A word wider than the line: cut it rune by rune.
+			for _, r := range word {
+				for _, ch := range r.text {
+					cw := cells(string(ch))
+					if curW+cw > width && curW > 0 {
+						flush()
+					}
+					cur = append(cur, mdRun{string(ch), r.flags})
+					curW += cw
+				}
+			}
+		}
+		word, wordW = word[:0], 0
+	}
+	for _, r := range runs {
+		s := r.text
+		for s != "" {
+			i := strings.IndexAny(s, " \n")
+			if i < 0 {
+				word = append(word, mdRun{s, r.flags})
+				wordW += cells(s)
+				break
+			}
+			if i > 0 {
+				word = append(word, mdRun{s[:i], r.flags})
+				wordW += cells(s[:i])
+			}
+			placeWord()
+			if s[i] == '\n' {
+				flush()
+			} else if curW > 0 {
+				sp := mdRun{" ", r.flags}
+				space = &sp
+			}
+			s = s[i+1:]
+		}
+	}
+	placeWord()
+	if curW > 0 || len(out) == 0 {
+		flush()
+	}
+	return out
+}
+
+// table draws a table with columns as wide as their widest cell, shrunk
+// (widest first) when the table would not fit; cells that do not fit are
+// cut with an ellipsis.
+func (w *mdWriter) table(t *east.Table, width int) []string {
+	var rows [][][]mdRun
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		var cellsRuns [][]mdRun
+		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+			flags := mdFlags(0)
+			if _, head := row.(*east.TableHeader); head {
+				flags = mdBold
+			}
+			cellsRuns = append(cellsRuns, w.inlines(nil, c, flags))
+		}
+		rows = append(rows, cellsRuns)
+	}
+	ncol := len(t.Alignments)
+	for _, r := range rows {
+		ncol = max(ncol, len(r))
+	}
+	if ncol == 0 {
+		return nil
+	}
+	widths := make([]int, ncol)
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], runsWidth(c))
+		}
+	}
+	for sum(widths)+3*(ncol-1) > width {
+		wi := 0
+		for i, cw := range widths {
+			if cw > widths[wi] {
+				wi = i
+			}
+		}
+		if widths[wi] <= 3 {
+			break
+		}
+		widths[wi]--
+	}
+	sep := w.styled(mdRun{" │ ", mdBorder})
+	out := make([]string, 0, len(rows)+1)
+	for ri, r := range rows {
+		var b strings.Builder
+		for i := 0; i < ncol; i++ {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			var c []mdRun
+			if i < len(r) {
+				c = r[i]
+			}
+			s := ansi.Truncate(w.line(c), widths[i], "…")
+			pad := widths[i] - ansi.StringWidth(s)
+			left := 0
+			if i < len(t.Alignments) {
+				switch t.Alignments[i] {
+				case east.AlignRight:
+					left = pad
+				case east.AlignCenter:
+					left = pad / 2
+				}
+			}
+			b.WriteString(strings.Repeat(" ", left))
+			b.WriteString(s)
+			if i < ncol-1 {
+				b.WriteString(strings.Repeat(" ", pad-left))
+			}
+		}
+		out = append(out, strings.TrimRight(b.String(), " "))
+		if ri == 0 {
+			parts := make([]string, ncol)
+			for i, cw := range widths {
+				parts[i] = strings.Repeat("─", cw)
+			}
+			out = append(out, w.styled(mdRun{strings.Join(parts, "─┼─"), mdBorder}))
+		}
+	}
+	return out
+}
+
+func runsWidth(runs []mdRun) int {
+	n := 0
+	for _, r := range runs {
+		n += cells(r.text)
+	}
+	return n
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }
 
 // trimBlankLines drops blank lines at both ends of lines.

@@ -4,14 +4,18 @@ import (
 	"strings"
 	"testing"
 
+	"covey/theme"
+
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 )
 
 func TestMarkdownRenderer(t *testing.T) {
 	for _, style := range []string{"dark", "light", "notty", "ascii"} {
 		t.Run(style, func(t *testing.T) {
 			blockCtx(t, 40) // sets the ASCII profile
-			m := NewMarkdownRenderer(style)
+			m := NewMarkdownRenderer(style, &theme.New(theme.ModeDark, true, false).Styles)
 			if m.Err() != nil {
 				t.Fatalf("known style reported %v", m.Err())
 			}
@@ -31,7 +35,7 @@ func TestMarkdownRenderer(t *testing.T) {
 		})
 	}
 	t.Run("unknown style", func(t *testing.T) {
-		m := NewMarkdownRenderer("neon")
+		m := NewMarkdownRenderer("neon", nil)
 		if m.Err() == nil || !strings.Contains(m.Err().Error(), "neon") {
 			t.Fatalf("Err = %v, want one naming the style", m.Err())
 		}
@@ -39,18 +43,150 @@ func TestMarkdownRenderer(t *testing.T) {
 			t.Errorf("fallback renderer gave %q, %v", lines, err)
 		}
 	})
-	t.Run("renderers per width are bounded", func(t *testing.T) {
-		m := NewMarkdownRenderer("dark")
-		for w := 10; w < 30; w++ {
-			if _, err := m.Render("x", w); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if len(m.byWidth) > markdownWidths || len(m.order) != len(m.byWidth) {
-			t.Errorf("kept %d renderers, want at most %d", len(m.byWidth), markdownWidths)
-		}
-		if lines, _ := m.Render("x", 0); lines != nil {
+	t.Run("width 0", func(t *testing.T) {
+		if lines, _ := NewMarkdownRenderer("dark", nil).Render("x", 0); lines != nil {
 			t.Errorf("width 0 rendered %q", lines)
 		}
 	})
 }
+
+// TestMarkdownElements checks what each markdown element looks like in
+// plain text (the ASCII profile), at a width that makes paragraphs wrap.
+func TestMarkdownElements(t *testing.T) {
+	tests := map[string]struct {
+		md    string
+		width int
+		want  []string
+	}{
+		"heading and wrapped paragraph": {
+			md:    "## Where\n\nSome *text* that is **long enough** to wrap, `code` too.",
+			width: 20,
+			want:  []string{"## Where", "", "Some text that is", "long enough to wrap,", "code too."},
+		},
+		"word of several runs stays whole": {
+			md:    "aaaa bbbb **cc**,dd",
+			width: 12,
+			want:  []string{"aaaa bbbb", "cc,dd"},
+		},
+		"word wider than the line is cut": {
+			md:    "abcdefghijkl",
+			width: 5,
+			want:  []string{"abcde", "fghij", "kl"},
+		},
+		"escapes and entities": {
+			md:    `\*not em\* &amp; a\\b &#65;`,
+			width: 40,
+			want:  []string{`*not em* & a\b A`},
+		},
+		"hard break": {
+			md:    "end  \nnext line",
+			width: 40,
+			want:  []string{"end", "next line"},
+		},
+		"tight list with nesting and a task": {
+			md:    "- one\n- two\n  - nested item that wraps\n- [x] done\n",
+			width: 16,
+			want:  []string{"• one", "• two", "  • nested item", "    that wraps", "• [x] done"},
+		},
+		"loose ordered list from 3": {
+			md:    "3. first\n\n4. second\n",
+			width: 40,
+			want:  []string{"3. first", "", "4. second"},
+		},
+		"quote": {
+			md:    "> quoted text\n> more",
+			width: 40,
+			want:  []string{"│ quoted text more"},
+		},
+		"code block is indented and cut, not wrapped": {
+			md:    "```go\nx := 1\n\n  long line of code here\n```",
+			width: 12,
+			want:  []string{"  x := 1", "", "    long li…"},
+		},
+		"link shows its destination unless it is the text": {
+			md:    "[docs](http://a.b/c) and <http://d.e>",
+			width: 60,
+			want:  []string{"docs http://a.b/c and http://d.e"},
+		},
+		"table with alignment": {
+			md:    "| a | bb |\n|---|---:|\n| 1 | 2 |\n| long | 333 |",
+			width: 40,
+			want:  []string{"a    │  bb", "─────┼────", "1    │   2", "long │ 333"},
+		},
+		"table shrunk to fit": {
+			md:    "| name | description |\n|---|---|\n| x | a very long description |",
+			width: 20,
+			want:  []string{"name │ description", "─────┼──────────────", "x    │ a very long …"},
+		},
+		"rule": {
+			md:    "a\n\n---\n\nb",
+			width: 5,
+			want:  []string{"a", "", "─────", "", "b"},
+		},
+		"strikethrough": {
+			md:    "~~gone~~ here",
+			width: 40,
+			want:  []string{"gone here"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			blockCtx(t, tc.width)
+			m := NewMarkdownRenderer("dark", &theme.New(theme.ModeDark, true, false).Styles)
+			lines, err := m.Render(tc.md, tc.width)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkWidth(t, lines, tc.width)
+			if got := strings.Join(lines, "\n"); got != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", got, strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestMarkdownStyled checks that colours reach the output in a colour
+// profile, one pair of codes per run of one look.
+func TestMarkdownStyled(t *testing.T) {
+	old := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+	th := theme.New(theme.ModeDark, true, false)
+	m := NewMarkdownRenderer("dark", &th.Styles)
+	lines, err := m.Render("plain **bold** `code`", 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 1 || ansi.Strip(lines[0]) != "plain bold code" {
+		t.Fatalf("got %q", lines)
+	}
+	for _, want := range []string{th.Styles.Markdown.Code.Render("code"), th.Styles.Markdown.Text.Bold(true).Render("bold")} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("line %q lacks %q", lines[0], want)
+		}
+	}
+	plain := NewMarkdownRenderer("notty", &th.Styles)
+	if lines, _ := plain.Render("plain **bold**", 40); lines[0] != "plain bold" {
+		t.Errorf("notty drew %q", lines[0])
+	}
+}
+
+// BenchmarkMarkdownRender renders a 1 KB answer with the usual elements.
+func BenchmarkMarkdownRender(b *testing.B) {
+	md := strings.Repeat(benchMarkdown, 1)
+	th := theme.New(theme.ModeDark, true, false)
+	m := NewMarkdownRenderer("dark", &th.Styles)
+	b.SetBytes(int64(len(md)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Render(md, 100); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+const benchMarkdown = "## Where retries happen\n\nThe loop calls `provider.Stream` and retries on **429** and *5xx*, with a [backoff](https://example.com/backoff) that doubles.\n\n" +
+	"- backoff doubles each time\n- capped at 60 s\n  - unless the server says otherwise\n\n" +
+	"```go\nfor attempt := 0; attempt < 4; attempt++ {\n\tif err == nil {\n\t\tbreak\n\t}\n}\n```\n\n" +
+	"| status | retried |\n|---|---|\n| 429 | yes |\n| 500 | yes |\n| 400 | no |\n\n" +
+	"> Note: a long quoted paragraph that goes on for a while so that it wraps over more than one line at the usual widths of a terminal.\n"

@@ -144,7 +144,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	}
 	keys := DefaultKeyMap()
 	ctx, cancel := context.WithCancel(ctx)
-	tr := newTranscript(RenderContext{Styles: styles, Markdown: NewMarkdownRenderer(mdStyle)})
+	tr := newTranscript(RenderContext{Styles: styles, Markdown: NewMarkdownRenderer(mdStyle, styles)})
 	m := Model{
 		engine:        opts.Engine,
 		agents:        opts.Agents,
