@@ -24,6 +24,7 @@ type Request struct {
 	Tool    string      // write_file | edit_file | bash | read_file | any other tool name
 	Path    string      // workspace-relative, for writes
 	Command string      // for bash
+	URL     string      // for web_fetch: rules match its host
 	Dir     string      // working directory, for bash
 	Change  *FileChange // the proposed change, for writes
 	Content string      // the proposed new content, for writes

@@ -13,7 +13,8 @@ import (
 // SessionGrantRules returns the rules Grant would record for req, so a UI
 // can say what "allow for this session" means before the user picks it.
 //
-// For a write, the grant is that tool on that exact file. For a command,
+// For a write, the grant is that tool on that exact file; for web_fetch,
+// the URL's host; for any other tool (an MCP tool), that tool. For a command,
 // it is a prefix rule for each command the line runs: the first two words
 // when the second looks like a subcommand (lowercase letters, digits and
 // dashes: "go test ./pkg" grants go test:*), else the first word ("ls -la"
@@ -25,8 +26,17 @@ import (
 func SessionGrantRules(req Request) []string { return ruleSources(grantRules(req)) }
 
 func grantRules(req Request) []rule {
-	if req.Tool == ToolMerge {
+	switch {
+	case req.Tool == ToolMerge:
 		return nil // each merge is its own question
+	case req.Tool == "web_fetch":
+		host, ok := hostOf(req.URL)
+		if !ok {
+			return []rule{{src: "web_fetch(" + req.URL + ")", tool: "web_fetch", kind: ruleCmdRaw, raw: req.URL}}
+		}
+		return []rule{{src: "web_fetch(domain:" + host + ")", tool: "web_fetch", kind: ruleDomain, domain: host}}
+	case req.Tool != "bash" && !pathRuleTool(req.Tool):
+		return []rule{{src: req.Tool, tool: req.Tool, kind: ruleAll}}
 	}
 	if req.Tool != "bash" {
 		p := path.Clean(filepath.ToSlash(req.Path))

@@ -3,6 +3,7 @@ package permission
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -24,6 +25,14 @@ import (
 // and with nobody to ask (a nil Asker, headless runs) the request is
 // refused with a note saying how to allow it.
 type Policy struct {
+	*session
+	// scopes are the restrictions of a scoped policy (see Scoped), outer
+	// first; empty for the session's own policy.
+	scopes []*Rules
+}
+
+// session is the state a policy shares with every policy scoped from it.
+type session struct {
 	rules *Rules
 	asker Asker
 	// askTurn holds one token while a question is open: questions are put
@@ -40,7 +49,46 @@ type Policy struct {
 // asking asker when they do not decide; a nil asker refuses instead. An
 // unknown mode behaves as ModeDefault.
 func NewPolicy(mode Mode, rules *Rules, asker Asker) *Policy {
-	return &Policy{rules: rules, asker: asker, askTurn: make(chan struct{}, 1), mode: mode}
+	return &Policy{session: &session{rules: rules, asker: asker, askTurn: make(chan struct{}, 1), mode: mode}}
+}
+
+// Scoped returns a policy for one agent (a child, or an agent defined by
+// an agent file) that can only be stricter than p. It shares p's mode,
+// workspace, session grants and asker, so a mode change or a grant reaches
+// both; it adds:
+//
+//   - deny rules, refused like the config's deny rules;
+//   - allow patterns that restrict. A tool named in allow with a pattern
+//     (Bash(git diff:*), Edit(docs/**), Read(src/**), web_fetch(domain:x),
+//     or mcp__srv__tool) is let through without asking only for calls that
+//     match one of its patterns (or a session grant). Other calls of it are
+//     asked about, or refused when nobody can be asked, in every mode:
+//     acceptEdits and bypassPermissions included. A matching call is then
+//     decided by p as usual (it is never allowed where p would refuse or
+//     ask). Edit and Write patterns restrict both file-writing tools; Read
+//     patterns restrict every reading tool. A tool named bare, or not named
+//     at all, is not restricted by the scope (which tools an agent has is
+//     its definition's business): bare names that are not rule tools, such
+//     as Grep or Glob, are accepted and ignored.
+//
+// Scoping a scoped policy adds to its restrictions. The error names every
+// rule that does not parse.
+func (p *Policy) Scoped(allow, deny []string) (*Policy, error) {
+	var patterned []string
+	for _, a := range allow {
+		a = strings.TrimSpace(a)
+		if !strings.Contains(a, "(") {
+			if _, _, ok := canonicalTool(a); !ok {
+				continue
+			}
+		}
+		patterned = append(patterned, a)
+	}
+	rs, err := ParseRules(patterned, deny)
+	if err != nil {
+		return nil, fmt.Errorf("scoped rules: %w", err)
+	}
+	return &Policy{session: p.session, scopes: append(slices.Clip(p.scopes), rs)}, nil
 }
 
 // SetWorkspace tells the policy the workspace root, which reads inside are
@@ -129,58 +177,43 @@ func (p *Policy) snapshot() snapshot {
 	return snapshot{mode: p.mode, root: p.root, grants: p.grants}
 }
 
-// decide answers req from the mode, rules and grants, or says to ask.
+// decide answers req from the mode, rules, grants and scopes, or says to
+// ask; when it says to ask because a scope does not cover req, the string
+// says why.
 func (p *Policy) decide(req Request) (verdictKind, string) {
 	s := p.snapshot()
-	if s.mode == ModePlan && req.Tool != "read_file" {
+	if s.mode == ModePlan && !readTool(req.Tool) {
 		return kindRefuse, fmt.Sprintf("%s was refused: permission mode is plan, which is read-only. "+
 			"Finish the plan and present it; the user leaves plan mode to carry it out.", describeRequest(req))
 	}
-	allows := [][]rule{p.rules.allowList(), s.grants}
-	switch {
-	case req.Tool == ToolMerge:
-		return p.decideMerge(req, s, allows)
-	case req.Isolated && fileTool(req.Tool):
-		// A write into a child's worktree: the merge is reviewed later.
-		if r, ok := deniedPath(p.rules.denyList(), req.Tool, pathFormsOf(req.Path, s.root)); ok {
-			return kindRefuse, deniedReason(req, r)
-		}
-		return kindAllow, ""
-	case req.Tool == "bash":
-		c := analyseCommand(req.Command)
-		if r, ok := deniedCommand(p.rules.denyList(), c); ok {
-			return kindRefuse, deniedReason(req, r)
-		}
-		if s.mode == ModeBypass || allowedCommand(allows, c) {
-			return kindAllow, ""
-		}
-	default:
-		forms := pathFormsOf(req.Path, s.root)
-		if r, ok := deniedPath(p.rules.denyList(), req.Tool, forms); ok {
-			return kindRefuse, deniedReason(req, r)
-		}
-		if s.mode == ModeBypass || allowedPath(allows, req.Tool, forms) {
-			return kindAllow, ""
-		}
-		if s.mode == ModeAcceptEdits && fileTool(req.Tool) {
-			return kindAllow, ""
-		}
-		if req.Tool == "read_file" && forms.rel != "" && !outsideRel(forms.rel) {
-			return kindAllow, ""
-		}
+	if req.Tool == ToolMerge {
+		return p.decideMerge(req, s)
 	}
-	return kindAsk, ""
+	if r, ok := p.denied(req, s); ok {
+		return kindRefuse, deniedReason(req, r)
+	}
+	k := p.baseDecision(req, s)
+	if k != kindAllow {
+		return k, ""
+	}
+	if why, ok := p.inScope(req, s); !ok {
+		return kindAsk, why
+	}
+	return kindAllow, ""
 }
 
 // decideMerge answers a child's worktree merge as the file edits it is:
 // a deny rule on any of its files refuses it; bypassPermissions,
 // acceptEdits, or allow rules covering every file allow it.
-func (p *Policy) decideMerge(req Request, s snapshot, allows [][]rule) (verdictKind, string) {
+func (p *Policy) decideMerge(req Request, s snapshot) (verdictKind, string) {
+	allows := [][]rule{p.rules.allowList(), s.grants}
 	all := len(req.Changes) > 0
 	for _, c := range req.Changes {
 		forms := pathFormsOf(c.Path, s.root)
-		if r, ok := deniedPath(p.rules.denyList(), "edit_file", forms); ok {
-			return kindRefuse, fmt.Sprintf("the merge of %s was denied: the rule %s in permissions.deny of the config covers %s", req.Path, r.src, c.Path)
+		for _, deny := range p.denyLists() {
+			if r, ok := deniedPath(deny, "edit_file", forms); ok {
+				return kindRefuse, fmt.Sprintf("the merge of %s was denied: the rule %s in permissions.deny of the config covers %s", req.Path, r.src, c.Path)
+			}
 		}
 		if !allowedPath(allows, "edit_file", forms) && !allowedPath(allows, "write_file", forms) {
 			all = false
@@ -190,6 +223,184 @@ func (p *Policy) decideMerge(req Request, s snapshot, allows [][]rule) (verdictK
 		return kindAllow, ""
 	}
 	return kindAsk, ""
+}
+
+// denyLists returns the config's deny rules and those of every scope.
+func (p *Policy) denyLists() [][]rule {
+	lists := [][]rule{p.rules.denyList()}
+	for _, sc := range p.scopes {
+		lists = append(lists, sc.denyList())
+	}
+	return lists
+}
+
+// denied returns the first deny rule, of the config or of a scope, that
+// covers req.
+func (p *Policy) denied(req Request, s snapshot) (rule, bool) {
+	lists := p.denyLists()
+	var c command
+	if req.Tool == "bash" {
+		c = analyseCommand(req.Command)
+	}
+	for _, deny := range lists {
+		var r rule
+		var ok bool
+		switch {
+		case req.Tool == "bash":
+			r, ok = deniedCommand(deny, c)
+		case pathRuleTool(req.Tool):
+			r, ok = deniedPath(deny, req.Tool, pathFormsOf(req.Path, s.root))
+		default:
+			r, ok = deniedOther(deny, req)
+		}
+		if ok {
+			return r, true
+		}
+	}
+	return rule{}, false
+}
+
+// baseDecision is what the mode, the config's allow rules and the session
+// grants say about req, deny rules already checked.
+func (p *Policy) baseDecision(req Request, s snapshot) verdictKind {
+	allows := [][]rule{p.rules.allowList(), s.grants}
+	switch {
+	case s.mode == ModeBypass:
+		return kindAllow
+	case req.Isolated && fileTool(req.Tool):
+		// A write into a child's worktree: the merge is reviewed later.
+		return kindAllow
+	case req.Tool == "bash":
+		if allowedCommand(allows, analyseCommand(req.Command)) {
+			return kindAllow
+		}
+	case pathRuleTool(req.Tool):
+		forms := pathFormsOf(req.Path, s.root)
+		if allowedPath(allows, req.Tool, forms) {
+			return kindAllow
+		}
+		if s.mode == ModeAcceptEdits && fileTool(req.Tool) {
+			return kindAllow
+		}
+		if req.Tool == "read_file" && forms.rel != "" && !outsideRel(forms.rel) {
+			return kindAllow
+		}
+	default:
+		if allowedOther(allows, req) {
+			return kindAllow
+		}
+	}
+	return kindAsk
+}
+
+// inScope reports whether every scope of p lets req through without
+// asking; when one does not, it says which patterns would.
+func (p *Policy) inScope(req Request, s snapshot) (string, bool) {
+	for _, sc := range p.scopes {
+		var own []rule
+		restricted := false
+		for _, r := range sc.allowList() {
+			if r.governs(req.Tool, true) || (fileReadTool(req.Tool) && r.tool == "read_file") {
+				own = append(own, r)
+				restricted = restricted || r.kind != ruleAll
+			}
+		}
+		if !restricted || scopeMatch(own, s.grants, req, s.root) {
+			continue
+		}
+		return fmt.Sprintf("this agent's definition limits %s to %s, and this call matches none of them",
+			req.Tool, quoteList(ruleSources(own))), false
+	}
+	return "", true
+}
+
+// scopeMatch reports whether one of a scope's rules for req's tool, or a
+// session grant, covers req.
+func scopeMatch(own, grants []rule, req Request, root string) bool {
+	sets := [][]rule{own, grants}
+	switch {
+	case req.Tool == "bash":
+		return allowedCommand(sets, analyseCommand(req.Command))
+	case pathRuleTool(req.Tool) || fileReadTool(req.Tool):
+		forms := pathFormsOf(req.Path, root)
+		for _, r := range own {
+			if r.matchPath(forms) {
+				return true
+			}
+		}
+		return allowedPath([][]rule{grants}, req.Tool, forms)
+	}
+	return allowedOther(sets, req)
+}
+
+// readTool reports whether tool only reads, so plan mode lets it be asked
+// about and read_file rules govern it.
+func readTool(tool string) bool {
+	switch tool {
+	case "read_file", "grep", "glob", "list_dir", "web_fetch":
+		return true
+	}
+	return false
+}
+
+// fileReadTool reports whether tool reads files, so read_file rules
+// govern it.
+func fileReadTool(tool string) bool {
+	switch tool {
+	case "read_file", "grep", "glob", "list_dir":
+		return true
+	}
+	return false
+}
+
+// deniedOther returns the first deny rule covering a call of a tool that
+// is neither bash nor a file tool (web_fetch, MCP tools, task, ...).
+func deniedOther(deny []rule, req Request) (rule, bool) {
+	for _, r := range deny {
+		if r.forTool(req.Tool) && r.matchOther(req, true) {
+			return r, true
+		}
+	}
+	return rule{}, false
+}
+
+// allowedOther reports whether an allow rule or grant covers such a call.
+func allowedOther(sets [][]rule, req Request) bool {
+	for _, set := range sets {
+		for _, r := range set {
+			if r.forTool(req.Tool) && r.matchOther(req, false) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchOther matches a bare or domain rule against a call. A URL whose
+// host cannot be read matches every deny rule and no allow rule.
+func (r rule) matchOther(req Request, deny bool) bool {
+	switch r.kind {
+	case ruleAll:
+		return true
+	case ruleDomain:
+		host, ok := hostOf(req.URL)
+		if !ok {
+			return deny
+		}
+		return r.matchDomain(host)
+	}
+	return false
+}
+
+// hostOf returns the lower-case host name of an http(s) URL, without port
+// or trailing dot.
+func hostOf(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", false
+	}
+	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	return h, h != ""
 }
 
 func deniedReason(req Request, r rule) string {
@@ -216,6 +427,8 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 		return Verdict{Allowed: true}
 	case k == kindRefuse:
 		return Verdict{Reason: reason}
+	case p.asker == nil && reason != "":
+		return Verdict{Reason: fmt.Sprintf("%s needs permission: %s, and nobody can be asked in a headless run.", describeRequest(req), reason)}
 	case p.asker == nil:
 		return Verdict{Reason: p.headlessReason(req)}
 	}
@@ -256,11 +469,15 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 
 func cancelled() Verdict { return Verdict{Reason: "cancelled by the user"} }
 
-// AllowRead reports whether read_file may read absPath. Reads inside the
-// workspace are always allowed, unless a read_file deny rule covers them;
+// AllowRead reports whether a reading tool (read_file, grep, glob,
+// list_dir) may read absPath. Symlinks are resolved first, and the real
+// path is what counts: a link inside the workspace pointing outside is a
+// read outside. Reads inside the workspace are allowed unless a read_file
+// deny rule (of the config or a scope) covers the path as given or as
+// resolved, or a scope restricts reads to patterns it does not match;
 // outside it, only bypassPermissions, a read_file allow rule (such as
-// read_file(~/notes/**)) or a session grant allows them. Symlinks are
-// resolved first, so a link cannot lead a read out of what a rule allows.
+// read_file(~/notes/**)) or a session grant allows them. Nobody is asked:
+// a read the rules do not allow is refused.
 func (p *Policy) AllowRead(absPath string) bool {
 	if absPath == "" || !filepath.IsAbs(absPath) {
 		return false
@@ -268,8 +485,19 @@ func (p *Policy) AllowRead(absPath string) bool {
 	s := p.snapshot()
 	given := pathFormsOf(absPath, s.root)
 	real := pathFormsOf(realPath(absPath), s.root)
+	lists := [][]rule{p.rules.denyList()}
+	for _, sc := range p.scopes {
+		lists = append(lists, sc.denyList())
+	}
+	for _, deny := range lists {
+		for _, f := range []pathForms{given, real} {
+			if _, denied := deniedPath(deny, "read_file", f); denied {
+				return false
+			}
+		}
+	}
 	for _, f := range []pathForms{given, real} {
-		if _, denied := deniedPath(p.rules.denyList(), "read_file", f); denied {
+		if _, ok := p.inScope(Request{Tool: "read_file", Path: f.abs}, s); !ok {
 			return false
 		}
 	}
@@ -330,7 +558,8 @@ func (p *Policy) headlessReason(req Request) string {
 			"or add %s (or a glob such as %s) to permissions.allow in %s",
 			ruleSources(grantRules(req))[0], exampleGlob(req), configFiles)
 	default:
-		how = fmt.Sprintf("rerun with --permission-mode bypassPermissions, or add a %s rule to permissions.allow in %s", req.Tool, configFiles)
+		how = fmt.Sprintf("rerun with --permission-mode bypassPermissions, or add %q to permissions.allow in %s",
+			ruleSources(grantRules(req))[0], configFiles)
 	}
 	return fmt.Sprintf("%s needs permission, and nobody can be asked in a headless run (permission mode %s). To allow it, %s.",
 		describeRequest(req), p.Mode(), how)
@@ -385,9 +614,13 @@ func describeRequest(req Request) string {
 	switch req.Tool {
 	case "bash":
 		return fmt.Sprintf("bash %q", req.Command)
+	case "web_fetch":
+		return fmt.Sprintf("web_fetch %s", req.URL)
 	case ToolMerge:
 		return fmt.Sprintf("the merge of %s (%d changed %s)", req.Path, len(req.Changes), map[bool]string{true: "file", false: "files"}[len(req.Changes) == 1])
-	default:
-		return fmt.Sprintf("%s %s", req.Tool, req.Path)
 	}
+	if req.Path == "" {
+		return req.Tool
+	}
+	return fmt.Sprintf("%s %s", req.Tool, req.Path)
 }

@@ -50,16 +50,23 @@ const (
 	ruleCmdRaw                      // grants only: the whole command line, trimmed
 	rulePath                        // the path matches glob
 	rulePathLiteral                 // grants only: the path equals glob
+	ruleDomain                      // web_fetch: the URL's host matches domain
 )
 
 // rule is one parsed permission rule.
 type rule struct {
-	src   string // as written, for messages
-	tool  string // covey tool name
-	kind  ruleKind
-	words []string // bash patterns
-	raw   string   // ruleCmdRaw
-	glob  string   // slash pattern: absolute when abs
+	src  string // as written, for messages
+	tool string // covey tool name (for a server-wide MCP rule, as written)
+	// toolPrefix, when set, makes the rule govern every tool whose name
+	// starts with it (mcp__server__ for mcp__server and mcp__server__*).
+	toolPrefix string
+	// domain is a web_fetch rule's host name, lower case; a leading "*."
+	// matches every subdomain.
+	domain string
+	kind   ruleKind
+	words  []string // bash patterns
+	raw    string   // ruleCmdRaw
+	glob   string   // slash pattern: absolute when abs
 	// realGlob is an absolute glob with symlinks of its fixed leading
 	// folders resolved, so it matches the real paths a read resolves to.
 	realGlob string
@@ -125,19 +132,56 @@ func (r *Rules) denyList() []rule {
 }
 
 // canonicalTool maps a rule's tool name, covey's or Claude Code's, to the
-// covey tool it governs.
-func canonicalTool(name string) (string, bool) {
+// tool it governs. Besides covey's built-in names it accepts MCP tool names
+// (mcp__server__tool, mcp__server for every tool of a server, and
+// mcp__server__* likewise), returning prefix for the server-wide forms. Any
+// other name is an error, so a misspelt deny rule is never silently inert.
+func canonicalTool(name string) (tool, prefix string, ok bool) {
 	switch strings.ToLower(name) {
 	case "bash":
-		return "bash", true
+		return "bash", "", true
 	case "edit_file", "edit", "multiedit":
-		return "edit_file", true
+		return "edit_file", "", true
 	case "write_file", "write":
-		return "write_file", true
+		return "write_file", "", true
 	case "read_file", "read":
-		return "read_file", true
+		return "read_file", "", true
+	case "web_fetch", "webfetch":
+		return "web_fetch", "", true
+	case "task", "agent":
+		return "task", "", true
+	case "send_message", "sendmessage":
+		return "send_message", "", true
+	case "stop_agent":
+		return "stop_agent", "", true
+	case "todo_write", "todowrite":
+		return "todo_write", "", true
 	}
-	return "", false
+	rest, isMCP := strings.CutPrefix(name, "mcp__")
+	if !isMCP || rest == "" || !toolNameChars(name) {
+		return "", "", false
+	}
+	server, tool, hasTool := strings.Cut(rest, "__")
+	switch {
+	case server == "" || strings.Contains(server, "*"):
+		return "", "", false
+	case !hasTool || tool == "*":
+		return name, "mcp__" + server + "__", true
+	case tool == "" || strings.Contains(tool, "*"):
+		return "", "", false
+	}
+	return name, "", true
+}
+
+// toolNameChars reports whether name holds only the characters
+// OpenAI-compatible servers allow in a function name (and a * wildcard).
+func toolNameChars(name string) bool {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '*') {
+			return false
+		}
+	}
+	return true
 }
 
 // parseRule parses one rule; home is asked only when the rule uses ~.
@@ -155,21 +199,28 @@ func parseRule(s string, home func() (string, error)) (rule, error) {
 	} else if strings.ContainsAny(src, ") ") {
 		return rule{}, errors.New("expected TOOL or TOOL(PATTERN)")
 	}
-	tool, ok := canonicalTool(name)
+	tool, prefix, ok := canonicalTool(name)
 	if !ok {
-		return rule{}, fmt.Errorf("unknown tool %q: rules name bash, edit_file, write_file or read_file (or Bash, Edit, MultiEdit, Write, Read)", name)
+		return rule{}, fmt.Errorf("unknown tool %q: rules name bash, edit_file, write_file, read_file (which also governs grep, glob and list_dir), "+
+			"web_fetch, task, send_message, stop_agent, todo_write or an MCP tool (mcp__server, mcp__server__tool), "+
+			"or the Claude Code spellings Bash, Edit, MultiEdit, Write, Read, WebFetch, Task", name)
 	}
-	r := rule{src: src, tool: tool}
+	r := rule{src: src, tool: tool, toolPrefix: prefix}
 	if !hasSpec {
 		return r, nil
 	}
 	if spec == "" {
 		return rule{}, fmt.Errorf("empty pattern: write a bare %s to match every call", name)
 	}
-	if tool == "bash" {
+	switch {
+	case tool == "bash":
 		return parseBashRule(r, spec)
+	case pathRuleTool(tool):
+		return parsePathRule(r, spec, home)
+	case tool == "web_fetch":
+		return parseDomainRule(r, spec)
 	}
-	return parsePathRule(r, spec, home)
+	return rule{}, fmt.Errorf("%s takes no pattern: write the bare name to match every call", name)
 }
 
 // parseBashRule reads a command pattern: one simple command, optionally
@@ -336,13 +387,48 @@ func globMatch(pat, name string) bool {
 	return ok
 }
 
+// forTool reports whether the rule names the tool called name.
+func (r rule) forTool(name string) bool {
+	if r.toolPrefix != "" {
+		return strings.HasPrefix(name, r.toolPrefix)
+	}
+	return r.tool == name
+}
+
+// pathRuleTool reports whether tool's rules are path globs.
+func pathRuleTool(tool string) bool { return fileTool(tool) || tool == "read_file" }
+
+// parseDomainRule reads web_fetch(domain:HOST) or web_fetch(domain:*.HOST).
+func parseDomainRule(r rule, spec string) (rule, error) {
+	host, ok := strings.CutPrefix(spec, "domain:")
+	host = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(host)), ".")
+	bare := strings.TrimPrefix(host, "*.")
+	if !ok || bare == "" || strings.ContainsAny(bare, "*/:@ ") {
+		return rule{}, errors.New("a web_fetch rule names a host, as in web_fetch(domain:example.com) or web_fetch(domain:*.example.com)")
+	}
+	r.kind, r.domain = ruleDomain, host
+	return r, nil
+}
+
+// matchDomain reports whether host (lower case, no port) satisfies the
+// rule's domain.
+func (r rule) matchDomain(host string) bool {
+	if host == "" {
+		return false
+	}
+	if sub, ok := strings.CutPrefix(r.domain, "*."); ok {
+		return host == sub || strings.HasSuffix(host, "."+sub)
+	}
+	return host == r.domain
+}
+
 // fileTool reports whether tool writes files.
 func fileTool(tool string) bool { return tool == "edit_file" || tool == "write_file" }
 
 // governs reports whether rule r, in a list of kind deny or not, applies to
 // calls of tool: a deny on either file-writing tool holds for both.
 func (r rule) governs(tool string, deny bool) bool {
-	return r.tool == tool || (deny && fileTool(r.tool) && fileTool(tool))
+	return r.forTool(tool) || (deny && fileTool(r.tool) && fileTool(tool))
 }
 
 // matchWords reports whether a command's words satisfy a bash rule.

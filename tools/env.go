@@ -23,17 +23,24 @@ type Env struct {
 	// Undo keeps each file's content before a turn first changes it, for
 	// /undo. Nil keeps nothing.
 	Undo *UndoLog
-	// AllowRead decides whether a path outside the workspace may be read
-	// (Policy.AllowRead: a read_file rule or bypass). Nil allows every read.
+	// AllowRead decides whether a reading tool may read a path, inside the
+	// workspace or not (Policy.AllowRead: symlinks resolved, read deny rules,
+	// read_file allow rules, bypass). Nil allows every read.
 	AllowRead func(abs string) bool
 }
 
-// resolveRead resolves p for reading: anything inside the workspace, and
-// outside only what AllowRead permits.
+// resolveRead resolves p for reading: only what AllowRead permits. The
+// workspace is no exception: a symlink in it may lead outside, and a read
+// deny rule may cover a file in it.
 func (e *Env) resolveRead(tool, p string) (string, *Result) {
 	abs := e.WS.Resolve(p)
-	if e.AllowRead == nil || e.WS.Contains(abs) || e.AllowRead(abs) {
+	if e.AllowRead == nil || e.AllowRead(abs) {
 		return abs, nil
+	}
+	if e.WS.Contains(abs) {
+		r := Errorf("%s: reading %s is not allowed: a read_file deny rule covers it, it leads outside the workspace through a symlink, "+
+			"or this agent may not read it; ask the user if you need it", tool, p)
+		return "", &r
 	}
 	r := Errorf("%s: %s is outside the workspace, and reading there needs permission: add a rule such as \"read_file(%s)\" to permissions.allow in .covey/config.yaml", tool, p, abs)
 	return "", &r

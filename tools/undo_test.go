@@ -119,7 +119,8 @@ func TestReadsOutsideTheWorkspaceNeedARule(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := map[string]bool{}
-	env := &Env{WS: ws, AllowRead: func(abs string) bool { return allowed[abs] }}
+	// Like Policy.AllowRead: the workspace, and outside what a rule allows.
+	env := &Env{WS: ws, AllowRead: func(abs string) bool { return ws.Contains(abs) || allowed[abs] }}
 	call := func(tool Tool, args map[string]any) Result {
 		b, _ := json.Marshal(args)
 		return tool.Run(context.Background(), b)
