@@ -21,13 +21,22 @@ func (f GateFunc) Check(ctx context.Context, req Request) Verdict { return f(ctx
 // Request describes one write, command or other guarded call awaiting
 // permission.
 type Request struct {
-	Tool    string      // write_file | edit_file | bash | read_file | any other tool name
+	Tool    string      // write_file | edit_file | bash | read_file | web_fetch | mcp__<server>__<tool> | ...
 	Path    string      // workspace-relative, for writes
 	Command string      // for bash
 	URL     string      // for web_fetch: rules match its host
 	Dir     string      // working directory, for bash
 	Change  *FileChange // the proposed change, for writes
 	Content string      // the proposed new content, for writes
+	// URL is the address web_fetch would read; Domain its host, which
+	// rules and session grants name.
+	URL    string
+	Domain string
+	// Server and ServerTool name an MCP call (the server as configured and
+	// the tool as the server calls it); Args are its arguments as JSON.
+	Server     string
+	ServerTool string
+	Args       string
 	// Agent labels a request from a child ("[general-purpose] update
 	// handlers"), and AgentID names it; both empty for the main agent.
 	Agent   string

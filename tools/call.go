@@ -31,3 +31,26 @@ func CallID(ctx context.Context) string {
 	id, _ := ctx.Value(callIDKey{}).(string)
 	return id
 }
+
+// Progress is one progress report of a long-running call (an MCP server's
+// progress notification): what it is doing and how far it is.
+type Progress struct {
+	Message  string  `json:"message,omitempty"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"` // 0 when unknown
+}
+
+type progressKey struct{}
+
+// WithProgress returns ctx carrying fn, which a tool calls through
+// ReportProgress while it runs (the agent loop turns reports into events).
+func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+// ReportProgress hands p to the progress function ctx carries, if any.
+func ReportProgress(ctx context.Context, p Progress) {
+	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
+		fn(p)
+	}
+}

@@ -1,0 +1,555 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"covey/tools"
+
+	"covey/permission"
+)
+
+// State is where a server is in its life.
+type State string
+
+// The states of a server.
+const (
+	// StateStarting: connecting and listing tools.
+	StateStarting State = "starting"
+	// StateConnected: its tools are offered.
+	StateConnected State = "connected"
+	// StateFailed: it could not start, or it stopped; Status.Err says why.
+	StateFailed State = "failed"
+	// StateUntrusted: a project server the user has not approved; it is
+	// not started.
+	StateUntrusted State = "untrusted"
+	// StateStopped: covey stopped it (on exit).
+	StateStopped State = "stopped"
+)
+
+// ToolInfo describes one tool a server offers.
+type ToolInfo struct {
+	Name        string `json:"name"`   // as offered to the model: mcp__srv__tool
+	Remote      string `json:"remote"` // as the server calls it
+	Description string `json:"description,omitempty"`
+}
+
+// Status is a snapshot of one server, for /mcp and `covey mcp list`.
+type Status struct {
+	Name    string     `json:"name"`
+	Scope   Scope      `json:"scope"`
+	Source  string     `json:"source"`
+	Type    string     `json:"type"`
+	State   State      `json:"state"`
+	Tools   []ToolInfo `json:"tools"`
+	Err     string     `json:"error,omitempty"`
+	Stderr  []string   `json:"stderr,omitempty"` // the last lines it wrote
+	LogPath string     `json:"log,omitempty"`    // its stderr log (stdio)
+	// Notes are things the user should know that are not failures, such as
+	// a renamed tool after a name collision.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Options configure a Manager.
+type Options struct {
+	// Version is reported to servers as covey's version.
+	Version string
+	// Dir is the working directory of stdio servers (the workspace root).
+	Dir string
+	// LogDir receives one stderr log per stdio server; "" uses a temporary
+	// folder.
+	LogDir string
+	// Gate decides each call (nil allows every call).
+	Gate permission.Gate
+	// OutputCap bounds a result's text in bytes (default DefaultOutputCap).
+	OutputCap int
+	// OnChange is called (from a background goroutine) whenever a server's
+	// state or tools change. It must not block for long.
+	OnChange func(Status)
+	// Getenv looks up variables for ${VAR} expansion (default os.LookupEnv)
+	// and stdio servers inherit the process environment.
+	Getenv func(string) (string, bool)
+	// TrustProject starts project servers at once; otherwise they wait in
+	// StateUntrusted for Trust.
+	TrustProject bool
+	// Connect, when set, replaces how a server's transport is made (tests
+	// use in-memory transports).
+	Connect func(ctx context.Context, s Server) (sdk.Transport, error)
+}
+
+// DefaultOutputCap is the default bound of one result: about 25k tokens.
+const DefaultOutputCap = 100_000
+
+// stderrTailLines is how many of a server's last stderr lines are kept for
+// /mcp and error messages.
+const stderrTailLines = 20
+
+// Manager runs a session's MCP servers and offers their tools. It is safe
+// for concurrent use.
+type Manager struct {
+	opts Options
+
+	mu      sync.Mutex
+	servers []*server // sorted by name
+	names   *nameSet
+	version int          // bumps whenever the offered tools change
+	cached  []tools.Tool // the offered tools at cachedV
+	cachedV int
+	closed  bool
+	wg      sync.WaitGroup
+	changed chan struct{} // closed and replaced on every change
+}
+
+// server is one configured server and its live connection.
+type server struct {
+	cfg   Server
+	state State
+	err   string
+	tools []*Tool
+	notes []string
+
+	session *sdk.ClientSession
+	stop    func() // ends the connection (and its process group)
+	gen     int    // connection generation: stale goroutines ignore themselves
+	logPath string
+	tail    *tailWriter
+
+	progress map[string]func(tools.Progress) // by progress token
+}
+
+// NewManager returns a manager of servers; nothing starts until Start.
+func NewManager(servers []Server, opts Options) *Manager {
+	if opts.Getenv == nil {
+		opts.Getenv = os.LookupEnv
+	}
+	if opts.OutputCap <= 0 {
+		opts.OutputCap = DefaultOutputCap
+	}
+	m := &Manager{opts: opts, names: newNameSet(), changed: make(chan struct{})}
+	for _, s := range servers {
+		st := StateStarting
+		if s.Scope == ScopeProject && !opts.TrustProject {
+			st = StateUntrusted
+		}
+		m.servers = append(m.servers, &server{cfg: s, state: st, tail: newTailWriter(stderrTailLines), progress: map[string]func(tools.Progress){}})
+	}
+	slices.SortFunc(m.servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
+	return m
+}
+
+// Start connects every server that may start, each in its own goroutine,
+// and returns at once.
+func (m *Manager) Start(ctx context.Context) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.servers {
+		if s.state == StateStarting {
+			m.startLocked(ctx, s)
+		}
+	}
+}
+
+// Trust starts the project servers waiting for the user's approval.
+func (m *Manager) Trust(ctx context.Context) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.servers {
+		if s.state == StateUntrusted {
+			s.state = StateStarting
+			m.startLocked(ctx, s)
+		}
+	}
+}
+
+// Reconnect stops the named server if it runs and connects it again.
+func (m *Manager) Reconnect(ctx context.Context, name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.find(name)
+	if s == nil {
+		return fmt.Errorf("no MCP server named %q", name)
+	}
+	if s.state == StateUntrusted {
+		return fmt.Errorf("MCP server %q is a project server that is not trusted yet", name)
+	}
+	if s.stop != nil {
+		go s.stop()
+		s.stop, s.session = nil, nil
+	}
+	s.state, s.err, s.tools = StateStarting, "", nil
+	m.startLocked(ctx, s)
+	return nil
+}
+
+func (m *Manager) find(name string) *server {
+	for _, s := range m.servers {
+		if s.cfg.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// startLocked launches the connection of s in the background.
+func (m *Manager) startLocked(ctx context.Context, s *server) {
+	if m.closed {
+		return
+	}
+	s.gen++
+	gen := s.gen
+	m.notifyLocked(s)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.connect(context.WithoutCancel(ctx), s, gen)
+	}()
+}
+
+// connect runs one connection attempt of s, generation gen.
+func (m *Manager) connect(ctx context.Context, s *server, gen int) {
+	cfg := s.cfg
+	expanded, err := Expand(cfg.Name, cfg.Config, m.opts.Getenv)
+	if err != nil {
+		m.fail(s, gen, err.Error())
+		return
+	}
+	cfg.Config = expanded
+	timeout := cfg.Config.startupTimeout()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	var transport sdk.Transport
+	var stopProc func()
+	var saw401 func() bool
+	if m.opts.Connect != nil {
+		transport, err = m.opts.Connect(cctx, cfg)
+	} else {
+		transport, stopProc, saw401, err = m.transport(cfg, s)
+	}
+	if err != nil {
+		m.fail(s, gen, err.Error())
+		return
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "covey", Version: m.opts.Version}, &sdk.ClientOptions{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		ToolListChangedHandler: func(ctx context.Context, _ *sdk.ToolListChangedRequest) {
+			go m.refresh(context.WithoutCancel(ctx), s, gen)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			m.progress(s, req.Params)
+		},
+	})
+	cs, err := client.Connect(cctx, transport, nil)
+	if err == nil {
+		var ts []*sdk.Tool
+		ts, err = listTools(cctx, cs)
+		if err == nil {
+			m.connected(s, gen, cs, stopProc, ts)
+			return
+		}
+		_ = cs.Close()
+	}
+	if stopProc != nil {
+		stopProc()
+	}
+	m.fail(s, gen, m.describeStartErr(cfg, s, err, cctx, timeout, saw401))
+}
+
+// describeStartErr explains why a server did not start, plainly.
+func (m *Manager) describeStartErr(cfg Server, s *server, err error, ctx context.Context, timeout time.Duration, saw401 func() bool) string {
+	var msg string
+	switch {
+	case saw401 != nil && saw401():
+		msg = "the server answered 401 Unauthorized: it wants OAuth sign-in, which covey does not support yet; " +
+			"if it takes a token, pass it in \"headers\" (e.g. \"Authorization\": \"Bearer ${TOKEN}\")"
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		msg = fmt.Sprintf("did not start within %s (startup_timeout); it may still be installing or waiting for input", timeout)
+	default:
+		msg = err.Error()
+	}
+	if last := s.tail.lines(); len(last) > 0 {
+		msg += "; its last stderr line: " + last[len(last)-1]
+	}
+	return msg
+}
+
+// listTools pages through the server's tools.
+func listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
+	if cs.InitializeResult() != nil && cs.InitializeResult().Capabilities != nil && cs.InitializeResult().Capabilities.Tools == nil {
+		return nil, nil
+	}
+	var out []*sdk.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("list tools: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// connected records a live connection and watches for its end.
+func (m *Manager) connected(s *server, gen int, cs *sdk.ClientSession, stopProc func(), ts []*sdk.Tool) {
+	stop := func() {
+		_ = cs.Close()
+		if stopProc != nil {
+			stopProc()
+		}
+	}
+	m.mu.Lock()
+	if s.gen != gen || m.closed {
+		m.mu.Unlock()
+		stop()
+		return
+	}
+	s.session, s.stop, s.state, s.err = cs, stop, StateConnected, ""
+	m.setToolsLocked(s, ts)
+	m.notifyLocked(s)
+	m.mu.Unlock()
+
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		werr := cs.Wait()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if s.gen != gen || s.session != cs || m.closed {
+			return
+		}
+		reason := "the server stopped"
+		if werr != nil && !errors.Is(werr, sdk.ErrConnectionClosed) {
+			reason += ": " + werr.Error()
+		}
+		if last := s.tail.lines(); len(last) > 0 {
+			reason += "; its last stderr line: " + last[len(last)-1]
+		}
+		s.session, s.state, s.err = nil, StateFailed, reason
+		s.tools = nil
+		m.version++
+		go stop()
+		s.stop = nil
+		m.notifyLocked(s)
+	}()
+}
+
+// refresh lists the tools of s again after a tools/list_changed.
+func (m *Manager) refresh(ctx context.Context, s *server, gen int) {
+	m.mu.Lock()
+	cs := s.session
+	timeout := s.cfg.Config.startupTimeout()
+	m.mu.Unlock()
+	if cs == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ts, err := listTools(ctx, cs)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.gen != gen || s.session != cs {
+		return
+	}
+	if err != nil {
+		s.notes = append(s.notes, "refreshing its tools failed: "+err.Error())
+		m.notifyLocked(s)
+		return
+	}
+	m.setToolsLocked(s, ts)
+	m.notifyLocked(s)
+}
+
+// setToolsLocked turns the server's tool list into covey tools.
+func (m *Manager) setToolsLocked(s *server, ts []*sdk.Tool) {
+	before := len(m.names.collisions)
+	s.tools = make([]*Tool, 0, len(ts))
+	for _, t := range ts {
+		if t == nil || t.Name == "" {
+			continue
+		}
+		s.tools = append(s.tools, newTool(m, s.cfg, m.names.claim(s.cfg.Name, t.Name), t))
+	}
+	s.notes = append(s.notes, m.names.collisions[before:]...)
+	m.version++
+}
+
+// fail records a failed start of s.
+func (m *Manager) fail(s *server, gen int, reason string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.gen != gen || m.closed {
+		return
+	}
+	s.state, s.err, s.tools, s.session = StateFailed, reason, nil, nil
+	m.version++
+	m.notifyLocked(s)
+}
+
+// notifyLocked reports a change of s to OnChange and wakes waiters.
+func (m *Manager) notifyLocked(s *server) {
+	close(m.changed)
+	m.changed = make(chan struct{})
+	if m.opts.OnChange != nil {
+		st := s.status()
+		go m.opts.OnChange(st)
+	}
+}
+
+// progress routes a progress notification to the call that asked for it;
+// a late one (its call already returned) is dropped.
+func (m *Manager) progress(s *server, p *sdk.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	tok := fmt.Sprint(p.ProgressToken)
+	m.mu.Lock()
+	fn := s.progress[tok]
+	m.mu.Unlock()
+	if fn != nil {
+		fn(tools.Progress{Message: p.Message, Progress: p.Progress, Total: p.Total})
+	}
+}
+
+func (s *server) status() Status {
+	st := Status{
+		Name: s.cfg.Name, Scope: s.cfg.Scope, Source: s.cfg.Source, Type: s.cfg.Config.TransportType(),
+		State: s.state, Err: s.err, LogPath: s.logPath, Stderr: s.tail.lines(),
+		Notes: slices.Clone(s.notes),
+		Tools: make([]ToolInfo, 0, len(s.tools)),
+	}
+	for _, t := range s.tools {
+		st.Tools = append(st.Tools, ToolInfo{Name: t.name, Remote: t.remote, Description: t.desc})
+	}
+	return st
+}
+
+// Statuses returns a snapshot of every server, sorted by name.
+func (m *Manager) Statuses() []Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Status, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, s.status())
+	}
+	return out
+}
+
+// Pending reports how many servers are still starting.
+func (m *Manager) Pending() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, s := range m.servers {
+		if s.state == StateStarting {
+			n++
+		}
+	}
+	return n
+}
+
+// Wait blocks until no server is starting (each is bounded by its
+// startup_timeout) or ctx ends.
+func (m *Manager) Wait(ctx context.Context) error {
+	for {
+		m.mu.Lock()
+		ch := m.changed
+		busy := false
+		for _, s := range m.servers {
+			busy = busy || s.state == StateStarting
+		}
+		m.mu.Unlock()
+		if !busy {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// WaitGrace waits up to grace for servers still starting; those not ready
+// by then join later, for a later request.
+func (m *Manager) WaitGrace(ctx context.Context, grace time.Duration) {
+	if grace <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, grace)
+	defer cancel()
+	_ = m.Wait(ctx)
+}
+
+// Tools returns the tools of every connected server, in server then
+// server-order. The slice is shared until the tools change; do not modify
+// it.
+func (m *Manager) Tools() []tools.Tool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cached != nil && m.cachedV == m.version {
+		return m.cached
+	}
+	out := make([]tools.Tool, 0, len(m.cached))
+	for _, s := range m.servers {
+		if s.state != StateConnected {
+			continue
+		}
+		for _, t := range s.tools {
+			out = append(out, t)
+		}
+	}
+	m.cached, m.cachedV = out, m.version
+	return out
+}
+
+// Close stops every server (and each stdio server's process group) and
+// waits for them. The manager cannot start servers afterwards.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.closed = true
+	var stops []func()
+	for _, s := range m.servers {
+		if s.stop != nil {
+			stops = append(stops, s.stop)
+		}
+		s.stop, s.session = nil, nil
+		if s.state == StateConnected || s.state == StateStarting {
+			s.state = StateStopped
+		}
+		s.gen++
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, stop := range stops {
+		wg.Add(1)
+		go func() { defer wg.Done(); stop() }()
+	}
+	wg.Wait()
+	m.wg.Wait()
+}
+
+// logPathFor returns the stderr log of a server.
+func (m *Manager) logPathFor(name string) (string, error) {
+	dir := m.opts.LogDir
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "covey-mcp-logs")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("MCP log folder: %w", err)
+	}
+	return filepath.Join(dir, sanitize(name)+".log"), nil
+}

@@ -1,0 +1,343 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"covey/tools"
+
+	"covey/permission"
+)
+
+// testServer is an in-memory MCP server with a few tools.
+type testServer struct {
+	srv     *sdk.Server
+	mu      sync.Mutex
+	session *sdk.ServerSession
+	calls   []string
+	block   chan struct{} // the "slow" tool waits on it
+}
+
+func newTestServer(t *testing.T) *testServer {
+	ts := &testServer{block: make(chan struct{})}
+	ts.srv = sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	ts.srv.AddTool(&sdk.Tool{
+		Name: "echo", Description: "Echoes its text.",
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}},
+	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var args struct{ Text string }
+		_ = json.Unmarshal(req.Params.Arguments, &args)
+		ts.mu.Lock()
+		ts.calls = append(ts.calls, "echo:"+args.Text)
+		ts.mu.Unlock()
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Echo: " + args.Text}}}, nil
+	})
+	ts.srv.AddTool(&sdk.Tool{Name: "fail", Description: "Always fails.", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "it broke"}}}, nil
+		})
+	ts.srv.AddTool(&sdk.Tool{Name: "slow", Description: "Reports progress, then waits.", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			tok := req.Params.GetProgressToken()
+			for i := 1; i <= 3; i++ {
+				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)})
+			}
+			select {
+			case <-ts.block:
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "finished"}}}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	ts.srv.AddTool(&sdk.Tool{Name: "mixed", Description: "All kinds of content.", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{
+				Content: []sdk.Content{
+					&sdk.TextContent{Text: "here"},
+					&sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, 2048)},
+					&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: "inside"}},
+				},
+				StructuredContent: map[string]any{"n": 1},
+			}, nil
+		})
+	return ts
+}
+
+// connector serves servers by name from in-memory transports; a name in
+// fail fails to connect; a name in hold waits until released.
+type connector struct {
+	servers map[string]*testServer
+	fail    map[string]error
+	hold    map[string]chan struct{}
+}
+
+func (c *connector) connect(ctx context.Context, s Server) (sdk.Transport, error) {
+	if err := c.fail[s.Name]; err != nil {
+		return nil, err
+	}
+	if h := c.hold[s.Name]; h != nil {
+		select {
+		case <-h:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	ts := c.servers[s.Name]
+	if ts == nil {
+		return nil, errors.New("no such test server")
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := ts.srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		return nil, err
+	}
+	ts.mu.Lock()
+	ts.session = ss
+	ts.mu.Unlock()
+	return ct, nil
+}
+
+func stdioServer(name string, scope Scope) Server {
+	return Server{Name: name, Scope: scope, Config: ServerConfig{Command: "unused"}}
+}
+
+func newTestManager(t *testing.T, c *connector, opts Options, servers ...Server) *Manager {
+	t.Helper()
+	opts.Connect = c.connect
+	m := NewManager(servers, opts)
+	t.Cleanup(m.Close)
+	return m
+}
+
+func toolByName(m *Manager, name string) tools.Tool {
+	for _, t := range m.Tools() {
+		if t.Name() == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func TestManagerConnectsAndCalls(t *testing.T) {
+	ts := newTestServer(t)
+	c := &connector{servers: map[string]*testServer{"everything": ts}}
+	m := newTestManager(t, c, Options{}, stdioServer("everything", ScopeUser))
+	m.Start(context.Background())
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Statuses()
+	if len(st) != 1 || st[0].State != StateConnected || len(st[0].Tools) != 4 {
+		t.Fatalf("status %+v", st)
+	}
+	echo := toolByName(m, "mcp__everything__echo")
+	if echo == nil {
+		t.Fatalf("no echo tool among %d", len(m.Tools()))
+	}
+	if echo.Description() != "Echoes its text." || echo.Schema()["type"] != "object" {
+		t.Errorf("description %q schema %v", echo.Description(), echo.Schema())
+	}
+	r := echo.Run(context.Background(), json.RawMessage(`{"text":"hi"}`))
+	if r.IsError || r.Content != "Echo: hi" {
+		t.Fatalf("result %+v", r)
+	}
+	r = toolByName(m, "mcp__everything__fail").Run(context.Background(), json.RawMessage(`{}`))
+	if !r.IsError || !strings.Contains(r.Content, "it broke") {
+		t.Errorf("isError result %+v", r)
+	}
+	r = toolByName(m, "mcp__everything__mixed").Run(context.Background(), json.RawMessage(`{}`))
+	for _, want := range []string{"here", "[image: image/png, 2.0 KB", "[resource file:///a.txt, text/plain]\ninside", `"n": 1`} {
+		if !strings.Contains(r.Content, want) {
+			t.Errorf("mixed result lacks %q:\n%s", want, r.Content)
+		}
+	}
+}
+
+func TestManagerGateDecides(t *testing.T) {
+	ts := newTestServer(t)
+	c := &connector{servers: map[string]*testServer{"srv": ts}}
+	var seen permission.Request
+	gate := permission.GateFunc(func(_ context.Context, req permission.Request) permission.Verdict {
+		seen = req
+		return permission.Verdict{Reason: "not today"}
+	})
+	m := newTestManager(t, c, Options{Gate: gate}, stdioServer("srv", ScopeUser))
+	m.Start(context.Background())
+	_ = m.Wait(context.Background())
+	r := toolByName(m, "mcp__srv__echo").Run(context.Background(), json.RawMessage(`{"text": "x"}`))
+	if !r.IsError || !strings.Contains(r.Content, "not today") {
+		t.Errorf("result %+v", r)
+	}
+	if seen.Tool != "mcp__srv__echo" || seen.Server != "srv" || seen.ServerTool != "echo" || seen.Args != `{"text":"x"}` {
+		t.Errorf("gate saw %+v", seen)
+	}
+	if len(ts.calls) != 0 {
+		t.Errorf("refused call reached the server: %v", ts.calls)
+	}
+}
+
+func TestManagerProgressAndCancel(t *testing.T) {
+	ts := newTestServer(t)
+	c := &connector{servers: map[string]*testServer{"srv": ts}}
+	m := newTestManager(t, c, Options{}, stdioServer("srv", ScopeUser))
+	m.Start(context.Background())
+	_ = m.Wait(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var got []tools.Progress
+	ctx = tools.WithProgress(ctx, func(p tools.Progress) {
+		mu.Lock()
+		got = append(got, p)
+		if len(got) == 3 {
+			cancel() // Esc after the third step
+		}
+		mu.Unlock()
+	})
+	done := make(chan tools.Result)
+	go func() { done <- toolByName(m, "mcp__srv__slow").Run(ctx, json.RawMessage(`{}`)) }()
+	select {
+	case r := <-done:
+		if !r.IsError || !strings.Contains(r.Content, "cancelled") {
+			t.Errorf("cancelled call gave %+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancel did not end the call")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || got[2].Message != "step 3" || got[2].Total != 3 {
+		t.Errorf("progress %+v", got)
+	}
+}
+
+func TestManagerToolTimeout(t *testing.T) {
+	ts := newTestServer(t)
+	c := &connector{servers: map[string]*testServer{"srv": ts}}
+	s := stdioServer("srv", ScopeUser)
+	s.Config.ToolTimeout = Duration(50 * time.Millisecond)
+	m := newTestManager(t, c, Options{}, s)
+	m.Start(context.Background())
+	_ = m.Wait(context.Background())
+	r := toolByName(m, "mcp__srv__slow").Run(context.Background(), json.RawMessage(`{}`))
+	if !r.IsError || !strings.Contains(r.Content, "tool_timeout") {
+		t.Errorf("result %+v", r)
+	}
+}
+
+func TestManagerFailuresAndUntrusted(t *testing.T) {
+	ts := newTestServer(t)
+	hold := make(chan struct{})
+	c := &connector{
+		servers: map[string]*testServer{"good": ts, "slow": ts, "proj": ts},
+		fail:    map[string]error{"bad": errors.New("exec: \"nope\": executable file not found")},
+		hold:    map[string]chan struct{}{"slow": hold},
+	}
+	var mu sync.Mutex
+	var changes []Status
+	m := newTestManager(t, c, Options{OnChange: func(s Status) { mu.Lock(); changes = append(changes, s); mu.Unlock() }},
+		stdioServer("good", ScopeUser), stdioServer("bad", ScopeFlag), stdioServer("slow", ScopeUser), stdioServer("proj", ScopeProject))
+	m.Start(context.Background())
+	// The grace passes while slow is still starting; good is ready.
+	m.WaitGrace(context.Background(), 200*time.Millisecond)
+	if m.Pending() != 1 {
+		t.Fatalf("pending %d, want 1 (slow)", m.Pending())
+	}
+	byName := map[string]Status{}
+	for _, s := range m.Statuses() {
+		byName[s.Name] = s
+	}
+	if byName["bad"].State != StateFailed || !strings.Contains(byName["bad"].Err, "executable file not found") {
+		t.Errorf("bad: %+v", byName["bad"])
+	}
+	if byName["proj"].State != StateUntrusted || byName["good"].State != StateConnected {
+		t.Errorf("proj %s good %s", byName["proj"].State, byName["good"].State)
+	}
+	if n := len(m.Tools()); n != 4 {
+		t.Errorf("%d tools offered before slow joined, want 4", n)
+	}
+	close(hold)
+	_ = m.Wait(context.Background())
+	if n := len(m.Tools()); n != 8 {
+		t.Errorf("%d tools once slow joined, want 8", n)
+	}
+	m.Trust(context.Background())
+	_ = m.Wait(context.Background())
+	if n := len(m.Tools()); n != 12 {
+		t.Errorf("%d tools after trusting the project, want 12", n)
+	}
+	time.Sleep(20 * time.Millisecond) // OnChange runs in goroutines
+	mu.Lock()
+	defer mu.Unlock()
+	var failed bool
+	for _, c := range changes {
+		failed = failed || c.Name == "bad" && c.State == StateFailed
+	}
+	if !failed {
+		t.Errorf("no failure reported through OnChange: %+v", changes)
+	}
+}
+
+func TestManagerCrashAndReconnect(t *testing.T) {
+	ts := newTestServer(t)
+	c := &connector{servers: map[string]*testServer{"srv": ts}}
+	m := newTestManager(t, c, Options{}, stdioServer("srv", ScopeUser))
+	m.Start(context.Background())
+	_ = m.Wait(context.Background())
+	ts.mu.Lock()
+	_ = ts.session.Close() // the server goes away
+	ts.mu.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for m.Statuses()[0].State != StateFailed && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	st := m.Statuses()[0]
+	if st.State != StateFailed || !strings.Contains(st.Err, "stopped") || len(m.Tools()) != 0 {
+		t.Fatalf("after crash: %+v, %d tools", st, len(m.Tools()))
+	}
+	if err := m.Reconnect(context.Background(), "srv"); err != nil {
+		t.Fatal(err)
+	}
+	_ = m.Wait(context.Background())
+	if st := m.Statuses()[0]; st.State != StateConnected || len(m.Tools()) != 4 {
+		t.Fatalf("after reconnect: %+v", st)
+	}
+}
+
+func TestManagerToolListChanged(t *testing.T) {
+	ts := newTestServer(t)
+	c := &connector{servers: map[string]*testServer{"srv": ts}}
+	m := newTestManager(t, c, Options{}, stdioServer("srv", ScopeUser))
+	m.Start(context.Background())
+	_ = m.Wait(context.Background())
+	ts.srv.AddTool(&sdk.Tool{Name: "new.tool", Description: "Added later.", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
+	deadline := time.Now().Add(5 * time.Second)
+	for toolByName(m, "mcp__srv__new_tool") == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if toolByName(m, "mcp__srv__new_tool") == nil {
+		t.Fatal("tools/list_changed did not add the new tool")
+	}
+}
+
+func TestManagerMissingVariableFails(t *testing.T) {
+	c := &connector{}
+	s := Server{Name: "gh", Scope: ScopeUser, Config: ServerConfig{URL: "https://example.com/${HOST_MISSING}/mcp"}}
+	m := newTestManager(t, c, Options{Getenv: func(string) (string, bool) { return "", false }}, s)
+	m.Start(context.Background())
+	_ = m.Wait(context.Background())
+	st := m.Statuses()[0]
+	if st.State != StateFailed || !strings.Contains(st.Err, `"gh"`) || !strings.Contains(st.Err, "url") || !strings.Contains(st.Err, "HOST_MISSING") {
+		t.Errorf("status %+v", st)
+	}
+}

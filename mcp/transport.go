@@ -1,0 +1,179 @@
+package mcp
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// terminateGrace is how long a stdio server gets to exit after its stdin
+// closes, before its process group is signalled.
+const terminateGrace = 2 * time.Second
+
+// transport builds the SDK transport of a server. For stdio it returns a
+// stop function that ends the server's whole process group (an npx
+// wrapper's node child included); for HTTP and SSE, a probe reporting
+// whether the server answered 401.
+func (m *Manager) transport(cfg Server, s *server) (sdk.Transport, func(), func() bool, error) {
+	c := cfg.Config
+	switch c.TransportType() {
+	case TypeStdio:
+		return m.stdioTransport(cfg, s)
+	case TypeHTTP, TypeSSE:
+		rt := &headerTransport{base: http.DefaultTransport, headers: c.Headers}
+		hc := &http.Client{Transport: rt}
+		if c.TransportType() == TypeSSE {
+			return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: hc}, nil, rt.saw401.Load, nil
+		}
+		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc, MaxRetries: 2}, nil, rt.saw401.Load, nil
+	}
+	return nil, nil, nil, fmt.Errorf("unknown transport %q", c.Type)
+}
+
+func (m *Manager) stdioTransport(cfg Server, s *server) (sdk.Transport, func(), func() bool, error) {
+	c := cfg.Config
+	cmd := exec.Command(c.Command, c.Args...)
+	cmd.Dir = m.opts.Dir
+	cmd.Env = os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+c.Env[k])
+	}
+	// Its own process group, so stopping it reaches every process it
+	// started; and killed with covey should covey die without cleaning up.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	logPath, err := m.logPathFor(cfg.Name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("open MCP server log: %w", err)
+	}
+	fmt.Fprintf(logFile, "--- %s covey starts %s %s\n", time.Now().Format(time.RFC3339), c.Command, strings.Join(c.Args, " "))
+	m.mu.Lock()
+	s.logPath = logPath
+	m.mu.Unlock()
+	s.tail.reset()
+	// Never the terminal: the TUI owns it.
+	cmd.Stderr = &multiWriter{ws: []writer{logFile, s.tail}}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			if cmd.Process != nil {
+				// The SDK has closed stdin and waited for the server itself;
+				// whatever it started is still in its group.
+				pgid := cmd.Process.Pid
+				_ = syscall.Kill(-pgid, syscall.SIGTERM)
+				time.Sleep(100 * time.Millisecond)
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			}
+			_ = logFile.Close()
+		})
+	}
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, stop, nil, nil
+}
+
+// headerTransport adds the configured headers to every request and notes a
+// 401 answer, so a failed start can say that OAuth is the problem.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+	saw401  atomic.Bool
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		t.saw401.Store(true)
+	}
+	return resp, err
+}
+
+type writer interface {
+	Write(p []byte) (int, error)
+}
+
+// multiWriter writes to each writer, ignoring their errors: a full disk
+// must not stall a server writing to stderr.
+type multiWriter struct{ ws []writer }
+
+func (w *multiWriter) Write(p []byte) (int, error) {
+	for _, x := range w.ws {
+		_, _ = x.Write(p)
+	}
+	return len(p), nil
+}
+
+// tailWriter keeps the last n lines written to it.
+type tailWriter struct {
+	mu      sync.Mutex
+	n       int
+	buf     []string
+	partial []byte
+}
+
+func newTailWriter(n int) *tailWriter { return &tailWriter{n: n} }
+
+// Write implements io.Writer.
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.partial = append(t.partial, p...)
+	for {
+		i := bytes.IndexByte(t.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(t.partial[:i]), "\r")
+		t.partial = t.partial[i+1:]
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		t.buf = append(t.buf, line)
+		if len(t.buf) > t.n {
+			t.buf = t.buf[len(t.buf)-t.n:]
+		}
+	}
+	if len(t.partial) > 4096 {
+		t.partial = t.partial[len(t.partial)-4096:]
+	}
+	return len(p), nil
+}
+
+// lines returns the kept lines, plus an unfinished last line.
+func (t *tailWriter) lines() []string {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := slices.Clone(t.buf)
+	if p := strings.TrimSpace(string(t.partial)); p != "" {
+		out = append(out, p)
+	}
+	return out
+}
+
+func (t *tailWriter) reset() {
+	t.mu.Lock()
+	t.buf, t.partial = nil, nil
+	t.mu.Unlock()
+}

@@ -1,0 +1,297 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+
+	"covey/permission"
+)
+
+// NameWebFetch is the name of the web_fetch tool.
+const NameWebFetch = "web_fetch"
+
+// Limits of web_fetch.
+const (
+	webFetchTimeout   = 30 * time.Second
+	webFetchMaxBytes  = 5 << 20   // download cap
+	webFetchOutputCap = 100 << 10 // text the model sees
+	webFetchRedirects = 5
+)
+
+// PageAnswerer answers prompt over a fetched page's markdown with the
+// configured fetch_model; web_fetch returns its answer instead of the page.
+type PageAnswerer func(ctx context.Context, prompt, pageURL, markdown string) (string, error)
+
+// WebFetchConfig configures web_fetch.
+type WebFetchConfig struct {
+	// Gate asks before each fetch (nil allows all).
+	Gate permission.Gate
+	// Client makes the requests (nil: a default client). Its redirect
+	// policy is replaced.
+	Client *http.Client
+	// Answer, when set, answers a call's prompt over the page.
+	Answer PageAnswerer
+	// Timeout, MaxBytes and OutputCap override the defaults when positive.
+	Timeout   time.Duration
+	MaxBytes  int64
+	OutputCap int
+}
+
+type webFetchTool struct{ cfg WebFetchConfig }
+
+// NewWebFetch returns the web_fetch tool: it reads an http(s) page, turns
+// HTML into markdown, and optionally answers a prompt over it.
+func NewWebFetch(cfg WebFetchConfig) Tool {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = webFetchTimeout
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = webFetchMaxBytes
+	}
+	if cfg.OutputCap <= 0 {
+		cfg.OutputCap = webFetchOutputCap
+	}
+	return &webFetchTool{cfg: cfg}
+}
+
+func (t *webFetchTool) Name() string { return NameWebFetch }
+
+// ReadOnly is true: a fetch changes nothing in the workspace (the gate
+// still asks before it, for the domain).
+func (t *webFetchTool) ReadOnly() bool { return true }
+
+func (t *webFetchTool) Description() string {
+	return "Fetch a web page (http or https) and return it as markdown: HTML is converted (scripts, styles and navigation dropped, links kept), " +
+		"plain text and JSON come back as they are; binary files (images, PDFs, archives) are refused. " +
+		"Pass prompt to have a helper model answer a question about the page instead of returning all of it. " +
+		"A redirect to another host is reported, not followed: fetch the new URL if you want it. Use it for documentation, issues and API references."
+}
+
+func (t *webFetchTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"url":    map[string]any{"type": "string", "description": "The http:// or https:// URL to fetch."},
+			"prompt": map[string]any{"type": "string", "description": "Optional question to answer about the page's content."},
+		},
+		"required": []string{"url"},
+	}
+}
+
+type webFetchArgs struct {
+	URL    string `json:"url"`
+	Prompt string `json:"prompt"`
+}
+
+// errOtherHost stops a redirect to another host.
+var errOtherHost = errors.New("redirect to another host")
+
+func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
+	var args webFetchArgs
+	if err := decodeArgs(raw, &args); err != nil {
+		return Errorf("%v", err)
+	}
+	u, err := url.Parse(strings.TrimSpace(args.URL))
+	switch {
+	case args.URL == "":
+		return Errorf("url is required, e.g. https://pkg.go.dev/net/http")
+	case err != nil:
+		return Errorf("%q is not a URL: %v", args.URL, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return Errorf("web_fetch reads http:// and https:// URLs only, not %q", args.URL)
+	case u.Hostname() == "":
+		return Errorf("%q has no host", args.URL)
+	}
+	if t.cfg.Gate != nil {
+		v := t.cfg.Gate.Check(ctx, permission.Request{Tool: NameWebFetch, URL: u.String(), Domain: strings.ToLower(u.Hostname())})
+		if !v.Allowed {
+			return Errorf("%s", v.Reason)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	page, res := t.fetch(ctx, u)
+	if res != nil {
+		return *res
+	}
+	if args.Prompt != "" && t.cfg.Answer != nil {
+		answer, err := t.cfg.Answer(ctx, args.Prompt, page.url, page.text)
+		if err != nil {
+			return Errorf("fetched %s, but the fetch model could not answer: %v", page.url, err)
+		}
+		return Result{Content: answer, Summary: fmt.Sprintf("%s, answered", sizeText(len(page.text)))}
+	}
+	out, cut := capWebText(page.text, t.cfg.OutputCap)
+	if page.partial {
+		out += fmt.Sprintf("\n\n[the page is larger than %s; only its beginning was read]", sizeText(int(t.cfg.MaxBytes)))
+	}
+	if args.Prompt != "" {
+		out = "(no fetch_model is configured, so here is the page itself; answer the prompt from it)\n\n" + out
+	}
+	sum := fmt.Sprintf("%s %s", sizeText(len(page.text)), page.kind)
+	if cut {
+		sum += ", truncated"
+	}
+	return Result{Content: out, Summary: sum}
+}
+
+// fetchedPage is a page read and converted.
+type fetchedPage struct {
+	url     string
+	text    string
+	kind    string // markdown | text | json
+	partial bool   // the download cap cut it
+}
+
+func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Result) {
+	client := http.Client{}
+	if t.cfg.Client != nil {
+		client = *t.cfg.Client
+	}
+	host := strings.ToLower(u.Hostname())
+	var redirectTo string
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if strings.ToLower(req.URL.Hostname()) != host {
+			redirectTo = req.URL.String()
+			return errOtherHost
+		}
+		if len(via) >= webFetchRedirects {
+			return fmt.Errorf("more than %d redirects", webFetchRedirects)
+		}
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		r := Errorf("web_fetch %s: %v", u, err)
+		return fetchedPage{}, &r
+	}
+	req.Header.Set("User-Agent", "covey-web-fetch/1 (+https://github.com/covey)")
+	req.Header.Set("Accept", "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5")
+	resp, err := client.Do(req)
+	if redirectTo != "" {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return fetchedPage{}, &Result{
+			Content: fmt.Sprintf("%s redirects to another host: %s\nThat page was not fetched. Call web_fetch again with that URL if you want it.", u, redirectTo),
+			Summary: "redirect to " + hostOf(redirectTo),
+		}
+	}
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			msg = fmt.Sprintf("no answer within %s", t.cfg.Timeout)
+		}
+		r := Errorf("web_fetch %s: %s", u, msg)
+		return fetchedPage{}, &r
+	}
+	defer resp.Body.Close()
+	final := resp.Request.URL.String()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		r := Errorf("web_fetch %s: the server answered HTTP %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))
+		return fetchedPage{}, &r
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, t.cfg.MaxBytes+1))
+	if err != nil && len(body) == 0 {
+		r := Errorf("web_fetch %s: reading the page: %v", final, err)
+		return fetchedPage{}, &r
+	}
+	partial := int64(len(body)) > t.cfg.MaxBytes
+	if partial {
+		body = body[:t.cfg.MaxBytes]
+	}
+	ctype := resp.Header.Get("Content-Type")
+	mt, params, _ := mime.ParseMediaType(ctype)
+	if mt == "" {
+		mt, params, _ = mime.ParseMediaType(http.DetectContentType(body))
+	}
+	if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "us-ascii" && !utf8.Valid(body) {
+		r := Errorf("web_fetch %s: the page is in the %s character set, which web_fetch does not convert", final, cs)
+		return fetchedPage{}, &r
+	}
+	page := fetchedPage{url: final, partial: partial}
+	switch kind := textKind(mt); kind {
+	case "html":
+		md, err := htmlToMarkdown(string(body), final)
+		if err != nil {
+			r := Errorf("web_fetch %s: converting HTML: %v", final, err)
+			return fetchedPage{}, &r
+		}
+		page.text, page.kind = md, "markdown"
+	case "":
+		r := Errorf("web_fetch %s: the content is %s, a binary type; web_fetch reads text pages only", final, mt)
+		return fetchedPage{}, &r
+	default:
+		page.text, page.kind = strings.ToValidUTF8(string(body), "\uFFFD"), kind
+	}
+	return page, nil
+}
+
+// textKind classifies a media type: html, json, text, or "" for binary.
+func textKind(mt string) string {
+	switch {
+	case mt == "text/html" || mt == "application/xhtml+xml":
+		return "html"
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return "json"
+	case strings.HasPrefix(mt, "text/"), mt == "application/xml", strings.HasSuffix(mt, "+xml"),
+		mt == "application/javascript", mt == "application/x-yaml", mt == "application/yaml", mt == "application/toml":
+		return "text"
+	}
+	return ""
+}
+
+// htmlToMarkdown converts a page, dropping what is not its content:
+// scripts, styles, navigation, footers, forms and the like. Relative links
+// become absolute against pageURL.
+func htmlToMarkdown(html, pageURL string) (string, error) {
+	conv := converter.NewConverter(converter.WithPlugins(base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin()))
+	for _, tag := range []string{"nav", "footer", "aside", "form", "button", "svg", "canvas", "select", "dialog", "template"} {
+		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityStandard)
+	}
+	return conv.ConvertString(html, converter.WithDomain(pageURL))
+}
+
+// capWebText cuts s to limit bytes at a rune boundary, with a note.
+func capWebText(s string, limit int) (string, bool) {
+	if len(s) <= limit {
+		return s, false
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n\n[truncated: %s of %s shown. Pass a prompt to ask about the whole page instead.]", sizeText(cut), sizeText(len(s))), true
+}
+
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Host
+	}
+	return raw
+}
+
+// sizeText formats a byte count for people.
+func sizeText(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+}
