@@ -28,10 +28,6 @@ type Request struct {
 	Dir     string      // working directory, for bash
 	Change  *FileChange // the proposed change, for writes
 	Content string      // the proposed new content, for writes
-	// URL is the address web_fetch would read; Domain its host, which
-	// rules and session grants name.
-	URL    string
-	Domain string
 	// Server and ServerTool name an MCP call (the server as configured and
 	// the tool as the server calls it); Args are its arguments as JSON.
 	Server     string

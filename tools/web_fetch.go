@@ -117,7 +117,7 @@ func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		return Errorf("%q has no host", args.URL)
 	}
 	if t.cfg.Gate != nil {
-		v := t.cfg.Gate.Check(ctx, permission.Request{Tool: NameWebFetch, URL: u.String(), Domain: strings.ToLower(u.Hostname())})
+		v := t.cfg.Gate.Check(ctx, permission.Request{Tool: NameWebFetch, URL: u.String()})
 		if !v.Allowed {
 			return Errorf("%s", v.Reason)
 		}
