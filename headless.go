@@ -88,6 +88,8 @@ type childRecord struct {
 	ToolCalls   int         `json:"tool_calls"`
 	ElapsedMS   int64       `json:"elapsed_ms"`
 	Usage       agent.Usage `json:"usage"`
+	// Worktree is what became of an isolated child's changes.
+	Worktree *agent.WorktreeResult `json:"worktree,omitempty"`
 }
 
 func newHeadlessOutput(format string, stdout, stderr io.Writer) *headlessOutput {
@@ -146,6 +148,15 @@ func (o *headlessOutput) event(e agent.Event) {
 			word = ev.Reason
 		}
 		o.progress("[%s] %s: %s (%d tools, %s, %s tokens)", src.AgentType, src.Description, word, ev.ToolCalls, seconds(ev.Elapsed), tokens(ev.Usage.Total()))
+	case agent.WorktreeResult:
+		for i := range o.children {
+			if o.children[i].AgentID == src.AgentID {
+				o.children[i].Worktree = &ev
+			}
+		}
+		// Always on stderr, whatever the format: a kept change must not
+		// go unnoticed.
+		fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
 	case agent.Retrying:
 		o.progress("%sretrying in %s: %s", childPrefix(src), seconds(ev.Wait), ev.Reason)
 	}

@@ -128,6 +128,45 @@ type ChildStarted struct {
 	// the unit of the configured price table (per million tokens).
 	MaxTokens int     `json:"max_tokens,omitempty"`
 	MaxCost   float64 `json:"max_cost,omitempty"`
+	// Worktree is set when the child works in its own git worktree.
+	Worktree *WorktreeInfo `json:"worktree,omitempty"`
+}
+
+// WorktreeInfo says where an isolated child works and what it started from.
+type WorktreeInfo struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	// Base says in words what the worktree started from: "HEAD 1a2b3c4 +
+	// your uncommitted changes (2 files)".
+	Base string `json:"base"`
+}
+
+// Outcomes of a WorktreeResult.
+const (
+	WorktreeApplied   = "applied"   // merged onto the user's files; worktree removed
+	WorktreeDiscarded = "discarded" // the user said no; worktree removed
+	WorktreeKept      = "kept"      // not applied (nobody could be asked, or the turn was cancelled): worktree and branch kept
+	WorktreeConflict  = "conflict"  // the merge conflicts: nothing applied, worktree and branch kept
+	WorktreeUnchanged = "unchanged" // the child changed nothing; worktree removed
+)
+
+// WorktreeResult reports what became of an isolated child's changes once it
+// finished: applied, discarded, kept or in conflict (Source is the child).
+type WorktreeResult struct {
+	Source
+	Status string `json:"status"` // one of the Worktree outcome constants
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	// Commit holds the child's changes on Branch when they were kept.
+	Commit string `json:"commit,omitempty"`
+	// Files are the files applied (applied) or changed (otherwise);
+	// Skipped the ones the user chose not to apply; Conflicts the ones
+	// that did not merge. All relative to the workspace.
+	Files     []string `json:"files,omitempty"`
+	Skipped   []string `json:"skipped,omitempty"`
+	Conflicts []string `json:"conflicts,omitempty"`
+	// Message says it in a sentence, naming the kept branch and folder.
+	Message string `json:"message"`
 }
 
 // States of ChildState: where a child is in its life.
@@ -232,6 +271,9 @@ func (BackgroundResult) Kind() string {
 	return "background_result"
 }
 func (ChildFiles) Kind() string { return "child_files" }
+
+// Kind implements Event.
+func (WorktreeResult) Kind() string { return "worktree_result" }
 
 // MarshalEvent encodes e as one JSON object with a "type" field, the form of
 // stream-json output and session files.

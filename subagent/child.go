@@ -42,7 +42,19 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	// Registered while still queued, so a queued child can be cancelled too.
 	m.register(c.src.AgentID, c.cancel)
 	c.provider, c.model, c.resolveErr = m.cfg.Resolve(def)
-	m.cfg.Emit(agent.ChildStarted{Source: c.src, Model: c.model})
+	started := agent.ChildStarted{Source: c.src, Model: c.model}
+	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
+		// Made before the child is announced, so its pane says where it
+		// works; a child that cannot be isolated never starts.
+		iso, err := c.isolate(ctx)
+		if err != nil {
+			c.cancel(nil)
+			m.unregister(c.src.AgentID, agent.Usage{})
+			return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error() + "; the child was not started"}
+		}
+		c.iso, started.Worktree = iso, iso.info()
+	}
+	m.cfg.Emit(started)
 	return c, nil
 }
 
@@ -62,6 +74,9 @@ func (m *Manager) runChild(c *child) outcome {
 	}
 	c.start = time.Now() // elapsed counts from the start of work, not the queue
 	out := c.run(c.ctx)
+	if c.iso != nil {
+		out = c.review(out)
+	}
 	m.unregister(c.src.AgentID, c.usage())
 	return out
 }
@@ -82,6 +97,8 @@ type child struct {
 
 	a     *agent.Agent
 	calls atomic.Int64
+	// iso is the child's own worktree; nil when it works in the workspace.
+	iso *isolation
 }
 
 // finish announces the child's end.
@@ -162,18 +179,26 @@ func (c *child) run(ctx context.Context) (out outcome) {
 // emit forwards the child's events to the session stream, counting its own
 // tool calls (not those of its own children).
 func (c *child) emit(e agent.Event) {
-	if _, ok := e.(agent.ToolFinished); ok && e.From().AgentID == c.src.AgentID {
+	tf, ok := e.(agent.ToolFinished)
+	if ok && e.From().AgentID == c.src.AgentID {
 		c.calls.Add(1)
 	}
 	c.m.cfg.Emit(e)
+	if ok && c.iso != nil && e.From().AgentID == c.src.AgentID && changesFiles(tf.Name) {
+		c.reportFiles(c.ctx, tf.CallID)
+	}
 }
 
 // tools builds the child's tool set: a fresh read record, the shared locks,
 // the gate labelled with the child, its allowed paths, and only the tools
 // its definition allows. Read-only is enforced here, by what is offered.
 func (c *child) tools() *tools.Registry {
+	ws := c.m.cfg.Workspace
+	if c.iso != nil {
+		ws = c.iso.ws
+	}
 	env := &tools.Env{
-		WS:           c.m.cfg.Workspace,
+		WS:           ws,
 		Reads:        tools.NewReadTracker(),
 		Locks:        c.m.cfg.Locks,
 		Gate:         c.gate(),
@@ -206,6 +231,9 @@ func (c *child) gate() permission.Gate {
 	label := fmt.Sprintf("[%s] %s", c.def.Name, c.spec.Description)
 	return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
 		req.Agent, req.AgentID = label, c.src.AgentID
+		if c.iso != nil && (req.Tool == agentdefs.ToolWriteFile || req.Tool == agentdefs.ToolEditFile) {
+			req.Isolated = true
+		}
 		return g.Check(ctx, req)
 	})
 }

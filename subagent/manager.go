@@ -17,6 +17,7 @@ import (
 	"covey/agentdefs"
 	"covey/permission"
 	"covey/tools"
+	"covey/worktree"
 )
 
 // Defaults of the limits in Config.
@@ -55,6 +56,11 @@ type Config struct {
 	ReadOnly bool
 	// AllowRead decides reads outside the workspace (see tools.Env).
 	AllowRead func(abs string) bool
+	// WorktreeBase is what an isolated child's worktree starts from ("":
+	// HEAD plus the user's uncommitted changes).
+	WorktreeBase worktree.Base
+	// SessionID names the session in the ownership record of a worktree.
+	SessionID string
 }
 
 // Errors that end a child early, as context causes.
@@ -73,6 +79,12 @@ type Manager struct {
 	sems    map[int]chan struct{} // per depth, so parents never starve children
 	running map[string]context.CancelCauseFunc
 	usage   agent.Usage
+
+	// The repository around the workspace, opened for the first isolated
+	// child.
+	repoOnce sync.Once
+	repoVal  *worktree.Repo
+	repoErr  error
 }
 
 // NewManager returns a Manager, filling unset limits with defaults.

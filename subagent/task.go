@@ -22,6 +22,8 @@ type TaskSpec struct {
 	Description  string `json:"description"`
 	Prompt       string `json:"prompt"`
 	SubagentType string `json:"subagent_type"`
+	// Isolation "worktree" runs the child in its own git worktree.
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // taskTool is the task tool of one agent.
@@ -56,6 +58,8 @@ func (t *taskTool) Schema() map[string]any {
 		"description":   map[string]any{"type": "string", "description": "A short (3-6 word) description of the task, shown to the user"},
 		"prompt":        map[string]any{"type": "string", "description": "The complete brief for the child agent"},
 		"subagent_type": map[string]any{"type": "string", "description": "The agent type to use"},
+		"isolation": map[string]any{"type": "string", "enum": []string{IsolationWorktree},
+			"description": "\"worktree\" runs a child that writes in its own git worktree: the user's files stay untouched while it works, and its changes come back as one change the user reviews. Use it for children that edit files in parallel"},
 	}
 	props := map[string]any{
 		"tasks": map[string]any{
@@ -118,6 +122,9 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 		}
 		if strings.TrimSpace(s.SubagentType) == "" {
 			return nil, fmt.Errorf("task %d has no subagent_type: every task needs description, prompt and subagent_type", i+1)
+		}
+		if s.Isolation = strings.ToLower(strings.TrimSpace(s.Isolation)); s.Isolation != "" && s.Isolation != IsolationWorktree {
+			return nil, fmt.Errorf("task %d: isolation must be %q or left out, not %q", i+1, IsolationWorktree, s.Isolation)
 		}
 		if strings.TrimSpace(s.Description) == "" {
 			s.Description = shorten(oneLine(s.Prompt), 40)

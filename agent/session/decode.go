@@ -53,6 +53,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.ChildStarted](raw)
 	case agent.ChildFinished{}.Kind():
 		e, err = decodeAs[agent.ChildFinished](raw)
+	case agent.WorktreeResult{}.Kind():
+		e, err = decodeAs[agent.WorktreeResult](raw)
 	case "":
 		return nil, errors.New("decode event: no type")
 	default:

@@ -1,0 +1,267 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"covey/agent"
+	"covey/agentdefs"
+	"covey/permission"
+	"covey/tools"
+	"covey/worktree"
+)
+
+// IsolationWorktree is the task tool's isolation value (and an agent
+// definition's) that runs a child in its own git worktree.
+const IsolationWorktree = agentdefs.IsolationWorktree
+
+// isolation is an isolated child's worktree and the workspace rooted there.
+type isolation struct {
+	wt *worktree.Worktree
+	ws *tools.Workspace
+}
+
+// repo opens the workspace's repository once per manager.
+func (m *Manager) repo(ctx context.Context) (*worktree.Repo, error) {
+	m.repoOnce.Do(func() {
+		if m.cfg.Workspace == nil {
+			m.repoErr = errors.New("no workspace")
+			return
+		}
+		m.repoVal, m.repoErr = worktree.Open(ctx, m.cfg.Workspace.Root)
+	})
+	return m.repoVal, m.repoErr
+}
+
+// isolate creates the child's worktree. The child must not start without
+// it: an error here ends the child before its first turn.
+func (c *child) isolate(ctx context.Context) (*isolation, error) {
+	repo, err := c.m.repo(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("isolation: worktree: %w", err)
+	}
+	name := c.src.Name
+	if name == "" {
+		name = c.src.AgentID
+	}
+	wt, err := repo.Create(ctx, worktree.Options{Name: name, Base: c.m.cfg.WorktreeBase, Session: c.m.cfg.SessionID})
+	if err != nil {
+		return nil, fmt.Errorf("isolation: worktree: %w", err)
+	}
+	ws, err := tools.NewWorkspace(wt.Workdir())
+	if err != nil {
+		_ = wt.Remove(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("isolation: worktree: %w", err)
+	}
+	return &isolation{wt: wt, ws: ws}, nil
+}
+
+// info describes the worktree for ChildStarted.
+func (iso *isolation) info() *agent.WorktreeInfo {
+	return &agent.WorktreeInfo{Path: iso.wt.Path(), Branch: iso.wt.Branch(), Base: iso.wt.BaseDescription()}
+}
+
+// reportFiles emits the worktree's current diff as the child's changed
+// files, after each of its calls that may have changed something.
+func (c *child) reportFiles(ctx context.Context, callID string) {
+	changes, err := c.iso.wt.Diff(ctx)
+	if err != nil {
+		return // the live view is best effort; the review reads the diff again
+	}
+	files := make([]agent.FileChange, 0, len(changes))
+	for _, fc := range c.fileChanges(changes) {
+		status := "modified"
+		switch {
+		case fc.Created:
+			status = "added"
+		case fc.Diff != "" && strings.Contains(fc.Diff, "+++ /dev/null"):
+			status = "deleted"
+		}
+		files = append(files, agent.FileChange{Path: fc.Path, Status: status, Added: fc.Added, Removed: fc.Removed})
+	}
+	c.m.cfg.Emit(agent.ChildFiles{Source: c.src, CallID: callID, Files: files})
+}
+
+// fileChanges turns the worktree's changes into the permission request's
+// form: workspace-relative paths and unified diffs.
+func (c *child) fileChanges(changes []worktree.Change) []permission.FileChange {
+	out := make([]permission.FileChange, 0, len(changes))
+	for _, ch := range changes {
+		p := c.userPath(ch.Path)
+		fc := permission.FileChange{Path: p, Created: ch.Status == worktree.Added}
+		if ch.Binary() {
+			fc.Diff = fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ binary file @@\n", p, p)
+		} else {
+			fc.Diff, fc.Added, fc.Removed = tools.UnifiedDiff(p, string(ch.Old), string(ch.New))
+		}
+		if ch.Status == worktree.Deleted {
+			fc.Diff = strings.Replace(fc.Diff, "+++ b/"+p, "+++ /dev/null", 1)
+		}
+		out = append(out, fc)
+	}
+	return out
+}
+
+// userPath is a repository path relative to the user's workspace.
+func (c *child) userPath(repoPath string) string {
+	repo, _ := c.m.repo(c.ctx)
+	abs := filepath.Join(repo.Top, filepath.FromSlash(repoPath))
+	rel, err := filepath.Rel(c.m.cfg.Workspace.Root, abs)
+	if err != nil {
+		return repoPath
+	}
+	return filepath.ToSlash(rel)
+}
+
+// review proposes the child's changes to the user as one merge and carries
+// out the answer; it returns what to add to the child's report. Nothing is
+// ever lost: whatever is not applied or discarded on the user's word stays
+// committed on the worktree's branch.
+func (c *child) review(out outcome) outcome {
+	wt := c.iso.wt
+	// The review outlives a cancelled child (its changes are still worth
+	// keeping), but asks nobody once the turn is gone.
+	ctx := context.WithoutCancel(c.ctx)
+	res := agent.WorktreeResult{Source: c.src, Path: wt.Path(), Branch: wt.Branch()}
+	note := func() outcome {
+		c.m.cfg.Emit(res)
+		out.text = strings.TrimRight(out.text, "\n") + "\n\n[worktree] " + res.Message
+		return out
+	}
+	keep := func(why string) outcome {
+		commit, err := wt.Keep(ctx, fmt.Sprintf("covey: changes of %s (%s)", c.src.AgentID, c.spec.Description))
+		res.Commit = commit
+		if err != nil {
+			why += fmt.Sprintf(" (committing them on the branch failed: %v; they are in the folder)", err)
+		}
+		res.Message = fmt.Sprintf("%s. They are kept in the worktree %s on the branch %s%s; `covey worktrees` lists it once this session ends and `covey worktrees prune` removes it.",
+			why, wt.Path(), wt.Branch(), commitNote(commit))
+		return note()
+	}
+
+	changes, err := wt.Diff(ctx)
+	if err != nil {
+		res.Status = agent.WorktreeKept
+		return keep(fmt.Sprintf("Reading the child's changes failed (%v)", err))
+	}
+	if len(changes) == 0 {
+		res.Status = agent.WorktreeUnchanged
+		res.Message = "The child changed no file; its worktree was removed."
+		if err := wt.Remove(ctx); err != nil {
+			res.Message = fmt.Sprintf("The child changed no file; removing its worktree failed: %v", err)
+		}
+		return note()
+	}
+	fcs := c.fileChanges(changes)
+	byUser := make(map[string]string, len(changes)) // workspace path → repository path
+	for i, fc := range fcs {
+		byUser[fc.Path] = changes[i].Path
+		res.Files = append(res.Files, fc.Path)
+	}
+
+	v := permission.Verdict{Allowed: true}
+	if g := c.gate(); g != nil && c.ctx.Err() == nil {
+		v = g.Check(c.ctx, permission.Request{Tool: permission.ToolMerge, Path: wt.Branch(), Changes: fcs})
+	} else if c.ctx.Err() != nil {
+		v = permission.Verdict{Reason: "the turn was cancelled before the change could be reviewed"}
+	}
+	if !v.Allowed {
+		if v.ByUser {
+			res.Status = agent.WorktreeDiscarded
+			res.Message = fmt.Sprintf("The user discarded the child's changes (%s); its worktree and branch were removed.", plural(len(fcs), "file"))
+			if r := strings.TrimSpace(v.Reason); r != "" {
+				res.Message += " The user said: " + r
+			}
+			if err := wt.Remove(ctx); err != nil {
+				res.Message += fmt.Sprintf(" (removing the worktree failed: %v)", err)
+			}
+			return note()
+		}
+		res.Status = agent.WorktreeKept
+		return keep(fmt.Sprintf("The child's changes (%s) were not applied: %s", plural(len(fcs), "file"), strings.TrimSuffix(v.Reason, ".")))
+	}
+
+	var files []string // repository paths to apply; nil: all
+	if v.Files != nil {
+		files = []string{}
+		for _, f := range v.Files {
+			if rp, ok := byUser[f]; ok {
+				files = append(files, rp)
+			}
+		}
+		for _, fc := range fcs {
+			if !slices.Contains(v.Files, fc.Path) {
+				res.Skipped = append(res.Skipped, fc.Path)
+			}
+		}
+	}
+	var locker worktree.Locker
+	if c.m.cfg.Locks != nil {
+		locker = c.m.cfg.Locks.Lock
+	}
+	applied, err := wt.Apply(ctx, worktree.ApplyOptions{Files: files, Lock: locker})
+	c.m.cfg.Workspace.Invalidate()
+	var ce *worktree.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		res.Status = agent.WorktreeConflict
+		for _, f := range ce.Files() {
+			res.Conflicts = append(res.Conflicts, c.userPath(f))
+		}
+		return keep(fmt.Sprintf("Merging the child's changes conflicts with your current files in %s, so nothing was applied", strings.Join(res.Conflicts, ", ")))
+	case err != nil:
+		res.Status = agent.WorktreeKept
+		return keep(fmt.Sprintf("Applying the child's changes failed (%v), so nothing was applied", err))
+	}
+	res.Status = agent.WorktreeApplied
+	res.Files = res.Files[:0]
+	for _, f := range applied {
+		res.Files = append(res.Files, c.userPath(f))
+	}
+	res.Message = fmt.Sprintf("Applied the child's changes to %s", describeFiles(res.Files))
+	if len(res.Files) == 0 {
+		res.Message = "The child's changes were already in your files"
+	}
+	if len(res.Skipped) > 0 {
+		res.Message += fmt.Sprintf("; discarded, as the user chose: %s", strings.Join(res.Skipped, ", "))
+	}
+	res.Message += "; its worktree and branch were removed."
+	if err := wt.Remove(ctx); err != nil {
+		res.Message += fmt.Sprintf(" (removing the worktree failed: %v)", err)
+	}
+	return note()
+}
+
+func commitNote(commit string) string {
+	if len(commit) >= 7 {
+		return " (commit " + commit[:7] + ")"
+	}
+	return ""
+}
+
+func describeFiles(files []string) string {
+	if len(files) <= 5 {
+		return strings.Join(files, ", ")
+	}
+	return strings.Join(files[:5], ", ") + fmt.Sprintf(" and %d more", len(files)-5)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// changesFiles reports whether a call of the tool may have changed files.
+func changesFiles(tool string) bool {
+	switch tool {
+	case agentdefs.ToolWriteFile, agentdefs.ToolEditFile, agentdefs.ToolBash:
+		return true
+	}
+	return false
+}

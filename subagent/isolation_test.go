@@ -1,0 +1,304 @@
+package subagent_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"covey/agent"
+	"covey/agentdefs"
+	"covey/e2e/scripted"
+	"covey/permission"
+	"covey/subagent"
+	"covey/tools"
+)
+
+// gitRun runs git in dir for a test.
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// isoHarness is a main agent whose task tool runs children in worktrees of
+// a real repository, with a gate that answers merges through answer.
+type isoHarness struct {
+	*harness
+	root   string
+	mu     sync.Mutex
+	merges []permission.Request
+	writes []permission.Request
+}
+
+func newIsoHarness(t *testing.T, git bool, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
+	t.Helper()
+	h := &isoHarness{harness: &harness{t: t, srv: scripted.NewTest(t)}, root: t.TempDir()}
+	if err := os.WriteFile(filepath.Join(h.root, "notes.txt"), []byte("one\ntwo\nthree\nfour\nfive\nsix\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if git {
+		gitRun(t, h.root, "init", "--quiet", "-b", "main")
+		gitRun(t, h.root, "add", ".")
+		gitRun(t, h.root, "commit", "--quiet", "-m", "first")
+	}
+	ws, err := tools.NewWorkspace(h.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
+		h.mu.Lock()
+		if req.Tool == permission.ToolMerge {
+			h.merges = append(h.merges, req)
+		} else {
+			h.writes = append(h.writes, req)
+		}
+		h.mu.Unlock()
+		if req.Tool == permission.ToolMerge {
+			return answer(req)
+		}
+		return permission.Verdict{Allowed: req.Isolated, Reason: "only isolated writes in this test"}
+	})
+	h.manager = subagent.NewManager(subagent.Config{
+		Defs: agentdefs.NewSet(append(agentdefs.Builtins(), defs...)...), Workspace: ws, Gate: gate,
+		Environment: agent.Environment{Root: h.root},
+		Resolve: func(def agentdefs.Definition) (agent.Provider, string, error) {
+			return h.provider(), "child-model", nil
+		},
+		Emit: h.emit,
+	})
+	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
+	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
+	h.main = agent.New(agent.Config{
+		Provider: h.provider(), Model: "main-model", System: "You are the main test agent.",
+		Tools: reg, MaxTurns: 5, Emit: h.emit,
+	})
+	return h
+}
+
+func isoTask(desc, prompt string) map[string]string {
+	return map[string]string{"description": desc, "subagent_type": "general-purpose", "prompt": prompt, "isolation": "worktree"}
+}
+
+// writes scripts a child that writes path with content, then reports.
+func (h *isoHarness) writer(marker, path, content string) {
+	h.child(marker,
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: "write_file", Args: map[string]string{"path": path, "content": content}}}},
+		scripted.Turn{Text: "wrote " + path})
+}
+
+func (h *isoHarness) read(rel string) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(h.root, rel))
+	return string(data), err == nil
+}
+
+// clean checks that no worktree or covey branch is left.
+func (h *isoHarness) clean() {
+	h.t.Helper()
+	if out := gitRun(h.t, h.root, "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
+		h.t.Errorf("worktrees left:\n%s", out)
+	}
+	if out := gitRun(h.t, h.root, "branch", "--list", "covey/*"); out != "" {
+		h.t.Errorf("branches left: %s", out)
+	}
+}
+
+func (h *isoHarness) result() agent.WorktreeResult {
+	h.t.Helper()
+	rs := h.eventsOf("worktree_result")
+	if len(rs) != 1 {
+		h.t.Fatalf("%d worktree results, want 1", len(rs))
+	}
+	return rs[0].(agent.WorktreeResult)
+}
+
+func TestIsolatedChildApplied(t *testing.T) {
+	var h *isoHarness
+	var duringRun string
+	h = newIsoHarness(t, true, func(req permission.Request) permission.Verdict {
+		// The user's checkout is untouched until the merge is allowed.
+		duringRun, _ = h.read("new.txt")
+		return permission.Verdict{Allowed: true, ByUser: true}
+	})
+	h.mainScript("go", isoTask("write it", "child-w"))
+	h.writer("child-w", "new.txt", "from the child\n")
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if duringRun != "" {
+		t.Errorf("the child's file reached the checkout before the review: %q", duringRun)
+	}
+	if got, _ := h.read("new.txt"); got != "from the child\n" {
+		t.Errorf("new.txt = %q after the merge was allowed", got)
+	}
+	if len(h.merges) != 1 || len(h.merges[0].Changes) != 1 || h.merges[0].Changes[0].Path != "new.txt" || !h.merges[0].Changes[0].Created {
+		t.Fatalf("merge requests = %+v", h.merges)
+	}
+	if len(h.writes) != 1 || !h.writes[0].Isolated {
+		t.Errorf("the child's write was not marked isolated: %+v", h.writes)
+	}
+	started := h.eventsOf("child_started")[0].(agent.ChildStarted)
+	if started.Worktree == nil || !strings.HasPrefix(started.Worktree.Branch, "covey/") || !strings.Contains(started.Worktree.Base, "HEAD ") {
+		t.Errorf("ChildStarted.Worktree = %+v", started.Worktree)
+	}
+	files := h.eventsOf("child_files")
+	if len(files) == 0 || files[0].(agent.ChildFiles).Files[0].Path != "new.txt" || files[0].(agent.ChildFiles).Files[0].Status != "added" {
+		t.Errorf("child_files events = %+v", files)
+	}
+	if r := h.result(); r.Status != agent.WorktreeApplied || !slices.Equal(r.Files, []string{"new.txt"}) {
+		t.Errorf("result = %+v", r)
+	}
+	if res := h.taskResult("task_1"); !strings.Contains(res, "[worktree] Applied the child's changes to new.txt") {
+		t.Errorf("task result does not say the change was applied:\n%s", res)
+	}
+	h.clean()
+}
+
+func TestIsolatedChildAnswers(t *testing.T) {
+	tests := map[string]struct {
+		verdict    permission.Verdict
+		userEdit   string // written to notes.txt before answering
+		wantStatus string
+		wantNotes  string
+		wantNew    bool
+		wantKept   bool
+		wantText   []string
+	}{
+		"discarded by the user": {
+			verdict: permission.Verdict{Reason: "no thanks", ByUser: true}, wantStatus: agent.WorktreeDiscarded,
+			wantNotes: "one\ntwo\nthree\nfour\nfive\nsix\n", wantText: []string{"discarded", "no thanks"},
+		},
+		"refused with nobody to ask: kept": {
+			verdict: permission.Verdict{Reason: "nobody can be asked in a headless run"}, wantStatus: agent.WorktreeKept,
+			wantNotes: "one\ntwo\nthree\nfour\nfive\nsix\n", wantKept: true, wantText: []string{"not applied", "nobody can be asked", "covey/"},
+		},
+		"per-file choice": {
+			verdict: permission.Verdict{Allowed: true, ByUser: true, Files: []string{"new.txt"}}, wantStatus: agent.WorktreeApplied,
+			wantNotes: "one\ntwo\nthree\nfour\nfive\nsix\n", wantNew: true, wantText: []string{"discarded, as the user chose: notes.txt"},
+		},
+		"merged with the user's edit": {
+			verdict: permission.Verdict{Allowed: true, ByUser: true}, userEdit: "ONE\ntwo\nthree\nfour\nfive\nsix\n",
+			wantStatus: agent.WorktreeApplied, wantNotes: "ONE\ntwo\nthree\nfour\nfive\nSIX\n", wantNew: true,
+		},
+		"conflict with the user's edit: kept, nothing written": {
+			verdict: permission.Verdict{Allowed: true, ByUser: true}, userEdit: "one\ntwo\nthree\nfour\nfive\nsix (user)\n",
+			wantStatus: agent.WorktreeConflict, wantNotes: "one\ntwo\nthree\nfour\nfive\nsix (user)\n", wantKept: true,
+			wantText: []string{"conflicts", "notes.txt", "nothing was applied"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var h *isoHarness
+			h = newIsoHarness(t, true, func(req permission.Request) permission.Verdict {
+				if tc.userEdit != "" {
+					if err := os.WriteFile(filepath.Join(h.root, "notes.txt"), []byte(tc.userEdit), 0o644); err != nil {
+						t.Error(err)
+					}
+				}
+				return tc.verdict
+			})
+			h.mainScript("go", isoTask("edit", "child-e"))
+			h.child("child-e",
+				scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]string{"path": "notes.txt"}}}},
+				scripted.Turn{ToolCalls: []scripted.Call{
+					{Name: "write_file", Args: map[string]string{"path": "notes.txt", "content": "one\ntwo\nthree\nfour\nfive\nSIX\n"}},
+					{Name: "write_file", Args: map[string]string{"path": "new.txt", "content": "new\n"}},
+				}},
+				scripted.Turn{Text: "done"})
+			if _, err := h.main.Run(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			r := h.result()
+			if r.Status != tc.wantStatus {
+				t.Fatalf("status = %s, want %s (%s)", r.Status, tc.wantStatus, r.Message)
+			}
+			if got, _ := h.read("notes.txt"); got != tc.wantNotes {
+				t.Errorf("notes.txt = %q, want %q", got, tc.wantNotes)
+			}
+			if _, ok := h.read("new.txt"); ok != tc.wantNew {
+				t.Errorf("new.txt exists: %v, want %v", ok, tc.wantNew)
+			}
+			res := h.taskResult("task_1")
+			for _, s := range tc.wantText {
+				if !strings.Contains(res, s) {
+					t.Errorf("task result does not say %q:\n%s", s, res)
+				}
+			}
+			if !tc.wantKept {
+				h.clean()
+				return
+			}
+			if !strings.Contains(res, r.Path) || !strings.Contains(res, r.Branch) {
+				t.Errorf("a kept change's result must name its folder and branch:\n%s", res)
+			}
+			// The kept branch holds the child's work as a commit.
+			if got := gitRun(t, h.root, "show", r.Branch+":notes.txt"); got != "one\ntwo\nthree\nfour\nfive\nSIX\n" {
+				t.Errorf("notes.txt on the kept branch = %q", got)
+			}
+			if _, err := os.Stat(r.Path); err != nil {
+				t.Errorf("kept worktree: %v", err)
+			}
+			gitRun(t, h.root, "worktree", "remove", "--force", r.Path)
+			gitRun(t, h.root, "branch", "-D", r.Branch)
+		})
+	}
+}
+
+func TestIsolationNeedsGit(t *testing.T) {
+	h := newIsoHarness(t, false, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	h.mainScript("go", isoTask("write it", "child-w"))
+	h.writer("child-w", "new.txt", "x\n")
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	res := h.taskResult("task_1")
+	if !strings.Contains(res, "not inside a git repository") || !strings.Contains(res, "not started") {
+		t.Errorf("task result = %q, want the reason it could not be isolated", res)
+	}
+	for _, e := range h.srv.Journal() {
+		if e.FirstUser == "child-w" {
+			t.Fatal("the child ran without its worktree")
+		}
+	}
+	if _, ok := h.read("new.txt"); ok {
+		t.Error("the child wrote into the workspace")
+	}
+}
+
+func TestIsolationFromDefinition(t *testing.T) {
+	def := agentdefs.Definition{Name: "isolated", Description: "works apart", Isolation: agentdefs.IsolationWorktree, Prompt: "isolated agent", Scope: agentdefs.Project}
+	h := newIsoHarness(t, true, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} }, def)
+	h.mainScript("go", task("write", "isolated", "child-d"))
+	h.writer("child-d", "d.txt", "d\n")
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.merges) != 1 {
+		t.Fatalf("%d merges, want 1: the definition's isolation was ignored", len(h.merges))
+	}
+	if got, _ := h.read("d.txt"); got != "d\n" {
+		t.Errorf("d.txt = %q", got)
+	}
+	h.clean()
+}
+
+func TestIsolationArgument(t *testing.T) {
+	h := newIsoHarness(t, true, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	h.mainScript("go", map[string]string{"description": "x", "subagent_type": "general-purpose", "prompt": "child-x", "isolation": "container"})
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.taskResult("task_1"); !strings.Contains(res, `isolation must be "worktree"`) {
+		t.Errorf("task result = %q", res)
+	}
+}
