@@ -85,6 +85,17 @@ type Styles struct {
 		// Note is a child's retry and stop notes.
 		Note lipgloss.Style
 	}
+
+	// Crew is the crew overview (ctrl+g) and a child's full-screen view.
+	Crew struct {
+		// Title is the view's first line, Header the columns' names.
+		Title, Header lipgloss.Style
+		// Row is an unselected row, Selected the selected one.
+		Row, Selected lipgloss.Style
+		// Tree draws the branches of nested children, Stalled a child
+		// that did nothing for a while, Number the counts and costs.
+		Tree, Stalled, Number lipgloss.Style
+	}
 }
 
 func fg(c lipgloss.TerminalColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
@@ -200,5 +211,13 @@ func newStyles(p Palette) Styles {
 	s.Blocks.Waiting = fg(p.Accent).Bold(true)
 	s.Blocks.Summary = fg(p.Text)
 	s.Blocks.Note = fg(p.Warning)
+
+	s.Crew.Title = fg(p.Primary).Bold(true)
+	s.Crew.Header = fg(p.Muted).Bold(true)
+	s.Crew.Row = fg(p.Text)
+	s.Crew.Selected = fg(p.Accent).Bold(true)
+	s.Crew.Tree = fg(p.Border)
+	s.Crew.Stalled = fg(p.Warning).Bold(true)
+	s.Crew.Number = fg(p.Muted)
 	return s
 }

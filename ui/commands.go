@@ -27,7 +27,9 @@ func defaultCommands() []command {
 		{name: "clear", help: "start a fresh conversation", run: (*Model).cmdClear},
 		{name: "agents", help: "list agent definitions and where they come from", run: (*Model).cmdAgents},
 		{name: "model", args: "NAME", help: "show or set the model", run: (*Model).cmdModel},
-		{name: "cost", help: "tokens per subagent and in total", run: (*Model).cmdCost},
+		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
+		{name: "crew", help: "overview of every subagent (ctrl+g)", run: (*Model).cmdCrew},
+		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
 		{name: "undo", help: "restore the files the last turn changed", run: (*Model).cmdUndo},
 		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},
 		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},
@@ -255,23 +257,6 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 	m.engine.SetModel(arg)
 	m.status.model = m.engine.Model()
 	m.notice(NoticeInfo, "model set to "+m.status.model+" for the next turns")
-	return nil
-}
-
-func (m *Model) cmdCost(string) tea.Cmd {
-	var b strings.Builder
-	b.WriteString("Tokens (in / out)")
-	for _, c := range m.rt.costs() {
-		state := ""
-		if c.Running {
-			state = " (running)"
-		}
-		fmt.Fprintf(&b, "\n  [%s] %s%s: %s / %s", c.Type, c.Description, state,
-			tokenCount(c.Usage.InputTokens), tokenCount(c.Usage.OutputTokens))
-	}
-	u := m.rt.usage
-	fmt.Fprintf(&b, "\n  session total: %s / %s", tokenCount(u.InputTokens), tokenCount(u.OutputTokens))
-	m.notice(NoticeInfo, b.String())
 	return nil
 }
 

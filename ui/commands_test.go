@@ -37,9 +37,9 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "undo", "retry", "quit"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "undo", "retry", "quit"}},
 		{"/re", []string{"retry"}},
-		{"/c", []string{"clear", "cost"}},
+		{"/c", []string{"clear", "cost", "crew"}},
 		{"/CO", []string{"cost"}},
 		{"/cost", []string{"cost"}},
 		{"/cost ", nil},

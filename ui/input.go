@@ -100,6 +100,20 @@ func (m *inputModel) Submit() string {
 	return v
 }
 
+// SetTarget addresses the input to a child ("to scout › "); "" addresses
+// it to the main agent again.
+func (m *inputModel) SetTarget(name string) {
+	if name == "" {
+		m.ta.Prompt = "› "
+		m.ta.Placeholder = "Ask covey… (/ for commands)"
+	} else {
+		m.ta.Prompt = "to " + oneLine(name) + " › "
+		m.ta.Placeholder = "message for " + oneLine(name) + " (esc: back to the main agent)"
+	}
+	m.ta.SetWidth(max(m.width, 4))
+	m.fitHeight()
+}
+
 // Enqueue keeps a message to send when the running turn ends.
 func (m *inputModel) Enqueue(s string) { m.queued = append(m.queued, s) }
 
@@ -175,7 +189,7 @@ func (m *inputModel) fitHeight() {
 func (m inputModel) memoKey() inputKey {
 	li := m.ta.LineInfo()
 	return inputKey{
-		value: m.ta.Value(), width: m.width, height: m.ta.Height(), focused: m.ta.Focused(),
+		value: m.ta.Prompt + "\x00" + m.ta.Value(), width: m.width, height: m.ta.Height(), focused: m.ta.Focused(),
 		queued: strings.Join(m.queued, "\x00"), line: m.ta.Line(), row: li.RowOffset, col: li.ColumnOffset,
 	}
 }

@@ -52,6 +52,19 @@ type KeyMap struct {
 	// FocusApproval gives the keyboard back to a waiting request.
 	FocusApproval key.Binding
 
+	// Crew: a focused pane, the crew overview or a child's full-screen
+	// view (CancelChild above works in all three).
+	ChildOpen       key.Binding
+	ChildMessage    key.Binding
+	ChildPause      key.Binding
+	ChildBackground key.Binding
+	CrewUp          key.Binding
+	CrewDown        key.Binding
+	CrewOpen        key.Binding
+	ViewBack        key.Binding
+	AddressCancel   key.Binding
+	Crew            key.Binding
+
 	// Global.
 	Cancel    key.Binding
 	Quit      key.Binding
@@ -103,6 +116,17 @@ func DefaultKeyMap() KeyMap {
 		FeedbackBack:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the request")),
 		FocusApproval:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "answer the waiting request")),
 
+		ChildOpen:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open full-screen")),
+		ChildMessage:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "message")),
+		ChildPause:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume")),
+		ChildBackground: key.NewBinding(key.WithKeys("ctrl+b"), key.WithHelp("ctrl+b", "to background")),
+		CrewUp:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous subagent")),
+		CrewDown:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next subagent")),
+		CrewOpen:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open subagent")),
+		ViewBack:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		AddressCancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop addressing the subagent")),
+		Crew:            key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "crew overview")),
+
 		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn")),
 		Quit:      key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "clear/quit")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
@@ -116,8 +140,9 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 		k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
-		k.Send, k.Complete, k.Accept, k.Dismiss, k.Toggle, k.CancelChild, k.Back, k.FocusNext,
-		k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Help,
+		k.AddressCancel, k.Send, k.Complete, k.Accept, k.Dismiss, k.CrewOpen, k.Toggle, k.CancelChild, k.Back,
+		k.ViewBack, k.FocusNext, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
+		k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Help, k.Crew,
 	}
 }
 
@@ -130,8 +155,10 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveToInput,
 			k.FeedbackSend, k.FeedbackBack},
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
-		{k.Cancel, k.CycleMode, k.Retry, k.Quit, k.Help, k.FocusApproval},
-		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.CancelChild, k.Back},
+		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
+		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
+		{k.CrewUp, k.CrewDown, k.CrewOpen, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
+			k.CancelChild, k.ViewBack, k.AddressCancel},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
 }
@@ -151,11 +178,28 @@ type keyState struct {
 	canGrant        bool // there is a policy to grant through
 	canCycle        bool // there is a policy whose mode can change
 	canRetry        bool // the last turn ended in an error
+
+	// Crew state: which screen shows, and what the chosen child (the
+	// focused pane, the overview's selection or the child shown
+	// full-screen) allows.
+	view       screen
+	addressing bool // the input is addressed to a child
+	child      childKeys
+}
+
+// childKeys is what the chosen child allows.
+type childKeys struct {
+	any        bool // a child is chosen
+	running    bool
+	foreground bool // running, not in the background
+	canMessage bool // the engine takes messages
 }
 
 // apply enables exactly the bindings that make sense in s.
 func (k *KeyMap) apply(s keyState) {
-	inInput := !s.transcriptFocus && !s.approval
+	// In the overview and a child's view the keys go to the view, unless
+	// a message to a child is being typed.
+	inInput := !s.transcriptFocus && !s.approval && (s.view == screenMain || s.addressing)
 	k.Send.SetEnabled(inInput && !s.completing)
 	k.Newline.SetEnabled(inInput)
 	k.HistoryPrev.SetEnabled(inInput && !s.completing && s.historyAtEdge)
@@ -168,16 +212,34 @@ func (k *KeyMap) apply(s keyState) {
 	k.CompleteNext.SetEnabled(inInput && s.completing)
 
 	// From the input, tab goes back to a waiting request first.
-	k.FocusNext.SetEnabled(!s.completing && !s.approval && !(inInput && s.approvalPending))
-	k.FocusPrev.SetEnabled(!s.completing && !s.approval)
+	inView := s.view != screenMain && !s.approval && !s.addressing
+	k.FocusNext.SetEnabled(!s.completing && !s.approval && !(inInput && s.approvalPending) &&
+		s.view != screenCrew && !s.addressing)
+	k.FocusPrev.SetEnabled(!s.completing && !s.approval && s.view != screenCrew && !s.addressing)
 	k.Toggle.SetEnabled(s.transcriptFocus)
-	k.CancelChild.SetEnabled(s.transcriptFocus && s.childFocused)
 	k.Back.SetEnabled(s.transcriptFocus)
-	k.LineUp.SetEnabled(s.transcriptFocus)
-	k.LineDown.SetEnabled(s.transcriptFocus)
+	k.LineUp.SetEnabled(s.transcriptFocus || (inView && s.view == screenChild))
+	k.LineDown.SetEnabled(s.transcriptFocus || (inView && s.view == screenChild))
 
-	k.Top.SetEnabled(s.transcriptFocus || s.inputEmpty)
-	k.Bottom.SetEnabled(s.transcriptFocus || s.inputEmpty)
+	// A child's keys apply to the focused pane, the overview's selection
+	// and the child shown full-screen, while no text is being typed.
+	onChild := !s.approval && !s.addressing && s.child.any &&
+		(s.transcriptFocus || s.view != screenMain)
+	k.CancelChild.SetEnabled(onChild && s.child.running)
+	k.ChildOpen.SetEnabled(onChild && s.view != screenChild)
+	k.ChildMessage.SetEnabled(onChild && s.child.canMessage)
+	k.ChildPause.SetEnabled(onChild && s.child.running)
+	k.ChildBackground.SetEnabled(onChild && s.child.foreground)
+	inCrew := inView && s.view == screenCrew
+	k.CrewUp.SetEnabled(inCrew)
+	k.CrewDown.SetEnabled(inCrew)
+	k.CrewOpen.SetEnabled(inCrew && s.child.any)
+	k.ViewBack.SetEnabled(s.view != screenMain && !s.transcriptFocus && !s.approval && !s.addressing)
+	k.AddressCancel.SetEnabled(s.addressing && !s.approval)
+	k.Crew.SetEnabled(!s.approval && !s.feedback)
+
+	k.Top.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)
+	k.Bottom.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)
 
 	k.PageUp.SetEnabled(!s.approval)
 	k.PageDown.SetEnabled(!s.approval)
@@ -198,7 +260,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.FeedbackBack.SetEnabled(s.approval && s.feedback)
 	k.FocusApproval.SetEnabled(inInput && s.approvalPending && !s.completing)
 
-	k.Cancel.SetEnabled((inInput && s.running && !s.completing) || answering)
+	k.Cancel.SetEnabled((inInput && s.view == screenMain && !s.addressing && s.running && !s.completing) || answering)
 	k.Help.SetEnabled(s.transcriptFocus || s.inputEmpty || answering)
 	k.CycleMode.SetEnabled(s.canCycle && !s.feedback)
 	k.Retry.SetEnabled(s.canRetry && !s.running && !s.feedback)

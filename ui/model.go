@@ -51,6 +51,9 @@ type Options struct {
 	// ResumeNote, when set, is shown as a notice after the replay
 	// ("resumed session <id> (N messages)").
 	ResumeNote string
+	// Cost prices tokens for /cost, the crew overview and the panes; nil
+	// when no price table is configured.
+	Cost CostFunc
 }
 
 // Model is the root Bubble Tea model: it owns the transcript, the input,
@@ -87,6 +90,18 @@ type Model struct {
 	appr       approvals
 	lastFailed bool // the last turn ended in an error: ctrl+r retries it
 	replayed   bool // heights of the replayed blocks are still estimates
+
+	// Crew: the screen shown, the overview, the child shown full-screen
+	// (and the screen it was opened from), the child the input is
+	// addressed to, and whether a background result started the main
+	// agent's current turn.
+	view   screen
+	ov     crewOverview
+	cv     *childView
+	cvFrom screen
+	addr   *address
+	cost   CostFunc
+	bgTurn bool
 
 	pump          *eventPump
 	ctx           context.Context
@@ -163,8 +178,13 @@ func newModel(ctx context.Context, opts Options) Model {
 		memo:          &chromeMemo{},
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
+	m.ov = newCrewOverview(styles, keys)
+	m.cost = opts.Cost
+	m.rt.cost = opts.Cost
+	m.rt.keepLog = true
 	if opts.Engine != nil {
 		m.status.model = opts.Engine.Model()
+		m.rt.mainModel = m.status.model
 	}
 	if opts.Permissions != nil {
 		m.perms = opts.Permissions
@@ -261,6 +281,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case undoDoneMsg:
 		m.handleUndoDone(msg)
 	default:
+		if cmd, ok := m.updateCrew(msg); ok {
+			return cmd
+		}
 		return m.updateApproval(msg)
 	}
 	return nil
@@ -270,12 +293,22 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // approval requests among them to the approval queue.
 func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 	var cmds []tea.Cmd
+	m.rt.now = m.clock()
+	m.rt.mainModel = m.status.model
 	for _, ev := range events {
 		if a, ok := ev.(approvalEvent); ok {
 			cmds = append(cmds, m.enqueueApproval(a.p))
 			continue
 		}
 		eff := m.rt.route(ev)
+		m.routeToView(ev)
+		if eff.background && m.turn == nil {
+			// The engine calls the main agent with the child's result:
+			// a turn the UI did not start, shown running until its Done.
+			m.bgTurn = true
+			m.status.running = true
+			m.status.started = m.clock()
+		}
 		if eff.retrying {
 			m.status.retryReason, m.status.retryUntil = eff.retryReason, m.clock().Add(eff.retryWait)
 		} else if !ev.From().IsChild() {
@@ -284,6 +317,10 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		if eff.done {
 			m.status.running = false
+			if m.bgTurn && m.turn == nil {
+				m.status.note = ""
+			}
+			m.bgTurn = false
 		}
 		if _, ok := ev.(agent.ErrorEvent); ok && !ev.From().IsChild() && m.turn != nil {
 			m.turn.errShown = true
@@ -380,7 +417,9 @@ func (m *Model) notice(level NoticeLevel, text string) {
 	m.tr.Append(NewNoticeBlock(level, text))
 }
 
-func (m *Model) needsTick() bool { return m.status.running || m.tr.AnyLive() }
+func (m *Model) needsTick() bool {
+	return m.status.running || m.tr.AnyLive() || (m.cv != nil && m.cv.tr.AnyLive())
+}
 
 // ensureTick starts the spinner tick when something became live.
 func (m *Model) ensureTick() tea.Cmd {
@@ -402,10 +441,10 @@ func (m *Model) layout() {
 	now := m.clock()
 	ab := m.appr.block
 	m.keyState = keyState{
-		transcriptFocus: m.transcriptFocus,
+		transcriptFocus: m.transcriptFocus || (m.view == screenChild && m.cv != nil && m.cv.tr.Focused() != nil),
 		inputEmpty:      m.input.Value() == "",
 		completing:      m.popupOpen(),
-		running:         m.turn != nil,
+		running:         m.turn != nil || m.bgTurn,
 		childFocused:    m.focusedRunningChild() != nil,
 		historyAtEdge:   m.input.HasHistory(),
 		approval:        m.appr.focus,
@@ -415,6 +454,9 @@ func (m *Model) layout() {
 		canGrant:        m.perms != nil,
 		canCycle:        m.perms != nil,
 		canRetry:        m.lastFailed && m.engine != nil,
+		view:            m.view,
+		addressing:      m.addr != nil,
+		child:           m.childKeyState(),
 	}
 	m.keys.apply(m.keyState)
 	m.help.Width = m.width
@@ -441,6 +483,14 @@ func (m *Model) layout() {
 	m.tr.base.Now = now
 	m.tr.base.Frame = m.frame
 	m.tr.SetSize(m.width, trHeight)
+	switch m.view {
+	case screenCrew:
+		m.ov.SetSize(m.width, trHeight)
+		m.ov.SetRows(m.rt.tree(), now, m.cost != nil)
+	case screenChild:
+		m.cv.SetClock(now, m.frame)
+		m.cv.SetSize(m.width, trHeight)
+	}
 }
 
 // popupOpen reports whether the command popup shows: it belongs to the
@@ -454,6 +504,17 @@ func (m *Model) helpHeight() int {
 		return 1
 	}
 	return strings.Count(m.help.View(m.keys), "\n") + 1
+}
+
+// helpView is the help line (or the full help), every line cut to the
+// width: bubbles' help lets the short line run past its width when the
+// items before the cut leave no room for its ellipsis.
+func (m Model) helpView() string {
+	lines := strings.Split(m.help.View(m.keys), "\n")
+	for i, l := range lines {
+		lines[i] = fitLine(l, m.width)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // focusedRunningChild is the focused pane when it is a running child.
@@ -471,7 +532,14 @@ func (m *Model) focusedRunningChild() *SubagentBlock {
 // and the help line.
 func (m Model) View() string {
 	var b strings.Builder
-	b.WriteString(m.tr.View())
+	switch m.view {
+	case screenCrew:
+		b.WriteString(m.ov.View())
+	case screenChild:
+		b.WriteString(m.cv.View())
+	default:
+		b.WriteString(m.tr.View())
+	}
 	if m.popupOpen() {
 		b.WriteByte('\n')
 		b.WriteString(m.comp.View())
@@ -482,6 +550,6 @@ func (m Model) View() string {
 	b.WriteString(m.memo.status.get(m.status.memoKey(), m.status.View))
 	b.WriteByte('\n')
 	b.WriteString(m.memo.help.get(helpKey{width: m.width, full: m.fullHelp, keys: m.keyState},
-		func() string { return m.help.View(m.keys) }))
+		m.helpView))
 	return b.String()
 }

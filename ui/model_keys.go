@@ -31,6 +31,36 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if key.Matches(k, m.keys.Crew) {
+		if m.view == screenCrew {
+			m.closeView()
+		} else {
+			m.openCrew()
+		}
+		return nil
+	}
+	if m.addr != nil && !m.appr.focus {
+		if cmd, ok := m.handleAddressKey(k); ok {
+			return cmd
+		}
+		if m.view != screenMain {
+			return m.handleInputKey(k)
+		}
+	}
+	if m.view != screenMain && !m.appr.focus {
+		switch {
+		case key.Matches(k, m.keys.CycleMode):
+			m.cycleMode()
+			return nil
+		case key.Matches(k, m.keys.Help):
+			m.fullHelp = !m.fullHelp
+			return nil
+		case key.Matches(k, m.keys.FocusApproval):
+			m.focusApproval()
+			return nil
+		}
+		return m.handleViewKey(k)
+	}
 	switch {
 	case key.Matches(k, m.keys.CycleMode):
 		m.cycleMode()
@@ -119,6 +149,9 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 		m.focusApproval()
 		return nil
 	case key.Matches(k, m.keys.Cancel):
+		if m.turn == nil {
+			return m.cancelBackgroundTurn()
+		}
 		m.cancelTurn()
 		return nil
 	case key.Matches(k, m.keys.Send):
@@ -147,6 +180,9 @@ func (m *Model) sendInput() tea.Cmd {
 }
 
 func (m *Model) handleTranscriptKey(k tea.KeyMsg) tea.Cmd {
+	if cmd, ok := m.handleChildKey(k); ok {
+		return cmd
+	}
 	switch {
 	case key.Matches(k, m.keys.Back):
 		if m.appr.block != nil {
@@ -160,11 +196,6 @@ func (m *Model) handleTranscriptKey(k tea.KeyMsg) tea.Cmd {
 		m.tr.MoveFocus(-1)
 	case key.Matches(k, m.keys.Toggle):
 		m.tr.Toggle()
-	case key.Matches(k, m.keys.CancelChild):
-		if b := m.focusedRunningChild(); b != nil && m.engine != nil {
-			id, engine := b.AgentID(), m.engine
-			return func() tea.Msg { return childCancelledMsg{agentID: id, ok: engine.CancelChild(id)} }
-		}
 	case key.Matches(k, m.keys.LineUp):
 		m.tr.ScrollBy(-1)
 	case key.Matches(k, m.keys.LineDown):

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"covey/agent"
@@ -15,6 +16,9 @@ type routeEffect struct {
 	retrying    bool
 	retryReason string
 	retryWait   time.Duration
+	// background is set by a BackgroundResult to the main agent: the
+	// engine calls the model again with it, a turn the UI did not start.
+	background bool
 }
 
 // router sends each agent event to the block it belongs to: the main
@@ -30,14 +34,43 @@ type router struct {
 	depth     map[*SubagentBlock]int      // nesting depth of each pane
 	batches   map[string][]*SubagentBlock // panes by the task call that spawned them
 	callOwner map[string]*SubagentBlock   // child tool calls by CallID, for nested tasks
+	parent    map[*SubagentBlock]*SubagentBlock // nil for the root's own children
 
 	usage agent.Usage // the session's tokens, children included
+
+	// root is the agent whose events are "the conversation": "" for the
+	// main agent; a child's AgentID in that child's full-screen view,
+	// where its own children become panes.
+	root string
+	// keepLog keeps every child event in log, so a child's full-screen
+	// view can be built from its history when it is opened.
+	keepLog bool
+	log     []loggedEvent
+
+	now       time.Time // the time of the batch being routed
+	cost      CostFunc  // prices tokens; nil when no price table is set
+	mainModel string    // the main agent's model, for its cost
+	mainCost  float64   // what the main agent's own requests cost
+	treeCache []*SubagentBlock
 }
+
+// CostFunc prices usage of a model in dollars; ok is false when the model
+// has no price.
+type CostFunc func(model string, u agent.Usage) (cost float64, ok bool)
 
 func newRouter(t *transcript) *router {
 	r := &router{t: t}
 	r.reset()
 	return r
+}
+
+// isRoot reports whether src is the agent whose conversation this router
+// draws as the transcript.
+func (r *router) isRoot(src agent.Source) bool {
+	if r.root == "" {
+		return !src.IsChild()
+	}
+	return src.AgentID == r.root
 }
 
 // reset forgets every block and the session totals (/clear).
@@ -49,7 +82,11 @@ func (r *router) reset() {
 	r.depth = map[*SubagentBlock]int{}
 	r.batches = map[string][]*SubagentBlock{}
 	r.callOwner = map[string]*SubagentBlock{}
+	r.parent = map[*SubagentBlock]*SubagentBlock{}
 	r.usage = agent.Usage{}
+	r.log = nil
+	r.mainCost = 0
+	r.treeCache = nil
 }
 
 // finishAssistant freezes the current answer so later text starts a new one.
@@ -74,11 +111,22 @@ func (r *router) currentAssistant() *AssistantBlock {
 
 // route applies one event.
 func (r *router) route(ev agent.Event) routeEffect {
-	if ev.From().IsChild() {
+	if !r.isRoot(ev.From()) {
+		if r.keepLog {
+			r.log = append(r.log, loggedEvent{ev: ev, at: r.now})
+		}
 		r.routeChild(ev)
 		return routeEffect{}
 	}
 	switch e := ev.(type) {
+	case agent.BackgroundResult:
+		r.finishAssistant()
+		r.t.Append(NewNoticeBlock(NoticeInfo, backgroundNote(e)))
+		return routeEffect{background: r.root == ""}
+	case agent.ChildMessage:
+		// In a child's own view, a message sent to it is a user turn.
+		r.finishAssistant()
+		r.t.Append(NewUserBlock(e.Text))
 	case agent.UserMessage:
 		// Only a replayed session carries the user's messages as events.
 		r.finishAssistant()
@@ -103,6 +151,11 @@ func (r *router) route(ev agent.Event) routeEffect {
 		}
 	case agent.UsageReported:
 		r.usage.Add(e.Usage)
+		if r.cost != nil {
+			if c, ok := r.cost(r.mainModel, e.Usage); ok {
+				r.mainCost += c
+			}
+		}
 	case agent.Retrying:
 		reason := oneLine(e.Reason)
 		if reason == "" {
@@ -129,13 +182,18 @@ func (r *router) route(ev agent.Event) routeEffect {
 func (r *router) routeChild(ev agent.Event) {
 	src := ev.From()
 	if e, ok := ev.(agent.ChildStarted); ok {
-		if _, dup := r.children[src.AgentID]; dup {
+		if old, dup := r.children[src.AgentID]; dup {
+			old.Observe(r.now)
+			old.Apply(e) // a finished child resumed
+			r.t.Touch(old)
 			return
 		}
 		b := NewSubagentBlock(e)
+		b.Observe(r.now)
 		r.children[src.AgentID] = b
 		r.order = append(r.order, b)
 		r.depth[b] = src.Depth
+		r.parent[b] = r.callOwner[src.ParentCallID]
 		r.t.Insert(r.insertAt(src), b)
 		r.batches[src.ParentCallID] = append(r.batches[src.ParentCallID], b)
 		return
@@ -150,8 +208,38 @@ func (r *router) routeChild(ev agent.Event) {
 	case agent.UsageReported:
 		r.usage.Add(e.Usage)
 	}
+	b.Observe(r.now)
 	b.Apply(ev)
+	switch ev.(type) {
+	case agent.UsageReported, agent.ChildFinished:
+		r.price(b)
+	}
 	r.t.Touch(b)
+}
+
+// price sets a pane's cost from its usage, when its model has a price.
+func (r *router) price(b *SubagentBlock) {
+	if r.cost == nil {
+		return
+	}
+	if c, ok := r.cost(b.Model(), b.Usage()); ok {
+		b.SetCost(c)
+	}
+}
+
+// backgroundNote is the line that says a background child's result came
+// back to the main agent (and started the turn that follows).
+func backgroundNote(e agent.BackgroundResult) string {
+	name := oneLine(e.Name)
+	if name == "" {
+		name = oneLine(e.ChildID)
+	}
+	text := "background child " + name + " " + strings.ReplaceAll(oneLine(e.Status), "_", " ") +
+		": its result goes to the main agent"
+	if first := oneLine(e.Text); strings.TrimSpace(first) != "" {
+		text += "\n" + first
+	}
+	return text
 }
 
 // insertAt is where a new pane goes: after the earlier panes of its batch,
@@ -208,4 +296,71 @@ func (r *router) runningChildren() int {
 		}
 	}
 	return n
+}
+
+// tree lists every child depth first, each right under its parent, in
+// start order among siblings. Parents never change and children are only
+// added, so the list is rebuilt only when a child started.
+func (r *router) tree() []*SubagentBlock {
+	if r.treeCache != nil && len(r.treeCache) == len(r.order) {
+		return r.treeCache
+	}
+	kids := make(map[*SubagentBlock][]*SubagentBlock, len(r.order))
+	for _, b := range r.order {
+		p := r.parent[b]
+		kids[p] = append(kids[p], b)
+	}
+	out := make([]*SubagentBlock, 0, len(r.order))
+	var walk func(p *SubagentBlock)
+	walk = func(p *SubagentBlock) {
+		for _, c := range kids[p] {
+			out = append(out, c)
+			walk(c)
+		}
+	}
+	walk(nil)
+	r.treeCache = out
+	return out
+}
+
+// find looks a child up by its name or AgentID, exactly, then ignoring
+// case.
+func (r *router) find(handle string) *SubagentBlock {
+	handle = strings.TrimSpace(handle)
+	if b, ok := r.children[handle]; ok {
+		return b
+	}
+	for _, b := range r.order {
+		if b.Name() == handle {
+			return b
+		}
+	}
+	for _, b := range r.order {
+		if strings.EqualFold(b.Name(), handle) {
+			return b
+		}
+	}
+	return nil
+}
+
+// within reports whether b is anc or one of its descendants.
+func (r *router) within(b, anc *SubagentBlock) bool {
+	for ; b != nil; b = r.parent[b] {
+		if b == anc {
+			return true
+		}
+	}
+	return false
+}
+
+// history is every logged event of the child b and its descendants, in
+// order: what its full-screen view is built from.
+func (r *router) history(b *SubagentBlock) []loggedEvent {
+	var out []loggedEvent
+	for _, le := range r.log {
+		if p, ok := r.children[le.ev.From().AgentID]; ok && r.within(p, b) {
+			out = append(out, le)
+		}
+	}
+	return out
 }

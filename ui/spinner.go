@@ -27,6 +27,8 @@ const (
 	glyphMaxTurns  = "↻"
 	glyphWaiting   = "⏸"
 	glyphArrow     = "→"
+	glyphPaused    = "‖"
+	glyphQueued    = "…"
 )
 
 // elapsedText formats a duration for a status line: 450ms, 3.2s, 41s, 1m05s,

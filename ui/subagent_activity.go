@@ -18,6 +18,7 @@ const (
 	actNote    // retries and stop reasons
 	actError   // the child's error
 	actSummary // the child's final summary
+	actMessage // a message the user or the parent sent the child
 )
 
 // toolState is the state of a child's tool call.
@@ -69,6 +70,8 @@ func (a *activity) render(look func(lookID) quickStyle, width, need int) []strin
 		return styleLast(wrapText(a.text, width), need, look(lookError))
 	case actSummary:
 		return styleLast(wrapText(a.text, width), need, look(lookSummary))
+	case actMessage:
+		return styleLast(wrapText("› "+a.text, width), need, look(lookMessage))
 	}
 	return styleLast(wrapText(a.text, width), need, look(lookBody))
 }
@@ -177,6 +180,7 @@ const (
 	lookToolArg
 	lookToolOutput
 	lookAnswer
+	lookMessage
 	lookCount
 )
 
@@ -240,6 +244,8 @@ func themeStyle(st *theme.Styles, id lookID) lipgloss.Style {
 		return st.Tool.Output
 	case lookAnswer:
 		return st.Assistant.Text
+	case lookMessage:
+		return st.User.Text
 	}
 	return st.Subagent.Body
 }

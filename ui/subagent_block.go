@@ -35,6 +35,7 @@ const (
 	childCancelled
 	childTimedOut
 	childMaxTurns
+	childBudget // stopped at its token or cost budget
 )
 
 // SubagentBlock is the live pane of one child agent: a header with a state
@@ -53,6 +54,7 @@ type SubagentBlock struct {
 	elapsed time.Duration // frozen when the child finishes
 	tools   int
 	usage   agent.Usage
+	crew    paneCrew // background, pause, budget, files: see subagent_crew.go
 
 	acts     activityRing
 	openTool map[string]uint64 // call ID → sequence of its line, until it finishes
@@ -69,7 +71,10 @@ type SubagentBlock struct {
 
 // NewSubagentBlock returns the pane of a child that just started.
 func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
-	return &SubagentBlock{src: ev.Source, model: ev.Model, openTool: map[string]uint64{}}
+	b := &SubagentBlock{src: ev.Source, model: ev.Model, openTool: map[string]uint64{}}
+	b.crew.background = ev.Background
+	b.crew.maxTokens, b.crew.maxCost = ev.MaxTokens, ev.MaxCost
+	return b
 }
 
 // SetStarted sets when the child started, for its elapsed time. Without it
@@ -81,6 +86,10 @@ func (b *SubagentBlock) SetStarted(t time.Time) { b.started = t }
 // ErrorEvent and ChildFinished change it; other events and anything after
 // ChildFinished are ignored.
 func (b *SubagentBlock) Apply(ev agent.Event) {
+	if b.applyCrew(ev) {
+		b.version++
+		return
+	}
 	if b.state != childRunning {
 		return
 	}
@@ -98,6 +107,7 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: oneLine(e.Name), arg: oneLine(arg)})
 	case agent.ToolFinished:
 		b.finishTool(e)
+		b.crew.files.addEdit(fileChangeOf(e.Result))
 	case agent.UsageReported:
 		b.usage.Add(e.Usage)
 	case agent.Retrying:
@@ -171,6 +181,8 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 		b.state = childTimedOut
 	case agent.StopMaxTurns:
 		b.state = childMaxTurns
+	case agent.StopBudget:
+		b.state = childBudget
 	default:
 		b.state = childFailed
 		if e.Reason == "" && e.Error == "" {
@@ -178,9 +190,10 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 		}
 	}
 	b.elapsed = e.Elapsed
-	if b.elapsed <= 0 && !b.started.IsZero() && !b.lastNow.IsZero() {
-		b.elapsed = b.lastNow.Sub(b.started)
+	if b.elapsed <= 0 {
+		b.elapsed = b.runningElapsed(b.eventTime())
 	}
+	b.crew.paused, b.crew.queued = false, false
 	b.tools = max(b.tools, e.ToolCalls)
 	if e.Usage.Total() > 0 {
 		b.usage = e.Usage // the child's own total is authoritative
@@ -199,6 +212,8 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 		b.push(activity{kind: actNote, text: "timed out after " + elapsedText(b.elapsed)})
 	case childMaxTurns:
 		b.push(activity{kind: actNote, text: "stopped at its turn limit"})
+	case childBudget:
+		b.push(activity{kind: actNote, text: "stopped at its budget"})
 	}
 	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" && !b.saidLately(s) {
 		b.push(activity{kind: actSummary, text: s})
@@ -276,8 +291,11 @@ func (b *SubagentBlock) Expanded() bool { return b.expanded }
 // SetExpanded implements Block.
 func (b *SubagentBlock) SetExpanded(v bool) { b.expanded = v }
 
-// Live implements Block: a running pane has a spinner and a clock.
-func (b *SubagentBlock) Live() bool { return b.state == childRunning }
+// Live implements Block: a running pane has a spinner and a clock; a
+// paused or queued one stands still.
+func (b *SubagentBlock) Live() bool {
+	return b.state == childRunning && !b.crew.paused && !b.crew.queued
+}
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *SubagentBlock) Lines(ctx RenderContext) []string {
@@ -286,8 +304,8 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 	}
 	b.lastNow = ctx.Now
 	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded, focused: ctx.Focused}
-	if b.state == childRunning {
-		key.frame, key.tick = ctx.Frame, elapsedText(ctx.Now.Sub(b.started))
+	if b.Live() {
+		key.frame, key.tick = ctx.Frame, elapsedText(b.elapsedAt(ctx.Now))
 	}
 	if lines, ok := b.cache.get(key); ok {
 		return lines
@@ -327,15 +345,21 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 
 // stats is "N tools · elapsed · tokens" (and the approval wait).
 func (b *SubagentBlock) stats(now time.Time) string {
-	elapsed := b.elapsed
-	if b.state == childRunning {
-		elapsed = now.Sub(b.started)
-	}
 	tools := strconv.Itoa(b.tools) + " tools"
 	if b.tools == 1 {
 		tools = "1 tool"
 	}
-	stats := tools + " · " + elapsedText(elapsed) + " · " + tokenCount(b.usage.Total()) + " tok"
+	stats := tools
+	if f := b.crew.files.summary(); f != "" {
+		stats += " · " + f
+	}
+	stats += " · " + elapsedText(b.elapsedAt(now)) + " · " + b.tokenText()
+	if c := b.costText(); c != "" {
+		stats += " · " + c
+	}
+	if l := b.crew.label(b.state == childRunning); l != "" {
+		stats = l + " · " + stats
+	}
 	if b.waiting {
 		stats = "awaiting approval · " + stats
 	}
@@ -383,8 +407,12 @@ func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 		return glyphCancelled, lookCancelled
 	case b.state == childTimedOut:
 		return glyphTimeout, lookTimedOut
-	case b.state == childMaxTurns:
+	case b.state == childMaxTurns, b.state == childBudget:
 		return glyphMaxTurns, lookMaxTurns
+	case b.crew.paused:
+		return glyphPaused, lookWaiting
+	case b.crew.queued:
+		return glyphQueued, lookStats
 	}
 	return spinnerGlyph(ctx.Frame), lookRunning
 }

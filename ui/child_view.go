@@ -1,0 +1,122 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"covey/agent"
+)
+
+// loggedEvent is a child's event and when the UI got it, so a child's
+// view built later dates its nested panes as the main view did.
+type loggedEvent struct {
+	ev agent.Event
+	at time.Time
+}
+
+// childView is one child's whole transcript, full-screen: its answers as
+// markdown, its tool calls as tool blocks with their diffs, its own
+// children as panes, the messages it was sent as user messages, and at
+// the end the files it changed with their diffs. It is built from the
+// child's logged events when opened and then follows its live ones. Its
+// header is the child's pane header, so state, budget and files read as
+// in the transcript.
+type childView struct {
+	pane  *SubagentBlock
+	tr    *transcript
+	rt    *router
+	files *FilesBlock
+
+	width, height int
+	base          RenderContext
+	buf           strings.Builder
+}
+
+// childViewChrome is the lines above the child's transcript: its header
+// and a rule.
+const childViewChrome = 2
+
+// newChildView builds pane's view from history, the logged events of the
+// child and its descendants.
+func newChildView(pane *SubagentBlock, history []loggedEvent, base RenderContext, cost CostFunc) *childView {
+	tr := newTranscript(base)
+	rt := newRouter(tr)
+	rt.root, rt.cost, rt.mainModel = pane.AgentID(), cost, pane.Model()
+	v := &childView{pane: pane, tr: tr, rt: rt, base: base}
+	v.files = NewFilesBlock(pane, "Changed files")
+	for _, le := range history {
+		v.route(le.ev, le.at)
+	}
+	v.keepFilesLast()
+	return v
+}
+
+// route applies one event of the child or a descendant.
+func (v *childView) route(ev agent.Event, now time.Time) {
+	v.rt.now = now
+	v.rt.route(ev)
+	if ev.From().AgentID == v.pane.AgentID() {
+		switch ev.(type) {
+		case agent.ToolFinished, agent.ChildFiles, agent.ChildFinished:
+			v.tr.Touch(v.files)
+		}
+	}
+}
+
+// Route applies a live event and keeps the files list last.
+func (v *childView) Route(ev agent.Event, now time.Time) {
+	v.route(ev, now)
+	v.keepFilesLast()
+}
+
+// keepFilesLast moves the files list to the end after new blocks.
+func (v *childView) keepFilesLast() {
+	if v.tr.Last() == Block(v.files) {
+		return
+	}
+	v.tr.Remove(v.files)
+	v.tr.Append(v.files)
+}
+
+// Pane is the child shown.
+func (v *childView) Pane() *SubagentBlock { return v.pane }
+
+// Chosen is the child the crew keys act on: a focused nested pane, else
+// the child shown.
+func (v *childView) Chosen() *SubagentBlock {
+	if b, ok := v.tr.Focused().(*SubagentBlock); ok {
+		return b
+	}
+	return v.pane
+}
+
+// SetSize sets the area the view fills.
+func (v *childView) SetSize(width, height int) {
+	v.width, v.height = max(width, 1), max(height, 1)
+	v.tr.SetSize(v.width, max(v.height-childViewChrome, 1))
+}
+
+// SetClock gives the view the frame's clock.
+func (v *childView) SetClock(now time.Time, frame int) {
+	v.tr.base.Now, v.tr.base.Frame = now, frame
+	v.base.Now, v.base.Frame = now, frame
+}
+
+// View draws the header, a rule and the transcript, exactly height lines.
+func (v *childView) View() string {
+	b := &v.buf
+	b.Reset()
+	ctx := v.base
+	ctx.Width = max(v.width-gutterWidth, 1)
+	b.WriteString(strings.Repeat(" ", gutterWidth))
+	b.WriteString(v.pane.Lines(ctx)[0])
+	if v.height > 1 {
+		b.WriteByte('\n')
+		b.WriteString(ctx.Styles.Subagent.Border.Render(strings.Repeat("─", v.width)))
+	}
+	if v.height > childViewChrome {
+		b.WriteByte('\n')
+		b.WriteString(v.tr.View())
+	}
+	return b.String()
+}

@@ -1,0 +1,445 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/mattn/go-runewidth"
+
+	"covey/theme"
+)
+
+// crewOverview is the crew overview (ctrl+g, /crew): one row per child of
+// the session, nested children indented under their parent, with its
+// type, state, tool calls, tokens, cost, elapsed time, model and task. The
+// arrow keys move the selection; the root model acts on Selected (open,
+// message, pause, cancel). It draws from the panes themselves, so it is
+// always as current as the transcript.
+type crewOverview struct {
+	styles *theme.Styles
+	keys   KeyMap
+	width  int
+	height int
+
+	rows     []*SubagentBlock // depth first, see router.tree
+	sel      *SubagentBlock   // kept across changes of rows
+	offset   int              // first row shown
+	now      time.Time
+	showCost bool // a price table is set: the cost column shows
+
+	q   crewLooks
+	buf strings.Builder
+}
+
+// crewLooks are the overview's styles as escape codes (see quickStyle):
+// a hundred rows are redrawn on every tick while children run.
+type crewLooks struct {
+	title, header, row, selected, tree, stalled, number quickStyle
+	running, done, failed, cancelled, cutShort, waiting  quickStyle
+}
+
+func newCrewLooks(st *theme.Styles) crewLooks {
+	return crewLooks{
+		title: newQuickStyle(st.Crew.Title), header: newQuickStyle(st.Crew.Header),
+		row: newQuickStyle(st.Crew.Row), selected: newQuickStyle(st.Crew.Selected),
+		tree: newQuickStyle(st.Crew.Tree), stalled: newQuickStyle(st.Crew.Stalled),
+		number: newQuickStyle(st.Crew.Number),
+		running: newQuickStyle(st.Subagent.Running), done: newQuickStyle(st.Subagent.Done),
+		failed: newQuickStyle(st.Subagent.Failed), cancelled: newQuickStyle(st.Subagent.Cancelled),
+		cutShort: newQuickStyle(st.Blocks.MaxTurns), waiting: newQuickStyle(st.Blocks.Waiting),
+	}
+}
+
+func newCrewOverview(styles *theme.Styles, keys KeyMap) crewOverview {
+	return crewOverview{styles: styles, keys: keys, q: newCrewLooks(styles)}
+}
+
+// SetSize sets the area the overview fills.
+func (o *crewOverview) SetSize(width, height int) {
+	o.width, o.height = max(width, 1), max(height, 1)
+	o.scroll()
+}
+
+// SetRows gives the overview the session's children (depth first) and the
+// frame's clock; the selection stays on its child, or goes to the first.
+func (o *crewOverview) SetRows(rows []*SubagentBlock, now time.Time, showCost bool) {
+	o.rows, o.now, o.showCost = rows, now, showCost
+	if o.index(o.sel) < 0 {
+		o.sel = nil
+		if len(rows) > 0 {
+			o.sel = rows[0]
+		}
+	}
+	o.scroll()
+}
+
+// Select puts the selection on b, when it is a row.
+func (o *crewOverview) Select(b *SubagentBlock) {
+	if o.index(b) >= 0 {
+		o.sel = b
+		o.scroll()
+	}
+}
+
+// Selected is the selected child, or nil when there is none.
+func (o crewOverview) Selected() *SubagentBlock { return o.sel }
+
+func (o crewOverview) index(b *SubagentBlock) int {
+	if b == nil {
+		return -1
+	}
+	for i, r := range o.rows {
+		if r == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// Update moves the selection with CrewUp and CrewDown (and Top, Bottom,
+// PageUp, PageDown); the actions on the selection are the root's.
+func (o crewOverview) Update(msg tea.Msg) (crewOverview, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok || len(o.rows) == 0 {
+		return o, nil
+	}
+	i := max(o.index(o.sel), 0)
+	page := max(o.listHeight()-1, 1)
+	switch {
+	case key.Matches(k, o.keys.CrewUp):
+		i--
+	case key.Matches(k, o.keys.CrewDown):
+		i++
+	case key.Matches(k, o.keys.PageUp):
+		i -= page
+	case key.Matches(k, o.keys.PageDown):
+		i += page
+	case key.Matches(k, o.keys.Top):
+		i = 0
+	case key.Matches(k, o.keys.Bottom):
+		i = len(o.rows) - 1
+	default:
+		return o, nil
+	}
+	o.sel = o.rows[min(max(i, 0), len(o.rows)-1)]
+	o.scroll()
+	return o, nil
+}
+
+// listHeight is how many rows fit under the title and the column names.
+func (o crewOverview) listHeight() int { return max(o.height-2, 1) }
+
+// scroll keeps the selection in view.
+func (o *crewOverview) scroll() {
+	i, h := max(o.index(o.sel), 0), o.listHeight()
+	if i < o.offset {
+		o.offset = i
+	}
+	if i >= o.offset+h {
+		o.offset = i - h + 1
+	}
+	o.offset = min(max(o.offset, 0), max(len(o.rows)-h, 0))
+}
+
+// crewColumn is one column of the overview; columns that do not fit the
+// width are dropped, the least useful first.
+type crewColumn struct {
+	title string
+	width int
+	right bool // numbers are right-aligned
+	drop  int  // 0 is never dropped; higher goes first
+}
+
+// The columns, in screen order. The name column takes what is left, up to
+// nameMax.
+var crewColumns = [colCount]crewColumn{
+	{title: "NAME", width: 0},
+	{title: "TYPE", width: 14, drop: 4},
+	{title: "STATE", width: 20},
+	{title: "TOOLS", width: 5, right: true, drop: 5},
+	{title: "TOKENS IN/OUT", width: 13, right: true, drop: 2},
+	{title: "COST", width: 8, right: true, drop: 3},
+	{title: "ELAPSED", width: 7, right: true, drop: 1},
+	{title: "MODEL", width: 14, drop: 6},
+	{title: "TASK", width: 0},
+}
+
+const (
+	colName = iota
+	colType
+	colState
+	colTools
+	colTokens
+	colCost
+	colElapsed
+	colModel
+	colTask
+	colCount
+)
+
+const (
+	nameMin  = 12
+	nameMax  = 20
+	taskMin  = 16
+	colGap   = 2
+	selGlyph = "› "
+)
+
+// layout decides the width of each column at the overview's width: 0
+// means the column is not shown.
+func (o crewOverview) layout() [colCount]int {
+	var w [colCount]int
+	for i, c := range crewColumns {
+		w[i] = c.width
+	}
+	if !o.showCost {
+		w[colCost] = 0
+	}
+	avail := o.width - len(selGlyph)
+	used := func() int {
+		n := 0
+		for i, cw := range w {
+			if i == colName || i == colTask || cw == 0 {
+				continue
+			}
+			n += cw + colGap
+		}
+		return n
+	}
+	// Drop the rarer columns until the task fits beside the name, then
+	// the others until the name fits at its least.
+	for drop := 7; drop > 2 && avail-used() < nameMin+colGap+taskMin; drop-- {
+		for i, c := range crewColumns {
+			if c.drop == drop {
+				w[i] = 0
+			}
+		}
+	}
+	for drop := 7; drop > 0 && avail-used() < nameMin; drop-- {
+		for i, c := range crewColumns {
+			if c.drop == drop {
+				w[i] = 0
+			}
+		}
+	}
+	if avail-used() < nameMin {
+		// Narrower still: the state gives way too.
+		w[colState] = max(avail-nameMin-colGap, 1)
+	}
+	// The name takes up to nameMax, leaving the task at least taskMin;
+	// without room for both the task goes.
+	rest := avail - used()
+	w[colTask] = 0
+	if rest >= nameMin+colGap+taskMin {
+		w[colName] = min(nameMax, rest-colGap-taskMin)
+		w[colTask] = rest - w[colName] - colGap
+	} else {
+		w[colName] = min(max(rest, 1), nameMax)
+	}
+	return w
+}
+
+// View draws the title, the column names and the rows in view, exactly
+// height lines.
+func (o *crewOverview) View() string {
+	b := &o.buf
+	b.Reset()
+	w := o.layout()
+	b.WriteString(o.title())
+	lines := 1
+	if o.height > 1 {
+		b.WriteByte('\n')
+		b.WriteString(o.header(w))
+		lines++
+	}
+	narrow := o.width < len(selGlyph)+nameMin+colGap+crewColumns[colState].width
+	for i := o.offset; i < len(o.rows) && lines < o.height; i++ {
+		b.WriteByte('\n')
+		if narrow {
+			// Too narrow for the columns' least: cut each row.
+			var rb strings.Builder
+			o.row(&rb, o.rows[i], w)
+			b.WriteString(fitLine(rb.String(), o.width))
+		} else {
+			o.row(b, o.rows[i], w)
+		}
+		lines++
+	}
+	if len(o.rows) == 0 && lines < o.height {
+		b.WriteByte('\n')
+		b.WriteString(o.q.number.render(fitCell("  no subagents in this session yet", o.width)))
+		lines++
+	}
+	for ; lines < o.height; lines++ {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// title is "Crew · 5 subagents · 2 running · 1 stalled · $0.12".
+func (o crewOverview) title() string {
+	running, stalled, total, priced := 0, 0, 0.0, false
+	for _, r := range o.rows {
+		if r.Running() {
+			running++
+		}
+		if r.Stalled(o.now) {
+			stalled++
+		}
+		if c, ok := r.Cost(); ok {
+			total, priced = total+c, true
+		}
+	}
+	t := "Crew · " + strconv.Itoa(len(o.rows)) + " subagent"
+	if len(o.rows) != 1 {
+		t += "s"
+	}
+	t += " · " + strconv.Itoa(running) + " running"
+	if stalled > 0 {
+		t += " · " + strconv.Itoa(stalled) + " stalled"
+	}
+	if priced {
+		t += " · " + dollars(total)
+	}
+	return o.q.title.render(fitCell(t, o.width))
+}
+
+func (o crewOverview) header(w [colCount]int) string {
+	var b strings.Builder
+	b.WriteString("  ")
+	first := true
+	for i, c := range crewColumns {
+		if w[i] == 0 {
+			continue
+		}
+		if !first {
+			b.WriteString("  ")
+		}
+		first = false
+		b.WriteString(cell(c.title, w[i], c.right))
+	}
+	return o.q.header.render(fitCell(strings.TrimRight(b.String(), " "), o.width))
+}
+
+// row draws one child's row.
+func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int) {
+	selected := r == o.sel
+	text := o.q.row
+	if selected {
+		b.WriteString(o.q.selected.render(selGlyph))
+		text = o.q.selected
+	} else {
+		b.WriteString("  ")
+	}
+	// The name, indented under its parent.
+	indent := ""
+	if d := r.Depth(); d > 1 {
+		indent = strings.Repeat("  ", d-2) + "└ "
+	}
+	name := fitCell(r.Name(), max(w[colName]-cellWidth(indent), 1))
+	if indent != "" {
+		b.WriteString(o.q.tree.render(indent))
+	}
+	b.WriteString(text.render(name))
+	pad(b, w[colName]-cellWidth(indent)-cellWidth(name))
+	for i := colType; i < len(crewColumns); i++ {
+		if w[i] == 0 {
+			continue
+		}
+		b.WriteString("  ")
+		switch i {
+		case colType:
+			b.WriteString(text.render(cell(r.typeName(), w[i], false)))
+		case colState:
+			o.stateCell(b, r, w[i])
+		case colTools:
+			b.WriteString(o.q.number.render(cell(strconv.Itoa(r.ToolCalls()), w[i], true)))
+		case colTokens:
+			u := r.Usage()
+			b.WriteString(o.q.number.render(cell(tokenCount(u.InputTokens)+"/"+tokenCount(u.OutputTokens), w[i], true)))
+		case colCost:
+			c := "-"
+			if v, ok := r.Cost(); ok {
+				c = dollars(v)
+			}
+			b.WriteString(o.q.number.render(cell(c, w[i], true)))
+		case colElapsed:
+			b.WriteString(o.q.number.render(cell(elapsedText(r.elapsedAt(o.now)), w[i], true)))
+		case colModel:
+			b.WriteString(o.q.number.render(cell(oneLine(r.Model()), w[i], false)))
+		case colTask:
+			b.WriteString(text.render(fitCell(oneLine(r.Description()), w[i])))
+		}
+	}
+}
+
+// stateCell is the state in its colour, and "stalled" when the child did
+// nothing for stallAfter.
+func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int) {
+	state := r.StateName()
+	look := o.q.running
+	switch state {
+	case "done":
+		look = o.q.done
+	case "failed":
+		look = o.q.failed
+	case "cancelled", "interrupted":
+		look = o.q.cancelled
+	case "cut short":
+		look = o.q.cutShort
+	case "waiting for approval", "paused", "queued":
+		look = o.q.waiting
+	}
+	if r.Stalled(o.now) {
+		s := stateTrim(state, max(w-len(", stalled"), 1))
+		b.WriteString(look.render(s))
+		b.WriteString(o.q.stalled.render(", stalled"))
+		pad(b, w-len(s)-len(", stalled"))
+		return
+	}
+	b.WriteString(look.render(cell(stateTrim(state, w), w, false)))
+}
+
+// cellWidth is the width of plain text in cells; ASCII needs no lookup.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return runewidth.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// fitCell cuts plain text to w cells, ending it with … when cut.
+func fitCell(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if cellWidth(s) <= w {
+		return s
+	}
+	return runewidth.Truncate(s, w, "…")
+}
+
+// cell is plain text cut or padded to exactly w cells.
+func cell(s string, w int, right bool) string {
+	s = fitCell(s, w)
+	n := w - cellWidth(s)
+	if n <= 0 {
+		return s
+	}
+	if right {
+		return strings.Repeat(" ", n) + s
+	}
+	return s + strings.Repeat(" ", n)
+}
+
+func pad(b *strings.Builder, n int) {
+	for ; n > 0; n-- {
+		b.WriteByte(' ')
+	}
+}

@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"strconv"
+)
+
+// FilesBlock lists the files one child changed, each with its diffs: the
+// end of a child's full-screen view (live: it follows the child's pane),
+// and the answer to /diff NAME (a snapshot).
+type FilesBlock struct {
+	files   *changeSet
+	version func() uint64 // changes whenever files may have
+	title   string
+	cache   lineCache
+	diffs   map[string]*diffView // parsed once per diff text
+}
+
+// NewFilesBlock returns the live block of pane's changed files.
+func NewFilesBlock(pane *SubagentBlock, title string) *FilesBlock {
+	return &FilesBlock{files: &pane.crew.files, version: pane.Version, title: title, diffs: map[string]*diffView{}}
+}
+
+// newFilesSnapshot returns a block of pane's changed files as they are now.
+func newFilesSnapshot(pane *SubagentBlock, title string) *FilesBlock {
+	cs := pane.crew.files.snapshot()
+	return &FilesBlock{files: &cs, version: func() uint64 { return 0 }, title: title, diffs: map[string]*diffView{}}
+}
+
+// Lines implements Block. The returned slice must not be modified.
+func (b *FilesBlock) Lines(ctx RenderContext) []string {
+	key := cacheKey{width: ctx.Width, version: b.version()}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	st := ctx.Styles
+	cs := b.files
+	head := b.title
+	if s := cs.summary(); s != "" {
+		head += " · " + s
+	} else {
+		head += " · no files changed"
+	}
+	lines := []string{fitLine(st.Crew.Title.Render(head), ctx.Width)}
+	for _, f := range cs.files {
+		note := f.status + ", +" + strconv.Itoa(f.added) + " −" + strconv.Itoa(f.removed)
+		lines = append(lines, fitLine("  "+st.Tool.Name.Render(cleanText(f.path))+" "+st.Tool.Output.Render("("+note+")"), ctx.Width))
+		if len(f.diffs) == 0 {
+			lines = append(lines, fitLine(st.Tool.Output.Render("    changed by a command: no diff recorded"), ctx.Width))
+			continue
+		}
+		for _, d := range f.diffs {
+			dv, ok := b.diffs[d]
+			if !ok {
+				dv = newDiffView(d)
+				b.diffs[d] = dv
+			}
+			lines = append(lines, indentLines(dv.render(max(ctx.Width-4, 1), 0, st), "    ", ctx.Width)...)
+		}
+	}
+	b.cache.put(key, lines)
+	return lines
+}
+
+// Focusable implements Block.
+func (b *FilesBlock) Focusable() bool { return false }
+
+// Expanded implements Block.
+func (b *FilesBlock) Expanded() bool { return true }
+
+// SetExpanded implements Block; the list is always shown whole.
+func (b *FilesBlock) SetExpanded(bool) {}
+
+// Live implements Block.
+func (b *FilesBlock) Live() bool { return false }

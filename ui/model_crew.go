@@ -1,0 +1,411 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+)
+
+// This file holds the root model's crew controls: the screens beside the
+// conversation (the crew overview and a child's full-screen view), the
+// keys that act on a child (open, message, pause, background, cancel), the
+// input addressed to a child, and the crew commands (/crew, /diff, /cost).
+
+// screen is what fills the area above the input.
+type screen uint8
+
+const (
+	screenMain  screen = iota // the conversation
+	screenCrew                // the crew overview
+	screenChild               // one child full-screen
+)
+
+// address is the child the input's next message goes to.
+type address struct {
+	agentID, name string
+	draft         string // what the input held before, given back on esc
+}
+
+// childSentMsg reports the outcome of a message sent to a child.
+type childSentMsg struct {
+	name string
+	err  error
+}
+
+// childPausedMsg reports the outcome of pausing or resuming a child.
+type childPausedMsg struct {
+	name   string
+	paused bool
+	ok     bool
+}
+
+// childBackgroundedMsg reports the outcome of moving a child to the
+// background.
+type childBackgroundedMsg struct {
+	name string
+	ok   bool
+}
+
+// chosenChild is the child the crew keys act on: the focused pane, the
+// overview's selection, or the child shown full-screen (or a pane focused
+// in its view).
+func (m *Model) chosenChild() *SubagentBlock {
+	switch m.view {
+	case screenCrew:
+		return m.ov.Selected()
+	case screenChild:
+		if m.cv != nil {
+			return m.cv.Chosen()
+		}
+		return nil
+	}
+	if !m.transcriptFocus {
+		return nil
+	}
+	b, _ := m.tr.Focused().(*SubagentBlock)
+	return b
+}
+
+// childKeyState is what the chosen child allows, for the KeyMap.
+func (m *Model) childKeyState() childKeys {
+	b := m.chosenChild()
+	if b == nil {
+		return childKeys{}
+	}
+	return childKeys{
+		any:        true,
+		running:    b.Running(),
+		foreground: b.Running() && !b.Background(),
+		canMessage: m.engine != nil,
+	}
+}
+
+// handleChildKey runs a crew key on the chosen child; handled is false
+// when k is none of them.
+func (m *Model) handleChildKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	b := m.chosenChild()
+	if b == nil {
+		return nil, false
+	}
+	switch {
+	case key.Matches(k, m.keys.ChildOpen), m.view == screenCrew && key.Matches(k, m.keys.CrewOpen):
+		m.openChild(b)
+		return nil, true
+	case key.Matches(k, m.keys.ChildMessage):
+		m.startAddress(b)
+		return nil, true
+	case key.Matches(k, m.keys.ChildPause):
+		return m.pauseChild(b), true
+	case key.Matches(k, m.keys.ChildBackground):
+		return m.backgroundChild(b), true
+	case key.Matches(k, m.keys.CancelChild):
+		return m.cancelChild(b), true
+	}
+	return nil, false
+}
+
+// cancelChild cancels one running child; its siblings go on.
+func (m *Model) cancelChild(b *SubagentBlock) tea.Cmd {
+	if m.engine == nil || !b.Running() {
+		return nil
+	}
+	id, engine := b.AgentID(), m.engine
+	return func() tea.Msg { return childCancelledMsg{agentID: id, ok: engine.CancelChild(id)} }
+}
+
+// pauseChild pauses a running child, or resumes a paused one.
+func (m *Model) pauseChild(b *SubagentBlock) tea.Cmd {
+	if m.engine == nil || !b.Running() {
+		return nil
+	}
+	id, name, engine, paused := b.AgentID(), b.Name(), m.engine, !b.Paused()
+	return func() tea.Msg {
+		return childPausedMsg{name: name, paused: paused, ok: engine.PauseChild(id, paused)}
+	}
+}
+
+// backgroundChild moves a running foreground child to the background.
+func (m *Model) backgroundChild(b *SubagentBlock) tea.Cmd {
+	if m.engine == nil || !b.Running() || b.Background() {
+		return nil
+	}
+	id, name, engine := b.AgentID(), b.Name(), m.engine
+	return func() tea.Msg { return childBackgroundedMsg{name: name, ok: engine.BackgroundChild(id)} }
+}
+
+// startAddress points the input at b: the next message goes to it.
+func (m *Model) startAddress(b *SubagentBlock) {
+	if m.engine == nil {
+		return
+	}
+	draft := m.input.Value()
+	if m.addr != nil {
+		draft = m.addr.draft
+	}
+	m.addr = &address{agentID: b.AgentID(), name: b.Name(), draft: draft}
+	m.input.Reset()
+	m.input.SetTarget(b.Name())
+	m.comp.Filter("")
+	if m.view == screenMain {
+		m.transcriptFocus = false
+		m.tr.Blur()
+	}
+	m.input.Focus()
+}
+
+// endAddress points the input back at the main agent, giving back the
+// draft it held before when restore is set.
+func (m *Model) endAddress(restore bool) {
+	if m.addr == nil {
+		return
+	}
+	draft := m.addr.draft
+	m.addr = nil
+	m.input.SetTarget("")
+	m.input.Reset()
+	if restore {
+		m.input.SetValue(draft)
+	}
+	if m.view != screenMain {
+		m.input.Blur()
+	}
+}
+
+// handleAddressKey handles the input's keys while it is addressed to a
+// child: Enter sends to the child, esc stops addressing.
+func (m *Model) handleAddressKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	switch {
+	case key.Matches(k, m.keys.AddressCancel):
+		m.endAddress(true)
+		return nil, true
+	case key.Matches(k, m.keys.Send):
+		text := strings.TrimSpace(m.input.Value())
+		if text == "" {
+			return nil, true
+		}
+		a := *m.addr
+		m.input.Submit()
+		m.endAddress(true)
+		engine, ctx := m.engine, m.ctx
+		return func() tea.Msg {
+			return childSentMsg{name: a.name, err: engine.SendToChild(ctx, a.agentID, text)}
+		}, true
+	}
+	return nil, false
+}
+
+// openChild shows b's whole transcript full-screen; esc comes back here.
+func (m *Model) openChild(b *SubagentBlock) {
+	if m.view != screenChild {
+		m.cvFrom = m.view
+	}
+	base := m.tr.base
+	m.cv = newChildView(b, m.rt.history(b), base, m.cost)
+	m.view = screenChild
+	m.transcriptFocus = false
+	m.tr.Blur()
+	m.input.Blur()
+	m.cv.tr.Bottom()
+}
+
+// openCrew shows the crew overview, with the chosen child selected.
+func (m *Model) openCrew() {
+	chosen := m.chosenChild()
+	m.cv = nil
+	m.view = screenCrew
+	m.transcriptFocus = false
+	m.tr.Blur()
+	m.input.Blur()
+	m.ov.SetRows(m.rt.tree(), m.clock(), m.cost != nil)
+	if chosen != nil {
+		m.ov.Select(chosen)
+	}
+}
+
+// closeView goes back from the overview or a child's view to where the
+// user was.
+func (m *Model) closeView() {
+	switch {
+	case m.view == screenChild && m.cvFrom == screenCrew:
+		pane := m.cv.Pane()
+		m.cv = nil
+		m.openCrew()
+		m.ov.Select(pane)
+		return
+	case m.view == screenChild:
+		pane := m.cv.Pane()
+		m.cv = nil
+		m.view = screenMain
+		if m.tr.IndexOf(pane) >= 0 {
+			m.transcriptFocus = true
+			m.input.Blur()
+			m.tr.SetFocus(pane)
+			return
+		}
+	}
+	m.view = screenMain
+	m.focusInput()
+}
+
+// handleViewKey handles a key on the overview or a child's view.
+func (m *Model) handleViewKey(k tea.KeyMsg) tea.Cmd {
+	if cmd, ok := m.handleChildKey(k); ok {
+		return cmd
+	}
+	if m.view == screenCrew {
+		if key.Matches(k, m.keys.ViewBack) {
+			m.closeView()
+			return nil
+		}
+		var cmd tea.Cmd
+		m.ov, cmd = m.ov.Update(k)
+		return cmd
+	}
+	if m.cv == nil {
+		m.closeView()
+		return nil
+	}
+	tr := m.cv.tr
+	switch {
+	case key.Matches(k, m.keys.Back):
+		tr.Blur()
+	case key.Matches(k, m.keys.ViewBack):
+		m.closeView()
+	case key.Matches(k, m.keys.FocusNext):
+		tr.MoveFocus(1)
+	case key.Matches(k, m.keys.FocusPrev):
+		tr.MoveFocus(-1)
+	case key.Matches(k, m.keys.Toggle):
+		tr.Toggle()
+	case key.Matches(k, m.keys.LineUp):
+		tr.ScrollBy(-1)
+	case key.Matches(k, m.keys.LineDown):
+		tr.ScrollBy(1)
+	case key.Matches(k, m.keys.PageUp):
+		tr.PageUp()
+	case key.Matches(k, m.keys.PageDown):
+		tr.PageDown()
+	case key.Matches(k, m.keys.Top):
+		tr.Top()
+	case key.Matches(k, m.keys.Bottom):
+		tr.Bottom()
+	}
+	return nil
+}
+
+// routeToView hands a child's event to the open child's view when it
+// belongs there.
+func (m *Model) routeToView(ev agent.Event) {
+	if m.cv == nil || !ev.From().IsChild() {
+		return
+	}
+	if p, ok := m.rt.children[ev.From().AgentID]; ok && m.rt.within(p, m.cv.Pane()) {
+		m.cv.Route(ev, m.rt.now)
+	}
+}
+
+// updateCrew handles the outcomes of the crew commands.
+func (m *Model) updateCrew(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case childSentMsg:
+		if msg.err != nil {
+			m.notice(NoticeError, fmt.Sprintf("message to %s: %v", msg.name, msg.err))
+		}
+	case childPausedMsg:
+		if !msg.ok {
+			m.notice(NoticeWarning, "subagent "+msg.name+" was not running")
+		}
+	case childBackgroundedMsg:
+		if !msg.ok {
+			m.notice(NoticeWarning, "subagent "+msg.name+" was not running in the foreground")
+		}
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (m *Model) cmdCrew(string) tea.Cmd {
+	m.openCrew()
+	return nil
+}
+
+func (m *Model) cmdDiff(arg string) tea.Cmd {
+	if arg == "" {
+		m.notice(NoticeError, "usage: /diff NAME (a subagent's name, as the crew overview shows it)")
+		return nil
+	}
+	b := m.rt.find(arg)
+	if b == nil {
+		m.notice(NoticeError, "no subagent named "+arg+"; ctrl+g lists them")
+		return nil
+	}
+	m.tr.Append(newFilesSnapshot(b, "Files changed by "+b.Name()))
+	m.tr.Bottom()
+	return nil
+}
+
+func (m *Model) cmdCost(string) tea.Cmd {
+	var b strings.Builder
+	b.WriteString("Tokens (in / out)")
+	if m.cost != nil {
+		b.WriteString(" and cost")
+	}
+	priced, total := false, 0.0
+	if m.cost != nil {
+		priced, total = true, m.rt.mainCost
+		u := m.rt.usage
+		for _, c := range m.rt.order {
+			u.InputTokens -= c.Usage().InputTokens
+			u.OutputTokens -= c.Usage().OutputTokens
+		}
+		fmt.Fprintf(&b, "\n  main agent: %s / %s · %s", tokenCount(max(u.InputTokens, 0)),
+			tokenCount(max(u.OutputTokens, 0)), dollars(m.rt.mainCost))
+	}
+	for _, c := range m.rt.tree() {
+		state := ""
+		if c.Running() {
+			state = " (" + c.StateName() + ")"
+		}
+		indent := strings.Repeat("  ", max(c.Depth()-1, 0))
+		u := c.Usage()
+		fmt.Fprintf(&b, "\n  %s%s [%s] %s%s: %s / %s", indent, c.Name(), c.typeName(), oneLine(c.Description()), state,
+			tokenCount(u.InputTokens), tokenCount(u.OutputTokens))
+		if m.cost != nil {
+			if v, ok := c.Cost(); ok {
+				fmt.Fprintf(&b, " · %s", dollars(v))
+				total += v
+			} else {
+				fmt.Fprintf(&b, " · no price for %s", oneLine(c.Model()))
+			}
+		}
+	}
+	u := m.rt.usage
+	fmt.Fprintf(&b, "\n  session total: %s / %s", tokenCount(u.InputTokens), tokenCount(u.OutputTokens))
+	if priced {
+		fmt.Fprintf(&b, " · %s", dollars(total))
+	} else {
+		b.WriteString("\n  (no price table: add prices: to the config for costs)")
+	}
+	m.notice(NoticeInfo, b.String())
+	return nil
+}
+
+// cancelBackgroundTurn cancels the main agent's turn a background
+// child's result started (the UI did not start it, so it holds no context
+// of it); nil when there is none.
+func (m *Model) cancelBackgroundTurn() tea.Cmd {
+	if m.turn != nil || !m.bgTurn || m.engine == nil {
+		return nil
+	}
+	engine := m.engine
+	m.status.note = "cancelling…"
+	return func() tea.Msg {
+		engine.CancelTurn()
+		return nil
+	}
+}

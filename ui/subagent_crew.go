@@ -1,0 +1,296 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"covey/agent"
+)
+
+// This file holds what a pane knows of its child beyond its activity: the
+// crew controls' state (queued, paused, in the background), its budget and
+// cost, the files it changed, and when it last did anything.
+
+// stallAfter is how long a running child may go without an event before
+// the crew overview calls it stalled.
+const stallAfter = 30 * time.Second
+
+// paneCrew is a child's crew state, kept by its SubagentBlock.
+type paneCrew struct {
+	queued, paused, background bool
+	interrupted                bool // covey stopped while it ran
+	detail                     string
+
+	maxTokens int
+	maxCost   float64
+	cost      float64
+	costKnown bool
+
+	files changeSet
+
+	now  time.Time     // the time of the event being applied (see Observe)
+	last time.Time     // the child's last event
+	base time.Duration // working time before the current running stretch
+}
+
+// label is the state word the header shows before its stats.
+func (c *paneCrew) label(running bool) string {
+	switch {
+	case !running:
+		return ""
+	case c.queued:
+		return "queued"
+	case c.paused:
+		return "paused"
+	case c.background:
+		return "background"
+	}
+	return ""
+}
+
+// Observe tells the pane the time of the event it is about to get: it
+// marks the child's last activity and dates state changes.
+func (b *SubagentBlock) Observe(now time.Time) {
+	if now.IsZero() {
+		return
+	}
+	b.crew.now, b.crew.last = now, now
+	if b.started.IsZero() {
+		b.started = now
+	}
+}
+
+// eventTime is the time of the event being applied.
+func (b *SubagentBlock) eventTime() time.Time {
+	if !b.crew.now.IsZero() {
+		return b.crew.now
+	}
+	return b.lastNow
+}
+
+// runningElapsed is the working time at now of a child that runs.
+func (b *SubagentBlock) runningElapsed(now time.Time) time.Duration {
+	if b.crew.paused || b.crew.queued || b.started.IsZero() || now.IsZero() {
+		return b.crew.base
+	}
+	return b.crew.base + max(now.Sub(b.started), 0)
+}
+
+// elapsedAt is the child's working time shown at now: frozen while paused
+// or queued and once it finished.
+func (b *SubagentBlock) elapsedAt(now time.Time) time.Duration {
+	if b.state != childRunning {
+		return b.elapsed
+	}
+	return b.runningElapsed(now)
+}
+
+// applyCrew applies the crew events (ChildState, ChildMessage, ChildFiles)
+// and a repeated ChildStarted (a finished child resumed); it reports
+// whether ev was one of them. They apply to finished panes too: a message
+// to a finished child resumes it.
+func (b *SubagentBlock) applyCrew(ev agent.Event) bool {
+	switch e := ev.(type) {
+	case agent.ChildState:
+		b.applyState(e)
+	case agent.ChildMessage:
+		b.push(activity{kind: actMessage, text: oneLine(e.Text)})
+	case agent.ChildFiles:
+		b.crew.files.addStatus(e.Files)
+	case agent.ChildStarted:
+		if b.state != childRunning {
+			b.revive(0, "resumed")
+		}
+		b.crew.background = e.Background
+		if e.MaxTokens > 0 || e.MaxCost > 0 {
+			b.crew.maxTokens, b.crew.maxCost = e.MaxTokens, e.MaxCost
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// applyState follows the child's state changes.
+func (b *SubagentBlock) applyState(e agent.ChildState) {
+	now := b.eventTime()
+	b.crew.detail = oneLine(e.Detail)
+	b.crew.background = e.Background
+	switch e.State {
+	case agent.StateQueued:
+		if b.state == childRunning {
+			b.crew.queued = true
+		}
+	case agent.StateRunning:
+		if b.state != childRunning {
+			note := "resumed"
+			if b.crew.detail != "" {
+				note = b.crew.detail
+			}
+			b.revive(e.Elapsed, note)
+			return
+		}
+		if e.Elapsed > 0 {
+			b.crew.base = e.Elapsed
+		} else if !b.crew.paused && !b.crew.queued {
+			b.crew.base = b.runningElapsed(now)
+		}
+		b.crew.paused, b.crew.queued = false, false
+		b.started = now
+	case agent.StatePaused:
+		if b.state != childRunning || b.crew.paused {
+			return
+		}
+		if e.Elapsed > 0 {
+			b.crew.base = e.Elapsed
+		} else {
+			b.crew.base = b.runningElapsed(now)
+		}
+		b.crew.paused, b.crew.queued = true, false
+	case agent.StateInterrupted:
+		if b.state == childRunning {
+			b.crew.interrupted = true
+			b.finish(agent.ChildFinished{Source: b.src, Reason: agent.StopCancelled, Elapsed: e.Elapsed})
+			if last := b.acts.last(); last != nil && last.kind == actNote && last.text == "cancelled" {
+				last.text = "interrupted: covey stopped while it ran"
+			}
+		}
+	}
+	// The final states come with ChildFinished, which says more.
+}
+
+// revive turns a finished pane into a running one again (a message
+// resumed it); its working time goes on from where it stopped.
+func (b *SubagentBlock) revive(elapsed time.Duration, note string) {
+	if elapsed <= 0 {
+		elapsed = b.elapsed
+	}
+	b.state = childRunning
+	b.crew.base, b.crew.paused, b.crew.queued, b.crew.interrupted = elapsed, false, false, false
+	b.started = b.eventTime()
+	b.elapsed = 0
+	b.push(activity{kind: actNote, text: note})
+}
+
+// tokenText is "12.4k tok", or "12.4k/50k tok" against a token budget.
+func (b *SubagentBlock) tokenText() string {
+	if b.crew.maxTokens > 0 {
+		return tokenCount(b.usage.Total()) + "/" + tokenCount(b.crew.maxTokens) + " tok"
+	}
+	return tokenCount(b.usage.Total()) + " tok"
+}
+
+// costText is "$0.04", or "$0.04/$1.00" against a cost budget; "" when no
+// price is known for the child's model.
+func (b *SubagentBlock) costText() string {
+	switch {
+	case b.crew.costKnown && b.crew.maxCost > 0:
+		return dollars(b.crew.cost) + "/" + dollars(b.crew.maxCost)
+	case b.crew.costKnown:
+		return dollars(b.crew.cost)
+	case b.crew.maxCost > 0:
+		return "budget " + dollars(b.crew.maxCost)
+	}
+	return ""
+}
+
+// dollars formats a cost: cents, or tenths of cents below a cent.
+func dollars(v float64) string {
+	if v > 0 && v < 0.01 {
+		return fmt.Sprintf("$%.3f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// SetCost records what the child's tokens cost so far.
+func (b *SubagentBlock) SetCost(v float64) {
+	if !b.crew.costKnown || b.crew.cost != v {
+		b.crew.cost, b.crew.costKnown = v, true
+		b.version++
+	}
+}
+
+// Cost is what the child's tokens cost so far; ok is false when no price
+// is known for its model.
+func (b *SubagentBlock) Cost() (v float64, ok bool) { return b.crew.cost, b.crew.costKnown }
+
+// Name is the child's handle ("scout"), or its AgentID when it has none.
+func (b *SubagentBlock) Name() string {
+	if n := oneLine(b.src.Name); n != "" {
+		return n
+	}
+	return b.src.AgentID
+}
+
+// Depth is the child's nesting depth (1 for the main agent's children).
+func (b *SubagentBlock) Depth() int { return b.src.Depth }
+
+// Source is the child's event source.
+func (b *SubagentBlock) Source() agent.Source { return b.src }
+
+// Paused reports whether the child is paused.
+func (b *SubagentBlock) Paused() bool { return b.state == childRunning && b.crew.paused }
+
+// Background reports whether the child runs in the background.
+func (b *SubagentBlock) Background() bool { return b.crew.background }
+
+// Files is the summary of the files the child changed ("3 files +40 −5"),
+// "" when none.
+func (b *SubagentBlock) Files() string { return b.crew.files.summary() }
+
+// FileCount is how many files the child changed.
+func (b *SubagentBlock) FileCount() int { return b.crew.files.Len() }
+
+// Diff is the child's changes as one unified diff.
+func (b *SubagentBlock) Diff() string { return b.crew.files.diff() }
+
+// Budget is the child's token and cost budgets (0: none).
+func (b *SubagentBlock) Budget() (tokens int, cost float64) {
+	return b.crew.maxTokens, b.crew.maxCost
+}
+
+// Stalled reports whether a running child has done nothing for
+// stallAfter: no event while not paused, queued or waiting for the user.
+func (b *SubagentBlock) Stalled(now time.Time) bool {
+	return b.Live() && !b.waiting && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= stallAfter
+}
+
+// StateName is the child's state as the overview names it.
+func (b *SubagentBlock) StateName() string {
+	switch b.state {
+	case childDone:
+		return "done"
+	case childFailed:
+		return "failed"
+	case childCancelled:
+		if b.crew.interrupted {
+			return "interrupted"
+		}
+		return "cancelled"
+	case childTimedOut, childMaxTurns, childBudget:
+		return "cut short"
+	}
+	switch {
+	case b.waiting:
+		return "waiting for approval"
+	case b.crew.queued:
+		return "queued"
+	case b.crew.paused:
+		return "paused"
+	case b.crew.background:
+		return "background"
+	}
+	return "running"
+}
+
+// stateTrim shortens a state for narrow columns.
+func stateTrim(s string, w int) string {
+	if len(s) <= w {
+		return s
+	}
+	if s == "waiting for approval" && w >= len("approval") {
+		return "approval"
+	}
+	return strings.TrimSpace(s[:w])
+}
