@@ -39,7 +39,7 @@ type crewOverview struct {
 // a hundred rows are redrawn on every tick while children run.
 type crewLooks struct {
 	title, header, row, selected, tree, stalled, number quickStyle
-	running, done, failed, cancelled, cutShort, waiting  quickStyle
+	running, done, failed, cancelled, cutShort, waiting quickStyle
 }
 
 func newCrewLooks(st *theme.Styles) crewLooks {
@@ -47,7 +47,7 @@ func newCrewLooks(st *theme.Styles) crewLooks {
 		title: newQuickStyle(st.Crew.Title), header: newQuickStyle(st.Crew.Header),
 		row: newQuickStyle(st.Crew.Row), selected: newQuickStyle(st.Crew.Selected),
 		tree: newQuickStyle(st.Crew.Tree), stalled: newQuickStyle(st.Crew.Stalled),
-		number: newQuickStyle(st.Crew.Number),
+		number:  newQuickStyle(st.Crew.Number),
 		running: newQuickStyle(st.Subagent.Running), done: newQuickStyle(st.Subagent.Done),
 		failed: newQuickStyle(st.Subagent.Failed), cancelled: newQuickStyle(st.Subagent.Cancelled),
 		cutShort: newQuickStyle(st.Blocks.MaxTurns), waiting: newQuickStyle(st.Blocks.Waiting),

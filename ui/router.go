@@ -27,13 +27,13 @@ type routeEffect struct {
 type router struct {
 	t *transcript
 
-	assistant *AssistantBlock             // the main agent's live answer, if any
-	tools     map[string]*ToolBlock       // main-agent tool calls by CallID
-	children  map[string]*SubagentBlock   // panes by AgentID
-	order     []*SubagentBlock            // panes in start order, for /cost
-	depth     map[*SubagentBlock]int      // nesting depth of each pane
-	batches   map[string][]*SubagentBlock // panes by the task call that spawned them
-	callOwner map[string]*SubagentBlock   // child tool calls by CallID, for nested tasks
+	assistant *AssistantBlock                   // the main agent's live answer, if any
+	tools     map[string]*ToolBlock             // main-agent tool calls by CallID
+	children  map[string]*SubagentBlock         // panes by AgentID
+	order     []*SubagentBlock                  // panes in start order, for /cost
+	depth     map[*SubagentBlock]int            // nesting depth of each pane
+	batches   map[string][]*SubagentBlock       // panes by the task call that spawned them
+	callOwner map[string]*SubagentBlock         // child tool calls by CallID, for nested tasks
 	parent    map[*SubagentBlock]*SubagentBlock // nil for the root's own children
 
 	usage agent.Usage // the session's tokens, children included
