@@ -29,8 +29,11 @@ func cmdAgents(args []string, stdout, stderr io.Writer) int {
 	}
 	home, _ := os.UserHomeDir()
 	set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: userConfigDir(), HomeDir: home, ProjectDir: root})
-	if err := agentdefs.WriteList(stdout, set, problems, *asJSON); err != nil {
+	if err := agentdefs.WriteList(stdout, set, problems, agentdefs.ListOptions{JSON: *asJSON}); err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
+		return exitRun
+	}
+	if agentdefs.HasErrors(problems) {
 		return exitRun
 	}
 	return exitOK

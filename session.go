@@ -188,10 +188,8 @@ func (s *session) provider(profile string) (agent.Provider, error) {
 // subagent_provider / subagent_model from config, else the parent's.
 func (s *session) resolveChild(def agentdefs.Definition) (agent.Provider, string, error) {
 	profile := firstNonEmpty(def.Provider, s.cfg.SubagentProvider)
-	model := ""
-	if m, inherit := def.ModelOrInherit(); !inherit {
-		model = m
-	}
+	// "" resolves to "" (inherit), and so do Claude names nothing maps.
+	model := def.ResolveModel("", nil)
 	p, err := s.provider(firstNonEmpty(profile, s.endpoint.Name))
 	if err != nil {
 		return nil, "", fmt.Errorf("provider for %s: %w", def.Name, err)

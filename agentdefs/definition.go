@@ -24,9 +24,11 @@ package agentdefs
 
 import (
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Scope is where a definition comes from; a wider scope loses to a narrower
@@ -83,6 +85,8 @@ const (
 	// ToolTask is the subagent tool; children get it only when their
 	// definition names it, so nesting is opt-in.
 	ToolTask = "task"
+	// ToolWebFetch fetches a web page (Claude Code's WebFetch).
+	ToolWebFetch = "web_fetch"
 )
 
 // BaseTools returns covey's base tool names in their canonical order: the
@@ -96,7 +100,7 @@ func BaseTools() []string {
 
 // allTools is the base set plus task: the universe a definition's tool
 // lists may name, and the set ReadOnly is derived against.
-func allTools() []string { return append(BaseTools(), ToolTask) }
+func allTools() []string { return append(BaseTools(), ToolWebFetch, ToolTask) }
 
 // Definition describes one subagent type.
 type Definition struct {
@@ -120,11 +124,31 @@ type Definition struct {
 	// AllowedPaths are doublestar globs (workspace-relative) outside which
 	// the child's writes are refused; nil means no limit.
 	AllowedPaths []string
+	// ToolRules limit tools to what their patterns allow, from entries such
+	// as Bash(git diff:*) or Edit(docs/**) in the tools list: the child gets
+	// the tool, but a call no rule of that tool matches is never allowed
+	// without asking the user (refused when nobody can be asked).
+	ToolRules []ToolRule
+	// SpawnTypes limits the subagent types this agent's task tool may
+	// start, from Agent(a, b) or Task(a, b); nil means any type.
+	SpawnTypes []string
+	// PermissionMode is the child's permission mode (Claude Code's
+	// permissionMode: default, acceptEdits, plan, bypassPermissions or
+	// dontAsk); "" means the session's. It never makes a child more
+	// permissive than the session unless config allows it.
+	PermissionMode string
 	// Isolation is "" (the child works in the user's workspace) or
 	// IsolationWorktree (it works in its own git worktree, and its changes
 	// come back as one reviewed merge).
 	Isolation string
-	// Color is kept from Claude Code files; it is informational only.
+	// Background is true when the child should always run in the
+	// background.
+	Background bool
+	// MCPServers names the MCP servers (from the session's config) this
+	// agent may use; nil means those of the session.
+	MCPServers []string
+	// Color is the colour of the child's pane header, one of Colors (Claude
+	// Code's palette), which the UI maps onto the theme.
 	Color string
 	// Prompt is the markdown body of the file: the child's system prompt.
 	Prompt string
@@ -141,47 +165,72 @@ type Definition struct {
 // worktree (Claude Code's spelling).
 const IsolationWorktree = "worktree"
 
-// SourceBuiltIn is the Source of every built-in definition.
-const SourceBuiltIn = "built-in"
-
-// isClaudeModelAlias reports whether m (lower case) is one of Claude Code's
-// model shorthands. covey talks to any OpenAI-compatible server, where these
-// name no model, so they inherit the parent's model unless the user maps
-// them in config (see ResolveModel).
-func isClaudeModelAlias(m string) bool {
-	return m == "haiku" || m == "sonnet" || m == "opus"
+// ToolRule is one entry such as Bash(git diff:*) in a tools list: a
+// permission rule (the rule syntax of config's permissions.allow) that holds
+// for this agent only.
+type ToolRule struct {
+	// Tool is the covey tool the rule governs (bash, edit_file, write_file,
+	// read_file).
+	Tool string `json:"tool"`
+	// Pattern is what is inside the parentheses.
+	Pattern string `json:"pattern"`
+	// Source is the entry as written, e.g. "Bash(git diff:*)"; it parses as
+	// a rule of config's permissions.allow.
+	Source string `json:"source"`
 }
 
-// ModelOrInherit reports the model this definition asks for. It returns
-// ("", true) when the child should use its parent's model: for an empty
-// model, "inherit", and Claude Code's aliases haiku, sonnet and opus (which
-// name no model on an OpenAI-compatible server). Otherwise it returns the
-// model name as written and false.
-func (d Definition) ModelOrInherit() (string, bool) {
-	m := strings.TrimSpace(d.Model)
-	l := strings.ToLower(m)
-	if l == "" || l == "inherit" || isClaudeModelAlias(l) {
-		return "", true
-	}
-	return m, false
-}
-
-// ResolveModel returns the model a child of this type runs: aliases (from
-// config, e.g. {"haiku": "qwen3-8b"}) are consulted first, with the model
-// compared case-insensitively, so users can give Claude's shorthands a
-// meaning; then ModelOrInherit decides between the written name and parent.
-func (d Definition) ResolveModel(parent string, aliases map[string]string) string {
-	m := strings.TrimSpace(d.Model)
-	for k, v := range aliases {
-		if v != "" && strings.EqualFold(k, m) {
-			return v
+// RulesFor returns the Sources of d's rules for tool, nil when it has none
+// (the tool is not limited by rules).
+func (d Definition) RulesFor(tool string) []string {
+	var out []string
+	for _, r := range d.ToolRules {
+		if r.Tool == tool || (tool == ToolWriteFile && r.Tool == ToolEditFile) || (tool == ToolEditFile && r.Tool == ToolWriteFile) {
+			out = append(out, r.Source)
 		}
 	}
-	if name, inherit := d.ModelOrInherit(); !inherit {
-		return name
-	}
-	return parent
+	return out
 }
+
+// Colors returns the colour names an agent file may give (Claude Code's
+// palette); the UI maps each onto a colour of its theme.
+func Colors() []string {
+	return []string{"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"}
+}
+
+// PermissionModes returns the permission modes a definition may ask for,
+// from least to most permissive. dontAsk (Claude Code's) refuses whatever
+// would need asking.
+func PermissionModes() []string {
+	return []string{"plan", "dontAsk", "default", "acceptEdits", "bypassPermissions"}
+}
+
+// ModeRank orders permission modes by how much they allow without asking
+// (plan lowest); an unknown mode ranks as default.
+func ModeRank(mode string) int {
+	for i, m := range PermissionModes() {
+		if strings.EqualFold(m, mode) {
+			return i
+		}
+	}
+	return 2
+}
+
+// ChildMode returns the permission mode a child of type d runs in, given
+// the session's mode: its own when it asks for one no more permissive than
+// the session's (or when escalate is set, the user's config allowing
+// agent files to raise it), else the session's.
+func (d Definition) ChildMode(session string, escalate bool) string {
+	if d.PermissionMode == "" {
+		return session
+	}
+	if escalate || ModeRank(d.PermissionMode) <= ModeRank(session) {
+		return d.PermissionMode
+	}
+	return session
+}
+
+// SourceBuiltIn is the Source of every built-in definition.
+const SourceBuiltIn = "built-in"
 
 // EffectiveMaxTurns returns MaxTurns, or DefaultMaxTurns when it is unset.
 func (d Definition) EffectiveMaxTurns() int {
@@ -201,7 +250,9 @@ func (d Definition) EffectiveTimeout() time.Duration {
 
 // withDerived returns d with ReadOnly recomputed from its tool lists.
 func (d Definition) withDerived() Definition {
-	d.ReadOnly = isReadOnly(EffectiveTools(d, allTools()))
+	// An MCP tool may write anything, so naming one is not read-only.
+	mcp := slices.ContainsFunc(d.Tools, func(t string) bool { return strings.HasPrefix(t, "mcp__") })
+	d.ReadOnly = !mcp && isReadOnly(EffectiveTools(d, allTools()))
 	return d
 }
 
@@ -225,6 +276,8 @@ type Problem struct {
 	Line int `json:"line"`
 	// Message says what is wrong, in words a user can act on.
 	Message string `json:"message"`
+	// Field is the frontmatter key at fault, "" when none is.
+	Field string `json:"field,omitempty"`
 	// Warning is true when the definition still loaded despite the problem.
 	Warning bool `json:"warning"`
 }
@@ -238,23 +291,22 @@ func (p Problem) Error() string {
 	return fmt.Sprintf("%s: %s", p.Path, p.Message)
 }
 
-// maxNameLen bounds names, which end up in tool schemas and pane titles.
+// maxNameLen is the length past which a name earns a warning: names end
+// up in tool schemas and pane titles.
 const maxNameLen = 64
 
-// namePattern is identifier-ish: letters, digits, '-', '_', '.', ':' (Claude
-// plugin agents use "plugin:agent"), starting with a letter or digit. No
-// spaces or slashes, so a name is one token in a tool call and a path.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
-
-// ValidName reports why name cannot name an agent, or nil when it can.
+// ValidName reports why name cannot name an agent, or nil when it can. Any
+// text can, as in Claude Code ("Code Reviewer" included), except empty text
+// and control characters, which would break the one-line places a name is
+// shown.
 func ValidName(name string) error {
-	switch {
-	case name == "":
+	if strings.TrimSpace(name) == "" {
 		return fmt.Errorf("name is empty")
-	case len(name) > maxNameLen:
-		return fmt.Errorf("name %q is longer than %d characters", name, maxNameLen)
-	case !namePattern.MatchString(name):
-		return fmt.Errorf("name %q is not valid: use letters, digits, '-', '_', '.' or ':', starting with a letter or digit", name)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return fmt.Errorf("name %q holds a control character or invalid text", name)
+		}
 	}
 	return nil
 }

@@ -14,14 +14,25 @@ type frontmatter struct {
 	open  int    // file line of the opening fence
 	close int    // file line of the closing fence
 	body  string // everything after the closing fence
+	// longFence is the file line of a fence written with more than three
+	// dashes, 0 when both are plain "---".
+	longFence int
 }
 
 // offset converts a line of the YAML text into a line of the file.
 func (f frontmatter) offset() int { return f.open }
 
-// isFence reports whether line is a '---' fence; trailing blanks are allowed
-// because editors leave them and they are invisible.
-func isFence(line string) bool { return strings.TrimRight(line, " \t") == "---" }
+// isFence reports whether line is a fence: three or more dashes and nothing
+// else. Trailing blanks are allowed because editors leave them and they are
+// invisible; more dashes are allowed because Claude Code reads "-----" as a
+// fence too. long reports the latter, which earns a warning.
+func isFence(line string) (fence, long bool) {
+	l := strings.TrimRight(line, " \t")
+	if len(l) < 3 || strings.Trim(l, "-") != "" {
+		return false, false
+	}
+	return true, len(l) > 3
+}
 
 // splitFrontmatter finds the fenced YAML at the top of a file. Leading blank
 // lines and a UTF-8 byte order mark are tolerated; anything else before the
@@ -34,7 +45,7 @@ func splitFrontmatter(data []byte) (frontmatter, *Problem) {
 	// Walk line by line without splitting the body, which is most of the
 	// file and is kept whole as the prompt.
 	const format = "an agent file starts with a '---' line, then name and description in YAML, then '---' and the system prompt"
-	line, open, yamlStart := 0, 0, 0
+	line, open, yamlStart, longFence := 0, 0, 0, 0
 	for rest := text; ; {
 		l, after, more := strings.Cut(rest, "\n")
 		line++
@@ -42,12 +53,24 @@ func splitFrontmatter(data []byte) (frontmatter, *Problem) {
 		switch {
 		case open == 0 && strings.TrimSpace(l) == "":
 			// Leading blank lines are tolerated.
-		case open == 0 && isFence(l):
-			open, yamlStart = line, start+len(l)+1
 		case open == 0:
-			return frontmatter{}, &Problem{Line: line, Message: "no YAML frontmatter: " + format}
-		case isFence(l):
-			fm := frontmatter{yaml: text[yamlStart:max(start-1, yamlStart)], open: open, close: line}
+			fence, long := isFence(l)
+			if !fence {
+				return frontmatter{}, &Problem{Line: line, Message: "no YAML frontmatter: " + format}
+			}
+			open, yamlStart = line, start+len(l)+1
+			if long {
+				longFence = line
+			}
+		default:
+			fence, long := isFence(l)
+			if !fence {
+				break
+			}
+			if long && longFence == 0 {
+				longFence = line
+			}
+			fm := frontmatter{yaml: text[yamlStart:max(start-1, yamlStart)], open: open, close: line, longFence: longFence}
 			if more {
 				fm.body = after
 			}
@@ -67,23 +90,40 @@ func splitFrontmatter(data []byte) (frontmatter, *Problem) {
 // yamlLineErr matches yaml.v3's "yaml: line N: reason" errors.
 var yamlLineErr = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 
-// decodeYAML parses the frontmatter into a node tree. When strict YAML
-// fails, it retries with plain values containing ": " quoted, because
-// Claude Code reads such lines (its generated descriptions are full of
-// "Context: ..." and "user: ...") and rejecting them would break
-// compatibility. The first, strict error is the one reported.
-func decodeYAML(fm frontmatter) (*yaml.Node, *Problem) {
+// decodeYAML parses the frontmatter into a node tree. Claude Code reads
+// frontmatter that strict YAML rejects (descriptions full of "Context: ..."
+// and "user: \"...\"" lines, tab indentation), so when strict YAML fails,
+// decodeYAML retries with plain values containing ": " quoted, and then
+// reads the top-level "key: value" lines one by one (see lineFallback). A
+// fallback that finds keys returns them with a warning naming the strict
+// error; otherwise the strict error is returned.
+func decodeYAML(fm frontmatter) (*yaml.Node, *Problem, *Problem) {
 	var doc yaml.Node
 	err := safeUnmarshal(fm.yaml, &doc)
 	if err == nil {
-		return &doc, nil
+		return &doc, nil, nil
 	}
+	p := yamlProblem(fm, err)
+	hint := "; read line by line as Claude Code does"
+	if strings.Contains(p.Message, "mapping values are not allowed") {
+		hint += " (quote a value holding \": \" to make it valid YAML)"
+	}
+	warn := &Problem{Line: p.Line, Warning: true, Message: p.Message + hint}
 	if fixed, ok := quoteColonValues(fm.yaml); ok {
 		var retry yaml.Node
 		if safeUnmarshal(fixed, &retry) == nil {
-			return &retry, nil
+			return &retry, warn, nil
 		}
 	}
+	if n := lineFallback(fm.yaml); n != nil {
+		return n, warn, nil
+	}
+	return nil, nil, p
+}
+
+// yamlProblem turns the YAML decoder's error into a Problem on the right
+// file line.
+func yamlProblem(fm frontmatter, err error) *Problem {
 	// yaml.v3 omits the line when the fault is on the first one.
 	p := &Problem{Line: fm.open + 1, Message: "invalid YAML in frontmatter: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 	if m := yamlLineErr.FindStringSubmatch(err.Error()); m != nil {
@@ -119,7 +159,7 @@ func decodeYAML(fm frontmatter) (*yaml.Node, *Problem) {
 		}
 		break
 	}
-	return nil, p
+	return p
 }
 
 // isYAMLParserProblem reports whether msg is one of yaml.v3's parser

@@ -4,41 +4,74 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
 
+// ListOptions says how WriteList shows the definitions.
+type ListOptions struct {
+	// JSON writes one JSON object instead of text.
+	JSON bool
+	// ParentModel is the session's model, which "inherit" and unmapped
+	// Claude model names resolve to; "" shows them as "inherit".
+	ParentModel string
+	// Aliases is config's model_aliases.
+	Aliases map[string]string
+}
+
+// HasErrors reports whether any problem is an error (a file that did not
+// load), not a warning.
+func HasErrors(problems []Problem) bool {
+	for _, p := range problems {
+		if !p.Warning {
+			return true
+		}
+	}
+	return false
+}
+
 // WriteList writes the output of `covey agents`: every definition in s,
 // then the shadowed ones (with the definition that wins over each), then the
-// problems. With asJSON it writes one JSON object instead:
+// problems, grouped by file. With opts.JSON it writes one JSON object:
 //
-//	{"agents":[...], "shadowed":[...], "problems":[{"path","line","message","warning"}]}
+//	{"agents":[...], "shadowed":[...], "problems":[{"path","line","field","message","warning"}]}
 //
 // where each agent has name, description, source, scope, tools (the
-// effective set out of covey's tools), model, provider, read_only,
-// max_turns and timeout_s with defaults applied, allowed_paths, and for
-// shadowed ones shadowed_by (the winner's source).
-func WriteList(w io.Writer, s *Set, problems []Problem, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, s, problems)
+// effective set out of covey's tools), tool_rules, spawn_types, model (as
+// written) and resolved_model, provider, permission_mode, isolation,
+// background, color, read_only, max_turns and timeout_s with defaults
+// applied, allowed_paths, and for shadowed ones shadowed_by (the winner's
+// source).
+func WriteList(w io.Writer, s *Set, problems []Problem, opts ListOptions) error {
+	if opts.JSON {
+		return writeJSON(w, s, problems, opts)
 	}
-	return writeText(w, s, problems)
+	return writeText(w, s, problems, opts)
 }
 
 // listAgent is one definition in the JSON listing.
 type listAgent struct {
-	Name         string   `json:"name"`
-	Description  string   `json:"description"`
-	Source       string   `json:"source"`
-	Scope        Scope    `json:"scope"`
-	Tools        []string `json:"tools"`
-	Model        string   `json:"model"`
-	Provider     string   `json:"provider,omitempty"`
-	ReadOnly     bool     `json:"read_only"`
-	MaxTurns     int      `json:"max_turns"`
-	TimeoutS     float64  `json:"timeout_s"`
-	AllowedPaths []string `json:"allowed_paths,omitempty"`
-	ShadowedBy   string   `json:"shadowed_by,omitempty"`
+	Name           string     `json:"name"`
+	Description    string     `json:"description"`
+	Source         string     `json:"source"`
+	Scope          Scope      `json:"scope"`
+	Tools          []string   `json:"tools"`
+	ToolRules      []ToolRule `json:"tool_rules,omitempty"`
+	SpawnTypes     []string   `json:"spawn_types,omitempty"`
+	MCPServers     []string   `json:"mcp_servers,omitempty"`
+	Model          string     `json:"model"`
+	ResolvedModel  string     `json:"resolved_model"`
+	Provider       string     `json:"provider,omitempty"`
+	PermissionMode string     `json:"permission_mode,omitempty"`
+	Isolation      string     `json:"isolation,omitempty"`
+	Background     bool       `json:"background,omitempty"`
+	Color          string     `json:"color,omitempty"`
+	ReadOnly       bool       `json:"read_only"`
+	MaxTurns       int        `json:"max_turns"`
+	TimeoutS       float64    `json:"timeout_s"`
+	AllowedPaths   []string   `json:"allowed_paths,omitempty"`
+	ShadowedBy     string     `json:"shadowed_by,omitempty"`
 }
 
 type listing struct {
@@ -47,29 +80,54 @@ type listing struct {
 	Problems []Problem   `json:"problems"`
 }
 
-func toListAgent(d Definition) listAgent {
+// listTools is the effective tool set plus the MCP tools the definition
+// names (which covey's own list does not hold).
+func listTools(d Definition) []string {
+	out := EffectiveTools(d, allTools())
+	for _, t := range d.Tools {
+		if strings.HasPrefix(t, "mcp__") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func toListAgent(d Definition, opts ListOptions) listAgent {
+	parent := opts.ParentModel
+	if parent == "" {
+		parent = "inherit"
+	}
+	resolved, _ := ResolveModel(d.Model, parent, opts.Aliases)
 	return listAgent{
-		Name:         d.Name,
-		Description:  d.Description,
-		Source:       d.Source,
-		Scope:        d.Scope,
-		Tools:        EffectiveTools(d, allTools()),
-		Model:        d.Model,
-		Provider:     d.Provider,
-		ReadOnly:     d.ReadOnly,
-		MaxTurns:     d.EffectiveMaxTurns(),
-		TimeoutS:     d.EffectiveTimeout().Seconds(),
-		AllowedPaths: d.AllowedPaths,
+		Name:           d.Name,
+		Description:    d.Description,
+		Source:         d.Source,
+		Scope:          d.Scope,
+		Tools:          listTools(d),
+		ToolRules:      d.ToolRules,
+		SpawnTypes:     d.SpawnTypes,
+		MCPServers:     d.MCPServers,
+		Model:          d.Model,
+		ResolvedModel:  resolved,
+		Provider:       d.Provider,
+		PermissionMode: d.PermissionMode,
+		Isolation:      d.Isolation,
+		Background:     d.Background,
+		Color:          d.Color,
+		ReadOnly:       d.ReadOnly,
+		MaxTurns:       d.EffectiveMaxTurns(),
+		TimeoutS:       d.EffectiveTimeout().Seconds(),
+		AllowedPaths:   d.AllowedPaths,
 	}
 }
 
-func writeJSON(w io.Writer, s *Set, problems []Problem) error {
+func writeJSON(w io.Writer, s *Set, problems []Problem, opts ListOptions) error {
 	out := listing{Agents: []listAgent{}, Shadowed: []listAgent{}, Problems: []Problem{}}
 	for _, d := range s.All() {
-		out.Agents = append(out.Agents, toListAgent(d))
+		out.Agents = append(out.Agents, toListAgent(d, opts))
 	}
 	for _, d := range s.Shadowed() {
-		a := toListAgent(d)
+		a := toListAgent(d, opts)
 		if winner, ok := s.Get(d.Name); ok {
 			a.ShadowedBy = winner.Source
 		}
@@ -84,29 +142,53 @@ func writeJSON(w io.Writer, s *Set, problems []Problem) error {
 	return nil
 }
 
-// toolsColumn shows the effective tools, or "all except task" for the
+// toolsColumn shows the effective tools, each limited tool as its rules
+// and task with the types it may start, or "all except task" for the
 // common case of no allowlist, which would otherwise be a long line.
 func toolsColumn(d Definition) string {
 	if d.Tools == nil && len(d.DisallowedTools) == 0 {
 		return "all except task"
 	}
-	tools := EffectiveTools(d, allTools())
+	tools := listTools(d)
 	if len(tools) == 0 {
 		return "none"
 	}
-	return strings.Join(tools, ", ")
+	var parts []string
+	for _, t := range tools {
+		switch rules := d.RulesFor(t); {
+		case len(rules) > 0:
+			for _, r := range rules {
+				if !slices.Contains(parts, r) {
+					parts = append(parts, r)
+				}
+			}
+		case t == ToolTask && d.SpawnTypes != nil:
+			parts = append(parts, "task("+strings.Join(d.SpawnTypes, ", ")+")")
+		default:
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
-// modelColumn shows the model as written, noting when a Claude alias will
-// in fact inherit the parent's model (unless config maps it).
-func modelColumn(d Definition) string {
-	if _, inherit := d.ModelOrInherit(); inherit && !strings.EqualFold(d.Model, "inherit") && d.Model != "" {
-		return d.Model + " (inherit)"
+// modelColumn shows the model a child of this type runs, and what the file
+// wrote when that differs ("qwen3-coder (sonnet)").
+func modelColumn(d Definition, opts ListOptions) string {
+	parent := opts.ParentModel
+	if parent == "" {
+		parent = "inherit"
 	}
-	if d.Model == "" {
-		return "inherit"
+	resolved, miss := ResolveModel(d.Model, parent, opts.Aliases)
+	written := strings.TrimSpace(d.Model)
+	switch {
+	case miss != "" && opts.ParentModel != "":
+		return fmt.Sprintf("%s (%s unmapped)", resolved, written)
+	case miss != "":
+		return fmt.Sprintf("inherit (%s unmapped)", written)
+	case written == "" || strings.EqualFold(written, "inherit") || written == resolved:
+		return resolved
 	}
-	return d.Model
+	return fmt.Sprintf("%s (%s)", resolved, written)
 }
 
 func accessColumn(d Definition) string {
@@ -129,13 +211,13 @@ func (e *errWriter) printf(format string, a ...any) {
 	}
 }
 
-func writeText(w io.Writer, s *Set, problems []Problem) error {
+func writeText(w io.Writer, s *Set, problems []Problem, opts ListOptions) error {
 	ew := &errWriter{w: w}
 	tw := tabwriter.NewWriter(ew.w, 0, 4, 2, ' ', 0)
 	tabs := &errWriter{w: tw}
 	tabs.printf("NAME\tSCOPE\tMODEL\tACCESS\tTOOLS\tSOURCE\n")
 	for _, d := range s.All() {
-		tabs.printf("%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, modelColumn(d), accessColumn(d), toolsColumn(d), d.Source)
+		tabs.printf("%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, modelColumn(d, opts), accessColumn(d), toolsColumn(d), d.Source)
 	}
 	if tabs.err == nil {
 		tabs.err = tw.Flush()
@@ -157,13 +239,12 @@ func writeText(w io.Writer, s *Set, problems []Problem) error {
 		}
 	}
 	if len(problems) > 0 && tabs.err == nil {
-		ew.printf("\nProblems:\n")
-		for _, p := range problems {
-			kind := "error  "
-			if p.Warning {
-				kind = "warning"
+		ew.printf("\n%s:\n", ProblemCount(problems))
+		for _, f := range ByFile(problems) {
+			ew.printf("  %s\n", f.Path)
+			for _, p := range f.Problems {
+				ew.printf("    %s\n", p.Short())
 			}
-			ew.printf("  %s  %s\n", kind, p.Error())
 		}
 	}
 	for _, err := range []error{tabs.err, ew.err} {
@@ -172,4 +253,76 @@ func writeText(w io.Writer, s *Set, problems []Problem) error {
 		}
 	}
 	return nil
+}
+
+// FileProblems are the problems of one file, in the order found.
+type FileProblems struct {
+	Path     string
+	Problems []Problem
+}
+
+// ByFile groups problems by file, files in the order they first appear,
+// so each file is named once.
+func ByFile(problems []Problem) []FileProblems {
+	var out []FileProblems
+	index := map[string]int{}
+	for _, p := range problems {
+		i, ok := index[p.Path]
+		if !ok {
+			i = len(out)
+			index[p.Path] = i
+			out = append(out, FileProblems{Path: p.Path})
+		}
+		out[i].Problems = append(out[i].Problems, p)
+	}
+	return out
+}
+
+// Short is the problem without its path, for a list grouped by file:
+// "error   line 4: ..." or "warning line 3 (tools): ...".
+func (p Problem) Short() string {
+	kind := "error  "
+	if p.Warning {
+		kind = "warning"
+	}
+	where := ""
+	switch {
+	case p.Line > 0 && p.Field != "":
+		where = fmt.Sprintf("line %d (%s): ", p.Line, p.Field)
+	case p.Line > 0:
+		where = fmt.Sprintf("line %d: ", p.Line)
+	case p.Field != "":
+		where = fmt.Sprintf("(%s): ", p.Field)
+	}
+	return kind + " " + where + p.Message
+}
+
+// ProblemCount says how many errors and warnings there are, in words:
+// "1 error and 2 warnings in agent files".
+func ProblemCount(problems []Problem) string {
+	errs, warns := 0, 0
+	for _, p := range problems {
+		if p.Warning {
+			warns++
+		} else {
+			errs++
+		}
+	}
+	plural := func(n int, word string) string {
+		if n == 1 {
+			return "1 " + word
+		}
+		return fmt.Sprintf("%d %ss", n, word)
+	}
+	var parts []string
+	if errs > 0 {
+		parts = append(parts, plural(errs, "error"))
+	}
+	if warns > 0 {
+		parts = append(parts, plural(warns, "warning"))
+	}
+	if len(parts) == 0 {
+		return "no problems in agent files"
+	}
+	return strings.Join(parts, " and ") + " in agent files"
 }

@@ -34,34 +34,47 @@ func listFixture() (*Set, []Problem) {
 			Name: "no-tools", Description: "Thinks only.", Model: "inherit", Tools: []string{},
 			Source: "/p/.claude/agents/no-tools.md", Scope: Project,
 		},
+		Definition{
+			Name: "Code Reviewer", Description: "Reviews diffs.", Model: "claude-sonnet-4-5-20250929",
+			Tools:      []string{"read_file", "bash", "edit_file", "task", "mcp__github__get_pr"},
+			ToolRules:  []ToolRule{{Tool: "bash", Pattern: "git diff:*", Source: "Bash(git diff:*)"}, {Tool: "edit_file", Pattern: "docs/**", Source: "Edit(docs/**)"}},
+			SpawnTypes: []string{"Explore"}, PermissionMode: "acceptEdits", Color: "cyan",
+			Source: "/p/.claude/agents/reviewer.md", Scope: Project,
+		},
+		Definition{
+			Name: "fast", Description: "Quick answers.", Model: "haiku", Tools: []string{"read_file"},
+			Source: "/p/.claude/agents/fast.md", Scope: Project,
+		},
 	)
 	problems := []Problem{
-		{Path: "/p/.claude/agents/bad.md", Line: 4, Message: `max_turns must be a whole number, got "lots"`},
-		{Path: "/p/.claude/agents/web.md", Line: 3, Message: `tools: tool "WebFetch" dropped: covey has no such tool`, Warning: true},
+		{Path: "/p/.claude/agents/bad.md", Line: 4, Field: "tools", Message: `tools must be a list of tool names or a comma-separated string, but it is a mapping`},
+		{Path: "/p/.claude/agents/web.md", Line: 3, Field: "tools", Message: `tools: covey has no WebSearch; dropped`, Warning: true},
 		{Path: "/h/.claude/agents", Message: "cannot read agents folder: permission denied"},
+		{Path: "/p/.claude/agents/web.md", Line: 5, Field: "skills", Message: `skills is not supported yet; ignored`, Warning: true},
 	}
 	return NewSet(defs...), problems
 }
 
 func TestWriteList(t *testing.T) {
 	full, problems := listFixture()
+	aliases := map[string]string{"sonnet": "qwen3-coder"}
 	tests := map[string]struct {
 		set      *Set
 		problems []Problem
-		asJSON   bool
+		opts     ListOptions
 	}{
-		"text":          {full, problems, false},
-		"json":          {full, problems, true},
-		"builtins_text": {NewSet(Builtins()...), nil, false},
-		"builtins_json": {NewSet(Builtins()...), nil, true},
+		"text":          {full, problems, ListOptions{ParentModel: "gpt-4.1", Aliases: aliases}},
+		"json":          {full, problems, ListOptions{JSON: true, ParentModel: "gpt-4.1", Aliases: aliases}},
+		"builtins_text": {NewSet(Builtins()...), nil, ListOptions{}},
+		"builtins_json": {NewSet(Builtins()...), nil, ListOptions{JSON: true}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteList(&buf, tc.set, tc.problems, tc.asJSON); err != nil {
+			if err := WriteList(&buf, tc.set, tc.problems, tc.opts); err != nil {
 				t.Fatalf("WriteList: %v", err)
 			}
-			if tc.asJSON && !json.Valid(buf.Bytes()) {
+			if tc.opts.JSON && !json.Valid(buf.Bytes()) {
 				t.Fatalf("invalid JSON:\n%s", buf.String())
 			}
 			golden := filepath.Join("testdata", t.Name()+".golden")
@@ -87,17 +100,21 @@ func TestWriteList(t *testing.T) {
 func TestWriteListJSONShape(t *testing.T) {
 	s, problems := listFixture()
 	var buf bytes.Buffer
-	if err := WriteList(&buf, s, problems, true); err != nil {
+	if err := WriteList(&buf, s, problems, ListOptions{JSON: true, ParentModel: "gpt-4.1", Aliases: map[string]string{"sonnet": "qwen3-coder"}}); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
 		Agents []struct {
-			Name     string   `json:"name"`
-			Scope    string   `json:"scope"`
-			Tools    []string `json:"tools"`
-			ReadOnly bool     `json:"read_only"`
-			MaxTurns int      `json:"max_turns"`
-			TimeoutS float64  `json:"timeout_s"`
+			Name          string     `json:"name"`
+			Model         string     `json:"model"`
+			ResolvedModel string     `json:"resolved_model"`
+			ToolRules     []ToolRule `json:"tool_rules"`
+			SpawnTypes    []string   `json:"spawn_types"`
+			Scope         string     `json:"scope"`
+			Tools         []string   `json:"tools"`
+			ReadOnly      bool       `json:"read_only"`
+			MaxTurns      int        `json:"max_turns"`
+			TimeoutS      float64    `json:"timeout_s"`
 		} `json:"agents"`
 		Shadowed []struct {
 			Name       string `json:"name"`
@@ -108,10 +125,10 @@ func TestWriteListJSONShape(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Agents) != 5 {
-		t.Fatalf("%d agents, want 5:\n%s", len(got.Agents), buf.String())
+	if len(got.Agents) != 7 {
+		t.Fatalf("%d agents, want 7:\n%s", len(got.Agents), buf.String())
 	}
-	docWriter, explore, noTools := got.Agents[0], got.Agents[1], got.Agents[3]
+	reviewer, docWriter, explore, fast, noTools := got.Agents[0], got.Agents[1], got.Agents[2], got.Agents[3], got.Agents[5]
 	tests := map[string]struct {
 		ok bool
 	}{
@@ -120,7 +137,10 @@ func TestWriteListJSONShape(t *testing.T) {
 		"scope as a word":          {explore.Scope == "project"},
 		"no-tools has empty tools": {noTools.Name == "no-tools" && noTools.Tools != nil && len(noTools.Tools) == 0},
 		"shadowed name the winner": {len(got.Shadowed) == 2 && got.Shadowed[0].ShadowedBy == "/p/.covey/agents/explore.md"},
-		"problems round-trip":      {len(got.Problems) == 3 && got.Problems[1] == problems[1]},
+		"problems round-trip":      {len(got.Problems) == 4 && got.Problems[1] == problems[1]},
+		"full id through family":   {reviewer.Model == "claude-sonnet-4-5-20250929" && reviewer.ResolvedModel == "qwen3-coder"},
+		"unmapped alias inherits":  {fast.Model == "haiku" && fast.ResolvedModel == "gpt-4.1"},
+		"rules and spawn types":    {len(reviewer.ToolRules) == 2 && reviewer.ToolRules[0].Source == "Bash(git diff:*)" && len(reviewer.SpawnTypes) == 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -139,7 +159,7 @@ func TestWriteListReportsWriteErrors(t *testing.T) {
 	s, problems := listFixture()
 	for _, asJSON := range []bool{false, true} {
 		t.Run(map[bool]string{false: "text", true: "json"}[asJSON], func(t *testing.T) {
-			if err := WriteList(failWriter{}, s, problems, asJSON); err == nil {
+			if err := WriteList(failWriter{}, s, problems, ListOptions{JSON: asJSON}); err == nil {
 				t.Error("WriteList ignored a write error")
 			}
 		})

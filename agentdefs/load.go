@@ -49,8 +49,8 @@ func (o LoadOptions) folders() []folder {
 // LoadOptions names and resolves them with the built-ins: project over user
 // over built-in, and at the same level covey's folder over Claude Code's.
 // Missing folders are fine. A broken file becomes a Problem and the rest
-// still load; two files of one folder with the same name keep the first by
-// path and report the second. The Set is never nil.
+// still load; of two files of one folder with the same name, the later by
+// path wins, with a warning. The Set is never nil.
 func Load(opts LoadOptions) (*Set, []Problem) {
 	var defs []Definition
 	var problems []Problem
@@ -65,7 +65,10 @@ func Load(opts LoadOptions) (*Set, []Problem) {
 		scanned[key] = true
 		files, probs := listMarkdown(f.dir)
 		problems = append(problems, probs...)
-		names := map[string]string{}
+		// Two files of one folder with the same name: the later by path
+		// wins, as in Claude Code, with a warning naming both.
+		byName := map[string]int{} // name → index in loaded
+		var loaded []Definition
 		for _, path := range files {
 			d, nameLine, warnings, err := loadFile(path)
 			if err != nil {
@@ -76,18 +79,20 @@ func Load(opts LoadOptions) (*Set, []Problem) {
 				problems = append(problems, p)
 				continue
 			}
-			if first, dup := names[d.Name]; dup {
-				problems = append(problems, Problem{
-					Path: path, Line: nameLine,
-					Message: fmt.Sprintf("agent %q is already defined by %s in the same folder; this file is ignored", d.Name, first),
-				})
-				continue
-			}
-			names[d.Name] = path
 			problems = append(problems, warnings...)
 			d.Scope = f.scope
-			defs = append(defs, d)
+			if i, dup := byName[d.Name]; dup {
+				problems = append(problems, Problem{
+					Path: path, Line: nameLine, Field: "name", Warning: true,
+					Message: fmt.Sprintf("agent %q is also defined by %s in the same folder; this file, the later by name, wins", d.Name, loaded[i].Source),
+				})
+				loaded[i] = d
+				continue
+			}
+			byName[d.Name] = len(loaded)
+			loaded = append(loaded, d)
 		}
+		defs = append(defs, loaded...)
 	}
 	return NewSet(append(defs, Builtins()...)...), problems
 }

@@ -1,12 +1,14 @@
 package agentdefs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
@@ -44,18 +46,24 @@ func parse(path string, data []byte) (Definition, int, []Problem, error) {
 	if p != nil {
 		return fail(p)
 	}
-	doc, p := decodeYAML(fm)
+	doc, warn, p := decodeYAML(fm)
 	if p != nil {
 		return fail(p)
 	}
 	fp := &fileParser{path: path, offset: fm.offset()}
+	if fm.longFence > 0 {
+		fp.warn(fm.longFence, "", "a fence of more than three dashes; read as '---', as Claude Code does")
+	}
+	if warn != nil {
+		fp.warn(warn.Line, "", "%s", warn.Message)
+	}
 	d := Definition{Source: path, Model: "inherit", Prompt: strings.TrimSpace(fm.body)}
 	nameLine, err := fp.fields(doc, fm, &d)
 	if err != nil {
 		return Definition{}, 0, nil, err
 	}
 	if d.Prompt == "" {
-		fp.warn(fm.close, "the body after the frontmatter is empty, so this agent has no system prompt")
+		fp.warn(fm.close, "", "the body after the frontmatter is empty, so this agent has no system prompt")
 	}
 	return d.withDerived(), nameLine, fp.warnings, nil
 }
@@ -79,8 +87,23 @@ func (p *fileParser) fail(n *yaml.Node, format string, a ...any) error {
 	return Problem{Path: p.path, Line: p.line(n), Message: fmt.Sprintf(format, a...)}
 }
 
-func (p *fileParser) warn(line int, format string, a ...any) {
-	p.warnings = append(p.warnings, Problem{Path: p.path, Line: line, Message: fmt.Sprintf(format, a...), Warning: true})
+func (p *fileParser) warn(line int, field, format string, a ...any) {
+	p.warnings = append(p.warnings, Problem{Path: p.path, Line: line, Field: field, Message: fmt.Sprintf(format, a...), Warning: true})
+}
+
+// optional turns the error of a field the definition can do without into a
+// warning saying the field is ignored, so the file still loads.
+func (p *fileParser) optional(field string, err error) {
+	if err == nil {
+		return
+	}
+	var pr Problem
+	if !errors.As(err, &pr) {
+		pr = Problem{Path: p.path, Message: err.Error()}
+	}
+	pr.Field, pr.Warning = field, true
+	pr.Message += "; ignored"
+	p.warnings = append(p.warnings, pr)
 }
 
 // canonicalKey maps every accepted spelling of a key to covey's; Claude's
@@ -97,16 +120,18 @@ func canonicalKey(k string) string {
 	return k
 }
 
-// claudeOnlyKeys are Claude Code settings covey has no equivalent for.
+// isClaudeOnlyKey reports whether k is one of Claude Code's keys with no
+// covey spelling.
 func isClaudeOnlyKey(k string) bool {
 	switch k {
-	case "permissionMode", "skills", "mcpServers", "hooks", "memory", "background":
+	case "permissionMode", "skills", "mcpServers", "hooks", "memory", "background", "effort":
 		return true
 	}
 	return false
 }
 
-const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, timeout, allowed_paths, isolation, color"
+const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, timeout, allowed_paths, color, " +
+	"permissionMode, isolation, background, mcpServers"
 
 // fields fills d from the frontmatter document and returns the name's line.
 func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int, error) {
@@ -120,28 +145,39 @@ func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int,
 	if root != nil && root.Kind != yaml.MappingNode {
 		return 0, p.fail(root, "the frontmatter must be \"key: value\" lines, but it is %s", kindName(root))
 	}
-	seen := map[string]int{}
 	nameLine := 0
 	var haveName, haveDesc bool
 	if root != nil {
+		// A key given twice counts once, the last time, as in Claude Code.
+		last := map[string]int{}
 		for i := 0; i+1 < len(root.Content); i += 2 {
-			k, v := resolve(root.Content[i]), resolve(root.Content[i+1])
-			if k == nil || v == nil || k.Kind != yaml.ScalarNode {
+			k := resolve(root.Content[i])
+			if k == nil || k.Kind != yaml.ScalarNode {
 				return 0, p.fail(root.Content[i], "frontmatter keys must be plain words")
 			}
-			key := canonicalKey(k.Value)
-			if prev, dup := seen[key]; dup {
-				return 0, p.fail(k, "%s is given twice (first at line %d)", k.Value, prev)
+			last[canonicalKey(k.Value)] = i
+		}
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			k, v := resolve(root.Content[i]), resolve(root.Content[i+1])
+			if v == nil {
+				return 0, p.fail(root.Content[i+1], "%s has no value", k.Value)
 			}
-			seen[key] = p.line(k)
+			key := canonicalKey(k.Value)
+			if j := last[key]; j != i {
+				p.warn(p.line(k), k.Value, "%s is given again at line %d; the last one is used, as Claude Code does", k.Value, p.line(root.Content[j]))
+				continue
+			}
 			var err error
 			switch key {
 			case "name":
 				d.Name, err = p.str(k.Value, v)
+				d.Name = strings.TrimSpace(d.Name)
 				haveName, nameLine = d.Name != "", p.line(v)
 				if err == nil && haveName {
 					if vErr := ValidName(d.Name); vErr != nil {
 						err = p.fail(v, "%v", vErr)
+					} else if n := utf8.RuneCountInString(d.Name); n > maxNameLen {
+						p.warn(p.line(v), "name", "name is %d characters long; names over %d are hard to type and read", n, maxNameLen)
 					}
 				}
 			case "description":
@@ -149,18 +185,25 @@ func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int,
 				d.Description = strings.TrimSpace(d.Description)
 				haveDesc = d.Description != ""
 			case "tools":
-				d.Tools, err = p.tools(k.Value, v)
+				var tl toolList
+				tl, err = p.tools(k.Value, v, true)
+				d.Tools, d.ToolRules, d.SpawnTypes = tl.names, tl.rules, tl.spawn
 			case "disallowed_tools":
-				d.DisallowedTools, err = p.tools(k.Value, v)
+				var tl toolList
+				tl, err = p.tools(k.Value, v, false)
+				d.DisallowedTools = tl.names
 			case "model":
-				d.Model, err = p.str(k.Value, v)
-				if d.Model = strings.TrimSpace(d.Model); d.Model == "" {
-					d.Model = "inherit"
+				m, mErr := p.str(k.Value, v)
+				p.optional(k.Value, mErr)
+				if m = strings.TrimSpace(m); mErr == nil && m != "" {
+					d.Model = m
 				}
 			case "provider":
-				d.Provider, err = p.str(k.Value, v)
+				pr, pErr := p.str(k.Value, v)
+				p.optional(k.Value, pErr)
+				d.Provider = strings.TrimSpace(pr)
 			case "color":
-				d.Color, err = p.str(k.Value, v)
+				d.Color = p.color(k.Value, v)
 			case "isolation":
 				d.Isolation, err = p.str(k.Value, v)
 				d.Isolation = strings.ToLower(strings.TrimSpace(d.Isolation))
@@ -168,17 +211,17 @@ func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int,
 					err = p.fail(v, "isolation must be %q (or left out), not %q", IsolationWorktree, d.Isolation)
 				}
 			case "max_turns":
-				d.MaxTurns, err = p.count(k.Value, v)
+				n, cErr := p.count(k.Value, v)
+				p.optional(k.Value, cErr)
+				d.MaxTurns = n
 			case "timeout":
-				d.Timeout, err = p.duration(k.Value, v)
+				t, tErr := p.duration(k.Value, v)
+				p.optional(k.Value, tErr)
+				d.Timeout = t
 			case "allowed_paths":
 				d.AllowedPaths, err = p.globs(k.Value, v)
 			default:
-				if isClaudeOnlyKey(k.Value) {
-					p.warn(p.line(k), "key %q is a Claude Code setting covey does not support; ignored", k.Value)
-				} else {
-					p.warn(p.line(k), "unknown key %q ignored (known keys: %s)", k.Value, knownKeys)
-				}
+				p.claudeKey(k, v, d)
 			}
 			if err != nil {
 				return 0, err
@@ -187,11 +230,103 @@ func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int,
 	}
 	switch {
 	case !haveName:
-		return 0, Problem{Path: p.path, Line: fm.open, Message: "missing required key name (the agent's name, e.g. name: code-reviewer)"}
+		return 0, Problem{Path: p.path, Line: fm.open, Field: "name", Message: "missing required key name (the agent's name, e.g. name: code-reviewer)"}
 	case !haveDesc:
-		return 0, Problem{Path: p.path, Line: fm.open, Message: "missing required key description (when the parent should use this agent)"}
+		return 0, Problem{Path: p.path, Line: fm.open, Field: "description", Message: "missing required key description (when the parent should use this agent)"}
 	}
 	return nameLine, nil
+}
+
+// claudeKey reads Claude Code's keys that have no covey spelling, and
+// warns about keys nobody knows.
+func (p *fileParser) claudeKey(k, v *yaml.Node, d *Definition) {
+	line := p.line(k)
+	switch k.Value {
+	case "permissionMode":
+		m, err := p.str(k.Value, v)
+		if p.optional(k.Value, err); err != nil {
+			return
+		}
+		m = strings.TrimSpace(m)
+		for _, known := range PermissionModes() {
+			if strings.EqualFold(m, known) {
+				d.PermissionMode = known
+				return
+			}
+		}
+		p.warn(line, k.Value, "permissionMode %q is not one of %s; ignored (the session's mode applies)", m, strings.Join(PermissionModes(), ", "))
+	case "background":
+		b, err := p.boolean(k.Value, v)
+		p.optional(k.Value, err)
+		d.Background = b
+	case "mcpServers":
+		d.MCPServers = p.servers(k.Value, v)
+	case "skills", "hooks", "memory", "effort":
+		p.warn(line, k.Value, "%s is not supported yet; ignored", k.Value)
+	default:
+		p.warn(line, k.Value, "unknown key %q ignored (known keys: %s)", k.Value, knownKeys)
+	}
+}
+
+// color reads a colour of Claude Code's palette; anything else is ignored
+// with a warning.
+func (p *fileParser) color(key string, v *yaml.Node) string {
+	c, err := p.str(key, v)
+	if p.optional(key, err); err != nil {
+		return ""
+	}
+	c = strings.ToLower(strings.TrimSpace(c))
+	if c == "" || slices.Contains(Colors(), c) {
+		return c
+	}
+	p.warn(p.line(v), key, "color %q is not one of %s; ignored", c, strings.Join(Colors(), ", "))
+	return ""
+}
+
+// boolean reads true or false (YAML's or as text).
+func (p *fileParser) boolean(key string, v *yaml.Node) (bool, error) {
+	if v.Kind != yaml.ScalarNode {
+		return false, p.fail(v, "%s must be true or false, but it is %s", key, kindName(v))
+	}
+	switch strings.ToLower(strings.TrimSpace(v.Value)) {
+	case "true", "yes", "on":
+		return true, nil
+	case "false", "no", "off", "", "~", "null":
+		return false, nil
+	}
+	return false, p.fail(v, "%s must be true or false, got %q", key, v.Value)
+}
+
+// servers reads mcpServers: server names, as one string or a list. Inline
+// server definitions (mappings) are not supported and are warned about.
+func (p *fileParser) servers(key string, v *yaml.Node) []string {
+	var items []*yaml.Node
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag == "!!null" {
+			return nil
+		}
+		items = []*yaml.Node{v}
+	case yaml.SequenceNode:
+		items = v.Content
+	default:
+		p.warn(p.line(v), key, "%s must be a list of server names, but it is %s; ignored", key, kindName(v))
+		return nil
+	}
+	out := []string{}
+	for _, it := range items {
+		it = resolve(it)
+		if it == nil || it.Kind != yaml.ScalarNode {
+			p.warn(p.line(it), key, "inline MCP server definitions in %s are not supported yet (configure the server in .mcp.json); ignored", key)
+			continue
+		}
+		for _, s := range strings.Split(it.Value, ",") {
+			if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // str decodes a text value. Numbers and booleans are read as written, since
@@ -254,15 +389,33 @@ func (p *fileParser) duration(key string, v *yaml.Node) (time.Duration, error) {
 	return d, nil
 }
 
-// tools decodes a tool list, written as a YAML list or Claude's comma
-// string, and maps each name to covey's. An omitted, empty or "*" value
-// means no allowlist (nil); an empty list means no tools.
-func (p *fileParser) tools(key string, v *yaml.Node) ([]string, error) {
+// toolList is a decoded tools (or disallowedTools) value.
+type toolList struct {
+	names []string   // covey names; nil means no allowlist
+	rules []ToolRule // entries with a pattern, such as Bash(git diff:*)
+	spawn []string   // from Agent(a, b); nil means any type
+}
+
+// tools decodes a tool list, written as a YAML list or Claude's comma (or
+// blank) separated string, and maps each name to covey's. An omitted or "*"
+// value means no allowlist (nil); a present but empty value or an empty
+// list means no tools, as in Claude Code. For an allowlist (allow), entries
+// with a pattern become rules scoped to the agent; tools covey lacks are
+// named in one warning, and a list left empty by them is an error, since
+// an agent its author gave tools would otherwise run with none.
+func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, error) {
 	var refs []toolRef
 	switch v.Kind {
 	case yaml.ScalarNode:
-		if v.Tag == "!!null" || strings.TrimSpace(v.Value) == "" || strings.TrimSpace(v.Value) == "*" {
-			return nil, nil
+		s := strings.TrimSpace(v.Value)
+		if s == "*" {
+			return toolList{}, nil
+		}
+		if v.Tag == "!!null" || s == "" {
+			if !allow {
+				return toolList{}, nil
+			}
+			return toolList{names: []string{}}, nil
 		}
 		for _, s := range splitToolString(v.Value) {
 			refs = append(refs, toolRef{raw: s, line: p.line(v)})
@@ -271,29 +424,110 @@ func (p *fileParser) tools(key string, v *yaml.Node) ([]string, error) {
 		for _, item := range v.Content {
 			item = resolve(item)
 			if item == nil || item.Kind != yaml.ScalarNode {
-				return nil, p.fail(item, "every entry of %s must be a tool name", key)
+				return toolList{}, p.fail(item, "every entry of %s must be a tool name", key)
 			}
 			if strings.TrimSpace(item.Value) == "*" {
-				return nil, nil
+				return toolList{}, nil
 			}
 			for _, s := range splitToolString(item.Value) {
 				refs = append(refs, toolRef{raw: s, line: p.line(item)})
 			}
 		}
 	default:
-		return nil, p.fail(v, "%s must be a list of tool names or a comma-separated string, but it is %s", key, kindName(v))
+		return toolList{}, p.fail(v, "%s must be a list of tool names or a comma-separated string, but it is %s", key, kindName(v))
 	}
-	out := []string{}
+	out := toolList{names: []string{}}
+	var unknown []string
+	unknownLine := 0
+	spawnAny := false
+	bare := map[string]bool{}
 	for _, r := range refs {
 		m := mapToolName(r.raw)
-		if m.note != "" {
-			p.warn(r.line, "%s: %s", key, m.note)
+		switch {
+		case m.name == "" && m.note == "":
+			unknown = append(unknown, r.raw)
+			if unknownLine == 0 {
+				unknownLine = r.line
+			}
+			continue
+		case m.name == "":
+			p.warn(r.line, key, "%s: %s", key, m.note)
+			continue
+		case m.name == ToolTask && m.hasArgs && allow:
+			types := splitTypes(m.args)
+			if len(types) == 0 {
+				p.warn(r.line, key, "%s: %q names no agent type, so this agent may start none; task dropped", key, r.raw)
+				continue
+			}
+			for _, t := range types {
+				if !slices.Contains(out.spawn, t) {
+					out.spawn = append(out.spawn, t)
+				}
+			}
+		case m.hasArgs && allow:
+			if err := checkRule(r.raw); err != nil {
+				p.warn(r.line, key, "%s: %q dropped (so the agent does not get more than it asks): %v", key, r.raw, err)
+				continue
+			}
+			out.rules = append(out.rules, ToolRule{Tool: m.name, Pattern: m.args, Source: r.raw})
+		case m.hasArgs:
+			// A pattern in a denylist would deny part of a tool; covey
+			// denies all of it rather than less.
+			p.warn(r.line, key, "%s: %q denies all of %s (covey cannot deny only part of a tool here)", key, r.raw, m.name)
+			bare[m.name] = true
+		default:
+			bare[m.name] = true
+			if m.name == ToolTask {
+				spawnAny = true
+			}
 		}
-		if m.name != "" && !slices.Contains(out, m.name) {
-			out = append(out, m.name)
+		if m.note != "" {
+			p.warn(r.line, key, "%s: %s", key, m.note)
+		}
+		if !slices.Contains(out.names, m.name) {
+			out.names = append(out.names, m.name)
 		}
 	}
+	if spawnAny {
+		out.spawn = nil
+	}
+	// A tool also listed without a pattern is not limited by its patterns.
+	kept := out.rules[:0]
+	for _, r := range out.rules {
+		if bare[r.Tool] {
+			p.warn(p.line(v), key, "%s: %q has no effect, since %s is also listed without a pattern", key, r.Source, r.Tool)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	out.rules = kept
+	if len(out.rules) == 0 {
+		out.rules = nil
+	}
+	if len(unknown) > 0 {
+		if allow && len(out.names) == 0 {
+			return toolList{}, Problem{Path: p.path, Line: unknownLine, Field: key,
+				Message: fmt.Sprintf("%s: covey has none of %s, so this agent would have no tools at all", key, strings.Join(unknown, ", "))}
+		}
+		p.warn(unknownLine, key, "%s: covey has no %s; %s", key, strings.Join(unknown, ", "), map[bool]string{true: "dropped", false: "ignored"}[allow])
+	}
+	if allow && len(out.names) == 0 && len(refs) > 0 {
+		return toolList{}, Problem{Path: p.path, Line: p.line(v), Field: key,
+			Message: fmt.Sprintf("%s: every entry was dropped, so this agent would have no tools at all (write \"%s: []\" to mean no tools)", key, key)}
+	}
 	return out, nil
+}
+
+// splitTypes splits Agent(a, b)'s arguments at commas; names may hold
+// blanks ("Code Reviewer").
+func splitTypes(args string) []string {
+	var out []string
+	for _, s := range strings.Split(args, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // globs decodes allowed_paths: one glob or a list of them. A single string

@@ -70,6 +70,40 @@ You review code.
 			file: "\ufeff---\r\nname: t\r\ndescription: d\r\ntimeout: 1.5\r\nmax_turns: \"4\"\r\n---\r\np\r\n",
 			want: Definition{Name: "t", Description: "d", Model: "inherit", Timeout: 1500 * time.Millisecond, MaxTurns: 4, Prompt: "p", Source: "a.md"},
 		},
+		"blank-separated tools and an empty tools key": {
+			file: "---\nname: b\ndescription: d\ntools: Read Grep\tGlob\n---\np\n",
+			want: Definition{Name: "b", Description: "d", Tools: []string{"read_file", "grep", "glob"}, Model: "inherit", Prompt: "p", Source: "a.md", ReadOnly: true},
+		},
+		"present but empty tools means no tools": {
+			file: "---\nname: e\ndescription: d\ntools:\n---\np\n",
+			want: Definition{Name: "e", Description: "d", Tools: []string{}, Model: "inherit", Prompt: "p", Source: "a.md", ReadOnly: true},
+		},
+		"rules, spawn limits and Claude-only settings": {
+			file: "---\nname: r\ndescription: d\ntools: Read(src/**), Bash(git diff:*), Edit(docs/**), Agent(Explore, Code Reviewer), TaskCreate, WebFetch, mcp__github__search\n" +
+				"permissionMode: acceptEdits\nisolation: worktree\nbackground: true\nmcpServers: [github]\ncolor: Purple\n---\np\n",
+			want: Definition{
+				Name: "r", Description: "d",
+				Tools: []string{"read_file", "bash", "edit_file", "task", "todo_write", "web_fetch", "mcp__github__search"},
+				ToolRules: []ToolRule{
+					{Tool: "read_file", Pattern: "src/**", Source: "Read(src/**)"},
+					{Tool: "bash", Pattern: "git diff:*", Source: "Bash(git diff:*)"},
+					{Tool: "edit_file", Pattern: "docs/**", Source: "Edit(docs/**)"},
+				},
+				SpawnTypes: []string{"Explore", "Code Reviewer"}, PermissionMode: "acceptEdits", Isolation: "worktree", Background: true,
+				MCPServers: []string{"github"}, Color: "purple", Model: "inherit", Prompt: "p", Source: "a.md",
+			},
+		},
+		"Agent(types) alone limits the types": {
+			file: "---\nname: boss\ndescription: Delegates.\ntools: Read, Task(worker, Code Reviewer)\n---\nDelegate.\n",
+			want: Definition{
+				Name: "boss", Description: "Delegates.", Tools: []string{"read_file", "task"}, SpawnTypes: []string{"worker", "Code Reviewer"},
+				Model: "inherit", Prompt: "Delegate.", Source: "a.md", ReadOnly: true,
+			},
+		},
+		"names with spaces are kept as written": {
+			file: "---\nname: Code Reviewer\ndescription: d\n---\np\n",
+			want: Definition{Name: "Code Reviewer", Description: "d", Model: "inherit", Prompt: "p", Source: "a.md"},
+		},
 		"claude description that is not strict YAML": {
 			file: "---\nname: reviewer\ndescription: Use this agent after code changes. Examples: <example>Context: a change\\nuser: review</example>\n---\np\n",
 			want: Definition{
@@ -93,7 +127,7 @@ You review code.
 				t.Fatalf("Parse: %v", err)
 			}
 			for _, w := range warnings {
-				if !strings.Contains(w.Message, "Agent(worker)") {
+				if !strings.Contains(w.Message, "line by line") {
 					t.Errorf("unexpected warning %v", w)
 				}
 			}
@@ -110,28 +144,44 @@ func TestParseWarnings(t *testing.T) {
 		tools []string
 		want  []Problem // Message is matched as a substring
 	}{
-		"unavailable claude tools are dropped with their line": {
-			file:  "---\nname: web\ndescription: d\ntools:\n  - Read\n  - WebFetch\n  - mcp__github__search\n---\np\n",
+		"unknown tools: one warning naming all, at the first one's line": {
+			file:  "---\nname: web\ndescription: d\ntools:\n  - Read\n  - NotebookEdit\n  - WebSearch\n---\np\n",
 			tools: []string{"read_file"},
-			want: []Problem{
-				{Line: 6, Message: `tool "WebFetch" dropped`, Warning: true},
-				{Line: 7, Message: "MCP", Warning: true},
-			},
+			want:  []Problem{{Line: 6, Field: "tools", Message: "covey has no NotebookEdit, WebSearch; dropped", Warning: true}},
 		},
-		"comma string drop points at the tools line": {
-			file:  "---\nname: web\ndescription: d\ntools: Read, WebSearch, Bash(git:*)\n---\np\n",
+		"a pattern covey cannot enforce drops the tool": {
+			file:  "---\nname: web\ndescription: d\ntools: Read, WebFetch(domain:example.com), Bash(git:*)\n---\np\n",
 			tools: []string{"read_file", "bash"},
+			want:  []Problem{{Line: 4, Field: "tools", Message: `"WebFetch(domain:example.com)" dropped`, Warning: true}},
+		},
+		"a malformed bash pattern drops bash rather than grant all of it": {
+			file:  "---\nname: web\ndescription: d\ntools: Read, Bash(rm * -rf)\n---\np\n",
+			tools: []string{"read_file"},
+			want:  []Problem{{Line: 4, Field: "tools", Message: `"Bash(rm * -rf)" dropped`, Warning: true}},
+		},
+		"unknown and unsupported keys": {
+			file: "---\nname: k\ndescription: d\nfavourite: tea\nskills: [a]\nhooks: {}\nmemory: user\n---\np\n",
 			want: []Problem{
-				{Line: 4, Message: `tool "WebSearch" dropped`, Warning: true},
-				{Line: 4, Message: "arguments (git:*) are ignored", Warning: true},
+				{Line: 4, Field: "favourite", Message: `unknown key "favourite"`, Warning: true},
+				{Line: 5, Field: "skills", Message: "skills is not supported yet", Warning: true},
+				{Line: 6, Field: "hooks", Message: "hooks is not supported yet", Warning: true},
+				{Line: 7, Field: "memory", Message: "memory is not supported yet", Warning: true},
 			},
 		},
-		"unknown and claude-only keys": {
-			file: "---\nname: k\ndescription: d\nfavourite: tea\npermissionMode: plan\n---\np\n",
+		"invalid optional fields load with a warning": {
+			file: "---\nname: k\ndescription: d\nmaxTurns: many\ntimeout: soon\nmax_turns: -2\ncolor: mauve\npermissionMode: yolo\nbackground: maybe\n---\np\n",
 			want: []Problem{
-				{Line: 4, Message: `unknown key "favourite"`, Warning: true},
-				{Line: 5, Message: "Claude Code setting", Warning: true},
+				{Line: 4, Field: "maxTurns", Message: "given again at line 6", Warning: true},
+				{Line: 5, Field: "timeout", Message: `timeout must be a duration`, Warning: true},
+				{Line: 6, Field: "max_turns", Message: "must not be negative", Warning: true},
+				{Line: 7, Field: "color", Message: `color "mauve" is not one of`, Warning: true},
+				{Line: 8, Field: "permissionMode", Message: `permissionMode "yolo"`, Warning: true},
+				{Line: 9, Field: "background", Message: `background must be true or false, got "maybe"; ignored`, Warning: true},
 			},
+		},
+		"name longer than 64 characters": {
+			file: "---\nname: " + strings.Repeat("a", 65) + "\ndescription: d\n---\np\n",
+			want: []Problem{{Line: 2, Field: "name", Message: "65 characters long", Warning: true}},
 		},
 		"empty body": {
 			file: "---\nname: k\ndescription: d\n---\n\n",
@@ -152,7 +202,7 @@ func TestParseWarnings(t *testing.T) {
 			}
 			for i, w := range tc.want {
 				got := warnings[i]
-				if got.Path != "w.md" || got.Line != w.Line || !got.Warning || !strings.Contains(got.Message, w.Message) {
+				if got.Path != "w.md" || got.Line != w.Line || !got.Warning || got.Field != w.Field || !strings.Contains(got.Message, w.Message) {
 					t.Errorf("warning %d = %+v, want line %d containing %q", i, got, w.Line, w.Message)
 				}
 			}
@@ -166,34 +216,23 @@ func TestParseBroken(t *testing.T) {
 		line int
 		msg  string
 	}{
-		"no frontmatter":          {"# Just markdown\n", 1, "no YAML frontmatter"},
-		"empty file":              {"", 1, "file is empty"},
-		"unclosed frontmatter":    {"\n---\nname: a\n", 2, "never closed"},
-		"bad YAML indentation":    {"---\nname: a\ndescription: d\n  tools: x: y\n---\np\n", 4, "invalid YAML"},
-		"bad YAML unclosed quote": {"---\nname: a\ndescription: d\nmodel: \"open\n---\np\n", 4, "invalid YAML"},
-		"bad YAML unclosed list":  {"---\nname: a\ndescription: d\ntools: [Read\n---\np\n", 4, "expected ',' or ']'"},
-		"bad YAML list at end":    {"---\nname: a\ndescription: d\ntools: [Read, \n\n---\np\n", 4, "invalid YAML"},
-		"bad YAML on first line":  {"---\n[name: a\n---\np\n", 2, "invalid YAML"},
-		"tab indentation":         {"---\nname: a\ndescription: d\ntools:\n\t- Read\n---\np\n", 5, "tabs"},
-		"missing description":     {"---\nname: a\n---\np\n", 1, "missing required key description"},
-		"missing name":            {"\n---\ndescription: d\n---\np\n", 2, "missing required key name"},
-		"empty frontmatter":       {"---\n---\np\n", 1, "missing required key name"},
-		"frontmatter is a list":   {"---\n- a\n- b\n---\np\n", 2, "it is a list"},
-		"max_turns wrong type":    {"---\nname: a\ndescription: d\nmax_turns: \"lots\"\n---\np\n", 4, `max_turns must be a whole number, got "lots"`},
-		"maxTurns negative":       {"---\nname: a\ndescription: d\nmaxTurns: -2\n---\np\n", 4, "must not be negative"},
-		"timeout wrong":           {"---\nname: a\ndescription: d\ntimeout: soon\n---\np\n", 4, "timeout must be a duration"},
-		"timeout negative":        {"---\nname: a\ndescription: d\ntimeout: -5s\n---\np\n", 4, "must not be negative"},
-		"timeout huge":            {"---\nname: a\ndescription: d\ntimeout: 1e300\n---\np\n", 4, "too large"},
-		"description is a list":   {"---\nname: a\ndescription: [x]\n---\np\n", 3, "description must be text"},
-		"tools is a mapping":      {"---\nname: a\ndescription: d\ntools: {Read: true}\n---\np\n", 4, "tools must be a list"},
-		"tools entry is a list":   {"---\nname: a\ndescription: d\ntools:\n  - [Read]\n---\np\n", 5, "must be a tool name"},
-		"bad glob":                {"---\nname: a\ndescription: d\nallowed_paths: [\"src/[\"]\n---\np\n", 4, "not a valid glob"},
-		"name with space":         {"---\nname: my agent\ndescription: d\n---\np\n", 2, "is not valid"},
-		"name with slash":         {"---\nname: a/b\ndescription: d\n---\np\n", 2, "is not valid"},
-		"name too long":           {"---\nname: " + strings.Repeat("a", 65) + "\ndescription: d\n---\np\n", 2, "longer than"},
-		"isolation unknown":       {"---\nname: a\ndescription: d\nisolation: container\n---\np\n", 4, `isolation must be "worktree"`},
-		"key given twice":         {"---\nname: a\ndescription: d\nmax_turns: 1\nmaxTurns: 2\n---\np\n", 5, "given twice"},
-		"file too large":          {"---\nname: a\ndescription: d\n---\n" + strings.Repeat("x", maxFileSize), 0, "limited to"},
+		"no frontmatter":                {"# Just markdown\n", 1, "no YAML frontmatter"},
+		"empty file":                    {"", 1, "file is empty"},
+		"unclosed frontmatter":          {"\n---\nname: a\n", 2, "never closed"},
+		"bad YAML on first line":        {"---\n[name: a\n---\np\n", 2, "invalid YAML"},
+		"missing description":           {"---\nname: a\n---\np\n", 1, "missing required key description"},
+		"missing name":                  {"\n---\ndescription: d\n---\np\n", 2, "missing required key name"},
+		"empty frontmatter":             {"---\n---\np\n", 1, "missing required key name"},
+		"frontmatter is a list":         {"---\n- a\n- b\n---\np\n", 2, "it is a list"},
+		"description is a list":         {"---\nname: a\ndescription: [x]\n---\np\n", 3, "description must be text"},
+		"tools is a mapping":            {"---\nname: a\ndescription: d\ntools: {Read: true}\n---\np\n", 4, "tools must be a list"},
+		"tools entry is a list":         {"---\nname: a\ndescription: d\ntools:\n  - [Read]\n---\np\n", 5, "must be a tool name"},
+		"bad glob":                      {"---\nname: a\ndescription: d\nallowed_paths: [\"src/[\"]\n---\np\n", 4, "not a valid glob"},
+		"name with a control character": {"---\nname: \"a\\x01b\"\ndescription: d\n---\np\n", 2, "control character"},
+		"tools all unknown":             {"---\nname: a\ndescription: d\ntools: NotebookEdit, WebSearch\n---\np\n", 4, "would have no tools at all"},
+		"tools all unenforceable":       {"---\nname: a\ndescription: d\ntools: Grep(foo)\n---\np\n", 4, "would have no tools at all"},
+		"isolation unknown":             {"---\nname: a\ndescription: d\nisolation: container\n---\np\n", 4, `isolation must be "worktree"`},
+		"file too large":                {"---\nname: a\ndescription: d\n---\n" + strings.Repeat("x", maxFileSize), 0, "limited to"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -2,9 +2,11 @@ package agentdefs
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -93,6 +95,9 @@ func (d Definition) clone() Definition {
 	d.Tools = slices.Clone(d.Tools)
 	d.DisallowedTools = slices.Clone(d.DisallowedTools)
 	d.AllowedPaths = slices.Clone(d.AllowedPaths)
+	d.ToolRules = slices.Clone(d.ToolRules)
+	d.SpawnTypes = slices.Clone(d.SpawnTypes)
+	d.MCPServers = slices.Clone(d.MCPServers)
 	return d
 }
 
@@ -107,9 +112,135 @@ func cloneAll(defs []Definition) []Definition {
 	return out
 }
 
-// Catalog lists the available types, one "- name: summary" line each, in
-// All's order: the text a model reads to choose a subagent_type.
-func (s *Set) Catalog() string {
+// Lookup finds the definition a subagent_type names, as Claude Code users
+// expect: the exact name first, then the name ignoring case, then ignoring
+// case, blanks, dashes and underscores ("code reviewer" finds "Code
+// Reviewer" and "code-reviewer"), each only when it names exactly one
+// definition. The error is UnknownTypeError's text, listing the types (or
+// the candidates when the name is ambiguous).
+func (s *Set) Lookup(name string) (Definition, error) {
+	if d, ok := s.Get(name); ok {
+		return d, nil
+	}
+	for _, norm := range []func(string) string{strings.ToLower, looseName} {
+		var found []Definition
+		for _, d := range s.All() {
+			if norm(d.Name) == norm(name) {
+				found = append(found, d)
+			}
+		}
+		switch len(found) {
+		case 1:
+			return found[0], nil
+		case 0:
+			continue
+		}
+		names := make([]string, len(found))
+		for i, d := range found {
+			names[i] = fmt.Sprintf("%q", d.Name)
+		}
+		return Definition{}, fmt.Errorf("subagent_type %q is ambiguous: it could be %s; use the exact name", name, strings.Join(names, " or "))
+	}
+	return Definition{}, errors.New(s.UnknownTypeError(name))
+}
+
+// looseName is name in lower case without blanks, dashes or underscores.
+func looseName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '-', '_':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, name)
+}
+
+// DefaultCatalogBudget bounds the text Catalog gives the model, so a
+// folder of long agent files cannot fill its context.
+const DefaultCatalogBudget = 24000
+
+// Catalog lists the available types for the model choosing a
+// subagent_type, each with its whole description (Claude Code users put
+// routing <example> blocks there), in All's order. When the descriptions
+// together pass DefaultCatalogBudget characters, the longest are cut first,
+// each to the same length, until they fit, and a closing line says which
+// were cut.
+func (s *Set) Catalog() string { return s.CatalogWithin(DefaultCatalogBudget) }
+
+// CatalogWithin is Catalog with a budget of budget characters for the
+// descriptions.
+func (s *Set) CatalogWithin(budget int) string {
+	defs := s.All()
+	descs := make([][]rune, len(defs))
+	total := 0
+	for i, d := range defs {
+		descs[i] = []rune(catalogText(d.Description))
+		total += len(descs[i])
+	}
+	limit := -1 // no cut
+	if total > budget {
+		limit = waterLevel(descs, budget)
+	}
+	var b strings.Builder
+	var cut []string
+	for i, d := range defs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		text := string(descs[i])
+		if limit >= 0 && len(descs[i]) > limit {
+			text = strings.TrimRight(string(descs[i][:limit]), " \n") + fmt.Sprintf(" [… cut: %d of %d characters]", limit, len(descs[i]))
+			cut = append(cut, d.Name)
+		}
+		fmt.Fprintf(&b, "- %s: %s", d.Name, strings.ReplaceAll(text, "\n", "\n  "))
+	}
+	if len(cut) > 0 {
+		fmt.Fprintf(&b, "\n(The descriptions of %s were shortened, longest first, to keep this list within %d characters.)", strings.Join(cut, ", "), budget)
+	}
+	return b.String()
+}
+
+// waterLevel returns the largest length L such that cutting every text
+// longer than L to L brings the total within budget: the longest texts are
+// cut first, and to the same length.
+func waterLevel(texts [][]rune, budget int) int {
+	lo, hi := 0, 0
+	for _, t := range texts {
+		hi = max(hi, len(t))
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		sum := 0
+		for _, t := range texts {
+			sum += min(len(t), mid)
+		}
+		if sum <= budget {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// catalogText is a description as the model reads it: the literal "\n"
+// that Claude Code files often hold becomes a line break, and blank lines
+// and trailing blanks are dropped.
+func catalogText(desc string) string {
+	desc = strings.ReplaceAll(desc, `\n`, "\n")
+	var lines []string
+	for _, l := range strings.Split(desc, "\n") {
+		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Summaries lists the available types, one "- name: summary" line each,
+// with descriptions cut to one line: for people reading a list, not for
+// the model.
+func (s *Set) Summaries() string {
 	var b strings.Builder
 	for i, d := range s.All() {
 		if i > 0 {
@@ -122,22 +253,16 @@ func (s *Set) Catalog() string {
 
 // UnknownTypeError is the tool error for a subagent_type that names no
 // definition: it lists every available type with its summary, so the model
-// can correct itself, and suggests a name differing only in case.
+// can correct itself.
 func (s *Set) UnknownTypeError(name string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "unknown subagent_type %q", name)
-	for _, d := range s.All() {
-		if strings.EqualFold(d.Name, name) {
-			fmt.Fprintf(&b, " (did you mean %q? names are case-sensitive)", d.Name)
-			break
-		}
-	}
 	if len(s.All()) == 0 {
 		b.WriteString(". No subagent types are available.")
 		return b.String()
 	}
 	b.WriteString(". Available:\n")
-	b.WriteString(s.Catalog())
+	b.WriteString(s.Summaries())
 	return b.String()
 }
 

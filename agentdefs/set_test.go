@@ -16,7 +16,7 @@ func TestBuiltins(t *testing.T) {
 	}{
 		Explore:        {readOnly, true, []string{"never create, edit", "line number", "concise report"}},
 		Plan:           {readOnly, true, []string{"numbered implementation plan", "risks", "tests"}},
-		GeneralPurpose: {BaseTools(), false, []string{"full set of tools", "report"}},
+		GeneralPurpose: {append(BaseTools(), ToolWebFetch), false, []string{"full set of tools", "report"}},
 	}
 	s := NewSet(Builtins()...)
 	for name, tc := range tests {
@@ -111,37 +111,155 @@ func TestReadOnlyDerived(t *testing.T) {
 	}
 }
 
-func TestModel(t *testing.T) {
-	aliases := map[string]string{"haiku": "qwen3-8b", "big": "qwen3-235b"}
+func TestResolveModel(t *testing.T) {
+	aliases := map[string]string{"haiku": "qwen3-8b", "Sonnet": "qwen3-coder", "big": "qwen3-235b", "claude-opus-4-1": "gpt-4.1"}
 	tests := map[string]struct {
 		model       string
-		name        string
-		inherit     bool
-		resolved    string // with parent "parent-model" and aliases
-		noAliasWant string
+		resolved    string // parent "parent-model", with aliases
+		unmapped    string
+		noAliases   string // parent "parent-model", no aliases
+		noAliasMiss string
 	}{
-		"empty":          {"", "", true, "parent-model", "parent-model"},
-		"inherit":        {"inherit", "", true, "parent-model", "parent-model"},
-		"Inherit cased":  {"Inherit", "", true, "parent-model", "parent-model"},
-		"claude alias":   {"sonnet", "", true, "parent-model", "parent-model"},
-		"mapped alias":   {"Haiku", "", true, "qwen3-8b", "parent-model"},
-		"user alias":     {"big", "big", false, "qwen3-235b", "big"},
-		"concrete model": {"gpt-4.1-mini", "gpt-4.1-mini", false, "gpt-4.1-mini", "gpt-4.1-mini"},
+		"empty":                     {"", "parent-model", "", "parent-model", ""},
+		"inherit":                   {"inherit", "parent-model", "", "parent-model", ""},
+		"Inherit cased":             {"Inherit", "parent-model", "", "parent-model", ""},
+		"mapped alias":              {"haiku", "qwen3-8b", "", "parent-model", "haiku"},
+		"alias key of another case": {"sonnet", "qwen3-coder", "", "parent-model", "sonnet"},
+		"unmapped alias":            {"opus", "parent-model", "opus", "parent-model", "opus"},
+		"full id through family":    {"claude-haiku-4-5-20251001", "qwen3-8b", "", "parent-model", "haiku"},
+		"old id through family":     {"claude-3-5-sonnet-20241022", "qwen3-coder", "", "parent-model", "sonnet"},
+		"full id through own key":   {"claude-opus-4-1", "gpt-4.1", "", "parent-model", "opus"},
+		"full id, family unmapped":  {"claude-opus-4-5", "parent-model", "opus", "parent-model", "opus"},
+		"user alias":                {"big", "qwen3-235b", "", "big", ""},
+		"concrete model":            {"gpt-4.1-mini", "gpt-4.1-mini", "", "gpt-4.1-mini", ""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			d := Definition{Model: tc.model}
-			if n, inherit := d.ModelOrInherit(); n != tc.name || inherit != tc.inherit {
-				t.Errorf("ModelOrInherit = %q, %v; want %q, %v", n, inherit, tc.name, tc.inherit)
+			if got, miss := ResolveModel(tc.model, "parent-model", aliases); got != tc.resolved || miss != tc.unmapped {
+				t.Errorf("ResolveModel = %q, %q; want %q, %q", got, miss, tc.resolved, tc.unmapped)
 			}
-			if got := d.ResolveModel("parent-model", aliases); got != tc.resolved {
-				t.Errorf("ResolveModel = %q, want %q", got, tc.resolved)
+			if got, miss := ResolveModel(tc.model, "parent-model", nil); got != tc.noAliases || miss != tc.noAliasMiss {
+				t.Errorf("ResolveModel without aliases = %q, %q; want %q, %q", got, miss, tc.noAliases, tc.noAliasMiss)
 			}
-			if got := d.ResolveModel("parent-model", nil); got != tc.noAliasWant {
-				t.Errorf("ResolveModel without aliases = %q, want %q", got, tc.noAliasWant)
+			if got := (Definition{Model: tc.model}).ResolveModel("parent-model", aliases); got != tc.resolved {
+				t.Errorf("Definition.ResolveModel = %q, want %q", got, tc.resolved)
 			}
 		})
 	}
+}
+
+func TestModelProblemsOncePerAlias(t *testing.T) {
+	s := NewSet(append(Builtins(),
+		Definition{Name: "a", Description: "d", Model: "haiku", Source: "a.md", Scope: Project},
+		Definition{Name: "b", Description: "d", Model: "claude-haiku-4-5-20251001", Source: "b.md", Scope: Project},
+		Definition{Name: "c", Description: "d", Model: "opus", Source: "c.md", Scope: User},
+		Definition{Name: "d", Description: "d", Model: "sonnet", Source: "d.md", Scope: User},
+	)...)
+	got := ModelProblems(s, map[string]string{"sonnet": "qwen3-coder"})
+	if len(got) != 2 {
+		t.Fatalf("problems = %v, want one for haiku and one for opus", got)
+	}
+	if p := got[0]; p.Path != "a.md" || !p.Warning || p.Field != "model" || !strings.Contains(p.Message, `"haiku"`) || !strings.Contains(p.Message, "b.md") {
+		t.Errorf("haiku problem = %+v", p)
+	}
+	if p := got[1]; p.Path != "c.md" || !strings.Contains(p.Message, `"opus"`) || !strings.Contains(p.Message, "this agent uses the parent's model") {
+		t.Errorf("opus problem = %+v", p)
+	}
+}
+
+func TestChildMode(t *testing.T) {
+	tests := map[string]struct {
+		asks, session string
+		escalate      bool
+		want          string
+	}{
+		"none asked":               {"", "acceptEdits", false, "acceptEdits"},
+		"stricter is honoured":     {"plan", "default", false, "plan"},
+		"dontAsk under default":    {"dontAsk", "default", false, "dontAsk"},
+		"looser is capped":         {"bypassPermissions", "default", false, "default"},
+		"looser allowed by config": {"bypassPermissions", "default", true, "bypassPermissions"},
+		"acceptEdits under bypass": {"acceptEdits", "bypassPermissions", false, "acceptEdits"},
+		"plan session stays plan":  {"acceptEdits", "plan", false, "plan"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := (Definition{PermissionMode: tc.asks}).ChildMode(tc.session, tc.escalate); got != tc.want {
+				t.Errorf("ChildMode = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLookup(t *testing.T) {
+	s := NewSet(append(Builtins(),
+		Definition{Name: "Code Reviewer", Description: "d", Source: "a.md", Scope: Project},
+		Definition{Name: "test_runner", Description: "d", Source: "b.md", Scope: Project},
+		Definition{Name: "doc-writer", Description: "d", Source: "c.md", Scope: Project},
+		Definition{Name: "Doc Writer", Description: "d", Source: "d.md", Scope: Project},
+	)...)
+	tests := map[string]struct {
+		name, want, err string
+	}{
+		"exact":                   {name: "Code Reviewer", want: "Code Reviewer"},
+		"case-insensitive":        {name: "code reviewer", want: "Code Reviewer"},
+		"ignoring dashes":         {name: "code-reviewer", want: "Code Reviewer"},
+		"ignoring underscores":    {name: "Test Runner", want: "test_runner"},
+		"built-in by case":        {name: "explore", want: "Explore"},
+		"exact beats loose":       {name: "doc-writer", want: "doc-writer"},
+		"case beats loose":        {name: "doc writer", want: "Doc Writer"},
+		"ambiguous loosely":       {name: "DOC_WRITER", err: "ambiguous"},
+		"unknown lists the types": {name: "reviewer", err: "unknown subagent_type \"reviewer\". Available:"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			d, err := s.Lookup(tc.name)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("Lookup(%q) = %q, %v; want an error containing %q", tc.name, d.Name, err, tc.err)
+				}
+				return
+			}
+			if err != nil || d.Name != tc.want {
+				t.Errorf("Lookup(%q) = %q, %v; want %q", tc.name, d.Name, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCatalog(t *testing.T) {
+	long := "Use after code changes.\\n<example>\\nuser: \"review this\"\\nassistant: \"starting the reviewer\"\\n</example>"
+	t.Run("whole descriptions, literal \\n as lines", func(t *testing.T) {
+		s := NewSet(Definition{Name: "rev", Description: long}, Definition{Name: "a", Description: "short"})
+		want := "- a: short\n- rev: Use after code changes.\n  <example>\n  user: \"review this\"\n  assistant: \"starting the reviewer\"\n  </example>"
+		if got := s.Catalog(); got != want {
+			t.Errorf("Catalog =\n%s\nwant\n%s", got, want)
+		}
+	})
+	t.Run("over budget: longest cut first, to one length, and said", func(t *testing.T) {
+		s := NewSet(
+			Definition{Name: "huge", Description: strings.Repeat("h", 500)},
+			Definition{Name: "big", Description: strings.Repeat("b", 300)},
+			Definition{Name: "small", Description: strings.Repeat("s", 50)},
+		)
+		got := s.CatalogWithin(450)
+		// 50 stays; the other two share 400: 200 each.
+		for _, want := range []string{
+			"- small: " + strings.Repeat("s", 50) + "\n",
+			"- big: " + strings.Repeat("b", 200) + " [… cut: 200 of 300 characters]",
+			"- huge: " + strings.Repeat("h", 200) + " [… cut: 200 of 500 characters]",
+			"The descriptions of big, huge were shortened, longest first, to keep this list within 450 characters.",
+		} {
+			if !strings.Contains(got, want) {
+				t.Errorf("Catalog lacks %q:\n%s", want, got)
+			}
+		}
+	})
+	t.Run("within budget: nothing said", func(t *testing.T) {
+		got := NewSet(Builtins()...).Catalog()
+		if strings.Contains(got, "shortened") || !strings.Contains(got, Builtins()[0].Description) {
+			t.Errorf("Catalog = %s", got)
+		}
+	})
 }
 
 func TestLimits(t *testing.T) {
@@ -177,12 +295,6 @@ func TestUnknownTypeError(t *testing.T) {
 				"- Explore: " + Builtins()[0].Summary() + "\n" +
 				"- general-purpose: " + Builtins()[1].Summary() + "\n" +
 				"- Plan: " + Builtins()[2].Summary(),
-		},
-		"suggests the right case": {
-			set:  NewSet(custom),
-			name: "Code-Reviewer",
-			want: `unknown subagent_type "Code-Reviewer" (did you mean "code-reviewer"? names are case-sensitive). Available:` + "\n" +
-				"- code-reviewer: Reviews code. Long example",
 		},
 		"empty set": {
 			set:  NewSet(),

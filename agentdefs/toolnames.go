@@ -1,9 +1,12 @@
 package agentdefs
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"covey/permission"
 )
 
 // EffectiveTools returns the tools a child of type d gets out of base (the
@@ -16,12 +19,12 @@ func EffectiveTools(d Definition, base []string) []string {
 		switch {
 		case slices.Contains(out, t):
 			continue
-		case slices.Contains(d.DisallowedTools, t):
+		case slices.ContainsFunc(d.DisallowedTools, func(e string) bool { return allowsTool(e, t) }):
 			continue
 		case d.Tools == nil && t == ToolTask:
 			// Nesting is opt-in: only a definition that names task gets it.
 			continue
-		case d.Tools != nil && !slices.Contains(d.Tools, t):
+		case d.Tools != nil && !slices.ContainsFunc(d.Tools, func(e string) bool { return allowsTool(e, t) }):
 			continue
 		}
 		out = append(out, t)
@@ -37,48 +40,91 @@ type toolRef struct {
 
 // mappedTool is the outcome of mapping one written tool name.
 type mappedTool struct {
-	name string // covey name; "" when the tool was dropped
-	note string // a warning to report, "" for none
+	name    string // covey name; "" when the tool was dropped
+	args    string // what was inside the parentheses
+	hasArgs bool
+	note    string // why it was dropped (name ""), or a warning; "" for none
+}
+
+// ruleTools are the tools whose calls a pattern can limit (through the
+// permission rules' syntax).
+func ruleTool(name string) bool {
+	switch name {
+	case ToolBash, ToolEditFile, ToolWriteFile, ToolReadFile:
+		return true
+	}
+	return false
 }
 
 // mapToolName turns a tool name as written in covey or Claude Code files
 // into covey's name. Claude's names are matched case-insensitively because
-// users type them from memory; covey's own names pass through.
+// users type them from memory; covey's own names and MCP names (mcp__...)
+// pass through. A name covey does not know comes back with name and note
+// both empty; a pattern on a tool it cannot limit comes back dropped, with
+// the reason in note, because granting the whole tool would give the agent
+// more than its file asks.
 func mapToolName(raw string) mappedTool {
 	name, args, hasArgs := splitCall(raw)
-	if slices.Contains(allTools(), name) && !hasArgs {
-		return mappedTool{name: name}
-	}
-	var covey string
+	m := mappedTool{args: args, hasArgs: hasArgs}
 	switch strings.ToLower(name) {
-	case "read", ToolReadFile:
-		covey = ToolReadFile
+	case "read", ToolReadFile, "notebookread":
+		m.name = ToolReadFile
 	case "write", ToolWriteFile:
-		covey = ToolWriteFile
+		m.name = ToolWriteFile
 	case "edit", "multiedit", ToolEditFile:
-		covey = ToolEditFile
+		m.name = ToolEditFile
 	case "bash", "grep", "glob":
-		covey = strings.ToLower(name)
+		m.name = strings.ToLower(name)
 	case "ls", ToolListDir:
-		covey = ToolListDir
-	case "todowrite", ToolTodoWrite:
-		covey = ToolTodoWrite
+		m.name = ToolListDir
+	case "todowrite", "taskcreate", "taskupdate", "tasklist", "taskget", ToolTodoWrite:
+		m.name = ToolTodoWrite
+	case "webfetch", ToolWebFetch:
+		m.name = ToolWebFetch
 	case "task", "agent":
-		covey = ToolTask
+		m.name = ToolTask
+	default:
+		if strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
+			m.name = name
+		}
 	}
 	switch {
-	case covey == "" && strings.HasPrefix(name, "mcp__"):
-		return mappedTool{note: fmt.Sprintf("tool %q dropped: covey does not support MCP tools", raw)}
-	case covey == "":
-		return mappedTool{note: fmt.Sprintf("tool %q dropped: covey has no such tool (known: %s)", raw, strings.Join(allTools(), ", "))}
-	case hasArgs && covey == ToolTask:
-		// Claude's Agent(a,b) limits which types may be spawned; covey's task
-		// tool has no such limit, so say the child may start any type.
-		return mappedTool{name: covey, note: fmt.Sprintf("tool %q: covey cannot limit which agent types task starts (%s); any type is allowed", raw, args)}
-	case hasArgs:
-		return mappedTool{name: covey, note: fmt.Sprintf("tool %q: the arguments (%s) are ignored; covey has no per-call tool rules here", raw, args)}
+	case m.name == "":
+		return mappedTool{}
+	case hasArgs && m.name != ToolTask && !ruleTool(m.name):
+		return mappedTool{note: fmt.Sprintf("%q dropped: covey cannot limit %s to %q, and giving all of it would be more than the file asks", raw, m.name, args)}
 	}
-	return mappedTool{name: covey}
+	return m
+}
+
+// checkRule reports why src (such as "Bash(git diff:*)") is not a
+// permission rule covey can enforce, or nil when it is.
+func checkRule(src string) error {
+	if _, err := permission.ParseRules([]string{src}, nil); err != nil {
+		msg := err.Error()
+		// Drop the "permissions.allow[0] \"...\": " prefix meant for config.
+		if i := strings.Index(msg, "\": "); i >= 0 {
+			msg = msg[i+3:]
+		}
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// allowsTool reports whether an allowlist entry admits tool t: the same
+// name, or for MCP, a server ("mcp__github" admits "mcp__github__search")
+// or a prefix ending in "*" ("mcp__github__*").
+func allowsTool(entry, t string) bool {
+	if entry == t {
+		return true
+	}
+	if !strings.HasPrefix(entry, "mcp__") || !strings.HasPrefix(t, "mcp__") {
+		return false
+	}
+	if prefix, ok := strings.CutSuffix(entry, "*"); ok {
+		return strings.HasPrefix(t, prefix)
+	}
+	return !strings.Contains(strings.TrimPrefix(entry, "mcp__"), "__") && strings.HasPrefix(t, entry+"__")
 }
 
 // splitCall splits "Name(args)" into its parts; a name without a well-formed
@@ -92,8 +138,9 @@ func splitCall(s string) (name, args string, hasArgs bool) {
 	return strings.TrimSpace(s[:open]), strings.TrimSpace(s[open+1 : len(s)-1]), true
 }
 
-// splitToolString splits Claude's comma form "Read, Agent(a, b), Grep" at the
-// commas outside parentheses, dropping empty entries.
+// splitToolString splits Claude's comma form "Read, Agent(a, b), Grep" (or
+// the blank-separated "Read Grep") at the commas and blanks outside
+// parentheses, dropping empty entries.
 func splitToolString(s string) []string {
 	var out []string
 	depth, start := 0, 0
@@ -110,7 +157,7 @@ func splitToolString(s string) []string {
 			if depth > 0 {
 				depth--
 			}
-		case ',':
+		case ',', ' ', '\t', '\n':
 			if depth == 0 {
 				flush(i)
 				start = i + 1

@@ -26,9 +26,9 @@ type outcome struct {
 // in call order even when the child must queue for a slot. It returns nil
 // and an outcome when the child cannot exist (an unknown type).
 func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall string, spec TaskSpec) (*child, *outcome) {
-	def, ok := m.cfg.Defs.Get(spec.SubagentType)
-	if !ok {
-		return nil, &outcome{reason: agent.StopError, text: "Error: " + m.cfg.Defs.UnknownTypeError(spec.SubagentType)}
+	def, err := m.cfg.Defs.Lookup(spec.SubagentType)
+	if err != nil {
+		return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error()}
 	}
 	c := &child{m: m, def: def, spec: spec, start: time.Now()}
 	c.src = agent.Source{
