@@ -244,6 +244,28 @@ type ChildFinished struct {
 	Summary   string        `json:"summary,omitempty"` // first line of its answer
 }
 
+// ToolProgress reports progress of a running tool call (an MCP server's
+// progress notification). It counts as activity of the agent.
+type ToolProgress struct {
+	Source
+	CallID   string         `json:"call_id"`
+	Name     string         `json:"name"`
+	Progress tools.Progress `json:"progress"`
+}
+
+// MCPStatus reports a change of an MCP server: connected with its tools,
+// failed (why, and its last stderr lines), or refreshed. Source is the
+// main agent.
+type MCPStatus struct {
+	Source
+	Server string `json:"server"`
+	State  string `json:"state"` // starting | connected | failed | untrusted | stopped
+	Tools  int    `json:"tools"`
+	Error  string `json:"error,omitempty"`
+	// Notes are renamed tools and similar things worth knowing.
+	Notes []string `json:"notes,omitempty"`
+}
+
 // UserMessage is a message the user sent. The loop does not emit it (the
 // UI shows what the user typed at once); it exists so a recorded session can
 // be replayed into a transcript, and for consumers that want the prompts.
@@ -258,6 +280,8 @@ func (TextDelta) Kind() string      { return "text" }
 func (ReasoningDelta) Kind() string { return "reasoning" }
 func (ToolStarted) Kind() string    { return "tool_started" }
 func (ToolFinished) Kind() string   { return "tool_finished" }
+func (ToolProgress) Kind() string   { return "tool_progress" }
+func (MCPStatus) Kind() string      { return "mcp_status" }
 func (UsageReported) Kind() string  { return "usage" }
 func (TurnFinished) Kind() string   { return "turn_finished" }
 func (Retrying) Kind() string       { return "retrying" }

@@ -186,7 +186,11 @@ func (a *Agent) runTool(ctx context.Context, c ToolCall) Message {
 	case !json.Valid(args):
 		r = tools.Errorf("the arguments of %s are not valid JSON (%v). Send a JSON object matching the tool's schema.", c.Name, jsonError(args))
 	default:
-		r = safeRun(tools.WithCallID(ctx, c.ID), t, args)
+		src := a.cfg.Source
+		tctx := tools.WithProgress(tools.WithCallID(ctx, c.ID), func(p tools.Progress) {
+			a.emit(ToolProgress{Source: src, CallID: c.ID, Name: c.Name, Progress: p})
+		})
+		r = safeRun(tctx, t, args)
 		// A tool that failed because of the cancel says so plainly; one that
 		// finished as the cancel landed keeps its result.
 		if ctx.Err() != nil && r.IsError {

@@ -135,9 +135,15 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 
 	token := "covey-" + strconv.FormatInt(progressSeq.Add(1), 10)
 	m.mu.Lock()
-	s.progress[token] = func(p tools.Progress) { tools.ReportProgress(ctx, p) }
+	var finished atomic.Bool // progress arriving after the result is dropped
+	s.progress[token] = func(p tools.Progress) {
+		if !finished.Load() {
+			tools.ReportProgress(ctx, p)
+		}
+	}
 	m.mu.Unlock()
 	defer func() {
+		finished.Store(true)
 		m.mu.Lock()
 		delete(s.progress, token)
 		m.mu.Unlock()

@@ -39,6 +39,10 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.ToolStarted](raw)
 	case agent.ToolFinished{}.Kind():
 		e, err = decodeToolFinished(raw)
+	case agent.ToolProgress{}.Kind():
+		e, err = decodeAs[agent.ToolProgress](raw)
+	case agent.MCPStatus{}.Kind():
+		e, err = decodeAs[agent.MCPStatus](raw)
 	case agent.UsageReported{}.Kind():
 		e, err = decodeAs[agent.UsageReported](raw)
 	case agent.TurnFinished{}.Kind():
