@@ -48,6 +48,7 @@ type ApprovalBlock struct {
 	diff   *diffView  // nil for a command
 	split  []splitRow // the side-by-side rows, built on first use
 	grants []string   // what "allow for this session" would allow
+	merge  *mergeState // the per-file choice of a worktree merge; nil otherwise
 
 	layout  *bool // the user's choice of side by side; nil: by width
 	offset  int   // first body row shown
@@ -83,7 +84,14 @@ const maxCachedRows = 4096
 // NewApprovalBlock returns the pending approval of req.
 func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 	b := &ApprovalBlock{req: req, rows: defaultDiffRows}
-	if req.Tool != "bash" {
+	if req.Tool == permission.ToolMerge {
+		d, rows := newMergeDiffView(req.Changes)
+		b.diff = d
+		b.merge = &mergeState{files: req.Changes, rows: rows, selected: make([]bool, len(req.Changes))}
+		for i := range b.merge.selected {
+			b.merge.selected[i] = true
+		}
+	} else if req.Tool != "bash" {
 		text := ""
 		if req.Change != nil {
 			text = req.Change.Diff
@@ -111,7 +119,7 @@ func (b *ApprovalBlock) Pending() bool { return b.outcome == outcomePending }
 
 // Editable reports whether the request carries content the user may edit
 // before allowing it (writes do, commands do not).
-func (b *ApprovalBlock) Editable() bool { return b.req.Tool != "bash" }
+func (b *ApprovalBlock) Editable() bool { return b.req.Tool != "bash" && b.merge == nil }
 
 func (b *ApprovalBlock) touch() { b.version++ }
 
@@ -123,6 +131,9 @@ func (b *ApprovalBlock) Version() uint64 { return b.version }
 func (b *ApprovalBlock) SetActive(v bool) {
 	if b.active != v {
 		b.active = v
+		if b.merge != nil {
+			b.rowCache = nil // the file cursor shows only while active
+		}
 		b.touch()
 	}
 }
@@ -210,9 +221,14 @@ func (b *ApprovalBlock) diffRow(i, width int, st *theme.Styles) string {
 		return r
 	}
 	var r string
-	if key.split {
+	switch {
+	case key.split && b.merge != nil && b.splitRows()[i].full != nil && b.splitRows()[i].full.kind == diffFile:
+		r = b.fileRow(b.splitRows()[i].full.old, width, st)
+	case key.split:
 		r = b.diff.renderSplitRow(b.splitRows()[i], width, st)
-	} else {
+	case b.merge != nil && b.diff.lines[i].kind == diffFile:
+		r = b.fileRow(b.diff.lines[i].old, width, st)
+	default:
 		r = b.diff.renderRow(i, width, st)
 	}
 	b.rowCache[i] = r
@@ -311,6 +327,9 @@ func (b *ApprovalBlock) subject() string {
 // record is the one line an answered request leaves.
 func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
 	st := ctx.Styles.Approval
+	if b.merge != nil {
+		return fitLine(b.mergeRecord(ctx.Styles)+"  "+st.Hint.Render(b.req.Path), width)
+	}
 	var head string
 	switch b.outcome {
 	case outcomeAllowed:
@@ -341,7 +360,11 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	if b.req.Agent != "" {
 		add(st.Approval.Label.Render(oneLine(b.req.Agent)) + st.Approval.Hint.Render(" asks:"))
 	}
-	add(b.header(ctx, inner))
+	if b.merge != nil {
+		add(b.mergeHeader(ctx, inner))
+	} else {
+		add(b.header(ctx, inner))
+	}
 	total := b.bodyLen()
 	if b.diff == nil {
 		cmd := b.commandLines(bodyWidth)
@@ -373,6 +396,8 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 		b.feedback.Width = max(bodyWidth-len(b.feedback.Prompt)-1, 1)
 		add(approvalIndent + b.feedback.View())
 		hints = [][2]string{{"enter", "deny with this reason"}, {"esc", "back"}}
+	case b.active && b.merge != nil:
+		hints = b.mergeHints(width)
 	case b.active:
 		hints = b.answerHints(width)
 	}

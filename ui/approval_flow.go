@@ -169,6 +169,13 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		return cmd, true
 	}
 	switch {
+	case key.Matches(k, m.keys.ApproveYes) && b.IsMerge():
+		files := b.chosenFiles()
+		if files != nil && len(files) == 0 {
+			m.deny("")
+			break
+		}
+		m.answer(permission.Verdict{Allowed: true, Files: files}, outcomeAllowed, "")
 	case key.Matches(k, m.keys.ApproveYes):
 		m.answer(permission.Verdict{Allowed: true}, outcomeAllowed, "")
 	case key.Matches(k, m.keys.ApproveSession):
@@ -182,6 +189,12 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		cmd = m.startEdit()
 	case key.Matches(k, m.keys.ApproveLayout):
 		b.ToggleLayout()
+	case key.Matches(k, m.keys.ApproveFileToggle):
+		b.ToggleFile()
+	case key.Matches(k, m.keys.ApproveFileNext):
+		b.MoveFile(1)
+	case key.Matches(k, m.keys.ApproveFilePrev):
+		b.MoveFile(-1)
 	case key.Matches(k, m.keys.ApproveUp):
 		b.ScrollBy(-1)
 	case key.Matches(k, m.keys.ApproveDown):

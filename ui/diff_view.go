@@ -19,6 +19,7 @@ const (
 	diffRemoved
 	diffHunk // an @@ header
 	diffNote // "\ No newline at end of file" and anything unparsable
+	diffFile // a file's header in a multi-file diff; old holds the file's index
 )
 
 // diffLine is one parsed line of a unified diff with its line numbers in
@@ -136,6 +137,8 @@ func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) s
 		return fitLine(strings.Repeat(" ", gutter)+st.Diff.Hunk.Render(fitLine(l.text, max(width-gutter, 1))), width)
 	case diffNote:
 		return fitLine(strings.Repeat(" ", gutter)+st.Tool.Output.Render(fitLine(l.text, max(width-gutter, 1))), width)
+	case diffFile:
+		return fitLine(st.Approval.Target.Render(l.text), width)
 	}
 	nums := st.Diff.LineNumber.Render(num(l.old) + " " + num(l.new) + " ")
 	textWidth := max(width-gutter, 1)

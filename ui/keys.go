@@ -47,8 +47,12 @@ type KeyMap struct {
 	ApprovePageUp   key.Binding
 	ApprovePageDown key.Binding
 	ApproveToInput  key.Binding
-	FeedbackSend    key.Binding
-	FeedbackBack    key.Binding
+	// A worktree merge's per-file choice.
+	ApproveFileToggle key.Binding
+	ApproveFileNext   key.Binding
+	ApproveFilePrev   key.Binding
+	FeedbackSend      key.Binding
+	FeedbackBack      key.Binding
 	// FocusApproval gives the keyboard back to a waiting request.
 	FocusApproval key.Binding
 
@@ -101,20 +105,23 @@ func DefaultKeyMap() KeyMap {
 		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
 		Bottom:   key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "bottom")),
 
-		ApproveYes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow")),
-		ApproveSession:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow for this session")),
-		ApproveNo:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
-		ApproveFeedback: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny with feedback")),
-		ApproveEdit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
-		ApproveLayout:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "unified/side by side")),
-		ApproveUp:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll diff up")),
-		ApproveDown:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll diff down")),
-		ApprovePageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "diff page up")),
-		ApprovePageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "diff page down")),
-		ApproveToInput:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "type in the input")),
-		FeedbackSend:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
-		FeedbackBack:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the request")),
-		FocusApproval:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "answer the waiting request")),
+		ApproveYes:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow")),
+		ApproveSession:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow for this session")),
+		ApproveNo:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
+		ApproveFeedback:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny with feedback")),
+		ApproveEdit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
+		ApproveLayout:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "unified/side by side")),
+		ApproveUp:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll diff up")),
+		ApproveDown:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll diff down")),
+		ApprovePageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "diff page up")),
+		ApprovePageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "diff page down")),
+		ApproveToInput:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "type in the input")),
+		ApproveFileToggle: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "choose/drop file")),
+		ApproveFileNext:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next file")),
+		ApproveFilePrev:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous file")),
+		FeedbackSend:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
+		FeedbackBack:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the request")),
+		FocusApproval:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "answer the waiting request")),
 
 		ChildOpen:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open full-screen")),
 		ChildMessage:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "message")),
@@ -153,6 +160,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		// global keys next, so narrow terminals cut the rarer columns.
 		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveToInput,
+			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev,
 			k.FeedbackSend, k.FeedbackBack},
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
@@ -175,6 +183,7 @@ type keyState struct {
 	approvalPending bool // a request waits for an answer
 	feedback        bool // the denial's reason is being typed
 	editable        bool // the waiting request is a write
+	merge           bool // the waiting request is a child's worktree merge
 	canGrant        bool // there is a policy to grant through
 	canCycle        bool // there is a policy whose mode can change
 	canRetry        bool // the last turn ended in an error
@@ -246,11 +255,14 @@ func (k *KeyMap) apply(s keyState) {
 
 	answering := s.approval && !s.feedback
 	k.ApproveYes.SetEnabled(answering)
-	k.ApproveSession.SetEnabled(answering && s.canGrant)
+	k.ApproveSession.SetEnabled(answering && s.canGrant && !s.merge)
 	k.ApproveNo.SetEnabled(answering)
 	k.ApproveFeedback.SetEnabled(answering)
 	k.ApproveEdit.SetEnabled(answering && s.editable)
-	k.ApproveLayout.SetEnabled(answering && s.editable)
+	k.ApproveLayout.SetEnabled(answering && (s.editable || s.merge))
+	k.ApproveFileToggle.SetEnabled(answering && s.merge)
+	k.ApproveFileNext.SetEnabled(answering && s.merge)
+	k.ApproveFilePrev.SetEnabled(answering && s.merge)
 	k.ApproveUp.SetEnabled(answering)
 	k.ApproveDown.SetEnabled(answering)
 	k.ApprovePageUp.SetEnabled(answering)

@@ -451,6 +451,7 @@ func (m *Model) layout() {
 		approvalPending: ab != nil,
 		feedback:        ab != nil && ab.FeedbackOpen(),
 		editable:        ab != nil && ab.Editable(),
+		merge:           ab != nil && ab.IsMerge(),
 		canGrant:        m.perms != nil,
 		canCycle:        m.perms != nil,
 		canRetry:        m.lastFailed && m.engine != nil,

@@ -207,6 +207,9 @@ func (r *router) routeChild(ev agent.Event) {
 		r.callOwner[e.CallID] = b
 	case agent.UsageReported:
 		r.usage.Add(e.Usage)
+	case agent.WorktreeResult:
+		r.worktreeNotice(b, e)
+		return
 	}
 	b.Observe(r.now)
 	b.Apply(ev)
@@ -240,6 +243,29 @@ func backgroundNote(e agent.BackgroundResult) string {
 		text += "\n" + first
 	}
 	return text
+}
+
+// worktreeNotice says under a child's pane (and the record of its merge
+// approval) what became of its worktree: a kept or conflicting change names
+// its branch and folder, so it is never lost from sight.
+func (r *router) worktreeNotice(pane *SubagentBlock, e agent.WorktreeResult) {
+	level := NoticeInfo
+	if e.Status == agent.WorktreeKept || e.Status == agent.WorktreeConflict {
+		level = NoticeWarning
+	}
+	i := r.t.IndexOf(pane)
+	if i < 0 {
+		r.t.Append(NewNoticeBlock(level, e.Message))
+		return
+	}
+	for i+1 < r.t.Len() {
+		ab, ok := r.t.entries[i+1].b.(*ApprovalBlock)
+		if !ok || ab.Request().AgentID != e.AgentID {
+			break
+		}
+		i++
+	}
+	r.t.Insert(i+1, NewNoticeBlock(level, e.Message))
 }
 
 // insertAt is where a new pane goes: after the earlier panes of its batch,

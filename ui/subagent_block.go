@@ -74,6 +74,9 @@ func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
 	b := &SubagentBlock{src: ev.Source, model: ev.Model, openTool: map[string]uint64{}}
 	b.crew.background = ev.Background
 	b.crew.maxTokens, b.crew.maxCost = ev.MaxTokens, ev.MaxCost
+	if w := ev.Worktree; w != nil {
+		b.push(activity{kind: actNote, text: fmt.Sprintf("in its own worktree (%s), from %s", w.Branch, w.Base)})
+	}
 	return b
 }
 

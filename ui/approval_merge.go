@@ -1,0 +1,187 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"covey/permission"
+	"covey/theme"
+)
+
+// This file holds the approval of a child's worktree merge: every file the
+// child changed in one scrollable diff, each under a header row that says
+// whether the file is chosen; y applies the chosen files, n discards the
+// whole change, space chooses or drops the file under the cursor, ]/[ move
+// the cursor from file to file.
+
+// mergeState is the per-file choice of a merge approval.
+type mergeState struct {
+	files    []permission.FileChange
+	rows     []int // the unified row of each file's header
+	selected []bool
+	cursor   int
+}
+
+// newMergeDiffView joins the files' diffs into one view, each file headed
+// by a diffFile line whose old field holds the file's index.
+func newMergeDiffView(files []permission.FileChange) (*diffView, []int) {
+	d := &diffView{}
+	rows := make([]int, len(files))
+	for i, f := range files {
+		rows[i] = len(d.lines)
+		d.lines = append(d.lines, diffLine{kind: diffFile, old: i, text: f.Path})
+		fv := newDiffView(f.Diff)
+		d.lines = append(d.lines, fv.lines...)
+		d.digits = max(d.digits, fv.digits)
+	}
+	return d, rows
+}
+
+// IsMerge reports whether the block asks to merge a child's worktree.
+func (b *ApprovalBlock) IsMerge() bool { return b.merge != nil }
+
+// chosenFiles is the answer's Files: nil when every file is chosen.
+func (b *ApprovalBlock) chosenFiles() []string {
+	if b.merge == nil {
+		return nil
+	}
+	var out []string
+	all := true
+	for i, f := range b.merge.files {
+		if b.merge.selected[i] {
+			out = append(out, f.Path)
+		} else {
+			all = false
+		}
+	}
+	if all {
+		return nil
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// ToggleFile chooses or drops the file under the cursor.
+func (b *ApprovalBlock) ToggleFile() {
+	if b.merge == nil || len(b.merge.files) == 0 {
+		return
+	}
+	b.merge.selected[b.merge.cursor] = !b.merge.selected[b.merge.cursor]
+	b.rowCache = nil
+	b.touch()
+}
+
+// MoveFile moves the file cursor by delta files and scrolls its header
+// into view.
+func (b *ApprovalBlock) MoveFile(delta int) {
+	if b.merge == nil || len(b.merge.files) == 0 {
+		return
+	}
+	n := len(b.merge.files)
+	b.merge.cursor = ((b.merge.cursor+delta)%n + n) % n
+	b.rowCache = nil
+	b.scrollToFile(b.merge.cursor)
+	b.touch()
+}
+
+// scrollToFile puts file i's header at the top of the body window.
+func (b *ApprovalBlock) scrollToFile(i int) {
+	row := b.merge.rows[i]
+	if b.sideBySide(b.width) {
+		for j, r := range b.splitRows() {
+			if r.full != nil && r.full.kind == diffFile && r.full.old == i {
+				row = j
+				break
+			}
+		}
+	}
+	b.offset = min(max(row, 0), b.maxOffset())
+}
+
+// fileRow draws the header row of file i: cursor, choice, path, counts.
+func (b *ApprovalBlock) fileRow(i, width int, st *theme.Styles) string {
+	f := b.merge.files[i]
+	mark := "  "
+	if i == b.merge.cursor && b.active {
+		mark = "▸ "
+	}
+	box := "[x] "
+	style := st.Approval.Target
+	if !b.merge.selected[i] {
+		box, style = "[ ] ", st.Approval.Hint
+	}
+	s := st.Approval.Key.Render(mark) + style.Render(box+f.Path)
+	switch {
+	case f.Created:
+		s += " " + st.Approval.Hint.Render("(new file)")
+	case strings.Contains(f.Diff, "+++ /dev/null"):
+		s += " " + st.Approval.Hint.Render("(deleted)")
+	}
+	s += "  " + st.Diff.Added.Render(fmt.Sprintf("+%d", f.Added)) + " " + st.Diff.Removed.Render(fmt.Sprintf("-%d", f.Removed))
+	return padTo(s, width)
+}
+
+// mergeHeader is "? Apply the child's changes to 3 files  +12 -4".
+func (b *ApprovalBlock) mergeHeader(ctx RenderContext, width int) string {
+	st := ctx.Styles
+	added, removed, chosen := 0, 0, 0
+	for i, f := range b.merge.files {
+		added += f.Added
+		removed += f.Removed
+		if b.merge.selected[i] {
+			chosen++
+		}
+	}
+	n := len(b.merge.files)
+	s := st.Approval.Title.Render(fmt.Sprintf("? Apply its changes to %s", countNoun(n, "file", "files")))
+	if chosen != n {
+		s += " " + st.Approval.Hint.Render(fmt.Sprintf("(%d chosen)", chosen))
+	}
+	s += "  " + st.Diff.Added.Render(fmt.Sprintf("+%d", added)) + " " + st.Diff.Removed.Render(fmt.Sprintf("-%d", removed))
+	s += "  " + st.Approval.Hint.Render("from "+b.req.Path)
+	return fitLine(s, width)
+}
+
+// mergeHints are the keys that answer a merge.
+func (b *ApprovalBlock) mergeHints(width int) [][2]string {
+	layout := "side by side"
+	if b.sideBySide(width) {
+		layout = "unified"
+	}
+	h := [][2]string{{"y", "apply the chosen files"}, {"n", "discard all"}, {"d", "discard with feedback"}}
+	if len(b.merge.files) > 1 {
+		h = append(h, [2]string{"space", "choose file"}, [2]string{"]/[", "next/previous file"})
+	}
+	return append(h, [2]string{"t", layout}, [2]string{"esc", "cancel turn (keeps the change)"})
+}
+
+// mergeRecord is the one line an answered merge leaves.
+func (b *ApprovalBlock) mergeRecord(st *theme.Styles) string {
+	n := len(b.merge.files)
+	switch b.outcome {
+	case outcomeAllowed:
+		chosen := n
+		if files := b.chosenFiles(); files != nil {
+			chosen = len(files)
+		}
+		if chosen == n {
+			return st.Approval.Allowed.Render(fmt.Sprintf("%s apply %s", glyphOK, countNoun(n, "file", "files")))
+		}
+		return st.Approval.Allowed.Render(fmt.Sprintf("%s apply %d of %d files", glyphOK, chosen, n))
+	default:
+		text := fmt.Sprintf("%s discarded %s", glyphFailed, countNoun(n, "file", "files"))
+		if b.detail != "" {
+			text += ": " + oneLine(b.detail)
+		}
+		return st.Approval.Denied.Render(text)
+	}
+}
+
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/permission"
+	"covey/tools"
+)
+
+// mergeRequest is a child's worktree merge of three files.
+func mergeRequest() permission.Request {
+	change := func(p, old, new string, created bool) permission.FileChange {
+		d, a, r := tools.UnifiedDiff(p, old, new)
+		return permission.FileChange{Path: p, Diff: d, Added: a, Removed: r, Created: created}
+	}
+	return permission.Request{
+		Tool: permission.ToolMerge, Path: "covey/general-purpose-1-abc123",
+		Agent: "[general-purpose] refactor", AgentID: "general-purpose-1",
+		Changes: []permission.FileChange{
+			change("a.go", "package a\n", "package a\n\nfunc A() {}\n", false),
+			change("b.go", "", "package b\n", true),
+			change("c.go", "x\n", "y\n", false),
+		},
+	}
+}
+
+func TestMergeApprovalAnswers(t *testing.T) {
+	tests := []struct {
+		name   string
+		keys   []tea.KeyMsg
+		want   permission.Verdict
+		record string
+	}{
+		{"y applies every file", []tea.KeyMsg{runes("y")}, permission.Verdict{Allowed: true}, "✓ apply 3 files"},
+		{"space drops the file under the cursor", []tea.KeyMsg{runes(" "), runes("y")},
+			permission.Verdict{Allowed: true, Files: []string{"b.go", "c.go"}}, "✓ apply 2 of 3 files"},
+		{"] moves to the next file, [ back", []tea.KeyMsg{runes("]"), runes("]"), runes(" "), runes("["), runes(" "), runes("y")},
+			permission.Verdict{Allowed: true, Files: []string{"a.go"}}, "✓ apply 1 of 3 files"},
+		{"n discards", []tea.KeyMsg{runes("n")}, permission.Verdict{Reason: reasonDenied}, "✗ discarded 3 files"},
+		{"y with no file chosen discards", []tea.KeyMsg{runes(" "), runes("]"), runes(" "), runes("]"), runes(" "), runes("y")},
+			permission.Verdict{Reason: reasonDenied}, "✗ discarded 3 files"},
+		{"a is no answer to a merge", []tea.KeyMsg{runes("a"), runes("n")}, permission.Verdict{Reason: reasonDenied}, "✗ discarded 3 files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newApprovalHarness(t, 100, 40)
+			got := h.ask(context.Background(), mergeRequest())
+			h.deliver(1)
+			for _, k := range tt.keys {
+				h.send(k)
+			}
+			v := verdictOf(t, got)
+			if v.Allowed != tt.want.Allowed || v.Reason != tt.want.Reason || !slices.Equal(v.Files, tt.want.Files) || (tt.want.Files == nil) != (v.Files == nil) {
+				t.Errorf("verdict %+v, want %+v", v, tt.want)
+			}
+			if len(h.perms.grants) != 0 {
+				t.Errorf("a merge made session grants: %v", h.perms.grants)
+			}
+			bs := approvalBlocks(h.m)
+			if len(bs) != 1 || bs[0].Pending() {
+				t.Fatalf("want one answered approval block, have %d", len(bs))
+			}
+			if rec := ansi.Strip(bs[0].Lines(approvalCtx(100))[0]); !strings.HasPrefix(rec, tt.record) || !strings.Contains(rec, "covey/general-purpose-1-abc123") {
+				t.Errorf("record %q, want it to start %q and name the branch", rec, tt.record)
+			}
+		})
+	}
+}
+
+func TestMergeApprovalShowsEveryFile(t *testing.T) {
+	b := NewApprovalBlock(mergeRequest())
+	b.SetActive(true)
+	b.SetRows(40)
+	text := ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))
+	for _, want := range []string{
+		"? Apply its changes to 3 files", "+4 -1", "from covey/general-purpose-1-abc123",
+		"▸ [x] a.go", "[x] b.go (new file)", "[x] c.go", "+func A() {}", "-x", "+y",
+		"y apply the chosen files", "n discard all", "space choose file",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the merge approval does not show %q:\n%s", want, text)
+		}
+	}
+	if b.Editable() {
+		t.Error("a merge offers e (edit), which it cannot honour")
+	}
+	b.ToggleFile()
+	text = ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))
+	if !strings.Contains(text, "▸ [ ] a.go") || !strings.Contains(text, "(2 chosen)") {
+		t.Errorf("a dropped file is not shown as dropped:\n%s", text)
+	}
+	// Side by side keeps the file headers.
+	b.ToggleLayout()
+	text = ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))
+	if !strings.Contains(text, "[x] c.go") || !strings.Contains(text, "│") {
+		t.Errorf("side by side lost the file headers:\n%s", text)
+	}
+}
