@@ -45,9 +45,9 @@ const (
 // one-line record of the answer.
 type ApprovalBlock struct {
 	req    permission.Request
-	diff   *diffView  // nil for a command
-	split  []splitRow // the side-by-side rows, built on first use
-	grants []string   // what "allow for this session" would allow
+	diff   *diffView   // nil for a command
+	split  []splitRow  // the side-by-side rows, built on first use
+	grants []string    // what "allow for this session" would allow
 	merge  *mergeState // the per-file choice of a worktree merge; nil otherwise
 
 	layout  *bool // the user's choice of side by side; nil: by width
