@@ -512,6 +512,38 @@ func (m *Manager) Tools() []tools.Tool {
 	return out
 }
 
+// Source returns the manager's tools as a tools.Source whose calls ask
+// gate instead of the manager's (a child's gate labels its requests), each
+// kept only when keep accepts it (nil keeps all). keep is asked again
+// whenever the tools change; the views are cached until then.
+func (m *Manager) Source(gate permission.Gate, keep func(tools.Tool) bool) tools.Source {
+	var mu sync.Mutex
+	var cached []tools.Tool
+	var base []tools.Tool
+	return func() []tools.Tool {
+		all := m.Tools()
+		mu.Lock()
+		defer mu.Unlock()
+		if cached != nil && len(all) == len(base) && (len(all) == 0 || &all[0] == &base[0]) {
+			return cached
+		}
+		out := make([]tools.Tool, 0, len(all))
+		for _, t := range all {
+			if keep != nil && !keep(t) {
+				continue
+			}
+			if mt, ok := t.(*Tool); ok && gate != nil {
+				view := *mt
+				view.gate = gate
+				t = &view
+			}
+			out = append(out, t)
+		}
+		cached, base = out, all
+		return out
+	}
+}
+
 // Close stops every server (and each stdio server's process group) and
 // waits for them. The manager cannot start servers afterwards.
 func (m *Manager) Close() {

@@ -27,6 +27,9 @@ type Tool struct {
 	desc     string
 	schema   map[string]any
 	readOnly bool // the server's readOnlyHint: only decides concurrency
+	// gate asks before each call; views made by Manager.Source carry the
+	// gate of the agent they serve (a child's labels its requests).
+	gate permission.Gate
 }
 
 var _ tools.Tool = (*Tool)(nil)
@@ -43,6 +46,7 @@ func newTool(m *Manager, s Server, name string, t *sdk.Tool) *Tool {
 		m: m, server: s.Name, name: name, remote: t.Name, desc: desc,
 		schema:   inputSchema(t.InputSchema),
 		readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		gate:     m.opts.Gate,
 	}
 }
 
@@ -105,7 +109,7 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 			return tools.Errorf("%s takes a JSON object of arguments: %v", t.name, err)
 		}
 	}
-	if g := t.m.opts.Gate; g != nil {
+	if g := t.gate; g != nil {
 		compact := compactJSON(args)
 		v := g.Check(ctx, permission.Request{Tool: t.name, Server: t.server, ServerTool: t.remote, Args: compact})
 		if !v.Allowed {

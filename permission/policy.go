@@ -182,7 +182,7 @@ func (p *Policy) snapshot() snapshot {
 // says why.
 func (p *Policy) decide(req Request) (verdictKind, string) {
 	s := p.snapshot()
-	if s.mode == ModePlan && !readTool(req.Tool) {
+	if s.mode == ModePlan && !readTool(req.Tool) && !p.PlanOffers(req.Tool) {
 		return kindRefuse, fmt.Sprintf("%s was refused: permission mode is plan, which is read-only. "+
 			"Finish the plan and present it; the user leaves plan mode to carry it out.", describeRequest(req))
 	}
@@ -331,6 +331,17 @@ func scopeMatch(own, grants []rule, req Request, root string) bool {
 		return allowedPath([][]rule{grants}, req.Tool, forms)
 	}
 	return allowedOther(sets, req)
+}
+
+// PlanOffers reports whether plan mode offers an MCP tool: only when an
+// allow rule of the config names it (mcp__srv, mcp__srv__*, or the tool),
+// since covey cannot tell what a server's tool changes. Deny rules still
+// apply to its calls.
+func (p *Policy) PlanOffers(tool string) bool {
+	if !strings.HasPrefix(tool, "mcp__") {
+		return false
+	}
+	return allowedOther([][]rule{p.rules.allowList()}, Request{Tool: tool})
 }
 
 // readTool reports whether tool only reads, so plan mode lets it be asked

@@ -219,7 +219,28 @@ func (c *child) tools() *tools.Registry {
 			reg.Add(t)
 		}
 	}
+	if c.m.cfg.MCPTools != nil {
+		reg.AddSource(c.m.cfg.MCPTools(env.Gate, func(t tools.Tool) bool { return mcpAllowed(c.def, t) }))
+	}
 	return reg
+}
+
+// mcpAllowed reports whether a child of type def gets the MCP tool t: its
+// tools list names it (mcp__srv__tool, or mcp__srv for the whole server),
+// or it has no tools list and is not a read-only type; its disallowed
+// tools do not; and its mcpServers, when set, include t's server.
+func mcpAllowed(def agentdefs.Definition, t tools.Tool) bool {
+	if def.Tools == nil && def.ReadOnly {
+		return false
+	}
+	if len(agentdefs.EffectiveTools(def, []string{t.Name()})) == 0 {
+		return false
+	}
+	if def.MCPServers == nil {
+		return true
+	}
+	s, ok := t.(interface{ Server() string })
+	return ok && slices.Contains(def.MCPServers, s.Server())
 }
 
 // gate labels the child's permission requests so the user sees who asks.

@@ -56,6 +56,9 @@ type Config struct {
 	ReadOnly bool
 	// AllowRead decides reads outside the workspace (see tools.Env).
 	AllowRead func(abs string) bool
+	// MCPTools, when set, returns the session's MCP tools as a source whose
+	// calls ask gate, keeping those keep accepts (mcp.Manager.Source).
+	MCPTools func(gate permission.Gate, keep func(tools.Tool) bool) tools.Source
 	// WorktreeBase is what an isolated child's worktree starts from ("":
 	// HEAD plus the user's uncommitted changes).
 	WorktreeBase worktree.Base

@@ -17,6 +17,7 @@ import (
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/e2e/scripted"
+	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
 )
@@ -36,6 +37,7 @@ type harnessOpts struct {
 	concurrency int
 	resolve     func(h *harness, def agentdefs.Definition) (agent.Provider, string, error)
 	timeout     time.Duration
+	mcp         []tools.Tool // the session's MCP tools
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -59,6 +61,9 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	h.manager = subagent.NewManager(subagent.Config{
 		Defs: agentdefs.NewSet(defs...), Workspace: ws, Environment: agent.Environment{Root: root},
 		Resolve: resolve, Emit: h.emit, Concurrency: o.concurrency, Timeout: o.timeout,
+		MCPTools: func(_ permission.Gate, keep func(tools.Tool) bool) tools.Source {
+			return tools.FilterSource(func() []tools.Tool { return o.mcp }, keep)
+		},
 	})
 	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
