@@ -26,6 +26,7 @@ type childView struct {
 	tr    *transcript
 	rt    *router
 	files *FilesBlock
+	appr  *ApprovalBlock // a request of the child's, shown here too
 
 	width, height int
 	base          RenderContext
@@ -67,6 +68,27 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 func (v *childView) Route(ev agent.Event, now time.Time) {
 	v.route(ev, now)
 	v.keepFilesLast()
+}
+
+// ShowApproval shows a waiting request of the child (or of one of its
+// children) above the files list, so it can be answered here; nil takes
+// the shown one away.
+func (v *childView) ShowApproval(b *ApprovalBlock) {
+	if v.appr == b {
+		if b != nil {
+			v.tr.Touch(b)
+		}
+		return
+	}
+	if v.appr != nil {
+		v.tr.Remove(v.appr)
+	}
+	v.appr = b
+	if b != nil {
+		v.tr.Append(b)
+		v.keepFilesLast()
+		v.tr.ScrollTo(b)
+	}
 }
 
 // keepFilesLast moves the files list to the end after new blocks.

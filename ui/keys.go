@@ -270,7 +270,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.ApproveToInput.SetEnabled(answering)
 	k.FeedbackSend.SetEnabled(s.approval && s.feedback)
 	k.FeedbackBack.SetEnabled(s.approval && s.feedback)
-	k.FocusApproval.SetEnabled(inInput && s.approvalPending && !s.completing)
+	k.FocusApproval.SetEnabled((inInput || inView) && s.approvalPending && !s.completing)
 
 	k.Cancel.SetEnabled((inInput && s.view == screenMain && !s.addressing && s.running && !s.completing) || answering)
 	k.Help.SetEnabled(s.transcriptFocus || s.inputEmpty || answering)

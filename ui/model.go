@@ -490,6 +490,7 @@ func (m *Model) layout() {
 		m.ov.SetRows(m.rt.tree(), now, m.cost != nil)
 	case screenChild:
 		m.cv.SetClock(now, m.frame)
+		m.cv.ShowApproval(m.viewApproval())
 		m.cv.SetSize(m.width, trHeight)
 	}
 }

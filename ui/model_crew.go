@@ -297,6 +297,19 @@ func (m *Model) handleViewKey(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// viewApproval is the waiting request when it comes from the child shown
+// full-screen or one of its children, else nil.
+func (m *Model) viewApproval() *ApprovalBlock {
+	if m.cv == nil || m.appr.cur == nil || m.appr.block == nil {
+		return nil
+	}
+	p, ok := m.rt.children[m.appr.cur.req.AgentID]
+	if !ok || !m.rt.within(p, m.cv.Pane()) {
+		return nil
+	}
+	return m.appr.block
+}
+
 // routeToView hands a child's event to the open child's view when it
 // belongs there.
 func (m *Model) routeToView(ev agent.Event) {

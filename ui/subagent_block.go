@@ -375,7 +375,7 @@ func (b *SubagentBlock) leftText(ctx RenderContext) string {
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	return ctx.Styles.Subagent.Type.Render("["+b.typeName()+"]") + " " + desc.Render(oneLine(b.src.Description))
+	return ctx.Styles.Subagent.Type.Render("["+b.typeName()+"]") + " " + desc.Render(b.title())
 }
 
 // headerLeft is "[type] description" cut and padded so that the glyph, it
@@ -392,9 +392,18 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	d := fitLine(oneLine(b.src.Description), room)
+	d := fitLine(b.title(), room)
 	gap := width - glyphW - typW - 1 - ansi.StringWidth(d) - statsW
 	return typ + " " + desc.Render(d) + strings.Repeat(" ", max(gap, 1))
+}
+
+// title is "name: description", or the description of a child without a
+// name.
+func (b *SubagentBlock) title() string {
+	if n := oneLine(b.src.Name); n != "" {
+		return n + ": " + oneLine(b.src.Description)
+	}
+	return oneLine(b.src.Description)
 }
 
 // glyph is the state glyph and its style.

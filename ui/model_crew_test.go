@@ -1,0 +1,410 @@
+package ui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/agent"
+	"covey/tools"
+)
+
+// namedPanes starts a turn with three named children and focuses the
+// newest pane (c3, "drafter").
+func namedPanes(h *harness) []agent.Source {
+	h.t.Helper()
+	h.startTurn("go")
+	kids := []agent.Source{
+		childSrc("c1", "call_task", "Explore", "map the packages"),
+		childSrc("c2", "call_task", "Explore", "find the flaky test"),
+		childSrc("c3", "call_task", "general-purpose", "draft the fix"),
+	}
+	for i, n := range []string{"scout", "hunter", "drafter"} {
+		kids[i].Name = n
+	}
+	evs := []agent.Event{agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: "task", KeyArg: "3 tasks"}}
+	for _, k := range kids {
+		evs = append(evs, agent.ChildStarted{Source: k, Model: "small"})
+	}
+	h.events(evs...)
+	h.key(tea.KeyTab)
+	return kids
+}
+
+// engineCalls waits until the fake engine's record holds want.
+func engineCalls(h *harness, what string, get func(f *fakeEngine) []string, want string) {
+	h.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		h.eng.mu.Lock()
+		got := append([]string(nil), get(h.eng)...)
+		h.eng.mu.Unlock()
+		if slices.Contains(got, want) {
+			return
+		}
+		select {
+		case <-deadline:
+			h.t.Fatalf("engine %s = %v, want %q among them", what, got, want)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func sentCalls(f *fakeEngine) []string         { return f.sent }
+func pausedCalls(f *fakeEngine) []string       { return f.paused }
+func backgroundedCalls(f *fakeEngine) []string { return f.backgrounded }
+func cancelledCalls(f *fakeEngine) []string    { return f.cancelled }
+
+func TestCrewKeysOnFocusedPane(t *testing.T) {
+	tests := map[string]struct {
+		key  tea.KeyMsg
+		what string
+		get  func(f *fakeEngine) []string
+		want string
+	}{
+		"p pauses":             {runes("p"), "PauseChild", pausedCalls, "c3=true"},
+		"ctrl+b backgrounds":   {tea.KeyMsg{Type: tea.KeyCtrlB}, "BackgroundChild", backgroundedCalls, "c3"},
+		"x cancels the child":  {runes("x"), "CancelChild", cancelledCalls, "c3"},
+		"m then enter steers":  {runes("m"), "SendToChild", sentCalls, "c3: use the v2 api"},
+		"overview m addresses": {runes("m"), "SendToChild", sentCalls, "c3: use the v2 api"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, 100, 30)
+			namedPanes(h)
+			if strings.HasPrefix(name, "overview") {
+				h.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+				h.key(tea.KeyEnd)
+			}
+			h.send(tt.key)
+			if tt.what == "SendToChild" {
+				if !h.screenContains("to drafter › ") {
+					t.Fatalf("m did not address the input to the child:\n%s", ansi.Strip(h.m.View()))
+				}
+				h.typeText("use the v2 api")
+				h.key(tea.KeyEnter)
+				if h.m.addr != nil || h.screenContains("to drafter") {
+					t.Error("the input is still addressed to the child after sending")
+				}
+			}
+			engineCalls(h, tt.what, tt.get, tt.want)
+			if _, _, cancelled := h.eng.snapshot(); tt.what != "CancelChild" && len(cancelled) > 0 {
+				t.Errorf("the key also cancelled %v", cancelled)
+			}
+		})
+	}
+}
+
+func TestCrewAddressEscGivesTheDraftBack(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	namedPanes(h)
+	h.typeText("half a thought") // typing on a pane goes to the input
+	h.key(tea.KeyTab)            // back to the newest pane
+	if h.m.chosenChild() == nil {
+		t.Fatal("tab did not focus a pane")
+	}
+	h.send(runes("m"))
+	if h.m.input.Value() != "" {
+		t.Fatalf("the addressed input starts with %q, want it empty", h.m.input.Value())
+	}
+	h.typeText("never mind")
+	h.key(tea.KeyEsc)
+	if h.m.addr != nil || h.screenContains("to drafter") {
+		t.Fatal("esc did not stop addressing the child")
+	}
+	if got := h.m.input.Value(); got != "half a thought" {
+		t.Errorf("after esc the input holds %q, want the draft back", got)
+	}
+	h.eng.mu.Lock()
+	sent := len(h.eng.sent)
+	h.eng.mu.Unlock()
+	if sent != 0 {
+		t.Errorf("esc sent the message")
+	}
+	if len(h.m.turnCancelledNotices()) > 0 || h.m.turn == nil {
+		t.Error("esc while addressing cancelled the turn")
+	}
+}
+
+// turnCancelledNotices lists the "turn cancelled" notices shown.
+func (m Model) turnCancelledNotices() []Block {
+	var out []Block
+	for _, b := range m.tr.Blocks() {
+		if n, ok := b.(*NoticeBlock); ok && n.text == "turn cancelled" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func TestCrewOverviewFromModel(t *testing.T) {
+	h := newHarness(t, 120, 24)
+	kids := namedPanes(h)
+	h.events(
+		agent.ChildState{Source: kids[0], State: agent.StatePaused, Paused: true},
+		agent.ChildState{Source: kids[1], State: agent.StateRunning, Background: true},
+	)
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	if h.m.view != screenCrew {
+		t.Fatal("ctrl+g did not open the overview")
+	}
+	s := ansi.Strip(h.m.View())
+	for _, want := range []string{"Crew · 3 subagents", "scout", "paused", "hunter", "background", "› drafter"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("overview lacks %q:\n%s", want, s)
+		}
+	}
+	// Up selects hunter; enter opens it full-screen; esc comes back to the
+	// overview with hunter still selected; esc again goes back.
+	h.key(tea.KeyUp)
+	h.key(tea.KeyEnter)
+	if h.m.view != screenChild || h.m.cv.Pane().Name() != "hunter" {
+		t.Fatalf("enter did not open hunter full-screen (view %d)", h.m.view)
+	}
+	h.key(tea.KeyEsc)
+	if h.m.view != screenCrew || h.m.ov.Selected().Name() != "hunter" {
+		t.Fatalf("esc from the child view did not return to the overview on hunter")
+	}
+	h.key(tea.KeyEsc)
+	if h.m.view != screenMain {
+		t.Fatal("esc did not leave the overview")
+	}
+	// /crew opens it too.
+	h.typeText("/crew")
+	h.key(tea.KeyEnter)
+	if h.m.view != screenCrew {
+		t.Fatal("/crew did not open the overview")
+	}
+}
+
+func TestCrewChildView(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	kids := namedPanes(h)
+	d := kids[2]
+	change := &tools.FileChange{Path: "fix.go", Diff: "--- a/fix.go\n+++ b/fix.go\n@@ -1,2 +1,2 @@\n-broken()\n+fixed()\n ok()\n", Added: 1, Removed: 1}
+	h.events(
+		agent.TextDelta{Source: d, Text: "I will **fix** it.\n"},
+		agent.ToolStarted{Source: d, CallID: "e1", Name: "edit_file", KeyArg: "fix.go"},
+		agent.ToolFinished{Source: d, CallID: "e1", Name: "edit_file", KeyArg: "fix.go", Result: tools.Result{Summary: "+1 -1", Display: change}},
+		agent.ChildFiles{Source: d, Files: []agent.FileChange{{Path: "gen.go", Status: "added", Added: 40}}},
+	)
+	if !h.screenContains("2 files +41 −1") {
+		t.Errorf("the pane header does not count the files:\n%s", ansi.Strip(h.m.View()))
+	}
+	h.send(runes("o"))
+	if h.m.view != screenChild {
+		t.Fatal("o did not open the child")
+	}
+	// Live events reach the open view; a message sent to it shows as a
+	// user message.
+	h.events(
+		agent.ChildMessage{Source: d, Text: "also update the docs"},
+		agent.TextDelta{Source: d, Text: "Updating the docs now."},
+	)
+	checkGolden(t, "100x30", ansi.Strip(h.m.View())+"\n")
+	h.key(tea.KeyEsc)
+	if h.m.view != screenMain || h.m.tr.Focused() != Block(h.m.rt.children["c3"]) {
+		t.Error("esc did not return to the focused pane")
+	}
+	// /diff shows the same files in the transcript.
+	h.typeText("/diff drafter")
+	h.key(tea.KeyEnter)
+	s := ansi.Strip(h.m.View())
+	for _, want := range []string{"Files changed by drafter", "fix.go", "fixed()", "gen.go (added, +40 −0)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("/diff lacks %q:\n%s", want, s)
+		}
+	}
+	h.typeText("/diff nobody")
+	h.key(tea.KeyEnter)
+	if !h.screenContains("no subagent named nobody") {
+		t.Error("/diff of an unknown name does not say so")
+	}
+}
+
+func TestCrewPauseStopsTheClock(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	kids := namedPanes(h)
+	now := fixedNow
+	h.m.clock = func() time.Time { return now }
+	h.events(agent.ChildState{Source: kids[0], State: agent.StateRunning, Elapsed: 3 * time.Second})
+	now = now.Add(2 * time.Second)
+	h.events(agent.ChildState{Source: kids[0], State: agent.StatePaused, Paused: true})
+	pane := h.m.rt.children["c1"]
+	if got := pane.elapsedAt(now.Add(time.Minute)); got != 5*time.Second {
+		t.Errorf("paused elapsed %v a minute later, want 5s", got)
+	}
+	if pane.Live() {
+		t.Error("a paused pane still ticks")
+	}
+	if !h.screenContains("paused · ") {
+		t.Errorf("the pane does not say paused:\n%s", ansi.Strip(h.m.View()))
+	}
+	// Siblings go on ticking.
+	if !h.m.rt.children["c2"].Live() {
+		t.Error("a sibling stopped with the paused child")
+	}
+	now = now.Add(10 * time.Second)
+	h.events(agent.ChildState{Source: kids[0], State: agent.StateRunning})
+	now = now.Add(time.Second)
+	if got := pane.elapsedAt(now); got != 6*time.Second {
+		t.Errorf("resumed elapsed %v, want 6s (the pause does not count)", got)
+	}
+}
+
+func TestCrewBudgetAndCost(t *testing.T) {
+	h := newHarness(t, 120, 30)
+	h.m.cost, h.m.rt.cost = testPrice, testPrice
+	h.startTurn("go")
+	src := childSrc("c1", "call_task", "Explore", "count lines")
+	src.Name = "counter"
+	h.events(
+		agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: "task"},
+		agent.ChildStarted{Source: src, Model: "small", MaxTokens: 50_000, MaxCost: 1},
+		agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 10_000, OutputTokens: 2_000}},
+	)
+	if !h.screenContains("12k/50k tok · $0.02/$1.00") {
+		t.Errorf("the pane does not show use against budget:\n%s", ansi.Strip(h.m.View()))
+	}
+	h.events(agent.ChildFinished{Source: src, Reason: agent.StopBudget, Usage: agent.Usage{InputTokens: 10_000, OutputTokens: 2_000}})
+	if !h.screenContains("stopped at its budget") {
+		t.Errorf("a child stopped at its budget does not say so:\n%s", ansi.Strip(h.m.View()))
+	}
+	h.typeText("/cost")
+	h.key(tea.KeyEnter)
+	if !h.screenContains("counter [Explore] count lines: 10k / 2k · $0.02") {
+		t.Errorf("/cost lacks the child's cost:\n%s", ansi.Strip(h.m.View()))
+	}
+}
+
+func TestCrewBackgroundResultTurn(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	kids := namedPanes(h)
+	h.eng.release <- nil
+	await[turnDoneMsg](h)
+	h.send(turnDoneMsg{id: h.m.turnSeq})
+	if h.m.turn != nil {
+		t.Fatal("the turn did not end")
+	}
+	h.events(agent.BackgroundResult{Source: mainSrc(), ChildID: "c1", Name: kids[0].Name, Status: agent.StateDone, Text: "Found it in router.go."})
+	if !h.screenContains("background child scout done") || !h.screenContains("Found it in router.go.") {
+		t.Errorf("the background result is not shown:\n%s", ansi.Strip(h.m.View()))
+	}
+	if !h.m.status.running {
+		t.Error("the turn the result started does not show as running")
+	}
+	// Esc (from the input) cancels that turn through the engine.
+	h.key(tea.KeyEsc) // the pane had the focus: back to the input
+	h.key(tea.KeyEsc)
+	deadline := time.After(5 * time.Second)
+	for {
+		h.eng.mu.Lock()
+		n := h.eng.turnCancels
+		h.eng.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatal("esc did not cancel the background-started turn")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	h.events(agent.Done{Source: mainSrc(), Reason: agent.StopCancelled})
+	if h.m.status.running {
+		t.Error("the turn still shows as running after its Done")
+	}
+}
+
+func TestCrewResumeRevivesAFinishedPane(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	kids := namedPanes(h)
+	h.events(agent.ChildFinished{Source: kids[0], Reason: agent.StopOK, Summary: "done", Elapsed: 4 * time.Second})
+	pane := h.m.rt.children["c1"]
+	if pane.Running() {
+		t.Fatal("the pane did not finish")
+	}
+	h.events(
+		agent.ChildMessage{Source: kids[0], Text: "and the tests?"},
+		agent.ChildState{Source: kids[0], State: agent.StateRunning, Background: true, Detail: "resumed by a message"},
+	)
+	if !pane.Running() || !pane.Background() || pane.StateName() != "background" {
+		t.Errorf("the resumed pane is %q, want running in the background", pane.StateName())
+	}
+	if got := pane.elapsedAt(fixedNow); got != 4*time.Second {
+		t.Errorf("resumed elapsed %v, want it to go on from 4s", got)
+	}
+	s := ansi.Strip(h.m.View())
+	if !strings.Contains(s, "› and the tests?") {
+		t.Errorf("the message does not show in the pane:\n%s", s)
+	}
+}
+
+func TestCrewKeysEnabledOnlyWhereTheyApply(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	k := h.m.keys
+	for name, b := range map[string]bool{
+		"o": k.ChildOpen.Enabled(), "m": k.ChildMessage.Enabled(), "p": k.ChildPause.Enabled(),
+		"ctrl+b": k.ChildBackground.Enabled(), "x": k.CancelChild.Enabled(),
+	} {
+		if b {
+			t.Errorf("%s is enabled with no child", name)
+		}
+	}
+	kids := namedPanes(h)
+	k = h.m.keys
+	if !k.ChildOpen.Enabled() || !k.ChildPause.Enabled() || !k.ChildBackground.Enabled() || !k.CancelChild.Enabled() {
+		t.Error("the crew keys are not enabled on a focused running pane")
+	}
+	h.events(agent.ChildState{Source: kids[2], State: agent.StateRunning, Background: true})
+	if h.m.keys.ChildBackground.Enabled() {
+		t.Error("ctrl+b is enabled on a child already in the background")
+	}
+	h.events(agent.ChildFinished{Source: kids[2], Reason: agent.StopOK})
+	k = h.m.keys
+	if k.ChildPause.Enabled() || k.CancelChild.Enabled() || !k.ChildMessage.Enabled() || !k.ChildOpen.Enabled() {
+		t.Error("on a finished child only o and m should apply")
+	}
+}
+
+func TestCrewApprovalAnsweredInChildView(t *testing.T) {
+	h := newApprovalHarness(t, 100, 40)
+	kid := childSrc("c1", "call_task", "general-purpose", "write the fix")
+	kid.Name = "writer"
+	h.events <- agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: "task"}
+	h.events <- agent.ChildStarted{Source: kid, Model: "small"}
+	h.events <- toolStarted(kid, "w1", "write_file", "fix.go")
+	for h.m.rt.children["c1"] == nil || h.m.rt.children["c1"].ToolCalls() == 0 {
+		h.send(await[eventsMsg](h.harness))
+	}
+	h.key(tea.KeyTab)
+	h.send(runes("o"))
+	if h.m.view != screenChild {
+		t.Fatal("o did not open the child")
+	}
+	req := writeRequest("fix.go", "package fix\n")
+	req.Agent, req.AgentID = "[general-purpose] write the fix", "c1"
+	got := h.ask(context.Background(), req)
+	h.deliver(1)
+	if h.m.cv.appr == nil || h.m.cv.tr.IndexOf(h.m.cv.appr) < 0 {
+		t.Fatalf("the child's request is not shown in its view:\n%s", ansi.Strip(h.m.View()))
+	}
+	if !h.m.appr.focus {
+		t.Fatal("the request did not take the keyboard in the child's view")
+	}
+	h.send(runes("y"))
+	if v := verdictOf(t, got); !v.Allowed {
+		t.Errorf("y in the child's view gave %+v, want allowed", v)
+	}
+	if h.m.view != screenChild {
+		t.Error("answering left the child's view")
+	}
+	if h.m.cv.appr != nil {
+		t.Error("the answered request is still shown in the child's view")
+	}
+}
