@@ -130,6 +130,10 @@ type ChildStarted struct {
 	MaxCost   float64 `json:"max_cost,omitempty"`
 	// Worktree is set when the child works in its own git worktree.
 	Worktree *WorktreeInfo `json:"worktree,omitempty"`
+	// Color is the colour its agent file gives its pane header (one of
+	// Claude Code's names: red, blue, green, yellow, purple, orange, pink,
+	// cyan), "" for the theme's.
+	Color string `json:"color,omitempty"`
 }
 
 // WorktreeInfo says where an isolated child works and what it started from.

@@ -142,16 +142,21 @@ func writeJSON(w io.Writer, s *Set, problems []Problem, opts ListOptions) error 
 	return nil
 }
 
-// toolsColumn shows the effective tools, each limited tool as its rules
-// and task with the types it may start, or "all except task" for the
-// common case of no allowlist, which would otherwise be a long line.
-func toolsColumn(d Definition) string {
+// toolsColumn shows ToolList on one line.
+func toolsColumn(d Definition) string { return strings.Join(d.ToolList(), ", ") }
+
+// ToolList describes the tools a child of this type gets, for people:
+// each tool limited by rules as its rules (Bash(git diff:*)), task with
+// the types it may start (task(Explore, Plan)), and MCP tools by name;
+// ["all except task"] for the common case of no allowlist, which would
+// otherwise be a long line, and ["none"] for none.
+func (d Definition) ToolList() []string {
 	if d.Tools == nil && len(d.DisallowedTools) == 0 {
-		return "all except task"
+		return []string{"all except task"}
 	}
 	tools := listTools(d)
 	if len(tools) == 0 {
-		return "none"
+		return []string{"none"}
 	}
 	var parts []string
 	for _, t := range tools {
@@ -168,7 +173,40 @@ func toolsColumn(d Definition) string {
 			parts = append(parts, t)
 		}
 	}
-	return strings.Join(parts, ", ")
+	return parts
+}
+
+// ModelText says which model a child of type d runs, given the parent's
+// model and config's model_aliases, and what the file wrote when that
+// differs: "qwen3-coder (sonnet)", "gpt-4.1 (haiku unmapped)".
+func ModelText(d Definition, parent string, aliases map[string]string) string {
+	return modelColumn(d, ListOptions{ParentModel: parent, Aliases: aliases})
+}
+
+// Notes are the settings of d beyond name, model and tools, one short line
+// each, for /agents: permission mode, isolation, background, MCP servers,
+// colour.
+func (d Definition) Notes() []string {
+	var out []string
+	if d.PermissionMode != "" {
+		out = append(out, "permission mode: "+d.PermissionMode)
+	}
+	if d.Isolation != "" {
+		out = append(out, "isolation: "+d.Isolation)
+	}
+	if d.Background {
+		out = append(out, "runs in the background")
+	}
+	if len(d.MCPServers) > 0 {
+		out = append(out, "MCP servers: "+strings.Join(d.MCPServers, ", "))
+	}
+	if len(d.AllowedPaths) > 0 {
+		out = append(out, "writes only: "+strings.Join(d.AllowedPaths, ", "))
+	}
+	if d.Color != "" {
+		out = append(out, "colour: "+d.Color)
+	}
+	return out
 }
 
 // modelColumn shows the model a child of this type runs, and what the file

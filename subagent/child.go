@@ -42,7 +42,7 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	// Registered while still queued, so a queued child can be cancelled too.
 	m.register(c.src.AgentID, c.cancel)
 	c.provider, c.model, c.resolveErr = m.cfg.Resolve(def)
-	started := agent.ChildStarted{Source: c.src, Model: c.model}
+	started := agent.ChildStarted{Source: c.src, Model: c.model, Color: def.Color}
 	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
 		// Made before the child is announced, so its pane says where it
 		// works; a child that cannot be isolated never starts.

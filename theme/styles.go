@@ -27,6 +27,10 @@ type Styles struct {
 	}
 	Subagent struct {
 		Border, Type, Description, Stats, Body, Running, Done, Failed, Cancelled, TimedOut lipgloss.Style
+		// TypeByColor is Type in the colour an agent file names (Claude
+		// Code's red, blue, green, yellow, purple, orange, pink, cyan),
+		// each mapped onto the palette's nearest semantic colour.
+		TypeByColor map[string]lipgloss.Style
 	}
 	Todo struct {
 		Pending, InProgress, Completed lipgloss.Style
@@ -147,6 +151,11 @@ func newStyles(p Palette) Styles {
 	s.Subagent.Failed = fg(p.Error)
 	s.Subagent.Cancelled = fg(p.Muted)
 	s.Subagent.TimedOut = fg(p.Warning)
+	s.Subagent.TypeByColor = map[string]lipgloss.Style{
+		"red": fg(p.Error).Bold(true), "orange": fg(p.Warning).Bold(true), "yellow": fg(p.Warning).Bold(true),
+		"green": fg(p.Success).Bold(true), "blue": fg(p.Primary).Bold(true), "cyan": fg(p.Primary).Bold(true),
+		"purple": fg(p.Accent).Bold(true), "pink": fg(p.Accent).Bold(true),
+	}
 
 	s.Todo.Pending = fg(p.Text)
 	s.Todo.InProgress = fg(p.Warning).Bold(true)

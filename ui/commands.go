@@ -220,7 +220,7 @@ func (m *Model) cmdClear(string) tea.Cmd {
 }
 
 func (m *Model) cmdAgents(string) tea.Cmd {
-	if len(m.agents) == 0 {
+	if len(m.agents) == 0 && len(m.agentProblems) == 0 {
 		m.notice(NoticeInfo, "no agent definitions")
 		return nil
 	}
@@ -240,9 +240,48 @@ func (m *Model) cmdAgents(string) tea.Cmd {
 		if len(a.Tools) > 0 {
 			fmt.Fprintf(&b, "\n    tools: %s", strings.Join(a.Tools, ", "))
 		}
+		for _, n := range a.Notes {
+			fmt.Fprintf(&b, "\n    %s", n)
+		}
 	}
-	m.notice(NoticeInfo, b.String())
+	kind := NoticeInfo
+	if len(m.agentProblems) > 0 {
+		kind = NoticeWarning
+		fmt.Fprintf(&b, "\n\nProblems in agent files:")
+		for _, f := range m.agentProblems {
+			fmt.Fprintf(&b, "\n  %s", f.Path)
+			for _, l := range f.Lines {
+				fmt.Fprintf(&b, "\n    %s", l)
+			}
+		}
+	}
+	m.notice(kind, b.String())
 	return nil
+}
+
+// agentProblemsNote is the one-line notice at start about the agent
+// files' problems, "" when there are none.
+func agentProblemsNote(files []AgentFileProblems) string {
+	if len(files) == 0 {
+		return ""
+	}
+	errs, all := 0, 0
+	for _, f := range files {
+		errs += f.Errors
+		all += len(f.Lines)
+	}
+	what := fmt.Sprintf("%d problems", all)
+	if all == 1 {
+		what = "1 problem"
+	}
+	where := fmt.Sprintf("%d agent files", len(files))
+	if len(files) == 1 {
+		where = "1 agent file"
+	}
+	if errs > 0 {
+		what += fmt.Sprintf(" (%d kept a file from loading)", errs)
+	}
+	return fmt.Sprintf("%s in %s: /agents lists them", what, where)
 }
 
 func (m *Model) cmdModel(arg string) tea.Cmd {

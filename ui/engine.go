@@ -50,4 +50,17 @@ type AgentInfo struct {
 	Name, Description, Source, Model string
 	Tools                            []string
 	ReadOnly                         bool
+	// Notes are further lines about it ("permission mode: plan").
+	Notes []string
+}
+
+// AgentFileProblems are the problems of one agent definition file, for
+// /agents and the notice at start.
+type AgentFileProblems struct {
+	// Path is the file (or folder).
+	Path string
+	// Lines are its problems, one each ("warning line 4 (tools): ...").
+	Lines []string
+	// Errors counts the problems that kept the file from loading.
+	Errors int
 }

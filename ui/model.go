@@ -34,6 +34,9 @@ type Options struct {
 	PermissionMode string
 	// Agents lists the agent definitions for /agents.
 	Agents []AgentInfo
+	// AgentProblems are the problems found in agent files, by file: a
+	// one-line notice at start counts them, and /agents lists them.
+	AgentProblems []AgentFileProblems
 	// MarkdownStyle is "dark", "light" or "ascii"; "" picks from the theme.
 	MarkdownStyle string
 	// InitialPrompt, when set, is sent as soon as the UI starts.
@@ -61,6 +64,8 @@ type Options struct {
 type Model struct {
 	engine Engine
 	agents []AgentInfo
+	// agentProblems are the agent files' problems, for /agents.
+	agentProblems []AgentFileProblems
 	styles *theme.Styles
 	keys   KeyMap
 	help   help.Model
@@ -163,6 +168,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m := Model{
 		engine:        opts.Engine,
 		agents:        opts.Agents,
+		agentProblems: opts.AgentProblems,
 		styles:        styles,
 		keys:          keys,
 		help:          newHelp(styles),
@@ -197,6 +203,9 @@ func newModel(ctx context.Context, opts Options) Model {
 		}
 	}
 	m.replay(opts.Replay, opts.ResumeNote)
+	if note := agentProblemsNote(opts.AgentProblems); note != "" {
+		m.notice(NoticeWarning, note)
+	}
 	m.width, m.height = 80, 24
 	m.layout()
 	return m

@@ -10,6 +10,7 @@ import (
 	"covey/agent"
 	"covey/tools"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -47,6 +48,7 @@ const (
 type SubagentBlock struct {
 	src     agent.Source
 	model   string
+	color   string // the agent file's colour for the type, "" for the theme's
 	started time.Time
 	lastNow time.Time
 	state   childState
@@ -71,7 +73,7 @@ type SubagentBlock struct {
 
 // NewSubagentBlock returns the pane of a child that just started.
 func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
-	b := &SubagentBlock{src: ev.Source, model: ev.Model, openTool: map[string]uint64{}}
+	b := &SubagentBlock{src: ev.Source, model: ev.Model, color: ev.Color, openTool: map[string]uint64{}}
 	b.crew.background = ev.Background
 	b.crew.maxTokens, b.crew.maxCost = ev.MaxTokens, ev.MaxCost
 	if w := ev.Worktree; w != nil {
@@ -375,13 +377,13 @@ func (b *SubagentBlock) leftText(ctx RenderContext) string {
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	return ctx.Styles.Subagent.Type.Render("["+b.typeName()+"]") + " " + desc.Render(b.title())
+	return b.typeStyle(ctx).Render("["+b.typeName()+"]") + " " + desc.Render(b.title())
 }
 
 // headerLeft is "[type] description" cut and padded so that the glyph, it
 // and statsW cells of stats fill width exactly; "" when they cannot fit.
 func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string {
-	typ := ctx.Styles.Subagent.Type.Render("[" + b.typeName() + "]")
+	typ := b.typeStyle(ctx).Render("[" + b.typeName() + "]")
 	typW := ansi.StringWidth(typ)
 	const glyphW = 2 // the glyph and a space
 	room := width - glyphW - typW - 1 - statsW - 2
@@ -404,6 +406,15 @@ func (b *SubagentBlock) title() string {
 		return n + ": " + oneLine(b.src.Description)
 	}
 	return oneLine(b.src.Description)
+}
+
+// typeStyle is the style of "[type]": the agent file's colour when it
+// names one the theme maps, else the theme's.
+func (b *SubagentBlock) typeStyle(ctx RenderContext) lipgloss.Style {
+	if st, ok := ctx.Styles.Subagent.TypeByColor[b.color]; ok && b.color != "" {
+		return st
+	}
+	return ctx.Styles.Subagent.Type
 }
 
 // glyph is the state glyph and its style.
