@@ -66,10 +66,10 @@ type Model struct {
 	agents []AgentInfo
 	// agentProblems are the agent files' problems, for /agents.
 	agentProblems []AgentFileProblems
-	styles *theme.Styles
-	keys   KeyMap
-	help   help.Model
-	cmds   []command
+	styles        *theme.Styles
+	keys          KeyMap
+	help          help.Model
+	cmds          []command
 
 	tr     *transcript
 	rt     *router
