@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"covey/worktree"
 )
 
 // Config is covey's configuration, read from the user's and the project's
@@ -30,6 +32,15 @@ type Config struct {
 	Theme            string                     `yaml:"theme"`
 	Subagents        SubagentConfig             `yaml:"subagents"`
 	Permissions      PermissionRules            `yaml:"permissions"`
+	Worktree         WorktreeConfig             `yaml:"worktree"`
+}
+
+// WorktreeConfig configures the git worktrees of isolated children.
+type WorktreeConfig struct {
+	// Base is what a child's worktree starts from: "working" (the
+	// default: HEAD plus your uncommitted changes to tracked files) or
+	// "head" (HEAD alone).
+	Base string `yaml:"base"`
 }
 
 // ProviderProfile is one named endpoint, so OpenAI, a local Ollama and
@@ -97,6 +108,9 @@ func readConfigFile(path string) (Config, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return Config{}, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	if _, err := worktree.ParseBase(c.Worktree.Base); err != nil {
+		return Config{}, fmt.Errorf("config %s: worktree.base: %w", path, err)
+	}
 	return c, nil
 }
 
@@ -115,6 +129,7 @@ func mergeConfig(base, over Config) Config {
 	setS(&base.SubagentProvider, over.SubagentProvider)
 	setS(&base.PermissionMode, over.PermissionMode)
 	setS(&base.Theme, over.Theme)
+	setS(&base.Worktree.Base, over.Worktree.Base)
 	if over.MaxTurns != 0 {
 		base.MaxTurns = over.MaxTurns
 	}

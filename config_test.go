@@ -71,11 +71,21 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
-		"empty files":  {user: "", project: "", check: func(t *testing.T, c Config) {}},
-		"broken yaml":  {project: "model: [unclosed\n", wantErr: "config.yaml"},
-		"unknown key":  {user: "modle: gpt\n", wantErr: "field modle not found"},
-		"wrong type":   {project: "max_turns: lots\n", wantErr: "line 1"},
-		"missing dirs": {check: func(t *testing.T, c Config) {}},
+		"worktree base": {
+			user: "worktree: {base: working}\n", project: "worktree:\n  base: head\n",
+			check: func(t *testing.T, c Config) {
+				if c.Worktree.Base != "head" {
+					t.Fatalf("worktree.base = %q, want the project's head", c.Worktree.Base)
+				}
+			},
+		},
+		"worktree base unknown": {project: "worktree: {base: tip}\n", wantErr: "worktree.base: unknown worktree base \"tip\""},
+		"worktree unknown key":  {project: "worktree: {bse: head}\n", wantErr: "field bse not found"},
+		"empty files":           {user: "", project: "", check: func(t *testing.T, c Config) {}},
+		"broken yaml":           {project: "model: [unclosed\n", wantErr: "config.yaml"},
+		"unknown key":           {user: "modle: gpt\n", wantErr: "field modle not found"},
+		"wrong type":            {project: "max_turns: lots\n", wantErr: "line 1"},
+		"missing dirs":          {check: func(t *testing.T, c Config) {}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -102,6 +102,8 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			return cmdTool(ctx, opts, opts.args[1:], stdout, stderr)
 		case "sessions":
 			return cmdSessions(stdout, stderr)
+		case "worktrees":
+			return cmdWorktrees(ctx, opts.args[1:], stdout, stderr)
 		}
 	}
 	if opts.promptSet {
@@ -156,6 +158,7 @@ Usage:
   covey agents [--json]         list agent definitions and their problems
   covey tool NAME 'JSON'        run one tool here, print what the model would see
   covey sessions                list this workspace's sessions (IDs for --resume)
+  covey worktrees [prune]       list isolated subagents' worktrees; prune those left behind
   covey --continue              resume the newest session here (also with -p)
 
 Flags:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
+	"covey/worktree"
 )
 
 // defaultMaxTurns bounds the main agent's requests in one run.
@@ -103,6 +105,8 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		Timeout:     cfg.Subagents.Timeout,
 		ReadOnly:    mode == permission.ModePlan,
 		AllowRead:   s.policy.AllowRead,
+		// Validated when the config was read.
+		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
 	})
 	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead}
 	reg := tools.NewRegistry()

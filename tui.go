@@ -61,7 +61,12 @@ func runTUI(ctx context.Context, opts options, stderr io.Writer) int {
 	for _, p := range s.problems {
 		fmt.Fprintln(stderr, "covey: agent definition:", p.Error())
 	}
+	var worktrees ui.Worktrees
+	if w := sessionWorktrees(ctx, s.ws.Root); w != nil {
+		worktrees = w
+	}
 	err = ui.Run(ctx, ui.Options{
+		Worktrees:      worktrees,
 		Engine:         s,
 		Events:         s.events,
 		Theme:          th,

@@ -37,7 +37,7 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "undo", "retry", "quit"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "undo", "retry", "quit"}},
 		{"/re", []string{"retry"}},
 		{"/c", []string{"clear", "cost", "crew"}},
 		{"/CO", []string{"cost"}},

@@ -57,6 +57,10 @@ type Options struct {
 	// Cost prices tokens for /cost, the crew overview and the panes; nil
 	// when no price table is configured.
 	Cost CostFunc
+	// Worktrees lists and prunes the git worktrees of isolated children;
+	// nil outside a git repository. At start the UI checks it for
+	// worktrees left behind and says so.
+	Worktrees Worktrees
 }
 
 // Model is the root Bubble Tea model: it owns the transcript, the input,
@@ -106,7 +110,9 @@ type Model struct {
 	cvFrom screen
 	addr   *address
 	cost   CostFunc
-	bgTurn bool
+	// worktrees manages isolated children's worktrees; nil outside git.
+	worktrees Worktrees
+	bgTurn    bool
 
 	pump          *eventPump
 	ctx           context.Context
@@ -186,6 +192,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.comp = newCompletion(m.cmds, keys, styles)
 	m.ov = newCrewOverview(styles, keys)
 	m.cost = opts.Cost
+	m.worktrees = opts.Worktrees
 	m.rt.cost = opts.Cost
 	m.rt.keepLog = true
 	if opts.Engine != nil {
@@ -235,6 +242,9 @@ func (m Model) Init() tea.Cmd {
 	}
 	if m.replayed {
 		cmds = append(cmds, func() tea.Msg { return prewarmMsg{} })
+	}
+	if m.worktrees != nil {
+		cmds = append(cmds, checkOrphans(m.ctx, m.worktrees))
 	}
 	return tea.Batch(cmds...)
 }
@@ -289,6 +299,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case undoDoneMsg:
 		m.handleUndoDone(msg)
+	case worktreesMsg:
+		m.notice(msg.level, msg.text)
 	default:
 		if cmd, ok := m.updateCrew(msg); ok {
 			return cmd

@@ -1,0 +1,66 @@
+package worktree
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteList writes one block per worktree: branch, owner, changes, folder
+// and base, then a line on what `prune` would do.
+func WriteList(w io.Writer, entries []Entry) error {
+	if len(entries) == 0 {
+		_, err := fmt.Fprintln(w, "no worktrees made by covey in this repository")
+		return err
+	}
+	orphans := 0
+	var b strings.Builder
+	for _, e := range entries {
+		owner := fmt.Sprintf("in use by covey (pid %d)", e.PID)
+		if !e.Live {
+			orphans++
+			owner = "left behind"
+			if e.PID > 0 {
+				owner += fmt.Sprintf(" (covey pid %d has exited)", e.PID)
+			}
+		}
+		fmt.Fprintf(&b, "%s  %s, %s\n", e.Branch, owner, e.ChangeSummary())
+		fmt.Fprintf(&b, "    %s\n", e.Path)
+		if e.Head != "" {
+			fmt.Fprintf(&b, "    from %s, created %s\n", e.BaseDescription(), e.Created.Local().Format("2006-01-02 15:04"))
+		}
+	}
+	if orphans > 0 {
+		fmt.Fprintf(&b, "\n%d left behind: `covey worktrees prune` removes %s with %s branch (merge a branch first to keep its changes).\n",
+			orphans, plural(orphans, "it", "them"), plural(orphans, "its", "their"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ChangeSummary says how many files the worktree changed.
+func (e Entry) ChangeSummary() string {
+	switch {
+	case e.Missing:
+		return "folder missing"
+	case e.Changed < 0:
+		return "changes unknown"
+	case e.Changed == 0:
+		return "no changes"
+	}
+	return fmt.Sprintf("%d %s changed", e.Changed, plural(e.Changed, "file", "files"))
+}
+
+// OrphanNotice is the start-up note about worktrees left behind, or "".
+func OrphanNotice(orphans []Entry) string {
+	if len(orphans) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(orphans))
+	for _, e := range orphans {
+		names = append(names, e.Branch+" ("+e.ChangeSummary()+")")
+	}
+	return fmt.Sprintf("%d %s left behind by covey sessions that ended: %s. /worktrees lists %s; /worktrees prune (or `covey worktrees prune`) removes %s.",
+		len(orphans), plural(len(orphans), "worktree", "worktrees"), strings.Join(names, ", "),
+		plural(len(orphans), "it", "them"), plural(len(orphans), "it", "them"))
+}
