@@ -129,6 +129,9 @@ type Definition struct {
 	// the tool, but a call no rule of that tool matches is never allowed
 	// without asking the user (refused when nobody can be asked).
 	ToolRules []ToolRule
+	// DenyRules are patterns from disallowedTools (Bash(rm:*)): calls they
+	// match are refused, like the config's deny rules, for this agent only.
+	DenyRules []ToolRule
 	// SpawnTypes limits the subagent types this agent's task tool may
 	// start, from Agent(a, b) or Task(a, b); nil means any type.
 	SpawnTypes []string
@@ -187,6 +190,22 @@ func (d Definition) RulesFor(tool string) []string {
 		if r.Tool == tool || (tool == ToolWriteFile && r.Tool == ToolEditFile) || (tool == ToolEditFile && r.Tool == ToolWriteFile) {
 			out = append(out, r.Source)
 		}
+	}
+	return out
+}
+
+// RuleSources returns the tool rules as written ("Bash(git diff:*)"), the
+// allow patterns permission.Policy.Scoped takes; nil when there are none.
+func (d Definition) RuleSources() []string { return sources(d.ToolRules) }
+
+// DenySources returns the deny rules as written, the deny patterns
+// permission.Policy.Scoped takes; nil when there are none.
+func (d Definition) DenySources() []string { return sources(d.DenyRules) }
+
+func sources(rules []ToolRule) []string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, r.Source)
 	}
 	return out
 }

@@ -191,7 +191,7 @@ func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int,
 			case "disallowed_tools":
 				var tl toolList
 				tl, err = p.tools(k.Value, v, false)
-				d.DisallowedTools = tl.names
+				d.DisallowedTools, d.DenyRules = tl.names, tl.rules
 			case "model":
 				m, mErr := p.str(k.Value, v)
 				p.optional(k.Value, mErr)
@@ -471,10 +471,15 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 			}
 			out.rules = append(out.rules, ToolRule{Tool: m.name, Pattern: m.args, Source: r.raw})
 		case m.hasArgs:
-			// A pattern in a denylist would deny part of a tool; covey
-			// denies all of it rather than less.
-			p.warn(r.line, key, "%s: %q denies all of %s (covey cannot deny only part of a tool here)", key, r.raw, m.name)
-			bare[m.name] = true
+			// A pattern in a denylist denies that part of the tool; one
+			// covey cannot read denies all of it rather than less.
+			if err := checkRule(r.raw); err != nil {
+				p.warn(r.line, key, "%s: %q denies all of %s, since covey cannot read the pattern: %v", key, r.raw, m.name, err)
+				bare[m.name] = true
+				break
+			}
+			out.rules = append(out.rules, ToolRule{Tool: m.name, Pattern: m.args, Source: r.raw})
+			continue
 		default:
 			bare[m.name] = true
 			if m.name == ToolTask {
@@ -491,7 +496,8 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 	if spawnAny {
 		out.spawn = nil
 	}
-	// A tool also listed without a pattern is not limited by its patterns.
+	// A tool also listed without a pattern is not limited by its patterns
+	// (in a denylist: denied whole, which covers them).
 	kept := out.rules[:0]
 	for _, r := range out.rules {
 		if bare[r.Tool] {

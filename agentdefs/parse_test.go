@@ -150,9 +150,9 @@ func TestParseWarnings(t *testing.T) {
 			want:  []Problem{{Line: 6, Field: "tools", Message: "covey has no NotebookEdit, WebSearch; dropped", Warning: true}},
 		},
 		"a pattern covey cannot enforce drops the tool": {
-			file:  "---\nname: web\ndescription: d\ntools: Read, WebFetch(domain:example.com), Bash(git:*)\n---\np\n",
+			file:  "---\nname: web\ndescription: d\ntools: Read, Grep(TODO), Bash(git:*)\n---\np\n",
 			tools: []string{"read_file", "bash"},
-			want:  []Problem{{Line: 4, Field: "tools", Message: `"WebFetch(domain:example.com)" dropped`, Warning: true}},
+			want:  []Problem{{Line: 4, Field: "tools", Message: `"Grep(TODO)" dropped`, Warning: true}},
 		},
 		"a malformed bash pattern drops bash rather than grant all of it": {
 			file:  "---\nname: web\ndescription: d\ntools: Read, Bash(rm * -rf)\n---\np\n",

@@ -12,14 +12,15 @@ import (
 // outcome is how one agent file loads: what a test compares between covey
 // and what Claude Code's documentation says Claude Code does.
 type outcome struct {
-	loads   bool
-	name    string
-	tools   []string // covey names; nil means every tool
-	deny    []string // disallowed tools, covey names
-	rules   []string // the patterns kept, as written
-	spawn   []string // types Agent(...) limits spawning to; nil means any
-	model   string   // as written ("inherit" when omitted)
-	descHas string   // a phrase the description must keep
+	loads     bool
+	name      string
+	tools     []string // covey names; nil means every tool
+	deny      []string // disallowed tools, covey names
+	rules     []string // the patterns kept, as written
+	denyRules []string // disallowedTools patterns, as written
+	spawn     []string // types Agent(...) limits spawning to; nil means any
+	model     string   // as written ("inherit" when omitted)
+	descHas   string   // a phrase the description must keep
 }
 
 // quirk is one fixture in testdata/quirks: the outcome Claude Code's
@@ -78,12 +79,8 @@ func quirks() map[string]quirk {
 			covey:  &outcome{loads: false},
 			why:    "an agent left with no tools because covey lacks them all is an error (issue 14 §2), not a silent tool-less agent",
 		},
-		"webfetch-domain.md": {
-			claude: outcome{loads: true, name: "domain-fetcher", tools: []string{"read_file", "web_fetch"}, model: "inherit"},
-			covey:  &outcome{loads: true, name: "domain-fetcher", tools: []string{"read_file"}, model: "inherit"},
-			warns:  []string{"tools"},
-			why:    "covey's web_fetch cannot be limited to a domain, so the pattern drops the tool rather than grant all of it (fail closed)",
-		},
+		"webfetch-domain.md":     {claude: outcome{loads: true, name: "domain-fetcher", tools: []string{"read_file", "web_fetch"}, rules: []string{"WebFetch(domain:go.dev)"}, model: "inherit"}},
+		"disallowed-patterns.md": {claude: outcome{loads: true, name: "no-deletes", tools: []string{"read_file", "bash"}, denyRules: []string{"Bash(rm:*)", "Bash(git push:*)"}, model: "inherit"}},
 	}
 }
 
@@ -99,9 +96,7 @@ func outcomeOf(t *testing.T, path string) (outcome, []Problem) {
 		return outcome{}, nil
 	}
 	o := outcome{loads: true, name: d.Name, tools: d.Tools, deny: d.DisallowedTools, spawn: d.SpawnTypes, model: d.Model}
-	for _, r := range d.ToolRules {
-		o.rules = append(o.rules, r.Source)
-	}
+	o.rules, o.denyRules = d.RuleSources(), d.DenySources()
 	return o, warnings
 }
 
@@ -112,7 +107,7 @@ func (want outcome) matches(got outcome, desc string) bool {
 	}
 	same := func(a, b []string) bool { return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b) }
 	return want.name == got.name && reflect.DeepEqual(want.tools, got.tools) && same(want.deny, got.deny) &&
-		same(want.rules, got.rules) && reflect.DeepEqual(want.spawn, got.spawn) && want.model == got.model &&
+		same(want.rules, got.rules) && same(want.denyRules, got.denyRules) && reflect.DeepEqual(want.spawn, got.spawn) && want.model == got.model &&
 		strings.Contains(desc, want.descHas)
 }
 

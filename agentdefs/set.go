@@ -96,6 +96,7 @@ func (d Definition) clone() Definition {
 	d.DisallowedTools = slices.Clone(d.DisallowedTools)
 	d.AllowedPaths = slices.Clone(d.AllowedPaths)
 	d.ToolRules = slices.Clone(d.ToolRules)
+	d.DenyRules = slices.Clone(d.DenyRules)
 	d.SpawnTypes = slices.Clone(d.SpawnTypes)
 	d.MCPServers = slices.Clone(d.MCPServers)
 	return d

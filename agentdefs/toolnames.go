@@ -2,7 +2,6 @@ package agentdefs
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -46,23 +45,11 @@ type mappedTool struct {
 	note    string // why it was dropped (name ""), or a warning; "" for none
 }
 
-// ruleTools are the tools whose calls a pattern can limit (through the
-// permission rules' syntax).
-func ruleTool(name string) bool {
-	switch name {
-	case ToolBash, ToolEditFile, ToolWriteFile, ToolReadFile:
-		return true
-	}
-	return false
-}
-
 // mapToolName turns a tool name as written in covey or Claude Code files
 // into covey's name. Claude's names are matched case-insensitively because
 // users type them from memory; covey's own names and MCP names (mcp__...)
 // pass through. A name covey does not know comes back with name and note
-// both empty; a pattern on a tool it cannot limit comes back dropped, with
-// the reason in note, because granting the whole tool would give the agent
-// more than its file asks.
+// both empty. Whether a pattern can limit the tool is for checkRule.
 func mapToolName(raw string) mappedTool {
 	name, args, hasArgs := splitCall(raw)
 	m := mappedTool{args: args, hasArgs: hasArgs}
@@ -88,11 +75,8 @@ func mapToolName(raw string) mappedTool {
 			m.name = name
 		}
 	}
-	switch {
-	case m.name == "":
+	if m.name == "" {
 		return mappedTool{}
-	case hasArgs && m.name != ToolTask && !ruleTool(m.name):
-		return mappedTool{note: fmt.Sprintf("%q dropped: covey cannot limit %s to %q, and giving all of it would be more than the file asks", raw, m.name, args)}
 	}
 	return m
 }

@@ -42,6 +42,9 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	// Registered while still queued, so a queued child can be cancelled too.
 	m.register(c.src.AgentID, c.cancel)
 	c.provider, c.model, c.resolveErr = m.cfg.Resolve(def)
+	if c.resolveErr == nil {
+		c.policy, c.resolveErr = m.scope(def)
+	}
 	started := agent.ChildStarted{Source: c.src, Model: c.model, Color: def.Color}
 	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
 		// Made before the child is announced, so its pane says where it
@@ -99,6 +102,10 @@ type child struct {
 	calls atomic.Int64
 	// iso is the child's own worktree; nil when it works in the workspace.
 	iso *isolation
+	// policy is the session's permission policy scoped by the child's
+	// tool rules (Bash(git diff:*), Edit(docs/**), ...); nil when its
+	// definition has none, and the session's gate serves it as it is.
+	policy *permission.Policy
 }
 
 // finish announces the child's end.
@@ -206,6 +213,9 @@ func (c *child) tools() *tools.Registry {
 		Todos:        tools.NewTodoList(),
 		AllowRead:    c.m.cfg.AllowRead,
 	}
+	if c.policy != nil {
+		env.AllowRead = c.policy.AllowRead
+	}
 	base := append(slices.Clone(tools.BaseToolNames), agentdefs.ToolTask)
 	allowed := agentdefs.EffectiveTools(c.def, base)
 	reg := tools.NewRegistry()
@@ -243,9 +253,41 @@ func mcpAllowed(def agentdefs.Definition, t tools.Tool) bool {
 	return ok && slices.Contains(def.MCPServers, s.Server())
 }
 
+// scoper is a gate that can make a policy for one agent, stricter than
+// itself (permission.Policy).
+type scoper interface {
+	Scoped(allow, deny []string) (*permission.Policy, error)
+}
+
+// scope returns the session's policy scoped by def's tool rules, so that
+// an agent file's Bash(git diff:*) lets its child run git diff and
+// nothing else without the user's say; nil when def has no rules. A
+// definition with rules the gate cannot enforce is an error: its child
+// must not run with more than its file allows.
+func (m *Manager) scope(def agentdefs.Definition) (*permission.Policy, error) {
+	rules, deny := def.RuleSources(), def.DenySources()
+	if len(rules)+len(deny) == 0 {
+		return nil, nil
+	}
+	rules = append(rules, deny...) // for the message
+	sc, ok := m.cfg.Gate.(scoper)
+	if !ok {
+		return nil, fmt.Errorf("the tool rules of %s (%s) cannot be enforced here, so it was not started",
+			def.Name, strings.Join(rules, ", "))
+	}
+	p, err := sc.Scoped(def.RuleSources(), deny)
+	if err != nil {
+		return nil, fmt.Errorf("the tool rules of %s: %w", def.Name, err)
+	}
+	return p, nil
+}
+
 // gate labels the child's permission requests so the user sees who asks.
 func (c *child) gate() permission.Gate {
 	g := c.m.cfg.Gate
+	if c.policy != nil {
+		g = c.policy
+	}
 	if g == nil {
 		return nil
 	}

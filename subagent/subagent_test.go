@@ -38,6 +38,9 @@ type harnessOpts struct {
 	resolve     func(h *harness, def agentdefs.Definition) (agent.Provider, string, error)
 	timeout     time.Duration
 	mcp         []tools.Tool // the session's MCP tools
+	// gate answers the children's permission requests; given the
+	// workspace root, so a policy can be told it. Nil: no gate.
+	gate func(root string) permission.Gate
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -58,7 +61,12 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		}
 		return h.provider(), "child-model", nil
 	}
+	var gate permission.Gate
+	if o.gate != nil {
+		gate = o.gate(ws.Root)
+	}
 	h.manager = subagent.NewManager(subagent.Config{
+		Gate: gate,
 		Defs: agentdefs.NewSet(defs...), Workspace: ws, Environment: agent.Environment{Root: root},
 		Resolve: resolve, Emit: h.emit, Concurrency: o.concurrency, Timeout: o.timeout,
 		MCPTools: func(_ permission.Gate, keep func(tools.Tool) bool) tools.Source {
