@@ -189,6 +189,9 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 			fmt.Fprintf(&b, "  %-18s %s\n", h.Key, h.Desc)
 		}
 	}
+	b.WriteString("Subagents\n")
+	b.WriteString("  esc cancels the turn and its foreground subagents; background subagents keep running (x cancels one)\n")
+	b.WriteString("  o, m, p, x, ctrl+b act on the focused pane, the crew overview's row (ctrl+g) or the subagent open full-screen\n")
 	b.WriteString("Commands\n")
 	for _, c := range m.cmds {
 		name := "/" + c.name

@@ -246,6 +246,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.ViewBack.SetEnabled(s.view != screenMain && !s.transcriptFocus && !s.approval && !s.addressing)
 	k.AddressCancel.SetEnabled(s.addressing && !s.approval)
 	k.Crew.SetEnabled(!s.approval && !s.feedback)
+	k.ToggleAll.SetEnabled(s.view == screenMain && !s.addressing)
 
 	k.Top.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)
 	k.Bottom.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)

@@ -377,13 +377,13 @@ func (b *SubagentBlock) leftText(ctx RenderContext) string {
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	return b.typeStyle(ctx).Render("["+b.typeName()+"]") + " " + desc.Render(b.title())
+	return b.typeLabel(ctx) + " " + desc.Render(oneLine(b.src.Description))
 }
 
 // headerLeft is "[type] description" cut and padded so that the glyph, it
 // and statsW cells of stats fill width exactly; "" when they cannot fit.
 func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string {
-	typ := b.typeStyle(ctx).Render("[" + b.typeName() + "]")
+	typ := b.typeLabel(ctx)
 	typW := ansi.StringWidth(typ)
 	const glyphW = 2 // the glyph and a space
 	room := width - glyphW - typW - 1 - statsW - 2
@@ -394,18 +394,18 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	d := fitLine(b.title(), room)
+	d := fitLine(oneLine(b.src.Description), room)
 	gap := width - glyphW - typW - 1 - ansi.StringWidth(d) - statsW
 	return typ + " " + desc.Render(d) + strings.Repeat(" ", max(gap, 1))
 }
 
-// title is "name: description", or the description of a child without a
-// name.
-func (b *SubagentBlock) title() string {
+// typeLabel is "name [type]", or "[type]" for a child without a name.
+func (b *SubagentBlock) typeLabel(ctx RenderContext) string {
+	typ := b.typeStyle(ctx).Render("[" + b.typeName() + "]")
 	if n := oneLine(b.src.Name); n != "" {
-		return n + ": " + oneLine(b.src.Description)
+		return ctx.Styles.Crew.Selected.Render(n) + " " + typ
 	}
-	return oneLine(b.src.Description)
+	return typ
 }
 
 // typeStyle is the style of "[type]": the agent file's colour when it
