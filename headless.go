@@ -31,9 +31,22 @@ func runHeadless(ctx context.Context, opts options, prompt string, stdout, stder
 			out.event(e)
 		}
 	}()
-	res, runErr := s.main.Run(ctx, prompt)
-	close(s.events) // every child has finished: the task tool waits for them
+	res, runErr := s.driver.Run(ctx, prompt)
+	if runErr == nil {
+		// Background children still running: wait for them, let the main
+		// agent answer their outcomes, and end after its last answer.
+		last, err, ok := s.driver.Wait(ctx)
+		if ok {
+			res, runErr = last, err
+		} else if err != nil {
+			runErr = err
+		}
+	}
+	s.driver.Close()
+	s.manager.Close()
+	close(s.events) // every child has finished and no turn runs: nothing emits
 	<-done
+	res.Usage, res.Turns = out.mainUsage, out.mainTurns
 	return out.finish(res, runErr)
 }
 
@@ -66,6 +79,11 @@ type headlessOutput struct {
 	lastLine map[string]time.Time // per child, to throttle live lines
 	started  map[string]time.Time // per child
 	tools    map[string]int       // per child, tool calls so far
+
+	// the main agent's turns: the user's and those background results
+	// started
+	mainUsage agent.Usage
+	mainTurns int
 }
 
 type callRecord struct {
@@ -108,6 +126,19 @@ func (o *headlessOutput) event(e agent.Event) {
 	}
 	src := e.From()
 	switch ev := e.(type) {
+	case agent.Done:
+		if !src.IsChild() {
+			o.mainUsage.Add(ev.Usage)
+			o.mainTurns += ev.Turns
+		}
+	case agent.ChildState:
+		if ev.Detail != "" {
+			o.progress("[%s] %s: %s", src.AgentType, childLabel(src), ev.Detail)
+		}
+	case agent.BackgroundResult:
+		o.progress("← %s (%s) finished in the background: %s", ev.Name, ev.ChildID, ev.Status)
+	case agent.ChildMessage:
+		o.progress("→ %s: %s", childLabel(src), firstLine(ev.Text))
 	case agent.ToolStarted:
 		if src.IsChild() {
 			return
@@ -160,6 +191,22 @@ func (o *headlessOutput) event(e agent.Event) {
 	case agent.Retrying:
 		o.progress("%sretrying in %s: %s", childPrefix(src), seconds(ev.Wait), ev.Reason)
 	}
+}
+
+// childLabel names a child by its handle, else its description.
+func childLabel(src agent.Source) string {
+	if src.Name != "" {
+		return src.Name
+	}
+	return src.Description
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
 }
 
 func childPrefix(src agent.Source) string {

@@ -114,6 +114,11 @@ func (r *recording) message(m agent.Message) {
 	r.rec.Message(m)
 }
 
+// childMessage records one message of a child's history.
+func (r *recording) childMessage(src agent.Source, m agent.Message) {
+	r.rec.ChildMessage(src, m)
+}
+
 // replay is the loaded session as events the TUI can draw.
 func (r *recording) replay() []agent.Event {
 	if r == nil || r.loaded == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"covey/agent"
+	sessions "covey/agent/session"
 	"covey/agentdefs"
 	"covey/permission"
 	"covey/subagent"
@@ -40,6 +41,7 @@ type session struct {
 	events  chan agent.Event
 	main    *agent.Agent
 	manager *subagent.Manager
+	driver  *subagent.Driver // runs main's turns, also those background results start
 	todos   *tools.TodoList
 
 	mu        sync.Mutex
@@ -107,6 +109,11 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		AllowRead:   s.policy.AllowRead,
 		// Validated when the config was read.
 		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
+		OnMessage: func(src agent.Source, m agent.Message) {
+			if s.rec != nil {
+				s.rec.childMessage(src, m)
+			}
+		},
 	})
 	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead}
 	reg := tools.NewRegistry()
@@ -117,6 +124,9 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 	}
 	if t := s.manager.Tool(agent.Source{AgentID: agent.MainAgentID}); t != nil {
 		reg.Add(t)
+		for _, ct := range s.manager.CrewTools(agent.Source{AgentID: agent.MainAgentID}) {
+			reg.Add(ct)
+		}
 	}
 	maxTurns := firstPositive(opts.maxTurns, cfg.MaxTurns, defaultMaxTurns)
 	prov, err := s.provider(deps.endpoint.Name)
@@ -145,6 +155,10 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 			s.main.SetModel(m)
 		}
 	}
+	if s.rec != nil && s.rec.loaded != nil {
+		s.manager.Restore(restoredChildren(s.rec.loaded.Children))
+	}
+	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
 	return s, nil
 }
 
@@ -211,14 +225,14 @@ func (s *session) resolveChild(def agentdefs.Definition) (agent.Provider, string
 // step of /undo.
 func (s *session) Run(ctx context.Context, prompt string) error {
 	s.undoLog().BeginTurn()
-	_, err := s.main.Run(ctx, prompt)
+	_, err := s.driver.Run(ctx, prompt)
 	return err
 }
 
 // Retry sends the last user turn again (ui.Engine).
 func (s *session) Retry(ctx context.Context) error {
 	s.undoLog().BeginTurn()
-	_, err := s.main.Retry(ctx)
+	_, err := s.driver.Retry(ctx)
 	return err
 }
 
@@ -245,7 +259,7 @@ func (s *session) PauseChild(id string, paused bool) bool { return s.manager.Pau
 func (s *session) BackgroundChild(id string) bool { return s.manager.Background(id) }
 
 // CancelTurn cancels a main-agent turn a background result started (ui.Engine).
-func (s *session) CancelTurn() bool { return false }
+func (s *session) CancelTurn() bool { return s.driver.CancelTurn() }
 
 // Reset starts a fresh conversation (ui.Engine).
 func (s *session) Reset() {
@@ -266,8 +280,21 @@ func (s *session) SetModel(m string) {
 	}
 }
 
-// close ends the session's recording.
-func (s *session) close(stderr io.Writer) { s.rec.close(stderr) }
+// close stops every child and delivery, then ends the session's recording.
+func (s *session) close(stderr io.Writer) {
+	s.driver.Close()
+	s.manager.Close()
+	s.rec.close(stderr)
+}
+
+// restoredChildren converts the children a session file kept.
+func restoredChildren(cs []sessions.Child) []subagent.Restored {
+	out := make([]subagent.Restored, len(cs))
+	for i, c := range cs {
+		out[i] = subagent.Restored{Source: c.Source, Model: c.Model, Messages: c.Messages, Reason: c.Reason, Interrupted: c.Interrupted}
+	}
+	return out
+}
 
 func parsePermissionMode(s string) (permission.Mode, error) { return permission.ParseMode(s) }
 

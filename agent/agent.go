@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	"covey/tools"
@@ -25,6 +26,26 @@ type Config struct {
 	// history (the session file records them, so a crash loses at most the
 	// answer that was streaming).
 	OnMessage func(Message)
+	// Hold, when set, is called before each model request and each tool
+	// call; it blocks while the agent is paused and returns an error (the
+	// context's) to end the run instead.
+	Hold func(ctx context.Context) error
+	// MaxTokens ends a Run with StopBudget, before its next request, once
+	// the agent's lifetime tokens (input + output) reach it; 0: no bound.
+	MaxTokens int
+	// MaxCost does the same for the lifetime cost, as Cost prices it; it
+	// needs Cost. 0: no bound.
+	MaxCost float64
+	// Cost prices the usage of one request on model (see Prices.Cost);
+	// nil prices nothing.
+	Cost func(model string, u Usage) float64
+}
+
+// Steered is a message queued for an agent by Steer.
+type Steered struct {
+	Text string
+	// Event, when set, is emitted as the message enters the history.
+	Event Event
 }
 
 // Result is the outcome of one Run.
@@ -50,7 +71,9 @@ type Agent struct {
 	mu      sync.Mutex
 	history []Message // without the system prompt
 	usage   Usage     // over the agent's lifetime
+	cost    float64   // over the agent's lifetime, when Cost is set
 	running bool
+	steered []Steered // waiting for the next request
 }
 
 // New returns an agent with an empty history.
@@ -102,6 +125,81 @@ func (a *Agent) Usage() Usage {
 	return a.usage
 }
 
+// Cost returns what this agent spent over its lifetime, as Config.Cost
+// prices it (0 without prices).
+func (a *Agent) Cost() float64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cost
+}
+
+// Running reports whether a Run is in progress.
+func (a *Agent) Running() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.running
+}
+
+// Steer queues text as a user-role message that enters the conversation
+// before the agent's next model request (when the last message is not
+// already the user's); messages queued together enter as one. A run that
+// would end with messages queued goes on to answer them. Safe to call
+// from any goroutine, running or not.
+func (a *Agent) Steer(text string, delivered Event) {
+	a.mu.Lock()
+	a.steered = append(a.steered, Steered{Text: text, Event: delivered})
+	a.mu.Unlock()
+}
+
+// TakeSteered removes and returns the queued messages that have not entered
+// the conversation yet.
+func (a *Agent) TakeSteered() []Steered {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.steered
+	a.steered = nil
+	return out
+}
+
+// deliverSteered moves queued messages into the history as one user message,
+// unless the history already ends with one (two in a row upset some
+// servers; they wait for the next chance). It reports whether it did.
+func (a *Agent) deliverSteered() bool {
+	a.mu.Lock()
+	if len(a.steered) == 0 || (len(a.history) > 0 && a.history[len(a.history)-1].Role == RoleUser) {
+		a.mu.Unlock()
+		return false
+	}
+	queued := a.steered
+	a.steered = nil
+	a.mu.Unlock()
+	texts := make([]string, len(queued))
+	for i, q := range queued {
+		texts[i] = q.Text
+	}
+	a.append(Message{Role: RoleUser, Content: strings.Join(texts, "\n\n")})
+	for _, q := range queued {
+		if q.Event != nil {
+			a.emit(q.Event)
+		}
+	}
+	return true
+}
+
+func (a *Agent) hasSteered() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.steered) > 0
+}
+
+// overBudget reports whether the agent reached its token or cost budget.
+func (a *Agent) overBudget() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return (a.cfg.MaxTokens > 0 && a.usage.Total() >= a.cfg.MaxTokens) ||
+		(a.cfg.MaxCost > 0 && a.cfg.Cost != nil && a.cost >= a.cfg.MaxCost)
+}
+
 // Reset clears the conversation.
 func (a *Agent) Reset() {
 	a.mu.Lock()
@@ -126,9 +224,20 @@ func (a *Agent) append(msgs ...Message) {
 	}
 }
 
+// AddUsage counts u as used by this agent (a resumed child carries its
+// earlier use into a rebuilt agent, so budgets keep counting).
+func (a *Agent) AddUsage(u Usage) {
+	a.mu.Lock()
+	a.usage.Add(u)
+	a.mu.Unlock()
+}
+
 func (a *Agent) addUsage(u Usage) {
 	a.mu.Lock()
 	a.usage.Add(u)
+	if a.cfg.Cost != nil {
+		a.cost += a.cfg.Cost(a.cfg.Model, u)
+	}
 	a.mu.Unlock()
 }
 

@@ -15,6 +15,8 @@ type Source struct {
 	AgentType    string `json:"agent_type,omitempty"`     // "Explore", "general-purpose", ...
 	Description  string `json:"description,omitempty"`    // the child's task description
 	Depth        int    `json:"depth,omitempty"`          // 0 for the main agent
+	// ParentID is the AgentID of the agent that spawned this child.
+	ParentID string `json:"parent_id,omitempty"`
 	// Name is a child's handle, unique among the session's children
 	// ("scout"); send_message and stop_agent accept it as well as AgentID.
 	Name string `json:"name,omitempty"`
@@ -184,6 +186,10 @@ const (
 	StateCutShort    = "cut_short"
 	StateInterrupted = "interrupted"
 )
+
+// DetailResumed is the Detail of the ChildState that starts the run of a
+// finished child resumed by a message.
+const DetailResumed = "resumed by a message"
 
 // ChildState reports a change in a child's state: queued, running, paused,
 // moved to the background, or one of the final states. It is emitted on

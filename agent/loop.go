@@ -67,10 +67,21 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			res.Reason = stopReason(ctx)
 			return res, ctx.Err()
 		}
+		if a.overBudget() {
+			res.Reason = StopBudget
+			return res, nil
+		}
 		if a.cfg.MaxTurns > 0 && res.Turns >= a.cfg.MaxTurns {
 			res.Reason = StopMaxTurns
 			return res, nil
 		}
+		if a.cfg.Hold != nil {
+			if err := a.cfg.Hold(ctx); err != nil {
+				res.Reason = stopReason(ctx)
+				return res, err
+			}
+		}
+		a.deliverSteered()
 		res.Turns++
 		comp, err := a.cfg.Provider.Stream(ctx, a.request(), a.streamHandler())
 		if comp.Usage != (Usage{}) {
@@ -101,6 +112,9 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		res.Answer = msg.Content
 		if len(msg.ToolCalls) == 0 {
 			a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})
+			if a.hasSteered() {
+				continue // a message arrived while it answered: answer that too
+			}
 			res.Reason = StopOK
 			return res, nil
 		}
@@ -171,6 +185,9 @@ func (a *Agent) runTool(ctx context.Context, c ToolCall) Message {
 	args := json.RawMessage(c.Arguments)
 	if strings.TrimSpace(c.Arguments) == "" {
 		args = json.RawMessage("{}")
+	}
+	if a.cfg.Hold != nil {
+		_ = a.cfg.Hold(ctx) // a cancel while paused shows as ctx.Err below
 	}
 	key := tools.KeyArg(c.Name, args)
 	t, known := a.cfg.Tools.Get(c.Name)

@@ -121,6 +121,11 @@ type Definition struct {
 	MaxTurns int
 	// Timeout caps the child's wall-clock time; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// MaxTokens caps the child's lifetime tokens (input + output) and
+	// MaxCost its cost by the configured price table; at the limit it stops
+	// like at MaxTurns. 0 means the configured default (subagents:).
+	MaxTokens int
+	MaxCost   float64
 	// AllowedPaths are doublestar globs (workspace-relative) outside which
 	// the child's writes are refused; nil means no limit.
 	AllowedPaths []string

@@ -114,6 +114,10 @@ func canonicalKey(k string) string {
 		return "disallowed_tools"
 	case "maxTurns":
 		return "max_turns"
+	case "maxTokens":
+		return "max_tokens"
+	case "maxCost":
+		return "max_cost"
 	case "allowedPaths":
 		return "allowed_paths"
 	}
@@ -130,7 +134,7 @@ func isClaudeOnlyKey(k string) bool {
 	return false
 }
 
-const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, timeout, allowed_paths, color, " +
+const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, max_tokens, max_cost, timeout, allowed_paths, color, " +
 	"permissionMode, isolation, background, mcpServers"
 
 // fields fills d from the frontmatter document and returns the name's line.
@@ -214,6 +218,14 @@ func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int,
 				n, cErr := p.count(k.Value, v)
 				p.optional(k.Value, cErr)
 				d.MaxTurns = n
+			case "max_tokens":
+				n, cErr := p.count(k.Value, v)
+				p.optional(k.Value, cErr)
+				d.MaxTokens = n
+			case "max_cost":
+				c, cErr := p.amount(k.Value, v)
+				p.optional(k.Value, cErr)
+				d.MaxCost = c
 			case "timeout":
 				t, tErr := p.duration(k.Value, v)
 				p.optional(k.Value, tErr)
@@ -361,6 +373,24 @@ func (p *fileParser) count(key string, v *yaml.Node) (int, error) {
 		return 0, p.fail(v, "%s must not be negative, got %d", key, n)
 	}
 	return n, nil
+}
+
+// amount decodes a non-negative number such as a cost budget (0.5).
+func (p *fileParser) amount(key string, v *yaml.Node) (float64, error) {
+	if v.Kind != yaml.ScalarNode {
+		return 0, p.fail(v, "%s must be a number, but it is %s", key, kindName(v))
+	}
+	if v.Tag == "!!null" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
+	if err != nil {
+		return 0, p.fail(v, "%s must be a number, got %q", key, v.Value)
+	}
+	if f < 0 {
+		return 0, p.fail(v, "%s must not be negative, got %v", key, f)
+	}
+	return f, nil
 }
 
 // duration decodes a Go duration ("90s", "5m") or a number of seconds.

@@ -54,6 +54,10 @@ You review code.
 				Model: "inherit", Prompt: "Delegate.", Source: "a.md", ReadOnly: true,
 			},
 		},
+		"budgets in both spellings": {
+			file: "---\nname: thrifty\ndescription: d\nmax_tokens: 20000\nmaxCost: 0.25\n---\np\n",
+			want: Definition{Name: "thrifty", Description: "d", Model: "inherit", MaxTokens: 20000, MaxCost: 0.25, Prompt: "p", Source: "a.md"},
+		},
 		"omitted tools means no allowlist and not read-only": {
 			file: "---\nname: any\ndescription: d\n---\np\n",
 			want: Definition{Name: "any", Description: "d", Model: "inherit", Prompt: "p", Source: "a.md"},

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,83 +23,36 @@ type outcome struct {
 	text   string // the body of its slot in the task result
 }
 
-// spawn prepares one child and announces it (ChildStarted), so panes appear
-// in call order even when the child must queue for a slot. It returns nil
-// and an outcome when the child cannot exist (an unknown type).
-func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall string, spec TaskSpec) (*child, *outcome) {
-	def, err := m.cfg.Defs.Lookup(spec.SubagentType)
-	if err != nil {
-		return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error()}
+// state maps a stop reason to the child's final state.
+func (o outcome) state() string {
+	switch o.reason {
+	case agent.StopOK:
+		return agent.StateDone
+	case agent.StopCancelled:
+		return agent.StateCancelled
+	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget:
+		return agent.StateCutShort
 	}
-	c := &child{m: m, def: def, spec: spec, start: time.Now()}
-	c.src = agent.Source{
-		AgentID:      m.newID(def.Name),
-		ParentCallID: parentCall,
-		AgentType:    def.Name,
-		Description:  spec.Description,
-		Depth:        parent.Depth + 1,
-	}
-	c.ctx, c.cancel = context.WithCancelCause(ctx)
-	// Registered while still queued, so a queued child can be cancelled too.
-	m.register(c.src.AgentID, c.cancel)
-	c.provider, c.model, c.resolveErr = m.cfg.Resolve(def)
-	if c.resolveErr == nil {
-		c.policy, c.resolveErr = m.scope(def)
-	}
-	started := agent.ChildStarted{Source: c.src, Model: c.model, Color: def.Color}
-	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
-		// Made before the child is announced, so its pane says where it
-		// works; a child that cannot be isolated never starts.
-		iso, err := c.isolate(ctx)
-		if err != nil {
-			c.cancel(nil)
-			m.unregister(c.src.AgentID, agent.Usage{})
-			return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error() + "; the child was not started"}
-		}
-		c.iso, started.Worktree = iso, iso.info()
-	}
-	m.cfg.Emit(started)
-	return c, nil
+	return agent.StateFailed
 }
 
-// runChild waits for a slot, runs the child to its end and never panics:
-// whatever happens inside the child is caught and reported in its own slot.
-func (m *Manager) runChild(c *child) outcome {
-	defer c.cancel(nil)
-	sem := m.sem(c.src.Depth)
-	select {
-	case sem <- struct{}{}:
-		defer func() { <-sem }()
-	case <-c.ctx.Done():
-		out := outcome{reason: agent.StopCancelled, text: agent.CancelledResult + " (before it started)"}
-		c.finish(out, "")
-		m.unregister(c.src.AgentID, agent.Usage{})
-		return out
-	}
-	c.start = time.Now() // elapsed counts from the start of work, not the queue
-	out := c.run(c.ctx)
-	if c.iso != nil {
-		out = c.review(out)
-	}
-	m.unregister(c.src.AgentID, c.usage())
-	return out
-}
-
-// child is one running subagent.
+// child is one subagent: running, or finished and resumable.
 type child struct {
-	m      *Manager
-	def    agentdefs.Definition
-	src    agent.Source
-	spec   TaskSpec
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	start  time.Time
+	m        *Manager
+	def      agentdefs.Definition
+	src      agent.Source
+	spec     TaskSpec
+	parentID string // the AgentID of the agent that spawned it
 
 	provider   agent.Provider
 	model      string
 	resolveErr error
+	maxTurns   int
+	timeout    time.Duration
+	maxTokens  int
+	maxCost    float64
 
-	a     *agent.Agent
+	a     *agent.Agent // nil when its provider could not be resolved
 	calls atomic.Int64
 	// iso is the child's own worktree; nil when it works in the workspace.
 	iso *isolation
@@ -106,14 +60,444 @@ type child struct {
 	// tool rules (Bash(git diff:*), Edit(docs/**), ...); nil when its
 	// definition has none, and the session's gate serves it as it is.
 	policy *permission.Policy
+
+	mu         sync.Mutex
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+	state      string
+	background bool
+	paused     bool
+	resume     chan struct{} // closed when a pause ends
+	elapsed    time.Duration // working time of earlier stretches
+	since      time.Time     // start of the current stretch; zero when stopped
+	bg         chan struct{} // closed when it moves to the background
+	done       chan struct{} // closed when its run ends
+	out        outcome
+	detach     func() bool // unties it from its parent's turn
+	counted    agent.Usage // of its usage, what the manager's total holds
 }
 
-// finish announces the child's end.
-func (c *child) finish(out outcome, errMsg string) {
+// spawn prepares one child and announces it (ChildStarted), so panes appear
+// in call order even when the child must queue for a slot. It returns nil
+// and an outcome when the child cannot exist (an unknown or forbidden type,
+// a name taken).
+func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall string, spawnTypes []string, spec TaskSpec) (*child, *outcome) {
+	def, err := m.cfg.Defs.Lookup(spec.SubagentType)
+	if err != nil {
+		return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error()}
+	}
+	spec.SubagentType = def.Name // the lookup forgives case and spaces
+	if spawnTypes != nil && !slices.Contains(spawnTypes, def.Name) {
+		return nil, &outcome{reason: agent.StopError, text: fmt.Sprintf("Error: this agent may start only these subagent types: %s", strings.Join(spawnTypes, ", "))}
+	}
+	if def.Background {
+		spec.Background = true
+	}
+	c := &child{m: m, def: def, spec: spec, parentID: parent.AgentID, state: agent.StateQueued,
+		bg: make(chan struct{}), done: make(chan struct{})}
+	c.src = agent.Source{
+		AgentID:      m.newID(def.Name),
+		ParentCallID: parentCall,
+		AgentType:    def.Name,
+		Description:  spec.Description,
+		Depth:        parent.Depth + 1,
+		ParentID:     parent.AgentID,
+	}
+	if err := m.register(c, strings.TrimSpace(spec.Name)); err != nil {
+		return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error()}
+	}
+	c.limits()
+	// Tied to the parent's turn only while in the foreground: a cancel of
+	// the turn cancels it, unless it moved to the background first.
+	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	if !spec.Background {
+		c.detach = context.AfterFunc(ctx, func() { c.cancel(context.Cause(ctx)) })
+	}
+	c.provider, c.model, c.resolveErr = m.cfg.Resolve(def)
+	if c.resolveErr == nil {
+		c.policy, c.resolveErr = m.scope(def)
+	}
+	started := agent.ChildStarted{Source: c.src, Model: c.model, Background: spec.Background, MaxTokens: c.maxTokens, MaxCost: c.maxCost, Color: def.Color}
+	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
+		// Made before the child is announced, so its pane says where it
+		// works; a child that cannot be isolated never starts.
+		iso, err := c.isolate(ctx)
+		if err != nil {
+			if c.detach != nil {
+				c.detach()
+			}
+			c.cancel(nil)
+			m.unregister(c)
+			return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error() + "; the child was not started"}
+		}
+		c.iso, started.Worktree = iso, iso.info()
+	}
+	if c.resolveErr == nil {
+		c.newAgent()
+	}
+	m.cfg.Emit(started)
+	if spec.Background {
+		c.background = true
+		close(c.bg)
+		m.Inbox(c.parentID).add()
+	}
+	c.emitState("")
+	return c, nil
+}
+
+// limits fills the child's limits from its definition, else the defaults.
+func (c *child) limits() {
+	c.timeout = c.def.Timeout
+	if c.timeout <= 0 {
+		c.timeout = c.m.cfg.Timeout
+	}
+	c.maxTurns = c.def.MaxTurns
+	if c.maxTurns <= 0 {
+		c.maxTurns = c.m.cfg.MaxTurns
+	}
+	c.maxTokens = c.def.MaxTokens
+	if c.maxTokens <= 0 {
+		c.maxTokens = c.m.cfg.MaxTokens
+	}
+	c.maxCost = c.def.MaxCost
+	if c.maxCost <= 0 {
+		c.maxCost = c.m.cfg.MaxCost
+	}
+}
+
+func (c *child) newAgent() {
+	c.a = agent.New(agent.Config{
+		Provider:  c.provider,
+		Model:     c.model,
+		System:    agent.SystemPrompt(c.def.Prompt, c.m.cfg.Environment),
+		Tools:     c.tools(),
+		MaxTurns:  c.maxTurns,
+		Source:    c.src,
+		Emit:      c.emit,
+		Hold:      c.hold,
+		MaxTokens: c.maxTokens,
+		MaxCost:   c.maxCost,
+		Cost:      c.m.cfg.Cost,
+		OnMessage: func(msg agent.Message) {
+			if c.m.cfg.OnMessage != nil {
+				c.m.cfg.OnMessage(c.src, msg)
+			}
+		},
+	})
+}
+
+// start runs the child's first run on its own goroutine.
+func (m *Manager) start(c *child) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		c.runAndFinish(c.spec.Prompt, true)
+	}()
+}
+
+// runAndFinish waits for a slot, runs the child to its end, announces it
+// and hands the outcome to whoever waits: the task call in the foreground,
+// the parent's inbox in the background. It never panics: whatever happens
+// inside the child is caught and reported in its own slot.
+func (c *child) runAndFinish(prompt string, first bool) {
+	ctx := c.runCtx()
+	sem := c.m.sem(c.src.Depth)
+	var out outcome
+	select {
+	case sem <- struct{}{}:
+		c.startClock(first)
+		out = c.run(ctx, prompt)
+		<-sem
+		if c.iso != nil {
+			out = c.review(out)
+		}
+	case <-ctx.Done():
+		out = outcome{reason: agent.StopCancelled, text: agent.CancelledResult + " (before it started)"}
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			out.text = "[stopped: " + errShutdown.Error() + "]"
+		}
+	}
+	c.finish(out)
+}
+
+func (c *child) runCtx() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ctx
+}
+
+// startClock marks the start of work (elapsed counts from here, not the
+// queue) and announces the running state.
+func (c *child) startClock(first bool) {
+	c.mu.Lock()
+	c.state = agent.StateRunning
+	if !c.paused {
+		c.since = time.Now()
+	}
+	c.mu.Unlock()
+	if first {
+		c.emitState("")
+	}
+}
+
+// finish records the outcome, announces the end and delivers the outcome.
+func (c *child) finish(out outcome) {
+	errMsg := ""
+	if out.reason == agent.StopError {
+		errMsg = strings.TrimPrefix(firstLines(out.text, 1), "Error: ")
+	}
+	c.mu.Lock()
+	c.stopClockLocked()
+	c.state, c.out, c.paused = out.state(), out, false
+	if c.resume != nil {
+		close(c.resume)
+		c.resume = nil
+	}
+	bg := c.background
+	if c.detach != nil {
+		c.detach()
+		c.detach = nil
+	}
+	elapsed := c.elapsed
+	c.mu.Unlock()
+	u := c.usage()
+	c.mu.Lock()
+	delta := agent.Usage{InputTokens: u.InputTokens - c.counted.InputTokens, OutputTokens: u.OutputTokens - c.counted.OutputTokens,
+		CachedTokens: u.CachedTokens - c.counted.CachedTokens, ReasoningTokens: u.ReasoningTokens - c.counted.ReasoningTokens}
+	c.counted = u
+	c.mu.Unlock()
+	c.m.addUsage(delta) // a resumed child's earlier runs are counted already
+	c.emitState(detailOf(out))
 	c.m.cfg.Emit(agent.ChildFinished{
 		Source: c.src, Reason: out.reason, Error: errMsg, ToolCalls: int(c.calls.Load()),
-		Elapsed: time.Since(c.start), Usage: c.usage(), Summary: firstLines(out.text, 1),
+		Elapsed: elapsed, Usage: u, Summary: firstLines(out.text, 1),
 	})
+	if bg {
+		c.m.Inbox(c.parentID).post(Notice{ChildID: c.src.AgentID, Name: c.src.Name, Status: out.state(), Text: capText(out.text, c.m.cfg.ResultCap)})
+	}
+	c.mu.Lock()
+	close(c.done)
+	c.mu.Unlock()
+	// A message that arrived after the last check resumes it at once.
+	if c.a != nil {
+		if queued := c.a.TakeSteered(); len(queued) > 0 {
+			texts := make([]string, len(queued))
+			for i, q := range queued {
+				texts[i] = q.Text
+			}
+			_ = c.resumeWith(context.Background(), strings.Join(texts, "\n\n"))
+		}
+	}
+}
+
+func detailOf(out outcome) string {
+	switch out.reason {
+	case agent.StopTimeout:
+		return "timed out"
+	case agent.StopMaxTurns:
+		return "max turns"
+	case agent.StopBudget:
+		return "budget"
+	}
+	return ""
+}
+
+// wait blocks until the child's run ends or it moves to the background,
+// and returns the outcome for the task call; backgrounded reports the
+// latter (the outcome then travels to the parent's inbox).
+func (c *child) wait() (out outcome, backgrounded bool) {
+	select {
+	case <-c.done:
+	case <-c.bg:
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.background {
+		return outcome{}, true
+	}
+	return c.out, false
+}
+
+func (c *child) isRunning() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state == agent.StateQueued || c.state == agent.StateRunning
+}
+
+// cancelRun cancels the current run, if any.
+func (c *child) cancelRun(cause error) {
+	c.mu.Lock()
+	cancel := c.cancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(cause)
+	}
+}
+
+// toBackground moves a running foreground child to the background.
+func (c *child) toBackground(detail string) bool {
+	c.mu.Lock()
+	if c.background || (c.state != agent.StateQueued && c.state != agent.StateRunning) {
+		c.mu.Unlock()
+		return false
+	}
+	c.background = true
+	if c.detach != nil {
+		c.detach()
+		c.detach = nil
+	}
+	// Counted before the task call can return, so a parent never looks
+	// idle between the call's end and the outcome.
+	c.m.Inbox(c.parentID).add()
+	close(c.bg)
+	c.mu.Unlock()
+	c.emitState(detail)
+	return true
+}
+
+// setPaused pauses or resumes a running child.
+func (c *child) setPaused(paused bool) bool {
+	c.mu.Lock()
+	if c.state != agent.StateQueued && c.state != agent.StateRunning {
+		c.mu.Unlock()
+		return false
+	}
+	if c.paused == paused {
+		c.mu.Unlock()
+		return true
+	}
+	c.paused = paused
+	if paused {
+		c.resume = make(chan struct{})
+		c.stopClockLocked()
+	} else {
+		close(c.resume)
+		c.resume = nil
+		if c.state == agent.StateRunning {
+			c.since = time.Now()
+		}
+	}
+	c.mu.Unlock()
+	detail := "resumed"
+	if paused {
+		detail = "paused"
+	}
+	c.emitState(detail)
+	return true
+}
+
+func (c *child) stopClockLocked() {
+	if !c.since.IsZero() {
+		c.elapsed += time.Since(c.since)
+		c.since = time.Time{}
+	}
+}
+
+// workTime returns the working time so far.
+func (c *child) workTime() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.elapsed
+	if !c.since.IsZero() {
+		d += time.Since(c.since)
+	}
+	return d
+}
+
+// hold blocks while the child is paused (agent.Config.Hold).
+func (c *child) hold(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		ch := c.resume
+		c.mu.Unlock()
+		if ch == nil {
+			return ctx.Err()
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// emitState announces the child's state now.
+func (c *child) emitState(detail string) {
+	c.mu.Lock()
+	st := agent.ChildState{Source: c.src, State: c.state, Background: c.background, Paused: c.paused, Detail: detail, Elapsed: c.elapsed}
+	if c.paused && (c.state == agent.StateRunning || c.state == agent.StateQueued) {
+		st.State = agent.StatePaused
+	}
+	if !c.since.IsZero() {
+		st.Elapsed += time.Since(c.since)
+	}
+	c.mu.Unlock()
+	c.m.cfg.Emit(st)
+}
+
+// send steers a running child or resumes a finished one.
+func (c *child) send(ctx context.Context, text string) error {
+	if c.a == nil {
+		return fmt.Errorf("%s cannot take messages: %w", c.src.Name, c.resolveErr)
+	}
+	return c.resumeWith(ctx, text)
+}
+
+// resumeWith steers a running child with text, or resumes a finished one
+// in the background with its history plus text.
+func (c *child) resumeWith(ctx context.Context, text string) error {
+	msg := agent.ChildMessage{Source: c.src, Text: text}
+	c.mu.Lock()
+	if c.state == agent.StateQueued || c.state == agent.StateRunning {
+		c.a.Steer(text, msg)
+		c.mu.Unlock()
+		return nil
+	}
+	if c.m.isClosed() {
+		c.mu.Unlock()
+		return errShutdown
+	}
+	if c.iso != nil {
+		// Its first worktree was merged or kept at its end: it works on
+		// in a fresh one, and its tools follow it there.
+		iso, err := c.isolate(ctx)
+		if err != nil {
+			c.mu.Unlock()
+			return err
+		}
+		hist, u := c.a.History(), c.a.Usage()
+		c.iso = iso
+		c.newAgent()
+		c.a.SetHistory(hist)
+		c.a.AddUsage(u)
+	}
+	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	c.state, c.background, c.paused = agent.StateRunning, true, false
+	c.done = make(chan struct{})
+	if c.bg == nil {
+		c.bg = make(chan struct{})
+	}
+	select {
+	case <-c.bg:
+	default:
+		close(c.bg)
+	}
+	c.m.Inbox(c.parentID).add()
+	c.mu.Unlock()
+	c.emitState(agent.DetailResumed)
+	c.m.cfg.Emit(msg)
+	c.m.wg.Add(1)
+	go func() {
+		defer c.m.wg.Done()
+		c.runAndFinish(text, false)
+	}()
+	return nil
+}
+
+func (m *Manager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
 }
 
 func (c *child) usage() agent.Usage {
@@ -123,56 +507,71 @@ func (c *child) usage() agent.Usage {
 	return c.a.Usage()
 }
 
-func (c *child) run(ctx context.Context) (out outcome) {
-	timeout := c.def.Timeout
-	if timeout <= 0 {
-		timeout = c.m.cfg.Timeout
-	}
-	maxTurns := c.def.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = c.m.cfg.MaxTurns
-	}
-	runCtx, stop := context.WithTimeoutCause(ctx, timeout, errTimedOut)
+func (c *child) run(ctx context.Context, prompt string) (out outcome) {
+	runCtx, stop := c.withTimeout(ctx)
 	defer stop()
 
-	var errMsg string
 	defer func() {
 		if p := recover(); p != nil {
-			errMsg = fmt.Sprintf("the child crashed: %v", p)
-			out = outcome{reason: agent.StopError, text: "Error: " + errMsg + "\n" + firstLines(string(debug.Stack()), 8)}
+			out = outcome{reason: agent.StopError, text: fmt.Sprintf("Error: the child crashed: %v\n%s", p, firstLines(string(debug.Stack()), 8))}
 		}
-		c.finish(out, errMsg)
 	}()
 
 	if c.resolveErr != nil {
-		errMsg = c.resolveErr.Error()
-		return outcome{reason: agent.StopError, text: "Error: " + errMsg}
+		return outcome{reason: agent.StopError, text: "Error: " + c.resolveErr.Error()}
 	}
-	c.a = agent.New(agent.Config{
-		Provider: c.provider,
-		Model:    c.model,
-		System:   agent.SystemPrompt(c.def.Prompt, c.m.cfg.Environment),
-		Tools:    c.tools(),
-		MaxTurns: maxTurns,
-		Source:   c.src,
-		Emit:     c.emit,
-	})
-	res, runErr := c.a.Run(runCtx, c.spec.Prompt)
+	res, runErr := c.a.Run(runCtx, prompt)
+	// A message that arrived as the run ended is answered, not lost; and a
+	// child with children of its own in the background waits for them and
+	// answers their outcomes before it reports.
+	inbox := c.m.Inbox(c.src.AgentID)
+	for runErr == nil && res.Reason == agent.StopOK && runCtx.Err() == nil {
+		if queued := c.a.TakeSteered(); len(queued) > 0 {
+			texts := make([]string, len(queued))
+			for i, q := range queued {
+				texts[i] = q.Text
+				if q.Event != nil {
+					c.m.cfg.Emit(q.Event)
+				}
+			}
+			res, runErr = c.a.Run(runCtx, strings.Join(texts, "\n\n"))
+			continue
+		}
+		if notices := inbox.Take(); len(notices) > 0 {
+			for _, n := range notices {
+				c.m.cfg.Emit(n.Event(c.src))
+			}
+			res, runErr = c.a.Run(runCtx, NoticeText(notices))
+			continue
+		}
+		if inbox.Outstanding() == 0 {
+			break
+		}
+		select {
+		case <-inbox.Changed():
+		case <-runCtx.Done():
+		}
+	}
 
 	switch cause := context.Cause(runCtx); {
 	case runCtx.Err() != nil && errors.Is(cause, errTimedOut):
 		out.reason = agent.StopTimeout
-		out.text = fmt.Sprintf("[cut short: timed out after %s; what it found so far follows]\n\n%s", timeout, c.findings())
+		out.text = fmt.Sprintf("[cut short: timed out after %s; what it found so far follows]\n\n%s", c.timeout, c.findings())
+	case runCtx.Err() != nil && errors.Is(cause, errShutdown):
+		out.reason = agent.StopCancelled
+		out.text = "[stopped: " + errShutdown.Error() + "]" + partial(c.findings())
 	case runCtx.Err() != nil:
 		out.reason = agent.StopCancelled
 		out.text = agent.CancelledResult + partial(c.findings())
 	case res.Reason == agent.StopMaxTurns:
 		out.reason = agent.StopMaxTurns
-		out.text = fmt.Sprintf("[cut short: reached its limit of %d turns; what it found so far follows]\n\n%s", maxTurns, c.findings())
+		out.text = fmt.Sprintf("[cut short: reached its limit of %d turns; what it found so far follows]\n\n%s", c.maxTurns, c.findings())
+	case res.Reason == agent.StopBudget:
+		out.reason = agent.StopBudget
+		out.text = fmt.Sprintf("[cut short: reached its budget (%s); what it found so far follows]\n\n%s", c.budgetNote(), c.findings())
 	case runErr != nil:
-		errMsg = runErr.Error()
 		out.reason = agent.StopError
-		out.text = "Error: " + errMsg + partial(c.findings())
+		out.text = "Error: " + runErr.Error() + partial(c.findings())
 	default:
 		out.reason = agent.StopOK
 		out.text = strings.TrimSpace(res.Answer)
@@ -181,6 +580,50 @@ func (c *child) run(ctx context.Context) (out outcome) {
 		}
 	}
 	return out
+}
+
+// budgetNote says which budget was reached.
+func (c *child) budgetNote() string {
+	u := c.a.Usage()
+	var parts []string
+	if c.maxTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d tokens", u.Total(), c.maxTokens))
+	}
+	if c.maxCost > 0 {
+		parts = append(parts, fmt.Sprintf("cost %.4f of %.4f", c.a.Cost(), c.maxCost))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// withTimeout bounds the run by the child's working time: time paused does
+// not count, so the timer re-arms until the work time reaches the limit.
+func (c *child) withTimeout(ctx context.Context) (context.Context, func()) {
+	runCtx, cancel := context.WithCancelCause(ctx)
+	base := c.workTime() // earlier runs (before a resume) do not count
+	var mu sync.Mutex
+	var t *time.Timer
+	var check func()
+	check = func() {
+		left := c.timeout - (c.workTime() - base)
+		mu.Lock()
+		defer mu.Unlock()
+		if left <= 0 {
+			cancel(errTimedOut)
+			return
+		}
+		if runCtx.Err() == nil {
+			t = time.AfterFunc(left, check)
+		}
+	}
+	mu.Lock()
+	t = time.AfterFunc(c.timeout, check)
+	mu.Unlock()
+	return runCtx, func() {
+		mu.Lock()
+		t.Stop()
+		mu.Unlock()
+		cancel(nil)
+	}
 }
 
 // emit forwards the child's events to the session stream, counting its own
@@ -192,7 +635,7 @@ func (c *child) emit(e agent.Event) {
 	}
 	c.m.cfg.Emit(e)
 	if ok && c.iso != nil && e.From().AgentID == c.src.AgentID && changesFiles(tf.Name) {
-		c.reportFiles(c.ctx, tf.CallID)
+		c.reportFiles(c.runCtx(), tf.CallID)
 	}
 }
 
@@ -220,13 +663,21 @@ func (c *child) tools() *tools.Registry {
 	allowed := agentdefs.EffectiveTools(c.def, base)
 	reg := tools.NewRegistry()
 	for _, t := range tools.Builtins(env) {
-		if slices.Contains(allowed, t.Name()) && (!c.m.cfg.ReadOnly || t.ReadOnly()) {
-			reg.Add(t)
+		if !slices.Contains(allowed, t.Name()) || (c.m.cfg.ReadOnly && !t.ReadOnly()) {
+			continue
 		}
+		if t.Name() == agentdefs.ToolBash && c.iso == nil {
+			// An isolated child's changes come from its worktree's diff.
+			t = c.m.watchFiles(t, c)
+		}
+		reg.Add(t)
 	}
 	if slices.Contains(allowed, agentdefs.ToolTask) {
-		if t := c.m.Tool(c.src); t != nil {
+		if t := c.m.toolFor(c.src, c.def.SpawnTypes); t != nil {
 			reg.Add(t)
+			for _, ct := range c.m.CrewTools(c.src) {
+				reg.Add(ct)
+			}
 		}
 	}
 	if c.m.cfg.MCPTools != nil {

@@ -1,17 +1,23 @@
 // Package subagent implements the task tool: it spawns child agents, each
 // with a clean history and the tools its definition allows, runs several at
-// once under a shared cap, bounds them by turns and time, isolates their
-// failures, and streams their progress as events tagged with the child's ID.
+// once under a shared cap, bounds them by turns, time, tokens and cost,
+// isolates their failures, and streams their progress as events tagged with
+// the child's ID and name. Children run in the foreground (the task call
+// waits) or the background (the call returns at once and the outcome comes
+// back to the parent later as a user-role message); they can be steered,
+// paused, resumed, moved to the background and stopped.
 package subagent
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"covey/agent"
 	"covey/agentdefs"
@@ -50,6 +56,13 @@ type Config struct {
 	// MaxTurns and Timeout are the defaults for definitions that set none.
 	MaxTurns int
 	Timeout  time.Duration
+	// MaxTokens and MaxCost are the default budgets for definitions that
+	// set none; 0 means no budget.
+	MaxTokens int
+	MaxCost   float64
+	// Cost prices a request's usage on a model (see agent.Prices.Cost); nil
+	// prices nothing, and cost budgets then never trigger.
+	Cost func(model string, u agent.Usage) float64
 	// ResultCap bounds each child's result in bytes.
 	ResultCap int
 	// ReadOnly limits every child to read-only tools (plan mode).
@@ -59,6 +72,10 @@ type Config struct {
 	// MCPTools, when set, returns the session's MCP tools as a source whose
 	// calls ask gate, keeping those keep accepts (mcp.Manager.Source).
 	MCPTools func(gate permission.Gate, keep func(tools.Tool) bool) tools.Source
+	// OnMessage, when set, receives every message entering a child's
+	// history, with the child's Source (the session file keeps them, so a
+	// finished child can be resumed after a restart).
+	OnMessage func(agent.Source, agent.Message)
 	// WorktreeBase is what an isolated child's worktree starts from ("":
 	// HEAD plus the user's uncommitted changes).
 	WorktreeBase worktree.Base
@@ -66,10 +83,14 @@ type Config struct {
 	SessionID string
 }
 
-// Errors that end a child early, as context causes.
+// Errors that end a child early, as context causes, and errors of the crew
+// controls.
 var (
 	errCancelledByUser = errors.New(agent.CancelledResult)
 	errTimedOut        = errors.New("timed out")
+	errShutdown        = errors.New("covey is shutting down")
+	// ErrNoChild reports a name or ID that names no child of the session.
+	ErrNoChild = errors.New("no such child")
 )
 
 // Manager runs the children of one session. One Manager serves the task
@@ -77,11 +98,17 @@ var (
 type Manager struct {
 	cfg Config
 	seq atomic.Int64
+	wg  sync.WaitGroup // every child goroutine
 
-	mu      sync.Mutex
-	sems    map[int]chan struct{} // per depth, so parents never starve children
-	running map[string]context.CancelCauseFunc
-	usage   agent.Usage
+	mu       sync.Mutex
+	sems     map[int]chan struct{} // per depth, so parents never starve children
+	children map[string]*child     // every child of the session, by AgentID
+	order    []string              // AgentIDs in spawn order
+	names    map[string]string     // name -> AgentID
+	inboxes  map[string]*Inbox     // by parent AgentID
+	usage    agent.Usage
+	closed   bool
+	files    *fileWatcher // made on first use
 
 	// The repository around the workspace, opened for the first isolated
 	// child.
@@ -113,48 +140,117 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Locks == nil {
 		cfg.Locks = tools.NewFileLocks()
 	}
-	return &Manager{cfg: cfg, sems: map[int]chan struct{}{}, running: map[string]context.CancelCauseFunc{}}
+	return &Manager{
+		cfg: cfg, sems: map[int]chan struct{}{}, children: map[string]*child{},
+		names: map[string]string{}, inboxes: map[string]*Inbox{},
+	}
 }
 
 // Tool returns the task tool for an agent whose events carry parent. It
 // returns nil when that agent is too deep to spawn children.
 func (m *Manager) Tool(parent agent.Source) tools.Tool {
+	return m.toolFor(parent, nil)
+}
+
+// toolFor is Tool for an agent limited to spawning the types in spawn (nil:
+// any type).
+func (m *Manager) toolFor(parent agent.Source, spawn []string) tools.Tool {
 	if parent.Depth >= m.cfg.MaxDepth {
 		return nil
 	}
-	return &taskTool{m: m, parent: parent}
+	return &taskTool{m: m, parent: parent, spawn: spawn}
 }
 
-// Cancel cancels one running (or queued) child by its AgentID; its siblings
-// go on and its parent receives "cancelled by the user" in its slot. It
-// reports whether the child was found.
-func (m *Manager) Cancel(agentID string) bool {
-	m.mu.Lock()
-	cancel, ok := m.running[agentID]
-	m.mu.Unlock()
-	if ok {
-		cancel(errCancelledByUser)
+// CrewTools returns the send_message and stop_agent tools of the agent whose
+// events carry parent: they reach that agent's own descendants.
+func (m *Manager) CrewTools(parent agent.Source) []tools.Tool {
+	return []tools.Tool{&sendTool{m: m, from: parent}, &stopTool{m: m, from: parent}}
+}
+
+// Cancel cancels one running (or queued) child by its AgentID or name; its
+// siblings go on and its parent receives "cancelled by the user" in its
+// slot (or as a message, for a background child). It reports whether a
+// running child was found.
+func (m *Manager) Cancel(id string) bool {
+	c := m.lookup(id)
+	if c == nil || !c.isRunning() {
+		return false
 	}
-	return ok
+	c.cancelRun(errCancelledByUser)
+	return true
 }
-
-// errNotYet marks crew controls still being built.
-var errNotYet = errors.New("not yet")
 
 // Send delivers text to a child by AgentID or name: a running child gets it
-// before its next model request; a finished one is resumed in the
-// background with its history plus the text.
+// as a user-role message before its next model request (a ChildMessage
+// event shows it); a finished one is resumed in the background with its
+// whole history plus the text, and its outcome comes back to its parent as
+// a message.
 func (m *Manager) Send(ctx context.Context, to, text string) error {
-	return fmt.Errorf("send to %s: %w", to, errNotYet)
+	if strings.TrimSpace(text) == "" {
+		return errors.New("empty message")
+	}
+	c := m.lookup(to)
+	if c == nil {
+		return fmt.Errorf("send to %q: %w", to, ErrNoChild)
+	}
+	return c.send(ctx, text)
 }
 
-// Pause pauses (paused true) or resumes a running child. It reports whether
-// the child was found running.
-func (m *Manager) Pause(id string, paused bool) bool { return false }
+// Pause pauses (paused true) or resumes a running child: its current model
+// request or tool call completes, no new one starts, and its elapsed time
+// stops. It reports whether the child was found running.
+func (m *Manager) Pause(id string, paused bool) bool {
+	c := m.lookup(id)
+	if c == nil {
+		return false
+	}
+	return c.setPaused(paused)
+}
 
-// Background moves a running foreground child to the background. It reports
-// whether the child was found running in the foreground.
-func (m *Manager) Background(id string) bool { return false }
+// Background moves a running foreground child to the background: its
+// parent's pending task call completes with a note naming it, and its
+// outcome comes back later as a message. It reports whether the child was
+// found running in the foreground.
+func (m *Manager) Background(id string) bool {
+	c := m.lookup(id)
+	if c == nil {
+		return false
+	}
+	return c.toBackground("moved to the background by the user")
+}
+
+// Inbox returns the inbox of the agent with AgentID parentID: where the
+// outcomes of its background children arrive.
+func (m *Manager) Inbox(parentID string) *Inbox {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.inboxLocked(parentID)
+}
+
+func (m *Manager) inboxLocked(parentID string) *Inbox {
+	in, ok := m.inboxes[parentID]
+	if !ok {
+		in = newInbox()
+		m.inboxes[parentID] = in
+	}
+	return in
+}
+
+// Close cancels every running child and waits until all have stopped.
+// Background outcomes that arrive meanwhile stay in their inboxes.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	var running []*child
+	for _, c := range m.children {
+		running = append(running, c)
+	}
+	m.mu.Unlock()
+	for _, c := range running {
+		c.cancelRun(errShutdown)
+	}
+	m.wg.Wait()
+}
 
 // Workspace returns the workspace children act in.
 func (m *Manager) Workspace() *tools.Workspace { return m.cfg.Workspace }
@@ -162,10 +258,16 @@ func (m *Manager) Workspace() *tools.Workspace { return m.cfg.Workspace }
 // Running returns the IDs of the children running or queued now.
 func (m *Manager) Running() []string {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	ids := make([]string, 0, len(m.running))
-	for id := range m.running {
-		ids = append(ids, id)
+	list := make([]*child, 0, len(m.order))
+	for _, id := range m.order {
+		list = append(list, m.children[id])
+	}
+	m.mu.Unlock()
+	var ids []string
+	for _, c := range list {
+		if c.isRunning() {
+			ids = append(ids, c.src.AgentID)
+		}
 	}
 	return ids
 }
@@ -175,6 +277,40 @@ func (m *Manager) Usage() agent.Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.usage
+}
+
+// lookup finds a child by AgentID or name.
+func (m *Manager) lookup(idOrName string) *child {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.children[idOrName]; ok {
+		return c
+	}
+	if id, ok := m.names[idOrName]; ok {
+		return m.children[id]
+	}
+	return nil
+}
+
+// isDescendant reports whether c descends from the agent with AgentID
+// ancestor.
+func (m *Manager) isDescendant(c *child, ancestor string) bool {
+	if ancestor == agent.MainAgentID {
+		return true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for p := c.parentID; p != ""; {
+		if p == ancestor {
+			return true
+		}
+		pc, ok := m.children[p]
+		if !ok {
+			return false
+		}
+		p = pc.parentID
+	}
+	return false
 }
 
 func (m *Manager) sem(depth int) chan struct{} {
@@ -188,15 +324,54 @@ func (m *Manager) sem(depth int) chan struct{} {
 	return s
 }
 
-func (m *Manager) register(id string, cancel context.CancelCauseFunc) {
+// register adds a new child under a unique name: the one asked for, or one
+// made from its description. It fails when the name asked for is taken.
+func (m *Manager) register(c *child, name string) error {
 	m.mu.Lock()
-	m.running[id] = cancel
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errShutdown
+	}
+	if name != "" {
+		if _, taken := m.names[name]; taken {
+			return fmt.Errorf("the name %q is taken by another child of this session: choose another name, or omit name to get one", name)
+		}
+		if _, isID := m.children[name]; isID {
+			return fmt.Errorf("the name %q is another child's ID: choose another name", name)
+		}
+	} else {
+		base := slug(c.spec.Description)
+		if base == "" {
+			base = slug(c.def.Name)
+		}
+		name = base
+		for n := 2; ; n++ {
+			_, taken := m.names[name]
+			_, isID := m.children[name]
+			if !taken && !isID {
+				break
+			}
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+	}
+	c.src.Name = name
+	m.names[name] = c.src.AgentID
+	m.children[c.src.AgentID] = c
+	m.order = append(m.order, c.src.AgentID)
+	return nil
 }
 
-func (m *Manager) unregister(id string, u agent.Usage) {
+// unregister removes a child that never started.
+func (m *Manager) unregister(c *child) {
 	m.mu.Lock()
-	delete(m.running, id)
+	defer m.mu.Unlock()
+	delete(m.children, c.src.AgentID)
+	delete(m.names, c.src.Name)
+	m.order = slices.DeleteFunc(m.order, func(id string) bool { return id == c.src.AgentID })
+}
+
+func (m *Manager) addUsage(u agent.Usage) {
+	m.mu.Lock()
 	m.usage.Add(u)
 	m.mu.Unlock()
 }
@@ -211,4 +386,23 @@ func (m *Manager) newID(agentType string) string {
 		return r
 	}, agentType))
 	return fmt.Sprintf("%s-%d", t, n)
+}
+
+// slug makes a short handle from a description: "Find the auth code" ->
+// "find-the-auth".
+func slug(s string) string {
+	var words []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		words = append(words, w)
+		if len(words) == 3 {
+			break
+		}
+	}
+	out := strings.Join(words, "-")
+	if r := []rune(out); len(r) > 24 {
+		out = strings.TrimRight(string(r[:24]), "-")
+	}
+	return out
 }

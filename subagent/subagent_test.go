@@ -40,7 +40,9 @@ type harnessOpts struct {
 	mcp         []tools.Tool // the session's MCP tools
 	// gate answers the children's permission requests; given the
 	// workspace root, so a policy can be told it. Nil: no gate.
-	gate func(root string) permission.Gate
+	gate     func(root string) permission.Gate
+	maxDepth int
+	cost     func(model string, u agent.Usage) float64
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -72,9 +74,13 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		MCPTools: func(_ permission.Gate, keep func(tools.Tool) bool) tools.Source {
 			return tools.FilterSource(func() []tools.Tool { return o.mcp }, keep)
 		},
+		MaxDepth: o.maxDepth, Cost: o.cost,
 	})
 	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
+	for _, t := range h.manager.CrewTools(agent.Source{AgentID: agent.MainAgentID}) {
+		reg.Add(t)
+	}
 	h.main = agent.New(agent.Config{
 		Provider: h.provider(), Model: "main-model", System: "You are the main test agent.",
 		Tools: reg, MaxTurns: 5, Emit: h.emit,

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
-	"sync"
 
 	"covey/agent"
 	"covey/tools"
@@ -22,14 +22,25 @@ type TaskSpec struct {
 	Description  string `json:"description"`
 	Prompt       string `json:"prompt"`
 	SubagentType string `json:"subagent_type"`
+	// Name is the child's handle, unique in the session; covey makes one
+	// up when it is empty.
+	Name string `json:"name,omitempty"`
+	// Background returns the call at once; the outcome comes back later
+	// as a user-role message.
+	Background bool `json:"run_in_background,omitempty"`
 	// Isolation "worktree" runs the child in its own git worktree.
 	Isolation string `json:"isolation,omitempty"`
 }
+
+// reasonBackground stands in a task result's summary for a child that went
+// on in the background.
+const reasonBackground = "background"
 
 // taskTool is the task tool of one agent.
 type taskTool struct {
 	m      *Manager
 	parent agent.Source
+	spawn  []string // the only types it may start; nil: any
 }
 
 func (t *taskTool) Name() string { return "task" }
@@ -45,19 +56,40 @@ func (t *taskTool) Description() string {
 
 Run several in parallel by sending several task calls in ONE message, or one call with a "tasks" list. Each child's final report comes back as this tool's result, in call order, headed by its type and description.
 
+With run_in_background the call returns at once with the child's name and id, and you go on working; when the child finishes, its report arrives as a message. Use send_message to steer a running child or to follow up with a finished one (it resumes with its whole history), and stop_agent to stop one.
+
 Write each prompt as a complete brief: the goal, what to look at, and what to report back (paths, line numbers, facts). Children cannot ask you questions.
 
 Available subagent_type values:
 `)
-	b.WriteString(t.m.cfg.Defs.Catalog())
+	b.WriteString(t.catalog())
 	return b.String()
+}
+
+// catalog lists the types this tool may start.
+func (t *taskTool) catalog() string {
+	if t.spawn == nil {
+		return t.m.cfg.Defs.Catalog()
+	}
+	var lines []string
+	for _, d := range t.m.cfg.Defs.All() {
+		if slices.Contains(t.spawn, d.Name) {
+			lines = append(lines, fmt.Sprintf("- %s: %s", d.Name, d.Summary()))
+		}
+	}
+	if len(lines) == 0 {
+		return "(none: no type this agent may start exists)"
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (t *taskTool) Schema() map[string]any {
 	spec := map[string]any{
-		"description":   map[string]any{"type": "string", "description": "A short (3-6 word) description of the task, shown to the user"},
-		"prompt":        map[string]any{"type": "string", "description": "The complete brief for the child agent"},
-		"subagent_type": map[string]any{"type": "string", "description": "The agent type to use"},
+		"description":       map[string]any{"type": "string", "description": "A short (3-6 word) description of the task, shown to the user"},
+		"prompt":            map[string]any{"type": "string", "description": "The complete brief for the child agent"},
+		"subagent_type":     map[string]any{"type": "string", "description": "The agent type to use"},
+		"name":              map[string]any{"type": "string", "description": "A short unique handle for the child (e.g. \"scout\"), for send_message and stop_agent; made up when absent"},
+		"run_in_background": map[string]any{"type": "boolean", "description": "Return at once and get the child's report later as a message"},
 		"isolation": map[string]any{"type": "string", "enum": []string{IsolationWorktree},
 			"description": "\"worktree\" runs a child that writes in its own git worktree: the user's files stay untouched while it works, and its changes come back as one change the user reviews. Use it for children that edit files in parallel"},
 	}
@@ -87,20 +119,30 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 	}
 	parentCall := tools.CallID(ctx)
 	outcomes := make([]outcome, len(specs))
-	var wg sync.WaitGroup
+	children := make([]*child, len(specs))
 	for i, spec := range specs {
-		c, failed := t.m.spawn(ctx, t.parent, parentCall, spec)
+		c, failed := t.m.spawn(ctx, t.parent, parentCall, t.spawn, spec)
 		if failed != nil {
 			outcomes[i] = *failed
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outcomes[i] = t.m.runChild(c)
-		}()
+		children[i] = c
+		t.m.start(c)
 	}
-	wg.Wait()
+	for i, c := range children {
+		if c == nil {
+			continue
+		}
+		out, bg := c.wait()
+		if bg {
+			how := "started in the background"
+			if !specs[i].Background {
+				how = "moved to the background by the user"
+			}
+			out = outcome{reason: reasonBackground, text: fmt.Sprintf("[%s: name %q, id %s. Its report will arrive as a message when it finishes; send_message reaches it meanwhile, stop_agent stops it.]", how, c.src.Name, c.src.AgentID)}
+		}
+		outcomes[i] = out
+	}
 	return t.m.report(specs, outcomes)
 }
 
@@ -117,6 +159,7 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 	}
 	for i := range specs {
 		s := &specs[i]
+		s.Background = s.Background || a.Background
 		if strings.TrimSpace(s.Prompt) == "" {
 			return nil, fmt.Errorf("task %d has no prompt: every task needs description, prompt and subagent_type", i+1)
 		}
@@ -143,7 +186,7 @@ func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
 			b.WriteString("\n\n")
 		}
 		fmt.Fprintf(&b, "## [%s] %s\n", specs[i].SubagentType, specs[i].Description)
-		if o.reason != agent.StopOK {
+		if o.reason != agent.StopOK && o.reason != reasonBackground {
 			failed++
 		}
 		b.WriteString(capText(o.text, m.cfg.ResultCap))
@@ -165,7 +208,7 @@ func summarize(reasons []string) string {
 		return reasons[0]
 	}
 	var parts []string
-	for _, r := range []string{agent.StopOK, agent.StopError, agent.StopCancelled, agent.StopTimeout, agent.StopMaxTurns} {
+	for _, r := range []string{agent.StopOK, agent.StopError, agent.StopCancelled, agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget, reasonBackground} {
 		if counts[r] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[r], r))
 		}

@@ -59,6 +59,14 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.ChildFinished](raw)
 	case agent.WorktreeResult{}.Kind():
 		e, err = decodeAs[agent.WorktreeResult](raw)
+	case agent.ChildState{}.Kind():
+		e, err = decodeAs[agent.ChildState](raw)
+	case agent.ChildMessage{}.Kind():
+		e, err = decodeAs[agent.ChildMessage](raw)
+	case agent.BackgroundResult{}.Kind():
+		e, err = decodeAs[agent.BackgroundResult](raw)
+	case agent.ChildFiles{}.Kind():
+		e, err = decodeAs[agent.ChildFiles](raw)
 	case "":
 		return nil, errors.New("decode event: no type")
 	default:

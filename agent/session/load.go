@@ -27,6 +27,10 @@ type Loaded struct {
 	// interrupted) and the repaired tool results, so no block is left
 	// running.
 	Replay []Record
+	// Children are the subagents of the session after the last clear, in
+	// the order they started, with their histories: a finished one can be
+	// resumed. One still running when the writer died is Interrupted.
+	Children []Child
 	// Warnings describe lines that were skipped or repaired.
 	Warnings []string
 
@@ -51,9 +55,49 @@ func (l *Loaded) Events() []agent.Event {
 	return out
 }
 
+// Child is one subagent as the session file kept it.
+type Child struct {
+	Source agent.Source
+	Model  string
+	// Messages is its history, repaired like the main one.
+	Messages []agent.Message
+	// Reason is its last ChildFinished's reason ("" if none was written).
+	Reason      string
+	Interrupted bool
+}
+
+// child returns the entry of AgentID id, adding one for src if new.
+func (l *Loaded) child(src agent.Source) *Child {
+	for i := range l.Children {
+		if l.Children[i].Source.AgentID == src.AgentID {
+			return &l.Children[i]
+		}
+	}
+	l.Children = append(l.Children, Child{Source: src})
+	return &l.Children[len(l.Children)-1]
+}
+
+// noteChild keeps what an event says about a child.
+func (l *Loaded) noteChild(e agent.Event) {
+	switch ev := e.(type) {
+	case agent.ChildStarted:
+		c := l.child(ev.Source)
+		c.Source, c.Model = ev.Source, ev.Model
+	case agent.ChildFinished:
+		c := l.child(ev.Source)
+		c.Reason, c.Interrupted = ev.Reason, ev.Error == interruptedReason
+	case agent.ChildState:
+		if ev.State == agent.StateRunning {
+			l.child(ev.Source).Reason = "" // resumed: running again
+		}
+	}
+}
+
 // Record is one replayable line: exactly one of Message and Event is set.
 type Record struct {
-	Message *agent.Message
+	// childSrc is set on a child's message while reading.
+	childSrc agent.Source
+	Message  *agent.Message
 	// Event is decoded to its concrete type (see DecodeEvent), a value as
 	// the agent emits it, ready to feed to the TUI.
 	Event agent.Event
@@ -65,6 +109,7 @@ type line struct {
 	Message *agent.Message  `json:"message"`
 	Event   json.RawMessage `json:"event"`
 	Model   string          `json:"model"`
+	Agent   *agent.Source   `json:"agent"`
 }
 
 var (
@@ -116,7 +161,14 @@ func Read(r io.Reader) (*Loaded, error) {
 		case typeModel:
 			l.Model = model
 		case typeClear:
-			l.Messages, l.Replay = nil, nil
+			l.Messages, l.Replay, l.Children = nil, nil, nil
+		case typeChildMessage:
+			c := l.child(rec.childSrc)
+			c.Messages = append(c.Messages, *rec.Message)
+			continue
+		}
+		if rec.Event != nil {
+			l.noteChild(rec.Event)
 		}
 	}
 	if !header {
@@ -171,6 +223,11 @@ func parseLine(raw []byte) (rec Record, typ, model string, err error) {
 			return Record{}, "", "", err
 		}
 		return Record{Event: e}, typeEvent, "", nil
+	case typeChildMessage:
+		if ln.Message == nil || ln.Agent == nil || ln.Agent.AgentID == "" || !validRole(ln.Message.Role) {
+			return Record{}, "", "", errors.New("child message line without a valid agent and message")
+		}
+		return Record{Message: ln.Message, childSrc: *ln.Agent}, typeChildMessage, "", nil
 	}
 	return Record{}, ln.Type, ln.Model, nil
 }

@@ -257,6 +257,7 @@ func TestOpenRepairsAndRecordsTheRepair(t *testing.T) {
 	wantTail := []any{
 		agent.ToolFinished{Source: childSrc, CallID: "c1", Name: "bash", KeyArg: "make", Result: stopped},
 		agent.Done{Source: childSrc, Reason: agent.StopCancelled, Error: interruptedReason},
+		agent.ChildState{Source: childSrc, State: agent.StateInterrupted, Detail: "covey stopped while it ran"},
 		agent.ChildFinished{Source: childSrc, Reason: agent.StopCancelled, Error: interruptedReason},
 		agent.ToolFinished{Source: mainSrc, CallID: "task1", Name: "task", KeyArg: "x", Result: stopped},
 		agent.Message{Role: agent.RoleTool, ToolCallID: "task1", Name: "task", Content: InterruptedResult},
@@ -331,5 +332,48 @@ func TestLoadMissing(t *testing.T) {
 	}
 	if _, err := s.Load("../etc/passwd"); !errors.Is(err, ErrInvalidID) {
 		t.Fatalf("Load of a path = %v, want ErrInvalidID", err)
+	}
+}
+
+// TestChildHistoriesComeBack records two children's messages, one finished
+// and one cut off by the process dying: loading returns both histories,
+// repaired, and marks the second interrupted.
+func TestChildHistoriesComeBack(t *testing.T) {
+	s := testStore(t)
+	r, err := s.Create("/ws", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := agent.Source{AgentID: "explore-1", ParentID: "main", AgentType: "Explore", Depth: 1, Name: "scout"}
+	live := agent.Source{AgentID: "explore-2", ParentID: "main", AgentType: "Explore", Depth: 1, Name: "digger"}
+	r.Message(agent.Message{Role: agent.RoleUser, Content: "go"})
+	r.Event(agent.ChildStarted{Source: done, Model: "small"})
+	r.Event(agent.ChildStarted{Source: live, Model: "small"})
+	r.ChildMessage(done, agent.Message{Role: agent.RoleUser, Content: "look"})
+	r.ChildMessage(done, agent.Message{Role: agent.RoleAssistant, Content: "found it"})
+	r.Event(agent.ChildFinished{Source: done, Reason: agent.StopOK})
+	r.ChildMessage(live, agent.Message{Role: agent.RoleUser, Content: "dig"})
+	r.ChildMessage(live, agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "b1", Name: "bash", Arguments: "{}"}}})
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r.f.Close()
+
+	l, err := s.Load(r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Children) != 2 {
+		t.Fatalf("%d children, want 2: %+v", len(l.Children), l.Children)
+	}
+	c0, c1 := l.Children[0], l.Children[1]
+	if c0.Source.Name != "scout" || c0.Reason != agent.StopOK || c0.Interrupted || len(c0.Messages) != 2 || c0.Model != "small" {
+		t.Fatalf("finished child: %+v", c0)
+	}
+	if !c1.Interrupted || len(c1.Messages) != 3 || c1.Messages[2].Role != agent.RoleTool || c1.Messages[2].Content != InterruptedResult {
+		t.Fatalf("interrupted child: %+v", c1)
+	}
+	if len(l.Messages) != 1 {
+		t.Fatalf("children's messages leaked into the main history: %+v", l.Messages)
 	}
 }

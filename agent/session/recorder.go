@@ -109,6 +109,28 @@ func (r *Recorder) Message(m agent.Message) {
 	r.writeNow(wrap(typeMessage, "message", body))
 }
 
+// ChildMessage records m as a message of the child src (a subagent's
+// history, kept so a finished child can be resumed after a restart). Like
+// Message it is written before returning.
+func (r *Recorder) ChildMessage(src agent.Source, m agent.Message) {
+	if r == nil {
+		return
+	}
+	b, err := json.Marshal(childLine{Type: typeChildMessage, Agent: src, Message: m})
+	if err != nil {
+		r.report(fmt.Errorf("record %s message of %s: %w", m.Role, src.AgentID, err))
+		return
+	}
+	r.writeNow(append(b, '\n'))
+}
+
+// childLine is a child_message line.
+type childLine struct {
+	Type    string        `json:"type"`
+	Agent   agent.Source  `json:"agent"`
+	Message agent.Message `json:"message"`
+}
+
 // Event records e. Text and reasoning fragments are buffered (consecutive
 // ones of the same agent merge into one line) and written within ~100 ms;
 // Done, ToolFinished and ChildFinished are written before Event returns.

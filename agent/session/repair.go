@@ -9,6 +9,10 @@ import (
 // loading adds for runs the process did not finish.
 const interruptedReason = "interrupted: covey stopped"
 
+// resumedDetail is the Detail of the ChildState that starts a resumed run
+// (subagent emits it).
+const resumedDetail = agent.DetailResumed
+
 // repair makes the loaded session whole: every tool call in the history
 // gets a result, and every run, tool and child the replay started gets a
 // finishing event. What it adds at the end is kept in l.fix for Open to
@@ -31,6 +35,9 @@ func (l *Loaded) repair() {
 			mainDone = append(mainDone, e)
 			continue
 		}
+		if it.kind == itemChild {
+			l.fix = append(l.fix, Record{Event: openItem{kind: itemChildState, src: it.src}.finish()})
+		}
 		l.fix = append(l.fix, Record{Event: e})
 	}
 	for i := range tail {
@@ -40,6 +47,18 @@ func (l *Loaded) repair() {
 		l.fix = append(l.fix, Record{Event: e})
 	}
 	l.Replay = append(l.Replay, l.fix...)
+	for _, rec := range l.fix {
+		if rec.Event != nil {
+			l.noteChild(rec.Event)
+		}
+	}
+	for i := range l.Children {
+		c := &l.Children[i]
+		if c.Reason == "" && len(c.Messages) > 0 {
+			c.Interrupted = true // no finish was written, not even by repair
+		}
+		c.Messages, _ = l.repairHistory(c.Messages)
+	}
 	if len(tail) > 0 {
 		l.warnf("%d tool call(s) had no result (covey stopped while they ran); marked interrupted", len(tail))
 	}
@@ -101,6 +120,7 @@ const (
 	itemRun = iota
 	itemTool
 	itemChild
+	itemChildState // not open itself: the state event before an interrupted child's finish
 )
 
 // openItem is a run, tool call or child started but not finished.
@@ -119,6 +139,8 @@ func (it openItem) finish() agent.Event {
 			Result: tools.Result{Content: InterruptedResult, IsError: true, Summary: "interrupted"}}
 	case itemChild:
 		return agent.ChildFinished{Source: it.src, Reason: agent.StopCancelled, Error: interruptedReason}
+	case itemChildState:
+		return agent.ChildState{Source: it.src, State: agent.StateInterrupted, Detail: "covey stopped while it ran"}
 	}
 	return agent.Done{Source: it.src, Reason: agent.StopCancelled, Error: interruptedReason}
 }
@@ -159,6 +181,11 @@ func (l *Loaded) openItems() []openItem {
 			remove(itemRun, src.AgentID, "")
 		case agent.ChildStarted:
 			open = append(open, openItem{kind: itemChild, src: src})
+		case agent.ChildState:
+			// A finished child resumed by a message is open again.
+			if e.State == agent.StateRunning && find(itemChild, src.AgentID, "") < 0 && e.Detail == resumedDetail {
+				open = append(open, openItem{kind: itemChild, src: src})
+			}
 		case agent.ChildFinished:
 			remove(itemRun, src.AgentID, "")
 			remove(itemChild, src.AgentID, "")

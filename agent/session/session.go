@@ -10,6 +10,8 @@
 //	{"type":"event","event":{<agent.MarshalEvent output, with its own "type">}}
 //	{"type":"model","model":"…"}   the model changed from here on
 //	{"type":"clear"}               /clear: loading starts after the last one
+//	{"type":"child_message","agent":{<agent.Source>},"message":{<agent.Message>}}
+//	                               one message of a subagent's history
 //
 // The header is always the first line. Events are nested rather than
 // flattened so an event keeps its own "type" exactly as stream-json prints
@@ -54,6 +56,8 @@ const (
 	typeEvent   = "event"
 	typeModel   = "model"
 	typeClear   = "clear"
+	// typeChildMessage holds one message of a child's history.
+	typeChildMessage = "child_message"
 )
 
 // Sentinel errors callers branch on.

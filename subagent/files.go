@@ -1,0 +1,225 @@
+package subagent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"covey/agent"
+	"covey/tools"
+)
+
+// gitTimeout bounds each git status look, so a huge or locked repository
+// costs a bash call at most this much.
+const gitTimeout = 5 * time.Second
+
+// fileWatcher finds the files a child's bash call changed by looking at the
+// workspace's git status before and after the call.
+type fileWatcher struct {
+	root   string
+	once   sync.Once
+	git    bool   // the workspace is inside a git work tree
+	prefix string // the workspace's path in the repository, "" or "sub/dir/"
+}
+
+// fileState is one dirty path as git status shows it, with a fingerprint
+// so a second change to an already changed file shows too.
+type fileState struct {
+	xy      string
+	size    int64
+	modTime time.Time
+	exists  bool
+}
+
+func (w *fileWatcher) isGit(ctx context.Context) bool {
+	w.once.Do(func() {
+		if w.root == "" {
+			return
+		}
+		out, err := w.run(ctx, "rev-parse", "--is-inside-work-tree", "--show-prefix")
+		lines := strings.Split(string(out), "\n")
+		w.git = err == nil && strings.TrimSpace(lines[0]) == "true"
+		if w.git && len(lines) > 1 {
+			w.prefix = strings.TrimSpace(lines[1])
+		}
+	})
+	return w.git
+}
+
+func (w *fileWatcher) run(ctx context.Context, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", w.root}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	return cmd.Output()
+}
+
+// snapshot returns the dirty paths of the work tree (relative to the
+// workspace root), or nil when git fails.
+func (w *fileWatcher) snapshot(ctx context.Context) map[string]fileState {
+	// Porcelain paths are relative to the repository root, whatever the
+	// directory; the pathspec keeps the workspace's own.
+	out, err := w.run(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
+	if err != nil {
+		return nil
+	}
+	snap := map[string]fileState{}
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		xy, path := string(f[:2]), string(f[3:])
+		if xy[0] == 'R' || xy[0] == 'C' {
+			i++ // the rename's source follows
+		}
+		rel, ok := strings.CutPrefix(path, w.prefix)
+		if !ok {
+			continue
+		}
+		path = rel
+		st := fileState{xy: xy}
+		if fi, err := os.Lstat(filepath.Join(w.root, path)); err == nil {
+			st.exists, st.size, st.modTime = true, fi.Size(), fi.ModTime()
+		}
+		snap[path] = st
+	}
+	return snap
+}
+
+// changes compares two snapshots and describes what changed, counting
+// lines against HEAD where git can.
+func (w *fileWatcher) changes(ctx context.Context, before, after map[string]fileState) []agent.FileChange {
+	var paths []string
+	for p, a := range after {
+		if b, ok := before[p]; !ok || b != a {
+			paths = append(paths, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			paths = append(paths, p) // back to clean: changed again
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	slices.Sort(paths)
+	counts := w.numstat(ctx, paths)
+	out := make([]agent.FileChange, 0, len(paths))
+	for _, p := range paths {
+		fc := agent.FileChange{Path: p, Status: "modified"}
+		if a, ok := after[p]; ok {
+			switch {
+			case a.xy == "??" || strings.Contains(a.xy, "A"):
+				fc.Status = "added"
+			case strings.Contains(a.xy, "D") || !a.exists:
+				fc.Status = "deleted"
+			case a.xy[0] == 'R':
+				fc.Status = "renamed"
+			}
+			if a.xy == "??" && a.exists {
+				fc.Added = countLines(filepath.Join(w.root, p))
+			}
+		}
+		if c, ok := counts[p]; ok {
+			fc.Added, fc.Removed = c[0], c[1]
+		}
+		out = append(out, fc)
+	}
+	return out
+}
+
+// numstat counts added and removed lines of tracked paths against HEAD.
+func (w *fileWatcher) numstat(ctx context.Context, paths []string) map[string][2]int {
+	out, err := w.run(ctx, append([]string{"diff", "--numstat", "--relative", "HEAD", "--"}, paths...)...)
+	if err != nil {
+		return nil
+	}
+	counts := map[string][2]int{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "\t", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		a, errA := strconv.Atoi(parts[0])
+		r, errR := strconv.Atoi(parts[1])
+		if errA != nil || errR != nil {
+			continue // binary files show "-"
+		}
+		counts[parts[2]] = [2]int{a, r}
+	}
+	return counts
+}
+
+// countLines counts the lines of a new file, up to 1 MiB of it.
+func countLines(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n, _ := f.Read(buf)
+	lines := bytes.Count(buf[:n], []byte{'\n'})
+	if n > 0 && buf[n-1] != '\n' {
+		lines++
+	}
+	return lines
+}
+
+// watchedBash wraps a child's bash tool: after each call it reports the
+// files the call changed (ChildFiles).
+type watchedBash struct {
+	tools.Tool
+	w *fileWatcher
+	c *child
+}
+
+// watchFiles wraps t (bash) for child c when the workspace is a git work
+// tree; otherwise it returns t.
+func (m *Manager) watchFiles(t tools.Tool, c *child) tools.Tool {
+	if m.cfg.Workspace == nil {
+		return t
+	}
+	m.mu.Lock()
+	if m.files == nil {
+		m.files = &fileWatcher{root: m.cfg.Workspace.Root}
+	}
+	w := m.files
+	m.mu.Unlock()
+	return &watchedBash{Tool: t, w: w, c: c}
+}
+
+func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tools.Result {
+	if !b.w.isGit(ctx) {
+		return b.Tool.Run(ctx, args)
+	}
+	before := b.w.snapshot(ctx)
+	r := b.Tool.Run(ctx, args)
+	if before == nil {
+		return r
+	}
+	// The look after runs even when the call was cancelled: the command
+	// may have changed files before it stopped.
+	look := context.WithoutCancel(ctx)
+	after := b.w.snapshot(look)
+	if after == nil {
+		return r
+	}
+	if files := b.w.changes(look, before, after); len(files) > 0 {
+		b.c.m.cfg.Emit(agent.ChildFiles{Source: b.c.src, CallID: tools.CallID(ctx), Files: files})
+	}
+	return r
+}

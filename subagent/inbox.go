@@ -1,0 +1,103 @@
+package subagent
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"covey/agent"
+)
+
+// Notice is a background child's outcome on its way to its parent.
+type Notice struct {
+	ChildID, Name string
+	// Status is the child's final state: done, failed, cut_short or
+	// cancelled.
+	Status string
+	Text   string
+}
+
+// Event returns the BackgroundResult event announcing n as delivered to
+// the agent whose events carry parent.
+func (n Notice) Event(parent agent.Source) agent.BackgroundResult {
+	return agent.BackgroundResult{Source: parent, ChildID: n.ChildID, Name: n.Name, Status: n.Status, Text: n.Text}
+}
+
+// NoticeText is the user-role message that delivers notices to a parent.
+func NoticeText(ns []Notice) string {
+	var b strings.Builder
+	for i, n := range ns {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "[background agent %q (id %s) finished: %s]\n%s", n.Name, n.ChildID, n.Status, n.Text)
+	}
+	b.WriteString("\n\n[This message comes from covey, not the user. Use send_message to follow up with a finished agent; it resumes with its history.]")
+	return b.String()
+}
+
+// Inbox collects the outcomes of one parent's background children and
+// counts those still running. It is safe for concurrent use.
+type Inbox struct {
+	mu          sync.Mutex
+	notices     []Notice
+	outstanding int
+	changed     chan struct{} // closed and replaced on every change
+}
+
+func newInbox() *Inbox { return &Inbox{changed: make(chan struct{})} }
+
+// Take removes and returns the notices waiting.
+func (in *Inbox) Take() []Notice {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	out := in.notices
+	in.notices = nil
+	return out
+}
+
+// Outstanding returns how many background children of the parent run now.
+func (in *Inbox) Outstanding() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.outstanding
+}
+
+// Idle reports whether no background child runs and no notice waits.
+func (in *Inbox) Idle() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.outstanding == 0 && len(in.notices) == 0
+}
+
+// Changed returns a channel closed at the next change (a notice posted, a
+// child going to or leaving the background).
+func (in *Inbox) Changed() <-chan struct{} {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.changed
+}
+
+func (in *Inbox) signalLocked() {
+	close(in.changed)
+	in.changed = make(chan struct{})
+}
+
+// add counts one more background child.
+func (in *Inbox) add() {
+	in.mu.Lock()
+	in.outstanding++
+	in.signalLocked()
+	in.mu.Unlock()
+}
+
+// post delivers a background child's outcome and counts it done.
+func (in *Inbox) post(n Notice) {
+	in.mu.Lock()
+	in.notices = append(in.notices, n)
+	if in.outstanding > 0 {
+		in.outstanding--
+	}
+	in.signalLocked()
+	in.mu.Unlock()
+}
