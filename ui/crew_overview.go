@@ -210,9 +210,16 @@ func (o crewOverview) layout() [colCount]int {
 		}
 		return n
 	}
+	// The name column fits the longest name (with its tree indent), within
+	// nameMin and nameMax.
+	want := nameMin
+	for _, r := range o.rows {
+		want = max(want, cellWidth(r.Name())+2*max(r.Depth()-1, 0))
+	}
+	want = min(want, nameMax)
 	// Drop the rarer columns until the task fits beside the name, then
 	// the others until the name fits at its least.
-	for drop := 7; drop > 2 && avail-used() < nameMin+colGap+taskMin; drop-- {
+	for drop := 7; drop > 2 && avail-used() < want+colGap+taskMin; drop-- {
 		for i, c := range crewColumns {
 			if c.drop == drop {
 				w[i] = 0
@@ -235,7 +242,7 @@ func (o crewOverview) layout() [colCount]int {
 	rest := avail - used()
 	w[colTask] = 0
 	if rest >= nameMin+colGap+taskMin {
-		w[colName] = min(nameMax, rest-colGap-taskMin)
+		w[colName] = max(min(want, rest-colGap-taskMin), nameMin)
 		w[colTask] = rest - w[colName] - colGap
 	} else {
 		w[colName] = min(max(rest, 1), nameMax)
