@@ -1,0 +1,168 @@
+package subagent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"covey/agent"
+	"covey/agentdefs"
+	"covey/e2e/scripted"
+	"covey/subagent"
+	"covey/tools"
+)
+
+// BenchmarkBackgroundDelivery measures what background children cost the
+// parent, against references taken in the same run on the same scripted
+// server:
+//
+//   - deliver_ms: from a background child's end (its ChildFinished) to the
+//     parent's request carrying its outcome reaching the server, against
+//     user_start_ms, from a user's Run call to its first request reaching
+//     the server. Equal figures mean delivery adds no latency of its own.
+//   - turn_ms_busy_bg vs turn_ms_alone: a parent turn (request, tool call,
+//     answer) while a background child streams all along, against the same
+//     turn with no child.
+//
+//	go test -run '^$' -bench BackgroundDelivery -benchtime 20x ./subagent/
+func BenchmarkBackgroundDelivery(b *testing.B) {
+	srv := scripted.New()
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bg := map[string]any{"description": "bg", "subagent_type": "Explore", "prompt": "bench-bgchild", "run_in_background": true}
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-deliver"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: "task", Args: bg}}},
+		{Text: "started"},
+		{Text: "delivered"},
+		{Text: "delivered"},
+	}})
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-bgchild"}, Turns: []scripted.Turn{{Text: "child report", Delay: 20 * time.Millisecond}}})
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-streamer"}, Turns: []scripted.Turn{
+		{Text: strings.Repeat("streaming text ", 400), ChunkSize: 4, ChunkDelay: 10 * time.Millisecond}, // ~100 deltas a second, a fast model
+	}})
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-turn"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]string{"path": "a.go"}}}},
+		{Text: "answer"},
+	}})
+	provider := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), MaxAttempts: 1})
+
+	var mu sync.Mutex
+	finished := map[string]time.Time{}
+	m := subagent.NewManager(subagent.Config{
+		Defs: agentdefs.NewSet(agentdefs.Builtins()...), Workspace: ws,
+		Resolve: func(agentdefs.Definition) (agent.Provider, string, error) { return provider, "m", nil },
+		Emit: func(e agent.Event) {
+			if _, ok := e.(agent.ChildFinished); ok {
+				mu.Lock()
+				finished[e.From().AgentID] = time.Now()
+				mu.Unlock()
+			}
+		},
+	})
+	defer m.Close()
+	newMain := func() *agent.Agent {
+		reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
+		reg.Add(m.Tool(agent.Source{AgentID: agent.MainAgentID}))
+		return agent.New(agent.Config{Provider: provider, Model: "main", Tools: reg, MaxTurns: 5})
+	}
+	// firstRequest returns when the first request after index `from` with
+	// first user containing marker and the given turn reached the server.
+	firstRequest := func(from int, marker string, turn int) time.Time {
+		for _, e := range srv.Journal()[from:] {
+			if strings.Contains(e.FirstUser, marker) && e.Turn == turn {
+				return e.Time
+			}
+		}
+		b.Fatalf("no request %q turn %d", marker, turn)
+		return time.Time{}
+	}
+
+	b.Run("deliver", func(b *testing.B) {
+		var deliver, userStart []time.Duration
+		for b.Loop() {
+			a := newMain()
+			d := m.NewDriver(a, nil)
+			from := len(srv.Journal())
+			start := time.Now()
+			if _, err := d.Run(context.Background(), "bench-deliver"); err != nil {
+				b.Fatal(err)
+			}
+			if _, err, ok := d.Wait(context.Background()); err != nil || !ok {
+				b.Fatalf("no delivered turn: %v", err)
+			}
+			d.Close()
+			userStart = append(userStart, firstRequest(from, "bench-deliver", 0).Sub(start))
+			mu.Lock()
+			var end time.Time
+			for _, t := range finished {
+				if t.After(end) {
+					end = t
+				}
+			}
+			mu.Unlock()
+			deliver = append(deliver, firstRequest(from, "bench-deliver", 2).Sub(end))
+		}
+		b.ReportMetric(ms(median(deliver)), "deliver_ms")
+		b.ReportMetric(ms(median(userStart)), "user_start_ms")
+	})
+
+	b.Run("turn", func(b *testing.B) {
+		var alone, busy []time.Duration
+		for b.Loop() {
+			a := newMain()
+			start := time.Now()
+			if _, err := a.Run(context.Background(), "bench-turn"); err != nil {
+				b.Fatal(err)
+			}
+			alone = append(alone, time.Since(start))
+
+			// The same turn while a background child streams.
+			p := newMain()
+			d := m.NewDriver(p, nil)
+			tool, _ := p.Tools().Get("task")
+			ctx := tools.WithCallID(context.Background(), "bg")
+			if r := tool.Run(ctx, []byte(`{"description":"s","subagent_type":"Explore","prompt":"bench-streamer","run_in_background":true}`)); r.IsError {
+				b.Fatal(r.Content)
+			}
+			// Measured once the child streams steadily, not while it starts.
+			for len(m.Running()) == 0 || time.Since(start) < 50*time.Millisecond {
+				time.Sleep(time.Millisecond)
+			}
+			a = newMain()
+			start = time.Now()
+			if _, err := a.Run(context.Background(), "bench-turn"); err != nil {
+				b.Fatal(err)
+			}
+			busy = append(busy, time.Since(start))
+			for _, id := range m.Running() {
+				m.Cancel(id)
+			}
+			d.Close()
+		}
+		b.ReportMetric(ms(median(alone)), "turn_ms_alone")
+		b.ReportMetric(ms(median(busy)), "turn_ms_busy_bg")
+	})
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
