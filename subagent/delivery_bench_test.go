@@ -25,11 +25,12 @@ import (
 //     parent's request carrying its outcome reaching the server, against
 //     user_start_ms, from a user's Run call to its first request reaching
 //     the server. Equal figures mean delivery adds no latency of its own.
+//
 //   - turn_ms_busy_bg vs turn_ms_alone: a parent turn (request, tool call,
 //     answer) while a background child streams all along, against the same
 //     turn with no child.
 //
-//	go test -run '^$' -bench BackgroundDelivery -benchtime 20x ./subagent/
+//     go test -run '^$' -bench BackgroundDelivery -benchtime 20x ./subagent/
 func BenchmarkBackgroundDelivery(b *testing.B) {
 	srv := scripted.New()
 	if err := srv.Start(); err != nil {
