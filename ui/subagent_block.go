@@ -69,6 +69,9 @@ type SubagentBlock struct {
 	look      paneLook
 	cache     lineCache
 	recompute int
+	// worktree says where an isolated child works and from which base; it
+	// heads the body for the pane's whole life.
+	worktree string
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
@@ -77,7 +80,7 @@ func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
 	b.crew.background = ev.Background
 	b.crew.maxTokens, b.crew.maxCost = ev.MaxTokens, ev.MaxCost
 	if w := ev.Worktree; w != nil {
-		b.push(activity{kind: actNote, text: fmt.Sprintf("in its own worktree (%s), from %s", w.Branch, w.Base)})
+		b.worktree = fmt.Sprintf("in its own worktree (%s), from %s", w.Branch, w.Base)
 	}
 	return b
 }
@@ -467,9 +470,12 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 			rev = append(rev, line)
 		}
 	}
-	out := make([]string, len(rev))
-	for i, l := range rev {
-		out[len(rev)-1-i] = l
+	out := make([]string, 0, len(rev)+1)
+	if b.worktree != "" {
+		out = append(out, fitLine(border+look(lookNote).render(fitLine(b.worktree, inner)), width))
+	}
+	for i := len(rev) - 1; i >= 0; i-- {
+		out = append(out, rev[i])
 	}
 	b.body.put(key, out)
 	return out
