@@ -1,6 +1,11 @@
 package permission
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -9,141 +14,198 @@ import (
 
 // command is a bash command line, analysed once for every rule.
 type command struct {
-	raw  string      // trimmed
-	cmds []shell.Cmd // the simple commands it runs
-	err  error       // why it could not be analysed; never auto-allowed then
+	raw  string     // trimmed
+	line shell.Line // what it does
 }
 
 func analyseCommand(raw string) command {
 	c := command{raw: strings.TrimSpace(raw)}
-	c.cmds, c.err = shell.Parse(c.raw)
+	c.line = shell.Analyse(c.raw)
 	return c
 }
 
-// deniedCommand returns the first deny rule matching any command the line
-// runs. Deny rules err towards matching: a line that cannot be parsed, or
-// holds a loop or function whose words are not plain commands, is also
-// split crudely at every operator; wrappers such as sudo, env or xargs are
-// looked through; and the script of eval, bash -c or sh -c is parsed and
-// checked too. This is a guard against the agent's ordinary commands, not
-// a sandbox: a command computed at run time ($(echo rm)) escapes it.
-func deniedCommand(deny []rule, c command) (rule, bool) {
+// unknown says why no rule can vouch for the line, or "" when it is known.
+func (c command) unknown() string {
+	switch {
+	case c.line.Err != nil:
+		return c.line.Err.Error()
+	case len(c.line.Unknown) > 0:
+		return strings.Join(c.line.Unknown, "; ")
+	}
+	return ""
+}
+
+// systemDirs hold the programs a bare name finds; /bin/rm is rm.
+var systemDirs = []string{"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"}
+
+// candidates returns the words rules compare for cmd: as written, and with
+// the program's name alone when it was given as a path. For a deny rule
+// any path counts (./rm is rm); for an allow rule only a system folder
+// does, since ./rm may be any program.
+func candidates(cmd shell.Cmd, deny bool) [][]string {
+	out := [][]string{cmd.Args}
+	if cmd.Name != cmd.Args[0] && (deny || slices.Contains(systemDirs, path.Dir(path.Clean(cmd.Args[0])))) {
+		out = append(out, append([]string{cmd.Name}, cmd.Args[1:]...))
+	}
+	return out
+}
+
+// mentions reports whether code names prog as a word of its own.
+func mentions(code, prog string) bool {
+	isWord := func(c byte) bool {
+		return c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for i := 0; ; {
+		j := strings.Index(code[i:], prog)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(prog)
+		if (j == 0 || !isWord(code[j-1])) && (end == len(code) || !isWord(code[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// maxScriptDepth bounds how deeply deny checks follow script files.
+const maxScriptDepth = 4
+
+// maxScriptSize is the largest script file a deny check reads.
+const maxScriptSize = 256 << 10
+
+// deniedCommand returns the first bash deny rule matching the line, and a
+// note when it matches because covey cannot tell what the line runs. Deny
+// rules err towards matching: every command the line runs counts,
+// wrappers (sudo, env, xargs, find -exec, bash -c, ...) are seen through,
+// a program given as a path matches by its name, the shell scripts the
+// line runs are read, and a line that cannot be analysed (a computed
+// command name, eval of a computed string, a shell fed from a pipe,
+// inline interpreter code) matches every deny rule.
+func deniedCommand(deny []rule, c command, dir string) (rule, string, bool) {
 	var bashDeny []rule
 	for _, r := range deny {
 		if r.tool != "bash" {
 			continue
 		}
 		if r.kind == ruleAll {
-			return r, true
+			return r, "", true
 		}
 		bashDeny = append(bashDeny, r)
 	}
 	if len(bashDeny) == 0 {
-		return rule{}, false
+		return rule{}, "", false
 	}
-	return deniedParts(bashDeny, c, 0)
+	return deniedLine(bashDeny, c.line, dir, 0)
 }
 
-// maxScriptDepth bounds how deeply deniedParts follows bash -c scripts.
-const maxScriptDepth = 4
-
-func deniedParts(deny []rule, c command, depth int) (rule, bool) {
-	var parts [][]string
-	crude := c.err != nil
-	for _, sc := range c.cmds {
-		if sc.Opaque {
-			crude = true
-		} else if len(sc.Args) > 0 {
-			parts = append(parts, sc.Args)
+func deniedLine(deny []rule, l shell.Line, dir string, depth int) (rule, string, bool) {
+	switch {
+	case l.Err != nil:
+		return deny[0], fmt.Sprintf("covey cannot parse it (%v), so deny rules are taken to match", l.Err), true
+	case len(l.Unknown) > 0:
+		return deny[0], fmt.Sprintf("covey cannot tell what it runs (%s), so deny rules are taken to match", strings.Join(l.Unknown, "; ")), true
+	}
+	for _, code := range l.Opaque {
+		for _, r := range deny {
+			if len(r.words) > 0 && mentions(code.Text, r.words[0]) {
+				return r, fmt.Sprintf("the code %s runs names %s", code.What, r.words[0]), true
+			}
 		}
 	}
-	if crude {
-		parts = append(parts, crudeParts(c.raw)...)
-	}
-	for _, args := range parts {
-		for _, words := range unwrap(args) {
+	for _, cmd := range l.Cmds {
+		for _, words := range candidates(cmd, true) {
 			for _, r := range deny {
-				if r.matchWords(words) {
-					return r, true
-				}
-			}
-			if script, ok := scriptArg(words); ok && depth < maxScriptDepth {
-				if r, ok := deniedParts(deny, analyseCommand(script), depth+1); ok {
-					return r, true
+				if r.matchWords(words, false) {
+					return r, "", true
 				}
 			}
 		}
 	}
-	return rule{}, false
-}
-
-// unwrap returns args and, for a command run through a wrapper (sudo rm,
-// env X=1 rm, nice -n 5 rm, xargs rm), every tail of its arguments: which
-// of them is the wrapped command depends on the wrapper's flags, and a
-// deny rule should rather match too often than miss.
-func unwrap(args []string) [][]string {
-	out := [][]string{args}
-	if len(args) > 0 && wrapper(args[0]) {
-		for i := 1; i < len(args); i++ {
-			out = append(out, args[i:])
+	files := slices.Clone(l.Scripts)
+	for _, cmd := range l.Cmds {
+		if strings.Contains(cmd.Args[0], "/") && !slices.Contains(systemDirs, path.Dir(path.Clean(cmd.Args[0]))) {
+			files = append(files, cmd.Args[0])
 		}
 	}
-	return out
+	for _, f := range files {
+		if r, note, ok := deniedScript(deny, f, dir, depth); ok {
+			return r, note, true
+		}
+	}
+	return rule{}, "", false
 }
 
-// wrapper reports whether prog runs the command given as its arguments.
-func wrapper(prog string) bool {
+// deniedScript checks the commands of a script file the line runs. A
+// file that cannot be read (or does not exist yet) matches; a program
+// that is not a shell script is not read.
+func deniedScript(deny []rule, file, dir string, depth int) (rule, string, bool) {
+	p := file
+	if !filepath.IsAbs(p) {
+		if dir == "" {
+			return deny[0], fmt.Sprintf("covey cannot read the script %s it runs, so deny rules are taken to match", file), true
+		}
+		p = filepath.Join(dir, p)
+	}
+	if depth >= maxScriptDepth {
+		return deny[0], fmt.Sprintf("scripts run scripts too deeply to follow (%s), so deny rules are taken to match", file), true
+	}
+	info, err := os.Stat(p)
+	if err != nil || !info.Mode().IsRegular() || info.Size() > maxScriptSize {
+		return deny[0], fmt.Sprintf("covey cannot read the script %s it runs, so deny rules are taken to match", file), true
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return deny[0], fmt.Sprintf("covey cannot read the script %s it runs, so deny rules are taken to match", file), true
+	}
+	if !shellScript(b) {
+		return rule{}, "", false
+	}
+	r, note, ok := deniedLine(deny, shell.Analyse(string(b)), filepath.Dir(p), depth+1)
+	if ok && note == "" {
+		note = fmt.Sprintf("the script %s runs it", file)
+	}
+	return r, note, ok
+}
+
+// shellScript reports whether a file's content is run by a shell: a
+// shell #! line, or text without one (which bash runs itself).
+func shellScript(b []byte) bool {
+	head := b[:min(len(b), 512)]
+	if bytes.IndexByte(head, 0) >= 0 || bytes.HasPrefix(head, []byte("\x7fELF")) {
+		return false
+	}
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	if !bytes.HasPrefix(line, []byte("#!")) {
+		return true
+	}
+	fields := strings.Fields(string(line[2:]))
+	if len(fields) == 0 {
+		return true
+	}
+	prog := path.Base(fields[0])
+	if prog == "env" {
+		for _, f := range fields[1:] {
+			if !strings.HasPrefix(f, "-") {
+				prog = path.Base(f)
+				break
+			}
+		}
+	}
 	switch prog {
-	case "sudo", "doas", "env", "command", "builtin", "exec", "nohup", "nice", "time", "xargs", "stdbuf", "timeout":
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash":
 		return true
 	}
 	return false
 }
 
-// scriptArg returns the script of eval ARGS, or of sh/bash/zsh -c SCRIPT.
-func scriptArg(args []string) (string, bool) {
-	if len(args) < 2 {
-		return "", false
-	}
-	switch args[0] {
-	case "eval":
-		return strings.Join(args[1:], " "), true
-	case "sh", "bash", "zsh", "dash", "ksh":
-		for i, a := range args[1 : len(args)-1] {
-			if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
-				return args[i+2], true
-			}
-		}
-	}
-	return "", false
-}
-
-// crudeParts splits a line that could not be parsed into candidate
-// commands, cutting at every character that could separate or nest one.
-func crudeParts(raw string) [][]string {
-	unquote := strings.NewReplacer(`"`, "", `'`, "", `\`, "")
-	var out [][]string
-	for _, piece := range strings.FieldsFunc(raw, func(r rune) bool { return strings.ContainsRune(";&|()\n`{}<>$", r) }) {
-		var words []string
-		for _, w := range strings.Fields(piece) {
-			w = unquote.Replace(w)
-			if len(words) == 0 {
-				if _, ok := shell.AssignmentName(w); ok || shell.SimpleKeyword(w) {
-					continue
-				}
-			}
-			words = append(words, w)
-		}
-		if len(words) > 0 {
-			out = append(out, words)
-		}
-	}
-	return out
-}
-
 // allowedCommand reports whether rules allow the whole line: a bare bash
-// rule or a grant of this very line, or else every command it runs.
-func allowedCommand(sets [][]rule, c command) bool {
+// rule or a grant of this very line, or else every command it runs, with
+// nothing unknown in it, no variable set that changes what programs do,
+// and every file it redirects to inside the workspace (or covered by a
+// write rule).
+func allowedCommand(sets [][]rule, c command, root, dir string) bool {
 	for _, set := range sets {
 		for _, r := range set {
 			if r.tool == "bash" && (r.kind == ruleAll || (r.kind == ruleCmdRaw && r.raw == c.raw)) {
@@ -151,60 +213,140 @@ func allowedCommand(sets [][]rule, c command) bool {
 			}
 		}
 	}
-	if c.err != nil {
+	if c.unknown() != "" || slices.ContainsFunc(c.line.Sets, dangerousEnv) {
 		return false
 	}
 	runs := false
-	for _, sc := range c.cmds {
-		ok, ran := partAllowed(sets, sc)
-		if !ok {
+	for _, cmd := range c.line.Cmds {
+		if slices.ContainsFunc(cmd.Assigns, dangerousEnv) {
 			return false
 		}
-		runs = runs || ran
+		if cmd.Wrapper {
+			continue
+		}
+		if !cmdAllowed(sets, cmd) {
+			return false
+		}
+		runs = true
+	}
+	for _, w := range c.line.Writes {
+		if !writeAllowed(sets, c, w, root, dir) {
+			return false
+		}
 	}
 	return runs
 }
 
-// partAllowed reports whether rules allow one simple command, and whether
-// it runs a program at all (a bare assignment or a closing keyword does
-// not).
-//
-// Redirections do not change the answer for a command a rule allows: the
-// rule trusts the program with any arguments, and a program's own flags
-// (-o, --output) write files just as a redirection does. A redirection
-// with no command (a bare "> file" empties a file) is never allowed.
-func partAllowed(sets [][]rule, sc shell.Cmd) (ok, runs bool) {
-	if sc.Opaque || slices.ContainsFunc(sc.Assigns, dangerousEnv) {
-		return false, false
-	}
-	if len(sc.Args) == 0 {
-		inert := sc.Redirs == 0 || sc.Subshell || slices.ContainsFunc(sc.Keywords, closingKeyword)
-		return inert, false
-	}
-	if sc.DynamicName {
-		return false, true
-	}
-	for _, set := range sets {
-		for _, r := range set {
-			if r.tool == "bash" && r.matchWords(sc.Args) {
-				return true, true
+// cmdAllowed reports whether an allow rule or grant covers one command.
+func cmdAllowed(sets [][]rule, cmd shell.Cmd) bool {
+	for _, words := range candidates(cmd, false) {
+		for _, set := range sets {
+			for _, r := range set {
+				if r.tool == "bash" && r.matchWords(words, cmd.OpenArgs) {
+					return true
+				}
 			}
 		}
 	}
-	return false, true
+	return false
 }
 
-// closingKeyword reports whether w ends a compound command, whose
-// redirections apply to commands checked on their own.
-func closingKeyword(w string) bool { return w == "}" || w == "fi" || w == "done" || w == "esac" }
-
-// dangerousEnv reports whether assigning the variable name changes which
-// program runs or injects code into it, so that FOO=1 go test matches
-// go test:* but PATH=/tmp/x go test does not. The list is best effort.
-func dangerousEnv(name string) bool {
-	switch name {
-	case "PATH", "IFS", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "GLOBIGNORE", "CDPATH":
+// writeAllowed reports whether a redirection may write without asking:
+// its target is known and inside the workspace, or a write rule covers
+// it. A rule allowing a command trusts the program, not where the line
+// sends its output.
+func writeAllowed(sets [][]rule, c command, w shell.Write, root, dir string) bool {
+	if w.Dynamic || w.Bare {
+		return false
+	}
+	forms, ok := writeForms(c, w, root, dir)
+	if !ok {
+		return false
+	}
+	if forms.rel != "" && !outsideRel(forms.rel) {
 		return true
 	}
-	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_")
+	return allowedPath(sets, "write_file", forms) || allowedPath(sets, "edit_file", forms)
+}
+
+// writeForms resolves a redirection's target against the folder the line
+// starts in; after a cd, a relative target could be anywhere.
+func writeForms(c command, w shell.Write, root, dir string) (pathForms, bool) {
+	target := w.Target
+	if target == "~" || strings.HasPrefix(target, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return pathForms{}, false
+		}
+		target = filepath.Join(home, target[1:])
+	}
+	if !filepath.IsAbs(target) {
+		if changesDir(c.line) {
+			return pathForms{}, false
+		}
+		if dir == "" {
+			dir = root
+		}
+		if dir == "" {
+			return pathForms{}, false
+		}
+		target = filepath.Join(dir, target)
+	}
+	return pathFormsOf(realPath(target), root), true
+}
+
+// changesDir reports whether the line changes its working folder.
+func changesDir(l shell.Line) bool {
+	return slices.ContainsFunc(l.Cmds, func(c shell.Cmd) bool {
+		return c.Name == "cd" || c.Name == "pushd" || c.Name == "popd"
+	})
+}
+
+// deniedWrite returns the first file deny rule covering a file the line
+// redirects to; a target known only at run time matches every one.
+func deniedWrite(deny []rule, c command, root, dir string) (rule, bool) {
+	var fileDeny []rule
+	for _, r := range deny {
+		if fileTool(r.tool) {
+			fileDeny = append(fileDeny, r)
+		}
+	}
+	if len(fileDeny) == 0 {
+		return rule{}, false
+	}
+	for _, w := range c.line.Writes {
+		forms, ok := writeForms(c, w, root, dir)
+		if w.Dynamic || !ok {
+			return fileDeny[0], true
+		}
+		if r, ok := deniedPath(fileDeny, "write_file", forms); ok {
+			return r, true
+		}
+	}
+	return rule{}, false
+}
+
+// dangerousEnv reports whether setting the variable name changes which
+// program runs, how it starts, or what code it loads (so that FOO=1 go
+// test matches go test:* but HOME=/tmp/x git status, with a planted
+// .gitconfig, does not). The list errs towards asking.
+func dangerousEnv(name string) bool {
+	switch name {
+	case "PATH", "HOME", "IFS", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "GLOBIGNORE", "CDPATH",
+		"SHELL", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "BROWSER", "TERMINFO", "INPUTRC", "ZDOTDIR", "XDG_CONFIG_HOME",
+		"XDG_DATA_HOME", "XDG_CONFIG_DIRS", "SSH_ASKPASS", "SUDO_ASKPASS", "CC", "CXX", "CPP", "LD", "AR", "AS", "FC",
+		"MAKEFLAGS", "MAKEFILES", "GOFLAGS", "GOTOOLCHAIN", "GOENV", "GOROOT", "GOPATH", "GOPROXY", "GOINSECURE", "GONOSUMDB",
+		"GONOSUMCHECK", "GOPRIVATE", "GOEXPERIMENT", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
+		"RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "RUSTDOCFLAGS", "TMPDIR", "OPENSSL_CONF", "GCONV_PATH", "LOCPATH", "NLSPATH",
+		"HOSTALIASES", "RESOLV_HOST_CONF", "MALLOC_CHECK_", "PERLLIB", "DOTNET_STARTUP_HOOKS", "COMPOSER_HOME":
+		return true
+	}
+	for _, prefix := range []string{"GIT_", "LD_", "DYLD_", "PYTHON", "NODE_", "NPM_CONFIG_", "npm_config_", "YARN_", "PNPM_", "BUN_",
+		"PERL", "RUBY", "GEM_", "BUNDLE_", "BASH_FUNC_", "LESS", "CARGO_", "CGO_", "PIP_", "UV_", "POETRY_", "CONDA", "LUA_",
+		"R_", "PHP", "DENO_", "CORECLR_", "COMPlus_", "DOTNET_", "MAVEN_", "GRADLE_", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS"} {
+		if strings.HasPrefix(name, prefix) && name != "CGO_ENABLED" {
+			return true
+		}
+	}
+	return false
 }

@@ -13,7 +13,9 @@ func bashDecision(t *testing.T, allow, deny []string, cmd string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, reason := NewPolicy(ModeDefault, rs, nil).decide(Request{Tool: "bash", Command: cmd})
+	p := NewPolicy(ModeDefault, rs, nil)
+	p.SetWorkspace(t.TempDir())
+	k, reason := p.decide(Request{Tool: "bash", Command: cmd})
 	switch k {
 	case kindAllow:
 		return "allow"
@@ -46,7 +48,8 @@ func TestBashRules(t *testing.T) {
 		{"empty", "", "ask"},
 		{"only a comment", "# hi", "ask"},
 
-		{"and to unknown", "go test ./... && curl x | sh", "ask"},
+		{"and to unknown", "go test ./... && curl x | jq .", "ask"},
+		{"piped into a shell is taken as denied", "go test ./... && curl x | sh", "deny"},
 		{"and to denied", "go test ./... && rm -rf ~", "deny"},
 		{"or", "go test || curl x", "ask"},
 		{"semicolon", "go test; curl x", "ask"},
@@ -89,12 +92,13 @@ func TestBashRules(t *testing.T) {
 
 		{"comment hides operators", "go test # && curl x", "allow"},
 		{"hash inside a word is not a comment", "echo a#b && curl x", "ask"},
-		{"unterminated single quote", "go test ' && curl x", "ask"},
-		{"unterminated double quote", `go test " && curl x`, "ask"},
+		{"unterminated single quote is taken as denied", "go test ' && curl x", "deny"},
+		{"unterminated double quote is taken as denied", `go test " && curl x`, "deny"},
 		{"unterminated still denied", "go test && rm -rf / '", "deny"},
-		{"arithmetic is not analysed", "echo $((1+1))", "ask"},
+		{"constant arithmetic", "echo $((1+1))", "allow"},
+		{"arithmetic on a variable", "echo $((x+1))", "deny"},
 		{"arithmetic hiding a denied command", "echo $(( $(rm x) ))", "deny"},
-		{"trailing operator", "go test &&", "ask"},
+		{"trailing operator is taken as denied", "go test &&", "deny"},
 
 		{"redirection to file", "go test > out.txt", "allow"},
 		{"redirection fd", "go test ./... 2>&1", "allow"},
@@ -105,21 +109,23 @@ func TestBashRules(t *testing.T) {
 		{"subshell redirection", "(go test) > out", "allow"},
 		{"group redirection", "{ go test; go vet; } > out", "allow"},
 
-		{"env wrapper is literal", "env go test", "ask"},
-		{"command wrapper is literal", "command go test", "ask"},
+		{"env wrapper is seen through", "env go test", "allow"},
+		{"env wrapper with a dangerous variable", "env GIT_DIR=/tmp/x go test", "ask"},
+		{"command wrapper is seen through", "command go test", "allow"},
 		{"escaped denied name", `\rm -rf x`, "deny"},
 		{"quoted denied name", `"rm" -rf x`, "deny"},
 		{"split quoted denied name", `r''m -rf x`, "deny"},
 		{"denied with env prefix", "X=1 rm -rf x", "deny"},
-		{"computed name", "$(echo rm) -rf x", "ask"},
-		{"variable name", "$CMD x", "ask"},
+		{"computed name is taken as denied", "$(echo rm) -rf x", "deny"},
+		{"variable name is taken as denied", "$CMD x", "deny"},
 		{"denied two-word prefix", "git push origin main", "deny"},
 		{"not denied sibling", "git status", "ask"},
 		{"denied in if", "if true; then rm -rf /; fi", "deny"},
 		{"if with allowed parts", "if go test; then go vet; fi", "allow"},
 		{"if with unknown part", "if go test; then curl x; fi", "ask"},
 		{"negation", "! go test", "allow"},
-		{"for loop is never auto-allowed", "for f in a; do go test; done", "ask"},
+		{"for loop of allowed commands", "for f in a; do go test; done", "allow"},
+		{"for loop setting PATH", "for PATH in /tmp; do go test; done", "ask"},
 		{"denied in for loop", "for f in a; do rm $f; done", "deny"},
 
 		{"denied through sudo", "sudo -n rm -rf /", "deny"},
@@ -131,7 +137,7 @@ func TestBashRules(t *testing.T) {
 		{"denied in eval", `eval "rm -rf ~"`, "deny"},
 		{"denied in function body", "function go { rm -rf ~; }; go test", "deny"},
 		{"wrapper is not an allow", "sudo ls", "ask"},
-		{"heredoc line continuation", "cat <<EOF\nEO\\\nF\ncurl x\n", "ask"},
+		{"heredoc line continuation is taken as denied", "cat <<EOF\nEO\\\nF\ncurl x\n", "deny"},
 		{"heredoc quoted keeps backslashes", "cat <<'EOF'\nEO\\\nEOF\n", "allow"},
 		{"heredoc quoted", "cat <<'EOF'\n$(curl x)\nEOF", "allow"},
 		{"heredoc substitutes", "cat <<EOF\n$(curl x)\nEOF", "ask"},
@@ -168,18 +174,5 @@ func TestBashRulesDenyWins(t *testing.T) {
 				t.Errorf("%q: %s, want %s", tt.cmd, got, tt.want)
 			}
 		})
-	}
-}
-
-func TestCrudeParts(t *testing.T) {
-	got := crudeParts(`A=1 go test "x && rm -rf /'; if r\m -f $(y`)
-	want := [][]string{{"go", "test", "x"}, {"rm", "-rf", "/"}, {"rm", "-f"}, {"y"}}
-	if len(got) != len(want) {
-		t.Fatalf("crudeParts = %q, want %q", got, want)
-	}
-	for i := range want {
-		if strings.Join(got[i], " ") != strings.Join(want[i], " ") {
-			t.Errorf("part %d = %q, want %q", i, got[i], want[i])
-		}
 	}
 }

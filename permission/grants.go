@@ -46,23 +46,27 @@ func grantRules(req Request) []rule {
 	}
 	c := analyseCommand(req.Command)
 	raw := rule{src: fmt.Sprintf("bash(%s)", c.raw), tool: "bash", kind: ruleCmdRaw, raw: c.raw}
-	if c.err != nil {
+	if c.unknown() != "" || slices.ContainsFunc(c.line.Sets, dangerousEnv) {
 		return []rule{raw}
 	}
 	var out []rule
-	needRaw := false
-	for _, sc := range c.cmds {
-		rs := cmdGrant(sc)
-		if rs == nil {
-			if ok, _ := partAllowed(nil, sc); !ok {
-				needRaw = true // e.g. a keyword-led loop: no prefix describes it
-			}
+	needRaw := changesDir(c.line)
+	for _, w := range c.line.Writes {
+		// a prefix rule does not cover where the line writes outside
+		// the workspace
+		needRaw = needRaw || w.Dynamic || path.IsAbs(w.Target) || strings.HasPrefix(w.Target, "~") || outsideRel(path.Clean(w.Target))
+	}
+	for _, sc := range c.line.Cmds {
+		if sc.Wrapper && !slices.ContainsFunc(sc.Assigns, dangerousEnv) {
 			continue
 		}
-		for _, r := range rs {
-			if !slices.ContainsFunc(out, func(x rule) bool { return x.src == r.src }) {
-				out = append(out, r)
-			}
+		r, ok := cmdGrant(sc)
+		if !ok {
+			needRaw = true
+			continue
+		}
+		if !slices.ContainsFunc(out, func(x rule) bool { return x.src == r.src }) {
+			out = append(out, r)
 		}
 	}
 	if needRaw || len(out) == 0 {
@@ -71,15 +75,18 @@ func grantRules(req Request) []rule {
 	return out
 }
 
-// cmdGrant returns the rule granting a simple command like sc, or nil when
-// no command rule can describe it (no program, a computed name, a loop).
-func cmdGrant(sc shell.Cmd) []rule {
-	if len(sc.Args) == 0 || sc.DynamicName || sc.Opaque || slices.ContainsFunc(sc.Assigns, dangerousEnv) {
-		return nil
+// cmdGrant returns the rule granting a command like sc, or false when no
+// command rule can describe it (a variable that changes the program set
+// for it, more words added when it runs).
+func cmdGrant(sc shell.Cmd) (rule, bool) {
+	if len(sc.Args) == 0 || slices.ContainsFunc(sc.Assigns, dangerousEnv) {
+		return rule{}, false
 	}
 	r := rule{tool: "bash", kind: ruleCmdPrefix}
 	switch args := sc.Args; {
-	case exactGrant(args[0]):
+	case exactGrant(sc.Name) && sc.OpenArgs:
+		return rule{}, false
+	case exactGrant(sc.Name):
 		r.kind, r.words = ruleCmdExact, args
 	case len(args) >= 2 && subcommandLike(args[1]):
 		r.words = args[:2]
@@ -96,7 +103,7 @@ func cmdGrant(sc shell.Cmd) []rule {
 	} else {
 		r.src = fmt.Sprintf("bash(%s)", strings.Join(quoted, " "))
 	}
-	return []rule{r}
+	return r, true
 }
 
 // exactGrant reports whether a program is granted only with its exact
@@ -133,7 +140,7 @@ func quoteWord(w string) string {
 		c := w[i]
 		safe = shLetter(c) || shDigit(c) || strings.IndexByte("_-./:=@%+,", c) >= 0
 	}
-	if safe && !shell.SimpleKeyword(w) && !shell.OpaqueKeyword(w) {
+	if safe && !shell.Reserved(w) {
 		return w
 	}
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"

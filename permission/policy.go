@@ -189,8 +189,8 @@ func (p *Policy) decide(req Request) (verdictKind, string) {
 	if req.Tool == ToolMerge {
 		return p.decideMerge(req, s)
 	}
-	if r, ok := p.denied(req, s); ok {
-		return kindRefuse, deniedReason(req, r)
+	if r, note, ok := p.denied(req, s); ok {
+		return kindRefuse, deniedReason(req, r, note)
 	}
 	k := p.baseDecision(req, s)
 	if k != kindAllow {
@@ -235,29 +235,41 @@ func (p *Policy) denyLists() [][]rule {
 }
 
 // denied returns the first deny rule, of the config or of a scope, that
-// covers req.
-func (p *Policy) denied(req Request, s snapshot) (rule, bool) {
-	lists := p.denyLists()
+// covers req, and a note when it is taken to cover a command covey cannot
+// see through.
+func (p *Policy) denied(req Request, s snapshot) (rule, string, bool) {
 	var c command
 	if req.Tool == "bash" {
 		c = analyseCommand(req.Command)
 	}
-	for _, deny := range lists {
-		var r rule
-		var ok bool
+	for _, deny := range p.denyLists() {
 		switch {
 		case req.Tool == "bash":
-			r, ok = deniedCommand(deny, c)
+			if r, note, ok := deniedCommand(deny, c, bashDir(req, s)); ok {
+				return r, note, true
+			}
+			if r, ok := deniedWrite(deny, c, s.root, bashDir(req, s)); ok {
+				return r, "it redirects output to a file the rule covers, or to one named only when it runs", true
+			}
 		case pathRuleTool(req.Tool):
-			r, ok = deniedPath(deny, req.Tool, pathFormsOf(req.Path, s.root))
+			if r, ok := deniedPath(deny, req.Tool, pathFormsOf(req.Path, s.root)); ok {
+				return r, "", true
+			}
 		default:
-			r, ok = deniedOther(deny, req)
-		}
-		if ok {
-			return r, true
+			if r, ok := deniedOther(deny, req); ok {
+				return r, "", true
+			}
 		}
 	}
-	return rule{}, false
+	return rule{}, "", false
+}
+
+// bashDir is the folder a command starts in.
+func bashDir(req Request, s snapshot) string {
+	if req.Dir != "" {
+		return req.Dir
+	}
+	return s.root
 }
 
 // baseDecision is what the mode, the config's allow rules and the session
@@ -271,7 +283,7 @@ func (p *Policy) baseDecision(req Request, s snapshot) verdictKind {
 		// A write into a child's worktree: the merge is reviewed later.
 		return kindAllow
 	case req.Tool == "bash":
-		if allowedCommand(allows, analyseCommand(req.Command)) {
+		if allowedCommand(allows, analyseCommand(req.Command), s.root, bashDir(req, s)) {
 			return kindAllow
 		}
 	case pathRuleTool(req.Tool):
@@ -305,7 +317,7 @@ func (p *Policy) inScope(req Request, s snapshot) (string, bool) {
 				restricted = restricted || r.kind != ruleAll
 			}
 		}
-		if !restricted || scopeMatch(own, s.grants, req, s.root) {
+		if !restricted || scopeMatch(own, s.grants, req, s) {
 			continue
 		}
 		return fmt.Sprintf("this agent's definition limits %s to %s, and this call matches none of them",
@@ -316,11 +328,12 @@ func (p *Policy) inScope(req Request, s snapshot) (string, bool) {
 
 // scopeMatch reports whether one of a scope's rules for req's tool, or a
 // session grant, covers req.
-func scopeMatch(own, grants []rule, req Request, root string) bool {
+func scopeMatch(own, grants []rule, req Request, s snapshot) bool {
 	sets := [][]rule{own, grants}
+	root := s.root
 	switch {
 	case req.Tool == "bash":
-		return allowedCommand(sets, analyseCommand(req.Command))
+		return allowedCommand(sets, analyseCommand(req.Command), root, bashDir(req, s))
 	case pathRuleTool(req.Tool) || fileReadTool(req.Tool):
 		forms := pathFormsOf(req.Path, root)
 		for _, r := range own {
@@ -414,9 +427,12 @@ func hostOf(raw string) (string, bool) {
 	return h, h != ""
 }
 
-func deniedReason(req Request, r rule) string {
-	return fmt.Sprintf("%s was denied by the rule %s in permissions.deny of the config; "+
-		"do not try to get around it, ask the user instead", describeRequest(req), r.src)
+func deniedReason(req Request, r rule, note string) string {
+	if note != "" {
+		note = " (" + note + ")"
+	}
+	return fmt.Sprintf("%s was denied by the rule %s in permissions.deny of the config%s; "+
+		"do not try to get around it, ask the user instead", describeRequest(req), r.src, note)
 }
 
 // AllowedWithoutAsking reports whether Check would allow req now without
@@ -553,10 +569,10 @@ func (p *Policy) headlessReason(req Request) string {
 	switch {
 	case req.Tool == "bash":
 		c := analyseCommand(req.Command)
-		if c.err != nil {
-			how = fmt.Sprintf("covey cannot tell which commands this line runs (%v), so no command rule can allow it: "+
+		if why := c.unknown(); why != "" {
+			how = fmt.Sprintf("covey cannot tell what this line runs (%s), so no command rule can allow it: "+
 				"rerun with --permission-mode bypassPermissions, or add the bare rule bash (every command) to permissions.allow in %s, "+
-				"or split the work into simpler commands", c.err, configFiles)
+				"or split the work into simpler commands", why, configFiles)
 			break
 		}
 		missing := p.missingRules(c)
@@ -584,14 +600,12 @@ const configFiles = ".covey/config.yaml (this project) or ~/.config/covey/config
 func (p *Policy) missingRules(c command) []string {
 	allows := [][]rule{p.rules.allowList(), p.snapshot().grants}
 	var out []string
-	for _, sc := range c.cmds {
-		if ok, _ := partAllowed(allows, sc); ok {
+	for _, sc := range c.line.Cmds {
+		if sc.Wrapper || cmdAllowed(allows, sc) {
 			continue
 		}
-		for _, r := range cmdGrant(sc) {
-			if !slices.Contains(out, r.src) {
-				out = append(out, r.src)
-			}
+		if r, ok := cmdGrant(sc); ok && !slices.Contains(out, r.src) {
+			out = append(out, r.src)
 		}
 	}
 	if len(out) == 0 {

@@ -114,8 +114,8 @@ func TestHeadlessReason(t *testing.T) {
 			[]string{`bash "npm install left-pad"`, "headless", "permission mode default", "--permission-mode bypassPermissions", `"bash(npm install:*)"`, "permissions.allow", ".covey/config.yaml"}, nil},
 		{"only the missing parts", ModeAcceptEdits, Request{Tool: "bash", Command: "go test ./... && curl -s x | jq ."},
 			[]string{`"bash(curl:*)" and "bash(jq:*)"`, "permission mode acceptEdits"}, []string{"go test:*"}},
-		{"unparseable command", ModeDefault, Request{Tool: "bash", Command: "echo $((1+2))"},
-			[]string{"cannot tell which commands", "arithmetic", "bypassPermissions", "bare rule bash"}, nil},
+		{"unknown command", ModeDefault, Request{Tool: "bash", Command: "x=ls; $x"},
+			[]string{"cannot tell what this line runs", "command name $x is computed", "bypassPermissions", "bare rule bash"}, nil},
 		{"edit", ModeDefault, Request{Tool: "edit_file", Path: "docs/guide.md"},
 			[]string{"edit_file docs/guide.md", "--permission-mode acceptEdits", "edit_file(docs/guide.md)", "edit_file(docs/**)", "config.yaml"}, nil},
 		{"write at the top", ModeDefault, Request{Tool: "write_file", Path: "main.go"},
@@ -308,10 +308,12 @@ func TestGrants(t *testing.T) {
 			[]Request{{Tool: "bash", Command: "rm  -rf build"}}, []Request{{Tool: "bash", Command: "rm -rf src"}}},
 		{"interpreter exact", Request{Tool: "bash", Command: "python3 -c 'print(1)'"}, []string{"bash(python3 -c 'print(1)')"},
 			[]Request{{Tool: "bash", Command: `python3 -c "print(1)"`}}, []Request{{Tool: "bash", Command: "python3 evil.py"}}},
-		{"unparseable line", Request{Tool: "bash", Command: "echo $((1+1))"}, []string{"bash(echo $((1+1)))"},
-			[]Request{{Tool: "bash", Command: " echo $((1+1)) "}}, []Request{{Tool: "bash", Command: "echo $((1+2))"}}},
+		// A line covey cannot see through is granted as exactly that line;
+		// with a bash deny rule in force it is refused all the same.
+		{"unknown line", Request{Tool: "bash", Command: "echo $((x+1))"}, []string{"bash(echo $((x+1)))"},
+			nil, []Request{{Tool: "bash", Command: "echo $((x+2))"}}},
 		{"loop line", Request{Tool: "bash", Command: "for f in *.go; do gofmt -l $f; done"},
-			[]string{"bash(gofmt:*)", "bash(for f in *.go; do gofmt -l $f; done)"},
+			[]string{"bash(gofmt:*)"},
 			[]Request{{Tool: "bash", Command: "for f in *.go; do gofmt -l $f; done"}, {Tool: "bash", Command: "gofmt -w x.go"}},
 			[]Request{{Tool: "bash", Command: "for f in *.go; do rm $f; done"}}},
 		{"file", Request{Tool: "edit_file", Path: "docs/a.md"}, []string{"edit_file(docs/a.md)"},
@@ -351,6 +353,16 @@ func TestGrants(t *testing.T) {
 			}
 		})
 	}
+	t.Run("exact line grant without deny rules", func(t *testing.T) {
+		p := NewPolicy(ModeDefault, nil, nil)
+		p.Grant(Request{Tool: "bash", Command: "echo $((x+1))"})
+		if !p.AllowedWithoutAsking(Request{Tool: "bash", Command: " echo $((x+1)) "}) {
+			t.Error("the granted line should pass")
+		}
+		if p.AllowedWithoutAsking(Request{Tool: "bash", Command: "echo $((x+2))"}) {
+			t.Error("another line should still be asked about")
+		}
+	})
 	t.Run("deny still refuses after grant", func(t *testing.T) {
 		p := NewPolicy(ModeDefault, rs, nil)
 		p.Grant(Request{Tool: "bash", Command: "rm -rf /"})

@@ -240,23 +240,14 @@ func parseBashRule(r rule, spec string) (rule, error) {
 	if unquotedStar(spec) {
 		return rule{}, errors.New("a wildcard is only understood at the end, as in bash(go test:*)")
 	}
-	cmds, err := shell.Parse(spec)
-	if err != nil {
-		return rule{}, fmt.Errorf("pattern is not a command: %w", err)
-	}
-	if len(cmds) != 1 || len(cmds[0].Args) == 0 {
-		return rule{}, errors.New("a bash rule names one simple command; write one rule per command")
-	}
-	c := cmds[0]
+	words, err := shell.Words(spec)
 	switch {
-	case len(c.Assigns) > 0:
-		return rule{}, errors.New("leading assignments are ignored when matching; leave them out of the rule")
-	case c.Redirs > 0:
-		return rule{}, errors.New("redirections are ignored when matching; leave them out of the rule")
-	case len(c.Keywords) > 0:
-		return rule{}, fmt.Errorf("a rule cannot start with the shell keyword %q", c.Keywords[0])
+	case errors.Is(err, shell.ErrUnparseable):
+		return rule{}, fmt.Errorf("pattern is not a command: %w", err)
+	case err != nil:
+		return rule{}, err
 	}
-	r.words = c.Args
+	r.words = words
 	return r, nil
 }
 
@@ -431,13 +422,15 @@ func (r rule) governs(tool string, deny bool) bool {
 	return r.forTool(tool) || (deny && fileTool(r.tool) && fileTool(tool))
 }
 
-// matchWords reports whether a command's words satisfy a bash rule.
-func (r rule) matchWords(args []string) bool {
+// matchWords reports whether a command's words satisfy a bash rule. A
+// command given more words when it runs (openArgs: xargs) satisfies only
+// a prefix rule.
+func (r rule) matchWords(args []string, openArgs bool) bool {
 	switch r.kind {
 	case ruleAll:
 		return true
 	case ruleCmdExact:
-		return slices.Equal(args, r.words)
+		return !openArgs && slices.Equal(args, r.words)
 	case ruleCmdPrefix:
 		return len(args) >= len(r.words) && slices.Equal(args[:len(r.words)], r.words)
 	}

@@ -26,7 +26,7 @@ func TestScoped(t *testing.T) {
 		{"matching bash in bypass", ModeBypass, nil, nil, Request{Tool: "bash", Command: "go test ./..."}, "allow"},
 		{"other bash in bypass", ModeBypass, nil, nil, Request{Tool: "bash", Command: "rm -rf build"}, "scope"},
 		{"other bash with a session rule", ModeDefault, []string{"bash"}, nil, Request{Tool: "bash", Command: "git status"}, "scope"},
-		{"pipeline half outside", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff | sh"}, "scope"},
+		{"pipeline half outside", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff | wc -l"}, "scope"},
 		{"scope deny", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git push origin main"}, "refuse"},
 		{"session deny beats scope", ModeBypass, nil, []string{"bash(go test:*)"}, Request{Tool: "bash", Command: "go test"}, "refuse"},
 		{"edit inside pattern, acceptEdits", ModeAcceptEdits, nil, nil, Request{Tool: "edit_file", Path: "docs/a.md"}, "allow"},

@@ -1,0 +1,694 @@
+package shell
+
+import (
+	"path"
+	"regexp"
+
+	"mvdan.cc/sh/v3/syntax"
+	"strings"
+)
+
+// inner is the command a wrapper runs.
+type inner struct {
+	words    []word
+	assigns  []string
+	openArgs bool
+}
+
+// optSpec describes a wrapper's options well enough to find where the
+// command it runs begins. An option it does not list makes the wrapper
+// unknown: a guess could skip the real command.
+type optSpec struct {
+	withArg  string   // short options that take an argument (-n 5, -n5)
+	flags    string   // short options without one
+	optional string   // short options whose argument is glued or absent (-i{}, -i)
+	longArg  []string // long options taking an argument unless given as --x=y
+	long     []string // long options without one
+	numeric  bool     // -10 is an option (nice)
+	before   int      // words between the options and the command (timeout's duration)
+}
+
+var wrappers = map[string]optSpec{
+	"time":    {flags: "pvaq", withArg: "fo", longArg: []string{"format", "output"}, long: []string{"append", "verbose", "portability", "quiet"}},
+	"nice":    {withArg: "n", numeric: true, longArg: []string{"adjustment"}},
+	"nohup":   {},
+	"setsid":  {flags: "cfw", long: []string{"ctty", "fork", "wait"}},
+	"timeout": {flags: "v", withArg: "sk", longArg: []string{"signal", "kill-after"}, long: []string{"preserve-status", "foreground", "verbose"}, before: 1},
+	"stdbuf":  {withArg: "ioe", longArg: []string{"input", "output", "error"}},
+	"ionice":  {flags: "t", withArg: "cn", longArg: []string{"class", "classdata"}, long: []string{"ignore"}},
+	"taskset": {flags: "ac", long: []string{"all-tasks", "cpu-list"}, before: 1},
+	"chroot":  {longArg: []string{"userspec", "groups"}, long: []string{"skip-chdir"}, before: 1},
+	"sudo": {flags: "AbEHiKklnPSsVv", withArg: "CDgphRrTtUu",
+		longArg: []string{"user", "group", "chdir", "chroot", "close-from", "host", "prompt", "role", "type", "command-timeout", "other-user"},
+		long:    []string{"preserve-env", "askpass", "background", "login", "non-interactive", "shell", "stdin", "preserve-groups", "reset-timestamp", "remove-timestamp", "set-home"}},
+	"doas":    {flags: "nLs", withArg: "uC"},
+	"exec":    {flags: "cl", withArg: "a"},
+	"command": {flags: "pvV"},
+	"builtin": {},
+	"busybox": {},
+	"xargs": {flags: "0oprtx", withArg: "adEILnPs", optional: "eil",
+		longArg: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
+		long:    []string{"null", "eof", "replace", "max-lines", "interactive", "no-run-if-empty", "verbose", "exit", "show-limits", "open-tty"}},
+	"env": {flags: "0iv", withArg: "uCS", longArg: []string{"unset", "chdir", "split-string"},
+		long: []string{"null", "ignore-environment", "debug", "default-signal", "ignore-signal", "block-signal", "list-signal-handling"}},
+}
+
+// privileged are wrappers that change who runs the command: a rule must
+// allow them by name, never see through them.
+var privileged = map[string]bool{"sudo": true, "doas": true, "xargs": true, "chroot": true}
+
+// opaqueRunners run a command in ways whose options are not followed
+// here; what they run is unknown.
+var opaqueRunners = map[string]bool{
+	"watch": true, "su": true, "runuser": true, "script": true, "strace": true, "ltrace": true, "gdb": true,
+	"valgrind": true, "nsenter": true, "unshare": true, "firejail": true, "bwrap": true, "chrt": true,
+	"parallel": true, "flock": true, "ssh": true, "entr": true, "systemd-run": true, "setpriv": true,
+	"fakeroot": true, "proot": true, "catchsegv": true, "pkexec": true, "dbus-launch": true, "expect": true,
+}
+
+// shells run a script given with -c or in a file, or read from stdin.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "rbash": true, "posh": true, "yash": true, "lksh": true}
+
+// foreignShells have a syntax this package does not parse.
+var foreignShells = map[string]bool{"fish": true, "csh": true, "tcsh": true, "nu": true, "xonsh": true, "elvish": true, "pwsh": true, "rc": true, "es": true}
+
+// interpreters run inline code with the flag given, a script file, or a
+// program read from stdin.
+var interpreters = map[string]struct {
+	code     []string // flags whose argument is code
+	withArgs string   // short options taking an argument (not code)
+}{
+	"python":    {code: []string{"-c"}, withArgs: "WXm"},
+	"node":      {code: []string{"-e", "--eval", "-p", "--print"}, withArgs: "r"},
+	"nodejs":    {code: []string{"-e", "--eval", "-p", "--print"}, withArgs: "r"},
+	"deno":      {code: []string{"eval"}},
+	"bun":       {code: []string{"-e", "--eval", "-p", "--print"}},
+	"perl":      {code: []string{"-e", "-E"}, withArgs: "IMmx"},
+	"ruby":      {code: []string{"-e"}, withArgs: "Ir"},
+	"php":       {code: []string{"-r"}, withArgs: "dc"},
+	"lua":       {code: []string{"-e"}, withArgs: "l"},
+	"luajit":    {code: []string{"-e"}, withArgs: "l"},
+	"Rscript":   {code: []string{"-e"}},
+	"tclsh":     {},
+	"osascript": {code: []string{"-e"}},
+	"pwsh":      {code: []string{"-c", "-Command"}},
+}
+
+var pythonName = regexp.MustCompile(`^python[0-9.]*$`)
+
+// wrapped follows what the command words run, and reports whether the
+// command is a transparent wrapper (one a rule should see through).
+func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) {
+	args := words[1:]
+	switch {
+	case a.funcs[name]:
+		return nil, true // its body is walked where it is defined
+	case name == "env":
+		return a.env(args, depth)
+	case name == "command":
+		rest, ok := a.options(name, wrappers[name], args)
+		if !ok || hasFlag(args, "v") || hasFlag(args, "V") {
+			return nil, false // command -v only looks the name up
+		}
+		return &inner{words: rest}, true
+	case name == "find":
+		return a.find(args, depth), false
+	case shells[name]:
+		return a.shell(name, args, depth)
+	case foreignShells[name]:
+		if len(args) > 0 {
+			a.unknown("%s runs code in a syntax covey does not parse", name)
+		} else {
+			a.unknown("%s reads commands from its input", name)
+		}
+		return nil, false
+	case name == "eval":
+		if len(args) > 0 && args[0].text == "--" {
+			args = args[1:]
+		}
+		text, ok := joinLiteral(args)
+		if !ok {
+			a.unknown("eval runs a string computed when the line runs")
+			return nil, false
+		}
+		a.script(text, "eval", depth)
+		return nil, true
+	case name == "trap":
+		a.trap(args, depth)
+		return nil, false
+	case name == "source" || name == ".":
+		if len(args) == 0 {
+			return nil, false
+		}
+		a.scriptFile(name, args[0], true)
+		return nil, false
+	case name == "alias" && len(args) > 0:
+		for _, w := range args {
+			if strings.Contains(w.text, "=") || w.dynamic {
+				a.unknown("alias %s can change what a command name runs", w.text)
+			}
+		}
+		return nil, false
+	case name == "hash" && hasFlag(args, "p"), name == "enable" && len(args) > 0:
+		a.unknown("%s can change what a command name runs", name)
+		return nil, false
+	case name == "shopt":
+		for _, w := range args {
+			if w.dynamic || w.text == "expand_aliases" {
+				a.unknown("shopt %s lets aliases change what a command name runs", w.text)
+			}
+		}
+		return nil, false
+	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "printf":
+		a.sets(name, args)
+		return nil, false
+	case name == "tee" || name == "cp" || name == "mv" || name == "install" || name == "ln" || name == "dd" || name == "curl" || name == "wget":
+		a.copies(name, args)
+		return nil, false
+	case opaqueRunners[name]:
+		if len(args) > 0 {
+			a.unknown("covey cannot tell which command %s runs", name)
+		}
+		return nil, false
+	}
+	if spec, ok := wrappers[name]; ok {
+		rest, ok := a.options(name, spec, args)
+		if !ok {
+			return nil, false
+		}
+		if len(rest) == 0 {
+			if name == "xargs" {
+				return &inner{words: []word{{text: "echo"}}, openArgs: true}, false
+			}
+			if name == "chroot" {
+				a.unknown("chroot without a command starts a shell reading its input")
+			}
+			return nil, false
+		}
+		return &inner{words: rest, openArgs: name == "xargs"}, !privileged[name]
+	}
+	if spec, ok := interpreters[name]; ok || pythonName.MatchString(name) {
+		if !ok {
+			spec = interpreters["python"]
+		}
+		a.interpreter(name, spec.code, spec.withArgs, args)
+		return nil, false
+	}
+	if name == "awk" || name == "gawk" || name == "mawk" || name == "nawk" || name == "busybox-awk" {
+		a.awk(name, args)
+	}
+	return nil, false
+}
+
+// options skips a wrapper's options and the words before its command,
+// returning the command's words; ok is false (and the line unknown) when
+// an option is not understood or computed.
+func (a *analyser) options(name string, spec optSpec, args []word) (rest []word, ok bool) {
+	i := 0
+	for i < len(args) {
+		w := args[i]
+		if w.dynamic {
+			a.unknown("covey cannot tell which command %s runs: its argument %s is computed", name, w.text)
+			return nil, false
+		}
+		t := w.text
+		if t == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			break
+		}
+		if long, isLong := strings.CutPrefix(t, "--"); isLong {
+			key, _, hasValue := strings.Cut(long, "=")
+			switch {
+			case contains(spec.longArg, key) && !hasValue:
+				i += 2
+			case contains(spec.longArg, key), contains(spec.long, key):
+				i++
+			default:
+				a.unknown("covey cannot tell which command %s runs: it does not know the option %s", name, t)
+				return nil, false
+			}
+			continue
+		}
+		if spec.numeric && isDigits(t[1:]) {
+			i++
+			continue
+		}
+		i++
+		for j := 1; j < len(t); j++ {
+			c := t[j]
+			switch {
+			case strings.IndexByte(spec.withArg, c) >= 0:
+				if j == len(t)-1 {
+					i++ // the argument is the next word
+				}
+				j = len(t)
+			case strings.IndexByte(spec.optional, c) >= 0:
+				j = len(t)
+			case strings.IndexByte(spec.flags, c) >= 0:
+			default:
+				a.unknown("covey cannot tell which command %s runs: it does not know the option -%c", name, c)
+				return nil, false
+			}
+		}
+	}
+	if i > len(args) {
+		return nil, true
+	}
+	for k := 0; k < spec.before; k++ {
+		if i >= len(args) {
+			return nil, true
+		}
+		if args[i].dynamic {
+			a.unknown("covey cannot tell which command %s runs: its argument %s is computed", name, args[i].text)
+			return nil, false
+		}
+		i++
+	}
+	return args[i:], true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFlag reports whether a short flag appears in the options of args.
+func hasFlag(args []word, flag string) bool {
+	for _, w := range args {
+		if w.text == "--" || !strings.HasPrefix(w.text, "-") || strings.HasPrefix(w.text, "--") {
+			return false
+		}
+		if strings.Contains(w.text[1:], flag) {
+			return true
+		}
+	}
+	return false
+}
+
+// env follows env [OPTION]... [NAME=VALUE]... [COMMAND [ARG]...],
+// including -S, which splits a string into the command's words.
+func (a *analyser) env(args []word, depth int) (*inner, bool) {
+	var assigns []string
+	var split []word
+	i := 0
+	for i < len(args) {
+		w := args[i]
+		if w.dynamic {
+			a.unknown("covey cannot tell which command env runs: its argument %s is computed", w.text)
+			return nil, false
+		}
+		t := w.text
+		switch {
+		case t == "--":
+			i++
+			goto names
+		case t == "-" || !strings.HasPrefix(t, "-"):
+			goto names
+		case t == "-S" || t == "--split-string":
+			if i+1 >= len(args) {
+				return nil, false
+			}
+			i++
+			s, ok := a.splitString(args[i])
+			if !ok {
+				return nil, false
+			}
+			split = append(split, s...)
+			i++
+			continue
+		case strings.HasPrefix(t, "-S") || strings.HasPrefix(t, "--split-string="):
+			rest := strings.TrimPrefix(strings.TrimPrefix(t, "--split-string="), "-S")
+			s, ok := a.splitString(word{text: rest})
+			if !ok {
+				return nil, false
+			}
+			split = append(split, s...)
+			i++
+			continue
+		}
+		rest, ok := a.options("env", wrappers["env"], args[i:i+1])
+		if !ok {
+			return nil, false
+		}
+		if len(rest) == 0 && i+1 < len(args) && (t == "-u" || t == "-C" || t == "--unset" || t == "--chdir") {
+			i++ // the option's argument
+		}
+		i++
+	}
+names:
+	for i < len(args) && !args[i].dynamic && isAssignment(args[i].text) {
+		name, _, _ := strings.Cut(args[i].text, "=")
+		assigns = append(assigns, name)
+		i++
+	}
+	cmd := append(split, args[i:]...)
+	if len(cmd) == 0 {
+		return nil, false
+	}
+	if len(split) > 0 && len(args[i:]) == 0 {
+		// env -S 'A=1 cmd': assignments may lead the split string too.
+		for len(cmd) > 0 && isAssignment(cmd[0].text) {
+			name, _, _ := strings.Cut(cmd[0].text, "=")
+			assigns = append(assigns, name)
+			cmd = cmd[1:]
+		}
+	}
+	if len(cmd) == 0 {
+		return nil, false
+	}
+	return &inner{words: cmd, assigns: assigns}, true
+}
+
+// splitString splits env -S's string into words, as a shell would split
+// a simple command; anything richer is unknown.
+func (a *analyser) splitString(w word) ([]word, bool) {
+	if w.dynamic {
+		a.unknown("env -S splits a string computed when the line runs")
+		return nil, false
+	}
+	f, err := parse(w.text)
+	if err != nil || len(f.Stmts) != 1 {
+		a.unknown("covey cannot split env -S %q", w.text)
+		return nil, false
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(f.Stmts[0].Redirs) > 0 || len(call.Assigns) > 0 {
+		a.unknown("covey cannot split env -S %q", w.text)
+		return nil, false
+	}
+	var out []word
+	for _, cw := range call.Args {
+		lw := literal(cw)
+		if lw.dynamic {
+			a.unknown("env -S %q holds an expansion", w.text)
+			return nil, false
+		}
+		out = append(out, lw)
+	}
+	return out, true
+}
+
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// find follows the commands of -exec, -execdir, -ok and -okdir.
+func (a *analyser) find(args []word, depth int) *inner {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if w.dynamic && w.splits {
+			a.unknown("covey cannot tell what find runs: its argument %s is computed and may split into options", w.text)
+			continue
+		}
+		switch w.text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
+				j++
+			}
+			cmd := args[i+1 : j]
+			plus := j < len(args) && args[j].text == "+"
+			if len(cmd) > 0 {
+				if cmd[0].dynamic {
+					a.unknown("find %s runs a command named at run time", w.text)
+				}
+				a.run(cmd, nil, plus, depth+1)
+			}
+			i = j
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(args) {
+				a.written[path.Clean(args[i+1].text)] = true
+			}
+		}
+	}
+	return nil
+}
+
+// shell follows bash/sh/zsh: -c SCRIPT is parsed, a script file is
+// noted, and commands read from stdin are unknown.
+func (a *analyser) shell(name string, args []word, depth int) (*inner, bool) {
+	cflag := false
+	i := 0
+options:
+	for i < len(args) {
+		w := args[i]
+		if w.dynamic {
+			a.unknown("covey cannot tell what %s runs: its argument %s is computed", name, w.text)
+			return nil, false
+		}
+		t := w.text
+		switch {
+		case t == "--" || t == "-":
+			i++
+			break options
+		case strings.HasPrefix(t, "--"):
+			switch t {
+			case "--rcfile", "--init-file":
+				a.unknown("%s %s runs a file of commands", name, t)
+				return nil, false
+			}
+			i++
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
+			i++
+			for _, c := range t[1:] {
+				switch c {
+				case 'c':
+					cflag = true
+				case 'o', 'O':
+					i++ // takes an option name
+				case 's':
+					a.unknown("%s -s reads commands from its input", name)
+					return nil, false
+				}
+			}
+		default:
+			break options
+		}
+	}
+	switch {
+	case cflag && i < len(args):
+		a.script(args[i].text, name+" -c", depth)
+		return nil, true
+	case cflag:
+		return nil, false
+	case i < len(args):
+		a.scriptFile(name, args[i], true)
+		return nil, false
+	}
+	a.unknown("%s reads the commands it runs from its input", name)
+	return nil, false
+}
+
+// scriptFile notes a script file the line runs, in Scripts when the
+// file is a shell script.
+func (a *analyser) scriptFile(name string, w word, shellScript bool) {
+	if w.dynamic {
+		a.unknown("%s runs a script file named at run time (%s)", name, w.text)
+		return
+	}
+	if shellScript {
+		a.line.Scripts = append(a.line.Scripts, w.text)
+	}
+	a.runsFile(w.text, name)
+}
+
+// trap follows trap [-lp] [ACTION] [SIGNAL...]: ACTION is a script.
+func (a *analyser) trap(args []word, depth int) {
+	if len(args) > 0 && (args[0].text == "-p" || args[0].text == "-l" || args[0].text == "--") {
+		if args[0].text != "--" {
+			return
+		}
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		return
+	}
+	if args[0].dynamic {
+		a.unknown("trap runs a string computed when the line runs")
+		return
+	}
+	if args[0].text == "-" || args[0].text == "" {
+		return
+	}
+	a.script(args[0].text, "trap", depth)
+}
+
+// interpreter follows python, node, perl and their kin.
+func (a *analyser) interpreter(name string, code []string, withArgs string, args []word) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if args[i].dynamic && i == 0 {
+			a.unknown("covey cannot tell what %s runs: its argument %s is computed", name, t)
+			return
+		}
+		for _, c := range code {
+			switch {
+			case t == c && i+1 < len(args):
+				a.opaque(name+" "+c, args[i+1])
+				return
+			case t == c:
+				return
+			case strings.HasPrefix(c, "-") && len(c) == 2 && strings.HasPrefix(t, c) && !strings.HasPrefix(t, "--"):
+				a.opaque(name+" "+c, word{text: t[2:], dynamic: args[i].dynamic})
+				return
+			}
+		}
+		switch {
+		case t == "-":
+			a.unknown("%s - reads the program it runs from its input", name)
+			return
+		case t == "-m" && strings.Contains(withArgs, "m"):
+			return // a module by name
+		case strings.HasPrefix(t, "-") && len(t) == 2 && strings.IndexByte(withArgs, t[1]) >= 0:
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			a.scriptFile(name, args[i], false)
+			return
+		}
+	}
+	a.unknown("%s reads the program it runs from its input", name)
+}
+
+// awk programs can run commands (system(), pipes) and write files.
+func (a *analyser) awk(name string, args []word) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "-f" || strings.HasPrefix(t, "--file"):
+			return // a program file, like any program
+		case t == "-v" || t == "-F" || t == "-i" || t == "-l" || t == "-E":
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			if args[i].dynamic || strings.Contains(t, "system") || strings.Contains(t, "|") || strings.Contains(t, ">") || strings.Contains(t, "getline") {
+				a.opaque(name, args[i])
+			}
+			return
+		}
+	}
+}
+
+// sets records the variables read, mapfile, getopts and printf -v set.
+func (a *analyser) sets(name string, args []word) {
+	var names []word
+	switch name {
+	case "printf":
+		for i := 0; i+1 < len(args); i++ {
+			if args[i].text == "-v" {
+				names = append(names, args[i+1])
+			}
+		}
+	case "getopts":
+		if len(args) >= 2 {
+			names = append(names, args[1])
+		}
+	default:
+		withArg := map[string]bool{"-a": true, "-d": true, "-i": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true,
+			"-C": true, "-c": true, "-O": true, "-s": true}
+		for i := 0; i < len(args); i++ {
+			t := args[i].text
+			switch {
+			case withArg[t]:
+				if t == "-a" && i+1 < len(args) {
+					names = append(names, args[i+1])
+				}
+				i++
+			case strings.HasPrefix(t, "-"):
+			default:
+				names = append(names, args[i])
+			}
+		}
+	}
+	for _, n := range names {
+		if n.dynamic {
+			a.unknown("%s sets a variable named at run time", name)
+			continue
+		}
+		v, _, _ := strings.Cut(n.text, "[")
+		a.set(v)
+	}
+}
+
+// copies records the files tee, cp, mv, install, ln, dd, curl and wget
+// write, so a later run of one of them is known to run fresh code.
+func (a *analyser) copies(name string, args []word) {
+	mark := func(w word) {
+		if w.dynamic {
+			a.dynamicWrite = true
+			return
+		}
+		a.written[path.Clean(w.text)] = true
+	}
+	switch name {
+	case "tee":
+		for _, w := range args {
+			if !strings.HasPrefix(w.text, "-") {
+				mark(w)
+			}
+		}
+	case "dd":
+		for _, w := range args {
+			if f, ok := strings.CutPrefix(w.text, "of="); ok {
+				mark(word{text: f, dynamic: w.dynamic})
+			}
+		}
+	case "curl", "wget":
+		for i, w := range args {
+			if (w.text == "-o" || w.text == "-O" || w.text == "--output" || w.text == "--output-document") && i+1 < len(args) {
+				mark(args[i+1])
+			}
+			if f, ok := strings.CutPrefix(w.text, "--output="); ok {
+				mark(word{text: f, dynamic: w.dynamic})
+			}
+		}
+	default: // cp, mv, install, ln: the last operand, or every file into a -t folder
+		var operands []word
+		for i := 0; i < len(args); i++ {
+			if args[i].text == "-t" && i+1 < len(args) {
+				a.dynamicWrite = true // files land under a folder: any name
+				i++
+				continue
+			}
+			if !strings.HasPrefix(args[i].text, "-") {
+				operands = append(operands, args[i])
+			}
+		}
+		if len(operands) > 1 {
+			dest := operands[len(operands)-1]
+			mark(dest)
+			for _, src := range operands[:len(operands)-1] {
+				mark(word{text: path.Join(dest.text, path.Base(src.text)), dynamic: dest.dynamic || src.dynamic})
+			}
+		}
+	}
+}
+
+// joinLiteral joins the words of eval as bash does, if all are literal.
+func joinLiteral(args []word) (string, bool) {
+	parts := make([]string, len(args))
+	for i, w := range args {
+		if w.dynamic {
+			return "", false
+		}
+		parts[i] = w.text
+	}
+	return strings.Join(parts, " "), true
+}
