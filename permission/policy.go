@@ -29,6 +29,11 @@ type Policy struct {
 	// scopes are the restrictions of a scoped policy (see Scoped), outer
 	// first; empty for the session's own policy.
 	scopes []*Rules
+	// agentMode is the mode of one agent (see WithMode); "" follows the
+	// session's.
+	agentMode Mode
+	// raise lets agentMode be more permissive than the session's mode.
+	raise bool
 }
 
 // session is the state a policy shares with every policy scoped from it.
@@ -88,7 +93,49 @@ func (p *Policy) Scoped(allow, deny []string) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scoped rules: %w", err)
 	}
-	return &Policy{session: p.session, scopes: append(slices.Clip(p.scopes), rs)}, nil
+	return &Policy{session: p.session, scopes: append(slices.Clip(p.scopes), rs), agentMode: p.agentMode, raise: p.raise}, nil
+}
+
+// WithMode returns p answering in mode m for one agent (an agent file's
+// permissionMode) while sharing everything else with p. m holds while it
+// is no more permissive than the session's current mode (plan, default,
+// acceptEdits, bypassPermissions, in that order); when the session's mode
+// is stricter (the user cycled to plan, say), the session's holds. With
+// raise (the user's config allows agent files to raise the mode), m holds
+// either way. An unknown m changes nothing.
+func (p *Policy) WithMode(m Mode, raise bool) *Policy {
+	if modeRank(m) < 0 {
+		return p
+	}
+	return &Policy{session: p.session, scopes: p.scopes, agentMode: m, raise: raise}
+}
+
+// modeRank orders the modes by what they allow without asking; -1 for an
+// unknown mode.
+func modeRank(m Mode) int {
+	switch m {
+	case ModePlan:
+		return 0
+	case ModeDefault, "":
+		return 1
+	case ModeAcceptEdits:
+		return 2
+	case ModeBypass:
+		return 3
+	}
+	return -1
+}
+
+// effectiveMode is the mode p answers in when the session's is session.
+func (p *Policy) effectiveMode(session Mode) Mode {
+	rank := modeRank(session)
+	if rank < 0 {
+		rank = modeRank(ModeDefault) // an unknown mode behaves as default
+	}
+	if p.agentMode == "" || (!p.raise && modeRank(p.agentMode) > rank) {
+		return session
+	}
+	return p.agentMode
 }
 
 // SetWorkspace tells the policy the workspace root, which reads inside are
@@ -174,7 +221,7 @@ func (p *Policy) snapshot() snapshot {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	// grants is append-only, so the slice stays valid after unlocking.
-	return snapshot{mode: p.mode, root: p.root, grants: p.grants}
+	return snapshot{mode: p.effectiveMode(p.mode), root: p.root, grants: p.grants}
 }
 
 // decide answers req from the mode, rules, grants and scopes, or says to
@@ -589,7 +636,7 @@ func (p *Policy) headlessReason(req Request) string {
 			ruleSources(grantRules(req))[0], configFiles)
 	}
 	return fmt.Sprintf("%s needs permission, and nobody can be asked in a headless run (permission mode %s). To allow it, %s.",
-		describeRequest(req), p.Mode(), how)
+		describeRequest(req), p.snapshot().mode, how)
 }
 
 // configFiles names where permission rules live.

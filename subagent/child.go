@@ -663,7 +663,9 @@ func (c *child) tools() *tools.Registry {
 	allowed := agentdefs.EffectiveTools(c.def, base)
 	reg := tools.NewRegistry()
 	for _, t := range tools.Builtins(env) {
-		if !slices.Contains(allowed, t.Name()) || (c.m.cfg.ReadOnly && !t.ReadOnly()) {
+		// A plan-mode child is offered only what it may use.
+		readOnly := c.m.cfg.ReadOnly || c.def.PermissionMode == string(permission.ModePlan)
+		if !slices.Contains(allowed, t.Name()) || (readOnly && !t.ReadOnly()) {
 			continue
 		}
 		if t.Name() == agentdefs.ToolBash && c.iso == nil {
@@ -704,33 +706,52 @@ func mcpAllowed(def agentdefs.Definition, t tools.Tool) bool {
 	return ok && slices.Contains(def.MCPServers, s.Server())
 }
 
-// scoper is a gate that can make a policy for one agent, stricter than
-// itself (permission.Policy).
+// scoper is a gate that can make a policy for one agent: stricter by
+// rules, or in the agent's own permission mode (permission.Policy).
 type scoper interface {
 	Scoped(allow, deny []string) (*permission.Policy, error)
+	WithMode(m permission.Mode, raise bool) *permission.Policy
 }
 
-// scope returns the session's policy scoped by def's tool rules, so that
-// an agent file's Bash(git diff:*) lets its child run git diff and
-// nothing else without the user's say; nil when def has no rules. A
-// definition with rules the gate cannot enforce is an error: its child
-// must not run with more than its file allows.
+// modeDontAsk is Claude Code's permission mode that refuses whatever would
+// need asking; covey's policy answers it as default, and the child's gate
+// refuses what that would ask about.
+const modeDontAsk = "dontAsk"
+
+// scope returns the session's policy as def's child must see it: scoped by
+// its tool rules, so that an agent file's Bash(git diff:*) lets it run git
+// diff and nothing else without the user's say, and in its own permission
+// mode (never more permissive than the session's unless config allows);
+// nil when def has neither. A definition the gate cannot honour is an
+// error: its child must not run with more than its file allows.
 func (m *Manager) scope(def agentdefs.Definition) (*permission.Policy, error) {
 	rules, deny := def.RuleSources(), def.DenySources()
-	if len(rules)+len(deny) == 0 {
+	if len(rules)+len(deny) == 0 && def.PermissionMode == "" {
 		return nil, nil
 	}
-	rules = append(rules, deny...) // for the message
 	sc, ok := m.cfg.Gate.(scoper)
 	if !ok {
-		return nil, fmt.Errorf("the tool rules of %s (%s) cannot be enforced here, so it was not started",
-			def.Name, strings.Join(rules, ", "))
+		what := "permissionMode " + def.PermissionMode
+		if all := append(slices.Clone(rules), deny...); len(all) > 0 {
+			what = "tool rules (" + strings.Join(all, ", ") + ")"
+		}
+		return nil, fmt.Errorf("the %s of %s cannot be enforced here, so it was not started", what, def.Name)
 	}
-	p, err := sc.Scoped(def.RuleSources(), deny)
+	p := sc.WithMode("", false)
+	if mode := def.PermissionMode; mode != "" {
+		if mode == modeDontAsk {
+			mode = string(permission.ModeDefault)
+		}
+		p = sc.WithMode(permission.Mode(mode), m.cfg.RaiseAgentModes)
+	}
+	if len(rules)+len(deny) == 0 {
+		return p, nil
+	}
+	scoped, err := p.Scoped(rules, deny)
 	if err != nil {
 		return nil, fmt.Errorf("the tool rules of %s: %w", def.Name, err)
 	}
-	return p, nil
+	return scoped, nil
 }
 
 // gate labels the child's permission requests so the user sees who asks.
@@ -743,10 +764,15 @@ func (c *child) gate() permission.Gate {
 		return nil
 	}
 	label := fmt.Sprintf("[%s] %s", c.def.Name, c.spec.Description)
+	dontAsk := c.policy != nil && c.def.PermissionMode == modeDontAsk
 	return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
 		req.Agent, req.AgentID = label, c.src.AgentID
 		if c.iso != nil && (req.Tool == agentdefs.ToolWriteFile || req.Tool == agentdefs.ToolEditFile) {
 			req.Isolated = true
+		}
+		if dontAsk && !c.policy.AllowedWithoutAsking(req) {
+			return permission.Verdict{Reason: fmt.Sprintf("refused without asking: %s's permissionMode is dontAsk, "+
+				"which refuses whatever a rule or the session's mode does not already allow", c.def.Name)}
 		}
 		return g.Check(ctx, req)
 	})

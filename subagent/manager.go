@@ -67,6 +67,10 @@ type Config struct {
 	ResultCap int
 	// ReadOnly limits every child to read-only tools (plan mode).
 	ReadOnly bool
+	// RaiseAgentModes lets an agent file's permissionMode be more
+	// permissive than the session's mode (config opts in); otherwise the
+	// session's mode caps it.
+	RaiseAgentModes bool
 	// AllowRead decides reads outside the workspace (see tools.Env).
 	AllowRead func(abs string) bool
 	// MCPTools, when set, returns the session's MCP tools as a source whose

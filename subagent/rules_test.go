@@ -148,3 +148,87 @@ func TestToolRulesNeedAScopingGate(t *testing.T) {
 		}
 	}
 }
+
+// askYes is a user who allows everything asked.
+type askYes struct{ asked *int }
+
+func (a askYes) Ask(context.Context, permission.Request) permission.Verdict {
+	*a.asked++
+	return permission.Verdict{Allowed: true}
+}
+
+// TestPermissionModeOfTheChild checks an agent file's permissionMode: a
+// stricter mode than the session's holds for its child, a looser one is
+// capped unless config raises it, and dontAsk refuses what would be asked.
+func TestPermissionModeOfTheChild(t *testing.T) {
+	tests := map[string]struct {
+		mode     string
+		session  permission.Mode
+		raise    bool
+		asker    bool
+		call     scripted.Call
+		want     string // in the call's result
+		asks     int
+		wroteAny bool
+	}{
+		"default under bypass: a command is asked": {
+			mode: "default", session: permission.ModeBypass, asker: true,
+			call: scripted.Call{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hi"}}, want: "hi", asks: 1,
+		},
+		"default under bypass, headless: refused": {
+			mode: "default", session: permission.ModeBypass,
+			call: scripted.Call{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hi"}}, want: "needs permission",
+		},
+		"dontAsk: refused without asking": {
+			mode: "dontAsk", session: permission.ModeDefault, asker: true,
+			call: scripted.Call{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hi"}}, want: "dontAsk",
+		},
+		"plan under bypass: writing tools are not offered": {
+			mode: "plan", session: permission.ModeBypass,
+			call: scripted.Call{ID: "c1", Name: "write_file", Args: map[string]string{"path": "x.txt", "content": "x"}}, want: "unknown tool",
+		},
+		"bypass under default is capped": {
+			mode: "bypassPermissions", session: permission.ModeDefault,
+			call: scripted.Call{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hi"}}, want: "needs permission",
+		},
+		"bypass under default, raised by config": {
+			mode: "bypassPermissions", session: permission.ModeDefault, raise: true,
+			call: scripted.Call{ID: "c1", Name: "write_file", Args: map[string]string{"path": "x.txt", "content": "x"}}, want: "Created x.txt", wroteAny: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			def := agentdefs.Definition{Name: "moody", Description: "d", PermissionMode: tc.mode, Prompt: "p", Scope: agentdefs.Project}
+			asked := 0
+			h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{def}, raise: tc.raise, gate: func(root string) permission.Gate {
+				var a permission.Asker
+				if tc.asker {
+					a = askYes{&asked}
+				}
+				p := permission.NewPolicy(tc.session, nil, a)
+				p.SetWorkspace(root)
+				return p
+			}})
+			h.mainScript("go", task("moody", "moody", "moody-child"))
+			h.child("moody-child", scripted.Turn{ToolCalls: []scripted.Call{tc.call}}, scripted.Turn{Text: "done"})
+			if _, err := h.main.Run(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, e := range h.srv.Journal() {
+				for _, m := range e.Messages {
+					if e.FirstUser == "moody-child" && m.Role == "tool" && m.ToolCallID == "c1" {
+						got = m.Content
+					}
+				}
+			}
+			if !strings.Contains(got, tc.want) || asked != tc.asks {
+				t.Errorf("result %q (asked %d times); want it to contain %q, asked %d times", got, asked, tc.want, tc.asks)
+			}
+			_, err := os.Stat(filepath.Join(h.manager.Workspace().Root, "x.txt"))
+			if wrote := err == nil; wrote != tc.wroteAny {
+				t.Errorf("x.txt written = %v, want %v", wrote, tc.wroteAny)
+			}
+		})
+	}
+}

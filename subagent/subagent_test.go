@@ -43,6 +43,8 @@ type harnessOpts struct {
 	gate     func(root string) permission.Gate
 	maxDepth int
 	cost     func(model string, u agent.Usage) float64
+	// raise lets agent files raise their permission mode.
+	raise bool
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -68,7 +70,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		gate = o.gate(ws.Root)
 	}
 	h.manager = subagent.NewManager(subagent.Config{
-		Gate: gate,
+		Gate: gate, RaiseAgentModes: o.raise,
 		Defs: agentdefs.NewSet(defs...), Workspace: ws, Environment: agent.Environment{Root: root},
 		Resolve: resolve, Emit: h.emit, Concurrency: o.concurrency, Timeout: o.timeout,
 		MCPTools: func(_ permission.Gate, keep func(tools.Tool) bool) tools.Source {
