@@ -51,6 +51,11 @@ type Request struct {
 // into the user's files.
 const ToolMerge = "merge_worktree"
 
+// ToolMCPTrust is the Request.Tool of the question whether to start the MCP
+// servers of a workspace's .mcp.json (asked once per workspace; the answer
+// is remembered). Args lists the servers, one per line.
+const ToolMCPTrust = "mcp_trust"
+
 // Asker asks the user about one request (the TUI shows it inline). Ask
 // returns when the user answers or ctx ends. An allowing Verdict may carry
 // edited Content for a write; a refusing one may carry the user's feedback

@@ -74,7 +74,7 @@ func KeyArg(name string, args json.RawMessage) string {
 	if json.Unmarshal(args, &m) != nil {
 		return ""
 	}
-	for _, k := range []string{"path", "pattern", "command", "description", "subagent_type"} {
+	for _, k := range []string{"path", "pattern", "command", "url", "description", "subagent_type"} {
 		if v, ok := m[k].(string); ok && v != "" {
 			if k == "command" {
 				return firstLine(v)

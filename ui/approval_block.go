@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -91,7 +93,7 @@ func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 		for i := range b.merge.selected {
 			b.merge.selected[i] = true
 		}
-	} else if req.Tool != "bash" {
+	} else if req.Tool != "bash" && !callRequest(req) {
 		text := ""
 		if req.Change != nil {
 			text = req.Change.Diff
@@ -119,7 +121,15 @@ func (b *ApprovalBlock) Pending() bool { return b.outcome == outcomePending }
 
 // Editable reports whether the request carries content the user may edit
 // before allowing it (writes do, commands do not).
-func (b *ApprovalBlock) Editable() bool { return b.req.Tool != "bash" && b.merge == nil }
+func (b *ApprovalBlock) Editable() bool {
+	return b.req.Tool != "bash" && b.merge == nil && !callRequest(b.req)
+}
+
+// callRequest reports whether req is a call with arguments rather than a
+// write or a command: a web fetch or an MCP tool call.
+func callRequest(req permission.Request) bool {
+	return req.Tool == "web_fetch" || req.Tool == permission.ToolMCPTrust || strings.HasPrefix(req.Tool, "mcp__")
+}
 
 func (b *ApprovalBlock) touch() { b.version++ }
 
@@ -318,8 +328,17 @@ func (b *ApprovalBlock) Lines(ctx RenderContext) []string {
 
 // subject names the request for records: "edit_file ui/model.go".
 func (b *ApprovalBlock) subject() string {
-	if b.req.Tool == "bash" {
+	switch {
+	case b.req.Tool == "bash":
 		return "bash " + oneLine(b.req.Command)
+	case b.req.Tool == "web_fetch":
+		return "web_fetch " + b.req.URL
+	case b.req.Tool == permission.ToolMCPTrust:
+		return "the MCP servers of this project's .mcp.json (remembered for this folder)"
+	case callRequest(b.req) && b.req.Server != "":
+		return fmt.Sprintf("%s (MCP server %s)", b.req.ServerTool, b.req.Server)
+	case callRequest(b.req):
+		return b.req.Tool
 	}
 	return b.req.Tool + " " + b.req.Path
 }
@@ -414,6 +433,9 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
 	st := ctx.Styles
 	var s strings.Builder
+	if callRequest(b.req) {
+		return fitLine(b.callHeader(st), width)
+	}
 	s.WriteString(st.Approval.Title.Render("? Allow " + b.req.Tool))
 	if b.req.Tool == "bash" {
 		s.WriteString(st.Approval.Title.Render(" to run this command?"))
@@ -434,8 +456,74 @@ func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
 	return fitLine(s.String(), width)
 }
 
-// commandLines is the command wrapped at width, "$ " before its first line.
+// callHeader is "? Allow web_fetch to read docs.example.com?" or
+// "? Allow the MCP tool search of server github?".
+func (b *ApprovalBlock) callHeader(st *theme.Styles) string {
+	t := st.Approval.Title
+	if b.req.Tool == "web_fetch" {
+		return t.Render("? Allow web_fetch to read ") + st.Approval.Target.Render(urlHost(b.req.URL)) + t.Render("?")
+	}
+	if b.req.Tool == permission.ToolMCPTrust {
+		return t.Render("? Start the MCP servers of this project's .mcp.json? ") +
+			st.Approval.Hint.Render("(remembered for this folder)")
+	}
+	if b.req.Server == "" {
+		return t.Render("? Allow ") + st.Approval.Target.Render(b.req.Tool) + t.Render("?")
+	}
+	return t.Render("? Allow the MCP tool ") + st.Approval.Target.Render(b.req.ServerTool) +
+		t.Render(" of server ") + st.Approval.Target.Render(b.req.Server) + t.Render("?")
+}
+
+// urlHost is the host of a URL, or the URL when it has none.
+func urlHost(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Hostname()
+	}
+	return raw
+}
+
+// callLines are a call's URL or its arguments, indented JSON, wrapped.
+func (b *ApprovalBlock) callLines(width int) []string {
+	text := b.req.URL
+	switch b.req.Tool {
+	case "web_fetch":
+	case permission.ToolMCPTrust:
+		text = b.req.Args
+	default:
+		text = prettyArgs(b.req.Args)
+	}
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		out = append(out, wrapText(cleanText(l), max(width, 1))...)
+	}
+	return out
+}
+
+// prettyArgs indents a call's JSON arguments; "(no arguments)" for none.
+func prettyArgs(args string) string {
+	var v any
+	if strings.TrimSpace(args) == "" || json.Unmarshal([]byte(args), &v) != nil {
+		if strings.TrimSpace(args) == "" {
+			return "(no arguments)"
+		}
+		return args
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return "(no arguments)"
+	}
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return args
+	}
+	return string(out)
+}
+
+// commandLines is the command wrapped at width, "$ " before its first line;
+// for a call, its URL or arguments.
 func (b *ApprovalBlock) commandLines(width int) []string {
+	if callRequest(b.req) {
+		return b.callLines(width)
+	}
 	var out []string
 	for i, l := range strings.Split(strings.TrimRight(b.req.Command, "\n"), "\n") {
 		p := "  "
@@ -459,6 +547,9 @@ func (b *ApprovalBlock) answerHints(width int) [][2]string {
 		session += " (" + strings.Join(b.grants, ", ") + ")"
 	}
 	h := [][2]string{{"y", "allow"}, {"a", session}, {"n", "deny"}, {"d", "deny with feedback"}}
+	if b.req.Tool == permission.ToolMCPTrust {
+		h = [][2]string{{"y", "start them"}, {"n", "keep them off"}}
+	}
 	if b.Editable() {
 		h = append(h, [2]string{"e", "edit first"})
 		if b.sideBySide(width) {

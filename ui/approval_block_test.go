@@ -87,6 +87,11 @@ func TestApprovalGolden(t *testing.T) {
 			setup: func(b *ApprovalBlock) { b.SetWaiting(1) }},
 		{name: "scrolled", req: writeRequest("data.txt", numberedLines(40)), width: 100, active: true,
 			setup: func(b *ApprovalBlock) { b.SetRows(8); b.ScrollBy(5) }},
+		{name: "mcp_call", req: permission.Request{Tool: "mcp__github__create_issue", Server: "github", ServerTool: "create_issue",
+			Args: `{"repo":"acme/api","title":"Health check returns 200","labels":["bug"]}`}, width: 100, active: true},
+		{name: "mcp_trust", req: permission.Request{Tool: permission.ToolMCPTrust, Path: ".mcp.json",
+			Args: "github: npx -y @modelcontextprotocol/server-github\nsearch: http https://mcp.example.com/mcp"}, width: 100, active: true},
+		{name: "web_fetch", req: permission.Request{Tool: "web_fetch", URL: "https://docs.example.com/guide/install?v=2"}, width: 100, active: true},
 		{name: "feedback", req: bashRequest("rm -rf build"), width: 100, active: true,
 			setup: func(b *ApprovalBlock) {
 				b.StartFeedback()

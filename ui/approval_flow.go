@@ -117,6 +117,9 @@ func sameTarget(req permission.Request, arg string) bool {
 	if req.Tool == "bash" {
 		return oneLine(arg) == oneLine(req.Command)
 	}
+	if callRequest(req) {
+		return req.Tool == "web_fetch" && arg == req.URL
+	}
 	if arg == "" || req.Path == "" {
 		return false
 	}

@@ -31,6 +31,7 @@ func defaultCommands() []command {
 		{name: "crew", help: "overview of every subagent (ctrl+g)", run: (*Model).cmdCrew},
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
 		{name: "worktrees", args: "[prune]", help: "worktrees of isolated subagents; prune removes those left behind", run: (*Model).cmdWorktrees},
+		{name: "mcp", help: "MCP servers: state, tools, errors; reconnect", run: (*Model).cmdMCP},
 		{name: "undo", help: "restore the files the last turn changed", run: (*Model).cmdUndo},
 		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},
 		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},

@@ -69,6 +69,11 @@ type KeyMap struct {
 	AddressCancel   key.Binding
 	Crew            key.Binding
 
+	// MCP: the /mcp screen.
+	MCPUp        key.Binding
+	MCPDown      key.Binding
+	MCPReconnect key.Binding
+
 	// Global.
 	Cancel    key.Binding
 	Quit      key.Binding
@@ -134,6 +139,10 @@ func DefaultKeyMap() KeyMap {
 		AddressCancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop addressing the subagent")),
 		Crew:            key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "crew overview")),
 
+		MCPUp:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous server")),
+		MCPDown:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next server")),
+		MCPReconnect: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reconnect server")),
+
 		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn")),
 		Quit:      key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "clear/quit")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
@@ -148,7 +157,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 		k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
 		k.AddressCancel, k.Send, k.Complete, k.Accept, k.Dismiss, k.CrewOpen, k.Toggle, k.CancelChild, k.Back,
-		k.ViewBack, k.FocusNext, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
+		k.MCPReconnect, k.ViewBack, k.FocusNext, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
 		k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Help, k.Crew,
 	}
 }
@@ -166,7 +175,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
 		{k.CrewUp, k.CrewDown, k.CrewOpen, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
-			k.CancelChild, k.ViewBack, k.AddressCancel},
+			k.CancelChild, k.ViewBack, k.AddressCancel, k.MCPUp, k.MCPDown, k.MCPReconnect},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
 }
@@ -223,8 +232,8 @@ func (k *KeyMap) apply(s keyState) {
 	// From the input, tab goes back to a waiting request first.
 	inView := s.view != screenMain && !s.approval && !s.addressing
 	k.FocusNext.SetEnabled(!s.completing && !s.approval && !(inInput && s.approvalPending) &&
-		s.view != screenCrew && !s.addressing)
-	k.FocusPrev.SetEnabled(!s.completing && !s.approval && s.view != screenCrew && !s.addressing)
+		s.view != screenCrew && s.view != screenMCP && !s.addressing)
+	k.FocusPrev.SetEnabled(!s.completing && !s.approval && s.view != screenCrew && s.view != screenMCP && !s.addressing)
 	k.Toggle.SetEnabled(s.transcriptFocus)
 	k.Back.SetEnabled(s.transcriptFocus)
 	k.LineUp.SetEnabled(s.transcriptFocus || (inView && s.view == screenChild))
@@ -247,6 +256,10 @@ func (k *KeyMap) apply(s keyState) {
 	k.AddressCancel.SetEnabled(s.addressing && !s.approval)
 	k.Crew.SetEnabled(!s.approval && !s.feedback)
 	k.ToggleAll.SetEnabled(s.view == screenMain && !s.addressing)
+	inMCP := inView && s.view == screenMCP
+	k.MCPUp.SetEnabled(inMCP)
+	k.MCPDown.SetEnabled(inMCP)
+	k.MCPReconnect.SetEnabled(inMCP)
 
 	k.Top.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)
 	k.Bottom.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/permission"
 	"covey/theme"
 )
 
@@ -107,6 +108,7 @@ type Model struct {
 	view   screen
 	ov     crewOverview
 	cv     *childView
+	mp     mcpPanel // the /mcp screen
 	cvFrom screen
 	addr   *address
 	cost   CostFunc
@@ -191,6 +193,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
 	m.ov = newCrewOverview(styles, keys)
+	m.mp = newMCPPanel(styles, keys)
 	m.cost = opts.Cost
 	m.worktrees = opts.Worktrees
 	m.rt.cost = opts.Cost
@@ -301,6 +304,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.handleUndoDone(msg)
 	case worktreesMsg:
 		m.notice(msg.level, msg.text)
+	case mcpReconnectedMsg:
+		m.handleMCPReconnected(msg)
 	default:
 		if cmd, ok := m.updateCrew(msg); ok {
 			return cmd
@@ -323,6 +328,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		eff := m.rt.route(ev)
 		m.routeToView(ev)
+		if _, ok := ev.(agent.MCPStatus); ok {
+			m.refreshMCP()
+		}
 		if eff.background && m.turn == nil {
 			// The engine calls the main agent with the child's result:
 			// a turn the UI did not start, shown running until its Done.
@@ -473,7 +481,7 @@ func (m *Model) layout() {
 		feedback:        ab != nil && ab.FeedbackOpen(),
 		editable:        ab != nil && ab.Editable(),
 		merge:           ab != nil && ab.IsMerge(),
-		canGrant:        m.perms != nil,
+		canGrant:        m.perms != nil && (ab == nil || ab.Request().Tool != permission.ToolMCPTrust),
 		canCycle:        m.perms != nil,
 		canRetry:        m.lastFailed && m.engine != nil,
 		view:            m.view,
@@ -513,6 +521,8 @@ func (m *Model) layout() {
 		m.cv.SetClock(now, m.frame)
 		m.cv.ShowApproval(m.viewApproval())
 		m.cv.SetSize(m.width, trHeight)
+	case screenMCP:
+		m.mp.SetSize(m.width, trHeight)
 	}
 }
 
@@ -560,6 +570,8 @@ func (m Model) View() string {
 		b.WriteString(m.ov.View())
 	case screenChild:
 		b.WriteString(m.cv.View())
+	case screenMCP:
+		b.WriteString(m.mp.View())
 	default:
 		b.WriteString(m.tr.View())
 	}

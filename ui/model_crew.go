@@ -22,6 +22,7 @@ const (
 	screenMain  screen = iota // the conversation
 	screenCrew                // the crew overview
 	screenChild               // one child full-screen
+	screenMCP                 // the MCP servers (/mcp)
 )
 
 // address is the child the input's next message goes to.
@@ -253,6 +254,9 @@ func (m *Model) closeView() {
 
 // handleViewKey handles a key on the overview or a child's view.
 func (m *Model) handleViewKey(k tea.KeyMsg) tea.Cmd {
+	if m.view == screenMCP {
+		return m.handleMCPKey(k)
+	}
 	if cmd, ok := m.handleChildKey(k); ok {
 		return cmd
 	}

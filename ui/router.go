@@ -149,6 +149,16 @@ func (r *router) route(ev agent.Event) routeEffect {
 			b.Finish(e)
 			r.t.Touch(b)
 		}
+	case agent.ToolProgress:
+		if b, ok := r.tools[e.CallID]; ok {
+			b.SetProgress(e.Progress)
+			r.t.Touch(b)
+		}
+	case agent.MCPStatus:
+		if n := mcpNotice(e); n != nil {
+			r.finishAssistant()
+			r.t.Append(n)
+		}
 	case agent.UsageReported:
 		r.usage.Add(e.Usage)
 		if r.cost != nil {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,10 @@ type ToolBlock struct {
 	hasTodos bool
 	output   []string // the first outputExpanded lines of the output
 	more     int      // lines of output beyond those
+	// progress is the latest progress report of the running call (an MCP
+	// server's notification); hasProgress once one came.
+	progress    tools.Progress
+	hasProgress bool
 
 	expanded  bool
 	version   uint64
@@ -60,6 +65,37 @@ func NewToolBlock(ev agent.ToolStarted) *ToolBlock {
 // SetStarted sets when the call started, for its running time. Without it
 // the time of the first Lines call is used.
 func (b *ToolBlock) SetStarted(t time.Time) { b.started = t }
+
+// SetProgress shows a running call's latest progress report; reports after
+// the call finished are ignored.
+func (b *ToolBlock) SetProgress(p tools.Progress) {
+	if b.finished {
+		return
+	}
+	b.progress, b.hasProgress = p, true
+	b.version++
+}
+
+// progressText is "2/3 · indexing files" or "40% · …" or the message.
+func progressText(p tools.Progress) string {
+	var count string
+	switch {
+	case p.Total > 0 && p.Total == float64(int64(p.Total)) && p.Progress == float64(int64(p.Progress)):
+		count = fmt.Sprintf("%d/%d", int64(p.Progress), int64(p.Total))
+	case p.Total > 0:
+		count = fmt.Sprintf("%.0f%%", 100*p.Progress/p.Total)
+	case p.Progress > 0:
+		count = strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	}
+	msg := oneLine(p.Message)
+	switch {
+	case count == "":
+		return msg
+	case msg == "":
+		return count
+	}
+	return count + " · " + msg
+}
 
 // Finish records the call's outcome and prepares what the block shows.
 // Only the first call counts.
@@ -137,6 +173,11 @@ func (b *ToolBlock) Lines(ctx RenderContext) []string {
 	lines := []string{b.header(ctx, width)}
 	if b.finished {
 		lines = append(lines, b.body(ctx, width)...)
+	} else if b.hasProgress {
+		if text := progressText(b.progress); text != "" {
+			inner := max(width-len(outputFirstMark), 1)
+			lines = append(lines, fitLine(ctx.Styles.Tool.Arg.Render(outputFirstMark)+ctx.Styles.Tool.Output.Render(fitLine(text, inner)), width))
+		}
 	}
 	b.cache.put(key, lines)
 	return lines

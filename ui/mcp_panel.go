@@ -1,0 +1,276 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+	"covey/mcp"
+	"covey/theme"
+)
+
+// MCPEngine is implemented by an Engine that runs MCP servers: /mcp shows
+// them and reconnects one. Engines without servers need not implement it.
+type MCPEngine interface {
+	// MCPServers is a snapshot of every configured server.
+	MCPServers() []mcp.Status
+	// ReconnectMCP stops the named server if it runs and starts it again;
+	// MCPStatus events report how it goes.
+	ReconnectMCP(name string) error
+}
+
+// mcpStderrLines is how many of a failed server's last stderr lines the
+// panel shows.
+const mcpStderrLines = 5
+
+// mcpPanel is the /mcp screen: every MCP server with its state, tool
+// count and, for a failed one, the reason and its last stderr lines. The
+// arrow keys move the selection; the root model reconnects the selected
+// server (r).
+type mcpPanel struct {
+	styles *theme.Styles
+	keys   KeyMap
+	width  int
+	height int
+
+	servers []mcp.Status
+	sel     int
+	offset  int    // first line shown
+	note    string // the outcome of the last action
+}
+
+func newMCPPanel(styles *theme.Styles, keys KeyMap) mcpPanel {
+	return mcpPanel{styles: styles, keys: keys}
+}
+
+// SetSize sets the area the panel fills.
+func (p *mcpPanel) SetSize(width, height int) {
+	p.width, p.height = max(width, 1), max(height, 1)
+}
+
+// SetServers replaces the snapshot; the selection stays on its server.
+func (p *mcpPanel) SetServers(ss []mcp.Status) {
+	name := p.Selected()
+	p.servers = ss
+	p.sel = 0
+	for i, s := range ss {
+		if s.Name == name {
+			p.sel = i
+		}
+	}
+}
+
+// Selected is the selected server's name, "" when there is none.
+func (p mcpPanel) Selected() string {
+	if p.sel < len(p.servers) {
+		return p.servers[p.sel].Name
+	}
+	return ""
+}
+
+// Update moves the selection.
+func (p mcpPanel) Update(msg tea.Msg) (mcpPanel, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok || len(p.servers) == 0 {
+		return p, nil
+	}
+	switch {
+	case key.Matches(k, p.keys.MCPUp):
+		p.sel = max(p.sel-1, 0)
+	case key.Matches(k, p.keys.MCPDown):
+		p.sel = min(p.sel+1, len(p.servers)-1)
+	}
+	return p, nil
+}
+
+// stateText is a server's state in its colour, with its tool count.
+func (p mcpPanel) stateText(s mcp.Status) string {
+	st := p.styles
+	switch s.State {
+	case mcp.StateConnected:
+		n := fmt.Sprintf("connected · %d tool", len(s.Tools))
+		if len(s.Tools) != 1 {
+			n += "s"
+		}
+		return st.Subagent.Done.Render(n)
+	case mcp.StateFailed:
+		return st.Subagent.Failed.Render("failed")
+	case mcp.StateStarting:
+		return st.Subagent.Running.Render("starting…")
+	case mcp.StateUntrusted:
+		return st.Blocks.Waiting.Render("not trusted (project .mcp.json)")
+	}
+	return st.Subagent.Cancelled.Render(string(s.State))
+}
+
+// lines is the whole panel, before scrolling.
+func (p mcpPanel) lines() (out []string, selAt int) {
+	st := p.styles
+	w := p.width
+	title := fmt.Sprintf("MCP servers · %d", len(p.servers))
+	failed := 0
+	for _, s := range p.servers {
+		if s.State == mcp.StateFailed {
+			failed++
+		}
+	}
+	if failed > 0 {
+		title += fmt.Sprintf(" · %d failed", failed)
+	}
+	out = append(out, fitLine(st.Crew.Title.Render(title), w))
+	if len(p.servers) == 0 {
+		out = append(out, fitLine(st.Crew.Row.Render(
+			"No MCP servers are configured. Add one with: covey mcp add NAME -- COMMAND ARGS…, or a .mcp.json in the workspace."), w))
+		return out, 0
+	}
+	for i, s := range p.servers {
+		mark, name := "  ", st.Crew.Row
+		if i == p.sel {
+			mark, name = selGlyph, st.Crew.Selected
+			selAt = len(out)
+		}
+		head := mark + name.Render(s.Name) + "  " + p.stateText(s) + "  " +
+			st.Crew.Header.Render(fmt.Sprintf("%s · %s", s.Type, s.Scope))
+		out = append(out, fitLine(head, w))
+		indent := "    "
+		add := func(style string, text string) {
+			for _, l := range wrapText(cleanText(text), max(w-len(indent), 1)) {
+				switch style {
+				case "error":
+					out = append(out, fitLine(indent+st.Notice.Error.Render(l), w))
+				case "warn":
+					out = append(out, fitLine(indent+st.Notice.Warning.Render(l), w))
+				default:
+					out = append(out, fitLine(indent+st.Crew.Header.Render(l), w))
+				}
+			}
+		}
+		if s.Err != "" {
+			add("error", s.Err)
+		}
+		for _, n := range s.Notes {
+			add("warn", n)
+		}
+		if s.State == mcp.StateFailed || i == p.sel {
+			tail := s.Stderr
+			if len(tail) > mcpStderrLines {
+				tail = tail[len(tail)-mcpStderrLines:]
+			}
+			for _, l := range tail {
+				add("", "stderr: "+l)
+			}
+		}
+		if i == p.sel {
+			if s.LogPath != "" {
+				add("", "log: "+shortenHome(s.LogPath))
+			}
+			if len(s.Tools) > 0 {
+				names := make([]string, len(s.Tools))
+				for j, t := range s.Tools {
+					names[j] = t.Name
+				}
+				add("", "tools: "+strings.Join(names, ", "))
+			}
+		}
+	}
+	if p.note != "" {
+		out = append(out, "", fitLine(st.Notice.Info.Render(p.note), w))
+	}
+	out = append(out, "", fitLine(st.Crew.Header.Render("↑/↓ select · r reconnect · esc back"), w))
+	return out, selAt
+}
+
+// View draws the panel, scrolled so the selected server shows.
+func (p mcpPanel) View() string {
+	lines, selAt := p.lines()
+	h := p.height
+	off := 0
+	if selAt >= h-1 {
+		off = selAt - h/2
+	}
+	off = min(max(off, 0), max(len(lines)-h, 0))
+	lines = lines[off:min(len(lines), off+h)]
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// mcpNotice is the transcript's notice for a server's change: a failure
+// with its reason, or what a connected server's tools were renamed to.
+// Plain connects and starts make none: the status is in /mcp.
+func mcpNotice(e agent.MCPStatus) *NoticeBlock {
+	switch {
+	case e.State == string(mcp.StateFailed):
+		return NewNoticeBlock(NoticeError, fmt.Sprintf("MCP server %s failed: %s (/mcp shows it; r there reconnects)", e.Server, e.Error))
+	case e.State == string(mcp.StateConnected) && len(e.Notes) > 0:
+		return NewNoticeBlock(NoticeWarning, fmt.Sprintf("MCP server %s: %s", e.Server, strings.Join(e.Notes, "; ")))
+	}
+	return nil
+}
+
+// mcpReconnectedMsg reports the outcome of a reconnect request.
+type mcpReconnectedMsg struct {
+	name string
+	err  error
+}
+
+// mcpEngine is the engine's MCP side, or nil.
+func (m *Model) mcpEngine() MCPEngine {
+	e, _ := m.engine.(MCPEngine)
+	return e
+}
+
+// cmdMCP opens the /mcp screen.
+func (m *Model) cmdMCP(string) tea.Cmd {
+	e := m.mcpEngine()
+	if e == nil {
+		m.notice(NoticeInfo, "no MCP servers in this session")
+		return nil
+	}
+	m.mp.SetServers(e.MCPServers())
+	m.mp.note = ""
+	m.view = screenMCP
+	m.input.Blur()
+	m.transcriptFocus = false
+	return nil
+}
+
+// refreshMCP updates the /mcp screen after an MCPStatus event.
+func (m *Model) refreshMCP() {
+	if e := m.mcpEngine(); e != nil && m.view == screenMCP {
+		m.mp.SetServers(e.MCPServers())
+	}
+}
+
+// handleMCPKey handles a key on the /mcp screen.
+func (m *Model) handleMCPKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.ViewBack):
+		m.closeView()
+		return nil
+	case key.Matches(k, m.keys.MCPReconnect):
+		name, e := m.mp.Selected(), m.mcpEngine()
+		if name == "" || e == nil {
+			return nil
+		}
+		m.mp.note = "reconnecting " + name + "…"
+		return func() tea.Msg { return mcpReconnectedMsg{name: name, err: e.ReconnectMCP(name)} }
+	}
+	var cmd tea.Cmd
+	m.mp, cmd = m.mp.Update(k)
+	return cmd
+}
+
+// handleMCPReconnected shows a reconnect's outcome.
+func (m *Model) handleMCPReconnected(msg mcpReconnectedMsg) {
+	if msg.err != nil {
+		m.mp.note = fmt.Sprintf("%s: %v", msg.name, msg.err)
+	} else {
+		m.mp.note = "reconnecting " + msg.name + " (the state above follows it)"
+	}
+	m.refreshMCP()
+}

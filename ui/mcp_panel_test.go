@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+	"covey/mcp"
+	"covey/tools"
+)
+
+// mcpFakeEngine is a fakeEngine with MCP servers.
+type mcpFakeEngine struct {
+	*fakeEngine
+	mu         sync.Mutex
+	servers    []mcp.Status
+	reconnects []string
+}
+
+func (f *mcpFakeEngine) MCPServers() []mcp.Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]mcp.Status(nil), f.servers...)
+}
+
+func (f *mcpFakeEngine) ReconnectMCP(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reconnects = append(f.reconnects, name)
+	if name == "ghost" {
+		return errors.New("no MCP server named \"ghost\"")
+	}
+	return nil
+}
+
+func newMCPHarness(t *testing.T) (*harness, *mcpFakeEngine) {
+	h := newHarness(t, 100, 30)
+	eng := &mcpFakeEngine{fakeEngine: h.eng, servers: []mcp.Status{
+		{Name: "everything", Type: "stdio", Scope: mcp.ScopeUser, State: mcp.StateConnected,
+			Tools: []mcp.ToolInfo{{Name: "mcp__everything__echo"}, {Name: "mcp__everything__add"}}, LogPath: "/tmp/everything.log"},
+		{Name: "flaky", Type: "stdio", Scope: mcp.ScopeProject, State: mcp.StateFailed,
+			Err: "the server stopped; its last stderr line: Error: Cannot find module 'x'", Stderr: []string{"node:internal/modules", "Error: Cannot find module 'x'"}},
+		{Name: "remote", Type: "http", Scope: mcp.ScopeFlag, State: mcp.StateStarting},
+	}}
+	h.m.engine = eng
+	return h, eng
+}
+
+func TestMCPPanel(t *testing.T) {
+	h, eng := newMCPHarness(t)
+	h.typeText("/mcp")
+	h.key(tea.KeyEnter)
+	if h.m.view != screenMCP {
+		t.Fatalf("/mcp did not open the MCP screen (view %d)", h.m.view)
+	}
+	for _, want := range []string{
+		"MCP servers · 3 · 1 failed",
+		"everything  connected · 2 tools  stdio · user",
+		"tools: mcp__everything__echo, mcp__everything__add", // the selected server's tools
+		"flaky  failed  stdio · project",
+		"Error: Cannot find module 'x'",
+		"stderr: node:internal/modules",
+		"remote  starting…  http · flag",
+		"r reconnect",
+	} {
+		if !h.screenContains(want) {
+			t.Errorf("screen lacks %q:\n%s", want, strings.Join(h.screenLines(), "\n"))
+		}
+	}
+	// Select flaky and reconnect it.
+	h.key(tea.KeyDown)
+	h.typeText("r")
+	msg := await[mcpReconnectedMsg](h)
+	h.send(msg)
+	if len(eng.reconnects) != 1 || eng.reconnects[0] != "flaky" {
+		t.Fatalf("reconnected %v, want [flaky]", eng.reconnects)
+	}
+	if !h.screenContains("reconnecting flaky") {
+		t.Errorf("no reconnect note:\n%s", strings.Join(h.screenLines(), "\n"))
+	}
+	// A status event refreshes the screen.
+	eng.mu.Lock()
+	eng.servers[1].State, eng.servers[1].Err, eng.servers[1].Tools = mcp.StateConnected, "", []mcp.ToolInfo{{Name: "mcp__flaky__x"}}
+	eng.mu.Unlock()
+	h.events(agent.MCPStatus{Source: mainSrc(), Server: "flaky", State: "connected", Tools: 1})
+	if !h.screenContains("flaky  connected · 1 tool ") {
+		t.Errorf("the screen did not follow the reconnect:\n%s", strings.Join(h.screenLines(), "\n"))
+	}
+	h.key(tea.KeyEsc)
+	if h.m.view != screenMain {
+		t.Errorf("esc left the view at %d", h.m.view)
+	}
+}
+
+func TestMCPNoticesAndProgress(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.events(agent.MCPStatus{Source: mainSrc(), Server: "db", State: "failed", Error: "did not start within 30s (startup_timeout)"})
+	if !h.screenContains("MCP server db failed: did not start within 30s") {
+		t.Errorf("no failure notice:\n%s", strings.Join(h.screenLines(), "\n"))
+	}
+	h.events(agent.MCPStatus{Source: mainSrc(), Server: "ok", State: "connected", Tools: 3})
+	if h.screenContains("MCP server ok") {
+		t.Error("a plain connect made a notice")
+	}
+	h.events(agent.ToolStarted{Source: mainSrc(), CallID: "c1", Name: "mcp__everything__longRunningOperation"},
+		agent.ToolProgress{Source: mainSrc(), CallID: "c1", Name: "mcp__everything__longRunningOperation",
+			Progress: tools.Progress{Progress: 2, Total: 5, Message: "step two"}})
+	if !h.screenContains("2/5 · step two") {
+		t.Errorf("no progress line:\n%s", strings.Join(h.screenLines(), "\n"))
+	}
+	h.events(agent.ToolFinished{Source: mainSrc(), CallID: "c1", Name: "mcp__everything__longRunningOperation", Result: tools.Result{Content: "done"}},
+		agent.ToolProgress{Source: mainSrc(), CallID: "c1", Progress: tools.Progress{Progress: 5, Total: 5, Message: "late"}})
+	if h.screenContains("late") || h.screenContains("2/5") {
+		t.Errorf("progress shown after the call finished:\n%s", strings.Join(h.screenLines(), "\n"))
+	}
+}
+
+func TestMCPWithoutServers(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.typeText("/mcp")
+	h.key(tea.KeyEnter)
+	if h.m.view != screenMain || !h.screenContains("no MCP servers in this session") {
+		t.Errorf("view %d:\n%s", h.m.view, strings.Join(h.screenLines(), "\n"))
+	}
+}
+
+func TestProgressText(t *testing.T) {
+	tests := map[string]struct {
+		p    tools.Progress
+		want string
+	}{
+		"count":        {tools.Progress{Progress: 3, Total: 10}, "3/10"},
+		"fraction":     {tools.Progress{Progress: 0.25, Total: 1}, "25%"},
+		"message only": {tools.Progress{Message: "indexing"}, "indexing"},
+		"no total":     {tools.Progress{Progress: 42, Message: "rows"}, "42 · rows"},
+		"nothing":      {tools.Progress{}, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := progressText(tc.p); got != tc.want {
+				t.Errorf("progressText = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
