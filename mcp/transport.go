@@ -19,7 +19,7 @@ import (
 
 // terminateGrace is how long a stdio server gets to exit after its stdin
 // closes, before its process group is signalled.
-const terminateGrace = 2 * time.Second
+const terminateGrace = 500 * time.Millisecond
 
 // transport builds the SDK transport of a server. For stdio it returns a
 // stop function that ends the server's whole process group (an npx
