@@ -109,6 +109,8 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 		AllowRead:   s.policy.AllowRead,
 		// Validated when the config was read.
 		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
+		Undo:         s.undoLog(),
+		SessionID:    s.sessionID(),
 		OnMessage: func(src agent.Source, m agent.Message) {
 			if s.rec != nil {
 				s.rec.childMessage(src, m)
@@ -160,6 +162,14 @@ func newSession(root string, cfg Config, opts options, deps sessionDeps) (*sessi
 	}
 	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
 	return s, nil
+}
+
+// sessionID is the session file's ID, "" when nothing is recorded.
+func (s *session) sessionID() string {
+	if s.rec == nil || s.rec.rec == nil {
+		return ""
+	}
+	return s.rec.rec.ID()
 }
 
 func (s *session) undoLog() *tools.UndoLog {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -203,7 +204,13 @@ func (c *child) review(out outcome) outcome {
 	if c.m.cfg.Locks != nil {
 		locker = c.m.cfg.Locks.Lock
 	}
-	applied, err := wt.Apply(ctx, worktree.ApplyOptions{Files: files, Lock: locker})
+	opts := worktree.ApplyOptions{Files: files, Lock: locker}
+	if u := c.m.cfg.Undo; u != nil {
+		opts.Before = func(abs, rel string, existed bool, content []byte, mode fs.FileMode) error {
+			return u.Save(abs, c.userPath(rel), existed, content, mode)
+		}
+	}
+	applied, err := wt.Apply(ctx, opts)
 	c.m.cfg.Workspace.Invalidate()
 	var ce *worktree.ConflictError
 	switch {

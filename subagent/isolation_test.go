@@ -42,6 +42,10 @@ type isoHarness struct {
 }
 
 func newIsoHarness(t *testing.T, git bool, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
+	return newIsoHarnessUndo(t, git, nil, answer, defs...)
+}
+
+func newIsoHarnessUndo(t *testing.T, git bool, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
 	t.Helper()
 	h := &isoHarness{harness: &harness{t: t, srv: scripted.NewTest(t)}, root: t.TempDir()}
 	if err := os.WriteFile(filepath.Join(h.root, "notes.txt"), []byte("one\ntwo\nthree\nfour\nfive\nsix\n"), 0o644); err != nil {
@@ -75,7 +79,7 @@ func newIsoHarness(t *testing.T, git bool, answer func(req permission.Request) p
 		Resolve: func(def agentdefs.Definition) (agent.Provider, string, error) {
 			return h.provider(), "child-model", nil
 		},
-		Emit: h.emit,
+		Emit: h.emit, Undo: undo,
 	})
 	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
@@ -84,6 +88,39 @@ func newIsoHarness(t *testing.T, git bool, answer func(req permission.Request) p
 		Tools: reg, MaxTurns: 5, Emit: h.emit,
 	})
 	return h
+}
+
+// TestIsolatedMergeUndo: /undo takes an applied merge back with the turn.
+func TestIsolatedMergeUndo(t *testing.T) {
+	undo, err := tools.OpenUndoLog(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newIsoHarnessUndo(t, true, undo, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	h.mainScript("go", isoTask("edit", "child-u"))
+	h.child("child-u",
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]string{"path": "notes.txt"}}}},
+		scripted.Turn{ToolCalls: []scripted.Call{
+			{Name: "write_file", Args: map[string]string{"path": "notes.txt", "content": "changed\n"}},
+			{Name: "write_file", Args: map[string]string{"path": "made.txt", "content": "made\n"}},
+		}},
+		scripted.Turn{Text: "done"})
+	undo.BeginTurn()
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.read("notes.txt"); got != "changed\n" {
+		t.Fatalf("notes.txt = %q after the merge", got)
+	}
+	if _, err := undo.Undo(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.read("notes.txt"); got != "one\ntwo\nthree\nfour\nfive\nsix\n" {
+		t.Errorf("notes.txt after /undo = %q", got)
+	}
+	if _, ok := h.read("made.txt"); ok {
+		t.Error("made.txt survived /undo")
+	}
 }
 
 func isoTask(desc, prompt string) map[string]string {

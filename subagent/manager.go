@@ -85,6 +85,9 @@ type Config struct {
 	WorktreeBase worktree.Base
 	// SessionID names the session in the ownership record of a worktree.
 	SessionID string
+	// Undo, when set, keeps the files a worktree merge changes, so /undo
+	// takes the merge back with the rest of the turn.
+	Undo *tools.UndoLog
 }
 
 // Errors that end a child early, as context causes, and errors of the crew

@@ -52,6 +52,9 @@ func TestMergeApprovalAnswers(t *testing.T) {
 			h := newApprovalHarness(t, 100, 40)
 			got := h.ask(context.Background(), mergeRequest())
 			h.deliver(1)
+			if !h.screenContains("y apply chosen files") || !h.screenContains("n discard") || h.screenContains("y allow") {
+				t.Errorf("the help line does not speak of applying and discarding:\n%s", strings.Join(h.screenLines(), "\n"))
+			}
 			for _, k := range tt.keys {
 				h.send(k)
 			}

@@ -274,6 +274,16 @@ func (k *KeyMap) apply(s keyState) {
 	k.ApproveFeedback.SetEnabled(answering)
 	k.ApproveEdit.SetEnabled(answering && s.editable)
 	k.ApproveLayout.SetEnabled(answering && (s.editable || s.merge))
+	// A merge is applied or discarded, not allowed or denied.
+	if s.merge {
+		k.ApproveYes.SetHelp("y", "apply chosen files")
+		k.ApproveNo.SetHelp("n", "discard")
+		k.ApproveFeedback.SetHelp("d", "discard with feedback")
+	} else {
+		k.ApproveYes.SetHelp("y", "allow")
+		k.ApproveNo.SetHelp("n", "deny")
+		k.ApproveFeedback.SetHelp("d", "deny with feedback")
+	}
 	k.ApproveFileToggle.SetEnabled(answering && s.merge)
 	k.ApproveFileNext.SetEnabled(answering && s.merge)
 	k.ApproveFilePrev.SetEnabled(answering && s.merge)

@@ -59,6 +59,10 @@ type ApplyOptions struct {
 	// Lock, when set, is held on every target while it is read, merged
 	// and written.
 	Lock Locker
+	// Before, when set, is told each file's state before the merge changes
+	// it (tools.UndoLog.Save fits, so /undo can take a merge back); an
+	// error stops the merge before anything is written.
+	Before func(abs, rel string, existed bool, content []byte, mode fs.FileMode) error
 }
 
 // fileState is a file in the user's checkout as found before the merge.
@@ -156,6 +160,16 @@ func (w *Worktree) Apply(ctx context.Context, opt ApplyOptions) ([]string, error
 	}
 	if len(conflicts) > 0 {
 		return nil, &ConflictError{Conflicts: conflicts, Path: w.rec.Path, Branch: w.rec.Branch}
+	}
+	if opt.Before != nil {
+		for _, p := range plans {
+			if p.skip {
+				continue
+			}
+			if err := opt.Before(p.abs, p.change.Path, p.before.exists, p.before.data, p.before.perm); err != nil {
+				return nil, fmt.Errorf("apply %s: %w (nothing was applied)", p.change.Path, err)
+			}
+		}
 	}
 	return write(ctx, plans, w.repo.Top)
 }

@@ -405,6 +405,36 @@ func TestApplyLocksTargets(t *testing.T) {
 	}
 }
 
+func TestApplyBefore(t *testing.T) {
+	dir := newRepo(t)
+	w := create(t, open(t, dir), BaseWorking)
+	put(t, w.Path(), "a.txt", "x\n")
+	put(t, w.Path(), "n.txt", "new\n")
+	type saved struct {
+		rel     string
+		existed bool
+		content string
+	}
+	var got []saved
+	before := func(_, rel string, existed bool, content []byte, _ os.FileMode) error {
+		got = append(got, saved{rel, existed, string(content)})
+		if rel == "n.txt" {
+			return errors.New("no room for the undo copy")
+		}
+		return nil
+	}
+	if _, err := w.Apply(context.Background(), ApplyOptions{Before: before}); err == nil || !strings.Contains(err.Error(), "no room") {
+		t.Fatalf("err = %v, want the Before error", err)
+	}
+	if a, _ := get(t, dir, "a.txt"); a != tenLines {
+		t.Errorf("a.txt was written although Before failed: %q", a)
+	}
+	want := []saved{{"a.txt", true, tenLines}, {"n.txt", false, ""}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Before saw %v, want %v", got, want)
+	}
+}
+
 func TestRemove(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
