@@ -261,7 +261,7 @@ func capText(s string, limit int) (string, bool) {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("\n\n[output truncated: %s of %s shown (the MCP output cap, mcp_output_cap in config). Ask the tool for less, e.g. a page or a filter.]",
+	return s[:cut] + fmt.Sprintf("\n\n[output truncated: %s of %s shown (the MCP output cap, mcp_max_output_tokens in config). Ask the tool for less, e.g. a page or a filter.]",
 		sizeOf(cut), sizeOf(len(s))), true
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -177,6 +178,32 @@ func (l Loaded) ProjectNames() []string {
 	for _, s := range l.Servers {
 		if s.Scope == ScopeProject {
 			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// TrustFile is the trust store's file name in covey's state folder.
+const TrustFile = "mcp-trust.json"
+
+// Describe is one line naming a server and what it runs or reaches, for
+// the trust question and listings: "github: npx -y server-github".
+func Describe(s Server) string {
+	c := s.Config
+	if c.TransportType() == TypeStdio {
+		return strings.TrimSpace(s.Name + ": " + c.Command + " " + strings.Join(c.Args, " "))
+	}
+	return s.Name + ": " + c.TransportType() + " " + c.URL
+}
+
+// Untrusted returns the servers waiting for the user's trust.
+func (m *Manager) Untrusted() []Server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Server
+	for _, s := range m.servers {
+		if s.state == StateUntrusted {
+			out = append(out, s.cfg)
 		}
 	}
 	return out
