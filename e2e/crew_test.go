@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"covey/e2e/scripted"
 )
@@ -111,5 +113,179 @@ func TestTUICrewOverviewOpenAndDiff(t *testing.T) {
 	}
 	tm.submit("/diff nobody-at-all")
 	tm.waitText("no subagent named nobody-at-all")
+	tm.quitAndCheck(helpLine)
+}
+
+// requestsOf lists the journal's requests of one conversation.
+func requestsOf(srv *scripted.Server, conversation string) []scripted.Entry {
+	var out []scripted.Entry
+	for _, e := range srv.Journal() {
+		if e.Conversation == conversation {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// hasUser reports whether a request carries a user message holding s.
+func hasUser(e scripted.Entry, s string) bool {
+	for _, m := range e.Messages {
+		if m.Role == "user" && strings.Contains(m.Content, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// focusPane presses tab until the pane with this description has the focus.
+func focusPane(tm *term, description string) {
+	tm.t.Helper()
+	for range 8 {
+		if h, _, ok := paneHeader(tm.screen(), description); ok && strings.HasPrefix(h, "▌") {
+			return
+		}
+		tm.press("Tab")
+		time.Sleep(100 * time.Millisecond) // let the frame show the new focus
+	}
+	tm.waitFor("the pane "+description+" to take the focus", waitLong, func(s string) bool {
+		h, _, ok := paneHeader(s, description)
+		return ok && strings.HasPrefix(h, "▌")
+	})
+}
+
+// TestTUICrewBackgroundSteerPauseResume drives one child through the crew
+// controls in a real terminal: ctrl+b sends it to the background and the
+// main agent answers a new prompt while it runs; m steers it (the message
+// reaches its next request on the scripted server); p pauses it (no new
+// request while paused) and resumes it; its result comes back to the main
+// agent as a turn of its own; m on the finished child resumes it with its
+// history, and that result comes back too.
+func TestTUICrewBackgroundSteerPauseResume(t *testing.T) {
+	t.Parallel()
+	tm, srv, _ := startCrew(t)
+	step2 := newGate(t)
+	// After its two steps the runner reports, or follows up when resumed
+	// (the engine may add messages, so the turn is chosen by content).
+	after := scripted.Turn{Func: func(r scripted.Request) scripted.Turn {
+		if strings.Contains(r.LastUser(), "one more thing") {
+			return scripted.Turn{Text: "runner follow-up: main.go calls it.", ChunkSize: 100}
+		}
+		return scripted.Turn{Text: "runner report: greet.go holds the greeting.", ChunkSize: 100}
+	}}
+	runner := child{marker: "[e2e:runner]", description: "run long", turns: []scripted.Turn{
+		{Text: "Globbing.", ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "**/*.go"})}},
+		step2.hold(scripted.Turn{Text: "Searching.", ToolCalls: []scripted.Call{call("grep", map[string]any{"pattern": "func ", "output_mode": "count"})}}),
+		after, after, after, after,
+	}}
+	const (
+		wentOn   = "E2E main goes on without waiting."
+		second   = "E2E second answer while the child runs."
+		gotBack  = "E2E main read the runner's report."
+		followUp = "E2E main read the runner's follow-up."
+		steer    = "focus on greet.go please"
+		resume   = "one more thing: who calls it?"
+	)
+	mainTurn := scripted.Turn{Func: func(r scripted.Request) scripted.Turn {
+		last := r.LastMessage()
+		switch {
+		case last.Role == "user" && strings.Contains(last.Content, "runner follow-up"):
+			return scripted.Turn{Text: followUp, ChunkSize: 100}
+		case last.Role == "user" && strings.Contains(last.Content, "runner report"):
+			return scripted.Turn{Text: gotBack, ChunkSize: 100}
+		case last.Role == "user" && strings.Contains(last.Content, "second prompt"):
+			return scripted.Turn{Text: second, ChunkSize: 100}
+		case last.Role == "tool":
+			return scripted.Turn{Text: wentOn, ChunkSize: 100}
+		}
+		return spawn("One runner.", runner)
+	}}
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt},
+		Turns: []scripted.Turn{mainTurn, mainTurn, mainTurn, mainTurn, mainTurn, mainTurn, mainTurn, mainTurn}})
+	srv.Add(runner.conversation())
+
+	tm.submit("first prompt: start the runner")
+	tm.waitMatch(toolsRe("run long", 1)) // its second request is held
+	focusPane(tm, "run long")
+
+	// ctrl+b: the task call returns, the main agent goes on.
+	tm.press("C-b")
+	tm.waitText(wentOn)
+	s := tm.waitOK("the pane in the background", func(s string) error {
+		if h, _, _ := paneHeader(s, "run long"); !strings.Contains(h, "background") {
+			return fmt.Errorf("header %q", h)
+		}
+		return nil
+	})
+	// A new prompt is answered while the child still runs.
+	tm.press("Escape")
+	tm.waitText("enter send") // the input has the keyboard (a key right after esc would read as alt+key)
+	tm.submit("second prompt: still with me?")
+	s = tm.waitText(second)
+	if h, _, _ := paneHeader(s, "run long"); strings.Contains(h, "✓") {
+		t.Fatalf("the child finished before the test released it: %q", h)
+	}
+
+	// The rest goes through the crew overview, where the only child is
+	// selected. m: steer the running child.
+	tm.press("C-g")
+	tm.waitText("Crew · 1 subagent · 1 running")
+	tm.press("m")
+	tm.waitText("to run")
+	tm.typeText(steer)
+	tm.press("Enter")
+	// The engine delivers it before the child's next request (the current
+	// one is held), and its pane shows it then.
+	tm.waitOK("the input back to the overview", func(s string) error {
+		if strings.Contains(s, "to run") || strings.Contains(s, "message to") {
+			return fmt.Errorf("still addressed, or the send failed")
+		}
+		return nil
+	})
+
+	// p: pause it, then let its held request finish: no new request while
+	// paused.
+	tm.press("p")
+	tm.waitMatch(regexp.MustCompile(`run-long\s.*paused`))
+	step2.open()
+	tm.press("Escape")
+	tm.waitText("│ Searching.") // the current request completes
+	// Give a wrongly running child the time to ask again; a paused one
+	// does not.
+	time.Sleep(time.Second)
+	if n := len(requestsOf(srv, runner.marker)); n != 2 {
+		t.Fatalf("the paused child made %d requests, want 2 (none after the pause)", n)
+	}
+	if h, _, _ := paneHeader(tm.screen(), "run long"); !strings.Contains(h, "paused") {
+		t.Errorf("the pane does not say paused: %q", h)
+	}
+	tm.press("C-g")
+	tm.waitText("Crew · 1 subagent")
+	tm.press("p")
+	tm.press("Escape")
+	tm.waitText(gotBack)       // its report started a main-agent turn
+	tm.waitText("› " + steer) // the steering message shows in its pane
+	reqs := requestsOf(srv, runner.marker)
+	if len(reqs) < 3 || !hasUser(reqs[2], steer) {
+		t.Fatalf("the steering message is not in the child's next request (%d requests)", len(reqs))
+	}
+	s = tm.waitText("background child")
+	if h, _, _ := paneHeader(s, "run long"); !strings.Contains(h, "✓") {
+		t.Errorf("the child's pane is not done: %q", h)
+	}
+
+	// m on the finished child resumes it with its history.
+	tm.press("C-g")
+	tm.waitText("Crew · 1 subagent · 0 running")
+	tm.press("m")
+	tm.waitText("to run")
+	tm.typeText(resume)
+	tm.press("Enter")
+	tm.press("Escape")
+	tm.waitText(followUp)
+	reqs = requestsOf(srv, runner.marker)
+	last := reqs[len(reqs)-1]
+	if !hasUser(last, resume) || !hasUser(last, steer) || !hasUser(last, "[e2e:runner]") {
+		t.Errorf("the resumed child's request lacks its history or the message: %+v", last.Messages)
+	}
 	tm.quitAndCheck(helpLine)
 }

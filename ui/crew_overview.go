@@ -158,7 +158,7 @@ type crewColumn struct {
 // nameMax.
 var crewColumns = [colCount]crewColumn{
 	{title: "NAME", width: 0},
-	{title: "TYPE", width: 14, drop: 4},
+	{title: "TYPE", width: 15, drop: 4},
 	{title: "STATE", width: 20},
 	{title: "TOOLS", width: 5, right: true, drop: 5},
 	{title: "TOKENS IN/OUT", width: 13, right: true, drop: 2},
