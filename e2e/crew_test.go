@@ -289,3 +289,38 @@ func TestTUICrewBackgroundSteerPauseResume(t *testing.T) {
 	}
 	tm.quitAndCheck(helpLine)
 }
+
+// TestTUICrewBudget runs a child whose agent file sets a token budget: its
+// pane shows its tokens against the budget, and at the limit it stops like
+// at max turns, saying so.
+func TestTUICrewBudget(t *testing.T) {
+	t.Parallel()
+	srv := scripted.NewTest(t)
+	files := sampleFiles()
+	files[".covey/agents/capped.md"] = "---\nname: capped\ndescription: Counts with a tiny budget.\n" +
+		"tools: [glob]\nmax_tokens: 1000\n---\nYou count files.\n"
+	ws := workspace(t, files)
+	env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
+	tm := startTUI(t, ws, env, "--model", "e2e-model")
+	tm.waitText(helpLine)
+	glob := scripted.Turn{Text: "Counting.", ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "**/*"})}}
+	srv.Add(scripted.Conversation{Name: "capped", Match: scripted.Match{FirstUser: "[e2e:capped]"},
+		Turns: []scripted.Turn{glob, glob, glob, glob, glob, glob}})
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Text: "One capped counter.", ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{
+			"description": "count files", "subagent_type": "capped", "prompt": "[e2e:capped] Count the files."}}}},
+		{Text: "E2E budget answer.", ChunkSize: 100},
+	}})
+	tm.submit("count with a budget")
+	s := tm.waitText("E2E budget answer.")
+	if !regexp.MustCompile(`\[capped\] count files\s.*/1k tok`).MatchString(s) {
+		t.Errorf("the pane does not show its tokens against the budget:\n%s", frame(s))
+	}
+	if !strings.Contains(s, "stopped at its budget") {
+		t.Errorf("the pane does not say the child stopped at its budget:\n%s", frame(s))
+	}
+	if n := len(requestsOf(srv, "capped")); n >= 6 {
+		t.Errorf("the capped child made %d requests: the budget did not stop it", n)
+	}
+	tm.quitAndCheck(helpLine)
+}
