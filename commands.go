@@ -3,49 +3,243 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strings"
 
-	sessions "covey/agent/session"
+	"covey/tools/toolname"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"covey/agent/sessionfile"
 	"covey/agentdefs"
+	"covey/config"
 	"covey/permission"
 	"covey/tools"
 )
 
-// cmdAgents implements `covey agents [--json]`.
-func cmdAgents(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("covey agents", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON for scripts")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+// newRootCmd builds the command line: the root command, which parses into o
+// and calls runRoot (the TUI, or headless with -p), and its subcommands.
+// Global flags are persistent, so they work after a subcommand too.
+func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot func(context.Context, *options) int) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "covey [flags] [prompt]",
+		Short: "a terminal coding agent with live parallel subagents",
+		Long: `covey: a terminal coding agent with live parallel subagents
+
+  covey [flags] [prompt]        full-screen session
+  covey -p PROMPT [flags]       headless: answer on stdout, progress on stderr
+  covey --demo                  try it without a key
+  covey --continue              resume the newest session here (also with -p)
+  covey --resume [ID]           resume a session (without an ID: pick one)`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			o.promptSet = cmd.Flags().Changed("prompt")
+			return asExit(runRoot(cmd.Context(), o))
+		},
 	}
-	root, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintln(stderr, "covey:", err)
-		return exitRun
-	}
-	home, _ := os.UserHomeDir()
-	set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: userConfigDir(), HomeDir: home, ProjectDir: root})
-	if err := agentdefs.WriteList(stdout, set, problems, agentdefs.ListOptions{JSON: *asJSON}); err != nil {
-		fmt.Fprintln(stderr, "covey:", err)
-		return exitRun
-	}
-	if agentdefs.HasErrors(problems) {
-		return exitRun
-	}
-	return exitOK
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return o.check() }
+
+	f := root.Flags()
+	f.BoolVarP(&o.showVersion, "version", "v", false, "print the version")
+	pf := root.PersistentFlags()
+	pf.StringVarP(&o.prompt, "prompt", "p", "", "run headless with this `PROMPT` (- reads it from stdin) and print the answer")
+	pf.StringVar(&o.outputFormat, "output-format", "text", "headless output `FORMAT`: text, json or stream-json")
+	pf.StringVar(&o.flags.Model, "model", "", "model `NAME` for the main agent (also COVEY_MODEL)")
+	pf.StringVar(&o.flags.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (e.g. http://localhost:11434/v1)")
+	pf.StringVar(&o.flags.Provider, "provider", "", "provider profile `NAME` from config")
+	pf.IntVar(&o.maxTurns, "max-turns", 0, "stop after `N` model requests in one run (0: config, default 50)")
+	pf.StringVar(&o.permissionMode, "permission-mode", "", "permission `MODE`: default, acceptEdits, plan or bypassPermissions")
+	pf.StringVar(&o.theme, "theme", "", "colours (`THEME`): dark, light or auto")
+	pf.BoolVar(&o.demo, "demo", false, "run the TUI on a built-in scripted model: no key, no network")
+	pf.BoolVarP(&o.cont, "continue", "c", false, "resume the newest session of this workspace")
+	pf.VarP(&optionalID{val: &o.resume, set: &o.resumeSet}, "resume", "r", "resume session `ID` (without an ID: pick from a list)")
+	pf.Lookup("resume").NoOptDefVal = pickSentinel
+	pf.BoolVar(&o.debug, "debug", false, "write a debug log (its path is printed on exit)")
+
+	root.AddCommand(agentsCmd(stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr))
+	// "covey help me fix this" is a prompt, not a request for help on a
+	// command called "me": -h and --help show help.
+	root.SetHelpCommand(&cobra.Command{Use: "no-help", Hidden: true})
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SilenceErrors, root.SilenceUsage = true, true
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{fmt.Sprintf("%v (run %s --help)", err, cmd.CommandPath())}
+	})
+	cobra.AddTemplateFunc("flagList", flagList)
+	root.SetUsageTemplate(usageTemplate)
+	return root
 }
 
-// cmdTool implements `covey tool NAME 'JSON'`: one tool, run in the current
-// directory, its result printed exactly as the model would see it.
-func cmdTool(ctx context.Context, opts options, args []string, stdout, stderr io.Writer) int {
-	if len(args) < 1 || len(args) > 2 {
-		fmt.Fprintf(stderr, "usage: covey tool NAME 'JSON'\ntools: %v\n", tools.BaseToolNames)
-		return exitUsage
+// usageTemplate is cobra's usage in the shape GNU tools use: the
+// description, commands, then every flag as "-p, --prompt PROMPT".
+const usageTemplate = `Usage:
+{{- if .Runnable}}
+  {{.UseLine}}{{end}}
+{{- if .HasAvailableSubCommands}}
+
+Commands:
+{{- range .Commands}}{{if .IsAvailableCommand}}
+  {{rpad .Name .NamePadding}}  {{.Short}}{{end}}{{end}}{{end}}
+{{- if .HasAvailableLocalFlags}}
+
+Flags:
+{{flagList .LocalFlags}}{{end}}
+{{- if .HasAvailableInheritedFlags}}
+
+Global flags:
+{{flagList .InheritedFlags}}{{end}}
+{{- if .HasAvailableSubCommands}}
+
+Run "{{.CommandPath}} COMMAND --help" for more about a command.{{end}}
+`
+
+// flagList lists flags as "  -p, --prompt PROMPT   text", aligned.
+func flagList(fs *pflag.FlagSet) string {
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		name, usage := pflag.UnquoteUsage(f)
+		left := "    "
+		if f.Shorthand != "" {
+			left = "-" + f.Shorthand + ", "
+		}
+		left += "--" + f.Name
+		switch {
+		case f.NoOptDefVal != "" && name != "":
+			left += " [" + name + "]"
+		case name != "" && f.Value.Type() != "bool":
+			left += " " + name
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.NoOptDefVal == "" {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
+	})
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "  %-*s  %s", width, r.left, r.usage)
 	}
+	return b.String()
+}
+
+// pickSentinel is --resume's value when no ID follows it: pick from a list.
+const pickSentinel = "\x00pick"
+
+// optionalID is a flag whose value may be left out (--resume, --resume ID).
+type optionalID struct {
+	val *string
+	set *bool
+}
+
+func (v *optionalID) String() string { return "" }
+
+// Type names the value in help.
+func (v *optionalID) Type() string { return "ID" }
+
+// Set records the ID; the sentinel means "given without a value".
+func (v *optionalID) Set(s string) error {
+	*v.set = true
+	if s == pickSentinel {
+		s = ""
+	}
+	*v.val = s
+	return nil
+}
+
+// sessionIDLike matches a session ID or a prefix of one (20260102T150405Z-a1b2c3).
+var sessionIDLike = regexp.MustCompile(`^[0-9]{4}([0-9]{0,4}(T[0-9]{0,6}Z?(-[0-9a-f]{0,6})?)?)?$`)
+
+// normalizeArgs lets "--resume ID" mean "--resume=ID" when ID looks like a
+// session ID, so the flag keeps its optional value and a prompt after a
+// bare --resume stays a prompt.
+func normalizeArgs(argv []string) []string {
+	out := make([]string, 0, len(argv))
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			return append(out, argv[i:]...)
+		}
+		if (a == "--resume" || a == "-r") && i+1 < len(argv) && sessionIDLike.MatchString(argv[i+1]) {
+			out = append(out, "--resume="+argv[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// asExit turns an exit code into cobra's error return.
+func asExit(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return exitCode(code)
+}
+
+// agentsCmd is `covey agents [--json]`.
+func agentsCmd(stdout, stderr io.Writer) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "agents",
+		Short: "list agent definitions and their problems",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			root, err := os.Getwd()
+			if err != nil {
+				return runErr(stderr, err)
+			}
+			home, _ := os.UserHomeDir()
+			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root})
+			if err := agentdefs.WriteList(stdout, set, problems, agentdefs.ListOptions{JSON: asJSON}); err != nil {
+				return runErr(stderr, err)
+			}
+			if agentdefs.HasErrors(problems) {
+				return exitCode(exitRun)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
+	return c
+}
+
+// toolCmd is `covey tool NAME ['JSON']`: one tool, run in the current
+// directory, its result printed exactly as the model would see it.
+func toolCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "tool NAME ['JSON']",
+		Short: "run one tool here, print what the model would see",
+		Long:  "Run one tool in the current directory and print its result as the model would see it.\nTools: " + strings.Join(toolname.Base(), ", "),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageError{"usage: covey tool NAME 'JSON' (tools: " + strings.Join(toolname.Base(), ", ") + ")"}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return asExit(runTool(cmd.Context(), o, args, stdout, stderr))
+		},
+	}
+}
+
+func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.Writer) int {
 	raw := "{}"
 	if len(args) == 2 {
 		raw = args[1]
@@ -64,7 +258,7 @@ func cmdTool(ctx context.Context, opts options, args []string, stdout, stderr io
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
 	}
-	mode, _ := parsePermissionMode(firstNonEmpty(opts.permissionMode, string(permission.ModeBypass)))
+	mode, _ := permission.ParseMode(config.FirstNonEmpty(o.permissionMode, string(permission.ModeBypass)))
 	// Running a tool by hand is the user's own act: writes need no review,
 	// and there is no prior read to check against.
 	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList()}
@@ -82,30 +276,40 @@ func cmdTool(ctx context.Context, opts options, args []string, stdout, stderr io
 	return exitOK
 }
 
-// cmdSessions implements `covey sessions`: this workspace's sessions,
-// newest first, with the ID to pass to --resume.
-func cmdSessions(stdout, stderr io.Writer) int {
-	root, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintln(stderr, "covey:", err)
-		return exitRun
+// sessionsCmd is `covey sessions`: this workspace's sessions, newest first,
+// with the ID to pass to --resume.
+func sessionsCmd(stdout, stderr io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "sessions",
+		Short: "list this workspace's sessions (IDs for --resume)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			root, err := os.Getwd()
+			if err != nil {
+				return runErr(stderr, err)
+			}
+			dir, err := sessionfile.DefaultDir()
+			if err != nil {
+				return runErr(stderr, err)
+			}
+			infos, err := sessionfile.Store{Dir: dir}.List(root)
+			if err != nil {
+				return runErr(stderr, err)
+			}
+			if len(infos) == 0 {
+				fmt.Fprintln(stdout, "no sessions in this workspace yet")
+				return nil
+			}
+			for _, in := range infos {
+				fmt.Fprintf(stdout, "%s  %s  %3d messages  %s\n", in.ID, in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, in.FirstMessage)
+			}
+			return nil
+		},
 	}
-	dir, err := sessions.DefaultDir()
-	if err != nil {
-		fmt.Fprintln(stderr, "covey:", err)
-		return exitRun
-	}
-	infos, err := sessions.Store{Dir: dir}.List(root)
-	if err != nil {
-		fmt.Fprintln(stderr, "covey:", err)
-		return exitRun
-	}
-	if len(infos) == 0 {
-		fmt.Fprintln(stdout, "no sessions in this workspace yet")
-		return exitOK
-	}
-	for _, in := range infos {
-		fmt.Fprintf(stdout, "%s  %s  %3d messages  %s\n", in.ID, in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, in.FirstMessage)
-	}
-	return exitOK
+}
+
+// runErr prints err and makes the command exit 1.
+func runErr(stderr io.Writer, err error) error {
+	fmt.Fprintln(stderr, "covey:", err)
+	return exitCode(exitRun)
 }

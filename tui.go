@@ -6,85 +6,114 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
 	"covey/agent"
-	sessions "covey/agent/session"
-	"covey/e2e/scripted"
+	"covey/agent/sessionfile"
+	"covey/config"
+	"covey/internal/scripted/demo"
 	"covey/permission"
+	"covey/session"
 	"covey/theme"
 	"covey/ui"
 )
 
 // runTUI runs the full-screen session, on the configured endpoint or, with
 // --demo, on the embedded scripted model.
-func runTUI(ctx context.Context, opts options, stderr io.Writer) int {
-	var (
-		s   *session
-		err error
-	)
-	if opts.resumeSet && opts.resume == "" && !opts.demo {
+func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
+	if o.resumeSet && o.resume == "" && !o.demo {
 		id, err := pickSession(ctx)
 		if err != nil {
 			fmt.Fprintln(stderr, "covey:", err)
 			return exitUsage
 		}
-		opts.resume = id
+		o.resume = id
 	}
 	approver := ui.NewApprover()
-	var asker permission.Asker = approver
-	if opts.demo {
+	var (
+		s   *session.Session
+		err error
+	)
+	if o.demo {
 		var stop func()
-		s, stop, err = openDemoSession(opts, asker)
+		s, stop, err = openDemoSession(o, approver)
 		if stop != nil {
 			defer stop()
 		}
 	} else {
-		s, err = openSession(opts, asker)
+		s, err = openSession(o, approver)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage
 	}
-	defer s.close(stderr)
-	th, mdStyle, err := chooseTheme(firstNonEmpty(opts.theme, s.cfg.Theme))
+	defer s.Close(stderr)
+	th, mdStyle, err := chooseTheme(config.FirstNonEmpty(o.theme, s.Config().Theme))
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage
 	}
 	var infos []ui.AgentInfo
-	for _, d := range s.defs.All() {
+	for _, d := range s.Definitions() {
 		infos = append(infos, ui.AgentInfo{Name: d.Name, Description: d.Summary(), Source: d.Source, Model: d.Model, Tools: d.Tools, ReadOnly: d.ReadOnly})
 	}
-	for _, p := range s.problems {
+	for _, p := range s.Problems() {
 		fmt.Fprintln(stderr, "covey: agent definition:", p.Error())
 	}
 	var worktrees ui.Worktrees
-	if w := sessionWorktrees(ctx, s.ws.Root); w != nil {
+	if w := sessionWorktrees(ctx, s.Workspace()); w != nil {
 		worktrees = w
 	}
 	err = ui.Run(ctx, ui.Options{
 		Worktrees:      worktrees,
 		Engine:         s,
-		Events:         s.events,
+		Events:         s.Events(),
 		Theme:          th,
-		Workspace:      s.ws.Root,
-		PermissionMode: string(s.mode),
+		Workspace:      s.Workspace(),
+		PermissionMode: string(s.Mode()),
 		Agents:         infos,
 		MarkdownStyle:  mdStyle,
-		InitialPrompt:  joinArgs(opts.args),
+		InitialPrompt:  strings.Join(o.args, " "),
 		Approver:       approver,
-		Permissions:    s.policy,
-		Replay:         s.rec.replay(),
-		ResumeNote:     s.rec.resumeNote(),
+		Permissions:    s.Policy(),
+		Replay:         s.Replay(),
+		ResumeNote:     s.ResumeNote(),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
 	}
 	return exitOK
+}
+
+// openSession loads config, resolves the endpoint and builds a recorded
+// session in the current directory.
+func openSession(o *options, asker permission.Asker) (*session.Session, error) {
+	root, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := config.ResolveEndpoint(cfg, o.flags.Provider, o.flags, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return session.New(sessionOptions(o, root, cfg, ep, asker, true))
+}
+
+func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoint, asker permission.Asker, record bool) session.Options {
+	return session.Options{
+		Workspace: root, Config: cfg, Endpoint: ep, Asker: asker, Record: record,
+		Continue: o.cont, ResumeID: o.resume,
+		PermissionMode: o.permissionMode, MaxTurns: o.maxTurns,
+		ModelFromFlag: o.flags.Model != "", Log: o.log,
+	}
 }
 
 // chooseTheme picks the palette before the TUI owns the terminal (asking the
@@ -115,42 +144,41 @@ func chooseTheme(name string) (*theme.Theme, string, error) {
 
 // openDemoSession starts the embedded scripted model on loopback and a
 // session that talks to it.
-func openDemoSession(opts options, asker permission.Asker) (*session, func(), error) {
-	srv := scripted.New()
-	for _, c := range demoConversations() {
-		srv.Add(c)
-	}
-	srv.AllowUnmatched()
-	if err := srv.Start(); err != nil {
-		return nil, nil, fmt.Errorf("start the demo model: %w", err)
+func openDemoSession(o *options, asker permission.Asker) (*session.Session, func(), error) {
+	url, stop, err := demo.Start()
+	if err != nil {
+		return nil, nil, err
 	}
 	root, err := os.Getwd()
 	if err != nil {
-		srv.Close()
+		stop()
 		return nil, nil, err
 	}
-	ep := Endpoint{Name: "demo", BaseURL: srv.URL(), Model: demoModel}
+	ep := config.Endpoint{Name: "demo", BaseURL: url, Model: demo.Model}
 	prov := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, HTTPClient: &http.Client{}})
-	// The demo ignores the user's config files: it must work anywhere.
-	s, err := newSession(root, Config{}, opts, sessionDeps{endpoint: ep, provider: prov, asker: asker})
+	// The demo ignores the user's config files (it must work anywhere) and
+	// keeps no session file.
+	opts := sessionOptions(o, root, config.Config{}, ep, asker, false)
+	opts.Provider = prov
+	s, err := session.New(opts)
 	if err != nil {
-		srv.Close()
+		stop()
 		return nil, nil, err
 	}
-	return s, srv.Close, nil
+	return s, stop, nil
 }
 
-// pickSession lets the user choose one of this workspace's sessions.
+// pickSession lets the user choose one of this workspace's sessionfile.
 func pickSession(ctx context.Context) (string, error) {
 	root, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	dir, err := sessions.DefaultDir()
+	dir, err := sessionfile.DefaultDir()
 	if err != nil {
 		return "", err
 	}
-	infos, err := sessions.Store{Dir: dir}.List(root)
+	infos, err := sessionfile.Store{Dir: dir}.List(root)
 	if err != nil {
 		return "", err
 	}
@@ -172,15 +200,4 @@ func pickSession(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return ui.PickSession(ctx, items, th)
-}
-
-func joinArgs(args []string) string {
-	out := ""
-	for i, a := range args {
-		if i > 0 {
-			out += " "
-		}
-		out += a
-	}
-	return out
 }

@@ -7,23 +7,36 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"covey/worktree"
 )
 
-// cmdWorktrees implements `covey worktrees [prune|--prune]`: the worktrees
-// covey made for isolated children in this repository, and removing the
-// ones no running covey owns.
-func cmdWorktrees(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	prune := false
-	for _, a := range args {
-		switch a {
-		case "prune", "--prune":
-			prune = true
-		default:
-			fmt.Fprintf(stderr, "covey worktrees: unknown argument %q (usage: covey worktrees [prune])\n", a)
-			return exitUsage
-		}
+// worktreesCmd is `covey worktrees [prune|--prune]`.
+func worktreesCmd(stdout, stderr io.Writer) *cobra.Command {
+	var prune bool
+	c := &cobra.Command{
+		Use:   "worktrees [prune]",
+		Short: "list isolated subagents' worktrees; prune those left behind",
+		Args: func(_ *cobra.Command, args []string) error {
+			for _, a := range args {
+				if a != "prune" {
+					return usageError{fmt.Sprintf("covey worktrees: unknown argument %q (usage: covey worktrees [prune])", a)}
+				}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return asExit(cmdWorktrees(cmd.Context(), prune || len(args) > 0, stdout, stderr))
+		},
 	}
+	c.Flags().BoolVar(&prune, "prune", false, "remove the worktrees no running covey owns")
+	return c
+}
+
+// cmdWorktrees lists the worktrees covey made for isolated children in this
+// repository, or with prune removes the ones no running covey owns.
+func cmdWorktrees(ctx context.Context, prune bool, stdout, stderr io.Writer) int {
 	root, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"covey/agent"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 	"covey/tools"
 )
 
@@ -88,7 +89,7 @@ func toolMessages(t *testing.T, srv *scripted.Server, turn int) []scripted.Messa
 }
 
 func TestLoopToolRoundTrip(t *testing.T) {
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "round trip"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{{ID: "call_1", Name: "echo", Args: map[string]any{"path": "a.go"}}}},
 		{Text: "The file says hi."},
@@ -118,7 +119,7 @@ func TestLoopToolRoundTrip(t *testing.T) {
 }
 
 func TestLoopParallelCallsKeepCallOrder(t *testing.T) {
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "parallel"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{
 			{ID: "call_a", Name: "first", Args: "{}"},
@@ -187,7 +188,7 @@ func TestLoopBadCallsBecomeToolErrors(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			srv := scripted.NewTest(t)
+			srv := scriptedtest.New(t)
 			srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bad"}, Turns: []scripted.Turn{
 				{ToolCalls: []scripted.Call{tc.call}},
 				{Text: "recovered"},
@@ -211,7 +212,7 @@ func TestLoopBadCallsBecomeToolErrors(t *testing.T) {
 }
 
 func TestLoopCancelLeavesValidConversation(t *testing.T) {
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "cancel me"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{{ID: "c1", Name: "block", Args: "{}"}, {ID: "c2", Name: "echo", Args: "{}"}}},
 		{Text: "never asked: the cancel ends turn 1"},
@@ -256,7 +257,7 @@ func TestLoopCancelLeavesValidConversation(t *testing.T) {
 }
 
 func TestLoopStopsAtMaxTurns(t *testing.T) {
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	loop := scripted.Turn{ToolCalls: []scripted.Call{{Name: "echo", Args: "{}"}}}
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "forever"}, Turns: []scripted.Turn{loop, loop, loop, loop}})
 	a := newAgent(t, srv, &recorder{}, 2, echoTool("echo", true))
@@ -270,7 +271,7 @@ func TestLoopStopsAtMaxTurns(t *testing.T) {
 }
 
 func TestLoopToolPanicIsAToolError(t *testing.T) {
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "panic"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{{ID: "c1", Name: "boom", Args: "{}"}}},
 		{Text: "still here"},
@@ -287,7 +288,7 @@ func TestLoopToolPanicIsAToolError(t *testing.T) {
 }
 
 func TestRetryResendsTheLastTurn(t *testing.T) {
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "flaky"}, Turns: []scripted.Turn{
 		{Text: "partial answ", DisconnectAfter: 400},
 	}})
@@ -313,7 +314,7 @@ func TestRetryResendsTheLastTurn(t *testing.T) {
 }
 
 func TestUnansweredTurnKeepsRolesAlternating(t *testing.T) {
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	// Turn 1: the request carries the placeholder answer of turn 0.
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "first"}, Turns: []scripted.Turn{{Text: "never asked"}, {Text: "second answer"}}})
 	a := newAgent(t, srv, &recorder{}, 5)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // rawResponse is one scripted HTTP answer: exact bytes, flushed piece by
@@ -111,7 +113,7 @@ func TestOpenAIRequest(t *testing.T) {
 		Model:    "m1",
 		Messages: []Message{{Role: RoleUser, Content: "hello <b>"}},
 		Tools: []ToolSpec{
-			{Name: "read_file", Description: "Read a file.", Parameters: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
+			{Name: toolname.ReadFile, Description: "Read a file.", Parameters: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
 			{Name: "now", Description: "Time."},
 		},
 	}
@@ -232,7 +234,7 @@ func TestStreamOpenAIBaseline(t *testing.T) {
 				`{`+head+`,"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,"prompt_tokens_details":{"cached_tokens":64},"completion_tokens_details":{"reasoning_tokens":5}}}`,
 				"[DONE]"),
 			want: Completion{
-				Message:      calls(ToolCall{ID: "call_Hj1", Name: "read_file", Arguments: `{"path":"a.go"}`}),
+				Message:      calls(ToolCall{ID: "call_Hj1", Name: toolname.ReadFile, Arguments: `{"path":"a.go"}`}),
 				FinishReason: "tool_calls",
 				Usage:        Usage{InputTokens: 100, OutputTokens: 20, CachedTokens: 64, ReasoningTokens: 5},
 			},
@@ -311,7 +313,7 @@ func TestStreamProviderQuirks(t *testing.T) {
 		"ollama whole call and stop": {
 			pieces: fileEvents(t, "sse_ollama_whole_call.txt"),
 			want: Completion{
-				Message:      calls(ToolCall{ID: "call_ab12cd34", Name: "list_dir", Arguments: `{"path":"."}`}),
+				Message:      calls(ToolCall{ID: "call_ab12cd34", Name: toolname.ListDir, Arguments: `{"path":"."}`}),
 				FinishReason: "tool_calls",
 				Usage:        Usage{InputTokens: 12, OutputTokens: 7},
 			},
@@ -319,13 +321,13 @@ func TestStreamProviderQuirks(t *testing.T) {
 		"ollama without index": {
 			pieces: fileEvents(t, "sse_ollama_no_index.txt"),
 			want: Completion{Message: calls(
-				ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"a"}`},
-				ToolCall{ID: "call_2", Name: "read_file", Arguments: `{"path":"b"}`}), FinishReason: "tool_calls"},
+				ToolCall{ID: "call_1", Name: toolname.ReadFile, Arguments: `{"path":"a"}`},
+				ToolCall{ID: "call_2", Name: toolname.ReadFile, Arguments: `{"path":"b"}`}), FinishReason: "tool_calls"},
 		},
 		"vllm duplicate index and continuous usage": {
 			pieces: fileEvents(t, "sse_vllm_duplicate_index.txt"),
 			want: Completion{
-				Message:      calls(ToolCall{ID: "chatcmpl-tool-9f1e", Name: "grep", Arguments: `{"pattern": "TODO"}`}),
+				Message:      calls(ToolCall{ID: "chatcmpl-tool-9f1e", Name: toolname.Grep, Arguments: `{"pattern": "TODO"}`}),
 				FinishReason: "tool_calls",
 				Usage:        Usage{InputTokens: 30, OutputTokens: 6},
 			},
@@ -334,8 +336,8 @@ func TestStreamProviderQuirks(t *testing.T) {
 			pieces: fileEvents(t, "sse_gemini_glued.txt"),
 			want: Completion{
 				Message: calls(
-					ToolCall{ID: "call_gen1", Name: "read_file", Arguments: `{"path":"a.go"}`, Extra: map[string]json.RawMessage{"extra_content": thought}},
-					ToolCall{ID: "call_gen2", Name: "read_file", Arguments: `{"path":"b.go"}`}),
+					ToolCall{ID: "call_gen1", Name: toolname.ReadFile, Arguments: `{"path":"a.go"}`, Extra: map[string]json.RawMessage{"extra_content": thought}},
+					ToolCall{ID: "call_gen2", Name: toolname.ReadFile, Arguments: `{"path":"b.go"}`}),
 				FinishReason: "tool_calls",
 				Usage:        Usage{InputTokens: 50, OutputTokens: 20},
 			},
@@ -343,14 +345,14 @@ func TestStreamProviderQuirks(t *testing.T) {
 		"gemini parallel calls sharing index 0": {
 			pieces: fileEvents(t, "sse_gemini_shared_index.txt"),
 			want: Completion{Message: calls(
-				ToolCall{ID: "function-call-1", Name: "grep", Arguments: `{"q":"a"}`},
-				ToolCall{ID: "function-call-2", Name: "read_file", Arguments: `{"path":"x"}`},
-				ToolCall{ID: "function-call-3", Name: "grep", Arguments: `{"q":"b"}`}), FinishReason: "tool_calls"},
+				ToolCall{ID: "function-call-1", Name: toolname.Grep, Arguments: `{"q":"a"}`},
+				ToolCall{ID: "function-call-2", Name: toolname.ReadFile, Arguments: `{"path":"x"}`},
+				ToolCall{ID: "function-call-3", Name: toolname.Grep, Arguments: `{"q":"b"}`}), FinishReason: "tool_calls"},
 		},
 		"oci fresh id and empty name on every fragment": {
 			pieces: fileEvents(t, "sse_oci_fresh_ids.txt"),
 			want: Completion{Message: calls(
-				ToolCall{ID: "call_first", Name: "grep", Arguments: `{"pattern":"main"}`}), FinishReason: "tool_calls"},
+				ToolCall{ID: "call_first", Name: toolname.Grep, Arguments: `{"pattern":"main"}`}), FinishReason: "tool_calls"},
 		},
 		"first call at index 1": {
 			pieces: fileEvents(t, "sse_first_index_one.txt"),

@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"covey/agent"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 	"covey/tools"
 )
 
 // A tool's progress reports become ToolProgress events of its call, between
 // its start and its end, and later sources in the registry are offered.
 func TestLoopToolProgressAndSourceTools(t *testing.T) {
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "long"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{{ID: "call_1", Name: "mcp__srv__long", Args: map[string]any{}}}},
 		{Text: "done"},

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 var updateWire = flag.Bool("update-wire", false, "rewrite the testdata/wire_*.golden files")
@@ -18,20 +20,20 @@ func replayHistory() []Message {
 		{Role: RoleSystem, Content: "You are covey."},
 		{Role: RoleUser, Content: "list files"},
 		{Role: RoleAssistant, Reasoning: "I should list the files first.", ToolCalls: []ToolCall{
-			{ID: "call_Hj1", Name: "list_dir", Arguments: `{"path":"."}`, Extra: map[string]json.RawMessage{
+			{ID: "call_Hj1", Name: toolname.ListDir, Arguments: `{"path":"."}`, Extra: map[string]json.RawMessage{
 				"extra_content": json.RawMessage(`{"google": {"thought_signature": "c2lnMQ=="}}`),
 				"id":            json.RawMessage(`"must not override"`),
 			}},
-			{ID: "", Name: "read_file", Arguments: ""},
+			{ID: "", Name: toolname.ReadFile, Arguments: ""},
 		}},
-		{Role: RoleTool, ToolCallID: "call_Hj1", Name: "list_dir", Content: "a.go\nb.go"},
+		{Role: RoleTool, ToolCallID: "call_Hj1", Name: toolname.ListDir, Content: "a.go\nb.go"},
 		{Role: RoleTool, ToolCallID: "", Content: ""},
 		{Role: RoleUser, Content: "now fix a.go"},
 		{Role: RoleAssistant, Content: "Looking.", ToolCalls: []ToolCall{
-			{ID: "functions.list_files:0", Name: "grep", Arguments: `{"q":"bug"}`},
-			{ID: "call_Hj1", Name: "read_file", Arguments: `{"path":"a.go"}`}, // an id reused by a careless server
+			{ID: "functions.list_files:0", Name: toolname.Grep, Arguments: `{"q":"bug"}`},
+			{ID: "call_Hj1", Name: toolname.ReadFile, Arguments: `{"path":"a.go"}`}, // an id reused by a careless server
 		}},
-		{Role: RoleTool, ToolCallID: "functions.list_files:0", Name: "grep", Content: "a.go:3: bug"},
+		{Role: RoleTool, ToolCallID: "functions.list_files:0", Name: toolname.Grep, Content: "a.go:3: bug"},
 		// the second call was interrupted: no result
 		{Role: RoleUser, Content: "stop"},
 		{Role: RoleAssistant, Content: "Stopped."},

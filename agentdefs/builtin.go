@@ -1,5 +1,9 @@
 package agentdefs
 
+import (
+	"covey/tools/toolname"
+)
+
 // The built-in type names.
 const (
 	// Explore is the fast, read-only type for finding things.
@@ -13,7 +17,9 @@ const (
 // Builtins returns covey's built-in definitions, sorted by name as All sorts
 // them. Each call returns fresh values, so callers may modify them.
 func Builtins() []Definition {
-	readOnly := func() []string { return []string{ToolReadFile, ToolListDir, ToolGlob, ToolGrep} }
+	readOnly := func() []string {
+		return []string{toolname.ReadFile, toolname.ListDir, toolname.Glob, toolname.Grep}
+	}
 	defs := []Definition{
 		{
 			Name: Explore,

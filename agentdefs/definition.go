@@ -29,6 +29,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"covey/tools/toolname"
 )
 
 // Scope is where a definition comes from; a wider scope loses to a narrower
@@ -71,36 +73,14 @@ const (
 	DefaultTimeout = 5 * time.Minute
 )
 
-// Tool names this package knows. They mirror the tools package; keeping them
-// as strings lets definitions be parsed and listed without building tools.
-const (
-	ToolReadFile  = "read_file"
-	ToolListDir   = "list_dir"
-	ToolGlob      = "glob"
-	ToolGrep      = "grep"
-	ToolWriteFile = "write_file"
-	ToolEditFile  = "edit_file"
-	ToolBash      = "bash"
-	ToolTodoWrite = "todo_write"
-	// ToolTask is the subagent tool; children get it only when their
-	// definition names it, so nesting is opt-in.
-	ToolTask = "task"
-	// ToolWebFetch fetches a web page (Claude Code's WebFetch).
-	ToolWebFetch = "web_fetch"
-)
-
 // BaseTools returns covey's base tool names in their canonical order: the
-// tools every agent may be given, excluding task.
-func BaseTools() []string {
-	return []string{
-		ToolReadFile, ToolListDir, ToolGlob, ToolGrep,
-		ToolWriteFile, ToolEditFile, ToolBash, ToolTodoWrite,
-	}
-}
+// tools every agent may be given, excluding web_fetch and task
+// (toolname.Base).
+func BaseTools() []string { return toolname.Base() }
 
-// allTools is the base set plus task: the universe a definition's tool
-// lists may name, and the set ReadOnly is derived against.
-func allTools() []string { return append(BaseTools(), ToolWebFetch, ToolTask) }
+// allTools is the base set plus web_fetch and task: the universe a
+// definition's tool lists may name, and the set ReadOnly is derived against.
+func allTools() []string { return toolname.All() }
 
 // Definition describes one subagent type.
 type Definition struct {
@@ -192,7 +172,7 @@ type ToolRule struct {
 func (d Definition) RulesFor(tool string) []string {
 	var out []string
 	for _, r := range d.ToolRules {
-		if r.Tool == tool || (tool == ToolWriteFile && r.Tool == ToolEditFile) || (tool == ToolEditFile && r.Tool == ToolWriteFile) {
+		if r.Tool == tool || (tool == toolname.WriteFile && r.Tool == toolname.EditFile) || (tool == toolname.EditFile && r.Tool == toolname.WriteFile) {
 			out = append(out, r.Source)
 		}
 	}
@@ -283,7 +263,7 @@ func (d Definition) withDerived() Definition {
 func isReadOnly(tools []string) bool {
 	for _, t := range tools {
 		switch t {
-		case ToolWriteFile, ToolEditFile, ToolBash:
+		case toolname.WriteFile, toolname.EditFile, toolname.Bash:
 			return false
 		}
 	}

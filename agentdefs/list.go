@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"covey/tools/toolname"
 )
 
 // ListOptions says how WriteList shows the definitions.
@@ -167,7 +169,7 @@ func (d Definition) ToolList() []string {
 					parts = append(parts, r)
 				}
 			}
-		case t == ToolTask && d.SpawnTypes != nil:
+		case t == toolname.Task && d.SpawnTypes != nil:
 			parts = append(parts, "task("+strings.Join(d.SpawnTypes, ", ")+")")
 		default:
 			parts = append(parts, t)

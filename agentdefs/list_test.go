@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"covey/tools/toolname"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -19,7 +21,7 @@ func listFixture() (*Set, []Problem) {
 	defs := append(Builtins(),
 		Definition{
 			Name: "Explore", Description: "Project explorer.", Model: "haiku",
-			Tools: []string{"read_file", "grep"}, Source: "/p/.covey/agents/explore.md", Scope: Project,
+			Tools: []string{toolname.ReadFile, toolname.Grep}, Source: "/p/.covey/agents/explore.md", Scope: Project,
 		},
 		Definition{
 			Name: "Explore", Description: "User explorer.", Model: "inherit",
@@ -27,7 +29,7 @@ func listFixture() (*Set, []Problem) {
 		},
 		Definition{
 			Name: "doc-writer", Description: "Writes docs.", Model: "qwen3-coder", Provider: "local",
-			Tools: []string{"read_file", "write_file", "task"}, MaxTurns: 30, Timeout: 90 * time.Second,
+			Tools: []string{toolname.ReadFile, toolname.WriteFile, toolname.Task}, MaxTurns: 30, Timeout: 90 * time.Second,
 			AllowedPaths: []string{"docs/**"}, Source: "/c/covey/agents/doc-writer.md", Scope: User,
 		},
 		Definition{
@@ -36,13 +38,13 @@ func listFixture() (*Set, []Problem) {
 		},
 		Definition{
 			Name: "Code Reviewer", Description: "Reviews diffs.", Model: "claude-sonnet-4-5-20250929",
-			Tools:      []string{"read_file", "bash", "edit_file", "task", "mcp__github__get_pr"},
-			ToolRules:  []ToolRule{{Tool: "bash", Pattern: "git diff:*", Source: "Bash(git diff:*)"}, {Tool: "edit_file", Pattern: "docs/**", Source: "Edit(docs/**)"}},
+			Tools:      []string{toolname.ReadFile, toolname.Bash, toolname.EditFile, toolname.Task, "mcp__github__get_pr"},
+			ToolRules:  []ToolRule{{Tool: toolname.Bash, Pattern: "git diff:*", Source: "Bash(git diff:*)"}, {Tool: toolname.EditFile, Pattern: "docs/**", Source: "Edit(docs/**)"}},
 			SpawnTypes: []string{"Explore"}, PermissionMode: "acceptEdits", Color: "cyan",
 			Source: "/p/.claude/agents/reviewer.md", Scope: Project,
 		},
 		Definition{
-			Name: "fast", Description: "Quick answers.", Model: "haiku", Tools: []string{"read_file"},
+			Name: "fast", Description: "Quick answers.", Model: "haiku", Tools: []string{toolname.ReadFile},
 			Source: "/p/.claude/agents/fast.md", Scope: Project,
 		},
 	)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // writeTree creates files (path relative to root → content) under root.
@@ -226,10 +228,10 @@ func TestLoadToolNamesInEveryFolder(t *testing.T) {
 		want     []string
 		warnings int
 	}{
-		"claude names in claude folder, WebSearch dropped": {projClaude + "x.md", "Read, Grep, WebSearch", []string{"read_file", "grep"}, 1},
-		"covey names in claude folder":                     {userClaude + "x.md", "[read_file, bash]", []string{"read_file", "bash"}, 0},
-		"claude names in covey folder":                     {projCovey + "x.md", "[LS, Edit, TodoWrite]", []string{"list_dir", "edit_file", "todo_write"}, 0},
-		"mixed list in user covey folder":                  {userCovey + "x.md", "[Glob, write_file, Agent]", []string{"glob", "write_file", "task"}, 0},
+		"claude names in claude folder, WebSearch dropped": {projClaude + "x.md", "Read, Grep, WebSearch", []string{toolname.ReadFile, toolname.Grep}, 1},
+		"covey names in claude folder":                     {userClaude + "x.md", "[read_file, bash]", []string{toolname.ReadFile, toolname.Bash}, 0},
+		"claude names in covey folder":                     {projCovey + "x.md", "[LS, Edit, TodoWrite]", []string{toolname.ListDir, toolname.EditFile, toolname.TodoWrite}, 0},
+		"mixed list in user covey folder":                  {userCovey + "x.md", "[Glob, write_file, Agent]", []string{toolname.Glob, toolname.WriteFile, toolname.Task}, 0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

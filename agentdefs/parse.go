@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"covey/tools/toolname"
+
 	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
 )
@@ -483,7 +485,7 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 		case m.name == "":
 			p.warn(r.line, key, "%s: %s", key, m.note)
 			continue
-		case m.name == ToolTask && m.hasArgs && allow:
+		case m.name == toolname.Task && m.hasArgs && allow:
 			types := splitTypes(m.args)
 			if len(types) == 0 {
 				p.warn(r.line, key, "%s: %q names no agent type, so this agent may start none; task dropped", key, r.raw)
@@ -512,7 +514,7 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 			continue
 		default:
 			bare[m.name] = true
-			if m.name == ToolTask {
+			if m.name == toolname.Task {
 				spawnAny = true
 			}
 		}

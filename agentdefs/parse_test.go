@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"covey/tools/toolname"
 )
 
 func TestParseValid(t *testing.T) {
@@ -31,7 +33,7 @@ You review code.
 `,
 			want: Definition{
 				Name: "code-reviewer", Description: "Reviews diffs for bugs.",
-				Tools: []string{"read_file", "grep", "glob"}, DisallowedTools: []string{"grep"},
+				Tools: []string{toolname.ReadFile, toolname.Grep, toolname.Glob}, DisallowedTools: []string{toolname.Grep},
 				Model: "qwen3-coder", Provider: "local", MaxTurns: 8, Timeout: 90 * time.Second,
 				AllowedPaths: []string{"docs/**", "*.{md,txt}"}, Color: "blue",
 				Prompt: "You review code.", Source: "a.md", ReadOnly: true,
@@ -42,15 +44,15 @@ You review code.
 				"disallowedTools: Bash\nmaxTurns: 3\nmodel: sonnet\n---\nWrite things.\n",
 			want: Definition{
 				Name: "writer", Description: "Writes.",
-				Tools:           []string{"read_file", "write_file", "edit_file", "bash", "grep", "glob", "list_dir", "todo_write"},
-				DisallowedTools: []string{"bash"},
+				Tools:           []string{toolname.ReadFile, toolname.WriteFile, toolname.EditFile, toolname.Bash, toolname.Grep, toolname.Glob, toolname.ListDir, toolname.TodoWrite},
+				DisallowedTools: []string{toolname.Bash},
 				Model:           "sonnet", MaxTurns: 3, Prompt: "Write things.", Source: "a.md",
 			},
 		},
 		"claude list tools with Task and Agent forms": {
 			file: "---\nname: boss\ndescription: Delegates.\ntools:\n  - Read\n  - Task\n  - Agent(worker)\n---\nDelegate.\n",
 			want: Definition{
-				Name: "boss", Description: "Delegates.", Tools: []string{"read_file", "task"},
+				Name: "boss", Description: "Delegates.", Tools: []string{toolname.ReadFile, toolname.Task},
 				Model: "inherit", Prompt: "Delegate.", Source: "a.md", ReadOnly: true,
 			},
 		},
@@ -76,7 +78,7 @@ You review code.
 		},
 		"blank-separated tools and an empty tools key": {
 			file: "---\nname: b\ndescription: d\ntools: Read Grep\tGlob\n---\np\n",
-			want: Definition{Name: "b", Description: "d", Tools: []string{"read_file", "grep", "glob"}, Model: "inherit", Prompt: "p", Source: "a.md", ReadOnly: true},
+			want: Definition{Name: "b", Description: "d", Tools: []string{toolname.ReadFile, toolname.Grep, toolname.Glob}, Model: "inherit", Prompt: "p", Source: "a.md", ReadOnly: true},
 		},
 		"present but empty tools means no tools": {
 			file: "---\nname: e\ndescription: d\ntools:\n---\np\n",
@@ -87,11 +89,11 @@ You review code.
 				"permissionMode: acceptEdits\nisolation: worktree\nbackground: true\nmcpServers: [github]\ncolor: Purple\n---\np\n",
 			want: Definition{
 				Name: "r", Description: "d",
-				Tools: []string{"read_file", "bash", "edit_file", "task", "todo_write", "web_fetch", "mcp__github__search"},
+				Tools: []string{toolname.ReadFile, toolname.Bash, toolname.EditFile, toolname.Task, toolname.TodoWrite, toolname.WebFetch, "mcp__github__search"},
 				ToolRules: []ToolRule{
-					{Tool: "read_file", Pattern: "src/**", Source: "Read(src/**)"},
-					{Tool: "bash", Pattern: "git diff:*", Source: "Bash(git diff:*)"},
-					{Tool: "edit_file", Pattern: "docs/**", Source: "Edit(docs/**)"},
+					{Tool: toolname.ReadFile, Pattern: "src/**", Source: "Read(src/**)"},
+					{Tool: toolname.Bash, Pattern: "git diff:*", Source: "Bash(git diff:*)"},
+					{Tool: toolname.EditFile, Pattern: "docs/**", Source: "Edit(docs/**)"},
 				},
 				SpawnTypes: []string{"Explore", "Code Reviewer"}, PermissionMode: "acceptEdits", Isolation: "worktree", Background: true,
 				MCPServers: []string{"github"}, Color: "purple", Model: "inherit", Prompt: "p", Source: "a.md",
@@ -100,7 +102,7 @@ You review code.
 		"Agent(types) alone limits the types": {
 			file: "---\nname: boss\ndescription: Delegates.\ntools: Read, Task(worker, Code Reviewer)\n---\nDelegate.\n",
 			want: Definition{
-				Name: "boss", Description: "Delegates.", Tools: []string{"read_file", "task"}, SpawnTypes: []string{"worker", "Code Reviewer"},
+				Name: "boss", Description: "Delegates.", Tools: []string{toolname.ReadFile, toolname.Task}, SpawnTypes: []string{"worker", "Code Reviewer"},
 				Model: "inherit", Prompt: "Delegate.", Source: "a.md", ReadOnly: true,
 			},
 		},
@@ -150,17 +152,17 @@ func TestParseWarnings(t *testing.T) {
 	}{
 		"unknown tools: one warning naming all, at the first one's line": {
 			file:  "---\nname: web\ndescription: d\ntools:\n  - Read\n  - NotebookEdit\n  - WebSearch\n---\np\n",
-			tools: []string{"read_file"},
+			tools: []string{toolname.ReadFile},
 			want:  []Problem{{Line: 6, Field: "tools", Message: "covey has no NotebookEdit, WebSearch; dropped", Warning: true}},
 		},
 		"a pattern covey cannot enforce drops the tool": {
 			file:  "---\nname: web\ndescription: d\ntools: Read, Grep(TODO), Bash(git:*)\n---\np\n",
-			tools: []string{"read_file", "bash"},
+			tools: []string{toolname.ReadFile, toolname.Bash},
 			want:  []Problem{{Line: 4, Field: "tools", Message: `"Grep(TODO)" dropped`, Warning: true}},
 		},
 		"a malformed bash pattern drops bash rather than grant all of it": {
 			file:  "---\nname: web\ndescription: d\ntools: Read, Bash(rm * -rf)\n---\np\n",
-			tools: []string{"read_file"},
+			tools: []string{toolname.ReadFile},
 			want:  []Problem{{Line: 4, Field: "tools", Message: `"Bash(rm * -rf)" dropped`, Warning: true}},
 		},
 		"unknown and unsupported keys": {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // outcome is how one agent file loads: what a test compares between covey
@@ -39,48 +41,48 @@ type quirk struct {
 }
 
 func quirks() map[string]quirk {
-	rg := []string{"read_file", "grep", "glob"}
+	rg := []string{toolname.ReadFile, toolname.Grep, toolname.Glob}
 	return map[string]quirk{
-		"colon-in-description.md": {claude: outcome{loads: true, name: "changelog-keeper", tools: []string{"read_file", "edit_file"}, model: "inherit", descHas: "Note: never rewrites old entries."}, warns: []string{""}},
+		"colon-in-description.md": {claude: outcome{loads: true, name: "changelog-keeper", tools: []string{toolname.ReadFile, toolname.EditFile}, model: "inherit", descHas: "Note: never rewrites old entries."}, warns: []string{""}},
 		"example-blocks.md": {claude: outcome{loads: true, name: "migration-checker", tools: rg, model: "inherit",
 			descHas: "user: \"Is 0042_drop_legacy.sql safe to run?\"\nassistant: \"I'll ask the migration-checker agent to look at it.\""}, warns: []string{""}},
-		"example-blocks-unindented.md": {claude: outcome{loads: true, name: "release-notes", tools: []string{"read_file", "bash"}, rules: []string{"Bash(git log:*)"}, model: "inherit",
+		"example-blocks-unindented.md": {claude: outcome{loads: true, name: "release-notes", tools: []string{toolname.ReadFile, toolname.Bash}, rules: []string{"Bash(git log:*)"}, model: "inherit",
 			descHas: "<example>\nuser: \"Write the notes for v2.3\""}, warns: []string{""}},
-		"duplicate-keys.md":       {claude: outcome{loads: true, name: "translator", tools: []string{"read_file"}, model: "haiku"}, warns: []string{"model"}},
-		"name-with-spaces.md":     {claude: outcome{loads: true, name: "Code Reviewer", tools: []string{"read_file", "grep", "glob", "bash"}, rules: []string{"Bash(git diff:*)"}, model: "inherit"}},
-		"long-fence.md":           {claude: outcome{loads: true, name: "fence-lover", tools: []string{"read_file"}, model: "inherit"}, warns: []string{""}},
-		"crlf.md":                 {claude: outcome{loads: true, name: "windows-agent", tools: []string{"read_file", "grep"}, model: "inherit", descHas: "CRLF line ends."}},
-		"bom.md":                  {claude: outcome{loads: true, name: "bom-agent", tools: []string{"glob"}, model: "inherit"}},
-		"tabs.md":                 {claude: outcome{loads: true, name: "tabby", tools: []string{"read_file", "grep"}, model: "inherit"}, warns: []string{""}},
-		"long-name.md":            {claude: outcome{loads: true, name: "the-agent-whose-name-goes-on-and-on-well-past-what-anyone-would-type", tools: []string{"read_file"}, model: "inherit"}, warns: []string{"name"}},
-		"maxturns-many.md":        {claude: outcome{loads: true, name: "patient", tools: []string{"read_file"}, model: "inherit"}, warns: []string{"maxTurns"}},
+		"duplicate-keys.md":       {claude: outcome{loads: true, name: "translator", tools: []string{toolname.ReadFile}, model: "haiku"}, warns: []string{"model"}},
+		"name-with-spaces.md":     {claude: outcome{loads: true, name: "Code Reviewer", tools: []string{toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.Bash}, rules: []string{"Bash(git diff:*)"}, model: "inherit"}},
+		"long-fence.md":           {claude: outcome{loads: true, name: "fence-lover", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{""}},
+		"crlf.md":                 {claude: outcome{loads: true, name: "windows-agent", tools: []string{toolname.ReadFile, toolname.Grep}, model: "inherit", descHas: "CRLF line ends."}},
+		"bom.md":                  {claude: outcome{loads: true, name: "bom-agent", tools: []string{toolname.Glob}, model: "inherit"}},
+		"tabs.md":                 {claude: outcome{loads: true, name: "tabby", tools: []string{toolname.ReadFile, toolname.Grep}, model: "inherit"}, warns: []string{""}},
+		"long-name.md":            {claude: outcome{loads: true, name: "the-agent-whose-name-goes-on-and-on-well-past-what-anyone-would-type", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"name"}},
+		"maxturns-many.md":        {claude: outcome{loads: true, name: "patient", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"maxTurns"}},
 		"tools-comma.md":          {claude: outcome{loads: true, name: "comma-tools", tools: rg, model: "inherit"}},
 		"tools-space.md":          {claude: outcome{loads: true, name: "space-tools", tools: rg, model: "inherit"}},
 		"tools-list.md":           {claude: outcome{loads: true, name: "list-tools", tools: rg, model: "inherit"}},
 		"tools-empty.md":          {claude: outcome{loads: true, name: "no-tools", tools: []string{}, model: "inherit"}},
 		"tools-omitted.md":        {claude: outcome{loads: true, name: "every-tool", model: "inherit"}},
-		"bash-rules.md":           {claude: outcome{loads: true, name: "git-reader", tools: []string{"bash"}, rules: []string{"Bash(git diff:*)", "Bash(git log:*)", "Bash(npm test)"}, model: "inherit"}},
-		"path-rules.md":           {claude: outcome{loads: true, name: "doc-editor", tools: []string{"read_file", "edit_file"}, rules: []string{"Read(src/**)", "Edit(docs/**)"}, model: "inherit"}},
-		"agent-spawn.md":          {claude: outcome{loads: true, name: "coordinator", tools: []string{"read_file", "task"}, spawn: []string{"Explore", "Plan"}, model: "inherit"}},
-		"task-spawn.md":           {claude: outcome{loads: true, name: "old-coordinator", tools: []string{"read_file", "task"}, spawn: []string{"Explore"}, model: "inherit"}},
-		"unknown-tools.md":        {claude: outcome{loads: true, name: "notebook-fan", tools: []string{"read_file"}, model: "inherit"}, warns: []string{"tools"}},
-		"task-list-tools.md":      {claude: outcome{loads: true, name: "planner-todo", tools: []string{"read_file", "todo_write"}, model: "inherit"}},
-		"webfetch.md":             {claude: outcome{loads: true, name: "fetcher", tools: []string{"read_file", "web_fetch"}, model: "inherit"}},
-		"mcp-tools.md":            {claude: outcome{loads: true, name: "issue-triager", tools: []string{"read_file", "mcp__github__list_issues", "mcp__github__add_label"}, model: "inherit"}},
+		"bash-rules.md":           {claude: outcome{loads: true, name: "git-reader", tools: []string{toolname.Bash}, rules: []string{"Bash(git diff:*)", "Bash(git log:*)", "Bash(npm test)"}, model: "inherit"}},
+		"path-rules.md":           {claude: outcome{loads: true, name: "doc-editor", tools: []string{toolname.ReadFile, toolname.EditFile}, rules: []string{"Read(src/**)", "Edit(docs/**)"}, model: "inherit"}},
+		"agent-spawn.md":          {claude: outcome{loads: true, name: "coordinator", tools: []string{toolname.ReadFile, toolname.Task}, spawn: []string{"Explore", "Plan"}, model: "inherit"}},
+		"task-spawn.md":           {claude: outcome{loads: true, name: "old-coordinator", tools: []string{toolname.ReadFile, toolname.Task}, spawn: []string{"Explore"}, model: "inherit"}},
+		"unknown-tools.md":        {claude: outcome{loads: true, name: "notebook-fan", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"tools"}},
+		"task-list-tools.md":      {claude: outcome{loads: true, name: "planner-todo", tools: []string{toolname.ReadFile, toolname.TodoWrite}, model: "inherit"}},
+		"webfetch.md":             {claude: outcome{loads: true, name: "fetcher", tools: []string{toolname.ReadFile, toolname.WebFetch}, model: "inherit"}},
+		"mcp-tools.md":            {claude: outcome{loads: true, name: "issue-triager", tools: []string{toolname.ReadFile, "mcp__github__list_issues", "mcp__github__add_label"}, model: "inherit"}},
 		"permission-mode.md":      {claude: outcome{loads: true, name: "careful-planner", model: "inherit"}},
 		"isolation-background.md": {claude: outcome{loads: true, name: "side-worker", model: "inherit"}},
-		"color.md":                {claude: outcome{loads: true, name: "colourful", tools: []string{"read_file"}, model: "inherit"}},
-		"unsupported-keys.md":     {claude: outcome{loads: true, name: "skilled", tools: []string{"read_file"}, model: "inherit"}, warns: []string{"skills", "hooks", "memory"}},
-		"model-alias.md":          {claude: outcome{loads: true, name: "quick-haiku", tools: []string{"read_file"}, model: "haiku"}},
-		"model-full-id.md":        {claude: outcome{loads: true, name: "pinned-model", tools: []string{"read_file"}, model: "claude-sonnet-4-5-20250929"}},
-		"disallowed.md":           {claude: outcome{loads: true, name: "no-writes", deny: []string{"write_file", "edit_file"}, model: "inherit"}},
+		"color.md":                {claude: outcome{loads: true, name: "colourful", tools: []string{toolname.ReadFile}, model: "inherit"}},
+		"unsupported-keys.md":     {claude: outcome{loads: true, name: "skilled", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"skills", "hooks", "memory"}},
+		"model-alias.md":          {claude: outcome{loads: true, name: "quick-haiku", tools: []string{toolname.ReadFile}, model: "haiku"}},
+		"model-full-id.md":        {claude: outcome{loads: true, name: "pinned-model", tools: []string{toolname.ReadFile}, model: "claude-sonnet-4-5-20250929"}},
+		"disallowed.md":           {claude: outcome{loads: true, name: "no-writes", deny: []string{toolname.WriteFile, toolname.EditFile}, model: "inherit"}},
 		"only-unknown-tools.md": {
 			claude: outcome{loads: true, name: "only-strangers", tools: []string{}, model: "inherit"},
 			covey:  &outcome{loads: false},
 			why:    "an agent left with no tools because covey lacks them all is an error (issue 14 §2), not a silent tool-less agent",
 		},
-		"webfetch-domain.md":     {claude: outcome{loads: true, name: "domain-fetcher", tools: []string{"read_file", "web_fetch"}, rules: []string{"WebFetch(domain:go.dev)"}, model: "inherit"}},
-		"disallowed-patterns.md": {claude: outcome{loads: true, name: "no-deletes", tools: []string{"read_file", "bash"}, denyRules: []string{"Bash(rm:*)", "Bash(git push:*)"}, model: "inherit"}},
+		"webfetch-domain.md":     {claude: outcome{loads: true, name: "domain-fetcher", tools: []string{toolname.ReadFile, toolname.WebFetch}, rules: []string{"WebFetch(domain:go.dev)"}, model: "inherit"}},
+		"disallowed-patterns.md": {claude: outcome{loads: true, name: "no-deletes", tools: []string{toolname.ReadFile, toolname.Bash}, denyRules: []string{"Bash(rm:*)", "Bash(git push:*)"}, model: "inherit"}},
 	}
 }
 

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"covey/tools/toolname"
 )
 
 func TestBuiltins(t *testing.T) {
-	readOnly := []string{"read_file", "list_dir", "glob", "grep"}
+	readOnly := []string{toolname.ReadFile, toolname.ListDir, toolname.Glob, toolname.Grep}
 	tests := map[string]struct {
 		tools    []string
 		readOnly bool
@@ -16,7 +18,7 @@ func TestBuiltins(t *testing.T) {
 	}{
 		Explore:        {readOnly, true, []string{"never create, edit", "line number", "concise report"}},
 		Plan:           {readOnly, true, []string{"numbered implementation plan", "risks", "tests"}},
-		GeneralPurpose: {append(BaseTools(), ToolWebFetch), false, []string{"full set of tools", "report"}},
+		GeneralPurpose: {append(BaseTools(), toolname.WebFetch), false, []string{"full set of tools", "report"}},
 	}
 	s := NewSet(Builtins()...)
 	for name, tc := range tests {
@@ -44,7 +46,7 @@ func TestBuiltins(t *testing.T) {
 	t.Run("fresh values and sorted", func(t *testing.T) {
 		a := Builtins()
 		a[0].Tools[0] = "changed"
-		if Builtins()[0].Tools[0] != "read_file" {
+		if Builtins()[0].Tools[0] != toolname.ReadFile {
 			t.Error("Builtins shares slices between calls")
 		}
 		var names []string
@@ -58,24 +60,24 @@ func TestBuiltins(t *testing.T) {
 }
 
 func TestEffectiveTools(t *testing.T) {
-	base := []string{"read_file", "grep", "bash", "task"}
+	base := []string{toolname.ReadFile, toolname.Grep, toolname.Bash, toolname.Task}
 	tests := map[string]struct {
 		d    Definition
 		base []string // nil means the base above
 		want []string
 	}{
-		"nil allowlist is all but task": {Definition{}, nil, []string{"read_file", "grep", "bash"}},
+		"nil allowlist is all but task": {Definition{}, nil, []string{toolname.ReadFile, toolname.Grep, toolname.Bash}},
 		"empty allowlist is nothing":    {Definition{Tools: []string{}}, nil, []string{}},
 		"allowlist intersects base in base order": {
-			Definition{Tools: []string{"bash", "write_file", "read_file"}}, nil, []string{"read_file", "bash"},
+			Definition{Tools: []string{toolname.Bash, toolname.WriteFile, toolname.ReadFile}}, nil, []string{toolname.ReadFile, toolname.Bash},
 		},
-		"task only when listed":         {Definition{Tools: []string{"task", "grep"}}, nil, []string{"grep", "task"}},
-		"disallowed removed from all":   {Definition{DisallowedTools: []string{"bash"}}, nil, []string{"read_file", "grep"}},
-		"disallowed beats allowlist":    {Definition{Tools: []string{"grep", "task"}, DisallowedTools: []string{"task"}}, nil, []string{"grep"}},
-		"duplicates in base kept once":  {Definition{Tools: []string{"grep"}}, []string{"grep", "grep"}, []string{"grep"}},
-		"unknown names never appear":    {Definition{Tools: []string{"web_fetch"}}, nil, []string{}},
-		"disallowing unknown is no-op":  {Definition{DisallowedTools: []string{"web_fetch"}}, nil, []string{"read_file", "grep", "bash"}},
-		"read-only allowlist from base": {Definition{Tools: []string{"read_file"}}, nil, []string{"read_file"}},
+		"task only when listed":         {Definition{Tools: []string{toolname.Task, toolname.Grep}}, nil, []string{toolname.Grep, toolname.Task}},
+		"disallowed removed from all":   {Definition{DisallowedTools: []string{toolname.Bash}}, nil, []string{toolname.ReadFile, toolname.Grep}},
+		"disallowed beats allowlist":    {Definition{Tools: []string{toolname.Grep, toolname.Task}, DisallowedTools: []string{toolname.Task}}, nil, []string{toolname.Grep}},
+		"duplicates in base kept once":  {Definition{Tools: []string{toolname.Grep}}, []string{toolname.Grep, toolname.Grep}, []string{toolname.Grep}},
+		"unknown names never appear":    {Definition{Tools: []string{toolname.WebFetch}}, nil, []string{}},
+		"disallowing unknown is no-op":  {Definition{DisallowedTools: []string{toolname.WebFetch}}, nil, []string{toolname.ReadFile, toolname.Grep, toolname.Bash}},
+		"read-only allowlist from base": {Definition{Tools: []string{toolname.ReadFile}}, nil, []string{toolname.ReadFile}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -96,10 +98,10 @@ func TestReadOnlyDerived(t *testing.T) {
 		want bool
 	}{
 		"all tools":              {Definition{Name: "a"}, false},
-		"only reads":             {Definition{Name: "a", Tools: []string{"read_file", "grep"}}, true},
-		"bash writes":            {Definition{Name: "a", Tools: []string{"read_file", "bash"}}, false},
-		"writers disallowed":     {Definition{Name: "a", DisallowedTools: []string{"write_file", "edit_file", "bash"}}, true},
-		"todo_write is not a fs": {Definition{Name: "a", Tools: []string{"todo_write"}}, true},
+		"only reads":             {Definition{Name: "a", Tools: []string{toolname.ReadFile, toolname.Grep}}, true},
+		"bash writes":            {Definition{Name: "a", Tools: []string{toolname.ReadFile, toolname.Bash}}, false},
+		"writers disallowed":     {Definition{Name: "a", DisallowedTools: []string{toolname.WriteFile, toolname.EditFile, toolname.Bash}}, true},
+		"todo_write is not a fs": {Definition{Name: "a", Tools: []string{toolname.TodoWrite}}, true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -342,9 +344,9 @@ func TestSetGetIsExactAndNilSafe(t *testing.T) {
 	}
 	t.Run("results are copies", func(t *testing.T) {
 		d, _ := s.Get("Explore")
-		d.Tools[0] = "bash"
-		s.All()[0].Tools[0] = "bash"
-		if got, _ := s.Get("Explore"); got.Tools[0] != "read_file" {
+		d.Tools[0] = toolname.Bash
+		s.All()[0].Tools[0] = toolname.Bash
+		if got, _ := s.Get("Explore"); got.Tools[0] != toolname.ReadFile {
 			t.Errorf("editing a result changed the Set: %v", got.Tools)
 		}
 	})

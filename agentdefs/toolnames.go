@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -20,7 +22,7 @@ func EffectiveTools(d Definition, base []string) []string {
 			continue
 		case slices.ContainsFunc(d.DisallowedTools, func(e string) bool { return allowsTool(e, t) }):
 			continue
-		case d.Tools == nil && t == ToolTask:
+		case d.Tools == nil && t == toolname.Task:
 			// Nesting is opt-in: only a definition that names task gets it.
 			continue
 		case d.Tools != nil && !slices.ContainsFunc(d.Tools, func(e string) bool { return allowsTool(e, t) }):
@@ -54,22 +56,22 @@ func mapToolName(raw string) mappedTool {
 	name, args, hasArgs := splitCall(raw)
 	m := mappedTool{args: args, hasArgs: hasArgs}
 	switch strings.ToLower(name) {
-	case "read", ToolReadFile, "notebookread":
-		m.name = ToolReadFile
-	case "write", ToolWriteFile:
-		m.name = ToolWriteFile
-	case "edit", "multiedit", ToolEditFile:
-		m.name = ToolEditFile
-	case "bash", "grep", "glob":
+	case "read", toolname.ReadFile, "notebookread":
+		m.name = toolname.ReadFile
+	case "write", toolname.WriteFile:
+		m.name = toolname.WriteFile
+	case "edit", "multiedit", toolname.EditFile:
+		m.name = toolname.EditFile
+	case toolname.Bash, toolname.Grep, toolname.Glob:
 		m.name = strings.ToLower(name)
-	case "ls", ToolListDir:
-		m.name = ToolListDir
-	case "todowrite", "taskcreate", "taskupdate", "tasklist", "taskget", ToolTodoWrite:
-		m.name = ToolTodoWrite
-	case "webfetch", ToolWebFetch:
-		m.name = ToolWebFetch
-	case "task", "agent":
-		m.name = ToolTask
+	case "ls", toolname.ListDir:
+		m.name = toolname.ListDir
+	case "todowrite", "taskcreate", "taskupdate", "tasklist", "taskget", toolname.TodoWrite:
+		m.name = toolname.TodoWrite
+	case "webfetch", toolname.WebFetch:
+		m.name = toolname.WebFetch
+	case toolname.Task, "agent":
+		m.name = toolname.Task
 	default:
 		if strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
 			m.name = name

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // gitReader is a Claude Code agent file whose bash is limited to git
@@ -36,7 +37,7 @@ func TestHeadlessRestrictedAgent(t *testing.T) {
 			if tc.config != "" {
 				files[".covey/config.yaml"] = tc.config
 			}
-			h := headlessRun{srv: scripted.NewTest(t), ws: workspace(t, files), box: newSandbox(t)}
+			h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
 			h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
 				{ToolCalls: []scripted.Call{{ID: "call_task", Name: "task", Args: map[string]any{
 					"description": "check the tree", "subagent_type": "git-reader", "prompt": "[e2e:restricted] What is the state?",

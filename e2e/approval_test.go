@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // approvalRecordRe matches the one line an answered approval collapses to
@@ -20,7 +21,7 @@ var approvalRecordRe = regexp.MustCompile(`(✓ allowed|✗ denied|✎ allowed w
 // returns the terminal, the server and the workspace.
 func startApproval(t *testing.T, files map[string]string, prompt string, turns ...scripted.Turn) (*term, *scripted.Server, string) {
 	t.Helper()
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{
 		Name:  "main",
 		Match: scripted.Match{SystemContains: mainPrompt, FirstUser: prompt},

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 )
 
 // TestTUIEscCancelsTurn presses Esc while three children wait on the

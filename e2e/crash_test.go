@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // crashScript answers the main agent by the prompt it was given, whatever
@@ -72,7 +73,7 @@ var resumedRe = regexp.MustCompile(`resumed session (\S+) \((\d+) messages\)`)
 // model with that history, in a conversation every provider accepts.
 func TestTUIContinueAfterSIGKILL(t *testing.T) {
 	t.Parallel()
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	ws := workspace(t, sampleFiles())
 	env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
 

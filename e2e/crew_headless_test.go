@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 )
 
 // streamEvent is the part of a stream-json line the crew tests read.

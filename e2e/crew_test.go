@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // startCrew starts the TUI like startScripted with extra flags.
 func startCrew(t *testing.T, args ...string) (*term, *scripted.Server, string) {
 	t.Helper()
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	ws := workspace(t, sampleFiles())
 	env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
 	tm := startTUI(t, ws, env, append([]string{"--model", "e2e-model"}, args...)...)

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // The scripted headless run: the main agent sends one Explore child, which
@@ -46,7 +47,7 @@ type headlessRun struct {
 
 func newHeadlessRun(t *testing.T) headlessRun {
 	t.Helper()
-	return headlessRun{srv: scripted.NewTest(t), ws: workspace(t, sampleFiles()), box: newSandbox(t)}
+	return headlessRun{srv: scriptedtest.New(t), ws: workspace(t, sampleFiles()), box: newSandbox(t)}
 }
 
 // run runs covey against the scripted server.
@@ -230,7 +231,7 @@ func TestHeadlessExitCodes(t *testing.T) {
 			box := newSandbox(t)
 			env := box.env()
 			if tc.turn != nil {
-				srv := scripted.NewTest(t)
+				srv := scriptedtest.New(t)
 				srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{*tc.turn}})
 				env = box.env("OPENAI_BASE_URL=" + srv.URL())
 			}

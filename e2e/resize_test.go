@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 )
 
 // TestTUIResize narrows the terminal while children run and widens it

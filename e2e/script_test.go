@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 )
 
 // mainPrompt is in the main agent's system prompt only (children have

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // helpLine is on covey's screen whenever the input has the focus; after
@@ -17,7 +18,7 @@ const helpLine = "ctrl+c clear/quit"
 // scripted server and returns both.
 func startScripted(t *testing.T) (*term, *scripted.Server, string) {
 	t.Helper()
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	ws := workspace(t, sampleFiles())
 	env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
 	tm := startTUI(t, ws, env, "--model", "e2e-model")

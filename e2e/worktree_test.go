@@ -10,7 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // sharedText is a file two isolated children edit at once: one line near
@@ -99,7 +100,7 @@ func TestTUIWorktreeChildrenMerge(t *testing.T) {
 		prompt = "[e2e:worktree-merge] edit shared.txt twice"
 		answer = "E2E worktree answer: both edits are in."
 	)
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	isolatedTasks(srv, prompt, answer, "[wt-top]", "[wt-bottom]")
 	isolatedEdit(srv, "[wt-top]", "bravo\n", "BRAVO from top\n")
 	isolatedEdit(srv, "[wt-bottom]", "india\n", "INDIA from bottom\n")
@@ -172,7 +173,7 @@ type worktreeJSON struct {
 // lists it and `covey worktrees prune` removes it.
 func TestHeadlessWorktreeConflict(t *testing.T) {
 	t.Parallel()
-	h := headlessRun{srv: scripted.NewTest(t), ws: workspace(t, worktreeFiles()), box: newSandbox(t)}
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, worktreeFiles()), box: newSandbox(t)}
 	const prompt = "[e2e:worktree-conflict] change delta twice"
 	isolatedTasks(h.srv, prompt, "E2E conflict answer", "[wt-one]", "[wt-two]")
 	isolatedEdit(h.srv, "[wt-one]", "delta\n", "DELTA one\n")
@@ -243,7 +244,7 @@ func TestHeadlessWorktreeDefaultKeeps(t *testing.T) {
 	for _, format := range []string{"json", "stream-json"} {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			h := headlessRun{srv: scripted.NewTest(t), ws: workspace(t, worktreeFiles()), box: newSandbox(t)}
+			h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, worktreeFiles()), box: newSandbox(t)}
 			const prompt = "[e2e:worktree-keep] change echo"
 			isolatedTasks(h.srv, prompt, "E2E keep answer", "[wt-keep]")
 			isolatedEdit(h.srv, "[wt-keep]", "echo\n", "ECHO kept\n")
@@ -305,7 +306,7 @@ func TestHeadlessWorktreeDefaultKeeps(t *testing.T) {
 // next covey says so at start, and /worktrees prune cleans everything up.
 func TestWorktreeKilledMidChild(t *testing.T) {
 	t.Parallel()
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	const prompt = "[e2e:worktree-kill] start a slow child"
 	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, FirstUser: prompt}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{{ID: "call_slow", Name: "task", Args: map[string]any{

@@ -3,11 +3,13 @@ package permission
 import (
 	"context"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 func TestWithModeNeverLooserThanTheSession(t *testing.T) {
-	write := Request{Tool: "write_file", Path: "a.go"}
-	run := Request{Tool: "bash", Command: "go test ./..."}
+	write := Request{Tool: toolname.WriteFile, Path: "a.go"}
+	run := Request{Tool: toolname.Bash, Command: "go test ./..."}
 	tests := map[string]struct {
 		session, agent Mode
 		raise          bool

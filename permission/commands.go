@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"covey/permission/shell"
 )
 
@@ -86,7 +88,7 @@ const maxScriptSize = 256 << 10
 func deniedCommand(deny []rule, c command, dir string) (rule, string, bool) {
 	var bashDeny []rule
 	for _, r := range deny {
-		if r.tool != "bash" {
+		if r.tool != toolname.Bash {
 			continue
 		}
 		if r.kind == ruleAll {
@@ -208,7 +210,7 @@ func shellScript(b []byte) bool {
 func allowedCommand(sets [][]rule, c command, root, dir string) bool {
 	for _, set := range sets {
 		for _, r := range set {
-			if r.tool == "bash" && (r.kind == ruleAll || (r.kind == ruleCmdRaw && r.raw == c.raw)) {
+			if r.tool == toolname.Bash && (r.kind == ruleAll || (r.kind == ruleCmdRaw && r.raw == c.raw)) {
 				return true
 			}
 		}
@@ -242,7 +244,7 @@ func cmdAllowed(sets [][]rule, cmd shell.Cmd) bool {
 	for _, words := range candidates(cmd, false) {
 		for _, set := range sets {
 			for _, r := range set {
-				if r.tool == "bash" && r.matchWords(words, cmd.OpenArgs) {
+				if r.tool == toolname.Bash && r.matchWords(words, cmd.OpenArgs) {
 					return true
 				}
 			}
@@ -266,7 +268,7 @@ func writeAllowed(sets [][]rule, c command, w shell.Write, root, dir string) boo
 	if forms.rel != "" && !outsideRel(forms.rel) {
 		return true
 	}
-	return allowedPath(sets, "write_file", forms) || allowedPath(sets, "edit_file", forms)
+	return allowedPath(sets, toolname.WriteFile, forms) || allowedPath(sets, toolname.EditFile, forms)
 }
 
 // writeForms resolves a redirection's target against the folder the line
@@ -319,7 +321,7 @@ func deniedWrite(deny []rule, c command, root, dir string) (rule, bool) {
 		if w.Dynamic || !ok {
 			return fileDeny[0], true
 		}
-		if r, ok := deniedPath(fileDeny, "write_file", forms); ok {
+		if r, ok := deniedPath(fileDeny, toolname.WriteFile, forms); ok {
 			return r, true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"covey/tools/toolname"
+
 	"covey/permission/shell"
 )
 
@@ -30,8 +32,8 @@ func FuzzShellParse(f *testing.F) {
 	onlyAllow := NewPolicy(ModeDefault, allow, nil)
 	f.Fuzz(func(t *testing.T, s string) {
 		_ = shell.Analyse(s) // must not panic
-		_ = SessionGrantRules(Request{Tool: "bash", Command: s})
-		_ = p.AllowedWithoutAsking(Request{Tool: "bash", Command: s})
+		_ = SessionGrantRules(Request{Tool: toolname.Bash, Command: s})
+		_ = p.AllowedWithoutAsking(Request{Tool: toolname.Bash, Command: s})
 
 		// Every piece of s becomes one quoted argument of an allowed echo
 		// (bash words hold no NUL byte, and the parser reads UTF-8).
@@ -56,11 +58,11 @@ func FuzzShellParse(f *testing.F) {
 				t.Fatalf("argument %d of %q = %q, want %q", i, line, got, piece)
 			}
 		}
-		req := Request{Tool: "bash", Command: line}
+		req := Request{Tool: toolname.Bash, Command: line}
 		if !p.AllowedWithoutAsking(req) {
 			t.Fatalf("%q should be allowed by bash(echo:*)", line)
 		}
-		bad := Request{Tool: "bash", Command: line + " && rm -rf /"}
+		bad := Request{Tool: toolname.Bash, Command: line + " && rm -rf /"}
 		if p.AllowedWithoutAsking(bad) {
 			t.Fatalf("%q must not be allowed", bad.Command)
 		}

@@ -3,6 +3,8 @@ package permission
 import (
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // bashDecision is what a default-mode policy with rules decides about a
@@ -15,7 +17,7 @@ func bashDecision(t *testing.T, allow, deny []string, cmd string) string {
 	}
 	p := NewPolicy(ModeDefault, rs, nil)
 	p.SetWorkspace(t.TempDir())
-	k, reason := p.decide(Request{Tool: "bash", Command: cmd})
+	k, reason := p.decide(Request{Tool: toolname.Bash, Command: cmd})
 	switch k {
 	case kindAllow:
 		return "allow"
@@ -161,10 +163,10 @@ func TestBashRulesDenyWins(t *testing.T) {
 		cmd, want   string
 	}{
 		{"deny prefix over exact allow", []string{"bash(rm -rf build)"}, []string{"bash(rm:*)"}, "rm -rf build", "deny"},
-		{"deny over bare allow", []string{"bash"}, []string{"bash(curl:*)"}, "curl x", "deny"},
-		{"bare deny", []string{"bash(ls:*)"}, []string{"bash"}, "ls", "deny"},
+		{"deny over bare allow", []string{toolname.Bash}, []string{"bash(curl:*)"}, "curl x", "deny"},
+		{"bare deny", []string{"bash(ls:*)"}, []string{toolname.Bash}, "ls", "deny"},
 		{"deny star", []string{"bash(ls:*)"}, []string{"Bash(*)"}, "ls", "deny"},
-		{"bare allow covers unparseable", []string{"bash"}, nil, "echo $((1+1))", "allow"},
+		{"bare allow covers unparseable", []string{toolname.Bash}, nil, "echo $((1+1))", "allow"},
 		{"exact deny only exact", []string{"bash(rm:*)"}, []string{"bash(rm -rf /)"}, "rm -rf build", "allow"},
 		{"exact deny", []string{"bash(rm:*)"}, []string{"bash(rm -rf /)"}, "rm  -rf  /", "deny"},
 	}

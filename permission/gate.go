@@ -5,7 +5,11 @@
 // gate knows nothing of tools.
 package permission
 
-import "context"
+import (
+	"context"
+
+	"covey/tools/toolname"
+)
 
 // Gate is the permission check that every write and command passes first.
 type Gate interface {
@@ -49,7 +53,7 @@ type Request struct {
 
 // ToolMerge is the Request.Tool of a child's worktree proposed for merging
 // into the user's files.
-const ToolMerge = "merge_worktree"
+const ToolMerge = toolname.MergeWorktree
 
 // ToolMCPTrust is the Request.Tool of the question whether to start the MCP
 // servers of a workspace's .mcp.json (asked once per workspace; the answer

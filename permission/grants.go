@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"covey/permission/shell"
 )
 
@@ -29,16 +31,16 @@ func grantRules(req Request) []rule {
 	switch {
 	case req.Tool == ToolMerge:
 		return nil // each merge is its own question
-	case req.Tool == "web_fetch":
+	case req.Tool == toolname.WebFetch:
 		host, ok := hostOf(req.URL)
 		if !ok {
 			return []rule{{src: "web_fetch(" + req.URL + ")", tool: "web_fetch", kind: ruleCmdRaw, raw: req.URL}}
 		}
 		return []rule{{src: "web_fetch(domain:" + host + ")", tool: "web_fetch", kind: ruleDomain, domain: host}}
-	case req.Tool != "bash" && !pathRuleTool(req.Tool):
+	case req.Tool != toolname.Bash && !pathRuleTool(req.Tool):
 		return []rule{{src: req.Tool, tool: req.Tool, kind: ruleAll}}
 	}
-	if req.Tool != "bash" {
+	if req.Tool != toolname.Bash {
 		p := path.Clean(filepath.ToSlash(req.Path))
 		r := rule{tool: req.Tool, kind: rulePathLiteral, glob: p, abs: path.IsAbs(p)}
 		r.src = fmt.Sprintf("%s(%s)", req.Tool, escapeGlob(p))
@@ -82,7 +84,7 @@ func cmdGrant(sc shell.Cmd) (rule, bool) {
 	if len(sc.Args) == 0 || slices.ContainsFunc(sc.Assigns, dangerousEnv) {
 		return rule{}, false
 	}
-	r := rule{tool: "bash", kind: ruleCmdPrefix}
+	r := rule{tool: toolname.Bash, kind: ruleCmdPrefix}
 	switch args := sc.Args; {
 	case exactGrant(sc.Name) && sc.OpenArgs:
 		return rule{}, false

@@ -3,6 +3,8 @@ package permission
 import (
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // MCP tools in plan mode: offered and allowed only when an allow rule names
@@ -24,7 +26,7 @@ func TestPlanModeMCPTools(t *testing.T) {
 		{"deny wins in plan mode", ModePlan, "mcp__docs__delete", true, false, "permissions.deny"},
 		{"default mode asks (headless refuses)", ModeDefault, "mcp__fs__write", false, false, "headless"},
 		{"bypass runs it", ModeBypass, "mcp__fs__write", false, true, ""},
-		{"built-in tools are not MCP", ModePlan, "bash", false, false, "plan"},
+		{"built-in tools are not MCP", ModePlan, toolname.Bash, false, false, "plan"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,11 +3,13 @@ package permission
 import (
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 func TestMergeAndIsolatedWrites(t *testing.T) {
 	merge := Request{Tool: ToolMerge, Path: "covey/general-1-abc123", Changes: []FileChange{{Path: "a.go"}, {Path: "docs/b.md"}}}
-	isolated := Request{Tool: "edit_file", Path: "a.go", Isolated: true}
+	isolated := Request{Tool: toolname.EditFile, Path: "a.go", Isolated: true}
 	tests := map[string]struct {
 		mode        Mode
 		allow, deny []string

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"covey/tools/toolname"
 )
 
 // Policy is a session's permission gate: it answers each write and command
@@ -258,11 +260,11 @@ func (p *Policy) decideMerge(req Request, s snapshot) (verdictKind, string) {
 	for _, c := range req.Changes {
 		forms := pathFormsOf(c.Path, s.root)
 		for _, deny := range p.denyLists() {
-			if r, ok := deniedPath(deny, "edit_file", forms); ok {
+			if r, ok := deniedPath(deny, toolname.EditFile, forms); ok {
 				return kindRefuse, fmt.Sprintf("the merge of %s was denied: the rule %s in permissions.deny of the config covers %s", req.Path, r.src, c.Path)
 			}
 		}
-		if !allowedPath(allows, "edit_file", forms) && !allowedPath(allows, "write_file", forms) {
+		if !allowedPath(allows, toolname.EditFile, forms) && !allowedPath(allows, toolname.WriteFile, forms) {
 			all = false
 		}
 	}
@@ -286,12 +288,12 @@ func (p *Policy) denyLists() [][]rule {
 // see through.
 func (p *Policy) denied(req Request, s snapshot) (rule, string, bool) {
 	var c command
-	if req.Tool == "bash" {
+	if req.Tool == toolname.Bash {
 		c = analyseCommand(req.Command)
 	}
 	for _, deny := range p.denyLists() {
 		switch {
-		case req.Tool == "bash":
+		case req.Tool == toolname.Bash:
 			if r, note, ok := deniedCommand(deny, c, bashDir(req, s)); ok {
 				return r, note, true
 			}
@@ -329,7 +331,7 @@ func (p *Policy) baseDecision(req Request, s snapshot) verdictKind {
 	case req.Isolated && fileTool(req.Tool):
 		// A write into a child's worktree: the merge is reviewed later.
 		return kindAllow
-	case req.Tool == "bash":
+	case req.Tool == toolname.Bash:
 		if allowedCommand(allows, analyseCommand(req.Command), s.root, bashDir(req, s)) {
 			return kindAllow
 		}
@@ -341,7 +343,7 @@ func (p *Policy) baseDecision(req Request, s snapshot) verdictKind {
 		if s.mode == ModeAcceptEdits && fileTool(req.Tool) {
 			return kindAllow
 		}
-		if req.Tool == "read_file" && forms.rel != "" && !outsideRel(forms.rel) {
+		if req.Tool == toolname.ReadFile && forms.rel != "" && !outsideRel(forms.rel) {
 			return kindAllow
 		}
 	default:
@@ -359,7 +361,7 @@ func (p *Policy) inScope(req Request, s snapshot) (string, bool) {
 		var own []rule
 		restricted := false
 		for _, r := range sc.allowList() {
-			if r.governs(req.Tool, true) || (fileReadTool(req.Tool) && r.tool == "read_file") {
+			if r.governs(req.Tool, true) || (fileReadTool(req.Tool) && r.tool == toolname.ReadFile) {
 				own = append(own, r)
 				restricted = restricted || r.kind != ruleAll
 			}
@@ -379,7 +381,7 @@ func scopeMatch(own, grants []rule, req Request, s snapshot) bool {
 	sets := [][]rule{own, grants}
 	root := s.root
 	switch {
-	case req.Tool == "bash":
+	case req.Tool == toolname.Bash:
 		return allowedCommand(sets, analyseCommand(req.Command), root, bashDir(req, s))
 	case pathRuleTool(req.Tool) || fileReadTool(req.Tool):
 		forms := pathFormsOf(req.Path, root)
@@ -408,7 +410,7 @@ func (p *Policy) PlanOffers(tool string) bool {
 // about and read_file rules govern it.
 func readTool(tool string) bool {
 	switch tool {
-	case "read_file", "grep", "glob", "list_dir", "web_fetch":
+	case toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.ListDir, toolname.WebFetch:
 		return true
 	}
 	return false
@@ -418,7 +420,7 @@ func readTool(tool string) bool {
 // govern it.
 func fileReadTool(tool string) bool {
 	switch tool {
-	case "read_file", "grep", "glob", "list_dir":
+	case toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.ListDir:
 		return true
 	}
 	return false
@@ -565,20 +567,20 @@ func (p *Policy) AllowRead(absPath string) bool {
 	}
 	for _, deny := range lists {
 		for _, f := range []pathForms{given, real} {
-			if _, denied := deniedPath(deny, "read_file", f); denied {
+			if _, denied := deniedPath(deny, toolname.ReadFile, f); denied {
 				return false
 			}
 		}
 	}
 	for _, f := range []pathForms{given, real} {
-		if _, ok := p.inScope(Request{Tool: "read_file", Path: f.abs}, s); !ok {
+		if _, ok := p.inScope(Request{Tool: toolname.ReadFile, Path: f.abs}, s); !ok {
 			return false
 		}
 	}
 	if s.root != "" && !outsideRel(real.rel) {
 		return true
 	}
-	return s.mode == ModeBypass || allowedPath([][]rule{p.rules.allowList(), s.grants}, "read_file", real)
+	return s.mode == ModeBypass || allowedPath([][]rule{p.rules.allowList(), s.grants}, toolname.ReadFile, real)
 }
 
 // pathFormsOf puts a request's path (workspace-relative, absolute or
@@ -614,7 +616,7 @@ func pathFormsOf(p, root string) pathForms {
 func (p *Policy) headlessReason(req Request) string {
 	var how string
 	switch {
-	case req.Tool == "bash":
+	case req.Tool == toolname.Bash:
 		c := analyseCommand(req.Command)
 		if why := c.unknown(); why != "" {
 			how = fmt.Sprintf("covey cannot tell what this line runs (%s), so no command rule can allow it: "+
@@ -656,7 +658,7 @@ func (p *Policy) missingRules(c command) []string {
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, "bash")
+		out = append(out, toolname.Bash)
 	}
 	return out
 }
@@ -684,9 +686,9 @@ func exampleGlob(req Request) string {
 // describeRequest names a request for messages.
 func describeRequest(req Request) string {
 	switch req.Tool {
-	case "bash":
+	case toolname.Bash:
 		return fmt.Sprintf("bash %q", req.Command)
-	case "web_fetch":
+	case toolname.WebFetch:
 		return fmt.Sprintf("web_fetch %s", req.URL)
 	case ToolMerge:
 		return fmt.Sprintf("the merge of %s (%d changed %s)", req.Path, len(req.Changes), map[bool]string{true: "file", false: "files"}[len(req.Changes) == 1])

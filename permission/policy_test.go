@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // fakeAsker answers every question with verdict and counts the questions.
@@ -33,20 +35,20 @@ func mustRules(t *testing.T, allow, deny []string) *Rules {
 
 func TestPolicyModes(t *testing.T) {
 	reqs := map[string]Request{
-		"edit":  {Tool: "edit_file", Path: "a.go"},
-		"write": {Tool: "write_file", Path: "b.go"},
-		"bash":  {Tool: "bash", Command: "go test ./..."},
-		"read":  {Tool: "read_file", Path: "a.go"},
+		"edit":        {Tool: toolname.EditFile, Path: "a.go"},
+		"write":       {Tool: toolname.WriteFile, Path: "b.go"},
+		toolname.Bash: {Tool: toolname.Bash, Command: "go test ./..."},
+		"read":        {Tool: toolname.ReadFile, Path: "a.go"},
 	}
 	tests := []struct {
 		mode Mode
 		want map[string]string // "allow", "ask" or "refuse"
 	}{
-		{ModeDefault, map[string]string{"edit": "ask", "write": "ask", "bash": "ask", "read": "allow"}},
-		{ModeAcceptEdits, map[string]string{"edit": "allow", "write": "allow", "bash": "ask", "read": "allow"}},
-		{ModePlan, map[string]string{"edit": "refuse", "write": "refuse", "bash": "refuse", "read": "allow"}},
-		{ModeBypass, map[string]string{"edit": "allow", "write": "allow", "bash": "allow", "read": "allow"}},
-		{Mode("bogus"), map[string]string{"edit": "ask", "write": "ask", "bash": "ask", "read": "allow"}},
+		{ModeDefault, map[string]string{"edit": "ask", "write": "ask", toolname.Bash: "ask", "read": "allow"}},
+		{ModeAcceptEdits, map[string]string{"edit": "allow", "write": "allow", toolname.Bash: "ask", "read": "allow"}},
+		{ModePlan, map[string]string{"edit": "refuse", "write": "refuse", toolname.Bash: "refuse", "read": "allow"}},
+		{ModeBypass, map[string]string{"edit": "allow", "write": "allow", toolname.Bash: "allow", "read": "allow"}},
+		{Mode("bogus"), map[string]string{"edit": "ask", "write": "ask", toolname.Bash: "ask", "read": "allow"}},
 	}
 	for _, tt := range tests {
 		for name, req := range reqs {
@@ -82,14 +84,14 @@ func TestPolicyOrder(t *testing.T) {
 		allow bool
 		want  string // in the reason
 	}{
-		{"plan beats allow rule", ModePlan, Request{Tool: "bash", Command: "go test"}, false, "plan"},
-		{"plan beats allow rule for edits", ModePlan, Request{Tool: "edit_file", Path: "docs/a.md"}, false, "plan"},
-		{"deny beats bypass", ModeBypass, Request{Tool: "bash", Command: "rm -rf /"}, false, "bash(rm:*)"},
-		{"deny beats acceptEdits", ModeAcceptEdits, Request{Tool: "write_file", Path: "docs/secret.md"}, false, "edit_file(docs/secret.md)"},
-		{"deny beats allow glob", ModeDefault, Request{Tool: "edit_file", Path: "docs/secret.md"}, false, "permissions.deny"},
-		{"allow rule without asking", ModeDefault, Request{Tool: "edit_file", Path: "docs/a.md"}, true, ""},
-		{"allow rule for command", ModeDefault, Request{Tool: "bash", Command: "go test -run X"}, true, ""},
-		{"headless refusal", ModeDefault, Request{Tool: "bash", Command: "go vet"}, false, "headless"},
+		{"plan beats allow rule", ModePlan, Request{Tool: toolname.Bash, Command: "go test"}, false, "plan"},
+		{"plan beats allow rule for edits", ModePlan, Request{Tool: toolname.EditFile, Path: "docs/a.md"}, false, "plan"},
+		{"deny beats bypass", ModeBypass, Request{Tool: toolname.Bash, Command: "rm -rf /"}, false, "bash(rm:*)"},
+		{"deny beats acceptEdits", ModeAcceptEdits, Request{Tool: toolname.WriteFile, Path: "docs/secret.md"}, false, "edit_file(docs/secret.md)"},
+		{"deny beats allow glob", ModeDefault, Request{Tool: toolname.EditFile, Path: "docs/secret.md"}, false, "permissions.deny"},
+		{"allow rule without asking", ModeDefault, Request{Tool: toolname.EditFile, Path: "docs/a.md"}, true, ""},
+		{"allow rule for command", ModeDefault, Request{Tool: toolname.Bash, Command: "go test -run X"}, true, ""},
+		{"headless refusal", ModeDefault, Request{Tool: toolname.Bash, Command: "go vet"}, false, "headless"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,15 +112,15 @@ func TestHeadlessReason(t *testing.T) {
 		want []string
 		not  []string
 	}{
-		{"command", ModeDefault, Request{Tool: "bash", Command: "npm install left-pad"},
+		{"command", ModeDefault, Request{Tool: toolname.Bash, Command: "npm install left-pad"},
 			[]string{`bash "npm install left-pad"`, "headless", "permission mode default", "--permission-mode bypassPermissions", `"bash(npm install:*)"`, "permissions.allow", ".covey/config.yaml"}, nil},
-		{"only the missing parts", ModeAcceptEdits, Request{Tool: "bash", Command: "go test ./... && curl -s x | jq ."},
+		{"only the missing parts", ModeAcceptEdits, Request{Tool: toolname.Bash, Command: "go test ./... && curl -s x | jq ."},
 			[]string{`"bash(curl:*)" and "bash(jq:*)"`, "permission mode acceptEdits"}, []string{"go test:*"}},
-		{"unknown command", ModeDefault, Request{Tool: "bash", Command: "x=ls; $x"},
+		{"unknown command", ModeDefault, Request{Tool: toolname.Bash, Command: "x=ls; $x"},
 			[]string{"cannot tell what this line runs", "command name $x is computed", "bypassPermissions", "bare rule bash"}, nil},
-		{"edit", ModeDefault, Request{Tool: "edit_file", Path: "docs/guide.md"},
+		{"edit", ModeDefault, Request{Tool: toolname.EditFile, Path: "docs/guide.md"},
 			[]string{"edit_file docs/guide.md", "--permission-mode acceptEdits", "edit_file(docs/guide.md)", "edit_file(docs/**)", "config.yaml"}, nil},
-		{"write at the top", ModeDefault, Request{Tool: "write_file", Path: "main.go"},
+		{"write at the top", ModeDefault, Request{Tool: toolname.WriteFile, Path: "main.go"},
 			[]string{"write_file(main.go)", "write_file(**)"}, nil},
 	}
 	for _, tt := range tests {
@@ -147,11 +149,11 @@ func TestHeadlessGateIsAPolicy(t *testing.T) {
 		req   Request
 		allow bool
 	}{
-		{ModeAcceptEdits, Request{Tool: "edit_file", Path: "a"}, true},
-		{ModeAcceptEdits, Request{Tool: "bash", Command: "ls"}, false},
-		{ModeBypass, Request{Tool: "bash", Command: "ls"}, true},
-		{ModeDefault, Request{Tool: "write_file", Path: "a"}, false},
-		{ModePlan, Request{Tool: "write_file", Path: "a"}, false},
+		{ModeAcceptEdits, Request{Tool: toolname.EditFile, Path: "a"}, true},
+		{ModeAcceptEdits, Request{Tool: toolname.Bash, Command: "ls"}, false},
+		{ModeBypass, Request{Tool: toolname.Bash, Command: "ls"}, true},
+		{ModeDefault, Request{Tool: toolname.WriteFile, Path: "a"}, false},
+		{ModePlan, Request{Tool: toolname.WriteFile, Path: "a"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s", tt.mode, tt.req.Tool), func(t *testing.T) {
@@ -179,7 +181,7 @@ func TestAskerVerdicts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			asker := &fakeAsker{verdict: tt.answer}
-			v := NewPolicy(ModeDefault, nil, asker).Check(t.Context(), Request{Tool: "write_file", Path: "a.go", Content: "x"})
+			v := NewPolicy(ModeDefault, nil, asker).Check(t.Context(), Request{Tool: toolname.WriteFile, Path: "a.go", Content: "x"})
 			if v.Allowed != tt.want.Allowed || v.Reason != tt.want.Reason || (v.Content != nil) != tt.content {
 				t.Errorf("Check = %+v, want %+v", v, tt.want)
 			}
@@ -227,7 +229,7 @@ func TestCheckCancelled(t *testing.T) {
 			p := NewPolicy(ModeDefault, nil, asker)
 			ctx, cancel := context.WithCancel(t.Context())
 			done := make(chan Verdict, 1)
-			go func() { done <- p.Check(ctx, Request{Tool: "bash", Command: "ls"}) }()
+			go func() { done <- p.Check(ctx, Request{Tool: toolname.Bash, Command: "ls"}) }()
 			<-asker.started
 			cancel()
 			if v := <-done; v.Allowed || v.Reason != "cancelled by the user" {
@@ -239,7 +241,7 @@ func TestCheckCancelled(t *testing.T) {
 		asker := &fakeAsker{verdict: Verdict{Allowed: true}}
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		v := NewPolicy(ModeBypass, nil, asker).Check(ctx, Request{Tool: "bash", Command: "ls"})
+		v := NewPolicy(ModeBypass, nil, asker).Check(ctx, Request{Tool: toolname.Bash, Command: "ls"})
 		if v.Allowed || asker.asked.Load() != 0 {
 			t.Errorf("Check = %+v after %d questions, want a refusal without asking", v, asker.asked.Load())
 		}
@@ -248,7 +250,7 @@ func TestCheckCancelled(t *testing.T) {
 
 func TestAskerPanicRefuses(t *testing.T) {
 	p := NewPolicy(ModeDefault, nil, askerFunc(func(context.Context, Request) Verdict { panic("boom") }))
-	if v := p.Check(t.Context(), Request{Tool: "bash", Command: "ls"}); v.Allowed || !strings.Contains(v.Reason, "boom") {
+	if v := p.Check(t.Context(), Request{Tool: toolname.Bash, Command: "ls"}); v.Allowed || !strings.Contains(v.Reason, "boom") {
 		t.Errorf("Check = %+v, want a refusal mentioning the panic", v)
 	}
 }
@@ -269,11 +271,11 @@ func TestGrantSettlesQueuedQuestion(t *testing.T) {
 	}
 	p = NewPolicy(ModeDefault, nil, asker)
 	first := make(chan Verdict, 1)
-	go func() { first <- p.Check(t.Context(), Request{Tool: "bash", Command: "go test ./a"}) }()
+	go func() { first <- p.Check(t.Context(), Request{Tool: toolname.Bash, Command: "go test ./a"}) }()
 	<-asker.started
 	second := make(chan Verdict, 1)
 	go func() {
-		second <- p.Check(t.Context(), Request{Tool: "bash", Command: "go test ./b", AgentID: "child-1"})
+		second <- p.Check(t.Context(), Request{Tool: toolname.Bash, Command: "go test ./b", AgentID: "child-1"})
 	}()
 	close(asker.release)
 	if v := <-first; !v.Allowed {
@@ -296,34 +298,34 @@ func TestGrants(t *testing.T) {
 		allowed []Request
 		asked   []Request
 	}{
-		{"command prefix", Request{Tool: "bash", Command: "go test ./pkg/..."}, []string{"bash(go test:*)"},
-			[]Request{{Tool: "bash", Command: "go test ./other -run X"}, {Tool: "bash", Command: "go test"}},
-			[]Request{{Tool: "bash", Command: "go vet ./..."}, {Tool: "bash", Command: "go testify"}}},
-		{"first word", Request{Tool: "bash", Command: "ls -la src"}, []string{"bash(ls:*)"},
-			[]Request{{Tool: "bash", Command: "ls"}}, []Request{{Tool: "bash", Command: "lsof"}}},
+		{"command prefix", Request{Tool: toolname.Bash, Command: "go test ./pkg/..."}, []string{"bash(go test:*)"},
+			[]Request{{Tool: toolname.Bash, Command: "go test ./other -run X"}, {Tool: toolname.Bash, Command: "go test"}},
+			[]Request{{Tool: toolname.Bash, Command: "go vet ./..."}, {Tool: toolname.Bash, Command: "go testify"}}},
+		{"first word", Request{Tool: toolname.Bash, Command: "ls -la src"}, []string{"bash(ls:*)"},
+			[]Request{{Tool: toolname.Bash, Command: "ls"}}, []Request{{Tool: toolname.Bash, Command: "lsof"}}},
 		{"compound", Request{Tool: "bash", Command: "go build ./... && ./bin/app --help | head -5"},
 			[]string{"bash(go build:*)", "bash(./bin/app:*)", "bash(head:*)"},
-			[]Request{{Tool: "bash", Command: "go build -o x . ; head x"}}, nil},
-		{"destructive exact", Request{Tool: "bash", Command: "rm -rf build"}, []string{"bash(rm -rf build)"},
-			[]Request{{Tool: "bash", Command: "rm  -rf build"}}, []Request{{Tool: "bash", Command: "rm -rf src"}}},
-		{"interpreter exact", Request{Tool: "bash", Command: "python3 -c 'print(1)'"}, []string{"bash(python3 -c 'print(1)')"},
-			[]Request{{Tool: "bash", Command: `python3 -c "print(1)"`}}, []Request{{Tool: "bash", Command: "python3 evil.py"}}},
+			[]Request{{Tool: toolname.Bash, Command: "go build -o x . ; head x"}}, nil},
+		{"destructive exact", Request{Tool: toolname.Bash, Command: "rm -rf build"}, []string{"bash(rm -rf build)"},
+			[]Request{{Tool: toolname.Bash, Command: "rm  -rf build"}}, []Request{{Tool: toolname.Bash, Command: "rm -rf src"}}},
+		{"interpreter exact", Request{Tool: toolname.Bash, Command: "python3 -c 'print(1)'"}, []string{"bash(python3 -c 'print(1)')"},
+			[]Request{{Tool: toolname.Bash, Command: `python3 -c "print(1)"`}}, []Request{{Tool: toolname.Bash, Command: "python3 evil.py"}}},
 		// A line covey cannot see through is granted as exactly that line;
 		// with a bash deny rule in force it is refused all the same.
-		{"unknown line", Request{Tool: "bash", Command: "echo $((x+1))"}, []string{"bash(echo $((x+1)))"},
-			nil, []Request{{Tool: "bash", Command: "echo $((x+2))"}}},
-		{"loop line", Request{Tool: "bash", Command: "for f in *.go; do gofmt -l $f; done"},
+		{"unknown line", Request{Tool: toolname.Bash, Command: "echo $((x+1))"}, []string{"bash(echo $((x+1)))"},
+			nil, []Request{{Tool: toolname.Bash, Command: "echo $((x+2))"}}},
+		{"loop line", Request{Tool: toolname.Bash, Command: "for f in *.go; do gofmt -l $f; done"},
 			[]string{"bash(gofmt:*)"},
-			[]Request{{Tool: "bash", Command: "for f in *.go; do gofmt -l $f; done"}, {Tool: "bash", Command: "gofmt -w x.go"}},
-			[]Request{{Tool: "bash", Command: "for f in *.go; do rm $f; done"}}},
-		{"file", Request{Tool: "edit_file", Path: "docs/a.md"}, []string{"edit_file(docs/a.md)"},
-			[]Request{{Tool: "edit_file", Path: "./docs/a.md"}},
-			[]Request{{Tool: "edit_file", Path: "docs/b.md"}, {Tool: "write_file", Path: "docs/a.md"}}},
-		{"file with glob characters", Request{Tool: "write_file", Path: "a[1].txt"}, []string{`write_file(a\[1\].txt)`},
-			[]Request{{Tool: "write_file", Path: "a[1].txt"}}, []Request{{Tool: "write_file", Path: "a1.txt"}}},
-		{"grant never beats deny", Request{Tool: "bash", Command: "rm -rf /"}, []string{"bash(rm -rf /)"},
+			[]Request{{Tool: toolname.Bash, Command: "for f in *.go; do gofmt -l $f; done"}, {Tool: toolname.Bash, Command: "gofmt -w x.go"}},
+			[]Request{{Tool: toolname.Bash, Command: "for f in *.go; do rm $f; done"}}},
+		{"file", Request{Tool: toolname.EditFile, Path: "docs/a.md"}, []string{"edit_file(docs/a.md)"},
+			[]Request{{Tool: toolname.EditFile, Path: "./docs/a.md"}},
+			[]Request{{Tool: toolname.EditFile, Path: "docs/b.md"}, {Tool: toolname.WriteFile, Path: "docs/a.md"}}},
+		{"file with glob characters", Request{Tool: toolname.WriteFile, Path: "a[1].txt"}, []string{`write_file(a\[1\].txt)`},
+			[]Request{{Tool: toolname.WriteFile, Path: "a[1].txt"}}, []Request{{Tool: toolname.WriteFile, Path: "a1.txt"}}},
+		{"grant never beats deny", Request{Tool: toolname.Bash, Command: "rm -rf /"}, []string{"bash(rm -rf /)"},
 			nil, nil},
-		{"file grant never beats deny", Request{Tool: "edit_file", Path: ".env"}, []string{"edit_file(.env)"},
+		{"file grant never beats deny", Request{Tool: toolname.EditFile, Path: ".env"}, []string{"edit_file(.env)"},
 			nil, nil},
 	}
 	for _, tt := range tests {
@@ -355,18 +357,18 @@ func TestGrants(t *testing.T) {
 	}
 	t.Run("exact line grant without deny rules", func(t *testing.T) {
 		p := NewPolicy(ModeDefault, nil, nil)
-		p.Grant(Request{Tool: "bash", Command: "echo $((x+1))"})
-		if !p.AllowedWithoutAsking(Request{Tool: "bash", Command: " echo $((x+1)) "}) {
+		p.Grant(Request{Tool: toolname.Bash, Command: "echo $((x+1))"})
+		if !p.AllowedWithoutAsking(Request{Tool: toolname.Bash, Command: " echo $((x+1)) "}) {
 			t.Error("the granted line should pass")
 		}
-		if p.AllowedWithoutAsking(Request{Tool: "bash", Command: "echo $((x+2))"}) {
+		if p.AllowedWithoutAsking(Request{Tool: toolname.Bash, Command: "echo $((x+2))"}) {
 			t.Error("another line should still be asked about")
 		}
 	})
 	t.Run("deny still refuses after grant", func(t *testing.T) {
 		p := NewPolicy(ModeDefault, rs, nil)
-		p.Grant(Request{Tool: "bash", Command: "rm -rf /"})
-		if v := p.Check(t.Context(), Request{Tool: "bash", Command: "rm -rf /"}); v.Allowed || !strings.Contains(v.Reason, "permissions.deny") {
+		p.Grant(Request{Tool: toolname.Bash, Command: "rm -rf /"})
+		if v := p.Check(t.Context(), Request{Tool: toolname.Bash, Command: "rm -rf /"}); v.Allowed || !strings.Contains(v.Reason, "permissions.deny") {
 			t.Errorf("Check = %+v, want the deny rule's refusal", v)
 		}
 	})
@@ -380,12 +382,12 @@ func TestGrantRulesRoundTrip(t *testing.T) {
 		`./x.sh "it's"`, "echo 'a'\\''b' | tr a b", "FOO=1 make build", "if go test; then go vet; fi",
 	} {
 		t.Run(cmd, func(t *testing.T) {
-			rules := SessionGrantRules(Request{Tool: "bash", Command: cmd})
+			rules := SessionGrantRules(Request{Tool: toolname.Bash, Command: cmd})
 			rs, err := ParseRules(rules, nil)
 			if err != nil {
 				t.Fatalf("suggested rules %q do not parse: %v", rules, err)
 			}
-			if !NewPolicy(ModeDefault, rs, nil).AllowedWithoutAsking(Request{Tool: "bash", Command: cmd}) {
+			if !NewPolicy(ModeDefault, rs, nil).AllowedWithoutAsking(Request{Tool: toolname.Bash, Command: cmd}) {
 				t.Errorf("rules %q do not allow %q", rules, cmd)
 			}
 		})
@@ -445,7 +447,7 @@ func TestAllowRead(t *testing.T) {
 		p := NewPolicy(ModeDefault, rs, nil)
 		p.SetWorkspace(root)
 		key := filepath.Join(home, "secret", "key")
-		p.Grant(Request{Tool: "read_file", Path: key})
+		p.Grant(Request{Tool: toolname.ReadFile, Path: key})
 		if !p.AllowRead(key) || p.AllowRead(filepath.Join(home, "secret", "other")) {
 			t.Error("a read grant should allow exactly its file")
 		}
@@ -470,16 +472,16 @@ func TestConcurrentModeChanges(t *testing.T) {
 						p.CycleMode()
 					}
 				case 1:
-					if p.Check(t.Context(), Request{Tool: "bash", Command: "go test && rm -rf ~"}).Allowed {
+					if p.Check(t.Context(), Request{Tool: toolname.Bash, Command: "go test && rm -rf ~"}).Allowed {
 						denyLeaks.Add(1)
 					}
 				case 2:
-					p.Grant(Request{Tool: "bash", Command: fmt.Sprintf("tool%d run", i)})
+					p.Grant(Request{Tool: toolname.Bash, Command: fmt.Sprintf("tool%d run", i)})
 					_ = p.Grants()
 				default:
 					_ = p.Mode()
-					_ = p.AllowedWithoutAsking(Request{Tool: "edit_file", Path: "a.go"})
-					_ = p.Check(t.Context(), Request{Tool: "edit_file", Path: "a.go"})
+					_ = p.AllowedWithoutAsking(Request{Tool: toolname.EditFile, Path: "a.go"})
+					_ = p.Check(t.Context(), Request{Tool: toolname.EditFile, Path: "a.go"})
 				}
 			}
 		})
@@ -502,9 +504,9 @@ func BenchmarkPolicyCheck(b *testing.B) {
 	}
 	p := NewPolicy(ModeDefault, rs, nil)
 	reqs := []Request{
-		{Tool: "bash", Command: "go test ./... 2>&1 | grep -v '^ok' && go vet ./..."},
-		{Tool: "bash", Command: `FOO=1 cat "a file.txt" | grep -n "x && y" > out.txt`},
-		{Tool: "write_file", Path: "src/pkg/a.go"},
+		{Tool: toolname.Bash, Command: "go test ./... 2>&1 | grep -v '^ok' && go vet ./..."},
+		{Tool: toolname.Bash, Command: `FOO=1 cat "a file.txt" | grep -n "x && y" > out.txt`},
+		{Tool: toolname.WriteFile, Path: "src/pkg/a.go"},
 	}
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"github.com/bmatcuk/doublestar/v4"
 
 	"covey/permission/shell"
@@ -138,24 +140,24 @@ func (r *Rules) denyList() []rule {
 // other name is an error, so a misspelt deny rule is never silently inert.
 func canonicalTool(name string) (tool, prefix string, ok bool) {
 	switch strings.ToLower(name) {
-	case "bash":
-		return "bash", "", true
-	case "edit_file", "edit", "multiedit":
-		return "edit_file", "", true
-	case "write_file", "write":
-		return "write_file", "", true
-	case "read_file", "read":
-		return "read_file", "", true
-	case "web_fetch", "webfetch":
-		return "web_fetch", "", true
-	case "task", "agent":
-		return "task", "", true
-	case "send_message", "sendmessage":
-		return "send_message", "", true
-	case "stop_agent":
-		return "stop_agent", "", true
-	case "todo_write", "todowrite":
-		return "todo_write", "", true
+	case toolname.Bash:
+		return toolname.Bash, "", true
+	case toolname.EditFile, "edit", "multiedit":
+		return toolname.EditFile, "", true
+	case toolname.WriteFile, "write":
+		return toolname.WriteFile, "", true
+	case toolname.ReadFile, "read":
+		return toolname.ReadFile, "", true
+	case toolname.WebFetch, "webfetch":
+		return toolname.WebFetch, "", true
+	case toolname.Task, "agent":
+		return toolname.Task, "", true
+	case toolname.SendMessage, "sendmessage":
+		return toolname.SendMessage, "", true
+	case toolname.StopAgent:
+		return toolname.StopAgent, "", true
+	case toolname.TodoWrite, "todowrite":
+		return toolname.TodoWrite, "", true
 	}
 	rest, isMCP := strings.CutPrefix(name, "mcp__")
 	if !isMCP || rest == "" || !toolNameChars(name) {
@@ -213,11 +215,11 @@ func parseRule(s string, home func() (string, error)) (rule, error) {
 		return rule{}, fmt.Errorf("empty pattern: write a bare %s to match every call", name)
 	}
 	switch {
-	case tool == "bash":
+	case tool == toolname.Bash:
 		return parseBashRule(r, spec)
 	case pathRuleTool(tool):
 		return parsePathRule(r, spec, home)
-	case tool == "web_fetch":
+	case tool == toolname.WebFetch:
 		return parseDomainRule(r, spec)
 	}
 	return rule{}, fmt.Errorf("%s takes no pattern: write the bare name to match every call", name)
@@ -387,7 +389,7 @@ func (r rule) forTool(name string) bool {
 }
 
 // pathRuleTool reports whether tool's rules are path globs.
-func pathRuleTool(tool string) bool { return fileTool(tool) || tool == "read_file" }
+func pathRuleTool(tool string) bool { return fileTool(tool) || tool == toolname.ReadFile }
 
 // parseDomainRule reads web_fetch(domain:HOST) or web_fetch(domain:*.HOST).
 func parseDomainRule(r rule, spec string) (rule, error) {
@@ -414,7 +416,7 @@ func (r rule) matchDomain(host string) bool {
 }
 
 // fileTool reports whether tool writes files.
-func fileTool(tool string) bool { return tool == "edit_file" || tool == "write_file" }
+func fileTool(tool string) bool { return tool == toolname.EditFile || tool == toolname.WriteFile }
 
 // governs reports whether rule r, in a list of kind deny or not, applies to
 // calls of tool: a deny on either file-writing tool holds for both.

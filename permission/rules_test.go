@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 func TestParseRulesGood(t *testing.T) {
@@ -14,27 +16,27 @@ func TestParseRulesGood(t *testing.T) {
 		words      string // bash rules: the words, space-joined
 		glob       string // path rules
 	}{
-		{"bash", "bash", ruleAll, "", ""},
-		{"Bash", "bash", ruleAll, "", ""},
-		{"bash(*)", "bash", ruleAll, "", ""},
-		{"bash(go test:*)", "bash", ruleCmdPrefix, "go test", ""},
-		{"Bash(go test:*)", "bash", ruleCmdPrefix, "go test", ""},
-		{"bash(npm run *)", "bash", ruleCmdPrefix, "npm run", ""},
-		{"bash(npm run build)", "bash", ruleCmdExact, "npm run build", ""},
-		{"bash(  npm   run  build )", "bash", ruleCmdExact, "npm run build", ""},
-		{" bash ( go vet:* ) ", "bash", ruleCmdPrefix, "go vet", ""},
-		{"bash(git commit -m 'a b':*)", "bash", ruleCmdPrefix, "git commit -m a b", ""},
-		{"bash(ls '*.go')", "bash", ruleCmdExact, "ls *.go", ""},
-		{"edit_file(docs/**)", "edit_file", rulePath, "", "docs/**"},
-		{"Edit(docs/**)", "edit_file", rulePath, "", "docs/**"},
-		{"MultiEdit(docs/)", "edit_file", rulePath, "", "docs"},
-		{"write_file(src/**/*.go)", "write_file", rulePath, "", "src/**/*.go"},
-		{"Write(./src/*.go)", "write_file", rulePath, "", "src/*.go"},
-		{"edit_file(/README.md)", "edit_file", rulePath, "", "README.md"},
-		{"Read(//etc/hosts)", "read_file", rulePath, "", "/etc/hosts"},
-		{"read_file(../shared/**)", "read_file", rulePath, "", "../shared/**"},
-		{"edit_file", "edit_file", ruleAll, "", ""},
-		{"READ", "read_file", ruleAll, "", ""},
+		{toolname.Bash, toolname.Bash, ruleAll, "", ""},
+		{"Bash", toolname.Bash, ruleAll, "", ""},
+		{"bash(*)", toolname.Bash, ruleAll, "", ""},
+		{"bash(go test:*)", toolname.Bash, ruleCmdPrefix, "go test", ""},
+		{"Bash(go test:*)", toolname.Bash, ruleCmdPrefix, "go test", ""},
+		{"bash(npm run *)", toolname.Bash, ruleCmdPrefix, "npm run", ""},
+		{"bash(npm run build)", toolname.Bash, ruleCmdExact, "npm run build", ""},
+		{"bash(  npm   run  build )", toolname.Bash, ruleCmdExact, "npm run build", ""},
+		{" bash ( go vet:* ) ", toolname.Bash, ruleCmdPrefix, "go vet", ""},
+		{"bash(git commit -m 'a b':*)", toolname.Bash, ruleCmdPrefix, "git commit -m a b", ""},
+		{"bash(ls '*.go')", toolname.Bash, ruleCmdExact, "ls *.go", ""},
+		{"edit_file(docs/**)", toolname.EditFile, rulePath, "", "docs/**"},
+		{"Edit(docs/**)", toolname.EditFile, rulePath, "", "docs/**"},
+		{"MultiEdit(docs/)", toolname.EditFile, rulePath, "", "docs"},
+		{"write_file(src/**/*.go)", toolname.WriteFile, rulePath, "", "src/**/*.go"},
+		{"Write(./src/*.go)", toolname.WriteFile, rulePath, "", "src/*.go"},
+		{"edit_file(/README.md)", toolname.EditFile, rulePath, "", "README.md"},
+		{"Read(//etc/hosts)", toolname.ReadFile, rulePath, "", "/etc/hosts"},
+		{"read_file(../shared/**)", toolname.ReadFile, rulePath, "", "../shared/**"},
+		{toolname.EditFile, toolname.EditFile, ruleAll, "", ""},
+		{"READ", toolname.ReadFile, ruleAll, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
@@ -85,7 +87,7 @@ func TestParseRulesBad(t *testing.T) {
 		"pattern on bare tool": {"task(x)", "takes no pattern"},
 		"bad domain":           {"web_fetch(example.com)", "names a host"},
 		"mcp wildcard server":  {"mcp__*", "unknown tool"},
-		"unknown bare":         {"grep", "unknown tool"},
+		"unknown bare":         {toolname.Grep, "unknown tool"},
 		"space without parens": {"bash go test", "TOOL(PATTERN)"},
 		"compound pattern":     {"bash(go test && rm:*)", "one simple command"},
 		"substitution":         {"bash(echo $(rm x))", "one simple command"},
@@ -147,27 +149,27 @@ func TestPathRules(t *testing.T) {
 		name, rule, tool, path string
 		want                   bool
 	}{
-		{"globstar file", "edit_file(docs/**)", "edit_file", "docs/a.md", true},
-		{"globstar deep", "edit_file(docs/**)", "edit_file", "docs/x/y/b.md", true},
-		{"globstar other folder", "edit_file(docs/**)", "edit_file", "src/a.go", false},
-		{"globstar prefix only", "edit_file(docs/**)", "edit_file", "docsx/a.md", false},
-		{"globstar climbing out", "edit_file(docs/**)", "edit_file", "docs/../../x", false},
-		{"allow is per tool", "edit_file(docs/**)", "write_file", "docs/a.md", false},
-		{"claude edit", "Edit(docs/**)", "edit_file", "docs/a.md", true},
-		{"extension", "write_file(src/**/*.go)", "write_file", "src/a/b.go", true},
-		{"extension top", "write_file(src/**/*.go)", "write_file", "src/b.go", true},
-		{"extension mismatch", "write_file(src/**/*.go)", "write_file", "src/b.txt", false},
-		{"folder name covers contents", "edit_file(docs)", "edit_file", "docs/a/b.md", true},
-		{"leading slash is the root", "edit_file(/README.md)", "edit_file", "README.md", true},
-		{"leading slash is not anywhere", "edit_file(/README.md)", "edit_file", "sub/README.md", false},
-		{"single star stays in folder", "edit_file(*.md)", "edit_file", "a/b.md", false},
-		{"single star", "edit_file(*.md)", "edit_file", "b.md", true},
-		{"dot slash path", "edit_file(docs/**)", "edit_file", "./docs/a.md", true},
-		{"home rule covers the workspace", "edit_file(~/proj/**)", "edit_file", "a/b.go", true},
-		{"home rule elsewhere", "edit_file(~/other/**)", "edit_file", "a/b.go", false},
-		{"absolute rule", "edit_file(/" + filepath.ToSlash(root) + "/*.go)", "edit_file", "x.go", true},
-		{"bare tool", "write_file", "write_file", "any/where.txt", true},
-		{"brace alternatives", "edit_file({a,b}/*.md)", "edit_file", "b/x.md", true},
+		{"globstar file", "edit_file(docs/**)", toolname.EditFile, "docs/a.md", true},
+		{"globstar deep", "edit_file(docs/**)", toolname.EditFile, "docs/x/y/b.md", true},
+		{"globstar other folder", "edit_file(docs/**)", toolname.EditFile, "src/a.go", false},
+		{"globstar prefix only", "edit_file(docs/**)", toolname.EditFile, "docsx/a.md", false},
+		{"globstar climbing out", "edit_file(docs/**)", toolname.EditFile, "docs/../../x", false},
+		{"allow is per tool", "edit_file(docs/**)", toolname.WriteFile, "docs/a.md", false},
+		{"claude edit", "Edit(docs/**)", toolname.EditFile, "docs/a.md", true},
+		{"extension", "write_file(src/**/*.go)", toolname.WriteFile, "src/a/b.go", true},
+		{"extension top", "write_file(src/**/*.go)", toolname.WriteFile, "src/b.go", true},
+		{"extension mismatch", "write_file(src/**/*.go)", toolname.WriteFile, "src/b.txt", false},
+		{"folder name covers contents", "edit_file(docs)", toolname.EditFile, "docs/a/b.md", true},
+		{"leading slash is the root", "edit_file(/README.md)", toolname.EditFile, "README.md", true},
+		{"leading slash is not anywhere", "edit_file(/README.md)", toolname.EditFile, "sub/README.md", false},
+		{"single star stays in folder", "edit_file(*.md)", toolname.EditFile, "a/b.md", false},
+		{"single star", "edit_file(*.md)", toolname.EditFile, "b.md", true},
+		{"dot slash path", "edit_file(docs/**)", toolname.EditFile, "./docs/a.md", true},
+		{"home rule covers the workspace", "edit_file(~/proj/**)", toolname.EditFile, "a/b.go", true},
+		{"home rule elsewhere", "edit_file(~/other/**)", toolname.EditFile, "a/b.go", false},
+		{"absolute rule", "edit_file(/" + filepath.ToSlash(root) + "/*.go)", toolname.EditFile, "x.go", true},
+		{"bare tool", toolname.WriteFile, toolname.WriteFile, "any/where.txt", true},
+		{"brace alternatives", "edit_file({a,b}/*.md)", toolname.EditFile, "b/x.md", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,23 +187,23 @@ func TestPathRules(t *testing.T) {
 }
 
 func TestDenyFileRuleCoversBothWriteTools(t *testing.T) {
-	rs, err := ParseRules([]string{"write_file", "edit_file"}, []string{"edit_file(.env)", "Write(secrets/**)"})
+	rs, err := ParseRules([]string{toolname.WriteFile, toolname.EditFile}, []string{"edit_file(.env)", "Write(secrets/**)"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := NewPolicy(ModeBypass, rs, nil)
 	for _, req := range []Request{
-		{Tool: "edit_file", Path: ".env"},
-		{Tool: "write_file", Path: ".env"},
-		{Tool: "edit_file", Path: "secrets/key.pem"},
-		{Tool: "write_file", Path: "secrets/key.pem"},
+		{Tool: toolname.EditFile, Path: ".env"},
+		{Tool: toolname.WriteFile, Path: ".env"},
+		{Tool: toolname.EditFile, Path: "secrets/key.pem"},
+		{Tool: toolname.WriteFile, Path: "secrets/key.pem"},
 	} {
 		v := p.Check(t.Context(), req)
 		if v.Allowed || !strings.Contains(v.Reason, "permissions.deny") {
 			t.Errorf("%s %s: %+v, want a refusal naming permissions.deny", req.Tool, req.Path, v)
 		}
 	}
-	if v := p.Check(t.Context(), Request{Tool: "edit_file", Path: "main.go"}); !v.Allowed {
+	if v := p.Check(t.Context(), Request{Tool: toolname.EditFile, Path: "main.go"}); !v.Allowed {
 		t.Errorf("edit_file main.go: %+v, want allowed", v)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // TestScoped checks that a scoped policy only ever restricts: calls of a
@@ -21,23 +23,23 @@ func TestScoped(t *testing.T) {
 		req   Request
 		want  string // allow, ask or refuse (headless: ask shows as a refusal naming the scope)
 	}{
-		{"matching bash, session allows", ModeDefault, []string{"bash(git diff:*)"}, nil, Request{Tool: "bash", Command: "git diff HEAD"}, "allow"},
-		{"matching bash, session asks", ModeDefault, nil, nil, Request{Tool: "bash", Command: "git diff HEAD"}, "ask"},
-		{"matching bash in bypass", ModeBypass, nil, nil, Request{Tool: "bash", Command: "go test ./..."}, "allow"},
-		{"other bash in bypass", ModeBypass, nil, nil, Request{Tool: "bash", Command: "rm -rf build"}, "scope"},
-		{"other bash with a session rule", ModeDefault, []string{"bash"}, nil, Request{Tool: "bash", Command: "git status"}, "scope"},
-		{"pipeline half outside", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff | wc -l"}, "scope"},
-		{"scope deny", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git push origin main"}, "refuse"},
-		{"session deny beats scope", ModeBypass, nil, []string{"bash(go test:*)"}, Request{Tool: "bash", Command: "go test"}, "refuse"},
-		{"edit inside pattern, acceptEdits", ModeAcceptEdits, nil, nil, Request{Tool: "edit_file", Path: "docs/a.md"}, "allow"},
-		{"edit outside pattern, acceptEdits", ModeAcceptEdits, nil, nil, Request{Tool: "edit_file", Path: "src/a.go"}, "scope"},
-		{"write follows edit patterns", ModeAcceptEdits, nil, nil, Request{Tool: "write_file", Path: "main.go"}, "scope"},
-		{"write inside edit patterns", ModeBypass, nil, nil, Request{Tool: "write_file", Path: "docs/new.md"}, "allow"},
+		{"matching bash, session allows", ModeDefault, []string{"bash(git diff:*)"}, nil, Request{Tool: toolname.Bash, Command: "git diff HEAD"}, "allow"},
+		{"matching bash, session asks", ModeDefault, nil, nil, Request{Tool: toolname.Bash, Command: "git diff HEAD"}, "ask"},
+		{"matching bash in bypass", ModeBypass, nil, nil, Request{Tool: toolname.Bash, Command: "go test ./..."}, "allow"},
+		{"other bash in bypass", ModeBypass, nil, nil, Request{Tool: toolname.Bash, Command: "rm -rf build"}, "scope"},
+		{"other bash with a session rule", ModeDefault, []string{toolname.Bash}, nil, Request{Tool: toolname.Bash, Command: "git status"}, "scope"},
+		{"pipeline half outside", ModeBypass, nil, nil, Request{Tool: toolname.Bash, Command: "git diff | wc -l"}, "scope"},
+		{"scope deny", ModeBypass, nil, nil, Request{Tool: toolname.Bash, Command: "git push origin main"}, "refuse"},
+		{"session deny beats scope", ModeBypass, nil, []string{"bash(go test:*)"}, Request{Tool: toolname.Bash, Command: "go test"}, "refuse"},
+		{"edit inside pattern, acceptEdits", ModeAcceptEdits, nil, nil, Request{Tool: toolname.EditFile, Path: "docs/a.md"}, "allow"},
+		{"edit outside pattern, acceptEdits", ModeAcceptEdits, nil, nil, Request{Tool: toolname.EditFile, Path: "src/a.go"}, "scope"},
+		{"write follows edit patterns", ModeAcceptEdits, nil, nil, Request{Tool: toolname.WriteFile, Path: "main.go"}, "scope"},
+		{"write inside edit patterns", ModeBypass, nil, nil, Request{Tool: toolname.WriteFile, Path: "docs/new.md"}, "allow"},
 		{"mcp tool named", ModeBypass, nil, nil, Request{Tool: "mcp__gh__get_issue"}, "allow"},
 		{"other mcp tool is not restricted", ModeBypass, nil, nil, Request{Tool: "mcp__gh__delete_repo"}, "allow"},
-		{"fetch in domain", ModeBypass, nil, nil, Request{Tool: "web_fetch", URL: "https://go.dev/doc"}, "allow"},
-		{"fetch outside domain", ModeBypass, nil, nil, Request{Tool: "web_fetch", URL: "https://evil.example/x"}, "scope"},
-		{"plan mode still refuses", ModePlan, nil, nil, Request{Tool: "bash", Command: "git diff"}, "refuse"},
+		{"fetch in domain", ModeBypass, nil, nil, Request{Tool: toolname.WebFetch, URL: "https://go.dev/doc"}, "allow"},
+		{"fetch outside domain", ModeBypass, nil, nil, Request{Tool: toolname.WebFetch, URL: "https://evil.example/x"}, "scope"},
+		{"plan mode still refuses", ModePlan, nil, nil, Request{Tool: toolname.Bash, Command: "git diff"}, "refuse"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +89,7 @@ func TestScopedSharesSession(t *testing.T) {
 	if base.Mode() != ModeBypass {
 		t.Error("a scoped policy's mode change should reach the session")
 	}
-	req := Request{Tool: "bash", Command: "make build"}
+	req := Request{Tool: toolname.Bash, Command: "make build"}
 	if p.AllowedWithoutAsking(req) {
 		t.Fatal("make is outside the scope")
 	}
@@ -173,15 +175,15 @@ func TestOtherTools(t *testing.T) {
 		{"mcp exact other tool", []string{"mcp__gh__list"}, nil, Request{Tool: "mcp__gh__delete"}, "ask"},
 		{"mcp server prefix is not a name prefix", []string{"mcp__gh"}, nil, Request{Tool: "mcp__ghx__list"}, "ask"},
 		{"mcp deny server", []string{"mcp__gh"}, []string{"mcp__gh__delete"}, Request{Tool: "mcp__gh__delete"}, "refuse"},
-		{"fetch domain", []string{"WebFetch(domain:go.dev)"}, nil, Request{Tool: "web_fetch", URL: "https://go.dev/x"}, "allow"},
-		{"fetch domain case and port", []string{"web_fetch(domain:go.dev)"}, nil, Request{Tool: "web_fetch", URL: "https://GO.dev.:443/x"}, "allow"},
-		{"fetch subdomain needs star", []string{"web_fetch(domain:go.dev)"}, nil, Request{Tool: "web_fetch", URL: "https://pkg.go.dev/x"}, "ask"},
-		{"fetch star subdomain", []string{"web_fetch(domain:*.go.dev)"}, nil, Request{Tool: "web_fetch", URL: "https://pkg.go.dev/x"}, "allow"},
-		{"fetch lookalike", []string{"web_fetch(domain:*.go.dev)"}, nil, Request{Tool: "web_fetch", URL: "https://evilgo.dev/x"}, "ask"},
-		{"fetch userinfo trick", []string{"web_fetch(domain:go.dev)"}, nil, Request{Tool: "web_fetch", URL: "https://go.dev@evil.example/x"}, "ask"},
-		{"fetch deny", []string{"web_fetch"}, []string{"web_fetch(domain:evil.example)"}, Request{Tool: "web_fetch", URL: "http://evil.example/"}, "refuse"},
-		{"fetch bad url under deny", []string{"web_fetch"}, []string{"web_fetch(domain:evil.example)"}, Request{Tool: "web_fetch", URL: "::nope"}, "refuse"},
-		{"task bare", []string{"task"}, nil, Request{Tool: "task"}, "allow"},
+		{"fetch domain", []string{"WebFetch(domain:go.dev)"}, nil, Request{Tool: toolname.WebFetch, URL: "https://go.dev/x"}, "allow"},
+		{"fetch domain case and port", []string{"web_fetch(domain:go.dev)"}, nil, Request{Tool: toolname.WebFetch, URL: "https://GO.dev.:443/x"}, "allow"},
+		{"fetch subdomain needs star", []string{"web_fetch(domain:go.dev)"}, nil, Request{Tool: toolname.WebFetch, URL: "https://pkg.go.dev/x"}, "ask"},
+		{"fetch star subdomain", []string{"web_fetch(domain:*.go.dev)"}, nil, Request{Tool: toolname.WebFetch, URL: "https://pkg.go.dev/x"}, "allow"},
+		{"fetch lookalike", []string{"web_fetch(domain:*.go.dev)"}, nil, Request{Tool: toolname.WebFetch, URL: "https://evilgo.dev/x"}, "ask"},
+		{"fetch userinfo trick", []string{"web_fetch(domain:go.dev)"}, nil, Request{Tool: toolname.WebFetch, URL: "https://go.dev@evil.example/x"}, "ask"},
+		{"fetch deny", []string{toolname.WebFetch}, []string{"web_fetch(domain:evil.example)"}, Request{Tool: toolname.WebFetch, URL: "http://evil.example/"}, "refuse"},
+		{"fetch bad url under deny", []string{toolname.WebFetch}, []string{"web_fetch(domain:evil.example)"}, Request{Tool: toolname.WebFetch, URL: "::nope"}, "refuse"},
+		{"task bare", []string{toolname.Task}, nil, Request{Tool: toolname.Task}, "allow"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,7 +196,7 @@ func TestOtherTools(t *testing.T) {
 		})
 	}
 	grants := map[string]Request{
-		"web_fetch(domain:go.dev)": {Tool: "web_fetch", URL: "https://go.dev/doc"},
+		"web_fetch(domain:go.dev)": {Tool: toolname.WebFetch, URL: "https://go.dev/doc"},
 		"mcp__gh__list":            {Tool: "mcp__gh__list"},
 	}
 	for want, req := range grants {

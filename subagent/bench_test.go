@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/agentdefs"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 	"covey/subagent"
 	"covey/tools"
 )
@@ -42,8 +44,8 @@ func BenchmarkChildren(b *testing.B) {
 	const slow = 300 * time.Millisecond
 	for i := range 8 {
 		srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: fmt.Sprintf("bench-child-%d", i)}, Turns: []scripted.Turn{
-			{Delay: slow, ToolCalls: []scripted.Call{{Name: "glob", Args: map[string]string{"pattern": "*.go"}}}},
-			{Delay: slow, ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]string{"path": "a.go"}}}},
+			{Delay: slow, ToolCalls: []scripted.Call{{Name: toolname.Glob, Args: map[string]string{"pattern": "*.go"}}}},
+			{Delay: slow, ToolCalls: []scripted.Call{{Name: toolname.ReadFile, Args: map[string]string{"path": "a.go"}}}},
 			{Delay: slow, Text: "done"},
 		}})
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/permission"
@@ -659,7 +661,7 @@ func (c *child) tools() *tools.Registry {
 	if c.policy != nil {
 		env.AllowRead = c.policy.AllowRead
 	}
-	base := append(slices.Clone(tools.BaseToolNames), agentdefs.ToolTask)
+	base := append(slices.Clone(toolname.Base()), toolname.Task)
 	allowed := agentdefs.EffectiveTools(c.def, base)
 	reg := tools.NewRegistry()
 	for _, t := range tools.Builtins(env) {
@@ -668,13 +670,13 @@ func (c *child) tools() *tools.Registry {
 		if !slices.Contains(allowed, t.Name()) || (readOnly && !t.ReadOnly()) {
 			continue
 		}
-		if t.Name() == agentdefs.ToolBash && c.iso == nil {
+		if t.Name() == toolname.Bash && c.iso == nil {
 			// An isolated child's changes come from its worktree's diff.
 			t = c.m.watchFiles(t, c)
 		}
 		reg.Add(t)
 	}
-	if slices.Contains(allowed, agentdefs.ToolTask) {
+	if slices.Contains(allowed, toolname.Task) {
 		if t := c.m.toolFor(c.src, c.def.SpawnTypes); t != nil {
 			reg.Add(t)
 			for _, ct := range c.m.CrewTools(c.src) {
@@ -767,7 +769,7 @@ func (c *child) gate() permission.Gate {
 	dontAsk := c.policy != nil && c.def.PermissionMode == modeDontAsk
 	return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
 		req.Agent, req.AgentID = label, c.src.AgentID
-		if c.iso != nil && (req.Tool == agentdefs.ToolWriteFile || req.Tool == agentdefs.ToolEditFile) {
+		if c.iso != nil && (req.Tool == toolname.WriteFile || req.Tool == toolname.EditFile) {
 			req.Isolated = true
 		}
 		if dontAsk && !c.policy.AllowedWithoutAsking(req) {

@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/tools"
 )
 
 // Names of the crew tools.
 const (
-	ToolSendMessage = "send_message"
-	ToolStopAgent   = "stop_agent"
+	ToolSendMessage = toolname.SendMessage
+	ToolStopAgent   = toolname.StopAgent
 )
 
 // crewArgs are the arguments of send_message and stop_agent.

@@ -9,11 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"go.uber.org/goleak"
 
 	"covey/agent"
 	"covey/agentdefs"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 	"covey/subagent"
 )
 
@@ -80,7 +82,7 @@ func TestBackgroundChildResultStartsIdleParentTurn(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	h := newHarness(t, harnessOpts{})
 	h.crewScript("go",
-		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", "task", bgTask("scout", "child-scout"))}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", toolname.Task, bgTask("scout", "child-scout"))}},
 		scripted.Turn{Text: "scout is on it"},
 		scripted.Turn{Text: "scout found the answer"})
 	h.child("child-scout", scripted.Turn{Text: "Login is in auth.go", Delay: 200 * time.Millisecond})
@@ -125,7 +127,7 @@ func TestBackgroundResultWaitsForBusyTurn(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	h := newHarness(t, harnessOpts{})
 	h.crewScript("go",
-		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", "task", bgTask("quick", "child-quick"))}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", toolname.Task, bgTask("quick", "child-quick"))}},
 		scripted.Turn{Text: "still busy", Delay: 300 * time.Millisecond},
 		scripted.Turn{Text: "now answered"})
 	h.child("child-quick", scripted.Turn{Text: "quick answer"})
@@ -150,7 +152,7 @@ func TestForegroundChildMovedToBackground(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	h := newHarness(t, harnessOpts{})
 	h.crewScript("go",
-		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", "task", map[string]any{"description": "slow", "subagent_type": "Explore", "prompt": "child-slow", "name": "slowpoke"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", toolname.Task, map[string]any{"description": "slow", "subagent_type": "Explore", "prompt": "child-slow", "name": "slowpoke"})}},
 		scripted.Turn{Text: "moved on"},
 		scripted.Turn{Text: "got it"})
 	h.child("child-slow", scripted.Turn{Text: "slow result", Delay: 400 * time.Millisecond})
@@ -185,8 +187,8 @@ func TestCancelledTurnSparesBackgroundChildren(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	h.crewScript("go",
 		scripted.Turn{ToolCalls: []scripted.Call{
-			call("task_1", "task", bgTask("stayer", "child-stayer")),
-			call("task_2", "task", task("goner", "Explore", "child-goner")),
+			call("task_1", toolname.Task, bgTask("stayer", "child-stayer")),
+			call("task_2", toolname.Task, task("goner", "Explore", "child-goner")),
 		}},
 		scripted.Turn{Text: "after the cancel"},
 		scripted.Turn{Text: "after the cancel"}) // turn 2 when the wire form adds "(continuing)"
@@ -222,7 +224,7 @@ func TestSendMessageSteersRunningChild(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	h.mainScript("go", map[string]any{"description": "steered", "subagent_type": "Explore", "prompt": "child-steer", "name": "steered"})
 	h.child("child-steer",
-		scripted.Turn{Delay: 300 * time.Millisecond, ToolCalls: []scripted.Call{{Name: "glob", Args: map[string]string{"pattern": "*.go"}}}},
+		scripted.Turn{Delay: 300 * time.Millisecond, ToolCalls: []scripted.Call{{Name: toolname.Glob, Args: map[string]string{"pattern": "*.go"}}}},
 		scripted.Turn{Text: "checked B too"},
 		scripted.Turn{Text: "checked B too"}) // the wire form puts "(continuing)" between tool and user
 
@@ -260,8 +262,8 @@ func TestSendMessageResumesFinishedChild(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	h := newHarness(t, harnessOpts{})
 	h.crewScript("go",
-		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", "task", map[string]any{"description": "d", "subagent_type": "Explore", "prompt": "child-resume", "name": "scout"})}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("send_1", "send_message", map[string]string{"to": "scout", "message": "now look at B"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", toolname.Task, map[string]any{"description": "d", "subagent_type": "Explore", "prompt": "child-resume", "name": "scout"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("send_1", toolname.SendMessage, map[string]string{"to": "scout", "message": "now look at B"})}},
 		scripted.Turn{Text: "waiting for scout"},
 		scripted.Turn{Text: "all done"})
 	h.child("child-resume", scripted.Turn{Text: "first report"}, scripted.Turn{Text: "second report"})
@@ -298,8 +300,8 @@ func TestStopAgentTool(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	h := newHarness(t, harnessOpts{})
 	h.crewScript("go",
-		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", "task", bgTask("long", "child-long"))}},
-		scripted.Turn{ToolCalls: []scripted.Call{call("stop_1", "stop_agent", map[string]string{"to": "long"}), call("stop_2", "stop_agent", map[string]string{"to": "nobody"})}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", toolname.Task, bgTask("long", "child-long"))}},
+		scripted.Turn{ToolCalls: []scripted.Call{call("stop_1", toolname.StopAgent, map[string]string{"to": "long"}), call("stop_2", toolname.StopAgent, map[string]string{"to": "nobody"})}},
 		scripted.Turn{Text: "stopped it"},
 		scripted.Turn{Text: "noted"})
 	h.child("child-long", scripted.Turn{Stall: true})
@@ -334,7 +336,7 @@ func TestPauseHoldsChildUntilResumed(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	h.mainScript("go", task("paused", "Explore", "child-pause"))
 	h.child("child-pause",
-		scripted.Turn{Delay: 100 * time.Millisecond, ToolCalls: []scripted.Call{{Name: "glob", Args: map[string]string{"pattern": "*.go"}}}},
+		scripted.Turn{Delay: 100 * time.Millisecond, ToolCalls: []scripted.Call{{Name: toolname.Glob, Args: map[string]string{"pattern": "*.go"}}}},
 		scripted.Turn{Text: "resumed fine"})
 	defer h.closeAll(nil)
 	done := make(chan error, 1)
@@ -381,12 +383,12 @@ func TestPauseHoldsChildUntilResumed(t *testing.T) {
 }
 
 func TestBudgetsCutChildShort(t *testing.T) {
-	tokenCapped := agentdefs.Definition{Name: "capped", Description: "capped", Tools: []string{"glob"}, MaxTokens: 50, Prompt: "p", Scope: agentdefs.Project}
-	costCapped := agentdefs.Definition{Name: "pricey", Description: "pricey", Tools: []string{"glob"}, MaxCost: 0.001, Prompt: "p", Scope: agentdefs.Project}
+	tokenCapped := agentdefs.Definition{Name: "capped", Description: "capped", Tools: []string{toolname.Glob}, MaxTokens: 50, Prompt: "p", Scope: agentdefs.Project}
+	costCapped := agentdefs.Definition{Name: "pricey", Description: "pricey", Tools: []string{toolname.Glob}, MaxCost: 0.001, Prompt: "p", Scope: agentdefs.Project}
 	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{tokenCapped, costCapped},
 		cost: agent.Prices{"child-model": {Input: 10, Output: 10}}.CostFunc()})
 	h.mainScript("go", batch(task("tok", "capped", "child-tok"), task("cost", "pricey", "child-cost")))
-	glob := scripted.Call{Name: "glob", Args: map[string]string{"pattern": "*.go"}}
+	glob := scripted.Call{Name: toolname.Glob, Args: map[string]string{"pattern": "*.go"}}
 	h.child("child-tok",
 		scripted.Turn{Text: "Looking at go files.", ToolCalls: []scripted.Call{glob}, Usage: &scripted.Usage{Prompt: 40, Completion: 20}},
 		scripted.Turn{Text: "never reached"})
@@ -417,13 +419,13 @@ func TestBudgetsCutChildShort(t *testing.T) {
 }
 
 func TestSpawnTypesLimitWhatAChildStarts(t *testing.T) {
-	lead := agentdefs.Definition{Name: "lead", Description: "leads", Tools: []string{"task"}, SpawnTypes: []string{"Plan"}, Prompt: "You lead.", Scope: agentdefs.Project}
+	lead := agentdefs.Definition{Name: "lead", Description: "leads", Tools: []string{toolname.Task}, SpawnTypes: []string{"Plan"}, Prompt: "You lead.", Scope: agentdefs.Project}
 	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{lead}, maxDepth: 2})
 	h.mainScript("go", task("lead", "lead", "child-lead"))
 	h.child("child-lead",
 		scripted.Turn{ToolCalls: []scripted.Call{
-			call("sub_1", "task", task("explore", "Explore", "grandchild-explore")),
-			call("sub_2", "task", task("plan", "Plan", "grandchild-plan")),
+			call("sub_1", toolname.Task, task("explore", "Explore", "grandchild-explore")),
+			call("sub_2", toolname.Task, task("plan", "Plan", "grandchild-plan")),
 		}},
 		scripted.Turn{Text: "lead done"})
 	h.child("grandchild-plan", scripted.Turn{Text: "a plan"})
@@ -441,7 +443,7 @@ func TestSpawnTypesLimitWhatAChildStarts(t *testing.T) {
 	}
 	// The lead's task tool offers only Plan.
 	reqs := h.requestsOf("child-lead")
-	if !slices.Contains(reqs[0].Tools, "send_message") || !slices.Contains(reqs[0].Tools, "stop_agent") {
+	if !slices.Contains(reqs[0].Tools, toolname.SendMessage) || !slices.Contains(reqs[0].Tools, toolname.StopAgent) {
 		t.Fatalf("a spawning child lacks the crew tools: %v", reqs[0].Tools)
 	}
 }
@@ -450,7 +452,7 @@ func TestChildFilesFromBash(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	worker := agentdefs.Definition{Name: "worker", Description: "works", Tools: []string{"bash"}, Prompt: "p", Scope: agentdefs.Project}
+	worker := agentdefs.Definition{Name: "worker", Description: "works", Tools: []string{toolname.Bash}, Prompt: "p", Scope: agentdefs.Project}
 	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{worker}})
 	root := h.manager.Workspace().Root
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"}} {
@@ -460,8 +462,8 @@ func TestChildFilesFromBash(t *testing.T) {
 	}
 	h.mainScript("go", task("work", "worker", "child-work"))
 	h.child("child-work",
-		scripted.Turn{ToolCalls: []scripted.Call{{ID: "b1", Name: "bash", Args: map[string]string{"command": "printf 'a\\nb\\n' > new.txt && echo '// more' >> auth.go"}}}},
-		scripted.Turn{ToolCalls: []scripted.Call{{ID: "b2", Name: "bash", Args: map[string]string{"command": "ls"}}}},
+		scripted.Turn{ToolCalls: []scripted.Call{{ID: "b1", Name: toolname.Bash, Args: map[string]string{"command": "printf 'a\\nb\\n' > new.txt && echo '// more' >> auth.go"}}}},
+		scripted.Turn{ToolCalls: []scripted.Call{{ID: "b2", Name: toolname.Bash, Args: map[string]string{"command": "ls"}}}},
 		scripted.Turn{Text: "worked"})
 	if _, err := h.main.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)

@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/agentdefs"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 	"covey/subagent"
 	"covey/tools"
 )
@@ -47,7 +49,7 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 	}
 	bg := map[string]any{"description": "bg", "subagent_type": "Explore", "prompt": "bench-bgchild", "run_in_background": true}
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-deliver"}, Turns: []scripted.Turn{
-		{ToolCalls: []scripted.Call{{Name: "task", Args: bg}}},
+		{ToolCalls: []scripted.Call{{Name: toolname.Task, Args: bg}}},
 		{Text: "started"},
 		{Text: "delivered"},
 		{Text: "delivered"},
@@ -57,7 +59,7 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 		{Text: strings.Repeat("streaming text ", 400), ChunkSize: 4, ChunkDelay: 10 * time.Millisecond}, // ~100 deltas a second, a fast model
 	}})
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-turn"}, Turns: []scripted.Turn{
-		{ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]string{"path": "a.go"}}}},
+		{ToolCalls: []scripted.Call{{Name: toolname.ReadFile, Args: map[string]string{"path": "a.go"}}}},
 		{Text: "answer"},
 	}})
 	provider := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), MaxAttempts: 1})

@@ -13,6 +13,7 @@ import (
 	"covey/agentdefs"
 	"covey/permission"
 	"covey/tools"
+	"covey/tools/toolname"
 	"covey/worktree"
 )
 
@@ -267,7 +268,7 @@ func plural(n int, word string) string {
 // changesFiles reports whether a call of the tool may have changed files.
 func changesFiles(tool string) bool {
 	switch tool {
-	case agentdefs.ToolWriteFile, agentdefs.ToolEditFile, agentdefs.ToolBash:
+	case toolname.WriteFile, toolname.EditFile, toolname.Bash:
 		return true
 	}
 	return false

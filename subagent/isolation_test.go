@@ -10,9 +10,12 @@ import (
 	"sync"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/agentdefs"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
@@ -47,7 +50,7 @@ func newIsoHarness(t *testing.T, git bool, answer func(req permission.Request) p
 
 func newIsoHarnessUndo(t *testing.T, git bool, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
 	t.Helper()
-	h := &isoHarness{harness: &harness{t: t, srv: scripted.NewTest(t)}, root: t.TempDir()}
+	h := &isoHarness{harness: &harness{t: t, srv: scriptedtest.New(t)}, root: t.TempDir()}
 	if err := os.WriteFile(filepath.Join(h.root, "notes.txt"), []byte("one\ntwo\nthree\nfour\nfive\nsix\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +102,10 @@ func TestIsolatedMergeUndo(t *testing.T) {
 	h := newIsoHarnessUndo(t, true, undo, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
 	h.mainScript("go", isoTask("edit", "child-u"))
 	h.child("child-u",
-		scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]string{"path": "notes.txt"}}}},
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: toolname.ReadFile, Args: map[string]string{"path": "notes.txt"}}}},
 		scripted.Turn{ToolCalls: []scripted.Call{
-			{Name: "write_file", Args: map[string]string{"path": "notes.txt", "content": "changed\n"}},
-			{Name: "write_file", Args: map[string]string{"path": "made.txt", "content": "made\n"}},
+			{Name: toolname.WriteFile, Args: map[string]string{"path": "notes.txt", "content": "changed\n"}},
+			{Name: toolname.WriteFile, Args: map[string]string{"path": "made.txt", "content": "made\n"}},
 		}},
 		scripted.Turn{Text: "done"})
 	undo.BeginTurn()
@@ -130,7 +133,7 @@ func isoTask(desc, prompt string) map[string]string {
 // writes scripts a child that writes path with content, then reports.
 func (h *isoHarness) writer(marker, path, content string) {
 	h.child(marker,
-		scripted.Turn{ToolCalls: []scripted.Call{{Name: "write_file", Args: map[string]string{"path": path, "content": content}}}},
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: toolname.WriteFile, Args: map[string]string{"path": path, "content": content}}}},
 		scripted.Turn{Text: "wrote " + path})
 }
 
@@ -246,10 +249,10 @@ func TestIsolatedChildAnswers(t *testing.T) {
 			})
 			h.mainScript("go", isoTask("edit", "child-e"))
 			h.child("child-e",
-				scripted.Turn{ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]string{"path": "notes.txt"}}}},
+				scripted.Turn{ToolCalls: []scripted.Call{{Name: toolname.ReadFile, Args: map[string]string{"path": "notes.txt"}}}},
 				scripted.Turn{ToolCalls: []scripted.Call{
-					{Name: "write_file", Args: map[string]string{"path": "notes.txt", "content": "one\ntwo\nthree\nfour\nfive\nSIX\n"}},
-					{Name: "write_file", Args: map[string]string{"path": "new.txt", "content": "new\n"}},
+					{Name: toolname.WriteFile, Args: map[string]string{"path": "notes.txt", "content": "one\ntwo\nthree\nfour\nfive\nSIX\n"}},
+					{Name: toolname.WriteFile, Args: map[string]string{"path": "new.txt", "content": "new\n"}},
 				}},
 				scripted.Turn{Text: "done"})
 			if _, err := h.main.Run(context.Background(), "go"); err != nil {

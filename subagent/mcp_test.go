@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/agentdefs"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 	"covey/tools"
 )
 
@@ -27,8 +29,8 @@ func (f fakeMCP) Run(context.Context, json.RawMessage) tools.Result {
 func TestChildrenMCPTools(t *testing.T) {
 	mcp := []tools.Tool{fakeMCP{"gh", "search"}, fakeMCP{"gh", "create_issue"}, fakeMCP{"docs", "read"}, fakeMCP{"docs", "delete"}}
 	defs := []agentdefs.Definition{
-		{Name: "gh-reader", Description: "d", Tools: []string{"read_file", "mcp__gh__search"}, Prompt: "p", Scope: agentdefs.Project},
-		{Name: "gh-all", Description: "d", Tools: []string{"read_file", "mcp__gh"}, Prompt: "p", Scope: agentdefs.Project},
+		{Name: "gh-reader", Description: "d", Tools: []string{toolname.ReadFile, "mcp__gh__search"}, Prompt: "p", Scope: agentdefs.Project},
+		{Name: "gh-all", Description: "d", Tools: []string{toolname.ReadFile, "mcp__gh"}, Prompt: "p", Scope: agentdefs.Project},
 		{Name: "docs-only", Description: "d", MCPServers: []string{"docs"}, DisallowedTools: []string{"mcp__docs__delete"}, Prompt: "p", Scope: agentdefs.Project},
 	}
 	h := newHarness(t, harnessOpts{defs: defs, mcp: mcp})

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/agentdefs"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
 	"covey/permission"
 )
 
@@ -25,7 +27,7 @@ func TestToolRulesScopeTheChild(t *testing.T) {
 		has     string // the result contains this
 	}
 	bash := func(cmd string, refused bool, has string) call {
-		return call{"bash", map[string]string{"command": cmd}, refused, has}
+		return call{toolname.Bash, map[string]string{"command": cmd}, refused, has}
 	}
 	tests := map[string]struct {
 		file  string
@@ -47,15 +49,15 @@ func TestToolRulesScopeTheChild(t *testing.T) {
 		"Edit(docs/**) in acceptEdits": {
 			file: "---\nname: writer\ndescription: d\ntools: Read, Write, Edit(docs/**)\n---\np\n", mode: permission.ModeAcceptEdits,
 			calls: []call{
-				{"write_file", map[string]string{"path": "docs/a.md", "content": "a"}, false, ""},
-				{"write_file", map[string]string{"path": "main.go", "content": "x"}, true, "limits"},
+				{toolname.WriteFile, map[string]string{"path": "docs/a.md", "content": "a"}, false, ""},
+				{toolname.WriteFile, map[string]string{"path": "main.go", "content": "x"}, true, "limits"},
 			},
 		},
 		"Read(docs/**) limits reads": {
 			file: "---\nname: reader\ndescription: d\ntools: Read(docs/**)\n---\np\n", mode: permission.ModeBypass,
 			calls: []call{
-				{"read_file", map[string]string{"path": "docs/readme.md"}, false, "hello docs"},
-				{"read_file", map[string]string{"path": "auth.go"}, true, ""},
+				{toolname.ReadFile, map[string]string{"path": "docs/readme.md"}, false, "hello docs"},
+				{toolname.ReadFile, map[string]string{"path": "auth.go"}, true, ""},
 			},
 		},
 		"disallowedTools Bash(rm:*) in bypass": {
@@ -173,27 +175,27 @@ func TestPermissionModeOfTheChild(t *testing.T) {
 	}{
 		"default under bypass: a command is asked": {
 			mode: "default", session: permission.ModeBypass, asker: true,
-			call: scripted.Call{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hi"}}, want: "hi", asks: 1,
+			call: scripted.Call{ID: "c1", Name: toolname.Bash, Args: map[string]string{"command": "echo hi"}}, want: "hi", asks: 1,
 		},
 		"default under bypass, headless: refused": {
 			mode: "default", session: permission.ModeBypass,
-			call: scripted.Call{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hi"}}, want: "needs permission",
+			call: scripted.Call{ID: "c1", Name: toolname.Bash, Args: map[string]string{"command": "echo hi"}}, want: "needs permission",
 		},
 		"dontAsk: refused without asking": {
 			mode: "dontAsk", session: permission.ModeDefault, asker: true,
-			call: scripted.Call{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hi"}}, want: "dontAsk",
+			call: scripted.Call{ID: "c1", Name: toolname.Bash, Args: map[string]string{"command": "echo hi"}}, want: "dontAsk",
 		},
 		"plan under bypass: writing tools are not offered": {
 			mode: "plan", session: permission.ModeBypass,
-			call: scripted.Call{ID: "c1", Name: "write_file", Args: map[string]string{"path": "x.txt", "content": "x"}}, want: "unknown tool",
+			call: scripted.Call{ID: "c1", Name: toolname.WriteFile, Args: map[string]string{"path": "x.txt", "content": "x"}}, want: "unknown tool",
 		},
 		"bypass under default is capped": {
 			mode: "bypassPermissions", session: permission.ModeDefault,
-			call: scripted.Call{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hi"}}, want: "needs permission",
+			call: scripted.Call{ID: "c1", Name: toolname.Bash, Args: map[string]string{"command": "echo hi"}}, want: "needs permission",
 		},
 		"bypass under default, raised by config": {
 			mode: "bypassPermissions", session: permission.ModeDefault, raise: true,
-			call: scripted.Call{ID: "c1", Name: "write_file", Args: map[string]string{"path": "x.txt", "content": "x"}}, want: "Created x.txt", wroteAny: true,
+			call: scripted.Call{ID: "c1", Name: toolname.WriteFile, Args: map[string]string{"path": "x.txt", "content": "x"}}, want: "Created x.txt", wroteAny: true,
 		},
 	}
 	for name, tc := range tests {

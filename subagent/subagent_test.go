@@ -12,11 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"go.uber.org/goleak"
 
 	"covey/agent"
 	"covey/agentdefs"
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
@@ -49,7 +52,7 @@ type harnessOpts struct {
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
 	t.Helper()
-	h := &harness{t: t, srv: scripted.NewTest(t)}
+	h := &harness{t: t, srv: scriptedtest.New(t)}
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "auth.go"), []byte("package auth\n\nfunc Login() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -116,7 +119,7 @@ func (h *harness) eventsOf(kind string) []agent.Event {
 func (h *harness) mainScript(prompt string, calls ...any) {
 	var cs []scripted.Call
 	for i, a := range calls {
-		cs = append(cs, scripted.Call{ID: fmt.Sprintf("task_%d", i+1), Name: "task", Args: a})
+		cs = append(cs, scripted.Call{ID: fmt.Sprintf("task_%d", i+1), Name: toolname.Task, Args: a})
 	}
 	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: prompt, SystemContains: "main test agent"},
 		Turns: []scripted.Turn{{ToolCalls: cs}, {Text: "main done"}}})
@@ -180,9 +183,9 @@ func TestChildrenRunConcurrently(t *testing.T) {
 func cmpTime(a, b time.Time) int { return a.Compare(b) }
 
 func TestChildToolsAndModelPerDefinition(t *testing.T) {
-	other := scripted.NewTest(t) // stands in for another provider
+	other := scriptedtest.New(t) // stands in for another provider
 	cheap := agentdefs.Definition{Name: "cheap", Description: "runs elsewhere", Model: "small-model", Provider: "other",
-		Tools: []string{"read_file", "grep"}, Prompt: "cheap agent", Scope: agentdefs.Project}
+		Tools: []string{toolname.ReadFile, toolname.Grep}, Prompt: "cheap agent", Scope: agentdefs.Project}
 	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{cheap}, resolve: func(h *harness, def agentdefs.Definition) (agent.Provider, string, error) {
 		if def.Provider == "other" {
 			return agent.NewOpenAI(agent.OpenAIConfig{BaseURL: other.URL(), MaxAttempts: 1}), def.Model, nil
@@ -200,8 +203,8 @@ func TestChildToolsAndModelPerDefinition(t *testing.T) {
 		model string
 		tools []string
 	}{
-		"child-explore": {"inherited-model", []string{"read_file", "list_dir", "glob", "grep"}},
-		"child-general": {"inherited-model", tools.BaseToolNames},
+		"child-explore": {"inherited-model", []string{toolname.ReadFile, toolname.ListDir, toolname.Glob, toolname.Grep}},
+		"child-general": {"inherited-model", toolname.Base()},
 	}
 	for _, e := range h.srv.Journal() {
 		w, ok := want[e.FirstUser]
@@ -212,7 +215,7 @@ func TestChildToolsAndModelPerDefinition(t *testing.T) {
 		if e.Model != w.model || !slices.Equal(e.Tools, w.tools) {
 			t.Errorf("%s: model %q tools %v, want %q %v", e.FirstUser, e.Model, e.Tools, w.model, w.tools)
 		}
-		if slices.Contains(e.Tools, "task") {
+		if slices.Contains(e.Tools, toolname.Task) {
 			t.Errorf("%s was offered task at the default depth", e.FirstUser)
 		}
 	}
@@ -220,7 +223,7 @@ func TestChildToolsAndModelPerDefinition(t *testing.T) {
 		t.Errorf("no request from %v", want)
 	}
 	j := other.Journal()
-	if len(j) != 1 || j[0].Model != "small-model" || !slices.Equal(j[0].Tools, []string{"read_file", "grep"}) {
+	if len(j) != 1 || j[0].Model != "small-model" || !slices.Equal(j[0].Tools, []string{toolname.ReadFile, toolname.Grep}) {
 		t.Fatalf("the other provider saw %+v", j)
 	}
 	if !strings.Contains(h.taskResult("task_1"), "cheap answer") {
@@ -232,8 +235,8 @@ func TestReadOnlyChildCannotWrite(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	h.mainScript("go", task("sneaky", "Explore", "child-write"))
 	h.child("child-write",
-		scripted.Turn{ToolCalls: []scripted.Call{{ID: "w1", Name: "write_file", Args: map[string]string{"path": "x.txt", "content": "x"}},
-			{ID: "t1", Name: "task", Args: task("nested", "Explore", "nested")}}},
+		scripted.Turn{ToolCalls: []scripted.Call{{ID: "w1", Name: toolname.WriteFile, Args: map[string]string{"path": "x.txt", "content": "x"}},
+			{ID: "t1", Name: toolname.Task, Args: task("nested", "Explore", "nested")}}},
 		scripted.Turn{Text: "could not"})
 	if _, err := h.main.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
@@ -268,11 +271,11 @@ func TestUnknownTypeListsAvailable(t *testing.T) {
 }
 
 func TestLimitsReturnPartialResults(t *testing.T) {
-	short := agentdefs.Definition{Name: "short", Description: "two turns", Tools: []string{"read_file"}, MaxTurns: 2, Prompt: "p", Scope: agentdefs.Project}
-	slow := agentdefs.Definition{Name: "slow", Description: "slow", Tools: []string{"read_file"}, Timeout: 400 * time.Millisecond, Prompt: "p", Scope: agentdefs.Project}
+	short := agentdefs.Definition{Name: "short", Description: "two turns", Tools: []string{toolname.ReadFile}, MaxTurns: 2, Prompt: "p", Scope: agentdefs.Project}
+	slow := agentdefs.Definition{Name: "slow", Description: "slow", Tools: []string{toolname.ReadFile}, Timeout: 400 * time.Millisecond, Prompt: "p", Scope: agentdefs.Project}
 	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{short, slow}})
 	h.mainScript("go", batch(task("loops", "short", "child-loops"), task("stalls", "slow", "child-stalls")))
-	readAuth := scripted.Call{Name: "read_file", Args: map[string]string{"path": "auth.go"}}
+	readAuth := scripted.Call{Name: toolname.ReadFile, Args: map[string]string{"path": "auth.go"}}
 	h.child("child-loops",
 		scripted.Turn{Text: "First I read auth.go.", ToolCalls: []scripted.Call{readAuth}},
 		scripted.Turn{Text: "Login is defined there.", ToolCalls: []scripted.Call{readAuth}},
@@ -307,7 +310,7 @@ func (panicProvider) Stream(context.Context, agent.Request, agent.StreamHandler)
 }
 
 func TestPanickingChildLeavesSiblingsIntact(t *testing.T) {
-	crasher := agentdefs.Definition{Name: "crasher", Description: "crashes", Tools: []string{"read_file"}, Prompt: "p", Scope: agentdefs.Project}
+	crasher := agentdefs.Definition{Name: "crasher", Description: "crashes", Tools: []string{toolname.ReadFile}, Prompt: "p", Scope: agentdefs.Project}
 	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{crasher}, resolve: func(h *harness, def agentdefs.Definition) (agent.Provider, string, error) {
 		if def.Name == "crasher" {
 			return panicProvider{}, "m", nil
@@ -435,7 +438,7 @@ func TestConcurrencyCapQueues(t *testing.T) {
 func TestEventsAreTagged(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	h.mainScript("go", task("tagged", "Explore", "child-tag"))
-	h.child("child-tag", scripted.Turn{ToolCalls: []scripted.Call{{Name: "grep", Args: map[string]string{"pattern": "Login"}}}}, scripted.Turn{Text: "found"})
+	h.child("child-tag", scripted.Turn{ToolCalls: []scripted.Call{{Name: toolname.Grep, Args: map[string]string{"pattern": "Login"}}}}, scripted.Turn{Text: "found"})
 	if _, err := h.main.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}

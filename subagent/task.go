@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/tools"
 )
@@ -43,7 +45,7 @@ type taskTool struct {
 	spawn  []string // the only types it may start; nil: any
 }
 
-func (t *taskTool) Name() string { return "task" }
+func (t *taskTool) Name() string { return toolname.Task }
 
 // ReadOnly is false: a child may write if its type allows. Concurrent is true:
 // children are isolated agents, so task calls of one message run together.

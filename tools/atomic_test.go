@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // faultFS is the real filesystem with one step made to fail.
@@ -76,7 +78,7 @@ func (f *faultFile) Close() error {
 func TestAtomicWriteFailureKeepsOriginal(t *testing.T) {
 	const original = "original content\nline two\n"
 	for _, step := range []string{"create", "write", "chmod", "sync", "close", "rename"} {
-		for _, tool := range []string{"write_file", "edit_file"} {
+		for _, tool := range []string{toolname.WriteFile, toolname.EditFile} {
 			t.Run(tool+"/"+step, func(t *testing.T) {
 				env := wtEnv(t)
 				abs := wtPut(t, env, "f.txt", original, true)
@@ -85,7 +87,7 @@ func TestAtomicWriteFailureKeepsOriginal(t *testing.T) {
 				}
 				fsys := &faultFS{failAt: step}
 				var res Result
-				if tool == "write_file" {
+				if tool == toolname.WriteFile {
 					wt := NewWriteFile(env).(*writeFileTool)
 					wt.m.fs = fsys
 					res = wtRun(t, wt, map[string]any{"path": "f.txt", "content": "replacement\n"})

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -41,7 +43,7 @@ type bashTool struct {
 // NewBash returns the bash tool, running commands in env's workspace root.
 func NewBash(env *Env) Tool { return &bashTool{env: env, grace: killGrace} }
 
-func (t *bashTool) Name() string   { return "bash" }
+func (t *bashTool) Name() string   { return toolname.Bash }
 func (t *bashTool) ReadOnly() bool { return false }
 
 func (t *bashTool) Description() string {
@@ -96,7 +98,7 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 		return Errorf("bash: not run: %v", err)
 	}
 	if g := t.env.Gate; g != nil {
-		v := g.Check(ctx, permission.Request{Tool: "bash", Command: a.Command, Dir: dir})
+		v := g.Check(ctx, permission.Request{Tool: toolname.Bash, Command: a.Command, Dir: dir})
 		if !v.Allowed {
 			reason := v.Reason
 			if reason == "" {

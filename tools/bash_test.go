@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"go.uber.org/goleak"
 
 	"covey/permission"
@@ -183,7 +185,7 @@ func TestBashGate(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "ask first") {
 		t.Fatalf("result %+v", res)
 	}
-	if seen.Tool != "bash" || seen.Command != "touch made" || seen.Dir != env.WS.Root {
+	if seen.Tool != toolname.Bash || seen.Command != "touch made" || seen.Dir != env.WS.Root {
 		t.Fatalf("gate saw %+v", seen)
 	}
 	if _, err := os.Stat(filepath.Join(env.WS.Root, "made")); !errors.Is(err, os.ErrNotExist) {

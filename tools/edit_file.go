@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"covey/tools/toolname"
 )
 
 // maxListedMatches caps the line numbers listed for an ambiguous old_string.
@@ -17,7 +19,7 @@ type editFileTool struct{ m mutator }
 // NewEditFile returns the edit_file tool acting in env.
 func NewEditFile(env *Env) Tool { return &editFileTool{m: mutator{env: env, fs: osFS{}}} }
 
-func (t *editFileTool) Name() string   { return "edit_file" }
+func (t *editFileTool) Name() string   { return toolname.EditFile }
 func (t *editFileTool) ReadOnly() bool { return false }
 
 func (t *editFileTool) Description() string {
@@ -89,7 +91,7 @@ func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 	case len(edits) == 0:
 		edits = []fileEdit{{OldString: *a.OldString, NewString: *a.NewString, ReplaceAll: a.ReplaceAll}}
 	}
-	return t.m.apply(ctx, "edit_file", a.Path, func(tg *target) (string, error) {
+	return t.m.apply(ctx, toolname.EditFile, a.Path, func(tg *target) (string, error) {
 		return applyEdits(string(tg.content), tg.exists, edits)
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -260,7 +262,7 @@ func TestEditFileGateAndRules(t *testing.T) {
 	env := wtEnv(t)
 	abs := wtPut(t, env, "src/f.txt", "a\n", true)
 	env.Gate = permission.GateFunc(func(_ context.Context, req permission.Request) permission.Verdict {
-		if req.Tool != "edit_file" || req.Path != "src/f.txt" || req.Content != "b\n" || req.Change == nil {
+		if req.Tool != toolname.EditFile || req.Path != "src/f.txt" || req.Content != "b\n" || req.Change == nil {
 			t.Errorf("gate saw %+v", req)
 		}
 		return permission.Verdict{Reason: "use b2 instead"}

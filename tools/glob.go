@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -25,7 +27,7 @@ type globTool struct {
 // doublestar pattern.
 func NewGlob(env *Env) Tool { return &globTool{env: env, max: globMax} }
 
-func (t *globTool) Name() string   { return "glob" }
+func (t *globTool) Name() string   { return toolname.Glob }
 func (t *globTool) ReadOnly() bool { return true }
 
 func (t *globTool) Description() string {

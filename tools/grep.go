@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -36,7 +38,7 @@ func NewGrep(env *Env) Tool {
 	return &grepTool{env: env, maxMatches: grepMaxMatches, maxBytes: grepMaxBytes, maxFiles: grepMaxFiles}
 }
 
-func (t *grepTool) Name() string   { return "grep" }
+func (t *grepTool) Name() string   { return toolname.Grep }
 func (t *grepTool) ReadOnly() bool { return true }
 
 func (t *grepTool) Description() string {
@@ -53,7 +55,7 @@ func (t *grepTool) Schema() map[string]any {
 		"properties": map[string]any{
 			"pattern":     map[string]any{"type": "string", "description": "Regular expression (RE2 syntax), matched against each line."},
 			"path":        map[string]any{"type": "string", "description": "Directory or file to search (default: the workspace root)."},
-			"glob":        map[string]any{"type": "string", "description": "Only search files matching this doublestar glob, e.g. \"*.go\" or \"!*_test.go\"."},
+			toolname.Glob: map[string]any{"type": "string", "description": "Only search files matching this doublestar glob, e.g. \"*.go\" or \"!*_test.go\"."},
 			"ignore_case": map[string]any{"type": "boolean", "description": "Match case-insensitively."},
 			"output_mode": map[string]any{"type": "string", "enum": []string{"content", "files_with_matches", "count"}, "description": "What to show (default content)."},
 			"context":     map[string]any{"type": "integer", "description": "Lines of context before and after each match, content mode only (like grep -C)."},

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // grepBenchCases are the patterns benchmarked on GOROOT/src, with the
@@ -67,7 +69,7 @@ func BenchmarkGrep(b *testing.B) {
 			}
 		})
 		b.Run(c.name+"/rg", func(b *testing.B) { benchExec(b, src, "rg", c.rgArgs...) })
-		b.Run(c.name+"/gnugrep", func(b *testing.B) { benchExec(b, src, "grep", append(c.grepArgs, ".")...) })
+		b.Run(c.name+"/gnugrep", func(b *testing.B) { benchExec(b, src, toolname.Grep, append(c.grepArgs, ".")...) })
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 // grepTree is a small non-git workspace for the grep tool's tests.
@@ -77,19 +79,19 @@ func TestGrepTool(t *testing.T) {
 			want: "crlf.txt:1:FUNC upper",
 		},
 		"glob on base name": {
-			args: map[string]any{"pattern": "func", "glob": "*_test.go"},
+			args: map[string]any{"pattern": "func", toolname.Glob: "*_test.go"},
 			want: "sub/d_test.go:2:func TestDelta() {}",
 		},
 		"negated glob": {
-			args: map[string]any{"pattern": "func", "glob": "!*.go", "output_mode": "files_with_matches"},
+			args: map[string]any{"pattern": "func", toolname.Glob: "!*.go", "output_mode": "files_with_matches"},
 			want: "crlf.txt\ndeep/er/nest.txt",
 		},
 		"glob with slash": {
-			args: map[string]any{"pattern": "func", "glob": "deep/**", "output_mode": "files_with_matches"},
+			args: map[string]any{"pattern": "func", toolname.Glob: "deep/**", "output_mode": "files_with_matches"},
 			want: "deep/er/nest.txt",
 		},
 		"glob relative to path": {
-			args: map[string]any{"pattern": "func", "path": "deep", "glob": "er/*.txt", "output_mode": "files_with_matches"},
+			args: map[string]any{"pattern": "func", "path": "deep", toolname.Glob: "er/*.txt", "output_mode": "files_with_matches"},
 			want: "deep/er/nest.txt",
 		},
 		"context merges groups": {
@@ -137,7 +139,7 @@ func TestGrepTool(t *testing.T) {
 			isErr:   true,
 		},
 		"bad glob": {
-			args:    map[string]any{"pattern": "x", "glob": "[a"},
+			args:    map[string]any{"pattern": "x", toolname.Glob: "[a"},
 			wantSub: []string{"invalid glob"},
 			isErr:   true,
 		},

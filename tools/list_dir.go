@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"covey/tools/toolname"
 )
 
 // listDirMax caps the entries one list_dir call shows.
@@ -23,7 +25,7 @@ type listDir struct {
 // NewListDir returns the list_dir tool: the visible entries of one directory.
 func NewListDir(env *Env) Tool { return &listDir{env: env, max: listDirMax} }
 
-func (t *listDir) Name() string   { return "list_dir" }
+func (t *listDir) Name() string   { return toolname.ListDir }
 func (t *listDir) ReadOnly() bool { return true }
 
 func (t *listDir) Description() string {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"covey/tools/toolname"
 )
 
 const (
@@ -29,7 +31,7 @@ type readFile struct{ env *Env }
 // NewReadFile returns the read_file tool: numbered lines of one text file.
 func NewReadFile(env *Env) Tool { return &readFile{env: env} }
 
-func (t *readFile) Name() string   { return "read_file" }
+func (t *readFile) Name() string   { return toolname.ReadFile }
 func (t *readFile) ReadOnly() bool { return true }
 
 func (t *readFile) Description() string {

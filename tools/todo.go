@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"covey/tools/toolname"
 )
 
 // Todo statuses.
@@ -20,7 +22,7 @@ type todoWriteTool struct{ env *Env }
 // NewTodoWrite returns the todo_write tool, storing into env.Todos.
 func NewTodoWrite(env *Env) Tool { return &todoWriteTool{env: env} }
 
-func (t *todoWriteTool) Name() string { return "todo_write" }
+func (t *todoWriteTool) Name() string { return toolname.TodoWrite }
 
 // ReadOnly is true: the list is covey's own state, not the workspace's, so
 // the call may run alongside read-only tools.

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -82,7 +84,7 @@ func KeyArg(name string, args json.RawMessage) string {
 			return v
 		}
 	}
-	if name == "todo_write" {
+	if name == toolname.TodoWrite {
 		if todos, ok := m["todos"].([]any); ok {
 			return countOf(len(todos), "item", "items")
 		}

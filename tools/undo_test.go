@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"covey/tools/toolname"
 )
 
 func TestUndoAcrossTurnsAndRestart(t *testing.T) {
@@ -129,10 +131,10 @@ func TestReadsOutsideTheWorkspaceNeedARule(t *testing.T) {
 		tool Tool
 		args map[string]any
 	}{
-		"read_file": {NewReadFile(env), map[string]any{"path": secret}},
-		"grep":      {NewGrep(env), map[string]any{"pattern": "private", "path": outside}},
-		"glob":      {NewGlob(env), map[string]any{"pattern": "*", "path": outside}},
-		"list_dir":  {NewListDir(env), map[string]any{"path": outside}},
+		toolname.ReadFile: {NewReadFile(env), map[string]any{"path": secret}},
+		toolname.Grep:     {NewGrep(env), map[string]any{"pattern": "private", "path": outside}},
+		toolname.Glob:     {NewGlob(env), map[string]any{"pattern": "*", "path": outside}},
+		toolname.ListDir:  {NewListDir(env), map[string]any{"path": outside}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"covey/tools/toolname"
+
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
@@ -20,9 +22,6 @@ import (
 
 	"covey/permission"
 )
-
-// NameWebFetch is the name of the web_fetch tool.
-const NameWebFetch = "web_fetch"
 
 // Limits of web_fetch.
 const (
@@ -68,7 +67,7 @@ func NewWebFetch(cfg WebFetchConfig) Tool {
 	return &webFetchTool{cfg: cfg}
 }
 
-func (t *webFetchTool) Name() string { return NameWebFetch }
+func (t *webFetchTool) Name() string { return toolname.WebFetch }
 
 // ReadOnly is true: a fetch changes nothing in the workspace (the gate
 // still asks before it, for the domain).
@@ -117,7 +116,7 @@ func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		return Errorf("%q has no host", args.URL)
 	}
 	if t.cfg.Gate != nil {
-		v := t.cfg.Gate.Check(ctx, permission.Request{Tool: NameWebFetch, URL: u.String()})
+		v := t.cfg.Gate.Check(ctx, permission.Request{Tool: toolname.WebFetch, URL: u.String()})
 		if !v.Allowed {
 			return Errorf("%s", v.Reason)
 		}

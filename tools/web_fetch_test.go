@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -155,7 +157,7 @@ func TestWebFetchGateSeesDomain(t *testing.T) {
 	if !r.IsError || !strings.Contains(r.Content, "no fetching") {
 		t.Errorf("result %+v", r)
 	}
-	if seen.Tool != NameWebFetch || seen.URL != srv.URL+"/page" {
+	if seen.Tool != toolname.WebFetch || seen.URL != srv.URL+"/page" {
 		t.Errorf("gate saw %+v", seen)
 	}
 }

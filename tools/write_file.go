@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -23,7 +25,7 @@ type writeFileTool struct{ m mutator }
 // NewWriteFile returns the write_file tool acting in env.
 func NewWriteFile(env *Env) Tool { return &writeFileTool{m: mutator{env: env, fs: osFS{}}} }
 
-func (t *writeFileTool) Name() string   { return "write_file" }
+func (t *writeFileTool) Name() string   { return toolname.WriteFile }
 func (t *writeFileTool) ReadOnly() bool { return false }
 
 func (t *writeFileTool) Description() string {
@@ -59,7 +61,7 @@ func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if a.Content == nil {
 		return Errorf("write_file: content is required (use \"\" for an empty file)")
 	}
-	return t.m.apply(ctx, "write_file", a.Path, func(tg *target) (string, error) {
+	return t.m.apply(ctx, toolname.WriteFile, a.Path, func(tg *target) (string, error) {
 		if !tg.exists {
 			return *a.Content, nil
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -221,7 +223,7 @@ func TestWriteFileGate(t *testing.T) {
 				return tt.verdict
 			})
 			res := wtRun(t, NewWriteFile(env), map[string]any{"path": "f.txt", "content": "proposed\n"})
-			if len(got) != 1 || got[0].Tool != "write_file" || got[0].Path != "f.txt" || got[0].Content != "proposed\n" ||
+			if len(got) != 1 || got[0].Tool != toolname.WriteFile || got[0].Path != "f.txt" || got[0].Content != "proposed\n" ||
 				got[0].Change == nil || got[0].Change.Added != 1 || got[0].Change.Removed != 1 {
 				t.Fatalf("gate saw %+v", got)
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/theme"
 
@@ -38,7 +40,7 @@ func TestAgentsCommandListsProblemsAndNotes(t *testing.T) {
 	m := New(Options{
 		Theme: theme.New(theme.ModeDark, true, false), MarkdownStyle: "ascii",
 		Agents: []AgentInfo{{Name: "Code Reviewer", Source: "/p/.claude/agents/r.md", Model: "qwen3-coder (sonnet)",
-			Tools: []string{"read_file", "Bash(git diff:*)"}, Notes: []string{"permission mode: plan"}}},
+			Tools: []string{toolname.ReadFile, "Bash(git diff:*)"}, Notes: []string{"permission mode: plan"}}},
 		AgentProblems: []AgentFileProblems{{Path: "/p/.claude/agents/bad.md", Lines: []string{"error   line 4 (tools): tools: covey has none of NotebookEdit"}, Errors: 1}},
 	})
 	nm, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})

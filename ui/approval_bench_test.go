@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
@@ -58,8 +60,8 @@ func BenchmarkReplay(b *testing.B) {
 		evs = append(evs,
 			agent.UserMessage{Source: m, Text: fmt.Sprintf("question %d", i)},
 			agent.TextDelta{Source: m, Text: benchAnswer},
-			toolStarted(m, id, "read_file", "pkg/a.go"),
-			agent.ToolFinished{Source: m, CallID: id, Name: "read_file", Result: tools.Result{Content: "package a\n", Summary: "1 line"}},
+			toolStarted(m, id, toolname.ReadFile, "pkg/a.go"),
+			agent.ToolFinished{Source: m, CallID: id, Name: toolname.ReadFile, Result: tools.Result{Content: "package a\n", Summary: "1 line"}},
 			agent.Done{Source: m, Reason: agent.StopOK})
 	}
 	th := theme.New(theme.ModeDark, true, false)

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -93,7 +95,7 @@ func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 		for i := range b.merge.selected {
 			b.merge.selected[i] = true
 		}
-	} else if req.Tool != "bash" && !callRequest(req) {
+	} else if req.Tool != toolname.Bash && !callRequest(req) {
 		text := ""
 		if req.Change != nil {
 			text = req.Change.Diff
@@ -122,13 +124,13 @@ func (b *ApprovalBlock) Pending() bool { return b.outcome == outcomePending }
 // Editable reports whether the request carries content the user may edit
 // before allowing it (writes do, commands do not).
 func (b *ApprovalBlock) Editable() bool {
-	return b.req.Tool != "bash" && b.merge == nil && !callRequest(b.req)
+	return b.req.Tool != toolname.Bash && b.merge == nil && !callRequest(b.req)
 }
 
 // callRequest reports whether req is a call with arguments rather than a
 // write or a command: a web fetch or an MCP tool call.
 func callRequest(req permission.Request) bool {
-	return req.Tool == "web_fetch" || req.Tool == permission.ToolMCPTrust || strings.HasPrefix(req.Tool, "mcp__")
+	return req.Tool == toolname.WebFetch || req.Tool == permission.ToolMCPTrust || strings.HasPrefix(req.Tool, "mcp__")
 }
 
 func (b *ApprovalBlock) touch() { b.version++ }
@@ -329,9 +331,9 @@ func (b *ApprovalBlock) Lines(ctx RenderContext) []string {
 // subject names the request for records: "edit_file ui/model.go".
 func (b *ApprovalBlock) subject() string {
 	switch {
-	case b.req.Tool == "bash":
+	case b.req.Tool == toolname.Bash:
 		return "bash " + oneLine(b.req.Command)
-	case b.req.Tool == "web_fetch":
+	case b.req.Tool == toolname.WebFetch:
 		return "web_fetch " + b.req.URL
 	case b.req.Tool == permission.ToolMCPTrust:
 		return "the MCP servers of this project's .mcp.json (remembered for this folder)"
@@ -399,7 +401,7 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	if b.diff != nil && total == 0 {
 		add(approvalIndent + st.Approval.Hint.Render("(empty file)"))
 	}
-	if b.req.Tool == "bash" && b.req.Dir != "" {
+	if b.req.Tool == toolname.Bash && b.req.Dir != "" {
 		add(approvalIndent + st.Approval.Hint.Render("in "+shortenHome(b.req.Dir)))
 	}
 	if total > b.rows {
@@ -437,7 +439,7 @@ func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
 		return fitLine(b.callHeader(st), width)
 	}
 	s.WriteString(st.Approval.Title.Render("? Allow " + b.req.Tool))
-	if b.req.Tool == "bash" {
+	if b.req.Tool == toolname.Bash {
 		s.WriteString(st.Approval.Title.Render(" to run this command?"))
 		return fitLine(s.String(), width)
 	}
@@ -460,7 +462,7 @@ func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
 // "? Allow the MCP tool search of server github?".
 func (b *ApprovalBlock) callHeader(st *theme.Styles) string {
 	t := st.Approval.Title
-	if b.req.Tool == "web_fetch" {
+	if b.req.Tool == toolname.WebFetch {
 		return t.Render("? Allow web_fetch to read ") + st.Approval.Target.Render(urlHost(b.req.URL)) + t.Render("?")
 	}
 	if b.req.Tool == permission.ToolMCPTrust {
@@ -486,7 +488,7 @@ func urlHost(raw string) string {
 func (b *ApprovalBlock) callLines(width int) []string {
 	text := b.req.URL
 	switch b.req.Tool {
-	case "web_fetch":
+	case toolname.WebFetch:
 	case permission.ToolMCPTrust:
 		text = b.req.Args
 	default:

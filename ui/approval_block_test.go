@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/permission"
@@ -49,19 +51,19 @@ func Version(w http.ResponseWriter, r *http.Request) {
 // editRequest is an edit_file request changing old into new.
 func editRequest(path, old, new string) permission.Request {
 	diff, added, removed := tools.UnifiedDiff(path, old, new)
-	return permission.Request{Tool: "edit_file", Path: path, Content: new,
+	return permission.Request{Tool: toolname.EditFile, Path: path, Content: new,
 		Change: &tools.FileChange{Path: path, Diff: diff, Added: added, Removed: removed}}
 }
 
 // writeRequest is a write_file request creating path with content.
 func writeRequest(path, content string) permission.Request {
 	diff, added, removed := tools.UnifiedDiff(path, "", content)
-	return permission.Request{Tool: "write_file", Path: path, Content: content,
+	return permission.Request{Tool: toolname.WriteFile, Path: path, Content: content,
 		Change: &tools.FileChange{Path: path, Created: true, Diff: diff, Added: added, Removed: removed}}
 }
 
 func bashRequest(cmd string) permission.Request {
-	return permission.Request{Tool: "bash", Command: cmd, Dir: "/work/project"}
+	return permission.Request{Tool: toolname.Bash, Command: cmd, Dir: "/work/project"}
 }
 
 func approvalCtx(width int) RenderContext {
@@ -81,7 +83,7 @@ func TestApprovalGolden(t *testing.T) {
 	}{
 		{name: "edit", req: editRequest("internal/handlers/health.go", approvalOld, approvalNew), width: 100, active: true},
 		{name: "write_new_file", req: writeRequest("docs/RUNBOOK.md", "# Runbook\n\n1. Page the on-call.\n2. Check the dashboard.\n"), width: 100, active: true},
-		{name: "bash", req: bashRequest("go test ./... && go vet ./..."), width: 100, active: true},
+		{name: toolname.Bash, req: bashRequest("go test ./... && go vet ./..."), width: 100, active: true},
 		{name: "side_by_side", req: editRequest("internal/handlers/health.go", approvalOld, approvalNew), width: 160, active: true},
 		{name: "child_waiting_input_focused", req: child, width: 100, active: false,
 			setup: func(b *ApprovalBlock) { b.SetWaiting(1) }},
@@ -91,7 +93,7 @@ func TestApprovalGolden(t *testing.T) {
 			Args: `{"repo":"acme/api","title":"Health check returns 200","labels":["bug"]}`}, width: 100, active: true},
 		{name: "mcp_trust", req: permission.Request{Tool: permission.ToolMCPTrust, Path: ".mcp.json",
 			Args: "github: npx -y @modelcontextprotocol/server-github\nsearch: http https://mcp.example.com/mcp"}, width: 100, active: true},
-		{name: "web_fetch", req: permission.Request{Tool: "web_fetch", URL: "https://docs.example.com/guide/install?v=2"}, width: 100, active: true},
+		{name: toolname.WebFetch, req: permission.Request{Tool: toolname.WebFetch, URL: "https://docs.example.com/guide/install?v=2"}, width: 100, active: true},
 		{name: "feedback", req: bashRequest("rm -rf build"), width: 100, active: true,
 			setup: func(b *ApprovalBlock) {
 				b.StartFeedback()
@@ -266,7 +268,7 @@ func TestContentDiff(t *testing.T) {
 		})
 	}
 	t.Run("a write without a FileChange shows its content", func(t *testing.T) {
-		b := NewApprovalBlock(permission.Request{Tool: "write_file", Path: "x.txt", Content: "hello\nworld\n"})
+		b := NewApprovalBlock(permission.Request{Tool: toolname.WriteFile, Path: "x.txt", Content: "hello\nworld\n"})
 		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(80)), "\n"))
 		for _, want := range []string{"x.txt (new file)", "+2 -0", "+hello", "+world"} {
 			if !strings.Contains(text, want) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/tools/toolname"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -114,11 +116,11 @@ func (m *Model) askingToolBlock(req permission.Request) *ToolBlock {
 // sameTarget reports whether a call's key argument names req's path or
 // command (the argument may be absolute or unclean where req's is not).
 func sameTarget(req permission.Request, arg string) bool {
-	if req.Tool == "bash" {
+	if req.Tool == toolname.Bash {
 		return oneLine(arg) == oneLine(req.Command)
 	}
 	if callRequest(req) {
-		return req.Tool == "web_fetch" && arg == req.URL
+		return req.Tool == toolname.WebFetch && arg == req.URL
 	}
 	if arg == "" || req.Path == "" {
 		return false

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -186,11 +188,11 @@ func TestApprovalPlacement(t *testing.T) {
 	t.Run("under the main agent's asking tool call", func(t *testing.T) {
 		h := newApprovalHarness(t, 100, 40)
 		m := mainSrc()
-		h.events <- toolStarted(m, "t1", "write_file", "a.go")
-		h.events <- agent.ToolFinished{Source: m, CallID: "t1", Name: "write_file", Result: tools.Result{Summary: "ok"}}
-		h.events <- agent.ToolStarted{Source: m, CallID: "t2", Name: "bash", KeyArg: "ls -la"}
+		h.events <- toolStarted(m, "t1", toolname.WriteFile, "a.go")
+		h.events <- agent.ToolFinished{Source: m, CallID: "t1", Name: toolname.WriteFile, Result: tools.Result{Summary: "ok"}}
+		h.events <- agent.ToolStarted{Source: m, CallID: "t2", Name: toolname.Bash, KeyArg: "ls -la"}
 		// An absolute path in the call, a workspace-relative one in the request.
-		h.events <- toolStarted(m, "t3", "write_file", "/work/project/a.go")
+		h.events <- toolStarted(m, "t3", toolname.WriteFile, "/work/project/a.go")
 		got := h.ask(context.Background(), writeRequest("a.go", "x\n"))
 		// The pump hands the request over only after the events sent
 		// before it, so the tool call it belongs to is already there.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -17,7 +19,7 @@ func TestApprovalScreen(t *testing.T) {
 	h.startTurn("make the health check return 204")
 	m := mainSrc()
 	h.events <- agent.TextDelta{Source: m, Text: "I'll change the status code."}
-	h.events <- toolStarted(m, "e1", "edit_file", "internal/handlers/health.go")
+	h.events <- toolStarted(m, "e1", toolname.EditFile, "internal/handlers/health.go")
 	h.ask(context.Background(), editRequest("internal/handlers/health.go", approvalOld, approvalNew))
 	h.deliver(1)
 	view := h.m.View()

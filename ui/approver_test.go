@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"go.uber.org/goleak"
 
 	"covey/agent"
@@ -84,7 +86,7 @@ func TestEventPumpApprovalAfterItsEvents(t *testing.T) {
 		go func() { p.run(ctx); close(done) }()
 
 		for i := range 5 {
-			in <- agent.ToolStarted{Source: mainSrc(), CallID: string(rune('a' + i)), Name: "write_file"}
+			in <- agent.ToolStarted{Source: mainSrc(), CallID: string(rune('a' + i)), Name: toolname.WriteFile}
 		}
 		ask := &pendingApproval{id: 1, req: bashRequest("ls")}
 		asks <- ask

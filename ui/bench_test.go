@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
@@ -35,25 +37,25 @@ func benchModel(b *testing.B, n, live int) Model {
 			m.rt.finishAssistant()
 		case 2, 3:
 			id := fmt.Sprintf("call%d", i)
-			m.rt.route(toolStarted(src, id, "read_file", fmt.Sprintf("pkg/file%d.go", i)))
-			m.rt.route(agent.ToolFinished{Source: src, CallID: id, Name: "read_file", Duration: time.Millisecond,
+			m.rt.route(toolStarted(src, id, toolname.ReadFile, fmt.Sprintf("pkg/file%d.go", i)))
+			m.rt.route(agent.ToolFinished{Source: src, CallID: id, Name: toolname.ReadFile, Duration: time.Millisecond,
 				Result: tools.Result{Content: "package pkg\n\nfunc F() {}\n", Summary: "3 lines"}})
 		case 4:
 			id := fmt.Sprintf("task%d", i)
 			kid := childSrc(fmt.Sprintf("k%d", i), id, "Explore", "look around")
-			m.rt.route(agent.ToolStarted{Source: src, CallID: id, Name: "task"})
+			m.rt.route(agent.ToolStarted{Source: src, CallID: id, Name: toolname.Task})
 			m.rt.route(agent.ChildStarted{Source: kid})
 			m.rt.route(agent.TextDelta{Source: kid, Text: "found it in ui/model.go"})
 			m.rt.route(agent.ChildFinished{Source: kid, Reason: agent.StopOK, Elapsed: time.Second, Summary: "found it"})
-			m.rt.route(agent.ToolFinished{Source: src, CallID: id, Name: "task", Result: tools.Result{Content: "found it"}})
+			m.rt.route(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Task, Result: tools.Result{Content: "found it"}})
 		}
 	}
 	if live > 0 {
-		m.rt.route(agent.ToolStarted{Source: src, CallID: "live_task", Name: "task"})
+		m.rt.route(agent.ToolStarted{Source: src, CallID: "live_task", Name: toolname.Task})
 		for j := range live {
 			kid := childSrc(fmt.Sprintf("live%d", j), "live_task", "Explore", fmt.Sprintf("live child %d", j))
 			m.rt.route(agent.ChildStarted{Source: kid})
-			m.rt.route(agent.ToolStarted{Source: kid, CallID: fmt.Sprintf("lc%d", j), Name: "grep", KeyArg: "func main"})
+			m.rt.route(agent.ToolStarted{Source: kid, CallID: fmt.Sprintf("lc%d", j), Name: toolname.Grep, KeyArg: "func main"})
 			m.rt.route(agent.TextDelta{Source: kid, Text: "reading the code that matches"})
 		}
 	}

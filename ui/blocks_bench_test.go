@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/tools"
 )
@@ -99,8 +101,8 @@ func BenchmarkSubagentBlockRender(b *testing.B) {
 // BenchmarkFrozenBlockLines is the cost of drawing a finished block again.
 func BenchmarkFrozenBlockLines(b *testing.B) {
 	ctx := blockCtx(b, 120)
-	tb := NewToolBlock(toolStart("edit_file", `{"path":"agent/loop.go"}`))
-	tb.Finish(finished("edit_file", time.Millisecond, tools.Result{Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff}}))
+	tb := NewToolBlock(toolStart(toolname.EditFile, `{"path":"agent/loop.go"}`))
+	tb.Finish(finished(toolname.EditFile, time.Millisecond, tools.Result{Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff}}))
 	ab := NewAssistantBlock()
 	ab.AppendText(markdown20KB())
 	ab.Finish()

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -49,25 +51,25 @@ func crewRouter(t testing.TB) *router {
 	bg := src("a6", "watcher", "t1", "Explore", "watch the build", 1)
 	capped := src("a7", "capped", "t1", "Explore", "count every line", 1)
 	at(0,
-		agent.ToolStarted{Source: mainSrc(), CallID: "t1", Name: "task"},
+		agent.ToolStarted{Source: mainSrc(), CallID: "t1", Name: toolname.Task},
 		agent.ChildStarted{Source: scout, Model: "small"},
 		agent.ChildStarted{Source: fixer, Model: "big", MaxTokens: 50_000},
 		agent.ChildStarted{Source: idle, Model: "small"},
 		agent.ChildStarted{Source: bg, Model: "small", Background: true},
 		agent.ChildStarted{Source: capped, Model: "small", MaxTokens: 1000},
-		agent.ToolStarted{Source: fixer, CallID: "t2", Name: "task"},
+		agent.ToolStarted{Source: fixer, CallID: "t2", Name: toolname.Task},
 		agent.ChildStarted{Source: helper, Model: "small"},
-		agent.ToolStarted{Source: helper, CallID: "t3", Name: "task"},
+		agent.ToolStarted{Source: helper, CallID: "t3", Name: toolname.Task},
 		agent.ChildStarted{Source: deep, Model: "small"},
 	)
 	at(10*time.Second,
-		agent.ToolStarted{Source: scout, CallID: "s1", Name: "grep", KeyArg: "route"},
-		agent.ToolFinished{Source: scout, CallID: "s1", Name: "grep"},
+		agent.ToolStarted{Source: scout, CallID: "s1", Name: toolname.Grep, KeyArg: "route"},
+		agent.ToolFinished{Source: scout, CallID: "s1", Name: toolname.Grep},
 		agent.UsageReported{Source: scout, Usage: agent.Usage{InputTokens: 12_400, OutputTokens: 2_200}},
 		agent.ChildFinished{Source: scout, Reason: agent.StopOK, ToolCalls: 1, Elapsed: 10 * time.Second,
 			Usage: agent.Usage{InputTokens: 12_400, OutputTokens: 2_200}},
-		agent.ToolStarted{Source: fixer, CallID: "f1", Name: "edit_file", KeyArg: "a.go"},
-		agent.ToolFinished{Source: fixer, CallID: "f1", Name: "edit_file", Result: tools.Result{
+		agent.ToolStarted{Source: fixer, CallID: "f1", Name: toolname.EditFile, KeyArg: "a.go"},
+		agent.ToolFinished{Source: fixer, CallID: "f1", Name: toolname.EditFile, Result: tools.Result{
 			Display: &tools.FileChange{Path: "a.go", Diff: "--- a/a.go\n+++ b/a.go\n@@ -1,2 +1,2 @@\n-old\n+new\n ctx\n", Added: 1, Removed: 1}}},
 		agent.UsageReported{Source: fixer, Usage: agent.Usage{InputTokens: 30_000, OutputTokens: 1_000}},
 		agent.ChildState{Source: helper, State: agent.StatePaused, Paused: true, Elapsed: 8 * time.Second},
@@ -202,7 +204,7 @@ func BenchmarkCrewOverviewView(b *testing.B) {
 	r := newRouter(newTranscript(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
 	r.cost = testPrice
 	r.now = crewT0
-	r.route(agent.ToolStarted{Source: mainSrc(), CallID: "t", Name: "task"})
+	r.route(agent.ToolStarted{Source: mainSrc(), CallID: "t", Name: toolname.Task})
 	for i := range 100 {
 		parent, depth := "t", 1
 		if i%4 != 0 {
@@ -212,7 +214,7 @@ func BenchmarkCrewOverviewView(b *testing.B) {
 			AgentType: "Explore", Description: "look into part " + fmt.Sprint(i) + " of the code base", Depth: depth}
 		r.route(agent.ChildStarted{Source: src, Model: "small", MaxTokens: 100_000})
 		if i%4 == 0 {
-			r.route(agent.ToolStarted{Source: src, CallID: fmt.Sprintf("n%d", i), Name: "task"})
+			r.route(agent.ToolStarted{Source: src, CallID: fmt.Sprintf("n%d", i), Name: toolname.Task})
 		}
 		r.route(agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 1000 * i, OutputTokens: 100 * i}})
 	}

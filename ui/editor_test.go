@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -120,7 +122,7 @@ func TestEditorFlow(t *testing.T) {
 			go func() { _, err := prog.Run(); done <- err }()
 
 			verdict := make(chan permission.Verdict, 1)
-			req := permission.Request{Tool: "write_file", Path: "cmd/main.go", Content: proposed}
+			req := permission.Request{Tool: toolname.WriteFile, Path: "cmd/main.go", Content: proposed}
 			go func() { verdict <- ap.Ask(ctx, req) }()
 			waitFor(t, prog, func(m Model) bool { return m.appr.focus })
 			prog.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
@@ -174,7 +176,7 @@ func deref(p *string) any {
 
 func TestEditFile(t *testing.T) {
 	t.Run("the temp file holds the proposal, named with its extension", func(t *testing.T) {
-		path, err := writeEditFile(permission.Request{Tool: "write_file", Path: "web/app.tsx", Content: "x"})
+		path, err := writeEditFile(permission.Request{Tool: toolname.WriteFile, Path: "web/app.tsx", Content: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +187,7 @@ func TestEditFile(t *testing.T) {
 		}
 	})
 	t.Run("reading back removes the file", func(t *testing.T) {
-		path, err := writeEditFile(permission.Request{Tool: "write_file", Path: "a.txt", Content: "y"})
+		path, err := writeEditFile(permission.Request{Tool: toolname.WriteFile, Path: "a.txt", Content: "y"})
 		if err != nil {
 			t.Fatal(err)
 		}

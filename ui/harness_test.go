@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -203,7 +205,7 @@ func newHarness(t *testing.T, width, height int) *harness {
 		PermissionMode: "ask",
 		MarkdownStyle:  "ascii",
 		Agents: []AgentInfo{
-			{Name: "Explore", Description: "reads code", Source: "built-in", ReadOnly: true, Tools: []string{"read_file", "grep"}},
+			{Name: "Explore", Description: "reads code", Source: "built-in", ReadOnly: true, Tools: []string{toolname.ReadFile, toolname.Grep}},
 		},
 	})
 	m.clock = func() time.Time { return fixedNow }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -27,7 +29,7 @@ func namedPanes(h *harness) []agent.Source {
 	for i, n := range []string{"scout", "hunter", "drafter"} {
 		kids[i].Name = n
 	}
-	evs := []agent.Event{agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: "task", KeyArg: "3 tasks"}}
+	evs := []agent.Event{agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: toolname.Task, KeyArg: "3 tasks"}}
 	for _, k := range kids {
 		evs = append(evs, agent.ChildStarted{Source: k, Model: "small"})
 	}
@@ -189,8 +191,8 @@ func TestCrewChildView(t *testing.T) {
 	change := &tools.FileChange{Path: "fix.go", Diff: "--- a/fix.go\n+++ b/fix.go\n@@ -1,2 +1,2 @@\n-broken()\n+fixed()\n ok()\n", Added: 1, Removed: 1}
 	h.events(
 		agent.TextDelta{Source: d, Text: "I will **fix** it.\n"},
-		agent.ToolStarted{Source: d, CallID: "e1", Name: "edit_file", KeyArg: "fix.go"},
-		agent.ToolFinished{Source: d, CallID: "e1", Name: "edit_file", KeyArg: "fix.go", Result: tools.Result{Summary: "+1 -1", Display: change}},
+		agent.ToolStarted{Source: d, CallID: "e1", Name: toolname.EditFile, KeyArg: "fix.go"},
+		agent.ToolFinished{Source: d, CallID: "e1", Name: toolname.EditFile, KeyArg: "fix.go", Result: tools.Result{Summary: "+1 -1", Display: change}},
 		agent.ChildFiles{Source: d, Files: []agent.FileChange{{Path: "gen.go", Status: "added", Added: 40}}},
 	)
 	if !h.screenContains("2 files +41 −1") {
@@ -264,7 +266,7 @@ func TestCrewBudgetAndCost(t *testing.T) {
 	src := childSrc("c1", "call_task", "Explore", "count lines")
 	src.Name = "counter"
 	h.events(
-		agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: "task"},
+		agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: toolname.Task},
 		agent.ChildStarted{Source: src, Model: "small", MaxTokens: 50_000, MaxCost: 1},
 		agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 10_000, OutputTokens: 2_000}},
 	)
@@ -376,9 +378,9 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	h := newApprovalHarness(t, 100, 40)
 	kid := childSrc("c1", "call_task", "general-purpose", "write the fix")
 	kid.Name = "writer"
-	h.events <- agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: "task"}
+	h.events <- agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: toolname.Task}
 	h.events <- agent.ChildStarted{Source: kid, Model: "small"}
-	h.events <- toolStarted(kid, "w1", "write_file", "fix.go")
+	h.events <- toolStarted(kid, "w1", toolname.WriteFile, "fix.go")
 	for h.m.rt.children["c1"] == nil || h.m.rt.children["c1"].ToolCalls() == 0 {
 		h.send(await[eventsMsg](h.harness))
 	}

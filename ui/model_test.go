@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -36,7 +38,7 @@ func (h *harness) startTurn(text string) {
 
 // withPanes sets up a task call of the main agent with three children.
 func withPanes(h *harness) (task agent.ToolStarted, kids []agent.Source) {
-	task = agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: "task", KeyArg: "3 tasks"}
+	task = agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: toolname.Task, KeyArg: "3 tasks"}
 	kids = []agent.Source{
 		childSrc("c1", "call_task", "Explore", "map the packages"),
 		childSrc("c2", "call_task", "Explore", "find the flaky test"),
@@ -323,7 +325,7 @@ func TestModelResize(t *testing.T) {
 	withPanes(h)
 	h.events(
 		agent.TextDelta{Source: mainSrc(), Text: strings.Repeat("a long line of the answer that must wrap ", 8)},
-		toolStarted(mainSrc(), "call_r", "read_file", "some/very/long/path/to/a/file/that/does/not/fit/in/sixty/columns.go"),
+		toolStarted(mainSrc(), "call_r", toolname.ReadFile, "some/very/long/path/to/a/file/that/does/not/fit/in/sixty/columns.go"),
 	)
 	for _, size := range []struct{ w, h int }{{120, 40}, {60, 30}, {120, 40}, {40, 20}} {
 		h.send(tea.WindowSizeMsg{Width: size.w, Height: size.h})
@@ -342,7 +344,7 @@ func TestModelResize(t *testing.T) {
 func TestModelFollow(t *testing.T) {
 	h := newHarness(t, 80, 20)
 	for i := range 30 {
-		h.events(agent.ToolStarted{Source: mainSrc(), CallID: "c" + string(rune('a'+i)), Name: "grep", KeyArg: "pattern"})
+		h.events(agent.ToolStarted{Source: mainSrc(), CallID: "c" + string(rune('a'+i)), Name: toolname.Grep, KeyArg: "pattern"})
 	}
 	if !h.m.tr.Following() {
 		t.Fatal("not following at the start")
@@ -367,7 +369,7 @@ func TestModelFollow(t *testing.T) {
 			t.Fatal("still following after pgup")
 		}
 		off := h.m.tr.offset
-		h.events(agent.TextDelta{Source: mainSrc(), Text: " and more"}, agent.ToolStarted{Source: mainSrc(), CallID: "late", Name: "bash", KeyArg: "go test"})
+		h.events(agent.TextDelta{Source: mainSrc(), Text: " and more"}, agent.ToolStarted{Source: mainSrc(), CallID: "late", Name: toolname.Bash, KeyArg: "go test"})
 		if h.m.tr.offset != off {
 			t.Errorf("offset moved from %d to %d while scrolled up", off, h.m.tr.offset)
 		}
@@ -397,10 +399,10 @@ func TestModelEventsReachBlocks(t *testing.T) {
 	h := newHarness(t, 100, 40)
 	_, kids := withPanes(h)
 	h.events(
-		agent.ToolStarted{Source: kids[0], CallID: "k1", Name: "grep", KeyArg: "func main"},
+		agent.ToolStarted{Source: kids[0], CallID: "k1", Name: toolname.Grep, KeyArg: "func main"},
 		agent.UsageReported{Source: kids[0], Usage: agent.Usage{InputTokens: 1000, OutputTokens: 200}},
 		agent.UsageReported{Source: mainSrc(), Usage: agent.Usage{InputTokens: 500, OutputTokens: 50}},
-		agent.ToolFinished{Source: mainSrc(), CallID: "call_task", Name: "task", Result: tools.Result{Content: "ok"}},
+		agent.ToolFinished{Source: mainSrc(), CallID: "call_task", Name: toolname.Task, Result: tools.Result{Content: "ok"}},
 	)
 	if u := h.m.rt.usage; u.InputTokens != 1500 || u.OutputTokens != 250 {
 		t.Errorf("session usage %+v, want 1500 in / 250 out", u)

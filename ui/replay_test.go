@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -26,15 +28,15 @@ func recordedSession() []agent.Event {
 		agent.TextDelta{Source: m, Text: "A Go module with a TUI."},
 		agent.Done{Source: m, Reason: agent.StopOK},
 		agent.UserMessage{Source: m, Text: "now fix the flaky test"},
-		toolStarted(m, "r1", "read_file", "ui/model.go"),
-		agent.ToolFinished{Source: m, CallID: "r1", Name: "read_file", Result: tools.Result{Summary: "410 lines"}},
-		agent.ToolStarted{Source: m, CallID: "call_task", Name: "task", KeyArg: "2 tasks"},
+		toolStarted(m, "r1", toolname.ReadFile, "ui/model.go"),
+		agent.ToolFinished{Source: m, CallID: "r1", Name: toolname.ReadFile, Result: tools.Result{Summary: "410 lines"}},
+		agent.ToolStarted{Source: m, CallID: "call_task", Name: toolname.Task, KeyArg: "2 tasks"},
 		agent.ChildStarted{Source: done, Model: "small"},
 		agent.ChildStarted{Source: lost, Model: "small"},
 		agent.TextDelta{Source: done, Text: "three packages"},
 		agent.ChildFinished{Source: done, Reason: agent.StopOK, ToolCalls: 2, Elapsed: 3 * time.Second, Summary: "three packages"},
-		agent.ToolStarted{Source: lost, CallID: "k1", Name: "bash", KeyArg: "go test ./..."},
-		toolStarted(m, "w1", "write_file", "notes.md"),
+		agent.ToolStarted{Source: lost, CallID: "k1", Name: toolname.Bash, KeyArg: "go test ./..."},
+		toolStarted(m, "w1", toolname.WriteFile, "notes.md"),
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/theme"
 )
@@ -47,7 +49,7 @@ func TestRouterPlacement(t *testing.T) {
 			name: "text, then a tool call ends the answer and text starts a new one",
 			events: []agent.Event{
 				agent.TextDelta{Source: m, Text: "a"}, agent.TextDelta{Source: m, Text: "b"},
-				toolStarted(m, "t1", "read_file", "x.go"),
+				toolStarted(m, "t1", toolname.ReadFile, "x.go"),
 				agent.TextDelta{Source: m, Text: "c"},
 			},
 			want: "A T:t1 A",
@@ -55,8 +57,8 @@ func TestRouterPlacement(t *testing.T) {
 		{
 			name: "panes of one batch sit together under their task call, in start order",
 			events: []agent.Event{
-				toolStarted(m, "task1", "task", ""),
-				toolStarted(m, "r1", "read_file", "y.go"),
+				toolStarted(m, "task1", toolname.Task, ""),
+				toolStarted(m, "r1", toolname.ReadFile, "y.go"),
 				agent.ChildStarted{Source: childSrc("a", "task1", "Explore", "one")},
 				agent.ChildStarted{Source: childSrc("b", "task1", "Explore", "two")},
 				agent.ChildStarted{Source: childSrc("c", "task1", "Explore", "three")},
@@ -66,8 +68,8 @@ func TestRouterPlacement(t *testing.T) {
 		{
 			name: "two batches each stay under their own call",
 			events: []agent.Event{
-				toolStarted(m, "task1", "task", ""),
-				toolStarted(m, "task2", "task", ""),
+				toolStarted(m, "task1", toolname.Task, ""),
+				toolStarted(m, "task2", toolname.Task, ""),
 				agent.ChildStarted{Source: childSrc("a", "task1", "Explore", "one")},
 				agent.ChildStarted{Source: childSrc("x", "task2", "Explore", "other")},
 				agent.ChildStarted{Source: childSrc("b", "task1", "Explore", "two")},
@@ -77,10 +79,10 @@ func TestRouterPlacement(t *testing.T) {
 		{
 			name: "a nested child sits under the pane whose call spawned it",
 			events: []agent.Event{
-				toolStarted(m, "task1", "task", ""),
+				toolStarted(m, "task1", toolname.Task, ""),
 				agent.ChildStarted{Source: childSrc("a", "task1", "Explore", "one")},
 				agent.ChildStarted{Source: childSrc("b", "task1", "Explore", "two")},
-				agent.ToolStarted{Source: childSrc("a", "task1", "Explore", "one"), CallID: "inner", Name: "task"},
+				agent.ToolStarted{Source: childSrc("a", "task1", "Explore", "one"), CallID: "inner", Name: toolname.Task},
 				agent.ChildStarted{Source: nested("a1", "inner")},
 				agent.ChildStarted{Source: childSrc("c", "task1", "Explore", "three")},
 			},
@@ -143,7 +145,7 @@ func TestRouterCosts(t *testing.T) {
 	r := newRouter(tr)
 	a, b := childSrc("a", "t", "Explore", "one"), childSrc("b", "t", "Plan", "two")
 	for _, ev := range []agent.Event{
-		toolStarted(mainSrc(), "t", "task", ""),
+		toolStarted(mainSrc(), "t", toolname.Task, ""),
 		agent.ChildStarted{Source: a}, agent.ChildStarted{Source: b},
 		agent.UsageReported{Source: a, Usage: agent.Usage{InputTokens: 10, OutputTokens: 1}},
 		agent.UsageReported{Source: b, Usage: agent.Usage{InputTokens: 20, OutputTokens: 2}},

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -24,23 +26,23 @@ func sessionEvents() []agent.Event {
 	}
 	return []agent.Event{
 		agent.TextDelta{Source: m, Text: "I'll look at the **layout** first.\n\n- read the model\n- run the tests\n"},
-		toolStarted(m, "call_read", "read_file", "ui/model.go"),
-		agent.ToolFinished{Source: m, CallID: "call_read", Name: "read_file", KeyArg: "ui/model.go",
+		toolStarted(m, "call_read", toolname.ReadFile, "ui/model.go"),
+		agent.ToolFinished{Source: m, CallID: "call_read", Name: toolname.ReadFile, KeyArg: "ui/model.go",
 			Duration: 12 * time.Millisecond, Result: tools.Result{Content: "package ui\n\nimport (\n\t\"context\"\n)", Summary: "420 lines"}},
-		agent.ToolStarted{Source: m, CallID: "call_task", Name: "task", KeyArg: "3 tasks"},
+		agent.ToolStarted{Source: m, CallID: "call_task", Name: toolname.Task, KeyArg: "3 tasks"},
 		agent.ChildStarted{Source: kids[0], Model: "small"},
 		agent.ChildStarted{Source: kids[1], Model: "small"},
 		agent.ChildStarted{Source: kids[2], Model: "big"},
-		agent.ToolStarted{Source: kids[0], CallID: "k1", Name: "glob", KeyArg: "ui/*.go"},
-		agent.ToolFinished{Source: kids[0], CallID: "k1", Name: "glob", KeyArg: "ui/*.go", Result: tools.Result{Summary: "14 files"}},
+		agent.ToolStarted{Source: kids[0], CallID: "k1", Name: toolname.Glob, KeyArg: "ui/*.go"},
+		agent.ToolFinished{Source: kids[0], CallID: "k1", Name: toolname.Glob, KeyArg: "ui/*.go", Result: tools.Result{Summary: "14 files"}},
 		agent.TextDelta{Source: kids[0], Text: "The package has a model, a transcript and blocks."},
 		agent.UsageReported{Source: kids[0], Usage: agent.Usage{InputTokens: 5200, OutputTokens: 800}},
 		agent.ChildFinished{Source: kids[0], Reason: agent.StopOK, ToolCalls: 1, Elapsed: 3200 * time.Millisecond,
 			Usage: agent.Usage{InputTokens: 5200, OutputTokens: 800}, Summary: "model, transcript, blocks"},
-		agent.ToolStarted{Source: kids[1], CallID: "k2", Name: "grep", KeyArg: "func.*route"},
+		agent.ToolStarted{Source: kids[1], CallID: "k2", Name: toolname.Grep, KeyArg: "func.*route"},
 		agent.UsageReported{Source: kids[1], Usage: agent.Usage{InputTokens: 3100, OutputTokens: 120}},
-		agent.ToolStarted{Source: kids[2], CallID: "k3", Name: "bash", KeyArg: "go test ./..."},
-		agent.ToolFinished{Source: kids[2], CallID: "k3", Name: "bash", KeyArg: "go test ./...",
+		agent.ToolStarted{Source: kids[2], CallID: "k3", Name: toolname.Bash, KeyArg: "go test ./..."},
+		agent.ToolFinished{Source: kids[2], CallID: "k3", Name: toolname.Bash, KeyArg: "go test ./...",
 			Result: tools.Result{IsError: true, Content: "exit 1", Summary: "exit 1"}},
 		agent.ChildFinished{Source: kids[2], Reason: agent.StopError, Error: "provider: 500 internal error", ToolCalls: 1,
 			Elapsed: 1500 * time.Millisecond},

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/theme"
 	"covey/tools"
@@ -30,16 +32,16 @@ func newTestPane() *SubagentBlock {
 	b.SetStarted(testNow.Add(-3200 * time.Millisecond))
 	src := childSource
 	for _, ev := range []agent.Event{
-		agent.ToolStarted{Source: src, CallID: "g1", Name: "grep", KeyArg: `"retry" in agent/`},
-		agent.ToolFinished{Source: src, CallID: "g1", Name: "grep", Result: tools.Result{Summary: "37 matches"}},
+		agent.ToolStarted{Source: src, CallID: "g1", Name: toolname.Grep, KeyArg: `"retry" in agent/`},
+		agent.ToolFinished{Source: src, CallID: "g1", Name: toolname.Grep, Result: tools.Result{Summary: "37 matches"}},
 		agent.TextDelta{Source: src, Text: "Looking at agent/loop"},
 		agent.TextDelta{Source: src, Text: ".go next.\n\n"},
-		agent.ToolStarted{Source: src, CallID: "r1", Name: "read_file", KeyArg: "agent/loop.go"},
-		agent.ToolFinished{Source: src, CallID: "r1", Name: "read_file", Result: tools.Result{Summary: "212 lines"}},
+		agent.ToolStarted{Source: src, CallID: "r1", Name: toolname.ReadFile, KeyArg: "agent/loop.go"},
+		agent.ToolFinished{Source: src, CallID: "r1", Name: toolname.ReadFile, Result: tools.Result{Summary: "212 lines"}},
 		agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 10_200, OutputTokens: 2_200}},
 		agent.Retrying{Source: src, Attempt: 1, Wait: 12 * time.Second, Reason: "rate limited"},
 		agent.TextDelta{Source: src, Text: "The retry logic lives in agent/provider.go: it backs off exponentially, honours Retry-After and gives up after four attempts.\n"},
-		agent.ToolStarted{Source: src, CallID: "l1", Name: "glob", Args: []byte(`{"pattern":"**/*_test.go"}`)},
+		agent.ToolStarted{Source: src, CallID: "l1", Name: toolname.Glob, Args: []byte(`{"pattern":"**/*_test.go"}`)},
 	} {
 		b.Apply(ev)
 	}
@@ -147,7 +149,7 @@ func TestSubagentBlockToolLineInPlace(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
-			b.Apply(agent.ToolStarted{Source: childSource, CallID: "c1", Name: "grep", KeyArg: `"func main"`})
+			b.Apply(agent.ToolStarted{Source: childSource, CallID: "c1", Name: toolname.Grep, KeyArg: `"func main"`})
 			ctx := blockCtx(t, 80)
 			if got := b.Lines(ctx)[1]; got != `│ → grep  "func main"` {
 				t.Fatalf("running tool line = %q", got)
@@ -159,7 +161,7 @@ func TestSubagentBlockToolLineInPlace(t *testing.T) {
 				}
 			}
 			before := b.acts.len()
-			b.Apply(agent.ToolFinished{Source: childSource, CallID: "c1", Name: "grep", KeyArg: `"func main"`, Result: tc.result})
+			b.Apply(agent.ToolFinished{Source: childSource, CallID: "c1", Name: toolname.Grep, KeyArg: `"func main"`, Result: tc.result})
 			if tc.evict {
 				if b.acts.len() != paneMemory || b.acts.last().kind != actTool {
 					t.Fatalf("finished tool whose start was dropped was not added as the newest line")
@@ -190,7 +192,7 @@ func TestSubagentBlockTokensAndCounts(t *testing.T) {
 	for _, u := range []agent.Usage{{InputTokens: 900, OutputTokens: 50}, {InputTokens: 10_000, OutputTokens: 1_450}} {
 		b.Apply(agent.UsageReported{Source: childSource, Usage: u})
 	}
-	b.Apply(agent.ToolStarted{Source: childSource, CallID: "a", Name: "read_file"})
+	b.Apply(agent.ToolStarted{Source: childSource, CallID: "a", Name: toolname.ReadFile})
 	if got := b.Usage(); got.InputTokens != 10_900 || got.OutputTokens != 1_500 {
 		t.Fatalf("Usage = %+v, want 10900 in, 1500 out", got)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/tools"
 
@@ -18,7 +20,7 @@ const (
 	outputPreview   = 3  // lines when collapsed
 	outputExpanded  = 40 // lines when expanded
 	diffPreview     = 20 // diff lines when collapsed
-	taskToolName    = "task"
+	taskToolName    = toolname.Task
 	outputIndent    = "    "
 	outputFirstMark = "  ⎿ "
 )

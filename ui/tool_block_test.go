@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/toolname"
+
 	"covey/agent"
 	"covey/tools"
 )
@@ -49,25 +51,25 @@ func TestToolBlockGolden(t *testing.T) {
 		expanded bool
 		width    int
 	}{
-		"running": {start: toolStart("bash", `{"command":"go test ./...\necho done"}`)},
-		"ok_preview": {start: toolStart("read_file", `{"path":"agent/loop.go"}`),
-			end: ptr(finished("read_file", 12*time.Millisecond, tools.Result{Content: "package agent\n\nimport \"context\"\n\nfunc Run() {}\n", Summary: "5 lines"}))},
-		"ok_long_collapsed": {start: toolStart("bash", `{"command":"seq 60"}`),
-			end: ptr(finished("bash", 1500*time.Millisecond, tools.Result{Content: longOut, Summary: "exit 0"}))},
-		"ok_long_expanded": {start: toolStart("bash", `{"command":"seq 60"}`), expanded: true,
-			end: ptr(finished("bash", 1500*time.Millisecond, tools.Result{Content: longOut, Summary: "exit 0"}))},
-		"error": {start: toolStart("grep", `{"pattern":"func ("}`),
-			end: ptr(finished("grep", 3*time.Millisecond, tools.Errorf("bad pattern %q: missing closing )", "func (")))},
-		"diff": {start: toolStart("edit_file", `{"path":"agent/loop.go","old_string":"x","new_string":"y"}`),
-			end: ptr(finished("edit_file", 4*time.Millisecond, tools.Result{Content: "edited", Summary: "+3 -2",
+		"running": {start: toolStart(toolname.Bash, `{"command":"go test ./...\necho done"}`)},
+		"ok_preview": {start: toolStart(toolname.ReadFile, `{"path":"agent/loop.go"}`),
+			end: ptr(finished(toolname.ReadFile, 12*time.Millisecond, tools.Result{Content: "package agent\n\nimport \"context\"\n\nfunc Run() {}\n", Summary: "5 lines"}))},
+		"ok_long_collapsed": {start: toolStart(toolname.Bash, `{"command":"seq 60"}`),
+			end: ptr(finished(toolname.Bash, 1500*time.Millisecond, tools.Result{Content: longOut, Summary: "exit 0"}))},
+		"ok_long_expanded": {start: toolStart(toolname.Bash, `{"command":"seq 60"}`), expanded: true,
+			end: ptr(finished(toolname.Bash, 1500*time.Millisecond, tools.Result{Content: longOut, Summary: "exit 0"}))},
+		"error": {start: toolStart(toolname.Grep, `{"pattern":"func ("}`),
+			end: ptr(finished(toolname.Grep, 3*time.Millisecond, tools.Errorf("bad pattern %q: missing closing )", "func (")))},
+		"diff": {start: toolStart(toolname.EditFile, `{"path":"agent/loop.go","old_string":"x","new_string":"y"}`),
+			end: ptr(finished(toolname.EditFile, 4*time.Millisecond, tools.Result{Content: "edited", Summary: "+3 -2",
 				Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff, Added: 3, Removed: 2}}))},
-		"diff_narrow": {start: toolStart("edit_file", `{"path":"agent/loop.go"}`), width: 40,
-			end: ptr(finished("edit_file", 4*time.Millisecond, tools.Result{Content: "edited",
+		"diff_narrow": {start: toolStart(toolname.EditFile, `{"path":"agent/loop.go"}`), width: 40,
+			end: ptr(finished(toolname.EditFile, 4*time.Millisecond, tools.Result{Content: "edited",
 				Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff, Added: 3, Removed: 2}}))},
-		"todo": {start: toolStart("todo_write", `{"todos":[{},{},{}]}`),
-			end: ptr(finished("todo_write", time.Millisecond, tools.Result{Content: "ok", Display: todos}))},
+		"todo": {start: toolStart(toolname.TodoWrite, `{"todos":[{},{},{}]}`),
+			end: ptr(finished(toolname.TodoWrite, time.Millisecond, tools.Result{Content: "ok", Display: todos}))},
 		"task": {start: toolStart("task", `{"tasks":[{},{}]}`),
-			end: ptr(finished("task", 41*time.Second, tools.Result{Content: "child results…", Summary: "2 tasks done"}))},
+			end: ptr(finished(toolname.Task, 41*time.Second, tools.Result{Content: "child results…", Summary: "2 tasks done"}))},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -89,8 +91,8 @@ func TestToolBlockGolden(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestToolBlockState(t *testing.T) {
-	b := NewToolBlock(toolStart("read_file", `{"path":"a.go"}`))
-	if !b.Running() || !b.Live() || b.CallID() != "call_read_file" || b.Name() != "read_file" {
+	b := NewToolBlock(toolStart(toolname.ReadFile, `{"path":"a.go"}`))
+	if !b.Running() || !b.Live() || b.CallID() != "call_read_file" || b.Name() != toolname.ReadFile {
 		t.Fatal("a started block is not running and live with its call's ID and name")
 	}
 	if b.Focusable() {
@@ -100,8 +102,8 @@ func TestToolBlockState(t *testing.T) {
 	if h := b.Lines(ctx)[0]; !strings.Contains(h, "a.go") || !strings.Contains(h, spinnerGlyph(ctx.Frame)) {
 		t.Errorf("running header %q lacks the key argument or the spinner", h)
 	}
-	b.Finish(finished("read_file", time.Second, tools.Result{Content: strings.Repeat("x\n", 10), Summary: "10 lines"}))
-	b.Finish(finished("read_file", time.Hour, tools.Result{IsError: true}))
+	b.Finish(finished(toolname.ReadFile, time.Second, tools.Result{Content: strings.Repeat("x\n", 10), Summary: "10 lines"}))
+	b.Finish(finished(toolname.ReadFile, time.Hour, tools.Result{IsError: true}))
 	if b.Running() || b.Live() || b.end.Duration != time.Second {
 		t.Error("Finish did not stop the block, or a second Finish counted")
 	}
@@ -117,7 +119,7 @@ func TestToolBlockState(t *testing.T) {
 }
 
 func TestToolBlockCache(t *testing.T) {
-	b := NewToolBlock(toolStart("bash", `{"command":"make"}`))
+	b := NewToolBlock(toolStart(toolname.Bash, `{"command":"make"}`))
 	ctx := blockCtx(t, 80)
 	b.SetStarted(ctx.Now)
 	b.Lines(ctx)
@@ -130,7 +132,7 @@ func TestToolBlockCache(t *testing.T) {
 	if b.recompute != 2 {
 		t.Fatalf("running block ignored a spinner frame")
 	}
-	b.Finish(finished("bash", time.Second, tools.Result{Content: "ok"}))
+	b.Finish(finished(toolname.Bash, time.Second, tools.Result{Content: "ok"}))
 	b.Lines(ctx)
 	for range 3 {
 		ctx.Frame++
@@ -145,21 +147,21 @@ func TestToolBlockCache(t *testing.T) {
 func TestToolBlockWidths(t *testing.T) {
 	blocks := map[string]func() *ToolBlock{
 		"diff": func() *ToolBlock {
-			b := NewToolBlock(toolStart("edit_file", `{"path":"a/very/long/path/to/some/file/deep/in/the/tree.go"}`))
-			b.Finish(finished("edit_file", 0, tools.Result{Display: &tools.FileChange{Path: "a/very/long/path/to/some/file/deep/in/the/tree.go", Diff: testDiff, Added: 3, Removed: 2}}))
+			b := NewToolBlock(toolStart(toolname.EditFile, `{"path":"a/very/long/path/to/some/file/deep/in/the/tree.go"}`))
+			b.Finish(finished(toolname.EditFile, 0, tools.Result{Display: &tools.FileChange{Path: "a/very/long/path/to/some/file/deep/in/the/tree.go", Diff: testDiff, Added: 3, Removed: 2}}))
 			return b
 		},
 		"output": func() *ToolBlock {
-			b := NewToolBlock(toolStart("bash", `{"command":"`+strings.Repeat("x", 200)+`"}`))
-			b.Finish(finished("bash", 0, tools.Result{Content: strings.Repeat("wide\tcontent 日本語 ", 20), Summary: strings.Repeat("s", 100)}))
+			b := NewToolBlock(toolStart(toolname.Bash, `{"command":"`+strings.Repeat("x", 200)+`"}`))
+			b.Finish(finished(toolname.Bash, 0, tools.Result{Content: strings.Repeat("wide\tcontent 日本語 ", 20), Summary: strings.Repeat("s", 100)}))
 			return b
 		},
 		"running": func() *ToolBlock {
-			return NewToolBlock(toolStart("glob", `{"pattern":"`+strings.Repeat("*", 100)+`"}`))
+			return NewToolBlock(toolStart(toolname.Glob, `{"pattern":"`+strings.Repeat("*", 100)+`"}`))
 		},
 		"todo": func() *ToolBlock {
-			b := NewToolBlock(toolStart("todo_write", `{}`))
-			b.Finish(finished("todo_write", 0, tools.Result{Display: []tools.Todo{{Content: strings.Repeat("long item ", 20), Status: "weird"}}}))
+			b := NewToolBlock(toolStart(toolname.TodoWrite, `{}`))
+			b.Finish(finished(toolname.TodoWrite, 0, tools.Result{Display: []tools.Todo{{Content: strings.Repeat("long item ", 20), Status: "weird"}}}))
 			return b
 		},
 	}
@@ -177,8 +179,8 @@ func TestToolBlockWidths(t *testing.T) {
 }
 
 func TestToolBlockFocusRedraws(t *testing.T) {
-	b := NewToolBlock(toolStart("read_file", `{"path":"a.go"}`))
-	b.Finish(finished("read_file", time.Millisecond, tools.Result{Content: "x"}))
+	b := NewToolBlock(toolStart(toolname.ReadFile, `{"path":"a.go"}`))
+	b.Finish(finished(toolname.ReadFile, time.Millisecond, tools.Result{Content: "x"}))
 	ctx := blockCtx(t, 60)
 	b.Lines(ctx)
 	ctx.Focused = true

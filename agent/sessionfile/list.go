@@ -1,0 +1,267 @@
+package sessionfile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"covey/agent"
+)
+
+// firstMessageRunes bounds Info.FirstMessage.
+const firstMessageRunes = 80
+
+// Info summarises one session for a picker.
+type Info struct {
+	ID        string
+	Path      string
+	Workspace string
+	Created   time.Time
+	// Modified is the file's modification time: when the session was last
+	// active.
+	Modified time.Time
+	// Model is the model in use at the end (the header's or the last
+	// SetModel's).
+	Model string
+	// FirstMessage is the first user message after the last clear, on one
+	// line and cut to 80 characters.
+	FirstMessage string
+	// Messages counts the messages after the last clear.
+	Messages int
+}
+
+// entry is one session file, before it is read.
+type entry struct {
+	id   string
+	path string
+	mod  time.Time
+}
+
+// entries returns the store's session files, most recently modified first
+// (ties: the later ID first). A missing folder holds no sessions.
+func (s Store) entries() ([]entry, error) {
+	des, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []entry
+	for _, de := range des {
+		name := de.Name()
+		id, ok := strings.CutSuffix(name, Ext)
+		if !ok || id == "" || !de.Type().IsRegular() {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			continue // removed since ReadDir
+		}
+		out = append(out, entry{id: id, path: filepath.Join(s.Dir, name), mod: fi.ModTime()})
+	}
+	slices.SortFunc(out, func(a, b entry) int {
+		if c := b.mod.Compare(a.mod); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	return out, nil
+}
+
+// List returns the sessions of workspace (every workspace if it is ""),
+// most recently active first. Files that are not readable sessions are
+// left out.
+func (s Store) List(workspace string) ([]Info, error) {
+	ents, err := s.entries()
+	if err != nil {
+		return nil, err
+	}
+	out := []Info{}
+	var buf []byte
+	for _, e := range ents {
+		var info Info
+		var ok bool
+		info, buf, ok = scanInfo(e.path, workspace, buf)
+		if !ok {
+			continue
+		}
+		info.ID, info.Path, info.Modified = e.id, e.path, e.mod
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// Latest returns the ID of the most recently active session of workspace,
+// or an error wrapping ErrNoSession.
+func (s Store) Latest(workspace string) (string, error) {
+	ents, err := s.entries()
+	if err != nil {
+		return "", err
+	}
+	for _, e := range ents {
+		h, err := readHeader(e.path)
+		if err == nil && samePath(h.Workspace, workspace) {
+			return e.id, nil
+		}
+	}
+	return "", fmt.Errorf("%w for %s", ErrNoSession, workspace)
+}
+
+// Resolve returns the ID named by idOrPrefix: the session with exactly that
+// ID, or else the only one whose ID starts with it. No match wraps
+// ErrNoSession; several wrap ErrAmbiguous and name them, newest first.
+func (s Store) Resolve(idOrPrefix string) (string, error) {
+	if err := checkID(idOrPrefix); err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(s.Path(idOrPrefix)); err == nil && fi.Mode().IsRegular() {
+		return idOrPrefix, nil
+	}
+	ents, err := s.entries()
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.id, idOrPrefix) {
+			ids = append(ids, e.id)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("%w with ID %q", ErrNoSession, idOrPrefix)
+	case 1:
+		return ids[0], nil
+	}
+	const shown = 10
+	names := strings.Join(ids[:min(len(ids), shown)], ", ")
+	if len(ids) > shown {
+		names += fmt.Sprintf(", and %d more", len(ids)-shown)
+	}
+	return "", fmt.Errorf("%w: %q matches %d sessions: %s", ErrAmbiguous, idOrPrefix, len(ids), names)
+}
+
+// samePath compares workspace paths as written by Create.
+func samePath(a, b string) bool { return absPath(a) == absPath(b) }
+
+// absPath makes a workspace path absolute and clean, so "." and the full
+// path name the same workspace.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// readHeader reads only the first line of a session file.
+func readHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	ln, err := nextLine(bufio.NewReaderSize(f, 4096), nil)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Header{}, err
+	}
+	var l Loaded
+	if err := l.readHeader(bytes.TrimSpace(ln)); err != nil {
+		return Header{}, err
+	}
+	return l.Header, nil
+}
+
+// scanInfo summarises a session file of workspace ("" for any) without
+// decoding its events: lines are told apart by the prefix this package
+// writes, and only the first user message is decoded. It stops after the
+// header of another workspace's session. buf is reused between files.
+func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Info{}, buf, false
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var (
+		info   Info
+		header bool
+	)
+	userPrefix := append(slices.Clip(prefixMessage), `{"role":"user"`...)
+	for {
+		ln, err := nextLine(br, buf)
+		buf = ln[:0]
+		complete := err == nil
+		ln = bytes.TrimSpace(ln)
+		switch {
+		case len(ln) == 0:
+		case !header:
+			var l Loaded
+			if l.readHeader(ln) != nil || (workspace != "" && !samePath(l.Header.Workspace, workspace)) {
+				return Info{}, buf, false
+			}
+			header = true
+			info.Workspace, info.Created, info.Model = l.Header.Workspace, l.Header.Created, l.Header.Model
+		case !complete && !json.Valid(ln):
+			// A torn last line, which loading skips too.
+		case bytes.HasPrefix(ln, prefixEvent):
+		case bytes.HasPrefix(ln, prefixMessage):
+			info.Messages++
+			if info.FirstMessage == "" && bytes.HasPrefix(ln, userPrefix) {
+				if rec, _, _, err := parseLine(ln); err == nil && rec.Message != nil {
+					info.FirstMessage = oneLine(rec.Message.Content, firstMessageRunes)
+				}
+			}
+		default:
+			// Rare lines (clear, model, or a form this package does not
+			// write itself) take the full parse.
+			rec, typ, model, err := parseLine(ln)
+			switch {
+			case err != nil:
+			case typ == typeClear:
+				info.Messages, info.FirstMessage = 0, ""
+			case typ == typeModel:
+				info.Model = model
+			case typ == typeMessage:
+				info.Messages++
+				if info.FirstMessage == "" && rec.Message.Role == agent.RoleUser {
+					info.FirstMessage = oneLine(rec.Message.Content, firstMessageRunes)
+				}
+			}
+		}
+		if err != nil {
+			return info, buf, header
+		}
+	}
+}
+
+// nextLine reads one line, however long, into buf.
+func nextLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
+		}
+	}
+}
+
+// oneLine collapses whitespace and cuts s to n runes, marking the cut.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}

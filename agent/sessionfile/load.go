@@ -1,0 +1,253 @@
+package sessionfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"covey/agent"
+)
+
+// Loaded is a session read back from its file.
+type Loaded struct {
+	Header Header
+	// Model is the model in use at the end: the header's, or the last
+	// SetModel's.
+	Model string
+	// Messages is the history after the last clear, repaired so that every
+	// tool call has its result (InterruptedResult where the process died
+	// first): ready for agent.Agent.SetHistory.
+	Messages []agent.Message
+	// Replay is every message and event after the last clear, in file
+	// order, for the TUI to rebuild the transcript (user messages are not
+	// events, so it needs both). If the writer died mid-turn it ends with
+	// finishing events (ToolFinished, ChildFinished, Done, all marked
+	// interrupted) and the repaired tool results, so no block is left
+	// running.
+	Replay []Record
+	// Children are the subagents of the session after the last clear, in
+	// the order they started, with their histories: a finished one can be
+	// resumed. One still running when the writer died is Interrupted.
+	Children []Child
+	// Warnings describe lines that were skipped or repaired.
+	Warnings []string
+
+	// fix is the repaired end, in order, which Open appends to the file.
+	fix []Record
+}
+
+// Events returns the replay as events alone, for a consumer that only
+// takes events (the TUI): each user message becomes an agent.UserMessage of
+// the main agent where it was sent, and the other messages, whose content
+// the events already carry, are left out.
+func (l *Loaded) Events() []agent.Event {
+	out := make([]agent.Event, 0, len(l.Replay))
+	for _, rec := range l.Replay {
+		switch {
+		case rec.Event != nil:
+			out = append(out, rec.Event)
+		case rec.Message.Role == agent.RoleUser:
+			out = append(out, agent.UserMessage{Source: agent.Source{AgentID: agent.MainAgentID}, Text: rec.Message.Content})
+		}
+	}
+	return out
+}
+
+// Child is one subagent as the session file kept it.
+type Child struct {
+	Source agent.Source
+	Model  string
+	// Messages is its history, repaired like the main one.
+	Messages []agent.Message
+	// Reason is its last ChildFinished's reason ("" if none was written).
+	Reason      string
+	Interrupted bool
+}
+
+// child returns the entry of AgentID id, adding one for src if new.
+func (l *Loaded) child(src agent.Source) *Child {
+	for i := range l.Children {
+		if l.Children[i].Source.AgentID == src.AgentID {
+			return &l.Children[i]
+		}
+	}
+	l.Children = append(l.Children, Child{Source: src})
+	return &l.Children[len(l.Children)-1]
+}
+
+// noteChild keeps what an event says about a child.
+func (l *Loaded) noteChild(e agent.Event) {
+	switch ev := e.(type) {
+	case agent.ChildStarted:
+		c := l.child(ev.Source)
+		c.Source, c.Model = ev.Source, ev.Model
+	case agent.ChildFinished:
+		c := l.child(ev.Source)
+		c.Reason, c.Interrupted = ev.Reason, ev.Error == interruptedReason
+	case agent.ChildState:
+		if ev.State == agent.StateRunning {
+			l.child(ev.Source).Reason = "" // resumed: running again
+		}
+	}
+}
+
+// Record is one replayable line: exactly one of Message and Event is set.
+type Record struct {
+	// childSrc is set on a child's message while reading.
+	childSrc agent.Source
+	Message  *agent.Message
+	// Event is decoded to its concrete type (see DecodeEvent), a value as
+	// the agent emits it, ready to feed to the TUI.
+	Event agent.Event
+}
+
+// line is the generic form of every line but the header.
+type line struct {
+	Type    string          `json:"type"`
+	Message *agent.Message  `json:"message"`
+	Event   json.RawMessage `json:"event"`
+	Model   string          `json:"model"`
+	Agent   *agent.Source   `json:"agent"`
+}
+
+var (
+	prefixMessage = []byte(`{"type":"message","message":`)
+	prefixEvent   = []byte(`{"type":"event","event":`)
+)
+
+// Read parses a session file. Lines that do not parse (a torn last line, a
+// line spliced by a crash) are skipped with a warning; only a missing or
+// foreign header is an error.
+func Read(r io.Reader) (*Loaded, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read session: %w", err)
+	}
+	l := &Loaded{}
+	n := 0
+	header := false
+	for len(data) > 0 {
+		n++
+		raw, rest, complete := bytes.Cut(data, []byte("\n"))
+		data = rest
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		if !header {
+			if err := l.readHeader(raw); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+			header = true
+			continue
+		}
+		rec, typ, model, err := parseLine(raw)
+		if err != nil {
+			if !complete {
+				l.warnf("line %d: incomplete last line skipped (covey stopped while writing it)", n)
+			} else {
+				l.warnf("line %d: skipped: %v", n, err)
+			}
+			continue
+		}
+		switch typ {
+		case typeMessage, typeEvent:
+			l.Replay = append(l.Replay, rec)
+			if rec.Message != nil {
+				l.Messages = append(l.Messages, *rec.Message)
+			}
+		case typeModel:
+			l.Model = model
+		case typeClear:
+			l.Messages, l.Replay, l.Children = nil, nil, nil
+		case typeChildMessage:
+			c := l.child(rec.childSrc)
+			c.Messages = append(c.Messages, *rec.Message)
+			continue
+		}
+		if rec.Event != nil {
+			l.noteChild(rec.Event)
+		}
+	}
+	if !header {
+		return nil, errors.New("empty file: not a covey session")
+	}
+	l.repair()
+	return l, nil
+}
+
+func (l *Loaded) readHeader(raw []byte) error {
+	var h Header
+	if err := json.Unmarshal(raw, &h); err != nil || h.Type != typeSession {
+		return errors.New("no session header: not a covey session file")
+	}
+	if h.Version < 1 || h.Version > Version {
+		return fmt.Errorf("session format version %d is not supported (this covey reads version %d)", h.Version, Version)
+	}
+	l.Header, l.Model = h, h.Model
+	return nil
+}
+
+// parseLine decodes one line. Lines this package wrote are sliced by their
+// known prefix so each is parsed once; anything else takes the generic way.
+func parseLine(raw []byte) (rec Record, typ, model string, err error) {
+	if body, ok := cutWrapped(raw, prefixEvent); ok {
+		if e, err := DecodeEvent(body); err == nil {
+			return Record{Event: e}, typeEvent, "", nil
+		}
+	}
+	if body, ok := cutWrapped(raw, prefixMessage); ok {
+		var m agent.Message
+		if json.Unmarshal(body, &m) == nil && validRole(m.Role) {
+			return Record{Message: &m}, typeMessage, "", nil
+		}
+	}
+	var ln line
+	if err := json.Unmarshal(raw, &ln); err != nil {
+		return Record{}, "", "", err
+	}
+	switch ln.Type {
+	case typeMessage:
+		if ln.Message == nil {
+			return Record{}, "", "", errors.New("message line without a message")
+		}
+		if !validRole(ln.Message.Role) {
+			return Record{}, "", "", fmt.Errorf("message with unknown role %q", ln.Message.Role)
+		}
+		return Record{Message: ln.Message}, typeMessage, "", nil
+	case typeEvent:
+		e, err := DecodeEvent(ln.Event)
+		if err != nil {
+			return Record{}, "", "", err
+		}
+		return Record{Event: e}, typeEvent, "", nil
+	case typeChildMessage:
+		if ln.Message == nil || ln.Agent == nil || ln.Agent.AgentID == "" || !validRole(ln.Message.Role) {
+			return Record{}, "", "", errors.New("child message line without a valid agent and message")
+		}
+		return Record{Message: ln.Message, childSrc: *ln.Agent}, typeChildMessage, "", nil
+	}
+	return Record{}, ln.Type, ln.Model, nil
+}
+
+// cutWrapped returns the value in prefix<value>} when raw has that shape.
+func cutWrapped(raw, prefix []byte) ([]byte, bool) {
+	if len(raw) <= len(prefix)+2 || !bytes.HasPrefix(raw, prefix) || raw[len(prefix)] != '{' || raw[len(raw)-1] != '}' {
+		return nil, false
+	}
+	return raw[len(prefix) : len(raw)-1], true
+}
+
+func validRole(r string) bool {
+	switch r {
+	case agent.RoleUser, agent.RoleAssistant, agent.RoleTool, agent.RoleSystem:
+		return true
+	}
+	return false
+}
+
+func (l *Loaded) warnf(format string, a ...any) {
+	l.Warnings = append(l.Warnings, fmt.Sprintf(format, a...))
+}

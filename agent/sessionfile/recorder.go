@@ -1,0 +1,441 @@
+package sessionfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"covey/agent"
+)
+
+// flushEvery bounds how long an event may wait in memory before it is
+// written: a kill -9 loses at most this much of the streaming answer.
+const flushEvery = 100 * time.Millisecond
+
+// maxScratch is the largest write buffer kept between flushes; a bigger one
+// (a huge tool result) is dropped so one outlier does not pin memory.
+const maxScratch = 1 << 20
+
+// Recorder appends one session's messages and events to its file. It is
+// safe for concurrent use, and a nil *Recorder ignores every call, so a
+// caller without sessions need not check. Write errors never reach the
+// agent: the first one is kept (Err) and reported to Store.OnError, and
+// recording goes on with the next line.
+type Recorder struct {
+	id, path string
+	red      *redactor
+	onError  func(error)
+	// schedule arms the periodic flush; tests replace it to fire by hand.
+	schedule func(d time.Duration, f func()) (stop func() bool)
+
+	mu      sync.Mutex
+	f       *os.File
+	closed  bool
+	needNL  bool // the file ends mid-line: start the next write with "\n"
+	err     error
+	items   []item
+	open    map[deltaKey]int // index in items of each agent's open delta
+	armed   bool
+	stop    func() bool
+	scratch []byte
+}
+
+// item is one buffered line: an encoded line, or a text/reasoning delta
+// still collecting the fragments that follow it.
+type item struct {
+	line  []byte
+	delta bool
+	key   deltaKey
+	text  []byte
+}
+
+// deltaKey names the stream a delta continues: one kind of one agent.
+type deltaKey struct {
+	kind string
+	src  agent.Source
+}
+
+func newRecorder(f *os.File, id, path string, secrets []string, onError func(error)) *Recorder {
+	return &Recorder{
+		id: id, path: path, f: f, onError: onError,
+		red:  newRedactor(secrets),
+		open: map[deltaKey]int{},
+		schedule: func(d time.Duration, fn func()) func() bool {
+			return time.AfterFunc(d, fn).Stop
+		},
+	}
+}
+
+// ID returns the session's ID (its file name without ".jsonl").
+func (r *Recorder) ID() string {
+	if r == nil {
+		return ""
+	}
+	return r.id
+}
+
+// Path returns the session file.
+func (r *Recorder) Path() string {
+	if r == nil {
+		return ""
+	}
+	return r.path
+}
+
+// Err returns the first error writing the file, or nil.
+func (r *Recorder) Err() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Message records m, with every event before it, before returning: it suits
+// agent.Config.OnMessage, so a crash never loses a message already in the
+// history.
+func (r *Recorder) Message(m agent.Message) {
+	if r == nil {
+		return
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		r.report(fmt.Errorf("record %s message: %w", m.Role, err))
+		return
+	}
+	r.writeNow(wrap(typeMessage, "message", body))
+}
+
+// ChildMessage records m as a message of the child src (a subagent's
+// history, kept so a finished child can be resumed after a restart). Like
+// Message it is written before returning.
+func (r *Recorder) ChildMessage(src agent.Source, m agent.Message) {
+	if r == nil {
+		return
+	}
+	b, err := json.Marshal(childLine{Type: typeChildMessage, Agent: src, Message: m})
+	if err != nil {
+		r.report(fmt.Errorf("record %s message of %s: %w", m.Role, src.AgentID, err))
+		return
+	}
+	r.writeNow(append(b, '\n'))
+}
+
+// childLine is a child_message line.
+type childLine struct {
+	Type    string        `json:"type"`
+	Agent   agent.Source  `json:"agent"`
+	Message agent.Message `json:"message"`
+}
+
+// Event records e. Text and reasoning fragments are buffered (consecutive
+// ones of the same agent merge into one line) and written within ~100 ms;
+// Done, ToolFinished and ChildFinished are written before Event returns.
+// Event never waits for more than one write to the file.
+func (r *Recorder) Event(e agent.Event) {
+	if r == nil || e == nil {
+		return
+	}
+	switch ev := e.(type) {
+	case agent.TextDelta:
+		r.addDelta(ev.Kind(), ev.Source, ev.Text)
+		return
+	case agent.ReasoningDelta:
+		r.addDelta(ev.Kind(), ev.Source, ev.Text)
+		return
+	}
+	body, err := marshalEvent(e)
+	if err != nil {
+		r.report(fmt.Errorf("record %s event: %w", e.Kind(), err))
+		return
+	}
+	line := wrap(typeEvent, "event", body)
+	src := e.From()
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	// A non-delta event ends the agent's open deltas: later fragments must
+	// come after it.
+	delete(r.open, deltaKey{agent.TextDelta{}.Kind(), src})
+	delete(r.open, deltaKey{agent.ReasoningDelta{}.Kind(), src})
+	r.items = append(r.items, item{line: line})
+	var ferr error
+	switch e.(type) {
+	case agent.Done, agent.ToolFinished, agent.ChildFinished:
+		ferr = r.flushLocked(false)
+	default:
+		r.armLocked()
+	}
+	first := r.noteLocked(ferr)
+	r.mu.Unlock()
+	r.callback(first, ferr)
+}
+
+// Clear records /clear: loading starts after the last clear.
+func (r *Recorder) Clear() {
+	if r == nil {
+		return
+	}
+	r.writeNow([]byte(`{"type":"clear"}` + "\n"))
+}
+
+// SetModel records that later requests use model; loading reports the last
+// one in Loaded.Model.
+func (r *Recorder) SetModel(model string) {
+	if r == nil {
+		return
+	}
+	b, _ := json.Marshal(struct {
+		Type  string `json:"type"`
+		Model string `json:"model"`
+	}{typeModel, model}) // strings always encode
+	r.writeNow(append(b, '\n'))
+}
+
+// Flush writes every buffered event now.
+func (r *Recorder) Flush() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	var err error
+	if !r.closed {
+		err = r.flushLocked(true)
+	}
+	first := r.noteLocked(err)
+	r.mu.Unlock()
+	r.callback(first, err)
+	return err
+}
+
+// Close writes every buffered event and closes the file. Later calls do
+// nothing. It returns the first error the recorder met.
+func (r *Recorder) Close() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	if r.closed {
+		defer r.mu.Unlock()
+		return r.err
+	}
+	r.closed = true
+	if r.stop != nil {
+		r.stop()
+	}
+	err := r.flushLocked(true)
+	if cerr := r.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close session %s: %w", r.path, cerr)
+	}
+	first := r.noteLocked(err)
+	res := r.err
+	r.mu.Unlock()
+	r.callback(first, err)
+	return res
+}
+
+// writeHeader writes the first line; Create fails if it cannot.
+func (r *Recorder) writeHeader(h Header) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.items = append(r.items, item{line: append(b, '\n')})
+	return r.flushLocked(true)
+}
+
+// writeNow queues line behind the buffered events and writes them all in
+// one write before returning.
+func (r *Recorder) writeNow(line []byte) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.items = append(r.items, item{line: line})
+	err := r.flushLocked(true)
+	first := r.noteLocked(err)
+	r.mu.Unlock()
+	r.callback(first, err)
+}
+
+func (r *Recorder) addDelta(kind string, src agent.Source, text string) {
+	if text == "" {
+		return
+	}
+	k := deltaKey{kind, src}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	if i, ok := r.open[k]; ok {
+		r.items[i].text = append(r.items[i].text, text...)
+	} else {
+		// Switching between thinking and answering ends the other stream.
+		for _, other := range []string{agent.TextDelta{}.Kind(), agent.ReasoningDelta{}.Kind()} {
+			if other != kind {
+				delete(r.open, deltaKey{other, src})
+			}
+		}
+		r.items = append(r.items, item{delta: true, key: k, text: []byte(text)})
+		r.open[k] = len(r.items) - 1
+	}
+	r.armLocked()
+}
+
+// armLocked schedules a flush unless one is pending already.
+func (r *Recorder) armLocked() {
+	if r.armed || len(r.items) == 0 {
+		return
+	}
+	r.armed = true
+	r.stop = r.schedule(flushEvery, r.tick)
+}
+
+// tick is the periodic flush.
+func (r *Recorder) tick() {
+	r.mu.Lock()
+	r.armed = false
+	var err error
+	if !r.closed {
+		err = r.flushLocked(false)
+	}
+	first := r.noteLocked(err)
+	r.mu.Unlock()
+	r.callback(first, err)
+}
+
+// flushLocked writes the buffered lines in one write. Unless final, the end
+// of a still-open delta that could begin a secret stays buffered until the
+// agent's next fragment shows whether it does (see redactor.holdback).
+func (r *Recorder) flushLocked(final bool) error {
+	if len(r.items) == 0 {
+		return nil
+	}
+	buf := r.scratch[:0]
+	if r.needNL {
+		buf = append(buf, '\n')
+	}
+	var keep []item
+	for i, it := range r.items {
+		if !it.delta {
+			buf = append(buf, r.red.line(it.line)...)
+			continue
+		}
+		text := it.text
+		if j, open := r.open[it.key]; open && j == i && !final {
+			if n := r.red.holdback(string(text)); n > 0 {
+				keep = append(keep, item{delta: true, key: it.key, text: append([]byte(nil), text[len(text)-n:]...)})
+				text = text[:len(text)-n]
+			}
+		}
+		if len(text) > 0 {
+			buf = append(buf, r.red.line(encodeDelta(it.key, string(text)))...)
+		}
+	}
+	r.items = r.items[:0]
+	clear(r.open)
+	for _, it := range keep {
+		r.items = append(r.items, it)
+		r.open[it.key] = len(r.items) - 1
+	}
+	err := r.write(buf)
+	if cap(buf) <= maxScratch {
+		r.scratch = buf[:0]
+	} else {
+		r.scratch = nil
+	}
+	return err
+}
+
+// write appends buf with one write call, remembering a torn line.
+func (r *Recorder) write(buf []byte) error {
+	if len(buf) == 0 || (r.needNL && len(buf) == 1) {
+		return nil
+	}
+	n, err := r.f.Write(buf)
+	if err != nil {
+		if n > 0 {
+			r.needNL = buf[n-1] != '\n'
+		}
+		return fmt.Errorf("write session %s: %w", r.path, err)
+	}
+	r.needNL = false
+	return nil
+}
+
+// noteLocked keeps the first error and reports whether err is it.
+func (r *Recorder) noteLocked(err error) bool {
+	if err == nil || r.err != nil {
+		return false
+	}
+	r.err = err
+	return true
+}
+
+// callback tells Store.OnError about the first error, outside the lock so
+// the callback may use the recorder.
+func (r *Recorder) callback(first bool, err error) {
+	if first && r.onError != nil {
+		r.onError(err)
+	}
+}
+
+// report notes an error met before taking the lock (encoding).
+func (r *Recorder) report(err error) {
+	r.mu.Lock()
+	first := r.noteLocked(err)
+	r.mu.Unlock()
+	r.callback(first, err)
+}
+
+// wrap returns {"type":typ,"field":body}\n.
+func wrap(typ, field string, body []byte) []byte {
+	out := make([]byte, 0, len(body)+len(typ)+len(field)+20)
+	out = append(out, `{"type":"`...)
+	out = append(out, typ...)
+	out = append(out, `","`...)
+	out = append(out, field...)
+	out = append(out, `":`...)
+	out = append(out, body...)
+	return append(out, "}\n"...)
+}
+
+func encodeDelta(k deltaKey, text string) []byte {
+	var e agent.Event = agent.TextDelta{Source: k.src, Text: text}
+	if k.kind == (agent.ReasoningDelta{}).Kind() {
+		e = agent.ReasoningDelta{Source: k.src, Text: text}
+	}
+	body, _ := agent.MarshalEvent(e) // a Source and a string always encode
+	return wrap(typeEvent, "event", body)
+}
+
+// marshalEvent is agent.MarshalEvent, tolerating the two fields that can
+// hold what JSON cannot: arguments the model sent as broken JSON are kept
+// as a JSON string, and a Display that does not encode is dropped (the
+// result's text is what matters on resume).
+func marshalEvent(e agent.Event) ([]byte, error) {
+	b, err := agent.MarshalEvent(e)
+	if err == nil {
+		return b, nil
+	}
+	switch ev := e.(type) {
+	case agent.ToolStarted:
+		if !json.Valid(ev.Args) {
+			ev.Args, _ = json.Marshal(string(ev.Args)) // a string always encodes
+			return agent.MarshalEvent(ev)
+		}
+	case agent.ToolFinished:
+		ev.Result.Display = nil
+		return agent.MarshalEvent(ev)
+	}
+	return nil, err
+}

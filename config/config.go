@@ -1,0 +1,280 @@
+// Package config loads covey's configuration: the user's and the project's
+// config.yaml merged, then the environment and flags on top, resolved into
+// the endpoint a session talks to.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"covey/worktree"
+)
+
+// Config is covey's configuration, read from the user's and the project's
+// config.yaml; the project's values override the user's, flags override both.
+type Config struct {
+	Model            string                     `yaml:"model"`
+	BaseURL          string                     `yaml:"base_url"`
+	APIKeyEnv        string                     `yaml:"api_key_env"`
+	Provider         string                     `yaml:"provider"`
+	Providers        map[string]ProviderProfile `yaml:"providers"`
+	SubagentModel    string                     `yaml:"subagent_model"`
+	SubagentProvider string                     `yaml:"subagent_provider"`
+	MaxTurns         int                        `yaml:"max_turns"`
+	PermissionMode   string                     `yaml:"permission_mode"`
+	Theme            string                     `yaml:"theme"`
+	Subagents        SubagentConfig             `yaml:"subagents"`
+	Permissions      PermissionRules            `yaml:"permissions"`
+	Worktree         WorktreeConfig             `yaml:"worktree"`
+}
+
+// WorktreeConfig configures the git worktrees of isolated children.
+type WorktreeConfig struct {
+	// Base is what a child's worktree starts from: "working" (the
+	// default: HEAD plus your uncommitted changes to tracked files) or
+	// "head" (HEAD alone).
+	Base string `yaml:"base"`
+}
+
+// ProviderProfile is one named endpoint, so OpenAI, a local Ollama and
+// OpenRouter can be configured side by side.
+type ProviderProfile struct {
+	BaseURL   string `yaml:"base_url"`
+	APIKeyEnv string `yaml:"api_key_env"`
+	Model     string `yaml:"model"`
+}
+
+// SubagentConfig holds the limits of children.
+type SubagentConfig struct {
+	Concurrency int           `yaml:"concurrency"` // children running at once (default 4)
+	MaxDepth    int           `yaml:"max_depth"`   // nesting levels (default 1: children cannot spawn)
+	MaxTurns    int           `yaml:"max_turns"`   // per child (default 15)
+	Timeout     time.Duration `yaml:"timeout"`     // per child (default 5m)
+}
+
+// PermissionRules are allow and deny rules such as bash(go test:*).
+type PermissionRules struct {
+	Allow []string `yaml:"allow"`
+	Deny  []string `yaml:"deny"`
+}
+
+// Paths returns the user's and the project's config file paths.
+func Paths(workspace string) (user, project string) {
+	return filepath.Join(UserDir(), "config.yaml"), filepath.Join(workspace, ".covey", "config.yaml")
+}
+
+// UserDir is covey's folder under XDG_CONFIG_HOME (default ~/.config).
+func UserDir() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "covey")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".config", "covey")
+}
+
+// Load reads and merges the user's and the project's config files.
+// A missing file is fine; a broken one is an error naming the file and line.
+func Load(workspace string) (Config, error) {
+	user, project := Paths(workspace)
+	var merged Config
+	for _, path := range []string{user, project} {
+		c, err := readFile(path)
+		if err != nil {
+			return Config{}, err
+		}
+		merged = merge(merged, c)
+	}
+	return merged, nil
+}
+
+func readFile(path string) (Config, error) {
+	var c Config
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("read config %s: %w", path, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if _, err := worktree.ParseBase(c.Worktree.Base); err != nil {
+		return Config{}, fmt.Errorf("config %s: worktree.base: %w", path, err)
+	}
+	return c, nil
+}
+
+// merge returns base with every set field of over applied.
+func merge(base, over Config) Config {
+	setS := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	setS(&base.Model, over.Model)
+	setS(&base.BaseURL, over.BaseURL)
+	setS(&base.APIKeyEnv, over.APIKeyEnv)
+	setS(&base.Provider, over.Provider)
+	setS(&base.SubagentModel, over.SubagentModel)
+	setS(&base.SubagentProvider, over.SubagentProvider)
+	setS(&base.PermissionMode, over.PermissionMode)
+	setS(&base.Theme, over.Theme)
+	setS(&base.Worktree.Base, over.Worktree.Base)
+	if over.MaxTurns != 0 {
+		base.MaxTurns = over.MaxTurns
+	}
+	if over.Subagents.Concurrency != 0 {
+		base.Subagents.Concurrency = over.Subagents.Concurrency
+	}
+	if over.Subagents.MaxDepth != 0 {
+		base.Subagents.MaxDepth = over.Subagents.MaxDepth
+	}
+	if over.Subagents.MaxTurns != 0 {
+		base.Subagents.MaxTurns = over.Subagents.MaxTurns
+	}
+	if over.Subagents.Timeout != 0 {
+		base.Subagents.Timeout = over.Subagents.Timeout
+	}
+	for name, p := range over.Providers {
+		if base.Providers == nil {
+			base.Providers = map[string]ProviderProfile{}
+		}
+		base.Providers[name] = p
+	}
+	base.Permissions.Allow = append(base.Permissions.Allow, over.Permissions.Allow...)
+	base.Permissions.Deny = append(base.Permissions.Deny, over.Permissions.Deny...)
+	return base
+}
+
+// Endpoint is a resolved provider: where to send requests, with which key
+// and default model.
+type Endpoint struct {
+	Name    string // profile name, "" for the top-level settings
+	BaseURL string
+	APIKey  string
+	Model   string
+}
+
+// ErrNoEndpoint is the one clear message for a covey with nothing to talk to.
+var ErrNoEndpoint = errors.New(`no model endpoint is configured.
+Set one of:
+  OPENAI_API_KEY=sk-...                          (OpenAI)
+  OPENAI_BASE_URL=http://localhost:11434/v1      (Ollama, vLLM, llama.cpp, any OpenAI-compatible server)
+  --base-url URL --model NAME                    (flags)
+  base_url / model / providers in ~/.config/covey/config.yaml or .covey/config.yaml
+Or try covey without any key: covey --demo`)
+
+// defaultOpenAIURL is used when only a key is configured.
+const defaultOpenAIURL = "https://api.openai.com/v1"
+
+// Overrides are the command-line values that override config and the
+// environment.
+type Overrides struct {
+	Model, BaseURL, Provider string
+}
+
+// ResolveEndpoint works out the endpoint for a profile name ("" = the
+// configured default), honouring flags, then the environment, then config.
+func ResolveEndpoint(c Config, profile string, fl Overrides, getenv func(string) string) (Endpoint, error) {
+	if profile == "" {
+		profile = c.Provider
+	}
+	var ep Endpoint
+	keyEnv := c.APIKeyEnv
+	if profile != "" {
+		p, ok := c.Providers[profile]
+		if !ok {
+			return ep, fmt.Errorf("unknown provider profile %q; configured: %s", profile, profileNames(c))
+		}
+		ep.Name, ep.BaseURL, ep.Model = profile, p.BaseURL, p.Model
+		if p.APIKeyEnv != "" {
+			keyEnv = p.APIKeyEnv
+		}
+	}
+	if ep.BaseURL == "" {
+		ep.BaseURL = FirstNonEmpty(getenv("OPENAI_BASE_URL"), c.BaseURL)
+	}
+	if ep.Model == "" {
+		ep.Model = c.Model
+	}
+	if fl.BaseURL != "" {
+		ep.BaseURL = fl.BaseURL
+	}
+	if m := FirstNonEmpty(fl.Model, getenv("COVEY_MODEL")); m != "" && profile == c.Provider {
+		ep.Model = m
+	}
+	if keyEnv == "" {
+		keyEnv = "OPENAI_API_KEY"
+	}
+	ep.APIKey = getenv(keyEnv)
+	if ep.BaseURL == "" {
+		if ep.APIKey == "" {
+			return ep, ErrNoEndpoint
+		}
+		ep.BaseURL = defaultOpenAIURL
+	}
+	if ep.BaseURL == defaultOpenAIURL && ep.APIKey == "" {
+		return ep, fmt.Errorf("%s is not set: OpenAI needs an API key (or point --base-url at a local server, or try --demo)", keyEnv)
+	}
+	if ep.Model == "" {
+		return ep, fmt.Errorf("no model is configured for %s: pass --model NAME, set COVEY_MODEL, or set model in config", ep.BaseURL)
+	}
+	return ep, nil
+}
+
+func profileNames(c Config) string {
+	if len(c.Providers) == 0 {
+		return "(none)"
+	}
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// FirstNonEmpty returns the first of ss that is not empty.
+func FirstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// Secrets lists the configured keys, so no session line ever holds one.
+func Secrets(cfg Config, ep Endpoint, getenv func(string) string) []string {
+	out := []string{ep.APIKey}
+	for _, name := range []string{"OPENAI_API_KEY", cfg.APIKeyEnv} {
+		if name != "" {
+			out = append(out, getenv(name))
+		}
+	}
+	for _, p := range cfg.Providers {
+		if p.APIKeyEnv != "" {
+			out = append(out, getenv(p.APIKeyEnv))
+		}
+	}
+	var keep []string
+	for _, s := range out {
+		if len(s) >= 8 { // shorter values would redact ordinary words
+			keep = append(keep, s)
+		}
+	}
+	return keep
+}

@@ -1,0 +1,121 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestResolveEndpoint(t *testing.T) {
+	cfg := Config{
+		Model: "cfg-model", BaseURL: "http://cfg/v1",
+		Providers: map[string]ProviderProfile{
+			"local":  {BaseURL: "http://localhost:11434/v1", Model: "qwen"},
+			"router": {BaseURL: "https://router/v1", APIKeyEnv: "ROUTER_KEY", Model: "ds"},
+		},
+	}
+	tests := map[string]struct {
+		cfg     Config
+		profile string
+		flags   Overrides
+		env     map[string]string
+		want    Endpoint
+		wantErr string
+	}{
+		"config only":             {cfg: cfg, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model"}},
+		"env over config":         {cfg: cfg, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://env/v1", Model: "env-model"}},
+		"flags over env":          {cfg: cfg, flags: Overrides{BaseURL: "http://flag/v1", Model: "flag-model"}, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://flag/v1", Model: "flag-model"}},
+		"profile":                 {cfg: cfg, profile: "local", want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
+		"profile key env":         {cfg: cfg, profile: "router", env: map[string]string{"ROUTER_KEY": "rk", "OPENAI_API_KEY": "ok"}, want: Endpoint{Name: "router", BaseURL: "https://router/v1", APIKey: "rk", Model: "ds"}},
+		"profile from config":     {cfg: Config{Provider: "local", Providers: cfg.Providers}, want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
+		"key only means openai":   {cfg: Config{Model: "gpt"}, env: map[string]string{"OPENAI_API_KEY": "sk"}, want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt"}},
+		"nothing configured":      {wantErr: "--demo"},
+		"unknown profile":         {cfg: cfg, profile: "nope", wantErr: `unknown provider profile "nope"; configured: local, router`},
+		"no model":                {cfg: Config{BaseURL: "http://x/v1"}, wantErr: "no model is configured"},
+		"openai url without key":  {cfg: Config{BaseURL: defaultOpenAIURL, Model: "m"}, wantErr: "OPENAI_API_KEY is not set"},
+		"custom key env honoured": {cfg: Config{BaseURL: "http://x/v1", Model: "m", APIKeyEnv: "MY_KEY"}, env: map[string]string{"MY_KEY": "mine"}, want: Endpoint{BaseURL: "http://x/v1", APIKey: "mine", Model: "m"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := ResolveEndpoint(tc.cfg, tc.profile, tc.flags, func(k string) string { return tc.env[k] })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
+	tests := map[string]struct {
+		user, project string
+		check         func(t *testing.T, c Config)
+		wantErr       string
+	}{
+		"project over user": {
+			user:    "model: a\nbase_url: http://user/v1\nsubagents: {concurrency: 2, timeout: 90s}\npermissions: {allow: [\"bash(go test:*)\"]}\n",
+			project: "model: b\npermissions: {deny: [\"bash(rm:*)\"]}\n",
+			check: func(t *testing.T, c Config) {
+				if c.Model != "b" || c.BaseURL != "http://user/v1" || c.Subagents.Concurrency != 2 || c.Subagents.Timeout != 90*time.Second {
+					t.Fatalf("merged = %+v", c)
+				}
+				if len(c.Permissions.Allow) != 1 || len(c.Permissions.Deny) != 1 {
+					t.Fatalf("rules = %+v", c.Permissions)
+				}
+			},
+		},
+		"worktree base": {
+			user: "worktree: {base: working}\n", project: "worktree:\n  base: head\n",
+			check: func(t *testing.T, c Config) {
+				if c.Worktree.Base != "head" {
+					t.Fatalf("worktree.base = %q, want the project's head", c.Worktree.Base)
+				}
+			},
+		},
+		"worktree base unknown": {project: "worktree: {base: tip}\n", wantErr: "worktree.base: unknown worktree base \"tip\""},
+		"worktree unknown key":  {project: "worktree: {bse: head}\n", wantErr: "field bse not found"},
+		"empty files":           {user: "", project: "", check: func(t *testing.T, c Config) {}},
+		"broken yaml":           {project: "model: [unclosed\n", wantErr: "config.yaml"},
+		"unknown key":           {user: "modle: gpt\n", wantErr: "field modle not found"},
+		"wrong type":            {project: "max_turns: lots\n", wantErr: "line 1"},
+		"missing dirs":          {check: func(t *testing.T, c Config) {}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			xdg, ws := t.TempDir(), t.TempDir()
+			t.Setenv("XDG_CONFIG_HOME", xdg)
+			write := func(path, body string) {
+				if body == "" && name == "missing dirs" {
+					return
+				}
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			user, project := Paths(ws)
+			write(user, tc.user)
+			write(project, tc.project)
+			c, err := Load(ws)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, c)
+		})
+	}
+}

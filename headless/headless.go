@@ -1,0 +1,277 @@
+// Package headless is covey's non-interactive consumer (covey -p): it runs
+// one prompt on a session and prints the answer on stdout and progress on
+// stderr (text), or JSON for scripts (json, stream-json).
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"covey/agent"
+	"covey/session"
+)
+
+// Exit codes of a headless run.
+const (
+	ExitOK  = 0 // the agent answered
+	ExitRun = 1 // the run failed, was cancelled or was cut short
+)
+
+// CheckFormat returns an error naming the choices unless format is one Run
+// accepts: text, json or stream-json.
+func CheckFormat(format string) error {
+	switch format {
+	case "text", "json", "stream-json":
+		return nil
+	}
+	return fmt.Errorf("unknown --output-format %q: use text, json or stream-json", format)
+}
+
+// Run runs prompt on s without the TUI: the answer on stdout, progress on
+// stderr (text), or JSON for scripts. It drains s's events, ends the stream
+// when the run is over, and returns the process exit code.
+func Run(ctx context.Context, s *session.Session, prompt, format string, stdout, stderr io.Writer) int {
+	out := newHeadlessOutput(format, stdout, stderr)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range s.Events() {
+			out.event(e)
+		}
+	}()
+	res, runErr := s.Prompt(ctx, prompt)
+	if runErr == nil {
+		// Background children still running: wait for them, let the main
+		// agent answer their outcomes, and end after its last answer.
+		last, err, ok := s.Wait(ctx)
+		if ok {
+			res, runErr = last, err
+		} else if err != nil {
+			runErr = err
+		}
+	}
+	s.EndEvents() // every child has finished and no turn runs: nothing emits
+	<-done
+	res.Usage, res.Turns = out.mainUsage, out.mainTurns
+	return out.finish(res, runErr)
+}
+
+// headlessOutput renders events for one output format.
+type headlessOutput struct {
+	format         string
+	stdout, stderr io.Writer
+	start          time.Time
+
+	calls    []callRecord
+	children []childRecord
+	lastLine map[string]time.Time // per child, to throttle live lines
+	started  map[string]time.Time // per child
+	tools    map[string]int       // per child, tool calls so far
+
+	// the main agent's turns: the user's and those background results
+	// started
+	mainUsage agent.Usage
+	mainTurns int
+}
+
+type callRecord struct {
+	AgentID    string          `json:"agent_id"`
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Args       json.RawMessage `json:"args,omitempty"`
+	KeyArg     string          `json:"key_arg,omitempty"`
+	IsError    bool            `json:"is_error"`
+	Summary    string          `json:"summary,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+type childRecord struct {
+	AgentID     string      `json:"agent_id"`
+	Type        string      `json:"type"`
+	Description string      `json:"description"`
+	Reason      string      `json:"reason"`
+	Error       string      `json:"error,omitempty"`
+	ToolCalls   int         `json:"tool_calls"`
+	ElapsedMS   int64       `json:"elapsed_ms"`
+	Usage       agent.Usage `json:"usage"`
+	// Worktree is what became of an isolated child's changes.
+	Worktree *agent.WorktreeResult `json:"worktree,omitempty"`
+}
+
+func newHeadlessOutput(format string, stdout, stderr io.Writer) *headlessOutput {
+	return &headlessOutput{format: format, stdout: stdout, stderr: stderr, start: time.Now(),
+		lastLine: map[string]time.Time{}, started: map[string]time.Time{}, tools: map[string]int{}}
+}
+
+// liveLineEvery throttles a child's live progress line on stderr.
+const liveLineEvery = 500 * time.Millisecond
+
+func (o *headlessOutput) event(e agent.Event) {
+	if o.format == "stream-json" {
+		if b, err := agent.MarshalEvent(e); err == nil {
+			fmt.Fprintf(o.stdout, "%s\n", b)
+		}
+	}
+	src := e.From()
+	switch ev := e.(type) {
+	case agent.Done:
+		if !src.IsChild() {
+			o.mainUsage.Add(ev.Usage)
+			o.mainTurns += ev.Turns
+		}
+	case agent.ChildState:
+		if ev.Detail != "" {
+			o.progress("[%s] %s: %s", src.AgentType, childLabel(src), ev.Detail)
+		}
+	case agent.BackgroundResult:
+		o.progress("← %s (%s) finished in the background: %s", ev.Name, ev.ChildID, ev.Status)
+	case agent.ChildMessage:
+		o.progress("→ %s: %s", childLabel(src), firstLine(ev.Text))
+	case agent.ToolStarted:
+		if src.IsChild() {
+			return
+		}
+		o.calls = append(o.calls, callRecord{AgentID: src.AgentID, ID: ev.CallID, Name: ev.Name, Args: ev.Args, KeyArg: ev.KeyArg})
+	case agent.ToolFinished:
+		if src.IsChild() {
+			o.tools[src.AgentID]++
+			if time.Since(o.lastLine[src.AgentID]) >= liveLineEvery {
+				o.lastLine[src.AgentID] = time.Now()
+				o.progress("[%s] %s … %d tools, %s", src.AgentType, src.Description, o.tools[src.AgentID], seconds(time.Since(o.started[src.AgentID])))
+			}
+			return
+		}
+		for i := range o.calls {
+			if o.calls[i].ID == ev.CallID {
+				o.calls[i].IsError, o.calls[i].Summary, o.calls[i].DurationMS = ev.Result.IsError, ev.Result.Summary, ev.Duration.Milliseconds()
+			}
+		}
+		mark := "✓"
+		if ev.Result.IsError {
+			mark = "✗"
+		}
+		o.progress("%s %s %s (%s) %s", mark, ev.Name, ev.KeyArg, seconds(ev.Duration), ev.Result.Summary)
+	case agent.ChildStarted:
+		o.children = append(o.children, childRecord{AgentID: src.AgentID, Type: src.AgentType, Description: src.Description})
+		o.lastLine[src.AgentID], o.started[src.AgentID] = time.Now(), time.Now()
+		o.progress("[%s] %s … started (%s)", src.AgentType, src.Description, ev.Model)
+	case agent.ChildFinished:
+		for i := range o.children {
+			if o.children[i].AgentID == src.AgentID {
+				c := &o.children[i]
+				c.Reason, c.Error, c.ToolCalls, c.ElapsedMS, c.Usage = ev.Reason, ev.Error, ev.ToolCalls, ev.Elapsed.Milliseconds(), ev.Usage
+			}
+		}
+		word := map[string]string{agent.StopOK: "done", agent.StopMaxTurns: "cut short (max turns)", agent.StopTimeout: "timed out"}[ev.Reason]
+		if word == "" {
+			word = ev.Reason
+		}
+		o.progress("[%s] %s: %s (%d tools, %s, %s tokens)", src.AgentType, src.Description, word, ev.ToolCalls, seconds(ev.Elapsed), tokens(ev.Usage.Total()))
+	case agent.WorktreeResult:
+		for i := range o.children {
+			if o.children[i].AgentID == src.AgentID {
+				o.children[i].Worktree = &ev
+			}
+		}
+		// Always on stderr, whatever the format: a kept change must not
+		// go unnoticed.
+		fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
+	case agent.Retrying:
+		o.progress("%sretrying in %s: %s", childPrefix(src), seconds(ev.Wait), ev.Reason)
+	}
+}
+
+// childLabel names a child by its handle, else its description.
+func childLabel(src agent.Source) string {
+	if src.Name != "" {
+		return src.Name
+	}
+	return src.Description
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func childPrefix(src agent.Source) string {
+	if !src.IsChild() {
+		return ""
+	}
+	return fmt.Sprintf("[%s] %s: ", src.AgentType, src.Description)
+}
+
+// progress writes a progress line on stderr (text mode only).
+func (o *headlessOutput) progress(format string, a ...any) {
+	if o.format != "text" {
+		return
+	}
+	fmt.Fprintf(o.stderr, format+"\n", a...)
+}
+
+func (o *headlessOutput) finish(res agent.Result, runErr error) int {
+	code := ExitOK
+	var msg string
+	switch {
+	case runErr != nil && errors.Is(runErr, context.Canceled):
+		code, msg = ExitRun, "cancelled"
+	case runErr != nil:
+		code, msg = ExitRun, runErr.Error()
+	case res.Reason == agent.StopMaxTurns:
+		code, msg = ExitRun, fmt.Sprintf("stopped after %d turns (--max-turns); the answer may be incomplete", res.Turns)
+	}
+	switch o.format {
+	case "text":
+		if res.Answer != "" {
+			fmt.Fprintln(o.stdout, strings.TrimRight(res.Answer, "\n"))
+		}
+	case "json":
+		out := map[string]any{
+			"answer": res.Answer, "reason": res.Reason, "turns": res.Turns, "usage": res.Usage,
+			"tool_calls": nonNil(o.calls), "children": nonNil(o.children), "duration_ms": time.Since(o.start).Milliseconds(),
+		}
+		if msg != "" {
+			out["error"] = msg
+		}
+		enc := json.NewEncoder(o.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+	}
+	if msg != "" {
+		fmt.Fprintln(o.stderr, "covey:", msg)
+	}
+	return code
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+// tokens formats a token count the way the panes do: 950, 12.4k, 1.2M.
+func tokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

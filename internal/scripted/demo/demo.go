@@ -1,0 +1,300 @@
+// Package demo holds the conversations of covey --demo: the whole TUI on a
+// scripted model served on loopback, with no key and no network.
+package demo
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"covey/tools/toolname"
+
+	"covey/internal/scripted"
+)
+
+// The demo runs the whole TUI on a scripted model served on loopback by
+// covey's own test server: no key, no network. Whatever the user asks, the
+// model sends three Explore children that make real read-only tool calls on
+// the current directory, summarises their findings, and proposes one new
+// file through the normal edit path, so the user sees the diff and chooses.
+
+const (
+	// Model is the model name the demo server answers as.
+	Model        = "covey-demo"
+	demoFileName = "COVEY_DEMO.md"
+	// Markers in the children's prompts, so each is matched to its script.
+	demoLayoutTask  = "[demo:layout]"
+	demoEntryTask   = "[demo:entry]"
+	demoDocsTask    = "[demo:docs]"
+	demoTurnDelay   = 350 * time.Millisecond
+	demoChunkDelay  = 18 * time.Millisecond
+	demoMaxUserAsks = 200
+)
+
+// Conversations returns the scripts of the main agent and its children.
+func Conversations() []scripted.Conversation {
+	main := scripted.Conversation{
+		Name:  "demo-main",
+		Match: scripted.Match{SystemContains: "You are covey"},
+		Turns: repeatTurn(paced(scripted.Turn{Func: demoMainTurn}), demoMaxUserAsks*4),
+	}
+	return []scripted.Conversation{
+		main,
+		childScript("demo-layout", demoLayoutTask, []scripted.Turn{
+			paced(scripted.Turn{
+				Text: "Looking at the top level first.",
+				ToolCalls: []scripted.Call{
+					{Name: toolname.ListDir, Args: map[string]any{"path": "."}},
+					{Name: toolname.Glob, Args: map[string]any{"pattern": "**/*.{go,py,js,ts,rs,java,c,h,md}"}},
+				},
+			}),
+			paced(scripted.Turn{Func: demoLayoutReport}),
+		}),
+		childScript("demo-entry", demoEntryTask, []scripted.Turn{
+			paced(scripted.Turn{
+				Text: "Searching for entry points.",
+				ToolCalls: []scripted.Call{{Name: toolname.Grep, Args: map[string]any{
+					"pattern":     `func main\(|if __name__ == .__main__.|"main":|fn main\(`,
+					"output_mode": "files_with_matches",
+				}}},
+			}),
+			paced(scripted.Turn{Func: demoEntryRead}),
+			paced(scripted.Turn{Func: demoEntryReport}),
+		}),
+		childScript("demo-docs", demoDocsTask, []scripted.Turn{
+			paced(scripted.Turn{
+				Text: "Counting TODOs and finding docs.",
+				ToolCalls: []scripted.Call{
+					{Name: toolname.Grep, Args: map[string]any{"pattern": `TODO|FIXME`, "output_mode": "count"}},
+					{Name: toolname.Glob, Args: map[string]any{"pattern": "**/*.md"}},
+				},
+			}),
+			paced(scripted.Turn{Func: demoDocsReport}),
+		}),
+	}
+}
+
+func childScript(name, marker string, turns []scripted.Turn) scripted.Conversation {
+	return scripted.Conversation{Name: name, Match: scripted.Match{FirstUser: marker}, Turns: turns}
+}
+
+func repeatTurn(t scripted.Turn, n int) []scripted.Turn {
+	out := make([]scripted.Turn, n)
+	for i := range out {
+		out[i] = t
+	}
+	return out
+}
+
+// paced slows a turn down so a person can watch the panes work.
+func paced(t scripted.Turn) scripted.Turn {
+	t.Delay, t.ChunkDelay, t.ChunkSize = demoTurnDelay, demoChunkDelay, 6
+	if f := t.Func; f != nil {
+		t.Func = func(r scripted.Request) scripted.Turn { return paced(f(r)) }
+	}
+	return t
+}
+
+// demoMainTurn answers the main agent from what happened since the user's
+// last message: spawn the explorers, then summarise and propose a file,
+// then close.
+func demoMainTurn(r scripted.Request) scripted.Turn {
+	tail := sinceLastUser(r.Messages)
+	last := scripted.Message{}
+	if len(tail) > 0 {
+		last = tail[len(tail)-1]
+	}
+	switch {
+	case len(tail) == 0:
+		return (scripted.Turn{
+			Text: "I'll look around this workspace with three explorers working in parallel.",
+			ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{"tasks": []map[string]string{
+				{"description": "map the project layout", "subagent_type": "Explore",
+					"prompt": demoLayoutTask + " List the top level of the workspace and count its source files by kind. Report what you find."},
+				{"description": "find entry points", "subagent_type": "Explore",
+					"prompt": demoEntryTask + " Find the program's entry points (main functions) and read the first one. Report paths and line numbers."},
+				{"description": "survey docs and TODOs", "subagent_type": "Explore",
+					"prompt": demoDocsTask + " Count TODO and FIXME markers per file and list the markdown docs. Report the numbers."},
+			}}}},
+		})
+	case last.Role == "tool" && last.Name == "task":
+		return (scripted.Turn{
+			Text: "Here is what the explorers found:\n\n" + demoDigest(last.Content) +
+				"\n\nI'd like to save this overview as `" + demoFileName + "`. You'll see the diff first and can allow or deny it.",
+			ToolCalls: []scripted.Call{{Name: toolname.WriteFile, Args: map[string]any{
+				"path":    demoFileName,
+				"content": "# Workspace overview (covey demo)\n\nWritten by `covey --demo` after three Explore subagents looked around.\n\n" + demoDigest(last.Content) + "\n",
+			}}},
+		})
+	case last.Role == "tool" && last.Name == "write_file":
+		if strings.HasPrefix(last.Content, "Error") {
+			return (scripted.Turn{Text: "Understood: I left your files untouched. Ask me anything else to see the explorers again."})
+		}
+		return (scripted.Turn{Text: "Saved `" + demoFileName + "`. Delete it whenever you like. Ask anything else to run the explorers again."})
+	}
+	return (scripted.Turn{Text: "That's the end of the demo script. Ask anything to run the explorers again."})
+}
+
+// demoDigest turns the task tool's result into a short markdown list: one
+// bullet per child with its first lines.
+func demoDigest(result string) string {
+	var b strings.Builder
+	for _, section := range strings.Split(result, "## ")[1:] {
+		head, body, _ := strings.Cut(section, "\n")
+		body = strings.TrimSpace(body)
+		lines := strings.Split(body, "\n")
+		if len(lines) > 4 {
+			lines = append(lines[:4], "…")
+		}
+		fmt.Fprintf(&b, "- **%s**: %s\n", strings.TrimSpace(head), strings.Join(lines, " "))
+	}
+	if b.Len() == 0 {
+		return "(the explorers reported nothing)"
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func sinceLastUser(msgs []scripted.Message) []scripted.Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i+1:]
+		}
+	}
+	return msgs
+}
+
+// toolResults returns the contents of the tool messages of the last turn,
+// by tool name (the last one wins when a name repeats).
+func toolResults(r scripted.Request) map[string]string {
+	out := map[string]string{}
+	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role == "tool"; i-- {
+		if _, seen := out[r.Messages[i].Name]; !seen {
+			out[r.Messages[i].Name] = r.Messages[i].Content
+		}
+	}
+	return out
+}
+
+func demoLayoutReport(r scripted.Request) scripted.Turn {
+	res := toolResults(r)
+	entries := nonEmptyLines(res[toolname.ListDir])
+	files := nonEmptyLines(res[toolname.Glob])
+	kinds := map[string]int{}
+	for _, f := range files {
+		if i := strings.LastIndexByte(f, '.'); i >= 0 && !strings.Contains(f[i:], " ") {
+			kinds[f[i:]]++
+		}
+	}
+	var parts []string
+	for _, ext := range []string{".go", ".md", ".py", ".js", ".ts", ".rs", ".java", ".c", ".h"} {
+		if kinds[ext] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", kinds[ext], ext))
+		}
+	}
+	kindText := "no source files matched"
+	if len(parts) > 0 {
+		kindText = strings.Join(parts, ", ")
+	}
+	return scripted.Turn{Text: fmt.Sprintf("The top level lists %d entries. Source files by kind: %s.", len(entries), kindText)}
+}
+
+func demoEntryRead(r scripted.Request) scripted.Turn {
+	paths := nonEmptyLines(toolResults(r)[toolname.Grep])
+	if len(paths) == 0 || strings.HasPrefix(paths[0], "No ") || strings.HasPrefix(paths[0], "Error") {
+		return scripted.Turn{Text: "No main function or script entry point turned up in this workspace."}
+	}
+	return scripted.Turn{
+		Text:      fmt.Sprintf("%d candidate files; reading the first.", len(paths)),
+		ToolCalls: []scripted.Call{{Name: toolname.ReadFile, Args: map[string]any{"path": paths[0], "limit": 30}}},
+	}
+}
+
+func demoEntryReport(r scripted.Request) scripted.Turn {
+	res := toolResults(r)
+	content, ok := res[toolname.ReadFile]
+	if !ok {
+		return scripted.Turn{Text: "No entry point to report."}
+	}
+	path := ""
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		for _, c := range r.Messages[i].ToolCalls {
+			if c.Name == toolname.ReadFile {
+				if s, ok := c.Args.(string); ok {
+					path = s
+				}
+			}
+		}
+		if path != "" {
+			break
+		}
+	}
+	for _, line := range strings.Split(content, "\n") {
+		if _, text, numbered := strings.Cut(line, "\t"); numbered {
+			line = text // read_file numbers its lines
+		}
+		if strings.Contains(line, "func main(") || strings.Contains(line, "__main__") || strings.Contains(line, "fn main(") {
+			return scripted.Turn{Text: fmt.Sprintf("Entry point found: %s — `%s`.", argPath(path), strings.TrimSpace(line))}
+		}
+	}
+	return scripted.Turn{Text: fmt.Sprintf("Read the first candidate %s; its main function lies beyond the first 30 lines.", argPath(path))}
+}
+
+// argPath pulls "path" out of a call's JSON arguments.
+func argPath(args string) string {
+	if _, rest, ok := strings.Cut(args, `"path":"`); ok {
+		if p, _, ok := strings.Cut(rest, `"`); ok {
+			return p
+		}
+	}
+	return "the file"
+}
+
+func demoDocsReport(r scripted.Request) scripted.Turn {
+	res := toolResults(r)
+	counts := nonEmptyLines(res[toolname.Grep])
+	docs := nonEmptyLines(res[toolname.Glob])
+	total, files := 0, 0
+	for _, l := range counts {
+		var n int
+		if i := strings.LastIndexByte(l, ':'); i >= 0 {
+			if _, err := fmt.Sscan(l[i+1:], &n); err == nil {
+				total += n
+				files++
+			}
+		}
+	}
+	docList := "none"
+	if len(docs) > 0 && !strings.HasPrefix(docs[0], "No ") {
+		if len(docs) > 5 {
+			docs = append(docs[:5], "…")
+		}
+		docList = strings.Join(docs, ", ")
+	} else {
+		docs = nil
+	}
+	return scripted.Turn{Text: fmt.Sprintf("%d TODO/FIXME markers across %d files. Markdown docs: %s.", total, files, docList)}
+}
+
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "[") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Start serves the demo conversations on loopback and returns the server's
+// base URL and a function that stops it.
+func Start() (url string, stop func(), err error) {
+	srv := scripted.New()
+	for _, c := range Conversations() {
+		srv.Add(c)
+	}
+	srv.AllowUnmatched()
+	if err := srv.Start(); err != nil {
+		return "", nil, fmt.Errorf("start the demo model: %w", err)
+	}
+	return srv.URL(), srv.Close, nil
+}

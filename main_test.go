@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"covey/tools/toolname"
+)
+
+// parse runs the command line on args without running covey, returning the
+// options the root command would have run with (nil when it did not run)
+// and the exit code.
+func parse(t *testing.T, args ...string) (*options, int, string, string) {
+	t.Helper()
+	var o options
+	var ran *options
+	var stdout, stderr strings.Builder
+	root := newRootCmd(&o, strings.NewReader(""), &stdout, &stderr, func(_ context.Context, o *options) int {
+		ran = o
+		return exitOK
+	})
+	root.SetArgs(normalizeArgs(args))
+	code := exitOK
+	if err := root.Execute(); err != nil {
+		code = exitUsage
+		if c, ok := err.(exitCode); ok {
+			code = int(c)
+		}
+		stderr.WriteString(err.Error())
+	}
+	return ran, code, stdout.String(), stderr.String()
+}
+
+func TestCommandLine(t *testing.T) {
+	tests := map[string]struct {
+		args     []string
+		wantCode int
+		wantErr  string // in stderr
+		wantOut  string // in stdout
+		check    func(t *testing.T, o *options)
+	}{
+		"headless": {args: []string{"-p", "hi", "--output-format", "json"}, check: func(t *testing.T, o *options) {
+			if !o.promptSet || o.prompt != "hi" || o.outputFormat != "json" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"long prompt and stdin": {args: []string{"--prompt", "-"}, check: func(t *testing.T, o *options) {
+			if !o.promptSet || o.prompt != "-" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"short prompt reads stdin": {args: []string{"-p", "-", "--model", "m"}, check: func(t *testing.T, o *options) {
+			if o.prompt != "-" || o.flags.Model != "m" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"prompt words after flags": {args: []string{"--base-url", "http://x/v1", "fix", "the", "bug"}, check: func(t *testing.T, o *options) {
+			if o.promptSet || strings.Join(o.args, " ") != "fix the bug" || o.flags.BaseURL != "http://x/v1" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"help is a prompt word": {args: []string{"help", "me"}, check: func(t *testing.T, o *options) {
+			if strings.Join(o.args, " ") != "help me" {
+				t.Fatalf("%+v", o.args)
+			}
+		}},
+		"resume with ID": {args: []string{"--resume", "20260102T150405Z-a1b2c3", "--continue"}, check: func(t *testing.T, o *options) {
+			if !o.resumeSet || o.resume != "20260102T150405Z-a1b2c3" || !o.cont {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"resume ID prefix, short": {args: []string{"-r", "20260102T15"}, check: func(t *testing.T, o *options) {
+			if !o.resumeSet || o.resume != "20260102T15" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"resume without ID picks": {args: []string{"--resume", "go", "on"}, check: func(t *testing.T, o *options) {
+			if !o.resumeSet || o.resume != "" || strings.Join(o.args, " ") != "go on" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"resume with =": {args: []string{"--resume=abc"}, check: func(t *testing.T, o *options) {
+			if o.resume != "abc" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"version short": {args: []string{"-v"}, check: func(t *testing.T, o *options) {
+			if !o.showVersion {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		"bad format":                   {args: []string{"--output-format", "xml"}, wantCode: exitUsage, wantErr: "unknown --output-format"},
+		"bad mode":                     {args: []string{"--permission-mode", "yolo"}, wantCode: exitUsage, wantErr: "unknown permission mode"},
+		"negative turns":               {args: []string{"--max-turns", "-1"}, wantCode: exitUsage, wantErr: "--max-turns"},
+		"unknown flag":                 {args: []string{"--no-such-flag"}, wantCode: exitUsage, wantErr: "unknown flag: --no-such-flag (run covey --help)"},
+		"unknown flag of a subcommand": {args: []string{"agents", "--nope"}, wantCode: exitUsage, wantErr: "unknown flag: --nope (run covey agents --help)"},
+		"help":                         {args: []string{"--help"}, wantOut: "--base-url URL"},
+		"short help":                   {args: []string{"-h"}, wantOut: "-p, --prompt PROMPT"},
+		"agents help":                  {args: []string{"agents", "--help"}, wantOut: "--json"},
+		"tool help":                    {args: []string{"tool", "-h"}, wantOut: toolname.ReadFile},
+		"sessions help":                {args: []string{"sessions", "--help"}, wantOut: "Global flags:"},
+		"global flag after subcommand": {args: []string{"tool", "nope", "--permission-mode", "yolo"}, wantCode: exitUsage, wantErr: "unknown permission mode"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			o, code, stdout, stderr := parse(t, tc.args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tc.wantCode, stderr)
+			}
+			if tc.wantErr != "" && !strings.Contains(stderr, tc.wantErr) {
+				t.Fatalf("stderr %q, want %q", stderr, tc.wantErr)
+			}
+			if tc.wantOut != "" && !strings.Contains(stdout, tc.wantOut) {
+				t.Fatalf("stdout %q, want %q", stdout, tc.wantOut)
+			}
+			if tc.check != nil {
+				if o == nil {
+					t.Fatal("the root command did not run")
+				}
+				tc.check(t, o)
+			}
+		})
+	}
+}
+
+// TestUnknownFlagIsOneLine checks what the user sees: one line naming the
+// flag and the way to help, exit 2, no usage dump.
+func TestUnknownFlagIsOneLine(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := run([]string{"--bogus"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d", code, exitUsage)
+	}
+	if got, want := stderr.String(), "covey: unknown flag: --bogus (run covey --help)\n"; got != want {
+		t.Fatalf("stderr %q, want %q", got, want)
+	}
+	if stdout.Len() != 0 {
+		t.Fatalf("stdout %q, want nothing", stdout.String())
+	}
+}
+
+// TestBinaryLinksNoTestCode keeps test code out of the shipped binary: the
+// main package must not depend on package testing or on anything under
+// covey/e2e (the scripted server lives in internal/scripted for that).
+func TestBinaryLinksNoTestCode(t *testing.T) {
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps listed only %v", deps)
+	}
+	for _, d := range deps {
+		if d == "testing" || d == "covey/e2e" || strings.HasPrefix(d, "covey/e2e/") || strings.HasSuffix(d, "/scriptedtest") {
+			t.Errorf("the covey binary depends on %s", d)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"covey/agent"
+	"covey/agent/sessionfile"
+	"covey/tools"
+)
+
+// recording is the session file of a run and the undo log beside it.
+type recording struct {
+	store    sessionfile.Store
+	rec      *sessionfile.Recorder
+	undo     *tools.UndoLog
+	loaded   *sessionfile.Loaded // set when the session was resumed
+	messages atomic.Int64        // messages recorded by this run
+	errOnce  sync.Once
+	err      atomic.Pointer[error]
+}
+
+// openRecording creates a new session file, or reopens the one opts name
+// (--continue, --resume ID) for appending.
+func openRecording(workspace string, opts Options, secrets []string) (*recording, error) {
+	log := opts.Log
+	dir, err := sessionfile.DefaultDir()
+	if err != nil {
+		return nil, err
+	}
+	r := &recording{}
+	r.store = sessionfile.Store{Dir: dir, Secrets: secrets, OnError: func(err error) {
+		log.Errorf("session file: %v", err)
+		r.err.Store(&err)
+	}}
+	switch {
+	case opts.Continue:
+		id, err := r.latestWithMessages(workspace)
+		if err != nil {
+			return nil, err
+		}
+		r.rec, r.loaded, err = r.store.Open(id)
+		if err != nil {
+			return nil, err
+		}
+	case opts.ResumeID != "":
+		r.rec, r.loaded, err = r.store.Open(opts.ResumeID)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		if r.rec, err = r.store.Create(workspace, opts.Endpoint.Model); err != nil {
+			return nil, err
+		}
+	}
+	if r.undo, err = tools.OpenUndoLog(r.undoDir()); err != nil {
+		_ = r.rec.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// latestWithMessages is the newest session of workspace that holds a
+// conversation (a run that was quit at once leaves none worth continuing).
+func (r *recording) latestWithMessages(workspace string) (string, error) {
+	infos, err := r.store.List(workspace)
+	if err != nil {
+		return "", err
+	}
+	for _, in := range infos {
+		if in.Messages > 0 {
+			return in.ID, nil
+		}
+	}
+	return "", fmt.Errorf("no earlier session in %s to continue: %w", workspace, sessionfile.ErrNoSession)
+}
+
+func (r *recording) undoDir() string {
+	return strings.TrimSuffix(r.rec.Path(), sessionfile.Ext) + ".undo"
+}
+
+func (r *recording) message(m agent.Message) {
+	r.messages.Add(1)
+	r.rec.Message(m)
+}
+
+// childMessage records one message of a child's history.
+func (r *recording) childMessage(src agent.Source, m agent.Message) {
+	r.rec.ChildMessage(src, m)
+}
+
+// replay is the loaded session as events the TUI can draw.
+func (r *recording) replay() []agent.Event {
+	if r == nil || r.loaded == nil {
+		return nil
+	}
+	return r.loaded.Events()
+}
+
+// resumeNote tells the user which session came back.
+func (r *recording) resumeNote() string {
+	if r == nil || r.loaded == nil {
+		return ""
+	}
+	note := fmt.Sprintf("resumed session %s (%d messages)", r.rec.ID(), len(r.loaded.Messages))
+	for _, w := range r.loaded.Warnings {
+		note += "\nwarning: " + w
+	}
+	return note
+}
+
+// undoTurn restores the files of the last turn that changed any.
+func (r *recording) undoTurn(ctx context.Context, locks *tools.FileLocks) (string, error) {
+	res, err := r.undo.Undo(ctx, locks)
+	if errors.Is(err, tools.ErrNothingToUndo) {
+		return "", err
+	}
+	if err != nil {
+		return "", fmt.Errorf("undo: %w", err)
+	}
+	var parts []string
+	if len(res.Restored) > 0 {
+		parts = append(parts, "restored "+strings.Join(res.Restored, ", "))
+	}
+	if len(res.Removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(res.Removed, ", "))
+	}
+	if len(res.Problems) > 0 {
+		parts = append(parts, "could not restore: "+strings.Join(res.Problems, "; "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "nothing changed")
+	}
+	return fmt.Sprintf("Undid turn %d: %s.", res.Turn, strings.Join(parts, "; ")), nil
+}
+
+// close flushes the file; a session in which nothing was said is removed
+// so --continue never lands on an empty one. It tells the user how to come
+// back to a session that has a conversation.
+func (r *recording) close(stderr io.Writer) {
+	if r == nil {
+		return
+	}
+	_ = r.rec.Close()
+	if r.loaded == nil && r.messages.Load() == 0 {
+		_ = os.Remove(r.rec.Path())
+		_ = os.RemoveAll(r.undoDir())
+		return
+	}
+	if p := r.err.Load(); p != nil {
+		fmt.Fprintf(stderr, "covey: the session file could not be fully written: %v\n", *p)
+	}
+	fmt.Fprintf(stderr, "covey: session %s saved; resume it with: covey --resume %s\n", r.rec.ID(), r.rec.ID())
+}

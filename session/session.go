@@ -1,0 +1,398 @@
+// Package session is the covey session both consumers drive (the TUI and
+// headless mode): the workspace, the main agent and its children, the
+// permission policy, the event stream, and the session file that records it
+// (start, resume, record, reset, model switch, undo).
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"covey/agent"
+	"covey/agent/sessionfile"
+	"covey/agentdefs"
+	"covey/config"
+	"covey/internal/debuglog"
+	"covey/permission"
+	"covey/subagent"
+	"covey/tools"
+	"covey/worktree"
+)
+
+// DefaultMaxTurns bounds the main agent's requests in one run.
+const DefaultMaxTurns = 50
+
+// Session wires one covey run: the workspace, the main agent, the children's
+// manager and the event stream both consumers read. It implements ui.Engine.
+type Session struct {
+	cfg      config.Config
+	ws       *tools.Workspace
+	env      agent.Environment
+	defs     *agentdefs.Set
+	problems []agentdefs.Problem
+	mode     permission.Mode
+	endpoint config.Endpoint
+
+	log     *debuglog.Log
+	rec     *recording // nil without a session file (the demo)
+	policy  *permission.Policy
+	locks   *tools.FileLocks
+	events  chan agent.Event
+	main    *agent.Agent
+	manager *subagent.Manager
+	driver  *subagent.Driver // runs main's turns, also those background results start
+	todos   *tools.TodoList
+
+	mu        sync.Mutex
+	providers map[string]agent.Provider // by profile name
+	// fixed, when set, serves every profile (the demo's scripted model).
+	fixed agent.Provider
+}
+
+// Options are what a session is built from.
+type Options struct {
+	// Workspace is the folder the agents work in.
+	Workspace string
+	// Config is the merged configuration (the demo passes a zero Config).
+	Config config.Config
+	// Endpoint is the resolved main endpoint.
+	Endpoint config.Endpoint
+	// Provider, when set, serves every profile (the demo's scripted model).
+	Provider agent.Provider
+	// Asker answers permission questions (the TUI's approvals); nil
+	// refuses what would need asking, with a note on how to allow it.
+	Asker permission.Asker
+	// Record keeps a session file (and undo log); the demo keeps none.
+	Record bool
+	// Continue reopens the newest session of the workspace; ResumeID a
+	// given one (an ID or a unique prefix). Both need Record.
+	Continue bool
+	ResumeID string
+	// PermissionMode and MaxTurns override the config when set.
+	PermissionMode string
+	MaxTurns       int
+	// ModelFromFlag keeps a resumed session from bringing back its own
+	// model when the user chose one on the command line.
+	ModelFromFlag bool
+	// Log is the --debug log (nil: none).
+	Log *debuglog.Log
+}
+
+// New builds a session for the workspace in opts.
+func New(opts Options) (*Session, error) {
+	cfg := opts.Config
+	ws, err := tools.NewWorkspace(opts.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := permission.ParseMode(config.FirstNonEmpty(opts.PermissionMode, cfg.PermissionMode))
+	if err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root})
+	s := &Session{
+		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: opts.Endpoint, log: opts.Log,
+		env:       agent.DetectEnvironment(ws.Root, time.Now()),
+		events:    make(chan agent.Event, 1024),
+		todos:     tools.NewTodoList(),
+		providers: map[string]agent.Provider{},
+	}
+	s.fixed = opts.Provider
+	if opts.Record {
+		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
+		if err != nil {
+			return nil, err
+		}
+	}
+	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
+	if err != nil {
+		return nil, fmt.Errorf("config permissions: %w", err)
+	}
+	s.policy = permission.NewPolicy(mode, rules, opts.Asker)
+	s.policy.SetWorkspace(ws.Root)
+	gate := s.policy
+	locks := tools.NewFileLocks()
+	s.locks = locks
+	s.manager = subagent.NewManager(subagent.Config{
+		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
+		Resolve:     s.resolveChild,
+		Emit:        s.emit,
+		Concurrency: cfg.Subagents.Concurrency,
+		MaxDepth:    cfg.Subagents.MaxDepth,
+		MaxTurns:    cfg.Subagents.MaxTurns,
+		Timeout:     cfg.Subagents.Timeout,
+		ReadOnly:    mode == permission.ModePlan,
+		AllowRead:   s.policy.AllowRead,
+		// Validated when the config was read.
+		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
+		Undo:         s.undoLog(),
+		SessionID:    s.sessionID(),
+		OnMessage: func(src agent.Source, m agent.Message) {
+			if s.rec != nil {
+				s.rec.childMessage(src, m)
+			}
+		},
+	})
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead}
+	reg := tools.NewRegistry()
+	for _, t := range tools.Builtins(env) {
+		if mode != permission.ModePlan || t.ReadOnly() {
+			reg.Add(t)
+		}
+	}
+	if t := s.manager.Tool(agent.Source{AgentID: agent.MainAgentID}); t != nil {
+		reg.Add(t)
+		for _, ct := range s.manager.CrewTools(agent.Source{AgentID: agent.MainAgentID}) {
+			reg.Add(ct)
+		}
+	}
+	maxTurns := firstPositive(opts.MaxTurns, cfg.MaxTurns, DefaultMaxTurns)
+	prov, err := s.provider(opts.Endpoint.Name)
+	if err != nil {
+		s.rec.close(io.Discard)
+		return nil, err
+	}
+	base := agent.BasePrompt
+	if mode == permission.ModePlan {
+		base += "\n\nYou are in plan mode: you can only read. Investigate, then answer with a numbered implementation plan; do not try to change anything."
+	}
+	s.main = agent.New(agent.Config{
+		Provider: prov, Model: opts.Endpoint.Model,
+		System: agent.SystemPrompt(base, s.env),
+		Tools:  reg, MaxTurns: maxTurns,
+		Source: agent.Source{AgentID: agent.MainAgentID},
+		Emit:   s.emit,
+		OnMessage: func(m agent.Message) {
+			if s.rec != nil {
+				s.rec.message(m)
+			}
+		},
+	})
+	if s.rec != nil && s.rec.loaded != nil {
+		s.main.SetHistory(s.rec.loaded.Messages)
+		if m := s.rec.loaded.Model; m != "" && !opts.ModelFromFlag {
+			s.main.SetModel(m)
+		}
+	}
+	if s.rec != nil && s.rec.loaded != nil {
+		s.manager.Restore(restoredChildren(s.rec.loaded.Children))
+	}
+	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
+	return s, nil
+}
+
+// sessionID is the session file's ID, "" when nothing is recorded.
+func (s *Session) sessionID() string {
+	if s.rec == nil || s.rec.rec == nil {
+		return ""
+	}
+	return s.rec.rec.ID()
+}
+
+func (s *Session) undoLog() *tools.UndoLog {
+	if s.rec == nil {
+		return nil
+	}
+	return s.rec.undo
+}
+
+// emit puts an event on the session stream. Consumers drain it promptly;
+// a full buffer makes the producer wait rather than lose events.
+func (s *Session) emit(e agent.Event) {
+	s.log.Event(e)
+	if s.rec != nil {
+		s.rec.rec.Event(e)
+	}
+	s.events <- e
+}
+
+// provider returns (building once) the provider of a profile.
+func (s *Session) provider(profile string) (agent.Provider, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fixed != nil {
+		return s.fixed, nil
+	}
+	if p, ok := s.providers[profile]; ok {
+		return p, nil
+	}
+	ep := s.endpoint
+	if profile != s.endpoint.Name {
+		var err error
+		ep, err = config.ResolveEndpoint(s.cfg, profile, config.Overrides{}, os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+	}
+	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}})
+	s.providers[profile] = p
+	return p, nil
+}
+
+// resolveChild picks a child's provider and model: the definition's, else
+// subagent_provider / subagent_model from config, else the parent's.
+func (s *Session) resolveChild(def agentdefs.Definition) (agent.Provider, string, error) {
+	profile := config.FirstNonEmpty(def.Provider, s.cfg.SubagentProvider)
+	// "" resolves to "" (inherit), and so do Claude names nothing maps.
+	model := def.ResolveModel("", nil)
+	p, err := s.provider(config.FirstNonEmpty(profile, s.endpoint.Name))
+	if err != nil {
+		return nil, "", fmt.Errorf("provider for %s: %w", def.Name, err)
+	}
+	if model == "" && profile != "" && profile != s.endpoint.Name {
+		if pp, ok := s.cfg.Providers[profile]; ok {
+			model = pp.Model
+		}
+	}
+	model = config.FirstNonEmpty(model, s.cfg.SubagentModel, s.main.Model())
+	return p, model, nil
+}
+
+// Run runs one user turn of the main agent (ui.Engine). Each turn is one
+// step of /undo.
+func (s *Session) Run(ctx context.Context, prompt string) error {
+	_, err := s.Prompt(ctx, prompt)
+	return err
+}
+
+// Retry sends the last user turn again (ui.Engine).
+func (s *Session) Retry(ctx context.Context) error {
+	s.undoLog().BeginTurn()
+	_, err := s.driver.Retry(ctx)
+	return err
+}
+
+// Undo restores the files the last turn changed (ui.Engine).
+func (s *Session) Undo(ctx context.Context) (string, error) {
+	if s.rec == nil {
+		return "", errors.New("undo is not kept in the demo")
+	}
+	return s.rec.undoTurn(ctx, s.locks)
+}
+
+// CancelChild cancels one child (ui.Engine).
+func (s *Session) CancelChild(id string) bool { return s.manager.Cancel(id) }
+
+// SendToChild steers a running child or resumes a finished one (ui.Engine).
+func (s *Session) SendToChild(ctx context.Context, id, text string) error {
+	return s.manager.Send(ctx, id, text)
+}
+
+// PauseChild pauses or resumes one child (ui.Engine).
+func (s *Session) PauseChild(id string, paused bool) bool { return s.manager.Pause(id, paused) }
+
+// BackgroundChild moves a foreground child to the background (ui.Engine).
+func (s *Session) BackgroundChild(id string) bool { return s.manager.Background(id) }
+
+// CancelTurn cancels a main-agent turn a background result started (ui.Engine).
+func (s *Session) CancelTurn() bool { return s.driver.CancelTurn() }
+
+// Reset starts a fresh conversation (ui.Engine).
+func (s *Session) Reset() {
+	s.main.Reset()
+	if s.rec != nil {
+		s.rec.rec.Clear()
+	}
+}
+
+// Model is the main agent's model (ui.Engine).
+func (s *Session) Model() string { return s.main.Model() }
+
+// SetModel changes the main agent's model (ui.Engine).
+func (s *Session) SetModel(m string) {
+	s.main.SetModel(m)
+	if s.rec != nil {
+		s.rec.rec.SetModel(m)
+	}
+}
+
+// Close stops every child and delivery, then ends the session's recording
+// and tells the user on w how to come back to it.
+func (s *Session) Close(w io.Writer) {
+	s.driver.Close()
+	s.manager.Close()
+	s.rec.close(w)
+}
+
+// restoredChildren converts the children a session file kept.
+func restoredChildren(cs []sessionfile.Child) []subagent.Restored {
+	out := make([]subagent.Restored, len(cs))
+	for i, c := range cs {
+		out[i] = subagent.Restored{Source: c.Source, Model: c.Model, Messages: c.Messages, Reason: c.Reason, Interrupted: c.Interrupted}
+	}
+	return out
+}
+
+// Events is the stream of everything the session's agents do, for one
+// consumer to drain promptly.
+func (s *Session) Events() <-chan agent.Event { return s.events }
+
+// EndEvents stops every child and delivery and closes the event stream.
+// Call it once, after the last run and Wait have returned; nothing emits
+// after it.
+func (s *Session) EndEvents() {
+	s.driver.Close()
+	s.manager.Close()
+	close(s.events)
+}
+
+// Prompt runs one user turn of the main agent and returns its result (the
+// headless consumer's call; Run is the TUI's).
+func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, error) {
+	s.undoLog().BeginTurn()
+	return s.driver.Run(ctx, prompt)
+}
+
+// Wait waits until no background child runs and no turn they started is
+// left, and returns the last such turn's result (ok false when there was
+// none): a headless run ends after the main agent has answered every
+// background outcome.
+func (s *Session) Wait(ctx context.Context) (res agent.Result, err error, ok bool) {
+	return s.driver.Wait(ctx)
+}
+
+// Workspace is the root folder the agents work in.
+func (s *Session) Workspace() string { return s.ws.Root }
+
+// Mode is the permission mode the session started in.
+func (s *Session) Mode() permission.Mode { return s.mode }
+
+// Policy is the session's permission policy (the TUI cycles its mode and
+// grants for the session).
+func (s *Session) Policy() *permission.Policy { return s.policy }
+
+// Config is the configuration the session was built from.
+func (s *Session) Config() config.Config { return s.cfg }
+
+// Endpoint is the main agent's resolved endpoint.
+func (s *Session) Endpoint() config.Endpoint { return s.endpoint }
+
+// Definitions are the agent definitions children can be started from.
+func (s *Session) Definitions() []agentdefs.Definition { return s.defs.All() }
+
+// Problems are what was wrong with the agent definition files.
+func (s *Session) Problems() []agentdefs.Problem { return s.problems }
+
+// Replay is a resumed session's history as events the TUI can draw (nil
+// for a new session).
+func (s *Session) Replay() []agent.Event { return s.rec.replay() }
+
+// ResumeNote tells the user which session came back ("" for a new one).
+func (s *Session) ResumeNote() string { return s.rec.resumeNote() }
+
+func firstPositive(ns ...int) int {
+	for _, n := range ns {
+		if n > 0 {
+			return n
+		}
+	}
+	return 0
+}
