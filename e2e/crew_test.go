@@ -296,7 +296,7 @@ func TestTUICrewBackgroundSteerPauseResume(t *testing.T) {
 // at max turns, saying so.
 func TestTUICrewBudget(t *testing.T) {
 	t.Parallel()
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	files := sampleFiles()
 	files[".covey/agents/capped.md"] = "---\nname: capped\ndescription: Counts with a tiny budget.\n" +
 		"tools: [glob]\nmax_tokens: 1000\n---\nYou count files.\n"
