@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -94,7 +95,37 @@ func Load(opts LoadOptions) (*Set, []Problem) {
 		}
 		defs = append(defs, loaded...)
 	}
-	return NewSet(append(defs, Builtins()...)...), problems
+	defs = append(defs, Builtins()...)
+	problems = append(problems, resolveSpawnTypes(defs)...)
+	return NewSet(defs...), problems
+}
+
+// resolveSpawnTypes rewrites each definition's SpawnTypes (from
+// Agent(a, b)) to the names Lookup finds for them, so Agent(explore) means
+// Explore, and warns about names that find no type (they are dropped; a
+// list left empty lets the agent start none).
+func resolveSpawnTypes(defs []Definition) []Problem {
+	all := NewSet(defs...)
+	var problems []Problem
+	for i, d := range defs {
+		if d.SpawnTypes == nil {
+			continue
+		}
+		out := []string{}
+		for _, t := range d.SpawnTypes {
+			found, err := all.Lookup(t)
+			if err != nil {
+				problems = append(problems, Problem{Path: d.Source, Field: "tools", Warning: true,
+					Message: fmt.Sprintf("Agent(%s): no agent type is named %q, so this agent may not start it", t, t)})
+				continue
+			}
+			if !slices.Contains(out, found.Name) {
+				out = append(out, found.Name)
+			}
+		}
+		defs[i].SpawnTypes = out
+	}
+	return problems
 }
 
 // canonicalDir names a folder so two spellings of it compare equal.

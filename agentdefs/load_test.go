@@ -335,3 +335,27 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+func TestLoadResolvesSpawnTypes(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		projClaude + "lead.md":     "---\nname: lead\ndescription: d\ntools: Read, Agent(explore, code reviewer, ghost)\n---\np\n",
+		projClaude + "reviewer.md": agentFile("Code Reviewer", "reviews"),
+		projClaude + "none.md":     "---\nname: none\ndescription: d\ntools: Read, Agent(ghost)\n---\np\n",
+	})
+	s, problems := Load(treeOpts(root))
+	lead, _ := s.Get("lead")
+	if !reflect.DeepEqual(lead.SpawnTypes, []string{"Explore", "Code Reviewer"}) {
+		t.Errorf("lead may start %q, want Explore and Code Reviewer", lead.SpawnTypes)
+	}
+	none, _ := s.Get("none")
+	if none.SpawnTypes == nil || len(none.SpawnTypes) != 0 {
+		t.Errorf("none may start %#v, want no type (not any)", none.SpawnTypes)
+	}
+	if len(problems) != 2 || !strings.Contains(problems[0].Message, `"ghost"`) || !problems[0].Warning {
+		t.Errorf("problems = %v, want one warning per unknown type", problems)
+	}
+	if got := s.Only(lead.SpawnTypes).All(); len(got) != 2 {
+		t.Errorf("Only = %v, want the two types", got)
+	}
+}

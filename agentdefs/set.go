@@ -156,6 +156,19 @@ func looseName(name string) string {
 	}, name)
 }
 
+// Only returns the set of the definitions names find through Lookup: the
+// types an agent limited by Agent(a, b) may start. Names that find none
+// are left out.
+func (s *Set) Only(names []string) *Set {
+	var defs []Definition
+	for _, n := range names {
+		if d, err := s.Lookup(n); err == nil && !slices.ContainsFunc(defs, func(x Definition) bool { return x.Name == d.Name }) {
+			defs = append(defs, d)
+		}
+	}
+	return NewSet(defs...)
+}
+
 // DefaultCatalogBudget bounds the text Catalog gives the model, so a
 // folder of long agent files cannot fill its context.
 const DefaultCatalogBudget = 24000

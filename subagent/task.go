@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"covey/tools/toolname"
@@ -73,16 +72,11 @@ func (t *taskTool) catalog() string {
 	if t.spawn == nil {
 		return t.m.cfg.Defs.Catalog()
 	}
-	var lines []string
-	for _, d := range t.m.cfg.Defs.All() {
-		if slices.Contains(t.spawn, d.Name) {
-			lines = append(lines, fmt.Sprintf("- %s: %s", d.Name, d.Summary()))
-		}
-	}
-	if len(lines) == 0 {
+	only := t.m.cfg.Defs.Only(t.spawn)
+	if len(only.All()) == 0 {
 		return "(none: no type this agent may start exists)"
 	}
-	return strings.Join(lines, "\n")
+	return only.Catalog()
 }
 
 func (t *taskTool) Schema() map[string]any {
