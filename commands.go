@@ -61,7 +61,7 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.Lookup("resume").NoOptDefVal = pickSentinel
 	pf.BoolVar(&o.debug, "debug", false, "write a debug log (its path is printed on exit)")
 
-	root.AddCommand(agentsCmd(stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr))
+	root.AddCommand(agentsCmd(o, stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr))
 	// "covey help me fix this" is a prompt, not a request for help on a
 	// command called "me": -h and --help show help.
 	root.SetHelpCommand(&cobra.Command{Use: "no-help", Hidden: true})
@@ -194,7 +194,7 @@ func asExit(code int) error {
 }
 
 // agentsCmd is `covey agents [--json]`.
-func agentsCmd(stdout, stderr io.Writer) *cobra.Command {
+func agentsCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "agents",
@@ -205,9 +205,21 @@ func agentsCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return runErr(stderr, err)
 			}
+			cfg, err := config.Load(root)
+			if err != nil {
+				return runErr(stderr, err)
+			}
+			// The parent's model, which inherit and unmapped Claude names
+			// resolve to; unknown without an endpoint, and then shown so.
+			parent := config.FirstNonEmpty(o.flags.Model, os.Getenv("COVEY_MODEL"), cfg.Model)
+			if ep, err := config.ResolveEndpoint(cfg, o.flags.Provider, o.flags, os.Getenv); err == nil {
+				parent = ep.Model
+			}
 			home, _ := os.UserHomeDir()
 			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root})
-			if err := agentdefs.WriteList(stdout, set, problems, agentdefs.ListOptions{JSON: asJSON}); err != nil {
+			problems = append(problems, agentdefs.ModelProblems(set, cfg.ModelAliases)...)
+			opts := agentdefs.ListOptions{JSON: asJSON, ParentModel: parent, Aliases: cfg.ModelAliases}
+			if err := agentdefs.WriteList(stdout, set, problems, opts); err != nil {
 				return runErr(stderr, err)
 			}
 			if agentdefs.HasErrors(problems) {

@@ -13,6 +13,7 @@ import (
 
 	"covey/agent"
 	"covey/agent/sessionfile"
+	"covey/agentdefs"
 	"covey/config"
 	"covey/internal/scripted/demo"
 	"covey/permission"
@@ -56,13 +57,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage
 	}
-	var infos []ui.AgentInfo
-	for _, d := range s.Definitions() {
-		infos = append(infos, ui.AgentInfo{Name: d.Name, Description: d.Summary(), Source: d.Source, Model: d.Model, Tools: d.Tools, ReadOnly: d.ReadOnly})
-	}
-	for _, p := range s.Problems() {
-		fmt.Fprintln(stderr, "covey: agent definition:", p.Error())
-	}
+	infos, agentProblems := agentInfos(s)
 	var worktrees ui.Worktrees
 	if w := sessionWorktrees(ctx, s.Workspace()); w != nil {
 		worktrees = w
@@ -75,6 +70,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Workspace:      s.Workspace(),
 		PermissionMode: string(s.Mode()),
 		Agents:         infos,
+		AgentProblems:  agentProblems,
 		MarkdownStyle:  mdStyle,
 		InitialPrompt:  strings.Join(o.args, " "),
 		Approver:       approver,
@@ -91,6 +87,30 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 
 // openSession loads config, resolves the endpoint and builds a recorded
 // session in the current directory.
+// agentInfos describes the session's agent definitions and their files'
+// problems for /agents and the notice at start.
+func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {
+	var infos []ui.AgentInfo
+	for _, d := range s.Definitions() {
+		infos = append(infos, ui.AgentInfo{
+			Name: d.Name, Description: d.Summary(), Source: d.Source, ReadOnly: d.ReadOnly,
+			Model: agentdefs.ModelText(d, s.Model(), s.ModelAliases()), Tools: d.ToolList(), Notes: d.Notes(),
+		})
+	}
+	var files []ui.AgentFileProblems
+	for _, f := range agentdefs.ByFile(s.Problems()) {
+		fp := ui.AgentFileProblems{Path: f.Path}
+		for _, p := range f.Problems {
+			fp.Lines = append(fp.Lines, p.Short())
+			if !p.Warning {
+				fp.Errors++
+			}
+		}
+		files = append(files, fp)
+	}
+	return infos, files
+}
+
 func openSession(o *options, asker permission.Asker) (*session.Session, error) {
 	root, err := os.Getwd()
 	if err != nil {

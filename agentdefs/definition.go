@@ -286,13 +286,18 @@ type Problem struct {
 	Warning bool `json:"warning"`
 }
 
-// Error returns "path:line: message", or "path: message" when the line is
-// unknown, the form editors and terminals turn into links.
+// Error returns "path:line: field: message", or without the line when it
+// is unknown (the form editors and terminals turn into links); the field
+// is left out when the message starts with it.
 func (p Problem) Error() string {
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Message)
+	msg := p.Message
+	if p.Field != "" && !strings.HasPrefix(msg, p.Field) {
+		msg = p.Field + ": " + msg
 	}
-	return fmt.Sprintf("%s: %s", p.Path, p.Message)
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, msg)
+	}
+	return fmt.Sprintf("%s: %s", p.Path, msg)
 }
 
 // maxNameLen is the length past which a name earns a warning: names end

@@ -279,12 +279,9 @@ func writeText(w io.Writer, s *Set, problems []Problem, opts ListOptions) error 
 		}
 	}
 	if len(problems) > 0 && tabs.err == nil {
-		ew.printf("\n%s:\n", ProblemCount(problems))
-		for _, f := range ByFile(problems) {
-			ew.printf("  %s\n", f.Path)
-			for _, p := range f.Problems {
-				ew.printf("    %s\n", p.Short())
-			}
+		ew.printf("\n")
+		if ew.err == nil {
+			ew.err = WriteProblems(ew.w, problems, "")
 		}
 	}
 	for _, err := range []error{tabs.err, ew.err} {
@@ -293,6 +290,24 @@ func writeText(w io.Writer, s *Set, problems []Problem, opts ListOptions) error 
 		}
 	}
 	return nil
+}
+
+// WriteProblems writes problems under a line counting them, grouped by
+// file so each file is named once: the form `covey agents` and headless
+// runs (prefix "covey: ") show them in.
+func WriteProblems(w io.Writer, problems []Problem, prefix string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	ew := &errWriter{w: w}
+	ew.printf("%s%s:\n", prefix, ProblemCount(problems))
+	for _, f := range ByFile(problems) {
+		ew.printf("  %s\n", f.Path)
+		for _, p := range f.Problems {
+			ew.printf("    %s\n", p.Short())
+		}
+	}
+	return ew.err
 }
 
 // FileProblems are the problems of one file, in the order found.

@@ -483,12 +483,12 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 			}
 			continue
 		case m.name == "":
-			p.warn(r.line, key, "%s: %s", key, m.note)
+			p.warn(r.line, key, "%s", m.note)
 			continue
 		case m.name == toolname.Task && m.hasArgs && allow:
 			types := splitTypes(m.args)
 			if len(types) == 0 {
-				p.warn(r.line, key, "%s: %q names no agent type, so this agent may start none; task dropped", key, r.raw)
+				p.warn(r.line, key, "%q names no agent type, so this agent may start none; task dropped", r.raw)
 				continue
 			}
 			for _, t := range types {
@@ -498,7 +498,7 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 			}
 		case m.hasArgs && allow:
 			if err := checkRule(r.raw); err != nil {
-				p.warn(r.line, key, "%s: %q dropped (so the agent does not get more than it asks): %v", key, r.raw, err)
+				p.warn(r.line, key, "%q dropped (so the agent does not get more than it asks): %v", r.raw, err)
 				continue
 			}
 			out.rules = append(out.rules, ToolRule{Tool: m.name, Pattern: m.args, Source: r.raw})
@@ -506,7 +506,7 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 			// A pattern in a denylist denies that part of the tool; one
 			// covey cannot read denies all of it rather than less.
 			if err := checkRule(r.raw); err != nil {
-				p.warn(r.line, key, "%s: %q denies all of %s, since covey cannot read the pattern: %v", key, r.raw, m.name, err)
+				p.warn(r.line, key, "%q denies all of %s, since covey cannot read the pattern: %v", r.raw, m.name, err)
 				bare[m.name] = true
 				break
 			}
@@ -519,7 +519,7 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 			}
 		}
 		if m.note != "" {
-			p.warn(r.line, key, "%s: %s", key, m.note)
+			p.warn(r.line, key, "%s", m.note)
 		}
 		if !slices.Contains(out.names, m.name) {
 			out.names = append(out.names, m.name)
@@ -533,7 +533,7 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 	kept := out.rules[:0]
 	for _, r := range out.rules {
 		if bare[r.Tool] {
-			p.warn(p.line(v), key, "%s: %q has no effect, since %s is also listed without a pattern", key, r.Source, r.Tool)
+			p.warn(p.line(v), key, "%q has no effect, since %s is also listed without a pattern", r.Source, r.Tool)
 			continue
 		}
 		kept = append(kept, r)
@@ -545,13 +545,13 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 	if len(unknown) > 0 {
 		if allow && len(out.names) == 0 {
 			return toolList{}, Problem{Path: p.path, Line: unknownLine, Field: key,
-				Message: fmt.Sprintf("%s: covey has none of %s, so this agent would have no tools at all", key, strings.Join(unknown, ", "))}
+				Message: fmt.Sprintf("covey has none of %s, so this agent would have no tools at all", strings.Join(unknown, ", "))}
 		}
-		p.warn(unknownLine, key, "%s: covey has no %s; %s", key, strings.Join(unknown, ", "), map[bool]string{true: "dropped", false: "ignored"}[allow])
+		p.warn(unknownLine, key, "covey has no %s; %s", strings.Join(unknown, ", "), map[bool]string{true: "dropped", false: "ignored"}[allow])
 	}
 	if allow && len(out.names) == 0 && len(refs) > 0 {
 		return toolList{}, Problem{Path: p.path, Line: p.line(v), Field: key,
-			Message: fmt.Sprintf("%s: every entry was dropped, so this agent would have no tools at all (write \"%s: []\" to mean no tools)", key, key)}
+			Message: fmt.Sprintf("every entry was dropped, so this agent would have no tools at all (write \"%s: []\" to mean no tools)", key)}
 	}
 	return out, nil
 }

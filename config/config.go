@@ -36,6 +36,14 @@ type Config struct {
 	Subagents        SubagentConfig             `yaml:"subagents"`
 	Permissions      PermissionRules            `yaml:"permissions"`
 	Worktree         WorktreeConfig             `yaml:"worktree"`
+	// ModelAliases maps the model names of Claude Code agent files
+	// (sonnet, opus, haiku, or a full Claude id) to models your server
+	// serves; the project's entries win over the user's, one by one.
+	ModelAliases map[string]string `yaml:"model_aliases"`
+	// AllowAgentModeRaise lets an agent file's permissionMode be more
+	// permissive than the session's mode. It is read from the user's
+	// config only: a repository must not raise its own agents.
+	AllowAgentModeRaise bool `yaml:"allow_agent_mode_raise"`
 }
 
 // WorktreeConfig configures the git worktrees of isolated children.
@@ -91,6 +99,9 @@ func Load(workspace string) (Config, error) {
 		c, err := readFile(path)
 		if err != nil {
 			return Config{}, err
+		}
+		if path == project && c.AllowAgentModeRaise {
+			return Config{}, fmt.Errorf("config %s: allow_agent_mode_raise is read from the user's config only (%s), so a repository cannot raise its own agents", path, user)
 		}
 		merged = merge(merged, c)
 	}
@@ -156,6 +167,13 @@ func merge(base, over Config) Config {
 	}
 	base.Permissions.Allow = append(base.Permissions.Allow, over.Permissions.Allow...)
 	base.Permissions.Deny = append(base.Permissions.Deny, over.Permissions.Deny...)
+	for k, v := range over.ModelAliases {
+		if base.ModelAliases == nil {
+			base.ModelAliases = map[string]string{}
+		}
+		base.ModelAliases[k] = v
+	}
+	base.AllowAgentModeRaise = base.AllowAgentModeRaise || over.AllowAgentModeRaise
 	return base
 }
 

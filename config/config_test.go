@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -79,13 +80,25 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
-		"worktree base unknown": {project: "worktree: {base: tip}\n", wantErr: "worktree.base: unknown worktree base \"tip\""},
-		"worktree unknown key":  {project: "worktree: {bse: head}\n", wantErr: "field bse not found"},
-		"empty files":           {user: "", project: "", check: func(t *testing.T, c Config) {}},
-		"broken yaml":           {project: "model: [unclosed\n", wantErr: "config.yaml"},
-		"unknown key":           {user: "modle: gpt\n", wantErr: "field modle not found"},
-		"wrong type":            {project: "max_turns: lots\n", wantErr: "line 1"},
-		"missing dirs":          {check: func(t *testing.T, c Config) {}},
+		"model aliases merge key by key": {
+			user:    "model_aliases: {sonnet: user-coder, haiku: user-small}\nallow_agent_mode_raise: true\n",
+			project: "model_aliases:\n  sonnet: project-coder\n  claude-opus-4-1: project-big\n",
+			check: func(t *testing.T, c Config) {
+				want := map[string]string{"sonnet": "project-coder", "haiku": "user-small", "claude-opus-4-1": "project-big"}
+				if !reflect.DeepEqual(c.ModelAliases, want) || !c.AllowAgentModeRaise {
+					t.Fatalf("model_aliases = %v, raise %v; want %v and true", c.ModelAliases, c.AllowAgentModeRaise, want)
+				}
+			},
+		},
+		"model aliases wrong shape":           {project: "model_aliases: [sonnet]\n", wantErr: "line 1"},
+		"agent mode raise only from the user": {project: "allow_agent_mode_raise: true\n", wantErr: "user's config only"},
+		"worktree base unknown":               {project: "worktree: {base: tip}\n", wantErr: "worktree.base: unknown worktree base \"tip\""},
+		"worktree unknown key":                {project: "worktree: {bse: head}\n", wantErr: "field bse not found"},
+		"empty files":                         {user: "", project: "", check: func(t *testing.T, c Config) {}},
+		"broken yaml":                         {project: "model: [unclosed\n", wantErr: "config.yaml"},
+		"unknown key":                         {user: "modle: gpt\n", wantErr: "field modle not found"},
+		"wrong type":                          {project: "max_turns: lots\n", wantErr: "line 1"},
+		"missing dirs":                        {check: func(t *testing.T, c Config) {}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -85,5 +87,131 @@ func TestHeadlessRestrictedAgent(t *testing.T) {
 				t.Errorf("a valid agent file was reported on stderr:\n%s", r.stderr)
 			}
 		})
+	}
+}
+
+// TestHeadlessModelAlias runs a child whose agent file says model: sonnet,
+// and one with a full Claude id of the haiku family, under config's
+// model_aliases: each reaches the scripted server under its mapped name. A
+// third says opus, which nothing maps: it runs the parent's model, and the
+// run says so once on stderr.
+func TestHeadlessModelAlias(t *testing.T) {
+	t.Parallel()
+	files := sampleFiles()
+	files[".claude/agents/poet.md"] = "---\nname: poet\ndescription: Writes verse.\ntools: Read\nmodel: sonnet\n---\nYou write verse.\n"
+	files[".claude/agents/quick.md"] = "---\nname: quick\ndescription: Answers fast.\ntools: Read\nmodel: claude-haiku-4-5-20251001\n---\nYou answer fast.\n"
+	files[".claude/agents/big.md"] = "---\nname: big\ndescription: Thinks hard.\ntools: Read\nmodel: opus\n---\nYou think hard.\n"
+	files[".covey/config.yaml"] = "model_aliases:\n  sonnet: e2e-coder\n  haiku: e2e-small\n"
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+	task := func(id, typ, marker string) scripted.Call {
+		return scripted.Call{ID: id, Name: "task", Args: map[string]any{"description": typ, "subagent_type": typ, "prompt": marker}}
+	}
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{task("t1", "poet", "[e2e:poet]"), task("t2", "quick", "[e2e:quick]"), task("t3", "big", "[e2e:big]")}},
+		{Text: "All three answered."},
+	}})
+	for marker, model := range map[string]string{"[e2e:poet]": "e2e-coder", "[e2e:quick]": "e2e-small", "[e2e:big]": "e2e-model"} {
+		h.srv.Add(scripted.Conversation{Name: marker, Match: scripted.Match{FirstUser: marker, Model: model},
+			Turns: []scripted.Turn{{Text: "answered by " + model}}})
+	}
+	r := h.run(t, "", "-p", "ask all three")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	seen := map[string]string{}
+	for _, e := range h.srv.Journal() {
+		seen[e.Conversation] = e.Model
+	}
+	for marker, model := range map[string]string{"[e2e:poet]": "e2e-coder", "[e2e:quick]": "e2e-small", "[e2e:big]": "e2e-model"} {
+		if seen[marker] != model {
+			t.Errorf("%s reached the server as %q, want %q (journal: %v)", marker, seen[marker], model, seen)
+		}
+	}
+	if n := strings.Count(r.stderr, `model "opus" has no mapping`); n != 1 {
+		t.Errorf("stderr names the unmapped alias %d times, want once:\n%s", n, r.stderr)
+	}
+	t.Run("covey agents shows the resolved models", func(t *testing.T) {
+		r := runCovey(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), "", "--model", "e2e-model", "agents", "--json")
+		if r.code != 0 {
+			t.Fatalf("exit %d (warnings alone must give 0)\nstderr:\n%s", r.code, r.stderr)
+		}
+		var out struct {
+			Agents []struct {
+				Name, Model   string
+				ResolvedModel string `json:"resolved_model"`
+			} `json:"agents"`
+			Problems []struct {
+				Field   string `json:"field"`
+				Warning bool   `json:"warning"`
+			} `json:"problems"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, r.stdout)
+		}
+		got := map[string]string{}
+		for _, a := range out.Agents {
+			got[a.Name] = a.ResolvedModel
+		}
+		want := map[string]string{"poet": "e2e-coder", "quick": "e2e-small", "big": "e2e-model"}
+		for n, m := range want {
+			if got[n] != m {
+				t.Errorf("%s resolves to %q, want %q", n, got[n], m)
+			}
+		}
+		if len(out.Problems) != 1 || out.Problems[0].Field != "model" || !out.Problems[0].Warning {
+			t.Errorf("problems = %+v, want one model warning", out.Problems)
+		}
+	})
+}
+
+// TestAgentFileProblems checks how problems are told: covey agents lists
+// them once per file and exits 1 for an error, --json carries them, and a
+// headless run prints them once on stderr.
+func TestAgentFileProblems(t *testing.T) {
+	t.Parallel()
+	files := sampleFiles()
+	files[".claude/agents/strangers.md"] = "---\nname: strangers\ndescription: Lists only tools covey lacks.\ntools: NotebookEdit, WebSearch\n---\np\n"
+	files[".claude/agents/chatty.md"] = "---\nname: chatty\ndescription: Use it when: the user asks. Note: it warns.\ntools: Read, KillShell\nmaxTurns: many\n---\np\n"
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+	env := h.box.env("OPENAI_BASE_URL=" + h.srv.URL())
+
+	r := runCovey(t, h.ws, env, "", "--model", "e2e-model", "agents")
+	if r.code != 1 {
+		t.Errorf("covey agents exit %d, want 1 for a file with an error\nstdout:\n%s", r.code, r.stdout)
+	}
+	for _, file := range []string{"strangers.md", "chatty.md"} {
+		heading := regexp.MustCompile(`(?m)^  \S+/` + regexp.QuoteMeta(file) + `$`)
+		if n := len(heading.FindAllString(r.stdout, -1)); n != 1 {
+			t.Errorf("%s is named %d times as a heading, want once:\n%s", file, n, r.stdout)
+		}
+	}
+	for _, want := range []string{"error   line 4 (tools)", "warning line 5 (maxTurns)", "KillShell", "1 error and 3 warnings in agent files"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("covey agents lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	r = runCovey(t, h.ws, env, "", "--model", "e2e-model", "agents", "--json")
+	var out struct {
+		Problems []struct {
+			Path, Field, Message string
+			Line                 int
+			Warning              bool
+		} `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 || len(out.Problems) != 4 {
+		t.Errorf("--json: exit %d, %v, problems %+v; want exit 1 and 4 problems", r.code, err, out.Problems)
+	}
+
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Text: "hello"}}})
+	r = h.run(t, "", "-p", "hi")
+	if r.code != 0 || r.stdout != "hello\n" {
+		t.Errorf("headless: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if n := strings.Count(r.stderr, "strangers.md"); n != 1 {
+		t.Errorf("headless stderr names strangers.md %d times, want once:\n%s", n, r.stderr)
+	}
+	if n := strings.Count(r.stderr, `got "many"`); n != 1 {
+		t.Errorf("headless stderr tells of maxTurns: many %d times, want once:\n%s", n, r.stderr)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/agentdefs"
 	"covey/session"
 )
 
@@ -36,6 +37,11 @@ func CheckFormat(format string) error {
 // stderr (text), or JSON for scripts. It drains s's events, ends the stream
 // when the run is over, and returns the process exit code.
 func Run(ctx context.Context, s *session.Session, prompt, format string, stdout, stderr io.Writer) int {
+	// The agent files' problems, once, before anything else: a headless
+	// run has no /agents to show them later.
+	if err := agentdefs.WriteProblems(stderr, s.Problems(), "covey: "); err != nil {
+		return ExitRun
+	}
 	out := newHeadlessOutput(format, stdout, stderr)
 	done := make(chan struct{})
 	go func() {

@@ -98,6 +98,7 @@ func New(opts Options) (*Session, error) {
 	}
 	home, _ := os.UserHomeDir()
 	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root})
+	problems = append(problems, agentdefs.ModelProblems(defs, cfg.ModelAliases)...)
 	s := &Session{
 		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: opts.Endpoint, log: opts.Log,
 		env:       agent.DetectEnvironment(ws.Root, time.Now()),
@@ -130,7 +131,10 @@ func New(opts Options) (*Session, error) {
 		MaxTurns:    cfg.Subagents.MaxTurns,
 		Timeout:     cfg.Subagents.Timeout,
 		ReadOnly:    mode == permission.ModePlan,
-		AllowRead:   s.policy.AllowRead,
+		// An agent file's permissionMode may exceed the session's only
+		// when the user's config says so.
+		RaiseAgentModes: cfg.AllowAgentModeRaise,
+		AllowRead:       s.policy.AllowRead,
 		// Validated when the config was read.
 		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
 		Undo:         s.undoLog(),
@@ -237,12 +241,16 @@ func (s *Session) provider(profile string) (agent.Provider, error) {
 	return p, nil
 }
 
-// resolveChild picks a child's provider and model: the definition's, else
+// resolveChild picks a child's provider and model: the definition's
+// (Claude Code's sonnet, opus, haiku and full ids through config's
+// model_aliases; one that nothing maps runs the parent's model), else
 // subagent_provider / subagent_model from config, else the parent's.
 func (s *Session) resolveChild(def agentdefs.Definition) (agent.Provider, string, error) {
 	profile := config.FirstNonEmpty(def.Provider, s.cfg.SubagentProvider)
-	// "" resolves to "" (inherit), and so do Claude names nothing maps.
-	model := def.ResolveModel("", nil)
+	model, unmapped := agentdefs.ResolveModel(def.Model, "", s.cfg.ModelAliases)
+	if unmapped != "" {
+		model = s.main.Model() // warned about once, at load
+	}
 	p, err := s.provider(config.FirstNonEmpty(profile, s.endpoint.Name))
 	if err != nil {
 		return nil, "", fmt.Errorf("provider for %s: %w", def.Name, err)
@@ -378,7 +386,12 @@ func (s *Session) Endpoint() config.Endpoint { return s.endpoint }
 // Definitions are the agent definitions children can be started from.
 func (s *Session) Definitions() []agentdefs.Definition { return s.defs.All() }
 
-// Problems are what was wrong with the agent definition files.
+// ModelAliases is config's model_aliases, for showing what agents resolve
+// to.
+func (s *Session) ModelAliases() map[string]string { return s.cfg.ModelAliases }
+
+// Problems are what was wrong with the agent definition files, and the
+// Claude model names in them that model_aliases does not map.
 func (s *Session) Problems() []agentdefs.Problem { return s.problems }
 
 // Replay is a resumed session's history as events the TUI can draw (nil
