@@ -6,28 +6,38 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"covey/worktree"
 )
 
-// worktreesCmd is `covey worktrees [prune|--prune]`.
+// worktreesCmd is `covey worktrees [prune | --prune | apply BRANCH]`.
 func worktreesCmd(stdout, stderr io.Writer) *cobra.Command {
 	var prune bool
 	c := &cobra.Command{
-		Use:   "worktrees [prune]",
-		Short: "list isolated subagents' worktrees; prune those left behind",
+		Use:   "worktrees [prune | apply BRANCH]",
+		Short: "list isolated subagents' worktrees; prune those left behind, or apply one",
+		Long: "Lists the git worktrees covey made for isolated subagents in this repository.\n" +
+			"prune (or --prune) removes those no running covey owns, with their branches, changes and all;\n" +
+			"apply BRANCH merges one of those into your files (three-way, all or nothing), then removes it.",
 		Args: func(_ *cobra.Command, args []string) error {
-			for _, a := range args {
-				if a != "prune" {
-					return usageError{fmt.Sprintf("covey worktrees: unknown argument %q (usage: covey worktrees [prune])", a)}
-				}
+			switch {
+			case len(args) == 0, len(args) == 1 && args[0] == "prune", len(args) == 2 && args[0] == "apply":
+				return nil
 			}
-			return nil
+			return usageError{fmt.Sprintf("covey worktrees: unexpected arguments %q (usage: covey worktrees [prune | apply BRANCH])", args)}
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return asExit(cmdWorktrees(cmd.Context(), prune || len(args) > 0, stdout, stderr))
+			verb, name := "", ""
+			switch {
+			case len(args) == 2:
+				verb, name = "apply", args[1]
+			case prune || len(args) == 1:
+				verb = "prune"
+			}
+			return asExit(cmdWorktrees(cmd.Context(), verb, name, stdout, stderr))
 		},
 	}
 	c.Flags().BoolVar(&prune, "prune", false, "remove the worktrees no running covey owns")
@@ -35,8 +45,9 @@ func worktreesCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 // cmdWorktrees lists the worktrees covey made for isolated children in this
-// repository, or with prune removes the ones no running covey owns.
-func cmdWorktrees(ctx context.Context, prune bool, stdout, stderr io.Writer) int {
+// repository (verb ""), removes the ones no running covey owns ("prune"),
+// or merges one of those into the user's files ("apply" name).
+func cmdWorktrees(ctx context.Context, verb, name string, stdout, stderr io.Writer) int {
 	root, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -49,9 +60,12 @@ func cmdWorktrees(ctx context.Context, prune bool, stdout, stderr io.Writer) int
 	}
 	wt := repoWorktrees{repo}
 	var text string
-	if prune {
+	switch verb {
+	case "prune":
 		text, err = wt.Prune(ctx)
-	} else {
+	case "apply":
+		text, err = wt.Apply(ctx, name)
+	default:
 		text, err = wt.List(ctx)
 	}
 	fmt.Fprint(stdout, text)
@@ -95,12 +109,32 @@ func (w repoWorktrees) List(ctx context.Context) (string, error) {
 	return b.String(), err
 }
 
+// Apply implements ui.Worktrees.
+func (w repoWorktrees) Apply(ctx context.Context, name string) (string, error) {
+	wt, err := w.repo.Adopt(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	applied, err := wt.Apply(ctx, worktree.ApplyOptions{})
+	if err != nil {
+		return "", err // a conflict names the files and the kept worktree
+	}
+	msg := fmt.Sprintf("applied %s to %s; ", wt.Branch(), strings.Join(applied, ", "))
+	if len(applied) == 0 {
+		msg = fmt.Sprintf("%s holds no change your files lack; ", wt.Branch())
+	}
+	if err := wt.Remove(ctx); err != nil {
+		return msg + "removing it failed", err
+	}
+	return msg + "its worktree and branch were removed\n", nil
+}
+
 // Prune implements ui.Worktrees.
 func (w repoWorktrees) Prune(ctx context.Context) (string, error) {
 	done, err := w.repo.Prune(ctx)
 	var b bytes.Buffer
 	for _, e := range done {
-		fmt.Fprintf(&b, "removed %s (%s) and its branch\n", e.Path, e.ChangeSummary())
+		fmt.Fprintf(&b, "removed %s (%s) and its branch %s\n", e.Path, e.ChangeSummary(), e.Branch)
 	}
 	if len(done) == 0 && err == nil {
 		b.WriteString("nothing to prune: every worktree covey made here belongs to a running session\n")

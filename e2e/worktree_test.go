@@ -229,6 +229,14 @@ func TestHeadlessWorktreeConflict(t *testing.T) {
 	if list.code != 0 || !strings.Contains(list.stdout, keptBranch) || !strings.Contains(list.stdout, "left behind") || !strings.Contains(list.stdout, "1 file changed") {
 		t.Fatalf("covey worktrees (exit %d):\n%s%s", list.code, list.stdout, list.stderr)
 	}
+	// Applying it now conflicts again: refused whole, nothing written.
+	again := runCovey(t, h.ws, env, "", "worktrees", "apply", keptBranch)
+	if again.code == 0 || !strings.Contains(again.stderr, "shared.txt") || !strings.Contains(again.stderr, "nothing was applied") {
+		t.Errorf("covey worktrees apply of a conflicting change (exit %d):\n%s%s", again.code, again.stdout, again.stderr)
+	}
+	if now := readFile(t, filepath.Join(h.ws, "shared.txt")); now != got {
+		t.Fatalf("a refused apply changed shared.txt:\n%s", now)
+	}
 	prune := runCovey(t, h.ws, env, "", "worktrees", "prune")
 	if prune.code != 0 || !strings.Contains(prune.stdout, "removed "+kept) {
 		t.Fatalf("covey worktrees prune (exit %d):\n%s%s", prune.code, prune.stdout, prune.stderr)
@@ -293,8 +301,13 @@ func TestHeadlessWorktreeDefaultKeeps(t *testing.T) {
 			if show := gitOut(t, h.ws, "show", branch+":shared.txt"); !strings.Contains(show, "ECHO kept") {
 				t.Errorf("the kept branch lacks the child's edit:\n%s", show)
 			}
-			if prune := runCovey(t, h.ws, h.box.env(), "", "worktrees", "prune"); prune.code != 0 {
-				t.Fatalf("prune: exit %d %s", prune.code, prune.stderr)
+			// Once covey has exited, the kept change can still be applied.
+			ap := runCovey(t, h.ws, h.box.env(), "", "worktrees", "apply", branch)
+			if ap.code != 0 || !strings.Contains(ap.stdout, "applied "+branch+" to shared.txt") {
+				t.Fatalf("covey worktrees apply (exit %d):\n%s%s", ap.code, ap.stdout, ap.stderr)
+			}
+			if got := readFile(t, filepath.Join(h.ws, "shared.txt")); got != strings.Replace(sharedText, "echo", "ECHO kept", 1) {
+				t.Errorf("shared.txt after covey worktrees apply:\n%s", got)
 			}
 			noWorktreesLeft(t, h.ws)
 		})
@@ -352,7 +365,7 @@ func TestWorktreeKilledMidChild(t *testing.T) {
 		t.Errorf("the start-up notice does not name the branch:\n%s", frame(s))
 	}
 	tm2.submit("/worktrees prune")
-	tm2.waitText("and its branch")
+	tm2.waitText("ℹ removed ", "branch covey/slow-edit-")
 	noWorktreesLeft(t, ws)
 	if got := runCovey(t, ws, env, "", "worktrees"); got.code != 0 || !strings.Contains(got.stdout, "no worktrees made by covey") {
 		t.Errorf("covey worktrees after prune (exit %d):\n%s%s", got.code, got.stdout, got.stderr)

@@ -30,7 +30,7 @@ func defaultCommands() []command {
 		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
 		{name: "crew", help: "overview of every subagent (ctrl+g)", run: (*Model).cmdCrew},
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
-		{name: "worktrees", args: "[prune]", help: "worktrees of isolated subagents; prune removes those left behind", run: (*Model).cmdWorktrees},
+		{name: "worktrees", args: "[prune|apply BRANCH]", help: "worktrees of isolated subagents: list, prune those left behind, or apply one", run: (*Model).cmdWorktrees},
 		{name: "mcp", help: "MCP servers: state, tools, errors; reconnect", run: (*Model).cmdMCP},
 		{name: "undo", help: "restore the files the last turn changed", run: (*Model).cmdUndo},
 		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},

@@ -19,6 +19,9 @@ type Worktrees interface {
 	// Prune removes the orphans (worktree, branch, record) and says what
 	// it removed.
 	Prune(ctx context.Context) (string, error)
+	// Apply merges one orphan's changes into the user's files, all or
+	// nothing, then removes it; name is its branch or folder name.
+	Apply(ctx context.Context, name string) (string, error)
 }
 
 // worktreesMsg carries what a worktree command found, for a notice.
@@ -41,14 +44,29 @@ func checkOrphans(ctx context.Context, w Worktrees) tea.Cmd {
 	}
 }
 
-// cmdWorktrees implements /worktrees (list) and /worktrees prune.
+// cmdWorktrees implements /worktrees (list), /worktrees prune and
+// /worktrees apply BRANCH.
 func (m *Model) cmdWorktrees(arg string) tea.Cmd {
 	w, ctx := m.worktrees, m.ctx
 	if w == nil {
 		m.notice(NoticeInfo, "no worktrees to manage: the workspace is not a git repository")
 		return nil
 	}
-	switch strings.ToLower(strings.TrimSpace(arg)) {
+	verb, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	name = strings.TrimSpace(name)
+	switch strings.ToLower(verb) {
+	case "apply":
+		if name == "" {
+			m.notice(NoticeError, "/worktrees apply needs the branch of a worktree left behind (/worktrees lists them)")
+			return nil
+		}
+		return func() tea.Msg {
+			text, err := w.Apply(ctx, name)
+			if err != nil {
+				return worktreesMsg{text: "apply " + name + ": " + err.Error(), level: NoticeError}
+			}
+			return worktreesMsg{text: strings.TrimRight(text, "\n"), level: NoticeInfo}
+		}
 	case "":
 		return func() tea.Msg {
 			text, err := w.List(ctx)
@@ -66,6 +84,6 @@ func (m *Model) cmdWorktrees(arg string) tea.Cmd {
 			return worktreesMsg{text: strings.TrimRight(text, "\n"), level: NoticeInfo}
 		}
 	}
-	m.notice(NoticeError, "/worktrees takes no argument (list) or prune")
+	m.notice(NoticeError, "/worktrees takes no argument (list), prune, or apply BRANCH")
 	return nil
 }

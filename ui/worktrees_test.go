@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,13 @@ func (f *fakeWorktrees) List(context.Context) (string, error) {
 	return "covey/general-1-abc123  left behind, 2 files changed\n", nil
 }
 
+func (f *fakeWorktrees) Apply(_ context.Context, name string) (string, error) {
+	if name != "covey/general-1-abc123" {
+		return "", fmt.Errorf("no worktree named %q", name)
+	}
+	return "applied covey/general-1-abc123 to a.go, b.go", nil
+}
+
 func (f *fakeWorktrees) Prune(context.Context) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -51,6 +59,8 @@ func TestWorktreesNoticeAndCommand(t *testing.T) {
 	}
 	steps := []struct{ typed, want string }{
 		{"/worktrees", "2 files changed"},
+		{"/worktrees apply covey/nope", `apply covey/nope: no worktree named "covey/nope"`},
+		{"/worktrees apply covey/general-1-abc123", "applied covey/general-1-abc123 to a.go, b.go"},
 		{"/worktrees prune", "removed covey/general-1-abc123"},
 	}
 	for _, s := range steps {
@@ -69,7 +79,7 @@ func TestWorktreesNoticeAndCommand(t *testing.T) {
 	}
 	h.typeText("/worktrees bogus")
 	h.key(tea.KeyEnter)
-	if !h.screenContains("/worktrees takes no argument (list) or prune") {
+	if !h.screenContains("/worktrees takes no argument (list), prune, or apply BRANCH") {
 		t.Error("a bad argument is not explained")
 	}
 }

@@ -31,7 +31,8 @@ func WriteList(w io.Writer, entries []Entry) error {
 		}
 	}
 	if orphans > 0 {
-		fmt.Fprintf(&b, "\n%d left behind: `covey worktrees prune` removes %s with %s branch (merge a branch first to keep its changes).\n",
+		fmt.Fprintf(&b, "\n%d left behind: `covey worktrees apply BRANCH` merges one's changes into your files (all or nothing) and removes it;\n"+
+			"`covey worktrees prune` removes %s with %s branch, changes and all.\n",
 			orphans, plural(orphans, "it", "them"), plural(orphans, "its", "their"))
 	}
 	_, err := io.WriteString(w, b.String())
@@ -60,7 +61,7 @@ func OrphanNotice(orphans []Entry) string {
 	for _, e := range orphans {
 		names = append(names, e.Branch+" ("+e.ChangeSummary()+")")
 	}
-	return fmt.Sprintf("%d %s left behind by covey sessions that ended: %s. /worktrees lists %s; /worktrees prune (or `covey worktrees prune`) removes %s.",
+	return fmt.Sprintf("%d %s left behind by covey sessions that ended: %s. /worktrees lists %s; /worktrees apply BRANCH merges one into your files; /worktrees prune removes %s, changes and all.",
 		len(orphans), plural(len(orphans), "worktree", "worktrees"), strings.Join(names, ", "),
 		plural(len(orphans), "it", "them"), plural(len(orphans), "it", "them"))
 }

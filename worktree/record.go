@@ -247,3 +247,26 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Adopt returns the worktree a record describes, found by its name or
+// branch, so a worktree left behind can be applied or removed. A worktree a
+// running covey owns is refused: that session will review it.
+func (r *Repo) Adopt(ctx context.Context, nameOrBranch string) (*Worktree, error) {
+	all, err := r.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range all {
+		if e.Name != nameOrBranch && e.Branch != nameOrBranch {
+			continue
+		}
+		switch {
+		case e.Live:
+			return nil, fmt.Errorf("%s belongs to a running covey (pid %d); it reviews the change itself", e.Branch, e.PID)
+		case e.Missing || e.BaseCommit == "":
+			return nil, fmt.Errorf("%s has no usable worktree or record left; `covey worktrees prune` removes what remains", e.Branch)
+		}
+		return &Worktree{repo: r, rec: e.Record}, nil
+	}
+	return nil, fmt.Errorf("no worktree made by covey is named %q here (`covey worktrees` lists them)", nameOrBranch)
+}

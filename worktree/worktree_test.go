@@ -558,6 +558,45 @@ func TestOwnershipAndPrune(t *testing.T) {
 	}
 }
 
+func TestAdoptAndApplyOrphan(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	r := open(t, dir)
+	mine := create(t, r, BaseWorking)
+	if _, err := r.Adopt(ctx, mine.Branch()); err == nil || !strings.Contains(err.Error(), "running covey") {
+		t.Errorf("adopting a live worktree: %v", err)
+	}
+	orphan, err := r.Create(ctx, Options{Name: "crashed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, orphan.Path(), "dir/b.txt", "rescued\n")
+	rec := orphan.Record()
+	rec.PID, rec.PIDStart = 1<<22+1, "" // no such process
+	if err := rec.write(r.root()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Adopt(ctx, "nope"); err == nil {
+		t.Error("adopted a worktree that does not exist")
+	}
+	w, err := r.Adopt(ctx, rec.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Apply(ctx, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := get(t, dir, "dir/b.txt"); got != "rescued\n" {
+		t.Errorf("dir/b.txt = %q after applying the orphan", got)
+	}
+	if left, _ := r.List(ctx); len(left) != 1 {
+		t.Errorf("after applying the orphan %d worktrees are listed, want the live one", len(left))
+	}
+}
+
 func TestParseBase(t *testing.T) {
 	for in, want := range map[string]Base{"": BaseWorking, "head": BaseHead, "HEAD": BaseHead, "working": BaseWorking} {
 		if got, err := ParseBase(in); err != nil || got != want {
