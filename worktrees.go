@@ -27,7 +27,7 @@ func worktreesCmd(stdout, stderr io.Writer) *cobra.Command {
 			case len(args) == 0, len(args) == 1 && args[0] == "prune", len(args) == 2 && args[0] == "apply":
 				return nil
 			}
-			return usageError{fmt.Sprintf("covey worktrees: unexpected arguments %q (usage: covey worktrees [prune | apply BRANCH])", args)}
+			return usageError{fmt.Sprintf("worktrees: unexpected arguments %q (usage: covey worktrees [prune | apply BRANCH])", args)}
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			verb, name := "", ""

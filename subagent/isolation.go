@@ -44,7 +44,7 @@ func (m *Manager) repo(ctx context.Context) (*worktree.Repo, error) {
 func (c *child) isolate(ctx context.Context) (*isolation, error) {
 	repo, err := c.m.repo(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("isolation: worktree: %w", err)
+		return nil, fmt.Errorf("isolation: worktree needs the workspace in a git repository, and %w", err)
 	}
 	name := c.src.Name
 	if name == "" {

@@ -315,6 +315,22 @@ func TestIsolationNeedsGit(t *testing.T) {
 	}
 }
 
+func TestIsolationNeedsGitInstalled(t *testing.T) {
+	h := newIsoHarness(t, true, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	h.mainScript("go", isoTask("write it", "child-w"))
+	h.writer("child-w", "new.txt", "x\n")
+	t.Setenv("PATH", t.TempDir()) // no git to be found
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.taskResult("task_1"); !strings.Contains(res, "git is not installed") || !strings.Contains(res, "not started") {
+		t.Errorf("task result = %q, want the reason it could not be isolated", res)
+	}
+	if _, ok := h.read("new.txt"); ok {
+		t.Error("the child wrote into the workspace")
+	}
+}
+
 func TestIsolationFromDefinition(t *testing.T) {
 	def := agentdefs.Definition{Name: "isolated", Description: "works apart", Isolation: agentdefs.IsolationWorktree, Prompt: "isolated agent", Scope: agentdefs.Project}
 	h := newIsoHarness(t, true, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} }, def)

@@ -13,9 +13,9 @@ import (
 // Errors callers branch on.
 var (
 	// ErrNoGit means git is not installed (not on PATH).
-	ErrNoGit = errors.New("git is not installed (isolation: worktree needs git on PATH)")
+	ErrNoGit = errors.New("git is not installed (not found on PATH)")
 	// ErrNotRepo means the workspace is not inside a git repository.
-	ErrNotRepo = errors.New("the workspace is not inside a git repository (isolation: worktree needs one)")
+	ErrNotRepo = errors.New("not inside a git repository")
 	// ErrNoCommit means the repository has no commit yet, so there is no
 	// HEAD to start a worktree from.
 	ErrNoCommit = errors.New("the repository has no commit yet, so there is no HEAD to start a worktree from")

@@ -83,11 +83,11 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		if errors.Is(err, ErrNoGit) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %s (%v)", ErrNotRepo, dir, err)
+		return nil, fmt.Errorf("%s is %w", dir, ErrNotRepo)
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) < 2 || lines[0] == "" {
-		return nil, fmt.Errorf("%w: %s (a bare repository or .git folder)", ErrNotRepo, dir)
+		return nil, fmt.Errorf("%s is %w (it is a bare repository or a .git folder)", dir, ErrNotRepo)
 	}
 	r := &Repo{Top: lines[0], CommonDir: lines[1]}
 	if len(lines) > 2 {
