@@ -34,8 +34,16 @@ func requiredLiteral(re *syntax.Regexp) (lit requiredLit, ok bool) {
 		}
 		cand.s = strings.ToLower(cand.s)
 	}
-	if s, fold, exact := exactLit(re); exact && !fold && s == cand.s {
-		cand.whole = true
+	if s, fold, exact := exactLit(re); exact {
+		switch {
+		case !fold && s == cand.s:
+			cand.whole = true
+		case fold && allFold(re) && strings.ToLower(s) == cand.s:
+			// The search lower-cases the text, so a hit is a match: every
+			// letter of the pattern matches either case (the non-ASCII
+			// runes that fold to ASCII letters are foldHazard's business).
+			cand.whole = true
+		}
 	}
 	return cand, true
 }
@@ -118,6 +126,25 @@ func reqLit(re *syntax.Regexp) (requiredLit, bool) {
 		return best, found
 	}
 	return requiredLit{}, false
+}
+
+// allFold reports whether every letter of the exact literal re matches
+// either case, so "(?i)error" qualifies and "(?i:ab)CD" does not.
+func allFold(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return re.Flags&syntax.FoldCase != 0 || !hasLetter(re.Rune)
+	case syntax.OpCapture:
+		return allFold(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !allFold(sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // repeatedLit reports whether re is one or more repetitions of an exact

@@ -25,8 +25,10 @@ func TestRequiredLiteral(t *testing.T) {
 	}{
 		{"func main", requiredLit{s: "func main", whole: true}, true},
 		{`[A-Z][a-z]+Reader\(`, requiredLit{s: "Reader("}, true},
-		{"(?i)deadline", requiredLit{s: "deadline", fold: true}, true},
-		{"(?i)DeadLine", requiredLit{s: "deadline", fold: true}, true},
+		{"(?i)deadline", requiredLit{s: "deadline", fold: true, whole: true}, true},
+		{"(?i)DeadLine", requiredLit{s: "deadline", fold: true, whole: true}, true},
+		{"(?i:dead)Line", requiredLit{s: "deadline", fold: true}, true}, // "Line" keeps its case
+		{"(?i)dead-line", requiredLit{s: "dead-line", fold: true, whole: true}, true},
 		{`foo\d+barbaz`, requiredLit{s: "barbaz"}, true},
 		{`(foo)+x`, requiredLit{s: "foox"}, true},
 		{`a(bc)d`, requiredLit{s: "abcd", whole: true}, true},
