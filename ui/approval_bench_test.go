@@ -53,6 +53,20 @@ func BenchmarkApprovalScroll(b *testing.B) {
 // events and draws its first frame: replayed blocks are measured lazily,
 // so this stays near the cost of routing the events.
 func BenchmarkReplay(b *testing.B) {
+	evs := replayEvents()
+	th := theme.New(theme.ModeDark, true, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		md := New(Options{Theme: th, MarkdownStyle: "dark", Replay: evs, ResumeNote: "resumed"})
+		md.clock = func() time.Time { return fixedNow }
+		nm, _ := md.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		_ = nm.View()
+	}
+}
+
+// replayEvents is a session of about 5,000 events: 1,000 exchanges of a
+// question, a markdown answer and a tool call.
+func replayEvents() []agent.Event {
 	m := mainSrc()
 	var evs []agent.Event
 	for i := 0; len(evs) < 5000; i++ {
@@ -64,12 +78,5 @@ func BenchmarkReplay(b *testing.B) {
 			agent.ToolFinished{Source: m, CallID: id, Name: toolname.ReadFile, Result: tools.Result{Content: "package a\n", Summary: "1 line"}},
 			agent.Done{Source: m, Reason: agent.StopOK})
 	}
-	th := theme.New(theme.ModeDark, true, false)
-	b.ReportAllocs()
-	for b.Loop() {
-		md := New(Options{Theme: th, MarkdownStyle: "dark", Replay: evs, ResumeNote: "resumed"})
-		md.clock = func() time.Time { return fixedNow }
-		nm, _ := md.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		_ = nm.View()
-	}
+	return evs
 }

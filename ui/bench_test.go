@@ -131,3 +131,83 @@ func BenchmarkStreamToken(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkResizeBackground measures what a width change at 1,000 blocks
+// costs in all: the update, the first frame at the new width, and the
+// background work that follows it (prewarm messages until none is left).
+func BenchmarkResizeBackground(b *testing.B) {
+	m := benchModel(b, 1000, 0)
+	widths := []int{100, 120}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		nm, cmd := m.Update(tea.WindowSizeMsg{Width: widths[i%2], Height: 40})
+		m = nm.(Model)
+		_ = m.View()
+		m = drainBackground(m, cmd)
+	}
+}
+
+// drainBackground runs the prewarm messages a command leads to, as the
+// program would between frames, until none is asked for.
+func drainBackground(m Model, cmd tea.Cmd) Model {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case prewarmMsg:
+			nm, next := m.Update(msg)
+			m = nm.(Model)
+			_ = m.View()
+			queue = append(queue, next)
+		}
+	}
+	return m
+}
+
+// BenchmarkReplayBackground is BenchmarkReplay with the work after the
+// first frame: the prewarm messages that measure the rest of the session.
+func BenchmarkReplayBackground(b *testing.B) {
+	evs := replayEvents()
+	th := theme.New(theme.ModeDark, true, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		md := New(Options{Theme: th, MarkdownStyle: "dark", Replay: evs, ResumeNote: "resumed"})
+		md.clock = func() time.Time { return fixedNow }
+		cmd := md.Init()
+		nm, cmd2 := md.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m := nm.(Model)
+		_ = m.View()
+		drainBackground(m, tea.Batch(cmd, cmd2))
+	}
+}
+
+// BenchmarkScrollPage measures a page up through 1,000 blocks just after a
+// width change, so the pages scrolled into are estimates: the key, the
+// frame and the background work it asks for. At the top the view jumps
+// back to the bottom, untimed.
+func BenchmarkScrollPage(b *testing.B) {
+	m := benchModel(b, 1000, 0)
+	nm, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
+	m = drainBackground(nm.(Model), cmd)
+	pgup := tea.KeyMsg{Type: tea.KeyPgUp}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if m.tr.offset == 0 {
+			b.StopTimer()
+			m.tr.Bottom()
+			b.StartTimer()
+		}
+		nm, cmd := m.Update(pgup)
+		m = nm.(Model)
+		_ = m.View()
+		m = drainBackground(m, cmd)
+	}
+}

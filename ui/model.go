@@ -91,7 +91,9 @@ type Model struct {
 
 	ticking bool
 	tickID  int
-	frame   int
+	// prewarming is set while a prewarmMsg is on its way.
+	prewarming bool
+	frame      int
 
 	keyState keyState    // what the keys were last enabled for
 	memo     *chromeMemo // last renderings of the input, status and help
@@ -99,7 +101,6 @@ type Model struct {
 	perms      Permissions
 	appr       approvals
 	lastFailed bool // the last turn ended in an error: ctrl+r retries it
-	replayed   bool // heights of the replayed blocks are still estimates
 
 	// Crew: the screen shown, the overview, the child shown full-screen
 	// (and the screen it was opened from), the child the input is
@@ -243,9 +244,6 @@ func (m Model) Init() tea.Cmd {
 		text := m.initialPrompt
 		cmds = append(cmds, func() tea.Msg { return submitMsg{text: text} })
 	}
-	if m.replayed {
-		cmds = append(cmds, func() tea.Msg { return prewarmMsg{} })
-	}
 	if m.worktrees != nil {
 		cmds = append(cmds, checkOrphans(m.ctx, m.worktrees))
 	}
@@ -256,17 +254,15 @@ func (m Model) Init() tea.Cmd {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.layout()
-	return m, tea.Batch(cmd, m.ensureTick())
+	return m, tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		widthChanged := msg.Width != m.width
+		// A new width makes heights estimates; Update's ensurePrewarm
+		// draws the ones near the view in the background.
 		m.width, m.height = msg.Width, msg.Height
-		if widthChanged {
-			return func() tea.Msg { return prewarmMsg{} }
-		}
 	case tea.KeyMsg:
 		return m.handleKey(msg)
 	case tea.MouseMsg:
@@ -291,7 +287,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.ticking = false
 	case prewarmMsg:
-		if m.tr.Prewarm(prewarmPerFrame) {
+		m.prewarming = false
+		if m.tr.PrewarmNear(prewarmPerFrame) {
+			m.prewarming = true
 			return func() tea.Msg { return prewarmMsg{} }
 		}
 	case submitMsg:
@@ -448,6 +446,17 @@ func (m *Model) notice(level NoticeLevel, text string) {
 
 func (m *Model) needsTick() bool {
 	return m.status.running || m.tr.AnyLive() || (m.cv != nil && m.cv.tr.AnyLive())
+}
+
+// ensurePrewarm asks for a prewarm message when blocks near the view are
+// estimates (after a scroll into a region not drawn at this width) and
+// none is on its way.
+func (m *Model) ensurePrewarm() tea.Cmd {
+	if m.prewarming || !m.tr.NeedsPrewarm() {
+		return nil
+	}
+	m.prewarming = true
+	return func() tea.Msg { return prewarmMsg{} }
 }
 
 // ensureTick starts the spinner tick when something became live.

@@ -69,7 +69,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return m.retry()
 	case key.Matches(k, m.keys.ToggleAll):
 		m.tr.SetAllExpanded(!m.anyExpanded())
-		return func() tea.Msg { return prewarmMsg{} }
+		return nil
 	case key.Matches(k, m.keys.PageUp):
 		m.tr.PageUp()
 		return nil

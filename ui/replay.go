@@ -12,8 +12,8 @@ const interruptedNote = "interrupted: covey stopped before this call finished"
 // they go through the router as live events would, then anything the
 // session left running is closed, so nothing animates. The heights of the
 // replayed blocks are left as estimates: the first frames measure what is
-// on screen and prewarm the rest, instead of drawing a long session whole
-// before the first frame.
+// on screen and prewarm what is near it; the rest is drawn when it scrolls
+// near, instead of drawing a long session whole before the first frame.
 func (m *Model) replay(events []agent.Event, note string) {
 	if len(events) == 0 && note == "" {
 		return
@@ -26,8 +26,7 @@ func (m *Model) replay(events []agent.Event, note string) {
 		m.notice(NoticeInfo, note)
 	}
 	m.tr.touched = m.tr.touched[:0]
-	m.tr.topsStale = true
-	m.replayed = true
+	m.tr.estimateUnmeasured()
 }
 
 // closeAll finishes every block still running: the answer, the main

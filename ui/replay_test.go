@@ -144,3 +144,38 @@ func TestRetryingCountdown(t *testing.T) {
 		}
 	})
 }
+
+// TestReplayLongSessionDrawsNearTheScreen resumes 1,000 exchanges: the
+// background work draws what is near the bottom, not the whole history, and
+// the top of the session is still there to scroll to, drawn in full.
+func TestReplayLongSessionDrawsNearTheScreen(t *testing.T) {
+	eng := newFakeEngine()
+	m := New(Options{Engine: eng, Theme: theme.New(theme.ModeDark, true, false), MarkdownStyle: "ascii", Replay: replayEvents()})
+	m.clock = func() time.Time { return fixedNow }
+	h := &harness{t: t, m: m, eng: eng, msgs: make(chan tea.Msg, 1024)}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 40})
+	for range 100 {
+		if !h.m.prewarming {
+			break
+		}
+		h.send(await[prewarmMsg](h))
+	}
+	exact := 0
+	for _, e := range h.m.tr.entries {
+		if e.exact {
+			exact++
+		}
+	}
+	if exact == 0 || exact > 200 {
+		t.Errorf("%d of %d blocks drawn after the resume settled, want those near the screen", exact, h.m.tr.Len())
+	}
+	if !h.screenContains("question 999") {
+		t.Errorf("the bottom of the session is not on screen:\n%s", ansi.Strip(h.m.View()))
+	}
+	h.key(tea.KeyHome)
+	for _, s := range []string{"question 0", "The failure comes from layout"} {
+		if !h.screenContains(s) {
+			t.Errorf("after home the screen lacks %q:\n%s", s, ansi.Strip(h.m.View()))
+		}
+	}
+}

@@ -290,6 +290,9 @@ func (t *transcript) sync() {
 		}
 	}
 	t.touched = t.touched[:0]
+	// Only content that changed counts as unseen output, not estimates
+	// made exact below.
+	grew := t.total() > before
 	if t.follow {
 		// Make the bottom screenful exact, then pin to it.
 		filled := 0
@@ -312,7 +315,7 @@ func (t *transcript) sync() {
 		}
 	}
 	t.restore(t.IndexOf(anchorBlock), within)
-	if t.total() > before {
+	if grew {
 		t.unseen = true
 	}
 }
@@ -320,13 +323,60 @@ func (t *transcript) sync() {
 // Prewarm measures up to n blocks whose height is only an estimate, nearest
 // the bottom first; it reports whether any are left.
 func (t *transcript) Prewarm(n int) bool {
+	return t.prewarm(0, len(t.entries)-1, n)
+}
+
+// prewarmScreens is how many screenfuls above and below the viewport
+// PrewarmNear makes exact: enough that a page or two of scrolling lands on
+// blocks already drawn, while a resize or a resumed session of thousands of
+// blocks costs what is near the screen, not the whole history. Blocks
+// further away stay estimates until they scroll near (sync draws what is
+// on screen; the model asks for PrewarmNear again after a scroll).
+const prewarmScreens = 3
+
+// PrewarmNear is Prewarm limited to the blocks within prewarmScreens
+// screenfuls of the viewport.
+func (t *transcript) PrewarmNear(n int) bool {
+	first, last, ok := t.nearRange()
+	if !ok {
+		return false
+	}
+	return t.prewarm(first, last, n)
+}
+
+// NeedsPrewarm reports whether a block near the viewport is an estimate.
+func (t *transcript) NeedsPrewarm() bool {
+	first, last, ok := t.nearRange()
+	if !ok {
+		return false
+	}
+	for i := first; i <= last; i++ {
+		if !t.entries[i].exact {
+			return true
+		}
+	}
+	return false
+}
+
+// nearRange is the entries within prewarmScreens screenfuls of the view.
+func (t *transcript) nearRange() (first, last int, ok bool) {
+	if len(t.entries) == 0 {
+		return 0, 0, false
+	}
+	margin := prewarmScreens * t.height
+	return t.indexAt(max(t.offset-margin, 0)), t.indexAt(t.offset + t.height + margin), true
+}
+
+// prewarm measures up to n estimated entries of first..last, from the last
+// one up, keeping the view where it was.
+func (t *transcript) prewarm(first, last, n int) bool {
 	if len(t.entries) == 0 {
 		return false
 	}
 	ai, within := t.anchor()
 	anchorBlock := t.entries[ai].b
 	left := false
-	for i := len(t.entries) - 1; i >= 0; i-- {
+	for i := last; i >= first; i-- {
 		if t.entries[i].exact {
 			continue
 		}
@@ -343,6 +393,18 @@ func (t *transcript) Prewarm(n int) bool {
 		t.restore(t.IndexOf(anchorBlock), within)
 	}
 	return left
+}
+
+// estimateUnmeasured gives every block never drawn (a replayed one) a
+// height of one line and its gap, so it has a place to scroll to and sync
+// draws it when it comes into view.
+func (t *transcript) estimateUnmeasured() {
+	for i := range t.entries {
+		if e := &t.entries[i]; !e.exact && e.height == 0 {
+			e.height = gapBefore(i, e.b) + 1
+		}
+	}
+	t.topsStale = true
 }
 
 // HasUnseen reports whether output arrived below while scrolled up.

@@ -175,3 +175,53 @@ func TestTranscriptEmptyAndTiny(t *testing.T) {
 		t.Errorf("a one-line viewport drew %q", v)
 	}
 }
+
+// TestTranscriptPrewarmNear checks that the background work after a resize
+// is bounded by the screen: blocks near the view are drawn at the new
+// width, far ones stay estimates until they scroll near, and scrolling
+// there shows them drawn and in order.
+func TestTranscriptPrewarmNear(t *testing.T) {
+	tr, blocks := newTestTranscript(1000, 5)
+	for _, b := range blocks {
+		b.draws = 0
+	}
+	tr.SetSize(60, 20)
+	for tr.PrewarmNear(16) {
+	}
+	if tr.NeedsPrewarm() {
+		t.Error("NeedsPrewarm after PrewarmNear finished")
+	}
+	drawn := 0
+	for _, b := range blocks {
+		drawn += b.draws
+	}
+	// Six-line blocks, a 20-line view and three screens of margin above:
+	// some 14 blocks; 1,000 would mean the whole history.
+	if drawn == 0 || drawn > 30 {
+		t.Errorf("prewarm after a resize drew %d blocks, want those near the view only", drawn)
+	}
+	if tr.entries[0].exact {
+		t.Error("the first block was drawn although it is far from the view")
+	}
+	if tr.offset != tr.maxOffset() {
+		t.Error("prewarm lost the bottom while following")
+	}
+
+	tr.Top()
+	view := tr.View()
+	if !strings.HasPrefix(ansi.Strip(view), "  b0 line 0") {
+		t.Errorf("top of the transcript shows\n%s", view)
+	}
+	if tr.HasUnseen() {
+		t.Error("drawing estimated blocks at the top was taken for new output below")
+	}
+	if !tr.NeedsPrewarm() {
+		t.Error("the blocks below the top are estimates, yet no prewarm is asked for")
+	}
+	for tr.PrewarmNear(16) {
+	}
+	tr.PageDown()
+	if got := ansi.Strip(strings.SplitN(tr.View(), "\n", 2)[0]); !strings.Contains(got, "b3 line 1") {
+		t.Errorf("a page down from the top starts with %q, want block 3's second line", got)
+	}
+}
