@@ -12,8 +12,13 @@ import (
 // Run shows the TUI until the user quits or ctx ends. The terminal is
 // restored on every way out, a panic included: a panic is turned into an
 // error carrying its stack, so the caller can print it on a sane terminal.
+//
+// Signals are the caller's: ctx ends on SIGINT or SIGTERM. Bubble Tea's own
+// handler is off, since two listeners raced: when ctx ended the program
+// first, Bubble Tea's handler was left sending a quit message nobody read,
+// and the program hung on its way out.
 func Run(ctx context.Context, opts Options) error {
-	return runProgram(ctx, opts, tea.WithAltScreen(), tea.WithMouseCellMotion())
+	return runProgram(ctx, opts, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithoutSignalHandler())
 }
 
 // runProgram is Run with the program's options open, so tests can give it
