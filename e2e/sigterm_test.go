@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"covey/e2e/scripted"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // TestTUIEndsOnSIGTERM sends SIGTERM to the TUI while an answer streams and
@@ -16,7 +17,7 @@ import (
 // message nobody read, and the process hung on its way out.)
 func TestTUIEndsOnSIGTERM(t *testing.T) {
 	t.Parallel()
-	srv := scripted.NewTest(t)
+	srv := scriptedtest.New(t)
 	ws := workspace(t, sampleFiles())
 	env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
 	srv.Add(scripted.Conversation{Name: "slow", Turns: []scripted.Turn{{
