@@ -208,31 +208,6 @@ func PermissionModes() []string {
 	return []string{"plan", "dontAsk", "default", "acceptEdits", "bypassPermissions"}
 }
 
-// ModeRank orders permission modes by how much they allow without asking
-// (plan lowest); an unknown mode ranks as default.
-func ModeRank(mode string) int {
-	for i, m := range PermissionModes() {
-		if strings.EqualFold(m, mode) {
-			return i
-		}
-	}
-	return 2
-}
-
-// ChildMode returns the permission mode a child of type d runs in, given
-// the session's mode: its own when it asks for one no more permissive than
-// the session's (or when escalate is set, the user's config allowing
-// agent files to raise it), else the session's.
-func (d Definition) ChildMode(session string, escalate bool) string {
-	if d.PermissionMode == "" {
-		return session
-	}
-	if escalate || ModeRank(d.PermissionMode) <= ModeRank(session) {
-		return d.PermissionMode
-	}
-	return session
-}
-
 // SourceBuiltIn is the Source of every built-in definition.
 const SourceBuiltIn = "built-in"
 

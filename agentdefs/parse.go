@@ -476,14 +476,11 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 	for _, r := range refs {
 		m := mapToolName(r.raw)
 		switch {
-		case m.name == "" && m.note == "":
+		case m.name == "":
 			unknown = append(unknown, r.raw)
 			if unknownLine == 0 {
 				unknownLine = r.line
 			}
-			continue
-		case m.name == "":
-			p.warn(r.line, key, "%s", m.note)
 			continue
 		case m.name == toolname.Task && m.hasArgs && allow:
 			types := splitTypes(m.args)
@@ -517,9 +514,6 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 			if m.name == toolname.Task {
 				spawnAny = true
 			}
-		}
-		if m.note != "" {
-			p.warn(r.line, key, "%s", m.note)
 		}
 		if !slices.Contains(out.names, m.name) {
 			out.names = append(out.names, m.name)

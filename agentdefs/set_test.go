@@ -169,29 +169,6 @@ func TestModelProblemsOncePerAlias(t *testing.T) {
 	}
 }
 
-func TestChildMode(t *testing.T) {
-	tests := map[string]struct {
-		asks, session string
-		escalate      bool
-		want          string
-	}{
-		"none asked":               {"", "acceptEdits", false, "acceptEdits"},
-		"stricter is honoured":     {"plan", "default", false, "plan"},
-		"dontAsk under default":    {"dontAsk", "default", false, "dontAsk"},
-		"looser is capped":         {"bypassPermissions", "default", false, "default"},
-		"looser allowed by config": {"bypassPermissions", "default", true, "bypassPermissions"},
-		"acceptEdits under bypass": {"acceptEdits", "bypassPermissions", false, "acceptEdits"},
-		"plan session stays plan":  {"acceptEdits", "plan", false, "plan"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := (Definition{PermissionMode: tc.asks}).ChildMode(tc.session, tc.escalate); got != tc.want {
-				t.Errorf("ChildMode = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestLookup(t *testing.T) {
 	s := NewSet(append(Builtins(),
 		Definition{Name: "Code Reviewer", Description: "d", Source: "a.md", Scope: Project},

@@ -44,14 +44,13 @@ type mappedTool struct {
 	name    string // covey name; "" when the tool was dropped
 	args    string // what was inside the parentheses
 	hasArgs bool
-	note    string // why it was dropped (name ""), or a warning; "" for none
 }
 
 // mapToolName turns a tool name as written in covey or Claude Code files
 // into covey's name. Claude's names are matched case-insensitively because
 // users type them from memory; covey's own names and MCP names (mcp__...)
-// pass through. A name covey does not know comes back with name and note
-// both empty. Whether a pattern can limit the tool is for checkRule.
+// pass through. A name covey does not know comes back with an empty
+// name. Whether a pattern can limit the tool is for checkRule.
 func mapToolName(raw string) mappedTool {
 	name, args, hasArgs := splitCall(raw)
 	m := mappedTool{args: args, hasArgs: hasArgs}
