@@ -24,6 +24,7 @@ type accumulator struct {
 	usage     Usage
 	done      bool // [DONE] seen
 	newID     func() string
+	think     thinkSplitter // <think> blocks in the content become reasoning
 }
 
 // callAcc is one tool call being assembled.
@@ -187,8 +188,11 @@ func (a *accumulator) addChunk(data []byte, whole bool) (chunkDelta, error) {
 
 func (a *accumulator) addDelta(delta *deltaJSON, d *chunkDelta) {
 	if t := rawString(delta.Content); t != "" {
-		a.text.WriteString(t)
-		d.text += t
+		text, thought := a.think.feed(t)
+		a.text.WriteString(text)
+		d.text += text
+		a.reasoning.WriteString(thought)
+		d.reasoning += thought
 	}
 	// vLLM renamed reasoning_content to reasoning and sent both for a while
 	// with the same text: take one.
@@ -303,6 +307,9 @@ func (a *accumulator) hasContent() bool {
 
 // result assembles the completion so far. Call it once: it makes up ids.
 func (a *accumulator) result() Completion {
+	text, thought := a.think.flush()
+	a.text.WriteString(text)
+	a.reasoning.WriteString(thought)
 	msg := Message{Role: RoleAssistant, Content: a.text.String(), Reasoning: a.reasoning.String()}
 	msg.ToolCalls = a.finalCalls()
 	finish := normaliseFinish(a.finish)

@@ -108,7 +108,24 @@ const (
 	StopMaxTurns  = "max_turns"
 	// StopBudget ends a child that reached its token or cost budget.
 	StopBudget = "budget"
+	// StopLength and StopContentFilter keep an answer the provider cut
+	// off (finish_reason "length" or "content_filter"); CutOffNote says
+	// what happened in words.
+	StopLength        = "length"
+	StopContentFilter = "content_filter"
 )
+
+// CutOffNote is what to tell the user about an answer the provider cut off
+// (reason StopLength or StopContentFilter); "" for any other reason.
+func CutOffNote(reason string) string {
+	switch reason {
+	case StopLength:
+		return "cut off: the model hit its output limit"
+	case StopContentFilter:
+		return "stopped by the provider's content filter"
+	}
+	return ""
+}
 
 // Done is the last event of one Run.
 type Done struct {

@@ -112,6 +112,11 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		res.Answer = msg.Content
 		if len(msg.ToolCalls) == 0 {
 			a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})
+			// A cut-off answer is kept, but the run says it was cut off.
+			if r := comp.FinishReason; r == StopLength || r == StopContentFilter {
+				res.Reason = r
+				return res, nil
+			}
 			if a.hasSteered() {
 				continue // a message arrived while it answered: answer that too
 			}

@@ -331,3 +331,68 @@ func TestUnansweredTurnKeepsRolesAlternating(t *testing.T) {
 		t.Fatalf("roles sent = %s", got)
 	}
 }
+
+// TestLoopKeepsAnswersTheProviderCutOff: finish_reason "length" and
+// "content_filter" keep the answer and end the run with that reason, which
+// CutOffNote puts in words; an ordinary stop stays StopOK.
+func TestLoopKeepsAnswersTheProviderCutOff(t *testing.T) {
+	tests := map[string]struct {
+		finish, wantReason, wantNote string
+	}{
+		"length":         {"length", agent.StopLength, "cut off: the model hit its output limit"},
+		"content filter": {"content_filter", agent.StopContentFilter, "stopped by the provider's content filter"},
+		"stop":           {"", agent.StopOK, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			srv := scriptedtest.New(t)
+			srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "write a lot"}, Turns: []scripted.Turn{
+				{Text: "Here is the start of it", FinishReason: tc.finish},
+			}})
+			rec := &recorder{}
+			a := newAgent(t, srv, rec, 10)
+			res, err := a.Run(context.Background(), "write a lot")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Answer != "Here is the start of it" || res.Reason != tc.wantReason {
+				t.Fatalf("result = %+v, want the answer kept with reason %q", res, tc.wantReason)
+			}
+			if got := agent.CutOffNote(res.Reason); got != tc.wantNote {
+				t.Fatalf("CutOffNote(%q) = %q, want %q", res.Reason, got, tc.wantNote)
+			}
+			if h := a.History(); h[len(h)-1].Content != "Here is the start of it" {
+				t.Fatalf("the cut-off answer is not in the history: %+v", h[len(h)-1])
+			}
+		})
+	}
+}
+
+// TestDroppedConnectionReadsPlainly: a stream cut after part of the answer
+// fails in words naming the host and what was kept, not Go's net error.
+func TestDroppedConnectionReadsPlainly(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "long answer"}, Turns: []scripted.Turn{
+		{Text: strings.Repeat("word ", 200), DisconnectAfter: 600},
+	}})
+	rec := &recorder{}
+	a := agent.New(agent.Config{
+		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), MaxAttempts: 1}),
+		Model:    "m", Tools: tools.NewRegistry(), Emit: rec.emit,
+	})
+	res, err := a.Run(context.Background(), "long answer")
+	if err == nil {
+		t.Fatal("the cut stream did not fail the run")
+	}
+	host := strings.TrimPrefix(strings.TrimSuffix(srv.URL(), "/v1"), "http://")
+	want := "the connection to " + host + " closed mid-answer"
+	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "tokens kept") {
+		t.Fatalf("error %q, want it to say %q and how many tokens were kept", err, want)
+	}
+	if !strings.HasPrefix(res.Answer, "word wor") {
+		t.Fatalf("the partial answer was not kept: %q", res.Answer)
+	}
+	if strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "read tcp") {
+		t.Fatalf("error %q shows Go's raw net error", err)
+	}
+}

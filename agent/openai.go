@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -150,6 +151,9 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, on StreamHandler) (Com
 		}
 		if ctx.Err() != nil {
 			return comp, fmt.Errorf("chat completion stopped: %w", ctx.Err())
+		}
+		if delivered {
+			err = o.midAnswer(err, comp)
 		}
 		var pe *ProviderError
 		if delivered || !errors.As(err, &pe) || !pe.Retryable || attempt >= o.cfg.MaxAttempts {
@@ -295,4 +299,48 @@ func emit(on StreamHandler, d chunkDelta) {
 func isMediaType(contentType, want string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == want
+}
+
+// midAnswer rewords a connection that broke after part of the answer had
+// arrived, in words a user reads at a glance: which host, that the answer
+// stopped midway, and how much of it is kept ("the connection to
+// api.example.com closed mid-answer (connection reset); 1.2k tokens kept").
+// Other errors pass unchanged.
+func (o *OpenAI) midAnswer(err error, comp Completion) error {
+	var pe *ProviderError
+	if !errors.As(err, &pe) || pe.InStream {
+		return err
+	}
+	what := "closed mid-answer"
+	switch {
+	case errors.Is(pe.Kind, ErrIdleTimeout):
+		what = "went silent mid-answer"
+	case !errors.Is(pe.Kind, ErrConnection) && !errors.Is(pe.Kind, ErrStreamEndedEarly):
+		return err
+	}
+	host := o.url
+	if u, perr := url.Parse(o.url); perr == nil && u.Host != "" {
+		host = u.Host
+	}
+	kept := comp.Usage.OutputTokens
+	if kept == 0 {
+		kept = estimateTokens(comp.Message)
+	}
+	reason := pe.Message
+	if errors.Is(pe.Kind, ErrStreamEndedEarly) {
+		reason = "the stream ended early, without [DONE] or a finish reason"
+	}
+	msg := fmt.Sprintf("the connection to %s %s (%s); %s tokens kept", host, what, reason, FormatTokens(kept))
+	// The transport error is left out: the reason above already says it.
+	return &ProviderError{Kind: pe.Kind, Status: pe.Status, Code: pe.Code, Message: msg, Retryable: pe.Retryable}
+}
+
+// estimateTokens guesses the tokens of a partial answer (about four bytes
+// each) when the server sent no usage before the stream broke.
+func estimateTokens(m Message) int {
+	n := len(m.Content) + len(m.Reasoning)
+	for _, c := range m.ToolCalls {
+		n += len(c.Name) + len(c.Arguments)
+	}
+	return (n + 3) / 4
 }

@@ -44,6 +44,10 @@ type Config struct {
 	// permissive than the session's mode. It is read from the user's
 	// config only: a repository must not raise its own agents.
 	AllowAgentModeRaise bool `yaml:"allow_agent_mode_raise"`
+	// StreamIdleTimeout is how long a model's stream may stay silent
+	// before the request is abandoned (default 120s); slow local models
+	// thinking before their first token want more.
+	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
 }
 
 // WorktreeConfig configures the git worktrees of isolated children.
@@ -122,6 +126,9 @@ func readFile(path string) (Config, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return Config{}, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	if c.StreamIdleTimeout < 0 {
+		return Config{}, fmt.Errorf("config %s: stream_idle_timeout must not be negative (got %s)", path, c.StreamIdleTimeout)
+	}
 	if _, err := worktree.ParseBase(c.Worktree.Base); err != nil {
 		return Config{}, fmt.Errorf("config %s: worktree.base: %w", path, err)
 	}
@@ -146,6 +153,9 @@ func merge(base, over Config) Config {
 	setS(&base.Worktree.Base, over.Worktree.Base)
 	if over.MaxTurns != 0 {
 		base.MaxTurns = over.MaxTurns
+	}
+	if over.StreamIdleTimeout != 0 {
+		base.StreamIdleTimeout = over.StreamIdleTimeout
 	}
 	if over.Subagents.Concurrency != 0 {
 		base.Subagents.Concurrency = over.Subagents.Concurrency

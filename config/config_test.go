@@ -92,13 +92,23 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		},
 		"model aliases wrong shape":           {project: "model_aliases: [sonnet]\n", wantErr: "line 1"},
 		"agent mode raise only from the user": {project: "allow_agent_mode_raise: true\n", wantErr: "user's config only"},
-		"worktree base unknown":               {project: "worktree: {base: tip}\n", wantErr: "worktree.base: unknown worktree base \"tip\""},
-		"worktree unknown key":                {project: "worktree: {bse: head}\n", wantErr: "field bse not found"},
-		"empty files":                         {user: "", project: "", check: func(t *testing.T, c Config) {}},
-		"broken yaml":                         {project: "model: [unclosed\n", wantErr: "config.yaml"},
-		"unknown key":                         {user: "modle: gpt\n", wantErr: "field modle not found"},
-		"wrong type":                          {project: "max_turns: lots\n", wantErr: "line 1"},
-		"missing dirs":                        {check: func(t *testing.T, c Config) {}},
+		"stream idle timeout": {
+			user: "stream_idle_timeout: 5m\n", project: "model: m\n",
+			check: func(t *testing.T, c Config) {
+				if c.StreamIdleTimeout != 5*time.Minute {
+					t.Fatalf("stream_idle_timeout = %s, want the user's 5m", c.StreamIdleTimeout)
+				}
+			},
+		},
+		"stream idle timeout negative":       {project: "stream_idle_timeout: -1s\n", wantErr: "stream_idle_timeout must not be negative"},
+		"stream idle timeout not a duration": {project: "stream_idle_timeout: soon\n", wantErr: "line 1"},
+		"worktree base unknown":              {project: "worktree: {base: tip}\n", wantErr: "worktree.base: unknown worktree base \"tip\""},
+		"worktree unknown key":               {project: "worktree: {bse: head}\n", wantErr: "field bse not found"},
+		"empty files":                        {user: "", project: "", check: func(t *testing.T, c Config) {}},
+		"broken yaml":                        {project: "model: [unclosed\n", wantErr: "config.yaml"},
+		"unknown key":                        {user: "modle: gpt\n", wantErr: "field modle not found"},
+		"wrong type":                         {project: "max_turns: lots\n", wantErr: "line 1"},
+		"missing dirs":                       {check: func(t *testing.T, c Config) {}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

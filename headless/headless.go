@@ -177,7 +177,7 @@ func (o *headlessOutput) event(e agent.Event) {
 		if word == "" {
 			word = ev.Reason
 		}
-		o.progress("[%s] %s: %s (%d tools, %s, %s tokens)", src.AgentType, src.Description, word, ev.ToolCalls, seconds(ev.Elapsed), tokens(ev.Usage.Total()))
+		o.progress("[%s] %s: %s (%d tools, %s, %s tokens)", src.AgentType, src.Description, word, ev.ToolCalls, seconds(ev.Elapsed), agent.FormatTokens(ev.Usage.Total()))
 	case agent.WorktreeResult:
 		for i := range o.children {
 			if o.children[i].AgentID == src.AgentID {
@@ -231,6 +231,8 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 		code, msg = ExitRun, "cancelled"
 	case runErr != nil:
 		code, msg = ExitRun, runErr.Error()
+	case agent.CutOffNote(res.Reason) != "":
+		code, msg = ExitRun, agent.CutOffNote(res.Reason)
 	case res.Reason == agent.StopMaxTurns:
 		code, msg = ExitRun, fmt.Sprintf("stopped after %d turns (--max-turns); the answer may be incomplete", res.Turns)
 	}
@@ -250,6 +252,14 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 		enc := json.NewEncoder(o.stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(out)
+	case "stream-json":
+		// The run's Done event carried the reason; a failed or cut-off
+		// run ends with one line that says why, for scripts that only
+		// read the last line.
+		if msg != "" {
+			b, _ := json.Marshal(map[string]string{"type": "error", "reason": res.Reason, "message": msg})
+			fmt.Fprintf(o.stdout, "%s\n", b)
+		}
 	}
 	if msg != "" {
 		fmt.Fprintln(o.stderr, "covey:", msg)
@@ -269,15 +279,4 @@ func seconds(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1fs", d.Seconds())
-}
-
-// tokens formats a token count the way the panes do: 950, 12.4k, 1.2M.
-func tokens(n int) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
 }

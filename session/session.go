@@ -236,7 +236,7 @@ func (s *Session) provider(profile string) (agent.Provider, error) {
 			return nil, err
 		}
 	}
-	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}})
+	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}, IdleTimeout: s.cfg.StreamIdleTimeout})
 	s.providers[profile] = p
 	return p, nil
 }

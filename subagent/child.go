@@ -32,7 +32,7 @@ func (o outcome) state() string {
 		return agent.StateDone
 	case agent.StopCancelled:
 		return agent.StateCancelled
-	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget:
+	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget, agent.StopLength, agent.StopContentFilter:
 		return agent.StateCutShort
 	}
 	return agent.StateFailed
@@ -301,7 +301,7 @@ func detailOf(out outcome) string {
 	case agent.StopBudget:
 		return "budget"
 	}
-	return ""
+	return agent.CutOffNote(out.reason)
 }
 
 // wait blocks until the child's run ends or it moves to the background,
@@ -571,6 +571,9 @@ func (c *child) run(ctx context.Context, prompt string) (out outcome) {
 	case res.Reason == agent.StopBudget:
 		out.reason = agent.StopBudget
 		out.text = fmt.Sprintf("[cut short: reached its budget (%s); what it found so far follows]\n\n%s", c.budgetNote(), c.findings())
+	case agent.CutOffNote(res.Reason) != "":
+		out.reason = res.Reason
+		out.text = "[" + agent.CutOffNote(res.Reason) + "; the answer so far follows]\n\n" + strings.TrimSpace(res.Answer)
 	case runErr != nil:
 		out.reason = agent.StopError
 		out.text = "Error: " + runErr.Error() + partial(c.findings())

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"covey/agent"
 	"covey/theme"
 
 	"github.com/charmbracelet/lipgloss"
@@ -122,8 +123,8 @@ func TestFitLineAndWrap(t *testing.T) {
 func TestFormatting(t *testing.T) {
 	tokens := map[int]string{0: "0", 950: "950", 1000: "1k", 12_400: "12.4k", 124_000: "124k", 1_200_000: "1.2M", 3_000_000: "3M"}
 	for n, want := range tokens {
-		if got := tokenCount(n); got != want {
-			t.Errorf("tokenCount(%d) = %q, want %q", n, got, want)
+		if got := agent.FormatTokens(n); got != want {
+			t.Errorf("agent.FormatTokens(%d) = %q, want %q", n, got, want)
 		}
 	}
 	durations := map[time.Duration]string{

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/mattn/go-runewidth"
 
+	"covey/agent"
 	"covey/theme"
 )
 
@@ -367,7 +368,7 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 			b.WriteString(o.q.number.render(cell(strconv.Itoa(r.ToolCalls()), w[i], true)))
 		case colTokens:
 			u := r.Usage()
-			b.WriteString(o.q.number.render(cell(tokenCount(u.InputTokens)+"/"+tokenCount(u.OutputTokens), w[i], true)))
+			b.WriteString(o.q.number.render(cell(agent.FormatTokens(u.InputTokens)+"/"+agent.FormatTokens(u.OutputTokens), w[i], true)))
 		case colCost:
 			c := "-"
 			if v, ok := r.Cost(); ok {

@@ -199,6 +199,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.worktrees = opts.Worktrees
 	m.rt.cost = opts.Cost
 	m.rt.keepLog = true
+	m.rt.retryHint = keys.Retry.Help().Key + " retries"
 	if opts.Engine != nil {
 		m.status.model = opts.Engine.Model()
 		m.rt.mainModel = m.status.model

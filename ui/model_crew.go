@@ -380,8 +380,8 @@ func (m *Model) cmdCost(string) tea.Cmd {
 			u.InputTokens -= c.Usage().InputTokens
 			u.OutputTokens -= c.Usage().OutputTokens
 		}
-		fmt.Fprintf(&b, "\n  main agent: %s / %s · %s", tokenCount(max(u.InputTokens, 0)),
-			tokenCount(max(u.OutputTokens, 0)), dollars(m.rt.mainCost))
+		fmt.Fprintf(&b, "\n  main agent: %s / %s · %s", agent.FormatTokens(max(u.InputTokens, 0)),
+			agent.FormatTokens(max(u.OutputTokens, 0)), dollars(m.rt.mainCost))
 	}
 	for _, c := range m.rt.tree() {
 		state := ""
@@ -391,7 +391,7 @@ func (m *Model) cmdCost(string) tea.Cmd {
 		indent := strings.Repeat("  ", max(c.Depth()-1, 0))
 		u := c.Usage()
 		fmt.Fprintf(&b, "\n  %s%s [%s] %s%s: %s / %s", indent, c.Name(), c.typeName(), oneLine(c.Description()), state,
-			tokenCount(u.InputTokens), tokenCount(u.OutputTokens))
+			agent.FormatTokens(u.InputTokens), agent.FormatTokens(u.OutputTokens))
 		if m.cost != nil {
 			if v, ok := c.Cost(); ok {
 				fmt.Fprintf(&b, " · %s", dollars(v))
@@ -402,7 +402,7 @@ func (m *Model) cmdCost(string) tea.Cmd {
 		}
 	}
 	u := m.rt.usage
-	fmt.Fprintf(&b, "\n  session total: %s / %s", tokenCount(u.InputTokens), tokenCount(u.OutputTokens))
+	fmt.Fprintf(&b, "\n  session total: %s / %s", agent.FormatTokens(u.InputTokens), agent.FormatTokens(u.OutputTokens))
 	if priced {
 		fmt.Fprintf(&b, " · %s", dollars(total))
 	} else {

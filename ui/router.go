@@ -52,6 +52,9 @@ type router struct {
 	mainModel string    // the main agent's model, for its cost
 	mainCost  float64   // what the main agent's own requests cost
 	treeCache []*SubagentBlock
+	// retryHint ends the notice of a failed run ("ctrl+r retries"), from
+	// the KeyMap so a rebinding changes it; "" adds nothing.
+	retryHint string
 }
 
 // CostFunc prices usage of a model in dollars; ok is false when the model
@@ -176,9 +179,17 @@ func (r *router) route(ev agent.Event) routeEffect {
 		return routeEffect{retrying: true, retryReason: reason, retryWait: e.Wait}
 	case agent.ErrorEvent:
 		r.finishAssistant()
-		r.t.Append(NewNoticeBlock(NoticeError, e.Message))
+		msg := e.Message
+		if r.retryHint != "" && r.root == "" {
+			msg += "; " + r.retryHint
+		}
+		r.t.Append(NewNoticeBlock(NoticeError, msg))
 	case agent.Done:
 		r.finishAssistant()
+		if note := agent.CutOffNote(e.Reason); note != "" {
+			// The answer stays; the notice says it is not the whole of it.
+			r.t.Append(NewNoticeBlock(NoticeWarning, note))
+		}
 		return routeEffect{done: true}
 	case agent.ChildStarted, agent.ChildFinished:
 		// A child event without a depth is malformed; ignore it rather

@@ -50,24 +50,3 @@ func elapsedText(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 	}
 }
-
-// tokenCount formats a token count: 950, 12.4k, 124k, 1.2M.
-func tokenCount(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d", n)
-	case n < 100_000:
-		return trimPointZero(fmt.Sprintf("%.1f", float64(n)/1000)) + "k"
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	default:
-		return trimPointZero(fmt.Sprintf("%.1f", float64(n)/1_000_000)) + "M"
-	}
-}
-
-func trimPointZero(s string) string {
-	if len(s) > 2 && s[len(s)-2:] == ".0" {
-		return s[:len(s)-2]
-	}
-	return s
-}

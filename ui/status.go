@@ -100,8 +100,8 @@ func (s statusBar) View() string {
 	if r := s.retryText(); r != "" {
 		right = append(right, st.Spinner.Render(r))
 	}
-	tokens := st.Key.Render("↑") + st.Value.Render(tokenCount(s.usage.InputTokens)) +
-		st.Key.Render(" ↓") + st.Value.Render(tokenCount(s.usage.OutputTokens))
+	tokens := st.Key.Render("↑") + st.Value.Render(agent.FormatTokens(s.usage.InputTokens)) +
+		st.Key.Render(" ↓") + st.Value.Render(agent.FormatTokens(s.usage.OutputTokens))
 
 	parts := []string{st.Value.Render(s.model), st.Key.Render(s.workspace), st.Mode.Render(s.mode), tokens}
 	parts = append(parts, right...)

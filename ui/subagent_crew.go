@@ -176,9 +176,9 @@ func (b *SubagentBlock) revive(elapsed time.Duration, note string) {
 // tokenText is "12.4k tok", or "12.4k/50k tok" against a token budget.
 func (b *SubagentBlock) tokenText() string {
 	if b.crew.maxTokens > 0 {
-		return tokenCount(b.usage.Total()) + "/" + tokenCount(b.crew.maxTokens) + " tok"
+		return agent.FormatTokens(b.usage.Total()) + "/" + agent.FormatTokens(b.crew.maxTokens) + " tok"
 	}
-	return tokenCount(b.usage.Total()) + " tok"
+	return agent.FormatTokens(b.usage.Total()) + " tok"
 }
 
 // costText is "$0.04", or "$0.04/$1.00" against a cost budget; "" when no

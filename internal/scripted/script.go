@@ -64,6 +64,10 @@ type Turn struct {
 	ToolCalls []Call `yaml:"tool_calls"`
 	// Usage overrides the estimated token counts of the usage chunk.
 	Usage *Usage `yaml:"usage"`
+	// FinishReason overrides the finish_reason of the last chunk (default
+	// "tool_calls" with calls, else "stop"), e.g. "length" or
+	// "content_filter" for an answer the provider cut off.
+	FinishReason string `yaml:"finish_reason"`
 	// ChunkSize is the number of runes per content, reasoning or argument
 	// delta (default 8).
 	ChunkSize int `yaml:"chunk_size"`

@@ -70,6 +70,9 @@ func (s *Server) newReply(t Turn, e Entry) (reply, error) {
 func quarter(n int) int { return (n + 3) / 4 }
 
 func (r reply) finishReason() string {
+	if r.turn.FinishReason != "" {
+		return r.turn.FinishReason
+	}
 	if len(r.calls) > 0 {
 		return "tool_calls"
 	}
