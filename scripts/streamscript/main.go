@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"covey/tools/toolname"
 )
 
 // answerChunks and chunkRunes size the markdown answer: 600 deltas.
@@ -64,7 +66,7 @@ func main() {
 	var calls []call
 	for i := range children {
 		prompt := fmt.Sprintf("child %d: stream", i)
-		calls = append(calls, call{ID: fmt.Sprintf("call_%d", i), Name: "task", Args: map[string]any{
+		calls = append(calls, call{ID: fmt.Sprintf("call_%d", i), Name: toolname.Task, Args: map[string]any{
 			"description": fmt.Sprintf("stream %d", i), "prompt": prompt, "subagent_type": "Explore"}})
 		convs = append(convs, conversation{
 			Name:  fmt.Sprintf("child-%d", i),
