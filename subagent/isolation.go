@@ -158,11 +158,24 @@ func (c *child) review(out outcome) outcome {
 		}
 		return note()
 	}
-	fcs := c.fileChanges(changes)
+	// Only files inside the workspace are proposed: the child's commands
+	// may have touched the rest of the repository, which covey never
+	// writes to; such changes stay on the kept branch.
+	var fcs []permission.FileChange
+	var outside []string
 	byUser := make(map[string]string, len(changes)) // workspace path → repository path
-	for i, fc := range fcs {
+	for i, fc := range c.fileChanges(changes) {
+		if fc.Path == ".." || strings.HasPrefix(fc.Path, "../") {
+			outside = append(outside, fc.Path)
+			continue
+		}
+		fcs = append(fcs, fc)
 		byUser[fc.Path] = changes[i].Path
 		res.Files = append(res.Files, fc.Path)
+	}
+	if len(fcs) == 0 {
+		res.Status = agent.WorktreeKept
+		return keep(fmt.Sprintf("The child changed only files outside the workspace (%s), which covey does not apply", strings.Join(outside, ", ")))
 	}
 
 	v := permission.Verdict{Allowed: true}
@@ -188,6 +201,9 @@ func (c *child) review(out outcome) outcome {
 	}
 
 	var files []string // repository paths to apply; nil: all
+	if v.Files == nil && len(outside) > 0 {
+		v.Files = res.Files
+	}
 	if v.Files != nil {
 		files = []string{}
 		for _, f := range v.Files {
@@ -236,6 +252,17 @@ func (c *child) review(out outcome) outcome {
 	}
 	if len(res.Skipped) > 0 {
 		res.Message += fmt.Sprintf("; discarded, as the user chose: %s", strings.Join(res.Skipped, ", "))
+	}
+	if len(outside) > 0 {
+		commit, err := wt.Keep(ctx, fmt.Sprintf("covey: changes of %s outside the workspace", c.src.AgentID))
+		res.Commit = commit
+		res.Message += fmt.Sprintf("; its changes outside the workspace (%s) were not applied and are kept in the worktree %s on the branch %s%s",
+			strings.Join(outside, ", "), wt.Path(), wt.Branch(), commitNote(commit))
+		if err != nil {
+			res.Message += fmt.Sprintf(" (committing them failed: %v; they are in the folder)", err)
+		}
+		res.Message += "."
+		return note()
 	}
 	res.Message += "; its worktree and branch were removed."
 	if err := wt.Remove(ctx); err != nil {

@@ -49,15 +49,25 @@ func newIsoHarness(t *testing.T, git bool, answer func(req permission.Request) p
 }
 
 func newIsoHarnessUndo(t *testing.T, git bool, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
+	return newIsoHarnessIn(t, git, "", undo, answer, defs...)
+}
+
+// newIsoHarnessIn makes the harness with the workspace in the folder sub
+// of the repository ("" for its top); h.root is the workspace.
+func newIsoHarnessIn(t *testing.T, git bool, sub string, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
 	t.Helper()
-	h := &isoHarness{harness: &harness{t: t, srv: scriptedtest.New(t)}, root: t.TempDir()}
+	top := t.TempDir()
+	h := &isoHarness{harness: &harness{t: t, srv: scriptedtest.New(t)}, root: filepath.Join(top, sub)}
+	if err := os.MkdirAll(h.root, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(h.root, "notes.txt"), []byte("one\ntwo\nthree\nfour\nfive\nsix\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if git {
-		gitRun(t, h.root, "init", "--quiet", "-b", "main")
-		gitRun(t, h.root, "add", ".")
-		gitRun(t, h.root, "commit", "--quiet", "-m", "first")
+		gitRun(t, top, "init", "--quiet", "-b", "main")
+		gitRun(t, top, "add", ".")
+		gitRun(t, top, "commit", "--quiet", "-m", "first")
 	}
 	ws, err := tools.NewWorkspace(h.root)
 	if err != nil {
@@ -74,7 +84,7 @@ func newIsoHarnessUndo(t *testing.T, git bool, undo *tools.UndoLog, answer func(
 		if req.Tool == permission.ToolMerge {
 			return answer(req)
 		}
-		return permission.Verdict{Allowed: req.Isolated, Reason: "only isolated writes in this test"}
+		return permission.Verdict{Allowed: req.Isolated || req.Tool == "bash", Reason: "only isolated writes and commands in this test"}
 	})
 	h.manager = subagent.NewManager(subagent.Config{
 		Defs: agentdefs.NewSet(append(agentdefs.Builtins(), defs...)...), Workspace: ws, Gate: gate,
@@ -329,6 +339,42 @@ func TestIsolationNeedsGitInstalled(t *testing.T) {
 	if _, ok := h.read("new.txt"); ok {
 		t.Error("the child wrote into the workspace")
 	}
+}
+
+// TestIsolatedChangesOutsideTheWorkspace: in a workspace below the
+// repository's top, what a child's command changed outside the workspace
+// is not applied, and stays committed on the kept branch.
+func TestIsolatedChangesOutsideTheWorkspace(t *testing.T) {
+	h := newIsoHarnessIn(t, true, "sub", nil, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	h.mainScript("go", isoTask("edit", "child-o"))
+	h.child("child-o",
+		scripted.Turn{ToolCalls: []scripted.Call{
+			{Name: "write_file", Args: map[string]string{"path": "in.txt", "content": "in\n"}},
+			{Name: "bash", Args: map[string]string{"command": "echo out > ../outside.txt"}},
+		}},
+		scripted.Turn{Text: "done"})
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.merges) != 1 || len(h.merges[0].Changes) != 1 || h.merges[0].Changes[0].Path != "in.txt" {
+		t.Fatalf("merge requests %+v, want in.txt alone", h.merges)
+	}
+	if got, _ := h.read("in.txt"); got != "in\n" {
+		t.Errorf("in.txt = %q", got)
+	}
+	top := filepath.Dir(h.root)
+	if _, err := os.Stat(filepath.Join(top, "outside.txt")); err == nil {
+		t.Error("a change outside the workspace was applied")
+	}
+	r := h.result()
+	if r.Status != agent.WorktreeApplied || !strings.Contains(r.Message, "../outside.txt") || !strings.Contains(r.Message, r.Branch) {
+		t.Errorf("result %+v", r)
+	}
+	if got := gitRun(t, top, "show", r.Branch+":outside.txt"); got != "out\n" {
+		t.Errorf("outside.txt on the kept branch = %q", got)
+	}
+	gitRun(t, top, "worktree", "remove", "--force", r.Path)
+	gitRun(t, top, "branch", "-D", r.Branch)
 }
 
 func TestIsolationFromDefinition(t *testing.T) {
