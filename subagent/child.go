@@ -779,8 +779,27 @@ func (c *child) gate() permission.Gate {
 			return permission.Verdict{Reason: fmt.Sprintf("refused without asking: %s's permissionMode is dontAsk, "+
 				"which refuses whatever a rule or the session's mode does not already allow", c.def.Name)}
 		}
+		if c.policy != nil {
+			req.Agent = c.whyAsked(req, label)
+		}
 		return g.Check(ctx, req)
 	})
+}
+
+// whyAsked adds to a child's label, for the user asked about req, that it
+// is asked only because the child's agent file limits it (its rules or its
+// permission mode), when the session alone would have let req through.
+func (c *child) whyAsked(req permission.Request, label string) string {
+	session, ok := c.m.cfg.Gate.(interface {
+		AllowedWithoutAsking(permission.Request) bool
+	})
+	if !ok || !session.AllowedWithoutAsking(req) || c.policy.AllowedWithoutAsking(req) {
+		return label
+	}
+	if rules := c.def.RuleSources(); len(rules) > 0 {
+		return label + " (outside its agent file's " + strings.Join(rules, ", ") + ")"
+	}
+	return label + " (its agent file's permissionMode is " + c.def.PermissionMode + ")"
 }
 
 // findings is what the child found before it stopped: its text so far, or,

@@ -151,12 +151,45 @@ func TestToolRulesNeedAScopingGate(t *testing.T) {
 	}
 }
 
-// askYes is a user who allows everything asked.
-type askYes struct{ asked *int }
+// askYes is a user who allows everything asked, noting the labels.
+type askYes struct {
+	asked  *int
+	labels *[]string
+}
 
-func (a askYes) Ask(context.Context, permission.Request) permission.Verdict {
+func (a askYes) Ask(_ context.Context, req permission.Request) permission.Verdict {
 	*a.asked++
+	if a.labels != nil {
+		*a.labels = append(*a.labels, req.Agent)
+	}
 	return permission.Verdict{Allowed: true}
+}
+
+// TestAskedBecauseOfTheAgentFileSaysSo checks that the user asked about a
+// call only the agent file's rules hold back is told so.
+func TestAskedBecauseOfTheAgentFileSaysSo(t *testing.T) {
+	def, _, err := agentdefs.Parse("agent.md", []byte("---\nname: greeter\ndescription: d\ntools: Bash(echo hello:*)\n---\np\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	var labels []string
+	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{def}, gate: func(root string) permission.Gate {
+		p := permission.NewPolicy(permission.ModeBypass, nil, askYes{&asked, &labels})
+		p.SetWorkspace(root)
+		return p
+	}})
+	h.mainScript("go", task("greet", "greeter", "label-child"))
+	h.child("label-child", scripted.Turn{ToolCalls: []scripted.Call{
+		{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hello"}},
+		{ID: "c2", Name: "bash", Args: map[string]string{"command": "ls"}},
+	}}, scripted.Turn{Text: "done"})
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if asked != 1 || len(labels) != 1 || labels[0] != "[greeter] greet (outside its agent file's Bash(echo hello:*))" {
+		t.Errorf("asked %d times, labels %q; want once, about ls, naming the rule", asked, labels)
+	}
 }
 
 // TestPermissionModeOfTheChild checks an agent file's permissionMode: a
@@ -205,7 +238,7 @@ func TestPermissionModeOfTheChild(t *testing.T) {
 			h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{def}, raise: tc.raise, gate: func(root string) permission.Gate {
 				var a permission.Asker
 				if tc.asker {
-					a = askYes{&asked}
+					a = askYes{asked: &asked}
 				}
 				p := permission.NewPolicy(tc.session, nil, a)
 				p.SetWorkspace(root)
