@@ -60,8 +60,10 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.VarP(&optionalID{val: &o.resume, set: &o.resumeSet}, "resume", "r", "resume session `ID` (without an ID: pick from a list)")
 	pf.Lookup("resume").NoOptDefVal = pickSentinel
 	pf.BoolVar(&o.debug, "debug", false, "write a debug log (its path is printed on exit)")
+	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` ({\"mcpServers\": …}, repeatable)")
 
-	root.AddCommand(agentsCmd(o, stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr))
+	root.AddCommand(agentsCmd(o, stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),
+		mcpCmd(o, stdout, stderr))
 	// "covey help me fix this" is a prompt, not a request for help on a
 	// command called "me": -h and --help show help.
 	root.SetHelpCommand(&cobra.Command{Use: "no-help", Hidden: true})
@@ -275,6 +277,7 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 	// and there is no prior read to check against.
 	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList()}
 	reg := tools.NewRegistry(tools.Builtins(env)...)
+	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate}))
 	t, ok := reg.Get(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "covey: unknown tool %q; tools: %v\n", args[0], reg.Names())

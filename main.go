@@ -50,6 +50,7 @@ type options struct {
 	debug          bool
 	log            *debuglog.Log
 	flags          config.Overrides
+	mcpConfigs     []string
 	args           []string
 }
 
@@ -143,6 +144,10 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		return exitUsage
 	}
 	defer s.Close(stderr)
+	if skipped := s.SkippedMCP(); len(skipped) > 0 {
+		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet (run covey here once to answer, or pass the file with --mcp-config)\n",
+			strings.Join(skipped, ", "))
+	}
 	return headless.Run(ctx, s, prompt, o.outputFormat, stdout, stderr)
 }
 

@@ -133,6 +133,7 @@ func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoi
 		Continue: o.cont, ResumeID: o.resume,
 		PermissionMode: o.permissionMode, MaxTurns: o.maxTurns,
 		ModelFromFlag: o.flags.Model != "", Log: o.log,
+		MCPConfigFiles: o.mcpConfigs, Version: version,
 	}
 }
 
@@ -180,6 +181,7 @@ func openDemoSession(o *options, asker permission.Asker) (*session.Session, func
 	// keeps no session file.
 	opts := sessionOptions(o, root, config.Config{}, ep, asker, false)
 	opts.Provider = prov
+	opts.NoMCP = true
 	s, err := session.New(opts)
 	if err != nil {
 		stop()

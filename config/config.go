@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"covey/mcp"
 	"covey/worktree"
 )
 
@@ -48,6 +49,20 @@ type Config struct {
 	// before the request is abandoned (default 120s); slow local models
 	// thinking before their first token want more.
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
+	// MCPServers are MCP servers in Claude Code's shape (NAME: {type,
+	// command, args, env, url, headers}). After Load it holds the user's
+	// (trusted); the project's config file's are in ProjectMCPServers,
+	// asked about like the project's .mcp.json.
+	MCPServers        map[string]mcp.ServerConfig `yaml:"mcp_servers"`
+	ProjectMCPServers map[string]mcp.ServerConfig `yaml:"-"`
+	// MCPStartupGrace is how long the TUI's first request waits for MCP
+	// servers still starting (default 2s); MCPMaxOutputTokens caps one MCP
+	// result (default 25000 tokens, about 100 KB).
+	MCPStartupGrace    time.Duration `yaml:"mcp_startup_grace"`
+	MCPMaxOutputTokens int           `yaml:"mcp_max_output_tokens"`
+	// FetchModel answers web_fetch's prompt over a fetched page (a model
+	// of the main endpoint); without it the page itself is returned.
+	FetchModel string `yaml:"fetch_model"`
 }
 
 // WorktreeConfig configures the git worktrees of isolated children.
@@ -106,6 +121,10 @@ func Load(workspace string) (Config, error) {
 		}
 		if path == project && c.AllowAgentModeRaise {
 			return Config{}, fmt.Errorf("config %s: allow_agent_mode_raise is read from the user's config only (%s), so a repository cannot raise its own agents", path, user)
+		}
+		if path == project {
+			// A repository's file may not start programs unasked.
+			c.ProjectMCPServers, c.MCPServers = c.MCPServers, nil
 		}
 		merged = merge(merged, c)
 	}
@@ -175,6 +194,15 @@ func merge(base, over Config) Config {
 		}
 		base.Providers[name] = p
 	}
+	setS(&base.FetchModel, over.FetchModel)
+	if over.MCPStartupGrace != 0 {
+		base.MCPStartupGrace = over.MCPStartupGrace
+	}
+	if over.MCPMaxOutputTokens != 0 {
+		base.MCPMaxOutputTokens = over.MCPMaxOutputTokens
+	}
+	base.MCPServers = mergeServers(base.MCPServers, over.MCPServers)
+	base.ProjectMCPServers = mergeServers(base.ProjectMCPServers, over.ProjectMCPServers)
 	base.Permissions.Allow = append(base.Permissions.Allow, over.Permissions.Allow...)
 	base.Permissions.Deny = append(base.Permissions.Deny, over.Permissions.Deny...)
 	for k, v := range over.ModelAliases {
@@ -184,6 +212,17 @@ func merge(base, over Config) Config {
 		base.ModelAliases[k] = v
 	}
 	base.AllowAgentModeRaise = base.AllowAgentModeRaise || over.AllowAgentModeRaise
+	return base
+}
+
+// mergeServers adds over's servers to base's, by name.
+func mergeServers(base, over map[string]mcp.ServerConfig) map[string]mcp.ServerConfig {
+	for name, s := range over {
+		if base == nil {
+			base = map[string]mcp.ServerConfig{}
+		}
+		base[name] = s
+	}
 	return base
 }
 

@@ -2,6 +2,9 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +190,61 @@ func TestFormatResultCapsAndErrors(t *testing.T) {
 	r = FormatResult(&sdk.CallToolResult{}, 1000)
 	if r.Content != "(no output)" {
 		t.Errorf("empty result %q", r.Content)
+	}
+}
+
+func TestLoadSourcesAndTrust(t *testing.T) {
+	ws := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(ws, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write(".mcp.json", `{"mcpServers": {"proj": {"command": "p"}, "shared": {"command": "from-project"}}}`)
+	flag := write("extra.json", `{"mcpServers": {"flagged": {"url": "http://localhost:1/mcp"}}}`)
+	l, err := Load(Sources{
+		Workspace: ws, User: map[string]ServerConfig{"shared": {Command: "from-user"}}, UserSource: "config.yaml",
+		Project: map[string]ServerConfig{"cfgproj": {Command: "c"}}, ProjectSource: ".covey/config.yaml",
+		Files: []string{flag},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Scope{}
+	for _, s := range l.Servers {
+		got[s.Name] = s.Scope
+	}
+	want := map[string]Scope{"proj": ScopeProject, "cfgproj": ScopeProject, "shared": ScopeUser, "flagged": ScopeFlag}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("scopes %v, want %v", got, want)
+	}
+	if !l.HasProject() || l.ProjectHash == "" {
+		t.Fatalf("project hash %q", l.ProjectHash)
+	}
+	store := NewTrustStore(filepath.Join(t.TempDir(), "state", TrustFile))
+	if tr, err := store.Get(ws, l.ProjectHash); err != nil || tr != TrustUnknown {
+		t.Fatalf("before asking: %q %v", tr, err)
+	}
+	if err := store.Set(ws, l.ProjectHash, TrustYes); err != nil {
+		t.Fatal(err)
+	}
+	if tr, _ := store.Get(ws, l.ProjectHash); tr != TrustYes {
+		t.Errorf("after trusting: %q", tr)
+	}
+	// A changed .mcp.json is asked about again.
+	write(".mcp.json", `{"mcpServers": {"proj": {"command": "p", "args": ["--evil"]}}}`)
+	l2, _ := Load(Sources{Workspace: ws})
+	if tr, _ := store.Get(ws, l2.ProjectHash); tr != TrustUnknown {
+		t.Errorf("changed file kept its trust: %q", tr)
+	}
+	// A broken --mcp-config is an error naming the file.
+	bad := write("bad.json", `{"mcpServers": {"x": {"type": "stdio"}}}`)
+	if _, err := Load(Sources{Workspace: ws, Files: []string{bad}}); err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Errorf("bad file: %v", err)
+	}
+	if _, err := Load(Sources{Workspace: ws, Files: []string{filepath.Join(ws, "missing.json")}}); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("missing file: %v", err)
 	}
 }

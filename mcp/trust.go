@@ -117,6 +117,10 @@ type Sources struct {
 	User map[string]ServerConfig
 	// UserSource names the user config file, for messages.
 	UserSource string
+	// Project are the servers of the project's config file (mcp_servers in
+	// .covey/config.yaml): untrusted like .mcp.json; ProjectSource names it.
+	Project       map[string]ServerConfig
+	ProjectSource string
 	// Files are --mcp-config files, in order.
 	Files []string
 }
@@ -136,15 +140,28 @@ func Load(src Sources) (Loaded, error) {
 	var out Loaded
 	var errs []error
 	var project []Server
+	var hashed []byte
 	path := filepath.Join(src.Workspace, ProjectFile)
 	if data, err := os.ReadFile(path); err == nil {
-		out.ProjectHash = FileHash(data)
+		hashed = data
 		project, err = ParseFile(path, data, ScopeProject)
 		if err != nil {
 			errs = append(errs, err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, fmt.Errorf("read %s: %w", path, err))
+	}
+	if len(src.Project) > 0 {
+		more, err := Servers(src.Project, ScopeProject, src.ProjectSource)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		project = Merge(project, more)
+		b, _ := json.Marshal(src.Project) // maps marshal in key order
+		hashed = append(append(hashed, 0), b...)
+	}
+	if hashed != nil {
+		out.ProjectHash = FileHash(hashed)
 	}
 	user, err := Servers(src.User, ScopeUser, src.UserSource)
 	if err != nil {

@@ -49,6 +49,7 @@ type Session struct {
 	manager *subagent.Manager
 	driver  *subagent.Driver // runs main's turns, also those background results start
 	todos   *tools.TodoList
+	mcp     *mcpState // nil without MCP (the demo)
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -83,6 +84,12 @@ type Options struct {
 	ModelFromFlag bool
 	// Log is the --debug log (nil: none).
 	Log *debuglog.Log
+	// MCPConfigFiles are --mcp-config files: MCP servers the user trusts.
+	MCPConfigFiles []string
+	// NoMCP starts no MCP server (the demo must work anywhere).
+	NoMCP bool
+	// Version is covey's version, as MCP servers are told it.
+	Version string
 }
 
 // New builds a session for the workspace in opts.
@@ -119,6 +126,12 @@ func New(opts Options) (*Session, error) {
 	}
 	s.policy = permission.NewPolicy(mode, rules, opts.Asker)
 	s.policy.SetWorkspace(ws.Root)
+	if !opts.NoMCP {
+		if err := s.setUpMCP(opts); err != nil {
+			s.rec.close(io.Discard)
+			return nil, err
+		}
+	}
 	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
@@ -135,6 +148,8 @@ func New(opts Options) (*Session, error) {
 		// when the user's config says so.
 		RaiseAgentModes: cfg.AllowAgentModeRaise,
 		AllowRead:       s.policy.AllowRead,
+		FetchAnswer:     s.fetchAnswerer(),
+		MCPTools:        s.mcpToolsFor(),
 		// Validated when the config was read.
 		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
 		Undo:         s.undoLog(),
@@ -151,6 +166,10 @@ func New(opts Options) (*Session, error) {
 		if mode != permission.ModePlan || t.ReadOnly() {
 			reg.Add(t)
 		}
+	}
+	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: gate, Answer: s.fetchAnswerer()}))
+	if s.mcp != nil {
+		reg.AddSource(s.mcpTools(nil, nil))
 	}
 	if t := s.manager.Tool(agent.Source{AgentID: agent.MainAgentID}); t != nil {
 		reg.Add(t)
@@ -273,6 +292,7 @@ func (s *Session) Run(ctx context.Context, prompt string) error {
 
 // Retry sends the last user turn again (ui.Engine).
 func (s *Session) Retry(ctx context.Context) error {
+	s.mcpReady(ctx)
 	s.undoLog().BeginTurn()
 	_, err := s.driver.Retry(ctx)
 	return err
@@ -325,6 +345,7 @@ func (s *Session) SetModel(m string) {
 // Close stops every child and delivery, then ends the session's recording
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
+	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
 	s.rec.close(w)
@@ -347,6 +368,7 @@ func (s *Session) Events() <-chan agent.Event { return s.events }
 // Call it once, after the last run and Wait have returned; nothing emits
 // after it.
 func (s *Session) EndEvents() {
+	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
 	close(s.events)
@@ -355,6 +377,7 @@ func (s *Session) EndEvents() {
 // Prompt runs one user turn of the main agent and returns its result (the
 // headless consumer's call; Run is the TUI's).
 func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, error) {
+	s.mcpReady(ctx)
 	s.undoLog().BeginTurn()
 	return s.driver.Run(ctx, prompt)
 }

@@ -687,8 +687,15 @@ func (c *child) tools() *tools.Registry {
 			}
 		}
 	}
+	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.WebFetch}), toolname.WebFetch) && !(c.def.Tools == nil && c.def.ReadOnly) {
+		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer}))
+	}
 	if c.m.cfg.MCPTools != nil {
-		reg.AddSource(c.m.cfg.MCPTools(env.Gate, func(t tools.Tool) bool { return mcpAllowed(c.def, t) }))
+		planChild := c.def.PermissionMode == string(permission.ModePlan)
+		reg.AddSource(c.m.cfg.MCPTools(env.Gate, func(t tools.Tool) bool {
+			// A plan child gets only the MCP tools an allow rule names.
+			return mcpAllowed(c.def, t) && (!planChild || (c.policy != nil && c.policy.PlanOffers(t.Name())))
+		}))
 	}
 	return reg
 }

@@ -76,6 +76,9 @@ type Config struct {
 	// MCPTools, when set, returns the session's MCP tools as a source whose
 	// calls ask gate, keeping those keep accepts (mcp.Manager.Source).
 	MCPTools func(gate permission.Gate, keep func(tools.Tool) bool) tools.Source
+	// FetchAnswer answers web_fetch prompts with the fetch model (nil: the
+	// page itself is returned).
+	FetchAnswer tools.PageAnswerer
 	// OnMessage, when set, receives every message entering a child's
 	// history, with the child's Source (the session file keeps them, so a
 	// finished child can be resumed after a restart).

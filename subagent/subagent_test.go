@@ -204,7 +204,7 @@ func TestChildToolsAndModelPerDefinition(t *testing.T) {
 		tools []string
 	}{
 		"child-explore": {"inherited-model", []string{toolname.ReadFile, toolname.ListDir, toolname.Glob, toolname.Grep}},
-		"child-general": {"inherited-model", toolname.Base()},
+		"child-general": {"inherited-model", append(toolname.Base(), toolname.WebFetch)},
 	}
 	for _, e := range h.srv.Journal() {
 		w, ok := want[e.FirstUser]

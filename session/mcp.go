@@ -1,0 +1,273 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"covey/agent"
+	"covey/config"
+	"covey/mcp"
+	"covey/permission"
+	"covey/tools"
+)
+
+// DefaultMCPStartupGrace is how long the TUI's first request waits for MCP
+// servers still starting.
+const DefaultMCPStartupGrace = 2 * time.Second
+
+// fetchPageLimit bounds the page text the fetch model reads.
+const fetchPageLimit = 200 << 10
+
+// mcpState is the session's MCP side.
+type mcpState struct {
+	m           *mcp.Manager
+	loaded      mcp.Loaded
+	trust       *mcp.TrustStore
+	interactive bool // someone can be asked (the TUI)
+	grace       time.Duration
+	readyOnce   sync.Once
+
+	mu     sync.Mutex
+	closed bool // no more events: the stream is closing
+}
+
+// StateDir is covey's folder under XDG_STATE_HOME (default
+// ~/.local/state): MCP trust answers and server logs live there.
+func StateDir() string {
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "covey")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".local", "state", "covey")
+}
+
+// setUpMCP reads the MCP servers of every source and starts those that may
+// start, in the background; nothing here waits for a server.
+func (s *Session) setUpMCP(opts Options) error {
+	loaded, err := LoadMCP(s.ws.Root, s.cfg, opts.MCPConfigFiles)
+	if err != nil {
+		return err
+	}
+	st := &mcpState{
+		loaded: loaded, trust: TrustStore(),
+		interactive: opts.Asker != nil,
+		grace:       s.cfg.MCPStartupGrace,
+	}
+	if st.grace <= 0 {
+		st.grace = DefaultMCPStartupGrace
+	}
+	trusted := ProjectTrusted(s.ws.Root, loaded)
+	outputCap := 0
+	if n := s.cfg.MCPMaxOutputTokens; n > 0 {
+		outputCap = n * 4 // about four bytes a token
+	}
+	st.m = mcp.NewManager(loaded.Servers, mcp.Options{
+		Version:      opts.Version,
+		Dir:          s.ws.Root,
+		LogDir:       MCPLogDir(),
+		Gate:         s.policy,
+		OutputCap:    outputCap,
+		TrustProject: trusted,
+		OnChange:     s.mcpChanged,
+	})
+	s.mcp = st
+	st.m.Start(context.Background())
+	if st.interactive && loaded.HasProject() && !trusted {
+		if t, _ := st.trust.Get(s.ws.Root, loaded.ProjectHash); t == mcp.TrustUnknown {
+			go s.askTrust(opts.Asker)
+		}
+	}
+	return nil
+}
+
+// LoadMCP reads the MCP servers of every source: the project's .mcp.json
+// and config file, the user's config and the --mcp-config files.
+func LoadMCP(root string, cfg config.Config, files []string) (mcp.Loaded, error) {
+	user, _ := config.Paths(root)
+	return mcp.Load(mcp.Sources{
+		Workspace: root,
+		User:      cfg.MCPServers, UserSource: user,
+		Project: cfg.ProjectMCPServers, ProjectSource: filepath.Join(".covey", "config.yaml"),
+		Files: files,
+	})
+}
+
+// TrustStore is where the answers about project servers are kept.
+func TrustStore() *mcp.TrustStore {
+	return mcp.NewTrustStore(filepath.Join(StateDir(), mcp.TrustFile))
+}
+
+// MCPLogDir holds one stderr log per stdio MCP server.
+func MCPLogDir() string { return filepath.Join(StateDir(), "mcp-logs") }
+
+// ProjectTrusted reports whether the user trusted the project servers of
+// root as they are now configured.
+func ProjectTrusted(root string, l mcp.Loaded) bool {
+	if !l.HasProject() {
+		return false
+	}
+	t, err := TrustStore().Get(root, l.ProjectHash)
+	return err == nil && t == mcp.TrustYes
+}
+
+// askTrust asks once whether to start the project's servers, remembers the
+// answer for this workspace, and starts them when trusted.
+func (s *Session) askTrust(asker permission.Asker) {
+	st := s.mcp
+	var lines []string
+	for _, srv := range st.m.Untrusted() {
+		lines = append(lines, mcp.Describe(srv))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	v := asker.Ask(context.Background(), permission.Request{Tool: permission.ToolMCPTrust, Path: mcp.ProjectFile, Args: strings.Join(lines, "\n")})
+	answer := mcp.TrustNo
+	if v.Allowed {
+		answer = mcp.TrustYes
+	}
+	if v.Reason == "cancelled by the user" {
+		return // no answer: ask again next time
+	}
+	if err := st.trust.Set(s.ws.Root, st.loaded.ProjectHash, answer); err != nil {
+		s.log.Errorf("remember MCP trust: %v", err)
+	}
+	if answer == mcp.TrustYes {
+		st.m.Trust(context.Background())
+	}
+}
+
+// mcpChanged turns a server's change into an event on the stream.
+func (s *Session) mcpChanged(st mcp.Status) {
+	if s.mcp == nil {
+		return
+	}
+	s.mcp.mu.Lock()
+	defer s.mcp.mu.Unlock()
+	if s.mcp.closed {
+		return
+	}
+	s.emit(agent.MCPStatus{Source: agent.Source{AgentID: agent.MainAgentID}, Server: st.Name, State: string(st.State),
+		Tools: len(st.Tools), Error: st.Err, Notes: st.Notes})
+}
+
+// mcpTools are the MCP tools an agent is offered, asking gate, kept by
+// keep: in plan mode only those an allow rule names.
+func (s *Session) mcpTools(gate permission.Gate, keep func(tools.Tool) bool) tools.Source {
+	return tools.FilterSource(s.mcp.m.Source(gate, keep), func(t tools.Tool) bool {
+		return s.policy.Mode() != permission.ModePlan || s.policy.PlanOffers(t.Name())
+	})
+}
+
+// mcpToolsFor is the children's source of MCP tools (nil without MCP).
+func (s *Session) mcpToolsFor() func(permission.Gate, func(tools.Tool) bool) tools.Source {
+	if s.mcp == nil {
+		return nil
+	}
+	return s.mcpTools
+}
+
+// mcpReady is called before a turn's first request: the TUI waits at most
+// the grace for servers still starting (they join later otherwise); a
+// headless run waits until each has connected or failed, so a script sees
+// every tool.
+func (s *Session) mcpReady(ctx context.Context) {
+	if s.mcp == nil {
+		return
+	}
+	s.mcp.readyOnce.Do(func() {
+		if s.mcp.interactive {
+			s.mcp.m.WaitGrace(ctx, s.mcp.grace)
+			return
+		}
+		_ = s.mcp.m.Wait(ctx)
+	})
+}
+
+// closeMCP stops every server (and its process group); no MCP event is
+// emitted after it.
+func (s *Session) closeMCP() {
+	if s.mcp == nil {
+		return
+	}
+	s.mcp.mu.Lock()
+	s.mcp.closed = true
+	s.mcp.mu.Unlock()
+	s.mcp.m.Close()
+}
+
+// MCPServers is a snapshot of every configured MCP server (ui.MCPEngine).
+func (s *Session) MCPServers() []mcp.Status {
+	if s.mcp == nil {
+		return nil
+	}
+	return s.mcp.m.Statuses()
+}
+
+// ReconnectMCP restarts one MCP server (ui.MCPEngine).
+func (s *Session) ReconnectMCP(name string) error {
+	if s.mcp == nil {
+		return fmt.Errorf("no MCP server named %q", name)
+	}
+	return s.mcp.m.Reconnect(context.Background(), name)
+}
+
+// WaitMCP waits until every MCP server that may start has connected or
+// failed (each bounded by its startup_timeout).
+func (s *Session) WaitMCP(ctx context.Context) error {
+	if s.mcp == nil {
+		return nil
+	}
+	return s.mcp.m.Wait(ctx)
+}
+
+// SkippedMCP names the project servers left off because the user has not
+// trusted them (a headless run cannot ask).
+func (s *Session) SkippedMCP() []string {
+	if s.mcp == nil {
+		return nil
+	}
+	var out []string
+	for _, srv := range s.mcp.m.Untrusted() {
+		out = append(out, srv.Name)
+	}
+	return out
+}
+
+// answerFetch answers web_fetch's prompt over a page with the configured
+// fetch_model, on the main endpoint.
+func (s *Session) answerFetch(ctx context.Context, prompt, pageURL, page string) (string, error) {
+	prov, err := s.provider(s.endpoint.Name)
+	if err != nil {
+		return "", err
+	}
+	if len(page) > fetchPageLimit {
+		page = page[:fetchPageLimit] + "\n\n[the page goes on; only its beginning is shown]"
+	}
+	req := agent.Request{Model: s.cfg.FetchModel, Messages: []agent.Message{
+		{Role: agent.RoleSystem, Content: "You answer a question about one web page, from its content alone. Be concise and exact; quote code and numbers as they are. Say so when the page does not answer it."},
+		{Role: agent.RoleUser, Content: fmt.Sprintf("Page: %s\n\n<page>\n%s\n</page>\n\nQuestion: %s", pageURL, page, prompt)},
+	}}
+	comp, err := prov.Stream(ctx, req, agent.StreamHandler{})
+	if err != nil {
+		return "", err
+	}
+	answer := strings.TrimSpace(comp.Message.Content)
+	if answer == "" {
+		return "", fmt.Errorf("%s gave an empty answer", s.cfg.FetchModel)
+	}
+	return fmt.Sprintf("%s\n\n(answered by %s from %s)", answer, s.cfg.FetchModel, pageURL), nil
+}
+
+// fetchAnswerer is answerFetch when a fetch_model is configured.
+func (s *Session) fetchAnswerer() tools.PageAnswerer {
+	if s.cfg.FetchModel == "" {
+		return nil
+	}
+	return s.answerFetch
+}
