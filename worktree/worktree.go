@@ -199,7 +199,7 @@ func (r *Repo) Create(ctx context.Context, opt Options) (*Worktree, error) {
 	// A cancelled context must not leave a half-made worktree: the add
 	// itself runs to its end, and a failure cleans up.
 	addCtx := context.WithoutCancel(ctx)
-	if _, err := git(addCtx, r.Top, nil, "-c", "core.hooksPath=/dev/null", "worktree", "add", "--quiet",
+	if _, err := git(addCtx, r.Top, nil, "worktree", "add", "--quiet",
 		"-b", rec.Branch, rec.Path, rec.BaseCommit); err != nil {
 		_ = w.removeLocked(addCtx)
 		return nil, fmt.Errorf("create worktree: %w", err)
@@ -351,7 +351,7 @@ func (w *Worktree) Keep(ctx context.Context, message string) (string, error) {
 		out, err := git(ctx, w.rec.Path, nil, "rev-parse", "HEAD")
 		return trim(out), err
 	}
-	if _, err := git(ctx, w.rec.Path, identityEnv(), "-c", "core.hooksPath=/dev/null", "commit", "--quiet", "--no-verify", "-m", message); err != nil {
+	if _, err := git(ctx, w.rec.Path, identityEnv(), "commit", "--quiet", "--no-verify", "-m", message); err != nil {
 		return "", fmt.Errorf("keep the child's changes: %w", err)
 	}
 	out, err := git(ctx, w.rec.Path, nil, "rev-parse", "HEAD")

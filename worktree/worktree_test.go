@@ -597,6 +597,30 @@ func TestAdoptAndApplyOrphan(t *testing.T) {
 	}
 }
 
+// TestUserHooksAndSigning: the user's failing hooks and commit signing do
+// not break covey's own git calls.
+func TestUserHooksAndSigning(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	for _, hook := range []string{"post-checkout", "pre-commit", "commit-msg", "post-commit"} {
+		p := filepath.Join(dir, ".git", "hooks", hook)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, dir, "config", "commit.gpgSign", "true")
+	run(t, dir, "config", "gpg.program", "false")
+	put(t, dir, "a.txt", "uncommitted\n") // so the base is a commit covey makes
+	w := create(t, open(t, dir), BaseWorking)
+	if w.Record().Uncommitted != 1 {
+		t.Fatalf("uncommitted = %d", w.Record().Uncommitted)
+	}
+	put(t, w.Path(), "k.txt", "k\n")
+	if _, err := w.Keep(ctx, "covey: kept"); err != nil {
+		t.Fatalf("keep with failing hooks and signing configured: %v", err)
+	}
+}
+
 func TestParseBase(t *testing.T) {
 	for in, want := range map[string]Base{"": BaseWorking, "head": BaseHead, "HEAD": BaseHead, "working": BaseWorking} {
 		if got, err := ParseBase(in); err != nil || got != want {
