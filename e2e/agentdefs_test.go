@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
@@ -214,4 +215,42 @@ func TestAgentFileProblems(t *testing.T) {
 	if n := strings.Count(r.stderr, `got "many"`); n != 1 {
 		t.Errorf("headless stderr tells of maxTurns: many %d times, want once:\n%s", n, r.stderr)
 	}
+}
+
+// TestTUIAgentFiles checks the TUI's side: a one-line notice at start
+// counts the agent files' problems, /agents lists the agents with their
+// rules and the problems by file, and an agent file's color paints its
+// pane's [type] (red: the theme's error colour, 256-colour 204 in the dark
+// theme, not the accent 176 other types get).
+func TestTUIAgentFiles(t *testing.T) {
+	t.Parallel()
+	files := sampleFiles()
+	files[".claude/agents/reviewer.md"] = "---\nname: Code Reviewer\ndescription: Reviews the diff.\ntools: Read, Bash(git diff:*)\ncolor: red\n---\nYou review.\n"
+	files[".claude/agents/strangers.md"] = "---\nname: strangers\ndescription: Lists only tools covey lacks.\ntools: NotebookEdit\n---\np\n"
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_rev", Name: "task", Args: map[string]any{
+			"description": "look at the diff", "subagent_type": "code reviewer", "prompt": "[e2e:tui-rev] review",
+		}}}},
+		{Text: "Reviewed."},
+	}})
+	srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:tui-rev]"}, Turns: []scripted.Turn{
+		{Text: "Nothing to review.", Delay: 1500 * time.Millisecond},
+	}})
+	ws := workspace(t, files)
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText("1 problem (1 kept a file from loading) in 1 agent file: /agents lists them", helpLine)
+
+	tm.submit("/agents")
+	tm.waitText("Code Reviewer (", "tools: read_file, Bash(git diff:*)", "colour: red", "Problems in agent files:", "strangers.md",
+		"error   line 4 (tools): covey has none of NotebookEdit")
+
+	tm.submit("review please")
+	tm.waitText("[Code Reviewer] look at the diff")
+	colour := tm.colorScreen()
+	i := strings.Index(colour, "[Code Reviewer]")
+	if i < 0 || !strings.Contains(colour[max(0, i-40):i], "38;5;204") {
+		t.Errorf("the pane's [Code Reviewer] is not in the theme's red:\n%q", colour[max(0, i-80):min(len(colour), i+40)])
+	}
+	tm.waitText("Reviewed.")
 }
