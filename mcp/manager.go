@@ -275,6 +275,8 @@ func (m *Manager) describeStartErr(cfg Server, s *server, err error, ctx context
 			"if it takes a token, pass it in \"headers\" (e.g. \"Authorization\": \"Bearer ${TOKEN}\")"
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		msg = fmt.Sprintf("did not start within %s (startup_timeout); it may still be installing or waiting for input", timeout)
+	case cfg.Config.TransportType() == TypeStdio && exitedEarly(err):
+		msg = "the server exited before it answered"
 	default:
 		msg = err.Error()
 	}
@@ -282,6 +284,16 @@ func (m *Manager) describeStartErr(cfg Server, s *server, err error, ctx context
 		msg += "; its last stderr line: " + last[len(last)-1]
 	}
 	return msg
+}
+
+// exitedEarly reports whether a start failed because the server's process
+// went away (its pipes closed) rather than for a protocol reason.
+func exitedEarly(err error) bool {
+	if errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "broken pipe") || strings.Contains(s, "connection closed") || strings.Contains(s, "file already closed")
 }
 
 // listTools pages through the server's tools.

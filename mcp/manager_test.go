@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -339,5 +343,57 @@ func TestManagerMissingVariableFails(t *testing.T) {
 	st := m.Statuses()[0]
 	if st.State != StateFailed || !strings.Contains(st.Err, `"gh"`) || !strings.Contains(st.Err, "url") || !strings.Contains(st.Err, "HOST_MISSING") {
 		t.Errorf("status %+v", st)
+	}
+}
+
+// A real process: a stdio server that writes to stderr and exits at once
+// fails with the reason and its stderr, which reaches its log and never
+// covey's own stderr; its process group is gone afterwards.
+func TestStdioServerExitsAtStart(t *testing.T) {
+	logs := t.TempDir()
+	s := Server{Name: "broken", Scope: ScopeUser, Config: ServerConfig{Command: "sh", Args: []string{"-c", "echo 'fatal: cannot open database' >&2; exit 3"}}}
+	m := NewManager([]Server{s}, Options{LogDir: logs})
+	defer m.Close()
+	m.Start(context.Background())
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Statuses()[0]
+	if st.State != StateFailed || !strings.Contains(st.Err, "exited before it answered") || !strings.Contains(st.Err, "fatal: cannot open database") {
+		t.Errorf("status %+v", st)
+	}
+	data, err := os.ReadFile(st.LogPath)
+	if err != nil || !strings.Contains(string(data), "fatal: cannot open database") {
+		t.Errorf("log %q: %v", data, err)
+	}
+}
+
+// Close ends a stdio server's whole process group, children included.
+func TestStdioCloseStopsProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	// A "server" that starts a grandchild and then answers nothing: the
+	// start times out, and the grandchild must still be stopped.
+	script := fmt.Sprintf("sleep 300 & echo $! > %s; wait", pidFile)
+	s := Server{Name: "hang", Scope: ScopeUser, Config: ServerConfig{Command: "sh", Args: []string{"-c", script}, StartupTimeout: Duration(500 * time.Millisecond)}}
+	m := NewManager([]Server{s}, Options{LogDir: dir})
+	m.Start(context.Background())
+	_ = m.Wait(context.Background())
+	if st := m.Statuses()[0]; st.State != StateFailed || !strings.Contains(st.Err, "did not start within 500ms") {
+		t.Errorf("status %+v", st)
+	}
+	m.Close()
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+	deadline := time.Now().Add(3 * time.Second)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the server's child %d outlived it", pid)
 	}
 }
