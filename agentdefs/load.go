@@ -146,7 +146,7 @@ func loadFile(path string) (Definition, int, []Problem, error) {
 	if err != nil {
 		return Definition{}, 0, nil, Problem{Path: path, Message: fmt.Sprintf("cannot read agent file: %v", err)}
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: a close error changes nothing
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return Definition{}, 0, nil, Problem{Path: path, Message: fmt.Sprintf("cannot read agent file: %v", err)}
