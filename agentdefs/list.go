@@ -231,6 +231,31 @@ func modelColumn(d Definition, opts ListOptions) string {
 	return fmt.Sprintf("%s (%s)", resolved, written)
 }
 
+// settingsColumn is the Claude Code settings that change how a child runs,
+// short: "mode plan, worktree, background, red"; "-" for none.
+func settingsColumn(d Definition) string {
+	var parts []string
+	if d.PermissionMode != "" {
+		parts = append(parts, "mode "+d.PermissionMode)
+	}
+	if d.Isolation != "" {
+		parts = append(parts, d.Isolation)
+	}
+	if d.Background {
+		parts = append(parts, "background")
+	}
+	if len(d.MCPServers) > 0 {
+		parts = append(parts, "mcp "+strings.Join(d.MCPServers, "+"))
+	}
+	if d.Color != "" {
+		parts = append(parts, d.Color)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
 func accessColumn(d Definition) string {
 	if d.ReadOnly {
 		return "read-only"
@@ -255,9 +280,9 @@ func writeText(w io.Writer, s *Set, problems []Problem, opts ListOptions) error 
 	ew := &errWriter{w: w}
 	tw := tabwriter.NewWriter(ew.w, 0, 4, 2, ' ', 0)
 	tabs := &errWriter{w: tw}
-	tabs.printf("NAME\tSCOPE\tMODEL\tACCESS\tTOOLS\tSOURCE\n")
+	tabs.printf("NAME\tSCOPE\tMODEL\tACCESS\tTOOLS\tSETTINGS\tSOURCE\n")
 	for _, d := range s.All() {
-		tabs.printf("%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, modelColumn(d, opts), accessColumn(d), toolsColumn(d), d.Source)
+		tabs.printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, modelColumn(d, opts), accessColumn(d), toolsColumn(d), settingsColumn(d), d.Source)
 	}
 	if tabs.err == nil {
 		tabs.err = tw.Flush()
