@@ -174,6 +174,18 @@ func setLine(n *yaml.Node, line int) {
 	}
 }
 
+// keyAt returns the top-level key whose value holds line (1-based) of the
+// YAML text: the nearest "key:" line at or above it; "" when none is.
+func keyAt(text string, line int) string {
+	lines := strings.Split(text, "\n")
+	for i := min(line, len(lines)) - 1; i >= 0; i-- {
+		if m := fallbackKey.FindStringSubmatch(strings.TrimRight(lines[i], " \t\r")); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
 // isKnownKey reports whether k is a key covey reads, in any spelling.
 func isKnownKey(k string) bool {
 	switch canonicalKey(k) {

@@ -108,7 +108,7 @@ func decodeYAML(fm frontmatter) (*yaml.Node, *Problem, *Problem) {
 	if strings.Contains(p.Message, "mapping values are not allowed") {
 		hint += " (quote a value holding \": \" to make it valid YAML)"
 	}
-	warn := &Problem{Line: p.Line, Warning: true, Message: p.Message + hint}
+	warn := &Problem{Line: p.Line, Field: keyAt(fm.yaml, p.Line-fm.offset()), Warning: true, Message: p.Message + hint}
 	if fixed, ok := quoteColonValues(fm.yaml); ok {
 		var retry yaml.Node
 		if safeUnmarshal(fixed, &retry) == nil {

@@ -57,7 +57,7 @@ func parse(path string, data []byte) (Definition, int, []Problem, error) {
 		fp.warn(fm.longFence, "", "a fence of more than three dashes; read as '---', as Claude Code does")
 	}
 	if warn != nil {
-		fp.warn(warn.Line, "", "%s", warn.Message)
+		fp.warn(warn.Line, warn.Field, "%s", warn.Message)
 	}
 	d := Definition{Source: path, Model: "inherit", Prompt: strings.TrimSpace(fm.body)}
 	nameLine, err := fp.fields(doc, fm, &d)

@@ -43,17 +43,17 @@ type quirk struct {
 func quirks() map[string]quirk {
 	rg := []string{toolname.ReadFile, toolname.Grep, toolname.Glob}
 	return map[string]quirk{
-		"colon-in-description.md": {claude: outcome{loads: true, name: "changelog-keeper", tools: []string{toolname.ReadFile, toolname.EditFile}, model: "inherit", descHas: "Note: never rewrites old entries."}, warns: []string{""}},
+		"colon-in-description.md": {claude: outcome{loads: true, name: "changelog-keeper", tools: []string{toolname.ReadFile, toolname.EditFile}, model: "inherit", descHas: "Note: never rewrites old entries."}, warns: []string{"description"}},
 		"example-blocks.md": {claude: outcome{loads: true, name: "migration-checker", tools: rg, model: "inherit",
-			descHas: "user: \"Is 0042_drop_legacy.sql safe to run?\"\nassistant: \"I'll ask the migration-checker agent to look at it.\""}, warns: []string{""}},
+			descHas: "user: \"Is 0042_drop_legacy.sql safe to run?\"\nassistant: \"I'll ask the migration-checker agent to look at it.\""}, warns: []string{"description"}},
 		"example-blocks-unindented.md": {claude: outcome{loads: true, name: "release-notes", tools: []string{toolname.ReadFile, toolname.Bash}, rules: []string{"Bash(git log:*)"}, model: "inherit",
-			descHas: "<example>\nuser: \"Write the notes for v2.3\""}, warns: []string{""}},
+			descHas: "<example>\nuser: \"Write the notes for v2.3\""}, warns: []string{"description"}},
 		"duplicate-keys.md":       {claude: outcome{loads: true, name: "translator", tools: []string{toolname.ReadFile}, model: "haiku"}, warns: []string{"model"}},
 		"name-with-spaces.md":     {claude: outcome{loads: true, name: "Code Reviewer", tools: []string{toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.Bash}, rules: []string{"Bash(git diff:*)"}, model: "inherit"}},
 		"long-fence.md":           {claude: outcome{loads: true, name: "fence-lover", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{""}},
 		"crlf.md":                 {claude: outcome{loads: true, name: "windows-agent", tools: []string{toolname.ReadFile, toolname.Grep}, model: "inherit", descHas: "CRLF line ends."}},
 		"bom.md":                  {claude: outcome{loads: true, name: "bom-agent", tools: []string{toolname.Glob}, model: "inherit"}},
-		"tabs.md":                 {claude: outcome{loads: true, name: "tabby", tools: []string{toolname.ReadFile, toolname.Grep}, model: "inherit"}, warns: []string{""}},
+		"tabs.md":                 {claude: outcome{loads: true, name: "tabby", tools: []string{toolname.ReadFile, toolname.Grep}, model: "inherit"}, warns: []string{"tools"}},
 		"long-name.md":            {claude: outcome{loads: true, name: "the-agent-whose-name-goes-on-and-on-well-past-what-anyone-would-type", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"name"}},
 		"maxturns-many.md":        {claude: outcome{loads: true, name: "patient", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"maxTurns"}},
 		"tools-comma.md":          {claude: outcome{loads: true, name: "comma-tools", tools: rg, model: "inherit"}},
