@@ -98,6 +98,8 @@ type callRecord struct {
 
 type childRecord struct {
 	AgentID     string      `json:"agent_id"`
+	Name        string      `json:"name,omitempty"`
+	Background  bool        `json:"background,omitempty"`
 	Type        string      `json:"type"`
 	Description string      `json:"description"`
 	Reason      string      `json:"reason"`
@@ -131,6 +133,11 @@ func (o *headlessOutput) event(e agent.Event) {
 			o.mainTurns += ev.Turns
 		}
 	case agent.ChildState:
+		for i := range o.children {
+			if o.children[i].AgentID == src.AgentID && ev.Background {
+				o.children[i].Background = true
+			}
+		}
 		if ev.Detail != "" {
 			o.progress("[%s] %s: %s", src.AgentType, childLabel(src), ev.Detail)
 		}
@@ -163,7 +170,7 @@ func (o *headlessOutput) event(e agent.Event) {
 		}
 		o.progress("%s %s %s (%s) %s", mark, ev.Name, ev.KeyArg, seconds(ev.Duration), ev.Result.Summary)
 	case agent.ChildStarted:
-		o.children = append(o.children, childRecord{AgentID: src.AgentID, Type: src.AgentType, Description: src.Description})
+		o.children = append(o.children, childRecord{AgentID: src.AgentID, Name: src.Name, Background: ev.Background, Type: src.AgentType, Description: src.Description})
 		o.lastLine[src.AgentID], o.started[src.AgentID] = time.Now(), time.Now()
 		o.progress("[%s] %s … started (%s)", src.AgentType, src.Description, ev.Model)
 	case agent.ChildFinished:

@@ -346,8 +346,25 @@ func (s *Session) SetModel(m string) {
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
 	s.closeMCP()
+	// Children stopping emit their last events; once the consumer is gone
+	// (the TUI has quit) nobody reads them, so they are drained here (the
+	// session file has them already).
+	drained := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case _, ok := <-s.events:
+				if !ok {
+					return
+				}
+			case <-drained:
+				return
+			}
+		}
+	}()
 	s.driver.Close()
 	s.manager.Close()
+	close(drained)
 	s.rec.close(w)
 }
 

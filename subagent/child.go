@@ -559,9 +559,9 @@ func (c *child) run(ctx context.Context, prompt string) (out outcome) {
 	case runCtx.Err() != nil && errors.Is(cause, errTimedOut):
 		out.reason = agent.StopTimeout
 		out.text = fmt.Sprintf("[cut short: timed out after %s; what it found so far follows]\n\n%s", c.timeout, c.findings())
-	case runCtx.Err() != nil && errors.Is(cause, errShutdown):
+	case runCtx.Err() != nil && (errors.Is(cause, errShutdown) || errors.Is(cause, errStopped)):
 		out.reason = agent.StopCancelled
-		out.text = "[stopped: " + errShutdown.Error() + "]" + partial(c.findings())
+		out.text = "[" + cause.Error() + "]" + partial(c.findings())
 	case runCtx.Err() != nil:
 		out.reason = agent.StopCancelled
 		out.text = agent.CancelledResult + partial(c.findings())

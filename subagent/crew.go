@@ -143,6 +143,6 @@ func (t *stopTool) Run(_ context.Context, raw json.RawMessage) tools.Result {
 	if !c.isRunning() {
 		return tools.Errorf("%s (%s) is not running", c.src.Name, c.src.AgentID)
 	}
-	c.cancelRun(errCancelledByUser)
+	c.cancelRun(errStopped)
 	return tools.Result{Content: fmt.Sprintf("Stopped %s (%s).", c.src.Name, c.src.AgentID), Summary: "stopped"}
 }

@@ -478,3 +478,60 @@ func TestChildFilesFromBash(t *testing.T) {
 		t.Fatalf("child files = %+v, want %+v for b1", cf, want)
 	}
 }
+
+func TestRestoredChildResumesWithItsHistory(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	h := newHarness(t, harnessOpts{})
+	defer h.closeAll(nil)
+	h.manager.Restore([]subagent.Restored{{
+		Source: agent.Source{AgentID: "explore-7", ParentID: agent.MainAgentID, AgentType: "Explore", Description: "old", Depth: 1, Name: "veteran"},
+		Model:  "old-model",
+		Messages: []agent.Message{
+			{Role: agent.RoleUser, Content: "child-veteran: look"},
+			{Role: agent.RoleAssistant, Content: "I looked before the restart"},
+		},
+		Reason: agent.StopOK,
+	}, {
+		Source:   agent.Source{AgentID: "explore-8", AgentType: "Explore", Depth: 1, Name: "casualty"},
+		Messages: []agent.Message{{Role: agent.RoleUser, Content: "child-casualty"}},
+		Interrupted: true,
+	}})
+	h.child("child-veteran", scripted.Turn{Text: "first"}, scripted.Turn{Text: "resumed after the restart"})
+	if h.manager.Cancel("veteran") || h.manager.Pause("veteran", true) {
+		t.Fatal("a restored child counts as running")
+	}
+	h.srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: `[background agent "veteran" (id explore-7) finished: done]`}, Turns: []scripted.Turn{{Text: "noted the veteran"}}})
+	d := h.manager.NewDriver(h.main, nil)
+	defer d.Close()
+	if err := h.manager.Send(context.Background(), "veteran", "look again"); err != nil {
+		t.Fatal(err)
+	}
+	if last, _, ok := d.Wait(context.Background()); !ok || last.Answer != "noted the veteran" {
+		t.Fatalf("delivered = %+v, %v", last, ok)
+	}
+	h.main.Reset()
+	fin := h.waitFor("child_finished", func(e agent.Event) bool { return e.From().Name == "veteran" }).(agent.ChildFinished)
+	if fin.Reason != agent.StopOK {
+		t.Fatalf("resumed child ended %q", fin.Reason)
+	}
+	reqs := h.requestsOf("child-veteran")
+	if len(reqs) != 1 || reqs[0].Model != "old-model" {
+		t.Fatalf("requests = %+v", reqs)
+	}
+	var got []string
+	for _, m := range reqs[0].Messages[1:] {
+		got = append(got, m.Role+":"+m.Content)
+	}
+	if strings.Join(got, "|") != "user:child-veteran: look|assistant:I looked before the restart|user:look again" {
+		t.Fatalf("resumed request: %v", got)
+	}
+	// New children get IDs after the restored ones, and the names stay taken.
+	h.mainScript("go", map[string]any{"description": "new", "subagent_type": "Explore", "prompt": "child-new", "name": "veteran"})
+	h.child("child-new", scripted.Turn{Text: "new one"})
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.taskResult("task_1"); !strings.Contains(got, `the name "veteran" is taken`) {
+		t.Fatalf("task result: %s", got)
+	}
+}

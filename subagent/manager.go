@@ -99,6 +99,7 @@ var (
 	errCancelledByUser = errors.New(agent.CancelledResult)
 	errTimedOut        = errors.New("timed out")
 	errShutdown        = errors.New("covey is shutting down")
+	errStopped         = errors.New("stopped by its parent (stop_agent)")
 	// ErrNoChild reports a name or ID that names no child of the session.
 	ErrNoChild = errors.New("no such child")
 )
