@@ -491,8 +491,8 @@ func TestRestoredChildResumesWithItsHistory(t *testing.T) {
 		},
 		Reason: agent.StopOK,
 	}, {
-		Source:   agent.Source{AgentID: "explore-8", AgentType: "Explore", Depth: 1, Name: "casualty"},
-		Messages: []agent.Message{{Role: agent.RoleUser, Content: "child-casualty"}},
+		Source:      agent.Source{AgentID: "explore-8", AgentType: "Explore", Depth: 1, Name: "casualty"},
+		Messages:    []agent.Message{{Role: agent.RoleUser, Content: "child-casualty"}},
 		Interrupted: true,
 	}})
 	h.child("child-veteran", scripted.Turn{Text: "first"}, scripted.Turn{Text: "resumed after the restart"})
