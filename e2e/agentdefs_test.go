@@ -99,7 +99,11 @@ func TestHeadlessRestrictedAgent(t *testing.T) {
 func TestHeadlessModelAlias(t *testing.T) {
 	t.Parallel()
 	files := sampleFiles()
-	files[".claude/agents/poet.md"] = "---\nname: poet\ndescription: Writes verse.\ntools: Read\nmodel: sonnet\n---\nYou write verse.\n"
+	// The poet's description is long and holds an example block that strict
+	// YAML rejects: the task tool must carry all of it to the model.
+	poetDesc := "Writes verse about the code base when asked for a poem, a limerick or a haiku. " + strings.Repeat("It rhymes carefully. ", 12) +
+		"Examples:\n  <example>\n  user: \"Write a limerick about greet.go\"\n  assistant: \"I'll ask the poet agent for it.\"\n  </example>"
+	files[".claude/agents/poet.md"] = "---\nname: poet\ndescription: " + poetDesc + "\ntools: Read\nmodel: sonnet\n---\nYou write verse.\n"
 	files[".claude/agents/quick.md"] = "---\nname: quick\ndescription: Answers fast.\ntools: Read\nmodel: claude-haiku-4-5-20251001\n---\nYou answer fast.\n"
 	files[".claude/agents/big.md"] = "---\nname: big\ndescription: Thinks hard.\ntools: Read\nmodel: opus\n---\nYou think hard.\n"
 	files[".covey/config.yaml"] = "model_aliases:\n  sonnet: e2e-coder\n  haiku: e2e-small\n"
@@ -126,6 +130,27 @@ func TestHeadlessModelAlias(t *testing.T) {
 	for marker, model := range map[string]string{"[e2e:poet]": "e2e-coder", "[e2e:quick]": "e2e-small", "[e2e:big]": "e2e-model"} {
 		if seen[marker] != model {
 			t.Errorf("%s reached the server as %q, want %q (journal: %v)", marker, seen[marker], model, seen)
+		}
+	}
+	// The task tool's description, as the server got it, has the poet's
+	// whole description, example included.
+	var body struct {
+		Tools []struct {
+			Function struct{ Name, Description string } `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(lastRequest(t, h.srv, "main").Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	taskDesc := ""
+	for _, tl := range body.Tools {
+		if tl.Function.Name == "task" {
+			taskDesc = tl.Function.Description
+		}
+	}
+	for _, want := range []string{strings.Repeat("It rhymes carefully. ", 12), `user: "Write a limerick about greet.go"`, `assistant: "I'll ask the poet agent for it."`} {
+		if !strings.Contains(taskDesc, want) {
+			t.Errorf("the task tool's description lacks %q:\n%s", want, taskDesc)
 		}
 	}
 	if n := strings.Count(r.stderr, `model "opus" has no mapping`); n != 1 {
@@ -159,8 +184,10 @@ func TestHeadlessModelAlias(t *testing.T) {
 				t.Errorf("%s resolves to %q, want %q", n, got[n], m)
 			}
 		}
-		if len(out.Problems) != 1 || out.Problems[0].Field != "model" || !out.Problems[0].Warning {
-			t.Errorf("problems = %+v, want one model warning", out.Problems)
+		// Warnings only: the poet's frontmatter read line by line, and opus.
+		if len(out.Problems) != 2 || out.Problems[0].Field != "description" || out.Problems[1].Field != "model" ||
+			!out.Problems[0].Warning || !out.Problems[1].Warning {
+			t.Errorf("problems = %+v, want a description and a model warning", out.Problems)
 		}
 	})
 }
