@@ -77,6 +77,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Permissions:    s.Policy(),
 		Replay:         s.Replay(),
 		ResumeNote:     s.ResumeNote(),
+		Cost:           costFunc(s.Config().Prices),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -85,8 +86,15 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	return exitOK
 }
 
-// openSession loads config, resolves the endpoint and builds a recorded
-// session in the current directory.
+// costFunc prices tokens for the UI from config's price table; nil without
+// one, so the UI shows no costs.
+func costFunc(prices agent.Prices) ui.CostFunc {
+	if len(prices) == 0 {
+		return nil
+	}
+	return prices.Cost
+}
+
 // agentInfos describes the session's agent definitions and their files'
 // problems for /agents and the notice at start.
 func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {

@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"covey/agent"
 	"covey/mcp"
 	"covey/worktree"
 )
@@ -63,6 +64,10 @@ type Config struct {
 	// FetchModel answers web_fetch's prompt over a fetched page (a model
 	// of the main endpoint); without it the page itself is returned.
 	FetchModel string `yaml:"fetch_model"`
+	// Prices is what each model costs per million tokens ({model: {input,
+	// output}}): /cost, the crew overview and children's cost budgets
+	// use it. The project's entries win over the user's, model by model.
+	Prices agent.Prices `yaml:"prices"`
 }
 
 // WorktreeConfig configures the git worktrees of isolated children.
@@ -87,6 +92,10 @@ type SubagentConfig struct {
 	MaxDepth    int           `yaml:"max_depth"`   // nesting levels (default 1: children cannot spawn)
 	MaxTurns    int           `yaml:"max_turns"`   // per child (default 15)
 	Timeout     time.Duration `yaml:"timeout"`     // per child (default 5m)
+	// MaxTokens and MaxCost are each child's default budgets (0: none):
+	// tokens in + out, and cost by Prices. A definition's own win.
+	MaxTokens int     `yaml:"max_tokens"`
+	MaxCost   float64 `yaml:"max_cost"`
 }
 
 // PermissionRules are allow and deny rules such as bash(go test:*).
@@ -148,6 +157,14 @@ func readFile(path string) (Config, error) {
 	if c.StreamIdleTimeout < 0 {
 		return Config{}, fmt.Errorf("config %s: stream_idle_timeout must not be negative (got %s)", path, c.StreamIdleTimeout)
 	}
+	if c.Subagents.MaxTokens < 0 || c.Subagents.MaxCost < 0 {
+		return Config{}, fmt.Errorf("config %s: subagents.max_tokens and max_cost must not be negative", path)
+	}
+	for model, p := range c.Prices {
+		if p.Input < 0 || p.Output < 0 {
+			return Config{}, fmt.Errorf("config %s: prices.%s: a price must not be negative", path, model)
+		}
+	}
 	if _, err := worktree.ParseBase(c.Worktree.Base); err != nil {
 		return Config{}, fmt.Errorf("config %s: worktree.base: %w", path, err)
 	}
@@ -187,6 +204,18 @@ func merge(base, over Config) Config {
 	}
 	if over.Subagents.Timeout != 0 {
 		base.Subagents.Timeout = over.Subagents.Timeout
+	}
+	if over.Subagents.MaxTokens != 0 {
+		base.Subagents.MaxTokens = over.Subagents.MaxTokens
+	}
+	if over.Subagents.MaxCost != 0 {
+		base.Subagents.MaxCost = over.Subagents.MaxCost
+	}
+	for model, p := range over.Prices {
+		if base.Prices == nil {
+			base.Prices = agent.Prices{}
+		}
+		base.Prices[model] = p
 	}
 	for name, p := range over.Providers {
 		if base.Providers == nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"covey/agent"
 )
 
 func TestResolveEndpoint(t *testing.T) {
@@ -90,6 +92,25 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
+		"prices and budgets": {
+			user:    "prices: {big: {input: 3, output: 15}, small: {input: 0.1, output: 0.4}}\nsubagents: {max_tokens: 50000, max_cost: 0.5}\n",
+			project: "prices:\n  small: {input: 0.2, output: 0.8}\nsubagents: {max_cost: 0.25}\n",
+			check: func(t *testing.T, c Config) {
+				want := agent.Prices{"big": {Input: 3, Output: 15}, "small": {Input: 0.2, Output: 0.8}}
+				if !reflect.DeepEqual(c.Prices, want) || c.Subagents.MaxTokens != 50000 || c.Subagents.MaxCost != 0.25 {
+					t.Fatalf("prices %v, budgets %+v; want %v, 50000 tokens, 0.25", c.Prices, c.Subagents, want)
+				}
+				if cost, ok := c.Prices.Cost("big", agent.Usage{InputTokens: 1_000_000, OutputTokens: 100_000}); !ok || cost != 4.5 {
+					t.Fatalf("cost = %v, %v; want 4.5", cost, ok)
+				}
+				if _, ok := c.Prices.Cost("unpriced", agent.Usage{InputTokens: 1}); ok {
+					t.Fatal("a model without a price was priced")
+				}
+			},
+		},
+		"price negative":                      {project: "prices: {m: {input: -1, output: 1}}\n", wantErr: "prices.m: a price must not be negative"},
+		"price unknown key":                   {project: "prices: {m: {inptu: 1}}\n", wantErr: "field inptu not found"},
+		"budget negative":                     {project: "subagents: {max_tokens: -5}\n", wantErr: "must not be negative"},
 		"model aliases wrong shape":           {project: "model_aliases: [sonnet]\n", wantErr: "line 1"},
 		"agent mode raise only from the user": {project: "allow_agent_mode_raise: true\n", wantErr: "user's config only"},
 		"stream idle timeout": {

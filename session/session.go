@@ -143,6 +143,9 @@ func New(opts Options) (*Session, error) {
 		MaxDepth:    cfg.Subagents.MaxDepth,
 		MaxTurns:    cfg.Subagents.MaxTurns,
 		Timeout:     cfg.Subagents.Timeout,
+		MaxTokens:   cfg.Subagents.MaxTokens,
+		MaxCost:     cfg.Subagents.MaxCost,
+		Cost:        cfg.Prices.CostFunc(),
 		ReadOnly:    mode == permission.ModePlan,
 		// An agent file's permissionMode may exceed the session's only
 		// when the user's config says so.
@@ -193,6 +196,7 @@ func New(opts Options) (*Session, error) {
 		Tools:  reg, MaxTurns: maxTurns,
 		Source: agent.Source{AgentID: agent.MainAgentID},
 		Emit:   s.emit,
+		Cost:   cfg.Prices.CostFunc(),
 		OnMessage: func(m agent.Message) {
 			if s.rec != nil {
 				s.rec.message(m)
