@@ -232,3 +232,54 @@ func TestHeadlessSendMessage(t *testing.T) {
 		t.Errorf("journal: steering message seen %v, resumed history seen %v", steerSeen, resumeSeen)
 	}
 }
+
+// TestHeadlessResumeChildAfterContinue: a child that finished in one run is
+// resumed by send_message in the next (--continue), with its whole history
+// from the session file, and its new report is delivered as a turn.
+func TestHeadlessResumeChildAfterContinue(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_task", Name: "task", Args: map[string]any{
+			"description": "look", "subagent_type": "Explore", "name": "scout", "prompt": "[e2e:cont] Look at greet.go.",
+		}}}},
+		{Text: "FIRST DONE"},
+		// The second run (--continue).
+		{ToolCalls: []scripted.Call{{ID: "call_send", Name: "send_message", Args: map[string]any{"to": "scout", "message": "Look deeper."}}}},
+		{Text: "Asked scout."},
+		{Text: "CONTINUE ANSWER"},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:cont]"}, Turns: []scripted.Turn{
+		{Text: "first look report"},
+		{Text: "deeper report"},
+	}})
+	if r := h.run(t, "", "-p", "look around"); r.code != 0 || strings.TrimSpace(r.stdout) != "FIRST DONE" {
+		t.Fatalf("first run: exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r := h.run(t, "", "-p", "ask scout again", "--continue", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("continued run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	evs := parseStream(t, r.stdout)
+	resumed := index(evs, 0, func(e streamEvent) bool {
+		return e.Type == "child_state" && e.Name == "scout" && e.Detail == "resumed by a message"
+	})
+	delivered := index(evs, resumed, func(e streamEvent) bool {
+		return e.Type == "background_result" && e.Name == "scout" && e.Text == "deeper report"
+	})
+	last := index(evs, delivered, mainDone("CONTINUE ANSWER"))
+	if resumed < 0 || delivered < 0 || last != len(evs)-1 {
+		t.Fatalf("resumed %d, delivered %d, last answer %d of %d:\n%s", resumed, delivered, last, len(evs), r.stdout)
+	}
+	var got []string
+	for _, e := range h.srv.Journal() {
+		if e.Conversation == "child" && e.Turn == 1 {
+			for _, m := range e.Messages[1:] {
+				got = append(got, m.Role+":"+m.Content)
+			}
+		}
+	}
+	if want := "user:[e2e:cont] Look at greet.go.|assistant:first look report|user:Look deeper."; strings.Join(got, "|") != want {
+		t.Errorf("the resumed child's request holds %q, want %q", strings.Join(got, "|"), want)
+	}
+}
