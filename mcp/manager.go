@@ -109,6 +109,10 @@ type Manager struct {
 	closed  bool
 	wg      sync.WaitGroup
 	changed chan struct{} // closed and replaced on every change
+	// pending are OnChange reports not yet delivered; one goroutine at a
+	// time delivers them, in order.
+	pending    []Status
+	delivering bool
 }
 
 // server is one configured server and its live connection.
@@ -121,6 +125,7 @@ type server struct {
 
 	session *sdk.ClientSession
 	stop    func() // ends the connection (and its process group)
+	cancel  func() // abandons the connection attempt under way
 	gen     int    // connection generation: stale goroutines ignore themselves
 	logPath string
 	tail    *tailWriter
@@ -208,11 +213,18 @@ func (m *Manager) startLocked(ctx context.Context, s *server) {
 	}
 	s.gen++
 	gen := s.gen
+	if s.cancel != nil {
+		s.cancel()
+	}
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
 	m.notifyLocked(s)
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		m.connect(context.WithoutCancel(ctx), s, gen)
+		// cctx lives as long as this connection: Close or a reconnect
+		// cancels it.
+		m.connect(cctx, s, gen)
 	}()
 }
 
@@ -235,7 +247,7 @@ func (m *Manager) connect(ctx context.Context, s *server, gen int) {
 	if m.opts.Connect != nil {
 		transport, err = m.opts.Connect(cctx, cfg)
 	} else {
-		transport, stopProc, saw401, err = m.transport(cfg, s)
+		transport, stopProc, saw401, err = m.transport(ctx, cfg, s)
 	}
 	if err != nil {
 		m.fail(s, gen, err.Error())
@@ -411,9 +423,31 @@ func (m *Manager) fail(s *server, gen int, reason string) {
 func (m *Manager) notifyLocked(s *server) {
 	close(m.changed)
 	m.changed = make(chan struct{})
-	if m.opts.OnChange != nil {
-		st := s.status()
-		go m.opts.OnChange(st)
+	if m.opts.OnChange == nil {
+		return
+	}
+	m.pending = append(m.pending, s.status())
+	if !m.delivering {
+		m.delivering = true
+		m.wg.Add(1)
+		go m.deliver()
+	}
+}
+
+// deliver hands the pending reports to OnChange in order, outside the lock.
+func (m *Manager) deliver() {
+	defer m.wg.Done()
+	for {
+		m.mu.Lock()
+		if len(m.pending) == 0 {
+			m.delivering = false
+			m.mu.Unlock()
+			return
+		}
+		st := m.pending[0]
+		m.pending = m.pending[1:]
+		m.mu.Unlock()
+		m.opts.OnChange(st)
 	}
 }
 
@@ -567,6 +601,9 @@ func (m *Manager) Close() {
 	m.closed = true
 	var stops []func()
 	for _, s := range m.servers {
+		if s.cancel != nil {
+			s.cancel() // a server still starting is abandoned at once
+		}
 		if s.stop != nil {
 			stops = append(stops, s.stop)
 		}

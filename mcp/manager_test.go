@@ -397,3 +397,19 @@ func TestStdioCloseStopsProcessGroup(t *testing.T) {
 		t.Fatalf("the server's child %d outlived it", pid)
 	}
 }
+
+// Close does not wait for a server that is still starting: it abandons
+// the attempt and stops the process.
+func TestCloseAbandonsStartingServer(t *testing.T) {
+	s := Server{Name: "slow", Scope: ScopeUser, Config: ServerConfig{Command: "sh", Args: []string{"-c", "sleep 600; true"}}}
+	m := NewManager([]Server{s}, Options{LogDir: t.TempDir()})
+	m.Start(context.Background())
+	time.Sleep(100 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { m.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // far below the 30 s startup timeout
+		t.Fatal("Close waited for a starting server")
+	}
+}

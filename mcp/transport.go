@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -25,7 +26,7 @@ const terminateGrace = 500 * time.Millisecond
 // stop function that ends the server's whole process group (an npx
 // wrapper's node child included); for HTTP and SSE, a probe reporting
 // whether the server answered 401.
-func (m *Manager) transport(cfg Server, s *server) (sdk.Transport, func(), func() bool, error) {
+func (m *Manager) transport(life context.Context, cfg Server, s *server) (sdk.Transport, func(), func() bool, error) {
 	c := cfg.Config
 	switch c.TransportType() {
 	case TypeStdio:
@@ -34,7 +35,9 @@ func (m *Manager) transport(cfg Server, s *server) (sdk.Transport, func(), func(
 		rt := &headerTransport{base: http.DefaultTransport, headers: c.Headers}
 		hc := &http.Client{Transport: rt}
 		if c.TransportType() == TypeSSE {
-			return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: hc}, nil, rt.saw401.Load, nil
+			// The SSE stream lives on the context Connect gets: give it the
+			// connection's lifetime, not the start-up attempt's.
+			return &detached{inner: &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: hc}, life: life}, nil, rt.saw401.Load, nil
 		}
 		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc, MaxRetries: 2}, nil, rt.saw401.Load, nil
 	}
@@ -82,6 +85,29 @@ func (m *Manager) stdioTransport(cfg Server, s *server) (sdk.Transport, func(), 
 		})
 	}
 	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, stop, nil, nil
+}
+
+// detached connects inner on a context that lives as long as life, yet is
+// cancelled should the connect attempt's own context end while connecting.
+type detached struct {
+	inner sdk.Transport
+	life  context.Context
+}
+
+// Connect implements sdk.Transport.
+func (d *detached) Connect(ctx context.Context) (sdk.Connection, error) {
+	cctx, cancel := context.WithCancel(d.life)
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := d.inner.Connect(cctx)
+	if !stop() || err != nil {
+		cancel()
+		if err == nil {
+			_ = conn.Close()
+			err = ctx.Err()
+		}
+		return nil, err
+	}
+	return conn, nil
 }
 
 // headerTransport adds the configured headers to every request and notes a
