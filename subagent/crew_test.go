@@ -534,3 +534,65 @@ func TestRestoredChildResumesWithItsHistory(t *testing.T) {
 		t.Fatalf("task result: %s", got)
 	}
 }
+
+// TestPausedTimeNotCounted: a child paused longer than its timeout still
+// finishes: the clock stops while it is paused, and ChildFinished's
+// elapsed leaves the pause out.
+func TestPausedTimeNotCounted(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	h := newHarness(t, harnessOpts{timeout: time.Second})
+	h.mainScript("go", task("patient", "Explore", "child-patient"))
+	h.child("child-patient",
+		scripted.Turn{Delay: 300 * time.Millisecond, ToolCalls: []scripted.Call{{Name: toolname.Glob, Args: map[string]string{"pattern": "*.go"}}}},
+		scripted.Turn{Text: "finished in time", Delay: 100 * time.Millisecond})
+	defer h.closeAll(nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.main.Run(context.Background(), "go")
+		done <- err
+	}()
+	id := h.waitFor("child_started", nil).From().AgentID
+	for len(h.requestsOf("child-patient")) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	h.manager.Pause(id, true)
+	time.Sleep(1500 * time.Millisecond) // longer than the timeout
+	paused := h.waitFor("child_state", func(e agent.Event) bool { return e.(agent.ChildState).Paused }).(agent.ChildState)
+	h.manager.Pause(id, false)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	fin := h.waitFor("child_finished", nil).(agent.ChildFinished)
+	if fin.Reason != agent.StopOK || !strings.Contains(h.taskResult("task_1"), "finished in time") {
+		t.Fatalf("the paused child ended %q: %s", fin.Reason, h.taskResult("task_1"))
+	}
+	if fin.Elapsed >= time.Second || paused.Elapsed >= time.Second {
+		t.Fatalf("elapsed %s (at the pause %s) counts the 1.5 s pause", fin.Elapsed, paused.Elapsed)
+	}
+}
+
+// TestChildWaitsForItsBackgroundChildren: a child that started a child of
+// its own in the background does not report before it has answered that
+// child's outcome.
+func TestChildWaitsForItsBackgroundChildren(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	lead := agentdefs.Definition{Name: "lead", Description: "leads", Tools: []string{toolname.Task}, Prompt: "You lead.", Scope: agentdefs.Project}
+	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{lead}, maxDepth: 2})
+	defer h.closeAll(nil)
+	h.mainScript("go", task("lead", "lead", "child-lead"))
+	h.child("child-lead",
+		scripted.Turn{ToolCalls: []scripted.Call{call("sub_1", toolname.Task, bgTask("helper", "grandchild-helper"))}},
+		scripted.Turn{Text: "helper started"},
+		scripted.Turn{Text: "lead report with the helper's finding"})
+	h.child("grandchild-helper", scripted.Turn{Text: "helper finding", Delay: 200 * time.Millisecond})
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.taskResult("task_1"); !strings.Contains(got, "lead report with the helper's finding") {
+		t.Fatalf("the lead reported before its background child's outcome: %s", got)
+	}
+	br := h.waitFor("background_result", nil).(agent.BackgroundResult)
+	if br.AgentID != "lead-1" || br.Name != "helper" || br.Text != "helper finding" {
+		t.Fatalf("background result = %+v", br)
+	}
+}
