@@ -125,7 +125,9 @@ func TestTUIWorktreeChildrenMerge(t *testing.T) {
 		t.Errorf("git worktree list has %d entries while both children wait, want 3", lines)
 	}
 	tm.press("y")
-	s = tm.waitText("✓ apply 1 file")
+	// The answer is recorded at once; the merge itself follows, and its
+	// outcome shows under the pane.
+	tm.waitText("✓ apply 1 file", "Applied the child's changes to shared.txt")
 	tm.waitFor("the second merge", waitLong, func(s string) bool {
 		return strings.Contains(s, "? Apply its changes") && strings.Count(s, "✓ apply 1 file") == 1
 	})

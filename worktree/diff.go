@@ -64,7 +64,18 @@ func (w *Worktree) Diff(ctx context.Context) ([]Change, error) {
 
 // tree writes the worktree's current files as a git tree and returns it.
 func (w *Worktree) tree(ctx context.Context) (string, error) {
-	idx, cleanup, err := tempIndex(ctx, w.rec.Path)
+	w.indexMu.Lock()
+	if w.index == "" {
+		p, err := indexPath(ctx, w.rec.Path)
+		if err != nil {
+			w.indexMu.Unlock()
+			return "", err
+		}
+		w.index = p
+	}
+	index := w.index
+	w.indexMu.Unlock()
+	idx, cleanup, err := tempIndex(ctx, w.rec.Path, index)
 	if err != nil {
 		return "", err
 	}

@@ -69,7 +69,8 @@ type Repo struct {
 	// "" or ending in "/".
 	Prefix string
 
-	mu sync.Mutex
+	index string // the user's index file
+	mu    sync.Mutex
 }
 
 // Open finds the repository around dir. It fails with ErrNoGit when git is
@@ -78,7 +79,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoGit
 	}
-	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel", "--git-common-dir", "--show-prefix")
+	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "index", "--show-prefix")
 	if err != nil {
 		if errors.Is(err, ErrNoGit) {
 			return nil, err
@@ -91,10 +92,16 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	r := &Repo{Top: lines[0], CommonDir: lines[1]}
 	if len(lines) > 2 {
-		r.Prefix = lines[2]
+		r.index = lines[2]
+	}
+	if len(lines) > 3 {
+		r.Prefix = lines[3]
 	}
 	if !filepath.IsAbs(r.CommonDir) {
 		r.CommonDir = filepath.Join(dir, r.CommonDir)
+	}
+	if r.index != "" && !filepath.IsAbs(r.index) {
+		r.index = filepath.Join(dir, r.index)
 	}
 	if real, err := filepath.EvalSymlinks(r.Top); err == nil {
 		r.Top = real
@@ -123,6 +130,9 @@ type Options struct {
 type Worktree struct {
 	repo *Repo
 	rec  Record
+
+	indexMu sync.Mutex
+	index   string // the worktree's own index file, found on first use
 }
 
 // Path is the worktree's top folder.
@@ -212,7 +222,7 @@ func (r *Repo) Create(ctx context.Context, opt Options) (*Worktree, error) {
 // index. It returns HEAD itself when nothing is uncommitted, and how many
 // files differ.
 func (r *Repo) snapshot(ctx context.Context, head, name string) (string, int, error) {
-	idx, cleanup, err := tempIndex(ctx, r.Top)
+	idx, cleanup, err := tempIndex(ctx, r.Top, r.index)
 	if err != nil {
 		return "", 0, err
 	}
@@ -253,14 +263,12 @@ func identityEnv() []string {
 // tempIndex copies the index of the checkout at dir to a temporary file
 // (keeping git's cached file stats, so reading the tree stays fast) and
 // returns its path and a function that removes it.
-func tempIndex(ctx context.Context, dir string) (string, func(), error) {
-	out, err := git(ctx, dir, nil, "rev-parse", "--git-path", "index")
-	if err != nil {
-		return "", nil, fmt.Errorf("find the index: %w", err)
-	}
-	src := trim(out)
-	if !filepath.IsAbs(src) {
-		src = filepath.Join(dir, src)
+func tempIndex(ctx context.Context, dir, src string) (string, func(), error) {
+	if src == "" {
+		var err error
+		if src, err = indexPath(ctx, dir); err != nil {
+			return "", nil, err
+		}
 	}
 	f, err := os.CreateTemp("", "covey-index-*")
 	if err != nil {
@@ -293,6 +301,19 @@ func tempIndex(ctx context.Context, dir string) (string, func(), error) {
 	return name, cleanup, nil
 }
 
+// indexPath finds the index file of the checkout at dir.
+func indexPath(ctx context.Context, dir string) (string, error) {
+	out, err := git(ctx, dir, nil, "rev-parse", "--git-path", "index")
+	if err != nil {
+		return "", fmt.Errorf("find the index: %w", err)
+	}
+	src := trim(out)
+	if !filepath.IsAbs(src) {
+		src = filepath.Join(dir, src)
+	}
+	return src, nil
+}
+
 // Remove deletes the worktree, its branch and its record. It does what it
 // can when parts are already gone, and is safe to call twice.
 func (w *Worktree) Remove(ctx context.Context) error {
@@ -310,8 +331,11 @@ func (w *Worktree) removeLocked(ctx context.Context) error {
 // interrupted removal can be finished by Prune.
 func removeRecord(ctx context.Context, r *Repo, rec Record) error {
 	var errs []error
+	removed := false
 	if _, err := os.Stat(rec.Path); err == nil {
-		if _, err := git(ctx, r.Top, nil, "worktree", "remove", "--force", "--force", rec.Path); err != nil {
+		_, err := git(ctx, r.Top, nil, "worktree", "remove", "--force", "--force", rec.Path)
+		removed = err == nil
+		if err != nil {
 			// git may not know the folder (a crash before it was
 			// registered): remove it by hand.
 			if rerr := os.RemoveAll(rec.Path); rerr != nil {
@@ -319,12 +343,16 @@ func removeRecord(ctx context.Context, r *Repo, rec Record) error {
 			}
 		}
 	}
-	if _, err := git(ctx, r.Top, nil, "worktree", "prune"); err != nil {
-		errs = append(errs, err)
+	if !removed {
+		// Forget a worktree whose folder is gone.
+		if _, err := git(ctx, r.Top, nil, "worktree", "prune"); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if rec.Branch != "" && strings.HasPrefix(rec.Branch, BranchPrefix) {
-		if _, err := git(ctx, r.Top, nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+rec.Branch); err == nil {
-			if _, err := git(ctx, r.Top, nil, "branch", "-D", "--quiet", rec.Branch); err != nil {
+		if _, err := git(ctx, r.Top, nil, "branch", "-D", "--quiet", rec.Branch); err != nil {
+			// Already gone is fine; anything else is not.
+			if _, verr := git(ctx, r.Top, nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+rec.Branch); verr == nil {
 				errs = append(errs, fmt.Errorf("delete branch %s: %w", rec.Branch, err))
 			}
 		}
