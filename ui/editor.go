@@ -103,7 +103,7 @@ func (m *Model) handleEditReady(msg editReadyMsg) tea.Cmd {
 		return nil
 	}
 	id, path, proposed := msg.id, msg.path, p.req.Content
-	return tea.ExecProcess(editorCommand(path), func(err error) tea.Msg {
+	return execProcess(m.painter, editorCommand(path), func(err error) tea.Msg {
 		return editorExitedMsg{id: id, path: path, proposed: proposed, err: err}
 	})
 }

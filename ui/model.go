@@ -93,7 +93,10 @@ type Model struct {
 	tickID  int
 	// prewarming is set while a prewarmMsg is on its way.
 	prewarming bool
-	frame      int
+	// painter paints the frames when the program runs on a terminal (nil
+	// in tests and when Bubble Tea's renderer draws).
+	painter *painter
+	frame   int
 
 	keyState keyState    // what the keys were last enabled for
 	memo     *chromeMemo // last renderings of the input, status and help

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
 )
 
 // Run shows the TUI until the user quits or ctx ends. The terminal is
@@ -18,12 +20,21 @@ import (
 // first, Bubble Tea's handler was left sending a quit message nobody read,
 // and the program hung on its way out.
 func Run(ctx context.Context, opts Options) error {
-	return runProgram(ctx, opts, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithoutSignalHandler())
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		return runProgram(ctx, opts, nil, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithoutSignalHandler())
+	}
+	scr := newPainter(os.Stdin, os.Stdout, frameInterval)
+	if err := scr.start(); err != nil {
+		return fmt.Errorf("run ui: %w", err)
+	}
+	defer scr.stop()
+	return runProgram(ctx, opts, scr, tea.WithoutRenderer(), tea.WithoutSignalHandler())
 }
 
 // runProgram is Run with the program's options open, so tests can give it
-// an input and output that are not a terminal.
-func runProgram(ctx context.Context, opts Options, popts ...tea.ProgramOption) (err error) {
+// an input and output that are not a terminal. With a screen, the frames
+// go to it (and popts should turn Bubble Tea's renderer off).
+func runProgram(ctx context.Context, opts Options, scr *painter, popts ...tea.ProgramOption) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var p *tea.Program
@@ -39,7 +50,15 @@ func runProgram(ctx context.Context, opts Options, popts ...tea.ProgramOption) (
 		}
 	}()
 	m := newModel(ctx, opts)
-	p = tea.NewProgram(m, append(popts, tea.WithContext(ctx))...)
+	var root tea.Model = m
+	if scr != nil {
+		m.painter = scr
+		root = painterModel{Model: m, scr: scr}
+	}
+	p = tea.NewProgram(root, append(popts, tea.WithContext(ctx))...)
+	if scr != nil {
+		scr.watchSize(p)
+	}
 	_, err = p.Run()
 	switch {
 	case errors.Is(err, tea.ErrProgramPanic):

@@ -53,7 +53,7 @@ func TestRunProgram(t *testing.T) {
 			var out bytes.Buffer
 			done := make(chan error, 1)
 			go func() {
-				done <- runProgram(ctx, opts, tea.WithInput(strings.NewReader("")), tea.WithOutput(&out))
+				done <- runProgram(ctx, opts, nil, tea.WithInput(strings.NewReader("")), tea.WithOutput(&out))
 			}()
 			if tt.cancel {
 				cancel()

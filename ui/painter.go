@@ -1,0 +1,313 @@
+package ui
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
+)
+
+// screen paints the program's frames on the terminal in place of Bubble
+// Tea's renderer. That renderer flushes on a ticker that runs 60 times a
+// second for the life of the program, so an idle covey woke up some 250
+// times a second (the ticker, the scheduler threads it wakes) and streaming
+// paid for every tick. The screen instead paints from one goroutine that
+// sleeps until a new frame differs from the last one painted, and then paints
+// at most one frame per frameInterval: nothing moves, nothing runs.
+//
+// It owns the terminal modes Bubble Tea's renderer would have set: raw input,
+// the alternate screen, a hidden cursor, mouse cell motion with SGR
+// coordinates and bracketed paste; window size changes reach the program as
+// tea.WindowSizeMsg. Paint rewrites only the lines that changed.
+type painter struct {
+	in, out  *os.File
+	interval time.Duration
+
+	mu      sync.Mutex
+	view    string   // the newest frame
+	painted string   // the frame on the terminal
+	lines   []string // its lines
+	width   int
+	height  int
+	last    time.Time // when the last frame was painted
+	raw     *term.State
+	active  bool // the terminal is in the program's modes
+	buf     bytes.Buffer
+	paints  int // frames painted; tests read it
+
+	kick chan struct{}
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// Terminal modes the screen sets and clears.
+const (
+	modesOn  = "\x1b[?1049h\x1b[?25l\x1b[?1002h\x1b[?1006h\x1b[?2004h\x1b[2J"
+	modesOff = "\x1b[?2004l\x1b[?1006l\x1b[?1002l\x1b[?25h\x1b[?1049l"
+)
+
+func newPainter(in, out *os.File, interval time.Duration) *painter {
+	return &painter{in: in, out: out, interval: interval, kick: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// start puts the terminal in the program's modes and starts the painter.
+func (s *painter) start() error {
+	s.mu.Lock()
+	err := s.enterLocked()
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	s.wg.Add(1)
+	go s.paintLoop()
+	return nil
+}
+
+// stop stops the painter and gives the terminal back as it was.
+func (s *painter) stop() {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	close(s.done)
+	s.wg.Wait()
+	s.mu.Lock()
+	s.leaveLocked()
+	s.mu.Unlock()
+}
+
+func (s *painter) enterLocked() error {
+	if s.active {
+		return nil
+	}
+	if s.in != nil && term.IsTerminal(s.in.Fd()) {
+		raw, err := term.MakeRaw(s.in.Fd())
+		if err != nil {
+			return err
+		}
+		s.raw = raw
+	}
+	_, _ = io.WriteString(s.out, modesOn)
+	s.active = true
+	s.lines, s.painted = nil, ""
+	return nil
+}
+
+func (s *painter) leaveLocked() {
+	if !s.active {
+		return
+	}
+	_, _ = io.WriteString(s.out, modesOff)
+	if s.raw != nil {
+		_ = term.Restore(s.in.Fd(), s.raw)
+		s.raw = nil
+	}
+	s.active = false
+}
+
+// write hands the screen a frame; it is painted by the painter goroutine.
+func (s *painter) write(view string) {
+	s.mu.Lock()
+	s.view = view
+	changed := view != s.painted
+	s.mu.Unlock()
+	if changed {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// resize records the terminal's size; the next frame is painted whole.
+func (s *painter) resize(width, height int) {
+	s.mu.Lock()
+	s.width, s.height = width, height
+	s.lines, s.painted = nil, ""
+	if s.active {
+		_, _ = io.WriteString(s.out, "\x1b[2J")
+	}
+	s.mu.Unlock()
+	s.write(s.currentView())
+}
+
+func (s *painter) currentView() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view
+}
+
+// paintLoop paints the newest frame each time write kicks it, waiting out
+// what is left of the interval since the last frame, so frames coming
+// faster than the interval coalesce.
+func (s *painter) paintLoop() {
+	defer s.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-s.kick:
+		case <-s.done:
+			return
+		}
+		s.mu.Lock()
+		wait := s.interval - time.Since(s.last)
+		s.mu.Unlock()
+		if wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-s.done:
+				timer.Stop()
+				return
+			}
+		}
+		s.paint()
+	}
+}
+
+// paint writes the lines of the newest frame that differ from the
+// terminal's.
+func (s *painter) paint() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.active || s.view == s.painted {
+		return
+	}
+	lines := strings.Split(s.view, "\n")
+	if s.height > 0 && len(lines) > s.height {
+		lines = lines[len(lines)-s.height:]
+	}
+	b := &s.buf
+	b.Reset()
+	b.WriteString("\x1b[?2026h") // synchronized output: terminals that know it show the frame at once
+	for i, l := range lines {
+		if i < len(s.lines) && s.lines[i] == l {
+			continue
+		}
+		if s.width > 0 && ansi.StringWidth(l) > s.width {
+			l = ansi.Truncate(l, s.width, "")
+		}
+		b.WriteString("\x1b[")
+		b.WriteString(strconv.Itoa(i + 1))
+		b.WriteString(";1H")
+		b.WriteString(l)
+		b.WriteString("\x1b[K")
+	}
+	if len(lines) < len(s.lines) {
+		b.WriteString("\x1b[")
+		b.WriteString(strconv.Itoa(len(lines) + 1))
+		b.WriteString(";1H\x1b[J")
+	}
+	b.WriteString("\x1b[?2026l")
+	_, _ = s.out.Write(b.Bytes())
+	s.lines = append(s.lines[:0], lines...)
+	s.painted = s.view
+	s.last = time.Now()
+	s.paints++
+}
+
+// size reads the terminal's size.
+func (s *painter) size() (int, int, error) {
+	return term.GetSize(s.out.Fd())
+}
+
+// watchSize sends the terminal's size to p now and after every SIGWINCH
+// until the screen stops.
+func (s *painter) watchSize(p *tea.Program) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGWINCH)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer signal.Stop(ch)
+		for {
+			if w, h, err := s.size(); err == nil {
+				s.resize(w, h)
+				go p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+			}
+			select {
+			case <-ch:
+			case <-s.done:
+				return
+			}
+		}
+	}()
+}
+
+// painterModel hands the model's frames to the screen; Bubble Tea runs it
+// without a renderer of its own.
+type painterModel struct {
+	Model
+	scr *painter
+}
+
+func (m painterModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	nm, cmd := m.Model.Update(msg)
+	m.Model = nm.(Model)
+	return m, cmd
+}
+
+func (m painterModel) View() string {
+	m.scr.write(m.Model.View())
+	return ""
+}
+
+// execProcess runs c with the terminal, as tea.ExecProcess does; on the
+// screen, the terminal leaves the screen's modes for the time c runs.
+func execProcess(scr *painter, c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+	if scr == nil {
+		return tea.ExecProcess(c, fn)
+	}
+	return tea.Exec(painterExec{cmd: c, scr: scr}, fn)
+}
+
+// painterExec is a command that takes the terminal (the editor).
+type painterExec struct {
+	cmd *exec.Cmd
+	scr *painter
+}
+
+// SetStdin, SetStdout and SetStderr give the command the program's
+// terminal unless it has streams of its own.
+func (e painterExec) SetStdin(r io.Reader) {
+	if e.cmd.Stdin == nil {
+		e.cmd.Stdin = r
+	}
+}
+
+func (e painterExec) SetStdout(w io.Writer) {
+	if e.cmd.Stdout == nil {
+		e.cmd.Stdout = w
+	}
+}
+
+func (e painterExec) SetStderr(w io.Writer) {
+	if e.cmd.Stderr == nil {
+		e.cmd.Stderr = w
+	}
+}
+
+// Run runs the command with the terminal as the screen found it.
+func (e painterExec) Run() error {
+	e.scr.mu.Lock()
+	e.scr.leaveLocked()
+	e.scr.mu.Unlock()
+	err := e.cmd.Run()
+	e.scr.mu.Lock()
+	_ = e.scr.enterLocked()
+	e.scr.mu.Unlock()
+	e.scr.write(e.scr.currentView())
+	return err
+}
