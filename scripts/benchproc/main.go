@@ -192,7 +192,11 @@ func run(args []string) error {
 	res := map[string]any{
 		"wall_ms": ms(time.Since(start)),
 		"cpu_ms":  ms(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()),
+		"user_ms": ms(cmd.ProcessState.UserTime()),
+		"sys_ms":  ms(cmd.ProcessState.SystemTime()),
 		"exit":    cmd.ProcessState.ExitCode(),
+		"nvcsw":   rusage(cmd).Nvcsw,
+		"nivcsw":  rusage(cmd).Nivcsw,
 	}
 	data, _ := json.Marshal(res)
 	return os.WriteFile(*out, append(data, '\n'), 0o644)
@@ -246,4 +250,11 @@ func idle(args []string) error {
 	}
 	fmt.Printf("idle %s: %d context switches (wake-ups), %.0f ms cpu\n", *d, s1-s0, ms(c1-c0))
 	return nil
+}
+
+func rusage(cmd *exec.Cmd) *syscall.Rusage {
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return ru
+	}
+	return &syscall.Rusage{}
 }
