@@ -77,6 +77,7 @@ type child struct {
 	out        outcome
 	detach     func() bool // unties it from its parent's turn
 	counted    agent.Usage // of its usage, what the manager's total holds
+	owed       *Inbox      // the inbox counting it as a background child
 }
 
 // spawn prepares one child and announces it (ChildStarted), so panes appear
@@ -141,7 +142,8 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	if spec.Background {
 		c.background = true
 		close(c.bg)
-		m.Inbox(c.parentID).add()
+		c.owed = m.Inbox(c.parentID)
+		c.owed.add()
 	}
 	c.emitState("")
 	return c, nil
@@ -275,11 +277,25 @@ func (c *child) finish(out outcome) {
 		Elapsed: elapsed, Usage: u, Summary: firstLines(out.text, 1),
 	})
 	if bg {
-		c.m.Inbox(c.parentID).post(Notice{ChildID: c.src.AgentID, Name: c.src.Name, Status: out.state(), Text: capText(out.text, c.m.cfg.ResultCap)})
+		n := Notice{ChildID: c.src.AgentID, Name: c.src.Name, Status: out.state(), Text: capText(out.text, c.m.cfg.ResultCap)}
+		c.mu.Lock()
+		owed := c.owed
+		c.owed = nil
+		c.mu.Unlock()
+		if to := c.m.Inbox(c.m.deliveryTarget(c.parentID)); owed == to || owed == nil {
+			to.post(n)
+		} else {
+			owed.forward(to, n)
+		}
 	}
 	c.mu.Lock()
 	close(c.done)
 	c.mu.Unlock()
+	// Outcomes of its own background children that came as it ended go
+	// on up, so none is stranded with a child that no longer reads.
+	if left := c.m.Inbox(c.src.AgentID).Take(); len(left) > 0 {
+		c.m.Inbox(c.m.deliveryTarget(c.parentID)).deliver(left...)
+	}
 	// A message that arrived after the last check resumes it at once.
 	if c.a != nil {
 		if queued := c.a.TakeSteered(); len(queued) > 0 {
@@ -350,7 +366,8 @@ func (c *child) toBackground(detail string) bool {
 	}
 	// Counted before the task call can return, so a parent never looks
 	// idle between the call's end and the outcome.
-	c.m.Inbox(c.parentID).add()
+	c.owed = c.m.Inbox(c.m.deliveryTarget(c.parentID))
+	c.owed.add()
 	close(c.bg)
 	c.mu.Unlock()
 	c.emitState(detail)
@@ -484,7 +501,8 @@ func (c *child) resumeWith(ctx context.Context, text string) error {
 	default:
 		close(c.bg)
 	}
-	c.m.Inbox(c.parentID).add()
+	c.owed = c.m.Inbox(c.m.deliveryTarget(c.parentID))
+	c.owed.add()
 	c.mu.Unlock()
 	c.emitState(agent.DetailResumed)
 	c.m.cfg.Emit(msg)

@@ -596,3 +596,34 @@ func TestChildWaitsForItsBackgroundChildren(t *testing.T) {
 		t.Fatalf("background result = %+v", br)
 	}
 }
+
+// TestResumedGrandchildReportsToARunningAncestor: a grandchild resumed after
+// its parent finished reports to the main agent rather than to a parent
+// that no longer reads.
+func TestResumedGrandchildReportsToARunningAncestor(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	lead := agentdefs.Definition{Name: "lead", Description: "leads", Tools: []string{toolname.Task}, Prompt: "You lead.", Scope: agentdefs.Project}
+	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{lead}, maxDepth: 2})
+	h.mainScript("go", task("lead", "lead", "child-lead"))
+	h.child("child-lead",
+		scripted.Turn{ToolCalls: []scripted.Call{call("sub_1", toolname.Task, map[string]any{"description": "h", "subagent_type": "Explore", "prompt": "grandchild-h", "name": "helper"})}},
+		scripted.Turn{Text: "lead done"})
+	h.child("grandchild-h", scripted.Turn{Text: "first"}, scripted.Turn{Text: "second, for main"})
+	h.srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: `[background agent "helper"`}, Turns: []scripted.Turn{{Text: "main read it"}}})
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	h.main.Reset()
+	d := h.manager.NewDriver(h.main, nil)
+	defer h.closeAll(d)
+	if err := h.manager.Send(context.Background(), "helper", "again"); err != nil {
+		t.Fatal(err)
+	}
+	if last, _, ok := d.Wait(context.Background()); !ok || last.Answer != "main read it" {
+		t.Fatalf("delivered = %+v, %v", last, ok)
+	}
+	br := h.waitFor("background_result", nil).(agent.BackgroundResult)
+	if br.AgentID != agent.MainAgentID || br.Text != "second, for main" {
+		t.Fatalf("background result = %+v", br)
+	}
+}

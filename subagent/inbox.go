@@ -101,3 +101,23 @@ func (in *Inbox) post(n Notice) {
 	in.signalLocked()
 	in.mu.Unlock()
 }
+
+// forward counts one background child done here and delivers its outcome
+// to another inbox (its parent had finished: an ancestor gets it).
+func (in *Inbox) forward(to *Inbox, n Notice) {
+	in.mu.Lock()
+	if in.outstanding > 0 {
+		in.outstanding--
+	}
+	in.signalLocked()
+	in.mu.Unlock()
+	to.deliver(n)
+}
+
+// deliver adds outcomes that were counted elsewhere.
+func (in *Inbox) deliver(ns ...Notice) {
+	in.mu.Lock()
+	in.notices = append(in.notices, ns...)
+	in.signalLocked()
+	in.mu.Unlock()
+}

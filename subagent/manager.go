@@ -324,6 +324,28 @@ func (m *Manager) isDescendant(c *child, ancestor string) bool {
 	return false
 }
 
+// deliveryTarget is where a background outcome for parentID goes: the
+// parent itself while it runs (or the main agent, always there), else its
+// nearest running ancestor, else the main agent. A child resumed after its
+// parent finished thus still reports to someone who reads it.
+func (m *Manager) deliveryTarget(parentID string) string {
+	for id := parentID; ; {
+		if id == agent.MainAgentID || id == "" {
+			return agent.MainAgentID
+		}
+		m.mu.Lock()
+		p, ok := m.children[id]
+		m.mu.Unlock()
+		if !ok {
+			return agent.MainAgentID
+		}
+		if p.isRunning() {
+			return id
+		}
+		id = p.parentID
+	}
+}
+
 func (m *Manager) sem(depth int) chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
