@@ -46,8 +46,8 @@ type Request struct {
 	// merge, so only deny rules stop it now.
 	Isolated bool
 	// Changes, for ToolMerge, are the files a child changed in its
-	// worktree, proposed as one change to the user's files; Path then
-	// names the worktree's branch.
+	// worktree, proposed as one change to the user's files (Isolated: to
+	// its parent's own worktree); Path then names the worktree's branch.
 	Changes []FileChange
 }
 

@@ -268,7 +268,9 @@ func (p *Policy) decideMerge(req Request, s snapshot) (verdictKind, string) {
 			all = false
 		}
 	}
-	if s.mode == ModeBypass || s.mode == ModeAcceptEdits || all {
+	// Into a parent child's own worktree (Isolated), the merge is
+	// reviewed with that parent's.
+	if s.mode == ModeBypass || s.mode == ModeAcceptEdits || all || req.Isolated {
 		return kindAllow, ""
 	}
 	return kindAsk, ""

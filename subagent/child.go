@@ -56,8 +56,11 @@ type child struct {
 
 	a     *agent.Agent // nil when its provider could not be resolved
 	calls atomic.Int64
-	// iso is the child's own worktree; nil when it works in the workspace.
-	iso *isolation
+	// iso is the child's own worktree; nil when it works where its parent
+	// works (home: the session's workspace, or an isolated ancestor's
+	// worktree).
+	iso  *isolation
+	home *tools.Workspace
 	// policy is the session's permission policy scoped by the child's
 	// tool rules (Bash(git diff:*), Edit(docs/**), ...); nil when its
 	// definition has none, and the session's gate serves it as it is.
@@ -97,7 +100,7 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 		spec.Background = true
 	}
 	c := &child{m: m, def: def, spec: spec, parentID: parent.AgentID, state: agent.StateQueued,
-		bg: make(chan struct{}), done: make(chan struct{})}
+		bg: make(chan struct{}), done: make(chan struct{}), home: m.homeOf(parent.AgentID)}
 	c.src = agent.Source{
 		AgentID:      m.newID(def.Name),
 		ParentCallID: parentCall,
@@ -666,10 +669,7 @@ func (c *child) emit(e agent.Event) {
 // the gate labelled with the child, its allowed paths, and only the tools
 // its definition allows. Read-only is enforced here, by what is offered.
 func (c *child) tools() *tools.Registry {
-	ws := c.m.cfg.Workspace
-	if c.iso != nil {
-		ws = c.iso.ws
-	}
+	ws := c.workspace()
 	env := &tools.Env{
 		WS:           ws,
 		Reads:        tools.NewReadTracker(),
@@ -691,8 +691,8 @@ func (c *child) tools() *tools.Registry {
 		if !slices.Contains(allowed, t.Name()) || (readOnly && !t.ReadOnly()) {
 			continue
 		}
-		if t.Name() == toolname.Bash && c.iso == nil {
-			// An isolated child's changes come from its worktree's diff.
+		if t.Name() == toolname.Bash && c.workspace() == c.m.cfg.Workspace {
+			// Changes in a worktree come from its diff.
 			t = c.m.watchFiles(t, c)
 		}
 		reg.Add(t)
@@ -797,7 +797,9 @@ func (c *child) gate() permission.Gate {
 	dontAsk := c.policy != nil && c.def.PermissionMode == modeDontAsk
 	return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
 		req.Agent, req.AgentID = label, c.src.AgentID
-		if c.iso != nil && (req.Tool == toolname.WriteFile || req.Tool == toolname.EditFile) {
+		// Writes into a worktree (its own, or an isolated ancestor's) are
+		// reviewed with that worktree's merge.
+		if c.workspace() != c.m.cfg.Workspace && (req.Tool == toolname.WriteFile || req.Tool == toolname.EditFile) {
 			req.Isolated = true
 		}
 		if dontAsk && !c.policy.AllowedWithoutAsking(req) {

@@ -39,10 +39,58 @@ func (m *Manager) repo(ctx context.Context) (*worktree.Repo, error) {
 	return m.repoVal, m.repoErr
 }
 
-// isolate creates the child's worktree. The child must not start without
-// it: an error here ends the child before its first turn.
+// repoAt opens the repository checked out at root: the workspace's, or
+// an isolated child's worktree (for that child's own isolated children).
+func (m *Manager) repoAt(ctx context.Context, root string) (*worktree.Repo, error) {
+	base, err := m.repo(ctx)
+	if err != nil || m.cfg.Workspace == nil || root == m.cfg.Workspace.Root {
+		return base, err
+	}
+	m.repoMu.Lock()
+	defer m.repoMu.Unlock()
+	if r, ok := m.subRepos[root]; ok {
+		return r, nil
+	}
+	r, err := base.At(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	if m.subRepos == nil {
+		m.subRepos = map[string]*worktree.Repo{}
+	}
+	m.subRepos[root] = r
+	return r, nil
+}
+
+// workspace is where the child works: its own worktree when isolated,
+// else where its parent works.
+func (c *child) workspace() *tools.Workspace {
+	if c.iso != nil {
+		return c.iso.ws
+	}
+	return c.home
+}
+
+// homeOf is the workspace of the agent with AgentID id: an isolated
+// child's worktree (or where that child's parent works), else the
+// session's workspace.
+func (m *Manager) homeOf(id string) *tools.Workspace {
+	if id != agent.MainAgentID {
+		if p := m.lookup(id); p != nil {
+			return p.workspace()
+		}
+	}
+	return m.cfg.Workspace
+}
+
+// isolate creates the child's worktree from where its parent works. The
+// child must not start without it: an error here ends the child before
+// its first turn.
 func (c *child) isolate(ctx context.Context) (*isolation, error) {
-	repo, err := c.m.repo(ctx)
+	if c.home == nil {
+		return nil, errors.New("isolation: worktree needs a workspace")
+	}
+	repo, err := c.m.repoAt(ctx, c.home.Root)
 	if err != nil {
 		return nil, fmt.Errorf("isolation: worktree needs the workspace in a git repository, and %w", err)
 	}
@@ -108,11 +156,11 @@ func (c *child) fileChanges(changes []worktree.Change) []permission.FileChange {
 	return out
 }
 
-// userPath is a repository path relative to the user's workspace.
+// userPath is a path of the child's worktree relative to where its
+// parent works (the user's workspace, for a child of the main agent).
 func (c *child) userPath(repoPath string) string {
-	repo, _ := c.m.repo(c.ctx)
-	abs := filepath.Join(repo.Top, filepath.FromSlash(repoPath))
-	rel, err := filepath.Rel(c.m.cfg.Workspace.Root, abs)
+	abs := filepath.Join(c.iso.wt.Repo().Top, filepath.FromSlash(repoPath))
+	rel, err := filepath.Rel(c.home.Root, abs)
 	if err != nil {
 		return repoPath
 	}
@@ -180,7 +228,9 @@ func (c *child) review(out outcome) outcome {
 
 	v := permission.Verdict{Allowed: true}
 	if g := c.gate(); g != nil && c.ctx.Err() == nil {
-		v = g.Check(c.ctx, permission.Request{Tool: permission.ToolMerge, Path: wt.Branch(), Changes: fcs})
+		// Into a parent's own worktree, the merge is part of what that
+		// parent proposes later: Isolated, as the parent's own writes.
+		v = g.Check(c.ctx, permission.Request{Tool: permission.ToolMerge, Path: wt.Branch(), Changes: fcs, Isolated: c.home != c.m.cfg.Workspace})
 	} else if c.ctx.Err() != nil {
 		v = permission.Verdict{Reason: "the turn was cancelled before the change could be reviewed"}
 	}
@@ -222,13 +272,13 @@ func (c *child) review(out outcome) outcome {
 		locker = c.m.cfg.Locks.Lock
 	}
 	opts := worktree.ApplyOptions{Files: files, Lock: locker}
-	if u := c.m.cfg.Undo; u != nil {
+	if u := c.m.cfg.Undo; u != nil && c.home == c.m.cfg.Workspace {
 		opts.Before = func(abs, rel string, existed bool, content []byte, mode fs.FileMode) error {
 			return u.Save(abs, c.userPath(rel), existed, content, mode)
 		}
 	}
 	applied, err := wt.Apply(ctx, opts)
-	c.m.cfg.Workspace.Invalidate()
+	c.home.Invalidate()
 	var ce *worktree.ConflictError
 	switch {
 	case errors.As(err, &ce):

@@ -49,12 +49,12 @@ func newIsoHarness(t *testing.T, git bool, answer func(req permission.Request) p
 }
 
 func newIsoHarnessUndo(t *testing.T, git bool, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
-	return newIsoHarnessIn(t, git, "", undo, answer, defs...)
+	return newIsoHarnessIn(t, git, "", 0, undo, answer, defs...)
 }
 
 // newIsoHarnessIn makes the harness with the workspace in the folder sub
 // of the repository ("" for its top); h.root is the workspace.
-func newIsoHarnessIn(t *testing.T, git bool, sub string, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
+func newIsoHarnessIn(t *testing.T, git bool, sub string, depth int, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
 	t.Helper()
 	top := t.TempDir()
 	h := &isoHarness{harness: &harness{t: t, srv: scriptedtest.New(t)}, root: filepath.Join(top, sub)}
@@ -92,7 +92,7 @@ func newIsoHarnessIn(t *testing.T, git bool, sub string, undo *tools.UndoLog, an
 		Resolve: func(def agentdefs.Definition) (agent.Provider, string, error) {
 			return h.provider(), "child-model", nil
 		},
-		Emit: h.emit, Undo: undo,
+		Emit: h.emit, Undo: undo, MaxDepth: depth,
 	})
 	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
@@ -345,7 +345,7 @@ func TestIsolationNeedsGitInstalled(t *testing.T) {
 // repository's top, what a child's command changed outside the workspace
 // is not applied, and stays committed on the kept branch.
 func TestIsolatedChangesOutsideTheWorkspace(t *testing.T) {
-	h := newIsoHarnessIn(t, true, "sub", nil, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	h := newIsoHarnessIn(t, true, "sub", 0, nil, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
 	h.mainScript("go", isoTask("edit", "child-o"))
 	h.child("child-o",
 		scripted.Turn{ToolCalls: []scripted.Call{
@@ -375,6 +375,64 @@ func TestIsolatedChangesOutsideTheWorkspace(t *testing.T) {
 	}
 	gitRun(t, top, "worktree", "remove", "--force", r.Path)
 	gitRun(t, top, "branch", "-D", r.Branch)
+}
+
+// TestNestedIsolation: an isolated child's own children work inside its
+// worktree (an isolated one in a worktree made from it, merged into it
+// without a question); nothing reaches the user's files until the
+// isolated child's one merge, which carries them all.
+func TestNestedIsolation(t *testing.T) {
+	boss := agentdefs.Definition{Name: "boss", Description: "delegates", Isolation: agentdefs.IsolationWorktree,
+		Tools: []string{"task", "read_file", "write_file"}, Prompt: "boss agent", Scope: agentdefs.Project}
+	var h *isoHarness
+	var before []bool
+	h = newIsoHarnessIn(t, true, "", 2, nil, func(req permission.Request) permission.Verdict {
+		for _, f := range []string{"g.txt", "i.txt", "b.txt"} {
+			_, ok := h.read(f)
+			before = append(before, ok)
+		}
+		return permission.Verdict{Allowed: true, ByUser: true}
+	}, boss)
+	h.mainScript("go", task("lead", "boss", "child-boss"))
+	h.child("child-boss",
+		scripted.Turn{ToolCalls: []scripted.Call{
+			{Name: "write_file", Args: map[string]string{"path": "b.txt", "content": "boss\n"}},
+			{Name: "task", Args: map[string]any{"tasks": []map[string]string{
+				{"description": "plain", "subagent_type": "general-purpose", "prompt": "child-g"},
+				{"description": "isolated", "subagent_type": "general-purpose", "prompt": "child-i", "isolation": "worktree"},
+			}}},
+		}},
+		scripted.Turn{Text: "boss done"})
+	h.writer("child-g", "g.txt", "g\n")
+	h.writer("child-i", "i.txt", "i\n")
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(before, true) {
+		t.Errorf("files reached the user's checkout before the boss's merge: %v", before)
+	}
+	var userMerges []permission.Request
+	for _, m := range h.merges {
+		if !m.Isolated {
+			userMerges = append(userMerges, m)
+		}
+	}
+	if len(userMerges) != 1 {
+		t.Fatalf("%d merges proposed to the user, want the boss's alone: %+v", len(userMerges), h.merges)
+	}
+	var paths []string
+	for _, c := range userMerges[0].Changes {
+		paths = append(paths, c.Path)
+	}
+	if !slices.Equal(paths, []string{"b.txt", "g.txt", "i.txt"}) {
+		t.Errorf("the boss's merge carries %v, want its own file and both children's", paths)
+	}
+	for _, f := range []string{"b.txt", "g.txt", "i.txt"} {
+		if _, ok := h.read(f); !ok {
+			t.Errorf("%s missing after the merge", f)
+		}
+	}
+	h.clean()
 }
 
 func TestIsolationFromDefinition(t *testing.T) {

@@ -122,10 +122,13 @@ type Manager struct {
 	files    *fileWatcher // made on first use
 
 	// The repository around the workspace, opened for the first isolated
-	// child.
+	// child, and the worktrees of isolated children opened as
+	// repositories for their own isolated children, by folder.
 	repoOnce sync.Once
 	repoVal  *worktree.Repo
 	repoErr  error
+	repoMu   sync.Mutex
+	subRepos map[string]*worktree.Repo
 }
 
 // NewManager returns a Manager, filling unset limits with defaults.

@@ -70,7 +70,8 @@ type Repo struct {
 	Prefix string
 
 	index string // the user's index file
-	mu    sync.Mutex
+	// mu is shared by every Repo of one git directory (see At).
+	mu *sync.Mutex
 }
 
 // Open finds the repository around dir. It fails with ErrNoGit when git is
@@ -90,7 +91,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if len(lines) < 2 || lines[0] == "" {
 		return nil, fmt.Errorf("%s is %w (it is a bare repository or a .git folder)", dir, ErrNotRepo)
 	}
-	r := &Repo{Top: lines[0], CommonDir: lines[1]}
+	r := &Repo{Top: lines[0], CommonDir: lines[1], mu: &sync.Mutex{}}
 	if len(lines) > 2 {
 		r.index = lines[2]
 	}
@@ -110,6 +111,21 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		r.CommonDir = real
 	}
 	return r, nil
+}
+
+// At opens the checkout at dir, one of r's worktrees (a child's, for its
+// own children), sharing r's lock: worktrees made from it and merges into
+// it go through the same queue as r's.
+func (r *Repo) At(ctx context.Context, dir string) (*Repo, error) {
+	sub, err := Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if sub.CommonDir != r.CommonDir {
+		return nil, fmt.Errorf("%s belongs to another repository (%s, not %s)", dir, sub.CommonDir, r.CommonDir)
+	}
+	sub.mu = r.mu
+	return sub, nil
 }
 
 // root is the folder holding covey's worktrees and records.
@@ -434,3 +450,7 @@ func countNUL(b []byte) int {
 	}
 	return n
 }
+
+// Repo is the repository the worktree was made from; its changes apply
+// onto that repository's checkout.
+func (w *Worktree) Repo() *Repo { return w.repo }
