@@ -692,7 +692,8 @@ func (c *child) tools() *tools.Registry {
 			continue
 		}
 		if t.Name() == toolname.Bash && c.workspace() == c.m.cfg.Workspace {
-			// Changes in a worktree come from its diff.
+			// In the workspace a command's changes show in git status;
+			// in a worktree they come from its diff instead.
 			t = c.m.watchFiles(t, c)
 		}
 		reg.Add(t)
