@@ -25,8 +25,11 @@ import (
 //
 //   - deliver_ms: from a background child's end (its ChildFinished) to the
 //     parent's request carrying its outcome reaching the server, against
-//     user_start_ms, from a user's Run call to its first request reaching
-//     the server. Equal figures mean delivery adds no latency of its own.
+//     user_start_ms, from a user's Run call to its request reaching the
+//     server at the same point of a conversation of the same shape. Equal
+//     figures mean delivery adds no latency of its own. fg_result_ms is
+//     the same span for a foreground child: from its end to the parent's
+//     request carrying its task result.
 //
 //   - turn_ms_busy_bg vs turn_ms_alone: a parent turn (request, tool call,
 //     answer) while a background child streams all along, against the same
@@ -54,6 +57,13 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 		{Text: "delivered"},
 		{Text: "delivered"},
 	}})
+	fg := map[string]any{"description": "fg", "subagent_type": "Explore", "prompt": "bench-fgchild"}
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-reference"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: toolname.Task, Args: fg}}},
+		{Text: "answered"},
+		{Text: "second answered"},
+	}})
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-fgchild"}, Turns: []scripted.Turn{{Text: "child report"}}})
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-bgchild"}, Turns: []scripted.Turn{{Text: "child report", Delay: 20 * time.Millisecond}}})
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "bench-streamer"}, Turns: []scripted.Turn{
 		{Text: strings.Repeat("streaming text ", 400), ChunkSize: 4, ChunkDelay: 10 * time.Millisecond}, // ~100 deltas a second, a fast model
@@ -96,12 +106,14 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 	}
 
 	b.Run("deliver", func(b *testing.B) {
-		var deliver, userStart []time.Duration
+		var deliver, userStart, foreground []time.Duration
 		for b.Loop() {
 			a := newMain()
 			d := m.NewDriver(a, nil)
 			from := len(srv.Journal())
-			start := time.Now()
+			mu.Lock()
+			clear(finished)
+			mu.Unlock()
 			if _, err := d.Run(context.Background(), "bench-deliver"); err != nil {
 				b.Fatal(err)
 			}
@@ -109,7 +121,6 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 				b.Fatalf("no delivered turn: %v", err)
 			}
 			d.Close()
-			userStart = append(userStart, firstRequest(from, "bench-deliver", 0).Sub(start))
 			mu.Lock()
 			var end time.Time
 			for _, t := range finished {
@@ -119,8 +130,35 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 			}
 			mu.Unlock()
 			deliver = append(deliver, firstRequest(from, "bench-deliver", 2).Sub(end))
+
+			// The reference: a user's prompt at the same point of a
+			// conversation of the same shape (a task call, its result, an
+			// answer), from the Run call to its request at the server.
+			a = newMain()
+			d = m.NewDriver(a, nil)
+			from = len(srv.Journal())
+			mu.Lock()
+			clear(finished)
+			mu.Unlock()
+			if _, err := d.Run(context.Background(), "bench-reference"); err != nil {
+				b.Fatal(err)
+			}
+			mu.Lock()
+			for _, t := range finished {
+				end = t
+			}
+			mu.Unlock()
+			foreground = append(foreground, firstRequest(from, "bench-reference", 1).Sub(end))
+			from = len(srv.Journal())
+			start := time.Now()
+			if _, err := d.Run(context.Background(), "and a second prompt"); err != nil {
+				b.Fatal(err)
+			}
+			d.Close()
+			userStart = append(userStart, firstRequest(from, "bench-reference", 2).Sub(start))
 		}
 		b.ReportMetric(ms(median(deliver)), "deliver_ms")
+		b.ReportMetric(ms(median(foreground)), "fg_result_ms")
 		b.ReportMetric(ms(median(userStart)), "user_start_ms")
 	})
 
