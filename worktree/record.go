@@ -133,12 +133,26 @@ type Entry struct {
 // List returns the worktrees covey created in this repository, oldest
 // first, whoever owns them.
 func (r *Repo) List(ctx context.Context) ([]Entry, error) {
+	return r.entries(ctx, func(Record) bool { return true })
+}
+
+// Orphans returns the worktrees covey created that no running covey owns.
+func (r *Repo) Orphans(ctx context.Context) ([]Entry, error) {
+	return r.entries(ctx, func(rec Record) bool { return !rec.Live() })
+}
+
+// entries lists the records keep accepts, with their state and how many
+// files each changed.
+func (r *Repo) entries(ctx context.Context, keep func(Record) bool) ([]Entry, error) {
 	recs, err := r.records()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Entry, 0, len(recs))
+	var out []Entry
 	for _, rec := range recs {
+		if !keep(rec) {
+			continue
+		}
 		e := Entry{Record: rec, Live: rec.Live(), Changed: -1}
 		if _, err := os.Stat(rec.Path); err != nil {
 			e.Missing = true
@@ -149,21 +163,6 @@ func (r *Repo) List(ctx context.Context) ([]Entry, error) {
 			}
 		}
 		out = append(out, e)
-	}
-	return out, nil
-}
-
-// Orphans returns the worktrees covey created that no running covey owns.
-func (r *Repo) Orphans(ctx context.Context) ([]Entry, error) {
-	all, err := r.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []Entry
-	for _, e := range all {
-		if !e.Live {
-			out = append(out, e)
-		}
 	}
 	return out, nil
 }
