@@ -94,6 +94,9 @@ func TestApprovalGolden(t *testing.T) {
 		{name: "mcp_trust", req: permission.Request{Tool: permission.ToolMCPTrust, Path: ".mcp.json",
 			Args: "github: npx -y @modelcontextprotocol/server-github\nsearch: http https://mcp.example.com/mcp"}, width: 100, active: true},
 		{name: toolname.WebFetch, req: permission.Request{Tool: toolname.WebFetch, URL: "https://docs.example.com/guide/install?v=2"}, width: 100, active: true},
+		{name: "merge", req: mergeRequest(), width: 100, active: true,
+			setup: func(b *ApprovalBlock) { b.MoveFile(1); b.ToggleFile() }},
+		{name: "merge_side_by_side", req: mergeRequest(), width: 160, active: true},
 		{name: "feedback", req: bashRequest("rm -rf build"), width: 100, active: true,
 			setup: func(b *ApprovalBlock) {
 				b.StartFeedback()
