@@ -138,7 +138,7 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "covey: --resume needs a session ID with -p; list them with: covey sessions")
 		return exitUsage
 	}
-	s, err := openSession(o, nil)
+	s, err := openSession(o, nil, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage

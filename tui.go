@@ -45,7 +45,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 			defer stop()
 		}
 	} else {
-		s, err = openSession(o, approver)
+		s, err = openSession(o, approver, true)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -77,7 +77,9 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Permissions:    s.Policy(),
 		Replay:         s.Replay(),
 		ResumeNote:     s.ResumeNote(),
-		Cost:           costFunc(s.Config().Prices),
+		// MCP servers start once the first frame is up.
+		AfterFirstFrame: s.StartMCP,
+		Cost:            costFunc(s.Config().Prices),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -119,7 +121,7 @@ func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {
 	return infos, files
 }
 
-func openSession(o *options, asker permission.Asker) (*session.Session, error) {
+func openSession(o *options, asker permission.Asker, deferMCP bool) (*session.Session, error) {
 	root, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -132,7 +134,9 @@ func openSession(o *options, asker permission.Asker) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return session.New(sessionOptions(o, root, cfg, ep, asker, true))
+	opts := sessionOptions(o, root, cfg, ep, asker, true)
+	opts.DeferMCPStart = deferMCP
+	return session.New(opts)
 }
 
 func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoint, asker permission.Asker, record bool) session.Options {

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -411,5 +414,34 @@ func TestCloseAbandonsStartingServer(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second): // far below the 30 s startup timeout
 		t.Fatal("Close waited for a starting server")
+	}
+}
+
+// A remote server that wants OAuth answers 401: the failure says so
+// plainly, and the configured headers were sent.
+func TestHTTP401SaysOAuthIsUnsupported(t *testing.T) {
+	var gotAuth atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth.Store(r.Header.Get("Authorization"))
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://x/.well-known/oauth-protected-resource"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	for _, typ := range []string{TypeHTTP, TypeSSE} {
+		t.Run(typ, func(t *testing.T) {
+			s := Server{Name: "remote", Scope: ScopeUser, Config: ServerConfig{Type: typ, URL: srv.URL + "/mcp",
+				Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}}
+			m := NewManager([]Server{s}, Options{Getenv: func(k string) (string, bool) { return "tok-" + k, true }})
+			defer m.Close()
+			m.Start(context.Background())
+			_ = m.Wait(context.Background())
+			st := m.Statuses()[0]
+			if st.State != StateFailed || !strings.Contains(st.Err, "401 Unauthorized") || !strings.Contains(st.Err, "OAuth") {
+				t.Errorf("status %+v", st)
+			}
+			if gotAuth.Load() != "Bearer tok-TOKEN" {
+				t.Errorf("Authorization header %v", gotAuth.Load())
+			}
+		})
 	}
 }

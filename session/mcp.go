@@ -31,6 +31,7 @@ type mcpState struct {
 	interactive bool // someone can be asked (the TUI)
 	grace       time.Duration
 	readyOnce   sync.Once
+	startOnce   sync.Once
 
 	mu     sync.Mutex
 	closed bool // no more events: the stream is closing
@@ -76,7 +77,9 @@ func (s *Session) setUpMCP(opts Options) error {
 		OnChange:     s.mcpChanged,
 	})
 	s.mcp = st
-	st.m.Start(context.Background())
+	if !opts.DeferMCPStart {
+		s.StartMCP()
+	}
 	if st.interactive && loaded.HasProject() && !trusted {
 		if t, _ := st.trust.Get(s.ws.Root, loaded.ProjectHash); t == mcp.TrustUnknown {
 			go s.askTrust(opts.Asker)
@@ -115,6 +118,16 @@ func ProjectTrusted(root string, l mcp.Loaded) bool {
 	return err == nil && t == mcp.TrustYes
 }
 
+// StartMCP starts the MCP servers in the background, once; later calls do
+// nothing. The TUI calls it after its first frame (DeferMCPStart); the
+// first request calls it anyway.
+func (s *Session) StartMCP() {
+	if s.mcp == nil {
+		return
+	}
+	s.mcp.startOnce.Do(func() { s.mcp.m.Start(context.Background()) })
+}
+
 // askTrust asks once whether to start the project's servers, remembers the
 // answer for this workspace, and starts them when trusted.
 func (s *Session) askTrust(asker permission.Asker) {
@@ -138,6 +151,7 @@ func (s *Session) askTrust(asker permission.Asker) {
 		s.log.Errorf("remember MCP trust: %v", err)
 	}
 	if answer == mcp.TrustYes {
+		s.StartMCP()
 		st.m.Trust(context.Background())
 	}
 }
@@ -180,6 +194,7 @@ func (s *Session) mcpReady(ctx context.Context) {
 	if s.mcp == nil {
 		return
 	}
+	s.StartMCP()
 	s.mcp.readyOnce.Do(func() {
 		if s.mcp.interactive {
 			s.mcp.m.WaitGrace(ctx, s.mcp.grace)

@@ -88,6 +88,9 @@ type Options struct {
 	MCPConfigFiles []string
 	// NoMCP starts no MCP server (the demo must work anywhere).
 	NoMCP bool
+	// DeferMCPStart leaves the MCP servers for StartMCP (the TUI starts
+	// them after its first frame).
+	DeferMCPStart bool
 	// Version is covey's version, as MCP servers are told it.
 	Version string
 }

@@ -42,6 +42,10 @@ type Options struct {
 	MarkdownStyle string
 	// InitialPrompt, when set, is sent as soon as the UI starts.
 	InitialPrompt string
+	// AfterFirstFrame, when set, is called once the first frame is on the
+	// screen (in a command, off the UI goroutine): background work such as
+	// starting MCP servers waits for it, so it never delays that frame.
+	AfterFirstFrame func()
 	// Approver brings the permission policy's questions to the screen;
 	// nil means nobody is asked (the policy decides alone).
 	Approver *Approver
@@ -126,7 +130,13 @@ type Model struct {
 	clock         func() time.Time
 	lastCtrlC     time.Time
 	initialPrompt string
+	// afterFirstFrame is Options.AfterFirstFrame.
+	afterFirstFrame func()
 }
+
+// firstFrameDelay is how long after Init the first frame is surely drawn
+// (Bubble Tea renders at 60 frames a second).
+const firstFrameDelay = 20 * time.Millisecond
 
 // turn is the user turn being run by the engine.
 type turn struct {
@@ -178,22 +188,23 @@ func newModel(ctx context.Context, opts Options) Model {
 	ctx, cancel := context.WithCancel(ctx)
 	tr := newTranscript(RenderContext{Styles: styles, Markdown: NewMarkdownRenderer(mdStyle, styles)})
 	m := Model{
-		engine:        opts.Engine,
-		agents:        opts.Agents,
-		agentProblems: opts.AgentProblems,
-		styles:        styles,
-		keys:          keys,
-		help:          newHelp(styles),
-		cmds:          defaultCommands(),
-		tr:            tr,
-		rt:            newRouter(tr),
-		input:         newInput(styles, keys),
-		status:        newStatusBar(styles, opts.Workspace, opts.PermissionMode),
-		ctx:           ctx,
-		cancel:        cancel,
-		clock:         time.Now,
-		initialPrompt: opts.InitialPrompt,
-		memo:          &chromeMemo{},
+		engine:          opts.Engine,
+		agents:          opts.Agents,
+		agentProblems:   opts.AgentProblems,
+		styles:          styles,
+		keys:            keys,
+		help:            newHelp(styles),
+		cmds:            defaultCommands(),
+		tr:              tr,
+		rt:              newRouter(tr),
+		input:           newInput(styles, keys),
+		status:          newStatusBar(styles, opts.Workspace, opts.PermissionMode),
+		ctx:             ctx,
+		cancel:          cancel,
+		clock:           time.Now,
+		initialPrompt:   opts.InitialPrompt,
+		afterFirstFrame: opts.AfterFirstFrame,
+		memo:            &chromeMemo{},
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
 	m.ov = newCrewOverview(styles, keys)
@@ -250,6 +261,11 @@ func (m Model) Init() tea.Cmd {
 	}
 	if m.worktrees != nil {
 		cmds = append(cmds, checkOrphans(m.ctx, m.worktrees))
+	}
+	if f := m.afterFirstFrame; f != nil {
+		// Bubble Tea draws the first frame right after Init; a frame's
+		// time later it is on the screen.
+		cmds = append(cmds, tea.Tick(firstFrameDelay, func(time.Time) tea.Msg { f(); return nil }))
 	}
 	return tea.Batch(cmds...)
 }
