@@ -144,7 +144,7 @@ func (c *child) fileChanges(changes []worktree.Change) []permission.FileChange {
 		p := c.userPath(ch.Path)
 		fc := permission.FileChange{Path: p, Created: ch.Status == worktree.Added}
 		if ch.Binary() {
-			fc.Diff = fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ binary file @@\n", p, p)
+			fc.Diff = fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ -0,0 +0,0 @@\nbinary file, %d → %d bytes (not shown)\n", p, p, len(ch.Old), len(ch.New))
 		} else {
 			fc.Diff, fc.Added, fc.Removed = tools.UnifiedDiff(p, string(ch.Old), string(ch.New))
 		}

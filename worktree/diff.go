@@ -26,6 +26,7 @@ const (
 	modeFile    = "100644"
 	modeExec    = "100755"
 	modeSymlink = "120000"
+	modeGitlink = "160000"
 )
 
 // Change is one file the child changed, relative to the worktree's base.
@@ -113,6 +114,9 @@ func diffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
 			return nil, fmt.Errorf("diff the worktree: unexpected git output %q", fields[i])
 		}
 		r := raw{path: fields[i+1], old: side{meta[0], meta[2]}, new: side{meta[1], meta[3]}}
+		if r.old.mode == modeGitlink || r.new.mode == modeGitlink {
+			continue // a submodule's commit is not a file covey can merge
+		}
 		switch meta[4][0] {
 		case 'A':
 			r.status = Added
@@ -122,7 +126,7 @@ func diffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
 			r.status = Modified
 		}
 		for _, s := range []side{r.old, r.new} {
-			if !zeroOID(s.oid) && s.mode != "160000" {
+			if !zeroOID(s.oid) {
 				oids = append(oids, s.oid)
 			}
 		}
