@@ -230,6 +230,15 @@ func readState(abs string) (fileState, error) {
 	return st, nil
 }
 
+// errChangedMeanwhile stops a merge whose target changed while it was
+// being applied.
+var errChangedMeanwhile = errors.New("the file changed while the merge was being applied; try again")
+
+// same reports whether two states of a file are alike.
+func (st fileState) same(o fileState) bool {
+	return st.exists == o.exists && st.link == o.link && bytes.Equal(st.data, o.data)
+}
+
 // equals reports whether st holds content (nil: absent) with mode's kind.
 func (st fileState) equals(content []byte, mode string) bool {
 	if content == nil {
@@ -324,6 +333,15 @@ func write(ctx context.Context, plans []*plan, top string) ([]string, error) {
 			continue
 		}
 		err := ctx.Err()
+		if err == nil {
+			// The user may have saved the file since it was read: then
+			// the merge is stale, and writing it would lose their edit.
+			if now, rerr := readState(p.abs); rerr != nil {
+				err = rerr
+			} else if !now.same(p.before) {
+				err = errChangedMeanwhile
+			}
+		}
 		if err == nil {
 			err = p.apply(top)
 		}

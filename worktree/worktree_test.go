@@ -386,6 +386,35 @@ func TestApplyKeepsModeAndRefusesEscapes(t *testing.T) {
 	}
 }
 
+// TestApplyStaleTarget: a file the user saves between the merge's read and
+// its write stops the merge, and what was already written is put back.
+func TestApplyStaleTarget(t *testing.T) {
+	dir := newRepo(t)
+	w := create(t, open(t, dir), BaseWorking)
+	put(t, w.Path(), "a.txt", "child a\n")
+	put(t, w.Path(), "dir/b.txt", "child b\n")
+	// The lock of the last target is where the user's save slips in.
+	lock := func(_ context.Context, abs string) (func(), error) {
+		return func() {}, nil
+	}
+	before := func(abs, rel string, _ bool, _ []byte, _ os.FileMode) error {
+		if rel == "dir/b.txt" {
+			put(t, dir, "dir/b.txt", "user saved\n")
+		}
+		return nil
+	}
+	_, err := w.Apply(context.Background(), ApplyOptions{Lock: lock, Before: before})
+	if err == nil || !strings.Contains(err.Error(), "changed while the merge") {
+		t.Fatalf("err = %v, want the stale target named", err)
+	}
+	if got, _ := get(t, dir, "a.txt"); got != tenLines {
+		t.Errorf("a.txt = %q, want it put back", got)
+	}
+	if got, _ := get(t, dir, "dir/b.txt"); got != "user saved\n" {
+		t.Errorf("dir/b.txt = %q, want the user's save kept", got)
+	}
+}
+
 func TestApplyLocksTargets(t *testing.T) {
 	dir := newRepo(t)
 	w := create(t, open(t, dir), BaseWorking)
