@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -335,4 +337,71 @@ func processWith(s string) bool {
 		}
 	}
 	return false
+}
+
+// TestWebFetchHeadless: web_fetch reads a local page through a domain rule,
+// and with fetch_model set, that model answers the prompt over the page.
+func TestWebFetchHeadless(t *testing.T) {
+	t.Parallel()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><script>track()</script></head><body><nav>Home | Blog</nav><h1>Install</h1><p>Run <code>make install</code>.</p></body></html>`)
+	}))
+	defer page.Close()
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: "read the docs"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{
+			{ID: "call_page", Name: "web_fetch", Args: map[string]any{"url": page.URL + "/install"}},
+			{ID: "call_ask", Name: "web_fetch", Args: map[string]any{"url": page.URL + "/install", "prompt": "How do I install it?"}},
+		}},
+		{Text: "Run make install."},
+	}})
+	srv.Add(scripted.Conversation{Name: "fetch", Match: scripted.Match{Model: "fetch-model"}, Turns: []scripted.Turn{
+		{Text: "Use `make install`."},
+	}})
+	box := newSandbox(t)
+	cfgDir := filepath.Join(box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte("fetch_model: fetch-model\npermissions:\n  allow: [\"web_fetch(domain:127.0.0.1)\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCovey(t, workspace(t, sampleFiles()), box.env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "read the docs")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	got := toolResult(t, srv, "call_page")
+	if !strings.Contains(got, "# Install") || !strings.Contains(got, "`make install`") || strings.Contains(got, "track()") || strings.Contains(got, "Blog") {
+		t.Errorf("page as markdown: %q", got)
+	}
+	if got := toolResult(t, srv, "call_ask"); !strings.HasPrefix(got, "Use `make install`.") || !strings.Contains(got, "answered by fetch-model") {
+		t.Errorf("answer over the page: %q", got)
+	}
+	var asked bool
+	for _, e := range srv.Journal() {
+		if e.Model == "fetch-model" {
+			asked = len(e.Messages) > 1 && strings.Contains(e.Messages[len(e.Messages)-1].Content, "How do I install it?") &&
+				strings.Contains(e.Messages[len(e.Messages)-1].Content, "# Install")
+		}
+	}
+	if !asked {
+		t.Error("the fetch model was not given the prompt and the page")
+	}
+}
+
+// TestMCPHeadlessSkipsUntrustedProject: -p never starts the project's
+// servers the user has not trusted, and says which it skipped.
+func TestMCPHeadlessSkipsUntrustedProject(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "hi", Match: scripted.Match{FirstUser: "hello"}, Turns: []scripted.Turn{{Text: "hi"}}})
+	ws := workspace(t, map[string]string{".mcp.json": `{"mcpServers": {"repo-db": {"command": "sh", "args": ["-c", "touch started; sleep 60"]}}}`})
+	r := runCovey(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "hello")
+	if r.code != 0 || !strings.Contains(r.stderr, "skipped the project's MCP servers repo-db: not trusted yet") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
+		t.Error("the untrusted project server was started")
+	}
 }
