@@ -228,7 +228,7 @@ func TestHeadlessWorktreeConflict(t *testing.T) {
 
 	env := h.box.env()
 	list := runCovey(t, h.ws, env, "", "worktrees")
-	if list.code != 0 || !strings.Contains(list.stdout, keptBranch) || !strings.Contains(list.stdout, "left behind") || !strings.Contains(list.stdout, "1 file changed") {
+	if list.code != 0 || !strings.Contains(list.stdout, keptBranch) || !strings.Contains(list.stdout, "kept (its child finished") || !strings.Contains(list.stdout, "1 file changed") {
 		t.Fatalf("covey worktrees (exit %d):\n%s%s", list.code, list.stdout, list.stderr)
 	}
 	// Applying it now conflicts again: refused whole, nothing written.
@@ -362,7 +362,7 @@ func TestWorktreeKilledMidChild(t *testing.T) {
 	}
 
 	tm2 := startTUI(t, ws, env, "--model", "e2e-model")
-	s := tm2.waitText("1 worktree left behind by covey sessions that ended", "/worktrees prune")
+	s := tm2.waitText("1 worktree left behind (a crash, a conflict, or a change nobody applied)", "/worktrees prune")
 	if !strings.Contains(s, "covey/") {
 		t.Errorf("the start-up notice does not name the branch:\n%s", frame(s))
 	}

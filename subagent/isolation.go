@@ -188,7 +188,7 @@ func (c *child) review(out outcome) outcome {
 		if err != nil {
 			why += fmt.Sprintf(" (committing them on the branch failed: %v; they are in the folder)", err)
 		}
-		res.Message = fmt.Sprintf("%s. They are kept in the worktree %s on the branch %s%s; once this session ends, `covey worktrees apply %s` merges them into your files and `covey worktrees prune` removes them.",
+		res.Message = fmt.Sprintf("%s. They are kept in the worktree %s on the branch %s%s; `covey worktrees apply %s` (or /worktrees apply) merges them into your files when you are ready, and `covey worktrees prune` removes them.",
 			why, wt.Path(), wt.Branch(), commitNote(commit), wt.Branch())
 		return note()
 	}

@@ -17,7 +17,11 @@ func WriteList(w io.Writer, entries []Entry) error {
 	var b strings.Builder
 	for _, e := range entries {
 		owner := fmt.Sprintf("in use by covey (pid %d)", e.PID)
-		if !e.Live {
+		switch {
+		case e.Kept:
+			orphans++
+			owner = "kept (its child finished; the change was not applied)"
+		case !e.Live:
 			orphans++
 			owner = "left behind"
 			if e.PID > 0 {
@@ -61,7 +65,7 @@ func OrphanNotice(orphans []Entry) string {
 	for _, e := range orphans {
 		names = append(names, e.Branch+" ("+e.ChangeSummary()+")")
 	}
-	return fmt.Sprintf("%d %s left behind by covey sessions that ended: %s. /worktrees lists %s; /worktrees apply BRANCH merges one into your files; /worktrees prune removes %s, changes and all.",
+	return fmt.Sprintf("%d %s left behind (a crash, a conflict, or a change nobody applied): %s. /worktrees lists %s; /worktrees apply BRANCH merges one into your files; /worktrees prune removes %s, changes and all.",
 		len(orphans), plural(len(orphans), "worktree", "worktrees"), strings.Join(names, ", "),
 		plural(len(orphans), "it", "them"), plural(len(orphans), "it", "them"))
 }

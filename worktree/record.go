@@ -36,6 +36,10 @@ type Record struct {
 	PIDStart string    `json:"pid_start,omitempty"`
 	Session  string    `json:"session,omitempty"`
 	Created  time.Time `json:"created"`
+	// Kept says the child is done with it and its change was kept (a
+	// conflict, nobody to ask, a cancelled turn): no session will touch it
+	// again.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // BaseDescription says what the worktree started from, in words.
@@ -136,9 +140,10 @@ func (r *Repo) List(ctx context.Context) ([]Entry, error) {
 	return r.entries(ctx, func(Record) bool { return true })
 }
 
-// Orphans returns the worktrees covey created that no running covey owns.
+// Orphans returns the worktrees covey created that no running covey will
+// touch again: their owner has exited, or they were kept.
 func (r *Repo) Orphans(ctx context.Context) ([]Entry, error) {
-	return r.entries(ctx, func(rec Record) bool { return !rec.Live() })
+	return r.entries(ctx, func(rec Record) bool { return rec.Kept || !rec.Live() })
 }
 
 // entries lists the records keep accepts, with their state and how many
@@ -260,8 +265,8 @@ func (r *Repo) Adopt(ctx context.Context, nameOrBranch string) (*Worktree, error
 			continue
 		}
 		switch {
-		case e.Live:
-			return nil, fmt.Errorf("%s belongs to a running covey (pid %d); it reviews the change itself", e.Branch, e.PID)
+		case e.Live && !e.Kept:
+			return nil, fmt.Errorf("%s belongs to a running covey (pid %d) whose child still works there; that session reviews the change", e.Branch, e.PID)
 		case e.Missing || e.BaseCommit == "":
 			return nil, fmt.Errorf("%s has no usable worktree or record left; `covey worktrees prune` removes what remains", e.Branch)
 		}

@@ -384,10 +384,17 @@ func removeRecord(ctx context.Context, r *Repo, rec Record) error {
 
 // Keep commits everything the child changed onto its branch (so `git diff`,
 // `git merge` and `git log` show it from the user's checkout) and leaves
-// the worktree in place. It returns the commit, or "" when nothing changed.
+// the worktree in place, marked as kept: from then on `covey worktrees`
+// may apply or prune it, even while the session that made it runs. It returns the commit, or "" when nothing changed.
 func (w *Worktree) Keep(ctx context.Context, message string) (string, error) {
 	w.repo.mu.Lock()
 	defer w.repo.mu.Unlock()
+	// Marked first: whatever happens next, no child works here any more,
+	// so it may be applied or pruned even while its session runs.
+	w.rec.Kept = true
+	if err := w.rec.write(w.repo.root()); err != nil {
+		return "", err
+	}
 	if _, err := git(ctx, w.rec.Path, nil, "add", "--all", "--", ":/"); err != nil {
 		return "", fmt.Errorf("keep the child's changes: %w", err)
 	}

@@ -650,6 +650,41 @@ func TestUserHooksAndSigning(t *testing.T) {
 	}
 }
 
+// TestKeptIsAnOrphan: a kept worktree may be applied or pruned while the
+// session that made it runs; one its child still works in may not.
+func TestKeptIsAnOrphan(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	r := open(t, dir)
+	working := create(t, r, BaseWorking)
+	kept := create(t, r, BaseWorking)
+	put(t, kept.Path(), "k.txt", "k\n")
+	if _, err := kept.Keep(ctx, "covey: kept"); err != nil {
+		t.Fatal(err)
+	}
+	orphans, err := r.Orphans(ctx)
+	if err != nil || len(orphans) != 1 || orphans[0].Name != kept.Record().Name {
+		t.Fatalf("orphans = %+v, %v; want the kept one alone", orphans, err)
+	}
+	if _, err := r.Adopt(ctx, working.Branch()); err == nil {
+		t.Error("adopted a worktree a child still works in")
+	}
+	w, err := r.Adopt(ctx, kept.Branch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Apply(ctx, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := get(t, dir, "k.txt"); got != "k\n" {
+		t.Errorf("k.txt = %q", got)
+	}
+	var b strings.Builder
+	if err := WriteList(&b, orphans); err != nil || !strings.Contains(b.String(), "kept (its child finished") {
+		t.Errorf("list = %q, %v", b.String(), err)
+	}
+}
+
 func TestParseBase(t *testing.T) {
 	for in, want := range map[string]Base{"": BaseWorking, "head": BaseHead, "HEAD": BaseHead, "working": BaseWorking} {
 		if got, err := ParseBase(in); err != nil || got != want {
