@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -230,6 +231,20 @@ func (s *Session) ReconnectMCP(name string) error {
 		return fmt.Errorf("no MCP server named %q", name)
 	}
 	return s.mcp.m.Reconnect(context.Background(), name)
+}
+
+// TrustProjectMCP starts the project's MCP servers the user had not
+// trusted and remembers that they are trusted (ui.MCPEngine).
+func (s *Session) TrustProjectMCP() error {
+	if s.mcp == nil || len(s.mcp.m.Untrusted()) == 0 {
+		return errors.New("no project MCP server waits for your trust")
+	}
+	if err := s.mcp.trust.Set(s.ws.Root, s.mcp.loaded.ProjectHash, mcp.TrustYes); err != nil {
+		return err
+	}
+	s.StartMCP()
+	s.mcp.m.Trust(context.Background())
+	return nil
 }
 
 // WaitMCP waits until every MCP server that may start has connected or

@@ -73,6 +73,7 @@ type KeyMap struct {
 	MCPUp        key.Binding
 	MCPDown      key.Binding
 	MCPReconnect key.Binding
+	MCPTrust     key.Binding
 
 	// Global.
 	Cancel    key.Binding
@@ -142,6 +143,7 @@ func DefaultKeyMap() KeyMap {
 		MCPUp:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous server")),
 		MCPDown:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next server")),
 		MCPReconnect: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reconnect server")),
+		MCPTrust:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "trust project servers")),
 
 		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn")),
 		Quit:      key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "clear/quit")),
@@ -157,7 +159,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 		k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
 		k.AddressCancel, k.Send, k.Complete, k.Accept, k.Dismiss, k.CrewOpen, k.Toggle, k.CancelChild, k.Back,
-		k.MCPReconnect, k.ViewBack, k.FocusNext, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
+		k.MCPReconnect, k.MCPTrust, k.ViewBack, k.FocusNext, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
 		k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Help, k.Crew,
 	}
 }
@@ -175,7 +177,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
 		{k.CrewUp, k.CrewDown, k.CrewOpen, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
-			k.CancelChild, k.ViewBack, k.AddressCancel, k.MCPUp, k.MCPDown, k.MCPReconnect},
+			k.CancelChild, k.ViewBack, k.AddressCancel, k.MCPUp, k.MCPDown, k.MCPReconnect, k.MCPTrust},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
 }
@@ -202,7 +204,9 @@ type keyState struct {
 	// full-screen) allows.
 	view       screen
 	addressing bool // the input is addressed to a child
-	child      childKeys
+	// mcpUntrusted: the /mcp screen lists project servers not trusted yet.
+	mcpUntrusted bool
+	child        childKeys
 }
 
 // childKeys is what the chosen child allows.
@@ -260,6 +264,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.MCPUp.SetEnabled(inMCP)
 	k.MCPDown.SetEnabled(inMCP)
 	k.MCPReconnect.SetEnabled(inMCP)
+	k.MCPTrust.SetEnabled(inMCP && s.mcpUntrusted)
 
 	k.Top.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)
 	k.Bottom.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)

@@ -20,6 +20,9 @@ type MCPEngine interface {
 	// ReconnectMCP stops the named server if it runs and starts it again;
 	// MCPStatus events report how it goes.
 	ReconnectMCP(name string) error
+	// TrustProjectMCP starts the project's servers the user had not
+	// trusted (or had refused), and remembers the answer for the folder.
+	TrustProjectMCP() error
 }
 
 // mcpStderrLines is how many of a failed server's last stderr lines the
@@ -179,8 +182,22 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 	if p.note != "" {
 		out = append(out, "", fitLine(st.Notice.Info.Render(p.note), w))
 	}
-	out = append(out, "", fitLine(st.Crew.Header.Render("↑/↓ select · r reconnect · esc back"), w))
+	hint := "↑/↓ select · r reconnect · esc back"
+	if p.hasUntrusted() {
+		hint = "↑/↓ select · r reconnect · t trust this project's servers · esc back"
+	}
+	out = append(out, "", fitLine(st.Crew.Header.Render(hint), w))
 	return out, selAt
+}
+
+// hasUntrusted reports whether a project server waits for the user's trust.
+func (p mcpPanel) hasUntrusted() bool {
+	for _, s := range p.servers {
+		if s.State == mcp.StateUntrusted {
+			return true
+		}
+	}
+	return false
 }
 
 // View draws the panel, scrolled so the selected server shows.
@@ -217,6 +234,9 @@ type mcpReconnectedMsg struct {
 	name string
 	err  error
 }
+
+// mcpTrustedMsg reports the outcome of trusting the project's servers.
+type mcpTrustedMsg struct{ err error }
 
 // mcpEngine is the engine's MCP side, or nil.
 func (m *Model) mcpEngine() MCPEngine {
@@ -259,10 +279,27 @@ func (m *Model) handleMCPKey(k tea.KeyMsg) tea.Cmd {
 		}
 		m.mp.note = "reconnecting " + name + "…"
 		return func() tea.Msg { return mcpReconnectedMsg{name: name, err: e.ReconnectMCP(name)} }
+	case key.Matches(k, m.keys.MCPTrust):
+		e := m.mcpEngine()
+		if e == nil || !m.mp.hasUntrusted() {
+			return nil
+		}
+		m.mp.note = "starting this project's servers (remembered for this folder)…"
+		return func() tea.Msg { return mcpTrustedMsg{err: e.TrustProjectMCP()} }
 	}
 	var cmd tea.Cmd
 	m.mp, cmd = m.mp.Update(k)
 	return cmd
+}
+
+// handleMCPTrusted shows the outcome of trusting the project's servers.
+func (m *Model) handleMCPTrusted(msg mcpTrustedMsg) {
+	if msg.err != nil {
+		m.mp.note = msg.err.Error()
+	} else {
+		m.mp.note = "starting this project's servers; covey remembers that you trust them here"
+	}
+	m.refreshMCP()
 }
 
 // handleMCPReconnected shows a reconnect's outcome.

@@ -19,6 +19,19 @@ type mcpFakeEngine struct {
 	mu         sync.Mutex
 	servers    []mcp.Status
 	reconnects []string
+	trusted    int
+}
+
+func (f *mcpFakeEngine) TrustProjectMCP() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.trusted++
+	for i := range f.servers {
+		if f.servers[i].State == mcp.StateUntrusted {
+			f.servers[i].State = mcp.StateStarting
+		}
+	}
+	return nil
 }
 
 func (f *mcpFakeEngine) MCPServers() []mcp.Status {
@@ -45,6 +58,7 @@ func newMCPHarness(t *testing.T) (*harness, *mcpFakeEngine) {
 		{Name: "flaky", Type: "stdio", Scope: mcp.ScopeProject, State: mcp.StateFailed,
 			Err: "the server stopped; its last stderr line: Error: Cannot find module 'x'", Stderr: []string{"node:internal/modules", "Error: Cannot find module 'x'"}},
 		{Name: "remote", Type: "http", Scope: mcp.ScopeFlag, State: mcp.StateStarting},
+		{Name: "repo", Type: "stdio", Scope: mcp.ScopeProject, State: mcp.StateUntrusted},
 	}}
 	h.m.engine = eng
 	return h, eng
@@ -58,7 +72,9 @@ func TestMCPPanel(t *testing.T) {
 		t.Fatalf("/mcp did not open the MCP screen (view %d)", h.m.view)
 	}
 	for _, want := range []string{
-		"MCP servers · 3 · 1 failed",
+		"MCP servers · 4 · 1 failed",
+		"repo  not trusted (project .mcp.json)",
+		"t trust this project's servers",
 		"everything  connected · 2 tools  stdio · user",
 		"tools: mcp__everything__echo, mcp__everything__add", // the selected server's tools
 		"flaky  failed  stdio · project",
@@ -89,6 +105,12 @@ func TestMCPPanel(t *testing.T) {
 	h.events(agent.MCPStatus{Source: mainSrc(), Server: "flaky", State: "connected", Tools: 1})
 	if !h.screenContains("flaky  connected · 1 tool ") {
 		t.Errorf("the screen did not follow the reconnect:\n%s", strings.Join(h.screenLines(), "\n"))
+	}
+	// t trusts the project's servers.
+	h.typeText("t")
+	h.send(await[mcpTrustedMsg](h))
+	if eng.trusted != 1 || !h.screenContains("repo  starting…") || !h.screenContains("covey remembers that you trust them") {
+		t.Errorf("trust: %d calls\n%s", eng.trusted, strings.Join(h.screenLines(), "\n"))
 	}
 	h.key(tea.KeyEsc)
 	if h.m.view != screenMain {

@@ -324,6 +324,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.notice(msg.level, msg.text)
 	case mcpReconnectedMsg:
 		m.handleMCPReconnected(msg)
+	case mcpTrustedMsg:
+		m.handleMCPTrusted(msg)
 	default:
 		if cmd, ok := m.updateCrew(msg); ok {
 			return cmd
@@ -515,6 +517,7 @@ func (m *Model) layout() {
 		canRetry:        m.lastFailed && m.engine != nil,
 		view:            m.view,
 		addressing:      m.addr != nil,
+		mcpUntrusted:    m.view == screenMCP && m.mp.hasUntrusted(),
 		child:           m.childKeyState(),
 	}
 	m.keys.apply(m.keyState)
