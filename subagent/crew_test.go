@@ -198,7 +198,9 @@ func TestCancelledTurnSparesBackgroundChildren(t *testing.T) {
 	defer h.closeAll(d)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for len(h.requestsOf("child-goner")) == 0 {
+		// Both calls ran (the two task calls of one message start
+		// together, in no fixed order) and both children are in flight.
+		for len(h.requestsOf("child-goner")) == 0 || len(h.requestsOf("child-stayer")) == 0 {
 			time.Sleep(2 * time.Millisecond)
 		}
 		cancel()
