@@ -405,3 +405,16 @@ func TestMCPHeadlessSkipsUntrustedProject(t *testing.T) {
 		t.Error("the untrusted project server was started")
 	}
 }
+
+// TestMCPHeadlessReportsFailedServer: a server that fails to start costs a
+// headless run its tools, so the run says so on stderr, and goes on.
+func TestMCPHeadlessReportsFailedServer(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "hi", Match: scripted.Match{FirstUser: "hello"}, Turns: []scripted.Turn{{Text: "hi"}}})
+	cfg := mcpConfig(t, map[string]any{"crasher": map[string]any{"command": "sh", "args": []string{"-c", "echo 'panic: no database' >&2; exit 2"}}})
+	r := runCovey(t, workspace(t, sampleFiles()), newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "hello", "--mcp-config", cfg)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "hi" || !strings.Contains(r.stderr, "covey: MCP server crasher failed: the server exited before it answered; its last stderr line: panic: no database") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

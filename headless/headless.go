@@ -196,6 +196,14 @@ func (o *headlessOutput) event(e agent.Event) {
 		fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
 	case agent.Retrying:
 		o.progress("%sretrying in %s: %s", childPrefix(src), seconds(ev.Wait), ev.Reason)
+	case agent.MCPStatus:
+		// A server that failed costs the run its tools: always on stderr.
+		if ev.State == "failed" {
+			fmt.Fprintf(o.stderr, "covey: MCP server %s failed: %s\n", ev.Server, ev.Error)
+		}
+		for _, n := range ev.Notes {
+			o.progress("MCP server %s: %s", ev.Server, n)
+		}
 	}
 }
 
