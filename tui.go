@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -62,7 +63,19 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	if w := sessionWorktrees(ctx, s.Workspace()); w != nil {
 		worktrees = w
 	}
+	ep := s.Endpoint().BaseURL
+	if u, err := url.Parse(ep); err == nil && u.Host != "" {
+		ep = u.Host
+	}
+	welcome := &ui.Welcome{
+		Version: version, Model: s.Model(), Endpoint: ep,
+		Workspace: s.Workspace(), InstructionsFile: s.InstructionsFile(),
+	}
+	if s.ResumeNote() != "" {
+		welcome = nil // a resumed conversation is the first screen
+	}
 	err = ui.Run(ctx, ui.Options{
+		Welcome:        welcome,
 		Worktrees:      worktrees,
 		Engine:         s,
 		Events:         s.Events(),

@@ -229,7 +229,8 @@ func frame(s string) string {
 }
 
 // quitAndCheck quits covey with ctrl+c (once with text in the input, which
-// clears it; once more to quit) and checks that it exited with 0 and left
+// clears it; once on the empty input, which asks "press ctrl+c again to
+// quit"; once more to quit) and checks that it exited with 0 and left
 // the terminal as it found it: canonical mode with echo, and the alternate
 // screen gone.
 func (tm *term) quitAndCheck(uiMarker string) {
@@ -240,6 +241,8 @@ func (tm *term) quitAndCheck(uiMarker string) {
 	tm.waitFor("ctrl+c to clear the input", waitLong, func(s string) bool {
 		return !strings.Contains(s, "draft to discard")
 	})
+	tm.press("C-c")
+	tm.waitText("press ctrl+c again to quit")
 	tm.press("C-c")
 	code, tty, screen := tm.exited()
 	if code != "0" {

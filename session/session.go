@@ -414,6 +414,10 @@ func (s *Session) Wait(ctx context.Context) (res agent.Result, err error, ok boo
 	return s.driver.Wait(ctx)
 }
 
+// InstructionsFile is the project instructions file loaded into every
+// prompt (AGENTS.md or CLAUDE.md); "" when there is none.
+func (s *Session) InstructionsFile() string { return s.env.InstructionsFile }
+
 // Workspace is the root folder the agents work in.
 func (s *Session) Workspace() string { return s.ws.Root }
 

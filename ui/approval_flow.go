@@ -324,5 +324,5 @@ func (m *Model) cycleMode() {
 		}
 	}
 	m.perms.SetMode(next)
-	m.status.mode = string(next)
+	m.status.SetMode(string(next))
 }

@@ -1,13 +1,12 @@
 package ui
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	xgolden "github.com/charmbracelet/x/exp/golden"
 
 	"covey/agent"
 	"covey/theme"
@@ -16,19 +15,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 )
-
-// The -update flag rewrites golden files. The core's tests may define the
-// same flag; whoever comes first defines it and both read it by name.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/")
-	}
-}
-
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // testNow is the fixed clock of block tests.
 var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -61,33 +47,16 @@ func checkWidth(t testing.TB, lines []string, width int) {
 	}
 }
 
-// golden compares lines with testdata/<test name>.golden, rewriting it
-// under -update. It also checks the width, which every golden case must
-// respect.
+// golden compares lines with testdata/<test name>.golden (x/exp/golden;
+// -update rewrites it). It also checks the width, which every golden case
+// must respect.
 func golden(t *testing.T, lines []string, width int) {
 	t.Helper()
 	checkWidth(t, lines, width)
-	// Lip Gloss draws nothing but text under the ASCII profile; glamour
-	// still emits bold and reset codes, which are stripped to keep the
-	// files readable.
-	got := ansi.Strip(strings.Join(lines, "\n")) + "\n"
-	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
-	if updateGolden() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("rendering differs from %s:\n--- got ---\n%s--- want ---\n%s", path, got, want)
-	}
+	// Lip Gloss draws nothing but text under the ASCII profile; the
+	// markdown renderer may still emit bold and reset codes, which are
+	// stripped to keep the files readable.
+	xgolden.RequireEqual(t, ansi.Strip(strings.Join(lines, "\n"))+"\n")
 }
 
 func TestFitLineAndWrap(t *testing.T) {

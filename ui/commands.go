@@ -299,7 +299,7 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 		return nil
 	}
 	m.engine.SetModel(arg)
-	m.status.model = m.engine.Model()
+	m.status.SetModel(m.engine.Model())
 	m.notice(NoticeInfo, "model set to "+m.status.model+" for the next turns")
 	return nil
 }

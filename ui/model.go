@@ -17,8 +17,8 @@ import (
 // Timing of the UI's own clocks.
 const (
 	tickInterval    = 100 * time.Millisecond // spinner and elapsed times
-	quitWindow      = 1500 * time.Millisecond
-	prewarmPerFrame = 64 // blocks measured per prewarm message
+	quitWindow      = 2 * time.Second        // a second ctrl+c within it quits
+	prewarmPerFrame = 64                     // blocks measured per prewarm message
 )
 
 // Options is everything the TUI needs from its caller.
@@ -62,6 +62,9 @@ type Options struct {
 	// Cost prices tokens for /cost, the crew overview and the panes; nil
 	// when no price table is configured.
 	Cost CostFunc
+	// Welcome, when set, opens a new session's transcript with a short
+	// card about it and three key hints; nil shows none.
+	Welcome *Welcome
 	// Worktrees lists and prunes the git worktrees of isolated children;
 	// nil outside a git repository. At start the UI checks it for
 	// worktrees left behind and says so.
@@ -128,10 +131,14 @@ type Model struct {
 	ctx           context.Context
 	cancel        context.CancelFunc
 	clock         func() time.Time
-	lastCtrlC     time.Time
 	initialPrompt string
 	// afterFirstFrame is Options.AfterFirstFrame.
 	afterFirstFrame func()
+	// quitArmed is set by a ctrl+c on an empty input: a second one within
+	// quitWindow quits. quitID tags the tick that disarms it.
+	quitArmed bool
+	quitID    int
+	quitAfter time.Duration // quitWindow; tests shorten it
 }
 
 // firstFrameDelay is how long after Init the first frame is surely drawn
@@ -159,6 +166,10 @@ type prewarmMsg struct{}
 
 // submitMsg sends text as if typed (the initial prompt).
 type submitMsg struct{ text string }
+
+// quitExpiredMsg ends the window in which a second ctrl+c quits; a tick of
+// an older window (an older id) is stale.
+type quitExpiredMsg struct{ id int }
 
 // childCancelledMsg reports the outcome of cancelling one child.
 type childCancelledMsg struct {
@@ -205,6 +216,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		initialPrompt:   opts.InitialPrompt,
 		afterFirstFrame: opts.AfterFirstFrame,
 		memo:            &chromeMemo{},
+		quitAfter:       quitWindow,
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
 	m.ov = newCrewOverview(styles, keys)
@@ -215,18 +227,21 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.rt.keepLog = true
 	m.rt.retryHint = keys.Retry.Help().Key + " retries"
 	if opts.Engine != nil {
-		m.status.model = opts.Engine.Model()
-		m.rt.mainModel = m.status.model
+		m.status.SetModel(opts.Engine.Model())
+		m.rt.mainModel = opts.Engine.Model()
 	}
 	if opts.Permissions != nil {
 		m.perms = opts.Permissions
-		m.status.mode = string(opts.Permissions.Mode())
+		m.status.SetMode(string(opts.Permissions.Mode()))
 	}
 	if opts.Events != nil || opts.Approver != nil {
 		m.pump = newEventPump(opts.Events, frameInterval)
 		if opts.Approver != nil {
 			m.pump.asks = opts.Approver.asks
 		}
+	}
+	if opts.Welcome != nil {
+		m.tr.Append(newWelcomeBlock(*opts.Welcome, keys))
 	}
 	m.replay(opts.Replay, opts.ResumeNote)
 	if note := agentProblemsNote(opts.AgentProblems); note != "" {
@@ -314,6 +329,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case submitMsg:
 		return m.submit(msg.text)
+	case quitExpiredMsg:
+		if msg.id == m.quitID {
+			m.disarmQuit()
+		}
 	case childCancelledMsg:
 		if !msg.ok {
 			m.notice(NoticeWarning, "subagent "+msg.agentID+" was not running")
@@ -355,20 +374,16 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 			// The engine calls the main agent with the child's result:
 			// a turn the UI did not start, shown running until its Done.
 			m.bgTurn = true
-			m.status.running = true
-			m.status.started = m.clock()
+			m.status.SetRunning(m.clock())
 		}
 		if eff.retrying {
-			m.status.retryReason, m.status.retryUntil = eff.retryReason, m.clock().Add(eff.retryWait)
+			m.status.SetRetry(eff.retryReason, m.clock().Add(eff.retryWait))
 		} else if !ev.From().IsChild() {
 			// Any other word from the main agent means the retry went out.
-			m.status.retryReason, m.status.retryUntil = "", time.Time{}
+			m.status.SetRetry("", time.Time{})
 		}
 		if eff.done {
-			m.status.running = false
-			if m.bgTurn && m.turn == nil {
-				m.status.note = ""
-			}
+			m.status.SetIdle(m.bgTurn && m.turn == nil)
 			m.bgTurn = false
 		}
 		if _, ok := ev.(agent.ErrorEvent); ok && !ev.From().IsChild() && m.turn != nil {
@@ -386,9 +401,8 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	t := m.turn
 	t.cancel()
 	m.turn = nil
-	m.status.running = false
-	m.status.note = ""
-	m.status.retryReason, m.status.retryUntil = "", time.Time{}
+	m.status.SetIdle(true)
+	m.status.SetRetry("", time.Time{})
 	// The answer block is finished by the turn's own Done event, which the
 	// event pump may still hold for a frame: finishing it here would split
 	// a late chunk into a second block.
@@ -437,9 +451,7 @@ func (m *Model) runTurn(run func(context.Context, Engine) error) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	id := m.turnSeq
 	m.turn = &turn{id: id, cancel: cancel}
-	m.status.running = true
-	m.status.started = m.clock()
-	m.status.note = ""
+	m.status.SetRunning(m.clock())
 	engine := m.engine
 	return func() tea.Msg {
 		return turnDoneMsg{id: id, err: run(ctx, engine)}
@@ -450,7 +462,7 @@ func (m *Model) runTurn(run func(context.Context, Engine) error) tea.Cmd {
 func (m *Model) cancelTurn() {
 	if m.turn != nil {
 		m.turn.cancel()
-		m.status.note = "cancelling…"
+		m.status.SetNote("cancelling…")
 	}
 }
 
@@ -525,9 +537,7 @@ func (m *Model) layout() {
 	m.input.SetSize(m.width)
 	m.comp.SetSize(m.width)
 	m.status.SetSize(m.width)
-	m.status.now = now
-	m.status.frame = m.frame
-	m.status.usage = m.rt.usage
+	m.status.SetFrame(now, m.frame, m.rt.usage)
 	m.help.ShowAll = m.fullHelp
 
 	fixed := m.input.Height() + 1 + m.helpHeight()

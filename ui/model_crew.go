@@ -420,7 +420,7 @@ func (m *Model) cancelBackgroundTurn() tea.Cmd {
 		return nil
 	}
 	engine := m.engine
-	m.status.note = "cancelling…"
+	m.status.SetNote("cancelling…")
 	return func() tea.Msg {
 		engine.CancelTurn()
 		return nil

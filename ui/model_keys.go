@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -26,6 +28,8 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if key.Matches(k, m.keys.Quit) {
 		return m.ctrlC()
 	}
+	// Any other key means the user is not leaving.
+	m.disarmQuit()
 	if m.appr.focus {
 		if cmd, handled := m.handleApprovalKey(k); handled {
 			return cmd
@@ -95,18 +99,31 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	return m.handleInputKey(k)
 }
 
-// ctrlC clears the input, or quits when it is empty or on a quick second
-// press.
+// ctrlC clears a draft; on an empty input it asks for a second press,
+// which quits if it comes within quitWindow.
 func (m *Model) ctrlC() tea.Cmd {
-	now := m.clock()
-	second := !m.lastCtrlC.IsZero() && now.Sub(m.lastCtrlC) < quitWindow
-	m.lastCtrlC = now
-	if m.input.Value() != "" && !second {
+	if m.input.Value() != "" {
 		m.input.Reset()
 		m.comp.Filter("")
+		m.disarmQuit()
 		return nil
 	}
-	return m.quit()
+	if m.quitArmed {
+		return m.quit()
+	}
+	m.quitArmed = true
+	m.quitID++
+	m.status.SetHint("press " + m.keys.Quit.Help().Key + " again to quit")
+	id := m.quitID
+	return tea.Tick(m.quitAfter, func(time.Time) tea.Msg { return quitExpiredMsg{id: id} })
+}
+
+// disarmQuit ends the window of a second ctrl+c.
+func (m *Model) disarmQuit() {
+	if m.quitArmed {
+		m.quitArmed = false
+		m.status.SetHint("")
+	}
 }
 
 func (m *Model) anyExpanded() bool {

@@ -269,34 +269,94 @@ func (h *harness) startTurnWait(text string) {
 }
 
 func TestModelCtrlC(t *testing.T) {
-	t.Run("clears a non-empty input first", func(t *testing.T) {
+	hint := "press ctrl+c again to quit"
+	t.Run("clears a draft, then asks, then quits", func(t *testing.T) {
 		h := newHarness(t, 80, 24)
+		h.m.quitAfter = time.Hour
 		h.typeText("draft")
-		nm, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlC})
-		h.m = nm.(Model)
-		if h.m.input.Value() != "" {
-			t.Error("input not cleared")
+		cmd := h.update(tea.KeyMsg{Type: tea.KeyCtrlC})
+		if h.m.input.Value() != "" || cmd != nil || strings.Contains(h.m.View(), hint) {
+			t.Fatal("the first ctrl+c did not just clear the draft")
 		}
-		if isQuit(cmd) {
-			t.Error("quit on the first ctrl+c with text in the input")
+		cmd = h.update(tea.KeyMsg{Type: tea.KeyCtrlC})
+		if cmd == nil || !h.m.quitArmed || !strings.Contains(h.m.View(), hint) {
+			t.Fatalf("ctrl+c on an empty input did not ask for a second press:\n%s", h.m.View())
 		}
-		_, cmd = h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlC})
-		if !isQuit(cmd) {
-			t.Error("a second ctrl+c did not quit")
+		if cmd = h.update(tea.KeyMsg{Type: tea.KeyCtrlC}); !isQuit(cmd) {
+			t.Error("the second ctrl+c did not quit")
 		}
 	})
-	t.Run("quits at once when empty and cancels the turn", func(t *testing.T) {
+	t.Run("second press quits and cancels the turn", func(t *testing.T) {
 		h := newHarness(t, 80, 24)
+		h.m.quitAfter = time.Hour
 		h.startTurn("work")
 		_, ctxs, _ := h.eng.snapshot()
-		_, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlC})
-		if !isQuit(cmd) {
-			t.Fatal("ctrl+c on an empty input did not quit")
+		if cmd := h.update(tea.KeyMsg{Type: tea.KeyCtrlC}); isQuitNoWait(cmd) || ctxs[0].Err() != nil {
+			t.Fatal("one ctrl+c quit or cancelled the turn")
+		}
+		if cmd := h.update(tea.KeyMsg{Type: tea.KeyCtrlC}); !isQuit(cmd) {
+			t.Fatal("the second ctrl+c did not quit")
 		}
 		if ctxs[0].Err() == nil {
 			t.Error("quitting left the turn running")
 		}
 	})
+	t.Run("the window expires", func(t *testing.T) {
+		h := newHarness(t, 80, 24)
+		h.m.quitAfter = time.Millisecond
+		cmd := h.update(tea.KeyMsg{Type: tea.KeyCtrlC})
+		msg := cmd() // the tick of this window
+		if _, ok := msg.(quitExpiredMsg); !ok {
+			t.Fatalf("the window's command sent %T, want quitExpiredMsg", msg)
+		}
+		h.update(quitExpiredMsg{id: h.m.quitID - 1}) // a stale window's tick
+		if !h.m.quitArmed {
+			t.Fatal("a stale tick ended the window")
+		}
+		if next := h.update(msg); next != nil {
+			t.Errorf("the expired window scheduled more work: %T (no idle wake-ups)", next())
+		}
+		if h.m.quitArmed || strings.Contains(h.m.View(), hint) {
+			t.Fatal("the window did not end")
+		}
+		if cmd := h.update(tea.KeyMsg{Type: tea.KeyCtrlC}); isQuitNoWait(cmd) {
+			t.Fatal("a ctrl+c after the window quit at once")
+		}
+	})
+	t.Run("another key ends the window", func(t *testing.T) {
+		h := newHarness(t, 80, 24)
+		h.m.quitAfter = time.Hour
+		h.update(tea.KeyMsg{Type: tea.KeyCtrlC})
+		h.typeText("x")
+		if h.m.quitArmed || strings.Contains(h.m.View(), hint) {
+			t.Fatal("typing did not end the window")
+		}
+	})
+}
+
+// update sends msg to the model and returns the command Update gave back
+// (the tick the model keeps for its spinner aside).
+func (h *harness) update(msg tea.Msg) tea.Cmd {
+	h.t.Helper()
+	nm, cmd := h.m.Update(msg)
+	h.m = nm.(Model)
+	return cmd
+}
+
+// isQuitNoWait is isQuit for a command that may hold a long tick: it only
+// looks at commands that answer at once.
+func isQuitNoWait(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	done := make(chan bool, 1)
+	go func() { done <- isQuit(cmd) }()
+	select {
+	case q := <-done:
+		return q
+	case <-time.After(100 * time.Millisecond):
+		return false
+	}
 }
 
 // isQuit reports whether cmd (or one in its batch) is tea.Quit.

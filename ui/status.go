@@ -32,6 +32,46 @@ type statusBar struct {
 	// agent waiting to be retried; the bar counts down to retryUntil.
 	retryReason string
 	retryUntil  time.Time
+	// hint is a passing word to the user ("press ctrl+c again to quit"),
+	// shown first on the right.
+	hint string
+}
+
+// SetModel names the main agent's model.
+func (s *statusBar) SetModel(model string) { s.model = model }
+
+// SetMode names the permission mode.
+func (s *statusBar) SetMode(mode string) { s.mode = mode }
+
+// SetRunning shows a turn running since started (spinner and elapsed
+// time); any earlier note is dropped.
+func (s *statusBar) SetRunning(started time.Time) {
+	s.running, s.started, s.note = true, started, ""
+}
+
+// SetIdle ends the running state; with clearNote the note goes too.
+func (s *statusBar) SetIdle(clearNote bool) {
+	s.running = false
+	if clearNote {
+		s.note = ""
+	}
+}
+
+// SetNote shows a note after the spinner ("cancelling…").
+func (s *statusBar) SetNote(note string) { s.note = note }
+
+// SetRetry counts down to until, saying reason; SetRetry("", zero) clears.
+func (s *statusBar) SetRetry(reason string, until time.Time) {
+	s.retryReason, s.retryUntil = reason, until
+}
+
+// SetHint shows a passing word to the user; "" removes it.
+func (s *statusBar) SetHint(hint string) { s.hint = hint }
+
+// SetFrame gives the bar the frame's clock, spinner frame and the
+// session's token usage.
+func (s *statusBar) SetFrame(now time.Time, frame int, usage agent.Usage) {
+	s.now, s.frame, s.usage = now, frame, usage
 }
 
 // retryText is "rate limited, retrying in 12 s", counting down with now;
@@ -73,7 +113,7 @@ func (s *statusBar) SetSize(width int) { s.width = width }
 // memoKey is what View's output depends on.
 func (s statusBar) memoKey() statusKey {
 	k := statusKey{
-		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText(),
+		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint,
 		width: s.width, in: s.usage.InputTokens, out: s.usage.OutputTokens, running: s.running,
 	}
 	if s.running {
@@ -90,6 +130,9 @@ func (s statusBar) View() string {
 	st := s.styles.Status
 	sep := st.Bar.Render(" · ")
 	var right []string
+	if s.hint != "" {
+		right = append(right, s.styles.Notice.Warning.Render(s.hint))
+	}
 	if s.running {
 		el := s.now.Sub(s.started).Truncate(100 * time.Millisecond)
 		right = append(right, st.Spinner.Render(spinnerGlyph(s.frame)+" "+elapsedText(el)))

@@ -1,0 +1,97 @@
+package ui
+
+import "strings"
+
+// Welcome is what the first screen says about the session, so it is never
+// blank: the model and where it is served, the workspace, and whether the
+// project's instructions (AGENTS.md) were loaded.
+type Welcome struct {
+	// Version is covey's version.
+	Version string
+	// Model and Endpoint are the main agent's model and the provider's
+	// base URL (or its host).
+	Model, Endpoint string
+	// Workspace is the folder the agents work in.
+	Workspace string
+	// InstructionsFile is the instructions file that was loaded (AGENTS.md
+	// or CLAUDE.md); "" when there is none.
+	InstructionsFile string
+}
+
+// keyHint is one key and what it does, drawn from the KeyMap's help text.
+type keyHint struct{ key, desc string }
+
+// WelcomeBlock is the first block of a new session: a short card about the
+// session and three key hints. It is an ordinary transcript block, so it
+// scrolls away as the conversation grows.
+type WelcomeBlock struct {
+	w     Welcome
+	hints []keyHint
+	cache lineCache
+}
+
+// newWelcomeBlock builds the card; its key hints come from keys, so a
+// rebinding changes them.
+func newWelcomeBlock(w Welcome, keys KeyMap) *WelcomeBlock {
+	return &WelcomeBlock{w: w, hints: []keyHint{
+		{keys.Help.Help().Key, "help"},
+		{"/agents", "subagent types"},
+		{keys.Quit.Help().Key + " twice", "quit"},
+	}}
+}
+
+// Lines implements Block.
+func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
+	key := cacheKey{width: ctx.Width}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	st := ctx.Styles
+	title := st.App.Bold.Render("covey")
+	if b.w.Version != "" {
+		title += " " + st.App.Muted.Render(b.w.Version)
+	}
+	title += st.App.Muted.Render(" · a coding agent with live parallel subagents")
+	row := func(label, value string) string {
+		return st.Status.Key.Render(label+strings.Repeat(" ", max(0, 10-len(label)))) + st.Status.Value.Render(value)
+	}
+	model := cleanText(b.w.Model)
+	if ep := cleanText(b.w.Endpoint); ep != "" {
+		model += st.App.Muted.Render(" at ") + st.Status.Value.Render(ep)
+	}
+	instr := st.App.Muted.Render("no AGENTS.md here (add one to brief covey on this project)")
+	if b.w.InstructionsFile != "" {
+		instr = st.App.Success.Render(cleanText(b.w.InstructionsFile)+" loaded") + st.App.Muted.Render(" into every prompt")
+	}
+	var hints []string
+	for _, h := range b.hints {
+		hints = append(hints, st.Help.Key.Render(h.key)+" "+st.Help.Desc.Render(h.desc))
+	}
+	lines := []string{
+		title,
+		"",
+		row("model", "") + model,
+		row("workspace", shortenHome(cleanText(b.w.Workspace))),
+		row("project", "") + instr,
+		"",
+		strings.Join(hints, st.Help.Sep.Render(" · ")),
+		"",
+	}
+	for i, l := range lines {
+		lines[i] = fitLine(l, ctx.Width)
+	}
+	b.cache.put(key, lines)
+	return lines
+}
+
+// Focusable implements Block.
+func (b *WelcomeBlock) Focusable() bool { return false }
+
+// Expanded implements Block.
+func (b *WelcomeBlock) Expanded() bool { return false }
+
+// SetExpanded implements Block; the card has one form.
+func (b *WelcomeBlock) SetExpanded(bool) {}
+
+// Live implements Block.
+func (b *WelcomeBlock) Live() bool { return false }

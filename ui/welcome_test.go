@@ -1,0 +1,90 @@
+package ui
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"covey/theme"
+)
+
+func welcomeModel(instructions string) Model {
+	m := New(Options{
+		Engine:        newFakeEngine(),
+		Theme:         theme.New(theme.ModeDark, true, true),
+		Workspace:     "/work/project",
+		MarkdownStyle: "ascii",
+		Welcome: &Welcome{
+			Version: "1.2.3", Model: "qwen3-coder", Endpoint: "localhost:11434",
+			Workspace: "/work/project", InstructionsFile: instructions,
+		},
+	})
+	m.clock = func() time.Time { return fixedNow }
+	return m
+}
+
+// TestWelcome checks the first screen: never blank, it names the model and
+// endpoint, the workspace, whether AGENTS.md was loaded, and three key hints
+// taken from the KeyMap; it scrolls away as the conversation grows.
+func TestWelcome(t *testing.T) {
+	for name, file := range map[string]string{"with AGENTS.md": "AGENTS.md", "without": ""} {
+		t.Run(name, func(t *testing.T) {
+			lines := newWelcomeBlock(*welcomeModel(file).welcomeOpts(), DefaultKeyMap()).Lines(blockCtx(t, 80))
+			golden(t, lines, 80)
+		})
+	}
+	t.Run("hints follow the KeyMap", func(t *testing.T) {
+		keys := DefaultKeyMap()
+		keys.Quit.SetHelp("ctrl+q", "quit")
+		text := strings.Join(newWelcomeBlock(Welcome{}, keys).Lines(blockCtx(t, 80)), "\n")
+		if !strings.Contains(text, "ctrl+q twice") {
+			t.Fatalf("the quit hint does not follow the KeyMap:\n%s", text)
+		}
+	})
+	t.Run("scrolls away", func(t *testing.T) {
+		h := newHarness(t, 80, 12)
+		h.m = welcomeModel("AGENTS.md")
+		h.send(tea.WindowSizeMsg{Width: 80, Height: 12})
+		if !strings.Contains(h.m.View(), "qwen3-coder at localhost:11434") {
+			t.Fatalf("the first screen lacks the welcome:\n%s", h.m.View())
+		}
+		h.m.notice(NoticeInfo, strings.Repeat("a line of conversation\n", 20))
+		h.m.tr.Bottom()
+		h.send(tea.WindowSizeMsg{Width: 80, Height: 12})
+		if strings.Contains(h.m.View(), "qwen3-coder at") {
+			t.Fatalf("the welcome did not scroll away:\n%s", h.m.View())
+		}
+	})
+}
+
+// welcomeOpts is the Welcome the model was built with, read back from its
+// first block.
+func (m Model) welcomeOpts() *Welcome {
+	if b, ok := m.tr.entries[0].b.(*WelcomeBlock); ok {
+		return &b.w
+	}
+	return nil
+}
+
+// TestQuitTakesTwoCtrlC drives the whole program (teatest): one ctrl+c on
+// an empty input asks, the second quits.
+func TestQuitTakesTwoCtrlC(t *testing.T) {
+	tm := teatest.NewTestModel(t, welcomeModel("AGENTS.md"), teatest.WithInitialTermSize(100, 30))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("AGENTS.md loaded"))
+	}, teatest.WithDuration(5*time.Second))
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("press ctrl+c again to quit"))
+	}, teatest.WithDuration(5*time.Second))
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	if _, err := io.ReadAll(tm.FinalOutput(t)); err != nil {
+		t.Fatal(err)
+	}
+}
