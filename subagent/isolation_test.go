@@ -84,7 +84,7 @@ func newIsoHarnessIn(t *testing.T, git bool, sub string, depth int, undo *tools.
 		if req.Tool == permission.ToolMerge {
 			return answer(req)
 		}
-		return permission.Verdict{Allowed: req.Isolated || req.Tool == "bash", Reason: "only isolated writes and commands in this test"}
+		return permission.Verdict{Allowed: req.Isolated || req.Tool == toolname.Bash, Reason: "only isolated writes and commands in this test"}
 	})
 	h.manager = subagent.NewManager(subagent.Config{
 		Defs: agentdefs.NewSet(append(agentdefs.Builtins(), defs...)...), Workspace: ws, Gate: gate,
@@ -349,8 +349,8 @@ func TestIsolatedChangesOutsideTheWorkspace(t *testing.T) {
 	h.mainScript("go", isoTask("edit", "child-o"))
 	h.child("child-o",
 		scripted.Turn{ToolCalls: []scripted.Call{
-			{Name: "write_file", Args: map[string]string{"path": "in.txt", "content": "in\n"}},
-			{Name: "bash", Args: map[string]string{"command": "echo out > ../outside.txt"}},
+			{Name: toolname.WriteFile, Args: map[string]string{"path": "in.txt", "content": "in\n"}},
+			{Name: toolname.Bash, Args: map[string]string{"command": "echo out > ../outside.txt"}},
 		}},
 		scripted.Turn{Text: "done"})
 	if _, err := h.main.Run(context.Background(), "go"); err != nil {
@@ -383,7 +383,7 @@ func TestIsolatedChangesOutsideTheWorkspace(t *testing.T) {
 // isolated child's one merge, which carries them all.
 func TestNestedIsolation(t *testing.T) {
 	boss := agentdefs.Definition{Name: "boss", Description: "delegates", Isolation: agentdefs.IsolationWorktree,
-		Tools: []string{"task", "read_file", "write_file"}, Prompt: "boss agent", Scope: agentdefs.Project}
+		Tools: []string{toolname.Task, toolname.ReadFile, toolname.WriteFile}, Prompt: "boss agent", Scope: agentdefs.Project}
 	var h *isoHarness
 	var before []bool
 	h = newIsoHarnessIn(t, true, "", 2, nil, func(req permission.Request) permission.Verdict {
@@ -396,7 +396,7 @@ func TestNestedIsolation(t *testing.T) {
 	h.mainScript("go", task("lead", "boss", "child-boss"))
 	h.child("child-boss",
 		scripted.Turn{ToolCalls: []scripted.Call{
-			{Name: "write_file", Args: map[string]string{"path": "b.txt", "content": "boss\n"}},
+			{Name: toolname.WriteFile, Args: map[string]string{"path": "b.txt", "content": "boss\n"}},
 			{Name: "task", Args: map[string]any{"tasks": []map[string]string{
 				{"description": "plain", "subagent_type": "general-purpose", "prompt": "child-g"},
 				{"description": "isolated", "subagent_type": "general-purpose", "prompt": "child-i", "isolation": "worktree"},

@@ -181,8 +181,8 @@ func TestAskedBecauseOfTheAgentFileSaysSo(t *testing.T) {
 	}})
 	h.mainScript("go", task("greet", "greeter", "label-child"))
 	h.child("label-child", scripted.Turn{ToolCalls: []scripted.Call{
-		{ID: "c1", Name: "bash", Args: map[string]string{"command": "echo hello"}},
-		{ID: "c2", Name: "bash", Args: map[string]string{"command": "ls"}},
+		{ID: "c1", Name: toolname.Bash, Args: map[string]string{"command": "echo hello"}},
+		{ID: "c2", Name: toolname.Bash, Args: map[string]string{"command": "ls"}},
 	}}, scripted.Turn{Text: "done"})
 	if _, err := h.main.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
