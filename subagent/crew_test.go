@@ -16,6 +16,7 @@ import (
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/internal/scripted"
+	"covey/permission"
 	"covey/subagent"
 )
 
@@ -628,4 +629,52 @@ func TestResumedGrandchildReportsToARunningAncestor(t *testing.T) {
 	if br.AgentID != agent.MainAgentID || br.Text != "second, for main" {
 		t.Fatalf("background result = %+v", br)
 	}
+}
+
+// TestResumedIsolatedChildWorksInAFreshWorktree: an isolated child whose
+// first worktree was merged and removed is resumed in a new one, keeps its
+// history, and its new change is reviewed and merged like the first.
+func TestResumedIsolatedChildWorksInAFreshWorktree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	h := newIsoHarness(t, true, func(req permission.Request) permission.Verdict {
+		return permission.Verdict{Allowed: true, ByUser: true}
+	})
+	defer h.manager.Close()
+	h.mainScript("go", map[string]any{"description": "w", "subagent_type": "general-purpose", "prompt": "child-iso", "name": "iso", "isolation": "worktree"})
+	h.child("child-iso",
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: toolname.WriteFile, Args: map[string]string{"path": "first.txt", "content": "one\n"}}}},
+		scripted.Turn{Text: "wrote first"},
+		scripted.Turn{ToolCalls: []scripted.Call{{Name: toolname.WriteFile, Args: map[string]string{"path": "second.txt", "content": "two\n"}}}},
+		scripted.Turn{Text: "wrote second"})
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.read("first.txt"); got != "one\n" {
+		t.Fatalf("first.txt = %q after the first merge", got)
+	}
+	if err := h.manager.Send(context.Background(), "iso", "now write second.txt"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(h.eventsOf("worktree_result")) < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	results := h.eventsOf("worktree_result")
+	if len(results) != 2 || results[1].(agent.WorktreeResult).Status != agent.WorktreeApplied {
+		t.Fatalf("worktree results = %+v", results)
+	}
+	if got, _ := h.read("second.txt"); got != "two\n" {
+		t.Fatalf("second.txt = %q after the resumed child's merge", got)
+	}
+	reqs := h.requestsOf("child-iso")
+	var got []string
+	for _, m := range reqs[len(reqs)-1].Messages[1:] {
+		got = append(got, m.Role+":"+m.Content)
+	}
+	if s := strings.Join(got, "|"); !strings.Contains(s, "assistant:wrote first|user:now write second.txt|assistant:|tool:") {
+		t.Fatalf("the resumed child's last request lacks its history: %s", s)
+	}
+	h.clean()
 }
