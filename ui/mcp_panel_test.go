@@ -169,3 +169,21 @@ func TestProgressText(t *testing.T) {
 		})
 	}
 }
+
+// A child's running MCP call shows its progress on its pane line, until it
+// finishes.
+func TestSubagentPaneShowsToolProgress(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+	b.Apply(agent.ToolStarted{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users"})
+	b.Apply(agent.ToolProgress{Source: childSource, CallID: "c1", Progress: tools.Progress{Progress: 3, Total: 8, Message: "table users"}})
+	ctx := blockCtx(t, 80)
+	if got := b.Lines(ctx)[1]; got != "│ → mcp__db__export  users · 3/8 · table users" {
+		t.Errorf("running line = %q", got)
+	}
+	b.Apply(agent.ToolFinished{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users", Result: tools.Result{Summary: "8 tables"}})
+	if got := b.Lines(ctx)[1]; got != "│ ✓ mcp__db__export  users · 8 tables" {
+		t.Errorf("finished line = %q", got)
+	}
+	// A report for a call the pane does not know changes nothing.
+	b.Apply(agent.ToolProgress{Source: childSource, CallID: "zz", Progress: tools.Progress{Progress: 1}})
+}

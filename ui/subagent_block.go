@@ -113,6 +113,14 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 			arg = tools.KeyArg(e.Name, e.Args)
 		}
 		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: oneLine(e.Name), arg: oneLine(arg)})
+	case agent.ToolProgress:
+		// A long MCP call shows how far it is on its line.
+		seq, ok := b.openTool[e.CallID]
+		a := b.acts.at(seq)
+		if !ok || a == nil {
+			return
+		}
+		a.note = progressText(e.Progress)
 	case agent.ToolFinished:
 		b.finishTool(e)
 		b.crew.files.addEdit(fileChangeOf(e.Result))
