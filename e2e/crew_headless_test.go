@@ -283,3 +283,61 @@ func TestHeadlessResumeChildAfterContinue(t *testing.T) {
 		t.Errorf("the resumed child's request holds %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestHeadlessChildFiles: a child's bash call that changes files in the git
+// workspace shows as child_files in stream-json and in the child's files in
+// json, beside the files its write calls changed.
+func TestHeadlessChildFiles(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_task", Name: "task", Args: map[string]any{
+			"description": "change things", "subagent_type": "general-purpose", "name": "worker", "prompt": "[e2e:files] Change things.",
+		}}}},
+		{Text: "FILES DONE"},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:files]"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_bash", Name: "bash", Args: map[string]any{"command": "printf 'x\\ny\\n' > made.txt && echo '// more' >> greet.go"}}}},
+		{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "notes.md", "content": "notes\n"})}},
+		{Text: "changed three files"},
+	}})
+	r := h.run(t, "", "-p", "change things", "--permission-mode", "bypassPermissions", "--output-format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var out struct {
+		Children []struct {
+			Name  string   `json:"name"`
+			Files []string `json:"files"`
+		} `json:"children"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if len(out.Children) != 1 || out.Children[0].Name != "worker" || strings.Join(out.Children[0].Files, ",") != "greet.go,made.txt,notes.md" {
+		t.Fatalf("children = %+v, want worker with greet.go, made.txt, notes.md", out.Children)
+	}
+
+	h2 := newHeadlessRun(t)
+	for _, c := range []scripted.Conversation{
+		{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+			{ToolCalls: []scripted.Call{{ID: "call_task", Name: "task", Args: map[string]any{
+				"description": "change things", "subagent_type": "general-purpose", "name": "worker", "prompt": "[e2e:files] Change things.",
+			}}}},
+			{Text: "FILES DONE"},
+		}},
+		{Name: "child", Match: scripted.Match{FirstUser: "[e2e:files]"}, Turns: []scripted.Turn{
+			{ToolCalls: []scripted.Call{{ID: "call_bash", Name: "bash", Args: map[string]any{"command": "printf 'x\\ny\\n' > made.txt"}}}},
+			{Text: "made it"},
+		}},
+	} {
+		h2.srv.Add(c)
+	}
+	r2 := h2.run(t, "", "-p", "change things", "--permission-mode", "bypassPermissions", "--output-format", "stream-json")
+	if r2.code != 0 {
+		t.Fatalf("stream-json: exit %d\nstderr:\n%s", r2.code, r2.stderr)
+	}
+	if !strings.Contains(r2.stdout, `"type":"child_files"`) || !strings.Contains(r2.stdout, `"call_id":"call_bash","files":[{"path":"made.txt","status":"added","added":2}]`) {
+		t.Errorf("no child_files event for made.txt in:\n%s", r2.stdout)
+	}
+}

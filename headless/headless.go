@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/session"
+	"covey/tools/toolname"
 )
 
 // Exit codes of a headless run.
@@ -109,6 +111,24 @@ type childRecord struct {
 	Usage       agent.Usage `json:"usage"`
 	// Worktree is what became of an isolated child's changes.
 	Worktree *agent.WorktreeResult `json:"worktree,omitempty"`
+	// Files are the files it changed: by write and edit calls, and by bash
+	// calls as git status saw them.
+	Files []string `json:"files,omitempty"`
+}
+
+// addFiles notes files a child changed.
+func (o *headlessOutput) addFiles(agentID string, paths ...string) {
+	for i := range o.children {
+		c := &o.children[i]
+		if c.AgentID != agentID {
+			continue
+		}
+		for _, p := range paths {
+			if p != "" && !slices.Contains(c.Files, p) {
+				c.Files = append(c.Files, p)
+			}
+		}
+	}
 }
 
 func newHeadlessOutput(format string, stdout, stderr io.Writer) *headlessOutput {
@@ -150,8 +170,18 @@ func (o *headlessOutput) event(e agent.Event) {
 			return
 		}
 		o.calls = append(o.calls, callRecord{AgentID: src.AgentID, ID: ev.CallID, Name: ev.Name, Args: ev.Args, KeyArg: ev.KeyArg})
+	case agent.ChildFiles:
+		paths := make([]string, len(ev.Files))
+		for i, f := range ev.Files {
+			paths[i] = f.Path
+		}
+		o.addFiles(src.AgentID, paths...)
+		o.progress("[%s] %s changed %s", src.AgentType, childLabel(src), strings.Join(paths, ", "))
 	case agent.ToolFinished:
 		if src.IsChild() {
+			if !ev.Result.IsError && (ev.Name == toolname.WriteFile || ev.Name == toolname.EditFile) {
+				o.addFiles(src.AgentID, ev.KeyArg)
+			}
 			o.tools[src.AgentID]++
 			if time.Since(o.lastLine[src.AgentID]) >= liveLineEvery {
 				o.lastLine[src.AgentID] = time.Now()
