@@ -18,6 +18,7 @@ import (
 	"covey/agentdefs"
 	"covey/config"
 	"covey/permission"
+	"covey/sandbox"
 	"covey/tools"
 )
 
@@ -54,6 +55,7 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.StringVar(&o.flags.Provider, "provider", "", "provider profile `NAME` from config")
 	pf.IntVar(&o.maxTurns, "max-turns", 0, "stop after `N` model requests in one run (0: config, default 50)")
 	pf.StringVar(&o.permissionMode, "permission-mode", "", "permission `MODE`: default, acceptEdits, plan or bypassPermissions")
+	pf.StringVar(&o.sandboxMode, "sandbox", "", "confine bash (`MODE`): workspace-write (writes only in the workspace, temp and caches; the default on Linux) or off")
 	pf.StringVar(&o.theme, "theme", "", "colours (`THEME`): dark, light or auto")
 	pf.BoolVar(&o.demo, "demo", false, "run the TUI on a built-in scripted model: no key, no network")
 	pf.BoolVarP(&o.cont, "continue", "c", false, "resume the newest session of this workspace")
@@ -275,7 +277,24 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 	mode, _ := permission.ParseMode(config.FirstNonEmpty(o.permissionMode, string(permission.ModeBypass)))
 	// Running a tool by hand is the user's own act: writes need no review,
 	// and there is no prior read to check against.
-	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList()}
+	cfg, err := config.Load(ws.Root)
+	if err != nil {
+		fmt.Fprintln(stderr, "covey:", err)
+		return exitUsage
+	}
+	sbCfg := cfg.Sandbox
+	if o.sandboxMode != "" {
+		sbCfg.Mode = o.sandboxMode
+	}
+	box, err := sandbox.New(sbCfg, sandbox.Options{})
+	if err != nil {
+		fmt.Fprintln(stderr, "covey: sandbox:", err)
+		return exitUsage
+	}
+	if w := box.Warning(); w != "" {
+		fmt.Fprintln(stderr, "covey:", w)
+	}
+	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList(), Sandbox: box}
 	reg := tools.NewRegistry(tools.Builtins(env)...)
 	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate}))
 	t, ok := reg.Get(args[0])

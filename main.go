@@ -22,6 +22,7 @@ import (
 	"covey/headless"
 	"covey/internal/debuglog"
 	"covey/permission"
+	"covey/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -41,6 +42,7 @@ type options struct {
 	outputFormat   string
 	maxTurns       int
 	permissionMode string
+	sandboxMode    string
 	theme          string
 	demo           bool
 	showVersion    bool
@@ -55,8 +57,12 @@ type options struct {
 }
 
 func main() {
-	// The sandbox helper entry (sandbox.HelperArg) is checked here, first,
-	// before any CLI parsing.
+	// The sandbox helper entry is checked here, first, before any CLI
+	// parsing: covey re-executes itself as the helper that confines a
+	// command and then runs it.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		sandbox.RunHelper(os.Args[2:]) // never returns
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -158,6 +164,11 @@ func (o *options) check() error {
 	}
 	if o.permissionMode != "" {
 		if _, err := permission.ParseMode(o.permissionMode); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	if o.sandboxMode != "" {
+		if _, err := sandbox.ParseMode(o.sandboxMode); err != nil {
 			return usageError{err.Error()}
 		}
 	}

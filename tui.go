@@ -82,6 +82,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Theme:          th,
 		Workspace:      s.Workspace(),
 		PermissionMode: string(s.Mode()),
+		Warnings:       s.Warnings(),
 		Agents:         infos,
 		AgentProblems:  agentProblems,
 		MarkdownStyle:  mdStyle,
@@ -156,7 +157,7 @@ func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoi
 	return session.Options{
 		Workspace: root, Config: cfg, Endpoint: ep, Asker: asker, Record: record,
 		Continue: o.cont, ResumeID: o.resume,
-		PermissionMode: o.permissionMode, MaxTurns: o.maxTurns,
+		PermissionMode: o.permissionMode, MaxTurns: o.maxTurns, SandboxMode: o.sandboxMode,
 		ModelFromFlag: o.flags.Model != "", Log: o.log,
 		MCPConfigFiles: o.mcpConfigs, Version: version,
 	}

@@ -19,6 +19,7 @@ import (
 
 	"covey/agent"
 	"covey/mcp"
+	"covey/sandbox"
 	"covey/worktree"
 )
 
@@ -38,6 +39,8 @@ type Config struct {
 	Subagents        SubagentConfig             `yaml:"subagents"`
 	Permissions      PermissionRules            `yaml:"permissions"`
 	Worktree         WorktreeConfig             `yaml:"worktree"`
+	// Sandbox confines bash commands (see the sandbox package).
+	Sandbox sandbox.Config `yaml:"sandbox"`
 	// ModelAliases maps the model names of Claude Code agent files
 	// (sonnet, opus, haiku, or a full Claude id) to models your server
 	// serves; the project's entries win over the user's, one by one.
@@ -128,6 +131,11 @@ func Load(workspace string) (Config, error) {
 		if err != nil {
 			return Config{}, err
 		}
+		if path == project {
+			if loose := c.Sandbox.Loosens(); loose != "" {
+				return Config{}, fmt.Errorf("config %s: %s is read from the user's config only (%s), so a repository cannot loosen its own sandbox", path, loose, user)
+			}
+		}
 		if path == project && c.AllowAgentModeRaise {
 			return Config{}, fmt.Errorf("config %s: allow_agent_mode_raise is read from the user's config only (%s), so a repository cannot raise its own agents", path, user)
 		}
@@ -165,6 +173,9 @@ func readFile(path string) (Config, error) {
 			return Config{}, fmt.Errorf("config %s: prices.%s: a price must not be negative", path, model)
 		}
 	}
+	if err := c.Sandbox.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: sandbox: %w", path, err)
+	}
 	if _, err := worktree.ParseBase(c.Worktree.Base); err != nil {
 		return Config{}, fmt.Errorf("config %s: worktree.base: %w", path, err)
 	}
@@ -187,6 +198,7 @@ func merge(base, over Config) Config {
 	setS(&base.PermissionMode, over.PermissionMode)
 	setS(&base.Theme, over.Theme)
 	setS(&base.Worktree.Base, over.Worktree.Base)
+	base.Sandbox = base.Sandbox.Merge(over.Sandbox)
 	if over.MaxTurns != 0 {
 		base.MaxTurns = over.MaxTurns
 	}

@@ -108,9 +108,30 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
-		"price negative":                      {project: "prices: {m: {input: -1, output: 1}}\n", wantErr: "prices.m: a price must not be negative"},
-		"price unknown key":                   {project: "prices: {m: {inptu: 1}}\n", wantErr: "field inptu not found"},
-		"budget negative":                     {project: "subagents: {max_tokens: -5}\n", wantErr: "must not be negative"},
+		"price negative":    {project: "prices: {m: {input: -1, output: 1}}\n", wantErr: "prices.m: a price must not be negative"},
+		"price unknown key": {project: "prices: {m: {inptu: 1}}\n", wantErr: "field inptu not found"},
+		"budget negative":   {project: "subagents: {max_tokens: -5}\n", wantErr: "must not be negative"},
+		"sandbox": {
+			user:    "sandbox: {mode: workspace-write, network: true, writable: [/opt/cache]}\n",
+			project: "sandbox:\n  network: false\n  required: true\n",
+			check: func(t *testing.T, c Config) {
+				sb := c.Sandbox
+				if sb.Mode != "workspace-write" || sb.Network == nil || *sb.Network || sb.Required == nil || !*sb.Required || len(sb.Writable) != 1 {
+					t.Fatalf("sandbox = %+v", sb)
+				}
+			},
+		},
+		"sandbox off from the user": {user: "sandbox: {mode: \"off\"}\n", check: func(t *testing.T, c Config) {
+			if c.Sandbox.Mode != "off" {
+				t.Fatalf("sandbox = %+v", c.Sandbox)
+			}
+		}},
+		"sandbox off from a project":          {project: "sandbox: {mode: \"off\"}\n", wantErr: "sandbox.mode off is read from the user's config only"},
+		"sandbox writable from a project":     {project: "sandbox: {writable: [/opt/x]}\n", wantErr: "sandbox.writable is read from the user's config only"},
+		"sandbox network from a project":      {project: "sandbox: {network: true}\n", wantErr: "user's config only"},
+		"sandbox unknown key":                 {user: "sandbox: {mdoe: off}\n", wantErr: "field mdoe not found"},
+		"sandbox bad mode":                    {user: "sandbox: {mode: everything}\n", wantErr: "unknown sandbox mode"},
+		"sandbox writable home":               {user: "sandbox: {writable: [\"~\"]}\n", wantErr: "never lets commands write"},
 		"model aliases wrong shape":           {project: "model_aliases: [sonnet]\n", wantErr: "line 1"},
 		"agent mode raise only from the user": {project: "allow_agent_mode_raise: true\n", wantErr: "user's config only"},
 		"stream idle timeout": {

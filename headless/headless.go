@@ -44,6 +44,9 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 	if err := agentdefs.WriteProblems(stderr, s.Problems(), "covey: "); err != nil {
 		return ExitRun
 	}
+	for _, w := range s.Warnings() {
+		fmt.Fprintln(stderr, "covey:", w)
+	}
 	out := newHeadlessOutput(format, stdout, stderr)
 	done := make(chan struct{})
 	go func() {

@@ -700,3 +700,19 @@ func describeRequest(req Request) string {
 	}
 	return fmt.Sprintf("%s %s", req.Tool, req.Path)
 }
+
+// MapReads adapts a read check (such as Policy.AllowRead) for an agent
+// working in a copy of the workspace (a child's git worktree at from):
+// a path whose real location lies inside from is judged as the same path
+// inside the session's workspace to, so read rules and symlink checks hold
+// there too; any other path is judged as it is.
+func MapReads(from, to string, allow func(abs string) bool) func(abs string) bool {
+	realFrom := realPath(from)
+	return func(abs string) bool {
+		real := realPath(abs)
+		if rel, err := filepath.Rel(realFrom, real); err == nil && !outsideRel(filepath.ToSlash(rel)) {
+			return allow(filepath.Join(to, rel))
+		}
+		return allow(abs)
+	}
+}

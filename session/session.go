@@ -21,6 +21,7 @@ import (
 	"covey/config"
 	"covey/internal/debuglog"
 	"covey/permission"
+	"covey/sandbox"
 	"covey/subagent"
 	"covey/tools"
 	"covey/worktree"
@@ -40,9 +41,11 @@ type Session struct {
 	mode     permission.Mode
 	endpoint config.Endpoint
 
-	log     *debuglog.Log
-	rec     *recording // nil without a session file (the demo)
-	policy  *permission.Policy
+	log    *debuglog.Log
+	rec    *recording // nil without a session file (the demo)
+	policy *permission.Policy
+	// sandbox confines every bash command of the session.
+	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
 	events  chan agent.Event
 	main    *agent.Agent
@@ -76,8 +79,10 @@ type Options struct {
 	// given one (an ID or a unique prefix). Both need Record.
 	Continue bool
 	ResumeID string
-	// PermissionMode and MaxTurns override the config when set.
+	// PermissionMode, SandboxMode and MaxTurns override the config when
+	// set.
 	PermissionMode string
+	SandboxMode    string
 	MaxTurns       int
 	// ModelFromFlag keeps a resumed session from bringing back its own
 	// model when the user chose one on the command line.
@@ -127,6 +132,16 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config permissions: %w", err)
 	}
+	sbCfg := cfg.Sandbox
+	if opts.SandboxMode != "" {
+		sbCfg.Mode = opts.SandboxMode
+	}
+	box, err := sandbox.New(sbCfg, sandbox.Options{})
+	if err != nil {
+		s.rec.close(io.Discard)
+		return nil, fmt.Errorf("config sandbox: %w", err)
+	}
+	s.sandbox = box
 	s.policy = permission.NewPolicy(mode, rules, opts.Asker)
 	s.policy.SetWorkspace(ws.Root)
 	if !opts.NoMCP {
@@ -156,6 +171,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead:       s.policy.AllowRead,
 		FetchAnswer:     s.fetchAnswerer(),
 		MCPTools:        s.mcpToolsFor(),
+		Sandbox:         box,
 		// Validated when the config was read.
 		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
 		Undo:         s.undoLog(),
@@ -166,7 +182,7 @@ func New(opts Options) (*Session, error) {
 			}
 		},
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead}
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead, Sandbox: box}
 	reg := tools.NewRegistry()
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
@@ -460,3 +476,15 @@ func firstPositive(ns ...int) int {
 	}
 	return 0
 }
+
+// Warnings are what the user must be told once at start: covey's sandbox
+// cannot run here.
+func (s *Session) Warnings() []string {
+	if w := s.sandbox.Warning(); w != "" {
+		return []string{w}
+	}
+	return nil
+}
+
+// Sandbox returns the sandbox confining the session's commands.
+func (s *Session) Sandbox() *sandbox.Sandbox { return s.sandbox }

@@ -22,6 +22,7 @@ import (
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/permission"
+	"covey/sandbox"
 	"covey/tools"
 	"covey/worktree"
 )
@@ -73,6 +74,8 @@ type Config struct {
 	RaiseAgentModes bool
 	// AllowRead decides reads outside the workspace (see tools.Env).
 	AllowRead func(abs string) bool
+	// Sandbox confines the children's bash commands (see tools.Env).
+	Sandbox *sandbox.Sandbox
 	// MCPTools, when set, returns the session's MCP tools as a source whose
 	// calls ask gate, keeping those keep accepts (mcp.Manager.Source).
 	MCPTools func(gate permission.Gate, keep func(tools.Tool) bool) tools.Source

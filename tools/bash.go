@@ -114,7 +114,27 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return Errorf("bash: %v", err)
 	}
-	return run.result(note, timeout)
+	if run.exitCode == sandboxHelperFailed && strings.Contains(run.output, "covey sandbox:") {
+		return Errorf("bash: covey's sandbox could not start, so the command did not run: %s", strings.TrimSpace(run.output))
+	}
+	res := run.result(note, timeout)
+	if t.env.Sandbox.Backend() != "" && sandboxBlocked(run.output) {
+		res.Content += "\n[read-only file system: writes outside the workspace are blocked by covey's sandbox; see --sandbox. " +
+			t.env.Sandbox.Describe(t.env.WS.Root) + "]"
+	}
+	return res
+}
+
+// sandboxHelperFailed is the exit status of covey's sandbox helper when it
+// could not confine itself (and ran nothing).
+const sandboxHelperFailed = 125
+
+// sandboxBlocked reports whether output shows a write the sandbox may
+// have stopped: Landlock refuses with EACCES, bubblewrap's read-only
+// binds with EROFS.
+func sandboxBlocked(output string) bool {
+	return strings.Contains(output, "Read-only file system") || strings.Contains(output, "Permission denied") ||
+		strings.Contains(output, "Operation not permitted")
 }
 
 // bashRun is the outcome of one command.
@@ -142,7 +162,13 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
-	cmd := exec.Command(shell, "-c", command)
+	prog, args, err := t.env.Sandbox.Command(t.env.WS.Root, dir, []string{shell, "-c", command})
+	if err != nil {
+		_ = r.Close()
+		_ = w.Close()
+		return nil, err
+	}
+	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // Stdin nil reads from /dev/null
 	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")

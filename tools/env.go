@@ -1,6 +1,9 @@
 package tools
 
-import "covey/permission"
+import (
+	"covey/permission"
+	"covey/sandbox"
+)
 
 // Env is what one agent's set of tools shares: the workspace, the agent's own
 // record of the files it read (for stale-edit checks), the permission gate and
@@ -27,6 +30,8 @@ type Env struct {
 	// workspace or not (Policy.AllowRead: symlinks resolved, read deny rules,
 	// read_file allow rules, bypass). Nil allows every read.
 	AllowRead func(abs string) bool
+	// Sandbox confines the commands bash runs (nil runs them unconfined).
+	Sandbox *sandbox.Sandbox
 }
 
 // resolveRead resolves p for reading: only what AllowRead permits. The

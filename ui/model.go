@@ -56,6 +56,9 @@ type Options struct {
 	// starts (everything finished, nothing animated), so a resumed
 	// session shows its conversation.
 	Replay []agent.Event
+	// Warnings are shown as warning notices when the UI starts (covey's
+	// sandbox cannot run here, ...).
+	Warnings []string
 	// ResumeNote, when set, is shown as a notice after the replay
 	// ("resumed session <id> (N messages)").
 	ResumeNote string
@@ -246,6 +249,9 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.replay(opts.Replay, opts.ResumeNote)
 	if note := agentProblemsNote(opts.AgentProblems); note != "" {
 		m.notice(NoticeWarning, note)
+	}
+	for _, w := range opts.Warnings {
+		m.notice(NoticeWarning, w)
 	}
 	m.width, m.height = 80, 24
 	m.layout()

@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"covey/internal/scripted"
+)
+
+// outsideDir makes a folder beside the test package: outside the
+// workspace, the temp folder and the test's home, so no writable rule of
+// the sandbox covers it.
+func outsideDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.MkdirTemp(wd, "outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// TestSandboxBypassPermissions: in bypassPermissions, where the gate lets
+// every command through, a bash call still cannot write outside the
+// workspace; the model is told why; --sandbox off restores the old
+// behaviour.
+func TestSandboxBypassPermissions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		flags   []string
+		blocked bool
+	}{
+		{"sandboxed by default", nil, true},
+		{"workspace-write", []string{"--sandbox", "workspace-write"}, true},
+		{"off", []string{"--sandbox", "off"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHeadlessRun(t)
+			outside := filepath.Join(outsideDir(t), "pwned.txt")
+			command := "echo inside > inside.txt; echo pwned > " + outside + "; echo child-$( (echo deep > " + outside + ".2) 2>&1 | head -c 0)done"
+			h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": command})}},
+				{Text: "SANDBOX DONE"},
+			}})
+			r := h.run(t, "", append([]string{"-p", "write a file", "--permission-mode", "bypassPermissions"}, tt.flags...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+			}
+			if b, err := os.ReadFile(filepath.Join(h.ws, "inside.txt")); err != nil || string(b) != "inside\n" {
+				t.Errorf("the write inside the workspace: %q %v", b, err)
+			}
+			for _, p := range []string{outside, outside + ".2"} {
+				_, err := os.Stat(p)
+				if tt.blocked && err == nil {
+					t.Errorf("%s was written through the sandbox", p)
+				}
+				if !tt.blocked && err != nil {
+					t.Errorf("--sandbox off: %s was not written: %v", p, err)
+				}
+			}
+			var result string
+			for _, e := range h.srv.Journal() {
+				for _, m := range e.Messages {
+					if m.Role == "tool" {
+						result = m.Content
+					}
+				}
+			}
+			const note = "read-only file system: writes outside the workspace are blocked by covey's sandbox; see --sandbox"
+			if tt.blocked != strings.Contains(result, note) {
+				t.Errorf("tool result (blocked=%v) = %q", tt.blocked, result)
+			}
+		})
+	}
+}
