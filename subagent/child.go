@@ -215,14 +215,15 @@ func (c *child) runAndFinish(prompt string, first bool) {
 		c.startClock(first)
 		out = c.run(ctx, prompt)
 		<-sem
-		if c.iso != nil {
-			out = c.review(out)
-		}
 	case <-ctx.Done():
 		out = outcome{reason: agent.StopCancelled, text: agent.CancelledResult + " (before it started)"}
 		if errors.Is(context.Cause(ctx), errShutdown) {
 			out.text = "[stopped: " + errShutdown.Error() + "]"
 		}
+	}
+	if c.iso != nil {
+		// Also for a child stopped while queued: its unused worktree goes.
+		out = c.review(out)
 	}
 	c.finish(out)
 }

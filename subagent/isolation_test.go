@@ -9,8 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"covey/tools/toolname"
+	"time"
 
 	"covey/agent"
 	"covey/agentdefs"
@@ -19,6 +18,7 @@ import (
 	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/toolname"
 )
 
 // gitRun runs git in dir for a test.
@@ -45,17 +45,24 @@ type isoHarness struct {
 }
 
 func newIsoHarness(t *testing.T, git bool, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
-	return newIsoHarnessUndo(t, git, nil, answer, defs...)
+	return newIsoHarnessWith(t, isoOpts{git: git, defs: defs}, answer)
 }
 
-func newIsoHarnessUndo(t *testing.T, git bool, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
-	return newIsoHarnessIn(t, git, "", 0, undo, answer, defs...)
+// isoOpts vary the harness: a git repository or none, the workspace in
+// the folder sub of the repository ("" for its top), the manager's limits
+// and undo log, extra definitions.
+type isoOpts struct {
+	git                bool
+	sub                string
+	depth, concurrency int
+	undo               *tools.UndoLog
+	defs               []agentdefs.Definition
 }
 
-// newIsoHarnessIn makes the harness with the workspace in the folder sub
-// of the repository ("" for its top); h.root is the workspace.
-func newIsoHarnessIn(t *testing.T, git bool, sub string, depth int, undo *tools.UndoLog, answer func(req permission.Request) permission.Verdict, defs ...agentdefs.Definition) *isoHarness {
+// newIsoHarnessWith makes the harness; h.root is the workspace.
+func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Request) permission.Verdict) *isoHarness {
 	t.Helper()
+	git, sub, undo, defs := o.git, o.sub, o.undo, o.defs
 	top := t.TempDir()
 	h := &isoHarness{harness: &harness{t: t, srv: scriptedtest.New(t)}, root: filepath.Join(top, sub)}
 	if err := os.MkdirAll(h.root, 0o755); err != nil {
@@ -92,7 +99,7 @@ func newIsoHarnessIn(t *testing.T, git bool, sub string, depth int, undo *tools.
 		Resolve: func(def agentdefs.Definition) (agent.Provider, string, error) {
 			return h.provider(), "child-model", nil
 		},
-		Emit: h.emit, Undo: undo, MaxDepth: depth,
+		Emit: h.emit, Undo: undo, MaxDepth: o.depth, Concurrency: o.concurrency,
 	})
 	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
@@ -109,7 +116,7 @@ func TestIsolatedMergeUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newIsoHarnessUndo(t, true, undo, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	h := newIsoHarnessWith(t, isoOpts{git: true, undo: undo}, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
 	h.mainScript("go", isoTask("edit", "child-u"))
 	h.child("child-u",
 		scripted.Turn{ToolCalls: []scripted.Call{{Name: toolname.ReadFile, Args: map[string]string{"path": "notes.txt"}}}},
@@ -345,7 +352,7 @@ func TestIsolationNeedsGitInstalled(t *testing.T) {
 // repository's top, what a child's command changed outside the workspace
 // is not applied, and stays committed on the kept branch.
 func TestIsolatedChangesOutsideTheWorkspace(t *testing.T) {
-	h := newIsoHarnessIn(t, true, "sub", 0, nil, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	h := newIsoHarnessWith(t, isoOpts{git: true, sub: "sub"}, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
 	h.mainScript("go", isoTask("edit", "child-o"))
 	h.child("child-o",
 		scripted.Turn{ToolCalls: []scripted.Call{
@@ -386,13 +393,13 @@ func TestNestedIsolation(t *testing.T) {
 		Tools: []string{toolname.Task, toolname.ReadFile, toolname.WriteFile}, Prompt: "boss agent", Scope: agentdefs.Project}
 	var h *isoHarness
 	var before []bool
-	h = newIsoHarnessIn(t, true, "", 2, nil, func(req permission.Request) permission.Verdict {
+	h = newIsoHarnessWith(t, isoOpts{git: true, depth: 2, defs: []agentdefs.Definition{boss}}, func(req permission.Request) permission.Verdict {
 		for _, f := range []string{"g.txt", "i.txt", "b.txt"} {
 			_, ok := h.read(f)
 			before = append(before, ok)
 		}
 		return permission.Verdict{Allowed: true, ByUser: true}
-	}, boss)
+	})
 	h.mainScript("go", task("lead", "boss", "child-boss"))
 	h.child("child-boss",
 		scripted.Turn{ToolCalls: []scripted.Call{
@@ -432,6 +439,27 @@ func TestNestedIsolation(t *testing.T) {
 			t.Errorf("%s missing after the merge", f)
 		}
 	}
+	h.clean()
+}
+
+// TestIsolatedChildCancelledWhileQueued: a child stopped before it ever
+// ran leaves no worktree behind.
+func TestIsolatedChildCancelledWhileQueued(t *testing.T) {
+	h := newIsoHarnessWith(t, isoOpts{git: true, concurrency: 1}, func(permission.Request) permission.Verdict { return permission.Verdict{Allowed: true} })
+	ctx, cancel := context.WithCancel(context.Background())
+	// The main agent's turn is cancelled as soon as the child is announced;
+	// a concurrency of one keeps the second child queued until then.
+	h.mainScript("go", batch(isoTask("first", "child-1"), isoTask("second", "child-2")))
+	h.child("child-1", scripted.Turn{Stall: true})
+	h.child("child-2", scripted.Turn{Text: "never"})
+	go func() {
+		for len(h.eventsOf("child_started")) < 2 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	_, _ = h.main.Run(ctx, "go")
+	h.manager.Close()
 	h.clean()
 }
 
