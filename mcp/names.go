@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"covey/tools/toolname"
 )
 
 // Prefix starts the name of every MCP tool: mcp__<server>__<tool>.
-const Prefix = "mcp__"
+const Prefix = toolname.MCPPrefix
 
 // maxNameLen is the longest function name OpenAI-compatible servers take
 // (^[a-zA-Z0-9_-]{1,64}$).

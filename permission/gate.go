@@ -58,7 +58,7 @@ const ToolMerge = toolname.MergeWorktree
 // ToolMCPTrust is the Request.Tool of the question whether to start the MCP
 // servers of a workspace's .mcp.json (asked once per workspace; the answer
 // is remembered). Args lists the servers, one per line.
-const ToolMCPTrust = "mcp_trust"
+const ToolMCPTrust = toolname.MCPTrust
 
 // Asker asks the user about one request (the TUI shows it inline). Ask
 // returns when the user answers or ctx ends. An allowing Verdict may carry

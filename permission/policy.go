@@ -402,7 +402,7 @@ func scopeMatch(own, grants []rule, req Request, s snapshot) bool {
 // since covey cannot tell what a server's tool changes. Deny rules still
 // apply to its calls.
 func (p *Policy) PlanOffers(tool string) bool {
-	if !strings.HasPrefix(tool, "mcp__") {
+	if !strings.HasPrefix(tool, toolname.MCPPrefix) {
 		return false
 	}
 	return allowedOther([][]rule{p.rules.allowList()}, Request{Tool: tool})

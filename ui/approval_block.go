@@ -130,7 +130,7 @@ func (b *ApprovalBlock) Editable() bool {
 // callRequest reports whether req is a call with arguments rather than a
 // write or a command: a web fetch or an MCP tool call.
 func callRequest(req permission.Request) bool {
-	return req.Tool == toolname.WebFetch || req.Tool == permission.ToolMCPTrust || strings.HasPrefix(req.Tool, "mcp__")
+	return req.Tool == toolname.WebFetch || req.Tool == permission.ToolMCPTrust || strings.HasPrefix(req.Tool, toolname.MCPPrefix)
 }
 
 func (b *ApprovalBlock) touch() { b.version++ }

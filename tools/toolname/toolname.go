@@ -25,6 +25,9 @@ const (
 	// MergeWorktree is no tool the model calls: it names the permission
 	// request that merges an isolated child's worktree.
 	MergeWorktree = "merge_worktree"
+	// MCPTrust is no tool either: it names the question whether to start
+	// the MCP servers of a project's .mcp.json.
+	MCPTrust = "mcp_trust"
 )
 
 // MCPPrefix starts the name of every tool an MCP server provides
