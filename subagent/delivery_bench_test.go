@@ -88,11 +88,15 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 		},
 	})
 	defer m.Close()
-	newMain := func() *agent.Agent {
+	// newAgent is a top-level agent; each driver needs its own AgentID
+	// (its inbox).
+	newAgent := func(id string) *agent.Agent {
+		src := agent.Source{AgentID: id}
 		reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
-		reg.Add(m.Tool(agent.Source{AgentID: agent.MainAgentID}))
-		return agent.New(agent.Config{Provider: provider, Model: "main", Tools: reg, MaxTurns: 5})
+		reg.Add(m.Tool(src))
+		return agent.New(agent.Config{Provider: provider, Model: "main", Tools: reg, MaxTurns: 5, Source: src})
 	}
+	newMain := func() *agent.Agent { return newAgent(agent.MainAgentID) }
 	// firstRequest returns when the first request after index `from` with
 	// first user containing marker and the given turn reached the server.
 	firstRequest := func(from int, marker string, turn int) time.Time {
@@ -107,9 +111,14 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 
 	b.Run("deliver", func(b *testing.B) {
 		var deliver, userStart, foreground []time.Duration
+		// One driver per conversation, as in a session; each iteration
+		// starts the conversation afresh.
+		a, ar := newMain(), newAgent("reference")
+		d, dr := m.NewDriver(a, nil), m.NewDriver(ar, nil)
+		defer d.Close()
+		defer dr.Close()
 		for b.Loop() {
-			a := newMain()
-			d := m.NewDriver(a, nil)
+			a.Reset()
 			from := len(srv.Journal())
 			mu.Lock()
 			clear(finished)
@@ -120,7 +129,6 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 			if _, err, ok := d.Wait(context.Background()); err != nil || !ok {
 				b.Fatalf("no delivered turn: %v", err)
 			}
-			d.Close()
 			mu.Lock()
 			var end time.Time
 			for _, t := range finished {
@@ -134,13 +142,12 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 			// The reference: a user's prompt at the same point of a
 			// conversation of the same shape (a task call, its result, an
 			// answer), from the Run call to its request at the server.
-			a = newMain()
-			d = m.NewDriver(a, nil)
+			ar.Reset()
 			from = len(srv.Journal())
 			mu.Lock()
 			clear(finished)
 			mu.Unlock()
-			if _, err := d.Run(context.Background(), "bench-reference"); err != nil {
+			if _, err := dr.Run(context.Background(), "bench-reference"); err != nil {
 				b.Fatal(err)
 			}
 			mu.Lock()
@@ -151,10 +158,9 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 			foreground = append(foreground, firstRequest(from, "bench-reference", 1).Sub(end))
 			from = len(srv.Journal())
 			start := time.Now()
-			if _, err := d.Run(context.Background(), "and a second prompt"); err != nil {
+			if _, err := dr.Run(context.Background(), "and a second prompt"); err != nil {
 				b.Fatal(err)
 			}
-			d.Close()
 			userStart = append(userStart, firstRequest(from, "bench-reference", 2).Sub(start))
 		}
 		b.ReportMetric(ms(median(deliver)), "deliver_ms")
