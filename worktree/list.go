@@ -31,7 +31,11 @@ func WriteList(w io.Writer, entries []Entry) error {
 		fmt.Fprintf(&b, "%s  %s, %s\n", e.Branch, owner, e.ChangeSummary())
 		fmt.Fprintf(&b, "    %s\n", e.Path)
 		if e.Head != "" {
-			fmt.Fprintf(&b, "    from %s, created %s\n", e.BaseDescription(), e.Created.Local().Format("2006-01-02 15:04"))
+			fmt.Fprintf(&b, "    from %s, created %s", e.BaseDescription(), e.Created.Local().Format("2006-01-02 15:04"))
+			if e.Session != "" {
+				fmt.Fprintf(&b, " by session %s", e.Session)
+			}
+			b.WriteString("\n")
 		}
 	}
 	if orphans > 0 {
