@@ -150,13 +150,13 @@ func (o *crewOverview) scroll() {
 // width are dropped, the least useful first.
 type crewColumn struct {
 	title string
-	width int
+	width int  // the most it takes; type, state and model take what their rows need
 	right bool // numbers are right-aligned
 	drop  int  // 0 is never dropped; higher goes first
 }
 
 // The columns, in screen order. The name column takes what is left, up to
-// nameMax.
+// nameMax, and the task whatever remains after it.
 var crewColumns = [colCount]crewColumn{
 	{title: "NAME", width: 0},
 	{title: "TYPE", width: 15, drop: 4},
@@ -165,7 +165,7 @@ var crewColumns = [colCount]crewColumn{
 	{title: "TOKENS IN/OUT", width: 13, right: true, drop: 2},
 	{title: "COST", width: 8, right: true, drop: 3},
 	{title: "ELAPSED", width: 7, right: true, drop: 1},
-	{title: "MODEL", width: 14, drop: 6},
+	{title: "MODEL", width: 24, drop: 6},
 	{title: "TASK", width: 0},
 }
 
@@ -183,20 +183,44 @@ const (
 )
 
 const (
-	nameMin  = 12
-	nameMax  = 20
-	taskMin  = 16
-	colGap   = 2
-	selGlyph = "› "
+	nameMin   = 12
+	nameMax   = 20
+	taskMin   = 16 // the task gives way to nothing until it is this narrow
+	taskFloor = 10 // below this the task is not worth showing beside every column
+	modelMin  = 10 // a model name cut shorter says nothing
+	colGap    = 2
+	selGlyph  = "› "
 )
 
+// contentWidths are the widths the type, state and model columns need for
+// the rows (within their titles and their maxima), so short values leave
+// their room to the task instead of padding.
+func (o crewOverview) contentWidths() (typ, state, model int) {
+	typ, state, model = len("TYPE"), len("STATE"), len("MODEL")
+	for _, r := range o.rows {
+		typ = max(typ, cellWidth(r.typeName()))
+		s := len(r.StateName())
+		if r.Stalled(o.now) {
+			s += len(", stalled")
+		}
+		state = max(state, s)
+		model = max(model, cellWidth(oneLine(r.Model())))
+	}
+	return min(typ, crewColumns[colType].width), min(state, crewColumns[colState].width),
+		min(model, crewColumns[colModel].width)
+}
+
 // layout decides the width of each column at the overview's width: 0
-// means the column is not shown.
+// means the column is not shown. When the row is too wide, the task gives
+// way first (to taskMin), then the model (to modelMin), the task again (to
+// taskFloor) and the name (to nameMin); only then are columns dropped, the
+// rarer first.
 func (o crewOverview) layout() [colCount]int {
 	var w [colCount]int
 	for i, c := range crewColumns {
 		w[i] = c.width
 	}
+	w[colType], w[colState], w[colModel] = o.contentWidths()
 	if !o.showCost {
 		w[colCost] = 0
 	}
@@ -218,9 +242,20 @@ func (o crewOverview) layout() [colCount]int {
 		want = max(want, cellWidth(r.Name())+2*max(r.Depth()-1, 0))
 	}
 	want = min(want, nameMax)
+	task := taskMin
+	short := func() int { return used() + want + colGap + task - avail } // cells missing
+	if n := short(); n > 0 && w[colModel] > modelMin {
+		w[colModel] = max(w[colModel]-n, modelMin)
+	}
+	if n := short(); n > 0 {
+		task = max(task-n, taskFloor)
+	}
+	if n := short(); n > 0 {
+		want = max(want-n, nameMin)
+	}
 	// Drop the rarer columns until the task fits beside the name, then
 	// the others until the name fits at its least.
-	for drop := 7; drop > 2 && avail-used() < want+colGap+taskMin; drop-- {
+	for drop := 7; drop > 2 && short() > 0; drop-- {
 		for i, c := range crewColumns {
 			if c.drop == drop {
 				w[i] = 0
@@ -238,12 +273,12 @@ func (o crewOverview) layout() [colCount]int {
 		// Narrower still: the state gives way too.
 		w[colState] = max(avail-nameMin-colGap, 1)
 	}
-	// The name takes up to nameMax, leaving the task at least taskMin;
-	// without room for both the task goes.
+	// The name takes up to want, leaving the task at least task; without
+	// room for both the task goes.
 	rest := avail - used()
 	w[colTask] = 0
-	if rest >= nameMin+colGap+taskMin {
-		w[colName] = max(min(want, rest-colGap-taskMin), nameMin)
+	if rest >= nameMin+colGap+task {
+		w[colName] = max(min(want, rest-colGap-task), nameMin)
 		w[colTask] = rest - w[colName] - colGap
 	} else {
 		w[colName] = min(max(rest, 1), nameMax)
@@ -264,7 +299,13 @@ func (o *crewOverview) View() string {
 		b.WriteString(o.header(w))
 		lines++
 	}
-	narrow := o.width < len(selGlyph)+nameMin+colGap+crewColumns[colState].width
+	rowWidth := len(selGlyph) - colGap
+	for _, cw := range w {
+		if cw > 0 {
+			rowWidth += cw + colGap
+		}
+	}
+	narrow := rowWidth > o.width
 	for i := o.offset; i < len(o.rows) && lines < o.height; i++ {
 		b.WriteByte('\n')
 		if narrow {

@@ -95,7 +95,7 @@ func newTestOverview(t testing.TB, r *router, width, height int) crewOverview {
 }
 
 func TestCrewOverviewGolden(t *testing.T) {
-	for _, size := range []struct{ w, h int }{{140, 12}, {100, 12}, {60, 12}, {30, 6}} {
+	for _, size := range []struct{ w, h int }{{140, 12}, {120, 12}, {100, 12}, {60, 12}, {30, 6}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
 			o := newTestOverview(t, crewRouter(t), size.w, size.h)
 			got := o.View()
@@ -109,6 +109,68 @@ func TestCrewOverviewGolden(t *testing.T) {
 				}
 			}
 			checkGolden(t, fmt.Sprintf("%dx%d", size.w, size.h), ansi.Strip(got)+"\n")
+		})
+	}
+}
+
+// TestCrewOverviewColumnsAt120 checks that a 120-column terminal shows
+// every column the issue names, also with long names, a long model name,
+// the widest state and the cost column: the task gives way first.
+func TestCrewOverviewColumnsAt120(t *testing.T) {
+	all := []string{"NAME", "TYPE", "STATE", "TOOLS", "TOKENS IN/OUT", "ELAPSED", "MODEL", "TASK"}
+	tests := map[string]struct {
+		model, name string
+		waiting     bool
+		priced      bool
+	}{
+		"short model, priced":       {model: "small", name: "scout", priced: true},
+		"unpriced":                  {model: "small", name: "scout"},
+		"long model, priced":        {model: "claude-sonnet-4-5-20250929", name: "scout", priced: true},
+		"long name, long model":     {model: "claude-sonnet-4-5-20250929", name: "a-rather-long-name-x", priced: true},
+		"waiting, long everything":  {model: "claude-sonnet-4-5-20250929", name: "a-rather-long-name-x", waiting: true, priced: true},
+		"waiting, short model only": {model: "gpt-4.1", name: "scout", waiting: true, priced: true},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := newRouter(newTranscript(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
+			r.cost = func(string, agent.Usage) (float64, bool) { return 0.5, true }
+			r.now = crewT0
+			r.route(agent.ToolStarted{Source: mainSrc(), CallID: "t", Name: toolname.Task})
+			src := agent.Source{AgentID: "c1", Name: tt.name, ParentCallID: "t", AgentType: "general-purpose",
+				Description: "survey every markdown file of the repository and summarise", Depth: 1}
+			r.route(agent.ChildStarted{Source: src, Model: tt.model})
+			r.route(agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 123_400, OutputTokens: 45_600}})
+			if tt.waiting {
+				r.find(tt.name).SetWaiting(true)
+			}
+			st := &theme.New(theme.ModeDark, true, false).Styles
+			o := newCrewOverview(st, DefaultKeyMap())
+			o.SetSize(120, 4)
+			o.SetRows(r.tree(), crewT0.Add(time.Minute), tt.priced)
+			view := ansi.Strip(o.View())
+			want := all
+			if tt.priced {
+				want = append(want, "COST")
+			}
+			for _, col := range want {
+				if !strings.Contains(view, col) {
+					t.Errorf("no %s column at 120 columns:\n%s", col, view)
+				}
+			}
+			row := strings.Split(view, "\n")[2]
+			for _, cell := range []string{tt.name[:min(len(tt.name), nameMin-1)], "general-purpose", "123k/45.6k", "survey"} {
+				if !strings.Contains(row, cell) {
+					t.Errorf("the row lacks %q:\n%s", cell, view)
+				}
+			}
+			if m := tt.model; len(m) > modelMin && !strings.Contains(row, m[:modelMin-1]) || len(m) <= modelMin && !strings.Contains(row, m) {
+				t.Errorf("the row lacks the model %q:\n%s", tt.model, view)
+			}
+			for i, l := range strings.Split(view, "\n") {
+				if w := ansi.StringWidth(l); w > 120 {
+					t.Errorf("line %d is %d cells wide", i, w)
+				}
+			}
 		})
 	}
 }
