@@ -267,8 +267,12 @@ func (c *child) finish(out outcome) {
 		c.detach = nil
 	}
 	elapsed := c.elapsed
+	a := c.a // a resume may replace it once the state is final
 	c.mu.Unlock()
-	u := c.usage()
+	var u agent.Usage
+	if a != nil {
+		u = a.Usage()
+	}
 	c.mu.Lock()
 	delta := agent.Usage{InputTokens: u.InputTokens - c.counted.InputTokens, OutputTokens: u.OutputTokens - c.counted.OutputTokens,
 		CachedTokens: u.CachedTokens - c.counted.CachedTokens, ReasoningTokens: u.ReasoningTokens - c.counted.ReasoningTokens}
@@ -301,8 +305,8 @@ func (c *child) finish(out outcome) {
 		c.m.Inbox(c.m.deliveryTarget(c.parentID)).deliver(left...)
 	}
 	// A message that arrived after the last check resumes it at once.
-	if c.a != nil {
-		if queued := c.a.TakeSteered(); len(queued) > 0 {
+	if a != nil {
+		if queued := a.TakeSteered(); len(queued) > 0 {
 			texts := make([]string, len(queued))
 			for i, q := range queued {
 				texts[i] = q.Text
@@ -322,13 +326,6 @@ func detailOf(out outcome) string {
 		return "budget"
 	}
 	return agent.CutOffNote(out.reason)
-}
-
-func (c *child) usage() agent.Usage {
-	if c.a == nil {
-		return agent.Usage{}
-	}
-	return c.a.Usage()
 }
 
 func (c *child) run(ctx context.Context, prompt string) (out outcome) {

@@ -147,7 +147,7 @@ func (c *child) emitState(detail string) {
 
 // send steers a running child or resumes a finished one.
 func (c *child) send(ctx context.Context, text string) error {
-	if c.a == nil {
+	if c.resolveErr != nil {
 		return fmt.Errorf("%s cannot take messages: %w", c.src.Name, c.resolveErr)
 	}
 	return c.resumeWith(ctx, text)
