@@ -374,3 +374,34 @@ func TestWorktreeKilledMidChild(t *testing.T) {
 	}
 	tm2.quitAndCheck(helpLine)
 }
+
+// TestTUIWorktreeDiscard: n on a merge discards the child's change whole;
+// the checkout stays as it was and no worktree or branch is left.
+func TestTUIWorktreeDiscard(t *testing.T) {
+	t.Parallel()
+	const (
+		prompt = "[e2e:worktree-discard] edit shared.txt"
+		answer = "E2E discard answer"
+	)
+	srv := scriptedtest.New(t)
+	isolatedTasks(srv, prompt, answer, "[wt-discard]")
+	isolatedEdit(srv, "[wt-discard]", "golf\n", "GOLF discarded\n")
+	ws := workspace(t, worktreeFiles())
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+	tm.submit(prompt)
+	tm.waitText("? Apply its changes to 1 file", "GOLF discarded")
+	tm.press("n")
+	s := tm.waitText(answer, "The user discarded the child's changes")
+	if !strings.Contains(s, "✗ discarded 1 file") {
+		t.Errorf("no record of the discard:\n%s", frame(s))
+	}
+	if got := readFile(t, filepath.Join(ws, "shared.txt")); got != sharedText {
+		t.Errorf("shared.txt after a discard:\n%s", got)
+	}
+	if st := gitOut(t, ws, "status", "--porcelain"); st != "" {
+		t.Errorf("the checkout is not clean after a discard:\n%s", st)
+	}
+	noWorktreesLeft(t, ws)
+	tm.quitAndCheck(helpLine)
+}
