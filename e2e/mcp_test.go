@@ -298,8 +298,7 @@ func TestMCPTUI(t *testing.T) {
 
 	tm.submit("/mcp")
 	tm.waitText("everything  connected · 14 tools", "slow  starting…", "crasher  failed", "r reconnect")
-	tm.press("Escape")
-	tm.waitText(helpLine)
+	tm.closeMCP()
 
 	tm.submit("run the long job")
 	tm.waitMatch(regexp.MustCompile(`mcp__everything__trigger-long-running-operation .*\n\s+⎿ [0-9]+/60`))
@@ -417,4 +416,63 @@ func TestMCPHeadlessReportsFailedServer(t *testing.T) {
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "hi" || !strings.Contains(r.stderr, "covey: MCP server crasher failed: the server exited before it answered; its last stderr line: panic: no database") {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// TestMCPTUIServerCrashAndReconnect: a connected server that dies leaves a
+// notice; /mcp shows it failed with the reason, and r brings it back.
+func TestMCPTUIServerCrashAndReconnect(t *testing.T) {
+	t.Parallel()
+	bin := everythingBin(t)
+	// The marker is sh's $0: it finds the server's process group leader.
+	marker := fmt.Sprintf("covey-e2e-crash-%d", time.Now().UnixNano())
+	cfg := mcpConfig(t, map[string]any{"everything": map[string]any{"command": "sh", "args": []string{"-c", shellQuote(bin) + " stdio; true", marker}}})
+	srv := scriptedtest.New(t)
+	tm := startTUI(t, workspace(t, sampleFiles()), newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model", "--mcp-config", cfg)
+	tm.waitText(helpLine)
+	tm.submit("/mcp")
+	tm.waitText("everything  connected · 14 tools")
+	tm.closeMCP()
+	pid := pidWith(t, marker)
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill the server's group: %v", err)
+	}
+	tm.waitText("MCP server everything failed: the server stopped")
+	tm.submit("/mcp")
+	tm.waitText("everything  failed")
+	tm.typeText("r")
+	tm.waitText("everything  connected · 14 tools")
+	tm.closeMCP()
+	tm.quitAndCheck(helpLine)
+}
+
+// pidWith returns the process whose command line holds s.
+func pidWith(t *testing.T, s string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err == nil && strings.Contains(string(data), s) {
+				var pid int
+				if _, err := fmt.Sscan(e.Name(), &pid); err == nil {
+					return pid
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process with %q", s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// closeMCP leaves the /mcp screen and waits until it is gone: a key typed
+// right after esc would read as alt+key.
+func (tm *term) closeMCP() {
+	tm.t.Helper()
+	tm.press("Escape")
+	tm.waitFor("the /mcp screen to close", waitLong, func(s string) bool {
+		return !strings.Contains(s, "r reconnect") && strings.Contains(s, helpLine)
+	})
 }
