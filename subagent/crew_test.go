@@ -144,7 +144,7 @@ func TestBackgroundResultWaitsForBusyTurn(t *testing.T) {
 	firstDone := kindIndex(evs, func(e agent.Event) bool { return e.Kind() == "done" && !e.From().IsChild() })
 	childDone := kindIndex(evs, func(e agent.Event) bool { return e.Kind() == "child_finished" })
 	result := kindIndex(evs, func(e agent.Event) bool { return e.Kind() == "background_result" })
-	if !(childDone < firstDone && firstDone < result) {
+	if childDone >= firstDone || firstDone >= result {
 		t.Fatalf("child finished at %d, turn ended at %d, result delivered at %d: want it held until the turn ended", childDone, firstDone, result)
 	}
 }
@@ -365,8 +365,8 @@ func TestPauseHoldsChildUntilResumed(t *testing.T) {
 		}
 	}
 	select {
-	case <-done:
-		t.Fatal("the parent's task call finished while its child was paused")
+	case err := <-done:
+		t.Fatalf("the parent's task call finished while its child was paused (%v)", err)
 	default:
 	}
 	st := h.waitFor("child_state", func(e agent.Event) bool { return e.(agent.ChildState).Paused }).(agent.ChildState)
