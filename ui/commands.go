@@ -191,7 +191,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 	}
 	b.WriteString("Subagents\n")
-	b.WriteString("  esc cancels the turn and its foreground subagents; background subagents keep running (x cancels one)\n")
+	b.WriteString("  " + escNote + "\n")
 	b.WriteString("  o, m, p, x, ctrl+b act on the focused pane, the crew overview's row (ctrl+g) or the subagent open full-screen\n")
 	b.WriteString("Commands\n")
 	for _, c := range m.cmds {

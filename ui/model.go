@@ -584,14 +584,28 @@ func (m *Model) helpHeight() int {
 	if !m.fullHelp {
 		return 1
 	}
-	return strings.Count(m.help.View(m.keys), "\n") + 1
+	return len(m.helpLines())
+}
+
+// escNote says what esc leaves running; the full help ends with it while
+// esc cancels a turn, and /help says it too.
+const escNote = "esc cancels the turn and its foreground subagents; background subagents keep running (x cancels one)"
+
+// helpLines are the lines of the help: bubbles' help, and under the full
+// help escNote while esc cancels a turn.
+func (m Model) helpLines() []string {
+	lines := strings.Split(m.help.View(m.keys), "\n")
+	if m.help.ShowAll && m.keys.Cancel.Enabled() {
+		lines = append(lines, m.help.Styles.FullDesc.Render(escNote))
+	}
+	return lines
 }
 
 // helpView is the help line (or the full help), every line cut to the
 // width: bubbles' help lets the short line run past its width when the
 // items before the cut leave no room for its ellipsis.
 func (m Model) helpView() string {
-	lines := strings.Split(m.help.View(m.keys), "\n")
+	lines := m.helpLines()
 	for i, l := range lines {
 		lines[i] = fitLine(l, m.width)
 	}

@@ -477,3 +477,31 @@ func TestModelEventsReachBlocks(t *testing.T) {
 		t.Errorf("status bar lacks the session tokens:\n%s", ansi.Strip(h.m.View()))
 	}
 }
+
+// TestFullHelpSaysBackgroundSurvivesEsc checks that the full help (?) says
+// what esc leaves running while it cancels a turn, and fits the screen.
+func TestFullHelpSaysBackgroundSurvivesEsc(t *testing.T) {
+	tests := map[string]struct {
+		running bool
+		want    bool
+	}{
+		"idle":    {running: false, want: false},
+		"running": {running: true, want: true},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, 120, 40)
+			if tt.running {
+				h.startTurn("look around")
+			}
+			h.typeText("?")
+			lines := h.screenLines()
+			if len(lines) != 40 {
+				t.Errorf("%d lines, want 40", len(lines))
+			}
+			if got := h.screenContains("background subagents keep running"); got != tt.want {
+				t.Errorf("the full help names background subagents: %v, want %v:\n%s", got, tt.want, strings.Join(lines, "\n"))
+			}
+		})
+	}
+}
