@@ -368,11 +368,45 @@ func (p *Policy) inScope(req Request, s snapshot) (string, bool) {
 				restricted = restricted || r.kind != ruleAll
 			}
 		}
-		if !restricted || scopeMatch(own, s.grants, req, s) {
-			continue
+		if restricted && !scopeMatch(own, s.grants, req, s) {
+			return fmt.Sprintf("this agent's definition limits %s to %s, and this call matches none of them",
+				req.Tool, quoteList(ruleSources(own))), false
 		}
-		return fmt.Sprintf("this agent's definition limits %s to %s, and this call matches none of them",
-			req.Tool, quoteList(ruleSources(own))), false
+		if req.Tool == toolname.Bash {
+			if why, ok := redirectsInScope(sc, s, req); !ok {
+				return why, false
+			}
+		}
+	}
+	return "", true
+}
+
+// redirectsInScope checks a command's redirections against a scope's
+// file-writing patterns (Edit(docs/**)): a redirection is a write like
+// any other, so an agent limited to docs/ cannot write src/ through echo.
+func redirectsInScope(sc *Rules, s snapshot, req Request) (string, bool) {
+	var own []rule
+	restricted := false
+	for _, r := range sc.allowList() {
+		if fileTool(r.tool) {
+			own = append(own, r)
+			restricted = restricted || r.kind != ruleAll
+		}
+	}
+	if !restricted {
+		return "", true
+	}
+	c := analyseCommand(req.Command)
+	for _, w := range c.line.Writes {
+		forms, ok := writeForms(c, w, s.root, bashDir(req, s))
+		if w.Dynamic || !ok {
+			return fmt.Sprintf("this agent's definition limits file writes to %s, and covey cannot tell where this command's redirection to %s writes",
+				quoteList(ruleSources(own)), w.Target), false
+		}
+		if !slices.ContainsFunc(own, func(r rule) bool { return r.matchPath(forms) }) && !allowedPath([][]rule{s.grants}, toolname.WriteFile, forms) {
+			return fmt.Sprintf("this agent's definition limits file writes to %s, and this command redirects to %s",
+				quoteList(ruleSources(own)), w.Target), false
+		}
 	}
 	return "", true
 }
@@ -560,9 +594,29 @@ func (p *Policy) AllowRead(absPath string) bool {
 	if absPath == "" || !filepath.IsAbs(absPath) {
 		return false
 	}
+	return p.allowRead(absPath, realPath(absPath))
+}
+
+// AllowReadFound is AllowRead for a file a search found while walking,
+// without following symlinked folders, a folder whose path is its real
+// path: only the file itself may be a symlink, so unless it is one it need
+// not be resolved (which keeps a search over many files cheap).
+func (p *Policy) AllowReadFound(absPath string) bool {
+	if absPath == "" || !filepath.IsAbs(absPath) {
+		return false
+	}
+	fi, err := os.Lstat(absPath)
+	if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return p.AllowRead(absPath)
+	}
+	return p.allowRead(absPath, filepath.Clean(absPath))
+}
+
+// allowRead decides a read of absPath, whose real location is realAbs.
+func (p *Policy) allowRead(absPath, realAbs string) bool {
 	s := p.snapshot()
 	given := pathFormsOf(absPath, s.root)
-	real := pathFormsOf(realPath(absPath), s.root)
+	real := pathFormsOf(realAbs, s.root)
 	lists := [][]rule{p.rules.denyList()}
 	for _, sc := range p.scopes {
 		lists = append(lists, sc.denyList())

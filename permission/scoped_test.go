@@ -39,6 +39,9 @@ func TestScoped(t *testing.T) {
 		{"other mcp tool is not restricted", ModeBypass, nil, nil, Request{Tool: "mcp__gh__delete_repo"}, "allow"},
 		{"fetch in domain", ModeBypass, nil, nil, Request{Tool: toolname.WebFetch, URL: "https://go.dev/doc"}, "allow"},
 		{"fetch outside domain", ModeBypass, nil, nil, Request{Tool: toolname.WebFetch, URL: "https://evil.example/x"}, "scope"},
+		{"redirect inside edit patterns", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff > docs/diff.txt"}, "allow"},
+		{"redirect outside edit patterns", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff > src/x.go"}, "scope"},
+		{"redirect to a computed path", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff > \"$OUT\""}, "scope"},
 		{"plan mode still refuses", ModePlan, nil, nil, Request{Tool: toolname.Bash, Command: "git diff"}, "refuse"},
 	}
 	for _, tt := range tests {
@@ -52,6 +55,7 @@ func TestScoped(t *testing.T) {
 			v := p.Check(t.Context(), tt.req)
 			asker := &fakeAsker{verdict: Verdict{Allowed: true}}
 			withAsker := NewPolicy(tt.mode, mustRules(t, tt.allow, tt.deny), asker)
+			withAsker.SetWorkspace(t.TempDir())
 			sp, _ := withAsker.Scoped(scopeAllow, scopeDeny)
 			sv := sp.Check(t.Context(), tt.req)
 			switch tt.want {

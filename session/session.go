@@ -171,6 +171,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead:       s.policy.AllowRead,
 		FetchAnswer:     s.fetchAnswerer(),
 		MCPTools:        s.mcpToolsFor(),
+		AllowFound:      s.policy.AllowReadFound,
 		Sandbox:         box,
 		// Validated when the config was read.
 		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
@@ -182,7 +183,7 @@ func New(opts Options) (*Session, error) {
 			}
 		},
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead, Sandbox: box}
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead, AllowFound: s.policy.AllowReadFound, Sandbox: box}
 	reg := tools.NewRegistry()
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {

@@ -476,15 +476,17 @@ func (c *child) tools() *tools.Registry {
 		AllowedPaths: c.def.AllowedPaths,
 		Todos:        tools.NewTodoList(),
 		AllowRead:    c.m.cfg.AllowRead,
+		AllowFound:   c.m.cfg.AllowFound,
 		Sandbox:      c.m.cfg.Sandbox,
 	}
 	if c.policy != nil {
-		env.AllowRead = c.policy.AllowRead
+		env.AllowRead, env.AllowFound = c.policy.AllowRead, c.policy.AllowReadFound
 	}
 	if c.iso != nil && env.AllowRead != nil {
 		// Reads in the child's worktree follow the rules of the same
 		// paths in the workspace.
 		env.AllowRead = permission.MapReads(ws.Root, c.m.cfg.Workspace.Root, env.AllowRead)
+		env.AllowFound = nil
 	}
 	base := append(slices.Clone(toolname.Base()), toolname.Task)
 	allowed := agentdefs.EffectiveTools(c.def, base)

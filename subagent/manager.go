@@ -74,6 +74,8 @@ type Config struct {
 	RaiseAgentModes bool
 	// AllowRead decides reads outside the workspace (see tools.Env).
 	AllowRead func(abs string) bool
+	// AllowFound decides reads of files a search found (see tools.Env).
+	AllowFound func(abs string) bool
 	// Sandbox confines the children's bash commands (see tools.Env).
 	Sandbox *sandbox.Sandbox
 	// MCPTools, when set, returns the session's MCP tools as a source whose

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/permission"
+	"covey/permission/shell"
 )
 
 const (
@@ -97,6 +100,9 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return Errorf("bash: not run: %v", err)
 	}
+	if err := t.checkRedirects(a.Command); err != nil {
+		return Errorf("bash: the command was not run: %v", err)
+	}
 	if g := t.env.Gate; g != nil {
 		v := g.Check(ctx, permission.Request{Tool: toolname.Bash, Command: a.Command, Dir: dir})
 		if !v.Allowed {
@@ -123,6 +129,38 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 			t.env.Sandbox.Describe(t.env.WS.Root) + "]"
 	}
 	return res
+}
+
+// checkRedirects refuses a command whose redirections write outside the
+// agent's allowed paths (an agent file's allowed_paths), as write_file
+// would: a target known only when the line runs, or relative after a cd,
+// cannot be checked and is refused. Programs that write files by their
+// own arguments are not seen here; the OS sandbox bounds those to the
+// workspace.
+func (t *bashTool) checkRedirects(command string) error {
+	if len(t.env.AllowedPaths) == 0 {
+		return nil
+	}
+	l := shell.Analyse(command)
+	if l.Err != nil {
+		return fmt.Errorf("covey cannot tell where it writes (%v), and this agent may write only %s", l.Err, strings.Join(t.env.AllowedPaths, ", "))
+	}
+	moves := slices.ContainsFunc(l.Cmds, func(c shell.Cmd) bool { return c.Name == "cd" || c.Name == "pushd" || c.Name == "popd" })
+	for _, w := range l.Writes {
+		target := w.Target
+		if w.Dynamic || (moves && !filepath.IsAbs(target) && !strings.HasPrefix(target, "~")) {
+			return fmt.Errorf("its redirection to %s goes where covey cannot tell before it runs, and this agent may write only %s",
+				target, strings.Join(t.env.AllowedPaths, ", "))
+		}
+		real, err := t.env.WS.ResolveWrite(target)
+		if err != nil {
+			return fmt.Errorf("its redirection writes %v", err)
+		}
+		if err := permission.CheckAllowedPaths(t.env.AllowedPaths, t.env.WS.Rel(real)); err != nil {
+			return fmt.Errorf("its redirection writes %s: %w", target, err)
+		}
+	}
+	return nil
 }
 
 // sandboxHelperFailed is the exit status of covey's sandbox helper when it

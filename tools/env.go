@@ -30,6 +30,11 @@ type Env struct {
 	// workspace or not (Policy.AllowRead: symlinks resolved, read deny rules,
 	// read_file allow rules, bypass). Nil allows every read.
 	AllowRead func(abs string) bool
+	// AllowFound decides whether a search (grep) may read a file it found
+	// walking a folder that is its own real path, without following
+	// symlinked folders (Policy.AllowReadFound, cheaper than AllowRead).
+	// Nil uses AllowRead.
+	AllowFound func(abs string) bool
 	// Sandbox confines the commands bash runs (nil runs them unconfined).
 	Sandbox *sandbox.Sandbox
 }
@@ -49,4 +54,19 @@ func (e *Env) resolveRead(tool, p string) (string, *Result) {
 	}
 	r := Errorf("%s: %s is outside the workspace, and reading there needs permission: add a rule such as \"read_file(%s)\" to permissions.allow in .covey/config.yaml", tool, p, abs)
 	return "", &r
+}
+
+// readableFound reports whether a file found under the search root may be
+// read; rootIsReal says the root is its own real path, so the file's
+// folders are not symlinks.
+func (e *Env) readableFound(abs string, rootIsReal bool) bool {
+	switch {
+	case e.AllowRead == nil && e.AllowFound == nil:
+		return true
+	case rootIsReal && e.AllowFound != nil:
+		return e.AllowFound(abs)
+	case e.AllowRead != nil:
+		return e.AllowRead(abs)
+	}
+	return false
 }

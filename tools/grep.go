@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"covey/tools/toolname"
@@ -149,9 +150,16 @@ func (t *grepTool) jobs(ctx context.Context, dir string, filter *globFilter) ([]
 		return nil, fmt.Errorf("cannot list files under %s: %w", dir, err)
 	}
 	jobs := make([]fileJob, 0, len(v.rels))
+	real, err := filepath.EvalSymlinks(abs)
+	rootIsReal := err == nil && real == filepath.Clean(abs)
 	for _, rel := range v.rels {
-		if filter.keep(rel, v.prefix) {
-			jobs = append(jobs, fileJob{abs: v.abs(rel), display: v.display(t.env.WS, rel)})
+		if !filter.keep(rel, v.prefix) {
+			continue
+		}
+		// Read rules hold for every file searched: a denied file, or a
+		// symlink leading where reads are not allowed, is not opened.
+		if p := v.abs(rel); t.env.readableFound(p, rootIsReal) {
+			jobs = append(jobs, fileJob{abs: p, display: v.display(t.env.WS, rel)})
 		}
 	}
 	return jobs, nil
