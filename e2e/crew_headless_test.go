@@ -3,7 +3,9 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -340,4 +342,87 @@ func TestHeadlessChildFiles(t *testing.T) {
 	if !strings.Contains(r2.stdout, `"type":"child_files"`) || !strings.Contains(r2.stdout, `"call_id":"call_bash","files":[{"path":"made.txt","status":"added","added":2}]`) {
 		t.Errorf("no child_files event for made.txt in:\n%s", r2.stdout)
 	}
+}
+
+// TestHeadlessInterruptedChildResumes: covey is killed (SIGKILL) while a
+// background child works; after --continue the child is back, marked
+// interrupted, and send_message resumes it with the history it had.
+func TestHeadlessInterruptedChildResumes(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_task", Name: "task", Args: map[string]any{
+			"description": "dig", "subagent_type": "Explore", "name": "digger", "prompt": "[e2e:int] Dig.", "run_in_background": true,
+		}}}},
+		{Text: "Digger is digging."},
+		// The second run (--continue).
+		{ToolCalls: []scripted.Call{{ID: "call_send", Name: "send_message", Args: map[string]any{"to": "digger", "message": "Finish up."}}}},
+		{Text: "Asked digger."},
+		{Text: "INTERRUPTED ANSWER"},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:int]"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "*.go"})}},
+		{Stall: true}, // covey is killed while this request waits
+		{Text: "resumed report"},
+		{Text: "resumed report"}, // if the wire form adds "(continuing)"
+	}})
+
+	cmd := exec.Command(coveyBin(t), "--model", "e2e-model", "-p", "dig around")
+	cmd.Dir, cmd.Env = h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(childTurns(h.srv, 1)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // killed: the error says so
+	if len(childTurns(h.srv, 1)) == 0 {
+		t.Fatal("the child's second request never came")
+	}
+
+	r := h.run(t, "", "-p", "ask digger", "--continue", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("continued run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	evs := parseStream(t, r.stdout)
+	resumed := index(evs, 0, func(e streamEvent) bool {
+		return e.Type == "child_state" && e.Name == "digger" && e.Detail == "resumed by a message"
+	})
+	delivered := index(evs, resumed, func(e streamEvent) bool {
+		return e.Type == "background_result" && e.Name == "digger" && e.Status == "done" && e.Text == "resumed report"
+	})
+	if resumed < 0 || delivered < 0 || index(evs, delivered, mainDone("INTERRUPTED ANSWER")) != len(evs)-1 {
+		t.Fatalf("resumed %d, delivered %d:\n%s", resumed, delivered, r.stdout)
+	}
+	// The resumed request holds the child's whole history: its prompt, its
+	// glob call with the result, and the message.
+	reqs := childTurns(h.srv, 2)
+	reqs = append(reqs, childTurns(h.srv, 3)...)
+	if len(reqs) == 0 {
+		t.Fatal("no resumed child request")
+	}
+	var got []string
+	for _, m := range reqs[len(reqs)-1].Messages[1:] {
+		got = append(got, m.Role)
+	}
+	last := reqs[len(reqs)-1].Messages
+	if s := strings.Join(got, ","); !strings.HasPrefix(s, "user,assistant,tool,") || last[len(last)-1].Content != "Finish up." {
+		t.Errorf("resumed request roles %s, last %q", s, last[len(last)-1].Content)
+	}
+}
+
+// childTurns returns the journal's requests of the "child" conversation at
+// turn n.
+func childTurns(srv *scripted.Server, n int) []scripted.Entry {
+	var out []scripted.Entry
+	for _, e := range srv.Journal() {
+		if e.Conversation == "child" && e.Turn == n {
+			out = append(out, e)
+		}
+	}
+	return out
 }
