@@ -93,6 +93,7 @@ func TestCommandLine(t *testing.T) {
 		}},
 		"bad format":                   {args: []string{"--output-format", "xml"}, wantCode: exitUsage, wantErr: "unknown --output-format"},
 		"bad mode":                     {args: []string{"--permission-mode", "yolo"}, wantCode: exitUsage, wantErr: "unknown permission mode"},
+		"bad sandbox":                  {args: []string{"--sandbox", "strict"}, wantCode: exitUsage, wantErr: "unknown sandbox mode \"strict\": use workspace-write or off"},
 		"negative turns":               {args: []string{"--max-turns", "-1"}, wantCode: exitUsage, wantErr: "--max-turns"},
 		"unknown flag":                 {args: []string{"--no-such-flag"}, wantCode: exitUsage, wantErr: "unknown flag: --no-such-flag (run covey --help)"},
 		"unknown flag of a subcommand": {args: []string{"agents", "--nope"}, wantCode: exitUsage, wantErr: "unknown flag: --nope (run covey agents --help)"},
