@@ -59,10 +59,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		return exitUsage
 	}
 	infos, agentProblems := agentInfos(s)
-	var worktrees ui.Worktrees
-	if w := sessionWorktrees(ctx, s.Workspace()); w != nil {
-		worktrees = w
-	}
+	worktrees := sessionWorktrees(s.Workspace())
 	ep := s.Endpoint().BaseURL
 	if u, err := url.Parse(ep); err == nil && u.Host != "" {
 		ep = u.Host

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -53,12 +55,7 @@ func cmdWorktrees(ctx context.Context, verb, name string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
 	}
-	repo, err := worktree.Open(ctx, root)
-	if err != nil {
-		fmt.Fprintln(stderr, "covey worktrees:", err)
-		return exitRun
-	}
-	wt := repoWorktrees{repo}
+	wt := sessionWorktrees(root)
 	var text string
 	switch verb {
 	case "prune":
@@ -76,22 +73,33 @@ func cmdWorktrees(ctx context.Context, verb, name string, stdout, stderr io.Writ
 	return exitOK
 }
 
-// repoWorktrees is the ui.Worktrees of a repository.
-type repoWorktrees struct{ repo *worktree.Repo }
-
-// sessionWorktrees returns the ui.Worktrees of the workspace at root, or
-// nil when it is not in a git repository (or git is missing).
-func sessionWorktrees(ctx context.Context, root string) *repoWorktrees {
-	repo, err := worktree.Open(ctx, root)
-	if err != nil {
-		return nil
-	}
-	return &repoWorktrees{repo}
+// repoWorktrees is the ui.Worktrees of the repository around a
+// workspace, opened on first use (so a TUI start runs no git for it).
+type repoWorktrees struct {
+	root string
+	once sync.Once
+	repo *worktree.Repo
+	err  error
 }
 
-// Orphans implements ui.Worktrees.
-func (w repoWorktrees) Orphans(ctx context.Context) (string, error) {
-	orphans, err := w.repo.Orphans(ctx)
+// sessionWorktrees returns the ui.Worktrees of the workspace at root.
+func sessionWorktrees(root string) *repoWorktrees { return &repoWorktrees{root: root} }
+
+func (w *repoWorktrees) open(ctx context.Context) (*worktree.Repo, error) {
+	w.once.Do(func() { w.repo, w.err = worktree.Open(ctx, w.root) })
+	return w.repo, w.err
+}
+
+// Orphans implements ui.Worktrees; outside a repository there are none.
+func (w *repoWorktrees) Orphans(ctx context.Context) (string, error) {
+	repo, err := w.open(ctx)
+	if errors.Is(err, worktree.ErrNotRepo) || errors.Is(err, worktree.ErrNoGit) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	orphans, err := repo.Orphans(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -99,8 +107,12 @@ func (w repoWorktrees) Orphans(ctx context.Context) (string, error) {
 }
 
 // List implements ui.Worktrees.
-func (w repoWorktrees) List(ctx context.Context) (string, error) {
-	entries, err := w.repo.List(ctx)
+func (w *repoWorktrees) List(ctx context.Context) (string, error) {
+	repo, err := w.open(ctx)
+	if err != nil {
+		return "", err
+	}
+	entries, err := repo.List(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -110,8 +122,12 @@ func (w repoWorktrees) List(ctx context.Context) (string, error) {
 }
 
 // Apply implements ui.Worktrees.
-func (w repoWorktrees) Apply(ctx context.Context, name string) (string, error) {
-	wt, err := w.repo.Adopt(ctx, name)
+func (w *repoWorktrees) Apply(ctx context.Context, name string) (string, error) {
+	repo, err := w.open(ctx)
+	if err != nil {
+		return "", err
+	}
+	wt, err := repo.Adopt(ctx, name)
 	if err != nil {
 		return "", err
 	}
@@ -130,15 +146,19 @@ func (w repoWorktrees) Apply(ctx context.Context, name string) (string, error) {
 }
 
 // Prune implements ui.Worktrees.
-func (w repoWorktrees) Prune(ctx context.Context) (string, error) {
-	done, err := w.repo.Prune(ctx)
+func (w *repoWorktrees) Prune(ctx context.Context) (string, error) {
+	repo, err := w.open(ctx)
+	if err != nil {
+		return "", err
+	}
+	done, err := repo.Prune(ctx)
 	var b bytes.Buffer
 	for _, e := range done {
 		fmt.Fprintf(&b, "removed %s (%s) and its branch %s\n", e.Path, e.ChangeSummary(), e.Branch)
 	}
 	if len(done) == 0 && err == nil {
 		b.WriteString("nothing to prune: every worktree covey made here belongs to a running session\n")
-		if all, lerr := w.repo.List(ctx); lerr == nil && len(all) == 0 {
+		if all, lerr := repo.List(ctx); lerr == nil && len(all) == 0 {
 			b.Reset()
 			b.WriteString("nothing to prune: no worktrees made by covey in this repository\n")
 		}

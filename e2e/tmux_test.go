@@ -204,7 +204,13 @@ func (tm *term) exited() (code, tty string, screen string) {
 	screen = tm.waitFor("covey to exit and sh to report the terminal", waitLong, func(s string) bool {
 		return strings.Contains(s, exitMarker) && strings.Contains(s, ttyMarker)
 	})
-	return markerValue(screen, exitMarker), markerValue(screen, ttyMarker), screen
+	// After a SIGKILL the terminal keeps covey's last frame, and sh writes
+	// its marker over it: the code is the digits, not the rest of the line.
+	code = markerValue(screen, exitMarker)
+	if n := strings.IndexFunc(code, func(r rune) bool { return r < '0' || r > '9' }); n >= 0 {
+		code = code[:n]
+	}
+	return code, markerValue(screen, ttyMarker), screen
 }
 
 // markerValue is the rest of the line after marker.
