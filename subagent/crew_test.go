@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -156,16 +157,35 @@ func TestForegroundChildMovedToBackground(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", toolname.Task, map[string]any{"description": "slow", "subagent_type": "Explore", "prompt": "child-slow", "name": "slowpoke"})}},
 		scripted.Turn{Text: "moved on"},
 		scripted.Turn{Text: "got it"})
-	h.child("child-slow", scripted.Turn{Text: "slow result", Delay: 400 * time.Millisecond})
+	// The child's request is answered only once it is in the background,
+	// so the move never races its end however slow the machine.
+	moved := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(moved) }) }
+	defer release()
+	h.child("child-slow", scripted.Turn{Func: func(scripted.Request) scripted.Turn {
+		<-moved
+		return scripted.Turn{Text: "slow result"}
+	}})
 	d := h.manager.NewDriver(h.main, nil)
 	defer h.closeAll(d)
+	movedOK := make(chan bool, 1)
 	go func() {
-		e := h.waitFor("child_started", nil)
-		h.manager.Background(e.From().AgentID)
+		defer release()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+			if evs := h.eventsOf("child_started"); len(evs) > 0 {
+				movedOK <- h.manager.Background(evs[0].From().AgentID)
+				return
+			}
+		}
+		movedOK <- false
 	}()
 	res, err := d.Run(context.Background(), "go")
 	if err != nil || res.Answer != "moved on" {
 		t.Fatalf("turn = %+v, %v", res, err)
+	}
+	if !<-movedOK {
+		t.Fatal("the running child did not move to the background")
 	}
 	if got := h.taskResult("task_1"); !strings.Contains(got, "moved to the background by the user") || !strings.Contains(got, `"slowpoke"`) {
 		t.Fatalf("task result: %s", got)
