@@ -176,7 +176,7 @@ func (c *child) newAgent() {
 	c.a = agent.New(agent.Config{
 		Provider:  c.provider,
 		Model:     c.model,
-		System:    agent.SystemPrompt(c.def.Prompt, c.m.cfg.Environment),
+		System:    c.systemPrompt(),
 		Tools:     c.tools(),
 		MaxTurns:  c.maxTurns,
 		Source:    c.src,

@@ -110,6 +110,23 @@ func (c *child) isolate(ctx context.Context) (*isolation, error) {
 	return &isolation{wt: wt, ws: ws}, nil
 }
 
+// systemPrompt is the child's system prompt: its definition's, with the
+// environment of where it works. A child in a worktree is told so: its
+// workspace root is the worktree, its changes are collected from the files
+// (git cannot write the repository from there), and the user reviews them.
+func (c *child) systemPrompt() string {
+	env := c.m.cfg.Environment
+	ws := c.workspace()
+	if ws == nil || ws == c.m.cfg.Workspace {
+		return agent.SystemPrompt(c.def.Prompt, env)
+	}
+	env.Root = ws.Root
+	return agent.SystemPrompt(c.def.Prompt, env) + `
+# Your worktree
+You work in a git worktree of your own (the workspace root above), not in the user's checkout: the user's files do not change while you work. When you finish, every file you changed, created or deleted here is proposed to the user as one change to review. Just edit the files; do not commit, stash or switch branches (git can read the repository from here but not write to it), and do not try to reach the user's checkout.
+`
+}
+
 // info describes the worktree for ChildStarted.
 func (iso *isolation) info() *agent.WorktreeInfo {
 	return &agent.WorktreeInfo{Path: iso.wt.Path(), Branch: iso.wt.Branch(), Base: iso.wt.BaseDescription()}

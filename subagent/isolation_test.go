@@ -195,6 +195,17 @@ func TestIsolatedChildApplied(t *testing.T) {
 	if duringRun != "" {
 		t.Errorf("the child's file reached the checkout before the review: %q", duringRun)
 	}
+	started := h.eventsOf("child_started")[0].(agent.ChildStarted)
+	for _, e := range h.srv.Journal() {
+		if e.FirstUser != "child-w" {
+			continue
+		}
+		sys := e.Messages[0].Content
+		if !strings.Contains(sys, "- Workspace root: "+started.Worktree.Path) || !strings.Contains(sys, "# Your worktree") {
+			t.Errorf("the child's system prompt does not place it in its worktree:\n%s", sys)
+		}
+		break
+	}
 	if got, _ := h.read("new.txt"); got != "from the child\n" {
 		t.Errorf("new.txt = %q after the merge was allowed", got)
 	}
@@ -204,7 +215,6 @@ func TestIsolatedChildApplied(t *testing.T) {
 	if len(h.writes) != 1 || !h.writes[0].Isolated {
 		t.Errorf("the child's write was not marked isolated: %+v", h.writes)
 	}
-	started := h.eventsOf("child_started")[0].(agent.ChildStarted)
 	if started.Worktree == nil || !strings.HasPrefix(started.Worktree.Branch, "covey/") || !strings.Contains(started.Worktree.Base, "HEAD ") {
 		t.Errorf("ChildStarted.Worktree = %+v", started.Worktree)
 	}
