@@ -167,13 +167,24 @@ func (b *AssistantBlock) Lines(ctx RenderContext) []string {
 			lines = append(lines, "")
 		}
 	}
+	// Without thinking above it, the answer's own slice is the block's:
+	// copying every line of a long answer on each token cost more than
+	// the token.
 	if b.done {
-		lines = append(lines, b.finalLines(ctx, width)...)
+		lines = appendLines(lines, b.finalLines(ctx, width))
 	} else {
-		lines = append(lines, b.streamingLines(ctx, width)...)
+		lines = appendLines(lines, b.streamingLines(ctx, width))
 	}
 	b.cache.put(key, lines)
 	return lines
+}
+
+// appendLines is append(dst, src...), or src itself when dst is empty.
+func appendLines(dst, src []string) []string {
+	if len(dst) == 0 {
+		return src
+	}
+	return append(dst, src...)
 }
 
 // reasoningLines is the dimmed thinking: a header and the last few lines,

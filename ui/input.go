@@ -186,7 +186,7 @@ func (m *inputModel) fitHeight() {
 }
 
 // memoKey is what View's output depends on.
-func (m inputModel) memoKey() inputKey {
+func (m *inputModel) memoKey() inputKey {
 	li := m.ta.LineInfo()
 	return inputKey{
 		value: m.ta.Prompt + "\x00" + m.ta.Value(), width: m.width, height: m.ta.Height(), focused: m.ta.Focused(),

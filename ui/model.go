@@ -293,9 +293,17 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes one message, then lays the screen out again.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.step(msg)
+	return m, cmd
+}
+
+// step is Update in place. The program runs the model through a pointer
+// (see painterModel): the Model is tens of kilobytes, and Bubble Tea's
+// value-typed Update copied it twice and allocated it once per message.
+func (m *Model) step(msg tea.Msg) tea.Cmd {
 	cmd := m.update(msg)
 	m.layout()
-	return m, tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm())
+	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -593,7 +601,7 @@ const escNote = "esc cancels the turn and its foreground subagents; background s
 
 // helpLines are the lines of the help: bubbles' help, and under the full
 // help escNote while esc cancels a turn.
-func (m Model) helpLines() []string {
+func (m *Model) helpLines() []string {
 	lines := strings.Split(m.help.View(m.keys), "\n")
 	if m.help.ShowAll && m.keys.Cancel.Enabled() {
 		lines = append(lines, m.help.Styles.FullDesc.Render(escNote))
@@ -604,7 +612,7 @@ func (m Model) helpLines() []string {
 // helpView is the help line (or the full help), every line cut to the
 // width: bubbles' help lets the short line run past its width when the
 // items before the cut leave no room for its ellipsis.
-func (m Model) helpView() string {
+func (m *Model) helpView() string {
 	lines := m.helpLines()
 	for i, l := range lines {
 		lines[i] = fitLine(l, m.width)
@@ -625,7 +633,12 @@ func (m *Model) focusedRunningChild() *SubagentBlock {
 
 // View draws the transcript, the command popup, the input, the status bar
 // and the help line.
-func (m Model) View() string {
+func (m Model) View() string { return m.render() }
+
+// render is View without copying the Model. The memoised parts are drawn
+// by closures, not method values, which would copy their receiver (the
+// input, the whole Model for the help) on every frame, memo hit or not.
+func (m *Model) render() string {
 	var b strings.Builder
 	switch m.view {
 	case screenCrew:
@@ -642,11 +655,11 @@ func (m Model) View() string {
 		b.WriteString(m.comp.View())
 	}
 	b.WriteByte('\n')
-	b.WriteString(m.memo.input.get(m.input.memoKey(), m.input.View))
+	b.WriteString(m.memo.input.get(m.input.memoKey(), func() string { return m.input.View() }))
 	b.WriteByte('\n')
-	b.WriteString(m.memo.status.get(m.status.memoKey(), m.status.View))
+	b.WriteString(m.memo.status.get(m.status.memoKey(), func() string { return m.status.View() }))
 	b.WriteByte('\n')
 	b.WriteString(m.memo.help.get(helpKey{width: m.width, full: m.fullHelp, keys: m.keyState},
-		m.helpView))
+		func() string { return m.helpView() }))
 	return b.String()
 }

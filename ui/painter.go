@@ -246,21 +246,22 @@ func (s *painter) watchSize(p *tea.Program) {
 	}()
 }
 
-// painterModel hands the model's frames to the screen; Bubble Tea runs it
-// without a renderer of its own.
+// painterModel hands the model's frames to the painter; Bubble Tea runs it
+// without a renderer of its own. It holds the Model by pointer, so a
+// message costs no copy of it (see Model.step).
 type painterModel struct {
-	Model
+	m   *Model
 	scr *painter
 }
 
-func (m painterModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	nm, cmd := m.Model.Update(msg)
-	m.Model = nm.(Model)
-	return m, cmd
+func (p *painterModel) Init() tea.Cmd { return p.m.Init() }
+
+func (p *painterModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	return p, p.m.step(msg)
 }
 
-func (m painterModel) View() string {
-	m.scr.write(m.Model.View())
+func (p *painterModel) View() string {
+	p.scr.write(p.m.render())
 	return ""
 }
 

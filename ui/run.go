@@ -53,7 +53,7 @@ func runProgram(ctx context.Context, opts Options, scr *painter, popts ...tea.Pr
 	var root tea.Model = m
 	if scr != nil {
 		m.painter = scr
-		root = painterModel{Model: m, scr: scr}
+		root = &painterModel{m: &m, scr: scr}
 	}
 	p = tea.NewProgram(root, append(popts, tea.WithContext(ctx))...)
 	if scr != nil {
