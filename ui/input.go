@@ -23,6 +23,7 @@ type inputModel struct {
 	styles *theme.Styles
 	keys   KeyMap
 	width  int
+	sized  bool // SetSize has set the textarea's width once
 
 	history []string
 	hist    int    // position in history; len(history) is the draft
@@ -59,8 +60,12 @@ func newInput(styles *theme.Styles, keys KeyMap) inputModel {
 
 // SetSize sets the input's width; its height follows its content.
 func (m *inputModel) SetSize(width int) {
-	m.width = width
-	m.ta.SetWidth(max(width, 4))
+	// The root model lays out on every message; textarea's SetWidth is
+	// not free, so it runs only when the width changes.
+	if width != m.width || !m.sized {
+		m.width, m.sized = width, true
+		m.ta.SetWidth(max(width, 4))
+	}
 	m.fitHeight()
 }
 
@@ -71,7 +76,7 @@ func (m *inputModel) Focus() { m.ta.Focus() }
 func (m *inputModel) Blur() { m.ta.Blur() }
 
 // Value is the text typed so far.
-func (m inputModel) Value() string { return m.ta.Value() }
+func (m *inputModel) Value() string { return m.ta.Value() }
 
 // SetValue replaces the text and puts the cursor at its end.
 func (m *inputModel) SetValue(s string) {
@@ -128,16 +133,16 @@ func (m *inputModel) Dequeue() (string, bool) {
 }
 
 // Queued is the number of messages waiting for the turn to end.
-func (m inputModel) Queued() int { return len(m.queued) }
+func (m *inputModel) Queued() int { return len(m.queued) }
 
 // HasHistory reports whether Up or Down would recall a message.
-func (m inputModel) HasHistory() bool { return len(m.history) > 0 }
+func (m *inputModel) HasHistory() bool { return len(m.history) > 0 }
 
-func (m inputModel) atFirstLine() bool {
+func (m *inputModel) atFirstLine() bool {
 	return m.ta.Line() == 0 && m.ta.LineInfo().RowOffset == 0
 }
 
-func (m inputModel) atLastLine() bool {
+func (m *inputModel) atLastLine() bool {
 	li := m.ta.LineInfo()
 	return m.ta.Line() == m.ta.LineCount()-1 && li.RowOffset >= li.Height-1
 }
@@ -195,10 +200,10 @@ func (m *inputModel) memoKey() inputKey {
 }
 
 // Height is the number of lines View draws.
-func (m inputModel) Height() int { return 1 + len(m.queued) + m.ta.Height() }
+func (m *inputModel) Height() int { return 1 + len(m.queued) + m.ta.Height() }
 
 // View draws a rule, the queued messages, then the textarea.
-func (m inputModel) View() string {
+func (m *inputModel) View() string {
 	var b strings.Builder
 	b.WriteString(m.styles.Input.Border.Render(strings.Repeat("─", max(m.width, 0))))
 	for _, q := range m.queued {

@@ -18,6 +18,7 @@ import (
 // a turn runs. It only draws; the root model sets its fields.
 type statusBar struct {
 	styles    *theme.Styles
+	looks     *statusLooks // styles as escape codes
 	width     int
 	model     string
 	workspace string
@@ -89,7 +90,7 @@ func (s statusBar) retryText() string {
 }
 
 func newStatusBar(styles *theme.Styles, workspace, mode string) statusBar {
-	return statusBar{styles: styles, workspace: shortenHome(workspace), mode: mode}
+	return statusBar{styles: styles, looks: newStatusLooks(styles), workspace: shortenHome(workspace), mode: mode}
 }
 
 // shortenHome writes the home directory as ~ so the workspace fits the bar.
@@ -125,50 +126,84 @@ func (s statusBar) memoKey() statusKey {
 
 // View draws the bar, exactly width cells wide. Parts are dropped from the
 // middle (workspace first) when the terminal is narrow, so the running
-// state and the tokens stay visible.
+// state and the tokens stay visible. The bar changes with every token
+// count while an answer streams, so it is drawn from cached escape codes
+// and measured on its plain text.
 func (s statusBar) View() string {
-	st := s.styles.Status
-	sep := st.Bar.Render(" · ")
-	var right []string
+	lk := s.looks
+	if lk == nil {
+		lk = newStatusLooks(s.styles)
+	}
+	type part struct{ plain, styled string }
+	styled := func(q quickStyle, text string) part { return part{text, q.render(text)} }
+	var right []part
 	if s.hint != "" {
-		right = append(right, s.styles.Notice.Warning.Render(s.hint))
+		right = append(right, styled(lk.hint, s.hint))
 	}
 	if s.running {
 		el := s.now.Sub(s.started).Truncate(100 * time.Millisecond)
-		right = append(right, st.Spinner.Render(spinnerGlyph(s.frame)+" "+elapsedText(el)))
+		right = append(right, styled(lk.spinner, spinnerGlyph(s.frame)+" "+elapsedText(el)))
 	}
 	if s.note != "" {
-		right = append(right, st.Spinner.Render(s.note))
+		right = append(right, styled(lk.spinner, s.note))
 	}
 	if r := s.retryText(); r != "" {
-		right = append(right, st.Spinner.Render(r))
+		right = append(right, styled(lk.spinner, r))
 	}
-	tokens := st.Key.Render("↑") + st.Value.Render(agent.FormatTokens(s.usage.InputTokens)) +
-		st.Key.Render(" ↓") + st.Value.Render(agent.FormatTokens(s.usage.OutputTokens))
+	in, out := agent.FormatTokens(s.usage.InputTokens), agent.FormatTokens(s.usage.OutputTokens)
+	tokens := part{"↑" + in + " ↓" + out, lk.key.render("↑") + lk.value.render(in) + lk.key.render(" ↓") + lk.value.render(out)}
 
-	parts := []string{st.Value.Render(s.model), st.Key.Render(s.workspace), st.Mode.Render(s.mode), tokens}
+	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), styled(lk.mode, s.mode), tokens}
 	parts = append(parts, right...)
 	avail := max(0, s.width-2)
-	line := strings.Join(nonEmpty(parts), sep)
+	join := func() (string, int) {
+		var b strings.Builder
+		w, n := 0, 0
+		for _, p := range parts {
+			if p.plain == "" {
+				continue
+			}
+			if n > 0 {
+				b.WriteString(lk.sep)
+				w += 3
+			}
+			b.WriteString(p.styled)
+			w += cells(p.plain)
+			n++
+		}
+		return b.String(), w
+	}
+	line, w := join()
 	// Drop the workspace, then the model, before cutting anything.
 	for _, drop := range []int{1, 0} {
-		if ansi.StringWidth(line) <= avail {
+		if w <= avail {
 			break
 		}
-		parts[drop] = ""
-		line = strings.Join(nonEmpty(parts), sep)
+		parts[drop] = part{}
+		line, w = join()
 	}
-	line = ansi.Truncate(line, avail, "…")
-	pad := max(0, s.width-1-ansi.StringWidth(line))
-	return st.Bar.Render(" ") + line + st.Bar.Render(strings.Repeat(" ", pad))
+	if w > avail {
+		line = ansi.Truncate(line, avail, "…")
+		w = ansi.StringWidth(line)
+	}
+	pad := max(0, s.width-1-w)
+	return lk.bar.render(" ") + line + lk.bar.render(strings.Repeat(" ", pad))
 }
 
-func nonEmpty(parts []string) []string {
-	out := parts[:0:0]
-	for _, p := range parts {
-		if ansi.Strip(p) != "" {
-			out = append(out, p)
-		}
+// statusLooks are the bar's styles as escape codes, made once.
+type statusLooks struct {
+	bar, key, value, mode, spinner, hint quickStyle
+	sep                                  string
+}
+
+func newStatusLooks(styles *theme.Styles) *statusLooks {
+	if styles == nil {
+		return &statusLooks{sep: " · "}
 	}
-	return out
+	st := styles.Status
+	return &statusLooks{
+		bar: newQuickStyle(st.Bar), key: newQuickStyle(st.Key), value: newQuickStyle(st.Value),
+		mode: newQuickStyle(st.Mode), spinner: newQuickStyle(st.Spinner), hint: newQuickStyle(styles.Notice.Warning),
+		sep: st.Bar.Render(" · "),
+	}
 }
