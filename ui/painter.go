@@ -192,23 +192,27 @@ func (s *painter) paint() {
 	b := &s.buf
 	b.Reset()
 	b.WriteString("\x1b[?2026h") // synchronized output: terminals that know it show the frame at once
+	n := len(lines)
 	for i, l := range lines {
-		if i < len(s.lines) && s.lines[i] == l {
+		// The last line is drawn after the others, changed or not: the
+		// cursor then rests after the frame, as Bubble Tea's renderer
+		// left it, so whatever is printed after a crash (a shell's
+		// prompt) starts after the frame, not over it.
+		if i < n-1 && i < len(s.lines) && s.lines[i] == l {
 			continue
 		}
-		if s.width > 0 && ansi.StringWidth(l) > s.width {
-			l = ansi.Truncate(l, s.width, "")
+		if i == n-1 {
+			break
 		}
-		b.WriteString("\x1b[")
-		b.WriteString(strconv.Itoa(i + 1))
-		b.WriteString(";1H")
-		b.WriteString(l)
-		b.WriteString("\x1b[K")
+		s.paintLine(i, l)
 	}
-	if len(lines) < len(s.lines) {
+	if n < len(s.lines) {
 		b.WriteString("\x1b[")
-		b.WriteString(strconv.Itoa(len(lines) + 1))
+		b.WriteString(strconv.Itoa(n + 1))
 		b.WriteString(";1H\x1b[J")
+	}
+	if n > 0 {
+		s.paintLine(n-1, lines[n-1])
 	}
 	b.WriteString("\x1b[?2026l")
 	_, _ = s.out.Write(b.Bytes())
@@ -216,6 +220,25 @@ func (s *painter) paint() {
 	s.painted = s.view
 	s.last = time.Now()
 	s.paints++
+}
+
+// paintLine writes line i of a frame, cut to the terminal's width. A line
+// as wide as the terminal leaves the cursor waiting to wrap, where erasing
+// the rest of the line would erase its last cell, so only a shorter line
+// is followed by an erase.
+func (s *painter) paintLine(i int, l string) {
+	w := ansi.StringWidth(l)
+	if s.width > 0 && w > s.width {
+		l, w = ansi.Truncate(l, s.width, ""), s.width
+	}
+	b := &s.buf
+	b.WriteString("\x1b[")
+	b.WriteString(strconv.Itoa(i + 1))
+	b.WriteString(";1H")
+	b.WriteString(l)
+	if s.width == 0 || w < s.width {
+		b.WriteString("\x1b[K")
+	}
 }
 
 // size reads the terminal's size.

@@ -44,9 +44,13 @@ func TestPainterPaintsOnlyChangedLines(t *testing.T) {
 		not        []string
 	}{
 		{"first frame is painted whole", "a\nb\nc", []string{"\x1b[1;1Ha\x1b[K", "\x1b[2;1Hb\x1b[K", "\x1b[3;1Hc\x1b[K"}, nil},
-		{"one changed line", "a\nB\nc", []string{"\x1b[2;1HB\x1b[K"}, []string{"\x1b[1;1H", "\x1b[3;1H"}},
-		{"a shorter frame clears below", "a\nB", []string{"\x1b[3;1H\x1b[J"}, []string{"\x1b[1;1H", "\x1b[2;1H"}},
-		{"a line wider than the terminal is cut", "a\nB\n" + strings.Repeat("x", 30), []string{"\x1b[3;1H" + strings.Repeat("x", 20) + "\x1b[K"}, nil},
+		// The last line is drawn last, changed or not, so the cursor rests
+		// after the frame.
+		{"one changed line", "a\nB\nc", []string{"\x1b[2;1HB\x1b[K\x1b[3;1Hc\x1b[K\x1b[?2026l"}, []string{"\x1b[1;1H"}},
+		{"a shorter frame clears below", "a\nB", []string{"\x1b[3;1H\x1b[J\x1b[2;1HB\x1b[K\x1b[?2026l"}, []string{"\x1b[1;1H"}},
+		// A full-width line is not followed by an erase, which would
+		// erase its last cell.
+		{"a line wider than the terminal is cut", "a\nB\n" + strings.Repeat("x", 30), []string{"\x1b[3;1H" + strings.Repeat("x", 20) + "\x1b[?2026l"}, nil},
 		{"a taller frame keeps its last lines", "1\n2\n3\n4\n5\n6", []string{"\x1b[1;1H2\x1b[K", "\x1b[5;1H6\x1b[K"}, nil},
 	}
 	for _, tt := range tests {
