@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMain lets the test binary serve as the helper, as covey's main does.
@@ -250,4 +252,44 @@ func TestSpecNeverOpensHome(t *testing.T) {
 		}
 	}
 	t.Logf("writable: %q", spec.Writable)
+}
+
+// TestSandboxKillsProcessGroup: a confined command and what it started
+// die with its process group, as the bash tool kills them on cancel.
+func TestSandboxKillsProcessGroup(t *testing.T) {
+	for _, name := range backendsHere(t) {
+		t.Run(name, func(t *testing.T) {
+			ws := localDir(t, "ws-")
+			s, err := New(Config{}, Options{Backend: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			marker := filepath.Join(ws, "still-running")
+			prog, args, err := s.Command(ws, ws, []string{"bash", "-c", "(sleep 2; touch " + marker + ") & sleep 30"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(prog, args...)
+			cmd.Dir = ws
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			time.Sleep(300 * time.Millisecond)
+			if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the confined command outlived its process group's SIGKILL")
+			}
+			time.Sleep(2500 * time.Millisecond)
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("a background child of the confined command survived the kill")
+			}
+		})
+	}
 }

@@ -104,6 +104,12 @@ func Analyse(src string) Line {
 		l.Err = fmt.Errorf("%w: longer than %d bytes", ErrUnparseable, MaxLen)
 		return l
 	}
+	if strings.ContainsRune(src, '\r') {
+		// The parser reads \r\n as a line end, bash does not: rather
+		// than analyse a line bash would read differently, refuse it.
+		l.Err = fmt.Errorf("%w: it holds a carriage return", ErrUnparseable)
+		return l
+	}
 	a := &analyser{line: &l, funcs: map[string]bool{}, written: map[string]bool{}}
 	f, err := parse(src)
 	if err != nil {

@@ -188,6 +188,7 @@ func TestAnalyseErrors(t *testing.T) {
 		"ends after pipe":    "ls |",
 		"too long":           strings.Repeat("a", MaxLen+1),
 		"invalid utf-8":      "echo '\xff'",
+		"carriage return":    "echo x\r\nrm y",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if l := Analyse(src); !errors.Is(l.Err, ErrUnparseable) {
