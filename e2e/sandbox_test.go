@@ -9,21 +9,49 @@ import (
 	"covey/internal/scripted"
 )
 
-// outsideDir makes a folder beside the test package: outside the
-// workspace, the temp folder and the test's home, so no writable rule of
-// the sandbox covers it.
+// outsideDir makes a folder outside the workspace, the test's home and the
+// temp folders (which the sandbox leaves writable, so a checkout under /tmp
+// cannot serve): in the real home folder first, else beside the package.
 func outsideDir(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	var tried []string
+	for _, base := range []string{home, wd} {
+		if base == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(base); err == nil {
+			base = real
+		}
+		if inTempFolder(base) {
+			tried = append(tried, base+" (a temp folder)")
+			continue
+		}
+		d, err := os.MkdirTemp(base, ".covey-e2e-outside-")
+		if err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return d
 	}
-	d, err := os.MkdirTemp(wd, "outside-")
-	if err != nil {
-		t.Fatal(err)
+	t.Skipf("no folder outside the sandbox's writable temp folders to test with (tried %s)", strings.Join(tried, "; "))
+	return ""
+}
+
+// inTempFolder reports whether p is in a temp folder the sandbox leaves
+// writable.
+func inTempFolder(p string) bool {
+	for _, root := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
+			return true
+		}
 	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
+	return false
 }
 
 // TestSandboxBypassPermissions: in bypassPermissions, where the gate lets
