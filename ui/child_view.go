@@ -45,6 +45,7 @@ func newChildView(pane *SubagentBlock, history []loggedEvent, base RenderContext
 	rt.root, rt.cost, rt.mainModel = pane.AgentID(), cost, pane.Model()
 	v := &childView{pane: pane, tr: tr, rt: rt, base: base}
 	v.files = NewFilesBlock(pane, "Changed files")
+	rt.trailer = v.files
 	for _, le := range history {
 		v.route(le.ev, le.at)
 	}

@@ -410,3 +410,39 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 		t.Error("the answered request is still shown in the child's view")
 	}
 }
+
+// TestCrewChildViewStreamsIntoOneAnswer checks that an answer streamed in
+// several batches while the child is open full-screen stays one answer
+// (the files list kept last used to start a new block for each batch).
+func TestCrewChildViewStreamsIntoOneAnswer(t *testing.T) {
+	tests := map[string][]string{
+		"two batches":   {"gamma st", "ep 3"},
+		"three batches": {"Reading ", "the con", "fig now."},
+	}
+	for name, chunks := range tests {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, 100, 30)
+			d := namedPanes(h)[2]
+			h.send(runes("o"))
+			if h.m.view != screenChild {
+				t.Fatal("o did not open the child")
+			}
+			for _, c := range chunks {
+				h.events(agent.TextDelta{Source: d, Text: c})
+			}
+			want := strings.Join(chunks, "")
+			if !h.screenContains(want) {
+				t.Errorf("the streamed answer is not one line %q:\n%s", want, ansi.Strip(h.m.View()))
+			}
+			answers := 0
+			for _, b := range h.m.cv.tr.Blocks() {
+				if _, ok := b.(*AssistantBlock); ok {
+					answers++
+				}
+			}
+			if answers != 1 {
+				t.Errorf("%d answer blocks, want 1", answers)
+			}
+		})
+	}
+}

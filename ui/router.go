@@ -55,6 +55,10 @@ type router struct {
 	// retryHint ends the notice of a failed run ("ctrl+r retries"), from
 	// the KeyMap so a rebinding changes it; "" adds nothing.
 	retryHint string
+	// trailer is a block kept after the root's own blocks (a child view's
+	// list of changed files): a live answer followed only by it goes on
+	// in the same block.
+	trailer Block
 }
 
 // CostFunc prices usage of a model in dollars; ok is false when the model
@@ -104,12 +108,24 @@ func (r *router) finishAssistant() {
 // currentAssistant returns the live answer block, starting one after the
 // last block when there is none.
 func (r *router) currentAssistant() *AssistantBlock {
-	if r.assistant == nil || r.t.Last() != Block(r.assistant) {
+	if r.assistant == nil || r.lastOwn() != Block(r.assistant) {
 		r.finishAssistant()
 		r.assistant = NewAssistantBlock()
 		r.t.Append(r.assistant)
 	}
 	return r.assistant
+}
+
+// lastOwn is the transcript's last block, not counting the trailer.
+func (r *router) lastOwn() Block {
+	last := r.t.Last()
+	if last == nil || last != r.trailer {
+		return last
+	}
+	if n := r.t.Len(); n >= 2 {
+		return r.t.entries[n-2].b
+	}
+	return nil
 }
 
 // route applies one event.
