@@ -65,7 +65,7 @@ func cmdWorktrees(ctx context.Context, verb, name string, stdout, stderr io.Writ
 	default:
 		text, err = wt.List(ctx)
 	}
-	fmt.Fprint(stdout, text)
+	_, _ = fmt.Fprint(stdout, text)
 	if err != nil {
 		fmt.Fprintln(stderr, "covey worktrees:", err)
 		return exitRun

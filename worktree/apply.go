@@ -306,7 +306,7 @@ func mergeFile(ctx context.Context, ours, base, theirs []byte) ([]byte, bool, er
 	if err != nil {
 		return nil, false, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	names := []string{filepath.Join(dir, "ours"), filepath.Join(dir, "base"), filepath.Join(dir, "theirs")}
 	for i, data := range [][]byte{ours, base, theirs} {
 		if err := os.WriteFile(names[i], data, 0o600); err != nil {

@@ -248,7 +248,7 @@ func TestApply(t *testing.T) {
 			child: func(t *testing.T, wt string) {
 				put(t, wt, "a.txt", five)
 				put(t, wt, "new/n.txt", "new\n")
-				os.Remove(filepath.Join(wt, "gone", "c.txt"))
+				_ = os.Remove(filepath.Join(wt, "gone", "c.txt"))
 			},
 			want:    map[string]string{"a.txt": five, "new/n.txt": "new\n", "gone/c.txt": "", "dir/b.txt": "bee\n"},
 			applied: []string{"a.txt", "gone/c.txt", "new/n.txt"},
@@ -276,7 +276,7 @@ func TestApply(t *testing.T) {
 		"conflict: the user deleted what the child changed": {
 			child: func(t *testing.T, wt string) { put(t, wt, "dir/b.txt", "child bee\n") },
 			user: func(t *testing.T, dir string) {
-				os.Remove(filepath.Join(dir, "dir", "b.txt"))
+				_ = os.Remove(filepath.Join(dir, "dir", "b.txt"))
 			},
 			want:     map[string]string{"dir/b.txt": ""},
 			conflict: []string{"dir/b.txt"},
