@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -25,7 +26,8 @@ func parse(t *testing.T, args ...string) (*options, int, string, string) {
 	code := exitOK
 	if err := root.Execute(); err != nil {
 		code = exitUsage
-		if c, ok := err.(exitCode); ok {
+		var c exitCode
+		if errors.As(err, &c) {
 			code = int(c)
 		}
 		stderr.WriteString(err.Error())

@@ -302,25 +302,59 @@ type UserMessage struct {
 }
 
 // Kind implements Event.
-func (UserMessage) Kind() string    { return "user" }
-func (TextDelta) Kind() string      { return "text" }
+func (UserMessage) Kind() string { return "user" }
+
+// Kind implements Event.
+func (TextDelta) Kind() string { return "text" }
+
+// Kind implements Event.
 func (ReasoningDelta) Kind() string { return "reasoning" }
-func (ToolStarted) Kind() string    { return "tool_started" }
-func (ToolFinished) Kind() string   { return "tool_finished" }
-func (ToolProgress) Kind() string   { return "tool_progress" }
-func (MCPStatus) Kind() string      { return "mcp_status" }
-func (UsageReported) Kind() string  { return "usage" }
-func (TurnFinished) Kind() string   { return "turn_finished" }
-func (Retrying) Kind() string       { return "retrying" }
-func (ErrorEvent) Kind() string     { return "error" }
-func (Done) Kind() string           { return "done" }
-func (ChildStarted) Kind() string   { return "child_started" }
-func (ChildFinished) Kind() string  { return "child_finished" }
-func (ChildState) Kind() string     { return "child_state" }
-func (ChildMessage) Kind() string   { return "child_message" }
+
+// Kind implements Event.
+func (ToolStarted) Kind() string { return "tool_started" }
+
+// Kind implements Event.
+func (ToolFinished) Kind() string { return "tool_finished" }
+
+// Kind implements Event.
+func (ToolProgress) Kind() string { return "tool_progress" }
+
+// Kind implements Event.
+func (MCPStatus) Kind() string { return "mcp_status" }
+
+// Kind implements Event.
+func (UsageReported) Kind() string { return "usage" }
+
+// Kind implements Event.
+func (TurnFinished) Kind() string { return "turn_finished" }
+
+// Kind implements Event.
+func (Retrying) Kind() string { return "retrying" }
+
+// Kind implements Event.
+func (ErrorEvent) Kind() string { return "error" }
+
+// Kind implements Event.
+func (Done) Kind() string { return "done" }
+
+// Kind implements Event.
+func (ChildStarted) Kind() string { return "child_started" }
+
+// Kind implements Event.
+func (ChildFinished) Kind() string { return "child_finished" }
+
+// Kind implements Event.
+func (ChildState) Kind() string { return "child_state" }
+
+// Kind implements Event.
+func (ChildMessage) Kind() string { return "child_message" }
+
+// Kind implements Event.
 func (BackgroundResult) Kind() string {
 	return "background_result"
 }
+
+// Kind implements Event.
 func (ChildFiles) Kind() string { return "child_files" }
 
 // Kind implements Event.

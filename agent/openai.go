@@ -231,7 +231,7 @@ func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulato
 	events := newSSEReader(r)
 	for {
 		ev, err := events.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

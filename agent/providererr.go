@@ -76,6 +76,7 @@ func (e *ProviderError) Error() string {
 		status = " (HTTP " + strconv.Itoa(e.Status) + ")"
 	}
 	var s string
+	//nolint:errorlint // Kind is one of this package's sentinels, never wrapped
 	switch e.Kind {
 	case ErrAuth:
 		s = "the API key was rejected: check OPENAI_API_KEY" + status
@@ -130,7 +131,7 @@ func httpError(status int, h http.Header, body []byte, now time.Time) *ProviderE
 	}
 	e := classifyError(status, info, false)
 	e.RetryAfter = retryAfter(h, now)
-	if e.Kind != ErrAuth && e.Kind != ErrQuota && e.Kind != ErrContextLength {
+	if !errors.Is(e.Kind, ErrAuth) && !errors.Is(e.Kind, ErrQuota) && !errors.Is(e.Kind, ErrContextLength) {
 		// OpenAI's own override: the server knows best whether a retry can help.
 		switch strings.ToLower(strings.TrimSpace(h.Get("X-Should-Retry"))) {
 		case "true":

@@ -151,6 +151,7 @@ func (ir *idleReader) Read(p []byte) (int, error) {
 
 // retryReason is the short human reason given to StreamHandler.Retry.
 func (e *ProviderError) retryReason() string {
+	//nolint:errorlint // Kind is one of this package's sentinels, never wrapped
 	switch e.Kind {
 	case ErrRateLimited:
 		return "rate limited"

@@ -58,7 +58,7 @@ func (s *sseReader) next() (sseEvent, error) {
 	for {
 		line, err := s.readLine()
 		if err != nil {
-			if err == io.EOF && (hasData || event == "error") {
+			if errors.Is(err, io.EOF) && (hasData || event == "error") {
 				return sseEvent{Event: event, Data: string(s.data)}, nil
 			}
 			return sseEvent{}, err
@@ -125,7 +125,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 				s.start = s.end
 				return s.stripBOM(window), nil
 			}
-			if s.err == io.EOF {
+			if errors.Is(s.err, io.EOF) {
 				return nil, io.EOF
 			}
 			return nil, fmt.Errorf("read stream: %w", s.err)

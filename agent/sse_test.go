@@ -20,7 +20,7 @@ func readAllEvents(r io.Reader, maxLine int) ([]sseEvent, error) {
 	var out []sseEvent
 	for {
 		ev, err := s.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {

@@ -148,7 +148,7 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"worktree unknown key":               {project: "worktree: {bse: head}\n", wantErr: "field bse not found"},
 		"empty files":                        {user: "", project: "", check: func(t *testing.T, c Config) {}},
 		"broken yaml":                        {project: "model: [unclosed\n", wantErr: "config.yaml"},
-		"unknown key":                        {user: "modle: gpt\n", wantErr: "field modle not found"},
+		"unknown key":                        {user: "mdoel: gpt\n", wantErr: "field mdoel not found"},
 		"wrong type":                         {project: "max_turns: lots\n", wantErr: "line 1"},
 		"missing dirs":                       {check: func(t *testing.T, c Config) {}},
 	}

@@ -211,7 +211,7 @@ func TestTUICrewBackgroundSteerPauseResume(t *testing.T) {
 	// ctrl+b: the task call returns, the main agent goes on.
 	tm.press("C-b")
 	tm.waitText(wentOn)
-	s := tm.waitOK("the pane in the background", func(s string) error {
+	tm.waitOK("the pane in the background", func(s string) error {
 		if h, _, _ := paneHeader(s, "run long"); !strings.Contains(h, "background") {
 			return fmt.Errorf("header %q", h)
 		}
@@ -221,7 +221,7 @@ func TestTUICrewBackgroundSteerPauseResume(t *testing.T) {
 	tm.press("Escape")
 	tm.waitText("enter send") // the input has the keyboard (a key right after esc would read as alt+key)
 	tm.submit("second prompt: still with me?")
-	s = tm.waitText(second)
+	s := tm.waitText(second)
 	if h, _, _ := paneHeader(s, "run long"); strings.Contains(h, "✓") {
 		t.Fatalf("the child finished before the test released it: %q", h)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"covey/agent"
@@ -22,7 +21,6 @@ type recording struct {
 	undo     *tools.UndoLog
 	loaded   *sessionfile.Loaded // set when the session was resumed
 	messages atomic.Int64        // messages recorded by this run
-	errOnce  sync.Once
 	err      atomic.Pointer[error]
 }
 

@@ -145,7 +145,7 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 	var a TaskArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, fmt.Errorf("invalid task arguments: %v. Send {description, prompt, subagent_type} or {tasks: [...]}", err)
+		return nil, fmt.Errorf("invalid task arguments: %w. Send {description, prompt, subagent_type} or {tasks: [...]}", err)
 	}
 	specs := a.Tasks
 	if len(specs) == 0 {

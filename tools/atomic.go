@@ -63,7 +63,7 @@ func writeAtomic(fsys fileSystem, path string, data []byte, perm os.FileMode) (e
 			_ = f.Close()
 		}
 		if rmErr := fsys.Remove(tmp); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-			err = fmt.Errorf("%w (and removing %s failed: %v)", err, tmp, rmErr)
+			err = fmt.Errorf("%w (and removing %s failed: %w)", err, tmp, rmErr)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {

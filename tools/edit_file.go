@@ -108,6 +108,7 @@ func applyEdits(content string, exists bool, edits []fileEdit) (string, error) {
 	}
 	fail := func(i int, err error) (string, error) {
 		if len(edits) > 1 {
+			//nolint:revive,staticcheck // the model reads this whole paragraph as the tool's answer
 			return "", fmt.Errorf("%s%w\nNo edits were applied; the file is unchanged.", label(i), err)
 		}
 		return "", err

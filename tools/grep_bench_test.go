@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -83,7 +84,8 @@ func benchExec(b *testing.B, dir, name string, args ...string) {
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
 		if err := cmd.Run(); err != nil {
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 				b.Fatalf("%s: %v", name, err)
 			}
 		}

@@ -332,7 +332,7 @@ func decodeArgs(raw json.RawMessage, v any) error {
 		raw = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("invalid arguments (%v); send a JSON object matching the tool's schema", err)
+		return fmt.Errorf("invalid arguments (%w); send a JSON object matching the tool's schema", err)
 	}
 	return nil
 }

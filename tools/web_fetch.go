@@ -183,7 +183,7 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 	resp, err := client.Do(req)
 	if redirectTo != "" {
 		if resp != nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 		}
 		return fetchedPage{}, &Result{
 			Content: fmt.Sprintf("%s redirects to another host: %s\nThat page was not fetched. Call web_fetch again with that URL if you want it.", u, redirectTo),

@@ -200,7 +200,7 @@ type visible struct {
 func (v *visible) openIgnored(ctx context.Context, abs string) error {
 	ign, err := v.ignored(ctx, []string{v.prefix})
 	if err != nil || !ign[v.prefix] {
-		return nil // not ignored, or git cannot say: keep the empty answer
+		return nil //nolint:nilerr // not ignored, or git cannot say: keep the empty answer
 	}
 	files, err := walkVisible(ctx, abs, nil)
 	if err != nil {

@@ -41,7 +41,6 @@ type mcpPanel struct {
 
 	servers []mcp.Status
 	sel     int
-	offset  int    // first line shown
 	note    string // the outcome of the last action
 }
 

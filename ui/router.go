@@ -349,18 +349,6 @@ func (r *router) costs() []childUsage {
 	return out
 }
 
-// runningChildren counts the panes still running, so a cancel can say how
-// many children it reaches.
-func (r *router) runningChildren() int {
-	n := 0
-	for _, b := range r.order {
-		if b.Running() {
-			n++
-		}
-	}
-	return n
-}
-
 // tree lists every child depth first, each right under its parent, in
 // start order among siblings. Parents never change and children are only
 // added, so the list is rebuilt only when a child started.

@@ -113,7 +113,7 @@ func Analyse(src string) Line {
 	a := &analyser{line: &l, funcs: map[string]bool{}, written: map[string]bool{}}
 	f, err := parse(src)
 	if err != nil {
-		l.Err = fmt.Errorf("%w: %v", ErrUnparseable, err)
+		l.Err = fmt.Errorf("%w: %w", ErrUnparseable, err)
 		return l
 	}
 	a.file(f, 0)

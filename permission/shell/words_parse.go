@@ -24,7 +24,7 @@ func Words(src string) ([]string, error) {
 	}
 	f, err := parse(src)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnparseable, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnparseable, err)
 	}
 	if len(f.Stmts) != 1 {
 		return nil, ErrNotSimple

@@ -4,8 +4,9 @@ import (
 	"path"
 	"regexp"
 
-	"mvdan.cc/sh/v3/syntax"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // inner is the command a wrapper runs.
