@@ -39,9 +39,9 @@ func TestScoped(t *testing.T) {
 		{"other mcp tool is not restricted", ModeBypass, nil, nil, Request{Tool: "mcp__gh__delete_repo"}, "allow"},
 		{"fetch in domain", ModeBypass, nil, nil, Request{Tool: toolname.WebFetch, URL: "https://go.dev/doc"}, "allow"},
 		{"fetch outside domain", ModeBypass, nil, nil, Request{Tool: toolname.WebFetch, URL: "https://evil.example/x"}, "scope"},
-		{"redirect inside edit patterns", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff > docs/diff.txt"}, "allow"},
-		{"redirect outside edit patterns", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff > src/x.go"}, "scope"},
-		{"redirect to a computed path", ModeBypass, nil, nil, Request{Tool: "bash", Command: "git diff > \"$OUT\""}, "scope"},
+		{"redirect inside edit patterns", ModeBypass, nil, nil, Request{Tool: toolname.Bash, Command: "git diff > docs/diff.txt"}, "allow"},
+		{"redirect outside edit patterns", ModeBypass, nil, nil, Request{Tool: toolname.Bash, Command: "git diff > src/x.go"}, "scope"},
+		{"redirect to a computed path", ModeBypass, nil, nil, Request{Tool: toolname.Bash, Command: "git diff > \"$OUT\""}, "scope"},
 		{"plan mode still refuses", ModePlan, nil, nil, Request{Tool: toolname.Bash, Command: "git diff"}, "refuse"},
 	}
 	for _, tt := range tests {

@@ -74,7 +74,7 @@ func (b *bwrapBackend) probe() error {
 		// User namespaces may be switched off: try once.
 		out, err := exec.Command(b.path, "--ro-bind", "/", "/", "--dev", "/dev", "--", "true").CombinedOutput()
 		if err != nil {
-			b.err = fmt.Errorf("bwrap cannot run here: %v %s", err, out)
+			b.err = fmt.Errorf("bwrap cannot run here: %w %s", err, out)
 		}
 	})
 	return b.err

@@ -47,7 +47,7 @@ func RunHelper(args []string) {
 func confine(spec Spec) error {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
-		return fmt.Errorf("Landlock is not available (ABI %d): %v", abi, err)
+		return fmt.Errorf("Landlock is not available (ABI %d): %w", abi, err)
 	}
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),

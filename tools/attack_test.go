@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -211,7 +213,7 @@ var attacks = []attack{
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: "bash -c 'echo x > pwned'", want: "refuse"},
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: "mkdir -p docs && echo ok > docs/notes.md", want: "allow", creates: "docs/notes.md"},
 	// Plan mode runs nothing.
-	{class: "plan", mode: permission.ModePlan, allow: []string{"bash"}, command: "ls", want: "refuse"},
+	{class: "plan", mode: permission.ModePlan, allow: []string{toolname.Bash}, command: "ls", want: "refuse"},
 	// Plain commands must not start asking.
 	{class: "plain", mode: dflt, allow: plainOK, command: "ls", want: "allow"},
 	{class: "plain", mode: dflt, allow: plainOK, command: "ls -la | wc -l", want: "allow"},
@@ -303,7 +305,7 @@ func TestAttackTable(t *testing.T) {
 			if at.want == "ask" {
 				headless := permission.NewPolicy(at.mode, rules, nil)
 				headless.SetWorkspace(root)
-				if v := headless.Check(context.Background(), permission.Request{Tool: "bash", Command: command, Dir: root}); v.Allowed {
+				if v := headless.Check(context.Background(), permission.Request{Tool: toolname.Bash, Command: command, Dir: root}); v.Allowed {
 					t.Errorf("%q: a headless policy allowed what needs asking", command)
 				}
 			}

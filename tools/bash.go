@@ -143,7 +143,7 @@ func (t *bashTool) checkRedirects(command string) error {
 	}
 	l := shell.Analyse(command)
 	if l.Err != nil {
-		return fmt.Errorf("covey cannot tell where it writes (%v), and this agent may write only %s", l.Err, strings.Join(t.env.AllowedPaths, ", "))
+		return fmt.Errorf("covey cannot tell where it writes (%w), and this agent may write only %s", l.Err, strings.Join(t.env.AllowedPaths, ", "))
 	}
 	moves := slices.ContainsFunc(l.Cmds, func(c shell.Cmd) bool { return c.Name == "cd" || c.Name == "pushd" || c.Name == "popd" })
 	for _, w := range l.Writes {
@@ -154,7 +154,7 @@ func (t *bashTool) checkRedirects(command string) error {
 		}
 		real, err := t.env.WS.ResolveWrite(target)
 		if err != nil {
-			return fmt.Errorf("its redirection writes %v", err)
+			return fmt.Errorf("its redirection writes %w", err)
 		}
 		if err := permission.CheckAllowedPaths(t.env.AllowedPaths, t.env.WS.Rel(real)); err != nil {
 			return fmt.Errorf("its redirection writes %s: %w", target, err)
