@@ -265,7 +265,7 @@ func writeAllowed(sets [][]rule, c command, w shell.Write, root, dir string) boo
 	if !ok {
 		return false
 	}
-	if forms.rel != "" && !outsideRel(forms.rel) {
+	if forms.rel != "" && !outsideRel(forms.rel) && !protectedPath(forms) {
 		return true
 	}
 	return allowedPath(sets, toolname.WriteFile, forms) || allowedPath(sets, toolname.EditFile, forms)

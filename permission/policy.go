@@ -342,7 +342,7 @@ func (p *Policy) baseDecision(req Request, s snapshot) verdictKind {
 		if allowedPath(allows, req.Tool, forms) {
 			return kindAllow
 		}
-		if s.mode == ModeAcceptEdits && fileTool(req.Tool) {
+		if s.mode == ModeAcceptEdits && fileTool(req.Tool) && !protectedPath(forms) {
 			return kindAllow
 		}
 		if req.Tool == toolname.ReadFile && forms.rel != "" && !outsideRel(forms.rel) {
@@ -769,4 +769,21 @@ func MapReads(from, to string, allow func(abs string) bool) func(abs string) boo
 		}
 		return allow(abs)
 	}
+}
+
+// protectedPath reports whether a workspace path holds what steers covey
+// or runs code for the user later: covey's and Claude Code's project
+// settings and agent files, and git's folder (hooks, config). acceptEdits
+// does not let writes there through, nor does a command's redirection
+// without a rule; an allow rule or bypassPermissions still does.
+func protectedPath(f pathForms) bool {
+	if f.rel == "" || outsideRel(f.rel) {
+		return false
+	}
+	top, _, _ := strings.Cut(f.rel, "/")
+	switch top {
+	case ".covey", ".claude", ".git":
+		return true
+	}
+	return false
 }

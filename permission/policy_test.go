@@ -516,3 +516,31 @@ func BenchmarkPolicyCheck(b *testing.B) {
 		}
 	}
 }
+
+// TestProtectedPaths: acceptEdits does not let writes into covey's and
+// Claude Code's settings or git's folder through; a rule or bypass does.
+func TestProtectedPaths(t *testing.T) {
+	tests := []struct {
+		mode  Mode
+		allow []string
+		path  string
+		want  bool // allowed without asking
+	}{
+		{ModeAcceptEdits, nil, "src/a.go", true},
+		{ModeAcceptEdits, nil, ".covey/config.yaml", false},
+		{ModeAcceptEdits, nil, "./.covey/agents/x.md", false},
+		{ModeAcceptEdits, nil, ".claude/agents/x.md", false},
+		{ModeAcceptEdits, nil, ".git/hooks/pre-commit", false},
+		{ModeAcceptEdits, nil, "src/../.git/config", false},
+		{ModeAcceptEdits, nil, ".github/workflows/ci.yml", true},
+		{ModeAcceptEdits, []string{"edit_file(.covey/**)"}, ".covey/config.yaml", true},
+		{ModeBypass, nil, ".covey/config.yaml", true},
+	}
+	for _, tt := range tests {
+		p := NewPolicy(tt.mode, mustRules(t, tt.allow, nil), nil)
+		p.SetWorkspace(t.TempDir())
+		if got := p.AllowedWithoutAsking(Request{Tool: "edit_file", Path: tt.path}); got != tt.want {
+			t.Errorf("%s %v edit_file %s: allowed %v, want %v", tt.mode, tt.allow, tt.path, got, tt.want)
+		}
+	}
+}
