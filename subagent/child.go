@@ -459,7 +459,7 @@ func (c *child) emit(e agent.Event) {
 	}
 	c.m.cfg.Emit(e)
 	if ok && c.iso != nil && e.From().AgentID == c.src.AgentID && changesFiles(tf.Name) {
-		c.reportFiles(c.runCtx(), tf.CallID)
+		c.noteChange(c.runCtx(), tf.CallID)
 	}
 }
 

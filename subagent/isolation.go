@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"covey/agent"
 	"covey/agentdefs"
@@ -25,6 +26,15 @@ const IsolationWorktree = agentdefs.IsolationWorktree
 type isolation struct {
 	wt *worktree.Worktree
 	ws *tools.Workspace
+
+	// The live report of the worktree's diff runs beside the child, at
+	// most one at a time: calls that finish meanwhile are folded into
+	// one more report.
+	repMu      sync.Mutex
+	repRunning bool
+	repPending bool
+	repCall    string
+	repWG      sync.WaitGroup
 }
 
 // repo opens the workspace's repository once per manager.
@@ -132,10 +142,43 @@ func (iso *isolation) info() *agent.WorktreeInfo {
 	return &agent.WorktreeInfo{Path: iso.wt.Path(), Branch: iso.wt.Branch(), Base: iso.wt.BaseDescription()}
 }
 
+// noteChange asks for a report of the worktree's diff after the call
+// callID, which may have changed files; the child does not wait for it.
+func (c *child) noteChange(ctx context.Context, callID string) {
+	iso := c.iso
+	iso.repMu.Lock()
+	iso.repCall = callID
+	if iso.repRunning {
+		iso.repPending = true
+		iso.repMu.Unlock()
+		return
+	}
+	iso.repRunning = true
+	iso.repWG.Add(1)
+	iso.repMu.Unlock()
+	go func() {
+		defer iso.repWG.Done()
+		for {
+			iso.repMu.Lock()
+			call := iso.repCall
+			iso.repPending = false
+			iso.repMu.Unlock()
+			c.reportFiles(ctx, iso, call)
+			iso.repMu.Lock()
+			if !iso.repPending {
+				iso.repRunning = false
+				iso.repMu.Unlock()
+				return
+			}
+			iso.repMu.Unlock()
+		}
+	}()
+}
+
 // reportFiles emits the worktree's current diff as the child's changed
-// files, after each of its calls that may have changed something.
-func (c *child) reportFiles(ctx context.Context, callID string) {
-	changes, err := c.iso.wt.Diff(ctx)
+// files.
+func (c *child) reportFiles(ctx context.Context, iso *isolation, callID string) {
+	changes, err := iso.wt.Diff(ctx)
 	if err != nil {
 		return // the live view is best effort; the review reads the diff again
 	}
@@ -189,6 +232,8 @@ func (c *child) userPath(repoPath string) string {
 // ever lost: whatever is not applied or discarded on the user's word stays
 // committed on the worktree's branch.
 func (c *child) review(out outcome) outcome {
+	// The last live report goes out before the outcome, never after it.
+	c.iso.repWG.Wait()
 	wt := c.iso.wt
 	// The review outlives a cancelled child (its changes are still worth
 	// keeping), but asks nobody once the turn is gone.
