@@ -265,10 +265,23 @@ func writeAllowed(sets [][]rule, c command, w shell.Write, root, dir string) boo
 	if !ok {
 		return false
 	}
-	if forms.rel != "" && !outsideRel(forms.rel) && !protectedPath(forms) {
+	if forms.rel != "" && !outsideRel(forms.rel) && !protectedWrite(forms, dir) {
 		return true
 	}
 	return allowedPath(sets, toolname.WriteFile, forms) || allowedPath(sets, toolname.EditFile, forms)
+}
+
+// protectedWrite is protectedPath for a command's redirection: a target
+// inside the folder the command starts in is judged relative to it, so a
+// child working in a git worktree (which lies under .git/) writes its own
+// files freely, but not its worktree's .git or .covey.
+func protectedWrite(forms pathForms, dir string) bool {
+	if dir != "" && forms.abs != "" {
+		if rel, err := filepath.Rel(realPath(dir), filepath.FromSlash(forms.abs)); err == nil && !outsideRel(filepath.ToSlash(rel)) {
+			return protectedPath(pathForms{rel: filepath.ToSlash(rel)})
+		}
+	}
+	return protectedPath(forms)
 }
 
 // writeForms resolves a redirection's target against the folder the line

@@ -214,3 +214,27 @@ func TestOtherTools(t *testing.T) {
 		}
 	}
 }
+
+// TestWorktreeChildRedirects: a child working in a git worktree under
+// .git/ may redirect into its own files, not into .git or .covey.
+func TestWorktreeChildRedirects(t *testing.T) {
+	root := t.TempDir()
+	wt := filepath.Join(root, ".git", "covey-worktrees", "child-1")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := NewPolicy(ModeDefault, mustRules(t, []string{"bash(go test:*)"}, nil), nil)
+	p.SetWorkspace(root)
+	for cmd, want := range map[string]bool{
+		"go test ./... > out.txt":      true,
+		"go test > sub/out.txt":        true,
+		"go test > .covey/config.yaml": false,
+		"go test > ../../hooks/x":      false,
+		"go test > ../../../.covey/x":  false,
+		"go test > ../../../src/x.go":  true,
+	} {
+		if got := p.AllowedWithoutAsking(Request{Tool: "bash", Command: cmd, Dir: wt}); got != want {
+			t.Errorf("%q from a worktree: allowed %v, want %v", cmd, got, want)
+		}
+	}
+}
