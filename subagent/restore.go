@@ -56,9 +56,15 @@ func (m *Manager) Restore(rs []Restored) {
 			continue
 		}
 		c.limits()
+		// It works where a new child of its parent would, under its agent
+		// file's rules, like the child it was.
+		c.home = m.homeOf(c.parentID)
 		c.provider, c.model, c.resolveErr = m.cfg.Resolve(def)
 		if r.Model != "" {
 			c.model = r.Model
+		}
+		if c.resolveErr == nil {
+			c.policy, c.resolveErr = m.scope(def)
 		}
 		if c.resolveErr == nil {
 			c.newAgent()
