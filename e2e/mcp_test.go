@@ -65,7 +65,7 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
 }
 
@@ -91,7 +91,7 @@ func startHTTPEverything(t *testing.T, bin, transport string) int {
 	for {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
-			c.Close()
+			_ = c.Close()
 			return port
 		}
 		if time.Now().After(deadline) {

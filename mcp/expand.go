@@ -92,7 +92,9 @@ func validVarName(n string) bool {
 	}
 	for i := 0; i < len(n); i++ {
 		c := n[i]
-		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+		letter := c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+		digit := i > 0 && c >= '0' && c <= '9'
+		if !letter && !digit {
 			return false
 		}
 	}

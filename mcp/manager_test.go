@@ -138,7 +138,7 @@ func TestManagerConnectsAndCalls(t *testing.T) {
 	c := &connector{servers: map[string]*testServer{"everything": ts}}
 	m := newTestManager(t, c, Options{}, stdioServer("everything", ScopeUser))
 	m.Start(context.Background())
-	if err := m.Wait(context.Background()); err != nil {
+	if err := m.Wait(waitCtx(t)); err != nil {
 		t.Fatal(err)
 	}
 	st := m.Statuses()
@@ -178,7 +178,7 @@ func TestManagerGateDecides(t *testing.T) {
 	})
 	m := newTestManager(t, c, Options{Gate: gate}, stdioServer("srv", ScopeUser))
 	m.Start(context.Background())
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	r := toolByName(m, "mcp__srv__echo").Run(context.Background(), json.RawMessage(`{"text": "x"}`))
 	if !r.IsError || !strings.Contains(r.Content, "not today") {
 		t.Errorf("result %+v", r)
@@ -196,7 +196,7 @@ func TestManagerProgressAndCancel(t *testing.T) {
 	c := &connector{servers: map[string]*testServer{"srv": ts}}
 	m := newTestManager(t, c, Options{}, stdioServer("srv", ScopeUser))
 	m.Start(context.Background())
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	var got []tools.Progress
@@ -232,7 +232,7 @@ func TestManagerToolTimeout(t *testing.T) {
 	s.Config.ToolTimeout = Duration(50 * time.Millisecond)
 	m := newTestManager(t, c, Options{}, s)
 	m.Start(context.Background())
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	r := toolByName(m, "mcp__srv__slow").Run(context.Background(), json.RawMessage(`{}`))
 	if !r.IsError || !strings.Contains(r.Content, "tool_timeout") {
 		t.Errorf("result %+v", r)
@@ -271,12 +271,12 @@ func TestManagerFailuresAndUntrusted(t *testing.T) {
 		t.Errorf("%d tools offered before slow joined, want 4", n)
 	}
 	close(hold)
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	if n := len(m.Tools()); n != 8 {
 		t.Errorf("%d tools once slow joined, want 8", n)
 	}
 	m.Trust(context.Background())
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	if n := len(m.Tools()); n != 12 {
 		t.Errorf("%d tools after trusting the project, want 12", n)
 	}
@@ -297,7 +297,7 @@ func TestManagerCrashAndReconnect(t *testing.T) {
 	c := &connector{servers: map[string]*testServer{"srv": ts}}
 	m := newTestManager(t, c, Options{}, stdioServer("srv", ScopeUser))
 	m.Start(context.Background())
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	ts.mu.Lock()
 	_ = ts.session.Close() // the server goes away
 	ts.mu.Unlock()
@@ -312,7 +312,7 @@ func TestManagerCrashAndReconnect(t *testing.T) {
 	if err := m.Reconnect(context.Background(), "srv"); err != nil {
 		t.Fatal(err)
 	}
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	if st := m.Statuses()[0]; st.State != StateConnected || len(m.Tools()) != 4 {
 		t.Fatalf("after reconnect: %+v", st)
 	}
@@ -323,7 +323,7 @@ func TestManagerToolListChanged(t *testing.T) {
 	c := &connector{servers: map[string]*testServer{"srv": ts}}
 	m := newTestManager(t, c, Options{}, stdioServer("srv", ScopeUser))
 	m.Start(context.Background())
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	ts.srv.AddTool(&sdk.Tool{Name: "new.tool", Description: "Added later.", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{}, nil
@@ -342,7 +342,7 @@ func TestManagerMissingVariableFails(t *testing.T) {
 	s := Server{Name: "gh", Scope: ScopeUser, Config: ServerConfig{URL: "https://example.com/${HOST_MISSING}/mcp"}}
 	m := newTestManager(t, c, Options{Getenv: func(string) (string, bool) { return "", false }}, s)
 	m.Start(context.Background())
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	st := m.Statuses()[0]
 	if st.State != StateFailed || !strings.Contains(st.Err, `"gh"`) || !strings.Contains(st.Err, "url") || !strings.Contains(st.Err, "HOST_MISSING") {
 		t.Errorf("status %+v", st)
@@ -358,7 +358,7 @@ func TestStdioServerExitsAtStart(t *testing.T) {
 	m := NewManager([]Server{s}, Options{LogDir: logs})
 	defer m.Close()
 	m.Start(context.Background())
-	if err := m.Wait(context.Background()); err != nil {
+	if err := m.Wait(waitCtx(t)); err != nil {
 		t.Fatal(err)
 	}
 	st := m.Statuses()[0]
@@ -381,7 +381,7 @@ func TestStdioCloseStopsProcessGroup(t *testing.T) {
 	s := Server{Name: "hang", Scope: ScopeUser, Config: ServerConfig{Command: "sh", Args: []string{"-c", script}, StartupTimeout: Duration(500 * time.Millisecond)}}
 	m := NewManager([]Server{s}, Options{LogDir: dir})
 	m.Start(context.Background())
-	_ = m.Wait(context.Background())
+	_ = m.Wait(waitCtx(t))
 	if st := m.Statuses()[0]; st.State != StateFailed || !strings.Contains(st.Err, "did not start within 500ms") {
 		t.Errorf("status %+v", st)
 	}
@@ -434,7 +434,7 @@ func TestHTTP401SaysOAuthIsUnsupported(t *testing.T) {
 			m := NewManager([]Server{s}, Options{Getenv: func(k string) (string, bool) { return "tok-" + k, true }})
 			defer m.Close()
 			m.Start(context.Background())
-			_ = m.Wait(context.Background())
+			_ = m.Wait(waitCtx(t))
 			st := m.Statuses()[0]
 			if st.State != StateFailed || !strings.Contains(st.Err, "401 Unauthorized") || !strings.Contains(st.Err, "OAuth") {
 				t.Errorf("status %+v", st)
@@ -444,4 +444,12 @@ func TestHTTP401SaysOAuthIsUnsupported(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitCtx bounds a test's wait for servers, so a hang fails the test with
+// a message instead of stalling the suite.
+func waitCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }

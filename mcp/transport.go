@@ -55,6 +55,9 @@ func (m *Manager) stdioTransport(cfg Server, s *server) (sdk.Transport, func(), 
 	// Its own process group, so stopping it reaches every process it
 	// started; and killed with covey should covey die without cleaning up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A child the server left running may hold its stderr open; waiting
+	// for the server must not wait for it.
+	cmd.WaitDelay = time.Second
 	logPath, err := m.logPathFor(cfg.Name)
 	if err != nil {
 		return nil, nil, nil, err

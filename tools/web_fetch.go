@@ -198,7 +198,7 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 		r := Errorf("web_fetch %s: %s", u, msg)
 		return fetchedPage{}, &r
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	final := resp.Request.URL.String()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		r := Errorf("web_fetch %s: the server answered HTTP %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))

@@ -40,11 +40,11 @@ func fetchServer(t *testing.T) *httptest.Server {
 	})
 	mux.HandleFunc("/image.png", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
-		w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00"))
+		_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00"))
 	})
 	mux.HandleFunc("/untyped", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Type"] = nil
-		w.Write([]byte("%PDF-1.7\n\x00\x01\x02binary"))
+		_, _ = w.Write([]byte("%PDF-1.7\n\x00\x01\x02binary"))
 	})
 	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
