@@ -315,14 +315,5 @@ func (m *Model) cycleMode() {
 	if m.perms == nil {
 		return
 	}
-	cur := m.perms.Mode()
-	next := permission.Modes[0]
-	for i, md := range permission.Modes {
-		if md == cur {
-			next = permission.Modes[(i+1)%len(permission.Modes)]
-			break
-		}
-	}
-	m.perms.SetMode(next)
-	m.status.SetMode(string(next))
+	m.status.SetMode(string(m.perms.CycleMode()))
 }

@@ -32,11 +32,12 @@ func (p *fakePerms) Mode() permission.Mode {
 	return p.mode
 }
 
-func (p *fakePerms) SetMode(m permission.Mode) {
+func (p *fakePerms) CycleMode() permission.Mode {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.mode = m
-	p.set = append(p.set, m)
+	p.mode = p.mode.Next()
+	p.set = append(p.set, p.mode)
+	return p.mode
 }
 
 func (p *fakePerms) Grant(req permission.Request) []string {

@@ -23,8 +23,10 @@ const (
 type Permissions interface {
 	// Mode returns the current permission mode.
 	Mode() permission.Mode
-	// SetMode changes the mode for every request decided from now on.
-	SetMode(permission.Mode)
+	// CycleMode moves to the next mode (default, acceptEdits, plan,
+	// bypassPermissions, default…) for every request decided from now on,
+	// and returns it: the one cycle, the policy's.
+	CycleMode() permission.Mode
 	// Grant allows requests like req for the rest of the session and
 	// returns the rules it recorded, as the UI shows them.
 	Grant(permission.Request) []string

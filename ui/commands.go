@@ -214,15 +214,40 @@ func (m *Model) cmdClear(string) tea.Cmd {
 		m.notice(NoticeError, "a request waits for your answer: answer it before /clear")
 		return nil
 	}
-	if m.engine != nil {
-		m.engine.Reset()
+	if m.clearing {
+		return nil
 	}
+	// The engine resets (and its session file records it) in a command;
+	// the screen clears when clearedMsg says it is done, and messages sent
+	// meanwhile wait in the queue.
+	m.clearing = true
+	engine := m.engine
+	return func() tea.Msg {
+		if engine != nil {
+			engine.Reset()
+		}
+		return clearedMsg{}
+	}
+}
+
+// clearedMsg reports that the engine started a fresh conversation (/clear).
+type clearedMsg struct{}
+
+// handleCleared clears the screen after /clear and sends what was queued.
+func (m *Model) handleCleared() tea.Cmd {
+	m.clearing = false
 	m.tr.Clear()
 	m.rt.reset()
 	m.transcriptFocus = false
 	m.input.Focus()
+	if next, ok := m.input.Dequeue(); ok {
+		return m.startTurn(next)
+	}
 	return nil
 }
+
+// modelSetMsg reports that the engine switched to model (/model NAME).
+type modelSetMsg struct{ model string }
 
 func (m *Model) cmdAgents(string) tea.Cmd {
 	if len(m.agents) == 0 && len(m.agentProblems) == 0 {
@@ -298,10 +323,12 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 		m.notice(NoticeInfo, "model: "+m.engine.Model())
 		return nil
 	}
-	m.engine.SetModel(arg)
-	m.status.SetModel(m.engine.Model())
-	m.notice(NoticeInfo, "model set to "+m.status.model+" for the next turns")
-	return nil
+	// SetModel records the switch in the session file: I/O, so a command.
+	engine := m.engine
+	return func() tea.Msg {
+		engine.SetModel(arg)
+		return modelSetMsg{model: engine.Model()}
+	}
 }
 
 func (m *Model) cmdQuit(string) tea.Cmd { return m.quit() }

@@ -191,6 +191,13 @@ func TestCommands(t *testing.T) {
 				tt.setup(h)
 			}
 			h.send(submitMsg{text: tt.line})
+			// Commands that touch the engine report back with a message.
+			switch tt.line {
+			case "/clear":
+				h.send(await[clearedMsg](h))
+			case "/model big-one":
+				h.send(await[modelSetMsg](h))
+			}
 			tt.check(t, h)
 		})
 	}
@@ -200,6 +207,44 @@ func TestCommands(t *testing.T) {
 		h.m = nm.(Model)
 		if h.m.ctx.Err() == nil {
 			t.Error("/quit did not stop the model's context")
+		}
+	})
+}
+
+// TestEngineCommandsRunOutsideUpdate: /clear and /model touch the engine
+// (and its session file) only in the commands Update returns, never in
+// Update itself; a message sent while /clear runs waits for it.
+func TestEngineCommandsRunOutsideUpdate(t *testing.T) {
+	t.Run("clear", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		withPanes(h)
+		cmd := h.update(submitMsg{text: "/clear"})
+		if h.eng.resets != 0 || h.m.tr.Len() == 0 {
+			t.Fatalf("Update itself reset the engine (%d) or cleared the screen", h.eng.resets)
+		}
+		h.update(submitMsg{text: "next question"})
+		if h.m.turn != nil {
+			t.Fatal("a message sent during /clear started a turn at once")
+		}
+		msg := cmd()
+		if _, ok := msg.(clearedMsg); !ok || h.eng.resets != 1 {
+			t.Fatalf("the command sent %T and reset %d times; want clearedMsg after one reset", msg, h.eng.resets)
+		}
+		h.send(msg)
+		h.startTurnWait("next question")
+		if h.m.tr.Len() != 1 {
+			t.Fatalf("after /clear the transcript holds %d blocks, want only the queued message", h.m.tr.Len())
+		}
+	})
+	t.Run("model", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		cmd := h.update(submitMsg{text: "/model other"})
+		if h.eng.Model() != "test-model" {
+			t.Fatal("Update itself switched the model")
+		}
+		h.send(cmd())
+		if h.eng.Model() != "other" || !h.screenContains("model set to other") {
+			t.Fatalf("model %q after the command", h.eng.Model())
 		}
 	})
 }

@@ -141,6 +141,8 @@ type Model struct {
 	// quitWindow quits. quitID tags the tick that disarms it.
 	quitArmed bool
 	quitID    int
+	// clearing is set while /clear resets the engine.
+	clearing bool
 	quitAfter time.Duration // quitWindow; tests shorten it
 }
 
@@ -343,6 +345,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case submitMsg:
 		return m.submit(msg.text)
+	case clearedMsg:
+		return m.handleCleared()
+	case modelSetMsg:
+		m.status.SetModel(msg.model)
+		m.notice(NoticeInfo, "model set to "+msg.model+" for the next turns")
 	case quitExpiredMsg:
 		if msg.id == m.quitID {
 			m.disarmQuit()
@@ -439,7 +446,7 @@ func (m *Model) submit(text string) tea.Cmd {
 	if name, arg, ok := parseCommand(text); ok {
 		return m.runCommand(name, arg)
 	}
-	if m.turn != nil {
+	if m.turn != nil || m.clearing {
 		m.input.Enqueue(text)
 		return nil
 	}
