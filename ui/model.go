@@ -142,7 +142,7 @@ type Model struct {
 	quitArmed bool
 	quitID    int
 	// clearing is set while /clear resets the engine.
-	clearing bool
+	clearing  bool
 	quitAfter time.Duration // quitWindow; tests shorten it
 }
 
