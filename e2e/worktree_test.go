@@ -110,7 +110,10 @@ func TestTUIWorktreeChildrenMerge(t *testing.T) {
 	tm.waitText(helpLine)
 	tm.submit(prompt)
 
-	s := tm.waitText("? Apply its changes to 1 file", "y apply the chosen files", "n discard all")
+	// Both children have written and answered (the second one's merge
+	// waits its turn behind the first).
+	s := tm.waitText("? Apply its changes to 1 file", "y apply the chosen files", "n discard all",
+		"[wt-top] edited shared.txt", "[wt-bottom] edited shared.txt")
 	if !strings.Contains(s, "in its own worktree (covey/") || !strings.Contains(s, "from HEAD ") {
 		t.Errorf("the panes do not say where the children work and from which base:\n%s", frame(s))
 	}
