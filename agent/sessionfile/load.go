@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"covey/agent"
 )
@@ -41,19 +42,34 @@ type Loaded struct {
 // Events returns the replay as events alone, for a consumer that only
 // takes events (the TUI): each user message becomes an agent.UserMessage of
 // the main agent where it was sent, and the other messages, whose content
-// the events already carry, are left out.
+// the events already carry, are left out. So is the user-role message that
+// delivered background children's outcomes: their BackgroundResult events
+// just before it show them, as they did live.
 func (l *Loaded) Events() []agent.Event {
 	out := make([]agent.Event, 0, len(l.Replay))
+	delivering := false // BackgroundResult events came; their message follows
 	for _, rec := range l.Replay {
 		switch {
 		case rec.Event != nil:
+			if _, ok := rec.Event.(agent.BackgroundResult); ok {
+				delivering = true
+			}
 			out = append(out, rec.Event)
 		case rec.Message.Role == agent.RoleUser:
+			if delivering && strings.HasPrefix(rec.Message.Content, backgroundNoticePrefix) {
+				delivering = false
+				continue
+			}
+			delivering = false
 			out = append(out, agent.UserMessage{Source: agent.Source{AgentID: agent.MainAgentID}, Text: rec.Message.Content})
 		}
 	}
 	return out
 }
+
+// backgroundNoticePrefix starts the message that delivers background
+// children's outcomes (subagent.NoticeText).
+const backgroundNoticePrefix = "[background agent "
 
 // Child is one subagent as the session file kept it.
 type Child struct {

@@ -379,3 +379,57 @@ func TestChildHistoriesComeBack(t *testing.T) {
 		t.Fatalf("children's messages leaked into the main history: %+v", l.Messages)
 	}
 }
+
+// TestEventsLeaveOutBackgroundDeliveries checks that the replay shows a
+// delivery of background outcomes once, as its BackgroundResult events (as
+// the TUI showed it live), not also as the user-role message that carried
+// them to the model; the user's own messages all stay.
+func TestEventsLeaveOutBackgroundDeliveries(t *testing.T) {
+	main := agent.Source{AgentID: agent.MainAgentID}
+	notice := "[background agent \"scout\" (id explore-1) finished: done]\nfound it\n\n[This message comes from covey, not the user.]"
+	tests := map[string]struct {
+		records []Record
+		want    []string // the user messages replayed
+		results int
+	}{
+		"a delivery after its results": {
+			records: []Record{
+				{Message: &agent.Message{Role: agent.RoleUser, Content: "go"}},
+				{Event: agent.BackgroundResult{Source: main, ChildID: "explore-1", Name: "scout", Status: "done", Text: "found it"}},
+				{Message: &agent.Message{Role: agent.RoleUser, Content: notice}},
+				{Message: &agent.Message{Role: agent.RoleAssistant, Content: "noted"}},
+				{Message: &agent.Message{Role: agent.RoleUser, Content: "next"}},
+			},
+			want: []string{"go", "next"}, results: 1,
+		},
+		"a user message after results is the user's": {
+			records: []Record{
+				{Event: agent.BackgroundResult{Source: main, ChildID: "explore-1", Name: "scout", Status: "done"}},
+				{Message: &agent.Message{Role: agent.RoleUser, Content: "my own words"}},
+			},
+			want: []string{"my own words"}, results: 1,
+		},
+		"the notice's form without results is the user's": {
+			records: []Record{{Message: &agent.Message{Role: agent.RoleUser, Content: notice}}},
+			want:    []string{notice},
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			l := &Loaded{Replay: tt.records}
+			var users []string
+			results := 0
+			for _, e := range l.Events() {
+				switch e := e.(type) {
+				case agent.UserMessage:
+					users = append(users, e.Text)
+				case agent.BackgroundResult:
+					results++
+				}
+			}
+			if strings.Join(users, "|") != strings.Join(tt.want, "|") || results != tt.results {
+				t.Errorf("user messages %q and %d results, want %q and %d", users, results, tt.want, tt.results)
+			}
+		})
+	}
+}
