@@ -110,3 +110,45 @@ func TestSandboxBypassPermissions(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxChildBypassPermissions: a child's bash calls run in the
+// sandbox too.
+func TestSandboxChildBypassPermissions(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	outside := filepath.Join(outsideDir(t), "child-pwned.txt")
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_sbtask", Name: "task", Args: map[string]any{
+			"description": "write files", "subagent_type": "general-purpose", "prompt": "[e2e:sandbox-child] write the files",
+		}}}},
+		{Text: "MAIN DONE"},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:sandbox-child]"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "echo child > child-inside.txt; echo pwned > " + outside})}},
+		{Text: "CHILD DONE"},
+	}})
+	r := h.run(t, "", "-p", "delegate", "--permission-mode", "bypassPermissions")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "child-inside.txt")); err != nil {
+		t.Errorf("the child's write inside the workspace: %v", err)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("the child wrote %s through the sandbox", outside)
+	}
+	blocked := false
+	for _, e := range h.srv.Journal() {
+		if e.Conversation != "child" {
+			continue
+		}
+		for _, m := range e.Messages {
+			if m.Role == "tool" && strings.Contains(m.Content, "blocked by covey's sandbox") {
+				blocked = true
+			}
+		}
+	}
+	if !blocked {
+		t.Error("the child's tool result does not say the sandbox blocked the write")
+	}
+}
