@@ -126,7 +126,7 @@ func flagList(fs *pflag.FlagSet) string {
 		case name != "" && f.Value.Type() != "bool":
 			left += " " + name
 		}
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.NoOptDefVal == "" {
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" && f.NoOptDefVal == "" {
 			usage += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		rows = append(rows, row{left, usage})

@@ -83,6 +83,9 @@ type Options struct {
 	// TrustProject starts project servers at once; otherwise they wait in
 	// StateUntrusted for Trust.
 	TrustProject bool
+	// StartupTimeout replaces DefaultStartupTimeout for servers that set
+	// none (Claude Code's MCP_TIMEOUT).
+	StartupTimeout time.Duration
 	// Connect, when set, replaces how a server's transport is made (tests
 	// use in-memory transports).
 	Connect func(ctx context.Context, s Server) (sdk.Transport, error)
@@ -238,6 +241,9 @@ func (m *Manager) connect(ctx context.Context, s *server, gen int) {
 	}
 	cfg.Config = expanded
 	timeout := cfg.Config.startupTimeout()
+	if cfg.Config.StartupTimeout == 0 && m.opts.StartupTimeout > 0 {
+		timeout = m.opts.StartupTimeout
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 

@@ -453,3 +453,20 @@ func waitCtx(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// Options.StartupTimeout (MCP_TIMEOUT) is the default for servers that set
+// none; a server's own startup_timeout wins.
+func TestDefaultStartupTimeout(t *testing.T) {
+	hang := ServerConfig{Command: "sh", Args: []string{"-c", "sleep 60; true"}}
+	own := hang
+	own.StartupTimeout = Duration(400 * time.Millisecond)
+	m := NewManager([]Server{{Name: "a", Scope: ScopeUser, Config: hang}, {Name: "b", Scope: ScopeUser, Config: own}},
+		Options{LogDir: t.TempDir(), StartupTimeout: 300 * time.Millisecond})
+	defer m.Close()
+	m.Start(context.Background())
+	_ = m.Wait(waitCtx(t))
+	st := m.Statuses()
+	if !strings.Contains(st[0].Err, "within 300ms") || !strings.Contains(st[1].Err, "within 400ms") {
+		t.Errorf("errors %q, %q", st[0].Err, st[1].Err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -65,17 +66,28 @@ func (s *Session) setUpMCP(opts Options) error {
 	}
 	trusted := ProjectTrusted(s.ws.Root, loaded)
 	outputCap := 0
-	if n := s.cfg.MCPMaxOutputTokens; n > 0 {
-		outputCap = n * 4 // about four bytes a token
+	tokens := s.cfg.MCPMaxOutputTokens
+	if tokens <= 0 {
+		// Claude Code's variable, for users who bring their setup.
+		tokens, _ = strconv.Atoi(os.Getenv("MAX_MCP_OUTPUT_TOKENS"))
+	}
+	if tokens > 0 {
+		outputCap = tokens * 4 // about four bytes a token
+	}
+	var startup time.Duration
+	if ms, err := strconv.Atoi(os.Getenv("MCP_TIMEOUT")); err == nil && ms > 0 {
+		startup = time.Duration(ms) * time.Millisecond
 	}
 	st.m = mcp.NewManager(loaded.Servers, mcp.Options{
-		Version:      opts.Version,
-		Dir:          s.ws.Root,
-		LogDir:       MCPLogDir(),
-		Gate:         s.policy,
-		OutputCap:    outputCap,
-		TrustProject: trusted,
-		OnChange:     s.mcpChanged,
+		Version:   opts.Version,
+		Dir:       s.ws.Root,
+		LogDir:    MCPLogDir(),
+		Gate:      s.policy,
+		OutputCap: outputCap,
+		// MCP_TIMEOUT (milliseconds), as Claude Code reads it.
+		StartupTimeout: startup,
+		TrustProject:   trusted,
+		OnChange:       s.mcpChanged,
 	})
 	s.mcp = st
 	if !opts.DeferMCPStart {
