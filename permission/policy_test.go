@@ -503,6 +503,7 @@ func BenchmarkPolicyCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := NewPolicy(ModeDefault, rs, nil)
+	p.SetWorkspace(b.TempDir())
 	reqs := []Request{
 		{Tool: toolname.Bash, Command: "go test ./... 2>&1 | grep -v '^ok' && go vet ./..."},
 		{Tool: toolname.Bash, Command: `FOO=1 cat "a file.txt" | grep -n "x && y" > out.txt`},
