@@ -540,7 +540,7 @@ func TestProtectedPaths(t *testing.T) {
 	for _, tt := range tests {
 		p := NewPolicy(tt.mode, mustRules(t, tt.allow, nil), nil)
 		p.SetWorkspace(t.TempDir())
-		if got := p.AllowedWithoutAsking(Request{Tool: "edit_file", Path: tt.path}); got != tt.want {
+		if got := p.AllowedWithoutAsking(Request{Tool: toolname.EditFile, Path: tt.path}); got != tt.want {
 			t.Errorf("%s %v edit_file %s: allowed %v, want %v", tt.mode, tt.allow, tt.path, got, tt.want)
 		}
 	}

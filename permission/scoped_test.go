@@ -233,7 +233,7 @@ func TestWorktreeChildRedirects(t *testing.T) {
 		"go test > ../../../.covey/x":  false,
 		"go test > ../../../src/x.go":  true,
 	} {
-		if got := p.AllowedWithoutAsking(Request{Tool: "bash", Command: cmd, Dir: wt}); got != want {
+		if got := p.AllowedWithoutAsking(Request{Tool: toolname.Bash, Command: cmd, Dir: wt}); got != want {
 			t.Errorf("%q from a worktree: allowed %v, want %v", cmd, got, want)
 		}
 	}

@@ -48,12 +48,12 @@ func TestRestoredChildKeepsWorkspaceAndRules(t *testing.T) {
 		call scripted.Call
 		want want
 	}{
-		"glob":       {scripted.Call{ID: "r1", Name: toolname.Glob, Args: map[string]string{"pattern": "*.go"}}, want{has: "auth.go"}},
-		"bash ok":    {scripted.Call{ID: "r2", Name: toolname.Bash, Args: map[string]string{"command": "echo hello again"}}, want{has: "hello again"}},
-		"bash other": {scripted.Call{ID: "r3", Name: toolname.Bash, Args: map[string]string{"command": "ls"}}, want{refused: true, has: "limits bash"}},
+		toolname.Glob: {scripted.Call{ID: "r1", Name: toolname.Glob, Args: map[string]string{"pattern": "*.go"}}, want{has: "auth.go"}},
+		"bash ok":     {scripted.Call{ID: "r2", Name: toolname.Bash, Args: map[string]string{"command": "echo hello again"}}, want{has: "hello again"}},
+		"bash other":  {scripted.Call{ID: "r3", Name: toolname.Bash, Args: map[string]string{"command": "ls"}}, want{refused: true, has: "limits bash"}},
 	}
 	var turn []scripted.Call
-	for _, c := range []string{"glob", "bash ok", "bash other"} {
+	for _, c := range []string{toolname.Glob, "bash ok", "bash other"} {
 		turn = append(turn, calls[c].call)
 	}
 	h.child("restored-greeter", scripted.Turn{Text: "first"}, scripted.Turn{ToolCalls: turn}, scripted.Turn{Text: "done again"})

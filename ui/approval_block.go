@@ -411,16 +411,17 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	if b.note != "" {
 		add(approvalIndent + st.Notice.Warning.Render(oneLine(b.note)))
 	}
-	hints := [][2]string{{"tab", "answer this request"}}
+	keys := keysOf(ctx)
+	hints := [][2]string{{keyName(keys.FocusApproval), "answer this request"}}
 	switch {
 	case b.feedbackOn:
 		b.feedback.Width = max(bodyWidth-len(b.feedback.Prompt)-1, 1)
 		add(approvalIndent + b.feedback.View())
-		hints = [][2]string{{"enter", "deny with this reason"}, {"esc", "back"}}
+		hints = [][2]string{{keyName(keys.FeedbackSend), keys.FeedbackSend.Help().Desc}, {keyName(keys.FeedbackBack), "back"}}
 	case b.active && b.merge != nil:
-		hints = b.mergeHints(width)
+		hints = b.mergeHints(keys, width)
 	case b.active:
-		hints = b.answerHints(width)
+		hints = b.answerHints(keys, width)
 	}
 	for _, l := range keyHints(st, hints, bodyWidth) {
 		add(approvalIndent + l)
@@ -543,24 +544,25 @@ func (b *ApprovalBlock) commandLines(width int) []string {
 }
 
 // answerHints are the keys that answer the request, as shown in it.
-func (b *ApprovalBlock) answerHints(width int) [][2]string {
+func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
 	session := "allow for this session"
 	if len(b.grants) > 0 {
 		session += " (" + strings.Join(b.grants, ", ") + ")"
 	}
-	h := [][2]string{{"y", "allow"}, {"a", session}, {"n", "deny"}, {"d", "deny with feedback"}}
+	y, a, n, d := keyName(k.ApproveYes), keyName(k.ApproveSession), keyName(k.ApproveNo), keyName(k.ApproveFeedback)
+	h := [][2]string{{y, "allow"}, {a, session}, {n, "deny"}, {d, "deny with feedback"}}
 	if b.req.Tool == permission.ToolMCPTrust {
-		h = [][2]string{{"y", "start them"}, {"n", "keep them off"}}
+		h = [][2]string{{y, "start them"}, {n, "keep them off"}}
 	}
 	if b.Editable() {
-		h = append(h, [2]string{"e", "edit first"})
+		h = append(h, [2]string{keyName(k.ApproveEdit), "edit first"})
 		if b.sideBySide(width) {
-			h = append(h, [2]string{"t", "unified"})
+			h = append(h, [2]string{keyName(k.ApproveLayout), "unified"})
 		} else {
-			h = append(h, [2]string{"t", "side by side"})
+			h = append(h, [2]string{keyName(k.ApproveLayout), "side by side"})
 		}
 	}
-	return append(h, [2]string{"esc", "cancel turn"})
+	return append(h, [2]string{keyName(k.Cancel), "cancel turn"})
 }
 
 // keyHints draws "y allow · n deny · …", wrapped between hints to width.

@@ -280,3 +280,24 @@ func TestContentDiff(t *testing.T) {
 		}
 	})
 }
+
+// TestApprovalHintsFollowTheKeyMap: the keys an approval names come from
+// the KeyMap's help text, so a rebinding changes what the screen says.
+func TestApprovalHintsFollowTheKeyMap(t *testing.T) {
+	keys := DefaultKeyMap()
+	keys.ApproveYes.SetHelp("ctrl+y", "allow")
+	keys.Cancel.SetHelp("ctrl+x", "cancel turn")
+	b := NewApprovalBlock(bashRequest("go test ./..."))
+	b.SetActive(true)
+	ctx := approvalCtx(100)
+	ctx.Keys = &keys
+	text := ansi.Strip(strings.Join(b.Lines(ctx), "\n"))
+	for _, want := range []string{"ctrl+y allow", "ctrl+x cancel turn"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the approval lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "y allow ·") && !strings.Contains(text, "ctrl+y allow") {
+		t.Errorf("the approval still names the old key:\n%s", text)
+	}
+}

@@ -145,16 +145,17 @@ func (b *ApprovalBlock) mergeHeader(ctx RenderContext, width int) string {
 }
 
 // mergeHints are the keys that answer a merge.
-func (b *ApprovalBlock) mergeHints(width int) [][2]string {
+func (b *ApprovalBlock) mergeHints(k *KeyMap, width int) [][2]string {
 	layout := "side by side"
 	if b.sideBySide(width) {
 		layout = "unified"
 	}
-	h := [][2]string{{"y", "apply the chosen files"}, {"n", "discard all"}, {"d", "discard with feedback"}}
+	h := [][2]string{{keyName(k.ApproveYes), "apply the chosen files"}, {keyName(k.ApproveNo), "discard all"}, {keyName(k.ApproveFeedback), "discard with feedback"}}
 	if len(b.merge.files) > 1 {
-		h = append(h, [2]string{"space", "choose file"}, [2]string{"]/[", "next/previous file"})
+		h = append(h, [2]string{keyName(k.ApproveFileToggle), "choose file"},
+			[2]string{keyName(k.ApproveFileNext) + "/" + keyName(k.ApproveFilePrev), "next/previous file"})
 	}
-	return append(h, [2]string{"t", layout}, [2]string{"esc", "cancel turn (keeps the change)"})
+	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps the change)"})
 }
 
 // mergeRecord is the one line an answered merge leaves.

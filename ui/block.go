@@ -9,6 +9,7 @@ import (
 
 	"covey/theme"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
@@ -24,6 +25,28 @@ type RenderContext struct {
 	// Markdown renders assistant markdown; it is shared by every block and
 	// owned by the root model. Nil means markdown is shown as plain text.
 	Markdown *MarkdownRenderer
+	// Keys names the keys blocks mention in their hints (read for the
+	// help text only), so a rebinding changes what the screen says. Nil
+	// means the default KeyMap.
+	Keys *KeyMap
+}
+
+// keyName is the key a binding is shown as ("tab", "y"), from its help.
+func keyName(b key.Binding) string { return b.Help().Key }
+
+// firstKey is the first of a binding's shown keys ("↑" of "↑/k").
+func firstKey(b key.Binding) string {
+	k, _, _ := strings.Cut(b.Help().Key, "/")
+	return k
+}
+
+// keysOf is ctx's KeyMap, or the default one.
+func keysOf(ctx RenderContext) *KeyMap {
+	if ctx.Keys != nil {
+		return ctx.Keys
+	}
+	k := DefaultKeyMap()
+	return &k
 }
 
 // Block is one entry of the transcript. Implementations cache their lines by

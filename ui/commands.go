@@ -191,7 +191,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 	}
 	b.WriteString("Subagents\n")
-	b.WriteString("  " + escNote + "\n")
+	b.WriteString("  " + escNote(m.keys) + "\n")
 	b.WriteString("  o, m, p, x, ctrl+b act on the focused pane, the crew overview's row (ctrl+g) or the subagent open full-screen\n")
 	b.WriteString("Commands\n")
 	for _, c := range m.cmds {
@@ -207,7 +207,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 
 func (m *Model) cmdClear(string) tea.Cmd {
 	if m.turn != nil {
-		m.notice(NoticeError, "a turn is running: press esc to cancel it before /clear")
+		m.notice(NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /clear")
 		return nil
 	}
 	if m.appr.cur != nil {

@@ -181,10 +181,12 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 	if p.note != "" {
 		out = append(out, "", fitLine(st.Notice.Info.Render(p.note), w))
 	}
-	hint := "↑/↓ select · r reconnect · esc back"
+	k := p.keys
+	hint := firstKey(k.MCPUp) + "/" + firstKey(k.MCPDown) + " select · " + keyName(k.MCPReconnect) + " reconnect"
 	if p.hasUntrusted() {
-		hint = "↑/↓ select · r reconnect · t trust this project's servers · esc back"
+		hint += " · " + keyName(k.MCPTrust) + " trust this project's servers"
 	}
+	hint += " · " + keyName(k.ViewBack) + " " + k.ViewBack.Help().Desc
 	out = append(out, "", fitLine(st.Crew.Header.Render(hint), w))
 	return out, selAt
 }

@@ -202,7 +202,8 @@ func newModel(ctx context.Context, opts Options) Model {
 	}
 	keys := DefaultKeyMap()
 	ctx, cancel := context.WithCancel(ctx)
-	tr := newTranscript(RenderContext{Styles: styles, Markdown: NewMarkdownRenderer(mdStyle, styles)})
+	hintKeys := keys // the help text blocks show; never enabled or disabled
+	tr := newTranscript(RenderContext{Styles: styles, Markdown: NewMarkdownRenderer(mdStyle, styles), Keys: &hintKeys})
 	m := Model{
 		engine:          opts.Engine,
 		agents:          opts.Agents,
@@ -603,15 +604,18 @@ func (m *Model) helpHeight() int {
 }
 
 // escNote says what esc leaves running; the full help ends with it while
-// esc cancels a turn, and /help says it too.
-const escNote = "esc cancels the turn and its foreground subagents; background subagents keep running (x cancels one)"
+// esc cancels a turn, and /help says it too. The keys come from k.
+func escNote(k KeyMap) string {
+	return keyName(k.Cancel) + " cancels the turn and its foreground subagents; background subagents keep running (" +
+		keyName(k.CancelChild) + " cancels one)"
+}
 
 // helpLines are the lines of the help: bubbles' help, and under the full
 // help escNote while esc cancels a turn.
 func (m *Model) helpLines() []string {
 	lines := strings.Split(m.help.View(m.keys), "\n")
 	if m.help.ShowAll && m.keys.Cancel.Enabled() {
-		lines = append(lines, m.help.Styles.FullDesc.Render(escNote))
+		lines = append(lines, m.help.Styles.FullDesc.Render(escNote(m.keys)))
 	}
 	return lines
 }

@@ -164,7 +164,9 @@ func (p picker) View() string {
 	for len(lines) < p.height-1 {
 		lines = append(lines, "")
 	}
-	hint := fmt.Sprintf("↑/↓ choose · enter resume · esc cancel · %d/%d", p.sel+1, len(p.items))
+	k := p.keys
+	hint := fmt.Sprintf("%s/%s choose · %s %s · %s %s · %d/%d",
+		firstKey(k.Up), firstKey(k.Down), keyName(k.Pick), k.Pick.Help().Desc, keyName(k.Quit), k.Quit.Help().Desc, p.sel+1, len(p.items))
 	lines = append(lines, fitLine(st.Hint.Render(hint), w))
 	return strings.Join(lines, "\n")
 }

@@ -20,7 +20,7 @@ type undoDoneMsg struct {
 
 func (m *Model) cmdUndo(string) tea.Cmd {
 	if m.turn != nil {
-		m.notice(NoticeError, "a turn is running: press esc to cancel it before /undo")
+		m.notice(NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /undo")
 		return nil
 	}
 	if m.engine == nil {
@@ -54,7 +54,7 @@ func (m *Model) cmdRetry(string) tea.Cmd { return m.retry() }
 // retry runs the last user turn again, like a new turn.
 func (m *Model) retry() tea.Cmd {
 	if m.turn != nil {
-		m.notice(NoticeError, "a turn is running: press esc to cancel it before /retry")
+		m.notice(NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /retry")
 		return nil
 	}
 	m.notice(NoticeInfo, "retrying your last message")
