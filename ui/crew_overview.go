@@ -213,8 +213,8 @@ func (o crewOverview) contentWidths() (typ, state, model int) {
 // layout decides the width of each column at the overview's width: 0
 // means the column is not shown. When the row is too wide, the task gives
 // way first (to taskMin), then the model (to modelMin), the task again (to
-// taskFloor) and the name (to nameMin); only then are columns dropped, the
-// rarer first.
+// taskFloor) and the name (to nameMin); when that is not enough, columns
+// are dropped instead, the rarer first.
 func (o crewOverview) layout() [colCount]int {
 	var w [colCount]int
 	for i, c := range crewColumns {
@@ -242,6 +242,10 @@ func (o crewOverview) layout() [colCount]int {
 		want = max(want, cellWidth(r.Name())+2*max(r.Depth()-1, 0))
 	}
 	want = min(want, nameMax)
+	// Every column shows when truncating the task, the model and the name
+	// makes room; otherwise columns must go anyway, and the name and the
+	// task keep their room, as if nothing had been cut.
+	fullName, fullModel := want, w[colModel]
 	task := taskMin
 	short := func() int { return used() + want + colGap + task - avail } // cells missing
 	if n := short(); n > 0 && w[colModel] > modelMin {
@@ -252,6 +256,9 @@ func (o crewOverview) layout() [colCount]int {
 	}
 	if n := short(); n > 0 {
 		want = max(want-n, nameMin)
+	}
+	if short() > 0 {
+		want, w[colModel], task = fullName, fullModel, taskMin
 	}
 	// Drop the rarer columns until the task fits beside the name, then
 	// the others until the name fits at its least.

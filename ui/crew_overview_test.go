@@ -95,7 +95,7 @@ func newTestOverview(t testing.TB, r *router, width, height int) crewOverview {
 }
 
 func TestCrewOverviewGolden(t *testing.T) {
-	for _, size := range []struct{ w, h int }{{140, 12}, {120, 12}, {100, 12}, {60, 12}, {30, 6}} {
+	for _, size := range []struct{ w, h int }{{140, 12}, {120, 12}, {100, 12}, {80, 12}, {60, 12}, {30, 6}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
 			o := newTestOverview(t, crewRouter(t), size.w, size.h)
 			got := o.View()
