@@ -10,9 +10,10 @@ import (
 )
 
 // frameInterval is the shortest time between two event batches handed to the
-// UI: about 30 frames a second, enough to look live while leaving the CPU to
-// the agents (bubbletea redraws on every message, so every message counts).
-const frameInterval = 25 * time.Millisecond
+// UI and between two painted frames: 30 frames a second, enough to look live
+// while leaving the CPU to the agents (every batch is an update, a frame and
+// a write to the terminal).
+const frameInterval = 33 * time.Millisecond
 
 // eventsMsg carries every agent event that arrived since the previous batch,
 // in arrival order.
@@ -115,6 +116,11 @@ func (p *eventPump) run(ctx context.Context) {
 	for {
 		var out chan<- []agent.Event
 		var wake <-chan time.Time
+		// Between frames the pump does not read its input: events wait
+		// in the engine's buffered channel and are drained at once when
+		// the frame is due, so a stream wakes the pump once a frame, not
+		// once a token (ten children streaming: ten times fewer wake-ups).
+		recv := in
 		if len(p.b.pending) > 0 {
 			now := time.Now()
 			if p.b.ready(now) {
@@ -122,6 +128,7 @@ func (p *eventPump) run(ctx context.Context) {
 			} else {
 				timer.Reset(p.b.due().Sub(now))
 				wake = timer.C
+				recv = nil
 			}
 		} else if in == nil && !standing {
 			return // input closed and everything delivered
@@ -129,7 +136,7 @@ func (p *eventPump) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-in:
+		case ev, ok := <-recv:
 			if !ok {
 				in = nil
 				// Deliver the rest without waiting for the frame.
@@ -149,6 +156,10 @@ func (p *eventPump) run(ctx context.Context) {
 		case out <- p.b.pending:
 			p.b.take(time.Now())
 		case <-wake:
+			if in != nil && !p.drain(in) {
+				in = nil
+				p.b.lastFlush = time.Time{}
+			}
 		}
 		// Since Go 1.23 a stopped timer delivers no stale tick, so Stop
 		// is all the cleanup Reset needs.
