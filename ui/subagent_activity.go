@@ -181,6 +181,10 @@ const (
 	lookToolOutput
 	lookAnswer
 	lookMessage
+	lookToolDuration
+	lookFocused
+	lookDiffAdded
+	lookDiffRemoved
 	lookCount
 )
 
@@ -246,6 +250,14 @@ func themeStyle(st *theme.Styles, id lookID) lipgloss.Style {
 		return st.Assistant.Text
 	case lookMessage:
 		return st.User.Text
+	case lookToolDuration:
+		return st.Tool.Duration
+	case lookFocused:
+		return st.Blocks.Focused
+	case lookDiffAdded:
+		return st.Diff.Added
+	case lookDiffRemoved:
+		return st.Diff.Removed
 	}
 	return st.Subagent.Body
 }

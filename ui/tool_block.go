@@ -32,6 +32,7 @@ const (
 // SubagentBlocks of their own, placed after it.
 type ToolBlock struct {
 	start    agent.ToolStarted
+	look     paneLook // the header's styles as escape codes
 	keyArg   string
 	started  time.Time
 	finished bool
@@ -196,22 +197,27 @@ func (b *ToolBlock) runningFor(now time.Time) string {
 
 // header is "⏺ name  key-arg  state", the argument cut to fit.
 func (b *ToolBlock) header(ctx RenderContext, width int) string {
+	// A running call redraws its header on every spinner frame, so the
+	// header is styled with cached escape codes (lipgloss converts each
+	// colour anew on every Render, costly in a 256-colour terminal).
 	st := ctx.Styles
-	iconStyle, state := st.Tool.Running, st.Tool.Running.Render(spinnerGlyph(ctx.Frame))
+	look := func(id lookID) quickStyle { return b.look.style(st, id) }
+	icon, state := look(lookToolRunning).render(glyphTool), look(lookToolRunning).render(spinnerGlyph(ctx.Frame))
 	if t := b.runningFor(ctx.Now); !b.finished && t != "" {
-		state += " " + st.Tool.Duration.Render(t)
+		state += " " + look(lookToolDuration).render(t)
 	}
 	if b.finished {
-		iconStyle, state = b.outcome(ctx)
+		iconStyle, s := b.outcome(ctx)
+		icon, state = iconStyle.Render(glyphTool), s
 	}
-	name := st.Tool.Name
+	name := lookToolName
 	if ctx.Focused {
-		name = st.Blocks.Focused
+		name = lookFocused
 	}
-	left := iconStyle.Render(glyphTool) + " " + name.Render(oneLine(b.start.Name))
+	left := icon + " " + look(name).render(oneLine(b.start.Name))
 	if b.change != nil {
-		state = st.Diff.Added.Render(fmt.Sprintf("+%d", b.change.Added)) + " " +
-			st.Diff.Removed.Render(fmt.Sprintf("-%d", b.change.Removed)) + "  " + state
+		state = look(lookDiffAdded).render("+"+strconv.Itoa(b.change.Added)) + " " +
+			look(lookDiffRemoved).render("-"+strconv.Itoa(b.change.Removed)) + "  " + state
 	}
 	room := width - ansi.StringWidth(left) - ansi.StringWidth(state) - 4
 	arg := oneLine(b.keyArg)
@@ -219,7 +225,7 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 		arg = b.change.Path
 	}
 	if arg != "" && room >= 3 {
-		left += "  " + st.Tool.Arg.Render(fitLine(arg, room))
+		left += "  " + look(lookToolArg).render(fitLine(arg, room))
 	}
 	return fitLine(left+"  "+state, width)
 }
