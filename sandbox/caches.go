@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -15,82 +14,110 @@ const cacheTimeout = 3 * time.Second
 
 // toolchainCaches finds the folders the usual toolchains write while
 // building and testing, from their own settings: Go's build and module
-// caches, npm's cache, pip's cache and cargo's registry. A toolchain that
-// is not installed adds nothing.
+// caches (go env), npm's cache (npm_config_cache, ~/.npmrc, else ~/.npm),
+// pip's cache (PIP_CACHE_DIR, pip.conf, else ~/.cache/pip) and cargo's
+// registry (CARGO_HOME, else ~/.cargo). Only folders that exist count.
 func toolchainCaches() []string {
 	home, _ := os.UserHomeDir()
-	var (
-		mu  sync.Mutex
-		out []string
-		wg  sync.WaitGroup
-	)
-	add := func(paths ...string) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range paths {
-			if p = strings.TrimSpace(p); filepath.IsAbs(p) {
-				out = append(out, filepath.Clean(p))
-			}
+	var out []string
+	add := func(p string) {
+		if p = strings.TrimSpace(p); filepath.IsAbs(p) && exists(p) {
+			out = append(out, filepath.Clean(p))
 		}
 	}
-	ask := func(mkdir bool, name string, args ...string) {
-		defer wg.Done()
-		if _, err := exec.LookPath(name); err != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), cacheTimeout)
-		defer cancel()
-		b, err := exec.CommandContext(ctx, name, args...).Output()
-		if err != nil {
-			return
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || line == "off" {
-				continue
-			}
-			if mkdir {
-				_ = os.MkdirAll(line, 0o755) // the toolchain would make it on first use
-			}
-			if exists(line) {
-				add(line)
-			}
-		}
+	for _, dir := range goCaches() {
+		add(dir)
 	}
-	wg.Add(3)
-	go ask(true, "go", "env", "GOCACHE", "GOMODCACHE")
-	go func() {
-		if c := os.Getenv("npm_config_cache"); c != "" {
-			add(c)
-			wg.Done()
-			return
-		}
-		ask(false, "npm", "config", "get", "cache")
-	}()
-	go func() {
-		if c := os.Getenv("PIP_CACHE_DIR"); c != "" {
-			add(c)
-			wg.Done()
-			return
-		}
-		if home != "" && exists(filepath.Join(home, ".cache", "pip")) {
-			add(filepath.Join(home, ".cache", "pip"))
-			wg.Done()
-			return
-		}
-		ask(false, "pip3", "cache", "dir")
-	}()
-	wg.Wait()
+	// npm and pip are not started (node alone takes half a second): their
+	// settings are read where they keep them.
+	add(npmCache(home))
+	add(pipCache(home))
 	cargo := os.Getenv("CARGO_HOME")
 	if cargo == "" && home != "" {
 		cargo = filepath.Join(home, ".cargo")
 	}
 	if cargo != "" {
-		for _, sub := range []string{"registry", "git"} {
-			if p := filepath.Join(cargo, sub); exists(p) {
-				add(p)
+		add(filepath.Join(cargo, "registry"))
+		add(filepath.Join(cargo, "git"))
+	}
+	return out
+}
+
+// goCaches asks go for its build and module caches, making them as go
+// would on first use; none when go is not installed.
+func goCaches() []string {
+	if _, err := exec.LookPath("go"); err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cacheTimeout)
+	defer cancel()
+	b, err := exec.CommandContext(ctx, "go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); filepath.IsAbs(line) {
+			_ = os.MkdirAll(line, 0o755)
+			dirs = append(dirs, line)
+		}
+	}
+	return dirs
+}
+
+// npmCache is npm's cache folder: npm_config_cache, a cache= line of
+// ~/.npmrc, or ~/.npm; "" when it does not exist.
+func npmCache(home string) string {
+	dir := os.Getenv("npm_config_cache")
+	if dir == "" && home != "" {
+		dir = filepath.Join(home, ".npm")
+		if v := iniValue(filepath.Join(home, ".npmrc"), "cache"); v != "" {
+			dir = expandHome(v, home)
+		}
+	}
+	if dir == "" || !exists(dir) {
+		return ""
+	}
+	return dir
+}
+
+// pipCache is pip's cache folder: PIP_CACHE_DIR, cache-dir in pip.conf,
+// or ~/.cache/pip; "" when it does not exist.
+func pipCache(home string) string {
+	dir := os.Getenv("PIP_CACHE_DIR")
+	if dir == "" && home != "" {
+		dir = filepath.Join(home, ".cache", "pip")
+		for _, conf := range []string{filepath.Join(home, ".config", "pip", "pip.conf"), filepath.Join(home, ".pip", "pip.conf")} {
+			if v := iniValue(conf, "cache-dir"); v != "" {
+				dir = expandHome(v, home)
+				break
 			}
 		}
 	}
-	return out
+	if dir == "" || !exists(dir) {
+		return ""
+	}
+	return dir
+}
+
+// iniValue returns the value of key in a key = value file, or "".
+func iniValue(path, key string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return ""
+}
+
+func expandHome(p, home string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[1:])
+	}
+	return p
 }
