@@ -155,6 +155,13 @@ func (a *Agent) runTools(ctx context.Context, calls []ToolCall) []Message {
 	out := make([]Message, len(calls))
 	var batch []int
 	flush := func() {
+		// The calls are announced in call order before any of them runs,
+		// so their blocks (and the panes of task calls under them) are
+		// drawn in the order of the message, whichever starts first.
+		started := make(map[int]startedCall, len(batch))
+		for _, i := range batch {
+			started[i] = a.startTool(ctx, calls[i])
+		}
 		var wg sync.WaitGroup
 		for _, i := range batch {
 			wg.Add(1)
@@ -166,7 +173,7 @@ func (a *Agent) runTools(ctx context.Context, calls []ToolCall) []Message {
 							Content: fmt.Sprintf("Error: internal error running %s: %v", calls[i].Name, p)}
 					}
 				}()
-				out[i] = a.runTool(ctx, calls[i])
+				out[i] = a.finishTool(ctx, calls[i], started[i])
 			}()
 		}
 		wg.Wait()
@@ -187,6 +194,20 @@ func (a *Agent) runTools(ctx context.Context, calls []ToolCall) []Message {
 // runTool runs one call and always returns its tool message, whatever
 // happens: unknown tool, bad arguments, a panic or a cancel.
 func (a *Agent) runTool(ctx context.Context, c ToolCall) Message {
+	return a.finishTool(ctx, c, a.startTool(ctx, c))
+}
+
+// startedCall is a call announced with ToolStarted, not yet run.
+type startedCall struct {
+	args  json.RawMessage
+	key   string
+	t     tools.Tool
+	known bool
+	start time.Time
+}
+
+// startTool waits while the agent is paused, then announces c.
+func (a *Agent) startTool(ctx context.Context, c ToolCall) startedCall {
 	args := json.RawMessage(c.Arguments)
 	if strings.TrimSpace(c.Arguments) == "" {
 		args = json.RawMessage("{}")
@@ -197,8 +218,12 @@ func (a *Agent) runTool(ctx context.Context, c ToolCall) Message {
 	key := tools.KeyArg(c.Name, args)
 	t, known := a.cfg.Tools.Get(c.Name)
 	a.emit(ToolStarted{Source: a.cfg.Source, CallID: c.ID, Name: c.Name, Args: validJSON(args), KeyArg: key, ReadOnly: known && t.ReadOnly()})
-	start := time.Now()
+	return startedCall{args: args, key: key, t: t, known: known, start: time.Now()}
+}
 
+// finishTool runs an announced call and reports how it ended.
+func (a *Agent) finishTool(ctx context.Context, c ToolCall, sc startedCall) Message {
+	args, key, t, known, start := sc.args, sc.key, sc.t, sc.known, sc.start
 	var r tools.Result
 	switch {
 	case ctx.Err() != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -394,5 +395,43 @@ func TestDroppedConnectionReadsPlainly(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "read tcp") {
 		t.Fatalf("error %q shows Go's raw net error", err)
+	}
+}
+
+// TestConcurrentCallsAnnouncedInCallOrder: the calls of one message that
+// run together are announced (ToolStarted) in the order of the message, so
+// their blocks, and the panes of several task calls, are drawn in that
+// order whichever goroutine starts first.
+func TestConcurrentCallsAnnouncedInCallOrder(t *testing.T) {
+	const n = 8
+	for round := range 10 {
+		srv := scriptedtest.New(t)
+		var calls []scripted.Call
+		for i := range n {
+			calls = append(calls, scripted.Call{ID: fmt.Sprintf("call_%d", i), Name: "look", Args: "{}"})
+		}
+		prompt := fmt.Sprintf("round %d", round)
+		srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: prompt}, Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "done"}}})
+		rec := &recorder{}
+		a := newAgent(t, srv, rec, 5, echoTool("look", true))
+		if _, err := a.Run(context.Background(), prompt); err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		rec.mu.Lock()
+		for _, e := range rec.events {
+			if s, ok := e.(agent.ToolStarted); ok {
+				order = append(order, s.CallID)
+			}
+		}
+		rec.mu.Unlock()
+		for i, id := range order {
+			if id != fmt.Sprintf("call_%d", i) {
+				t.Fatalf("round %d: tool calls announced in the order %v, want call_0 … call_%d", round, order, n-1)
+			}
+		}
+		if len(order) != n {
+			t.Fatalf("%d calls announced, want %d", len(order), n)
+		}
 	}
 }
