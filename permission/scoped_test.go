@@ -238,3 +238,28 @@ func TestWorktreeChildRedirects(t *testing.T) {
 		}
 	}
 }
+
+// TestMapReads: a child's worktree is judged as the workspace it copies.
+func TestMapReads(t *testing.T) {
+	root, wt, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(wt, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	p := NewPolicy(ModeDefault, mustRules(t, nil, []string{"Read(.env)"}), nil)
+	p.SetWorkspace(root)
+	read := MapReads(wt, root, p.AllowRead)
+	for path, want := range map[string]bool{
+		filepath.Join(wt, "src/a.go"):      true,
+		filepath.Join(wt, ".env"):          false,
+		filepath.Join(wt, "escape/x"):      false,
+		filepath.Join(root, "src/a.go"):    true,
+		filepath.Join(outside, "anything"): false,
+	} {
+		if got := read(path); got != want {
+			t.Errorf("read %s = %v, want %v", path, got, want)
+		}
+	}
+	if p.AllowRead(filepath.Join(wt, "src/a.go")) {
+		t.Error("without mapping, the worktree is outside the workspace")
+	}
+}
