@@ -66,3 +66,42 @@ func BenchmarkCreateRemove(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCreateRemoveVsGit interleaves covey's worktree life (create from
+// HEAD plus one uncommitted file, diff, remove) with the bare git reference
+// in every iteration, so a loaded machine slows both alike, and reports
+// both times and their ratio.
+func BenchmarkCreateRemoveVsGit(b *testing.B) {
+	dir := cloneThisRepo(b)
+	put(b, dir, "README.md", "uncommitted\n")
+	time.Sleep(1100 * time.Millisecond)
+	run(b, dir, "status", "--porcelain")
+	r := open(b, dir)
+	ctx := context.Background()
+	wt := filepath.Join(b.TempDir(), "wt")
+	var covey, ref time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := time.Now()
+		run(b, dir, "worktree", "add", "--quiet", "-b", "covey/bench-ref", wt, "HEAD")
+		run(b, dir, "worktree", "remove", "--force", wt)
+		run(b, dir, "branch", "-D", "--quiet", "covey/bench-ref")
+		t1 := time.Now()
+		w, err := r.Create(ctx, Options{Name: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.Diff(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Remove(ctx); err != nil {
+			b.Fatal(err)
+		}
+		ref += t1.Sub(t0)
+		covey += time.Since(t1)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(covey.Milliseconds())/n, "covey-ms/op")
+	b.ReportMetric(float64(ref.Milliseconds())/n, "git-ms/op")
+	b.ReportMetric(float64(covey)/float64(ref), "x-git")
+}
