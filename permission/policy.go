@@ -22,10 +22,14 @@ import (
 // change while requests are in flight (a TUI key cycles it).
 //
 // The order of the checks: plan mode refuses every write and command; a
-// deny rule refuses; bypassPermissions allows; an allow rule or session
-// grant allows; acceptEdits allows file edits; otherwise the user is asked,
+// deny rule (of the config or of a scope) refuses; bypassPermissions
+// allows; an allow rule or session grant allows; acceptEdits allows file
+// edits outside .covey/, .claude/ and .git/; otherwise the user is asked,
 // and with nobody to ask (a nil Asker, headless runs) the request is
-// refused with a note saying how to allow it.
+// refused with a note saying how to allow it. A scoped policy (Scoped)
+// then turns an allow into a question when its agent's patterns do not
+// cover the call. Commands are read by permission/shell and fail closed:
+// what cannot be known matches every deny rule and no allow rule.
 type Policy struct {
 	*session
 	// scopes are the restrictions of a scoped policy (see Scoped), outer
