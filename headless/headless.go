@@ -15,6 +15,7 @@ import (
 
 	"covey/agent"
 	"covey/agentdefs"
+	"covey/internal/excerpt"
 	"covey/session"
 	"covey/tools/toolname"
 )
@@ -167,7 +168,7 @@ func (o *headlessOutput) event(e agent.Event) {
 	case agent.BackgroundResult:
 		o.progress("← %s (%s) finished in the background: %s", ev.Name, ev.ChildID, ev.Status)
 	case agent.ChildMessage:
-		o.progress("→ %s: %s", childLabel(src), firstLine(ev.Text))
+		o.progress("→ %s: %s", childLabel(src), excerpt.LineMore(ev.Text))
 	case agent.ToolStarted:
 		if src.IsChild() {
 			return
@@ -246,14 +247,6 @@ func childLabel(src agent.Source) string {
 		return src.Name
 	}
 	return src.Description
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }
 
 func childPrefix(src agent.Source) string {

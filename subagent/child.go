@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"covey/internal/excerpt"
 	"covey/tools/toolname"
 
 	"covey/agent"
@@ -665,7 +666,7 @@ func (c *child) findings() string {
 				line += " " + k
 			}
 			if r, ok := results[tc.ID]; ok {
-				line += " → " + shorten(r, 120)
+				line += " → " + excerpt.Cut(r, 120)
 			}
 			calls = append(calls, line)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"covey/internal/excerpt"
 	"covey/tools/toolname"
 
 	"covey/agent"
@@ -166,7 +167,7 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 			return nil, fmt.Errorf("task %d: isolation must be %q or left out, not %q", i+1, IsolationWorktree, s.Isolation)
 		}
 		if strings.TrimSpace(s.Description) == "" {
-			s.Description = shorten(oneLine(s.Prompt), 40)
+			s.Description = excerpt.Cut(excerpt.Line(s.Prompt), 40)
 		}
 	}
 	return specs, nil
@@ -225,19 +226,3 @@ func capText(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}

@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
+	"covey/internal/excerpt"
 	"covey/tools/toolname"
 
 	"covey/permission"
@@ -48,14 +48,7 @@ type Result struct {
 // Errorf builds an error Result whose content and summary are the message.
 func Errorf(format string, a ...any) Result {
 	msg := fmt.Sprintf(format, a...)
-	return Result{Content: "Error: " + msg, IsError: true, Summary: firstLine(msg)}
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	return Result{Content: "Error: " + msg, IsError: true, Summary: excerpt.Line(msg)}
 }
 
 // FileChange is the Display of write_file and edit_file results: what changed
@@ -79,7 +72,7 @@ func KeyArg(name string, args json.RawMessage) string {
 	for _, k := range []string{"path", "pattern", "command", "url", "description", "subagent_type"} {
 		if v, ok := m[k].(string); ok && v != "" {
 			if k == "command" {
-				return firstLine(v)
+				return excerpt.Line(v)
 			}
 			return v
 		}

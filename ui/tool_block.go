@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"covey/internal/excerpt"
 	"covey/tools/toolname"
 
 	"covey/agent"
@@ -323,11 +324,8 @@ func (b *ToolBlock) SetExpanded(v bool) {
 // Live implements Block: a running call shows a spinner and its time.
 func (b *ToolBlock) Live() bool { return !b.finished }
 
-// oneLine returns the first line of s, tabs expanded.
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return cleanText(strings.TrimRight(s, "\r"))
-}
+// oneLine is the first line of s (excerpt.Line), cleaned for the screen.
+func oneLine(s string) string { return cleanText(excerpt.Line(s)) }
 
 // indentLines puts indent before each line, keeping it within width.
 func indentLines(lines []string, indent string, width int) []string {

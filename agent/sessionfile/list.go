@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"covey/agent"
+	"covey/internal/excerpt"
 )
 
 // firstMessageRunes bounds Info.FirstMessage.
@@ -218,7 +218,7 @@ func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 			info.Messages++
 			if info.FirstMessage == "" && bytes.HasPrefix(ln, userPrefix) {
 				if rec, _, _, err := parseLine(ln); err == nil && rec.Message != nil {
-					info.FirstMessage = oneLine(rec.Message.Content, firstMessageRunes)
+					info.FirstMessage = excerpt.Cut(rec.Message.Content, firstMessageRunes)
 				}
 			}
 		default:
@@ -234,7 +234,7 @@ func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 			case typ == typeMessage:
 				info.Messages++
 				if info.FirstMessage == "" && rec.Message.Role == agent.RoleUser {
-					info.FirstMessage = oneLine(rec.Message.Content, firstMessageRunes)
+					info.FirstMessage = excerpt.Cut(rec.Message.Content, firstMessageRunes)
 				}
 			}
 		}
@@ -254,14 +254,4 @@ func nextLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 			return buf, err
 		}
 	}
-}
-
-// oneLine collapses whitespace and cuts s to n runes, marking the cut.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n-1])) + "…"
 }

@@ -204,24 +204,3 @@ func TestList(t *testing.T) {
 		t.Fatalf("List of a missing folder = %v, %v", none, err)
 	}
 }
-
-func TestOneLine(t *testing.T) {
-	tests := map[string]struct {
-		in   string
-		n    int
-		want string
-	}{
-		"short":      {"hi", 5, "hi"},
-		"whitespace": {" a\n\tb  c ", 10, "a b c"},
-		"cut":        {"abcdefgh", 5, "abcd…"},
-		"runes":      {"ééééééé", 4, "ééé…"},
-		"exact":      {"abcde", 5, "abcde"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := oneLine(tc.in, tc.n); got != tc.want {
-				t.Fatalf("oneLine(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-			}
-		})
-	}
-}

@@ -1,0 +1,36 @@
+package excerpt
+
+import "testing"
+
+func TestExcerpt(t *testing.T) {
+	tests := map[string]struct {
+		in              string
+		n               int
+		line, more, cut string
+	}{
+		"short":          {"hello", 10, "hello", "hello", "hello"},
+		"lines":          {"first line\nsecond", 20, "first line", "first line …", "first line second"},
+		"blank lead":     {"\n\n  padded \r\nrest", 20, "padded", "padded …", "padded rest"},
+		"crlf only":      {"one\r\n", 20, "one", "one", "one"},
+		"cut":            {"abcdefghij", 5, "abcdefghij", "abcdefghij", "abcd…"},
+		"cut multibyte":  {"äöüßéèêë", 4, "äöüßéèêë", "äöüßéèêë", "äöü…"},
+		"cut at a space": {"ab  cd ef", 4, "ab  cd ef", "ab  cd ef", "ab…"},
+		"empty":          {"", 5, "", "", ""},
+		"exact":          {"abcde", 5, "abcde", "abcde", "abcde"},
+		"tabs and runs":  {" a\n\tb  c ", 10, "a", "a …", "a b c"},
+		"zero width":     {"abc", 0, "abc", "abc", ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := Line(tc.in); got != tc.line {
+				t.Errorf("Line = %q, want %q", got, tc.line)
+			}
+			if got := LineMore(tc.in); got != tc.more {
+				t.Errorf("LineMore = %q, want %q", got, tc.more)
+			}
+			if got := Cut(tc.in, tc.n); got != tc.cut {
+				t.Errorf("Cut(%d) = %q, want %q", tc.n, got, tc.cut)
+			}
+		})
+	}
+}
