@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,12 +18,13 @@ import (
 
 // worktreesCmd is `covey worktrees [prune | --prune | apply BRANCH]`.
 func worktreesCmd(stdout, stderr io.Writer) *cobra.Command {
-	var prune bool
+	var prune, asJSON bool
 	c := &cobra.Command{
 		Use:   "worktrees [prune | apply BRANCH]",
 		Short: "list isolated subagents' worktrees; prune those left behind, or apply one",
 		Long: "Lists the git worktrees covey made for isolated subagents in this repository.\n" +
-			"prune (or --prune) removes those no running covey owns, with their branches, changes and all;\n" +
+			"prune (or --prune) removes those left behind (their covey exited, or their change was kept),\n" +
+			"with their branches, changes and all;\n" +
 			"apply BRANCH merges one of those into your files (three-way, all or nothing), then removes it.",
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
@@ -38,11 +40,14 @@ func worktreesCmd(stdout, stderr io.Writer) *cobra.Command {
 				verb, name = "apply", args[1]
 			case prune || len(args) == 1:
 				verb = "prune"
+			case asJSON:
+				verb = "json"
 			}
 			return asExit(cmdWorktrees(cmd.Context(), verb, name, stdout, stderr))
 		},
 	}
-	c.Flags().BoolVar(&prune, "prune", false, "remove the worktrees no running covey owns")
+	c.Flags().BoolVar(&prune, "prune", false, "remove the worktrees left behind")
+	c.Flags().BoolVar(&asJSON, "json", false, "list as JSON for scripts")
 	return c
 }
 
@@ -62,6 +67,8 @@ func cmdWorktrees(ctx context.Context, verb, name string, stdout, stderr io.Writ
 		text, err = wt.Prune(ctx)
 	case "apply":
 		text, err = wt.Apply(ctx, name)
+	case "json":
+		text, err = wt.JSON(ctx)
 	default:
 		text, err = wt.List(ctx)
 	}
@@ -119,6 +126,35 @@ func (w *repoWorktrees) List(ctx context.Context) (string, error) {
 	var b bytes.Buffer
 	err = worktree.WriteList(&b, entries)
 	return b.String(), err
+}
+
+// JSON lists every worktree covey made here as a JSON array: each record
+// with live (its covey runs), missing (its folder is gone) and changed
+// (files differing from its base; -1 when unknown).
+func (w *repoWorktrees) JSON(ctx context.Context) (string, error) {
+	repo, err := w.open(ctx)
+	if err != nil {
+		return "", err
+	}
+	entries, err := repo.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	type row struct {
+		worktree.Record
+		Live    bool `json:"live"`
+		Missing bool `json:"missing,omitempty"`
+		Changed int  `json:"changed"`
+	}
+	rows := make([]row, 0, len(entries))
+	for _, e := range entries {
+		rows = append(rows, row{Record: e.Record, Live: e.Live, Missing: e.Missing, Changed: e.Changed})
+	}
+	data, err := json.MarshalIndent(rows, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return string(data) + "\n", nil
 }
 
 // Apply implements ui.Worktrees.

@@ -364,6 +364,17 @@ func TestWorktreeKilledMidChild(t *testing.T) {
 		t.Fatalf("covey worktrees after the kill (exit %d):\n%s%s", list.code, list.stdout, list.stderr)
 	}
 
+	js := runCovey(t, ws, env, "", "worktrees", "--json")
+	var rows []struct {
+		Branch  string `json:"branch"`
+		PID     int    `json:"pid"`
+		Live    bool   `json:"live"`
+		Changed int    `json:"changed"`
+	}
+	if err := json.Unmarshal([]byte(js.stdout), &rows); err != nil || len(rows) != 1 || rows[0].Live || rows[0].Changed != 1 || !strings.HasPrefix(rows[0].Branch, "covey/slow-edit-") {
+		t.Errorf("covey worktrees --json = %s (%v)", js.stdout, err)
+	}
+
 	tm2 := startTUI(t, ws, env, "--model", "e2e-model")
 	s := tm2.waitText("1 worktree left behind (a crash, a conflict, or a change nobody applied)", "/worktrees prune")
 	if !strings.Contains(s, "covey/") {
