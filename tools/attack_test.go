@@ -80,6 +80,9 @@ var attacks = []attack{
 	{class: "quoting", mode: bypass, deny: denyRm, command: `$'r\u006d' victim`, want: "refuse"},
 	{class: "quoting", mode: bypass, deny: denyRm, command: `r\m victim`, want: "refuse"},
 	{class: "quoting", mode: bypass, deny: denyRm, command: `'r'"m" victim`, want: "refuse"},
+	{class: "quoting", mode: bypass, deny: denyRm, command: "r\\\nm victim", want: "refuse"},
+	{class: "quoting", mode: bypass, deny: denyRm, command: "rm${IFS}victim", want: "refuse"},
+	{class: "quoting", mode: bypass, deny: denyRm, command: "${x:-rm} victim", want: "refuse"},
 	// time, setsid, nice, nohup, timeout, stdbuf, exec, command, busybox.
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "time -p rm victim", want: "refuse"},
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "time rm victim", want: "refuse"},
@@ -92,6 +95,8 @@ var attacks = []attack{
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "stdbuf -oL rm victim", want: "refuse"},
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "exec rm victim", want: "refuse"},
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "command rm victim", want: "refuse"},
+	{class: "wrapper", mode: bypass, deny: denyRm, command: "exec -a ls rm victim", want: "refuse"},
+	{class: "wrapper", mode: bypass, deny: denyRm, command: "builtin eval 'rm victim'", want: "refuse"},
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "busybox rm victim", want: "refuse"},
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "sudo -n rm victim", want: "refuse"},
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "nice nohup timeout 9 bash -c 'rm victim'", want: "refuse"},
@@ -148,6 +153,9 @@ var attacks = []attack{
 	{class: "stdin interpreter", mode: dflt, allow: []string{"bash(echo:*)", "bash(bash:*)"}, command: "echo 'rm victim' | bash", want: "ask"},
 	{class: "inline code", mode: bypass, deny: denyRm, command: `python3 -c "import os; os.system('rm victim')"`, want: "refuse"},
 	{class: "inline code", mode: bypass, deny: denyRm, command: `awk 'BEGIN { system("rm victim") }'`, want: "refuse"},
+	{class: "stdin interpreter", mode: bypass, deny: denyRm, command: "bash <(echo rm victim)", want: "refuse"},
+	{class: "stdin interpreter", mode: bypass, deny: denyRm, command: "source <(echo rm victim)", want: "refuse"},
+	{class: "stdin interpreter", mode: bypass, deny: denyRm, command: ". /dev/stdin <<< 'rm victim'", want: "refuse"},
 	// xargs.
 	{class: "xargs", mode: bypass, deny: denyRm, command: "echo victim | xargs rm", want: "refuse"},
 	{class: "xargs", mode: bypass, deny: denyRm, command: "xargs -I{} rm {} <<< victim", want: "refuse"},
@@ -196,6 +204,8 @@ var attacks = []attack{
 	{class: "env prefix", mode: dflt, allow: plainOK, command: "HOME=.; git status", want: "ask"},
 	{class: "env prefix", mode: dflt, allow: plainOK, command: "for PATH in .; do ls; done", want: "ask"},
 	{class: "env prefix", mode: dflt, allow: plainOK, command: "read -r PATH <<< .; ls", want: "ask"},
+	{class: "option injection", mode: dflt, allow: []string{"bash(git log:*)"}, command: "git -c core.pager='touch pwned' log", want: "ask"},
+	{class: "option injection", mode: dflt, allow: []string{"bash(git status:*)"}, command: "git -c alias.st='!touch pwned' st", want: "ask"},
 	// Redirections are writes.
 	{class: "redirect", mode: dflt, allow: plainOK, command: "echo x > {{OUT}}/pwned", want: "ask"},
 	{class: "redirect", mode: dflt, allow: plainOK, command: "echo x > ../pwned-by-redirect", want: "ask"},
