@@ -315,6 +315,12 @@ func (t *transcript) sync() {
 		}
 	}
 	t.restore(t.IndexOf(anchorBlock), within)
+	if t.maxOffset() == 0 {
+		// Everything fits (a tall block above went): nothing is scrolled
+		// away, so new output is followed again.
+		t.follow, t.unseen, t.offset = true, false, 0
+		return
+	}
 	if grew {
 		t.unseen = true
 	}

@@ -225,3 +225,39 @@ func TestTranscriptPrewarmNear(t *testing.T) {
 		t.Errorf("a page down from the top starts with %q, want block 3's second line", got)
 	}
 }
+
+// TestTranscriptFollowsAgainWhenAllFits checks that once a tall block (a
+// request's diff the view scrolled to) goes and everything fits, new
+// output follows, with no "new output below" hint for what is in view.
+func TestTranscriptFollowsAgainWhenAllFits(t *testing.T) {
+	tests := map[string]struct {
+		after int  // lines appended after the tall block went
+		fits  bool // everything fits the 20 lines then
+	}{
+		"a line more":          {after: 1, fits: true},
+		"more than fits":       {after: 30, fits: false},
+		"nearly the remainder": {after: 8, fits: true},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			tr, _ := newTestTranscript(2, 4) // 8 lines
+			tall := &fakeBlock{name: "approval", n: 40}
+			tr.Append(tall)
+			tr.sync()
+			tr.ScrollTo(tall)
+			tr.Top()
+			if tr.Following() {
+				t.Fatal("still following after scrolling to the top")
+			}
+			tr.Remove(tall)
+			tr.Append(&fakeBlock{name: "new", n: tt.after})
+			tr.sync()
+			if tr.HasUnseen() == tt.fits {
+				t.Errorf("unseen hint %v with everything in view %v", tr.HasUnseen(), tt.fits)
+			}
+			if tt.fits && !strings.Contains(tr.View(), fmt.Sprintf("new line %d", tt.after-1)) {
+				t.Errorf("the new output is not in view:\n%s", tr.View())
+			}
+		})
+	}
+}
