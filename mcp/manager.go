@@ -129,6 +129,7 @@ type server struct {
 	session *sdk.ClientSession
 	stop    func() // ends the connection (and its process group)
 	cancel  func() // abandons the connection attempt under way
+	abort   func() // kills the process of an attempt under way (stdio)
 	gen     int    // connection generation: stale goroutines ignore themselves
 	logPath string
 	tail    *tailWriter
@@ -258,6 +259,11 @@ func (m *Manager) connect(ctx context.Context, s *server, gen int) {
 	if err != nil {
 		m.fail(s, gen, err.Error())
 		return
+	}
+	if stopProc != nil {
+		m.mu.Lock()
+		s.abort = stopProc
+		m.mu.Unlock()
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "covey", Version: m.opts.Version}, &sdk.ClientOptions{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -609,6 +615,9 @@ func (m *Manager) Close() {
 	for _, s := range m.servers {
 		if s.cancel != nil {
 			s.cancel() // a server still starting is abandoned at once
+		}
+		if s.state == StateStarting && s.abort != nil {
+			stops = append(stops, s.abort) // and its process killed, not waited for
 		}
 		if s.stop != nil {
 			stops = append(stops, s.stop)
