@@ -221,13 +221,29 @@ type snapshot struct {
 	mode   Mode
 	root   string
 	grants []rule
+	// cmds memoises command analyses for one decision, which reads the
+	// same line for deny rules, allow rules and scopes.
+	cmds map[string]command
+}
+
+// analyse returns the analysis of a command line, parsed once per
+// decision.
+func (s snapshot) analyse(raw string) command {
+	if c, ok := s.cmds[raw]; ok {
+		return c
+	}
+	c := analyseCommand(raw)
+	if s.cmds != nil {
+		s.cmds[raw] = c
+	}
+	return c
 }
 
 func (p *Policy) snapshot() snapshot {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	// grants is append-only, so the slice stays valid after unlocking.
-	return snapshot{mode: p.effectiveMode(p.mode), root: p.root, grants: p.grants}
+	return snapshot{mode: p.effectiveMode(p.mode), root: p.root, grants: p.grants, cmds: map[string]command{}}
 }
 
 // decide answers req from the mode, rules, grants and scopes, or says to
@@ -295,7 +311,7 @@ func (p *Policy) denyLists() [][]rule {
 func (p *Policy) denied(req Request, s snapshot) (rule, string, bool) {
 	var c command
 	if req.Tool == toolname.Bash {
-		c = analyseCommand(req.Command)
+		c = s.analyse(req.Command)
 	}
 	for _, deny := range p.denyLists() {
 		switch {
@@ -338,7 +354,7 @@ func (p *Policy) baseDecision(req Request, s snapshot) verdictKind {
 		// A write into a child's worktree: the merge is reviewed later.
 		return kindAllow
 	case req.Tool == toolname.Bash:
-		if allowedCommand(allows, analyseCommand(req.Command), s.root, bashDir(req, s)) {
+		if allowedCommand(allows, s.analyse(req.Command), s.root, bashDir(req, s)) {
 			return kindAllow
 		}
 	case pathRuleTool(req.Tool):
@@ -400,7 +416,7 @@ func redirectsInScope(sc *Rules, s snapshot, req Request) (string, bool) {
 	if !restricted {
 		return "", true
 	}
-	c := analyseCommand(req.Command)
+	c := s.analyse(req.Command)
 	for _, w := range c.line.Writes {
 		forms, ok := writeForms(c, w, s.root, bashDir(req, s))
 		if w.Dynamic || !ok {
@@ -422,7 +438,7 @@ func scopeMatch(own, grants []rule, req Request, s snapshot) bool {
 	root := s.root
 	switch {
 	case req.Tool == toolname.Bash:
-		return allowedCommand(sets, analyseCommand(req.Command), root, bashDir(req, s))
+		return allowedCommand(sets, s.analyse(req.Command), root, bashDir(req, s))
 	case pathRuleTool(req.Tool) || fileReadTool(req.Tool):
 		forms := pathFormsOf(req.Path, root)
 		for _, r := range own {
