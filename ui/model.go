@@ -114,6 +114,10 @@ type Model struct {
 	perms      Permissions
 	appr       approvals
 	lastFailed bool // the last turn ended in an error: ctrl+r retries it
+	// lateErr is the error a finished turn showed before its ErrorEvent
+	// came through the event pump (which reads once a frame): that event,
+	// when it comes, is the same news and is not shown again.
+	lateErr string
 
 	// Crew: the screen shown, the overview, the child shown full-screen
 	// (and the screen it was opened from), the child the input is
@@ -387,6 +391,10 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 			cmds = append(cmds, m.enqueueApproval(a.p))
 			continue
 		}
+		if e, ok := ev.(agent.ErrorEvent); ok && m.turn == nil && m.lateErr != "" && !e.From().IsChild() && e.Message == m.lateErr {
+			m.lateErr = ""
+			continue
+		}
 		eff := m.rt.route(ev)
 		m.routeToView(ev)
 		if _, ok := ev.(agent.MCPStatus); ok {
@@ -433,7 +441,8 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	case errors.Is(msg.err, context.Canceled):
 		m.notice(NoticeInfo, "turn cancelled")
 	case msg.err != nil && !t.errShown:
-		m.notice(NoticeError, msg.err.Error())
+		m.lateErr = msg.err.Error()
+		m.notice(NoticeError, m.rt.withRetryHint(m.lateErr))
 	}
 	if next, ok := m.input.Dequeue(); ok {
 		return m.startTurn(next)
@@ -469,6 +478,7 @@ func (m *Model) runTurn(run func(context.Context, Engine) error) tea.Cmd {
 		return nil
 	}
 	m.lastFailed = false
+	m.lateErr = ""
 	m.turnSeq++
 	ctx, cancel := context.WithCancel(m.ctx)
 	id := m.turnSeq

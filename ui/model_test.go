@@ -505,3 +505,43 @@ func TestFullHelpSaysBackgroundSurvivesEsc(t *testing.T) {
 		})
 	}
 }
+
+// TestModelFailedTurnShownOnce checks that a failed turn's error reads once,
+// with the retry key, whichever of the turn's end and its ErrorEvent (held a
+// frame by the event pump) arrives first.
+func TestModelFailedTurnShownOnce(t *testing.T) {
+	const msg = "the connection to api.example.com closed mid-answer (the server closed the connection); 7 tokens kept"
+	tests := map[string]struct{ eventsFirst bool }{
+		"event before the turn's end": {eventsFirst: true},
+		"turn's end before the event": {eventsFirst: false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, 200, 40)
+			h.startTurn("hello")
+			evs := []agent.Event{
+				agent.TextDelta{Source: mainSrc(), Text: "partial"},
+				agent.ErrorEvent{Source: mainSrc(), Message: msg},
+				agent.Done{Source: mainSrc(), Reason: agent.StopError, Error: msg},
+			}
+			if tc.eventsFirst {
+				h.events(evs...)
+			}
+			h.eng.release <- errors.New(msg)
+			h.send(await[turnDoneMsg](h))
+			if !tc.eventsFirst {
+				h.events(evs...)
+			}
+			screen := ansi.Strip(h.m.View())
+			if n := strings.Count(screen, "7 tokens kept"); n != 1 {
+				t.Errorf("the error is shown %d times, want once:\n%s", n, screen)
+			}
+			if !strings.Contains(screen, "7 tokens kept; ctrl+r retries") {
+				t.Errorf("the error does not say ctrl+r retries:\n%s", screen)
+			}
+			if !h.m.lastFailed {
+				t.Error("ctrl+r cannot retry the failed turn")
+			}
+		})
+	}
+}

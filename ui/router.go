@@ -195,11 +195,7 @@ func (r *router) route(ev agent.Event) routeEffect {
 		return routeEffect{retrying: true, retryReason: reason, retryWait: e.Wait}
 	case agent.ErrorEvent:
 		r.finishAssistant()
-		msg := e.Message
-		if r.retryHint != "" && r.root == "" {
-			msg += "; " + r.retryHint
-		}
-		r.t.Append(NewNoticeBlock(NoticeError, msg))
+		r.t.Append(NewNoticeBlock(NoticeError, r.withRetryHint(e.Message)))
 	case agent.Done:
 		r.finishAssistant()
 		if note := agent.CutOffNote(e.Reason); note != "" {
@@ -212,6 +208,15 @@ func (r *router) route(ev agent.Event) routeEffect {
 		// than guess where it belongs.
 	}
 	return routeEffect{}
+}
+
+// withRetryHint ends the notice of a failed run with the retry key, in the
+// main transcript only (a child's view has no retry).
+func (r *router) withRetryHint(msg string) string {
+	if r.retryHint != "" && r.root == "" {
+		return msg + "; " + r.retryHint
+	}
+	return msg
 }
 
 // routeChild sends a child's event to its pane, creating the pane on
