@@ -268,8 +268,12 @@ func TestCrewBudgetAndCost(t *testing.T) {
 	h.events(
 		agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: toolname.Task},
 		agent.ChildStarted{Source: src, Model: "small", MaxTokens: 50_000, MaxCost: 1},
-		agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 10_000, OutputTokens: 2_000}},
 	)
+	// Priced from the start: the budget reads as it will later.
+	if !h.screenContains("0/50k tok · $0.00/$1.00") {
+		t.Errorf("a new pane does not show its cost against its budget:\n%s", ansi.Strip(h.m.View()))
+	}
+	h.events(agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 10_000, OutputTokens: 2_000}})
 	if !h.screenContains("12k/50k tok · $0.02/$1.00") {
 		t.Errorf("the pane does not show use against budget:\n%s", ansi.Strip(h.m.View()))
 	}

@@ -238,6 +238,9 @@ func (r *router) routeChild(ev agent.Event) {
 		r.parent[b] = r.callOwner[src.ParentCallID]
 		r.t.Insert(r.insertAt(src), b)
 		r.batches[src.ParentCallID] = append(r.batches[src.ParentCallID], b)
+		// Priced from the start, so a budget reads "$0.00/$0.50" as it
+		// will later, not "budget $0.50" until the first usage.
+		r.price(b)
 		return
 	}
 	b, ok := r.children[src.AgentID]
