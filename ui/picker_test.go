@@ -111,7 +111,11 @@ func TestPickSession(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.Close()
+		// Only the writer is closed: a program ended by its context does
+		// not wait for its input reader, which may still be reading r when
+		// the picker returns, so closing r here races with it (go test
+		// -race saw it). Closing w ends that read with EOF; r is closed by
+		// its finalizer once the reader has let go of it.
 		defer w.Close()
 		done := make(chan error, 1)
 		go func() {
