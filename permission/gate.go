@@ -85,6 +85,9 @@ type Verdict struct {
 	// lack of anyone to ask). A merge the user refused is discarded; one
 	// refused otherwise is kept for later.
 	ByUser bool
+	// Keep, on a refused ToolMerge, says the user chose to keep the change
+	// on its branch for later rather than discard it.
+	Keep bool
 }
 
 // FileChange is a change to one file: what a write proposes (shown to the

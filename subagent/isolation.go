@@ -297,6 +297,10 @@ func (c *child) review(out outcome) outcome {
 		v = permission.Verdict{Reason: "the turn was cancelled before the change could be reviewed"}
 	}
 	if !v.Allowed {
+		if v.Keep {
+			res.Status = agent.WorktreeKept
+			return keep(fmt.Sprintf("The user kept the child's changes (%s) for later instead of applying them", plural(len(fcs), "file")))
+		}
 		if v.ByUser {
 			res.Status = agent.WorktreeDiscarded
 			res.Message = fmt.Sprintf("The user discarded the child's changes (%s); its worktree and branch were removed.", plural(len(fcs), "file"))

@@ -249,6 +249,10 @@ func TestIsolatedChildAnswers(t *testing.T) {
 			verdict: permission.Verdict{Reason: "nobody can be asked in a headless run"}, wantStatus: agent.WorktreeKept,
 			wantNotes: "one\ntwo\nthree\nfour\nfive\nsix\n", wantKept: true, wantText: []string{"not applied", "nobody can be asked", "covey/"},
 		},
+		"kept for later by the user": {
+			verdict: permission.Verdict{Reason: "kept", ByUser: true, Keep: true}, wantStatus: agent.WorktreeKept,
+			wantNotes: "one\ntwo\nthree\nfour\nfive\nsix\n", wantKept: true, wantText: []string{"kept the child's changes (2 files) for later", "covey worktrees apply"},
+		},
 		"per-file choice": {
 			verdict: permission.Verdict{Allowed: true, ByUser: true, Files: []string{"new.txt"}}, wantStatus: agent.WorktreeApplied,
 			wantNotes: "one\ntwo\nthree\nfour\nfive\nsix\n", wantNew: true, wantText: []string{"discarded, as the user chose: notes.txt"},

@@ -40,6 +40,7 @@ const (
 	outcomeSession
 	outcomeDenied
 	outcomeEdited
+	outcomeKept // a merge kept on its branch for later
 )
 
 // ApprovalBlock is a write or command waiting for the user's answer, shown

@@ -194,6 +194,8 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		cmd = m.startEdit()
 	case key.Matches(k, m.keys.ApproveLayout):
 		b.ToggleLayout()
+	case key.Matches(k, m.keys.ApproveKeep):
+		m.answer(permission.Verdict{Reason: "the user kept the change on its branch for later", Keep: true}, outcomeKept, "")
 	case key.Matches(k, m.keys.ApproveFileToggle):
 		b.ToggleFile()
 	case key.Matches(k, m.keys.ApproveFileNext):

@@ -150,7 +150,7 @@ func (b *ApprovalBlock) mergeHints(k *KeyMap, width int) [][2]string {
 	if b.sideBySide(width) {
 		layout = "unified"
 	}
-	h := [][2]string{{keyName(k.ApproveYes), "apply the chosen files"}, {keyName(k.ApproveNo), "discard all"}, {keyName(k.ApproveFeedback), "discard with feedback"}}
+	h := [][2]string{{keyName(k.ApproveYes), "apply the chosen files"}, {keyName(k.ApproveNo), "discard all"}, {keyName(k.ApproveFeedback), "discard with feedback"}, {keyName(k.ApproveKeep), "keep for later"}}
 	if len(b.merge.files) > 1 {
 		h = append(h, [2]string{keyName(k.ApproveFileToggle), "choose file"},
 			[2]string{keyName(k.ApproveFileNext) + "/" + keyName(k.ApproveFilePrev), "next/previous file"})
@@ -171,6 +171,8 @@ func (b *ApprovalBlock) mergeRecord(st *theme.Styles) string {
 			return st.Approval.Allowed.Render(fmt.Sprintf("%s apply %s", glyphOK, countNoun(n, "file", "files")))
 		}
 		return st.Approval.Allowed.Render(fmt.Sprintf("%s apply %d of %d files", glyphOK, chosen, n))
+	case outcomeKept:
+		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept %s on its branch for later", countNoun(n, "file", "files")))
 	default:
 		text := fmt.Sprintf("%s discarded %s", glyphFailed, countNoun(n, "file", "files"))
 		if b.detail != "" {

@@ -46,6 +46,7 @@ func TestMergeApprovalAnswers(t *testing.T) {
 		{"y with no file chosen discards", []tea.KeyMsg{runes(" "), runes("]"), runes(" "), runes("]"), runes(" "), runes("y")},
 			permission.Verdict{Reason: reasonDenied}, "✗ discarded 3 files"},
 		{"a is no answer to a merge", []tea.KeyMsg{runes("a"), runes("n")}, permission.Verdict{Reason: reasonDenied}, "✗ discarded 3 files"},
+		{"l keeps it for later", []tea.KeyMsg{runes("l")}, permission.Verdict{Reason: "the user kept the change on its branch for later", Keep: true}, "⏸ kept 3 files on its branch for later"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +60,7 @@ func TestMergeApprovalAnswers(t *testing.T) {
 				h.send(k)
 			}
 			v := verdictOf(t, got)
-			if v.Allowed != tt.want.Allowed || v.Reason != tt.want.Reason || !slices.Equal(v.Files, tt.want.Files) || (tt.want.Files == nil) != (v.Files == nil) {
+			if v.Allowed != tt.want.Allowed || v.Reason != tt.want.Reason || v.Keep != tt.want.Keep || !slices.Equal(v.Files, tt.want.Files) || (tt.want.Files == nil) != (v.Files == nil) {
 				t.Errorf("verdict %+v, want %+v", v, tt.want)
 			}
 			if len(h.perms.grants) != 0 {

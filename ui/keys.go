@@ -51,6 +51,7 @@ type KeyMap struct {
 	ApproveFileToggle key.Binding
 	ApproveFileNext   key.Binding
 	ApproveFilePrev   key.Binding
+	ApproveKeep       key.Binding
 	FeedbackSend      key.Binding
 	FeedbackBack      key.Binding
 	// FocusApproval gives the keyboard back to a waiting request.
@@ -125,6 +126,7 @@ func DefaultKeyMap() KeyMap {
 		ApproveFileToggle: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "choose/drop file")),
 		ApproveFileNext:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next file")),
 		ApproveFilePrev:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous file")),
+		ApproveKeep:       key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "keep for later")),
 		FeedbackSend:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
 		FeedbackBack:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the request")),
 		FocusApproval:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "answer the waiting request")),
@@ -171,7 +173,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		// global keys next, so narrow terminals cut the rarer columns.
 		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveToInput,
-			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev,
+			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev, k.ApproveKeep,
 			k.FeedbackSend, k.FeedbackBack},
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
@@ -292,6 +294,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.ApproveFileToggle.SetEnabled(answering && s.merge)
 	k.ApproveFileNext.SetEnabled(answering && s.merge)
 	k.ApproveFilePrev.SetEnabled(answering && s.merge)
+	k.ApproveKeep.SetEnabled(answering && s.merge)
 	k.ApproveUp.SetEnabled(answering)
 	k.ApproveDown.SetEnabled(answering)
 	k.ApprovePageUp.SetEnabled(answering)
