@@ -157,6 +157,9 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, on StreamHandler) (Com
 		}
 		var pe *ProviderError
 		if delivered || !errors.As(err, &pe) || !pe.Retryable || attempt >= o.cfg.MaxAttempts {
+			if !delivered {
+				err = o.unreached(err)
+			}
 			if attempt > 1 {
 				err = fmt.Errorf("after %d attempts: %w", attempt, err)
 			}
@@ -318,10 +321,7 @@ func (o *OpenAI) midAnswer(err error, comp Completion) error {
 	case !errors.Is(pe.Kind, ErrConnection) && !errors.Is(pe.Kind, ErrStreamEndedEarly):
 		return err
 	}
-	host := o.url
-	if u, perr := url.Parse(o.url); perr == nil && u.Host != "" {
-		host = u.Host
-	}
+	host := o.host()
 	kept := comp.Usage.OutputTokens
 	if kept == 0 {
 		kept = estimateTokens(comp.Message)
@@ -333,6 +333,36 @@ func (o *OpenAI) midAnswer(err error, comp Completion) error {
 	msg := fmt.Sprintf("the connection to %s %s (%s); %s tokens kept", host, what, reason, FormatTokens(kept))
 	// The transport error is left out: the reason above already says it.
 	return &ProviderError{Kind: pe.Kind, Status: pe.Status, Code: pe.Code, Message: msg, Retryable: pe.Retryable}
+}
+
+// unreached rewords a connection that failed before any of the answer
+// arrived, naming the host in plain words instead of Go's transport error
+// ("could not reach api.example.com (connection refused)"). Other errors
+// pass unchanged.
+func (o *OpenAI) unreached(err error) error {
+	var pe *ProviderError
+	if !errors.As(err, &pe) || pe.InStream {
+		return err
+	}
+	var what string
+	switch {
+	case errors.Is(pe.Kind, ErrIdleTimeout):
+		what = "no answer from %s (%s)"
+	case errors.Is(pe.Kind, ErrConnection):
+		what = "could not reach %s (%s)"
+	default:
+		return err
+	}
+	// The transport error is left out: the reason already says it.
+	return &ProviderError{Kind: pe.Kind, Status: pe.Status, Code: pe.Code, Message: fmt.Sprintf(what, o.host(), pe.Message), Retryable: pe.Retryable}
+}
+
+// host is the endpoint's host for messages, or its whole URL when it has none.
+func (o *OpenAI) host() string {
+	if u, err := url.Parse(o.url); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return o.url
 }
 
 // estimateTokens guesses the tokens of a partial answer (about four bytes

@@ -238,6 +238,16 @@ func TestStreamConnectionErrors(t *testing.T) {
 			if !errors.Is(err, ErrConnection) || !strings.Contains(err.Error(), tc.reason) {
 				t.Fatalf("err = %v, want a connection error naming %q", err, tc.reason)
 			}
+			// Plain words naming the host, not Go's transport error text.
+			host := strings.TrimPrefix(tc.url, "http://")
+			if want := "could not reach " + host + " (" + tc.reason + ")"; !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %v, want it to say %q", err, want)
+			}
+			for _, raw := range []string{"Post ", "dial tcp", "read stream", "EOF"} {
+				if strings.Contains(err.Error(), raw) {
+					t.Errorf("err = %v, shows Go's transport error (%q)", err, raw)
+				}
+			}
 			want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}
 			if !reflect.DeepEqual(waits, want) {
 				t.Errorf("waits = %v, want %v", waits, want)
