@@ -232,7 +232,7 @@ func (s *Sandbox) Describe(workspace string) string {
 	if s.backend == nil {
 		return "sandbox unavailable: " + s.reason
 	}
-	spec := s.spec(workspace)
+	spec := s.spec(workspace, nil)
 	net := "network allowed"
 	if !spec.Network {
 		net = "no network"
@@ -245,6 +245,13 @@ func (s *Sandbox) Describe(workspace string) string {
 // off, or unavailable and not required, it returns argv unchanged; when
 // it is required and unavailable, it returns ErrUnavailable.
 func (s *Sandbox) Command(workspace, dir string, argv []string) (string, []string, error) {
+	return s.CommandWithin(workspace, nil, dir, argv)
+}
+
+// CommandWithin is Command for an agent that may write only some folders
+// of the workspace (an agent file's allowed_paths): only, when not empty, are those folders (absolute), writable instead of the whole
+// workspace; the temp folder, caches and configured paths stay writable.
+func (s *Sandbox) CommandWithin(workspace string, only []string, dir string, argv []string) (string, []string, error) {
 	if len(argv) == 0 {
 		return "", nil, errors.New("sandbox: empty command")
 	}
@@ -254,11 +261,12 @@ func (s *Sandbox) Command(workspace, dir string, argv []string) (string, []strin
 	if s.backend == nil {
 		return "", nil, fmt.Errorf("%w: %s; use --sandbox off to run commands unconfined", ErrUnavailable, s.reason)
 	}
-	return s.backend.wrap(s.spec(workspace), dir, argv)
+	return s.backend.wrap(s.spec(workspace, only), dir, argv)
 }
 
-// spec is what a command in workspace may do.
-func (s *Sandbox) spec(workspace string) Spec {
+// spec is what a command in workspace may do; only, when set, narrows
+// the workspace to those folders.
+func (s *Sandbox) spec(workspace string, only []string) Spec {
 	s.cachesOnce.Do(func() { s.caches = toolchainCaches() })
 	var w []string
 	add := func(p string) {
@@ -271,7 +279,14 @@ func (s *Sandbox) spec(workspace string) Spec {
 		}
 	}
 	ws := realPath(workspace)
-	if ws != "" {
+	switch {
+	case ws != "" && len(only) > 0:
+		for _, d := range only {
+			if r := realPath(d); r == ws || within(ws, r) {
+				w = append(w, r)
+			}
+		}
+	case ws != "":
 		w = append(w, ws) // the workspace even if it is the home folder: the user chose it
 	}
 	add(os.TempDir())

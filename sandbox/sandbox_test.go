@@ -286,7 +286,7 @@ func TestSpecNeverOpensHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	home, _ := os.UserHomeDir()
-	spec := s.spec(t.TempDir())
+	spec := s.spec(t.TempDir(), nil)
 	for _, w := range spec.Writable {
 		if w == "/" || w == home || w == realPath(home) || within(w, home) || strings.Contains(w, "/.ssh") {
 			t.Errorf("writable %s exposes the home folder", w)

@@ -8,16 +8,18 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"covey/tools/toolname"
+	"github.com/bmatcuk/doublestar/v4"
 
 	"covey/permission"
 	"covey/permission/shell"
+	"covey/tools/toolname"
 )
 
 const (
@@ -163,6 +165,42 @@ func (t *bashTool) checkRedirects(command string) error {
 	return nil
 }
 
+// allowedRoots are the folders an agent with allowed_paths may write, for
+// the sandbox: the fixed leading folder of each glob (docs/** is docs;
+// src/a.go is src). Nil, the whole workspace, when a glob starts with a
+// wildcard or there are no allowed paths. A folder that does not exist yet
+// is made, so the agent can write into it.
+func (t *bashTool) allowedRoots() []string {
+	if len(t.env.AllowedPaths) == 0 {
+		return nil
+	}
+	var roots []string
+	for _, pat := range t.env.AllowedPaths {
+		pat = strings.TrimSuffix(strings.TrimPrefix(pat, "./"), "/")
+		base, _ := doublestar.SplitPattern(pat)
+		if !strings.ContainsAny(pat, "*?[{") {
+			// A literal path: a folder is a root itself; for a file, its
+			// folder is (a file cannot be one). Not there yet: a name with
+			// an extension is taken for a file.
+			base = pat
+			info, err := os.Stat(filepath.Join(t.env.WS.Root, filepath.FromSlash(pat)))
+			if (err == nil && !info.IsDir()) || (err != nil && strings.Contains(path.Base(pat), ".")) {
+				base = path.Dir(pat)
+			}
+		}
+		if base == "." || base == "" || base == "/" || strings.HasPrefix(base, "..") {
+			return nil
+		}
+		dir := filepath.Join(t.env.WS.Root, filepath.FromSlash(base))
+		if !t.env.WS.Contains(dir) {
+			return nil
+		}
+		_ = os.MkdirAll(dir, 0o755)
+		roots = append(roots, dir)
+	}
+	return roots
+}
+
 // sandboxHelperFailed is the exit status of covey's sandbox helper when it
 // could not confine itself (and ran nothing).
 const sandboxHelperFailed = 125
@@ -200,7 +238,7 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
-	prog, args, err := t.env.Sandbox.Command(t.env.WS.Root, dir, []string{shell, "-c", command})
+	prog, args, err := t.env.Sandbox.CommandWithin(t.env.WS.Root, t.allowedRoots(), dir, []string{shell, "-c", command})
 	if err != nil {
 		_ = r.Close()
 		_ = w.Close()
