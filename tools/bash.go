@@ -171,7 +171,7 @@ func (t *bashTool) checkRedirects(command string) error {
 // wildcard or there are no allowed paths. A folder that does not exist yet
 // is made, so the agent can write into it.
 func (t *bashTool) allowedRoots() []string {
-	if len(t.env.AllowedPaths) == 0 {
+	if len(t.env.AllowedPaths) == 0 || t.env.Sandbox.Backend() == "" {
 		return nil
 	}
 	var roots []string
