@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -301,5 +302,35 @@ func TestBrokenTurnsAreReported(t *testing.T) {
 				t.Errorf("unmatched %+v, message %q", u, doc.Error.Message)
 			}
 		})
+	}
+}
+
+// TestAbandonedRequestIsNotUnmatched: a client that goes away while it is
+// still sending its request (a call cancelled mid-upload) is journalled as
+// abandoned, not as an unexpected request that fails the test.
+func TestAbandonedRequestIsNotUnmatched(t *testing.T) {
+	rec := &recordingTB{TB: t}
+	s := NewTest(rec)
+	defer rec.runCleanups()
+	s.Add(Conversation{Turns: []Turn{{Text: "ok"}}})
+	addr := strings.TrimSuffix(strings.TrimPrefix(s.URL(), "http://"), "/v1")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"model\":", addr)
+	conn.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.Journal()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	j := s.Journal()
+	if len(j) != 1 || !j[0].Abandoned || j[0].Unmatched != "" {
+		t.Fatalf("journal %+v, want one abandoned entry", j)
+	}
+	rec.runCleanups()
+	rec.cleanups = nil
+	if len(rec.errs) != 0 {
+		t.Errorf("cleanup reported %q for an abandoned request", rec.errs)
 	}
 }

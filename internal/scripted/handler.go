@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,6 +22,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil && (errors.Is(err, io.ErrUnexpectedEOF) || r.Context().Err() != nil) {
+		s.record(Entry{Time: arrived, Abandoned: true})
+		return
+	}
 	if err != nil {
 		e := s.record(Entry{Time: arrived, Unmatched: "read body: " + err.Error()})
 		s.writeError(w, e, http.StatusBadRequest, e.Unmatched, "invalid_request_error")

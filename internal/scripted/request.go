@@ -27,6 +27,10 @@ type Entry struct {
 	// scripted turn itself was broken (its Func panicked, its Args could not
 	// be marshalled).
 	Unmatched string `json:"unmatched,omitempty"`
+	// Abandoned reports a client that went away before its request was
+	// read whole (a call cancelled while it was being sent): nothing to
+	// answer, and nothing unexpected either.
+	Abandoned bool `json:"abandoned,omitempty"`
 
 	Model     string    `json:"model"`
 	Tools     []string  `json:"tools,omitempty"`
