@@ -81,10 +81,39 @@ type eventPump struct {
 	// the batches with the events, so a request never overtakes the
 	// events its agent emitted before asking.
 	asks <-chan *pendingApproval
+	// dones brings the end of each turn, delivered after every event
+	// the engine emitted before Run returned; stopped closes when the
+	// pump ends.
+	dones   chan turnDoneMsg
+	stopped chan struct{}
 }
 
+// turnDoneEvent carries a turn's end through the pump; it never leaves
+// the UI.
+type turnDoneEvent struct {
+	agent.Source
+	msg turnDoneMsg
+}
+
+// Kind implements agent.Event.
+func (turnDoneEvent) Kind() string { return "turn_done" }
+
 func newEventPump(in <-chan agent.Event, interval time.Duration) *eventPump {
-	return &eventPump{in: in, out: make(chan []agent.Event), b: batcher{interval: interval}}
+	return &eventPump{in: in, out: make(chan []agent.Event), b: batcher{interval: interval},
+		dones: make(chan turnDoneMsg), stopped: make(chan struct{})}
+}
+
+// endTurn hands d to the pump, to be delivered after the turn's events; it
+// reports false when the pump has stopped (the caller delivers d itself).
+// The hand-over is unbuffered, so a taken end is never lost in a stopping
+// pump.
+func (p *eventPump) endTurn(d turnDoneMsg) bool {
+	select {
+	case p.dones <- d:
+		return true
+	case <-p.stopped:
+		return false
+	}
 }
 
 // drain adds every event already waiting on in, without blocking; it
@@ -107,6 +136,7 @@ func (p *eventPump) drain(in <-chan agent.Event) bool {
 // returns so a waiting waitForEvents command always wakes up.
 func (p *eventPump) run(ctx context.Context) {
 	defer close(p.out)
+	defer close(p.stopped)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -152,6 +182,14 @@ func (p *eventPump) run(ctx context.Context) {
 				in = nil
 			}
 			p.b.add(approvalEvent{Source: agent.Source{AgentID: ask.req.AgentID}, p: ask})
+			p.b.lastFlush = time.Time{}
+		case d := <-p.dones:
+			// Run has returned, so every event of the turn is in the
+			// input already: take them first, then the end, at once.
+			if in != nil && !p.drain(in) {
+				in = nil
+			}
+			p.b.add(turnDoneEvent{Source: agent.Source{AgentID: agent.MainAgentID}, msg: d})
 			p.b.lastFlush = time.Time{}
 		case out <- p.b.pending:
 			p.b.take(time.Now())

@@ -133,3 +133,39 @@ func TestEventPumpStopsWithContext(t *testing.T) {
 		t.Error("waitForEvents did not report the closed pump")
 	}
 }
+
+// TestPumpEndsTheTurnAfterItsEvents: a turn's end goes through the pump
+// behind every event the engine emitted before Run returned, so its answer
+// and its error are drawn before the turn is over (and shown once).
+func TestPumpEndsTheTurnAfterItsEvents(t *testing.T) {
+	in := make(chan agent.Event, 16)
+	p := newEventPump(in, time.Hour) // frames so long that only the turn's end flushes
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go p.run(ctx)
+	main := agent.Source{AgentID: agent.MainAgentID}
+	in <- agent.TextDelta{Source: main, Text: "a"}
+	if first := <-p.out; len(first) != 1 {
+		t.Fatalf("first batch %v, want the lone delta at once", first)
+	}
+	in <- agent.TextDelta{Source: main, Text: "b"}
+	in <- agent.ErrorEvent{Source: main, Message: "boom"}
+	if !p.endTurn(turnDoneMsg{id: 7}) {
+		t.Fatal("the running pump refused the turn's end")
+	}
+	var kinds []string
+	for len(kinds) == 0 || kinds[len(kinds)-1] != "turn_done" {
+		for _, ev := range <-p.out {
+			kinds = append(kinds, ev.Kind())
+		}
+	}
+	if got := strings.Join(kinds, ","); got != "text,error,turn_done" {
+		t.Fatalf("delivered %s, want text,error,turn_done", got)
+	}
+	cancel()
+	for range p.out {
+	}
+	if p.endTurn(turnDoneMsg{id: 8}) {
+		t.Fatal("a stopped pump took a turn's end")
+	}
+}

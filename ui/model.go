@@ -115,8 +115,8 @@ type Model struct {
 	appr       approvals
 	lastFailed bool // the last turn ended in an error: ctrl+r retries it
 	// lateErr is the error a finished turn showed before its ErrorEvent
-	// came through the event pump (which reads once a frame): that event,
-	// when it comes, is the same news and is not shown again.
+	// came (the pump delivers a turn's end after its events, so only a
+	// model without a pump sees this): that event is not shown again.
 	lateErr string
 
 	// Crew: the screen shown, the overview, the child shown full-screen
@@ -395,6 +395,11 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 			m.lateErr = ""
 			continue
 		}
+		if d, ok := ev.(turnDoneEvent); ok {
+			// Every event the turn emitted came before it in the stream.
+			cmds = append(cmds, m.handleTurnDone(d.msg))
+			continue
+		}
 		eff := m.rt.route(ev)
 		m.routeToView(ev)
 		if _, ok := ev.(agent.MCPStatus); ok {
@@ -485,8 +490,15 @@ func (m *Model) runTurn(run func(context.Context, Engine) error) tea.Cmd {
 	m.turn = &turn{id: id, cancel: cancel}
 	m.status.SetRunning(m.clock())
 	engine := m.engine
+	pump := m.pump
 	return func() tea.Msg {
-		return turnDoneMsg{id: id, err: run(ctx, engine)}
+		done := turnDoneMsg{id: id, err: run(ctx, engine)}
+		// Through the pump, the turn ends after the last of its events
+		// (its answer, its error), never before them.
+		if pump != nil && pump.endTurn(done) {
+			return nil
+		}
+		return done
 	}
 }
 
