@@ -3,6 +3,7 @@ package subagent
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"covey/agent"
 )
@@ -14,6 +15,10 @@ type Restored struct {
 	Messages    []agent.Message
 	Reason      string // its last stop reason
 	Interrupted bool   // covey died while it ran
+	// Usage and Elapsed are what it had used and worked when it last
+	// finished; a resumed child counts on from them.
+	Usage   agent.Usage
+	Elapsed time.Duration
 }
 
 // Restore brings back the children of a resumed session as finished
@@ -69,6 +74,10 @@ func (m *Manager) Restore(rs []Restored) {
 		if c.resolveErr == nil {
 			c.newAgent()
 			c.a.SetHistory(r.Messages)
+			// Its budget holds across the restart; the session's total
+			// this time counts only what it uses from now on.
+			c.a.AddUsage(r.Usage)
+			c.counted, c.elapsed = r.Usage, r.Elapsed
 		}
 	}
 }

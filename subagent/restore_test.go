@@ -87,3 +87,51 @@ func TestRestoredChildKeepsWorkspaceAndRules(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoredChildKeepsItsUsage checks that a child resumed after a
+// restart counts on from the tokens it had used: its budget holds across
+// the restart and its finish reports its lifetime total.
+func TestRestoredChildKeepsItsUsage(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	tests := map[string]struct {
+		earlier    int // input tokens used before the restart (and 100 out)
+		wantReason string
+		wantInput  int
+	}{
+		"within its budget": {earlier: 1000, wantReason: agent.StopOK, wantInput: 2000},
+		// Over it before the restart: it stops at its next request.
+		"at it already": {earlier: 5450, wantReason: agent.StopBudget, wantInput: 5450},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			def, _, err := agentdefs.Parse("counter.md", []byte("---\nname: counter\ndescription: d\ntools: Glob\nmax_tokens: 5500\n---\np\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{def}})
+			defer h.closeAll(nil)
+			h.manager.Restore([]subagent.Restored{{
+				Source:   agent.Source{AgentID: "counter-2", ParentID: agent.MainAgentID, AgentType: "counter", Depth: 1, Name: "tally"},
+				Messages: []agent.Message{{Role: agent.RoleUser, Content: "restored-counter: count"}, {Role: agent.RoleAssistant, Content: "counted"}},
+				Reason:   agent.StopOK,
+				Usage:    agent.Usage{InputTokens: tt.earlier, OutputTokens: 100},
+			}})
+			h.child("restored-counter", scripted.Turn{Text: "first"},
+				scripted.Turn{Text: "counted again", Usage: &scripted.Usage{Prompt: 1000, Completion: 10}},
+				scripted.Turn{Text: "and again"})
+			h.srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: `[background agent "tally"`}, Turns: []scripted.Turn{{Text: "noted"}}})
+			d := h.manager.NewDriver(h.main, nil)
+			defer d.Close()
+			if err := h.manager.Send(context.Background(), "tally", "count again"); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := d.Wait(context.Background()); !ok {
+				t.Fatal("the resumed child's outcome was not delivered")
+			}
+			fin := h.waitFor("child_finished", func(e agent.Event) bool { return e.From().Name == "tally" }).(agent.ChildFinished)
+			if fin.Reason != tt.wantReason || fin.Usage.InputTokens != tt.wantInput {
+				t.Errorf("finished %q with %d input tokens, want %q with %d", fin.Reason, fin.Usage.InputTokens, tt.wantReason, tt.wantInput)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"covey/agent"
 )
@@ -80,6 +81,11 @@ type Child struct {
 	// Reason is its last ChildFinished's reason ("" if none was written).
 	Reason      string
 	Interrupted bool
+	// Usage and Elapsed are its last ChildFinished's: its lifetime tokens
+	// and working time, so a resumed child goes on counting (and against
+	// its budget) from there.
+	Usage   agent.Usage
+	Elapsed time.Duration
 }
 
 // child returns the entry of AgentID id, adding one for src if new.
@@ -102,6 +108,7 @@ func (l *Loaded) noteChild(e agent.Event) {
 	case agent.ChildFinished:
 		c := l.child(ev.Source)
 		c.Reason, c.Interrupted = ev.Reason, ev.Error == interruptedReason
+		c.Usage, c.Elapsed = ev.Usage, ev.Elapsed
 	case agent.ChildState:
 		if ev.State == agent.StateRunning {
 			l.child(ev.Source).Reason = "" // resumed: running again

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"covey/tools/toolname"
 
@@ -353,7 +354,7 @@ func TestChildHistoriesComeBack(t *testing.T) {
 	r.Event(agent.ChildStarted{Source: live, Model: "small"})
 	r.ChildMessage(done, agent.Message{Role: agent.RoleUser, Content: "look"})
 	r.ChildMessage(done, agent.Message{Role: agent.RoleAssistant, Content: "found it"})
-	r.Event(agent.ChildFinished{Source: done, Reason: agent.StopOK})
+	r.Event(agent.ChildFinished{Source: done, Reason: agent.StopOK, Elapsed: 3 * time.Second, Usage: agent.Usage{InputTokens: 1200, OutputTokens: 80}})
 	r.ChildMessage(live, agent.Message{Role: agent.RoleUser, Content: "dig"})
 	r.ChildMessage(live, agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "b1", Name: toolname.Bash, Arguments: "{}"}}})
 	if err := r.Flush(); err != nil {
@@ -369,7 +370,8 @@ func TestChildHistoriesComeBack(t *testing.T) {
 		t.Fatalf("%d children, want 2: %+v", len(l.Children), l.Children)
 	}
 	c0, c1 := l.Children[0], l.Children[1]
-	if c0.Source.Name != "scout" || c0.Reason != agent.StopOK || c0.Interrupted || len(c0.Messages) != 2 || c0.Model != "small" {
+	if c0.Source.Name != "scout" || c0.Reason != agent.StopOK || c0.Interrupted || len(c0.Messages) != 2 || c0.Model != "small" ||
+		c0.Usage.Total() != 1280 || c0.Elapsed != 3*time.Second {
 		t.Fatalf("finished child: %+v", c0)
 	}
 	if !c1.Interrupted || len(c1.Messages) != 3 || c1.Messages[2].Role != agent.RoleTool || c1.Messages[2].Content != InterruptedResult {
