@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -246,5 +247,17 @@ func TestLoadSourcesAndTrust(t *testing.T) {
 	}
 	if _, err := Load(Sources{Workspace: ws, Files: []string{filepath.Join(ws, "missing.json")}}); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestLongDescriptionShortened(t *testing.T) {
+	long := strings.Repeat("é", 3000)
+	tool := newTool(&Manager{}, Server{Name: "s"}, "mcp__s__t", &sdk.Tool{Name: "t", Description: long})
+	if len(tool.Description()) > maxDescription+64 || !strings.HasSuffix(tool.Description(), "(description shortened by covey)") || !utf8.ValidString(tool.Description()) {
+		t.Errorf("description of %d bytes: …%q", len(tool.Description()), tool.Description()[len(tool.Description())-60:])
+	}
+	short := newTool(&Manager{}, Server{Name: "s"}, "mcp__s__t", &sdk.Tool{Name: "t", Title: "Title only"})
+	if short.Description() != "Title only" {
+		t.Errorf("title fallback %q", short.Description())
 	}
 }

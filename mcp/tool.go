@@ -42,6 +42,15 @@ func newTool(m *Manager, s Server, name string, t *sdk.Tool) *Tool {
 	if desc == "" {
 		desc = fmt.Sprintf("The %s tool of the MCP server %s.", t.Name, s.Name)
 	}
+	if len(desc) > maxDescription {
+		// Every request carries every description: a server's essay
+		// must not crowd out the conversation.
+		cut := maxDescription
+		for cut > 0 && !utf8.RuneStart(desc[cut]) {
+			cut--
+		}
+		desc = desc[:cut] + "… (description shortened by covey)"
+	}
 	return &Tool{
 		m: m, server: s.Name, name: name, remote: t.Name, desc: desc,
 		schema:   inputSchema(t.InputSchema),
@@ -97,6 +106,9 @@ func (t *Tool) Server() string { return t.server }
 
 // Remote returns the tool's name on its server.
 func (t *Tool) Remote() string { return t.remote }
+
+// maxDescription bounds a tool's description in bytes.
+const maxDescription = 2048
 
 var progressSeq atomic.Int64
 
