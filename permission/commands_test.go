@@ -87,10 +87,10 @@ func TestBashRules(t *testing.T) {
 		{"env prefixes", "A=1 B='x y' go test", "allow"},
 		{"env substitution", "A=$(curl x) go test", "ask"},
 		{"env substitution denied", "A=$(rm x) go test", "deny"},
-		{"PATH prefix", "PATH=/tmp/evil go test", "ask"},
+		{"PATH prefix", "PATH=/tmp/evil go test", "deny"}, // any program may be rm there,
 		{"LD_PRELOAD prefix", "LD_PRELOAD=/tmp/x.so go test", "ask"},
 		{"assignment then command", "X=1; go test", "allow"},
-		{"PATH assignment then command", "PATH=/tmp; go test", "ask"},
+		{"PATH assignment then command", "PATH=/tmp; go test", "deny"},
 
 		{"comment hides operators", "go test # && curl x", "allow"},
 		{"hash inside a word is not a comment", "echo a#b && curl x", "ask"},
@@ -127,7 +127,7 @@ func TestBashRules(t *testing.T) {
 		{"if with unknown part", "if go test; then curl x; fi", "ask"},
 		{"negation", "! go test", "allow"},
 		{"for loop of allowed commands", "for f in a; do go test; done", "allow"},
-		{"for loop setting PATH", "for PATH in /tmp; do go test; done", "ask"},
+		{"for loop setting PATH", "for PATH in /tmp; do go test; done", "deny"},
 		{"denied in for loop", "for f in a; do rm $f; done", "deny"},
 
 		{"denied through sudo", "sudo -n rm -rf /", "deny"},

@@ -136,9 +136,10 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 // checkRedirects refuses a command whose redirections write outside the
 // agent's allowed paths (an agent file's allowed_paths), as write_file
 // would: a target known only when the line runs, or relative after a cd,
-// cannot be checked and is refused. Programs that write files by their
-// own arguments are not seen here; the OS sandbox bounds those to the
-// workspace.
+// cannot be checked and is refused. The files tee, cp, mv, ln, dd, sort
+// -o, git --output and find -fprint write count as redirections; other
+// programs that write files by their own arguments are not seen here, and
+// the OS sandbox bounds those to the workspace.
 func (t *bashTool) checkRedirects(command string) error {
 	if len(t.env.AllowedPaths) == 0 {
 		return nil

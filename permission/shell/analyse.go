@@ -58,7 +58,9 @@ type Cmd struct {
 	Dynamic bool
 }
 
-// Write is a file a redirection writes.
+// Write is a file a redirection writes, or one a program's arguments name
+// as its output (tee, cp, mv, install, ln, dd of=, curl -o, sort -o, git
+// --output, find -fprint).
 type Write struct {
 	// Target is the path as written, quotes removed; its source text when
 	// it is not known before the line runs.
@@ -117,7 +119,23 @@ func Analyse(src string) Line {
 		return l
 	}
 	a.file(f, 0)
+	a.searchPath()
 	return l
+}
+
+// searchPath notes a line that sets PATH (the commands after it may be
+// any program, such as rm copied to ./ls) or BASH_ENV/ENV (every shell
+// started runs that file first).
+func (a *analyser) searchPath() {
+	for _, name := range []string{"PATH", "BASH_ENV", "ENV"} {
+		set := slices.Contains(a.line.Sets, name)
+		for _, c := range a.line.Cmds {
+			set = set || slices.Contains(c.Assigns, name)
+		}
+		if set {
+			a.unknown("it sets %s, so covey cannot tell which programs or scripts run", name)
+		}
+	}
 }
 
 func parse(src string) (f *syntax.File, err error) {
@@ -356,6 +374,9 @@ func (a *analyser) redirect(r *syntax.Redirect, bare bool, depth int) {
 		return
 	}
 	w := literal(r.Word)
+	if lit, ok := r.Word.Parts[0].(*syntax.Lit); ok && tildeOther(lit.Value) {
+		w.dynamic = true // ~user, ~+, ~-: a folder known when it runs
+	}
 	if w.dynamic {
 		a.dynamicWrite = true
 	} else if harmlessDevice(w.text) {
@@ -364,6 +385,14 @@ func (a *analyser) redirect(r *syntax.Redirect, bare bool, depth int) {
 		a.written[path.Clean(w.text)] = true
 	}
 	a.line.Writes = append(a.line.Writes, Write{Target: w.text, Dynamic: w.dynamic || w.glob, Bare: bare})
+}
+
+// tildeOther reports whether an unquoted word starting with s begins with
+// a tilde prefix other than ~ alone (~root/x, ~+/x, ~-/x), which bash
+// expands to some other folder.
+func tildeOther(s string) bool {
+	prefix, _, _ := strings.Cut(s, "/")
+	return strings.HasPrefix(prefix, "~") && prefix != "~"
 }
 
 // harmlessDevice reports whether writing p touches no file.
@@ -596,6 +625,10 @@ func (a *analyser) run(words []word, assigns []string, openArgs bool, depth int)
 	a.line.Cmds = append(a.line.Cmds, Cmd{Args: args, Name: path.Base(args[0]), Assigns: assigns, OpenArgs: openArgs, Dynamic: dynamic})
 	if words[0].dynamic {
 		return
+	}
+	if strings.HasPrefix(args[0], "-") {
+		// time -p -- rm x: bash's time skips the --, the parser does not.
+		a.unknown("the command name %s starts with -, which covey cannot place", args[0])
 	}
 	if strings.Contains(args[0], "/") {
 		a.runsFile(args[0], args[0])

@@ -160,6 +160,55 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 			}
 		}
 		return nil, false
+	case name == "go":
+		a.goTool(args, depth)
+		return nil, false
+	case name == "git":
+		a.git(args)
+		return nil, false
+	case name == "make" || name == "gmake":
+		// make runs the recipes of its makefile: one the line writes
+		// is code no rule has seen.
+		for i, w := range args {
+			if (w.text == "-f" || w.text == "--file" || w.text == "--makefile") && i+1 < len(args) {
+				a.runsFile(args[i+1].text, name)
+			}
+		}
+		for _, f := range []string{"Makefile", "makefile", "GNUmakefile"} {
+			a.runsFile(f, name)
+		}
+		return nil, false
+	case name == "npm" || name == "yarn" || name == "pnpm":
+		a.runsFile("package.json", name) // its scripts
+		return nil, false
+	case name == "sort":
+		for i, w := range args {
+			target, ok := "", false
+			switch {
+			case (w.text == "-o" || w.text == "--output") && i+1 < len(args):
+				target, ok, w = args[i+1].text, true, args[i+1]
+			case strings.HasPrefix(w.text, "--output="):
+				target, ok = strings.TrimPrefix(w.text, "--output="), true
+			case strings.HasPrefix(w.text, "-o") && len(w.text) > 2:
+				target, ok = w.text[2:], true
+			}
+			if ok {
+				a.line.Writes = append(a.line.Writes, Write{Target: target, Dynamic: w.dynamic || w.glob || tildeOther(target)})
+			}
+		}
+		return nil, false
+	case name == "sed":
+		a.sed(args)
+		return nil, false
+	case name == "unset" || name == "test" || name == "[":
+		for _, w := range args {
+			if w.dynamic || strings.Contains(w.text, "[") && name == "unset" {
+				a.subscript(name, w)
+			} else if name != "unset" && strings.Contains(w.text, "[") && hasFlag(args, "v") {
+				a.subscript(name+" -v", w)
+			}
+		}
+		return nil, false
 	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "printf":
 		a.sets(name, args)
 		return nil, false
@@ -334,11 +383,23 @@ func (a *analyser) env(args []word, depth int) (*inner, bool) {
 			i++
 			continue
 		}
+		if !strings.HasPrefix(t, "--") {
+			// A cluster of short options (-iS 'rm x', -vS'rm x', -iu
+			// HOME): S splits the rest or the next word into the
+			// command's words; u and C take the rest or the next word.
+			next, s, ok := a.envCluster(t, args[i+1:])
+			if !ok {
+				return nil, false
+			}
+			split = append(split, s...)
+			i += 1 + next
+			continue
+		}
 		rest, ok := a.options("env", wrappers["env"], args[i:i+1])
 		if !ok {
 			return nil, false
 		}
-		if len(rest) == 0 && i+1 < len(args) && (t == "-u" || t == "-C" || t == "--unset" || t == "--chdir") {
+		if len(rest) == 0 && i+1 < len(args) && (t == "--unset" || t == "--chdir") {
 			i++ // the option's argument
 		}
 		i++
@@ -365,6 +426,40 @@ names:
 		return nil, false
 	}
 	return &inner{words: cmd, assigns: assigns}, true
+}
+
+// envCluster reads one word of env's short options, t, followed by the
+// words after it; it returns how many of those the options took as
+// arguments, and the words an S option splits its string into.
+func (a *analyser) envCluster(t string, after []word) (int, []word, bool) {
+	for j := 1; j < len(t); j++ {
+		c := t[j]
+		switch {
+		case strings.IndexByte("0iv", c) >= 0:
+			continue
+		case c == 'u' || c == 'C' || c == 'S':
+			arg, used := t[j+1:], 0
+			if arg == "" {
+				if len(after) == 0 {
+					return 0, nil, false
+				}
+				if after[0].dynamic {
+					a.unknown("covey cannot tell which command env runs: its argument %s is computed", after[0].text)
+					return 0, nil, false
+				}
+				arg, used = after[0].text, 1
+			}
+			if c != 'S' {
+				return used, nil, true
+			}
+			s, ok := a.splitString(word{text: arg})
+			return used, s, ok
+		default:
+			a.unknown("covey cannot tell which command env runs: it does not know the option -%c", c)
+			return 0, nil, false
+		}
+	}
+	return 0, nil, true
 }
 
 // splitString splits env -S's string into words, as a shell would split
@@ -436,6 +531,7 @@ func (a *analyser) find(args []word, depth int) *inner {
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) {
 				a.written[path.Clean(args[i+1].text)] = true
+				a.line.Writes = append(a.line.Writes, Write{Target: args[i+1].text, Dynamic: args[i+1].dynamic || args[i+1].glob})
 			}
 		}
 	}
@@ -592,9 +688,11 @@ func (a *analyser) sets(name string, args []word) {
 	var names []word
 	switch name {
 	case "printf":
-		for i := 0; i+1 < len(args); i++ {
-			if args[i].text == "-v" {
+		for i := 0; i < len(args); i++ {
+			if args[i].text == "-v" && i+1 < len(args) {
 				names = append(names, args[i+1])
+			} else if n, ok := strings.CutPrefix(args[i].text, "-v"); ok && n != "" {
+				names = append(names, word{text: n, dynamic: args[i].dynamic})
 			}
 		}
 	case "getopts":
@@ -623,6 +721,7 @@ func (a *analyser) sets(name string, args []word) {
 			a.unknown("%s sets a variable named at run time", name)
 			continue
 		}
+		a.subscript(name, n)
 		v, _, _ := strings.Cut(n.text, "[")
 		a.set(v)
 	}
@@ -632,6 +731,9 @@ func (a *analyser) sets(name string, args []word) {
 // write, so a later run of one of them is known to run fresh code.
 func (a *analyser) copies(name string, args []word) {
 	mark := func(w word) {
+		// The file is written like a redirection's: rules for writes,
+		// the workspace and allowed_paths judge it.
+		a.line.Writes = append(a.line.Writes, Write{Target: w.text, Dynamic: w.dynamic || w.glob || tildeOther(w.text)})
 		if w.dynamic {
 			a.dynamicWrite = true
 			return
@@ -665,6 +767,7 @@ func (a *analyser) copies(name string, args []word) {
 		for i := 0; i < len(args); i++ {
 			if args[i].text == "-t" && i+1 < len(args) {
 				a.dynamicWrite = true // files land under a folder: any name
+				a.line.Writes = append(a.line.Writes, Write{Target: args[i+1].text, Dynamic: true})
 				i++
 				continue
 			}
@@ -692,4 +795,118 @@ func joinLiteral(args []word) (string, bool) {
 		parts[i] = w.text
 	}
 	return strings.Join(parts, " "), true
+}
+
+// subscript notes a variable name with a subscript that bash evaluates
+// as arithmetic when a builtin (printf -v, read, unset, test -v) uses
+// it: a['$(rm x)'] runs rm. Only a number is known.
+func (a *analyser) subscript(name string, w word) {
+	_, sub, ok := strings.Cut(w.text, "[")
+	if !ok || w.dynamic {
+		return
+	}
+	sub = strings.TrimSuffix(sub, "]")
+	if !isNumber(sub) {
+		a.unknown("%s evaluates the subscript of %s, which can run commands", name, w.text)
+	}
+}
+
+// goTool follows the go command's options that name a program it runs
+// (-exec, -toolexec, -vettool): that program is a command of the line.
+func (a *analyser) goTool(args []word, depth int) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if !strings.HasPrefix(t, "-") {
+			continue
+		}
+		key, val, hasVal := strings.Cut(strings.TrimLeft(t, "-"), "=")
+		if key != "exec" && key != "toolexec" && key != "vettool" {
+			continue
+		}
+		w := word{text: val, dynamic: args[i].dynamic}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return
+			}
+			i++
+			w = args[i]
+		}
+		if w.dynamic {
+			a.unknown("go -%s runs a program named at run time (%s)", key, w.text)
+			continue
+		}
+		if words, ok := a.splitString(w); ok && len(words) > 0 {
+			a.run(words, nil, true, depth+1)
+		}
+	}
+}
+
+// git follows git's options that set configuration (-c name=value,
+// git config name value), whose values can be commands git runs
+// (core.fsmonitor, core.pager, alias.x=!cmd, ...): they are inline code.
+// --config-env and --exec-path= take what runs from outside the line.
+func (a *analyser) git(args []word) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "-c" && i+1 < len(args):
+			i++
+			a.opaque("git -c", args[i])
+		case strings.HasPrefix(t, "-c") && len(t) > 2:
+			a.opaque("git -c", word{text: t[2:], dynamic: args[i].dynamic})
+		case strings.HasPrefix(t, "--config-env"), strings.HasPrefix(t, "--exec-path="):
+			a.unknown("git %s runs commands covey cannot see", t)
+		case t == "config":
+			text, ok := joinLiteral(args[i+1:])
+			if !ok {
+				a.unknown("git config sets a value computed when the line runs")
+				return
+			}
+			a.line.Opaque = append(a.line.Opaque, Code{What: "git config", Text: text})
+			return
+		case t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
+			i++
+		case !strings.HasPrefix(t, "-"):
+			// the subcommand: of its options, --output writes a file
+			for j := i + 1; j < len(args); j++ {
+				if f, ok := strings.CutPrefix(args[j].text, "--output="); ok {
+					a.line.Writes = append(a.line.Writes, Write{Target: f, Dynamic: args[j].dynamic || tildeOther(f)})
+				} else if args[j].text == "--output" && j+1 < len(args) {
+					a.line.Writes = append(a.line.Writes, Write{Target: args[j+1].text, Dynamic: args[j+1].dynamic || args[j+1].glob || tildeOther(args[j+1].text)})
+				}
+			}
+			return
+		}
+	}
+}
+
+// sed scripts can run commands (the e command, the s///e flag): they are
+// inline code.
+func (a *analyser) sed(args []word) {
+	script := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case (t == "-e" || t == "--expression") && i+1 < len(args):
+			i++
+			a.opaque("sed", args[i])
+			script = true
+		case strings.HasPrefix(t, "--expression="):
+			a.opaque("sed", word{text: strings.TrimPrefix(t, "--expression="), dynamic: args[i].dynamic})
+			script = true
+		case t == "-f" || t == "--file" || strings.HasPrefix(t, "--file="):
+			return // a script file, like any program
+		case strings.HasPrefix(t, "-e") && len(t) > 2 && !strings.HasPrefix(t, "--"):
+			a.opaque("sed", word{text: t[2:], dynamic: args[i].dynamic})
+			script = true
+		case t == "-l" || t == "--line-length":
+			i++
+		case strings.HasPrefix(t, "-") && t != "-":
+		default:
+			if !script {
+				a.opaque("sed", args[i])
+			}
+			return
+		}
+	}
 }
