@@ -52,7 +52,9 @@ func TestSandboxedBashHonoursAllowedPaths(t *testing.T) {
 		return NewBash(env).Run(context.Background(), args)
 	}
 	limited := &Env{WS: ws, Sandbox: box, AllowedPaths: []string{"docs/**"}}
-	res := run(limited, "cp victim src-copy; cp victim docs/copy; echo done")
+	// touch writes by its argument, which the gate does not read (it reads
+	// cp's destination, and would refuse the whole line).
+	res := run(limited, "touch src-copy; cp victim docs/copy; echo done")
 	if _, err := os.Stat(filepath.Join(root, "src-copy")); err == nil {
 		t.Errorf("an agent limited to docs/** wrote src-copy: %s", res.Content)
 	}
