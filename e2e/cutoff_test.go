@@ -82,3 +82,29 @@ func TestHeadlessTextHidesReasoning(t *testing.T) {
 		})
 	}
 }
+
+// TestTUICutOffAndDroppedConnection: in the TUI an answer cut off by the
+// provider stays on screen with a notice, and a stream cut mid-answer keeps
+// its text and says so in plain words with the host and the retry key.
+func TestTUICutOffAndDroppedConnection(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "write an essay"}, Turns: []scripted.Turn{
+		{Text: "The essay begins here", FinishReason: "length"},
+		{Text: strings.Repeat("word ", 100), DisconnectAfter: 700},
+	}})
+	tm := startTUI(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+	tm.submit("write an essay")
+	tm.waitText("The essay begins here", "cut off: the model hit its output limit")
+	tm.submit("go on")
+	host := strings.TrimSuffix(strings.TrimPrefix(h.srv.URL(), "http://"), "/v1")
+	s := tm.waitText("the connection to "+host+" closed mid-answer", "tokens kept; ctrl+r")
+	if !strings.Contains(s, "word wor") {
+		t.Errorf("the partial answer is gone:\n%s", frame(s))
+	}
+	if strings.Contains(s, "unexpected EOF") {
+		t.Errorf("Go's raw error text on screen:\n%s", frame(s))
+	}
+	tm.quitAndCheck(helpLine)
+}
