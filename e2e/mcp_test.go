@@ -476,3 +476,46 @@ func (tm *term) closeMCP() {
 		return !strings.Contains(s, "r reconnect") && strings.Contains(s, helpLine)
 	})
 }
+
+// TestMCPPlanMode: plan mode offers (and runs) only the MCP tools an allow
+// rule names.
+func TestMCPPlanMode(t *testing.T) {
+	t.Parallel()
+	bin := everythingBin(t)
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "plan", Match: scripted.Match{FirstUser: "plan it"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{
+			{ID: "call_echo", Name: "mcp__everything__echo", Args: map[string]any{"message": "planning"}},
+			{ID: "call_sum", Name: "mcp__everything__get-sum", Args: map[string]any{"a": 1, "b": 2}},
+		}},
+		{Text: "planned"},
+	}})
+	box := newSandbox(t)
+	cfgDir := filepath.Join(box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte("permissions:\n  allow: [mcp__everything__echo]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := mcpConfig(t, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}})
+	r := runCovey(t, workspace(t, sampleFiles()), box.env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "plan it", "--mcp-config", cfg, "--permission-mode", "plan")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var mcpTools []string
+	for _, n := range srv.Journal()[0].Tools {
+		if strings.HasPrefix(n, "mcp__") {
+			mcpTools = append(mcpTools, n)
+		}
+	}
+	if !slices.Equal(mcpTools, []string{"mcp__everything__echo"}) {
+		t.Errorf("plan mode offered %v", mcpTools)
+	}
+	if got := toolResult(t, srv, "call_echo"); got != "Echo: planning" {
+		t.Errorf("echo: %q", got)
+	}
+	if got := toolResult(t, srv, "call_sum"); !strings.Contains(got, "unknown tool") {
+		t.Errorf("get-sum in plan mode: %q", got)
+	}
+}
