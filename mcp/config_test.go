@@ -240,6 +240,11 @@ func TestLoadSourcesAndTrust(t *testing.T) {
 	if tr, _ := store.Get(ws, l2.ProjectHash); tr != TrustUnknown {
 		t.Errorf("changed file kept its trust: %q", tr)
 	}
+	// --mcp-config also takes the JSON itself.
+	inline, err := Load(Sources{Workspace: t.TempDir(), Files: []string{`{"mcpServers": {"inline": {"url": "http://127.0.0.1:1/mcp"}}}`}})
+	if err != nil || len(inline.Servers) != 1 || inline.Servers[0].Name != "inline" || inline.Servers[0].Scope != ScopeFlag {
+		t.Errorf("inline JSON: %+v %v", inline.Servers, err)
+	}
 	// A broken --mcp-config is an error naming the file.
 	bad := write("bad.json", `{"mcpServers": {"x": {"type": "stdio"}}}`)
 	if _, err := Load(Sources{Workspace: ws, Files: []string{bad}}); err == nil || !strings.Contains(err.Error(), "bad.json") {

@@ -121,7 +121,7 @@ type Sources struct {
 	// .covey/config.yaml): untrusted like .mcp.json; ProjectSource names it.
 	Project       map[string]ServerConfig
 	ProjectSource string
-	// Files are --mcp-config files, in order.
+	// Files are --mcp-config values, in order: file paths, or JSON.
 	Files []string
 }
 
@@ -169,7 +169,14 @@ func Load(src Sources) (Loaded, error) {
 	}
 	lists := [][]Server{project, user}
 	for _, f := range src.Files {
-		s, err := ReadFile(f, ScopeFlag, false)
+		var s []Server
+		var err error
+		if strings.HasPrefix(strings.TrimSpace(f), "{") {
+			// Inline JSON, as Claude Code's --mcp-config also takes.
+			s, err = ParseFile("--mcp-config", []byte(f), ScopeFlag)
+		} else {
+			s, err = ReadFile(f, ScopeFlag, false)
+		}
 		if err != nil {
 			errs = append(errs, err)
 		}
