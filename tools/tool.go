@@ -63,11 +63,18 @@ type Todo struct {
 }
 
 // KeyArg returns the argument that best identifies a call for humans: the
-// path, pattern or command. It tolerates malformed JSON.
+// path, pattern or command, the child a crew tool reaches. It tolerates
+// malformed JSON.
 func KeyArg(name string, args json.RawMessage) string {
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return ""
+	}
+	if name == toolname.SendMessage || name == toolname.StopAgent {
+		// The child it reaches, by name or id.
+		if v, ok := m["to"].(string); ok && v != "" {
+			return v
+		}
 	}
 	for _, k := range []string{"path", "pattern", "command", "url", "description", "subagent_type"} {
 		if v, ok := m[k].(string); ok && v != "" {
