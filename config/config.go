@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"covey/agent"
 	"covey/mcp"
+	"covey/permission"
 	"covey/sandbox"
 	"covey/worktree"
 )
@@ -160,10 +162,33 @@ func readFile(path string) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return Config{}, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return Config{}, fmt.Errorf("config %s: %s", path, plainYAMLError(err))
 	}
 	if c.StreamIdleTimeout < 0 {
 		return Config{}, fmt.Errorf("config %s: stream_idle_timeout must not be negative (got %s)", path, c.StreamIdleTimeout)
+	}
+	// A negative count or duration would silently become the default.
+	for _, n := range []struct {
+		key string
+		neg bool
+	}{
+		{"max_turns", c.MaxTurns < 0},
+		{"subagents.concurrency", c.Subagents.Concurrency < 0},
+		{"subagents.max_depth", c.Subagents.MaxDepth < 0},
+		{"subagents.max_turns", c.Subagents.MaxTurns < 0},
+		{"subagents.timeout", c.Subagents.Timeout < 0},
+		{"mcp_startup_grace", c.MCPStartupGrace < 0},
+		{"mcp_max_output_tokens", c.MCPMaxOutputTokens < 0},
+	} {
+		if n.neg {
+			return Config{}, fmt.Errorf("config %s: %s must not be negative", path, n.key)
+		}
+	}
+	if _, err := permission.ParseMode(c.PermissionMode); err != nil {
+		return Config{}, fmt.Errorf("config %s: permission_mode: %w", path, err)
+	}
+	if _, err := permission.ParseRules(c.Permissions.Allow, c.Permissions.Deny); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	if c.Subagents.MaxTokens < 0 || c.Subagents.MaxCost < 0 {
 		return Config{}, fmt.Errorf("config %s: subagents.max_tokens and max_cost must not be negative", path)
@@ -180,6 +205,22 @@ func readFile(path string) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: worktree.base: %w", path, err)
 	}
 	return c, nil
+}
+
+// yamlUnknownField is how yaml.v3 words a key the struct does not have.
+var yamlUnknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+// plainYAMLError words a decoding error for a user: one line per problem,
+// "unknown key" rather than Go's type names.
+func plainYAMLError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	msg = yamlUnknownField.ReplaceAllString(msg, `unknown key "$1"`)
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "; ")
 }
 
 // merge returns base with every set field of over applied.

@@ -36,7 +36,7 @@ func TestLoadMCPSettings(t *testing.T) {
 				}
 			},
 		},
-		"unknown server key": {user: "mcp_servers:\n  a: {comand: x}\n", wantErr: "field comand not found"},
+		"unknown server key": {user: "mcp_servers:\n  a: {comand: x}\n", wantErr: "line 2: unknown key \"comand\""},
 		"bad duration":       {user: "mcp_servers:\n  a: {command: x, tool_timeout: soon}\n", wantErr: "bad duration"},
 	}
 	for name, tc := range tests {
