@@ -397,7 +397,7 @@ func restoredChildren(cs []sessionfile.Child) []subagent.Restored {
 	out := make([]subagent.Restored, len(cs))
 	for i, c := range cs {
 		out[i] = subagent.Restored{Source: c.Source, Model: c.Model, Messages: c.Messages, Reason: c.Reason, Interrupted: c.Interrupted,
-			Usage: c.Usage, Elapsed: c.Elapsed}
+			Usage: c.Usage, Elapsed: c.Elapsed, Isolated: c.Isolated}
 	}
 	return out
 }

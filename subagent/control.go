@@ -167,9 +167,10 @@ func (c *child) resumeWith(ctx context.Context, text string) error {
 		c.mu.Unlock()
 		return errShutdown
 	}
-	if c.iso != nil {
-		// Its first worktree was merged or kept at its end: it works on
-		// in a fresh one, and its tools follow it there.
+	if c.iso != nil || c.spec.Isolation == IsolationWorktree {
+		// Its first worktree was merged or kept at its end (or, restored
+		// from the session file, it has none yet): it works on in a fresh
+		// one, and its tools follow it there.
 		iso, err := c.isolate(ctx)
 		if err != nil {
 			c.mu.Unlock()

@@ -504,3 +504,63 @@ func TestIsolationArgument(t *testing.T) {
 		t.Errorf("task result = %q", res)
 	}
 }
+
+// TestRestoredIsolatedChildResumesInAWorktree checks that a child that
+// worked in its own worktree before a restart, resumed by a message, works
+// in a new worktree again and its changes come back through a reviewed
+// merge, never straight into the user's checkout.
+func TestRestoredIsolatedChildResumesInAWorktree(t *testing.T) {
+	tests := map[string]struct {
+		restored subagent.Restored
+	}{
+		"isolated by its task call": {restored: subagent.Restored{Isolated: true,
+			Source: agent.Source{AgentID: "general-purpose-4", ParentID: agent.MainAgentID, AgentType: "general-purpose", Depth: 1, Name: "isolde"}}},
+		"isolated by its definition": {restored: subagent.Restored{
+			Source: agent.Source{AgentID: "walled-4", ParentID: agent.MainAgentID, AgentType: "walled", Depth: 1, Name: "isolde"}}},
+	}
+	walled, _, err := agentdefs.Parse("walled.md", []byte("---\nname: walled\ndescription: d\nisolation: worktree\n---\np\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			var h *isoHarness
+			var duringRun string
+			h = newIsoHarness(t, true, func(req permission.Request) permission.Verdict {
+				duringRun, _ = h.read("new.txt")
+				return permission.Verdict{Allowed: true, ByUser: true}
+			}, walled)
+			defer h.closeAll(nil)
+			r := tt.restored
+			r.Reason = agent.StopOK
+			r.Messages = []agent.Message{{Role: agent.RoleUser, Content: "restored-iso: write"}, {Role: agent.RoleAssistant, Content: "not yet"}}
+			h.manager.Restore([]subagent.Restored{r})
+			h.child("restored-iso", scripted.Turn{Text: "first"},
+				scripted.Turn{ToolCalls: []scripted.Call{{Name: toolname.WriteFile, Args: map[string]string{"path": "new.txt", "content": "from the child\n"}}}},
+				scripted.Turn{Text: "wrote new.txt"})
+			h.srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: `[background agent "isolde"`}, Turns: []scripted.Turn{{Text: "noted"}}})
+			d := h.manager.NewDriver(h.main, nil)
+			defer d.Close()
+			if err := h.manager.Send(context.Background(), "isolde", "write it now"); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := d.Wait(context.Background()); !ok {
+				t.Fatal("the resumed child's outcome was not delivered")
+			}
+			h.mu.Lock()
+			writes, merges := len(h.writes), len(h.merges)
+			isolated := writes == 1 && h.writes[0].Isolated
+			h.mu.Unlock()
+			if !isolated || merges != 1 {
+				t.Fatalf("%d writes (isolated %v) and %d merges, want one isolated write and one merge", writes, isolated, merges)
+			}
+			if duringRun != "" {
+				t.Errorf("the child's file reached the checkout before the review: %q", duringRun)
+			}
+			if got, _ := h.read("new.txt"); got != "from the child\n" {
+				t.Errorf("new.txt = %q after the merge was allowed", got)
+			}
+			h.clean()
+		})
+	}
+}

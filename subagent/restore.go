@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/agentdefs"
 )
 
 // Restored is a child as a session file kept it (see session.Loaded).
@@ -19,6 +20,9 @@ type Restored struct {
 	// finished; a resumed child counts on from them.
 	Usage   agent.Usage
 	Elapsed time.Duration
+	// Isolated: it worked in its own worktree; resumed, it works in a new
+	// one (never in the user's checkout) and its changes are reviewed.
+	Isolated bool
 }
 
 // Restore brings back the children of a resumed session as finished
@@ -41,9 +45,12 @@ func (m *Manager) Restore(rs []Restored) {
 		if src.ParentID == "" {
 			src.ParentID = agent.MainAgentID // files from before ParentID
 		}
-		c := &child{m: m, def: def, src: src, parentID: src.ParentID,
-			spec: TaskSpec{Description: src.Description, SubagentType: def.Name, Name: src.Name},
-			bg:   make(chan struct{}), done: make(chan struct{})}
+		spec := TaskSpec{Description: src.Description, SubagentType: def.Name, Name: src.Name}
+		if r.Isolated || def.Isolation == agentdefs.IsolationWorktree {
+			spec.Isolation = IsolationWorktree
+		}
+		c := &child{m: m, def: def, src: src, parentID: src.ParentID, spec: spec,
+			bg: make(chan struct{}), done: make(chan struct{})}
 		close(c.done)
 		c.out = outcome{reason: r.Reason}
 		c.state = c.out.state()

@@ -86,6 +86,9 @@ type Child struct {
 	// its budget) from there.
 	Usage   agent.Usage
 	Elapsed time.Duration
+	// Isolated is set when it worked in its own git worktree, so a resumed
+	// child works in one again.
+	Isolated bool
 }
 
 // child returns the entry of AgentID id, adding one for src if new.
@@ -104,7 +107,7 @@ func (l *Loaded) noteChild(e agent.Event) {
 	switch ev := e.(type) {
 	case agent.ChildStarted:
 		c := l.child(ev.Source)
-		c.Source, c.Model = ev.Source, ev.Model
+		c.Source, c.Model, c.Isolated = ev.Source, ev.Model, ev.Worktree != nil
 	case agent.ChildFinished:
 		c := l.child(ev.Source)
 		c.Reason, c.Interrupted = ev.Reason, ev.Error == interruptedReason

@@ -350,7 +350,7 @@ func TestChildHistoriesComeBack(t *testing.T) {
 	done := agent.Source{AgentID: "explore-1", ParentID: "main", AgentType: "Explore", Depth: 1, Name: "scout"}
 	live := agent.Source{AgentID: "explore-2", ParentID: "main", AgentType: "Explore", Depth: 1, Name: "digger"}
 	r.Message(agent.Message{Role: agent.RoleUser, Content: "go"})
-	r.Event(agent.ChildStarted{Source: done, Model: "small"})
+	r.Event(agent.ChildStarted{Source: done, Model: "small", Worktree: &agent.WorktreeInfo{Branch: "covey/scout"}})
 	r.Event(agent.ChildStarted{Source: live, Model: "small"})
 	r.ChildMessage(done, agent.Message{Role: agent.RoleUser, Content: "look"})
 	r.ChildMessage(done, agent.Message{Role: agent.RoleAssistant, Content: "found it"})
@@ -371,10 +371,10 @@ func TestChildHistoriesComeBack(t *testing.T) {
 	}
 	c0, c1 := l.Children[0], l.Children[1]
 	if c0.Source.Name != "scout" || c0.Reason != agent.StopOK || c0.Interrupted || len(c0.Messages) != 2 || c0.Model != "small" ||
-		c0.Usage.Total() != 1280 || c0.Elapsed != 3*time.Second {
+		c0.Usage.Total() != 1280 || c0.Elapsed != 3*time.Second || !c0.Isolated {
 		t.Fatalf("finished child: %+v", c0)
 	}
-	if !c1.Interrupted || len(c1.Messages) != 3 || c1.Messages[2].Role != agent.RoleTool || c1.Messages[2].Content != InterruptedResult {
+	if !c1.Interrupted || c1.Isolated || len(c1.Messages) != 3 || c1.Messages[2].Role != agent.RoleTool || c1.Messages[2].Content != InterruptedResult {
 		t.Fatalf("interrupted child: %+v", c1)
 	}
 	if len(l.Messages) != 1 {
