@@ -11,9 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -195,12 +197,66 @@ func ParseFile(path string, data []byte, scope Scope) ([]Server, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("MCP config %s: %w", path, err)
+		return nil, fmt.Errorf("MCP config %s: %s", path, jsonProblem(data, err))
 	}
 	if f.MCPServers == nil {
 		return nil, fmt.Errorf(`MCP config %s: no "mcpServers" object`, path)
 	}
 	return Servers(f.MCPServers, scope, path)
+}
+
+// jsonProblem words a decoding error of data for a user: where it is in
+// lines and columns ("line 3, column 18") and what is wrong, in JSON's words
+// rather than Go's ("command must be a string, not a number").
+func jsonProblem(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("%s: %s", jsonPosition(data, syn.Offset), syn.Error())
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "the file"
+		}
+		got := map[string]string{"number": "a number", "string": "a string", "array": "a list", "object": "an object", "bool": "true or false"}[typ.Value]
+		if got == "" {
+			got = typ.Value
+		}
+		return fmt.Sprintf("%s: %s must be %s, not %s", jsonPosition(data, typ.Offset), field, jsonKind(typ.Type), got)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "the file ends early (a { or [ or string is not closed)"
+	}
+	return err.Error()
+}
+
+// jsonPosition is the line and column of the byte just before offset,
+// where encoding/json stopped at the problem.
+func jsonPosition(data []byte, offset int64) string {
+	off := max(min(int(offset), len(data))-1, 0)
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// jsonKind names what a Go type holds in JSON's terms.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
 }
 
 // Servers turns a name-to-config map into validated servers, sorted by name.

@@ -36,6 +36,9 @@ func TestParseFile(t *testing.T) {
 		"unknown type":             {json: `{"mcpServers": {"a": {"type": "ws", "url": "x"}}}`, wantErr: `unknown type "ws"`},
 		"neither":                  {json: `{"mcpServers": {"a": {}}}`, wantErr: "give a command"},
 		"bad duration":             {json: `{"mcpServers": {"a": {"command": "x", "tool_timeout": "soon"}}}`, wantErr: `bad duration "soon"`},
+		"cut short":                {json: "{\"mcpServers\": {\"x\": {\"command\": ", wantErr: "the file ends early"},
+		"syntax error at a line":   {json: "{\"mcpServers\": {\n  \"x\": {\"command\": 'npx'}\n}}", wantErr: "line 2, column 20: invalid character"},
+		"wrong type at a line":     {json: "{\"mcpServers\": {\n\n  \"x\": {\"command\": 5}}}", wantErr: "line 3, column 20: mcpServers.command must be a string, not a number"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
