@@ -64,6 +64,9 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	if u, err := url.Parse(ep); err == nil && u.Host != "" {
 		ep = u.Host
 	}
+	if o.demo {
+		ep = "a scripted server on loopback (no key, no network)"
+	}
 	welcome := &ui.Welcome{
 		Version: version, Model: s.Model(), Endpoint: ep,
 		Workspace: s.Workspace(), InstructionsFile: s.InstructionsFile(),
