@@ -87,7 +87,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runMain(ctx, o, stdin, stdout, stderr)
 	})
 	root.SetArgs(normalizeArgs(argv))
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	o.log.Close(stderr)
 	var code exitCode
 	var usage usageError
@@ -100,7 +100,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "covey:", usage.msg)
 		return exitUsage
 	default:
-		fmt.Fprintln(stderr, "covey:", err)
+		// cobra's own complaints (missing arguments, unknown
+		// subcommands) get the hint an unknown flag gets.
+		fmt.Fprintf(stderr, "covey: %v (run %s --help)\n", err, cmd.CommandPath())
 		return exitUsage
 	}
 }

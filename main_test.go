@@ -144,6 +144,35 @@ func TestUnknownFlagIsOneLine(t *testing.T) {
 	}
 }
 
+// TestArgumentErrorsAreOneLineWithHint checks that a missing argument or an
+// unknown subcommand reads like an unknown flag: one line with the command's
+// help to run, exit 2.
+func TestArgumentErrorsAreOneLineWithHint(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"mcp add without arguments":   {args: []string{"mcp", "add"}, want: "(run covey mcp add --help)"},
+		"mcp remove without the name": {args: []string{"mcp", "remove"}, want: "(run covey mcp remove --help)"},
+		"unknown mcp subcommand":      {args: []string{"mcp", "frob"}, want: "unknown command \"frob\" for \"covey mcp\" (run covey mcp --help)"},
+		"sessions with an argument":   {args: []string{"sessions", "extra"}, want: "(run covey sessions --help)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			var stdout, stderr strings.Builder
+			code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr.String())
+			}
+			got := stderr.String()
+			if !strings.HasPrefix(got, "covey: ") || !strings.HasSuffix(got, tc.want+"\n") || strings.Count(got, "\n") != 1 {
+				t.Fatalf("stderr %q, want one line ending %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestBinaryLinksNoTestCode keeps test code out of the shipped binary: the
 // main package must not depend on package testing or on anything under
 // covey/e2e (the scripted server lives in internal/scripted for that).
