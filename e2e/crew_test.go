@@ -79,7 +79,8 @@ func TestTUICrewOverviewOpenAndDiff(t *testing.T) {
 
 	tm.press("C-g")
 	s := tm.waitText("Crew · 2 subagents · 2 running")
-	for _, want := range []string{"write notes", "scan docs", "general-purpose", "Explore"} {
+	// At 120 columns every column shows, the model's too.
+	for _, want := range []string{"write notes", "scan docs", "general-purpose", "Explore", "MODEL", "e2e-model", "TOOLS", "ELAPSED"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the overview lacks %q:\n%s", want, frame(s))
 		}
