@@ -29,13 +29,12 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	root := &cobra.Command{
 		Use:   "covey [flags] [prompt]",
 		Short: "a terminal coding agent with live parallel subagents",
-		Long: `covey: a terminal coding agent with live parallel subagents
-
-  covey [flags] [prompt]        full-screen session
-  covey -p PROMPT [flags]       headless: answer on stdout, progress on stderr
-  covey --demo                  try it without a key
-  covey --continue              resume the newest session here (also with -p)
-  covey --resume [ID]           resume a session (without an ID: pick one)`,
+		Long:  "covey: a terminal coding agent with live parallel subagents",
+		Example: `  covey                          full-screen session (a prompt after the flags is sent at once)
+  covey -p "PROMPT" [flags]      headless: answer on stdout, progress on stderr
+  covey --demo                   try it without a key
+  covey --continue               resume the newest session here (also with -p)
+  covey --resume [ID]            resume a session (without an ID: pick one)`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
@@ -87,6 +86,10 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 const usageTemplate = `Usage:
 {{- if .Runnable}}
   {{.UseLine}}{{end}}
+{{- if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}
 {{- if .HasAvailableSubCommands}}
 
 Commands:

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/toolname"
+
 	"covey/permission"
 )
 
@@ -59,46 +61,46 @@ func TestRedteamReads(t *testing.T) {
 		args map[string]any
 	}
 	refused := []call{
-		{"read_file", map[string]any{"path": ".//.env"}},
-		{"read_file", map[string]any{"path": "sub/../.env"}},
-		{"read_file", map[string]any{"path": filepath.Join(root, ".env")}},
-		{"read_file", map[string]any{"path": "/proc/self/root" + filepath.Join(root, ".env")}},
-		{"read_file", map[string]any{"path": filepath.Join(root, "sub", "..", ".env")}},
-		{"read_file", map[string]any{"path": "secrets//key"}},
-		{"read_file", map[string]any{"path": "secrets/./key"}},
-		{"read_file", map[string]any{"path": "./deep/a/b/id.pem"}},
-		{"read_file", map[string]any{"path": "envlink"}},
-		{"read_file", map[string]any{"path": "sub/up"}},
-		{"read_file", map[string]any{"path": "chain1"}},
-		{"read_file", map[string]any{"path": "sec/key"}},
-		{"read_file", map[string]any{"path": "abs-env"}},
-		{"read_file", map[string]any{"path": "pemlink.txt"}},
-		{"read_file", map[string]any{"path": "sub/deep-alias/a/b/id.pem"}},
-		{"read_file", map[string]any{"path": "root-alias/.env"}},
-		{"read_file", map[string]any{"path": "root-alias/root-alias/secrets/key"}},
-		{"grep", map[string]any{"pattern": "hunter2", "path": "envlink"}},
-		{"grep", map[string]any{"pattern": "hunter2", "path": "sec"}},
-		{"grep", map[string]any{"pattern": "hunter2", "path": "chain1"}},
-		{"grep", map[string]any{"pattern": "hunter2", "path": "sub/up"}},
-		{"grep", map[string]any{"pattern": "hunter2", "path": "./secrets/"}},
-		{"list_dir", map[string]any{"path": "sec"}},
-		{"list_dir", map[string]any{"path": "secrets/."}},
+		{toolname.ReadFile, map[string]any{"path": ".//.env"}},
+		{toolname.ReadFile, map[string]any{"path": "sub/../.env"}},
+		{toolname.ReadFile, map[string]any{"path": filepath.Join(root, ".env")}},
+		{toolname.ReadFile, map[string]any{"path": "/proc/self/root" + filepath.Join(root, ".env")}},
+		{toolname.ReadFile, map[string]any{"path": filepath.Join(root, "sub", "..", ".env")}},
+		{toolname.ReadFile, map[string]any{"path": "secrets//key"}},
+		{toolname.ReadFile, map[string]any{"path": "secrets/./key"}},
+		{toolname.ReadFile, map[string]any{"path": "./deep/a/b/id.pem"}},
+		{toolname.ReadFile, map[string]any{"path": "envlink"}},
+		{toolname.ReadFile, map[string]any{"path": "sub/up"}},
+		{toolname.ReadFile, map[string]any{"path": "chain1"}},
+		{toolname.ReadFile, map[string]any{"path": "sec/key"}},
+		{toolname.ReadFile, map[string]any{"path": "abs-env"}},
+		{toolname.ReadFile, map[string]any{"path": "pemlink.txt"}},
+		{toolname.ReadFile, map[string]any{"path": "sub/deep-alias/a/b/id.pem"}},
+		{toolname.ReadFile, map[string]any{"path": "root-alias/.env"}},
+		{toolname.ReadFile, map[string]any{"path": "root-alias/root-alias/secrets/key"}},
+		{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "envlink"}},
+		{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "sec"}},
+		{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "chain1"}},
+		{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "sub/up"}},
+		{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "./secrets/"}},
+		{toolname.ListDir, map[string]any{"path": "sec"}},
+		{toolname.ListDir, map[string]any{"path": "secrets/."}},
 	}
 	outsideReads := []call{
-		{"read_file", map[string]any{"path": "etc/passwd"}},
-		{"read_file", map[string]any{"path": "outfile"}},
-		{"read_file", map[string]any{"path": "outdir/passwd"}},
-		{"read_file", map[string]any{"path": "../" + filepath.Base(outside) + "/passwd"}},
-		{"read_file", map[string]any{"path": "sub/../../" + filepath.Base(outside) + "/passwd"}},
-		{"read_file", map[string]any{"path": "~/../../etc/passwd"}},
-		{"grep", map[string]any{"pattern": "root", "path": "etc"}},
-		{"grep", map[string]any{"pattern": "hunter2", "path": "outfile"}},
-		{"grep", map[string]any{"pattern": "hunter2", "path": "sub/rel-out"}},
-		{"glob", map[string]any{"pattern": "*", "path": "etc"}},
-		{"glob", map[string]any{"pattern": "**/passwd", "path": "outdir"}},
-		{"list_dir", map[string]any{"path": "etc"}},
-		{"list_dir", map[string]any{"path": "sub/rel-out"}},
-		{"list_dir", map[string]any{"path": ".."}},
+		{toolname.ReadFile, map[string]any{"path": "etc/passwd"}},
+		{toolname.ReadFile, map[string]any{"path": "outfile"}},
+		{toolname.ReadFile, map[string]any{"path": "outdir/passwd"}},
+		{toolname.ReadFile, map[string]any{"path": "../" + filepath.Base(outside) + "/passwd"}},
+		{toolname.ReadFile, map[string]any{"path": "sub/../../" + filepath.Base(outside) + "/passwd"}},
+		{toolname.ReadFile, map[string]any{"path": "~/../../etc/passwd"}},
+		{toolname.Grep, map[string]any{"pattern": "root", "path": "etc"}},
+		{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "outfile"}},
+		{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "sub/rel-out"}},
+		{toolname.Glob, map[string]any{"pattern": "*", "path": "etc"}},
+		{toolname.Glob, map[string]any{"pattern": "**/passwd", "path": "outdir"}},
+		{toolname.ListDir, map[string]any{"path": "etc"}},
+		{toolname.ListDir, map[string]any{"path": "sub/rel-out"}},
+		{toolname.ListDir, map[string]any{"path": ".."}},
 	}
 	for _, mode := range []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits, permission.ModePlan, permission.ModeBypass} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -109,7 +111,7 @@ func TestRedteamReads(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := &Env{WS: ws, AllowRead: p.AllowRead, AllowFound: p.AllowReadFound}
-			tools := map[string]Tool{"read_file": NewReadFile(env), "grep": NewGrep(env), "glob": NewGlob(env), "list_dir": NewListDir(env)}
+			tools := map[string]Tool{toolname.ReadFile: NewReadFile(env), toolname.Grep: NewGrep(env), toolname.Glob: NewGlob(env), toolname.ListDir: NewListDir(env)}
 			run := func(c call) Result {
 				b, _ := json.Marshal(c.args)
 				return tools[c.tool].Run(context.Background(), b)
@@ -125,13 +127,13 @@ func TestRedteamReads(t *testing.T) {
 			}
 			// Searches of the whole workspace skip what may not be read.
 			for _, c := range []call{
-				{"grep", map[string]any{"pattern": "hunter2"}},
-				{"grep", map[string]any{"pattern": "hunter2", "output_mode": "content"}},
-				{"grep", map[string]any{"pattern": "hunter2", "output_mode": "count"}},
-				{"grep", map[string]any{"pattern": "hunter2", "path": "sub"}},
-				{"grep", map[string]any{"pattern": "hunter2", "glob": "*env*"}},
-				{"grep", map[string]any{"pattern": "hunter2", "path": "root-alias"}},
-				{"grep", map[string]any{"pattern": "hunter2", "path": "sub/deep-alias"}},
+				{toolname.Grep, map[string]any{"pattern": "hunter2"}},
+				{toolname.Grep, map[string]any{"pattern": "hunter2", "output_mode": "content"}},
+				{toolname.Grep, map[string]any{"pattern": "hunter2", "output_mode": "count"}},
+				{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "sub"}},
+				{toolname.Grep, map[string]any{"pattern": "hunter2", toolname.Glob: "*env*"}},
+				{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "root-alias"}},
+				{toolname.Grep, map[string]any{"pattern": "hunter2", "path": "sub/deep-alias"}},
 			} {
 				r := run(c)
 				leaks := []string{"TOKEN=", "hunter2 key", "hunter2 pem", ".env", "envlink", "chain", "sec/", "secrets/", "id.pem", "up:"}
@@ -144,7 +146,7 @@ func TestRedteamReads(t *testing.T) {
 					}
 				}
 			}
-			for _, c := range []call{{"read_file", map[string]any{"path": "ok.txt"}}, {"read_file", map[string]any{"path": "sub/ok.txt"}}, {"list_dir", map[string]any{"path": "."}}} {
+			for _, c := range []call{{toolname.ReadFile, map[string]any{"path": "ok.txt"}}, {toolname.ReadFile, map[string]any{"path": "sub/ok.txt"}}, {toolname.ListDir, map[string]any{"path": "."}}} {
 				if r := run(c); r.IsError {
 					t.Errorf("%s %v was refused: %s", c.tool, c.args, r.Content)
 				}
