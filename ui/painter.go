@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -116,17 +117,28 @@ func (s *painter) leaveLocked() {
 	s.active = false
 }
 
-// write hands the screen a frame; it is painted by the painter goroutine.
+// write hands the painter a frame.
+//
+// A frame due at once (the last one is an interval old) is painted right
+// here, on the caller's goroutine: waking the painter for it cost a
+// context switch per frame. Only a frame that must wait goes to the
+// painter, which sleeps out the rest of the interval.
 func (s *painter) write(view string) {
 	s.mu.Lock()
 	s.view = view
-	changed := view != s.painted
+	if view == s.painted {
+		s.mu.Unlock()
+		return
+	}
+	if time.Since(s.last) >= s.interval {
+		s.paintLocked()
+		s.mu.Unlock()
+		return
+	}
 	s.mu.Unlock()
-	if changed {
-		select {
-		case s.kick <- struct{}{}:
-		default:
-		}
+	select {
+	case s.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -182,6 +194,10 @@ func (s *painter) paintLoop() {
 func (s *painter) paint() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.paintLocked()
+}
+
+func (s *painter) paintLocked() {
 	if !s.active || s.view == s.painted {
 		return
 	}
@@ -227,7 +243,7 @@ func (s *painter) paint() {
 // the rest of the line would erase its last cell, so only a shorter line
 // is followed by an erase.
 func (s *painter) paintLine(i int, l string) {
-	w := ansi.StringWidth(l)
+	w := styledWidth(l)
 	if s.width > 0 && w > s.width {
 		l, w = ansi.Truncate(l, s.width, ""), s.width
 	}
@@ -239,6 +255,42 @@ func (s *painter) paintLine(i int, l string) {
 	if s.width == 0 || w < s.width {
 		b.WriteString("\x1b[K")
 	}
+}
+
+// styledWidth is ansi.StringWidth for the common case, some ten times
+// faster: it skips CSI escape sequences and counts runes that measure the
+// same alone as in a grapheme cluster (see fastRune); anything else (OSC
+// sequences, emoji, joiners) goes to ansi.StringWidth. A scrolling frame
+// measures every line, every frame.
+func styledWidth(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return ansi.StringWidth(s)
+			}
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j + 1
+		case c < 0x80:
+			if c >= 0x20 && c != 0x7f {
+				n++
+			}
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !fastRune(r) {
+				return ansi.StringWidth(s)
+			}
+			n += runeCells(r)
+			i += size
+		}
+	}
+	return n
 }
 
 // size reads the terminal's size.

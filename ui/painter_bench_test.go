@@ -1,0 +1,32 @@
+package ui
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// BenchmarkPaintScroll paints a 120x40 frame of the benchmark transcript
+// in which every line changed, as when a followed answer scrolls by a line.
+func BenchmarkPaintScroll(b *testing.B) {
+	m := benchModel(b, 100, 0)
+	view := m.render()
+	lines := strings.Split(view, "\n")
+	shifted := strings.Join(append(lines[1:], lines[0]), "\n")
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devnull.Close()
+	p := newPainter(nil, devnull, 0)
+	p.width, p.height, p.active = 120, 40, true
+	frames := [2]string{view, shifted}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p.mu.Lock()
+		p.view = frames[i%2]
+		p.paintLocked()
+		p.mu.Unlock()
+	}
+}
