@@ -336,11 +336,14 @@ func (o *crewOverview) View() string {
 	return b.String()
 }
 
-// title is "Crew · 5 subagents · 2 running · 1 stalled · $0.12".
+// title is "Crew · 5 subagents · 2 running · 1 queued · 1 stalled · $0.12".
 func (o crewOverview) title() string {
-	running, stalled, total, priced := 0, 0, 0.0, false
+	running, queued, stalled, total, priced := 0, 0, 0, 0.0, false
 	for _, r := range o.rows {
-		if r.Running() {
+		switch {
+		case r.Running() && r.crew.queued:
+			queued++ // waiting for a slot: not running yet
+		case r.Running():
 			running++
 		}
 		if r.Stalled(o.now) {
@@ -355,6 +358,9 @@ func (o crewOverview) title() string {
 		t += "s"
 	}
 	t += " · " + strconv.Itoa(running) + " running"
+	if queued > 0 {
+		t += " · " + strconv.Itoa(queued) + " queued"
+	}
 	if stalled > 0 {
 		t += " · " + strconv.Itoa(stalled) + " stalled"
 	}

@@ -294,3 +294,39 @@ func BenchmarkCrewOverviewView(b *testing.B) {
 		_ = o.View()
 	}
 }
+
+// TestCrewOverviewTitleCounts checks the title's counts: a child waiting
+// for a slot is queued, not running.
+func TestCrewOverviewTitleCounts(t *testing.T) {
+	tests := map[string]struct {
+		queued []bool // one child each; true: still queued
+		want   string
+	}{
+		"all running":    {queued: []bool{false, false}, want: "Crew · 2 subagents · 2 running"},
+		"one queued":     {queued: []bool{false, true}, want: "Crew · 2 subagents · 1 running · 1 queued"},
+		"all queued":     {queued: []bool{true, true, true}, want: "Crew · 3 subagents · 0 running · 3 queued"},
+		"nothing at all": {want: "Crew · 0 subagents · 0 running"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := newRouter(newTranscript(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
+			r.now = crewT0
+			r.route(agent.ToolStarted{Source: mainSrc(), CallID: "t", Name: toolname.Task})
+			for i, q := range tt.queued {
+				src := agent.Source{AgentID: fmt.Sprintf("c%d", i), Name: fmt.Sprintf("kid-%d", i), ParentCallID: "t", AgentType: "Explore", Depth: 1}
+				r.route(agent.ChildStarted{Source: src, Model: "small"})
+				state := agent.StateRunning
+				if q {
+					state = agent.StateQueued
+				}
+				r.route(agent.ChildState{Source: src, State: state})
+			}
+			o := newCrewOverview(&theme.New(theme.ModeDark, true, false).Styles, DefaultKeyMap())
+			o.SetSize(120, 6)
+			o.SetRows(r.tree(), crewT0, false)
+			if got := strings.Split(ansi.Strip(o.View()), "\n")[0]; got != tt.want {
+				t.Errorf("title %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
