@@ -320,8 +320,16 @@ func escapeGlob(s string) string {
 }
 
 // realPath resolves the symlinks of the longest existing prefix of the
-// absolute path p and appends the rest; p itself when nothing resolves.
-func realPath(p string) string {
+// absolute path p and appends the rest; p itself when nothing resolves. A
+// dangling symlink on the way is followed to its target, where a write
+// through it lands (a link e -> .env before .env exists, or docs/l ->
+// ../src before src does).
+func realPath(p string) string { return realPathHops(p, 0) }
+
+// maxLinkHops bounds the dangling symlinks realPath follows (a loop).
+const maxLinkHops = 40
+
+func realPathHops(p string, hops int) string {
 	var rest []string
 	cur := filepath.Clean(p)
 	for {
@@ -332,6 +340,15 @@ func realPath(p string) string {
 			return real
 		}
 		parent := filepath.Dir(cur)
+		if target, err := os.Readlink(cur); err == nil && hops < maxLinkHops {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(realPathHops(parent, hops+1), target)
+			}
+			for i := len(rest) - 1; i >= 0; i-- {
+				target = filepath.Join(target, rest[i])
+			}
+			return realPathHops(target, hops+1)
+		}
 		if parent == cur {
 			return filepath.Clean(p)
 		}

@@ -23,9 +23,10 @@ type redAttack struct {
 	scope        []string
 	allowedPaths []string
 	files        map[string]string
-	command      string // {{OUT}} is a folder outside the workspace
-	want         string // "refuse", "ask" or "allow"
-	creates      string // for "allow": a workspace file it must make
+	links        map[string]string // symlinks made first (name → target; {{OUT}} as in command)
+	command      string            // {{OUT}} is a folder outside the workspace
+	want         string            // "refuse", "ask" or "allow"
+	creates      string            // for "allow": a workspace file it must make
 }
 
 var (
@@ -112,6 +113,13 @@ var redAttacks = []redAttack{
 	{class: "option runs", mode: dflt, allow: rtAllow, command: "go test -exec 'sh -c \"touch pwned\"' ./...", want: "ask"},
 	{class: "option runs", mode: dflt, allow: rtAllow, command: "go test --toolexec=./x ./...", want: "ask"},
 	{class: "option runs", mode: dflt, allow: rtAllow, command: "git status --short -c core.fsmonitor=x", want: "allow"}, // options after the subcommand are its own
+	{class: "option runs", mode: bypass, deny: denyRm, command: "BASH_CMDS[1]=/bin/rm; 1 victim", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "BASH_CMDS+=([0]=/bin/rm); 0 victim", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "set -o history; history -s true; fc -e 'rm victim' -1", want: "refuse"},
+	{class: "arg write", mode: dflt, allow: rtAllow, command: "go test -coverprofile={{OUT}}/pwned ./...", want: "ask"},
+	{class: "arg write", mode: dflt, allow: rtAllow, command: "go test -c -o ../pwned-by-redirect ./...", want: "ask"},
+	{class: "arg write", mode: dflt, allow: rtAllow, command: "go test -coverprofile .git/hooks/pre-commit ./...", want: "ask"},
+	{class: "plain", mode: dflt, allow: rtAllow, command: "go test -coverprofile=cover.out ./...", want: "allow"},
 	// Aliases and functions in one line.
 	{class: "alias", mode: bypass, deny: denyRm, command: "alias x=rm; x victim", want: "refuse"},
 	{class: "alias", mode: bypass, deny: denyRm, command: "shopt -s expand_aliases\nalias ls='rm victim'\nls", want: "refuse"},
@@ -179,6 +187,14 @@ var redAttacks = []redAttack{
 	{class: "redirect", mode: dflt, allow: rtAllow, command: "echo x >| ../pwned-by-redirect", want: "ask"},
 	{class: "redirect", mode: dflt, allow: rtAllow, command: "echo x > sub/../../pwned-by-redirect", want: "ask"},
 	{class: "redirect", mode: dflt, allow: rtAllow, command: "echo x >> ./.git/config", want: "ask"},
+	// Writes through symlinks in the workspace.
+	{class: "symlink write", mode: dflt, allow: rtAllow, links: map[string]string{"g": ".git"}, command: "echo x >> g/hooks/pre-commit", want: "ask"},
+	{class: "symlink write", mode: dflt, allow: rtAllow, links: map[string]string{"g": ".git"}, command: "cp victim g/hooks/pre-commit", want: "ask"},
+	{class: "symlink write", mode: dflt, allow: rtAllow, links: map[string]string{"o": "{{OUT}}"}, command: "echo x > o/pwned", want: "ask"},
+	{class: "symlink write", mode: dflt, allow: rtAllow, links: map[string]string{"p": "{{OUT}}/pwned"}, command: "echo x | tee p", want: "ask"},
+	{class: "symlink write", mode: accept, allow: rtAllow, links: map[string]string{"p": "{{OUT}}/pwned"}, command: "echo x > p", want: "ask"},
+	{class: "symlink write", mode: bypass, deny: []string{"write_file(.env)"}, links: map[string]string{"e": ".env"}, command: "echo SECRET=1 > e", want: "refuse"},
+	{class: "symlink write", mode: bypass, allowedPaths: []string{"docs/**"}, links: map[string]string{"docs/l": "../src"}, command: "mkdir -p src; echo x > docs/l/pwned.go", want: "refuse"},
 	// allowed_paths and agent scopes.
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: "echo x | tee src/pwned.go", want: "refuse"},
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: "mkdir -p src; cp victim src/pwned.go", want: "refuse"},
@@ -223,6 +239,14 @@ func TestRedteamAttacks(t *testing.T) {
 			}
 			for name, body := range at.files {
 				writeRedFile(t, root, name, body)
+			}
+			for name, target := range at.links {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(strings.ReplaceAll(target, "{{OUT}}", out), filepath.Join(root, name)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			rules, err := permission.ParseRules(at.allow, at.deny)
 			if err != nil {

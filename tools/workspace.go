@@ -101,8 +101,12 @@ func (w *Workspace) Rel(abs string) string {
 }
 
 // evalExisting resolves the symlinks of the longest existing prefix of p and
-// appends the rest, so a new file's path can be checked before it exists.
-func evalExisting(p string) (string, error) {
+// appends the rest, so a new file's path can be checked before it exists. A
+// dangling symlink on the way is followed to its target, where a write
+// through it lands (docs/l -> ../src before src exists).
+func evalExisting(p string) (string, error) { return evalExistingHops(p, 0) }
+
+func evalExistingHops(p string, hops int) (string, error) {
 	var rest []string
 	cur := p
 	for {
@@ -117,6 +121,22 @@ func evalExisting(p string) (string, error) {
 			return "", err
 		}
 		parent := filepath.Dir(cur)
+		if target, err := os.Readlink(cur); err == nil {
+			if hops >= 40 {
+				return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+			}
+			if !filepath.IsAbs(target) {
+				dir, err := evalExistingHops(parent, hops+1)
+				if err != nil {
+					return "", err
+				}
+				target = filepath.Join(dir, target)
+			}
+			for i := len(rest) - 1; i >= 0; i-- {
+				target = filepath.Join(target, rest[i])
+			}
+			return evalExistingHops(target, hops+1)
+		}
 		if parent == cur {
 			return p, nil
 		}

@@ -124,10 +124,11 @@ func Analyse(src string) Line {
 }
 
 // searchPath notes a line that sets PATH (the commands after it may be
-// any program, such as rm copied to ./ls) or BASH_ENV/ENV (every shell
-// started runs that file first).
+// any program, such as rm copied to ./ls), BASH_CMDS or BASH_ALIASES
+// (BASH_CMDS[1]=/bin/rm makes the command 1 run rm) or BASH_ENV/ENV
+// (every shell started runs that file first).
 func (a *analyser) searchPath() {
-	for _, name := range []string{"PATH", "BASH_ENV", "ENV"} {
+	for _, name := range []string{"PATH", "BASH_ENV", "ENV", "BASH_CMDS", "BASH_ALIASES"} {
 		set := slices.Contains(a.line.Sets, name)
 		for _, c := range a.line.Cmds {
 			set = set || slices.Contains(c.Assigns, name)

@@ -150,6 +150,9 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 			}
 		}
 		return nil, false
+	case name == "fc" && !hasFlag(args, "l"):
+		a.unknown("fc runs commands from the history or through an editor (fc -e CMD)")
+		return nil, false
 	case name == "hash" && hasFlag(args, "p"), name == "enable" && len(args) > 0:
 		a.unknown("%s can change what a command name runs", name)
 		return nil, false
@@ -812,7 +815,8 @@ func (a *analyser) subscript(name string, w word) {
 }
 
 // goTool follows the go command's options that name a program it runs
-// (-exec, -toolexec, -vettool): that program is a command of the line.
+// (-exec, -toolexec, -vettool): that program is a command of the line;
+// and those that name a file it writes (-o, -coverprofile, ...): writes.
 func (a *analyser) goTool(args []word, depth int) {
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
@@ -820,7 +824,18 @@ func (a *analyser) goTool(args []word, depth int) {
 			continue
 		}
 		key, val, hasVal := strings.Cut(strings.TrimLeft(t, "-"), "=")
-		if key != "exec" && key != "toolexec" && key != "vettool" {
+		switch key {
+		case "exec", "toolexec", "vettool":
+		case "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir":
+			// a file (or, for -outputdir, a folder) it writes
+			w := word{text: val, dynamic: args[i].dynamic}
+			if !hasVal && i+1 < len(args) {
+				i++
+				w = args[i]
+			}
+			a.line.Writes = append(a.line.Writes, Write{Target: w.text, Dynamic: w.dynamic || w.glob || tildeOther(w.text)})
+			continue
+		default:
 			continue
 		}
 		w := word{text: val, dynamic: args[i].dynamic}
