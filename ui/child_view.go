@@ -58,11 +58,52 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 	v.rt.now = now
 	v.rt.route(ev)
 	if ev.From().AgentID == v.pane.AgentID() {
-		switch ev.(type) {
-		case agent.ToolFinished, agent.ChildFiles, agent.ChildFinished:
+		switch e := ev.(type) {
+		case agent.ChildFinished:
+			// How it ended, where it ended, when that was not a plain answer
+			// (the pane says so; the whole transcript must too).
+			if n := outcomeNotice(e); n != nil {
+				v.rt.finishAssistant()
+				v.tr.Append(n)
+			}
+			v.tr.Touch(v.files)
+		case agent.ToolFinished, agent.ChildFiles:
 			v.tr.Touch(v.files)
 		}
 	}
+}
+
+// outcomeNotice is the line that ends a child's full-screen transcript when
+// it stopped short of an answer (cancelled, failed, cut short), with why;
+// nil when it answered.
+func outcomeNotice(e agent.ChildFinished) *NoticeBlock {
+	why := oneLine(e.Error)
+	if why == "" {
+		why = oneLine(e.Summary)
+	}
+	text := ""
+	switch e.Reason {
+	case agent.StopOK, "":
+		return nil
+	case agent.StopTimeout:
+		text = "timed out after " + elapsedText(e.Elapsed)
+	case agent.StopMaxTurns:
+		text = "stopped at its turn limit"
+	case agent.StopBudget:
+		text = "stopped at its budget"
+	case agent.StopCancelled:
+		text = "cancelled"
+	default:
+		text = "failed"
+	}
+	if why != "" && why != text {
+		text += ": " + why
+	}
+	level := NoticeWarning
+	if e.Reason != agent.StopCancelled && e.Reason != agent.StopTimeout && e.Reason != agent.StopMaxTurns && e.Reason != agent.StopBudget {
+		level = NoticeError
+	}
+	return NewNoticeBlock(level, text)
 }
 
 // Route applies a live event and keeps the files list last.
