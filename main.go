@@ -129,17 +129,9 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 	if !o.promptSet {
 		return runTUI(ctx, o, stderr)
 	}
-	prompt := o.prompt
-	if prompt == "-" {
-		data, err := io.ReadAll(stdin)
-		if err != nil {
-			fmt.Fprintln(stderr, "covey: read prompt from stdin:", err)
-			return exitUsage
-		}
-		prompt = string(data)
-	}
-	if strings.TrimSpace(prompt) == "" {
-		fmt.Fprintln(stderr, "covey: -p needs a prompt (or - to read it from stdin)")
+	prompt, err := headlessPrompt(o, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage
 	}
 	if o.resumeSet && o.resume == "" {
@@ -157,6 +149,26 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 			strings.Join(skipped, ", "))
 	}
 	return headless.Run(ctx, s, prompt, o.outputFormat, stdout, stderr)
+}
+
+// headlessPrompt is the prompt of a -p run: the flag's value, then any words
+// after it (covey -p fix the bug is "fix the bug", not "fix"), or stdin for -.
+func headlessPrompt(o *options, stdin io.Reader) (string, error) {
+	prompt := strings.Join(append([]string{o.prompt}, o.args...), " ")
+	if o.prompt == "-" {
+		if len(o.args) > 0 {
+			return "", fmt.Errorf("-p - reads the prompt from stdin, so %q has nowhere to go", strings.Join(o.args, " "))
+		}
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", fmt.Errorf("read prompt from stdin: %w", err)
+		}
+		prompt = string(data)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", errors.New("-p needs a prompt (or - to read it from stdin)")
+	}
+	return prompt, nil
 }
 
 // check validates the parsed flags and opens the debug log.

@@ -173,6 +173,43 @@ func TestArgumentErrorsAreOneLineWithHint(t *testing.T) {
 	}
 }
 
+// TestHeadlessPrompt checks that no word of a -p prompt is lost: the words
+// after -p's value belong to the prompt, and stdin cannot be mixed with them.
+func TestHeadlessPrompt(t *testing.T) {
+	tests := map[string]struct {
+		args    []string
+		stdin   string
+		want    string
+		wantErr string
+	}{
+		"quoted":              {args: []string{"-p", "fix the bug"}, want: "fix the bug"},
+		"unquoted words":      {args: []string{"-p", "fix", "the", "bug", "--model", "m"}, want: "fix the bug"},
+		"long flag and words": {args: []string{"--prompt=where", "is", "main?"}, want: "where is main?"},
+		"stdin":               {args: []string{"-p", "-"}, stdin: "from stdin\n", want: "from stdin\n"},
+		"stdin and words":     {args: []string{"-p", "-", "more"}, stdin: "x", wantErr: `"more" has nowhere to go`},
+		"empty":               {args: []string{"-p", " "}, wantErr: "-p needs a prompt"},
+		"empty stdin":         {args: []string{"-p", "-"}, wantErr: "-p needs a prompt"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			o, code, _, stderr := parse(t, tc.args...)
+			if code != exitOK || o == nil {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			got, err := headlessPrompt(o, strings.NewReader(tc.stdin))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("prompt %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
 // TestBinaryLinksNoTestCode keeps test code out of the shipped binary: the
 // main package must not depend on package testing or on anything under
 // covey/e2e (the scripted server lives in internal/scripted for that).
