@@ -286,6 +286,13 @@ func TestCrewBudgetAndCost(t *testing.T) {
 	if !h.screenContains("counter [Explore] count lines: 10k / 2k · $0.02") {
 		t.Errorf("/cost lacks the child's cost:\n%s", ansi.Strip(h.m.View()))
 	}
+	// A cost budget on a model without a price cannot hold: the pane says so.
+	unpriced := childSrc("c2", "call_task", "Explore", "guess costs")
+	unpriced.Name = "guesser"
+	h.events(agent.ChildStarted{Source: unpriced, Model: "big", MaxCost: 0.5})
+	if !h.screenContains("$0.50 budget: no price") {
+		t.Errorf("an unpriced child's cost budget does not say it has no price:\n%s", ansi.Strip(h.m.View()))
+	}
 }
 
 func TestCrewBackgroundResultTurn(t *testing.T) {

@@ -182,7 +182,8 @@ func (b *SubagentBlock) tokenText() string {
 }
 
 // costText is "$0.04", or "$0.04/$1.00" against a cost budget; "" when no
-// price is known for the child's model.
+// price is known for the child's model. A cost budget on a model without a
+// price cannot stop the child (its cost stays unknown), and says so.
 func (b *SubagentBlock) costText() string {
 	switch {
 	case b.crew.costKnown && b.crew.maxCost > 0:
@@ -190,7 +191,7 @@ func (b *SubagentBlock) costText() string {
 	case b.crew.costKnown:
 		return dollars(b.crew.cost)
 	case b.crew.maxCost > 0:
-		return "budget " + dollars(b.crew.maxCost)
+		return dollars(b.crew.maxCost) + " budget: no price"
 	}
 	return ""
 }
