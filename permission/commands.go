@@ -365,3 +365,73 @@ func dangerousEnv(name string) bool {
 	}
 	return false
 }
+
+// deniedReadArg returns the first read_file deny rule covering a file a
+// command names: an argument (or the value of --opt=value) or an input
+// redirection that is, or whose glob matches, a path the rule keeps from
+// being read, so cat .env is refused like read_file .env. This is
+// best effort: a program reading a folder (grep -r), a name computed when
+// the line runs or code in another language are not seen.
+func deniedReadArg(deny []rule, c command, root, dir string) (rule, string, bool) {
+	var readDeny []rule
+	for _, r := range deny {
+		if r.governs(toolname.ReadFile, true) && !fileTool(r.tool) {
+			readDeny = append(readDeny, r)
+		}
+	}
+	if len(readDeny) == 0 || root == "" {
+		return rule{}, "", false
+	}
+	if dir == "" {
+		dir = root
+	}
+	names := slices.Clone(c.line.Reads)
+	for _, cmd := range c.line.Cmds {
+		if namesOnly[cmd.Name] {
+			continue
+		}
+		for _, a := range cmd.Args[1:] {
+			names = append(names, a)
+			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+				names = append(names, v)
+			}
+		}
+	}
+	for _, n := range names {
+		if n == "" || strings.HasPrefix(n, "-") {
+			continue
+		}
+		p := n
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				continue
+			}
+			p = filepath.Join(home, p[1:])
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		candidates := []string{p}
+		if strings.ContainsAny(n, "*?[") {
+			if matches, err := filepath.Glob(p); err == nil {
+				candidates = append(candidates, matches...)
+			}
+		}
+		for _, cand := range candidates {
+			for _, f := range []pathForms{pathFormsOf(filepath.Clean(cand), root), pathFormsOf(realPath(cand), root)} {
+				if r, ok := deniedPath(readDeny, toolname.ReadFile, f); ok {
+					return r, n, true
+				}
+			}
+		}
+	}
+	return rule{}, "", false
+}
+
+// namesOnly are commands whose arguments name files without reading them
+// (echo .env >> .gitignore is not a read of .env).
+var namesOnly = map[string]bool{
+	"echo": true, "printf": true, "ls": true, "touch": true, "rm": true, "rmdir": true, "mkdir": true,
+	"test": true, "[": true, "stat": true, "chmod": true, "chown": true, "basename": true, "dirname": true,
+}

@@ -322,6 +322,9 @@ func (p *Policy) denied(req Request, s snapshot) (rule, string, bool) {
 			if r, ok := deniedWrite(deny, c, s.root, bashDir(req, s)); ok {
 				return r, "it redirects output to a file the rule covers, or to one named only when it runs", true
 			}
+			if r, arg, ok := deniedReadArg(deny, c, s.root, bashDir(req, s)); ok {
+				return r, fmt.Sprintf("its argument %s names a file the rule keeps from being read", arg), true
+			}
 		case pathRuleTool(req.Tool):
 			if r, ok := deniedPath(deny, req.Tool, pathFormsOf(req.Path, s.root)); ok {
 				return r, "", true

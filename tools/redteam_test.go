@@ -33,7 +33,9 @@ var (
 	rtAllow = []string{"bash(git status:*)", "bash(echo:*)", "bash(go test:*)", "bash(ls:*)", "bash(cat:*)", "bash(grep:*)",
 		"bash(wc:*)", "bash(make)", "bash(npm test)", "bash(git diff:*)", "bash(printf:*)", "bash(tee:*)", "bash(cp:*)",
 		"bash(dd:*)", "bash(sort:*)", "bash(find:*)", "bash(true)"}
-	plan = permission.ModePlan
+	plan     = permission.ModePlan
+	denyEnv  = []string{"bash(rm:*)", "read_file(.env)", "Read(secrets/**)"}
+	envFiles = map[string]string{".env": "TOKEN=hunter2\n", ".env.example": "TOKEN=\n", "secrets/key": "hunter2\n"}
 )
 
 // redAttacks is the red team's table: every class of issue 15 with new
@@ -195,6 +197,19 @@ var redAttacks = []redAttack{
 	{class: "symlink write", mode: accept, allow: rtAllow, links: map[string]string{"p": "{{OUT}}/pwned"}, command: "echo x > p", want: "ask"},
 	{class: "symlink write", mode: bypass, deny: []string{"write_file(.env)"}, links: map[string]string{"e": ".env"}, command: "echo SECRET=1 > e", want: "refuse"},
 	{class: "symlink write", mode: bypass, allowedPaths: []string{"docs/**"}, links: map[string]string{"docs/l": "../src"}, command: "mkdir -p src; echo x > docs/l/pwned.go", want: "refuse"},
+	// Bash commands naming a file a read deny rule covers.
+	{class: "bash read", mode: bypass, deny: denyEnv, files: envFiles, command: "cat .env", want: "refuse"},
+	{class: "bash read", mode: dflt, allow: rtAllow, deny: denyEnv, files: envFiles, command: "cat < ./.env", want: "refuse"},
+	{class: "bash read", mode: accept, allow: rtAllow, deny: denyEnv, files: envFiles, command: "grep TOKEN sub/../.env", want: "refuse"},
+	{class: "bash read", mode: bypass, deny: denyEnv, files: envFiles, command: "cat .en?", want: "refuse"},
+	{class: "bash read", mode: bypass, deny: denyEnv, files: envFiles, command: "base64 secrets/key", want: "refuse"},
+	{class: "bash read", mode: bypass, deny: denyEnv, files: envFiles, command: "cp secrets/* leak/", want: "refuse"},
+	{class: "bash read", mode: bypass, deny: denyEnv, files: envFiles, command: "git diff --no-index .env /dev/null", want: "refuse"},
+	{class: "bash read", mode: bypass, deny: denyEnv, files: envFiles, command: "diff --from-file=.env victim", want: "refuse"},
+	{class: "bash read", mode: bypass, deny: denyEnv, files: envFiles, links: map[string]string{"el": ".env"}, command: "head -1 el", want: "refuse"},
+	{class: "bash read", mode: dflt, allow: rtAllow, deny: denyEnv, files: envFiles, command: "echo .env >> .gitignore", want: "allow", creates: ".gitignore"},
+	{class: "bash read", mode: dflt, allow: rtAllow, deny: denyEnv, files: envFiles, command: "cat .env.example", want: "allow"},
+	{class: "bash read", mode: dflt, allow: rtAllow, deny: denyEnv, files: envFiles, command: "ls -la secrets", want: "allow"},
 	// allowed_paths and agent scopes.
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: "echo x | tee src/pwned.go", want: "refuse"},
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: "mkdir -p src; cp victim src/pwned.go", want: "refuse"},

@@ -79,6 +79,9 @@ type Line struct {
 	// Writes are the files its redirections write (not /dev/null and
 	// the like).
 	Writes []Write
+	// Reads are the files its input redirections (< file) read, as
+	// written; known ones only.
+	Reads []string
 	// Sets are the variables it sets for the commands after them (NAME=v
 	// alone, export, declare, read, for NAME in ...).
 	Sets []string
@@ -360,6 +363,11 @@ func (a *analyser) redirect(r *syntax.Redirect, bare bool, depth int) {
 	}
 	if r.Hdoc != nil {
 		a.word(r.Hdoc, depth)
+	}
+	if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut {
+		if w := literal(r.Word); !w.dynamic {
+			a.line.Reads = append(a.line.Reads, w.text)
+		}
 	}
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrAll, syntax.AppAll,
