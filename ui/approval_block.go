@@ -69,8 +69,8 @@ type ApprovalBlock struct {
 	outcome approvalOutcome
 	detail  string // the feedback or the granted rules
 
-	version uint64
-	cache   lineCache
+	changes
+	cache lineCache
 	// rowCache holds drawn body rows by index for rowKey, so scrolling
 	// draws only the rows that come into view.
 	rowCache map[int]string
@@ -134,7 +134,7 @@ func callRequest(req permission.Request) bool {
 	return req.Tool == toolname.WebFetch || req.Tool == permission.ToolMCPTrust || strings.HasPrefix(req.Tool, toolname.MCPPrefix)
 }
 
-func (b *ApprovalBlock) touch() { b.version++ }
+func (b *ApprovalBlock) touch() { b.changed() }
 
 // Version counts the block's changes; equal versions render alike.
 func (b *ApprovalBlock) Version() uint64 { return b.version }

@@ -39,7 +39,6 @@ func (m *Model) enqueueApproval(p *pendingApproval) tea.Cmd {
 	} else {
 		m.appr.queue = append(m.appr.queue, p)
 		m.appr.block.SetWaiting(len(m.appr.queue))
-		m.tr.Touch(m.appr.block)
 	}
 	return watchApproval(m.ctx, p)
 }
@@ -55,7 +54,6 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 	if pane, ok := m.rt.children[p.req.AgentID]; ok && p.req.AgentID != "" {
 		m.appr.pane = pane
 		pane.SetWaiting(true)
-		m.tr.Touch(pane)
 	}
 	m.tr.Insert(m.approvalPosition(p.req), b)
 	typing := !m.transcriptFocus && m.input.Value() != ""
@@ -137,7 +135,6 @@ func (m *Model) focusApproval() {
 	}
 	m.appr.focus = true
 	m.appr.block.SetActive(true)
-	m.tr.Touch(m.appr.block)
 	m.transcriptFocus = false
 	m.tr.Blur()
 	m.input.Blur()
@@ -148,7 +145,6 @@ func (m *Model) focusInputFromApproval() {
 	m.appr.focus = false
 	if m.appr.block != nil {
 		m.appr.block.SetActive(false)
-		m.tr.Touch(m.appr.block)
 	}
 	m.input.Focus()
 }
@@ -170,7 +166,6 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		default:
 			_, cmd = b.Update(k)
 		}
-		m.tr.Touch(b)
 		return cmd, true
 	}
 	switch {
@@ -223,9 +218,6 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 	default:
 		return nil, false
 	}
-	if m.appr.block == b {
-		m.tr.Touch(b)
-	}
 	return cmd, true
 }
 
@@ -247,7 +239,6 @@ func (m *Model) answer(v permission.Verdict, o approvalOutcome, detail string) {
 	}
 	p.settle(v)
 	b.resolve(o, detail)
-	m.tr.Touch(b)
 	m.closeCurrent()
 }
 
@@ -256,7 +247,6 @@ func (m *Model) answer(v permission.Verdict, o approvalOutcome, detail string) {
 func (m *Model) closeCurrent() {
 	if m.appr.pane != nil {
 		m.appr.pane.SetWaiting(false)
-		m.tr.Touch(m.appr.pane)
 	}
 	hadFocus := m.appr.focus
 	m.appr.cur, m.appr.block, m.appr.pane, m.appr.focus = nil, nil, nil, false
@@ -289,7 +279,6 @@ func (m *Model) approvalGone(id int64) {
 			m.appr.queue = append(m.appr.queue[:i], m.appr.queue[i+1:]...)
 			if m.appr.block != nil {
 				m.appr.block.SetWaiting(len(m.appr.queue))
-				m.tr.Touch(m.appr.block)
 			}
 			return
 		}

@@ -22,7 +22,7 @@ type AssistantBlock struct {
 	reasoning strings.Builder
 	done      bool
 	expanded  bool
-	version   uint64
+	changes
 
 	// The stable-prefix scanner: how far text has been read line by line,
 	// whether that point is inside a code fence, and the ends of the
@@ -62,7 +62,7 @@ func (b *AssistantBlock) AppendText(s string) {
 	}
 	b.text.WriteString(s)
 	b.scan()
-	b.version++
+	b.changed()
 }
 
 // AppendReasoning adds a fragment of the model's thinking.
@@ -71,7 +71,7 @@ func (b *AssistantBlock) AppendReasoning(s string) {
 		return
 	}
 	b.reasoning.WriteString(s)
-	b.version++
+	b.changed()
 }
 
 // Finish marks the answer complete: the next Lines renders all of it as
@@ -81,7 +81,7 @@ func (b *AssistantBlock) Finish() {
 		return
 	}
 	b.done = true
-	b.version++
+	b.changed()
 }
 
 // Text returns the answer received so far.

@@ -31,6 +31,29 @@ type RenderContext struct {
 	Keys *KeyMap
 }
 
+// changes is embedded by the blocks whose look changes after they are
+// shown (answers, tool calls, panes, approvals): it counts the changes (the
+// version their line caches key on) and tells every transcript holding the
+// block, so the code that changes a block never has to tell the transcript.
+type changes struct {
+	version uint64
+	holders map[*transcript]Block
+}
+
+// changed records one change of the block.
+func (c *changes) changed() {
+	c.version++
+	for t, b := range c.holders {
+		t.touched = append(t.touched, b)
+	}
+}
+
+// changeSet gives the transcript the block's changes to watch.
+func (c *changes) changeSet() *changes { return c }
+
+// watched is a block that reports its own changes.
+type watched interface{ changeSet() *changes }
+
 // keyName is the key a binding is shown as ("tab", "y"), from its help.
 func keyName(b key.Binding) string { return b.Help().Key }
 

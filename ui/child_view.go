@@ -117,10 +117,7 @@ func (v *childView) Route(ev agent.Event, now time.Time) {
 // the shown one away.
 func (v *childView) ShowApproval(b *ApprovalBlock) {
 	if v.appr == b {
-		if b != nil {
-			v.tr.Touch(b)
-		}
-		return
+		return // its changes reach this transcript by themselves
 	}
 	if v.appr != nil {
 		v.tr.Remove(v.appr)

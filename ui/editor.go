@@ -99,7 +99,6 @@ func (m *Model) handleEditReady(msg editReadyMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		m.appr.block.SetNote(msg.err.Error())
-		m.tr.Touch(m.appr.block)
 		return nil
 	}
 	id, path, proposed := msg.id, msg.path, p.req.Content
@@ -139,10 +138,8 @@ func (m *Model) handleEditResult(msg editResultMsg) {
 	switch {
 	case msg.exitErr != nil:
 		b.SetNote(fmt.Sprintf("the editor failed (%v); the change still waits for your answer", msg.exitErr))
-		m.tr.Touch(b)
 	case msg.err != nil:
 		b.SetNote(msg.err.Error() + "; the change still waits for your answer")
-		m.tr.Touch(b)
 	case msg.content == msg.proposed:
 		m.answer(permission.Verdict{Allowed: true}, outcomeAllowed, "")
 	default:

@@ -590,11 +590,7 @@ func (m *Model) layout() {
 	}
 	trHeight := max(1, m.height-fixed)
 	if ab != nil {
-		v := ab.Version()
-		ab.SetRows(trHeight - approvalChrome)
-		if ab.Version() != v {
-			m.tr.Touch(ab)
-		}
+		ab.SetRows(trHeight - approvalChrome) // a change re-measures it (changes)
 	}
 	m.tr.base.Now = now
 	m.tr.base.Frame = m.frame

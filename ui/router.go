@@ -100,7 +100,6 @@ func (r *router) reset() {
 func (r *router) finishAssistant() {
 	if r.assistant != nil {
 		r.assistant.Finish()
-		r.t.Touch(r.assistant)
 		r.assistant = nil
 	}
 }
@@ -153,11 +152,9 @@ func (r *router) route(ev agent.Event) routeEffect {
 	case agent.TextDelta:
 		b := r.currentAssistant()
 		b.AppendText(e.Text)
-		r.t.Touch(b)
 	case agent.ReasoningDelta:
 		b := r.currentAssistant()
 		b.AppendReasoning(e.Text)
-		r.t.Touch(b)
 	case agent.ToolStarted:
 		r.finishAssistant()
 		b := NewToolBlock(e)
@@ -166,12 +163,10 @@ func (r *router) route(ev agent.Event) routeEffect {
 	case agent.ToolFinished:
 		if b, ok := r.tools[e.CallID]; ok {
 			b.Finish(e)
-			r.t.Touch(b)
 		}
 	case agent.ToolProgress:
 		if b, ok := r.tools[e.CallID]; ok {
 			b.SetProgress(e.Progress)
-			r.t.Touch(b)
 		}
 	case agent.MCPStatus:
 		if n := mcpNotice(e); n != nil {

@@ -62,8 +62,8 @@ type SubagentBlock struct {
 	openTool map[string]uint64 // call ID → sequence of its line, until it finishes
 	openText bool              // the newest line is text still being written
 
-	expanded  bool
-	version   uint64
+	expanded bool
+	changes
 	body      lineCache // body lines, keyed without the clock
 	left      lineCache // the header's styled left part, see header
 	look      paneLook
@@ -95,7 +95,7 @@ func (b *SubagentBlock) SetStarted(t time.Time) { b.started = t }
 // ChildFinished are ignored.
 func (b *SubagentBlock) Apply(ev agent.Event) {
 	if b.applyCrew(ev) {
-		b.version++
+		b.changed()
 		return
 	}
 	if b.state != childRunning {
@@ -139,7 +139,7 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 	default:
 		return
 	}
-	b.version++
+	b.changed()
 }
 
 // appendText adds streamed text, one activity line per line of text.
@@ -257,7 +257,7 @@ func (b *SubagentBlock) saidLately(s string) bool {
 func (b *SubagentBlock) SetWaiting(v bool) {
 	if b.waiting != v && b.state == childRunning {
 		b.waiting = v
-		b.version++
+		b.changed()
 	}
 }
 

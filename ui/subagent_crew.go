@@ -208,7 +208,7 @@ func dollars(v float64) string {
 func (b *SubagentBlock) SetCost(v float64) {
 	if !b.crew.costKnown || b.crew.cost != v {
 		b.crew.cost, b.crew.costKnown = v, true
-		b.version++
+		b.changed()
 	}
 }
 

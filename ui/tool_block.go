@@ -51,8 +51,8 @@ type ToolBlock struct {
 	progress    tools.Progress
 	hasProgress bool
 
-	expanded  bool
-	version   uint64
+	expanded bool
+	changes
 	cache     lineCache
 	recompute int
 }
@@ -77,7 +77,7 @@ func (b *ToolBlock) SetProgress(p tools.Progress) {
 		return
 	}
 	b.progress, b.hasProgress = p, true
-	b.version++
+	b.changed()
 }
 
 // progressText is "2/3 · indexing files" or "40% · …" or the message.
@@ -127,7 +127,7 @@ func (b *ToolBlock) Finish(ev agent.ToolFinished) {
 		text = ev.Result.Summary
 	}
 	b.output, b.more = headLines(strings.TrimRight(text, "\n"), outputExpanded)
-	b.version++
+	b.changed()
 }
 
 // headLines returns the first n lines of s and how many lines follow them,
@@ -317,7 +317,7 @@ func (b *ToolBlock) Expanded() bool { return b.expanded }
 func (b *ToolBlock) SetExpanded(v bool) {
 	if b.expanded != v {
 		b.expanded = v
-		b.version++
+		b.changed()
 	}
 }
 

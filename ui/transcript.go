@@ -103,6 +103,7 @@ func (t *transcript) Last() Block {
 
 // Append adds b at the end.
 func (t *transcript) Append(b Block) {
+	t.watch(b)
 	t.entries = append(t.entries, entry{b: b})
 	if !t.indexStale {
 		t.index[b] = len(t.entries) - 1
@@ -119,6 +120,7 @@ func (t *transcript) Insert(i int, b Block) {
 		t.Append(b)
 		return
 	}
+	t.watch(b)
 	t.entries = append(t.entries, entry{})
 	copy(t.entries[i+1:], t.entries[i:])
 	t.entries[i] = entry{b: b}
@@ -133,6 +135,7 @@ func (t *transcript) Remove(b Block) {
 	if i < 0 {
 		return
 	}
+	t.unwatch(b)
 	t.entries = append(t.entries[:i], t.entries[i+1:]...)
 	delete(t.index, b)
 	delete(t.live, b)
@@ -160,10 +163,32 @@ func (t *transcript) IndexOf(b Block) int {
 }
 
 // Touch records that b changed; its height is measured again on sync.
+// Blocks that report their own changes (see changes) need no Touch.
 func (t *transcript) Touch(b Block) { t.touched = append(t.touched, b) }
+
+// watch makes b report its changes to t.
+func (t *transcript) watch(b Block) {
+	if w, ok := b.(watched); ok {
+		c := w.changeSet()
+		if c.holders == nil {
+			c.holders = map[*transcript]Block{}
+		}
+		c.holders[t] = b
+	}
+}
+
+// unwatch stops b reporting to t.
+func (t *transcript) unwatch(b Block) {
+	if w, ok := b.(watched); ok {
+		delete(w.changeSet().holders, t)
+	}
+}
 
 // Clear removes every block.
 func (t *transcript) Clear() {
+	for _, e := range t.entries {
+		t.unwatch(e.b)
+	}
 	t.entries = nil
 	t.tops = nil
 	t.topsStale = true

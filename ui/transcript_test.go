@@ -261,3 +261,34 @@ func TestTranscriptFollowsAgainWhenAllFits(t *testing.T) {
 		})
 	}
 }
+
+// TestBlocksReportTheirOwnChanges: a block that changes after it was added
+// is measured again without anyone touching the transcript, in every
+// transcript that holds it, and stops reporting to one it left.
+func TestBlocksReportTheirOwnChanges(t *testing.T) {
+	ctx := blockCtx(t, 60)
+	main, view := newTranscript(ctx), newTranscript(ctx)
+	for _, tr := range []*transcript{main, view} {
+		tr.SetSize(60, 20)
+	}
+	b := NewAssistantBlock()
+	main.Append(b)
+	view.Append(b)
+	main.sync()
+	view.sync()
+	before := main.total()
+	b.AppendText("one line\nand another\nand a third")
+	main.sync()
+	view.sync()
+	if main.total() <= before || view.total() != main.total() {
+		t.Fatalf("heights %d and %d after the block grew from %d: a change did not reach both transcripts", main.total(), view.total(), before)
+	}
+	view.Remove(b)
+	if _, still := b.holders[view]; still {
+		t.Fatal("a transcript the block left still hears its changes")
+	}
+	main.Clear()
+	if len(b.holders) != 0 {
+		t.Fatalf("the block still reports to %d transcripts after Clear", len(b.holders))
+	}
+}
