@@ -260,11 +260,48 @@ func (m *Model) cmdMCP(string) tea.Cmd {
 	return nil
 }
 
-// refreshMCP updates the /mcp screen after an MCPStatus event.
+// refreshMCP updates the /mcp screen and the status bar after an
+// MCPStatus event.
 func (m *Model) refreshMCP() {
-	if e := m.mcpEngine(); e != nil && m.view == screenMCP {
-		m.mp.SetServers(e.MCPServers())
+	e := m.mcpEngine()
+	if e == nil {
+		return
 	}
+	ss := e.MCPServers()
+	m.status.mcp = mcpSummary(ss)
+	if m.view == screenMCP {
+		m.mp.SetServers(ss)
+	}
+}
+
+// mcpSummary is the status bar's word on the servers: "MCP 2/3" connected
+// of those that may run, and how many start or failed.
+func mcpSummary(ss []mcp.Status) string {
+	total, up, starting, failed := 0, 0, 0, 0
+	for _, s := range ss {
+		switch s.State {
+		case mcp.StateUntrusted, mcp.StateStopped:
+			continue
+		case mcp.StateConnected:
+			up++
+		case mcp.StateStarting:
+			starting++
+		case mcp.StateFailed:
+			failed++
+		}
+		total++
+	}
+	if total == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("MCP %d/%d", up, total)
+	if failed > 0 {
+		out += fmt.Sprintf(", %d failed", failed)
+	}
+	if starting > 0 {
+		out += fmt.Sprintf(", %d starting", starting)
+	}
+	return out
 }
 
 // handleMCPKey handles a key on the /mcp screen.

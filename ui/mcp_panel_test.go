@@ -187,3 +187,18 @@ func TestSubagentPaneShowsToolProgress(t *testing.T) {
 	// A report for a call the pane does not know changes nothing.
 	b.Apply(agent.ToolProgress{Source: childSource, CallID: "zz", Progress: tools.Progress{Progress: 1}})
 }
+
+func TestMCPStatusBar(t *testing.T) {
+	h, eng := newMCPHarness(t)
+	h.events(agent.MCPStatus{Source: mainSrc(), Server: "remote", State: "starting"})
+	if !h.screenContains("MCP 1/3, 1 failed, 1 starting") {
+		t.Errorf("status bar:\n%s", strings.Join(h.screenLines(), "\n"))
+	}
+	eng.mu.Lock()
+	eng.servers[1].State, eng.servers[2].State = mcp.StateConnected, mcp.StateConnected
+	eng.mu.Unlock()
+	h.events(agent.MCPStatus{Source: mainSrc(), Server: "remote", State: "connected"})
+	if !h.screenContains("MCP 3/3") || h.screenContains("starting") {
+		t.Errorf("status bar:\n%s", strings.Join(h.screenLines(), "\n"))
+	}
+}

@@ -36,6 +36,8 @@ type statusBar struct {
 	// hint is a passing word to the user ("press ctrl+c again to quit"),
 	// shown first on the right.
 	hint string
+	// mcp sums up the MCP servers ("MCP 2/3, 1 failed"); "" without any.
+	mcp string
 }
 
 // SetModel names the main agent's model.
@@ -114,7 +116,7 @@ func (s *statusBar) SetSize(width int) { s.width = width }
 // memoKey is what View's output depends on.
 func (s statusBar) memoKey() statusKey {
 	k := statusKey{
-		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint,
+		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp,
 		width: s.width, in: s.usage.InputTokens, out: s.usage.OutputTokens, running: s.running,
 	}
 	if s.running {
@@ -153,7 +155,7 @@ func (s statusBar) View() string {
 	in, out := agent.FormatTokens(s.usage.InputTokens), agent.FormatTokens(s.usage.OutputTokens)
 	tokens := part{"↑" + in + " ↓" + out, lk.key.render("↑") + lk.value.render(in) + lk.key.render(" ↓") + lk.value.render(out)}
 
-	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), styled(lk.mode, s.mode), tokens}
+	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), styled(lk.mode, s.mode), tokens, styled(lk.key, s.mcp)}
 	parts = append(parts, right...)
 	avail := max(0, s.width-2)
 	join := func() (string, int) {
