@@ -3,11 +3,11 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -33,6 +33,9 @@ type searcher struct {
 	litB    []byte
 	hasLit  bool
 	hazards [][]byte // see foldHazard
+	// anchor is the index in litB of its rarest byte, which a
+	// case-insensitive search looks for in both cases (see scanFold).
+	anchor  int
 	mode    grepMode
 	context int // lines of context around matches, content mode only
 	// perFile stops a file's scan after this many matching lines (0: no cap).
@@ -58,6 +61,7 @@ func newSearcher(pattern string, ignoreCase bool, mode grepMode, context, perFil
 		s.lit, s.litB, s.hasLit = lit, []byte(lit.s), true
 		if lit.fold {
 			s.hazards = foldHazard(lit.s)
+			s.anchor = rarestByte(s.litB)
 		}
 	}
 	if !hasTextAnchor(tree) {
@@ -69,21 +73,18 @@ func newSearcher(pattern string, ignoreCase bool, mode grepMode, context, perFil
 }
 
 // eachMatch calls emit with the byte range of every matching line of buf,
-// in order, until emit returns false. low is scratch space for a
-// lower-cased copy of buf and is returned, maybe grown, for reuse.
-func (s *searcher) eachMatch(buf, low []byte, emit func(start, end int) bool) []byte {
+// in order, until emit returns false.
+func (s *searcher) eachMatch(buf []byte, emit func(start, end int) bool) {
 	switch {
 	case s.hasLit && !s.lit.fold:
-		s.scanLiteral(buf, buf, emit)
+		s.scanLiteral(buf, emit)
 	case s.hasLit && !s.hazardIn(buf):
-		low = lowerASCII(low, buf)
-		s.scanLiteral(buf, low, emit)
+		s.scanFold(buf, emit)
 	case s.multi != nil:
 		s.scanRegexp(buf, emit)
 	default:
 		s.scanLines(buf, emit)
 	}
-	return low
 }
 
 func (s *searcher) hazardIn(buf []byte) bool {
@@ -95,11 +96,11 @@ func (s *searcher) hazardIn(buf []byte) bool {
 	return false
 }
 
-// scanLiteral finds the required literal in hay (buf itself, or its
-// lower-cased copy) and runs the regexp only on the lines holding it.
-func (s *searcher) scanLiteral(buf, hay []byte, emit func(start, end int) bool) {
+// scanLiteral finds the required (case-sensitive) literal in buf and runs
+// the regexp only on the lines holding it.
+func (s *searcher) scanLiteral(buf []byte, emit func(start, end int) bool) {
 	for pos := 0; pos < len(buf); {
-		i := bytes.Index(hay[pos:], s.litB)
+		i := bytes.Index(buf[pos:], s.litB)
 		if i < 0 {
 			return
 		}
@@ -113,6 +114,94 @@ func (s *searcher) scanLiteral(buf, hay []byte, emit func(start, end int) bool) 
 		}
 		pos = end + 1
 	}
+}
+
+// scanFold is scanLiteral for a case-insensitive (lower-case ASCII)
+// literal without lower-casing the buffer: it finds the literal's rarest
+// byte in either case with IndexByte, as ripgrep does, and compares the
+// window around each hit ignoring ASCII case. Lower-casing every byte
+// first cost a pass over the data and a buffer.
+func (s *searcher) scanFold(buf []byte, emit func(start, end int) bool) {
+	lit, k := s.litB, s.anchor
+	lo := lit[k]
+	up := lo
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	next := func(c byte, from int) int {
+		if j := bytes.IndexByte(buf[from:], c); j >= 0 {
+			return from + j
+		}
+		return len(buf)
+	}
+	nl, nu := -1, -1 // the next lo and up at or after pos; len(buf) when none
+	for pos := 0; pos < len(buf); {
+		if nl < pos {
+			nl = next(lo, pos)
+		}
+		if nu < pos {
+			if up == lo {
+				nu = len(buf)
+			} else {
+				nu = next(up, pos)
+			}
+		}
+		c := min(nl, nu)
+		if c >= len(buf) {
+			return
+		}
+		start := c - k
+		if start < 0 || start+len(lit) > len(buf) || !equalFoldLower(buf[start:start+len(lit)], lit) {
+			pos = c + 1
+			continue
+		}
+		ls := bytes.LastIndexByte(buf[:start], '\n') + 1
+		le := lineEnd(buf, start)
+		if s.lit.whole || s.line.Match(buf[ls:le]) {
+			if !emit(ls, le) {
+				return
+			}
+		}
+		pos = le + 1
+	}
+}
+
+// equalFoldLower reports whether b equals lit (lower-case ASCII) ignoring
+// ASCII case.
+func equalFoldLower(b, lit []byte) bool {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lit[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// byteRarity ranks lower-case letters from the most frequent in source code
+// and prose to the rarest; rarestByte prefers a byte late in it.
+const byteRarity = "etaoinsrlcdhupmfgybwvkxqjz"
+
+// rarestByte is the index of the byte of lit least likely to occur in
+// text: a rare letter, a digit or punctuation over a common letter, anything
+// over a space.
+func rarestByte(lit []byte) int {
+	best, bestRank := 0, -2
+	for i, c := range lit {
+		rank := 20 // digits and punctuation: fairly rare
+		switch {
+		case c == ' ':
+			rank = -1
+		case 'a' <= c && c <= 'z':
+			rank = strings.IndexByte(byteRarity, c)
+		}
+		if rank > bestRank {
+			best, bestRank = i, rank
+		}
+	}
+	return best
 }
 
 // scanRegexp lets the (?m) regexp find the next candidate across the rest of
@@ -158,43 +247,6 @@ func lineEnd(buf []byte, i int) int {
 		return i + j
 	}
 	return len(buf)
-}
-
-// lowerASCII writes src with ASCII letters lower-cased into dst (grown as
-// needed), eight bytes at a time: the case-insensitive prefilter lower-cases
-// every byte it searches, so this loop is hot.
-func lowerASCII(dst, src []byte) []byte {
-	if cap(dst) < len(src) {
-		dst = make([]byte, len(src), len(src)+len(src)/4)
-	}
-	dst = dst[:len(src)]
-	const ones = 0x0101010101010101
-	lower := func(x uint64) uint64 {
-		h := x & (0x7f * ones)
-		ge := h + (0x80-'A')*ones   // high bit set where byte >= 'A'
-		gt := h + (0x80-'Z'-1)*ones // high bit set where byte > 'Z'
-		return x | (ge&^gt&^x&(0x80*ones))>>2
-	}
-	i := 0
-	// Four words per round keep the CPU's pipelines busy.
-	for ; i+32 <= len(src); i += 32 {
-		s, d := src[i:i+32], dst[i:i+32]
-		binary.LittleEndian.PutUint64(d[0:], lower(binary.LittleEndian.Uint64(s[0:])))
-		binary.LittleEndian.PutUint64(d[8:], lower(binary.LittleEndian.Uint64(s[8:])))
-		binary.LittleEndian.PutUint64(d[16:], lower(binary.LittleEndian.Uint64(s[16:])))
-		binary.LittleEndian.PutUint64(d[24:], lower(binary.LittleEndian.Uint64(s[24:])))
-	}
-	for ; i+8 <= len(src); i += 8 {
-		binary.LittleEndian.PutUint64(dst[i:], lower(binary.LittleEndian.Uint64(src[i:])))
-	}
-	for ; i < len(src); i++ {
-		c := src[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst[i] = c
-	}
-	return dst
 }
 
 // fileJob is one file to search.
@@ -274,7 +326,7 @@ func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter in
 					return
 				}
 				var res fileResult
-				sc.buf, sc.low, res = s.searchFile(jobs[i], sc.buf, sc.low)
+				sc.buf, res = s.searchFile(jobs[i], sc.buf)
 				results[i] = res
 				finish(i)
 			}
@@ -284,9 +336,8 @@ func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter in
 	return results
 }
 
-// scratch is one worker's reusable memory: the file buffer and the
-// lower-cased copy for case-insensitive search.
-type scratch struct{ buf, low []byte }
+// scratch is one worker's reusable memory: the file buffer.
+type scratch struct{ buf []byte }
 
 // scratchPool keeps workers' buffers between grep calls, so a session's
 // greps do not each allocate and collect tens of megabytes.
@@ -307,38 +358,35 @@ func (p *scratchPool) put(sc *scratch) {
 	if cap(sc.buf) > scratchKeep {
 		sc.buf = nil
 	}
-	if cap(sc.low) > scratchKeep {
-		sc.low = nil
-	}
 	p.p.Put(sc)
 }
 
 // searchFile reads one file into buf (reused across files) and searches it.
-func (s *searcher) searchFile(job fileJob, buf, low []byte) ([]byte, []byte, fileResult) {
+func (s *searcher) searchFile(job fileJob, buf []byte) ([]byte, fileResult) {
 	buf, skip := readWhole(job.abs, buf)
 	if skip != notSkipped {
-		return buf, low, fileResult{skipped: skip}
+		return buf, fileResult{skipped: skip}
 	}
 	sniff := buf[:min(len(buf), binarySniffLen)]
 	if bytes.IndexByte(sniff, 0) >= 0 {
-		return buf, low, fileResult{skipped: skippedBinary}
+		return buf, fileResult{skipped: skippedBinary}
 	}
 	var res fileResult
 	switch s.mode {
 	case modeFiles:
-		low = s.eachMatch(buf, low, func(int, int) bool { res.matches++; return false })
+		s.eachMatch(buf, func(int, int) bool { res.matches++; return false })
 	case modeCount:
-		low = s.eachMatch(buf, low, func(int, int) bool { res.matches++; return true })
+		s.eachMatch(buf, func(int, int) bool { res.matches++; return true })
 	default:
 		f := contentFormatter{buf: buf, path: job.display, context: s.context}
-		low = s.eachMatch(buf, low, func(start, end int) bool {
+		s.eachMatch(buf, func(start, end int) bool {
 			f.match(start, end)
 			return s.perFile <= 0 || f.matches < s.perFile
 		})
 		f.flushAfter(-1)
 		res.matches, res.lines = f.matches, f.out
 	}
-	return buf, low, res
+	return buf, res
 }
 
 // contentFormatter renders one file's matching lines grep -C style:
