@@ -348,9 +348,10 @@ func (o *OpenAI) unreached(err error) error {
 	switch {
 	case errors.Is(pe.Kind, ErrIdleTimeout):
 		what = "no answer from %s (%s)"
-	case errors.Is(pe.Kind, ErrConnection):
+	case errors.Is(pe.Kind, ErrConnection) && pe.Message != reasonUnknown:
 		what = "could not reach %s (%s)"
 	default:
+		// A failure without a plain name keeps Go's text: it is all there is.
 		return err
 	}
 	// The transport error is left out: the reason already says it.

@@ -131,8 +131,11 @@ func connectionReason(err error) (string, bool) {
 	if errors.As(err, &opErr) {
 		return "network error", true
 	}
-	return "request failed", false
+	return reasonUnknown, false
 }
+
+// reasonUnknown is connectionReason's word for a failure it cannot name.
+const reasonUnknown = "request failed"
 
 // idleReader pushes the idle watchdog back on every byte that arrives:
 // comments and keep-alives count, since they prove the server is alive.

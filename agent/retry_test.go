@@ -471,3 +471,14 @@ func TestFormatWait(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamUnnamedFailureKeepsItsCause checks that a failure covey has no
+// plain name for still says what Go found, rather than a bare "request failed".
+func TestStreamUnnamedFailureKeepsItsCause(t *testing.T) {
+	var waits []time.Duration
+	var rec recorder
+	_, err := NewOpenAI(testConfig("foo", &waits)).Stream(context.Background(), Request{Model: "m"}, rec.handler())
+	if err == nil || !strings.Contains(err.Error(), "unsupported protocol scheme") {
+		t.Fatalf("err = %v, want the transport's reason", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -374,6 +375,9 @@ func ResolveEndpoint(c Config, profile string, fl Overrides, getenv func(string)
 			return ep, ErrNoEndpoint
 		}
 		ep.BaseURL = defaultOpenAIURL
+	}
+	if u, err := url.Parse(ep.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ep, fmt.Errorf("base URL %q is not an http(s) URL with a host (e.g. http://localhost:11434/v1)", ep.BaseURL)
 	}
 	if ep.BaseURL == defaultOpenAIURL && ep.APIKey == "" {
 		return ep, fmt.Errorf("%s is not set: OpenAI needs an API key (or point --base-url at a local server, or try --demo)", keyEnv)

@@ -27,18 +27,21 @@ func TestResolveEndpoint(t *testing.T) {
 		want    Endpoint
 		wantErr string
 	}{
-		"config only":             {cfg: cfg, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model"}},
-		"env over config":         {cfg: cfg, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://env/v1", Model: "env-model"}},
-		"flags over env":          {cfg: cfg, flags: Overrides{BaseURL: "http://flag/v1", Model: "flag-model"}, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://flag/v1", Model: "flag-model"}},
-		"profile":                 {cfg: cfg, profile: "local", want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
-		"profile key env":         {cfg: cfg, profile: "router", env: map[string]string{"ROUTER_KEY": "rk", "OPENAI_API_KEY": "ok"}, want: Endpoint{Name: "router", BaseURL: "https://router/v1", APIKey: "rk", Model: "ds"}},
-		"profile from config":     {cfg: Config{Provider: "local", Providers: cfg.Providers}, want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
-		"key only means openai":   {cfg: Config{Model: "gpt"}, env: map[string]string{"OPENAI_API_KEY": "sk"}, want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt"}},
-		"nothing configured":      {wantErr: "--demo"},
-		"unknown profile":         {cfg: cfg, profile: "nope", wantErr: `unknown provider profile "nope"; configured: local, router`},
-		"no model":                {cfg: Config{BaseURL: "http://x/v1"}, wantErr: "no model is configured"},
-		"openai url without key":  {cfg: Config{BaseURL: defaultOpenAIURL, Model: "m"}, wantErr: "OPENAI_API_KEY is not set"},
-		"custom key env honoured": {cfg: Config{BaseURL: "http://x/v1", Model: "m", APIKeyEnv: "MY_KEY"}, env: map[string]string{"MY_KEY": "mine"}, want: Endpoint{BaseURL: "http://x/v1", APIKey: "mine", Model: "m"}},
+		"config only":              {cfg: cfg, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model"}},
+		"env over config":          {cfg: cfg, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://env/v1", Model: "env-model"}},
+		"flags over env":           {cfg: cfg, flags: Overrides{BaseURL: "http://flag/v1", Model: "flag-model"}, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://flag/v1", Model: "flag-model"}},
+		"profile":                  {cfg: cfg, profile: "local", want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
+		"profile key env":          {cfg: cfg, profile: "router", env: map[string]string{"ROUTER_KEY": "rk", "OPENAI_API_KEY": "ok"}, want: Endpoint{Name: "router", BaseURL: "https://router/v1", APIKey: "rk", Model: "ds"}},
+		"profile from config":      {cfg: Config{Provider: "local", Providers: cfg.Providers}, want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
+		"key only means openai":    {cfg: Config{Model: "gpt"}, env: map[string]string{"OPENAI_API_KEY": "sk"}, want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt"}},
+		"nothing configured":       {wantErr: "--demo"},
+		"unknown profile":          {cfg: cfg, profile: "nope", wantErr: `unknown provider profile "nope"; configured: local, router`},
+		"no model":                 {cfg: Config{BaseURL: "http://x/v1"}, wantErr: "no model is configured"},
+		"base url without scheme":  {cfg: Config{BaseURL: "localhost:11434/v1", Model: "m"}, wantErr: `base URL "localhost:11434/v1" is not an http(s) URL`},
+		"base url without host":    {cfg: Config{BaseURL: "http://", Model: "m"}, wantErr: "not an http(s) URL with a host"},
+		"base url of another kind": {cfg: Config{BaseURL: "ftp://x/v1", Model: "m"}, wantErr: "not an http(s) URL"},
+		"openai url without key":   {cfg: Config{BaseURL: defaultOpenAIURL, Model: "m"}, wantErr: "OPENAI_API_KEY is not set"},
+		"custom key env honoured":  {cfg: Config{BaseURL: "http://x/v1", Model: "m", APIKeyEnv: "MY_KEY"}, env: map[string]string{"MY_KEY": "mine"}, want: Endpoint{BaseURL: "http://x/v1", APIKey: "mine", Model: "m"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
