@@ -757,26 +757,65 @@ func (a *analyser) copies(name string, args []word) {
 			}
 		}
 	case "curl", "wget":
-		for i, w := range args {
-			if (w.text == "-o" || w.text == "-O" || w.text == "--output" || w.text == "--output-document") && i+1 < len(args) {
-				mark(args[i+1])
+		for i := 0; i < len(args); i++ {
+			w := args[i]
+			next := func() (word, bool) {
+				if i+1 < len(args) {
+					i++
+					return args[i], true
+				}
+				return word{}, false
 			}
-			if f, ok := strings.CutPrefix(w.text, "--output="); ok {
-				mark(word{text: f, dynamic: w.dynamic})
+			switch {
+			case w.text == "-o" || (w.text == "-O" && name == "wget") || w.text == "--output" || w.text == "--output-document",
+				w.text == "--output-dir" || (w.text == "-P" && name == "wget") || w.text == "--directory-prefix":
+				if f, ok := next(); ok {
+					mark(f)
+				}
+			case strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "="):
+				key, f, _ := strings.Cut(w.text, "=")
+				switch key {
+				case "--output", "--output-document", "--output-dir", "--directory-prefix":
+					mark(word{text: f, dynamic: w.dynamic})
+				}
+			case len(w.text) > 2 && (strings.HasPrefix(w.text, "-o") || name == "wget" && (strings.HasPrefix(w.text, "-O") || strings.HasPrefix(w.text, "-P"))):
+				mark(word{text: w.text[2:], dynamic: w.dynamic})
 			}
 		}
 	default: // cp, mv, install, ln: the last operand, or every file into a -t folder
 		var operands []word
+		var folder *word
 		for i := 0; i < len(args); i++ {
-			if args[i].text == "-t" && i+1 < len(args) {
-				a.dynamicWrite = true // files land under a folder: any name
-				a.line.Writes = append(a.line.Writes, Write{Target: args[i+1].text, Dynamic: true})
+			t := args[i].text
+			switch {
+			case t == "--target-directory" && i+1 < len(args):
+				folder = &args[i+1]
 				i++
 				continue
+			case strings.HasPrefix(t, "--target-directory="):
+				folder = &word{text: strings.TrimPrefix(t, "--target-directory="), dynamic: args[i].dynamic}
+				continue
+			case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "t"):
+				// -t DIR, -tDIR, -rt DIR
+				if j := strings.IndexByte(t, 't'); j < len(t)-1 {
+					folder = &word{text: t[j+1:], dynamic: args[i].dynamic}
+				} else if i+1 < len(args) {
+					folder = &args[i+1]
+					i++
+				}
+				continue
 			}
-			if !strings.HasPrefix(args[i].text, "-") {
+			if !strings.HasPrefix(t, "-") {
 				operands = append(operands, args[i])
 			}
+		}
+		if folder != nil {
+			a.dynamicWrite = true // files land under a folder
+			mark(*folder)
+			for _, src := range operands {
+				mark(word{text: path.Join(folder.text, path.Base(src.text)), dynamic: folder.dynamic || src.dynamic})
+			}
+			return
 		}
 		if len(operands) > 1 {
 			dest := operands[len(operands)-1]
