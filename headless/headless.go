@@ -304,6 +304,9 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 	}
 	if msg != "" {
 		fmt.Fprintln(o.stderr, "covey:", msg)
+	} else if strings.TrimSpace(res.Answer) == "" {
+		// An empty stdout and exit 0 would look like covey lost the answer.
+		fmt.Fprintln(o.stderr, "covey: the model's answer was empty")
 	}
 	return code
 }

@@ -1,0 +1,42 @@
+package headless
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"covey/agent"
+)
+
+// TestFinishSaysWhatHappened checks the last words of a run on stderr: an
+// empty answer is said to be empty (an empty stdout alone looks like a lost
+// answer), a failure says why, and an answer needs no note.
+func TestFinishSaysWhatHappened(t *testing.T) {
+	tests := map[string]struct {
+		res        agent.Result
+		err        error
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		"answer":       {res: agent.Result{Answer: "42", Reason: agent.StopOK}, wantStdout: "42\n"},
+		"empty answer": {res: agent.Result{Reason: agent.StopOK}, wantStderr: "covey: the model's answer was empty\n"},
+		"blank answer": {res: agent.Result{Answer: " \n", Reason: agent.StopOK}, wantStdout: "", wantStderr: "covey: the model's answer was empty\n"},
+		"failed":       {res: agent.Result{Reason: agent.StopError}, err: errors.New("boom"), wantCode: ExitRun, wantStderr: "covey: boom\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := newHeadlessOutput("text", &stdout, &stderr).finish(tc.res, tc.err)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d", code, tc.wantCode)
+			}
+			if got := strings.TrimSpace(stdout.String()); got != strings.TrimSpace(tc.wantStdout) {
+				t.Errorf("stdout %q, want %q", stdout.String(), tc.wantStdout)
+			}
+			if stderr.String() != tc.wantStderr {
+				t.Errorf("stderr %q, want %q", stderr.String(), tc.wantStderr)
+			}
+		})
+	}
+}
