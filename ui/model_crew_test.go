@@ -499,3 +499,34 @@ func TestCrewChildViewSaysHowItEnded(t *testing.T) {
 		})
 	}
 }
+
+// TestNestedPaneIsMarked checks that a child's own child, whose pane sits
+// among its parent's siblings, is marked as nested, one step per level.
+func TestNestedPaneIsMarked(t *testing.T) {
+	h := newHarness(t, 120, 30)
+	kids := namedPanes(h)
+	drafter := kids[2]
+	inner := childSrc("c4", "call_inner", "Explore", "look deeper")
+	inner.Name, inner.Depth = "digger", 2
+	deeper := childSrc("c5", "call_deeper", "Explore", "look deeper still")
+	deeper.Name, deeper.Depth = "miner", 3
+	h.events(
+		agent.ToolStarted{Source: drafter, CallID: "call_inner", Name: toolname.Task},
+		agent.ChildStarted{Source: inner, Model: "small"},
+		agent.ToolStarted{Source: inner, CallID: "call_deeper", Name: toolname.Task},
+		agent.ChildStarted{Source: deeper, Model: "small"},
+	)
+	tests := map[string]struct{ want, not string }{
+		"a top-level child": {want: "drafter [general-purpose]", not: "↳ drafter"},
+		"a child's child":   {want: "↳ digger [Explore]"},
+		"two levels down":   {want: "  ↳ miner [Explore]"},
+	}
+	screen := ansi.Strip(h.m.View())
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			if !strings.Contains(screen, tt.want) || (tt.not != "" && strings.Contains(screen, tt.not)) {
+				t.Errorf("want %q (and not %q) in:\n%s", tt.want, tt.not, screen)
+			}
+		})
+	}
+}

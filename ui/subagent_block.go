@@ -410,11 +410,16 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 	return typ + " " + desc.Render(d) + strings.Repeat(" ", max(gap, 1))
 }
 
-// typeLabel is "name [type]", or "[type]" for a child without a name.
+// typeLabel is "name [type]", or "[type]" for a child without a name; a
+// child of a child is marked "↳" (indented further per level), since its
+// pane sits among its parent's siblings.
 func (b *SubagentBlock) typeLabel(ctx RenderContext) string {
 	typ := b.typeStyle(ctx).Render("[" + b.typeName() + "]")
 	if n := oneLine(b.src.Name); n != "" {
-		return ctx.Styles.Crew.Selected.Render(n) + " " + typ
+		typ = ctx.Styles.Crew.Selected.Render(n) + " " + typ
+	}
+	if d := b.src.Depth; d > 1 {
+		typ = ctx.Styles.Crew.Tree.Render(strings.Repeat("  ", d-2)+"↳") + " " + typ
 	}
 	return typ
 }
