@@ -20,15 +20,16 @@ type command struct {
 	run  func(m *Model, arg string) tea.Cmd
 }
 
-// defaultCommands is covey's command registry, in the order /help lists it.
-func defaultCommands() []command {
+// defaultCommands is covey's command registry, in the order /help lists
+// it; the keys it names come from keys.
+func defaultCommands(keys KeyMap) []command {
 	return []command{
 		{name: "help", help: "show keys and commands", run: (*Model).cmdHelp},
 		{name: "clear", help: "start a fresh conversation", run: (*Model).cmdClear},
 		{name: "agents", help: "list agent definitions and where they come from", run: (*Model).cmdAgents},
 		{name: "model", args: "NAME", help: "show or set the model", run: (*Model).cmdModel},
 		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
-		{name: "crew", help: "overview of every subagent (ctrl+g)", run: (*Model).cmdCrew},
+		{name: "crew", help: "overview of every subagent (" + keyName(keys.Crew) + ")", run: (*Model).cmdCrew},
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
 		{name: "worktrees", args: "[prune|apply BRANCH]", help: "worktrees of isolated subagents: list, prune those left behind, or apply one", run: (*Model).cmdWorktrees},
 		{name: "mcp", help: "MCP servers: state, tools, errors; reconnect", run: (*Model).cmdMCP},
@@ -192,7 +193,9 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 	}
 	b.WriteString("Subagents\n")
 	b.WriteString("  " + escNote(m.keys) + "\n")
-	b.WriteString("  o, m, p, x, ctrl+b act on the focused pane, the crew overview's row (ctrl+g) or the subagent open full-screen\n")
+	k := m.keys
+	fmt.Fprintf(&b, "  %s, %s, %s, %s, %s act on the focused pane, the crew overview's row (%s) or the subagent open full-screen\n",
+		keyName(k.ChildOpen), keyName(k.ChildMessage), keyName(k.ChildPause), keyName(k.CancelChild), keyName(k.ChildBackground), keyName(k.Crew))
 	b.WriteString("Commands\n")
 	for _, c := range m.cmds {
 		name := "/" + c.name

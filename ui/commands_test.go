@@ -49,7 +49,7 @@ func TestCompletionFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.typed, func(t *testing.T) {
-			c := newCompletion(defaultCommands(), DefaultKeyMap(), nil)
+			c := newCompletion(defaultCommands(DefaultKeyMap()), DefaultKeyMap(), nil)
 			c.Filter(tt.typed)
 			var got []string
 			for _, m := range c.matches {

@@ -113,7 +113,7 @@ func (m *inputModel) SetTarget(name string) {
 		m.ta.Placeholder = "Ask covey… (/ for commands)"
 	} else {
 		m.ta.Prompt = "to " + oneLine(name) + " › "
-		m.ta.Placeholder = "message for " + oneLine(name) + " (esc: back to the main agent)"
+		m.ta.Placeholder = "message for " + oneLine(name) + " (" + keyName(m.keys.AddressCancel) + ": back to the main agent)"
 	}
 	m.ta.SetWidth(max(m.width, 4))
 	m.fitHeight()

@@ -215,7 +215,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		styles:          styles,
 		keys:            keys,
 		help:            newHelp(styles),
-		cmds:            defaultCommands(),
+		cmds:            defaultCommands(keys),
 		tr:              tr,
 		rt:              newRouter(tr),
 		input:           newInput(styles, keys),

@@ -358,7 +358,7 @@ func (m *Model) cmdDiff(arg string) tea.Cmd {
 	}
 	b := m.rt.find(arg)
 	if b == nil {
-		m.notice(NoticeError, "no subagent named "+arg+"; ctrl+g lists them")
+		m.notice(NoticeError, "no subagent named "+arg+"; "+keyName(m.keys.Crew)+" lists them")
 		return nil
 	}
 	m.tr.Append(newFilesSnapshot(b, "Files changed by "+b.Name()))
