@@ -88,7 +88,8 @@ func cmdGrant(sc shell.Cmd) (rule, bool) {
 	switch args := sc.Args; {
 	case exactGrant(sc.Name) && sc.OpenArgs:
 		return rule{}, false
-	case exactGrant(sc.Name):
+	case exactGrant(sc.Name), sc.Name == "git" && len(args) >= 2 && strings.HasPrefix(args[1], "-"):
+		// git -c name=value log: a git:* grant would let any -c run code
 		r.kind, r.words = ruleCmdExact, args
 	case len(args) >= 2 && subcommandLike(args[1]):
 		r.words = args[:2]
@@ -115,10 +116,11 @@ func exactGrant(prog string) bool {
 	case "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "exec", "source", ".",
 		"sudo", "doas", "su", "env", "xargs", "nohup", "timeout", "nice", "command", "builtin",
 		"python", "python3", "node", "deno", "bun", "npx", "perl", "ruby", "php", "lua", "awk",
-		"find", "rm", "dd", "shred", "chmod", "chown":
+		"find", "rm", "dd", "shred", "chmod", "chown",
+		"nodejs", "luajit", "Rscript", "tclsh", "osascript", "pwsh", "gawk", "mawk", "nawk", "sed":
 		return true
 	}
-	return false
+	return strings.HasPrefix(path.Base(prog), "python") // python3.12 as python3
 }
 
 // subcommandLike reports whether w looks like a subcommand ("test" in
