@@ -4,12 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	xgolden "github.com/charmbracelet/x/exp/golden"
 
 	"covey/tools/toolname"
 
@@ -34,32 +34,23 @@ func init() {
 	lipgloss.SetColorProfile(termenv.Ascii)
 }
 
-func coreGoldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// checkGolden compares got with testdata/<test>/<name>.golden.
+// checkGolden compares got with testdata/<test>/<name>.golden through
+// x/exp/golden (-update rewrites it): <test> is the top-level test, so the
+// cases of a table share one folder.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", strings.Split(t.Name(), "/")[0], name+".golden")
-	if coreGoldenUpdate() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create it): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
+	xgolden.RequireEqual(goldenTB{TB: t, name: strings.Split(t.Name(), "/")[0] + "/" + name}, got)
 }
+
+// goldenTB names a golden file for x/exp/golden, which takes the name from
+// the test.
+type goldenTB struct {
+	testing.TB
+	name string
+}
+
+// Name implements testing.TB.
+func (g goldenTB) Name() string { return g.name }
 
 // fakeEngine records what the UI asks of it. Run blocks until its context
 // is cancelled or release is signalled.
