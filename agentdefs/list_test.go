@@ -4,16 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	xgolden "github.com/charmbracelet/x/exp/golden"
+
 	"covey/tools/toolname"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // listFixture is a set with every kind of row: built-ins, a project
 // override, a user agent with limits, shadowed definitions, and problems.
@@ -79,22 +76,8 @@ func TestWriteList(t *testing.T) {
 			if tc.opts.JSON && !json.Valid(buf.Bytes()) {
 				t.Fatalf("invalid JSON:\n%s", buf.String())
 			}
-			golden := filepath.Join("testdata", t.Name()+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("read golden (run with -update to create): %v", err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("output differs from %s:\n%s", golden, buf.String())
-			}
+			// testdata/<test>/<case>.golden; -update rewrites it.
+			xgolden.RequireEqual(t, buf.Bytes())
 		})
 	}
 }

@@ -1,35 +1,16 @@
 package scripted
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
+
+	xgolden "github.com/charmbracelet/x/exp/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-// golden compares got with testdata/<test name>.golden, rewriting it with
-// -update.
+// golden compares got with testdata/<test name>.golden (x/exp/golden;
+// -update rewrites it).
 func golden(t *testing.T, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("stream differs from %s\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	xgolden.RequireEqual(t, got)
 }
 
 func TestGoldenStreams(t *testing.T) {
