@@ -58,7 +58,9 @@ func (w *fileWatcher) isGit(ctx context.Context) bool {
 func (w *fileWatcher) run(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", w.root}, args...)...)
+	// Outside the sandbox, on a repository the child can write: its
+	// core.fsmonitor (which git status runs) and hooks are switched off.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", w.root, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	return cmd.Output()
 }

@@ -102,9 +102,13 @@ func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bo
 	return res, nil
 }
 
-// runGit runs one git command in dir and returns its standard output.
+// runGit runs one git command in dir and returns its standard output. It
+// runs in covey's own process, outside the sandbox, on a repository the
+// model can write: the repository's core.fsmonitor (which git ls-files
+// runs) and hooks are switched off, or a model confined by the sandbox
+// could set one and have covey run it unconfined at the next grep.
 func runGit(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false"}, args...)...)
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}, args...)...)
 	cmd.Dir = dir
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
