@@ -59,10 +59,36 @@ func (w *fileWatcher) run(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	// Outside the sandbox, on a repository the child can write: its
-	// core.fsmonitor (which git status runs) and hooks are switched off.
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", w.root, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}, args...)...)
+	// core.fsmonitor and the clean filters of its attributes (both of
+	// which git status runs) and its hooks are switched off.
+	safe := []string{"-C", w.root, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
+	if args[0] == "status" {
+		safe = append(safe, w.noFilters(ctx)...)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(safe, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	return cmd.Output()
+}
+
+// noFilters returns git options emptying every filter driver the
+// repository's config names (an empty command runs nothing).
+func (w *fileWatcher) noFilters(ctx context.Context) []string {
+	cmd := exec.CommandContext(ctx, "git", "-C", w.root, "config", "--null", "--get-regexp", `^filter\.`)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	out, _ := cmd.Output() // exit 1: no filter configured
+	var opts []string
+	seen := map[string]bool{}
+	for _, entry := range strings.Split(string(out), "\x00") {
+		key, _, _ := strings.Cut(entry, "\n")
+		name, ok := strings.CutPrefix(key, "filter.")
+		if i := strings.LastIndexByte(name, '.'); ok && i > 0 && !seen[name[:i]] {
+			seen[name[:i]] = true
+			for _, k := range []string{"clean", "smudge", "process"} {
+				opts = append(opts, "-c", "filter."+name[:i]+"."+k+"=")
+			}
+		}
+	}
+	return opts
 }
 
 // snapshot returns the dirty paths of the work tree (relative to the

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestRedteamGitStatusRunsNoRepoCommand: the git status covey runs after
@@ -29,7 +30,20 @@ func TestRedteamGitStatusRunsNoRepoCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A clean filter git status runs on a file whose time changed.
+	if err := os.WriteFile(filepath.Join(root, ".gitattributes"), []byte("*.txt filter=x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a.txt")
 	git("config", "core.fsmonitor", "touch "+marker+"; true")
+	git("config", "filter.x.clean", "touch "+marker+"-filter; cat")
+	git("config", "filter.x.process", "touch "+marker+"-process")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "a.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(marker + "-filter")
+	os.Remove(marker + "-process")
 	w := &fileWatcher{root: root}
 	if !w.isGit(context.Background()) {
 		t.Fatal("not seen as a git work tree")
@@ -37,7 +51,9 @@ func TestRedteamGitStatusRunsNoRepoCommand(t *testing.T) {
 	if snap := w.snapshot(context.Background()); len(snap) == 0 {
 		t.Error("git status saw no untracked file")
 	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Error("git status ran the repository's core.fsmonitor command")
+	for _, m := range []string{marker, marker + "-filter", marker + "-process"} {
+		if _, err := os.Stat(m); err == nil {
+			t.Errorf("git status ran a command of the repository's config (%s)", filepath.Base(m))
+		}
 	}
 }
