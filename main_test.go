@@ -228,3 +228,26 @@ func TestBinaryLinksNoTestCode(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalProblem checks that the full-screen session refuses to start
+// where it would lose input or draw where nobody sees it, and says what to
+// run instead.
+func TestTerminalProblem(t *testing.T) {
+	tests := map[string]struct {
+		stdin, stdout bool
+		want          string
+	}{
+		"terminal":      {stdin: true, stdout: true},
+		"piped in":      {stdin: false, stdout: true, want: "covey -p -"},
+		"redirected":    {stdin: true, stdout: false, want: "covey -p PROMPT"},
+		"neither a tty": {want: "stdin is not a terminal"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := terminalProblem(tc.stdin, tc.stdout)
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Fatalf("terminalProblem = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
 	"github.com/muesli/termenv"
 
 	"covey/agent"
@@ -26,6 +27,10 @@ import (
 // runTUI runs the full-screen session, on the configured endpoint or, with
 // --demo, on the embedded scripted model.
 func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
+	if msg := terminalProblem(term.IsTerminal(os.Stdin.Fd()), term.IsTerminal(os.Stdout.Fd())); msg != "" {
+		fmt.Fprintln(stderr, "covey:", msg)
+		return exitUsage
+	}
 	if o.resumeSet && o.resume == "" && !o.demo {
 		id, err := pickSession(ctx)
 		if err != nil {
@@ -161,6 +166,21 @@ func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoi
 		ModelFromFlag: o.flags.Model != "", Log: o.log,
 		MCPConfigFiles: o.mcpConfigs, Version: version,
 	}
+}
+
+// terminalProblem says why the full-screen session cannot run as asked, or
+// "": piped into, it would drop what came through the pipe; with its output
+// redirected, it would draw into the file and leave the screen blank.
+func terminalProblem(stdinTTY, stdoutTTY bool) string {
+	switch {
+	case !stdinTTY:
+		return "stdin is not a terminal, so the full-screen session would drop what is piped in: " +
+			"covey -p - reads the prompt from stdin"
+	case !stdoutTTY:
+		return "stdout is not a terminal, so the full-screen session cannot draw: " +
+			"covey -p PROMPT prints the answer on stdout"
+	}
+	return ""
 }
 
 // chooseTheme picks the palette before the TUI owns the terminal (asking the
