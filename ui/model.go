@@ -101,6 +101,9 @@ type Model struct {
 
 	ticking bool
 	tickID  int
+	// frameAt is when the spinner frame last moved (by a tick or by
+	// advanceFrame).
+	frameAt time.Time
 	// prewarming is set while a prewarmMsg is on its way.
 	prewarming bool
 	// painter paints the frames when the program runs on a terminal (nil
@@ -308,6 +311,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // (see painterModel): the Model is tens of kilobytes, and Bubble Tea's
 // value-typed Update copied it twice and allocated it once per message.
 func (m *Model) step(msg tea.Msg) tea.Cmd {
+	if _, ok := msg.(tickMsg); !ok {
+		m.advanceFrame()
+	}
 	cmd := m.update(msg)
 	m.layout()
 	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm())
@@ -337,7 +343,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.id != m.tickID || !m.ticking {
 			return nil
 		}
-		m.frame++
+		// A frame drawn for events in the last interval has moved the
+		// spinners already (see advanceFrame); this tick would only add
+		// a frame of its own.
+		if m.clock().Sub(m.frameAt) >= tickInterval {
+			m.frame++
+			m.frameAt = m.clock()
+		}
 		if m.needsTick() {
 			return tick(m.tickID)
 		}
@@ -543,8 +555,21 @@ func (m *Model) ensureTick() tea.Cmd {
 		return nil
 	}
 	m.ticking = true
+	m.frameAt = m.clock()
 	m.tickID++
 	return tick(m.tickID)
+}
+
+// advanceFrame moves the spinners on when a frame is drawn for another
+// reason (events stream in at 30 frames a second) and the last move is a
+// tick interval old, so the tick itself finds nothing to move and its
+// frame paints nothing: while output streams, spinners cost no frames of
+// their own.
+func (m *Model) advanceFrame() {
+	if m.ticking && m.clock().Sub(m.frameAt) >= tickInterval {
+		m.frame++
+		m.frameAt = m.clock()
+	}
 }
 
 func tick(id int) tea.Cmd {
