@@ -55,6 +55,9 @@ func git(ctx context.Context, dir string, env []string, args ...string) ([]byte,
 }
 
 func gitInput(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	if len(args) > 0 && args[0] != "config" {
+		args = append(noFilters(ctx, dir), args...)
+	}
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = gitEnv(env...)
@@ -74,6 +77,30 @@ func gitInput(ctx context.Context, dir string, env []string, stdin []byte, args 
 		return out.Bytes(), &gitError{args: args, msg: msg, err: err}
 	}
 	return out.Bytes(), nil
+}
+
+// noFilters returns git options emptying every filter driver the config
+// of the repository at dir names (an empty command runs nothing). covey's
+// git runs outside the sandbox, and the model can write .git/config and
+// .gitattributes: a filter it configured would run unconfined.
+func noFilters(ctx context.Context, dir string) []string {
+	cmd := exec.CommandContext(ctx, "git", "config", "--null", "--get-regexp", `^filter\.`)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	out, _ := cmd.Output() // exit 1: no filter configured
+	var opts []string
+	seen := map[string]bool{}
+	for _, entry := range strings.Split(string(out), "\x00") {
+		key, _, _ := strings.Cut(entry, "\n")
+		name, ok := strings.CutPrefix(key, "filter.")
+		if i := strings.LastIndexByte(name, '.'); ok && i > 0 && !seen[name[:i]] {
+			seen[name[:i]] = true
+			for _, k := range []string{"clean", "smudge", "process"} {
+				opts = append(opts, "-c", "filter."+name[:i]+"."+k+"=")
+			}
+		}
+	}
+	return opts
 }
 
 // gitError is a failed git command with git's message.
