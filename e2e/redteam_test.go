@@ -138,3 +138,34 @@ func TestRedteamDenyHeadless(t *testing.T) {
 		}
 	}
 }
+
+// TestRedteamGitConfigEscape: in bypassPermissions the sandbox lets a
+// command write the workspace's .git/config; a core.fsmonitor or filter
+// set there must not run when covey itself runs git outside the sandbox
+// (listing the workspace for glob and grep).
+func TestRedteamGitConfigEscape(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	out := outsideDir(t)
+	marker := filepath.Join(out, "escaped")
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "git config core.fsmonitor 'touch " + marker + "; true' && " +
+			"git config filter.x.clean 'touch " + marker + "-filter; cat' && echo '* filter=x' > .gitattributes && touch -d 2001-01-01 main.go"})}},
+		{ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "**/*.go"}), call("grep", map[string]any{"pattern": "greeting"}),
+			call("list_dir", map[string]any{"path": "."})}},
+		{Text: "RED DONE"},
+	}})
+	r := h.run(t, "", "-p", "configure git", "--permission-mode", "bypassPermissions")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(h.ws, ".git", "config"))
+	if !strings.Contains(string(b), "fsmonitor") {
+		t.Fatalf("the command did not set core.fsmonitor (the test proves nothing):\n%s", b)
+	}
+	for _, m := range []string{marker, marker + "-filter"} {
+		if _, err := os.Stat(m); err == nil {
+			t.Errorf("covey ran the repository's %s outside the sandbox", filepath.Base(m))
+		}
+	}
+}
