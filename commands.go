@@ -39,6 +39,10 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
 			o.promptSet = cmd.Flags().Changed("prompt")
+			if !o.promptSet && cmd.Flags().Changed("output-format") {
+				// The full-screen session would ignore it without a word.
+				return usageError{"--output-format is for headless runs: add -p PROMPT"}
+			}
 			return asExit(runRoot(cmd.Context(), o))
 		},
 	}

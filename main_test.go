@@ -93,7 +93,13 @@ func TestCommandLine(t *testing.T) {
 				t.Fatalf("%+v", o)
 			}
 		}},
-		"bad format":                   {args: []string{"--output-format", "xml"}, wantCode: exitUsage, wantErr: "unknown --output-format"},
+		"bad format":        {args: []string{"--output-format", "xml"}, wantCode: exitUsage, wantErr: "unknown --output-format"},
+		"format without -p": {args: []string{"--output-format", "json", "fix it"}, wantCode: exitUsage, wantErr: "--output-format is for headless runs: add -p PROMPT"},
+		"format with -p after it": {args: []string{"--output-format=stream-json", "-p", "hi"}, check: func(t *testing.T, o *options) {
+			if o.outputFormat != "stream-json" || o.prompt != "hi" {
+				t.Fatalf("%+v", o)
+			}
+		}},
 		"bad mode":                     {args: []string{"--permission-mode", "yolo"}, wantCode: exitUsage, wantErr: "unknown permission mode"},
 		"bad sandbox":                  {args: []string{"--sandbox", "strict"}, wantCode: exitUsage, wantErr: "unknown sandbox mode \"strict\": use workspace-write or off"},
 		"negative turns":               {args: []string{"--max-turns", "-1"}, wantCode: exitUsage, wantErr: "--max-turns"},
