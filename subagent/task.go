@@ -190,6 +190,10 @@ func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
 		summary = append(summary, o.reason)
 	}
 	r := tools.Result{Content: b.String(), Summary: summarize(summary)}
+	if len(outs) == 1 && outs[0].reason == agent.StopError {
+		// One failed child: its summary line says why, not just "error".
+		r.Summary += ": " + failureLine(outs[0].text)
+	}
 	if failed == len(outs) {
 		r.IsError = true
 	}
@@ -211,6 +215,16 @@ func summarize(reasons []string) string {
 		}
 	}
 	return fmt.Sprintf("%d children: %s", len(reasons), strings.Join(parts, ", "))
+}
+
+// failureLine is the first sentence of a failed child's report, on one
+// short line ("unknown subagent_type \"Explorer\"").
+func failureLine(text string) string {
+	line := strings.TrimPrefix(excerpt.Line(text), "Error: ")
+	if i := strings.Index(line, ". "); i > 0 {
+		line = line[:i]
+	}
+	return excerpt.Cut(line, 80)
 }
 
 // capText cuts s to at most n bytes on a rune boundary, with a note.
