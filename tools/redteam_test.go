@@ -122,6 +122,13 @@ var redAttacks = []redAttack{
 	{class: "arg write", mode: dflt, allow: rtAllow, command: "go test -c -o ../pwned-by-redirect ./...", want: "ask"},
 	{class: "arg write", mode: dflt, allow: rtAllow, command: "go test -coverprofile .git/hooks/pre-commit ./...", want: "ask"},
 	{class: "plain", mode: dflt, allow: rtAllow, command: "go test -coverprofile=cover.out ./...", want: "allow"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm victim' victim", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "tar -cf /dev/null -I 'rm victim' victim", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "rsync -e 'rm victim' a b:c", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "zip z.zip victim -T -TT 'rm victim'", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "vim -es -c '!rm victim' -c q", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "vi -es '+!rm victim' +q", want: "refuse"},
+	{class: "plain", mode: bypass, deny: denyRm, command: "tar -cf a.tar victim && tar -tf a.tar", want: "allow", creates: "a.tar"},
 	// Aliases and functions in one line.
 	{class: "alias", mode: bypass, deny: denyRm, command: "alias x=rm; x victim", want: "refuse"},
 	{class: "alias", mode: bypass, deny: denyRm, command: "shopt -s expand_aliases\nalias ls='rm victim'\nls", want: "refuse"},

@@ -250,7 +250,43 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 	if name == "awk" || name == "gawk" || name == "mawk" || name == "nawk" || name == "busybox-awk" {
 		a.awk(name, args)
 	}
+	if opts, ok := codeOptions[name]; ok {
+		a.codeOptions(name, opts, args)
+	}
 	return nil, false
+}
+
+// codeOptions are options whose value is a command the program runs
+// through a shell: inline code, which a deny rule checks for its
+// program's name.
+var codeOptions = map[string][]string{
+	"tar":   {"--checkpoint-action", "--to-command", "--use-compress-program", "-I", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
+	"rsync": {"-e", "--rsh", "--rsync-path"},
+	"zip":   {"-TT", "--unzip-command"},
+	"vim":   {"-c", "--cmd"}, "vi": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"}, "ex": {"-c", "--cmd"},
+	"scp": {"-S"},
+}
+
+// codeOptions records the values of a program's command-running options
+// (and vim's +cmd) as inline code.
+func (a *analyser) codeOptions(name string, opts []string, args []word) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if (name == "vim" || name == "vi" || name == "nvim" || name == "ex") && strings.HasPrefix(t, "+") {
+			a.opaque(name+" +", word{text: t[1:], dynamic: args[i].dynamic})
+			continue
+		}
+		for _, o := range opts {
+			switch {
+			case t == o && i+1 < len(args):
+				a.opaque(name+" "+o, args[i+1])
+			case strings.HasPrefix(o, "--") && strings.HasPrefix(t, o+"="):
+				a.opaque(name+" "+o, word{text: t[len(o)+1:], dynamic: args[i].dynamic})
+			case !strings.HasPrefix(o, "--") && strings.HasPrefix(t, o) && len(t) > len(o) && !strings.HasPrefix(t, "--"):
+				a.opaque(name+" "+o, word{text: t[len(o):], dynamic: args[i].dynamic})
+			}
+		}
+	}
 }
 
 // options skips a wrapper's options and the words before its command,
