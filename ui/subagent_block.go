@@ -231,14 +231,26 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 	case childBudget:
 		b.push(activity{kind: actNote, text: "stopped at its budget"})
 	}
-	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" && !b.saidLately(s) {
+	errLine := oneLine(e.Error)
+	// A failed child's summary is its report, "Error: " and the error the
+	// pane shows on its own line: one line says it.
+	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" && !b.saidLately(s) && (errLine == "" || strings.TrimPrefix(s, "Error: ") != errLine) {
 		b.push(activity{kind: actSummary, text: s})
 	}
-	if e.Error != "" && b.state == childFailed {
-		if last := b.acts.last(); last == nil || last.kind != actError || last.text != oneLine(e.Error) {
-			b.push(activity{kind: actError, text: oneLine(e.Error)})
+	if errLine != "" && b.state == childFailed && !b.saidError(errLine) {
+		b.push(activity{kind: actError, text: errLine})
+	}
+}
+
+// saidError reports whether the pane's latest lines already show the error
+// (the child's ErrorEvent comes before its ChildFinished).
+func (b *SubagentBlock) saidError(line string) bool {
+	for i := b.acts.len() - 1; i >= 0 && i >= b.acts.len()-3; i-- {
+		if a := b.acts.get(i); a != nil && a.kind == actError && a.text == line {
+			return true
 		}
 	}
+	return false
 }
 
 // saidLately reports whether the child's latest text already holds s, so a

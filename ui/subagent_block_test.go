@@ -317,3 +317,33 @@ func TestQuickStyleMatchesRender(t *testing.T) {
 		t.Error("a coloured style gave no escape codes: the test proves nothing")
 	}
 }
+
+// TestSubagentBlockFailureShownOnce checks that a child that failed shows its
+// error on one line, whether the error came as an event, as the finish's
+// error, or as its report ("Error: ..." summary) as well.
+func TestSubagentBlockFailureShownOnce(t *testing.T) {
+	const msg = "the connection to api.example.com closed mid-answer (the server closed the connection); 7 tokens kept"
+	tests := map[string]struct {
+		event   bool
+		summary string
+	}{
+		"event, error and report": {event: true, summary: "Error: " + msg},
+		"error and report":        {summary: "Error: " + msg},
+		"event and error":         {event: true},
+		"error alone":             {},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+			b.Apply(agent.TextDelta{Source: childSource, Text: "Looking"})
+			if tc.event {
+				b.Apply(agent.ErrorEvent{Source: childSource, Message: msg})
+			}
+			b.Apply(agent.ChildFinished{Source: childSource, Reason: agent.StopError, Error: msg, Summary: tc.summary})
+			view := strings.Join(b.Lines(blockCtx(t, 200)), "\n")
+			if n := strings.Count(view, "7 tokens kept"); n != 1 {
+				t.Errorf("the error shows %d times, want once:\n%s", n, view)
+			}
+		})
+	}
+}
