@@ -162,6 +162,25 @@ type analyser struct {
 	// a write whose target is not known.
 	written      map[string]bool
 	dynamicWrite bool
+	// fed is set while walking a command xargs or find -exec runs: it is
+	// given more words when it runs, and placeholder ("{}", or xargs -I's
+	// string) marks where; code or a command name from them is unknown.
+	fed         bool
+	placeholder string
+}
+
+// fedCode notes code (a script, a program, a command name) that xargs or
+// find -exec supplies when the line runs: missing, or holding the
+// placeholder.
+func (a *analyser) fedCode(what, text string, missing bool) bool {
+	if !a.fed {
+		return false
+	}
+	if missing || a.placeholder != "" && strings.Contains(text, a.placeholder) {
+		a.unknown("%s gets its code or command from the words xargs or find -exec give it when the line runs", what)
+		return true
+	}
+	return false
 }
 
 func (a *analyser) unknown(format string, args ...any) {
@@ -215,7 +234,10 @@ func (a *analyser) script(src, what string, depth int) {
 		a.unknown("the script of %s cannot be parsed: %v", what, err)
 		return
 	}
+	fed, ph := a.fed, a.placeholder
+	a.fed, a.placeholder = false, "" // the script's own commands are its own
 	a.file(f, depth+1)
+	a.fed, a.placeholder = fed, ph
 }
 
 func (a *analyser) stmts(list []*syntax.Stmt, depth int) {
@@ -635,6 +657,9 @@ func (a *analyser) run(words []word, assigns []string, openArgs bool, depth int)
 	if words[0].dynamic {
 		return
 	}
+	if a.fedCode("the command "+args[0], args[0], false) {
+		return
+	}
 	if strings.HasPrefix(args[0], "-") {
 		// time -p -- rm x: bash's time skips the --, the parser does not.
 		a.unknown("the command name %s starts with -, which covey cannot place", args[0])
@@ -645,7 +670,12 @@ func (a *analyser) run(words []word, assigns []string, openArgs bool, depth int)
 	inner, transparent := a.wrapped(a.line.Cmds[idx].Name, words, depth)
 	a.line.Cmds[idx].Wrapper = transparent
 	if inner != nil {
+		fed, ph := a.fed, a.placeholder
+		if inner.openArgs {
+			a.fed, a.placeholder = true, inner.placeholder
+		}
 		a.run(inner.words, append(slices.Clone(assigns), inner.assigns...), openArgs || inner.openArgs, depth+1)
+		a.fed, a.placeholder = fed, ph
 	}
 }
 

@@ -14,6 +14,8 @@ type inner struct {
 	words    []word
 	assigns  []string
 	openArgs bool
+	// placeholder is xargs -I's replace string ("" without -I).
+	placeholder string
 }
 
 // optSpec describes a wrapper's options well enough to find where the
@@ -132,6 +134,9 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 			a.unknown("eval runs a string computed when the line runs")
 			return nil, false
 		}
+		if a.fedCode("eval", text, len(args) == 0) {
+			return nil, false
+		}
 		a.script(text, "eval", depth)
 		return nil, true
 	case name == "trap":
@@ -139,6 +144,10 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 		return nil, false
 	case name == "source" || name == ".":
 		if len(args) == 0 {
+			a.fedCode(name, "", true)
+			return nil, false
+		}
+		if a.fedCode(name, args[0].text, false) {
 			return nil, false
 		}
 		a.scriptFile(name, args[0], true)
@@ -238,7 +247,11 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 			}
 			return nil, false
 		}
-		return &inner{words: rest, openArgs: name == "xargs"}, !privileged[name]
+		in := &inner{words: rest, openArgs: name == "xargs"}
+		if name == "xargs" {
+			in.placeholder = xargsReplace(args)
+		}
+		return in, !privileged[name]
 	}
 	if spec, ok := interpreters[name]; ok || pythonName.MatchString(name) {
 		if !ok {
@@ -287,6 +300,29 @@ func (a *analyser) codeOptions(name string, opts []string, args []word) {
 			}
 		}
 	}
+}
+
+// xargsReplace returns the replace string of xargs -I R, -iR, -i or
+// --replace[=R], or "".
+func xargsReplace(args []word) string {
+	for i, w := range args {
+		t := w.text
+		switch {
+		case t == "--" || !strings.HasPrefix(t, "-"):
+			return ""
+		case t == "-I" && i+1 < len(args):
+			return args[i+1].text
+		case strings.HasPrefix(t, "-I") && len(t) > 2:
+			return t[2:]
+		case t == "-i" || t == "--replace":
+			return "{}"
+		case strings.HasPrefix(t, "-i"):
+			return t[2:]
+		case strings.HasPrefix(t, "--replace="):
+			return strings.TrimPrefix(t, "--replace=")
+		}
+	}
+	return ""
 }
 
 // options skips a wrapper's options and the words before its command,
@@ -402,6 +438,7 @@ func (a *analyser) env(args []word, depth int) (*inner, bool) {
 			goto names
 		case t == "-S" || t == "--split-string":
 			if i+1 >= len(args) {
+				a.fedCode("env -S", "", true)
 				return nil, false
 			}
 			i++
@@ -451,6 +488,7 @@ names:
 	}
 	cmd := append(split, args[i:]...)
 	if len(cmd) == 0 {
+		a.fedCode("env", "", true)
 		return nil, false
 	}
 	if len(split) > 0 && len(args[i:]) == 0 {
@@ -480,6 +518,7 @@ func (a *analyser) envCluster(t string, after []word) (int, []word, bool) {
 			arg, used := t[j+1:], 0
 			if arg == "" {
 				if len(after) == 0 {
+					a.fedCode("env -"+string(c), "", true)
 					return 0, nil, false
 				}
 				if after[0].dynamic {
@@ -564,7 +603,10 @@ func (a *analyser) find(args []word, depth int) *inner {
 				if cmd[0].dynamic {
 					a.unknown("find %s runs a command named at run time", w.text)
 				}
+				fed, ph := a.fed, a.placeholder
+				a.fed, a.placeholder = true, "{}"
 				a.run(cmd, nil, plus, depth+1)
+				a.fed, a.placeholder = fed, ph
 			}
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
@@ -620,12 +662,23 @@ options:
 	}
 	switch {
 	case cflag && i < len(args):
+		if a.fedCode(name+" -c", args[i].text, false) {
+			return nil, false
+		}
 		a.script(args[i].text, name+" -c", depth)
 		return nil, true
 	case cflag:
+		a.fedCode(name+" -c", "", true)
 		return nil, false
 	case i < len(args):
+		if a.fedCode(name, args[i].text, false) {
+			return nil, false
+		}
 		a.scriptFile(name, args[i], true)
+		return nil, false
+	}
+	if a.fed {
+		a.unknown("%s runs the script files xargs gives it when the line runs", name)
 		return nil, false
 	}
 	a.unknown("%s reads the commands it runs from its input", name)
@@ -677,9 +730,12 @@ func (a *analyser) interpreter(name string, code []string, withArgs string, args
 		for _, c := range code {
 			switch {
 			case t == c && i+1 < len(args):
-				a.opaque(name+" "+c, args[i+1])
+				if !a.fedCode(name+" "+c, args[i+1].text, false) {
+					a.opaque(name+" "+c, args[i+1])
+				}
 				return
 			case t == c:
+				a.fedCode(name+" "+c, "", true)
 				return
 			case strings.HasPrefix(c, "-") && len(c) == 2 && strings.HasPrefix(t, c) && !strings.HasPrefix(t, "--"):
 				a.opaque(name+" "+c, word{text: t[2:], dynamic: args[i].dynamic})
@@ -696,11 +752,16 @@ func (a *analyser) interpreter(name string, code []string, withArgs string, args
 			i++
 		case strings.HasPrefix(t, "-"):
 		default:
+			if a.fedCode(name, t, false) {
+				return
+			}
 			a.scriptFile(name, args[i], false)
 			return
 		}
 	}
-	a.unknown("%s reads the program it runs from its input", name)
+	if !a.fedCode(name, "", true) {
+		a.unknown("%s reads the program it runs from its input", name)
+	}
 }
 
 // awk programs can run commands (system(), pipes) and write files.
@@ -714,12 +775,16 @@ func (a *analyser) awk(name string, args []word) {
 			i++
 		case strings.HasPrefix(t, "-"):
 		default:
+			if a.fedCode(name, t, false) {
+				return
+			}
 			if args[i].dynamic || strings.Contains(t, "system") || strings.Contains(t, "|") || strings.Contains(t, ">") || strings.Contains(t, "getline") {
 				a.opaque(name, args[i])
 			}
 			return
 		}
 	}
+	a.fedCode(name, "", true)
 }
 
 // sets records the variables read, mapfile, getopts and printf -v set.
