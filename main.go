@@ -80,7 +80,8 @@ func (c exitCode) Error() string { return fmt.Sprintf("exit %d", int(c)) }
 // run is main without the process around it: it parses argv, runs what it
 // asks for and returns the exit code.
 func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a closed terminal must stop covey's commands, not orphan them.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	var o options
 	root := newRootCmd(&o, stdin, stdout, stderr, func(ctx context.Context, o *options) int {
