@@ -141,6 +141,12 @@ var redAttacks = []redAttack{
 	{class: "option runs", mode: bypass, deny: denyRm, command: "vim -es -c '!rm victim' -c q", want: "refuse"},
 	{class: "option runs", mode: bypass, deny: denyRm, command: "vi -es '+!rm victim' +q", want: "refuse"},
 	{class: "plain", mode: bypass, deny: denyRm, command: "tar -cf a.tar victim && tar -tf a.tar", want: "allow", creates: "a.tar"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "git rebase --exec 'rm victim' HEAD~1", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "git bisect run rm victim", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "git submodule foreach 'rm victim'", want: "refuse"},
+	{class: "option runs", mode: bypass, deny: denyRm, command: "git difftool -y -x 'rm victim'", want: "refuse"},
+	{class: "stdin interpreter", mode: bypass, deny: denyRm, command: "echo 'rm victim' | sudo -s", want: "refuse"},
+	{class: "stdin interpreter", mode: bypass, deny: denyRm, command: "sudo -i <<< 'rm victim'", want: "refuse"},
 	// Aliases and functions in one line.
 	{class: "alias", mode: bypass, deny: denyRm, command: "alias x=rm; x victim", want: "refuse"},
 	{class: "alias", mode: bypass, deny: denyRm, command: "shopt -s expand_aliases\nalias ls='rm victim'\nls", want: "refuse"},

@@ -239,6 +239,9 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 			return nil, false
 		}
 		if len(rest) == 0 {
+			if (name == "sudo" || name == "doas") && (hasFlag(args, "s") || hasFlag(args, "i")) {
+				a.unknown("%s -s/-i without a command starts a shell reading its input", name)
+			}
 			if name == "xargs" {
 				return &inner{words: []word{{text: "echo"}}, openArgs: true}, false
 			}
@@ -1022,6 +1025,15 @@ func (a *analyser) git(args []word) {
 		case t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
 			i++
 		case !strings.HasPrefix(t, "-"):
+			switch t {
+			case "rebase", "difftool", "mergetool", "bisect", "submodule", "filter-branch", "filter-repo":
+				// --exec, -x, --extcmd, run, foreach, --tree-filter: commands
+				if text, ok := joinLiteral(args[i+1:]); ok {
+					a.line.Opaque = append(a.line.Opaque, Code{What: "git " + t, Text: text})
+				} else {
+					a.unknown("git %s runs commands computed when the line runs", t)
+				}
+			}
 			// the subcommand: of its options, --output writes a file
 			for j := i + 1; j < len(args); j++ {
 				if f, ok := strings.CutPrefix(args[j].text, "--output="); ok {
