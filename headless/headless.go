@@ -9,9 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 
 	"covey/agent"
 	"covey/agentdefs"
@@ -261,7 +266,7 @@ func (o *headlessOutput) progress(format string, a ...any) {
 	if o.format != "text" {
 		return
 	}
-	fmt.Fprintf(o.stderr, format+"\n", a...)
+	fmt.Fprintln(o.stderr, termSafe(fmt.Sprintf(format, a...)))
 }
 
 func (o *headlessOutput) finish(res agent.Result, runErr error) int {
@@ -280,7 +285,14 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 	switch o.format {
 	case "text":
 		if res.Answer != "" {
-			fmt.Fprintln(o.stdout, strings.TrimRight(res.Answer, "\n"))
+			answer := strings.TrimRight(res.Answer, "\n")
+			if isTerminal(o.stdout) {
+				// Piped, the answer is passed on exactly; on a screen,
+				// escape sequences in it could hide the cursor or clear
+				// the screen (a file the model read can carry them).
+				answer = termSafe(answer)
+			}
+			fmt.Fprintln(o.stdout, answer)
 		}
 	case "json":
 		out := map[string]any{
@@ -309,6 +321,24 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 		fmt.Fprintln(o.stderr, "covey: the model's answer was empty")
 	}
 	return code
+}
+
+// termSafe drops terminal escape sequences and control characters (but
+// newlines and tabs) from text written to a terminal.
+func termSafe(s string) string {
+	s = ansi.Strip(s)
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 func nonNil[T any](s []T) []T {
