@@ -249,10 +249,10 @@ func toolCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "tool NAME ['JSON']",
 		Short: "run one tool here, print what the model would see",
-		Long:  "Run one tool in the current directory and print its result as the model would see it.\nTools: " + strings.Join(toolname.Base(), ", "),
+		Long:  "Run one tool in the current directory and print its result as the model would see it.\nTools: " + strings.Join(handTools(), ", "),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return usageError{"usage: covey tool NAME 'JSON' (tools: " + strings.Join(toolname.Base(), ", ") + ")"}
+				return usageError{"usage: covey tool NAME 'JSON' (tools: " + strings.Join(handTools(), ", ") + ")"}
 			}
 			return nil
 		},
@@ -261,6 +261,9 @@ func toolCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 }
+
+// handTools are the tools covey tool runs: the built-ins and web_fetch.
+func handTools() []string { return append(toolname.Base(), toolname.WebFetch) }
 
 func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.Writer) int {
 	raw := "{}"
@@ -306,7 +309,7 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate}))
 	t, ok := reg.Get(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "covey: unknown tool %q; tools: %v\n", args[0], reg.Names())
+		fmt.Fprintf(stderr, "covey: unknown tool %q; tools: %s\n", args[0], strings.Join(handTools(), ", "))
 		return exitUsage
 	}
 	r := t.Run(ctx, json.RawMessage(raw))

@@ -109,6 +109,8 @@ func TestCommandLine(t *testing.T) {
 		"short help":                   {args: []string{"-h"}, wantOut: "-p, --prompt PROMPT"},
 		"agents help":                  {args: []string{"agents", "--help"}, wantOut: "--json"},
 		"tool help":                    {args: []string{"tool", "-h"}, wantOut: toolname.ReadFile},
+		"tool help names web_fetch":    {args: []string{"tool", "-h"}, wantOut: toolname.TodoWrite + ", " + toolname.WebFetch},
+		"tool usage names web_fetch":   {args: []string{"tool"}, wantCode: exitUsage, wantErr: toolname.TodoWrite + ", " + toolname.WebFetch + ")"},
 		"sessions help":                {args: []string{"sessions", "--help"}, wantOut: "Global flags:"},
 		"global flag after subcommand": {args: []string{"tool", "nope", "--permission-mode", "yolo"}, wantCode: exitUsage, wantErr: "unknown permission mode"},
 	}
