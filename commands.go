@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -212,7 +214,7 @@ func agentsCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 		Short: "list agent definitions and their problems",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			root, err := os.Getwd()
+			root, err := workDir()
 			if err != nil {
 				return runErr(stderr, err)
 			}
@@ -262,6 +264,20 @@ func toolCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 	}
 }
 
+// workDir is the current folder, the workspace of every command, with an
+// error a user can act on when it has gone (Go says "getwd: no such file or
+// directory").
+func workDir() (string, error) {
+	dir, err := os.Getwd()
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", errors.New("the current folder no longer exists (removed or moved): cd into a folder and run covey again")
+	}
+	if err != nil {
+		return "", fmt.Errorf("find the current folder: %w", err)
+	}
+	return dir, nil
+}
+
 // handTools are the tools covey tool runs: the built-ins and web_fetch.
 func handTools() []string { return append(toolname.Base(), toolname.WebFetch) }
 
@@ -274,7 +290,7 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 		fmt.Fprintf(stderr, "covey: the arguments are not valid JSON: %s\n", raw)
 		return exitUsage
 	}
-	root, err := os.Getwd()
+	root, err := workDir()
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
@@ -328,7 +344,7 @@ func sessionsCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "list this workspace's sessions (IDs for --resume)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			root, err := os.Getwd()
+			root, err := workDir()
 			if err != nil {
 				return runErr(stderr, err)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -257,5 +258,23 @@ func TestTerminalProblem(t *testing.T) {
 				t.Fatalf("terminalProblem = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestGoneWorkDir checks the words when the current folder was removed
+// under the shell: what happened and what to do, not "getwd: no such file".
+func TestGoneWorkDir(t *testing.T) {
+	gone := t.TempDir() + "/gone"
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	code := run([]string{"sessions"}, strings.NewReader(""), &stdout, &stderr)
+	if code == exitOK || !strings.Contains(stderr.String(), "the current folder no longer exists") {
+		t.Fatalf("exit %d, stderr %q; want an error saying the folder is gone", code, stderr.String())
 	}
 }

@@ -49,7 +49,7 @@ func mcpListCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 }
 
 func runMCPList(ctx context.Context, o *options, asJSON bool, stdout, stderr io.Writer) int {
-	root, err := os.Getwd()
+	root, err := workDir()
 	if err != nil {
 		return printErr(stderr, err, exitRun)
 	}
@@ -161,7 +161,7 @@ func mcpRemoveCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			if !found {
 				hint := ""
-				if root, err := os.Getwd(); err == nil {
+				if root, err := workDir(); err == nil {
 					if l, err := mcp.Load(mcp.Sources{Workspace: root}); err == nil {
 						for _, s := range l.Servers {
 							if s.Name == name {

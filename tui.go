@@ -141,7 +141,7 @@ func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {
 }
 
 func openSession(o *options, asker permission.Asker, deferMCP bool) (*session.Session, error) {
-	root, err := os.Getwd()
+	root, err := workDir()
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func openDemoSession(o *options, asker permission.Asker) (*session.Session, func
 	if err != nil {
 		return nil, nil, err
 	}
-	root, err := os.Getwd()
+	root, err := workDir()
 	if err != nil {
 		stop()
 		return nil, nil, err
@@ -238,7 +238,7 @@ func openDemoSession(o *options, asker permission.Asker) (*session.Session, func
 
 // pickSession lets the user choose one of this workspace's sessionfile.
 func pickSession(ctx context.Context) (string, error) {
-	root, err := os.Getwd()
+	root, err := workDir()
 	if err != nil {
 		return "", err
 	}

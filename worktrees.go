@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -55,7 +54,7 @@ func worktreesCmd(stdout, stderr io.Writer) *cobra.Command {
 // repository (verb ""), removes the ones no running covey owns ("prune"),
 // or merges one of those into the user's files ("apply" name).
 func cmdWorktrees(ctx context.Context, verb, name string, stdout, stderr io.Writer) int {
-	root, err := os.Getwd()
+	root, err := workDir()
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
