@@ -148,6 +148,12 @@ func Load(workspace string) (Config, error) {
 		}
 		merged = merge(merged, c)
 	}
+	// Checked now, not when the first child starts and fails.
+	if p := merged.SubagentProvider; p != "" {
+		if _, ok := merged.Providers[p]; !ok {
+			return Config{}, fmt.Errorf("config %s or %s: subagent_provider %q is not a profile under providers; configured: %s", user, project, p, profileNames(merged))
+		}
+	}
 	return merged, nil
 }
 

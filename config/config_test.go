@@ -156,12 +156,18 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"missing dirs":                       {check: func(t *testing.T, c Config) {}},
 		"nested unknown key on one line":     {project: "subagents:\n  concurency: 3\n", wantErr: "line 2: unknown key \"concurency\""},
 		"not a mapping":                      {project: "- model\n", wantErr: "line 1"},
-		"max turns negative":                 {project: "max_turns: -5\n", wantErr: "max_turns must not be negative"},
-		"child concurrency negative":         {user: "subagents: {concurrency: -1}\n", wantErr: "subagents.concurrency must not be negative"},
-		"child timeout negative":             {project: "subagents: {timeout: -5s}\n", wantErr: "subagents.timeout must not be negative"},
-		"mcp output negative":                {user: "mcp_max_output_tokens: -9\n", wantErr: "mcp_max_output_tokens must not be negative"},
-		"permission mode unknown":            {project: "permission_mode: yolo\n", wantErr: ".covey/config.yaml: permission_mode: unknown permission mode \"yolo\""},
-		"permission rule broken":             {user: "permissions: {allow: [\"bash(\"]}\n", wantErr: "covey/config.yaml: permissions.allow[0]"},
+		"subagent provider unknown":          {project: "subagent_provider: nope\n", wantErr: `subagent_provider "nope" is not a profile under providers; configured: (none)`},
+		"subagent provider from the user's profiles": {user: "providers: {local: {base_url: \"http://x/v1\"}}\n", project: "subagent_provider: local\n", check: func(t *testing.T, c Config) {
+			if c.SubagentProvider != "local" {
+				t.Fatalf("subagent_provider = %q", c.SubagentProvider)
+			}
+		}},
+		"max turns negative":         {project: "max_turns: -5\n", wantErr: "max_turns must not be negative"},
+		"child concurrency negative": {user: "subagents: {concurrency: -1}\n", wantErr: "subagents.concurrency must not be negative"},
+		"child timeout negative":     {project: "subagents: {timeout: -5s}\n", wantErr: "subagents.timeout must not be negative"},
+		"mcp output negative":        {user: "mcp_max_output_tokens: -9\n", wantErr: "mcp_max_output_tokens must not be negative"},
+		"permission mode unknown":    {project: "permission_mode: yolo\n", wantErr: ".covey/config.yaml: permission_mode: unknown permission mode \"yolo\""},
+		"permission rule broken":     {user: "permissions: {allow: [\"bash(\"]}\n", wantErr: "covey/config.yaml: permissions.allow[0]"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
