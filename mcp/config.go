@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"reflect"
 	"slices"
@@ -163,6 +164,10 @@ func (c ServerConfig) Validate(name string) error {
 		}
 		if c.Command != "" {
 			return fmt.Errorf("server %q: a %s server takes a url, not a command", name, c.TransportType())
+		}
+		// A url built from ${VAR}s is checked when it is expanded.
+		if u, err := url.Parse(c.URL); !strings.Contains(c.URL, "${") && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			return fmt.Errorf("server %q: url %q is not an http(s) URL with a host (e.g. https://mcp.example.com/mcp)", name, c.URL)
 		}
 	case "":
 		return fmt.Errorf("server %q: give a command (stdio) or a url (http, sse)", name)
