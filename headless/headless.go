@@ -280,7 +280,11 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 	case agent.CutOffNote(res.Reason) != "":
 		code, msg = ExitRun, agent.CutOffNote(res.Reason)
 	case res.Reason == agent.StopMaxTurns:
-		code, msg = ExitRun, fmt.Sprintf("stopped after %d turns (--max-turns); the answer may be incomplete", res.Turns)
+		turns := "turns"
+		if res.Turns == 1 {
+			turns = "turn"
+		}
+		code, msg = ExitRun, fmt.Sprintf("stopped after %d %s (--max-turns); the answer may be incomplete", res.Turns, turns)
 	}
 	switch o.format {
 	case "text":

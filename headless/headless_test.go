@@ -23,6 +23,8 @@ func TestFinishSaysWhatHappened(t *testing.T) {
 		"empty answer": {res: agent.Result{Reason: agent.StopOK}, wantStderr: "covey: the model's answer was empty\n"},
 		"blank answer": {res: agent.Result{Answer: " \n", Reason: agent.StopOK}, wantStdout: "", wantStderr: "covey: the model's answer was empty\n"},
 		"failed":       {res: agent.Result{Reason: agent.StopError}, err: errors.New("boom"), wantCode: ExitRun, wantStderr: "covey: boom\n"},
+		"one turn":     {res: agent.Result{Reason: agent.StopMaxTurns, Turns: 1}, wantCode: ExitRun, wantStderr: "covey: stopped after 1 turn (--max-turns); the answer may be incomplete\n"},
+		"two turns":    {res: agent.Result{Reason: agent.StopMaxTurns, Turns: 2, Answer: "so far"}, wantCode: ExitRun, wantStdout: "so far", wantStderr: "covey: stopped after 2 turns (--max-turns); the answer may be incomplete\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
