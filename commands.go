@@ -19,6 +19,7 @@ import (
 	"covey/agent/sessionfile"
 	"covey/agentdefs"
 	"covey/config"
+	"covey/internal/excerpt"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/tools"
@@ -361,7 +362,7 @@ func sessionsCmd(stdout, stderr io.Writer) *cobra.Command {
 				return nil
 			}
 			for _, in := range infos {
-				fmt.Fprintf(stdout, "%s  %s  %3d messages  %s\n", in.ID, in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, in.FirstMessage)
+				fmt.Fprintf(stdout, "%s  %s  %3d messages  %s\n", in.ID, in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, excerpt.TermSafe(in.FirstMessage))
 			}
 			return nil
 		},

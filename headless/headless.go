@@ -13,9 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 
 	"covey/agent"
@@ -266,7 +264,7 @@ func (o *headlessOutput) progress(format string, a ...any) {
 	if o.format != "text" {
 		return
 	}
-	fmt.Fprintln(o.stderr, termSafe(fmt.Sprintf(format, a...)))
+	fmt.Fprintln(o.stderr, excerpt.TermSafe(fmt.Sprintf(format, a...)))
 }
 
 func (o *headlessOutput) finish(res agent.Result, runErr error) int {
@@ -294,7 +292,7 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 				// Piped, the answer is passed on exactly; on a screen,
 				// escape sequences in it could hide the cursor or clear
 				// the screen (a file the model read can carry them).
-				answer = termSafe(answer)
+				answer = excerpt.TermSafe(answer)
 			}
 			fmt.Fprintln(o.stdout, answer)
 		}
@@ -325,18 +323,6 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 		fmt.Fprintln(o.stderr, "covey: the model's answer was empty")
 	}
 	return code
-}
-
-// termSafe drops terminal escape sequences and control characters (but
-// newlines and tabs) from text written to a terminal.
-func termSafe(s string) string {
-	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-			return r
-		}
-		return -1
-	}, s)
 }
 
 // isTerminal reports whether w is a terminal.

@@ -4,7 +4,10 @@ package excerpt
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Ellipsis marks text that was cut.
@@ -42,4 +45,18 @@ func Cut(s string, n int) string {
 	}
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n-1])) + Ellipsis
+}
+
+// TermSafe drops terminal escape sequences and control characters (but
+// newlines and tabs) from text bound for a terminal: text from a model, a
+// file or a pipe could otherwise hide the cursor, clear the screen or set
+// the window title.
+func TermSafe(s string) string {
+	s = ansi.Strip(s)
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, s)
 }

@@ -34,3 +34,25 @@ func TestExcerpt(t *testing.T) {
 		})
 	}
 }
+
+// TestTermSafe checks what reaches a terminal: text, newlines and tabs, but
+// no escape sequence that could hide the cursor, clear the screen, leave the
+// alternate screen or set the title, and no other control character.
+func TestTermSafe(t *testing.T) {
+	tests := map[string]struct{ in, want string }{
+		"plain":         {in: "fix the bug\n\tin main.go", want: "fix the bug\n\tin main.go"},
+		"cursor hidden": {in: "a\x1b[?25lb", want: "ab"},
+		"screen":        {in: "a\x1b[?1049l\x1b[2Jb", want: "ab"},
+		"title":         {in: "a\x1b]0;PWNED\x07b", want: "ab"},
+		"colour":        {in: "\x1b[31mred\x1b[0m", want: "red"},
+		"controls":      {in: "a\rb\bc\x00d\x7f", want: "abcd"},
+		"unicode":       {in: "naïve ✓ 日本", want: "naïve ✓ 日本"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := TermSafe(tc.in); got != tc.want {
+				t.Errorf("TermSafe(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
