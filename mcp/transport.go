@@ -16,6 +16,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"covey/internal/excerpt"
 )
 
 // terminateGrace is how long a stdio server gets to exit after its stdin
@@ -171,7 +173,8 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		line := strings.TrimRight(string(t.partial[:i]), "\r")
+		// The lines end up on the user's terminal: no escape sequences.
+		line := excerpt.TermSafe(strings.TrimRight(string(t.partial[:i]), "\r"))
 		t.partial = t.partial[i+1:]
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -195,7 +198,7 @@ func (t *tailWriter) lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := slices.Clone(t.buf)
-	if p := strings.TrimSpace(string(t.partial)); p != "" {
+	if p := strings.TrimSpace(excerpt.TermSafe(string(t.partial))); p != "" {
 		out = append(out, p)
 	}
 	return out
