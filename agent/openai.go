@@ -350,6 +350,9 @@ func (o *OpenAI) unreached(err error) error {
 		what = "no answer from %s (%s)"
 	case errors.Is(pe.Kind, ErrConnection) && pe.Message != reasonUnknown:
 		what = "could not reach %s (%s)"
+	case errors.Is(pe.Kind, ErrStreamEndedEarly):
+		return &ProviderError{Kind: pe.Kind, Retryable: pe.Retryable,
+			Message: "the stream ended early, before any answer from " + o.host() + ": the server closed it without [DONE] or a finish reason"}
 	default:
 		// A failure without a plain name keeps Go's text: it is all there is.
 		return err

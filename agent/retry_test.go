@@ -482,3 +482,16 @@ func TestStreamUnnamedFailureKeepsItsCause(t *testing.T) {
 		t.Fatalf("err = %v, want the transport's reason", err)
 	}
 }
+
+// TestStreamEndedBeforeAnswerNamesHost checks the words when every attempt's
+// stream ends before any answer: the host, and that nothing arrived.
+func TestStreamEndedBeforeAnswerNamesHost(t *testing.T) {
+	early := rawResponse{pieces: sse(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`)}
+	srv := newScriptServer(t, early, early, early, early)
+	var rec recorder
+	_, err := NewOpenAI(testConfig(srv.URL, nil)).Stream(context.Background(), Request{Model: "m"}, rec.handler())
+	want := "the stream ended early, before any answer from " + strings.TrimPrefix(srv.URL, "http://")
+	if !errors.Is(err, ErrStreamEndedEarly) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want it to say %q", err, want)
+	}
+}
