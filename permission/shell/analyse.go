@@ -115,6 +115,13 @@ func Analyse(src string) Line {
 		l.Err = fmt.Errorf("%w: it holds a carriage return", ErrUnparseable)
 		return l
 	}
+	if strings.ContainsRune(src, 0) {
+		// A NUL cannot reach bash (an exec argument ends at it) and the
+		// parser drops it where bash would end a string: refuse the line
+		// rather than analyse one that can never run as written.
+		l.Err = fmt.Errorf("%w: it holds a NUL byte", ErrUnparseable)
+		return l
+	}
 	a := &analyser{line: &l, funcs: map[string]bool{}, written: map[string]bool{}}
 	f, err := parse(src)
 	if err != nil {

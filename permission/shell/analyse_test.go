@@ -189,6 +189,7 @@ func TestAnalyseErrors(t *testing.T) {
 		"too long":           strings.Repeat("a", MaxLen+1),
 		"invalid utf-8":      "echo '\xff'",
 		"carriage return":    "echo x\r\nrm y",
+		"nul byte":           "bash -c '!(\x00)'",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if l := Analyse(src); !errors.Is(l.Err, ErrUnparseable) {
