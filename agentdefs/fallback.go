@@ -22,20 +22,30 @@ type entry struct {
 }
 
 // lineFallback reads frontmatter that strict YAML rejects the way Claude
-// Code does: line by line, top-level "key: value" pairs. A line starting
-// with a key covey knows (or any key before the first one) starts a pair;
-// every other line continues the value above it, which keeps example
-// blocks such as "user: \"review this\"" inside the description they
-// belong to. Tabs count as blanks. A value whose lines are all "- item"
-// becomes a list; "|" and ">" start block text; matching outer quotes are
-// removed. It returns a YAML mapping node (lines relative to the text, as
-// the decoder's would be) so the rest of parsing is shared, or nil when no
-// key was found.
+// Code does: line by line, top-level "key: value" pairs. Every "key:" line
+// at the start of a line starts a pair, known key or not, so a key covey
+// has never heard of (tags:, version:) cannot glue its value onto the
+// tools or the permission mode above it; the exceptions are lines inside
+// an <example> block and the speaker labels of examples written without
+// one (user:, assistant:, Context:), which continue the description they
+// belong to. Every other line continues the value above it. Tabs count as
+// blanks. A value whose lines are all "- item" becomes a list; "|" and ">"
+// start block text; matching outer quotes are removed. It returns a YAML
+// mapping node (lines relative to the text, as the decoder's would be) so
+// the rest of parsing is shared, or nil when no key was found.
 func lineFallback(text string) *yaml.Node {
 	var entries []*entry
+	inExample := false
 	for i, raw := range strings.Split(text, "\n") {
 		l := strings.TrimRight(raw, " \t\r")
-		if m := fallbackKey.FindStringSubmatch(l); m != nil && (len(entries) == 0 || isKnownKey(m[1])) {
+		lower := strings.ToLower(strings.TrimSpace(l))
+		switch {
+		case strings.HasPrefix(lower, "<example"):
+			inExample = true
+		case strings.HasPrefix(lower, "</example"):
+			inExample = false
+		}
+		if m := fallbackKey.FindStringSubmatch(l); m != nil && (len(entries) == 0 || !inExample && !isExampleLabel(m[1])) {
 			entries = append(entries, &entry{key: m[1], line: i + 1, first: strings.TrimSpace(m[2])})
 			continue
 		}
@@ -186,12 +196,13 @@ func keyAt(text string, line int) string {
 	return ""
 }
 
-// isKnownKey reports whether k is a key covey reads, in any spelling.
-func isKnownKey(k string) bool {
-	switch canonicalKey(k) {
-	case "name", "description", "tools", "disallowed_tools", "model", "provider",
-		"max_turns", "timeout", "allowed_paths", "color":
+// isExampleLabel reports whether k is a speaker or note label of the
+// example conversations Claude Code users write into descriptions: never
+// a field, so such a line stays in the text above it.
+func isExampleLabel(k string) bool {
+	switch strings.ToLower(k) {
+	case "user", "assistant", "human", "ai", "context", "commentary", "example", "examples":
 		return true
 	}
-	return isClaudeOnlyKey(k)
+	return false
 }

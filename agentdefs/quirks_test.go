@@ -23,6 +23,9 @@ type outcome struct {
 	spawn     []string // types Agent(...) limits spawning to; nil means any
 	model     string   // as written ("inherit" when omitted)
 	descHas   string   // a phrase the description must keep
+	mode      string   // permissionMode as read ("" when omitted)
+	isolation string   // isolation as read ("" when omitted)
+	bg        bool     // background as read
 }
 
 // quirk is one fixture in testdata/quirks: the outcome Claude Code's
@@ -69,13 +72,20 @@ func quirks() map[string]quirk {
 		"task-list-tools.md":      {claude: outcome{loads: true, name: "planner-todo", tools: []string{toolname.ReadFile, toolname.TodoWrite}, model: "inherit"}},
 		"webfetch.md":             {claude: outcome{loads: true, name: "fetcher", tools: []string{toolname.ReadFile, toolname.WebFetch}, model: "inherit"}},
 		"mcp-tools.md":            {claude: outcome{loads: true, name: "issue-triager", tools: []string{toolname.ReadFile, "mcp__github__list_issues", "mcp__github__add_label"}, model: "inherit"}},
-		"permission-mode.md":      {claude: outcome{loads: true, name: "careful-planner", model: "inherit"}},
-		"isolation-background.md": {claude: outcome{loads: true, name: "side-worker", model: "inherit"}},
-		"color.md":                {claude: outcome{loads: true, name: "colourful", tools: []string{toolname.ReadFile}, model: "inherit"}},
-		"unsupported-keys.md":     {claude: outcome{loads: true, name: "skilled", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"skills", "hooks", "memory"}},
-		"model-alias.md":          {claude: outcome{loads: true, name: "quick-haiku", tools: []string{toolname.ReadFile}, model: "haiku"}},
-		"model-full-id.md":        {claude: outcome{loads: true, name: "pinned-model", tools: []string{toolname.ReadFile}, model: "claude-sonnet-4-5-20250929"}},
-		"disallowed.md":           {claude: outcome{loads: true, name: "no-writes", deny: []string{toolname.WriteFile, toolname.EditFile}, model: "inherit"}},
+		"permission-mode.md":      {claude: outcome{loads: true, name: "careful-planner", model: "inherit", mode: "plan"}},
+		"isolation-background.md": {claude: outcome{loads: true, name: "side-worker", model: "inherit", isolation: "worktree", bg: true}},
+		// Keys covey does not know, after an example block, must not glue
+		// their values onto the ones above: tags: would add bash and the
+		// write tools to tools:, and isolation: would vanish into the
+		// description.
+		"unfamiliar-keys-in-fallback.md": {claude: outcome{loads: true, name: "doc-fixer", tools: []string{toolname.ReadFile, toolname.Grep}, model: "inherit",
+			mode: "plan", isolation: "worktree", descHas: "user: \"fix the typo in README.md\"\nassistant: \"I'll hand it to the doc-fixer agent.\"\n</example>"},
+			warns: []string{"description", "tags", "version", "argument-hint"}},
+		"color.md":            {claude: outcome{loads: true, name: "colourful", tools: []string{toolname.ReadFile}, model: "inherit"}},
+		"unsupported-keys.md": {claude: outcome{loads: true, name: "skilled", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"skills", "hooks", "memory"}},
+		"model-alias.md":      {claude: outcome{loads: true, name: "quick-haiku", tools: []string{toolname.ReadFile}, model: "haiku"}},
+		"model-full-id.md":    {claude: outcome{loads: true, name: "pinned-model", tools: []string{toolname.ReadFile}, model: "claude-sonnet-4-5-20250929"}},
+		"disallowed.md":       {claude: outcome{loads: true, name: "no-writes", deny: []string{toolname.WriteFile, toolname.EditFile}, model: "inherit"}},
 		"only-unknown-tools.md": {
 			claude: outcome{loads: true, name: "only-strangers", tools: []string{}, model: "inherit"},
 			covey:  &outcome{loads: false},
@@ -97,7 +107,8 @@ func outcomeOf(t *testing.T, path string) (outcome, []Problem) {
 	if err != nil {
 		return outcome{}, nil
 	}
-	o := outcome{loads: true, name: d.Name, tools: d.Tools, deny: d.DisallowedTools, spawn: d.SpawnTypes, model: d.Model}
+	o := outcome{loads: true, name: d.Name, tools: d.Tools, deny: d.DisallowedTools, spawn: d.SpawnTypes, model: d.Model,
+		mode: d.PermissionMode, isolation: d.Isolation, bg: d.Background}
 	o.rules, o.denyRules = d.RuleSources(), d.DenySources()
 	return o, warnings
 }
@@ -110,7 +121,7 @@ func (want outcome) matches(got outcome, desc string) bool {
 	same := func(a, b []string) bool { return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b) }
 	return want.name == got.name && reflect.DeepEqual(want.tools, got.tools) && same(want.deny, got.deny) &&
 		same(want.rules, got.rules) && same(want.denyRules, got.denyRules) && reflect.DeepEqual(want.spawn, got.spawn) && want.model == got.model &&
-		strings.Contains(desc, want.descHas)
+		strings.Contains(desc, want.descHas) && want.mode == got.mode && want.isolation == got.isolation && want.bg == got.bg
 }
 
 func TestQuirkFixtures(t *testing.T) {
