@@ -123,7 +123,7 @@ func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {
 	for _, d := range s.Definitions() {
 		infos = append(infos, ui.AgentInfo{
 			Name: d.Name, Description: d.Summary(), Source: d.Source, ReadOnly: d.ReadOnly,
-			Model: agentdefs.ModelText(d, s.Model(), s.ModelAliases()), Tools: d.ToolList(), Notes: d.Notes(),
+			Model: agentdefs.ModelText(d, agentdefs.ListOptions{ParentModel: s.Model(), Aliases: s.ModelAliases(), InheritModel: s.SubagentModel()}), Tools: d.ToolList(), Notes: d.Notes(),
 		})
 	}
 	var files []ui.AgentFileProblems

@@ -20,6 +20,23 @@ type ListOptions struct {
 	ParentModel string
 	// Aliases is config's model_aliases.
 	Aliases map[string]string
+	// InheritModel is the model a child that inherits runs when it is
+	// not the parent's (config's subagent_model); "" means the parent's.
+	InheritModel string
+}
+
+// resolve is the model a child of type d runs and the Claude name nothing
+// maps, as session.resolveChild picks it: inherit (or no model) runs
+// InheritModel when set, an unmapped Claude name the parent's model.
+func (opts ListOptions) resolve(d Definition) (resolved, unmapped string) {
+	parent := opts.ParentModel
+	if parent == "" {
+		parent = "inherit"
+	}
+	if w := strings.TrimSpace(d.Model); opts.InheritModel != "" && (w == "" || strings.EqualFold(w, "inherit")) {
+		return opts.InheritModel, ""
+	}
+	return ResolveModel(d.Model, parent, opts.Aliases)
 }
 
 // HasErrors reports whether any problem is an error (a file that did not
@@ -95,11 +112,7 @@ func listTools(d Definition) []string {
 }
 
 func toListAgent(d Definition, opts ListOptions) listAgent {
-	parent := opts.ParentModel
-	if parent == "" {
-		parent = "inherit"
-	}
-	resolved, _ := ResolveModel(d.Model, parent, opts.Aliases)
+	resolved, _ := opts.resolve(d)
 	return listAgent{
 		Name:           d.Name,
 		Description:    d.Description,
@@ -179,10 +192,11 @@ func (d Definition) ToolList() []string {
 }
 
 // ModelText says which model a child of type d runs, given the parent's
-// model and config's model_aliases, and what the file wrote when that
-// differs: "qwen3-coder (sonnet)", "gpt-4.1 (haiku unmapped)".
-func ModelText(d Definition, parent string, aliases map[string]string) string {
-	return modelColumn(d, ListOptions{ParentModel: parent, Aliases: aliases})
+// model, config's model_aliases and subagent_model (opts), and what the
+// file wrote when that differs: "qwen3-coder (sonnet)", "gpt-4.1 (haiku
+// unmapped)".
+func ModelText(d Definition, opts ListOptions) string {
+	return modelColumn(d, opts)
 }
 
 // Notes are the settings of d beyond name, model and tools, one short line
@@ -214,11 +228,7 @@ func (d Definition) Notes() []string {
 // modelColumn shows the model a child of this type runs, and what the file
 // wrote when that differs ("qwen3-coder (sonnet)").
 func modelColumn(d Definition, opts ListOptions) string {
-	parent := opts.ParentModel
-	if parent == "" {
-		parent = "inherit"
-	}
-	resolved, miss := ResolveModel(d.Model, parent, opts.Aliases)
+	resolved, miss := opts.resolve(d)
 	written := strings.TrimSpace(d.Model)
 	switch {
 	case miss != "" && opts.ParentModel != "":

@@ -150,3 +150,21 @@ func TestWriteListReportsWriteErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestListedModelFollowsSubagentModel: a type that inherits runs config's
+// subagent_model when one is set (session.resolveChild), and the list says
+// so; an unmapped Claude alias still runs the parent's model.
+func TestListedModelFollowsSubagentModel(t *testing.T) {
+	opts := ListOptions{ParentModel: "parent-m", InheritModel: "sub-m", Aliases: map[string]string{"opus": "big-m"}}
+	for model, want := range map[string]string{
+		"":        "sub-m",
+		"inherit": "sub-m",
+		"opus":    "big-m (opus)",
+		"haiku":   "parent-m (haiku unmapped)",
+		"local-x": "local-x",
+	} {
+		if got := ModelText(Definition{Name: "a", Model: model}, opts); got != want {
+			t.Errorf("model %q: listed as %q, want %q", model, got, want)
+		}
+	}
+}

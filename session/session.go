@@ -459,6 +459,10 @@ func (s *Session) Definitions() []agentdefs.Definition { return s.defs.All() }
 // to.
 func (s *Session) ModelAliases() map[string]string { return s.cfg.ModelAliases }
 
+// SubagentModel is config's subagent_model: the model of children whose
+// definition inherits ("" for the parent's).
+func (s *Session) SubagentModel() string { return s.cfg.SubagentModel }
+
 // Problems are what was wrong with the agent definition files, and the
 // Claude model names in them that model_aliases does not map.
 func (s *Session) Problems() []agentdefs.Problem { return s.problems }
