@@ -91,6 +91,11 @@ func checkRule(src string) error {
 		if i := strings.Index(msg, "\": "); i >= 0 {
 			msg = msg[i+3:]
 		}
+		// One line per agent file: the list of every tool a rule may
+		// name is for config files, where one mistake is read alone.
+		if head, _, ok := strings.Cut(msg, ": rules name "); ok {
+			msg = strings.TrimPrefix(head, "unknown tool ") + " takes no pattern in a rule (Read(...) rules limit grep, glob and list_dir too)"
+		}
 		return errors.New(msg)
 	}
 	return nil
