@@ -34,9 +34,9 @@ func grantRules(req Request) []rule {
 	case req.Tool == toolname.WebFetch:
 		host, ok := hostOf(req.URL)
 		if !ok {
-			return []rule{{src: "web_fetch(" + req.URL + ")", tool: "web_fetch", kind: ruleCmdRaw, raw: req.URL}}
+			return []rule{{src: toolname.WebFetch + "(" + req.URL + ")", tool: toolname.WebFetch, kind: ruleCmdRaw, raw: req.URL}}
 		}
-		return []rule{{src: "web_fetch(domain:" + host + ")", tool: "web_fetch", kind: ruleDomain, domain: host}}
+		return []rule{{src: toolname.WebFetch + "(domain:" + host + ")", tool: toolname.WebFetch, kind: ruleDomain, domain: host}}
 	case req.Tool != toolname.Bash && !pathRuleTool(req.Tool):
 		return []rule{{src: req.Tool, tool: req.Tool, kind: ruleAll}}
 	}
@@ -47,7 +47,7 @@ func grantRules(req Request) []rule {
 		return []rule{r}
 	}
 	c := analyseCommand(req.Command)
-	raw := rule{src: fmt.Sprintf("bash(%s)", c.raw), tool: "bash", kind: ruleCmdRaw, raw: c.raw}
+	raw := rule{src: fmt.Sprintf("%s(%s)", toolname.Bash, c.raw), tool: toolname.Bash, kind: ruleCmdRaw, raw: c.raw}
 	if c.unknown() != "" || slices.ContainsFunc(c.line.Sets, dangerousEnv) {
 		return []rule{raw}
 	}

@@ -333,9 +333,9 @@ func (b *ApprovalBlock) Lines(ctx RenderContext) []string {
 func (b *ApprovalBlock) subject() string {
 	switch {
 	case b.req.Tool == toolname.Bash:
-		return "bash " + oneLine(b.req.Command)
+		return toolname.Bash + " " + oneLine(b.req.Command)
 	case b.req.Tool == toolname.WebFetch:
-		return "web_fetch " + b.req.URL
+		return toolname.WebFetch + " " + b.req.URL
 	case b.req.Tool == permission.ToolMCPTrust:
 		return "the MCP servers of this project's .mcp.json (remembered for this folder)"
 	case callRequest(b.req) && b.req.Server != "":

@@ -3,6 +3,8 @@ package scripted
 import (
 	"strings"
 	"time"
+
+	"covey/tools/toolname"
 )
 
 // defaultTurns bounds how long a person can chat with the default
@@ -30,7 +32,7 @@ func defaultTurn(r Request) Turn {
 		return Turn{Text: "The " + last.Name + " tool answered:\n\n" + last.Content, ChunkDelay: pace}
 	}
 	if strings.Contains(strings.ToLower(r.LastUser()), "list files") {
-		return Turn{ToolCalls: []Call{{Name: "glob", Args: map[string]any{"pattern": "*"}}}, ChunkDelay: pace}
+		return Turn{ToolCalls: []Call{{Name: toolname.Glob, Args: map[string]any{"pattern": "*"}}}, ChunkDelay: pace}
 	}
 	return Turn{Text: "Hello from the scripted server.", ChunkDelay: pace}
 }

@@ -108,7 +108,7 @@ func demoMainTurn(r scripted.Request) scripted.Turn {
 	case len(tail) == 0:
 		return (scripted.Turn{
 			Text: "I'll look around this workspace with three explorers working in parallel.",
-			ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{"tasks": []map[string]string{
+			ToolCalls: []scripted.Call{{Name: toolname.Task, Args: map[string]any{"tasks": []map[string]string{
 				{"description": "map the project layout", "subagent_type": "Explore",
 					"prompt": demoLayoutTask + " List the top level of the workspace and count its source files by kind. Report what you find."},
 				{"description": "find entry points", "subagent_type": "Explore",
@@ -117,7 +117,7 @@ func demoMainTurn(r scripted.Request) scripted.Turn {
 					"prompt": demoDocsTask + " Count TODO and FIXME markers per file and list the markdown docs. Report the numbers."},
 			}}}},
 		})
-	case last.Role == "tool" && last.Name == "task":
+	case last.Role == "tool" && last.Name == toolname.Task:
 		return (scripted.Turn{
 			Text: "Here is what the explorers found:\n\n" + demoDigest(last.Content) +
 				"\n\nI'd like to save this overview as `" + demoFileName + "`. You'll see the diff first and can allow or deny it.",
@@ -126,7 +126,7 @@ func demoMainTurn(r scripted.Request) scripted.Turn {
 				"content": "# Workspace overview (covey demo)\n\nWritten by `covey --demo` after three Explore subagents looked around.\n\n" + demoDigest(last.Content) + "\n",
 			}}},
 		})
-	case last.Role == "tool" && last.Name == "write_file":
+	case last.Role == "tool" && last.Name == toolname.WriteFile:
 		if strings.HasPrefix(last.Content, "Error") {
 			return (scripted.Turn{Text: "Understood: I left your files untouched. Ask me anything else to see the explorers again."})
 		}
