@@ -27,7 +27,8 @@ import (
 
 // newRootCmd builds the command line: the root command, which parses into o
 // and calls runRoot (the TUI, or headless with -p), and its subcommands.
-// Global flags are persistent, so they work after a subcommand too.
+// Global flags are persistent, so they work after a subcommand too;
+// a session's own flags are the root's alone.
 func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot func(context.Context, *options) int) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "covey [flags] [prompt]",
@@ -51,22 +52,25 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	}
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return o.check() }
 
+	// Flags of a session (headless or full-screen) belong to the root
+	// alone, so a subcommand given one says so instead of ignoring it;
+	// the endpoint, the gate and MCP are global.
 	f := root.Flags()
 	f.BoolVarP(&o.showVersion, "version", "v", false, "print the version")
+	f.StringVarP(&o.prompt, "prompt", "p", "", "run headless with this `PROMPT` (- reads it from stdin) and print the answer")
+	f.StringVar(&o.outputFormat, "output-format", "text", "headless output `FORMAT`: text, json or stream-json")
+	f.IntVar(&o.maxTurns, "max-turns", 0, "stop after `N` model requests in one run (0: config, default 50)")
+	f.StringVar(&o.theme, "theme", "", "colours (`THEME`): dark, light or auto")
+	f.BoolVar(&o.demo, "demo", false, "run the TUI on a built-in scripted model: no key, no network")
+	f.BoolVarP(&o.cont, "continue", "c", false, "resume the newest session of this workspace")
+	f.VarP(&optionalID{val: &o.resume, set: &o.resumeSet}, "resume", "r", "resume session `ID` (without an ID: pick from a list)")
+	f.Lookup("resume").NoOptDefVal = pickSentinel
 	pf := root.PersistentFlags()
-	pf.StringVarP(&o.prompt, "prompt", "p", "", "run headless with this `PROMPT` (- reads it from stdin) and print the answer")
-	pf.StringVar(&o.outputFormat, "output-format", "text", "headless output `FORMAT`: text, json or stream-json")
 	pf.StringVar(&o.flags.Model, "model", "", "model `NAME` for the main agent (also COVEY_MODEL)")
 	pf.StringVar(&o.flags.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (e.g. http://localhost:11434/v1)")
 	pf.StringVar(&o.flags.Provider, "provider", "", "provider profile `NAME` from config")
-	pf.IntVar(&o.maxTurns, "max-turns", 0, "stop after `N` model requests in one run (0: config, default 50)")
 	pf.StringVar(&o.permissionMode, "permission-mode", "", "permission `MODE`: default, acceptEdits, plan or bypassPermissions")
 	pf.StringVar(&o.sandboxMode, "sandbox", "", "confine bash (`MODE`): workspace-write (writes only in the workspace, temp and caches; the default on Linux) or off")
-	pf.StringVar(&o.theme, "theme", "", "colours (`THEME`): dark, light or auto")
-	pf.BoolVar(&o.demo, "demo", false, "run the TUI on a built-in scripted model: no key, no network")
-	pf.BoolVarP(&o.cont, "continue", "c", false, "resume the newest session of this workspace")
-	pf.VarP(&optionalID{val: &o.resume, set: &o.resumeSet}, "resume", "r", "resume session `ID` (without an ID: pick from a list)")
-	pf.Lookup("resume").NoOptDefVal = pickSentinel
 	pf.BoolVar(&o.debug, "debug", false, "write a debug log (its path is printed on exit)")
 	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` or JSON string ({\"mcpServers\": …}; repeatable)")
 

@@ -165,6 +165,9 @@ func TestArgumentErrorsAreOneLineWithHint(t *testing.T) {
 		"mcp remove without the name": {args: []string{"mcp", "remove"}, want: "(run covey mcp remove --help)"},
 		"unknown mcp subcommand":      {args: []string{"mcp", "frob"}, want: "unknown command \"frob\" for \"covey mcp\" (run covey mcp --help)"},
 		"sessions with an argument":   {args: []string{"sessions", "extra"}, want: "(run covey sessions --help)"},
+		// A session's flags mean nothing to a subcommand: refused, not ignored.
+		"sessions with --output-format": {args: []string{"sessions", "--output-format", "json"}, want: "unknown flag: --output-format (run covey sessions --help)"},
+		"mcp list with -p":              {args: []string{"mcp", "list", "-p", "x"}, want: "unknown shorthand flag: 'p' in -p (run covey mcp list --help)"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"covey/internal/excerpt"
 )
 
 // ConfigKey is the key of the servers map in covey's config.yaml.
@@ -200,13 +202,7 @@ func WriteList(w io.Writer, ss []Status, asJSON bool) error {
 			fmt.Fprintf(&b, "  note: %s\n", n)
 		}
 		for _, t := range s.Tools {
-			desc := strings.TrimSpace(t.Description)
-			if i := strings.IndexByte(desc, '\n'); i >= 0 {
-				desc = desc[:i]
-			}
-			if len(desc) > 100 {
-				desc = desc[:97] + "..."
-			}
+			desc := excerpt.Cut(excerpt.Line(t.Description), 100)
 			fmt.Fprintf(&b, "  %s  %s\n", t.Name, desc)
 		}
 	}
