@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -173,8 +172,7 @@ func New(opts Options) (*Session, error) {
 		MCPTools:        s.mcpToolsFor(),
 		AllowFound:      s.policy.AllowReadFound,
 		Sandbox:         box,
-		// Validated when the config was read.
-		WorktreeBase: worktree.Base(strings.ToLower(cfg.Worktree.Base)),
+		WorktreeBase: worktreeBase(cfg.Worktree.Base),
 		Undo:         s.undoLog(),
 		SessionID:    s.sessionID(),
 		OnMessage: func(src agent.Source, m agent.Message) {
@@ -494,3 +492,13 @@ func (s *Session) Warnings() []string {
 
 // Sandbox returns the sandbox confining the session's commands.
 func (s *Session) Sandbox() *sandbox.Sandbox { return s.sandbox }
+
+// worktreeBase is config's worktree.base, validated when the config was
+// read (so an error cannot happen here: the default stands in).
+func worktreeBase(s string) worktree.Base {
+	b, err := worktree.ParseBase(s)
+	if err != nil {
+		return worktree.BaseWorking
+	}
+	return b
+}

@@ -49,6 +49,8 @@ func (r Record) BaseDescription() string {
 		s += fmt.Sprintf(" + your uncommitted changes (%d %s)", r.Uncommitted, plural(r.Uncommitted, "file", "files"))
 	} else if r.Base == BaseWorking {
 		s += " (no uncommitted changes)"
+	} else if r.Base == BaseHead {
+		s += " (worktree.base head: your uncommitted changes are not in it)"
 	}
 	return s
 }
@@ -93,10 +95,12 @@ func (r Record) Live() bool {
 	if !processAlive(r.PID) {
 		return false
 	}
-	if r.PIDStart != "" {
-		if now := processStart(r.PID); now != "" && now != r.PIDStart {
-			return false
-		}
+	state, start := processStat(r.PID)
+	if state == "Z" || state == "X" {
+		return false // killed, not yet reaped: it owns nothing any more
+	}
+	if r.PIDStart != "" && start != "" && start != r.PIDStart {
+		return false
 	}
 	return true
 }
@@ -104,23 +108,30 @@ func (r Record) Live() bool {
 // processStart is the start time of pid in clock ticks since boot (field
 // 22 of /proc/<pid>/stat), or "" where /proc is not available.
 func processStart(pid int) string {
+	_, start := processStat(pid)
+	return start
+}
+
+// processStat reads the state (field 3) and the start time (field 22) of
+// /proc/<pid>/stat; both "" where /proc is not available.
+func processStat(pid int) (state, start string) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	// The command name (field 2) may hold spaces and parentheses: count
 	// fields after its closing parenthesis.
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return ""
+		return "", ""
 	}
 	fields := strings.Fields(s[i+1:])
 	// fields[0] is field 3 (state), so field 22 is fields[19].
 	if len(fields) < 20 {
-		return ""
+		return "", ""
 	}
-	return fields[19]
+	return fields[0], fields[19]
 }
 
 // Entry is one worktree covey created, as listed.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // run runs git in dir and fails the test on error.
@@ -133,7 +134,7 @@ func TestCreateBase(t *testing.T) {
 	}{
 		"working, with changes": {base: BaseWorking, dirty: true, wantA: "ONE\n" + tenLines[4:], wantNew: true, wantDesc: "+ your uncommitted changes (2 files)", wantUncom: 2},
 		"working, clean":        {base: BaseWorking, wantA: tenLines, wantDesc: "(no uncommitted changes)"},
-		"head, with changes":    {base: BaseHead, dirty: true, wantA: tenLines},
+		"head, with changes":    {base: BaseHead, dirty: true, wantA: tenLines, wantDesc: "your uncommitted changes are not in it"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -707,5 +708,35 @@ func TestSanitize(t *testing.T) {
 		if got := sanitize(in); got != want {
 			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestKilledOwnerIsNotLive: a covey killed with SIGKILL whose parent has
+// not reaped it yet (a zombie) owns nothing: its worktrees can be pruned.
+func TestKilledOwnerIsNotLive(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here: liveness is kill(pid, 0) alone")
+	}
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	rec := Record{PID: cmd.Process.Pid, PIDStart: processStart(cmd.Process.Pid)}
+	if !rec.Live() {
+		t.Fatal("a running owner is not live")
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	// Not reaped: wait until the kernel shows it as a zombie.
+	for i := 0; i < 500; i++ {
+		if state, _ := processStat(cmd.Process.Pid); state == "Z" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if rec.Live() {
+		t.Error("a killed, unreaped owner still counts as live")
 	}
 }
