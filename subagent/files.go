@@ -59,11 +59,19 @@ func (w *fileWatcher) run(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	// Outside the sandbox, on a repository the child can write: its
-	// core.fsmonitor and the clean filters of its attributes (both of
-	// which git status runs) and its hooks are switched off.
-	safe := []string{"-C", w.root, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
-	if args[0] == "status" {
+	// core.fsmonitor, the filters of its attributes (git status and git
+	// diff clean a changed file), its diff drivers and its hooks are
+	// switched off, and nested repositories, whose config is theirs, are
+	// not entered.
+	safe := []string{"-C", w.root, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external="}
+	if args[0] != "rev-parse" {
 		safe = append(safe, w.noFilters(ctx)...)
+	}
+	switch args[0] {
+	case "status":
+		args = append([]string{"status", "--ignore-submodules=all"}, args[1:]...)
+	case "diff":
+		args = append([]string{"diff", "--ignore-submodules=all", "--no-ext-diff", "--no-textconv"}, args[1:]...)
 	}
 	cmd := exec.CommandContext(ctx, "git", append(safe, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
