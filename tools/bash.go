@@ -249,7 +249,11 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // Stdin nil reads from /dev/null
 	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own (and so a process group whose id is its pid):
+	// without a controlling terminal a command cannot open /dev/tty to
+	// draw over the TUI, read the user's keys or push keystrokes into
+	// the terminal's input (TIOCSTI) for the shell covey returns to.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		_ = r.Close()
 		_ = w.Close()

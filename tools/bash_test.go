@@ -36,6 +36,9 @@ func TestBash(t *testing.T) {
 		{name: "no output", args: map[string]any{"command": "true"}, summary: "exit 0", want: []string{"(no output)"}},
 		{name: "stdin is empty", args: map[string]any{"command": "read x; echo rc=$?"}, summary: "exit 0", want: []string{"rc=1"}},
 		{name: "runs in the workspace", args: map[string]any{"command": "pwd"}, summary: "exit 0"},
+		// Its own session: no controlling terminal to draw on or to push
+		// keystrokes into (field 6 of /proc/PID/stat is the session id).
+		{name: "a session of its own", args: map[string]any{"command": "read -r _ _ _ _ _ sid _ < /proc/$$/stat; [ \"$sid\" = $$ ] && echo own-session"}, summary: "exit 0", want: []string{"own-session"}},
 		{name: "killed by a signal", args: map[string]any{"command": "kill -KILL $$"}, summary: "killed by signal 9", want: []string{"killed by signal 9"}},
 		{
 			name: "timeout clamped", args: map[string]any{"command": "true", "timeout_s": 5000},
