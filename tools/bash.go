@@ -115,10 +115,12 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 			return Errorf("bash: the command was not allowed: %s", reason)
 		}
 	}
+	settings := t.env.WS.settings.before(t.env.WS.Root)
 	run, err := t.run(ctx, a.Command, dir, timeout)
 	// A command may create or delete any file: the next glob, grep or
 	// list_dir must see the workspace as it is now.
 	t.env.WS.Invalidate()
+	restored, rerr := t.env.WS.settings.after(t.env.WS.Root, settings)
 	if err != nil {
 		return Errorf("bash: %v", err)
 	}
@@ -126,6 +128,14 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 		return Errorf("bash: covey's sandbox could not start, so the command did not run: %s", strings.TrimSpace(run.output))
 	}
 	res := run.result(note, timeout)
+	switch {
+	case rerr != nil:
+		res.Content += fmt.Sprintf("\n[the command changed covey's own settings and covey could not put them back: %v]", rerr)
+		res.IsError = true
+	case len(restored) > 0:
+		res.Content += fmt.Sprintf("\n[the command changed %s, covey's own settings, and covey put it back: commands may not change what "+
+			"the next session trusts; edit it with write_file or edit_file, which ask]", strings.Join(restored, ", "))
+	}
 	if t.env.Sandbox.Backend() != "" && sandboxBlocked(run.output) {
 		res.Content += "\n[read-only file system: writes outside the workspace are blocked by covey's sandbox; see --sandbox. " +
 			t.env.Sandbox.Describe(t.env.WS.Root) + "]"

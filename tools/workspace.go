@@ -26,6 +26,8 @@ type Workspace struct {
 	loading *listCall        // the listing in flight, shared by concurrent callers
 	gen     uint64           // bumped by Invalidate; listings of older generations are dropped
 	clock   func() time.Time // nil means time.Now; tests set it
+
+	settings settingsGuard // covey's own settings, kept from commands
 }
 
 func (w *Workspace) now() time.Time {

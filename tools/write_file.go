@@ -237,7 +237,13 @@ func (m *mutator) write(tg *target, content string) error {
 	if fsys == nil {
 		fsys = osFS{}
 	}
-	return writeAtomic(fsys, tg.abs, []byte(content), tg.mode)
+	ws := m.env.WS
+	ws.settings.noteWrite(ws.Root, tg.abs, []byte(content))
+	err := writeAtomic(fsys, tg.abs, []byte(content), tg.mode)
+	if err != nil {
+		ws.settings.noteFailedWrite(ws.Root, tg.abs)
+	}
+	return err
 }
 
 // staleError turns a ReadTracker refusal into words for the model.
