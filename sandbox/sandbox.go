@@ -237,7 +237,29 @@ func (s *Sandbox) Describe(workspace string) string {
 	if !spec.Network {
 		net = "no network"
 	}
-	return fmt.Sprintf("sandbox %s (%s): writable %s; %s", s.mode, s.backend.name(), strings.Join(spec.Writable, ", "), net)
+	d := fmt.Sprintf("sandbox %s (%s): writable %s; %s", s.mode, s.backend.name(), strings.Join(spec.Writable, ", "), net)
+	if ws := realPath(workspace); ws != "" && holdsHome(ws) {
+		d += "; the workspace " + ws + " holds your home folder, so commands may not write in it: start covey in a project folder"
+	}
+	return d
+}
+
+// holdsHome reports whether the workspace ws is /, the home folder or a
+// folder above it.
+func holdsHome(ws string) bool {
+	if ws == "/" {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return false
+	}
+	for _, h := range []string{home, realPath(home)} {
+		if ws == h || within(ws, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // Command returns the program and arguments that run argv (a shell and
@@ -286,8 +308,12 @@ func (s *Sandbox) spec(workspace string, only []string) Spec {
 				w = append(w, r)
 			}
 		}
+	case ws != "" && holdsHome(ws):
+		// The home folder (or /) as the workspace: writable, it would
+		// open ~/.bashrc, ~/.ssh and ~/.gitconfig to every command, so it
+		// stays read-only (Describe says so).
 	case ws != "":
-		w = append(w, ws) // the workspace even if it is the home folder: the user chose it
+		w = append(w, ws)
 	}
 	add(os.TempDir())
 	add("/tmp")

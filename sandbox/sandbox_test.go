@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -293,6 +294,29 @@ func TestSpecNeverOpensHome(t *testing.T) {
 		}
 	}
 	t.Logf("writable: %q", spec.Writable)
+
+	// The home folder, or a folder above it, as the workspace stays
+	// read-only: it would open the dotfiles.
+	fake := t.TempDir()
+	t.Setenv("HOME", filepath.Join(fake, "me"))
+	for _, ws := range []string{filepath.Join(fake, "me"), fake, "/"} {
+		spec := s.spec(ws, nil)
+		for _, w := range spec.Writable {
+			if w == realPath(ws) {
+				t.Errorf("workspace %s, which holds the home folder, is writable", ws)
+			}
+		}
+		if d := s.Describe(ws); s.Backend() != "" && !strings.Contains(d, "holds your home folder") {
+			t.Errorf("Describe(%s) = %q does not say why the workspace is read-only", ws, d)
+		}
+	}
+	project := filepath.Join(fake, "me", "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if spec := s.spec(project, nil); !slices.Contains(spec.Writable, realPath(project)) {
+		t.Errorf("a project folder in the home folder is not writable: %q", spec.Writable)
+	}
 }
 
 // TestSandboxKillsProcessGroup: a confined command and what it started
