@@ -73,7 +73,10 @@ func runMCPList(ctx context.Context, o *options, asJSON bool, stdout, stderr io.
 	if err := mcp.WriteList(stdout, ss, asJSON); err != nil {
 		return printErr(stderr, err, exitRun)
 	}
-	if slices.ContainsFunc(ss, func(s mcp.Status) bool { return s.State == mcp.StateFailed }) {
+	for _, p := range loaded.Problems {
+		fmt.Fprintf(stderr, "covey: %s\n", p)
+	}
+	if len(loaded.Problems) > 0 || slices.ContainsFunc(ss, func(s mcp.Status) bool { return s.State == mcp.StateFailed }) {
 		return exitRun
 	}
 	return exitOK

@@ -144,7 +144,11 @@ func TestToolNames(t *testing.T) {
 		"plain":     {"github", "create_issue", "mcp__github__create_issue"},
 		"sanitised": {"my server", "get.file/v2", "mcp__my_server__get_file_v2"},
 		"dashes":    {"a-b", "c-d", "mcp__a-b__c-d"},
-		"unicode":   {"café", "ünï", "mcp__caf____n_"},
+		"unicode":   {"café", "ünï", "mcp__caf-___n_"},
+		// "__" only ever separates the parts: a rule for server x must not
+		// cover servers named x__y or x_.
+		"double underscore in the server": {"x__y", "echo", "mcp__x_y__echo"},
+		"underscore at the server's end":  {"x_", "echo", "mcp__x-__echo"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -270,5 +274,25 @@ func TestLongDescriptionShortened(t *testing.T) {
 	short := newTool(&Manager{}, Server{Name: "s"}, "mcp__s__t", &sdk.Tool{Name: "t", Title: "Title only"})
 	if short.Description() != "Title only" {
 		t.Errorf("title fallback %q", short.Description())
+	}
+}
+
+// TestLoadBrokenProjectFile: a project's .mcp.json comes with the
+// repository; one covey cannot read costs its servers and a problem, not
+// the session, while the user's own servers still load.
+func TestLoadBrokenProjectFile(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, ProjectFile), []byte(`{"mcpServers": {"p": {"command": "x", "disabled": true}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(Sources{Workspace: ws, User: map[string]ServerConfig{"mine": {Command: "m"}}, UserSource: "config.yaml"})
+	if err != nil {
+		t.Fatalf("a broken project file failed the load: %v", err)
+	}
+	if len(l.Servers) != 1 || l.Servers[0].Name != "mine" {
+		t.Errorf("servers %+v, want the user's alone", l.Servers)
+	}
+	if len(l.Problems) != 1 || !strings.Contains(l.Problems[0], `unknown field "disabled"`) || !strings.Contains(l.Problems[0], "not started") {
+		t.Errorf("problems %q", l.Problems)
 	}
 }

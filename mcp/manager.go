@@ -197,6 +197,7 @@ func (m *Manager) Reconnect(ctx context.Context, name string) error {
 		s.stop, s.session = nil, nil
 	}
 	s.state, s.err, s.tools = StateStarting, "", nil
+	m.version++ // its old tools are offered no more
 	m.startLocked(ctx, s)
 	return nil
 }

@@ -30,6 +30,21 @@ func sanitize(s string) string {
 	return b.String()
 }
 
+// serverPart is a server's name as its tools' names carry it: sanitised,
+// with runs of "_" made one and a "_" at its end made "-", so that the
+// "__" after it is where it ends: a rule for server x (mcp__x, a prefix
+// match on mcp__x__) cannot cover the tools of a server named x__y or x_.
+func serverPart(server string) string {
+	s := sanitize(server)
+	for strings.Contains(s, "__") {
+		s = strings.ReplaceAll(s, "__", "_")
+	}
+	if strings.HasSuffix(s, "_") {
+		s = strings.TrimSuffix(s, "_") + "-"
+	}
+	return s
+}
+
 // shortHash is 8 hex digits of SHA-256 of s.
 func shortHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -40,7 +55,7 @@ func shortHash(s string) string {
 // mcp__<server>__<tool>, characters outside [A-Za-z0-9_-] replaced, and cut
 // to 64 characters with a short hash of the full name when longer.
 func ToolName(server, tool string) string {
-	full := Prefix + sanitize(server) + "__" + sanitize(tool)
+	full := Prefix + serverPart(server) + "__" + sanitize(tool)
 	if len(full) <= maxNameLen {
 		// Sanitising may make two names meet ("a.b", "a_b"); nameSet
 		// resolves that when it happens, so names stay readable.
@@ -52,7 +67,7 @@ func ToolName(server, tool string) string {
 
 // ServerPrefix returns the name prefix of every tool of server,
 // "mcp__<server>__", as permission rules and agent definitions write it.
-func ServerPrefix(server string) string { return Prefix + sanitize(server) + "__" }
+func ServerPrefix(server string) string { return Prefix + serverPart(server) + "__" }
 
 // ServerOfName returns the sanitised server part of an MCP tool name
 // written as mcp__srv or mcp__srv__tool, and whether name is one.

@@ -131,6 +131,10 @@ type Loaded struct {
 	// ProjectHash is the hash of .mcp.json ("" when there is none), the key
 	// of the trust decision.
 	ProjectHash string
+	// Problems are what was wrong with the project's .mcp.json. It comes
+	// with the repository, not from the user, so a file covey cannot
+	// read costs its servers, not the session.
+	Problems []string
 }
 
 // Load reads every source. Flags' files override the user config, which
@@ -146,10 +150,11 @@ func Load(src Sources) (Loaded, error) {
 		hashed = data
 		project, err = ParseFile(path, data, ScopeProject)
 		if err != nil {
-			errs = append(errs, err)
+			project = nil
+			out.Problems = append(out.Problems, fmt.Sprintf("%v; its MCP servers were not started", err))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		errs = append(errs, fmt.Errorf("read %s: %w", path, err))
+		out.Problems = append(out.Problems, fmt.Sprintf("read %s: %v; its MCP servers were not started", path, err))
 	}
 	if len(src.Project) > 0 {
 		more, err := Servers(src.Project, ScopeProject, src.ProjectSource)

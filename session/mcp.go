@@ -141,6 +141,15 @@ func (s *Session) StartMCP() {
 	s.mcp.startOnce.Do(func() { s.mcp.m.Start(context.Background()) })
 }
 
+// MCPProblems are what was wrong with the project's .mcp.json (its
+// servers were not started).
+func (s *Session) MCPProblems() []string {
+	if s.mcp == nil {
+		return nil
+	}
+	return s.mcp.loaded.Problems
+}
+
 // askTrust asks once whether to start the project's servers, remembers the
 // answer for this workspace, and starts them when trusted.
 func (s *Session) askTrust(asker permission.Asker) {

@@ -482,12 +482,13 @@ func firstPositive(ns ...int) int {
 }
 
 // Warnings are what the user must be told once at start: covey's sandbox
-// cannot run here.
+// cannot run here; the project's .mcp.json could not be read.
 func (s *Session) Warnings() []string {
+	var out []string
 	if w := s.sandbox.Warning(); w != "" {
-		return []string{w}
+		out = append(out, w)
 	}
-	return nil
+	return append(out, s.MCPProblems()...)
 }
 
 // Sandbox returns the sandbox confining the session's commands.
