@@ -172,9 +172,9 @@ func New(opts Options) (*Session, error) {
 		MCPTools:        s.mcpToolsFor(),
 		AllowFound:      s.policy.AllowReadFound,
 		Sandbox:         box,
-		WorktreeBase: worktreeBase(cfg.Worktree.Base),
-		Undo:         s.undoLog(),
-		SessionID:    s.sessionID(),
+		WorktreeBase:    worktreeBase(cfg.Worktree.Base),
+		Undo:            s.undoLog(),
+		SessionID:       s.sessionID(),
 		OnMessage: func(src agent.Source, m agent.Message) {
 			if s.rec != nil {
 				s.rec.childMessage(src, m)
