@@ -252,6 +252,9 @@ func (r *router) routeChild(ev agent.Event) {
 		return
 	}
 	b.Observe(r.now)
+	for p := r.parent[b]; p != nil; p = r.parent[p] {
+		p.MarkActive(r.now)
+	}
 	b.Apply(ev)
 	switch ev.(type) {
 	case agent.UsageReported, agent.ChildFinished:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"covey/tools/toolname"
 
@@ -160,5 +161,32 @@ func TestRouterCosts(t *testing.T) {
 	}
 	if r.usage.InputTokens != 160 || r.usage.OutputTokens != 16 {
 		t.Errorf("session usage = %+v, want 160/16", r.usage)
+	}
+}
+
+// TestRouterParentOfBusyChildIsNotStalled: a lead that waits on its own
+// child while the child works is not stalled; once the child goes quiet
+// too, both are.
+func TestRouterParentOfBusyChildIsNotStalled(t *testing.T) {
+	th := theme.New(theme.ModeDark, true, false)
+	tr := newTranscript(RenderContext{Styles: &th.Styles})
+	r := newRouter(tr)
+	start := fixedNow
+	r.now = start
+	lead := childSrc("lead", "t", "general-purpose", "lead")
+	r.route(toolStarted(mainSrc(), "t", toolname.Task, ""))
+	r.route(agent.ChildStarted{Source: lead})
+	r.route(toolStarted(lead, "t2", toolname.Task, ""))
+	r.route(agent.ChildStarted{Source: nested("worker", "t2")})
+	for i := 1; i <= 4; i++ {
+		r.now = start.Add(time.Duration(i) * 20 * time.Second)
+		r.route(toolStarted(nested("worker", "t2"), fmt.Sprintf("w%d", i), toolname.Grep, "x"))
+	}
+	leadBlock, worker := r.children["lead"], r.children["worker"]
+	if leadBlock.Stalled(r.now) || worker.Stalled(r.now) {
+		t.Errorf("stalled while the worker works: lead %v, worker %v", leadBlock.Stalled(r.now), worker.Stalled(r.now))
+	}
+	if later := r.now.Add(stallAfter); !leadBlock.Stalled(later) || !worker.Stalled(later) {
+		t.Errorf("not stalled after %v of quiet: lead %v, worker %v", stallAfter, leadBlock.Stalled(later), worker.Stalled(later))
 	}
 }

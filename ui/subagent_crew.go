@@ -61,6 +61,14 @@ func (b *SubagentBlock) Observe(now time.Time) {
 	}
 }
 
+// MarkActive records activity at now on the child's behalf: a child of
+// its own did something, so it is waiting on work that moves, not stalled.
+func (b *SubagentBlock) MarkActive(now time.Time) {
+	if !now.IsZero() {
+		b.crew.last = now
+	}
+}
+
 // eventTime is the time of the event being applied.
 func (b *SubagentBlock) eventTime() time.Time {
 	if !b.crew.now.IsZero() {
