@@ -226,6 +226,26 @@ var attacks = []attack{
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: `echo x > "$F"`, want: "refuse"},
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: "bash -c 'echo x > pwned'", want: "refuse"},
 	{class: "allowed_paths", mode: bypass, allowedPaths: []string{"docs/**"}, command: "mkdir -p docs && echo ok > docs/notes.md", want: "allow", creates: "docs/notes.md"},
+	// Variables whose value a program runs, builtins and options that run
+	// a command, wrappers not followed (found by a red team after the
+	// first table).
+	{class: "command variable", mode: bypass, deny: denyRm, command: "VISUAL='rm victim' git commit --allow-empty -m x", want: "refuse"},
+	{class: "command variable", mode: bypass, deny: denyRm, command: "GIT_EDITOR='rm victim' git rebase -i HEAD", want: "refuse"},
+	{class: "command variable", mode: bypass, deny: denyRm, command: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm victim' git x", want: "refuse"},
+	{class: "command variable", mode: bypass, deny: denyRm, command: "GIT_EXTERNAL_DIFF='rm victim' git diff", want: "refuse"},
+	{class: "command variable", mode: bypass, deny: denyRm, command: "env 'BASH_FUNC_ls%%=() { rm victim; }' bash -c ls", want: "refuse"},
+	{class: "command variable", mode: bypass, deny: denyRm, command: "export PAGER='rm victim'; git log", want: "refuse"},
+	{class: "builtin -C", mode: bypass, deny: denyRm, command: "compgen -C 'rm victim' x", want: "refuse"},
+	{class: "builtin -C", mode: bypass, deny: denyRm, command: "mapfile -C 'rm victim' -c 1 <<< x", want: "refuse"},
+	{class: "make", mode: bypass, deny: denyRm, command: "make -f - <<< $'all:\n\trm victim'", want: "refuse"},
+	{class: "make", mode: bypass, deny: denyRm, command: "make --eval=$'all:\n\trm victim'", want: "refuse"},
+	{class: "git transport", mode: bypass, deny: denyRm, command: "git ls-remote --upload-pack='rm victim' .", want: "refuse"},
+	{class: "git transport", mode: bypass, deny: denyRm, command: "git fetch --upload-pack 'rm victim' .", want: "refuse"},
+	{class: "git transport", mode: bypass, deny: denyRm, command: "git -c protocol.ext.allow=always fetch 'ext::rm victim'", want: "refuse"},
+	{class: "wrapper", mode: bypass, deny: denyRm, command: "prlimit --nofile=100 rm victim", want: "refuse"},
+	{class: "wrapper", mode: bypass, deny: denyRm, command: "ssh-agent rm victim", want: "refuse"},
+	{class: "wrapper", mode: bypass, deny: denyRm, command: "tmux new -d 'rm victim'", want: "refuse"},
+	{class: "command variable", mode: dflt, allow: []string{"bash(git log:*)"}, command: "GIT_PAGER='touch pwned' git log", want: "ask"},
 	// Plan mode runs nothing.
 	{class: "plan", mode: permission.ModePlan, allow: []string{toolname.Bash}, command: "ls", want: "refuse"},
 	// Plain commands must not start asking.

@@ -366,6 +366,9 @@ func (a *analyser) decl(c *syntax.DeclClause, depth int) {
 }
 
 func (a *analyser) assign(as *syntax.Assign, depth int) {
+	if as.Name != nil && as.Value != nil {
+		a.commandVar(as.Name.Value, literal(as.Value))
+	}
 	if as.Index != nil {
 		a.arithm(as.Index, "an array subscript", depth)
 	}

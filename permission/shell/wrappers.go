@@ -67,6 +67,8 @@ var opaqueRunners = map[string]bool{
 	"valgrind": true, "nsenter": true, "unshare": true, "firejail": true, "bwrap": true, "chrt": true,
 	"parallel": true, "flock": true, "ssh": true, "entr": true, "systemd-run": true, "setpriv": true,
 	"fakeroot": true, "proot": true, "catchsegv": true, "pkexec": true, "dbus-launch": true, "expect": true,
+	"prlimit": true, "ssh-agent": true, "dbus-run-session": true, "sg": true, "newgrp": true, "tmux": true, "screen": true,
+	"at": true, "batch": true, "xvfb-run": true, "nix-shell": true, "direnv": true, "sudoedit": true,
 }
 
 // shells run a script given with -c or in a file, or read from stdin.
@@ -189,6 +191,7 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 		for _, f := range []string{"Makefile", "makefile", "GNUmakefile"} {
 			a.runsFile(f, name)
 		}
+		a.codeOptions("make", codeOptions["make"], args)
 		return nil, false
 	case name == "npm" || name == "yarn" || name == "pnpm":
 		a.runsFile("package.json", name) // its scripts
@@ -223,6 +226,9 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 		return nil, false
 	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "printf":
 		a.sets(name, args)
+		if opts, ok := codeOptions[name]; ok {
+			a.codeOptions(name, opts, args) // mapfile -C CMD
+		}
 		return nil, false
 	case name == "tee" || name == "cp" || name == "mv" || name == "install" || name == "ln" || name == "dd" || name == "curl" || name == "wget":
 		a.copies(name, args)
@@ -276,6 +282,10 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 // through a shell: inline code, which a deny rule checks for its
 // program's name.
 var codeOptions = map[string][]string{
+	// bash's builtins whose -C runs a command to make completions or to
+	// handle each line read.
+	"compgen": {"-C"}, "complete": {"-C"}, "mapfile": {"-C"}, "readarray": {"-C"},
+	"make": {"--eval", "-E"},
 	"tar":   {"--checkpoint-action", "--to-command", "--use-compress-program", "-I", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
 	"rsync": {"-e", "--rsh", "--rsync-path"},
 	"zip":   {"-TT", "--unzip-command"},
@@ -288,6 +298,11 @@ var codeOptions = map[string][]string{
 func (a *analyser) codeOptions(name string, opts []string, args []word) {
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
+		if name == "make" && (t == "-f" || t == "--file" || t == "--makefile") && i+1 < len(args) && (args[i+1].text == "-" || args[i+1].text == "/dev/stdin") ||
+			name == "make" && (t == "-f-" || t == "--file=-" || t == "--makefile=-") {
+			a.unknown("make reads its rules from its input, which covey cannot see")
+			continue
+		}
 		if (name == "vim" || name == "vi" || name == "nvim" || name == "ex") && strings.HasPrefix(t, "+") {
 			a.opaque(name+" +", word{text: t[1:], dynamic: args[i].dynamic})
 			continue
@@ -484,9 +499,12 @@ func (a *analyser) env(args []word, depth int) (*inner, bool) {
 		i++
 	}
 names:
-	for i < len(args) && !args[i].dynamic && isAssignment(args[i].text) {
-		name, _, _ := strings.Cut(args[i].text, "=")
+	// env takes every word holding "=" before the command for a variable,
+	// whatever its name (BASH_FUNC_ls%%=... defines a function for bash).
+	for i < len(args) && !args[i].dynamic && envAssignment(args[i].text) {
+		name, value, _ := strings.Cut(args[i].text, "=")
 		assigns = append(assigns, name)
+		a.commandVar(name, word{text: value})
 		i++
 	}
 	cmd := append(split, args[i:]...)
@@ -570,6 +588,32 @@ func (a *analyser) splitString(w word) ([]word, bool) {
 		out = append(out, lw)
 	}
 	return out, true
+}
+
+// envAssignment reports whether env reads s as a variable: a name of any
+// characters but "=", then "=".
+func envAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	return ok && name != ""
+}
+
+// commandVars are variables whose value programs run as a command (an
+// editor, a pager, git's ssh and diff helpers) or as code (an exported
+// bash function): setting one is inline code a deny rule checks.
+var commandVars = map[string]bool{
+	"EDITOR": true, "VISUAL": true, "FCEDIT": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
+	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "LESSOPEN": true, "LESSCLOSE": true,
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
+	"SUDO_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_CONFIG_PARAMETERS": true, "BROWSER": true, "PROMPT_COMMAND": true,
+}
+
+// commandVar records the value of a command-holding variable as inline
+// code (GIT_CONFIG_VALUE_n may be an alias's !command; BASH_FUNC_x%% is
+// a function's body).
+func (a *analyser) commandVar(name string, value word) {
+	if commandVars[name] || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") || strings.HasPrefix(name, "BASH_FUNC_") {
+		a.opaque(name+"=", value)
+	}
 }
 
 func isAssignment(s string) bool {
@@ -1034,7 +1078,25 @@ func (a *analyser) git(args []word) {
 					a.unknown("git %s runs commands computed when the line runs", t)
 				}
 			}
-			// the subcommand: of its options, --output writes a file
+			// the subcommand: options naming the program git runs on the
+			// other side (which may be a local command), and ext:: URLs,
+			// are inline code; --output writes a file
+			for j := i + 1; j < len(args); j++ {
+				at := args[j].text
+				for _, o := range []string{"--upload-pack", "--receive-pack", "--exec"} {
+					if v, ok := strings.CutPrefix(at, o+"="); ok {
+						a.opaque("git "+t+" "+o, word{text: v, dynamic: args[j].dynamic})
+					} else if at == o && j+1 < len(args) {
+						a.opaque("git "+t+" "+o, args[j+1])
+					}
+				}
+				if at == "-u" && (t == "clone" || t == "ls-remote") && j+1 < len(args) {
+					a.opaque("git "+t+" -u", args[j+1])
+				}
+				if v, ok := strings.CutPrefix(at, "ext::"); ok {
+					a.opaque("git ext::", word{text: v, dynamic: args[j].dynamic})
+				}
+			}
 			for j := i + 1; j < len(args); j++ {
 				if f, ok := strings.CutPrefix(args[j].text, "--output="); ok {
 					a.line.Writes = append(a.line.Writes, Write{Target: f, Dynamic: args[j].dynamic || tildeOther(f)})
