@@ -285,7 +285,7 @@ var codeOptions = map[string][]string{
 	// bash's builtins whose -C runs a command to make completions or to
 	// handle each line read.
 	"compgen": {"-C"}, "complete": {"-C"}, "mapfile": {"-C"}, "readarray": {"-C"},
-	"make": {"--eval", "-E"},
+	"make":  {"--eval", "-E"},
 	"tar":   {"--checkpoint-action", "--to-command", "--use-compress-program", "-I", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
 	"rsync": {"-e", "--rsh", "--rsync-path"},
 	"zip":   {"-TT", "--unzip-command"},
