@@ -246,6 +246,11 @@ var attacks = []attack{
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "ssh-agent rm victim", want: "refuse"},
 	{class: "wrapper", mode: bypass, deny: denyRm, command: "tmux new -d 'rm victim'", want: "refuse"},
 	{class: "command variable", mode: dflt, allow: []string{"bash(git log:*)"}, command: "GIT_PAGER='touch pwned' git log", want: "ask"},
+	{class: "redirect", mode: dflt, allow: []string{"bash(sort:*)"}, command: "sort -ro../pwned victim", want: "ask"},
+	{class: "redirect", mode: dflt, allow: []string{"bash(sort:*)"}, command: "sort -uo ../pwned victim", want: "ask"},
+	{class: "redirect", mode: dflt, allow: []string{"bash(go test:*)"}, command: "go test -test.cpuprofile=../pwned ./...", want: "ask"},
+	{class: "redirect", mode: dflt, allow: []string{"bash(go test:*)"}, command: "go test -test.outputdir=.. -cpuprofile c ./...", want: "ask"},
+	{class: "plain", mode: dflt, allow: []string{"bash(sort:*)"}, command: "sort -ru victim", want: "allow"},
 	// Plan mode runs nothing.
 	{class: "plan", mode: permission.ModePlan, allow: []string{toolname.Bash}, command: "ls", want: "refuse"},
 	// Plain commands must not start asking.

@@ -200,12 +200,27 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 		for i, w := range args {
 			target, ok := "", false
 			switch {
-			case (w.text == "-o" || w.text == "--output") && i+1 < len(args):
+			case w.text == "--output" && i+1 < len(args):
 				target, ok, w = args[i+1].text, true, args[i+1]
 			case strings.HasPrefix(w.text, "--output="):
 				target, ok = strings.TrimPrefix(w.text, "--output="), true
-			case strings.HasPrefix(w.text, "-o") && len(w.text) > 2:
-				target, ok = w.text[2:], true
+			case strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--"):
+				// A cluster of short options (-ruo FILE, -ro../x): o takes
+				// the rest of the word or the next one; k, t, S and T take
+				// an argument that is not a file.
+				for j := 1; j < len(w.text); j++ {
+					if strings.IndexByte("ktST", w.text[j]) >= 0 {
+						break
+					}
+					if w.text[j] == 'o' {
+						if rest := w.text[j+1:]; rest != "" {
+							target, ok = rest, true
+						} else if i+1 < len(args) {
+							target, ok, w = args[i+1].text, true, args[i+1]
+						}
+						break
+					}
+				}
 			}
 			if ok {
 				a.line.Writes = append(a.line.Writes, Write{Target: target, Dynamic: w.dynamic || w.glob || tildeOther(target)})
@@ -1011,7 +1026,9 @@ func (a *analyser) goTool(args []word, depth int) {
 			continue
 		}
 		key, val, hasVal := strings.Cut(strings.TrimLeft(t, "-"), "=")
-		switch key {
+		// go test passes -test.cpuprofile and the like to the test binary
+		// as they are: the same flags, spelled in full.
+		switch key = strings.TrimPrefix(key, "test."); key {
 		case "exec", "toolexec", "vettool":
 		case "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir":
 			// a file (or, for -outputdir, a folder) it writes
