@@ -249,6 +249,9 @@ type FileChange struct {
 	// Added and Removed are lines against HEAD, when git could count them.
 	Added   int `json:"added,omitempty"`
 	Removed int `json:"removed,omitempty"`
+	// Diff is the file's unified diff against HEAD (a new file's whole
+	// content), when git could make one of text within maxFileDiff.
+	Diff string `json:"diff,omitempty"`
 }
 
 // ChildFiles reports files a child's bash call changed (a before/after look

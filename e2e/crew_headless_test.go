@@ -339,7 +339,7 @@ func TestHeadlessChildFiles(t *testing.T) {
 	if r2.code != 0 {
 		t.Fatalf("stream-json: exit %d\nstderr:\n%s", r2.code, r2.stderr)
 	}
-	if !strings.Contains(r2.stdout, `"type":"child_files"`) || !strings.Contains(r2.stdout, `"call_id":"call_bash","files":[{"path":"made.txt","status":"added","added":2}]`) {
+	if !strings.Contains(r2.stdout, `"type":"child_files"`) || !strings.Contains(r2.stdout, `"call_id":"call_bash","files":[{"path":"made.txt","status":"added","added":2,"diff":"diff --git a/made.txt b/made.txt`) {
 		t.Errorf("no child_files event for made.txt in:\n%s", r2.stdout)
 	}
 }

@@ -3,7 +3,9 @@ package subagent_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -495,9 +497,21 @@ func TestChildFilesFromBash(t *testing.T) {
 		t.Fatalf("%d child_files events, want 1 (ls changes nothing): %+v", len(files), files)
 	}
 	cf := files[0].(agent.ChildFiles)
+	diffs := map[string]string{}
+	for i := range cf.Files {
+		diffs[cf.Files[i].Path], cf.Files[i].Diff = cf.Files[i].Diff, ""
+	}
 	want := []agent.FileChange{{Path: "auth.go", Status: "modified", Added: 1}, {Path: "new.txt", Status: "added", Added: 2}}
 	if cf.CallID != "b1" || fmt.Sprint(cf.Files) != fmt.Sprint(want) {
 		t.Fatalf("child files = %+v, want %+v for b1", cf, want)
+	}
+	// Each file comes with its diff, so the pane, the full-screen view and
+	// /diff can show what the command did, not only how much.
+	if d := diffs["auth.go"]; !strings.Contains(d, "+++ b/auth.go") || !strings.Contains(d, "\n+// more\n") {
+		t.Errorf("auth.go's diff = %q", d)
+	}
+	if d := diffs["new.txt"]; !strings.Contains(d, "+++ b/new.txt") || !strings.Contains(d, "\n+a\n+b\n") {
+		t.Errorf("new.txt's diff = %q", d)
 	}
 }
 
@@ -697,4 +711,48 @@ func TestResumedIsolatedChildWorksInAFreshWorktree(t *testing.T) {
 		t.Fatalf("the resumed child's last request lacks its history: %s", s)
 	}
 	h.clean()
+}
+
+// TestChildFilesLeaveOutOtherAgentsWrites: a file a sibling's write_file
+// changed while a child's command ran is the sibling's change; the
+// command's own files are still the command's.
+func TestChildFilesLeaveOutOtherAgentsWrites(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	worker := agentdefs.Definition{Name: "worker", Description: "works", Tools: []string{toolname.Bash}, Prompt: "p", Scope: agentdefs.Project}
+	writer := agentdefs.Definition{Name: "writer", Description: "writes", Tools: []string{toolname.WriteFile}, Prompt: "p", Scope: agentdefs.Project}
+	h := newHarness(t, harnessOpts{defs: []agentdefs.Definition{worker, writer}})
+	root := h.manager.Workspace().Root
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	h.mainScript("go", batch(task("slow", "worker", "child-slow"), task("write", "writer", "child-write")))
+	h.child("child-slow",
+		// Waits until the sibling's file is there, so the write surely
+		// falls inside this call.
+		scripted.Turn{ToolCalls: []scripted.Call{{ID: "b1", Name: toolname.Bash, Args: map[string]string{
+			"command": "for i in $(seq 100); do [ -e sibling.txt ] && break; sleep 0.05; done; echo mine > own.txt"}}}},
+		scripted.Turn{Text: "done"})
+	h.child("child-write",
+		// Late enough that the command is already running.
+		scripted.Turn{Delay: 300 * time.Millisecond, ToolCalls: []scripted.Call{{ID: "w1", Name: toolname.WriteFile, Args: map[string]string{"path": "sibling.txt", "content": "theirs\n"}}}},
+		scripted.Turn{Text: "wrote"})
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(root, "sibling.txt")); err != nil || string(got) != "theirs\n" {
+		t.Fatalf("the sibling's write did not happen: %q %v", got, err)
+	}
+	var paths []string
+	for _, ev := range h.eventsOf("child_files") {
+		for _, f := range ev.(agent.ChildFiles).Files {
+			paths = append(paths, f.Path)
+		}
+	}
+	if fmt.Sprint(paths) != "[own.txt]" {
+		t.Errorf("the command was credited with %v, want [own.txt]", paths)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,9 +172,38 @@ func (w *fileWatcher) changes(ctx context.Context, before, after map[string]file
 		if c, ok := counts[p]; ok {
 			fc.Added, fc.Removed = c[0], c[1]
 		}
+		if len(out) < maxFileDiffs {
+			fc.Diff = w.diff(ctx, p, after[p].xy == "??")
+		}
 		out = append(out, fc)
 	}
 	return out
+}
+
+// A bash call's diffs are kept for the first maxFileDiffs files it
+// changed, each up to maxFileDiff bytes: enough to review, not a copy of
+// a generated tree.
+const (
+	maxFileDiffs = 50
+	maxFileDiff  = 64 << 10
+)
+
+// diff is path's unified diff against HEAD, or a new untracked file's
+// whole content; "" when git cannot make one or it is too long.
+func (w *fileWatcher) diff(ctx context.Context, path string, untracked bool) string {
+	args := []string{"diff", "--no-color", "--relative", "HEAD", "--", path}
+	if untracked {
+		args = []string{"diff", "--no-color", "--no-index", "--", "/dev/null", path}
+	}
+	out, err := w.run(ctx, args...)
+	var exit *exec.ExitError
+	if err != nil && !(untracked && errors.As(err, &exit) && exit.ExitCode() == 1) { // --no-index: 1 means "they differ"
+		return ""
+	}
+	if len(out) > maxFileDiff || bytes.Contains(out, []byte("\nBinary files ")) {
+		return ""
+	}
+	return string(out)
 }
 
 // numstat counts added and removed lines of tracked paths against HEAD.
@@ -242,6 +272,8 @@ func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tools.Resul
 	if !b.w.isGit(ctx) {
 		return b.Tool.Run(ctx, args)
 	}
+	ws := b.c.m.cfg.Workspace
+	mark := ws.WriteSeq()
 	before := b.w.snapshot(ctx)
 	r := b.Tool.Run(ctx, args)
 	if before == nil {
@@ -253,6 +285,17 @@ func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tools.Resul
 	after := b.w.snapshot(look)
 	if after == nil {
 		return r
+	}
+	// A file another agent's write_file or edit_file changed during the
+	// call is that agent's change, not this command's.
+	for p := range after {
+		if ws.WrittenSince(filepath.Join(b.w.root, p), mark) {
+			if st, ok := before[p]; ok {
+				after[p] = st
+			} else {
+				delete(after, p)
+			}
+		}
 	}
 	if files := b.w.changes(look, before, after); len(files) > 0 {
 		b.c.m.cfg.Emit(agent.ChildFiles{Source: b.c.src, CallID: tools.CallID(ctx), Files: files})

@@ -28,6 +28,36 @@ type Workspace struct {
 	clock   func() time.Time // nil means time.Now; tests set it
 
 	settings settingsGuard // covey's own settings, kept from commands
+
+	writeMu  sync.Mutex
+	writeSeq uint64            // counts file-tool writes
+	written  map[string]uint64 // absolute path → writeSeq of its last file-tool write
+}
+
+// NoteWrite records that a file tool writes abs now: a command running
+// meanwhile did not make that change (WrittenSince).
+func (w *Workspace) NoteWrite(abs string) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	w.writeSeq++
+	if w.written == nil {
+		w.written = map[string]uint64{}
+	}
+	w.written[abs] = w.writeSeq
+}
+
+// WriteSeq is a mark to pass to WrittenSince later.
+func (w *Workspace) WriteSeq() uint64 {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	return w.writeSeq
+}
+
+// WrittenSince reports whether a file tool wrote abs after mark.
+func (w *Workspace) WrittenSince(abs string, mark uint64) bool {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	return w.written[abs] > mark
 }
 
 func (w *Workspace) now() time.Time {

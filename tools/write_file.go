@@ -238,6 +238,7 @@ func (m *mutator) write(tg *target, content string) error {
 		fsys = osFS{}
 	}
 	ws := m.env.WS
+	ws.NoteWrite(tg.abs)
 	ws.settings.noteWrite(ws.Root, tg.abs, []byte(content))
 	err := writeAtomic(fsys, tg.abs, []byte(content), tg.mode)
 	if err != nil {

@@ -10,7 +10,8 @@ import (
 
 // fileChange is what one child did to one file: the lines it added and
 // removed over all its calls, and the diffs of its write and edit calls
-// (a bash call's change, seen through git status, has counts but no diff).
+// (a bash call's change, seen through git status, has its diff against
+// HEAD when git could make one).
 type fileChange struct {
 	path           string
 	status         string // "added", "modified", "deleted", "renamed"
@@ -54,6 +55,10 @@ func (c *changeSet) addStatus(files []agent.FileChange) {
 		f := c.file(g.Path)
 		f.status = g.Status
 		f.added, f.removed = g.Added, g.Removed
+		if g.Diff != "" {
+			// Against HEAD, like the counts: it holds the earlier edits.
+			f.diffs = []string{g.Diff}
+		}
 	}
 }
 
