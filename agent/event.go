@@ -153,6 +153,9 @@ type ChildStarted struct {
 	// Claude Code's names: red, blue, green, yellow, purple, orange, pink,
 	// cyan), "" for the theme's.
 	Color string `json:"color,omitempty"`
+	// Prompt is the brief its parent gave it: the first thing its own
+	// transcript shows.
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // WorktreeInfo says where an isolated child works and what it started from.

@@ -124,7 +124,8 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	if c.resolveErr == nil {
 		c.policy, c.resolveErr = m.scope(def)
 	}
-	started := agent.ChildStarted{Source: c.src, Model: c.model, Background: spec.Background, MaxTokens: c.maxTokens, MaxCost: c.maxCost, Color: def.Color}
+	started := agent.ChildStarted{Source: c.src, Model: c.model, Background: spec.Background, MaxTokens: c.maxTokens, MaxCost: c.maxCost, Color: def.Color,
+		Prompt: spec.Prompt}
 	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
 		// Made before the child is announced, so its pane says where it
 		// works; a child that cannot be isolated never starts.

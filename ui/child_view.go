@@ -27,6 +27,8 @@ type childView struct {
 	rt    *router
 	files *FilesBlock
 	appr  *ApprovalBlock // a request of the child's, shown here too
+	// briefed is set once the child's brief is shown.
+	briefed bool
 
 	width, height int
 	base          RenderContext
@@ -59,6 +61,14 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 	v.rt.route(ev)
 	if ev.From().AgentID == v.pane.AgentID() {
 		switch e := ev.(type) {
+		case agent.ChildStarted:
+			// The brief comes first, as the user's prompt does in the
+			// main transcript (a resumed child starts again: once is
+			// enough).
+			if e.Prompt != "" && !v.briefed {
+				v.briefed = true
+				v.tr.Insert(0, NewUserBlock(e.Prompt))
+			}
 		case agent.ChildFinished:
 			// How it ended, where it ended, when that was not a plain answer
 			// (the pane says so; the whole transcript must too).

@@ -31,7 +31,7 @@ func namedPanes(h *harness) []agent.Source {
 	}
 	evs := []agent.Event{agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: toolname.Task, KeyArg: "3 tasks"}}
 	for _, k := range kids {
-		evs = append(evs, agent.ChildStarted{Source: k, Model: "small"})
+		evs = append(evs, agent.ChildStarted{Source: k, Model: "small", Prompt: "Please " + k.Description + "."})
 	}
 	h.events(evs...)
 	h.key(tea.KeyTab)
