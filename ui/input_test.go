@@ -103,3 +103,22 @@ func TestInputQueue(t *testing.T) {
 		t.Errorf("blank input submitted %q", got)
 	}
 }
+
+// TestFastTypingIsText: characters that arrive in one read (typed faster
+// than covey read them, or pasted without bracketed paste) are text, even
+// when they spell a key's name: "follow up" must not recall the history
+// with the up key, nor "?" open help inside a word.
+func TestFastTypingIsText(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeText("earlier")
+	h.key(tea.KeyEnter)
+	for _, chunk := range []string{"follow ", "up", " and ", "down", " ?"} {
+		h.send(runes(chunk))
+	}
+	if got := h.m.input.Value(); got != "follow up and down ?" {
+		t.Errorf("input = %q, want the text as typed", got)
+	}
+	if h.m.fullHelp {
+		t.Error("a ? inside typed text opened the help")
+	}
+}

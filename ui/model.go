@@ -326,6 +326,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// draws the ones near the view in the background.
 		m.width, m.height = msg.Width, msg.Height
 	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
+			// Several characters in one read are text (typed faster than
+			// covey read them, or pasted without bracketed paste), never
+			// a key: "up" typed quickly must not recall history. Marked
+			// as pasted, they match no binding and the input takes them.
+			msg.Paste = true
+		}
 		return m.handleKey(msg)
 	case tea.MouseMsg:
 		m.handleMouse(msg)
