@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"covey/internal/excerpt"
 )
 
 // accumulator assembles streamed chunks into one Completion. It is pure (no
@@ -145,7 +147,7 @@ func (a *accumulator) addChunk(data []byte, whole bool) (chunkDelta, error) {
 		return chunkDelta{}, &ProviderError{
 			Kind:     ErrProvider,
 			InStream: true,
-			Message:  fmt.Sprintf("the server sent a chunk that is not JSON (%q)", clip(string(data), 200)),
+			Message:  fmt.Sprintf("the server sent a chunk that is not JSON (%q)", excerpt.Clip(string(data), 200)),
 			Err:      err,
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"covey/internal/excerpt"
 )
 
 // Kinds of provider failure. Every *ProviderError unwraps to exactly one of
@@ -237,7 +239,7 @@ func describeErrorBody(body []byte, contentType string) errInfo {
 	if strings.Contains(strings.ToLower(contentType), "html") || looksLikeHTML(trimmed) {
 		return errInfo{Message: summariseHTML(trimmed)}
 	}
-	return errInfo{Message: clip(collapseSpace(trimmed), maxErrorMessage)}
+	return errInfo{Message: excerpt.Clip(collapseSpace(trimmed), maxErrorMessage)}
 }
 
 // parseErrorJSON reads the error shapes; depth bounds recursion through
@@ -263,7 +265,7 @@ func parseErrorJSON(raw json.RawMessage, depth int) (errInfo, bool) {
 		return errInfo{}, false
 	}
 	if raw[0] == '"' {
-		return errInfo{Message: clip(rawText(raw), maxErrorMessage)}, true
+		return errInfo{Message: excerpt.Clip(rawText(raw), maxErrorMessage)}, true
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
@@ -272,13 +274,13 @@ func parseErrorJSON(raw json.RawMessage, depth int) (errInfo, bool) {
 	if inner, ok := m["error"]; ok && !isNull(inner) {
 		info := parseInnerError(inner, depth)
 		if info.Message == "" {
-			info.Message = clip(rawText(m["message"]), maxErrorMessage)
+			info.Message = excerpt.Clip(rawText(m["message"]), maxErrorMessage)
 		}
 		return info, true
 	}
 	if msg, ok := m["message"]; ok || rawText(m["object"]) == "error" {
 		info := errInfo{
-			Message: clip(rawText(msg), maxErrorMessage),
+			Message: excerpt.Clip(rawText(msg), maxErrorMessage),
 			Type:    rawText(m["type"]),
 			Code:    rawScalar(m["code"]),
 		}
@@ -286,7 +288,7 @@ func parseErrorJSON(raw json.RawMessage, depth int) (errInfo, bool) {
 		return info, true
 	}
 	if d, ok := m["detail"]; ok {
-		return errInfo{Message: clip(rawText(d), maxErrorMessage)}, true
+		return errInfo{Message: excerpt.Clip(rawText(d), maxErrorMessage)}, true
 	}
 	return errInfo{}, false
 }
@@ -296,7 +298,7 @@ func parseErrorJSON(raw json.RawMessage, depth int) (errInfo, bool) {
 // string or a number), with Gemini's "status" and OpenRouter's metadata.raw.
 func parseInnerError(inner json.RawMessage, depth int) errInfo {
 	if inner[0] != '{' {
-		return errInfo{Message: clip(rawText(inner), maxErrorMessage)}
+		return errInfo{Message: excerpt.Clip(rawText(inner), maxErrorMessage)}
 	}
 	var info errInfo
 	var resp openai.ErrorResponse
@@ -345,7 +347,7 @@ func parseInnerError(inner json.RawMessage, depth int) errInfo {
 			info.Message += ": " + upInfo.Message
 		}
 	}
-	info.Message = clip(info.Message, maxErrorMessage)
+	info.Message = excerpt.Clip(info.Message, maxErrorMessage)
 	return info
 }
 
@@ -402,7 +404,7 @@ func rawText(raw json.RawMessage) string {
 			}
 		}
 	}
-	return clip(collapseSpace(string(raw)), maxErrorMessage)
+	return excerpt.Clip(collapseSpace(string(raw)), maxErrorMessage)
 }
 
 // rawScalar renders a string or number as text, anything else as "".
@@ -420,7 +422,7 @@ func rawScalar(raw json.RawMessage) string {
 }
 
 func looksLikeHTML(s string) bool {
-	head := strings.ToLower(clip(s, 512))
+	head := strings.ToLower(excerpt.Clip(s, 512))
 	return strings.HasPrefix(head, "<!doctype") || strings.Contains(head, "<html") ||
 		strings.Contains(head, "<head") || strings.Contains(head, "<body")
 }
@@ -434,12 +436,12 @@ func summariseHTML(s string) string {
 			start := i + j + 1
 			if k := strings.Index(lower[start:], "</title"); k >= 0 {
 				if t := collapseSpace(s[start : start+k]); t != "" {
-					return clip(t, 200)
+					return excerpt.Clip(t, 200)
 				}
 			}
 		}
 	}
-	return clip(collapseSpace(stripTags(s)), 200)
+	return excerpt.Clip(collapseSpace(stripTags(s)), 200)
 }
 
 // stripTags drops markup, script and style bodies included.
@@ -472,18 +474,3 @@ func stripTags(s string) string {
 }
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clip truncates s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
-}

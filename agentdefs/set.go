@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"covey/internal/excerpt"
 )
 
 // Set is the resolved collection of subagent types: for each name, the
@@ -288,10 +289,5 @@ const summaryLen = 200
 // whitespace (and the literal "\n" Claude Code files often contain) is
 // collapsed, and a cut is marked with "…".
 func (d Definition) Summary() string {
-	s := strings.Join(strings.Fields(strings.ReplaceAll(d.Description, `\n`, " ")), " ")
-	if utf8.RuneCountInString(s) <= summaryLen {
-		return s
-	}
-	r := []rune(s)[:summaryLen-1]
-	return strings.TrimRight(string(r), " ") + "…"
+	return excerpt.Cut(strings.ReplaceAll(d.Description, `\n`, " "), summaryLen)
 }

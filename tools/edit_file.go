@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"covey/internal/excerpt"
 	"covey/tools/toolname"
 )
 
@@ -227,10 +228,10 @@ func missHint(work, old string) string {
 	}
 	fileLines := strings.Split(work, "\n")
 	if n, ok := looseMatch(fileLines, old); ok {
-		return fmt.Sprintf("A match differing only in whitespace or indentation starts at line %d: %q. %s", n, truncateRunes(fileLines[n-1], 120), reread)
+		return fmt.Sprintf("A match differing only in whitespace or indentation starts at line %d: %q. %s", n, excerpt.Clip(fileLines[n-1], 120), reread)
 	}
 	if n, ok := closestLine(fileLines, old); ok {
-		return fmt.Sprintf("The closest line is line %d: %q. %s", n, truncateRunes(fileLines[n-1], 120), reread)
+		return fmt.Sprintf("The closest line is line %d: %q. %s", n, excerpt.Clip(fileLines[n-1], 120), reread)
 	}
 	return reread
 }
@@ -342,13 +343,4 @@ func hasLineNumberPrefixes(s string) bool {
 		seen = true
 	}
 	return seen
-}
-
-// truncateRunes shortens s to at most n runes, marking the cut.
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -47,6 +47,23 @@ func Cut(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-1])) + Ellipsis
 }
 
+// Clip keeps the first n runes of s as they are (whitespace, newlines and
+// all) and marks a cut with "…": for text quoted whole, such as a line
+// whose indentation matters or a server's error body.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i] + Ellipsis
+		}
+		count++
+	}
+	return s
+}
+
 // TermSafe drops terminal escape sequences and control characters (but
 // newlines and tabs) from text bound for a terminal: text from a model, a
 // file or a pipe could otherwise hide the cursor, clear the screen or set

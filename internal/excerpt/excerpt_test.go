@@ -56,3 +56,18 @@ func TestTermSafe(t *testing.T) {
 		})
 	}
 }
+
+// TestClip: Clip keeps text as it is (indentation, newlines) and cuts by
+// runes, never inside one.
+func TestClip(t *testing.T) {
+	for in, want := range map[string]string{
+		"short":            "short",
+		"\tindented  line": "\tindente…",
+		"a\nb\nc d e f g":  "a\nb\nc d …",
+		"äöüßéèêëx":        "äöüßéèêë…",
+	} {
+		if got := Clip(in, 8); got != want {
+			t.Errorf("Clip(%q, 8) = %q, want %q", in, got, want)
+		}
+	}
+}
