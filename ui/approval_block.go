@@ -9,6 +9,7 @@ import (
 	"covey/tools/toolname"
 
 	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -407,7 +408,9 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	}
 	if total > b.rows {
 		last := min(b.offset+b.rows, total)
-		add(approvalIndent + st.Approval.Scroll.Render(fmt.Sprintf("rows %d–%d of %d · ↑/↓ pgup/pgdn scroll", b.offset+1, last, total)))
+		k := keysOf(ctx)
+		add(approvalIndent + st.Approval.Scroll.Render(fmt.Sprintf("rows %d–%d of %d · %s/%s %s/%s scroll", b.offset+1, last, total,
+			firstKey(k.ApproveUp), firstKey(k.ApproveDown), keyName(k.ApprovePageUp), keyName(k.ApprovePageDown))))
 	}
 	if b.note != "" {
 		add(approvalIndent + st.Notice.Warning.Render(oneLine(b.note)))
@@ -546,24 +549,24 @@ func (b *ApprovalBlock) commandLines(width int) []string {
 
 // answerHints are the keys that answer the request, as shown in it.
 func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
-	session := "allow for this session"
+	hint := func(b key.Binding) [2]string { return [2]string{keyName(b), b.Help().Desc} }
+	session := hint(k.ApproveSession)
 	if len(b.grants) > 0 {
-		session += " (" + strings.Join(b.grants, ", ") + ")"
+		session[1] += " (" + strings.Join(b.grants, ", ") + ")"
 	}
-	y, a, n, d := keyName(k.ApproveYes), keyName(k.ApproveSession), keyName(k.ApproveNo), keyName(k.ApproveFeedback)
-	h := [][2]string{{y, "allow"}, {a, session}, {n, "deny"}, {d, "deny with feedback"}}
+	h := [][2]string{hint(k.ApproveYes), session, hint(k.ApproveNo), hint(k.ApproveFeedback)}
 	if b.req.Tool == permission.ToolMCPTrust {
-		h = [][2]string{{y, "start them"}, {n, "keep them off"}}
+		h = [][2]string{{keyName(k.ApproveYes), "start them"}, {keyName(k.ApproveNo), "keep them off"}}
 	}
 	if b.Editable() {
-		h = append(h, [2]string{keyName(k.ApproveEdit), "edit first"})
+		h = append(h, hint(k.ApproveEdit))
 		if b.sideBySide(width) {
 			h = append(h, [2]string{keyName(k.ApproveLayout), "unified"})
 		} else {
 			h = append(h, [2]string{keyName(k.ApproveLayout), "side by side"})
 		}
 	}
-	return append(h, [2]string{keyName(k.Cancel), "cancel turn"})
+	return append(h, hint(k.Cancel))
 }
 
 // keyHints draws "y allow · n deny · …", wrapped between hints to width.

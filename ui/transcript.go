@@ -498,7 +498,7 @@ func (t *transcript) View() string {
 		if n > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(t.base.Styles.App.Accent.Render(ansi.Truncate("  ↓ new output below (end to follow)", t.width, "…")))
+		b.WriteString(t.base.Styles.App.Accent.Render(ansi.Truncate("  ↓ new output below ("+keyName(keysOf(t.base).Bottom)+" to follow)", t.width, "…")))
 	}
 	return b.String()
 }
