@@ -268,7 +268,7 @@ func (m *Model) refreshMCP() {
 		return
 	}
 	ss := e.MCPServers()
-	m.status.mcp = mcpSummary(ss)
+	m.status.SetMCP(mcpSummary(ss))
 	if m.view == screenMCP {
 		m.mp.SetServers(ss)
 	}

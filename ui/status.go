@@ -71,6 +71,9 @@ func (s *statusBar) SetRetry(reason string, until time.Time) {
 // SetHint shows a passing word to the user; "" removes it.
 func (s *statusBar) SetHint(hint string) { s.hint = hint }
 
+// SetMCP sets the MCP servers' summary ("mcp 2/3"; "" for none).
+func (s *statusBar) SetMCP(summary string) { s.mcp = summary }
+
 // SetFrame gives the bar the frame's clock, spinner frame and the
 // session's token usage.
 func (s *statusBar) SetFrame(now time.Time, frame int, usage agent.Usage) {
