@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -128,7 +124,7 @@ ${VAR} and ${VAR:-default} are expanded when the server starts.`,
 				return usageError{fmt.Sprintf("unknown --transport %q: use stdio, http or sse", transport)}
 			}
 			path, _ := config.Paths("")
-			err = editUserConfig(path, func(data []byte) ([]byte, error) { return mcp.AddToConfig(data, name, sc, replace) })
+			err = config.Edit(path, func(data []byte) ([]byte, error) { return mcp.AddToConfig(data, name, sc, replace) })
 			if err != nil {
 				return runErr(stderr, err)
 			}
@@ -154,7 +150,7 @@ func mcpRemoveCmd(stdout, stderr io.Writer) *cobra.Command {
 			name := args[0]
 			path, _ := config.Paths("")
 			found := false
-			err := editUserConfig(path, func(data []byte) ([]byte, error) {
+			err := config.Edit(path, func(data []byte) ([]byte, error) {
 				out, ok, err := mcp.RemoveFromConfig(data, name)
 				found = ok
 				return out, err
@@ -179,30 +175,6 @@ func mcpRemoveCmd(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// editUserConfig rewrites the user's config.yaml through edit, atomically;
-// a missing file starts empty.
-func editUserConfig(path string, edit func([]byte) ([]byte, error)) error {
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read config: %w", err)
-	}
-	out, err := edit(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("config folder: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o600); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	return nil
 }
 
 func printErr(stderr io.Writer, err error, code int) int {

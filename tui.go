@@ -22,6 +22,7 @@ import (
 	"covey/session"
 	"covey/theme"
 	"covey/ui"
+	"covey/worktree"
 )
 
 // runTUI runs the full-screen session, on the configured endpoint or, with
@@ -64,7 +65,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		return exitUsage
 	}
 	infos, agentProblems := agentInfos(s)
-	worktrees := sessionWorktrees(s.Workspace())
+	worktrees := worktree.NewCommands(s.Workspace())
 	ep := s.Endpoint().BaseURL
 	if u, err := url.Parse(ep); err == nil && u.Host != "" {
 		ep = u.Host

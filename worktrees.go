@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +54,7 @@ func cmdWorktrees(ctx context.Context, verb, name string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
 	}
-	wt := sessionWorktrees(root)
+	wt := worktree.NewCommands(root)
 	var text string
 	switch verb {
 	case "prune":
@@ -77,126 +72,4 @@ func cmdWorktrees(ctx context.Context, verb, name string, stdout, stderr io.Writ
 		return exitRun
 	}
 	return exitOK
-}
-
-// repoWorktrees is the ui.Worktrees of the repository around a
-// workspace, opened on first use (so a TUI start runs no git for it).
-type repoWorktrees struct {
-	root string
-	once sync.Once
-	repo *worktree.Repo
-	err  error
-}
-
-// sessionWorktrees returns the ui.Worktrees of the workspace at root.
-func sessionWorktrees(root string) *repoWorktrees { return &repoWorktrees{root: root} }
-
-func (w *repoWorktrees) open(ctx context.Context) (*worktree.Repo, error) {
-	w.once.Do(func() { w.repo, w.err = worktree.Open(ctx, w.root) })
-	return w.repo, w.err
-}
-
-// Orphans implements ui.Worktrees; outside a repository there are none.
-func (w *repoWorktrees) Orphans(ctx context.Context) (string, error) {
-	repo, err := w.open(ctx)
-	if errors.Is(err, worktree.ErrNotRepo) || errors.Is(err, worktree.ErrNoGit) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	orphans, err := repo.Orphans(ctx)
-	if err != nil {
-		return "", err
-	}
-	return worktree.OrphanNotice(orphans), nil
-}
-
-// List implements ui.Worktrees.
-func (w *repoWorktrees) List(ctx context.Context) (string, error) {
-	repo, err := w.open(ctx)
-	if err != nil {
-		return "", err
-	}
-	entries, err := repo.List(ctx)
-	if err != nil {
-		return "", err
-	}
-	var b bytes.Buffer
-	err = worktree.WriteList(&b, entries)
-	return b.String(), err
-}
-
-// JSON lists every worktree covey made here as a JSON array: each record
-// with live (its covey runs), missing (its folder is gone) and changed
-// (files differing from its base; -1 when unknown).
-func (w *repoWorktrees) JSON(ctx context.Context) (string, error) {
-	repo, err := w.open(ctx)
-	if err != nil {
-		return "", err
-	}
-	entries, err := repo.List(ctx)
-	if err != nil {
-		return "", err
-	}
-	type row struct {
-		worktree.Record
-		Live    bool `json:"live"`
-		Missing bool `json:"missing,omitempty"`
-		Changed int  `json:"changed"`
-	}
-	rows := make([]row, 0, len(entries))
-	for _, e := range entries {
-		rows = append(rows, row{Record: e.Record, Live: e.Live, Missing: e.Missing, Changed: e.Changed})
-	}
-	data, err := json.MarshalIndent(rows, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	return string(data) + "\n", nil
-}
-
-// Apply implements ui.Worktrees.
-func (w *repoWorktrees) Apply(ctx context.Context, name string) (string, error) {
-	repo, err := w.open(ctx)
-	if err != nil {
-		return "", err
-	}
-	wt, err := repo.Adopt(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	applied, err := wt.Apply(ctx, worktree.ApplyOptions{})
-	if err != nil {
-		return "", err // a conflict names the files and the kept worktree
-	}
-	msg := fmt.Sprintf("applied %s to %s; ", wt.Branch(), strings.Join(applied, ", "))
-	if len(applied) == 0 {
-		msg = fmt.Sprintf("%s holds no change your files lack; ", wt.Branch())
-	}
-	if err := wt.Remove(ctx); err != nil {
-		return msg + "removing it failed", err
-	}
-	return msg + "its worktree and branch were removed\n", nil
-}
-
-// Prune implements ui.Worktrees.
-func (w *repoWorktrees) Prune(ctx context.Context) (string, error) {
-	repo, err := w.open(ctx)
-	if err != nil {
-		return "", err
-	}
-	done, err := repo.Prune(ctx)
-	var b bytes.Buffer
-	for _, e := range done {
-		fmt.Fprintf(&b, "removed %s (%s) and its branch %s\n", e.Path, e.ChangeSummary(), e.Branch)
-	}
-	if len(done) == 0 && err == nil {
-		b.WriteString("nothing to prune: every worktree covey made here belongs to a running session\n")
-		if all, lerr := repo.List(ctx); lerr == nil && len(all) == 0 {
-			b.Reset()
-			b.WriteString("nothing to prune: no worktrees made by covey in this repository\n")
-		}
-	}
-	return b.String(), err
 }

@@ -437,3 +437,27 @@ func Secrets(cfg Config, ep Endpoint, getenv func(string) string) []string {
 	}
 	return keep
 }
+
+// Edit rewrites a config file (covey mcp add and remove edit the user's)
+// through edit, atomically; a missing file starts empty.
+func Edit(path string, edit func([]byte) ([]byte, error)) error {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read config: %w", err)
+	}
+	out, err := edit(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("config folder: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, out, 0o600); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	return nil
+}
