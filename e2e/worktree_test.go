@@ -335,6 +335,7 @@ func TestWorktreeKilledMidChild(t *testing.T) {
 		{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "slow.txt", "content": "half done\n"})}},
 		{Stall: true},
 	}})
+	srv.Add(scripted.Conversation{Name: "later", Match: scripted.Match{FirstUser: "[e2e:after-kill]"}, Turns: []scripted.Turn{{Text: "ok"}}})
 	ws := workspace(t, sampleFiles())
 	env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
 	tm := startTUI(t, ws, env, "--model", "e2e-model")
@@ -373,6 +374,12 @@ func TestWorktreeKilledMidChild(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(js.stdout), &rows); err != nil || len(rows) != 1 || rows[0].Live || rows[0].Changed != 1 || !strings.HasPrefix(rows[0].Branch, "covey/slow-edit-") {
 		t.Errorf("covey worktrees --json = %s (%v)", js.stdout, err)
+	}
+
+	// A headless run says so too, naming the command to run.
+	if h := runCovey(t, ws, env, "", "-p", "[e2e:after-kill] hi", "--model", "e2e-model"); h.code != 0 ||
+		!strings.Contains(h.stderr, "1 worktree left behind") || !strings.Contains(h.stderr, "covey worktrees prune") {
+		t.Errorf("covey -p after the kill (exit %d) does not mention the worktree left behind:\n%s", h.code, h.stderr)
 	}
 
 	tm2 := startTUI(t, ws, env, "--model", "e2e-model")

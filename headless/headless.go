@@ -21,6 +21,7 @@ import (
 	"covey/internal/excerpt"
 	"covey/session"
 	"covey/tools/toolname"
+	"covey/worktree"
 )
 
 // Exit codes of a headless run.
@@ -50,6 +51,11 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 	}
 	for _, w := range s.Warnings() {
 		fmt.Fprintln(stderr, "covey:", w)
+	}
+	// Worktrees of isolated children that a crash left behind, as the TUI
+	// says at its start.
+	if n, err := worktree.NewCommands(s.Workspace()).OrphansCLI(ctx); err == nil && n != "" {
+		fmt.Fprintln(stderr, "covey:", n)
 	}
 	out := newHeadlessOutput(format, stdout, stderr)
 	done := make(chan struct{})

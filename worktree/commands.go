@@ -31,6 +31,16 @@ func (w *Commands) open(ctx context.Context) (*Repo, error) {
 
 // Orphans implements ui.Worktrees; outside a repository there are none.
 func (w *Commands) Orphans(ctx context.Context) (string, error) {
+	return w.orphans(ctx, OrphanNotice)
+}
+
+// OrphansCLI is Orphans for a run with no TUI: the notice names covey
+// worktrees.
+func (w *Commands) OrphansCLI(ctx context.Context) (string, error) {
+	return w.orphans(ctx, OrphanNoticeCLI)
+}
+
+func (w *Commands) orphans(ctx context.Context, notice func([]Entry) string) (string, error) {
 	repo, err := w.open(ctx)
 	if errors.Is(err, ErrNotRepo) || errors.Is(err, ErrNoGit) {
 		return "", nil
@@ -42,7 +52,7 @@ func (w *Commands) Orphans(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return OrphanNotice(orphans), nil
+	return notice(orphans), nil
 }
 
 // List implements ui.Worktrees.

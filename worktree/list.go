@@ -61,7 +61,13 @@ func (e Entry) ChangeSummary() string {
 }
 
 // OrphanNotice is the start-up note about worktrees left behind, or "".
-func OrphanNotice(orphans []Entry) string {
+func OrphanNotice(orphans []Entry) string { return orphanNotice(orphans, "/worktrees") }
+
+// OrphanNoticeCLI is OrphanNotice naming covey worktrees, for a run with
+// no TUI.
+func OrphanNoticeCLI(orphans []Entry) string { return orphanNotice(orphans, "covey worktrees") }
+
+func orphanNotice(orphans []Entry, cmd string) string {
 	if len(orphans) == 0 {
 		return ""
 	}
@@ -69,7 +75,7 @@ func OrphanNotice(orphans []Entry) string {
 	for _, e := range orphans {
 		names = append(names, e.Branch+" ("+e.ChangeSummary()+")")
 	}
-	return fmt.Sprintf("%d %s left behind (a crash, a conflict, or a change nobody applied): %s. /worktrees lists %s; /worktrees apply BRANCH merges one into your files; /worktrees prune removes %s, changes and all.",
+	return fmt.Sprintf("%d %s left behind (a crash, a conflict, or a change nobody applied): %s. %s lists %s; %s apply BRANCH merges one into your files; %s prune removes %s, changes and all.",
 		len(orphans), plural(len(orphans), "worktree", "worktrees"), strings.Join(names, ", "),
-		plural(len(orphans), "it", "them"), plural(len(orphans), "it", "them"))
+		cmd, plural(len(orphans), "it", "them"), cmd, cmd, plural(len(orphans), "it", "them"))
 }
