@@ -29,6 +29,9 @@ const (
 	webFetchMaxBytes  = 5 << 20   // download cap
 	webFetchOutputCap = 100 << 10 // text the model sees
 	webFetchRedirects = 5
+	// fetchAnswerTimeout bounds the fetch_model's answer over a page, a
+	// model request of its own.
+	fetchAnswerTimeout = 3 * time.Minute
 )
 
 // PageAnswerer answers prompt over a fetched page's markdown with the
@@ -121,24 +124,33 @@ func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 			return Errorf("%s", v.Reason)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	fetchCtx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	defer cancel()
-	page, res := t.fetch(ctx, u)
+	page, res := t.fetch(fetchCtx, u)
 	if res != nil {
 		return *res
 	}
+	note := ""
 	if args.Prompt != "" && t.cfg.Answer != nil {
-		answer, err := t.cfg.Answer(ctx, args.Prompt, page.url, page.text)
-		if err != nil {
+		// The download's timeout is not the model's: a slow fetch_model
+		// gets its own, and failing, the page itself goes back.
+		actx, acancel := context.WithTimeout(ctx, fetchAnswerTimeout)
+		answer, err := t.cfg.Answer(actx, args.Prompt, page.url, page.text)
+		acancel()
+		if err == nil {
+			return Result{Content: answer, Summary: fmt.Sprintf("%s, answered", sizeText(len(page.text)))}
+		}
+		if ctx.Err() != nil {
 			return Errorf("fetched %s, but the fetch model could not answer: %v", page.url, err)
 		}
-		return Result{Content: answer, Summary: fmt.Sprintf("%s, answered", sizeText(len(page.text)))}
+		note = fmt.Sprintf("(the fetch model could not answer (%v), so here is the page itself; answer the prompt from it)\n\n", err)
 	}
 	out, cut := capWebText(page.text, t.cfg.OutputCap)
+	out = note + out
 	if page.partial {
 		out += fmt.Sprintf("\n\n[the page is larger than %s; only its beginning was read]", sizeText(int(t.cfg.MaxBytes)))
 	}
-	if args.Prompt != "" {
+	if args.Prompt != "" && t.cfg.Answer == nil {
 		out = "(no fetch_model is configured, so here is the page itself; answer the prompt from it)\n\n" + out
 	}
 	sum := fmt.Sprintf("%s %s", sizeText(len(page.text)), page.kind)

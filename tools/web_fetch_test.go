@@ -3,11 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"covey/tools/toolname"
 
@@ -180,5 +182,25 @@ func TestWebFetchPrompt(t *testing.T) {
 	r = runFetch(t, NewWebFetch(WebFetchConfig{}), map[string]any{"url": srv.URL + "/page", "prompt": "How?"})
 	if r.IsError || !strings.Contains(r.Content, "no fetch_model") || !strings.Contains(r.Content, "# Install") {
 		t.Errorf("result without fetch model %+v", r)
+	}
+	// The answer has a time of its own, not what is left of the
+	// download's; a model that fails leaves the page, with why.
+	slow := NewWebFetch(WebFetchConfig{Timeout: 100 * time.Millisecond, Answer: func(ctx context.Context, _, _, _ string) (string, error) {
+		select {
+		case <-time.After(300 * time.Millisecond):
+			return "slow but sure", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}})
+	if r = runFetch(t, slow, map[string]any{"url": srv.URL + "/page", "prompt": "How?"}); r.IsError || r.Content != "slow but sure" {
+		t.Errorf("a fetch model slower than the download's timeout: %+v", r)
+	}
+	failing := NewWebFetch(WebFetchConfig{Answer: func(context.Context, string, string, string) (string, error) {
+		return "", errors.New("model overloaded")
+	}})
+	if r = runFetch(t, failing, map[string]any{"url": srv.URL + "/page", "prompt": "How?"}); r.IsError ||
+		!strings.Contains(r.Content, "model overloaded") || !strings.Contains(r.Content, "# Install") {
+		t.Errorf("a failing fetch model: %+v", r)
 	}
 }
