@@ -126,16 +126,6 @@ func canonicalKey(k string) string {
 	return k
 }
 
-// isClaudeOnlyKey reports whether k is one of Claude Code's keys with no
-// covey spelling.
-func isClaudeOnlyKey(k string) bool {
-	switch k {
-	case "permissionMode", "skills", "mcpServers", "hooks", "memory", "background", "effort":
-		return true
-	}
-	return false
-}
-
 const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, max_tokens, max_cost, timeout, allowed_paths, color, " +
 	"permissionMode, isolation, background, mcpServers"
 

@@ -90,7 +90,7 @@ func (w *Commands) JSON(ctx context.Context) (string, error) {
 	}
 	rows := make([]row, 0, len(entries))
 	for _, e := range entries {
-		rows = append(rows, row{Record: e.Record, Live: e.Live, Missing: e.Missing, Changed: e.Changed})
+		rows = append(rows, row(e))
 	}
 	data, err := json.MarshalIndent(rows, "", "  ")
 	if err != nil {
