@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"covey/internal/scripted"
+	"covey/sandbox/sandboxtest"
 )
 
 // TestRedteamBypassSandbox: in bypassPermissions, where the gate lets
@@ -18,7 +19,7 @@ import (
 func TestRedteamBypassSandbox(t *testing.T) {
 	t.Parallel()
 	h := newHeadlessRun(t)
-	out := outsideDir(t)
+	out := sandboxtest.OutsideTemp(t, ".covey-e2e-outside-")
 	keep := filepath.Join(out, "keep.txt")
 	if err := os.WriteFile(keep, []byte("precious\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestRedteamDenyHeadless(t *testing.T) {
 func TestRedteamGitConfigEscape(t *testing.T) {
 	t.Parallel()
 	h := newHeadlessRun(t)
-	out := outsideDir(t)
+	out := sandboxtest.OutsideTemp(t, ".covey-e2e-outside-")
 	marker := filepath.Join(out, "escaped")
 	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "git config core.fsmonitor 'touch " + marker + "; true' && " +

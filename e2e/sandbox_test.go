@@ -7,52 +7,8 @@ import (
 	"testing"
 
 	"covey/internal/scripted"
+	"covey/sandbox/sandboxtest"
 )
-
-// outsideDir makes a folder outside the workspace, the test's home and the
-// temp folders (which the sandbox leaves writable, so a checkout under /tmp
-// cannot serve): in the real home folder first, else beside the package.
-func outsideDir(t *testing.T) string {
-	t.Helper()
-	home, _ := os.UserHomeDir()
-	wd, _ := os.Getwd()
-	var tried []string
-	for _, base := range []string{home, wd} {
-		if base == "" {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(base); err == nil {
-			base = real
-		}
-		if inTempFolder(base) {
-			tried = append(tried, base+" (a temp folder)")
-			continue
-		}
-		d, err := os.MkdirTemp(base, ".covey-e2e-outside-")
-		if err != nil {
-			tried = append(tried, err.Error())
-			continue
-		}
-		t.Cleanup(func() { os.RemoveAll(d) })
-		return d
-	}
-	t.Skipf("no folder outside the sandbox's writable temp folders to test with (tried %s)", strings.Join(tried, "; "))
-	return ""
-}
-
-// inTempFolder reports whether p is in a temp folder the sandbox leaves
-// writable.
-func inTempFolder(p string) bool {
-	for _, root := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
-		if real, err := filepath.EvalSymlinks(root); err == nil {
-			root = real
-		}
-		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
 
 // TestSandboxBypassPermissions: in bypassPermissions, where the gate lets
 // every command through, a bash call still cannot write outside the
@@ -73,7 +29,7 @@ func TestSandboxBypassPermissions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHeadlessRun(t)
-			outside := filepath.Join(outsideDir(t), "pwned.txt")
+			outside := filepath.Join(sandboxtest.OutsideTemp(t, ".covey-e2e-outside-"), "pwned.txt")
 			command := "echo inside > inside.txt; echo pwned > " + outside + "; echo child-$( (echo deep > " + outside + ".2) 2>&1 | head -c 0)done"
 			h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
 				{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": command})}},
@@ -116,7 +72,7 @@ func TestSandboxBypassPermissions(t *testing.T) {
 func TestSandboxChildBypassPermissions(t *testing.T) {
 	t.Parallel()
 	h := newHeadlessRun(t)
-	outside := filepath.Join(outsideDir(t), "child-pwned.txt")
+	outside := filepath.Join(sandboxtest.OutsideTemp(t, ".covey-e2e-outside-"), "child-pwned.txt")
 	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{{ID: "call_sbtask", Name: "task", Args: map[string]any{
 			"description": "write files", "subagent_type": "general-purpose", "prompt": "[e2e:sandbox-child] write the files",

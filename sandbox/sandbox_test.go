@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"covey/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary serve as the helper, as covey's main does.
@@ -36,47 +38,6 @@ func localDir(t *testing.T, pattern string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(d) })
 	return realPath(d)
-}
-
-// outsideDir makes a folder no default writable rule of the sandbox
-// covers. The temp folders stay writable, so a checkout under /tmp cannot
-// serve: it tries the home folder first, then beside the package.
-func outsideDir(t *testing.T) string {
-	t.Helper()
-	home, _ := os.UserHomeDir()
-	wd, _ := os.Getwd()
-	var tried []string
-	for _, base := range []string{home, wd} {
-		if base == "" {
-			continue
-		}
-		base = realPath(base)
-		if underTemp(base) {
-			tried = append(tried, base+" (a temp folder)")
-			continue
-		}
-		d, err := os.MkdirTemp(base, ".covey-sandbox-outside-")
-		if err != nil {
-			tried = append(tried, err.Error())
-			continue
-		}
-		t.Cleanup(func() { os.RemoveAll(d) })
-		return realPath(d)
-	}
-	t.Skipf("no folder outside the sandbox's writable temp folders to test with (tried %s)", strings.Join(tried, "; "))
-	return ""
-}
-
-// underTemp reports whether p is in one of the temp folders the sandbox
-// leaves writable.
-func underTemp(p string) bool {
-	for _, root := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
-		r := realPath(root)
-		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
 }
 
 // run runs a bash line under s in ws and returns its combined output.
@@ -115,7 +76,7 @@ func TestSandboxConfinesWrites(t *testing.T) {
 	for _, name := range backendsHere(t) {
 		t.Run(name, func(t *testing.T) {
 			ws := localDir(t, "ws-")
-			outside := outsideDir(t)
+			outside := sandboxtest.OutsideTemp(t, ".covey-sandbox-outside-")
 			s, err := New(Config{Mode: string(ModeWorkspaceWrite)}, Options{Backend: name})
 			if err != nil || s.Backend() != name {
 				t.Fatalf("New: %v, backend %q", err, s.Backend())

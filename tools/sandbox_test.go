@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"covey/sandbox"
+	"covey/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary serve as covey's sandbox helper, as
@@ -31,7 +31,8 @@ func TestSandboxedBashHonoursAllowedPaths(t *testing.T) {
 	if box.Backend() == "" {
 		t.Skipf("no sandbox backend works here: %s", box.Warning())
 	}
-	root := workspaceOutsideTemp(t)
+	// Outside the temp folders, which stay writable to every agent.
+	root := sandboxtest.OutsideTemp(t, ".covey-ws-")
 	if err := os.WriteFile(filepath.Join(root, "victim"), []byte("v\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -58,47 +59,4 @@ func TestSandboxedBashHonoursAllowedPaths(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "other-copy")); err != nil {
 		t.Errorf("an agent without limits could not write in the workspace: %v\n%s", err, res.Content)
 	}
-}
-
-// workspaceOutsideTemp makes a workspace folder outside the temp folders,
-// which the sandbox leaves writable to every agent: beside the package,
-// or in the home folder when the checkout itself is under /tmp.
-func workspaceOutsideTemp(t *testing.T) string {
-	t.Helper()
-	wd, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
-	var tried []string
-	for _, base := range []string{wd, home} {
-		if base == "" {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(base); err == nil {
-			base = real
-		}
-		if underTempDir(base) {
-			tried = append(tried, base+" (a temp folder)")
-			continue
-		}
-		d, err := os.MkdirTemp(base, ".covey-ws-")
-		if err != nil {
-			tried = append(tried, err.Error())
-			continue
-		}
-		t.Cleanup(func() { os.RemoveAll(d) })
-		return d
-	}
-	t.Skipf("no folder outside the sandbox's writable temp folders to test with (tried %s)", strings.Join(tried, "; "))
-	return ""
-}
-
-func underTempDir(p string) bool {
-	for _, root := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
-		if real, err := filepath.EvalSymlinks(root); err == nil {
-			root = real
-		}
-		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
 }
