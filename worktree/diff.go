@@ -105,7 +105,7 @@ func diffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
 		old, new side
 	}
 	var raws []raw
-	var oids []string
+	var reqs []blobReq
 	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	for i := 0; i+1 < len(fields); i += 2 {
 		// ":100644 100644 <old> <new> M" then the path.
@@ -127,12 +127,12 @@ func diffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
 		}
 		for _, s := range []side{r.old, r.new} {
 			if !zeroOID(s.oid) {
-				oids = append(oids, s.oid)
+				reqs = append(reqs, blobReq{oid: s.oid, path: r.path, link: s.mode == modeSymlink})
 			}
 		}
 		raws = append(raws, r)
 	}
-	blobs, err := readBlobs(ctx, dir, oids)
+	blobs, err := readBlobs(ctx, dir, reqs)
 	if err != nil {
 		return nil, err
 	}
@@ -140,14 +140,20 @@ func diffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
 	for _, r := range raws {
 		c := Change{Path: r.path, Status: r.status}
 		if !zeroOID(r.old.oid) {
-			c.Old, c.OldMode = nonNil(blobs[r.old.oid]), r.old.mode
+			c.Old, c.OldMode = nonNil(blobs[blobReq{oid: r.old.oid, path: r.path, link: r.old.mode == modeSymlink}]), r.old.mode
 		}
 		if !zeroOID(r.new.oid) {
-			c.New, c.NewMode = nonNil(blobs[r.new.oid]), r.new.mode
+			c.New, c.NewMode = nonNil(blobs[blobReq{oid: r.new.oid, path: r.path, link: r.new.mode == modeSymlink}]), r.new.mode
 		}
 		changes = append(changes, c)
 	}
 	return changes, nil
+}
+
+// blobReq is one blob to read, in the form a checkout of path has it.
+type blobReq struct {
+	oid, path string
+	link      bool // a symlink's target: never converted
 }
 
 func nonNil(b []byte) []byte {
@@ -159,15 +165,82 @@ func nonNil(b []byte) []byte {
 
 func zeroOID(oid string) bool { return strings.Trim(oid, "0") == "" }
 
-// readBlobs reads blobs in one `git cat-file --batch`.
-func readBlobs(ctx context.Context, dir string, oids []string) (map[string][]byte, error) {
-	blobs := make(map[string][]byte, len(oids))
-	if len(oids) == 0 {
-		return blobs, nil
+// readBlobs reads blobs in the form a checkout of their path holds, since
+// that is the form of the user's files they are compared and merged with:
+// blobs of paths whose attributes or config convert them (line endings,
+// working-tree-encoding, ident) through `git cat-file --filters`, one by
+// one (git 2.39's --batch --filters gives the stored size in its headers);
+// the rest, and symlinks' targets, as stored in one `git cat-file --batch`.
+// The repository's filter drivers are emptied (noFilters): covey's git runs
+// outside the sandbox.
+func readBlobs(ctx context.Context, dir string, reqs []blobReq) (map[blobReq][]byte, error) {
+	blobs := make(map[blobReq][]byte, len(reqs))
+	converts, err := convertedPaths(ctx, dir, reqs)
+	if err != nil {
+		return nil, err
+	}
+	var stored []blobReq
+	for _, r := range reqs {
+		if r.link || !converts[r.path] {
+			stored = append(stored, r)
+			continue
+		}
+		out, err := git(ctx, dir, nil, "cat-file", "--filters", "--path="+r.path, r.oid)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", r.path, err)
+		}
+		blobs[r] = out
+	}
+	if err := catFile(ctx, dir, stored, blobs); err != nil {
+		return nil, err
+	}
+	return blobs, nil
+}
+
+// convertedPaths tells which of reqs' paths a checkout converts: those
+// with a text, eol, working-tree-encoding or ident attribute, or every
+// path when core.autocrlf is true.
+func convertedPaths(ctx context.Context, dir string, reqs []blobReq) (map[string]bool, error) {
+	out := map[string]bool{}
+	var paths []string
+	for _, r := range reqs {
+		if !r.link && !out[r.path] {
+			out[r.path] = false
+			paths = append(paths, r.path)
+		}
+	}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	if v, _ := git(ctx, dir, nil, "config", "--type=bool", "core.autocrlf"); trim(v) == "true" {
+		for _, p := range paths {
+			out[p] = true
+		}
+		return out, nil
+	}
+	in := []byte(strings.Join(paths, "\x00") + "\x00")
+	res, err := gitInput(ctx, dir, nil, in, "check-attr", "-z", "--stdin", "text", "eol", "working-tree-encoding", "ident")
+	if err != nil {
+		return nil, fmt.Errorf("read the attributes: %w", err)
+	}
+	// path NUL attribute NUL value NUL, for each path and attribute.
+	f := strings.Split(string(res), "\x00")
+	for k := 0; k+2 < len(f); k += 3 {
+		if v := f[k+2]; v != "unspecified" && v != "unset" {
+			out[f[k]] = true
+		}
+	}
+	return out, nil
+}
+
+// catFile reads reqs as stored, in one `git cat-file --batch`, into blobs.
+func catFile(ctx context.Context, dir string, reqs []blobReq, blobs map[blobReq][]byte) error {
+	if len(reqs) == 0 {
+		return nil
 	}
 	var in bytes.Buffer
-	for _, o := range oids {
-		in.WriteString(o + "\n")
+	for _, r := range reqs {
+		in.WriteString(r.oid + "\n")
 	}
 	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
 	cmd.Dir = dir
@@ -175,14 +248,14 @@ func readBlobs(ctx context.Context, dir string, oids []string) (map[string][]byt
 	cmd.Stdin = &in
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("read blobs: %w", err)
+		return fmt.Errorf("read blobs: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("read blobs: %w", err)
+		return fmt.Errorf("read blobs: %w", err)
 	}
 	br := bufio.NewReader(stdout)
 	var readErr error
-	for range oids {
+	for _, r := range reqs {
 		header, err := br.ReadString('\n')
 		if err != nil {
 			readErr = err
@@ -203,14 +276,14 @@ func readBlobs(ctx context.Context, dir string, oids []string) (map[string][]byt
 			readErr = err
 			break
 		}
-		blobs[f[0]] = buf[:size]
+		blobs[r] = buf[:size]
 	}
 	_, _ = io.Copy(io.Discard, br)
 	if err := cmd.Wait(); err != nil && readErr == nil {
 		readErr = err
 	}
 	if readErr != nil {
-		return nil, fmt.Errorf("read blobs: %w", readErr)
+		return fmt.Errorf("read blobs: %w", readErr)
 	}
-	return blobs, nil
+	return nil
 }

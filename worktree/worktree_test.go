@@ -740,3 +740,40 @@ func TestKilledOwnerIsNotLive(t *testing.T) {
 		t.Error("a killed, unreaped owner still counts as live")
 	}
 }
+
+// TestApplyLineEndings: in a repository whose attributes check text out
+// with CRLF, the user's files hold CRLF while git's blobs hold LF. A change
+// is compared and merged in the files' own form: no false conflict, and
+// what lands keeps the checkout's line endings.
+func TestApplyLineEndings(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, "init", "--quiet", "-b", "main")
+	put(t, dir, ".gitattributes", "*.txt text eol=crlf\n")
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	put(t, dir, "a.txt", crlf(tenLines))
+	put(t, dir, "b.txt", crlf("bee\n"))
+	run(t, dir, "add", ".")
+	run(t, dir, "commit", "--quiet", "-m", "first")
+	r := open(t, dir)
+	w := create(t, r, BaseHead)
+	if got, _ := get(t, w.Path(), "a.txt"); got != crlf(tenLines) {
+		t.Fatalf("the worktree's a.txt = %q, want the CRLF checkout", got)
+	}
+	five := strings.Replace(tenLines, "five", "FIVE", 1)
+	put(t, w.Path(), "a.txt", crlf(five))                                  // the child edits line 5
+	put(t, w.Path(), "b.txt", crlf("child bee\n"))                         // and b.txt
+	put(t, dir, "a.txt", crlf(strings.Replace(tenLines, "one", "ONE", 1))) // the user edits line 1 meanwhile
+	applied, err := w.Apply(context.Background(), ApplyOptions{})
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if len(applied) != 2 {
+		t.Errorf("applied %v, want a.txt and b.txt", applied)
+	}
+	if got, _ := get(t, dir, "a.txt"); got != crlf(strings.Replace(five, "one", "ONE", 1)) {
+		t.Errorf("a.txt = %q, want both edits with CRLF line ends", got)
+	}
+	if got, _ := get(t, dir, "b.txt"); got != crlf("child bee\n") {
+		t.Errorf("b.txt = %q, want the child's, with CRLF", got)
+	}
+}
