@@ -234,7 +234,9 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 	errLine := oneLine(e.Error)
 	// A failed child's summary is its report, "Error: " and the error the
 	// pane shows on its own line: one line says it.
-	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" && !b.saidLately(s) && (errLine == "" || strings.TrimPrefix(s, "Error: ") != errLine) {
+	// A cancelled child's summary that only says so repeats the note.
+	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" && !b.saidLately(s) && (errLine == "" || strings.TrimPrefix(s, "Error: ") != errLine) &&
+		(b.state != childCancelled || s != agent.CancelledResult) {
 		b.push(activity{kind: actSummary, text: s})
 	}
 	if errLine != "" && b.state == childFailed && !b.saidError(errLine) {

@@ -347,3 +347,15 @@ func TestSubagentBlockFailureShownOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestSubagentBlockCancelledSaysItOnce: a cancelled child's pane says
+// "cancelled" once, not again in the summary the engine gives it.
+func TestSubagentBlockCancelledSaysItOnce(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+	b.Apply(agent.TextDelta{Source: childSource, Text: "working\n"})
+	b.Apply(agent.ChildFinished{Source: childSource, Reason: agent.StopCancelled, Summary: agent.CancelledResult})
+	text := strings.Join(b.Lines(blockCtx(t, 80)), "\n")
+	if n := strings.Count(text, "cancelled"); n != 1 { // the header shows ⊘
+		t.Errorf("%d mentions of cancelled, want one note:\n%s", n, text)
+	}
+}
