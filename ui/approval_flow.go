@@ -81,7 +81,7 @@ func (m *Model) approvalPosition(req permission.Request) int {
 		return m.tr.Len()
 	}
 	for i+1 < m.tr.Len() {
-		next, ok := m.tr.entries[i+1].b.(*ApprovalBlock)
+		next, ok := m.tr.At(i + 1).(*ApprovalBlock)
 		if !ok || next.Request().AgentID != req.AgentID {
 			break
 		}
@@ -97,7 +97,7 @@ func (m *Model) approvalPosition(req permission.Request) int {
 func (m *Model) askingToolBlock(req permission.Request) *ToolBlock {
 	var fallback *ToolBlock
 	for i := m.tr.Len() - 1; i >= 0; i-- {
-		tb, ok := m.tr.entries[i].b.(*ToolBlock)
+		tb, ok := m.tr.At(i).(*ToolBlock)
 		if !ok || !tb.Running() || tb.Name() != req.Tool {
 			continue
 		}

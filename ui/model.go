@@ -624,8 +624,7 @@ func (m *Model) layout() {
 	if ab != nil {
 		ab.SetRows(trHeight - approvalChrome) // a change re-measures it (changes)
 	}
-	m.tr.base.Now = now
-	m.tr.base.Frame = m.frame
+	m.tr.SetClock(now, m.frame)
 	m.tr.SetSize(m.width, trHeight)
 	switch m.view {
 	case screenCrew:

@@ -204,8 +204,7 @@ func (m *Model) openChild(b *SubagentBlock) {
 	if m.view != screenChild {
 		m.cvFrom = m.view
 	}
-	base := m.tr.base
-	m.cv = newChildView(b, m.rt.history(b), base, m.cost)
+	m.cv = newChildView(b, m.rt.history(b), m.tr.Base(), m.cost)
 	m.view = screenChild
 	m.transcriptFocus = false
 	m.tr.Blur()

@@ -127,8 +127,8 @@ func (m *Model) disarmQuit() {
 }
 
 func (m *Model) anyExpanded() bool {
-	for _, e := range m.tr.entries {
-		if e.b.Focusable() && e.b.Expanded() {
+	for i := range m.tr.Len() {
+		if b := m.tr.At(i); b.Focusable() && b.Expanded() {
 			return true
 		}
 	}

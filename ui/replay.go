@@ -25,8 +25,7 @@ func (m *Model) replay(events []agent.Event, note string) {
 	if note != "" {
 		m.notice(NoticeInfo, note)
 	}
-	m.tr.touched = m.tr.touched[:0]
-	m.tr.estimateUnmeasured()
+	m.tr.Loaded()
 }
 
 // closeAll finishes every block still running: the answer, the main

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"time"
 )
 
 // gutterWidth is the width of the focus marker column left of every block.
@@ -83,6 +85,25 @@ func (t *transcript) SetSize(width, height int) {
 
 // Len is the number of blocks.
 func (t *transcript) Len() int { return len(t.entries) }
+
+// At is the i-th block.
+func (t *transcript) At(i int) Block { return t.entries[i].b }
+
+// SetClock gives the blocks the time and spinner frame of the next draw.
+func (t *transcript) SetClock(now time.Time, frame int) {
+	t.base.Now, t.base.Frame = now, frame
+}
+
+// Base is the render context the blocks are drawn with.
+func (t *transcript) Base() RenderContext { return t.base }
+
+// Loaded is told that a replayed history is in: nothing it holds is new
+// output, and blocks never drawn get an estimated height until they
+// scroll into view.
+func (t *transcript) Loaded() {
+	t.touched = t.touched[:0]
+	t.estimateUnmeasured()
+}
 
 // Blocks returns the blocks in order; callers must not modify the slice.
 func (t *transcript) Blocks() []Block {
