@@ -3,10 +3,9 @@ package ui
 import (
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"time"
 )
 
 // gutterWidth is the width of the focus marker column left of every block.
