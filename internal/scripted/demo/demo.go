@@ -178,6 +178,9 @@ func toolResults(r scripted.Request) map[string]string {
 func demoLayoutReport(r scripted.Request) scripted.Turn {
 	res := toolResults(r)
 	entries := nonEmptyLines(res[toolname.ListDir])
+	if len(entries) > 0 && strings.Contains(entries[0], "director") {
+		entries = entries[1:] // list_dir's ".: 2 directories, 5 files" header
+	}
 	files := nonEmptyLines(res[toolname.Glob])
 	kinds := map[string]int{}
 	for _, f := range files {
@@ -195,7 +198,11 @@ func demoLayoutReport(r scripted.Request) scripted.Turn {
 	if len(parts) > 0 {
 		kindText = strings.Join(parts, ", ")
 	}
-	return scripted.Turn{Text: fmt.Sprintf("The top level lists %d entries. Source files by kind: %s.", len(entries), kindText)}
+	n := fmt.Sprintf("%d entries", len(entries))
+	if len(entries) == 1 {
+		n = "1 entry"
+	}
+	return scripted.Turn{Text: fmt.Sprintf("The top level lists %s. Source files by kind: %s.", n, kindText)}
 }
 
 func demoEntryRead(r scripted.Request) scripted.Turn {
