@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/internal/gitsafe"
 	"covey/tools"
 )
 
@@ -64,9 +65,9 @@ func (w *fileWatcher) run(ctx context.Context, args ...string) ([]byte, error) {
 	// diff clean a changed file), its diff drivers and its hooks are
 	// switched off, and nested repositories, whose config is theirs, are
 	// not entered.
-	safe := []string{"-C", w.root, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external="}
+	safe := append([]string{"-C", w.root}, gitsafe.Options()...)
 	if args[0] != "rev-parse" {
-		safe = append(safe, w.noFilters(ctx)...)
+		safe = append(safe, gitsafe.NoFilters(ctx, w.root, nil)...)
 	}
 	switch args[0] {
 	case "status":
@@ -77,27 +78,6 @@ func (w *fileWatcher) run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append(safe, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	return cmd.Output()
-}
-
-// noFilters returns git options emptying every filter driver the
-// repository's config names (an empty command runs nothing).
-func (w *fileWatcher) noFilters(ctx context.Context) []string {
-	cmd := exec.CommandContext(ctx, "git", "-C", w.root, "config", "--null", "--get-regexp", `^filter\.`)
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, _ := cmd.Output() // exit 1: no filter configured
-	var opts []string
-	seen := map[string]bool{}
-	for _, entry := range strings.Split(string(out), "\x00") {
-		key, _, _ := strings.Cut(entry, "\n")
-		name, ok := strings.CutPrefix(key, "filter.")
-		if i := strings.LastIndexByte(name, '.'); ok && i > 0 && !seen[name[:i]] {
-			seen[name[:i]] = true
-			for _, k := range []string{"clean", "smudge", "process"} {
-				opts = append(opts, "-c", "filter."+name[:i]+"."+k+"=")
-			}
-		}
-	}
-	return opts
 }
 
 // snapshot returns the dirty paths of the work tree (relative to the

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"covey/internal/gitsafe"
 )
 
 // findGitDir returns the git directory of the repository holding dir, or ""
@@ -108,7 +110,7 @@ func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bo
 // runs) and hooks are switched off, or a model confined by the sandbox
 // could set one and have covey run it unconfined at the next grep.
 func runGit(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}, args...)...)
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{"-c", "core.quotePath=false"}, gitsafe.Options()...), args...)...)
 	cmd.Dir = dir
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"fmt"
 	"os"
 	"strings"
@@ -115,11 +116,14 @@ func TestPickSession(t *testing.T) {
 		// not wait for its input reader, which may still be reading r when
 		// the picker returns, so closing r here races with it (go test
 		// -race saw it). Closing w ends that read with EOF; r is closed by
-		// its finalizer once the reader has let go of it.
+		// its finalizer once the reader has let go of it. r goes in
+		// wrapped, not as an *os.File: Bubble Tea's epoll reader for files
+		// races with its own shutdown (cancelreader's Close against its
+		// read's Fd, which go test -race reports in the library).
 		defer w.Close()
 		done := make(chan error, 1)
 		go func() {
-			_, err := pickSession(ctx, sessionItems(3), nil, tea.WithInput(r), tea.WithOutput(&bytes.Buffer{}))
+			_, err := pickSession(ctx, sessionItems(3), nil, tea.WithInput(struct{ io.Reader }{r}), tea.WithOutput(&bytes.Buffer{}))
 			done <- err
 		}()
 		cancel()

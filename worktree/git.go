@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"covey/internal/gitsafe"
 )
 
 // Errors callers branch on.
@@ -79,28 +81,11 @@ func gitInput(ctx context.Context, dir string, env []string, stdin []byte, args 
 	return out.Bytes(), nil
 }
 
-// noFilters returns git options emptying every filter driver the config
-// of the repository at dir names (an empty command runs nothing). covey's
+// noFilters empties the filter drivers of the repository at dir: covey's
 // git runs outside the sandbox, and the model can write .git/config and
-// .gitattributes: a filter it configured would run unconfined.
+// .gitattributes, so a filter it configured would run unconfined.
 func noFilters(ctx context.Context, dir string) []string {
-	cmd := exec.CommandContext(ctx, "git", "config", "--null", "--get-regexp", `^filter\.`)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	out, _ := cmd.Output() // exit 1: no filter configured
-	var opts []string
-	seen := map[string]bool{}
-	for _, entry := range strings.Split(string(out), "\x00") {
-		key, _, _ := strings.Cut(entry, "\n")
-		name, ok := strings.CutPrefix(key, "filter.")
-		if i := strings.LastIndexByte(name, '.'); ok && i > 0 && !seen[name[:i]] {
-			seen[name[:i]] = true
-			for _, k := range []string{"clean", "smudge", "process"} {
-				opts = append(opts, "-c", "filter."+name[:i]+"."+k+"=")
-			}
-		}
-	}
-	return opts
+	return gitsafe.NoFilters(ctx, dir, gitEnv())
 }
 
 // gitError is a failed git command with git's message.
