@@ -47,12 +47,17 @@ type Inbox struct {
 
 func newInbox() *Inbox { return &Inbox{changed: make(chan struct{})} }
 
-// Take removes and returns the notices waiting.
+// Take removes and returns the notices waiting. Taking some is a change:
+// a waiter that saw them waiting must look again, or it would wait for
+// a turn that may already have run and ended.
 func (in *Inbox) Take() []Notice {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	out := in.notices
 	in.notices = nil
+	if len(out) > 0 {
+		in.signalLocked()
+	}
 	return out
 }
 
@@ -70,8 +75,8 @@ func (in *Inbox) Idle() bool {
 	return in.outstanding == 0 && len(in.notices) == 0
 }
 
-// Changed returns a channel closed at the next change (a notice posted, a
-// child going to or leaving the background).
+// Changed returns a channel closed at the next change (a notice posted or
+// taken, a child going to or leaving the background).
 func (in *Inbox) Changed() <-chan struct{} {
 	in.mu.Lock()
 	defer in.mu.Unlock()
