@@ -349,6 +349,9 @@ func (c *child) run(ctx context.Context, prompt string) (out outcome) {
 	// answers their outcomes before it reports.
 	inbox := c.m.Inbox(c.src.AgentID)
 	for runErr == nil && res.Reason == agent.StopOK && runCtx.Err() == nil {
+		// Taken before the inbox is looked at, so an outcome posted after
+		// the look still wakes the wait below.
+		changed := inbox.Changed()
 		if queued := c.a.TakeSteered(); len(queued) > 0 {
 			texts := make([]string, len(queued))
 			for i, q := range queued {
@@ -371,7 +374,7 @@ func (c *child) run(ctx context.Context, prompt string) (out outcome) {
 			break
 		}
 		select {
-		case <-inbox.Changed():
+		case <-changed:
 		case <-runCtx.Done():
 		}
 	}
