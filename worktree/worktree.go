@@ -310,6 +310,17 @@ func tempIndex(ctx context.Context, dir, src string) (string, func(), error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		// The copy keeps the index's time: git trusts a file whose size
+		// and time (in whole seconds) match its entry unless the entry is
+		// as new as the index itself ("racy git"), and a copy made a
+		// moment later would hide a same-size edit made in the second
+		// the index was written.
+		var info os.FileInfo
+		if info, err = os.Stat(src); err == nil {
+			err = os.Chtimes(name, info.ModTime(), info.ModTime())
+		}
+	}
 	if err != nil {
 		cleanup()
 		return "", nil, fmt.Errorf("temporary index: %w", err)

@@ -777,3 +777,41 @@ func TestApplyLineEndings(t *testing.T) {
 		t.Errorf("b.txt = %q, want the child's, with CRLF", got)
 	}
 }
+
+// TestDiffSeesASameSizeEditOfTheCheckoutSecond: git trusts a file whose
+// size and mtime (whole seconds) match its index entry, unless the entry is
+// as new as the index ("racy git"). An edit of the same size, in the second
+// the worktree was checked out, must still be seen: the copy of the index
+// covey reads through keeps the index's time.
+func TestDiffSeesASameSizeEditOfTheCheckoutSecond(t *testing.T) {
+	dir := newRepo(t)
+	r := open(t, dir)
+	w := create(t, r, BaseHead)
+	a := filepath.Join(w.Path(), "a.txt")
+	before, err := os.Stat(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkedOut := before.ModTime()
+	// The child's edit: same size, and (as a fast one would have) the
+	// checkout's time; the index as new as the entry.
+	put(t, w.Path(), "a.txt", strings.Replace(tenLines, "five", "FIVE", 1))
+	index := strings.TrimSpace(run(t, w.Path(), "rev-parse", "--git-path", "index"))
+	if !filepath.IsAbs(index) {
+		index = filepath.Join(w.Path(), index)
+	}
+	for _, p := range []string{a, index} {
+		if err := os.Chtimes(p, checkedOut, checkedOut); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A copy made now, in a later second, would no longer look racy.
+	time.Sleep(time.Until(checkedOut.Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
+	changes, err := w.Diff(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Path != "a.txt" {
+		t.Fatalf("changes = %+v, want a.txt's edit", changes)
+	}
+}
