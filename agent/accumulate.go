@@ -307,11 +307,21 @@ func (a *accumulator) hasContent() bool {
 	return a.text.Len() > 0 || a.reasoning.Len() > 0 || len(a.calls) > 0
 }
 
-// result assembles the completion so far. Call it once: it makes up ids.
-func (a *accumulator) result() Completion {
+// flush ends the content stream: what the think splitter held back (a
+// lone "<thi", leading blanks, an unclosed think block) becomes text or
+// reasoning. The caller shows the returned delta, so the answer shown
+// live is the answer kept; calling it again returns nothing.
+func (a *accumulator) flush() chunkDelta {
 	text, thought := a.think.flush()
 	a.text.WriteString(text)
 	a.reasoning.WriteString(thought)
+	return chunkDelta{text: text, reasoning: thought}
+}
+
+// result assembles the completion so far (flushing what is held back).
+// Call it once: it makes up ids.
+func (a *accumulator) result() Completion {
+	a.flush()
 	msg := Message{Role: RoleAssistant, Content: a.text.String(), Reasoning: a.reasoning.String()}
 	msg.ToolCalls = a.finalCalls()
 	finish := normaliseFinish(a.finish)

@@ -221,6 +221,7 @@ func FuzzAccumulate(f *testing.F) {
 			d, _ := a.add(line)
 			shown.WriteString(d.text)
 		}
+		shown.WriteString(a.flush().text) // the stream's end, as readStream shows it
 		got := a.result()
 		if got.Message.Content != shown.String() {
 			t.Fatalf("content %q differs from the text shown %q", got.Message.Content, shown.String())

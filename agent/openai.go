@@ -231,6 +231,10 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 
 // readStream consumes an SSE body.
 func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulator, on StreamHandler) (Completion, bool, error) {
+	result := func() Completion {
+		emit(on, acc.flush()) // shown before it is kept
+		return acc.result()
+	}
 	events := newSSEReader(r)
 	for {
 		ev, err := events.next()
@@ -244,12 +248,12 @@ func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulato
 				break
 			}
 			if errors.Is(err, errSSELineTooLong) {
-				return acc.result(), acc.hasContent(), &ProviderError{Kind: ErrProvider, InStream: true, Message: err.Error()}
+				return result(), acc.hasContent(), &ProviderError{Kind: ErrProvider, InStream: true, Message: err.Error()}
 			}
-			return acc.result(), acc.hasContent(), transportError(reqCtx, o.cfg.IdleTimeout, err)
+			return result(), acc.hasContent(), transportError(reqCtx, o.cfg.IdleTimeout, err)
 		}
 		if ev.Event == "error" {
-			return acc.result(), acc.hasContent(), streamError([]byte(ev.Data), "the server sent an error event")
+			return result(), acc.hasContent(), streamError([]byte(ev.Data), "the server sent an error event")
 		}
 		data := bytes.TrimSpace([]byte(ev.Data))
 		if string(data) == "[DONE]" {
@@ -262,17 +266,17 @@ func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulato
 		d, err := acc.add(data)
 		emit(on, d)
 		if err != nil {
-			return acc.result(), acc.hasContent(), err
+			return result(), acc.hasContent(), err
 		}
 	}
 	if !acc.complete() {
-		return acc.result(), acc.hasContent(), &ProviderError{
+		return result(), acc.hasContent(), &ProviderError{
 			Kind:      ErrStreamEndedEarly,
 			Message:   "the stream ended early: the server closed it without [DONE] or a finish reason",
 			Retryable: true,
 		}
 	}
-	return acc.result(), true, nil
+	return result(), true, nil
 }
 
 // readWhole consumes a JSON body from a server that ignored stream:true.
@@ -283,6 +287,7 @@ func (o *OpenAI) readWhole(reqCtx context.Context, r io.Reader, acc *accumulator
 	}
 	d, err := acc.addWhole(raw)
 	emit(on, d)
+	emit(on, acc.flush())
 	if err != nil {
 		return acc.result(), acc.hasContent(), err
 	}

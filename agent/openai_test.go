@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -496,4 +497,24 @@ func TestStreamProviderQuirks(t *testing.T) {
 			errText: "not JSON",
 		},
 	})
+}
+
+// TestHeldBackTextIsShown: what the think splitter holds back until it can
+// tell text from a <think> tag (leading blanks, a lone "<thi") is shown when
+// the stream ends, so the answer shown live is the answer kept.
+func TestHeldBackTextIsShown(t *testing.T) {
+	for name, content := range map[string]string{"blanks": " ", "half a tag": "<thi", "blanks and half a tag": "\n <th"} {
+		t.Run(name, func(t *testing.T) {
+			body := append(sse(`{"choices":[{"delta":{"content":`+strconv.Quote(content)+`}}]}`, `{"choices":[{"delta":{},"finish_reason":"stop"}]}`), "data: [DONE]\n\n")
+			srv := newScriptServer(t, rawResponse{pieces: body})
+			var rec recorder
+			comp, err := NewOpenAI(testConfig(srv.URL, nil)).Stream(context.Background(), Request{Model: "m"}, rec.handler())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shown := strings.Join(rec.text, ""); shown != comp.Message.Content || shown != content {
+				t.Errorf("shown %q, kept %q, want %q for both", shown, comp.Message.Content, content)
+			}
+		})
+	}
 }
