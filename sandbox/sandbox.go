@@ -362,7 +362,7 @@ func extraPath(p string) (string, error) {
 // home folder or a folder holding it, not a dotfile or dot-folder of the
 // home folder other than the caches, and not covey's settings.
 func safeWritable(p string) bool {
-	if p == "/" || p == "" {
+	if p == "" || holdsHome(p) {
 		return false
 	}
 	home, err := os.UserHomeDir()
@@ -370,9 +370,6 @@ func safeWritable(p string) bool {
 		return true
 	}
 	for _, h := range []string{home, realPath(home)} {
-		if p == h || within(p, h) {
-			return false
-		}
 		if rel, err := filepath.Rel(h, p); err == nil && !strings.HasPrefix(rel, "..") {
 			top := strings.Split(filepath.ToSlash(rel), "/")[0]
 			if strings.HasPrefix(top, ".") && !allowedDotDir(filepath.ToSlash(rel)) {

@@ -55,13 +55,18 @@ func (w *Commands) orphans(ctx context.Context, notice func([]Entry) string) (st
 	return notice(orphans), nil
 }
 
-// List implements ui.Worktrees.
-func (w *Commands) List(ctx context.Context) (string, error) {
+// entries lists every worktree covey made in the repository.
+func (w *Commands) entries(ctx context.Context) ([]Entry, error) {
 	repo, err := w.open(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	entries, err := repo.List(ctx)
+	return repo.List(ctx)
+}
+
+// List implements ui.Worktrees.
+func (w *Commands) List(ctx context.Context) (string, error) {
+	entries, err := w.entries(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -74,11 +79,7 @@ func (w *Commands) List(ctx context.Context) (string, error) {
 // with live (its covey runs), missing (its folder is gone) and changed
 // (files differing from its base; -1 when unknown).
 func (w *Commands) JSON(ctx context.Context) (string, error) {
-	repo, err := w.open(ctx)
-	if err != nil {
-		return "", err
-	}
-	entries, err := repo.List(ctx)
+	entries, err := w.entries(ctx)
 	if err != nil {
 		return "", err
 	}
