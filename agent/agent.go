@@ -39,6 +39,9 @@ type Config struct {
 	// Cost prices the usage of one request on model (see Prices.Cost);
 	// nil prices nothing.
 	Cost func(model string, u Usage) float64
+	// ContextWindow is the model's window in tokens; 0: unknown (see
+	// window.go).
+	ContextWindow int
 }
 
 // Steered is a message queued for an agent by Steer.
