@@ -20,6 +20,9 @@ type Source struct {
 	// Name is a child's handle, unique among the session's children
 	// ("scout"); send_message and stop_agent accept it as well as AgentID.
 	Name string `json:"name,omitempty"`
+	// NameIsDescription says Name was made from every meaningful word of
+	// Description, so a header shows one of them, not both.
+	NameIsDescription bool `json:"name_is_description,omitempty"`
 }
 
 // MainAgentID is the AgentID of the top-level agent.

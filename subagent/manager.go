@@ -381,9 +381,10 @@ func (m *Manager) register(c *child, name string) error {
 			return fmt.Errorf("the name %q is another child's ID: choose another name", name)
 		}
 	} else {
-		base := slug(c.spec.Description)
+		base, whole := slug(c.spec.Description)
+		c.src.NameIsDescription = whole
 		if base == "" {
-			base = slug(c.def.Name)
+			base, _ = slug(c.def.Name)
 		}
 		name = base
 		for n := 2; ; n++ {
@@ -429,21 +430,55 @@ func (m *Manager) newID(agentType string) string {
 	return fmt.Sprintf("%s-%d", t, n)
 }
 
-// slug makes a short handle from a description: "Find the auth code" ->
-// "find-the-auth".
-func slug(s string) string {
+// slug makes a short handle from the meaning of a description: its first
+// three words that are not stop words, "Find the auth code" -> "find-auth-
+// code", so a name never ends on a dangling "and" or "the". whole reports
+// that the handle holds every such word of the description, so showing
+// both would say the same thing twice.
+func slug(s string) (name string, whole bool) {
 	var words []string
+	whole = true
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		words = append(words, w)
-		if len(words) == 3 {
+		if stopWords[w] {
+			continue
+		}
+		if r := []rune(w); len(words) == 0 && len(r) > maxSlugLen {
+			return string(r[:maxSlugLen]), false
+		}
+		if len(words) == maxSlugWords || slugLen(words)+1+len(w) > maxSlugLen {
+			whole = false
 			break
 		}
+		words = append(words, w)
 	}
-	out := strings.Join(words, "-")
-	if r := []rune(out); len(r) > 24 {
-		out = strings.TrimRight(string(r[:24]), "-")
+	if len(words) == 0 {
+		return "", false
 	}
-	return out
+	return strings.Join(words, "-"), whole
+}
+
+const (
+	maxSlugWords = 3
+	maxSlugLen   = 24
+)
+
+func slugLen(words []string) int {
+	n := 0
+	for _, w := range words {
+		n += len(w) + 1
+	}
+	return n - 1
+}
+
+// stopWords carry no meaning in a handle.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true,
+	"for": true, "to": true, "in": true, "on": true, "at": true, "by": true,
+	"with": true, "from": true, "into": true, "its": true, "it": true,
+	"is": true, "are": true, "be": true, "this": true, "that": true,
+	"these": true, "those": true, "all": true, "any": true, "some": true,
+	"our": true, "my": true, "their": true, "what": true, "which": true,
+	"where": true, "how": true, "as": true, "about": true, "then": true,
 }

@@ -205,7 +205,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 		}
 	}
 	if files == 0 {
-		return Result{Content: fmt.Sprintf("No matches for %q.", args.Pattern) + skippedNote(binary, large), Summary: "no matches"}
+		return Result{Content: "No matches for " + quotePattern(args.Pattern) + "." + skippedNote(binary, large), Summary: "no matches"}
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	if cut != "" {
@@ -295,4 +295,15 @@ func (f *globFilter) keep(rel, prefix string) bool {
 		ok = globMatches(f.pattern, rel, prefix)
 	}
 	return ok != f.negate
+}
+
+// quotePattern shows a pattern as the model wrote it: between backquotes,
+// so a regular expression's backslashes are not doubled as %q would
+// (`func main\(` rather than "func main\\("); %q only when the pattern
+// itself holds a backquote or a line break.
+func quotePattern(p string) string {
+	if strings.ContainsAny(p, "`\n\r") {
+		return fmt.Sprintf("%q", p)
+	}
+	return "`" + p + "`"
 }

@@ -116,7 +116,12 @@ func TestGrepTool(t *testing.T) {
 		},
 		"ignored files are not searched": {
 			args:    map[string]any{"pattern": "Ignored|Generated"},
-			want:    "No matches for \"Ignored|Generated\".\n(Skipped 1 binary file.)",
+			want:    "No matches for `Ignored|Generated`.\n(Skipped 1 binary file.)",
+			summary: "no matches",
+		},
+		"no match shows the pattern as written": {
+			args:    map[string]any{"pattern": `func nowhere\(`, "path": "b.txt"},
+			want:    "No matches for `func nowhere\\(`.",
 			summary: "no matches",
 		},
 		"text anchors fall back to lines": {

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -200,7 +199,7 @@ func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
 	}
 	header := "✻ Thinking"
 	if shown < all {
-		header += " (" + strconv.Itoa(all-shown) + " more lines)"
+		header += " (" + countNoun(all-shown, "more line", "more lines") + ")"
 	}
 	lines := make([]string, 0, shown+1)
 	lines = append(lines, fitLine(st.Render(header), width))

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -119,7 +118,7 @@ func (d *diffView) render(width, limit int, st *theme.Styles) []string {
 		out = append(out, d.renderLine(l, width, gutter, st))
 	}
 	if n < len(d.lines) {
-		out = append(out, fitLine(st.Tool.Output.Render(fmt.Sprintf("… %d more lines", len(d.lines)-n)), width))
+		out = append(out, fitLine(st.Tool.Output.Render("… "+countNoun(len(d.lines)-n, "more line", "more lines")), width))
 	}
 	return out
 }

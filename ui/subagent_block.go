@@ -402,7 +402,16 @@ func (b *SubagentBlock) leftText(ctx RenderContext) string {
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	return b.typeLabel(ctx) + " " + desc.Render(oneLine(b.src.Description))
+	return b.typeLabel(ctx) + " " + desc.Render(b.headerDescription())
+}
+
+// headerDescription is the description the header shows: none when the
+// child's name was made from all of it, which would say it twice.
+func (b *SubagentBlock) headerDescription() string {
+	if b.src.NameIsDescription && b.src.Name != "" {
+		return ""
+	}
+	return oneLine(b.src.Description)
 }
 
 // headerLeft is "[type] description" cut and padded so that the glyph, it
@@ -419,7 +428,7 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	d := fitLine(oneLine(b.src.Description), room)
+	d := fitLine(b.headerDescription(), room)
 	gap := width - glyphW - typW - 1 - ansi.StringWidth(d) - statsW
 	return typ + " " + desc.Render(d) + strings.Repeat(" ", max(gap, 1))
 }

@@ -288,7 +288,7 @@ func (b *ToolBlock) body(ctx RenderContext, width int) []string {
 		lines = append(lines, fitLine(st.Tool.Arg.Render(mark)+style.Render(fitLine(l, inner)), width))
 	}
 	if hidden := len(b.output) - shown + b.more; hidden > 0 {
-		lines = append(lines, fitLine(outputIndent+st.Tool.Output.Render(fmt.Sprintf("… %d more lines", hidden)), width))
+		lines = append(lines, fitLine(outputIndent+st.Tool.Output.Render("… "+countNoun(hidden, "more line", "more lines")), width))
 	}
 	return lines
 }

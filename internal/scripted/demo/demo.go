@@ -22,10 +22,11 @@ const (
 	// Model is the model name the demo server answers as.
 	Model        = "covey-demo"
 	demoFileName = "COVEY_DEMO.md"
-	// Markers in the children's prompts, so each is matched to its script.
-	demoLayoutTask  = "[demo:layout]"
-	demoEntryTask   = "[demo:entry]"
-	demoDocsTask    = "[demo:docs]"
+	// The opening words of the children's briefs, so each is matched to its
+	// script: plain words the user reads in the pane, no internal marker.
+	demoLayoutTask  = "List the top level of the workspace"
+	demoEntryTask   = "Find the program's entry points"
+	demoDocsTask    = "Count TODO and FIXME markers per file"
 	demoTurnDelay   = 350 * time.Millisecond
 	demoChunkDelay  = 18 * time.Millisecond
 	demoMaxUserAsks = 200
@@ -110,11 +111,11 @@ func demoMainTurn(r scripted.Request) scripted.Turn {
 			Text: "I'll look around this workspace with three explorers working in parallel.",
 			ToolCalls: []scripted.Call{{Name: toolname.Task, Args: map[string]any{"tasks": []map[string]string{
 				{"description": "map the project layout", "subagent_type": "Explore",
-					"prompt": demoLayoutTask + " List the top level of the workspace and count its source files by kind. Report what you find."},
+					"prompt": demoLayoutTask + " and count its source files by kind. Report what you find."},
 				{"description": "find entry points", "subagent_type": "Explore",
-					"prompt": demoEntryTask + " Find the program's entry points (main functions) and read the first one. Report paths and line numbers."},
+					"prompt": demoEntryTask + " (main functions) and read the first one. Report paths and line numbers."},
 				{"description": "survey docs and TODOs", "subagent_type": "Explore",
-					"prompt": demoDocsTask + " Count TODO and FIXME markers per file and list the markdown docs. Report the numbers."},
+					"prompt": demoDocsTask + " and list the markdown docs. Report the numbers."},
 			}}}},
 		})
 	case last.Role == "tool" && last.Name == toolname.Task:
