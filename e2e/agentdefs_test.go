@@ -273,7 +273,7 @@ func TestTUIAgentFiles(t *testing.T) {
 		"error   line 4 (tools): covey has none of NotebookEdit")
 
 	tm.submit("review please")
-	tm.waitText("[Code Reviewer] look at the diff")
+	tm.waitMatch(typedPaneRe("Code Reviewer", "look at the diff"))
 	colour := tm.colorScreen()
 	i := strings.Index(colour, "[Code Reviewer]")
 	if i < 0 || !strings.Contains(colour[max(0, i-40):i], "38;5;204") {

@@ -74,7 +74,7 @@ func TestTUICrewOverviewOpenAndDiff(t *testing.T) {
 	}})
 
 	tm.submit("write the notes")
-	tm.waitMatch(regexp.MustCompile(`\[general-purpose\] write notes\s.*1 tool · 1 file \+2 −0 · `))
+	tm.waitMatch(regexp.MustCompile(typedPaneRe("general-purpose", "write notes").String() + `.*1 tool · 1 file \+2 −0 · `))
 	tm.waitMatch(toolsRe("scan docs", 1))
 
 	tm.press("C-g")
@@ -315,7 +315,7 @@ func TestTUICrewBudget(t *testing.T) {
 	}})
 	tm.submit("count with a budget")
 	s := tm.waitText("E2E budget answer.")
-	if !regexp.MustCompile(`\[capped\] count files\s.*/1k tok`).MatchString(s) {
+	if !regexp.MustCompile(typedPaneRe("capped", "count files").String() + `.*/1k tok`).MatchString(s) {
 		t.Errorf("the pane does not show its tokens against the budget:\n%s", frame(s))
 	}
 	if !strings.Contains(s, "stopped at its budget") {

@@ -29,7 +29,9 @@ func TestTUIDemo(t *testing.T) {
 	tm.submit("what is in this project?")
 	panes := demoPanes()
 
-	tm.waitText("[Explore] "+panes[0], "[Explore] "+panes[1], "[Explore] "+panes[2])
+	for _, p := range panes {
+		tm.waitMatch(paneRe(p))
+	}
 	// Every explorer makes two real tool calls; "find entry points" makes
 	// them one after the other, so its count visibly rises.
 	tm.waitMatch(toolsRe(panes[1], 1))

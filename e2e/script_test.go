@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"covey/internal/scripted"
+	"covey/subagent"
 )
 
 // mainPrompt is in the main agent's system prompt only (children have
@@ -77,7 +78,7 @@ func call(name string, args map[string]any) scripted.Call {
 func paneHeader(screen, description string) (header string, body []string, ok bool) {
 	lines := strings.Split(screen, "\n")
 	for i, l := range lines {
-		if !strings.Contains(l, "[Explore] "+description) {
+		if !paneRe(description).MatchString(l) {
 			continue
 		}
 		for _, b := range lines[i+1:] {
@@ -97,7 +98,22 @@ func toolsRe(description string, n int) *regexp.Regexp {
 	if n != 1 {
 		count = strconv.Itoa(n) + " tools"
 	}
-	return regexp.MustCompile(`\[Explore\] ` + regexp.QuoteMeta(description) + `\s.*\b` + count + ` · `)
+	return regexp.MustCompile(paneRe(description).String() + `.*\b` + count + ` · `)
+}
+
+// paneRe matches the start of the header of an Explore pane with this
+// description (see typedPaneRe).
+func paneRe(description string) *regexp.Regexp { return typedPaneRe("Explore", description) }
+
+// typedPaneRe matches the start of the header of a pane of this type with
+// this description: "[type] description", or, when the child's name was
+// made from the whole description (and so the header shows the name
+// alone), "name [type]".
+func typedPaneRe(typ, description string) *regexp.Regexp {
+	name, _ := subagent.NameFrom(description)
+	t := `\[` + regexp.QuoteMeta(typ) + `\]`
+	return regexp.MustCompile(`(?:` + t + ` ` + regexp.QuoteMeta(description) + `|` +
+		regexp.QuoteMeta(name) + ` ` + t + `)\s`)
 }
 
 // unansweredCalls lists the tool calls in msgs that no tool message

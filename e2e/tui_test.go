@@ -62,7 +62,9 @@ func TestTUIScripted(t *testing.T) {
 	}
 
 	tm.submit("explore the sample project")
-	tm.waitText("[Explore] scan alpha", "[Explore] scan beta", "[Explore] scan gamma")
+	for _, d := range []string{"scan alpha", "scan beta", "scan gamma"} {
+		tm.waitMatch(paneRe(d))
+	}
 
 	// alpha's count rises one step at a time, each step held by a gate.
 	tm.waitMatch(toolsRe("scan alpha", 1))

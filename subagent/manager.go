@@ -430,6 +430,11 @@ func (m *Manager) newID(agentType string) string {
 	return fmt.Sprintf("%s-%d", t, n)
 }
 
+// NameFrom is the handle a child without a name gets from its
+// description (see slug), and whether that handle holds all of the
+// description's meaning.
+func NameFrom(description string) (name string, whole bool) { return slug(description) }
+
 // slug makes a short handle from the meaning of a description: its first
 // three words that are not stop words, "Find the auth code" -> "find-auth-
 // code", so a name never ends on a dangling "and" or "the". whole reports
