@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"covey/tools"
+	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
 // Config configures one agent: the main agent or a child.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"covey/tools"
+	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
 // Source tags every event with the agent that produced it: the main agent

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"covey/tools"
+	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
 // CancelledResult is the tool result of every call cut off by a cancel, so

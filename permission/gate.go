@@ -8,6 +8,7 @@ package permission
 import (
 	"context"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -91,11 +92,7 @@ type Verdict struct {
 }
 
 // FileChange is a change to one file: what a write proposes (shown to the
-// user who is asked) and, once made, what changed on disk.
-type FileChange struct {
-	Path    string `json:"path"`    // workspace-relative
-	Created bool   `json:"created"` // the file did not exist before
-	Diff    string `json:"diff"`    // unified diff, "--- a/p" / "+++ b/p" headers
-	Added   int    `json:"added"`
-	Removed int    `json:"removed"`
-}
+// user who is asked) and, once made, what changed on disk. It is defined
+// with the tool interface (a leaf) because it is also the Display of a
+// write's tool result.
+type FileChange = tool.FileChange

@@ -20,7 +20,7 @@ func TestTodoWrite(t *testing.T) {
 		{
 			name:    "stores the list",
 			args:    `{"todos":[{"content":"read code","status":"completed"},{"content":"fix bug","status":"in_progress"},{"content":"run tests","status":"pending"}]}`,
-			want:    []Todo{{"read code", "completed"}, {"fix bug", "in_progress"}, {"run tests", "pending"}},
+			want:    []Todo{{Content: "read code", Status: "completed"}, {Content: "fix bug", Status: "in_progress"}, {Content: "run tests", Status: "pending"}},
 			content: "Task list updated:\n[x] read code\n[~] fix bug\n[ ] run tests",
 			summary: "1/3 done",
 		},
@@ -34,7 +34,7 @@ func TestTodoWrite(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			list := NewTodoList()
-			list.Set([]Todo{{"previous", "pending"}})
+			list.Set([]Todo{{Content: "previous", Status: "pending"}})
 			tool := NewTodoWrite(&Env{Todos: list})
 			if !tool.ReadOnly() {
 				t.Error("todo_write should be read-only: it changes no workspace state")

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"covey/agent"
-	"covey/tools"
+	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
 // DecodeEvent turns one event encoded by agent.MarshalEvent (the "event" of

@@ -2,7 +2,7 @@ package sessionfile
 
 import (
 	"covey/agent"
-	"covey/tools"
+	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
 // interruptedReason is the error of the Done and ChildFinished events that

@@ -2,12 +2,15 @@ package shell
 
 import (
 	"path"
-	"regexp"
-
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
+
+// This file holds the wrappers: programs that run another command (env,
+// time, nice, timeout, sudo, xargs, command, find -exec, ...), whose
+// options are skipped to find the command they run, and the runners whose
+// command covey cannot find (watch, ssh, ...).
 
 // inner is the command a wrapper runs.
 type inner struct {
@@ -71,267 +74,48 @@ var opaqueRunners = map[string]bool{
 	"at": true, "batch": true, "xvfb-run": true, "nix-shell": true, "direnv": true, "sudoedit": true,
 }
 
-// shells run a script given with -c or in a file, or read from stdin.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "rbash": true, "posh": true, "yash": true, "lksh": true}
-
-// foreignShells have a syntax this package does not parse.
-var foreignShells = map[string]bool{"fish": true, "csh": true, "tcsh": true, "nu": true, "xonsh": true, "elvish": true, "pwsh": true, "rc": true, "es": true}
-
-// interpreters run inline code with the flag given, a script file, or a
-// program read from stdin.
-var interpreters = map[string]struct {
-	code     []string // flags whose argument is code
-	withArgs string   // short options taking an argument (not code)
-}{
-	"python":    {code: []string{"-c"}, withArgs: "WXm"},
-	"node":      {code: []string{"-e", "--eval", "-p", "--print"}, withArgs: "r"},
-	"nodejs":    {code: []string{"-e", "--eval", "-p", "--print"}, withArgs: "r"},
-	"deno":      {code: []string{"eval"}},
-	"bun":       {code: []string{"-e", "--eval", "-p", "--print"}},
-	"perl":      {code: []string{"-e", "-E"}, withArgs: "IMmx"},
-	"ruby":      {code: []string{"-e"}, withArgs: "Ir"},
-	"php":       {code: []string{"-r"}, withArgs: "dc"},
-	"lua":       {code: []string{"-e"}, withArgs: "l"},
-	"luajit":    {code: []string{"-e"}, withArgs: "l"},
-	"Rscript":   {code: []string{"-e"}},
-	"tclsh":     {},
-	"osascript": {code: []string{"-e"}},
-	"pwsh":      {code: []string{"-c", "-Command"}},
-}
-
-var pythonName = regexp.MustCompile(`^python[0-9.]*$`)
-
-// wrapped follows what the command words run, and reports whether the
-// command is a transparent wrapper (one a rule should see through).
-func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) {
-	args := words[1:]
-	switch {
-	case a.funcs[name]:
-		return nil, true // its body is walked where it is defined
-	case name == "env":
-		return a.env(args, depth)
-	case name == "command":
-		rest, ok := a.options(name, wrappers[name], args)
-		if !ok || hasFlag(args, "v") || hasFlag(args, "V") {
-			return nil, false // command -v only looks the name up
-		}
-		return &inner{words: rest}, true
-	case name == "find":
-		return a.find(args, depth), false
-	case shells[name]:
-		return a.shell(name, args, depth)
-	case foreignShells[name]:
-		if len(args) > 0 {
-			a.unknown("%s runs code in a syntax covey does not parse", name)
-		} else {
-			a.unknown("%s reads commands from its input", name)
-		}
-		return nil, false
-	case name == "eval":
-		if len(args) > 0 && args[0].text == "--" {
-			args = args[1:]
-		}
-		text, ok := joinLiteral(args)
-		if !ok {
-			a.unknown("eval runs a string computed when the line runs")
-			return nil, false
-		}
-		if a.fedCode("eval", text, len(args) == 0) {
-			return nil, false
-		}
-		a.script(text, "eval", depth)
-		return nil, true
-	case name == "trap":
-		a.trap(args, depth)
-		return nil, false
-	case name == "source" || name == ".":
-		if len(args) == 0 {
-			a.fedCode(name, "", true)
-			return nil, false
-		}
-		if a.fedCode(name, args[0].text, false) {
-			return nil, false
-		}
-		a.scriptFile(name, args[0], true)
-		return nil, false
-	case name == "alias" && len(args) > 0:
-		for _, w := range args {
-			if strings.Contains(w.text, "=") || w.dynamic {
-				a.unknown("alias %s can change what a command name runs", w.text)
-			}
-		}
-		return nil, false
-	case name == "fc" && !hasFlag(args, "l"):
-		a.unknown("fc runs commands from the history or through an editor (fc -e CMD)")
-		return nil, false
-	case name == "hash" && hasFlag(args, "p"), name == "enable" && len(args) > 0:
-		a.unknown("%s can change what a command name runs", name)
-		return nil, false
-	case name == "shopt":
-		for _, w := range args {
-			if w.dynamic || w.text == "expand_aliases" {
-				a.unknown("shopt %s lets aliases change what a command name runs", w.text)
-			}
-		}
-		return nil, false
-	case name == "go":
-		a.goTool(args, depth)
-		return nil, false
-	case name == "git":
-		a.git(args)
-		return nil, false
-	case name == "make" || name == "gmake":
-		// make runs the recipes of its makefile: one the line writes
-		// is code no rule has seen.
-		for i, w := range args {
-			if (w.text == "-f" || w.text == "--file" || w.text == "--makefile") && i+1 < len(args) {
-				a.runsFile(args[i+1].text, name)
-			}
-		}
-		for _, f := range []string{"Makefile", "makefile", "GNUmakefile"} {
-			a.runsFile(f, name)
-		}
-		a.codeOptions("make", codeOptions["make"], args)
-		return nil, false
-	case name == "npm" || name == "yarn" || name == "pnpm":
-		a.runsFile("package.json", name) // its scripts
-		return nil, false
-	case name == "sort":
-		for i, w := range args {
-			target, ok := "", false
-			switch {
-			case w.text == "--output" && i+1 < len(args):
-				target, ok, w = args[i+1].text, true, args[i+1]
-			case strings.HasPrefix(w.text, "--output="):
-				target, ok = strings.TrimPrefix(w.text, "--output="), true
-			case strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--"):
-				// A cluster of short options (-ruo FILE, -ro../x): o takes
-				// the rest of the word or the next one; k, t, S and T take
-				// an argument that is not a file.
-				for j := 1; j < len(w.text); j++ {
-					if strings.IndexByte("ktST", w.text[j]) >= 0 {
-						break
-					}
-					if w.text[j] == 'o' {
-						if rest := w.text[j+1:]; rest != "" {
-							target, ok = rest, true
-						} else if i+1 < len(args) {
-							target, ok, w = args[i+1].text, true, args[i+1]
-						}
-						break
-					}
-				}
-			}
-			if ok {
-				a.line.Writes = append(a.line.Writes, Write{Target: target, Dynamic: w.dynamic || w.glob || tildeOther(target)})
-			}
-		}
-		return nil, false
-	case name == "sed":
-		a.sed(args)
-		return nil, false
-	case name == "unset" || name == "test" || name == "[":
-		for _, w := range args {
-			if w.dynamic || strings.Contains(w.text, "[") && name == "unset" {
-				a.subscript(name, w)
-			} else if name != "unset" && strings.Contains(w.text, "[") && hasFlag(args, "v") {
-				a.subscript(name+" -v", w)
-			}
-		}
-		return nil, false
-	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts" || name == "printf":
-		a.sets(name, args)
-		if opts, ok := codeOptions[name]; ok {
-			a.codeOptions(name, opts, args) // mapfile -C CMD
-		}
-		return nil, false
-	case name == "tee" || name == "cp" || name == "mv" || name == "install" || name == "ln" || name == "dd" || name == "curl" || name == "wget":
-		a.copies(name, args)
-		return nil, false
-	case opaqueRunners[name]:
-		if len(args) > 0 {
-			a.unknown("covey cannot tell which command %s runs", name)
-		}
+// wrapper follows a program of the wrappers table: its options are
+// skipped, and the command after them is what it runs.
+func (a *analyser) wrapper(name string, args []word, depth int) (*inner, bool) {
+	spec := wrappers[name]
+	rest, ok := a.options(name, spec, args)
+	if !ok {
 		return nil, false
 	}
-	if spec, ok := wrappers[name]; ok {
-		rest, ok := a.options(name, spec, args)
-		if !ok {
-			return nil, false
+	if len(rest) == 0 {
+		if (name == "sudo" || name == "doas") && (hasFlag(args, "s") || hasFlag(args, "i")) {
+			a.unknown("%s -s/-i without a command starts a shell reading its input", name)
 		}
-		if len(rest) == 0 {
-			if (name == "sudo" || name == "doas") && (hasFlag(args, "s") || hasFlag(args, "i")) {
-				a.unknown("%s -s/-i without a command starts a shell reading its input", name)
-			}
-			if name == "xargs" {
-				return &inner{words: []word{{text: "echo"}}, openArgs: true}, false
-			}
-			if name == "chroot" {
-				a.unknown("chroot without a command starts a shell reading its input")
-			}
-			return nil, false
-		}
-		in := &inner{words: rest, openArgs: name == "xargs"}
 		if name == "xargs" {
-			in.placeholder = xargsReplace(args)
+			return &inner{words: []word{{text: "echo"}}, openArgs: true}, false
 		}
-		return in, !privileged[name]
-	}
-	if spec, ok := interpreters[name]; ok || pythonName.MatchString(name) {
-		if !ok {
-			spec = interpreters["python"]
+		if name == "chroot" {
+			a.unknown("chroot without a command starts a shell reading its input")
 		}
-		a.interpreter(name, spec.code, spec.withArgs, args)
 		return nil, false
 	}
-	if name == "awk" || name == "gawk" || name == "mawk" || name == "nawk" || name == "busybox-awk" {
-		a.awk(name, args)
+	in := &inner{words: rest, openArgs: name == "xargs"}
+	if name == "xargs" {
+		in.placeholder = xargsReplace(args)
 	}
-	if opts, ok := codeOptions[name]; ok {
-		a.codeOptions(name, opts, args)
-	}
-	return nil, false
+	return in, !privileged[name]
 }
 
-// codeOptions are options whose value is a command the program runs
-// through a shell: inline code, which a deny rule checks for its
-// program's name.
-var codeOptions = map[string][]string{
-	// bash's builtins whose -C runs a command to make completions or to
-	// handle each line read.
-	"compgen": {"-C"}, "complete": {"-C"}, "mapfile": {"-C"}, "readarray": {"-C"},
-	"make":  {"--eval", "-E"},
-	"tar":   {"--checkpoint-action", "--to-command", "--use-compress-program", "-I", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
-	"rsync": {"-e", "--rsh", "--rsync-path"},
-	"zip":   {"-TT", "--unzip-command"},
-	"vim":   {"-c", "--cmd"}, "vi": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"}, "ex": {"-c", "--cmd"},
-	"scp": {"-S"},
+// commandBuiltin follows bash's command builtin: command NAME runs NAME,
+// command -v and -V only look it up.
+func (a *analyser) commandBuiltin(name string, args []word, depth int) (*inner, bool) {
+	rest, ok := a.options(name, wrappers[name], args)
+	if !ok || hasFlag(args, "v") || hasFlag(args, "V") {
+		return nil, false // command -v only looks the name up
+	}
+	return &inner{words: rest}, true
 }
 
-// codeOptions records the values of a program's command-running options
-// (and vim's +cmd) as inline code.
-func (a *analyser) codeOptions(name string, opts []string, args []word) {
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		if name == "make" && (t == "-f" || t == "--file" || t == "--makefile") && i+1 < len(args) && (args[i+1].text == "-" || args[i+1].text == "/dev/stdin") ||
-			name == "make" && (t == "-f-" || t == "--file=-" || t == "--makefile=-") {
-			a.unknown("make reads its rules from its input, which covey cannot see")
-			continue
-		}
-		if (name == "vim" || name == "vi" || name == "nvim" || name == "ex") && strings.HasPrefix(t, "+") {
-			a.opaque(name+" +", word{text: t[1:], dynamic: args[i].dynamic})
-			continue
-		}
-		for _, o := range opts {
-			switch {
-			case t == o && i+1 < len(args):
-				a.opaque(name+" "+o, args[i+1])
-			case strings.HasPrefix(o, "--") && strings.HasPrefix(t, o+"="):
-				a.opaque(name+" "+o, word{text: t[len(o)+1:], dynamic: args[i].dynamic})
-			case !strings.HasPrefix(o, "--") && strings.HasPrefix(t, o) && len(t) > len(o) && !strings.HasPrefix(t, "--"):
-				a.opaque(name+" "+o, word{text: t[len(o):], dynamic: args[i].dynamic})
-			}
-		}
+// opaqueRunner notes a runner of the opaqueRunners table: given a
+// command, what it runs is unknown.
+func (a *analyser) opaqueRunner(name string, args []word, depth int) {
+	if len(args) > 0 {
+		a.unknown("covey cannot tell which command %s runs", name)
 	}
 }
 
@@ -452,7 +236,7 @@ func hasFlag(args []word, flag string) bool {
 
 // env follows env [OPTION]... [NAME=VALUE]... [COMMAND [ARG]...],
 // including -S, which splits a string into the command's words.
-func (a *analyser) env(args []word, depth int) (*inner, bool) {
+func (a *analyser) env(_ string, args []word, depth int) (*inner, bool) {
 	var assigns []string
 	var split []word
 	i := 0
@@ -646,7 +430,7 @@ func isAssignment(s string) bool {
 }
 
 // find follows the commands of -exec, -execdir, -ok and -okdir.
-func (a *analyser) find(args []word, depth int) *inner {
+func (a *analyser) find(_ string, args []word, depth int) {
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if w.dynamic && w.splits {
@@ -676,483 +460,6 @@ func (a *analyser) find(args []word, depth int) *inner {
 				a.written[path.Clean(args[i+1].text)] = true
 				a.line.Writes = append(a.line.Writes, Write{Target: args[i+1].text, Dynamic: args[i+1].dynamic || args[i+1].glob})
 			}
-		}
-	}
-	return nil
-}
-
-// shell follows bash/sh/zsh: -c SCRIPT is parsed, a script file is
-// noted, and commands read from stdin are unknown.
-func (a *analyser) shell(name string, args []word, depth int) (*inner, bool) {
-	cflag := false
-	i := 0
-options:
-	for i < len(args) {
-		w := args[i]
-		if w.dynamic {
-			a.unknown("covey cannot tell what %s runs: its argument %s is computed", name, w.text)
-			return nil, false
-		}
-		t := w.text
-		switch {
-		case t == "--" || t == "-":
-			i++
-			break options
-		case strings.HasPrefix(t, "--"):
-			switch t {
-			case "--rcfile", "--init-file":
-				a.unknown("%s %s runs a file of commands", name, t)
-				return nil, false
-			}
-			i++
-		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
-			i++
-			for _, c := range t[1:] {
-				switch c {
-				case 'c':
-					cflag = true
-				case 'o', 'O':
-					i++ // takes an option name
-				case 's':
-					a.unknown("%s -s reads commands from its input", name)
-					return nil, false
-				}
-			}
-		default:
-			break options
-		}
-	}
-	switch {
-	case cflag && i < len(args):
-		if a.fedCode(name+" -c", args[i].text, false) {
-			return nil, false
-		}
-		a.script(args[i].text, name+" -c", depth)
-		return nil, true
-	case cflag:
-		a.fedCode(name+" -c", "", true)
-		return nil, false
-	case i < len(args):
-		if a.fedCode(name, args[i].text, false) {
-			return nil, false
-		}
-		a.scriptFile(name, args[i], true)
-		return nil, false
-	}
-	if a.fed {
-		a.unknown("%s runs the script files xargs gives it when the line runs", name)
-		return nil, false
-	}
-	a.unknown("%s reads the commands it runs from its input", name)
-	return nil, false
-}
-
-// scriptFile notes a script file the line runs, in Scripts when the
-// file is a shell script.
-func (a *analyser) scriptFile(name string, w word, shellScript bool) {
-	if w.dynamic {
-		a.unknown("%s runs a script file named at run time (%s)", name, w.text)
-		return
-	}
-	if shellScript {
-		a.line.Scripts = append(a.line.Scripts, w.text)
-	}
-	a.runsFile(w.text, name)
-}
-
-// trap follows trap [-lp] [ACTION] [SIGNAL...]: ACTION is a script.
-func (a *analyser) trap(args []word, depth int) {
-	if len(args) > 0 && (args[0].text == "-p" || args[0].text == "-l" || args[0].text == "--") {
-		if args[0].text != "--" {
-			return
-		}
-		args = args[1:]
-	}
-	if len(args) < 2 {
-		return
-	}
-	if args[0].dynamic {
-		a.unknown("trap runs a string computed when the line runs")
-		return
-	}
-	if args[0].text == "-" || args[0].text == "" {
-		return
-	}
-	a.script(args[0].text, "trap", depth)
-}
-
-// interpreter follows python, node, perl and their kin.
-func (a *analyser) interpreter(name string, code []string, withArgs string, args []word) {
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		if args[i].dynamic && i == 0 {
-			a.unknown("covey cannot tell what %s runs: its argument %s is computed", name, t)
-			return
-		}
-		for _, c := range code {
-			switch {
-			case t == c && i+1 < len(args):
-				if !a.fedCode(name+" "+c, args[i+1].text, false) {
-					a.opaque(name+" "+c, args[i+1])
-				}
-				return
-			case t == c:
-				a.fedCode(name+" "+c, "", true)
-				return
-			case strings.HasPrefix(c, "-") && len(c) == 2 && strings.HasPrefix(t, c) && !strings.HasPrefix(t, "--"):
-				a.opaque(name+" "+c, word{text: t[2:], dynamic: args[i].dynamic})
-				return
-			}
-		}
-		switch {
-		case t == "-":
-			a.unknown("%s - reads the program it runs from its input", name)
-			return
-		case t == "-m" && strings.Contains(withArgs, "m"):
-			return // a module by name
-		case strings.HasPrefix(t, "-") && len(t) == 2 && strings.IndexByte(withArgs, t[1]) >= 0:
-			i++
-		case strings.HasPrefix(t, "-"):
-		default:
-			if a.fedCode(name, t, false) {
-				return
-			}
-			a.scriptFile(name, args[i], false)
-			return
-		}
-	}
-	if !a.fedCode(name, "", true) {
-		a.unknown("%s reads the program it runs from its input", name)
-	}
-}
-
-// awk programs can run commands (system(), pipes) and write files.
-func (a *analyser) awk(name string, args []word) {
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		switch {
-		case t == "-f" || strings.HasPrefix(t, "--file"):
-			return // a program file, like any program
-		case t == "-v" || t == "-F" || t == "-i" || t == "-l" || t == "-E":
-			i++
-		case strings.HasPrefix(t, "-"):
-		default:
-			if a.fedCode(name, t, false) {
-				return
-			}
-			if args[i].dynamic || strings.Contains(t, "system") || strings.Contains(t, "|") || strings.Contains(t, ">") || strings.Contains(t, "getline") {
-				a.opaque(name, args[i])
-			}
-			return
-		}
-	}
-	a.fedCode(name, "", true)
-}
-
-// sets records the variables read, mapfile, getopts and printf -v set.
-func (a *analyser) sets(name string, args []word) {
-	var names []word
-	switch name {
-	case "printf":
-		for i := 0; i < len(args); i++ {
-			if args[i].text == "-v" && i+1 < len(args) {
-				names = append(names, args[i+1])
-			} else if n, ok := strings.CutPrefix(args[i].text, "-v"); ok && n != "" {
-				names = append(names, word{text: n, dynamic: args[i].dynamic})
-			}
-		}
-	case "getopts":
-		if len(args) >= 2 {
-			names = append(names, args[1])
-		}
-	default:
-		withArg := map[string]bool{"-a": true, "-d": true, "-i": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true,
-			"-C": true, "-c": true, "-O": true, "-s": true}
-		for i := 0; i < len(args); i++ {
-			t := args[i].text
-			switch {
-			case withArg[t]:
-				if t == "-a" && i+1 < len(args) {
-					names = append(names, args[i+1])
-				}
-				i++
-			case strings.HasPrefix(t, "-"):
-			default:
-				names = append(names, args[i])
-			}
-		}
-	}
-	for _, n := range names {
-		if n.dynamic {
-			a.unknown("%s sets a variable named at run time", name)
-			continue
-		}
-		a.subscript(name, n)
-		v, _, _ := strings.Cut(n.text, "[")
-		a.set(v)
-	}
-}
-
-// copies records the files tee, cp, mv, install, ln, dd, curl and wget
-// write, so a later run of one of them is known to run fresh code.
-func (a *analyser) copies(name string, args []word) {
-	mark := func(w word) {
-		// The file is written like a redirection's: rules for writes,
-		// the workspace and allowed_paths judge it.
-		a.line.Writes = append(a.line.Writes, Write{Target: w.text, Dynamic: w.dynamic || w.glob || tildeOther(w.text)})
-		if w.dynamic {
-			a.dynamicWrite = true
-			return
-		}
-		a.written[path.Clean(w.text)] = true
-	}
-	switch name {
-	case "tee":
-		for _, w := range args {
-			if !strings.HasPrefix(w.text, "-") {
-				mark(w)
-			}
-		}
-	case "dd":
-		for _, w := range args {
-			if f, ok := strings.CutPrefix(w.text, "of="); ok {
-				mark(word{text: f, dynamic: w.dynamic})
-			}
-		}
-	case "curl", "wget":
-		for i := 0; i < len(args); i++ {
-			w := args[i]
-			next := func() (word, bool) {
-				if i+1 < len(args) {
-					i++
-					return args[i], true
-				}
-				return word{}, false
-			}
-			switch {
-			case w.text == "-o" || (w.text == "-O" && name == "wget") || w.text == "--output" || w.text == "--output-document",
-				w.text == "--output-dir" || (w.text == "-P" && name == "wget") || w.text == "--directory-prefix":
-				if f, ok := next(); ok {
-					mark(f)
-				}
-			case strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "="):
-				key, f, _ := strings.Cut(w.text, "=")
-				switch key {
-				case "--output", "--output-document", "--output-dir", "--directory-prefix":
-					mark(word{text: f, dynamic: w.dynamic})
-				}
-			case len(w.text) > 2 && (strings.HasPrefix(w.text, "-o") || name == "wget" && (strings.HasPrefix(w.text, "-O") || strings.HasPrefix(w.text, "-P"))):
-				mark(word{text: w.text[2:], dynamic: w.dynamic})
-			}
-		}
-	default: // cp, mv, install, ln: the last operand, or every file into a -t folder
-		var operands []word
-		var folder *word
-		for i := 0; i < len(args); i++ {
-			t := args[i].text
-			switch {
-			case t == "--target-directory" && i+1 < len(args):
-				folder = &args[i+1]
-				i++
-				continue
-			case strings.HasPrefix(t, "--target-directory="):
-				folder = &word{text: strings.TrimPrefix(t, "--target-directory="), dynamic: args[i].dynamic}
-				continue
-			case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "t"):
-				// -t DIR, -tDIR, -rt DIR
-				if j := strings.IndexByte(t, 't'); j < len(t)-1 {
-					folder = &word{text: t[j+1:], dynamic: args[i].dynamic}
-				} else if i+1 < len(args) {
-					folder = &args[i+1]
-					i++
-				}
-				continue
-			}
-			if !strings.HasPrefix(t, "-") {
-				operands = append(operands, args[i])
-			}
-		}
-		if folder != nil {
-			a.dynamicWrite = true // files land under a folder
-			mark(*folder)
-			for _, src := range operands {
-				mark(word{text: path.Join(folder.text, path.Base(src.text)), dynamic: folder.dynamic || src.dynamic})
-			}
-			return
-		}
-		if len(operands) > 1 {
-			dest := operands[len(operands)-1]
-			mark(dest)
-			for _, src := range operands[:len(operands)-1] {
-				mark(word{text: path.Join(dest.text, path.Base(src.text)), dynamic: dest.dynamic || src.dynamic})
-			}
-		}
-	}
-}
-
-// joinLiteral joins the words of eval as bash does, if all are literal.
-func joinLiteral(args []word) (string, bool) {
-	parts := make([]string, len(args))
-	for i, w := range args {
-		if w.dynamic {
-			return "", false
-		}
-		parts[i] = w.text
-	}
-	return strings.Join(parts, " "), true
-}
-
-// subscript notes a variable name with a subscript that bash evaluates
-// as arithmetic when a builtin (printf -v, read, unset, test -v) uses
-// it: a['$(rm x)'] runs rm. Only a number is known.
-func (a *analyser) subscript(name string, w word) {
-	_, sub, ok := strings.Cut(w.text, "[")
-	if !ok || w.dynamic {
-		return
-	}
-	sub = strings.TrimSuffix(sub, "]")
-	if !isNumber(sub) {
-		a.unknown("%s evaluates the subscript of %s, which can run commands", name, w.text)
-	}
-}
-
-// goTool follows the go command's options that name a program it runs
-// (-exec, -toolexec, -vettool): that program is a command of the line;
-// and those that name a file it writes (-o, -coverprofile, ...): writes.
-func (a *analyser) goTool(args []word, depth int) {
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		if !strings.HasPrefix(t, "-") {
-			continue
-		}
-		key, val, hasVal := strings.Cut(strings.TrimLeft(t, "-"), "=")
-		// go test passes -test.cpuprofile and the like to the test binary
-		// as they are: the same flags, spelled in full.
-		switch key = strings.TrimPrefix(key, "test."); key {
-		case "exec", "toolexec", "vettool":
-		case "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir":
-			// a file (or, for -outputdir, a folder) it writes
-			w := word{text: val, dynamic: args[i].dynamic}
-			if !hasVal && i+1 < len(args) {
-				i++
-				w = args[i]
-			}
-			a.line.Writes = append(a.line.Writes, Write{Target: w.text, Dynamic: w.dynamic || w.glob || tildeOther(w.text)})
-			continue
-		default:
-			continue
-		}
-		w := word{text: val, dynamic: args[i].dynamic}
-		if !hasVal {
-			if i+1 >= len(args) {
-				return
-			}
-			i++
-			w = args[i]
-		}
-		if w.dynamic {
-			a.unknown("go -%s runs a program named at run time (%s)", key, w.text)
-			continue
-		}
-		if words, ok := a.splitString(w); ok && len(words) > 0 {
-			a.run(words, nil, true, depth+1)
-		}
-	}
-}
-
-// git follows git's options that set configuration (-c name=value,
-// git config name value), whose values can be commands git runs
-// (core.fsmonitor, core.pager, alias.x=!cmd, ...): they are inline code.
-// --config-env and --exec-path= take what runs from outside the line.
-func (a *analyser) git(args []word) {
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		switch {
-		case t == "-c" && i+1 < len(args):
-			i++
-			a.opaque("git -c", args[i])
-		case strings.HasPrefix(t, "-c") && len(t) > 2:
-			a.opaque("git -c", word{text: t[2:], dynamic: args[i].dynamic})
-		case strings.HasPrefix(t, "--config-env"), strings.HasPrefix(t, "--exec-path="):
-			a.unknown("git %s runs commands covey cannot see", t)
-		case t == "config":
-			text, ok := joinLiteral(args[i+1:])
-			if !ok {
-				a.unknown("git config sets a value computed when the line runs")
-				return
-			}
-			a.line.Opaque = append(a.line.Opaque, Code{What: "git config", Text: text})
-			return
-		case t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
-			i++
-		case !strings.HasPrefix(t, "-"):
-			switch t {
-			case "rebase", "difftool", "mergetool", "bisect", "submodule", "filter-branch", "filter-repo":
-				// --exec, -x, --extcmd, run, foreach, --tree-filter: commands
-				if text, ok := joinLiteral(args[i+1:]); ok {
-					a.line.Opaque = append(a.line.Opaque, Code{What: "git " + t, Text: text})
-				} else {
-					a.unknown("git %s runs commands computed when the line runs", t)
-				}
-			}
-			// the subcommand: options naming the program git runs on the
-			// other side (which may be a local command), and ext:: URLs,
-			// are inline code; --output writes a file
-			for j := i + 1; j < len(args); j++ {
-				at := args[j].text
-				for _, o := range []string{"--upload-pack", "--receive-pack", "--exec"} {
-					if v, ok := strings.CutPrefix(at, o+"="); ok {
-						a.opaque("git "+t+" "+o, word{text: v, dynamic: args[j].dynamic})
-					} else if at == o && j+1 < len(args) {
-						a.opaque("git "+t+" "+o, args[j+1])
-					}
-				}
-				if at == "-u" && (t == "clone" || t == "ls-remote") && j+1 < len(args) {
-					a.opaque("git "+t+" -u", args[j+1])
-				}
-				if v, ok := strings.CutPrefix(at, "ext::"); ok {
-					a.opaque("git ext::", word{text: v, dynamic: args[j].dynamic})
-				}
-			}
-			for j := i + 1; j < len(args); j++ {
-				if f, ok := strings.CutPrefix(args[j].text, "--output="); ok {
-					a.line.Writes = append(a.line.Writes, Write{Target: f, Dynamic: args[j].dynamic || tildeOther(f)})
-				} else if args[j].text == "--output" && j+1 < len(args) {
-					a.line.Writes = append(a.line.Writes, Write{Target: args[j+1].text, Dynamic: args[j+1].dynamic || args[j+1].glob || tildeOther(args[j+1].text)})
-				}
-			}
-			return
-		}
-	}
-}
-
-// sed scripts can run commands (the e command, the s///e flag): they are
-// inline code.
-func (a *analyser) sed(args []word) {
-	script := false
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		switch {
-		case (t == "-e" || t == "--expression") && i+1 < len(args):
-			i++
-			a.opaque("sed", args[i])
-			script = true
-		case strings.HasPrefix(t, "--expression="):
-			a.opaque("sed", word{text: strings.TrimPrefix(t, "--expression="), dynamic: args[i].dynamic})
-			script = true
-		case t == "-f" || t == "--file" || strings.HasPrefix(t, "--file="):
-			return // a script file, like any program
-		case strings.HasPrefix(t, "-e") && len(t) > 2 && !strings.HasPrefix(t, "--"):
-			a.opaque("sed", word{text: t[2:], dynamic: args[i].dynamic})
-			script = true
-		case t == "-l" || t == "--line-length":
-			i++
-		case strings.HasPrefix(t, "-") && t != "-":
-		default:
-			if !script {
-				a.opaque("sed", args[i])
-			}
-			return
 		}
 	}
 }
