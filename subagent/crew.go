@@ -19,12 +19,6 @@ const (
 	ToolStopAgent   = toolname.StopAgent
 )
 
-// crewArgs are the arguments of send_message and stop_agent.
-type crewArgs struct {
-	To      string `json:"to"`
-	Message string `json:"message"`
-}
-
 // target finds the child named by to among the descendants of from.
 func (m *Manager) target(from agent.Source, to string) (*child, error) {
 	to = strings.TrimSpace(to)
@@ -74,19 +68,18 @@ func (t *sendTool) Description() string {
 	return `Send a message to one of your subagents, by its name or id. A running subagent gets it before its next model request (use it to correct or redirect it without stopping it). A finished subagent is resumed with its whole earlier history plus your message, in the background: its new report arrives as a message when it finishes.`
 }
 
-func (t *sendTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"to":      map[string]any{"type": "string", "description": "The subagent's name or id"},
-			"message": map[string]any{"type": "string", "description": "What to tell it"},
-		},
-		"required": []string{"to", "message"},
-	}
+func (t *sendTool) Schema() map[string]any { return sendSchema() }
+
+var sendSchema = tools.ArgsSchema[sendArgs](tools.SchemaOpen)
+
+// sendArgs are send_message's arguments.
+type sendArgs struct {
+	To      string `json:"to" jsonschema:"The subagent's name or id"`
+	Message string `json:"message" jsonschema:"What to tell it"`
 }
 
 func (t *sendTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
-	var a crewArgs
+	var a sendArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return tools.Errorf("invalid send_message arguments: %v. Send {\"to\": name-or-id, \"message\": text}", err)
 	}
@@ -121,18 +114,17 @@ func (t *stopTool) Description() string {
 	return `Stop one of your running subagents, by its name or id. Its siblings go on; what it found so far comes back as its report.`
 }
 
-func (t *stopTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"to": map[string]any{"type": "string", "description": "The subagent's name or id"},
-		},
-		"required": []string{"to"},
-	}
+func (t *stopTool) Schema() map[string]any { return stopSchema() }
+
+var stopSchema = tools.ArgsSchema[stopArgs](tools.SchemaOpen)
+
+// stopArgs are stop_agent's arguments.
+type stopArgs struct {
+	To string `json:"to" jsonschema:"The subagent's name or id"`
 }
 
 func (t *stopTool) Run(_ context.Context, raw json.RawMessage) tools.Result {
-	var a crewArgs
+	var a stopArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return tools.Errorf("invalid stop_agent arguments: %v. Send {\"to\": name-or-id}", err)
 	}

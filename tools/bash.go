@@ -60,23 +60,18 @@ func (t *bashTool) Description() string {
 		"glob rather than cat, grep or find for reading and searching files."
 }
 
-func (t *bashTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"command":   map[string]any{"type": "string", "description": "The command line, run with bash -c."},
-			"timeout_s": map[string]any{"type": "number", "description": "Timeout in seconds (default 120, max 600)."},
-		},
-		"required":             []string{"command"},
-		"additionalProperties": false,
-	}
+func (t *bashTool) Schema() map[string]any { return bashSchema() }
+
+var bashSchema = ArgsSchema[bashArgs](SchemaClosed)
+
+// bashArgs are bash's arguments.
+type bashArgs struct {
+	Command  string   `json:"command" jsonschema:"The command line, run with bash -c."`
+	TimeoutS *float64 `json:"timeout_s,omitempty" jsonschema:"Timeout in seconds (default 120, max 600)."`
 }
 
 func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
-	var a struct {
-		Command  string   `json:"command"`
-		TimeoutS *float64 `json:"timeout_s"`
-	}
+	var a bashArgs
 	if err := json.Unmarshal(args, &a); err != nil {
 		return Errorf("bash: invalid arguments: %v", err)
 	}

@@ -34,49 +34,30 @@ func (t *editFileTool) Description() string {
 		"containing new_string. CRLF files stay CRLF; you may send LF."
 }
 
-func (t *editFileTool) Schema() map[string]any {
-	edit := func() map[string]any {
-		return map[string]any{
-			"old_string":  map[string]any{"type": "string", "description": "Exact text to replace."},
-			"new_string":  map[string]any{"type": "string", "description": "Replacement text; must differ from old_string."},
-			"replace_all": map[string]any{"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one."},
-		}
-	}
-	props := edit()
-	props["path"] = map[string]any{"type": "string", "description": "File path, relative to the workspace root or absolute inside it."}
-	props["edits"] = map[string]any{
-		"type":        "array",
-		"description": "Several edits applied in order, all or nothing; use instead of old_string/new_string.",
-		"items": map[string]any{
-			"type":                 "object",
-			"properties":           edit(),
-			"required":             []string{"old_string", "new_string"},
-			"additionalProperties": false,
-		},
-	}
-	return map[string]any{
-		"type":                 "object",
-		"properties":           props,
-		"required":             []string{"path"},
-		"additionalProperties": false,
-	}
+func (t *editFileTool) Schema() map[string]any { return editFileSchema() }
+
+var editFileSchema = ArgsSchema[editFileArgs](SchemaClosed)
+
+// editFileArgs are edit_file's arguments: one edit (old_string and
+// new_string, pointers so an empty string can be told from a missing one)
+// or a list of edits.
+type editFileArgs struct {
+	Path       string     `json:"path" jsonschema:"File path, relative to the workspace root or absolute inside it."`
+	OldString  *string    `json:"old_string,omitempty" jsonschema:"Exact text to replace."`
+	NewString  *string    `json:"new_string,omitempty" jsonschema:"Replacement text; must differ from old_string."`
+	ReplaceAll bool       `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one."`
+	Edits      []fileEdit `json:"edits,omitempty" jsonschema:"Several edits applied in order, all or nothing; use instead of old_string/new_string."`
 }
 
 // fileEdit is one replacement of edit_file.
 type fileEdit struct {
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all"`
+	OldString  string `json:"old_string" jsonschema:"Exact text to replace."`
+	NewString  string `json:"new_string" jsonschema:"Replacement text; must differ from old_string."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one."`
 }
 
 func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) Result {
-	var a struct {
-		Path       string     `json:"path"`
-		OldString  *string    `json:"old_string"`
-		NewString  *string    `json:"new_string"`
-		ReplaceAll bool       `json:"replace_all"`
-		Edits      []fileEdit `json:"edits"`
-	}
+	var a editFileArgs
 	if err := json.Unmarshal(args, &a); err != nil {
 		return Errorf("edit_file: invalid arguments: %v", err)
 	}

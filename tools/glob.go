@@ -36,20 +36,13 @@ func (t *globTool) Description() string {
 		"Files ignored by .gitignore are left out. Returns matching file paths sorted by path."
 }
 
-func (t *globTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"pattern": map[string]any{"type": "string", "description": "Doublestar glob pattern, e.g. \"**/*.go\"."},
-			"path":    map[string]any{"type": "string", "description": "Directory to search in (default: the workspace root)."},
-		},
-		"required": []string{"pattern"},
-	}
-}
+func (t *globTool) Schema() map[string]any { return globSchema() }
+
+var globSchema = ArgsSchema[globArgs](SchemaOpen)
 
 type globArgs struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
+	Pattern string `json:"pattern" jsonschema:"Doublestar glob pattern, e.g. \"**/*.go\"."`
+	Path    string `json:"path,omitempty" jsonschema:"Directory to search in (default: the workspace root)."`
 }
 
 func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {

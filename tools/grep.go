@@ -50,28 +50,17 @@ func (t *grepTool) Description() string {
 		"glob filters files, e.g. \"*.go\" (no slash: matched against the file name) or \"src/**/*.ts\"; prefix with ! to exclude."
 }
 
-func (t *grepTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"pattern":     map[string]any{"type": "string", "description": "Regular expression (RE2 syntax), matched against each line."},
-			"path":        map[string]any{"type": "string", "description": "Directory or file to search (default: the workspace root)."},
-			toolname.Glob: map[string]any{"type": "string", "description": "Only search files matching this doublestar glob, e.g. \"*.go\" or \"!*_test.go\"."},
-			"ignore_case": map[string]any{"type": "boolean", "description": "Match case-insensitively."},
-			"output_mode": map[string]any{"type": "string", "enum": []string{"content", "files_with_matches", "count"}, "description": "What to show (default content)."},
-			"context":     map[string]any{"type": "integer", "description": "Lines of context before and after each match, content mode only (like grep -C)."},
-		},
-		"required": []string{"pattern"},
-	}
-}
+func (t *grepTool) Schema() map[string]any { return grepSchema() }
+
+var grepSchema = ArgsSchema[grepArgs](SchemaOpen)
 
 type grepArgs struct {
-	Pattern    string   `json:"pattern"`
-	Path       string   `json:"path"`
-	Glob       string   `json:"glob"`
-	IgnoreCase flexBool `json:"ignore_case"`
-	OutputMode string   `json:"output_mode"`
-	Context    flexInt  `json:"context"`
+	Pattern    string   `json:"pattern" jsonschema:"Regular expression (RE2 syntax), matched against each line."`
+	Path       string   `json:"path,omitempty" jsonschema:"Directory or file to search (default: the workspace root)."`
+	Glob       string   `json:"glob,omitempty" jsonschema:"Only search files matching this doublestar glob, e.g. \"*.go\" or \"!*_test.go\"."`
+	IgnoreCase flexBool `json:"ignore_case,omitempty" jsonschema:"Match case-insensitively."`
+	OutputMode string   `json:"output_mode,omitempty" enum:"content,files_with_matches,count" jsonschema:"What to show (default content)."`
+	Context    flexInt  `json:"context,omitempty" jsonschema:"Lines of context before and after each match, content mode only (like grep -C)."`
 }
 
 func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {

@@ -33,17 +33,12 @@ func (t *listDir) Description() string {
 		"Entries ignored by .gitignore are left out and .git is never shown. Not recursive: use glob to find files by pattern across the tree."
 }
 
-func (t *listDir) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"path": map[string]any{"type": "string", "description": "Directory, absolute or relative to the workspace root (default: the root)."},
-		},
-	}
-}
+func (t *listDir) Schema() map[string]any { return listDirSchema() }
+
+var listDirSchema = ArgsSchema[listDirArgs](SchemaOpen)
 
 type listDirArgs struct {
-	Path string `json:"path"`
+	Path string `json:"path,omitempty" jsonschema:"Directory, absolute or relative to the workspace root (default: the root)."`
 }
 
 func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {

@@ -41,22 +41,14 @@ func (t *readFile) Description() string {
 		"Use list_dir for directories and grep to find where something is."
 }
 
-func (t *readFile) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"path":   map[string]any{"type": "string", "description": "File path, absolute or relative to the workspace root."},
-			"offset": map[string]any{"type": "integer", "description": "1-based line number to start at (default 1)."},
-			"limit":  map[string]any{"type": "integer", "description": "Maximum number of lines to return (default 2000)."},
-		},
-		"required": []string{"path"},
-	}
-}
+func (t *readFile) Schema() map[string]any { return readFileSchema() }
+
+var readFileSchema = ArgsSchema[readFileArgs](SchemaOpen)
 
 type readFileArgs struct {
-	Path   string   `json:"path"`
-	Offset *flexInt `json:"offset"`
-	Limit  *flexInt `json:"limit"`
+	Path   string   `json:"path" jsonschema:"File path, absolute or relative to the workspace root."`
+	Offset *flexInt `json:"offset,omitempty" jsonschema:"1-based line number to start at (default 1)."`
+	Limit  *flexInt `json:"limit,omitempty" jsonschema:"Maximum number of lines to return (default 2000)."`
 }
 
 func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {

@@ -35,33 +35,19 @@ func (t *todoWriteTool) Description() string {
 		"they are done. The user sees the list."
 }
 
-func (t *todoWriteTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"todos": map[string]any{
-				"type":        "array",
-				"description": "The complete task list.",
-				"items": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"content": map[string]any{"type": "string", "description": "What to do, imperative."},
-						"status":  map[string]any{"type": "string", "enum": []string{TodoPending, TodoInProgress, TodoCompleted}},
-					},
-					"required":             []string{"content", "status"},
-					"additionalProperties": false,
-				},
-			},
-		},
-		"required":             []string{"todos"},
-		"additionalProperties": false,
-	}
+func (t *todoWriteTool) Schema() map[string]any { return todoWriteSchema() }
+
+var todoWriteSchema = ArgsSchema[todoWriteArgs](SchemaClosed)
+
+// todoWriteArgs are todo_write's arguments; Todos is a pointer so an empty
+// list (which clears it) can be told from a missing argument. An item's
+// schema comes from Todo's own tags.
+type todoWriteArgs struct {
+	Todos *[]Todo `json:"todos" jsonschema:"The complete task list."`
 }
 
 func (t *todoWriteTool) Run(ctx context.Context, args json.RawMessage) Result {
-	var a struct {
-		Todos *[]Todo `json:"todos"`
-	}
+	var a todoWriteArgs
 	if err := json.Unmarshal(args, &a); err != nil {
 		return Errorf("todo_write: invalid arguments: %v", err)
 	}

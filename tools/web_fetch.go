@@ -83,20 +83,13 @@ func (t *webFetchTool) Description() string {
 		"A redirect to another host is reported, not followed: fetch the new URL if you want it. Use it for documentation, issues and API references."
 }
 
-func (t *webFetchTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"url":    map[string]any{"type": "string", "description": "The http:// or https:// URL to fetch."},
-			"prompt": map[string]any{"type": "string", "description": "Optional question to answer about the page's content."},
-		},
-		"required": []string{"url"},
-	}
-}
+func (t *webFetchTool) Schema() map[string]any { return webFetchSchema() }
+
+var webFetchSchema = ArgsSchema[webFetchArgs](SchemaOpen)
 
 type webFetchArgs struct {
-	URL    string `json:"url"`
-	Prompt string `json:"prompt"`
+	URL    string `json:"url" jsonschema:"The http:// or https:// URL to fetch."`
+	Prompt string `json:"prompt,omitempty" jsonschema:"Optional question to answer about the page's content."`
 }
 
 // errOtherHost stops a redirect to another host.

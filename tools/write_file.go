@@ -35,23 +35,19 @@ func (t *writeFileTool) Description() string {
 		"line endings (CRLF stays CRLF), its trailing-newline convention and its permissions."
 }
 
-func (t *writeFileTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"path":    map[string]any{"type": "string", "description": "File path, relative to the workspace root or absolute inside it."},
-			"content": map[string]any{"type": "string", "description": "The complete new content of the file."},
-		},
-		"required":             []string{"path", "content"},
-		"additionalProperties": false,
-	}
+func (t *writeFileTool) Schema() map[string]any { return writeFileSchema() }
+
+var writeFileSchema = ArgsSchema[writeFileArgs](SchemaClosed)
+
+// writeFileArgs are write_file's arguments; Content is a pointer so an
+// empty file can be told from a missing argument.
+type writeFileArgs struct {
+	Path    string  `json:"path" jsonschema:"File path, relative to the workspace root or absolute inside it."`
+	Content *string `json:"content" jsonschema:"The complete new content of the file."`
 }
 
 func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
-	var a struct {
-		Path    string  `json:"path"`
-		Content *string `json:"content"`
-	}
+	var a writeFileArgs
 	if err := json.Unmarshal(args, &a); err != nil {
 		return Errorf("write_file: invalid arguments: %v", err)
 	}

@@ -23,7 +23,8 @@ type Tool interface {
 	Name() string
 	// Description tells the model when and how to use the tool.
 	Description() string
-	// Schema is the JSON schema of the tool's arguments.
+	// Schema is the JSON schema of the tool's arguments. It may be shared
+	// between calls: callers must not change it.
 	Schema() map[string]any
 	// ReadOnly reports whether the tool never changes the workspace or runs
 	// commands; read-only calls of one message may run concurrently.
@@ -65,10 +66,11 @@ type FileChange struct {
 	Removed int    `json:"removed"`
 }
 
-// Todo is one item of the agent's task list.
+// Todo is one item of the agent's task list. Its jsonschema and enum tags
+// make todo_write's schema of an item (see package tools).
 type Todo struct {
-	Content string `json:"content"`
-	Status  string `json:"status"` // pending | in_progress | completed
+	Content string `json:"content" jsonschema:"What to do, imperative."`
+	Status  string `json:"status" enum:"pending,in_progress,completed"`
 }
 
 // KeyArg returns the argument that best identifies a call for humans: the
