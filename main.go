@@ -149,6 +149,10 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet (run covey here once to answer, or pass the file with --mcp-config)\n",
 			strings.Join(skipped, ", "))
 	}
+	if skipped := s.SkippedHooks(); len(skipped) > 0 {
+		fmt.Fprintf(stderr, "covey: skipped the project's hooks, not trusted yet (run covey here once to answer): %s\n",
+			strings.Join(skipped, "; "))
+	}
 	return headless.Run(ctx, s, prompt, o.outputFormat, stdout, stderr)
 }
 

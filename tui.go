@@ -228,7 +228,7 @@ func openDemoSession(o *options, asker permission.Asker) (*session.Session, func
 	// keeps no session file.
 	opts := sessionOptions(o, root, config.Config{}, ep, asker, false)
 	opts.Provider = prov
-	opts.NoMCP = true
+	opts.NoMCP, opts.NoHooks = true, true
 	s, err := session.New(opts)
 	if err != nil {
 		stop()

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
+	"covey/hooks"
 	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
@@ -42,6 +44,9 @@ type Config struct {
 	// ContextWindow is the model's window in tokens; 0: unknown (see
 	// window.go).
 	ContextWindow int
+	// Hooks runs the user's PreToolUse, PostToolUse and Stop (or
+	// SubagentStop) hooks; nil runs none.
+	Hooks *hooks.Binding
 }
 
 // Steered is a message queued for an agent by Steer.
@@ -77,6 +82,9 @@ type Agent struct {
 	cost    float64   // over the agent's lifetime, when Cost is set
 	running bool
 	steered []Steered // waiting for the next request
+	// halted is set when a hook said continue false: the run ends after
+	// the current step.
+	halted atomic.Bool
 }
 
 // New returns an agent with an empty history.

@@ -313,6 +313,28 @@ type UserMessage struct {
 // Kind implements Event.
 func (UserMessage) Kind() string { return "user" }
 
+// HookRan reports what the user's hooks said that the user should see: a
+// call or prompt they blocked, a Stop hook that made the agent go on, a
+// hook that failed, a message a hook chose to show. Hooks that ran
+// quietly report nothing (the --debug log has every run).
+type HookRan struct {
+	Source
+	// Event is the hook event (PreToolUse, Stop, ...); Subject the call
+	// or moment it ran for ("bash", "prompt").
+	Event   string `json:"event"`
+	Subject string `json:"subject,omitempty"`
+	// Blocked: the call, prompt or stop was blocked; Halted: a hook said
+	// continue false and the agent stopped.
+	Blocked bool `json:"blocked,omitempty"`
+	Halted  bool `json:"halted,omitempty"`
+	// Error: a hook failed (it did not block anything).
+	Error   bool   `json:"error,omitempty"`
+	Message string `json:"message"`
+}
+
+// Kind implements Event.
+func (HookRan) Kind() string { return "hook" }
+
 // Kind implements Event.
 func (TextDelta) Kind() string { return "text" }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"covey/hooks"
 	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
@@ -37,6 +38,7 @@ func (a *Agent) Run(ctx context.Context, prompt string) (Result, error) {
 		a.append(Message{Role: RoleAssistant, Content: InterruptedAnswer})
 	}
 	a.append(Message{Role: RoleUser, Content: prompt})
+	a.halted.Store(false)
 	res, err := a.safeLoop(ctx)
 	done := Done{Source: a.cfg.Source, Answer: res.Answer, Reason: res.Reason, Usage: res.Usage, Turns: res.Turns}
 	if err != nil {
@@ -62,6 +64,7 @@ func (a *Agent) safeLoop(ctx context.Context) (res Result, err error) {
 
 func (a *Agent) loop(ctx context.Context) (Result, error) {
 	var res Result
+	stopHookActive := false
 	for {
 		if ctx.Err() != nil {
 			res.Reason = stopReason(ctx)
@@ -120,6 +123,10 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			if a.hasSteered() {
 				continue // a message arrived while it answered: answer that too
 			}
+			if a.stopHook(ctx, res.Answer, stopHookActive) {
+				stopHookActive = true
+				continue // a Stop hook said to go on
+			}
 			res.Reason = StopOK
 			return res, nil
 		}
@@ -127,6 +134,12 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		res.ToolCalls += len(results)
 		a.append(results...)
 		a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})
+		if a.halted.Load() {
+			// A hook said continue false: the results are kept, the
+			// model is not asked again.
+			res.Reason = StopOK
+			return res, nil
+		}
 	}
 }
 
@@ -233,16 +246,7 @@ func (a *Agent) finishTool(ctx context.Context, c ToolCall, sc startedCall) Mess
 	case !json.Valid(args):
 		r = tools.Errorf("the arguments of %s are not valid JSON (%v). Send a JSON object matching the tool's schema.", c.Name, jsonError(args))
 	default:
-		src := a.cfg.Source
-		tctx := tools.WithProgress(tools.WithCallID(ctx, c.ID), func(p tools.Progress) {
-			a.emit(ToolProgress{Source: src, CallID: c.ID, Name: c.Name, Progress: p})
-		})
-		r = safeRun(tctx, t, args)
-		// A tool that failed because of the cancel says so plainly; one that
-		// finished as the cancel landed keeps its result.
-		if ctx.Err() != nil && r.IsError {
-			r = tools.Result{Content: CancelledResult, IsError: true, Summary: "cancelled", Display: r.Display}
-		}
+		r = a.runHooked(ctx, c, t, args)
 	}
 	a.emit(ToolFinished{Source: a.cfg.Source, CallID: c.ID, Name: c.Name, KeyArg: key, Duration: time.Since(start), Result: r})
 	content := r.Content
@@ -250,6 +254,57 @@ func (a *Agent) finishTool(ctx context.Context, c ToolCall, sc startedCall) Mess
 		content = "(no output)"
 	}
 	return Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
+}
+
+// runHooked runs a known call with valid arguments, between its
+// PreToolUse and PostToolUse hooks.
+func (a *Agent) runHooked(ctx context.Context, c ToolCall, t tools.Tool, args json.RawMessage) tools.Result {
+	h := a.cfg.Hooks
+	if h.Active() {
+		var v hooks.Verdict
+		if ctx, v = h.BeforeTool(ctx, c.ID, c.Name, args); v.Block {
+			if v.Halt {
+				a.halted.Store(true)
+			}
+			return tools.Result{Content: v.Reason, IsError: true, Summary: "blocked by hook"}
+		}
+	}
+	src := a.cfg.Source
+	tctx := tools.WithProgress(tools.WithCallID(ctx, c.ID), func(p tools.Progress) {
+		a.emit(ToolProgress{Source: src, CallID: c.ID, Name: c.Name, Progress: p})
+	})
+	r := safeRun(tctx, t, args)
+	// A tool that failed because of the cancel says so plainly; one that
+	// finished as the cancel landed keeps its result.
+	if ctx.Err() != nil && r.IsError {
+		return tools.Result{Content: CancelledResult, IsError: true, Summary: "cancelled", Display: r.Display}
+	}
+	if h.Active() && ctx.Err() == nil {
+		v := h.AfterTool(ctx, c.ID, c.Name, args, r.Content, r.IsError)
+		if v.Halt {
+			a.halted.Store(true)
+		}
+		if v.Block {
+			r.Content = strings.TrimRight(r.Content, "\n") + "\n\n" + v.Reason
+		}
+	}
+	return r
+}
+
+// stopHook runs the Stop (SubagentStop) hooks of an agent about to end its
+// run with answer; it reports whether a hook made it go on, after adding
+// the hook's reason as the next user message.
+func (a *Agent) stopHook(ctx context.Context, answer string, active bool) bool {
+	h := a.cfg.Hooks
+	if !h.Active() || ctx.Err() != nil {
+		return false
+	}
+	v := h.BeforeStop(ctx, answer, active)
+	if !v.Block || v.Halt || strings.TrimSpace(v.Reason) == "" {
+		return false
+	}
+	a.append(Message{Role: RoleUser, Content: v.Reason})
+	return true
 }
 
 // safeRun runs t, turning a panic into an error result.

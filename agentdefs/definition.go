@@ -30,6 +30,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"covey/hooks"
 	"covey/tools/toolname"
 )
 
@@ -138,6 +139,10 @@ type Definition struct {
 	// Color is the colour of the child's pane header, one of Colors (Claude
 	// Code's palette), which the UI maps onto the theme.
 	Color string
+	// Hooks are the file's own hooks (Claude Code's hooks: key, the shape
+	// of settings.json): they run for this agent's children only, on top
+	// of the session's.
+	Hooks hooks.Config
 	// Prompt is the markdown body of the file: the child's system prompt.
 	Prompt string
 	// Source is "built-in" or the path of the file the definition came from.

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"covey/hooks"
 	"covey/tools/toolname"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -127,7 +128,7 @@ func canonicalKey(k string) string {
 }
 
 const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, max_tokens, max_cost, timeout, allowed_paths, color, " +
-	"permissionMode, isolation, background, mcpServers"
+	"permissionMode, isolation, background, mcpServers, hooks"
 
 // fields fills d from the frontmatter document and returns the name's line.
 func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int, error) {
@@ -265,11 +266,33 @@ func (p *fileParser) claudeKey(k, v *yaml.Node, d *Definition) {
 		d.Background = b
 	case "mcpServers":
 		d.MCPServers = p.servers(k.Value, v)
-	case "skills", "hooks", "memory", "effort":
+	case "hooks":
+		d.Hooks = p.hooks(k.Value, v)
+	case "skills", "memory", "effort":
 		p.warn(line, k.Value, "%s is not supported yet; ignored", k.Value)
 	default:
 		p.warn(line, k.Value, "unknown key %q ignored (known keys: %s)", k.Value, knownKeys)
 	}
+}
+
+// hooks reads an agent's own hooks (Claude Code's shape); what does not
+// read or validate is ignored with a warning naming it.
+func (p *fileParser) hooks(key string, v *yaml.Node) hooks.Config {
+	var c hooks.Config
+	if err := v.Decode(&c); err != nil {
+		p.warn(p.line(v), key, "hooks must map event names to matcher groups ({matcher, hooks: [{type: command, command}]}): %s; ignored", plainErr(err))
+		return nil
+	}
+	if err := c.Validate(); err != nil {
+		p.warn(p.line(v), key, "hooks: %s; those entries are ignored", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return c
+}
+
+// plainErr is a YAML decoding error on one line, without the package's
+// prefix.
+func plainErr(err error) string {
+	return strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; ")
 }
 
 // color reads a colour of Claude Code's palette; anything else is ignored

@@ -170,9 +170,12 @@ func TestParseWarnings(t *testing.T) {
 			want: []Problem{
 				{Line: 4, Field: "favourite", Message: `unknown key "favourite"`, Warning: true},
 				{Line: 5, Field: "skills", Message: "skills is not supported yet", Warning: true},
-				{Line: 6, Field: "hooks", Message: "hooks is not supported yet", Warning: true},
 				{Line: 7, Field: "memory", Message: "memory is not supported yet", Warning: true},
 			},
+		},
+		"hooks that do not validate warn and the rest load": {
+			file: "---\nname: k\ndescription: d\nhooks:\n  Stop:\n    - hooks: [{type: command, command: ''}]\n  Sometime: []\n---\np\n",
+			want: []Problem{{Line: 5, Field: "hooks", Message: `unknown hook event "Sometime"`, Warning: true}},
 		},
 		"invalid optional fields load with a warning": {
 			file: "---\nname: k\ndescription: d\nmaxTurns: many\ntimeout: soon\nmax_turns: -2\ncolor: mauve\npermissionMode: yolo\nbackground: maybe\n---\np\n",

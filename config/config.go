@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"covey/agent"
+	"covey/hooks"
 	"covey/mcp"
 	"covey/permission"
 	"covey/sandbox"
@@ -74,7 +75,32 @@ type Config struct {
 	// output}}): /cost, the crew overview and children's cost budgets
 	// use it. The project's entries win over the user's, model by model.
 	Prices agent.Prices `yaml:"prices"`
+	// Hooks are hook commands in Claude Code's shape (see docs/hooks.md).
+	// After Load it holds the user's (trusted); the project's config
+	// file's are in ProjectHooks, run once the user trusts them.
+	Hooks        hooks.Config `yaml:"hooks"`
+	ProjectHooks hooks.Config `yaml:"-"`
+	// Notifications turns the bell and desktop notifications on or off,
+	// per moment (see docs/hooks.md).
+	Notifications Notifications `yaml:"notifications"`
 }
+
+// Notifications says how the TUI calls the user back: a terminal bell
+// and/or a desktop notification (OSC 9 / OSC 777), at each moment. Unset
+// fields are on.
+type Notifications struct {
+	Bell    *bool `yaml:"bell"`
+	Desktop *bool `yaml:"desktop"`
+	// Approval: an approval waits (the main agent's or a child's).
+	Approval *bool `yaml:"approval"`
+	// Background: a background child finished.
+	Background *bool `yaml:"background"`
+	// TurnEnd: a turn ended while the terminal was not focused.
+	TurnEnd *bool `yaml:"turn_end"`
+}
+
+// On reports whether a setting is on: set true, or not set at all.
+func On(b *bool) bool { return b == nil || *b }
 
 // WorktreeConfig configures the git worktrees of isolated children.
 type WorktreeConfig struct {
@@ -145,6 +171,7 @@ func Load(workspace string) (Config, error) {
 		if path == project {
 			// A repository's file may not start programs unasked.
 			c.ProjectMCPServers, c.MCPServers = c.MCPServers, nil
+			c.ProjectHooks, c.Hooks = c.Hooks, nil
 		}
 		merged = merge(merged, c)
 	}
@@ -204,6 +231,9 @@ func readFile(path string) (Config, error) {
 		if p.Input < 0 || p.Output < 0 {
 			return Config{}, fmt.Errorf("config %s: prices.%s: a price must not be negative", path, model)
 		}
+	}
+	if err := c.Hooks.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: hooks: %w", path, err)
 	}
 	if err := c.Sandbox.Validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: sandbox: %w", path, err)
@@ -292,6 +322,15 @@ func merge(base, over Config) Config {
 	}
 	base.MCPServers = mergeServers(base.MCPServers, over.MCPServers)
 	base.ProjectMCPServers = mergeServers(base.ProjectMCPServers, over.ProjectMCPServers)
+	base.Hooks = mergeHooks(base.Hooks, over.Hooks)
+	base.ProjectHooks = mergeHooks(base.ProjectHooks, over.ProjectHooks)
+	n, o := &base.Notifications, over.Notifications
+	for _, f := range []struct{ dst, src **bool }{{&n.Bell, &o.Bell}, {&n.Desktop, &o.Desktop},
+		{&n.Approval, &o.Approval}, {&n.Background, &o.Background}, {&n.TurnEnd, &o.TurnEnd}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
+	}
 	base.Permissions.Allow = append(base.Permissions.Allow, over.Permissions.Allow...)
 	base.Permissions.Deny = append(base.Permissions.Deny, over.Permissions.Deny...)
 	for k, v := range over.ModelAliases {
@@ -301,6 +340,18 @@ func merge(base, over Config) Config {
 		base.ModelAliases[k] = v
 	}
 	base.AllowAgentModeRaise = base.AllowAgentModeRaise || over.AllowAgentModeRaise
+	return base
+}
+
+// mergeHooks adds over's hooks to base's, event by event: hooks add up,
+// as Claude Code's settings files do.
+func mergeHooks(base, over hooks.Config) hooks.Config {
+	for ev, groups := range over {
+		if base == nil {
+			base = hooks.Config{}
+		}
+		base[ev] = append(base[ev], groups...)
+	}
 	return base
 }
 

@@ -239,6 +239,10 @@ func (o *headlessOutput) event(e agent.Event) {
 		fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
 	case agent.Retrying:
 		o.progress("%sretrying in %s: %s", childPrefix(src), seconds(ev.Wait), ev.Reason)
+	case agent.HookRan:
+		// What a hook blocked or said is the user's to see: always on
+		// stderr.
+		fmt.Fprintf(o.stderr, "covey: %s%s\n", childPrefix(src), HookLine(ev))
 	case agent.MCPStatus:
 		// A server that failed costs the run its tools: always on stderr.
 		if ev.State == "failed" {
@@ -349,4 +353,22 @@ func seconds(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+// HookLine is one line saying what a hook did: "PreToolUse hook blocked
+// bash: reason".
+func HookLine(e agent.HookRan) string {
+	subject := ""
+	if e.Subject != "" {
+		subject = " " + e.Subject
+	}
+	switch {
+	case e.Blocked:
+		return fmt.Sprintf("%s hook blocked%s: %s", e.Event, subject, e.Message)
+	case e.Halted:
+		return fmt.Sprintf("%s hook stopped the agent: %s", e.Event, e.Message)
+	case e.Error:
+		return fmt.Sprintf("%s hook failed: %s", e.Event, e.Message)
+	}
+	return fmt.Sprintf("%s hook: %s", e.Event, e.Message)
 }

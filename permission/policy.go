@@ -556,7 +556,7 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 	if ctx.Err() != nil {
 		return cancelled()
 	}
-	k, reason := p.decide(req)
+	k, reason := p.decideWith(ctx, req)
 	switch {
 	case k == kindAllow:
 		return Verdict{Allowed: true}
@@ -575,7 +575,7 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 	defer func() { <-p.askTurn }()
 	// While this request waited its turn, an answer to another one may
 	// have granted it, or the mode may have changed.
-	if k, reason = p.decide(req); k != kindAsk {
+	if k, reason = p.decideWith(ctx, req); k != kindAsk {
 		return Verdict{Allowed: k == kindAllow, Reason: reason}
 	}
 	answer := make(chan Verdict, 1) // buffered: an Ask outliving ctx does not leak its goroutine

@@ -18,6 +18,7 @@ import (
 	"covey/agent/sessionfile"
 	"covey/agentdefs"
 	"covey/config"
+	"covey/hooks"
 	"covey/internal/debuglog"
 	"covey/permission"
 	"covey/sandbox"
@@ -51,7 +52,8 @@ type Session struct {
 	manager *subagent.Manager
 	driver  *subagent.Driver // runs main's turns, also those background results start
 	todos   *tools.TodoList
-	mcp     *mcpState // nil without MCP (the demo)
+	mcp     *mcpState  // nil without MCP (the demo)
+	hooks   *hookState // nil without hooks (the demo)
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -97,6 +99,8 @@ type Options struct {
 	DeferMCPStart bool
 	// Version is covey's version, as MCP servers are told it.
 	Version string
+	// NoHooks runs no hook (the demo must do what it shows).
+	NoHooks bool
 }
 
 // New builds a session for the workspace in opts.
@@ -149,6 +153,9 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	if !opts.NoHooks {
+		s.setUpHooks(opts)
+	}
 	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
@@ -175,6 +182,7 @@ func New(opts Options) (*Session, error) {
 		WorktreeBase:    worktreeBase(cfg.Worktree.Base),
 		Undo:            s.undoLog(),
 		SessionID:       s.sessionID(),
+		Hooks:           s.childHooks(),
 		OnMessage: func(src agent.Source, m agent.Message) {
 			if s.rec != nil {
 				s.rec.childMessage(src, m)
@@ -215,6 +223,7 @@ func New(opts Options) (*Session, error) {
 		Source: agent.Source{AgentID: agent.MainAgentID},
 		Emit:   s.emit,
 		Cost:   cfg.Prices.CostFunc(),
+		Hooks:  s.mainHooks(),
 		OnMessage: func(m agent.Message) {
 			if s.rec != nil {
 				s.rec.message(m)
@@ -231,6 +240,13 @@ func New(opts Options) (*Session, error) {
 		s.manager.Restore(restoredChildren(s.rec.loaded.Children))
 	}
 	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
+	if s.hooks != nil {
+		source := "startup"
+		if s.rec != nil && s.rec.loaded != nil {
+			source = "resume"
+		}
+		go s.runSessionStart(source)
+	}
 	return s, nil
 }
 
@@ -348,6 +364,9 @@ func (s *Session) CancelTurn() bool { return s.driver.CancelTurn() }
 // Reset starts a fresh conversation (ui.Engine).
 func (s *Session) Reset() {
 	s.main.Reset()
+	if s.hooks != nil && s.hooks.runner.Has(hooks.SessionStart) {
+		go s.runSessionStart("clear")
+	}
 	if s.rec != nil {
 		s.rec.rec.Clear()
 	}
@@ -367,6 +386,7 @@ func (s *Session) SetModel(m string) {
 // Close stops every child and delivery, then ends the session's recording
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
+	s.endHooks("other")
 	s.closeMCP()
 	// Children stopping emit their last events; once the consumer is gone
 	// (the TUI has quit) nobody reads them, so they are drained here (the
@@ -408,6 +428,7 @@ func (s *Session) Events() <-chan agent.Event { return s.events }
 // Call it once, after the last run and Wait have returned; nothing emits
 // after it.
 func (s *Session) EndEvents() {
+	s.endHooks("other")
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
@@ -418,6 +439,10 @@ func (s *Session) EndEvents() {
 // headless consumer's call; Run is the TUI's).
 func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, error) {
 	s.mcpReady(ctx)
+	prompt, err := s.submitPrompt(ctx, prompt)
+	if err != nil {
+		return agent.Result{Reason: agent.StopError}, err
+	}
 	s.undoLog().BeginTurn()
 	return s.driver.Run(ctx, prompt)
 }
@@ -487,6 +512,9 @@ func (s *Session) Warnings() []string {
 	var out []string
 	if w := s.sandbox.Warning(); w != "" {
 		out = append(out, w)
+	}
+	for _, p := range s.HookProblems() {
+		out = append(out, p+"; those hooks do not run")
 	}
 	return append(out, s.MCPProblems()...)
 }

@@ -16,6 +16,7 @@ import (
 
 	"covey/agent"
 	"covey/agentdefs"
+	"covey/hooks"
 	"covey/permission"
 	"covey/tools"
 )
@@ -62,6 +63,8 @@ type child struct {
 	// worktree).
 	iso  *isolation
 	home *tools.Workspace
+	// hk are the child's hooks (nil: none).
+	hk *hooks.Binding
 	// policy is the session's permission policy scoped by the child's
 	// tool rules (Bash(git diff:*), Edit(docs/**), ...); nil when its
 	// definition has none, and the session's gate serves it as it is.
@@ -175,7 +178,11 @@ func (c *child) limits() {
 }
 
 func (c *child) newAgent() {
+	if c.m.cfg.Hooks != nil && c.policy != nil {
+		c.hk = c.m.cfg.Hooks.Bind(c.def, c.src, c.policy)
+	}
 	c.a = agent.New(agent.Config{
+		Hooks:     c.hk,
 		Provider:  c.provider,
 		Model:     c.model,
 		System:    c.systemPrompt(),
@@ -215,6 +222,11 @@ func (c *child) runAndFinish(prompt string, first bool) {
 	select {
 	case sem <- struct{}{}:
 		c.startClock(first)
+		if first && c.hk.Active() {
+			if extra := c.m.cfg.Hooks.Starting(ctx, c.hk); extra != "" {
+				prompt += "\n\n<subagent-start-hook>\n" + extra + "\n</subagent-start-hook>"
+			}
+		}
 		out = c.run(ctx, prompt)
 		<-sem
 	case <-ctx.Done():

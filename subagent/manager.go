@@ -21,6 +21,7 @@ import (
 
 	"covey/agent"
 	"covey/agentdefs"
+	"covey/hooks"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/tools"
@@ -96,6 +97,19 @@ type Config struct {
 	// Undo, when set, keeps the files a worktree merge changes, so /undo
 	// takes the merge back with the rest of the turn.
 	Undo *tools.UndoLog
+	// Hooks binds the user's hooks to each child (nil: none).
+	Hooks Hooks
+}
+
+// Hooks binds the user's hooks to children: the session's, plus a
+// definition's own hooks for its children only.
+type Hooks interface {
+	// Bind returns the hooks of a child of type def asking gate; nil for
+	// none.
+	Bind(def agentdefs.Definition, src agent.Source, gate permission.Gate) *hooks.Binding
+	// Starting runs the SubagentStart hooks of a child about to start and
+	// returns what they add to its prompt.
+	Starting(ctx context.Context, b *hooks.Binding) string
 }
 
 // Errors that end a child early, as context causes, and errors of the crew

@@ -43,6 +43,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.ToolProgress](raw)
 	case agent.MCPStatus{}.Kind():
 		e, err = decodeAs[agent.MCPStatus](raw)
+	case agent.HookRan{}.Kind():
+		e, err = decodeAs[agent.HookRan](raw)
 	case agent.UsageReported{}.Kind():
 		e, err = decodeAs[agent.UsageReported](raw)
 	case agent.TurnFinished{}.Kind():

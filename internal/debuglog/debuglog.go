@@ -62,6 +62,13 @@ func (d *Log) Event(e agent.Event) {
 	d.log.Debug(e.Kind(), attrs...)
 }
 
+// Debugf logs a debug line (each hook run, for one).
+func (d *Log) Debugf(format string, a ...any) {
+	if d != nil {
+		d.log.Debug(fmt.Sprintf(format, a...))
+	}
+}
+
 // Errorf logs an error.
 func (d *Log) Errorf(format string, a ...any) {
 	if d != nil {

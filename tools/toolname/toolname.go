@@ -28,6 +28,9 @@ const (
 	// MCPTrust is no tool either: it names the question whether to start
 	// the MCP servers of a project's .mcp.json.
 	MCPTrust = "mcp_trust"
+	// HooksTrust names the question whether to run the hooks a project
+	// brings (.claude/settings.json, its config, its agent files).
+	HooksTrust = "hooks_trust"
 )
 
 // MCPPrefix starts the name of every tool an MCP server provides

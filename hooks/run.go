@@ -1,0 +1,102 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// OutputCap bounds what is kept of a hook's stdout and of its stderr; the
+// rest is read and dropped, so a chatty hook never blocks on a full pipe.
+const OutputCap = 64 << 10
+
+// waitDelay is how long covey waits for a killed hook's pipes to close (a
+// grandchild that left its group may hold them).
+const waitDelay = 2 * time.Second
+
+// run is the outcome of one hook process.
+type run struct {
+	hook     Hook
+	exit     int // -1 when it did not exit by itself
+	stdout   string
+	stderr   string
+	timedOut bool
+	err      error // it could not start, or was killed
+	elapsed  time.Duration
+}
+
+// capped keeps the first OutputCap bytes written to it.
+type capped struct {
+	buf       bytes.Buffer
+	truncated bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := OutputCap - c.buf.Len(); room > 0 {
+		if len(p) > room {
+			c.buf.Write(p[:room])
+			c.truncated = true
+		} else {
+			c.buf.Write(p)
+		}
+	} else if len(p) > 0 {
+		c.truncated = true
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	if c.truncated {
+		return c.buf.String() + "\n[output truncated]"
+	}
+	return c.buf.String()
+}
+
+// execHook runs one hook with input on stdin, in dir, in its own process
+// group (killed whole at its timeout or when ctx ends).
+func execHook(ctx context.Context, h Hook, input []byte, dir string, env []string) run {
+	start := time.Now()
+	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, "/bin/sh", "-c", h.Command)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = bytes.NewReader(input)
+	var stdout, stderr capped
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		// The whole group: a hook's own children go with it.
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = waitDelay
+	err := cmd.Run()
+	r := run{hook: h, exit: -1, stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
+		r.exit = cmd.ProcessState.ExitCode()
+	}
+	// Whatever it left running in its group goes too.
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	switch {
+	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		r.timedOut, r.exit = true, -1
+		r.err = errors.New("timed out after " + h.Timeout.String())
+	case ctx.Err() != nil && r.exit < 0:
+		r.err = ctx.Err()
+	case err != nil && r.exit < 0:
+		r.err = err
+	}
+	return r
+}

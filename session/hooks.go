@@ -1,0 +1,449 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"covey/agent"
+	"covey/agentdefs"
+	"covey/config"
+	"covey/hooks"
+	"covey/mcp"
+	"covey/permission"
+	"covey/subagent"
+)
+
+// HooksTrustFile is the file, in covey's state folder, that remembers per
+// workspace whether the user trusts its project hooks.
+const HooksTrustFile = "hooks-trust.json"
+
+// ErrPromptBlocked is returned by Prompt when a UserPromptSubmit hook
+// blocked the prompt; the error says why.
+var ErrPromptBlocked = errors.New("prompt blocked by a UserPromptSubmit hook")
+
+// hookState is the session's hooks side.
+type hookState struct {
+	runner *hooks.Runner // nil when no hook is configured
+	set    hooks.Set
+	// project are the hooks that need trust: the project's settings and
+	// config, and project agent files' hooks; hash keys the answer.
+	project []hooks.Hook
+	hash    string
+	trust   *mcp.TrustStore
+	sid     string // the session_id hooks see
+
+	startOnce sync.Once
+	started   chan struct{} // closed once SessionStart's hooks ran
+	endOnce   sync.Once
+
+	mu      sync.Mutex
+	pending []string // SessionStart context for the next prompt
+	closed  bool     // the event stream is closing: no more events
+}
+
+// HooksTrustStore is where the answers about project hooks are kept.
+func HooksTrustStore() *mcp.TrustStore {
+	return mcp.NewTrustStore(filepath.Join(StateDir(), HooksTrustFile))
+}
+
+// setUpHooks reads every hook and decides which may run; it asks about
+// untrusted project hooks in the background when someone can be asked.
+func (s *Session) setUpHooks(opts Options) {
+	home, _ := os.UserHomeDir()
+	user, _ := config.Paths(s.ws.Root)
+	set := hooks.Load(hooks.Sources{
+		Home: home, Workspace: s.ws.Root,
+		User: s.cfg.Hooks, UserSource: user,
+		Project: s.cfg.ProjectHooks, ProjectSource: filepath.Join(".covey", "config.yaml"),
+	})
+	st := &hookState{set: set, trust: HooksTrustStore(), started: make(chan struct{}), sid: s.sessionID()}
+	if st.sid == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		st.sid = hex.EncodeToString(b[:])
+	}
+	st.project = set.Project()
+	for _, d := range s.defs.All() {
+		if d.Scope == agentdefs.Project && len(d.Hooks) > 0 {
+			st.project = append(st.project, d.Hooks.Hooks("agent "+d.Name, hooks.ScopeProject)...)
+		}
+	}
+	st.hash = hooks.Hash(st.project)
+	trusted := st.hash == ""
+	answer := mcp.TrustUnknown
+	if !trusted {
+		answer, _ = st.trust.Get(s.ws.Root, st.hash)
+		trusted = answer == mcp.TrustYes
+	}
+	st.runner = hooks.NewRunner(set.Hooks, hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted})
+	s.hooks = st
+	if opts.Asker != nil && !trusted && answer == mcp.TrustUnknown && len(st.project) > 0 {
+		go s.askHookTrust(opts.Asker)
+	}
+}
+
+// logHook writes one hook run to the --debug log.
+func (s *Session) logHook(r hooks.Report) {
+	s.log.Debugf("hook %s %q (%s): exit %d in %s, timed out %v, blocked %v, error %q, stdout %q, stderr %q",
+		r.Event, r.Command, r.Source, r.Exit, r.Elapsed, r.TimedOut, r.Blocked, r.Err, clip(r.Stdout), clip(r.Stderr))
+}
+
+func clip(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…"
+	}
+	return s
+}
+
+// askHookTrust asks once whether the project's hooks may run, remembers the
+// answer for this workspace (keyed to the hooks as they are now, so a
+// change asks again), and lets them run when trusted.
+func (s *Session) askHookTrust(asker permission.Asker) {
+	st := s.hooks
+	lines := make([]string, 0, len(st.project))
+	for _, h := range st.project {
+		lines = append(lines, hooks.Describe(h))
+	}
+	v := asker.Ask(context.Background(), permission.Request{Tool: permission.ToolHooksTrust, Path: ".claude/settings.json", Args: strings.Join(lines, "\n")})
+	if v.Reason == "cancelled by the user" {
+		return // no answer: ask again next time
+	}
+	answer := mcp.TrustNo
+	if v.Allowed {
+		answer = mcp.TrustYes
+	}
+	if err := st.trust.Set(s.ws.Root, st.hash, answer); err != nil {
+		s.log.Errorf("remember hooks trust: %v", err)
+	}
+	if answer == mcp.TrustYes {
+		st.runner.SetProjectTrusted(true)
+	}
+}
+
+// TrustProjectHooks lets the project's hooks run from now on and remembers
+// it for this workspace.
+func (s *Session) TrustProjectHooks() error {
+	st := s.hooks
+	if st == nil || st.hash == "" {
+		return errors.New("this project has no hooks")
+	}
+	if err := st.trust.Set(s.ws.Root, st.hash, mcp.TrustYes); err != nil {
+		return err
+	}
+	st.runner.SetProjectTrusted(true)
+	return nil
+}
+
+// projectHooksTrusted reports whether project hooks run now.
+func (s *Session) projectHooksTrusted() bool {
+	st := s.hooks
+	if st == nil || st.hash == "" {
+		return true
+	}
+	if st.runner != nil {
+		return st.runner.ProjectTrusted()
+	}
+	t, _ := st.trust.Get(s.ws.Root, st.hash)
+	return t == mcp.TrustYes
+}
+
+// SkippedHooks describes the project hooks that do not run because the
+// user has not trusted them (a headless run cannot ask).
+func (s *Session) SkippedHooks() []string {
+	if s.hooks == nil || s.projectHooksTrusted() {
+		return nil
+	}
+	var out []string
+	for _, h := range s.hooks.project {
+		out = append(out, hooks.Describe(h))
+	}
+	return out
+}
+
+// HookInfo is one hook in force, for /hooks.
+type HookInfo struct {
+	Event, Matcher, Command, Source string
+	// Scope is user or project; Trusted says whether it runs.
+	Scope   string
+	Trusted bool
+	Timeout string
+}
+
+// Hooks lists every configured hook with its source, agent files' own
+// included, and whether it runs.
+func (s *Session) Hooks() []HookInfo {
+	if s.hooks == nil {
+		return nil
+	}
+	trusted := s.projectHooksTrusted()
+	var out []HookInfo
+	add := func(h hooks.Hook) {
+		out = append(out, HookInfo{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Source: h.Source,
+			Scope: string(h.Scope), Trusted: h.Scope != hooks.ScopeProject || trusted, Timeout: h.Timeout.String()})
+	}
+	for _, h := range s.hooks.set.Hooks {
+		add(h)
+	}
+	for _, d := range s.defs.All() {
+		if len(d.Hooks) > 0 {
+			for _, h := range d.Hooks.Hooks("agent "+d.Name, agentScope(d)) {
+				add(h)
+			}
+		}
+	}
+	return out
+}
+
+// HookProblems are what was wrong with the hooks' files (their hooks do
+// not run).
+func (s *Session) HookProblems() []string {
+	if s.hooks == nil {
+		return nil
+	}
+	return s.hooks.set.Problems
+}
+
+func agentScope(d agentdefs.Definition) hooks.Scope {
+	if d.Scope == agentdefs.Project {
+		return hooks.ScopeProject
+	}
+	return hooks.ScopeUser
+}
+
+// hookBase is what every hook input starts with.
+func (s *Session) hookBase() hooks.Input {
+	in := hooks.Input{Cwd: s.ws.Root, PermissionMode: string(s.policy.Mode())}
+	if s.hooks != nil {
+		in.SessionID = s.hooks.sid
+	}
+	if s.rec != nil && s.rec.rec != nil {
+		in.TranscriptPath = s.rec.rec.Path()
+	}
+	return in
+}
+
+// hookNotify turns what hooks said into events shown to the user, tagged
+// with the agent they ran for.
+func (s *Session) hookNotify(src agent.Source) func(event, subject string, o hooks.Outcome) {
+	return func(event, subject string, o hooks.Outcome) {
+		if s.hooks == nil {
+			return
+		}
+		s.hooks.mu.Lock()
+		closed := s.hooks.closed
+		s.hooks.mu.Unlock()
+		if closed {
+			return
+		}
+		if o.Block {
+			s.emit(agent.HookRan{Source: src, Event: event, Subject: subject, Blocked: true, Message: o.Reason})
+		}
+		if o.Halt {
+			msg := o.StopReason
+			if msg == "" {
+				msg = "a hook said to stop"
+			}
+			s.emit(agent.HookRan{Source: src, Event: event, Subject: subject, Halted: true, Message: msg})
+		}
+		for _, n := range o.Notes {
+			s.emit(agent.HookRan{Source: src, Event: event, Subject: subject, Error: n.Error, Message: hookNoteText(n)})
+		}
+	}
+}
+
+func hookNoteText(n hooks.Note) string {
+	if n.Error && n.Command != "" {
+		return fmt.Sprintf("%s: %s", n.Command, n.Text)
+	}
+	return n.Text
+}
+
+// mainHooks binds the hooks to the main agent; nil when there are none.
+func (s *Session) mainHooks() *hooks.Binding {
+	if s.hooks == nil || s.hooks.runner == nil {
+		return nil
+	}
+	return &hooks.Binding{Runner: s.hooks.runner, Base: s.hookBase, StopEvent: hooks.Stop, Gate: s.policy,
+		Notify: s.hookNotify(agent.Source{AgentID: agent.MainAgentID})}
+}
+
+// childHooks is the subagent manager's side of the hooks.
+type childHooks struct{ s *Session }
+
+// Bind binds the session's hooks plus the definition's own to a child.
+func (c childHooks) Bind(def agentdefs.Definition, src agent.Source, gate permission.Gate) *hooks.Binding {
+	s := c.s
+	if s.hooks == nil {
+		return nil
+	}
+	r := s.hooks.runner
+	if len(def.Hooks) > 0 {
+		r = r.With(def.Hooks.Hooks("agent "+def.Name, agentScope(def)),
+			hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted()})
+	}
+	if r == nil {
+		return nil
+	}
+	return &hooks.Binding{Runner: r, Base: s.hookBase, StopEvent: hooks.SubagentStop, AgentID: src.AgentID,
+		AgentType: src.AgentType, Gate: gate, Notify: s.hookNotify(src)}
+}
+
+// Starting runs the SubagentStart hooks of a child about to start and
+// returns the context they add to its prompt.
+func (c childHooks) Starting(ctx context.Context, b *hooks.Binding) string {
+	if !b.Active() || !b.Runner.Has(hooks.SubagentStart) {
+		return ""
+	}
+	in := c.s.hookBase()
+	in.HookEventName = hooks.SubagentStart
+	in.AgentID, in.AgentType = b.AgentID, b.AgentType
+	o := b.Runner.Run(ctx, in, "")
+	if b.Notify != nil && (o.Block || o.Halt || len(o.Notes) > 0) {
+		b.Notify(hooks.SubagentStart, b.AgentType, o)
+	}
+	return o.Context
+}
+
+// runSessionStart runs the SessionStart hooks once, keeping what they add
+// to the context for the next prompt.
+func (s *Session) runSessionStart(source string) {
+	st := s.hooks
+	defer st.startOnce.Do(func() { close(st.started) })
+	if !st.runner.Has(hooks.SessionStart) {
+		return
+	}
+	in := s.hookBase()
+	in.HookEventName = hooks.SessionStart
+	in.Source = source
+	o := st.runner.Run(context.Background(), in, "")
+	s.hookNotify(agent.Source{AgentID: agent.MainAgentID})(hooks.SessionStart, source, o)
+	if o.Context != "" {
+		st.mu.Lock()
+		st.pending = append(st.pending, o.Context)
+		st.mu.Unlock()
+	}
+}
+
+// submitPrompt runs the SessionStart (first) and UserPromptSubmit hooks
+// for a prompt the user sent and returns the prompt the model gets: the
+// user's, with what the hooks add to the context. A blocked prompt is an
+// error wrapping ErrPromptBlocked.
+func (s *Session) submitPrompt(ctx context.Context, prompt string) (string, error) {
+	st := s.hooks
+	if st == nil || st.runner == nil {
+		return prompt, nil
+	}
+	select {
+	case <-st.started:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	st.mu.Lock()
+	extra := st.pending
+	st.pending = nil
+	st.mu.Unlock()
+	out := prompt
+	for _, c := range extra {
+		out += "\n\n<session-start-hook>\n" + c + "\n</session-start-hook>"
+	}
+	if !st.runner.Has(hooks.UserPromptSubmit) {
+		return out, nil
+	}
+	in := s.hookBase()
+	in.HookEventName = hooks.UserPromptSubmit
+	in.Prompt = prompt
+	o := st.runner.Run(ctx, in, "")
+	s.hookNotify(agent.Source{AgentID: agent.MainAgentID})(hooks.UserPromptSubmit, "prompt", o)
+	switch {
+	case o.Block:
+		return "", fmt.Errorf("%w: %s", ErrPromptBlocked, o.Reason)
+	case o.Halt:
+		return "", fmt.Errorf("%w: %s", ErrPromptBlocked, firstNonEmptyLine(o.StopReason, "a hook said to stop"))
+	}
+	if o.Context != "" {
+		out += "\n\n<user-prompt-submit-hook>\n" + o.Context + "\n</user-prompt-submit-hook>"
+	}
+	return out, nil
+}
+
+func firstNonEmptyLine(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// endHooks runs the SessionEnd hooks once; nothing they say reaches the
+// event stream (it is closing), only the debug log.
+func (s *Session) endHooks(reason string) {
+	st := s.hooks
+	if st == nil {
+		return
+	}
+	st.endOnce.Do(func() {
+		st.mu.Lock()
+		st.closed = true
+		st.mu.Unlock()
+		if !st.runner.Has(hooks.SessionEnd) {
+			return
+		}
+		in := s.hookBase()
+		in.HookEventName = hooks.SessionEnd
+		in.Reason = reason
+		st.runner.Run(context.Background(), in, "")
+	})
+}
+
+// NotifyHooks runs the Notification hooks in the background for a moment
+// the user is called back for (an approval waits, a background child
+// finished, a turn ended unwatched); kind is Claude Code's
+// notification_type where one exists.
+func (s *Session) NotifyHooks(kind, message string) {
+	st := s.hooks
+	if st == nil || !st.runner.Has(hooks.Notification) {
+		return
+	}
+	in := s.hookBase()
+	in.HookEventName = hooks.Notification
+	in.Message, in.Title, in.NotificationType = message, "covey", kind
+	go st.runner.Run(context.Background(), in, "")
+}
+
+// RunPreCompactHooks runs the PreCompact hooks before the conversation is
+// compacted: manual for /compact (with the user's instructions), auto
+// otherwise. Compaction calls it (see docs/hooks.md); what the hooks say
+// is shown to the user and never stops the compaction, as in Claude Code.
+func (s *Session) RunPreCompactHooks(ctx context.Context, manual bool, instructions string) {
+	st := s.hooks
+	if st == nil || !st.runner.Has(hooks.PreCompact) {
+		return
+	}
+	in := s.hookBase()
+	in.HookEventName = hooks.PreCompact
+	in.Trigger = "auto"
+	if manual {
+		in.Trigger = "manual"
+	}
+	in.CustomInstructions = &instructions
+	o := st.runner.Run(ctx, in, "")
+	o.Block = false // a PreCompact hook cannot stop a compaction
+	s.hookNotify(agent.Source{AgentID: agent.MainAgentID})(hooks.PreCompact, in.Trigger, o)
+}
+
+// childHooks is the subagent manager's side of the hooks; nil without
+// hooks.
+func (s *Session) childHooks() subagent.Hooks {
+	if s.hooks == nil {
+		return nil
+	}
+	return childHooks{s}
+}
