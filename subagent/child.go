@@ -178,8 +178,8 @@ func (c *child) limits() {
 }
 
 func (c *child) newAgent() {
-	if c.m.cfg.Hooks != nil && c.policy != nil {
-		c.hk = c.m.cfg.Hooks.Bind(c.def, c.src, c.policy)
+	if c.m.cfg.Hooks != nil {
+		c.hk = c.m.cfg.Hooks.Bind(c.def, c.src, c.gate())
 	}
 	c.a = agent.New(agent.Config{
 		Hooks:     c.hk,
