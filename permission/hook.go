@@ -45,6 +45,11 @@ func (p *Policy) decideWith(ctx context.Context, req Request) (verdictKind, stri
 	switch hookDecision(ctx) {
 	case HookAllow:
 		if k == kindAsk && reason == "" {
+			// An agent definition's scope still holds: its patterns are
+			// the user's limits on that agent.
+			if why, ok := p.inScope(req, p.snapshot()); !ok {
+				return kindAsk, why
+			}
 			return kindAllow, ""
 		}
 	case HookAsk:
