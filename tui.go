@@ -100,6 +100,8 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		// MCP servers start once the first frame is up.
 		AfterFirstFrame: s.StartMCP,
 		Cost:            costFunc(s.Config().Prices),
+		Hooks:           tuiHooks(s, o.demo),
+		Notify:          notifier(s, os.Getenv),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -269,4 +271,52 @@ func pickSession(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return ui.PickSession(ctx, items, th)
+}
+
+// hookLister is the session's hooks as /hooks lists them.
+type hookLister struct{ s *session.Session }
+
+// Hooks implements ui.HooksSource.
+func (h hookLister) Hooks() []ui.HookInfo {
+	var out []ui.HookInfo
+	for _, x := range h.s.Hooks() {
+		out = append(out, ui.HookInfo{Event: x.Event, Matcher: x.Matcher, Command: x.Command, Source: x.Source,
+			Timeout: x.Timeout, Project: x.Scope == "project", Trusted: x.Trusted})
+	}
+	return out
+}
+
+// TrustProjectHooks implements ui.HooksSource.
+func (h hookLister) TrustProjectHooks() error { return h.s.TrustProjectHooks() }
+
+// tuiHooks is /hooks' source; nil in the demo, which runs no hook.
+func tuiHooks(s *session.Session, demo bool) ui.HooksSource {
+	if demo {
+		return nil
+	}
+	return hookLister{s}
+}
+
+// notifier calls the user back as config's notifications: say (every
+// moment and both ways on unless turned off), through the protocol the
+// terminal understands, and fires the Notification hooks.
+func notifier(s *session.Session, getenv func(string) string) *ui.Notifier {
+	n := s.Config().Notifications
+	proto, tmux := ui.DetectProtocol(getenv)
+	if p := n.Protocol; p != "" {
+		proto = p
+		if p == "none" {
+			proto = ui.ProtoNone
+		}
+	}
+	return &ui.Notifier{
+		Bell: config.On(n.Bell), Desktop: config.On(n.Desktop),
+		Moments: map[ui.Moment]bool{
+			ui.MomentApproval:   config.On(n.Approval),
+			ui.MomentBackground: config.On(n.Background),
+			ui.MomentTurnEnd:    config.On(n.TurnEnd),
+		},
+		Protocol: proto, Tmux: tmux,
+		Hook: s.NotifyHooks,
+	}
 }

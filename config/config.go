@@ -97,6 +97,9 @@ type Notifications struct {
 	Background *bool `yaml:"background"`
 	// TurnEnd: a turn ended while the terminal was not focused.
 	TurnEnd *bool `yaml:"turn_end"`
+	// Protocol overrides the desktop notification protocol covey picks
+	// from the terminal: osc9, osc777, osc99 or none.
+	Protocol string `yaml:"protocol"`
 }
 
 // On reports whether a setting is on: set true, or not set at all.
@@ -232,6 +235,11 @@ func readFile(path string) (Config, error) {
 			return Config{}, fmt.Errorf("config %s: prices.%s: a price must not be negative", path, model)
 		}
 	}
+	switch c.Notifications.Protocol {
+	case "", "osc9", "osc777", "osc99", "none":
+	default:
+		return Config{}, fmt.Errorf("config %s: notifications.protocol must be osc9, osc777, osc99 or none, not %q", path, c.Notifications.Protocol)
+	}
 	if err := c.Hooks.Validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: hooks: %w", path, err)
 	}
@@ -324,6 +332,7 @@ func merge(base, over Config) Config {
 	base.ProjectMCPServers = mergeServers(base.ProjectMCPServers, over.ProjectMCPServers)
 	base.Hooks = mergeHooks(base.Hooks, over.Hooks)
 	base.ProjectHooks = mergeHooks(base.ProjectHooks, over.ProjectHooks)
+	setS(&base.Notifications.Protocol, over.Notifications.Protocol)
 	n, o := &base.Notifications, over.Notifications
 	for _, f := range []struct{ dst, src **bool }{{&n.Bell, &o.Bell}, {&n.Desktop, &o.Desktop},
 		{&n.Approval, &o.Approval}, {&n.Background, &o.Background}, {&n.TurnEnd, &o.TurnEnd}} {

@@ -132,7 +132,7 @@ func (b *ApprovalBlock) Editable() bool {
 // callRequest reports whether req is a call with arguments rather than a
 // write or a command: a web fetch or an MCP tool call.
 func callRequest(req permission.Request) bool {
-	return req.Tool == toolname.WebFetch || req.Tool == permission.ToolMCPTrust || strings.HasPrefix(req.Tool, toolname.MCPPrefix)
+	return req.Tool == toolname.WebFetch || permission.IsTrustQuestion(req.Tool) || strings.HasPrefix(req.Tool, toolname.MCPPrefix)
 }
 
 func (b *ApprovalBlock) touch() { b.changed() }
@@ -339,6 +339,8 @@ func (b *ApprovalBlock) subject() string {
 		return toolname.WebFetch + " " + b.req.URL
 	case b.req.Tool == permission.ToolMCPTrust:
 		return "the MCP servers of this project's .mcp.json (remembered for this folder)"
+	case b.req.Tool == permission.ToolHooksTrust:
+		return "the hooks this project brings (remembered for this folder)"
 	case callRequest(b.req) && b.req.Server != "":
 		return fmt.Sprintf("%s (MCP server %s)", b.req.ServerTool, b.req.Server)
 	case callRequest(b.req):
@@ -474,6 +476,10 @@ func (b *ApprovalBlock) callHeader(st *theme.Styles) string {
 		return t.Render("? Start the MCP servers of this project's .mcp.json? ") +
 			st.Approval.Hint.Render("(remembered for this folder)")
 	}
+	if b.req.Tool == permission.ToolHooksTrust {
+		return t.Render("? Run the hooks this project brings? They run as your own commands, unsandboxed. ") +
+			st.Approval.Hint.Render("(remembered for this folder until they change)")
+	}
 	if b.req.Server == "" {
 		return t.Render("? Allow ") + st.Approval.Target.Render(b.req.Tool) + t.Render("?")
 	}
@@ -494,7 +500,7 @@ func (b *ApprovalBlock) callLines(width int) []string {
 	text := b.req.URL
 	switch b.req.Tool {
 	case toolname.WebFetch:
-	case permission.ToolMCPTrust:
+	case permission.ToolMCPTrust, permission.ToolHooksTrust:
 		text = b.req.Args
 	default:
 		text = prettyArgs(b.req.Args)
@@ -557,6 +563,9 @@ func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
 	h := [][2]string{hint(k.ApproveYes), session, hint(k.ApproveNo), hint(k.ApproveFeedback)}
 	if b.req.Tool == permission.ToolMCPTrust {
 		h = [][2]string{{keyName(k.ApproveYes), "start them"}, {keyName(k.ApproveNo), "keep them off"}}
+	}
+	if b.req.Tool == permission.ToolHooksTrust {
+		h = [][2]string{{keyName(k.ApproveYes), "run them"}, {keyName(k.ApproveNo), "keep them off"}}
 	}
 	if b.Editable() {
 		h = append(h, hint(k.ApproveEdit))

@@ -33,6 +33,7 @@ func defaultCommands(keys KeyMap) []command {
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
 		{name: "worktrees", args: "[prune|apply BRANCH]", help: "worktrees of isolated subagents: list, prune those left behind, or apply one", run: (*Model).cmdWorktrees},
 		{name: "mcp", help: "MCP servers: state, tools, errors; reconnect", run: (*Model).cmdMCP},
+		{name: "hooks", args: "[trust]", help: "the hooks in force and where they come from; trust the project's", run: (*Model).cmdHooks},
 		{name: "undo", help: "restore the files the last turn changed", run: (*Model).cmdUndo},
 		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},
 		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},

@@ -37,7 +37,7 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "undo", "retry", "quit"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "hooks", "undo", "retry", "quit"}},
 		{"/m", []string{"model", "mcp"}},
 		{"/re", []string{"retry"}},
 		{"/c", []string{"clear", "cost", "crew"}},

@@ -72,6 +72,12 @@ type Options struct {
 	// nil outside a git repository. At start the UI checks it for
 	// worktrees left behind and says so.
 	Worktrees Worktrees
+	// Hooks lists the hooks in force for /hooks; nil when hooks are off.
+	Hooks HooksSource
+	// Notify calls the user back (bell, desktop notification) when an
+	// approval waits, a background child finishes or a turn ends
+	// unwatched; nil calls nobody.
+	Notify *Notifier
 }
 
 // Model is the root Bubble Tea model: it owns the transcript, the input,
@@ -136,6 +142,11 @@ type Model struct {
 	// worktrees manages isolated children's worktrees; nil outside git.
 	worktrees Worktrees
 	bgTurn    bool
+	// hooks lists the hooks for /hooks (nil: hooks are off); notifier
+	// calls the user back; unfocused: the terminal reported losing focus.
+	hooks     HooksSource
+	notifier  *Notifier
+	unfocused bool
 
 	pump          *eventPump
 	ctx           context.Context
@@ -236,6 +247,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.mp = newMCPPanel(styles, keys)
 	m.cost = opts.Cost
 	m.worktrees = opts.Worktrees
+	m.hooks, m.notifier = opts.Hooks, opts.Notify
 	m.rt.cost = opts.Cost
 	m.rt.keepLog = true
 	m.rt.retryHint = keys.Retry.Help().Key + " retries"
@@ -344,6 +356,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	case eventsClosedMsg:
 		// The engine is gone; nothing more will arrive.
+	case tea.FocusMsg:
+		m.unfocused = false
+	case tea.BlurMsg:
+		m.unfocused = true
 	case turnDoneMsg:
 		return m.handleTurnDone(msg)
 	case tickMsg:
@@ -408,6 +424,7 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 	for _, ev := range events {
 		if a, ok := ev.(approvalEvent); ok {
 			cmds = append(cmds, m.enqueueApproval(a.p))
+			m.notifier.Notify(MomentApproval, approvalMessage(a.p.req))
 			continue
 		}
 		if e, ok := ev.(agent.ErrorEvent); ok && m.turn == nil && m.lateErr != "" && !e.From().IsChild() && e.Message == m.lateErr {
@@ -439,6 +456,14 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		if eff.done {
 			m.status.SetIdle(m.bgTurn && m.turn == nil)
 			m.bgTurn = false
+			if m.unfocused {
+				m.notifier.Notify(MomentTurnEnd, "the turn ended")
+			}
+		}
+		if f, ok := ev.(agent.ChildFinished); ok {
+			if b := m.rt.children[f.Source.AgentID]; b != nil && b.crew.background {
+				m.notifier.Notify(MomentBackground, "background agent "+firstNonEmpty(f.Source.Name, f.Source.Description)+" finished")
+			}
 		}
 		if _, ok := ev.(agent.ErrorEvent); ok && !ev.From().IsChild() && m.turn != nil {
 			m.turn.errShown = true
@@ -600,7 +625,7 @@ func (m *Model) layout() {
 		feedback:        ab != nil && ab.FeedbackOpen(),
 		editable:        ab != nil && ab.Editable(),
 		merge:           ab != nil && ab.IsMerge(),
-		canGrant:        m.perms != nil && (ab == nil || ab.Request().Tool != permission.ToolMCPTrust),
+		canGrant:        m.perms != nil && (ab == nil || !permission.IsTrustQuestion(ab.Request().Tool)),
 		canCycle:        m.perms != nil,
 		canRetry:        m.lastFailed && m.engine != nil,
 		view:            m.view,

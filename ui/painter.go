@@ -53,8 +53,8 @@ type painter struct {
 
 // Terminal modes the screen sets and clears.
 const (
-	modesOn  = "\x1b[?1049h\x1b[?25l\x1b[?1002h\x1b[?1006h\x1b[?2004h\x1b[2J"
-	modesOff = "\x1b[?2004l\x1b[?1006l\x1b[?1002l\x1b[?25h\x1b[?1049l"
+	modesOn  = "\x1b[?1049h\x1b[?25l\x1b[?1002h\x1b[?1006h\x1b[?2004h\x1b[?1004h\x1b[2J"
+	modesOff = "\x1b[?1004l\x1b[?2004l\x1b[?1006l\x1b[?1002l\x1b[?25h\x1b[?1049l"
 )
 
 func newPainter(in, out *os.File, interval time.Duration) *painter {
@@ -139,6 +139,16 @@ func (s *painter) write(view string) {
 	select {
 	case s.kick <- struct{}{}:
 	default:
+	}
+}
+
+// signal writes seq (a bell, a notification) between frames, never inside
+// one.
+func (s *painter) signal(seq string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active {
+		_, _ = io.WriteString(s.out, seq)
 	}
 }
 

@@ -168,6 +168,9 @@ func (r *router) route(ev agent.Event) routeEffect {
 		if b, ok := r.tools[e.CallID]; ok {
 			b.SetProgress(e.Progress)
 		}
+	case agent.HookRan:
+		r.finishAssistant()
+		r.t.Append(hookNotice(e))
 	case agent.MCPStatus:
 		if n := mcpNotice(e); n != nil {
 			r.finishAssistant()
@@ -249,6 +252,9 @@ func (r *router) routeChild(ev agent.Event) {
 		r.usage.Add(e.Usage)
 	case agent.WorktreeResult:
 		r.worktreeNotice(b, e)
+		return
+	case agent.HookRan:
+		r.t.Append(hookNotice(e))
 		return
 	}
 	b.Observe(r.now)

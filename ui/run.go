@@ -21,13 +21,15 @@ import (
 // and the program hung on its way out.
 func Run(ctx context.Context, opts Options) error {
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
-		return runProgram(ctx, opts, nil, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithoutSignalHandler())
+		return runProgram(ctx, opts, nil, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithReportFocus(), tea.WithoutSignalHandler())
 	}
 	scr := newPainter(os.Stdin, os.Stdout, frameInterval)
 	if err := scr.start(); err != nil {
 		return fmt.Errorf("run ui: %w", err)
 	}
 	defer scr.stop()
+	opts.Notify.setWriter(scr.signal)
+	defer opts.Notify.setWriter(nil)
 	return runProgram(ctx, opts, scr, tea.WithoutRenderer(), tea.WithoutSignalHandler())
 }
 
