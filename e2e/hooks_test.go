@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,3 +253,53 @@ func TestHookUntrustedProjectSkippedHeadless(t *testing.T) {
 		t.Error("the untrusted project hook ran")
 	}
 }
+
+// TestTUIBellWhenChildApprovalWaits: a child's bash call waits for the
+// user's approval, and covey rings the terminal's bell (read from the raw
+// output tmux pipes out of the pane). A UserPromptSubmit hook in the
+// project asks for trust first; answered, /hooks lists it as running.
+func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "worker", Match: scripted.Match{FirstUser: "[e2e:bell]"}, Turns: []scripted.Turn{
+		{Text: "Listing.", ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "ls"})}},
+		{Text: "worker: listed."},
+	}})
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Text: "A helper.", ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{
+			"description": "list files", "subagent_type": "general-purpose", "prompt": "[e2e:bell] List the files."}}}},
+		{Text: "E2E bell answer.", ChunkSize: 100},
+	}})
+	files := sampleFiles()
+	files[".claude/settings.json"] = `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch hookran"}]}]}}`
+	ws := workspace(t, files)
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText("? Run the hooks this project brings?", "touch hookran")
+	tm.press("y")
+	tm.typeText("/hooks")
+	tm.press("Enter")
+	s := tm.waitText("UserPromptSubmit", "touch hookran  (.claude/settings.json, 1m0s)")
+	if strings.Contains(s, "not trusted") {
+		t.Errorf("/hooks says the trusted hook does not run:\n%s", frame(s))
+	}
+	// The trust question rang already: the output is read from here on.
+	raw := filepath.Join(t.TempDir(), "raw")
+	tm.tmux("pipe-pane", "-o", "-t", sessionName, "cat >> "+shellQuote(raw))
+
+	tm.submit("list the files")
+	tm.waitText("? Allow bash", "[general-purpose] list files")
+	tm.poll("the bell", waitLong, func(string) error {
+		data, _ := os.ReadFile(raw)
+		if !strings.Contains(string(data), "\a") {
+			return errBellMissing
+		}
+		return nil
+	})
+	tm.press("y")
+	tm.waitText("E2E bell answer.")
+	if _, err := os.Stat(filepath.Join(ws, "hookran")); err != nil {
+		t.Error("the trusted project hook did not run")
+	}
+}
+
+var errBellMissing = errors.New("no bell in the pane's output yet")

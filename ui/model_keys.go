@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -153,9 +154,10 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 			}
 			m.input.SetValue(full)
 			m.comp.Filter(full)
-			// Tab only completes, and a command that takes an argument
-			// waits for it; Enter runs any other command at once.
-			if key.Matches(k, m.keys.Complete) || sel.args != "" {
+			// Tab only completes, and a command that needs an argument
+			// waits for it; Enter runs any other command (one whose
+			// argument is optional, [like this], too) at once.
+			if key.Matches(k, m.keys.Complete) || (sel.args != "" && !strings.HasPrefix(sel.args, "[")) {
 				return nil
 			}
 			return m.sendInput()
