@@ -303,3 +303,44 @@ func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
 }
 
 var errBellMissing = errors.New("no bell in the pane's output yet")
+
+// TestHookAgentFileHooksApplyToItsChildOnly: the hooks of an agent file's
+// frontmatter run for that agent's children, not for the main agent.
+func TestHookAgentFileHooksApplyToItsChildOnly(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	box := newSandbox(t)
+	ws := workspace(t, sampleFiles())
+	agents := filepath.Join(box.home, ".claude", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	def := "---\nname: guarded\ndescription: A guarded helper.\ntools: Bash\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n" +
+		"        - type: command\n          command: \"echo guarded by its agent file >&2; exit 2\"\n---\nYou help.\n"
+	if err := os.WriteFile(filepath.Join(agents, "guarded.md"), []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:guarded]"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_child", Name: "bash", Args: map[string]any{"command": "echo from-child"}}}},
+		{Text: "child: blocked."},
+	}})
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: "guard test"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_main", Name: "bash", Args: map[string]any{"command": "echo from-main"}}}},
+		{ToolCalls: []scripted.Call{{ID: "call_task", Name: "task", Args: map[string]any{
+			"description": "guarded work", "subagent_type": "guarded", "prompt": "[e2e:guarded] Run it."}}}},
+		{Text: "main: done."},
+	}})
+	r := runCovey(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "--permission-mode", "bypassPermissions", "-p", "guard test")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if got, _ := lastToolResult(srv, "call_main"); !strings.Contains(got, "from-main") || strings.Contains(got, "guarded") {
+		t.Errorf("the main agent's call read %q: the agent file's hook ran for it", got)
+	}
+	if got, _ := lastToolResult(srv, "call_child"); !strings.Contains(got, "guarded by its agent file") || strings.Contains(got, "from-child") {
+		t.Errorf("the child's call read %q, want it blocked by its agent file's hook", got)
+	}
+	if strings.Contains(r.stderr, "hooks is not supported") {
+		t.Errorf("the agent file's hooks were warned about:\n%s", r.stderr)
+	}
+}
