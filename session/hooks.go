@@ -360,7 +360,11 @@ func (s *Session) submitPrompt(ctx context.Context, prompt string) (string, erro
 	in.HookEventName = hooks.UserPromptSubmit
 	in.Prompt = prompt
 	o := st.runner.Run(ctx, in, "")
-	s.hookNotify(agent.Source{AgentID: agent.MainAgentID})(hooks.UserPromptSubmit, "prompt", o)
+	// A block comes back as Prompt's error, which both consumers show;
+	// failures and messages go on the stream.
+	shown := o
+	shown.Block, shown.Halt = false, false
+	s.hookNotify(agent.Source{AgentID: agent.MainAgentID})(hooks.UserPromptSubmit, "prompt", shown)
 	switch {
 	case o.Block:
 		return "", fmt.Errorf("%w: %s", ErrPromptBlocked, o.Reason)

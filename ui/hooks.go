@@ -82,8 +82,8 @@ func hooksListing(hs []HookInfo) string {
 // hookNotice is the transcript's notice for what a hook did.
 func hookNotice(e agent.HookRan) *NoticeBlock {
 	who := ""
-	if e.Source.IsChild() {
-		who = "[" + firstNonEmpty(e.Source.Name, e.Source.AgentType) + "] "
+	if e.IsChild() {
+		who = "[" + firstNonEmpty(e.Name, e.AgentType) + "] "
 	}
 	subject := ""
 	if e.Subject != "" {

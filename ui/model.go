@@ -461,8 +461,8 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 			}
 		}
 		if f, ok := ev.(agent.ChildFinished); ok {
-			if b := m.rt.children[f.Source.AgentID]; b != nil && b.crew.background {
-				m.notifier.Notify(MomentBackground, "background agent "+firstNonEmpty(f.Source.Name, f.Source.Description)+" finished")
+			if b := m.rt.children[f.AgentID]; b != nil && b.crew.background {
+				m.notifier.Notify(MomentBackground, "background agent "+firstNonEmpty(f.Name, f.Description)+" finished")
 			}
 		}
 		if _, ok := ev.(agent.ErrorEvent); ok && !ev.From().IsChild() && m.turn != nil {
