@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"covey/hooks"
 	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
@@ -46,7 +45,7 @@ type Config struct {
 	ContextWindow int
 	// Hooks runs the user's PreToolUse, PostToolUse and Stop (or
 	// SubagentStop) hooks; nil runs none.
-	Hooks *hooks.Binding
+	Hooks Hooks
 }
 
 // Steered is a message queued for an agent by Steer.

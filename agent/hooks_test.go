@@ -25,7 +25,7 @@ func cmd(event, matcher, command string) hooks.Config {
 	return hooks.Config{event: {{Matcher: matcher, Hooks: []hooks.Command{{Command: command}}}}}
 }
 
-func hookedAgent(t *testing.T, srv *scripted.Server, h *hooks.Binding, ts ...tools.Tool) *agent.Agent {
+func hookedAgent(t *testing.T, srv *scripted.Server, h agent.Hooks, ts ...tools.Tool) *agent.Agent {
 	t.Helper()
 	return agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
@@ -90,7 +90,7 @@ func TestPostToolUseFeedbackAndHalt(t *testing.T) {
 }
 
 // benchCall runs one echo call through the loop's tool path with h.
-func benchCall(b *testing.B, h *hooks.Binding) {
+func benchCall(b *testing.B, h agent.Hooks) {
 	a := agent.New(agent.Config{Tools: tools.NewRegistry(echoTool("echo", true)), Hooks: h})
 	args := json.RawMessage(`{"path":"a.go"}`)
 	b.ReportAllocs()

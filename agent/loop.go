@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"covey/hooks"
 	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
@@ -260,13 +259,14 @@ func (a *Agent) finishTool(ctx context.Context, c ToolCall, sc startedCall) Mess
 // PreToolUse and PostToolUse hooks.
 func (a *Agent) runHooked(ctx context.Context, c ToolCall, t tools.Tool, args json.RawMessage) tools.Result {
 	h := a.cfg.Hooks
-	if h.Active() {
-		var v hooks.Verdict
-		if ctx, v = h.BeforeTool(ctx, c.ID, c.Name, args); v.Block {
-			if v.Halt {
+	if h != nil {
+		var block, halt bool
+		var reason string
+		if ctx, block, reason, halt = h.BeforeTool(ctx, c.ID, c.Name, args); block {
+			if halt {
 				a.halted.Store(true)
 			}
-			return tools.Result{Content: v.Reason, IsError: true, Summary: "blocked by hook"}
+			return tools.Result{Content: reason, IsError: true, Summary: "blocked by hook"}
 		}
 	}
 	src := a.cfg.Source
@@ -279,13 +279,13 @@ func (a *Agent) runHooked(ctx context.Context, c ToolCall, t tools.Tool, args js
 	if ctx.Err() != nil && r.IsError {
 		return tools.Result{Content: CancelledResult, IsError: true, Summary: "cancelled", Display: r.Display}
 	}
-	if h.Active() && ctx.Err() == nil {
-		v := h.AfterTool(ctx, c.ID, c.Name, args, r.Content, r.IsError)
-		if v.Halt {
+	if h != nil && ctx.Err() == nil {
+		feedback, halt := h.AfterTool(ctx, c.ID, c.Name, args, r.Content, r.IsError)
+		if halt {
 			a.halted.Store(true)
 		}
-		if v.Block {
-			r.Content = strings.TrimRight(r.Content, "\n") + "\n\n" + v.Reason
+		if feedback != "" {
+			r.Content = strings.TrimRight(r.Content, "\n") + "\n\n" + feedback
 		}
 	}
 	return r
@@ -296,14 +296,14 @@ func (a *Agent) runHooked(ctx context.Context, c ToolCall, t tools.Tool, args js
 // the hook's reason as the next user message.
 func (a *Agent) stopHook(ctx context.Context, answer string, active bool) bool {
 	h := a.cfg.Hooks
-	if !h.Active() || ctx.Err() != nil {
+	if h == nil || ctx.Err() != nil {
 		return false
 	}
-	v := h.BeforeStop(ctx, answer, active)
-	if !v.Block || v.Halt || strings.TrimSpace(v.Reason) == "" {
+	goOn, halt := h.BeforeStop(ctx, answer, active)
+	if halt || strings.TrimSpace(goOn) == "" {
 		return false
 	}
-	a.append(Message{Role: RoleUser, Content: v.Reason})
+	a.append(Message{Role: RoleUser, Content: goOn})
 	return true
 }
 

@@ -9,11 +9,9 @@ import (
 	"covey/tools/toolname"
 )
 
-// Verdict is what the hooks at one of the agent loop's moments decided.
+// Verdict is what the PreToolUse hooks of a call decided.
 type Verdict struct {
-	// Block: before a tool, the call does not run and Reason is its
-	// result; after a tool, Reason is added to the result; at a stop, the
-	// agent goes on with Reason as its next instruction.
+	// Block: the call does not run and Reason is its result.
 	Block  bool
 	Reason string
 	// Halt: a hook said continue false; the run ends after this step.
@@ -59,12 +57,18 @@ func (b *Binding) notify(event, subject string, o Outcome) {
 	}
 }
 
-// BeforeTool runs the PreToolUse hooks of a call. It returns the context
-// to run the call in (carrying an allow or ask for the permission gate)
-// and whether the call may run at all.
-func (b *Binding) BeforeTool(ctx context.Context, callID, name string, args json.RawMessage) (context.Context, Verdict) {
+// BeforeTool runs the PreToolUse hooks of a call (agent.Hooks). It returns
+// the context to run the call in (carrying an allow or ask for the
+// permission gate), and whether the call must not run, with the reason the
+// model reads instead of a result.
+func (b *Binding) BeforeTool(ctx context.Context, callID, name string, args json.RawMessage) (_ context.Context, block bool, reason string, halt bool) {
+	v, ctx := b.beforeTool(ctx, callID, name, args)
+	return ctx, v.Block, v.Reason, v.Halt
+}
+
+func (b *Binding) beforeTool(ctx context.Context, callID, name string, args json.RawMessage) (Verdict, context.Context) {
 	if !b.Active() || !b.Runner.Has(PreToolUse) {
-		return ctx, Verdict{}
+		return Verdict{}, ctx
 	}
 	in := b.input(PreToolUse)
 	in.ToolName = ClaudeName(name, args)
@@ -74,31 +78,31 @@ func (b *Binding) BeforeTool(ctx context.Context, callID, name string, args json
 	b.notify(PreToolUse, name, o)
 	switch {
 	case o.Halt:
-		return ctx, Verdict{Block: true, Halt: true, Reason: "Stopped by a PreToolUse hook" + suffix(o.StopReason)}
+		return Verdict{Block: true, Halt: true, Reason: "Stopped by a PreToolUse hook" + suffix(o.StopReason)}, ctx
 	case o.Block:
-		return ctx, Verdict{Block: true, Reason: "Blocked by a PreToolUse hook: " + o.Reason}
+		return Verdict{Block: true, Reason: "Blocked by a PreToolUse hook: " + o.Reason}, ctx
 	case o.Permission == Allow:
-		return permission.WithHookDecision(ctx, permission.HookAllow), Verdict{}
+		return Verdict{}, permission.WithHookDecision(ctx, permission.HookAllow)
 	case o.Permission == Ask:
 		if b.Gate == nil {
-			return ctx, Verdict{}
+			return Verdict{}, ctx
 		}
 		v := b.Gate.Check(permission.WithHookDecision(ctx, permission.HookAsk), gateRequest(name, args))
 		if !v.Allowed {
-			return ctx, Verdict{Block: true, Reason: "Error: " + v.Reason}
+			return Verdict{Block: true, Reason: "Error: " + v.Reason}, ctx
 		}
 		// Asked once: the tool's own check does not ask again.
-		return permission.WithHookDecision(ctx, permission.HookAllow), Verdict{}
+		return Verdict{}, permission.WithHookDecision(ctx, permission.HookAllow)
 	}
-	return ctx, Verdict{}
+	return Verdict{}, ctx
 }
 
-// AfterTool runs the PostToolUse hooks of a finished call; a block or
-// additional context comes back as Reason, for the model to read beside
-// the result.
-func (b *Binding) AfterTool(ctx context.Context, callID, name string, args json.RawMessage, content string, isError bool) Verdict {
+// AfterTool runs the PostToolUse hooks of a finished call (agent.Hooks); a
+// block or additional context comes back as feedback, for the model to
+// read beside the result.
+func (b *Binding) AfterTool(ctx context.Context, callID, name string, args json.RawMessage, content string, isError bool) (feedback string, halt bool) {
 	if !b.Active() || !b.Runner.Has(PostToolUse) {
-		return Verdict{}
+		return "", false
 	}
 	in := b.input(PostToolUse)
 	in.ToolName = ClaudeName(name, args)
@@ -114,25 +118,25 @@ func (b *Binding) AfterTool(ctx context.Context, callID, name string, args json.
 	if o.Context != "" {
 		parts = append(parts, o.Context)
 	}
-	return Verdict{Block: len(parts) > 0, Reason: strings.Join(parts, "\n"), Halt: o.Halt}
+	return strings.Join(parts, "\n"), o.Halt
 }
 
 // BeforeStop runs the Stop (or SubagentStop) hooks as the agent is about
-// to end its turn with answer; active says a Stop hook already made it go
-// on. A block makes it go on with Reason.
-func (b *Binding) BeforeStop(ctx context.Context, answer string, active bool) Verdict {
+// to end its turn with answer (agent.Hooks); active says a Stop hook
+// already made it go on. A block makes it go on with the hook's reason.
+func (b *Binding) BeforeStop(ctx context.Context, answer string, active bool) (goOn string, halt bool) {
 	if !b.Active() || !b.Runner.Has(b.StopEvent) {
-		return Verdict{}
+		return "", false
 	}
 	in := b.input(b.StopEvent)
 	in.StopHookActive = &active
 	in.AgentID, in.AgentType = b.AgentID, b.AgentType
 	o := b.Runner.Run(ctx, in, "")
 	b.notify(b.StopEvent, "stop", o)
-	if o.Halt {
-		return Verdict{Halt: true}
+	if o.Halt || !o.Block {
+		return "", o.Halt
 	}
-	return Verdict{Block: o.Block, Reason: o.Reason}
+	return o.Reason, false
 }
 
 // toolResponse is PostToolUse's tool_response: the result the model read,

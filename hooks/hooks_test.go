@@ -323,11 +323,11 @@ func TestBindingAsk(t *testing.T) {
 			out := `echo '{"hookSpecificOutput":{"permissionDecision":"` + tc.decision + `"}}'`
 			b := &Binding{Runner: NewRunner([]Hook{cmdHook(PreToolUse, "Bash", out)}, RunnerOptions{Dir: t.TempDir()}), Gate: pol}
 			args, _ := json.Marshal(map[string]string{"command": tc.command})
-			ctx, v := b.BeforeTool(context.Background(), "c1", toolname.Bash, args)
-			if v.Block != tc.blocked {
-				t.Fatalf("blocked %v (%s), want %v", v.Block, v.Reason, tc.blocked)
+			ctx, blocked, reason, _ := b.BeforeTool(context.Background(), "c1", toolname.Bash, args)
+			if blocked != tc.blocked {
+				t.Fatalf("blocked %v (%s), want %v", blocked, reason, tc.blocked)
 			}
-			if v.Block {
+			if blocked {
 				return
 			}
 			got := pol.Check(ctx, permission.Request{Tool: toolname.Bash, Command: tc.command})

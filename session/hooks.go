@@ -266,7 +266,7 @@ func hookNoteText(n hooks.Note) string {
 }
 
 // mainHooks binds the hooks to the main agent; nil when there are none.
-func (s *Session) mainHooks() *hooks.Binding {
+func (s *Session) mainHooks() agent.Hooks {
 	if s.hooks == nil || s.hooks.runner == nil {
 		return nil
 	}

@@ -182,7 +182,7 @@ func (c *child) newAgent() {
 		c.hk = c.m.cfg.Hooks.Bind(c.def, c.src, c.gate())
 	}
 	c.a = agent.New(agent.Config{
-		Hooks:     c.hk,
+		Hooks:     loopHooks(c.hk),
 		Provider:  c.provider,
 		Model:     c.model,
 		System:    c.systemPrompt(),
@@ -716,4 +716,12 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// loopHooks is b as the loop's hooks: nil (none at all) when b is nil.
+func loopHooks(b *hooks.Binding) agent.Hooks {
+	if b == nil {
+		return nil
+	}
+	return b
 }
