@@ -130,9 +130,15 @@ func (b *ApprovalBlock) Editable() bool {
 }
 
 // callRequest reports whether req is a call with arguments rather than a
-// write or a command: a web fetch or an MCP tool call.
+// write or a command. Anything but a command, a write or a merge is one: a
+// web fetch, an MCP call, a trust question, or any other tool a PreToolUse
+// hook asked about.
 func callRequest(req permission.Request) bool {
-	return req.Tool == toolname.WebFetch || permission.IsTrustQuestion(req.Tool) || strings.HasPrefix(req.Tool, toolname.MCPPrefix)
+	switch req.Tool {
+	case toolname.Bash, toolname.WriteFile, toolname.EditFile, permission.ToolMerge:
+		return false
+	}
+	return true
 }
 
 func (b *ApprovalBlock) touch() { b.changed() }
