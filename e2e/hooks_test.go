@@ -147,13 +147,17 @@ func TestHookPostToolUseSeesWrite(t *testing.T) {
 }
 
 // TestHookUserPromptSubmitAddsContext: what a UserPromptSubmit hook prints
-// reaches the model with the prompt, and the hook reads the prompt.
+// reaches the model with the prompt, and the hook reads the prompt; so does
+// what a SessionStart hook prints, with the first prompt.
 func TestHookUserPromptSubmitAddsContext(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
 	box := newSandbox(t)
 	ws := workspace(t, sampleFiles())
-	hookHome(t, box, map[string][]map[string]any{"UserPromptSubmit": {group("", "cat > \"$HOME/prompt.json\"; echo 'Sprint ends Friday (from the hook).'")}})
+	hookHome(t, box, map[string][]map[string]any{
+		"UserPromptSubmit": {group("", "cat > \"$HOME/prompt.json\"; echo 'Sprint ends Friday (from the hook).'")},
+		"SessionStart":     {group("startup", "echo 'On branch main (session start).'")},
+	})
 	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: "what is due"}, Turns: []scripted.Turn{{Text: "Friday."}}})
 	r := runCovey(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "what is due")
 	if r.code != 0 {
@@ -169,7 +173,7 @@ func TestHookUserPromptSubmitAddsContext(t *testing.T) {
 			user = m.Content
 		}
 	}
-	if !strings.HasPrefix(user, "what is due") || !strings.Contains(user, "Sprint ends Friday (from the hook).") {
+	if !strings.HasPrefix(user, "what is due") || !strings.Contains(user, "Sprint ends Friday (from the hook).") || !strings.Contains(user, "On branch main (session start).") {
 		t.Errorf("first user message = %q", user)
 	}
 	data, _ := os.ReadFile(filepath.Join(box.home, "prompt.json"))
@@ -342,5 +346,51 @@ func TestHookAgentFileHooksApplyToItsChildOnly(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "hooks is not supported") {
 		t.Errorf("the agent file's hooks were warned about:\n%s", r.stderr)
+	}
+}
+
+// TestHookTrustRememberedUntilChanged: the answer given in the TUI holds for
+// later runs of the workspace (a headless run then runs the project's
+// hooks), until the hooks change: then they are skipped again.
+func TestHookTrustRememberedUntilChanged(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "hi", Match: scripted.Match{FirstUser: "hello"}, Turns: []scripted.Turn{{Text: "hi"}}})
+	settings := func(marker string) string {
+		return `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch ` + marker + `"}]}]}}`
+	}
+	ws := workspace(t, map[string]string{".claude/settings.json": settings("ran1")})
+	box := newSandbox(t)
+	env := box.env("OPENAI_BASE_URL=" + srv.URL())
+
+	tm := startTUI(t, ws, env, "--model", "e2e-model")
+	tm.waitText("? Run the hooks this project brings?", "touch ran1")
+	tm.press("y")
+	tm.waitText("✓ allowed  the hooks this project brings")
+	store := filepath.Join(box.home, ".local", "state", "covey", "hooks-trust.json")
+	tm.poll("the trust answer on disk", waitLong, func(string) error {
+		if data, err := os.ReadFile(store); err != nil || !strings.Contains(string(data), "trusted") {
+			return errNotYet
+		}
+		return nil
+	})
+
+	r := runCovey(t, ws, env, "", "--model", "e2e-model", "-p", "hello")
+	if r.code != 0 || strings.Contains(r.stderr, "skipped the project's hooks") {
+		t.Errorf("trusted hooks: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran1")); err != nil {
+		t.Error("the trusted project hook did not run headless")
+	}
+
+	if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte(settings("ran2")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCovey(t, ws, env, "", "--model", "e2e-model", "-p", "hello")
+	if r.code != 0 || !strings.Contains(r.stderr, "skipped the project's hooks, not trusted yet") || !strings.Contains(r.stderr, "touch ran2") {
+		t.Errorf("changed hooks: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran2")); err == nil {
+		t.Error("a changed project hook ran on the old trust")
 	}
 }
