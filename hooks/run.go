@@ -68,7 +68,8 @@ func execHook(ctx context.Context, h Hook, input []byte, dir string, env []strin
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own group, killed whole; and killed if covey dies first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
