@@ -422,25 +422,33 @@ func (s *Session) NotifyHooks(kind, message string) {
 	go st.runner.Run(context.Background(), in, "")
 }
 
-// RunPreCompactHooks runs the PreCompact hooks before the conversation is
-// compacted: manual for /compact (with the user's instructions), auto
-// otherwise. Compaction calls it (see docs/hooks.md); what the hooks say
-// is shown to the user and never stops the compaction, as in Claude Code.
-func (s *Session) RunPreCompactHooks(ctx context.Context, manual bool, instructions string) {
+// BeforeCompact runs the PreCompact hooks before a conversation is
+// compacted. Its shape is the compaction's hook point (agent.Config's
+// BeforeCompact on the ctx-compact branch): trigger is "manual" for
+// /compact, "auto" or "overflow" otherwise (hooks read both of those as
+// auto, Claude Code's word), focus is the user's /compact instructions.
+// What the hooks add as additionalContext joins the summary's
+// instructions; what they say is shown to the user; they never stop a
+// compaction (an exit 2 is shown, as in Claude Code), so the error is nil.
+func (s *Session) BeforeCompact(ctx context.Context, trigger, focus string) (string, error) {
 	st := s.hooks
 	if st == nil || !st.runner.Has(hooks.PreCompact) {
-		return
+		return "", nil
 	}
 	in := s.hookBase()
 	in.HookEventName = hooks.PreCompact
 	in.Trigger = "auto"
-	if manual {
+	if trigger == "manual" {
 		in.Trigger = "manual"
 	}
-	in.CustomInstructions = &instructions
+	in.CustomInstructions = &focus
 	o := st.runner.Run(ctx, in, "")
-	o.Block = false // a PreCompact hook cannot stop a compaction
+	if o.Block {
+		o.Notes = append(o.Notes, hooks.Note{Text: "exit 2 (a PreCompact hook cannot stop a compaction): " + o.Reason})
+		o.Block = false
+	}
 	s.hookNotify(agent.Source{AgentID: agent.MainAgentID})(hooks.PreCompact, in.Trigger, o)
+	return o.Context, nil
 }
 
 // childHooks is the subagent manager's side of the hooks; nil without
