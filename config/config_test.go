@@ -168,6 +168,28 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"mcp output negative":        {user: "mcp_max_output_tokens: -9\n", wantErr: "mcp_max_output_tokens must not be negative"},
 		"permission mode unknown":    {project: "permission_mode: yolo\n", wantErr: ".covey/config.yaml: permission_mode: unknown permission mode \"yolo\""},
 		"permission rule broken":     {user: "permissions: {allow: [\"bash(\"]}\n", wantErr: "covey/config.yaml: permissions.allow[0]"},
+		"hooks: the user's trusted, the project's apart": {
+			user:    "hooks:\n  Stop:\n    - hooks: [{type: command, command: user-stop}]\n",
+			project: "hooks:\n  Stop:\n    - hooks: [{type: command, command: project-stop, timeout: 5}]\n",
+			check: func(t *testing.T, c Config) {
+				if len(c.Hooks["Stop"]) != 1 || c.Hooks["Stop"][0].Hooks[0].Command != "user-stop" {
+					t.Fatalf("hooks = %+v", c.Hooks)
+				}
+				if len(c.ProjectHooks["Stop"]) != 1 || c.ProjectHooks["Stop"][0].Hooks[0].Timeout != 5 {
+					t.Fatalf("project hooks = %+v", c.ProjectHooks)
+				}
+			},
+		},
+		"hooks unknown event": {user: "hooks: {Sometimes: []}\n", wantErr: `hooks: unknown hook event "Sometimes"`},
+		"hooks unknown key":   {project: "hooks: {Stop: [{hooks: [{comand: x}]}]}\n", wantErr: `unknown key "comand"`},
+		"hooks empty command": {project: "hooks: {Stop: [{hooks: [{type: command}]}]}\n", wantErr: "command is empty"},
+		"notifications": {user: "notifications: {bell: false, protocol: osc777}\n", project: "notifications: {turn_end: false}\n", check: func(t *testing.T, c Config) {
+			n := c.Notifications
+			if On(n.Bell) || !On(n.Desktop) || On(n.TurnEnd) || !On(n.Approval) || n.Protocol != "osc777" {
+				t.Fatalf("notifications = %+v", n)
+			}
+		}},
+		"notifications protocol": {user: "notifications: {protocol: smoke}\n", wantErr: "notifications.protocol must be osc9, osc777, osc99 or none"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
