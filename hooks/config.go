@@ -281,7 +281,7 @@ func Load(src Sources) Set {
 	if src.Home != "" {
 		p := filepath.Join(src.Home, ".claude", "settings.json")
 		c, err := ReadSettings(p)
-		add(c, p, ScopeUser, err)
+		add(c, filepath.Join("~", ".claude", "settings.json"), ScopeUser, err)
 	}
 	if len(src.User) > 0 {
 		add(src.User, src.UserSource, ScopeUser, src.User.Validate())
