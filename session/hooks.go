@@ -236,10 +236,11 @@ func (s *Session) hookNotify(src agent.Source) func(event, subject string, o hoo
 		if s.hooks == nil {
 			return
 		}
+		// Held while emitting: endHooks marks the stream closing under the
+		// same lock, so nothing is emitted once EndEvents may close it.
 		s.hooks.mu.Lock()
-		closed := s.hooks.closed
-		s.hooks.mu.Unlock()
-		if closed {
+		defer s.hooks.mu.Unlock()
+		if s.hooks.closed {
 			return
 		}
 		if o.Block {
