@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -198,6 +199,13 @@ func (s *Session) Hooks() []HookInfo {
 			}
 		}
 	}
+	// By event, in the order Claude Code documents them; sources keep
+	// their order within one.
+	order := map[string]int{}
+	for i, ev := range hooks.Events() {
+		order[ev] = i
+	}
+	slices.SortStableFunc(out, func(a, b HookInfo) int { return order[a.Event] - order[b.Event] })
 	return out
 }
 
