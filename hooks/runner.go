@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -79,6 +80,11 @@ type output struct {
 		AdditionalContext        string `json:"additionalContext"`
 	} `json:"hookSpecificOutput"`
 }
+
+// ErrPromptBlocked is the error of a turn whose prompt a UserPromptSubmit
+// hook blocked; the error wrapping it says why. Nothing was sent, so there
+// is nothing to retry.
+var ErrPromptBlocked = errors.New("prompt blocked by a UserPromptSubmit hook")
 
 // Permission decisions of PreToolUse hooks.
 const (

@@ -27,7 +27,7 @@ const HooksTrustFile = "hooks-trust.json"
 
 // ErrPromptBlocked is returned by Prompt when a UserPromptSubmit hook
 // blocked the prompt; the error says why.
-var ErrPromptBlocked = errors.New("prompt blocked by a UserPromptSubmit hook")
+var ErrPromptBlocked = hooks.ErrPromptBlocked
 
 // hookState is the session's hooks side.
 type hookState struct {

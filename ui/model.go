@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/hooks"
 	"covey/permission"
 	"covey/theme"
 )
@@ -485,10 +486,13 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	// The answer block is finished by the turn's own Done event, which the
 	// event pump may still hold for a frame: finishing it here would split
 	// a late chunk into a second block.
-	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled))
+	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled) && !errors.Is(msg.err, hooks.ErrPromptBlocked))
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.notice(NoticeInfo, "turn cancelled")
+	case errors.Is(msg.err, hooks.ErrPromptBlocked):
+		// Nothing was sent: there is nothing to retry.
+		m.notice(NoticeWarning, msg.err.Error())
 	case msg.err != nil && !t.errShown:
 		m.lateErr = msg.err.Error()
 		m.notice(NoticeError, m.rt.withRetryHint(m.lateErr))

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/hooks"
 	"covey/permission"
 	"covey/tools/toolname"
 )
@@ -110,5 +112,20 @@ func TestHooksListing(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("listing lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestBlockedPromptIsNotRetried: a prompt a UserPromptSubmit hook blocked
+// ends its turn with the hook's reason and no retry offered: nothing was
+// sent.
+func TestBlockedPromptIsNotRetried(t *testing.T) {
+	m := newModel(t.Context(), Options{})
+	m.turn = &turn{id: 3, cancel: func() {}}
+	m.handleTurnDone(turnDoneMsg{id: 3, err: fmt.Errorf("%w: no secrets", hooks.ErrPromptBlocked)})
+	if m.lastFailed {
+		t.Error("a blocked prompt offers a retry")
+	}
+	if v := m.tr.View(); !strings.Contains(v, "no secrets") {
+		t.Errorf("the reason is not shown:\n%s", v)
 	}
 }
