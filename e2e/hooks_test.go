@@ -394,3 +394,28 @@ func TestHookTrustRememberedUntilChanged(t *testing.T) {
 		t.Error("a changed project hook ran on the old trust")
 	}
 }
+
+// TestTUIHookBlockShown: in the TUI, a call a PreToolUse hook blocked shows
+// in its tool block and as a notice naming the hook and its message.
+func TestTUIHookBlockShown(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	box := newSandbox(t)
+	hookHome(t, box, map[string][]map[string]any{"PreToolUse": {group("Bash", "echo 'no rm here; use git clean' >&2; exit 2")}})
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: "clean up"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_rm", Name: "bash", Args: map[string]any{"command": "rm -rf build"}}}},
+		{Text: "E2E: I will use git clean."},
+	}})
+	tm := startTUI(t, workspace(t, sampleFiles()), box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+	tm.submit("clean up")
+	s := tm.waitText("E2E: I will use git clean.")
+	for _, want := range []string{"Blocked by a PreToolUse hook: no rm here; use git clean", "PreToolUse hook blocked bash: no rm here; use git clean"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, frame(s))
+		}
+	}
+	if strings.Contains(s, "? Allow bash") {
+		t.Errorf("the blocked call was asked about:\n%s", frame(s))
+	}
+}
