@@ -34,7 +34,7 @@ func TestParse(t *testing.T) {
 	}{
 		"no frontmatter": {file: "Review the diff.\n", want: Command{Body: "Review the diff."}},
 		"claude code's keys": {
-			file: "---\ndescription: Make a commit\nargument-hint: [message]\nallowed-tools: Bash(git add:*), Bash(git commit:*), Read\nmodel: haiku\n---\nCommit: $ARGUMENTS\n",
+			file:  "---\ndescription: Make a commit\nargument-hint: [message]\nallowed-tools: Bash(git add:*), Bash(git commit:*), Read\nmodel: haiku\n---\nCommit: $ARGUMENTS\n",
 			want:  Command{Description: "Make a commit", ArgumentHint: "[message]", Model: "haiku", Body: "Commit: $ARGUMENTS"},
 			rules: []string{"Bash(git add:*)", "Bash(git commit:*)"},
 		},
@@ -140,17 +140,17 @@ func TestExpand(t *testing.T) {
 		ran        []string
 		err        string
 	}{
-		"arguments":           {body: "Fix issue $ARGUMENTS now", args: " 12 fast ", want: []string{"Fix issue 12 fast now"}},
-		"positional":          {body: "a=$1 b=$2 c=$3 $10", args: `one "two words"`, want: []string{"a=one b=two words c= $10"}},
-		"appended when unused": {body: "Review the code.", args: "carefully", want: []string{"Review the code.\n\nARGUMENTS: carefully"}},
+		"arguments":                 {body: "Fix issue $ARGUMENTS now", args: " 12 fast ", want: []string{"Fix issue 12 fast now"}},
+		"positional":                {body: "a=$1 b=$2 c=$3 $10", args: `one "two words"`, want: []string{"a=one b=two words c= $10"}},
+		"appended when unused":      {body: "Review the code.", args: "carefully", want: []string{"Review the code.\n\nARGUMENTS: carefully"}},
 		"arguments not re-expanded": {body: "Say $ARGUMENTS", args: "$1 !`id` @src/a.go", want: []string{"Say $1 !`id` @src/a.go"}, not: []string{"<file"}},
-		"command output":      {body: "Status: !`git status` and !`git log -n $1`", args: "3", want: []string{"Status: out of git status and out of git log -n 3"}, ran: []string{"git status", "git log -n 3"}},
-		"refused command":     {body: "!`rm -rf x`", err: "did not run: !`rm -rf x`: the command was not allowed"},
-		"inline code stays":   {body: "wow!`x` and `!not`", want: []string{"wow!`x` and `!not`"}},
-		"file attached":       {body: "Look at @src/a.go.", want: []string{"Look at @src/a.go.", "<file path=\"src/a.go\">\npackage a\n</file>"}},
-		"positional file":     {body: "Look at @$1", args: "src/a.go", want: []string{"<file path=\"src/a.go\">"}},
-		"outside refused":     {body: "see @~/notes.md", want: []string{"[@~/notes.md not attached: covey may not read it"}, not: []string{"my notes"}},
-		"mention left alone":  {body: "ask @alice and mail a@b.c", want: []string{"ask @alice and mail a@b.c"}, not: []string{"<file", "not attached"}},
+		"command output":            {body: "Status: !`git status` and !`git log -n $1`", args: "3", want: []string{"Status: out of git status and out of git log -n 3"}, ran: []string{"git status", "git log -n 3"}},
+		"refused command":           {body: "!`rm -rf x`", err: "did not run: !`rm -rf x`: the command was not allowed"},
+		"inline code stays":         {body: "wow!`x` and `!not`", want: []string{"wow!`x` and `!not`"}},
+		"file attached":             {body: "Look at @src/a.go.", want: []string{"Look at @src/a.go.", "<file path=\"src/a.go\">\npackage a\n</file>"}},
+		"positional file":           {body: "Look at @$1", args: "src/a.go", want: []string{"<file path=\"src/a.go\">"}},
+		"outside refused":           {body: "see @~/notes.md", want: []string{"[@~/notes.md not attached: covey may not read it"}, not: []string{"my notes"}},
+		"mention left alone":        {body: "ask @alice and mail a@b.c", want: []string{"ask @alice and mail a@b.c"}, not: []string{"<file", "not attached"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
