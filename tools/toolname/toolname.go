@@ -22,6 +22,8 @@ const (
 	// stops one of its children by handle.
 	SendMessage = "send_message"
 	StopAgent   = "stop_agent"
+	// Skill loads a skill's instructions (package skills implements it).
+	Skill = "skill"
 	// MergeWorktree is no tool the model calls: it names the permission
 	// request that merges an isolated child's worktree.
 	MergeWorktree = "merge_worktree"

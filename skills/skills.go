@@ -1,0 +1,248 @@
+// Package skills reads skills: folders holding a SKILL.md (frontmatter
+// name, description, optional allowed-tools; the body is the
+// instructions) in Claude Code's folders (.claude/skills, ~/.claude/skills)
+// and covey's (.covey/skills, <config>/skills). The model sees each
+// skill's name and description in the skill tool's description; the tool
+// returns a skill's body when the model asks for it, and the folder's
+// other files are readable through read_file (see Set.Readable).
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"covey/agentdefs"
+	"covey/internal/boundedfile"
+)
+
+// maxSkillFile bounds one SKILL.md.
+const maxSkillFile = 256 << 10
+
+// maxSkills bounds how many skills one folder may hold.
+const maxSkills = 200
+
+// Skill is one skill folder.
+type Skill struct {
+	// Name is the skill's name (frontmatter name, else the folder's).
+	Name string
+	// Description tells the model when to use it.
+	Description string
+	// AllowedTools is the frontmatter's allowed-tools (Names nil when
+	// there is none). covey shows it; it grants nothing (see the docs).
+	AllowedTools agentdefs.AllowedTools
+	// Dir is the skill's folder (its real path) and Path its SKILL.md.
+	Dir, Path string
+	// Scope is agentdefs.Project or agentdefs.User.
+	Scope agentdefs.Scope
+}
+
+// LoadOptions says where skills are looked for.
+type LoadOptions struct {
+	ProjectDir, UserConfigDir, HomeDir string
+}
+
+// Folders returns the skill folders in order of precedence: the project's
+// before the user's, covey's own before Claude Code's.
+func Folders(o LoadOptions) []Folder {
+	var out []Folder
+	if o.ProjectDir != "" {
+		out = append(out, Folder{filepath.Join(o.ProjectDir, ".covey", "skills"), agentdefs.Project},
+			Folder{filepath.Join(o.ProjectDir, ".claude", "skills"), agentdefs.Project})
+	}
+	if o.UserConfigDir != "" {
+		out = append(out, Folder{filepath.Join(o.UserConfigDir, "skills"), agentdefs.User})
+	}
+	if o.HomeDir != "" {
+		out = append(out, Folder{filepath.Join(o.HomeDir, ".claude", "skills"), agentdefs.User})
+	}
+	return out
+}
+
+// Folder is one folder of skill folders.
+type Folder struct {
+	Path  string
+	Scope agentdefs.Scope
+}
+
+// Set is the skills of a session, by name.
+type Set struct {
+	skills []Skill // sorted by name
+}
+
+// Load reads every skill. A name found twice is taken from the first
+// folder (see Folders), with a warning; a broken SKILL.md is skipped
+// with a problem naming it.
+func Load(o LoadOptions) (*Set, []agentdefs.Problem) {
+	var (
+		problems []agentdefs.Problem
+		seen     = map[string]string{}
+		set      = &Set{}
+	)
+	for _, f := range Folders(o) {
+		entries, err := os.ReadDir(f.Path)
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, e := range entries {
+			dir := filepath.Join(f.Path, e.Name())
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				continue
+			}
+			path := filepath.Join(dir, "SKILL.md")
+			if _, err := os.Stat(path); err != nil {
+				continue
+			}
+			if n++; n > maxSkills {
+				problems = append(problems, agentdefs.Problem{Path: f.Path, Warning: true, Message: fmt.Sprintf("more than %d skills; the rest are not read", maxSkills)})
+				break
+			}
+			s, _, ps, err := ParseFile(path)
+			problems = append(problems, ps...)
+			if err != nil {
+				problems = append(problems, asProblem(path, err))
+				continue
+			}
+			s.Scope = f.Scope
+			if first, ok := seen[s.Name]; ok {
+				problems = append(problems, agentdefs.Problem{Path: path, Warning: true, Message: fmt.Sprintf("skill %q is also defined by %s, which wins", s.Name, first)})
+				continue
+			}
+			seen[s.Name] = path
+			set.skills = append(set.skills, s)
+		}
+	}
+	sort.Slice(set.skills, func(i, j int) bool { return set.skills[i].Name < set.skills[j].Name })
+	return set, problems
+}
+
+func asProblem(path string, err error) agentdefs.Problem {
+	var p agentdefs.Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	return agentdefs.Problem{Path: path, Message: err.Error()}
+}
+
+// ParseFile reads one SKILL.md: the skill and its body.
+func ParseFile(path string) (Skill, string, []agentdefs.Problem, error) {
+	data, err := boundedfile.Read(path, maxSkillFile)
+	if err != nil {
+		return Skill{}, "", nil, fmt.Errorf("read skill: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a skill from SKILL.md's content. name defaults to the
+// folder's name; description is required (without it the model cannot
+// tell when to use the skill).
+func Parse(path string, data []byte) (Skill, string, []agentdefs.Problem, error) {
+	fm, err := agentdefs.ParseFrontmatter(path, data)
+	if err != nil {
+		return Skill{}, "", nil, err
+	}
+	dir := filepath.Dir(path)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	s := Skill{Dir: dir, Path: path}
+	for _, f := range fm.Fields {
+		switch strings.ReplaceAll(strings.ToLower(f.Key), "_", "-") {
+		case "name":
+			s.Name, err = fm.Text(f)
+		case "description":
+			s.Description, err = fm.Text(f)
+		case "allowed-tools":
+			s.AllowedTools, err = fm.Tools(f)
+		case "license", "metadata", "version", "when-to-use":
+			// Keys of the Agent Skills format covey has no use for.
+		default:
+			fm.Warn(f, "unknown key %q ignored (known keys: name, description, allowed-tools)", f.Key)
+		}
+		if err != nil {
+			return Skill{}, "", nil, err
+		}
+	}
+	if s.Name == "" {
+		s.Name = filepath.Base(filepath.Dir(path))
+	}
+	if strings.ContainsAny(s.Name, "\n\r\t") {
+		return Skill{}, "", nil, agentdefs.Problem{Path: path, Field: "name", Message: fmt.Sprintf("name %q holds a control character", s.Name)}
+	}
+	if s.Description == "" {
+		return Skill{}, "", nil, agentdefs.Problem{Path: path, Field: "description", Message: "missing required key description (when the model should use this skill)"}
+	}
+	return s, strings.TrimSpace(fm.Body), fm.Warnings, nil
+}
+
+// All returns the skills sorted by name.
+func (s *Set) All() []Skill {
+	if s == nil {
+		return nil
+	}
+	return append([]Skill(nil), s.skills...)
+}
+
+// Lookup finds a skill by name (exactly, else ignoring case).
+func (s *Set) Lookup(name string) (Skill, bool) {
+	if s == nil {
+		return Skill{}, false
+	}
+	for _, k := range s.skills {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	for _, k := range s.skills {
+		if strings.EqualFold(k.Name, name) {
+			return k, true
+		}
+	}
+	return Skill{}, false
+}
+
+// Only returns the skills named (an agent file's skills:), and the names
+// no skill has.
+func (s *Set) Only(names []string) (*Set, []string) {
+	out := &Set{}
+	var missing []string
+	for _, n := range names {
+		k, ok := s.Lookup(n)
+		if !ok {
+			missing = append(missing, n)
+			continue
+		}
+		if _, dup := out.Lookup(k.Name); !dup {
+			out.skills = append(out.skills, k)
+		}
+	}
+	sort.Slice(out.skills, func(i, j int) bool { return out.skills[i].Name < out.skills[j].Name })
+	return out, missing
+}
+
+// Readable reports whether abs is a file inside one of the skills'
+// folders (by real path), which read_file may read wherever the folder
+// is: a skill's instructions refer to its own files.
+func (s *Set) Readable(abs string) bool {
+	if s == nil || len(s.skills) == 0 {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return false
+	}
+	for _, k := range s.skills {
+		rel, err := filepath.Rel(k.Dir, real)
+		if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
+}

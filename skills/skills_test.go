@@ -1,0 +1,84 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"covey/agentdefs"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadAndTool(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(root, ".claude/skills/pdf/SKILL.md"), "---\nname: pdf\ndescription: Fill in PDF forms.\nallowed-tools: Bash(python3:*), Read\n---\nRun scripts/fill.py.\n")
+	write(t, filepath.Join(root, ".claude/skills/pdf/scripts/fill.py"), "print(1)")
+	write(t, filepath.Join(home, ".claude/skills/pdf/SKILL.md"), "---\nname: pdf\ndescription: the user's\n---\nshadowed")
+	write(t, filepath.Join(home, ".claude/skills/release/SKILL.md"), "---\ndescription: Cut a release.\n---\nTag it.")
+	write(t, filepath.Join(home, ".claude/skills/broken/SKILL.md"), "---\nname: broken\n---\nno description")
+	write(t, filepath.Join(home, ".claude/skills/notaskill/README.md"), "x")
+	set, problems := Load(LoadOptions{ProjectDir: root, HomeDir: home})
+	var names []string
+	for _, s := range set.All() {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, " ") != "pdf release" {
+		t.Fatalf("skills = %v", names)
+	}
+	pdf, _ := set.Lookup("PDF")
+	if pdf.Scope != agentdefs.Project || strings.Join(pdf.AllowedTools.Sources(), ",") != "Bash(python3:*)" {
+		t.Errorf("pdf = %+v", pdf)
+	}
+	var msgs []string
+	for _, p := range problems {
+		msgs = append(msgs, p.Error())
+	}
+	all := strings.Join(msgs, "\n")
+	if !strings.Contains(all, "missing required key description") || !strings.Contains(all, "also defined by") {
+		t.Errorf("problems:\n%s", all)
+	}
+
+	tool := set.Tool()
+	desc := tool.Description()
+	if !strings.Contains(desc, "- pdf: Fill in PDF forms.") || !strings.Contains(desc, "- release: Cut a release.") || strings.Contains(desc, "Run scripts") {
+		t.Errorf("description:\n%s", desc)
+	}
+	if again := set.Tool().Description(); again != desc {
+		t.Error("the description is not byte-stable")
+	}
+	res := tool.Run(context.Background(), json.RawMessage(`{"name":"pdf"}`))
+	if res.IsError || !strings.Contains(res.Content, "Run scripts/fill.py.") || !strings.Contains(res.Content, "scripts/fill.py") || strings.Contains(res.Content, "SKILL.md,") {
+		t.Errorf("skill pdf:\n%s", res.Content)
+	}
+	if res := tool.Run(context.Background(), json.RawMessage(`{"name":"nope"}`)); !res.IsError || !strings.Contains(res.Content, "skills: pdf, release") {
+		t.Errorf("unknown skill: %+v", res)
+	}
+
+	if !set.Readable(filepath.Join(root, ".claude/skills/pdf/scripts/fill.py")) {
+		t.Error("a skill's own file is not readable")
+	}
+	for _, p := range []string{filepath.Join(home, ".claude/skills/notaskill/README.md"), filepath.Join(root, ".claude/skills/pdf"), filepath.Join(home, ".claude/skills/broken/SKILL.md")} {
+		if set.Readable(p) {
+			t.Errorf("%s is readable", p)
+		}
+	}
+	only, missing := set.Only([]string{"release", "ghost"})
+	if len(only.All()) != 1 || only.All()[0].Name != "release" || strings.Join(missing, ",") != "ghost" {
+		t.Errorf("Only = %v, missing %v", only.All(), missing)
+	}
+	if (&Set{}).Tool() != nil {
+		t.Error("an empty set offers a tool")
+	}
+}
