@@ -136,6 +136,9 @@ type Definition struct {
 	// MCPServers names the MCP servers (from the session's config) this
 	// agent may use; nil means those of the session.
 	MCPServers []string
+	// Skills names the skills (SKILL.md folders) this agent gets through
+	// its skill tool; nil: none (a child does not inherit its parent's).
+	Skills []string
 	// Color is the colour of the child's pane header, one of Colors (Claude
 	// Code's palette), which the UI maps onto the theme.
 	Color string

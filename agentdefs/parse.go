@@ -128,7 +128,7 @@ func canonicalKey(k string) string {
 }
 
 const knownKeys = "name, description, tools, disallowed_tools, model, provider, max_turns, max_tokens, max_cost, timeout, allowed_paths, color, " +
-	"permissionMode, isolation, background, mcpServers, hooks"
+	"permissionMode, isolation, background, mcpServers, hooks, skills"
 
 // fields fills d from the frontmatter document and returns the name's line.
 func (p *fileParser) fields(doc *yaml.Node, fm frontmatter, d *Definition) (int, error) {
@@ -268,7 +268,9 @@ func (p *fileParser) claudeKey(k, v *yaml.Node, d *Definition) {
 		d.MCPServers = p.servers(k.Value, v)
 	case "hooks":
 		d.Hooks = p.hooks(k.Value, v)
-	case "skills", "memory", "effort":
+	case "skills":
+		d.Skills = p.servers(k.Value, v)
+	case "memory", "effort":
 		p.warn(line, k.Value, "%s is not supported yet; ignored", k.Value)
 	default:
 		p.warn(line, k.Value, "unknown key %q ignored (known keys: %s)", k.Value, knownKeys)

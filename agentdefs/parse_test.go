@@ -169,7 +169,6 @@ func TestParseWarnings(t *testing.T) {
 			file: "---\nname: k\ndescription: d\nfavourite: tea\nskills: [a]\nhooks: {}\nmemory: user\n---\np\n",
 			want: []Problem{
 				{Line: 4, Field: "favourite", Message: `unknown key "favourite"`, Warning: true},
-				{Line: 5, Field: "skills", Message: "skills is not supported yet", Warning: true},
 				{Line: 7, Field: "memory", Message: "memory is not supported yet", Warning: true},
 			},
 		},
@@ -318,4 +317,20 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("Parse accepted an invalid definition %+v", d)
 		}
 	})
+}
+
+func TestParseSkills(t *testing.T) {
+	for file, want := range map[string]string{
+		"---\nname: k\ndescription: d\nskills: [pdf, release]\n---\np\n": "pdf,release",
+		"---\nname: k\ndescription: d\nskills: pdf, release\n---\np\n":   "pdf,release",
+		"---\nname: k\ndescription: d\n---\np\n":                         "",
+	} {
+		d, warns, err := Parse("/p/a.md", []byte(file))
+		if err != nil || len(warns) != 0 {
+			t.Fatalf("%q: %v %v", file, err, warns)
+		}
+		if got := strings.Join(d.Skills, ","); got != want {
+			t.Errorf("%q: skills %q, want %q", file, got, want)
+		}
+	}
 }

@@ -82,7 +82,7 @@ func quirks() map[string]quirk {
 			mode: "plan", isolation: "worktree", descHas: "user: \"fix the typo in README.md\"\nassistant: \"I'll hand it to the doc-fixer agent.\"\n</example>"},
 			warns: []string{"description", "tags", "version", "argument-hint"}},
 		"color.md":            {claude: outcome{loads: true, name: "colourful", tools: []string{toolname.ReadFile}, model: "inherit"}},
-		"unsupported-keys.md": {claude: outcome{loads: true, name: "skilled", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"skills", "memory"}},
+		"unsupported-keys.md": {claude: outcome{loads: true, name: "skilled", tools: []string{toolname.ReadFile}, model: "inherit"}, warns: []string{"memory"}},
 		"model-alias.md":      {claude: outcome{loads: true, name: "quick-haiku", tools: []string{toolname.ReadFile}, model: "haiku"}},
 		"model-full-id.md":    {claude: outcome{loads: true, name: "pinned-model", tools: []string{toolname.ReadFile}, model: "claude-sonnet-4-5-20250929"}},
 		"disallowed.md":       {claude: outcome{loads: true, name: "no-writes", deny: []string{toolname.WriteFile, toolname.EditFile}, model: "inherit"}},
