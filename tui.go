@@ -102,6 +102,9 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Cost:            costFunc(s.Config().Prices),
 		Hooks:           tuiHooks(s, o.demo),
 		Notify:          notifier(s, os.Getenv),
+		Commands:        customCommands(s),
+		Skills:          skillInfos(s),
+		Memory:          func() []ui.MemoryInfo { return memoryInfos(s) },
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -168,6 +171,7 @@ func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoi
 		PermissionMode: o.permissionMode, MaxTurns: o.maxTurns, SandboxMode: o.sandboxMode,
 		ModelFromFlag: o.flags.Model != "", Log: o.log,
 		MCPConfigFiles: o.mcpConfigs, Version: version,
+		ReservedCommands: ui.BuiltinCommandNames(),
 	}
 }
 

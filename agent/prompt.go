@@ -27,32 +27,19 @@ type Environment struct {
 	OS    string
 	Date  string // YYYY-MM-DD
 	IsGit bool
-	// Instructions is the project's AGENTS.md (or CLAUDE.md) text, and
-	// InstructionsFile its file name; both empty when there is none.
+	// Instructions is the memory (AGENTS.md, CLAUDE.md, ... rendered by
+	// package memory), and InstructionsFile names what it came from; both
+	// empty when there is none. The caller fills them.
 	Instructions     string
 	InstructionsFile string
 }
 
-// maxInstructionBytes caps how much of AGENTS.md goes into every prompt.
-const maxInstructionBytes = 64 << 10
-
-// DetectEnvironment reads the facts of the workspace at root. It does I/O:
-// call it once at start-up, not on a hot path.
+// DetectEnvironment reads the facts of the workspace at root (not its
+// memory files: package memory loads those). It does I/O: call it once at
+// start-up, not on a hot path.
 func DetectEnvironment(root string, now time.Time) Environment {
 	env := Environment{Root: root, OS: runtime.GOOS + "/" + runtime.GOARCH, Date: now.Format("2006-01-02")}
 	env.IsGit = isGitRepo(root)
-	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		data, err := os.ReadFile(filepath.Join(root, name))
-		if err != nil {
-			continue
-		}
-		text := string(data)
-		if len(text) > maxInstructionBytes {
-			text = text[:maxInstructionBytes] + "\n[… cut: the file is longer than 64 KB]"
-		}
-		env.Instructions, env.InstructionsFile = strings.TrimSpace(text), name
-		break
-	}
 	return env
 }
 
@@ -81,7 +68,9 @@ func SystemPrompt(base string, env Environment) string {
 	fmt.Fprintf(&b, "- Git repository: %t\n", env.IsGit)
 	b.WriteString("- Paths in tool arguments may be relative to the workspace root.\n")
 	if env.Instructions != "" {
-		fmt.Fprintf(&b, "\n# Project instructions (%s)\n\n%s\n", env.InstructionsFile, env.Instructions)
+		b.WriteString("\n# Instructions from memory files (AGENTS.md, CLAUDE.md): follow them\n\n")
+		b.WriteString(env.Instructions)
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -71,6 +71,8 @@ func mapToolName(raw string) mappedTool {
 		m.name = toolname.WebFetch
 	case toolname.Task, "agent":
 		m.name = toolname.Task
+	case toolname.Skill:
+		m.name = toolname.Skill
 	default:
 		if strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
 			m.name = name

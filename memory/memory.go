@@ -313,3 +313,18 @@ func looksLikePath(ref string) bool {
 	return strings.ContainsAny(ref, "/\\") || strings.HasPrefix(ref, "~") || strings.HasPrefix(ref, ".") ||
 		filepath.Ext(ref) != ""
 }
+
+// FindRepoRoot returns the nearest folder at or above dir holding .git
+// (a folder, or a worktree's file), "" when there is none.
+func FindRepoRoot(dir string) string {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}

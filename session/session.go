@@ -54,6 +54,7 @@ type Session struct {
 	todos   *tools.TodoList
 	mcp     *mcpState  // nil without MCP (the demo)
 	hooks   *hookState // nil without hooks (the demo)
+	ext     *extensions
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -101,6 +102,9 @@ type Options struct {
 	Version string
 	// NoHooks runs no hook (the demo must do what it shows).
 	NoHooks bool
+	// ReservedCommands are the built-in slash commands' names: a command
+	// file of one of these names is not loaded (the built-in wins).
+	ReservedCommands []string
 }
 
 // New builds a session for the workspace in opts.
@@ -123,7 +127,11 @@ func New(opts Options) (*Session, error) {
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
 		providers: map[string]agent.Provider{},
+		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
 	}
+	s.ext.instructions(&s.env, ws.Root)
+	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
+	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
 	s.fixed = opts.Provider
 	if opts.Record {
 		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
@@ -178,6 +186,9 @@ func New(opts Options) (*Session, error) {
 		FetchAnswer:     s.fetchAnswerer(),
 		MCPTools:        s.mcpToolsFor(),
 		AllowFound:      s.policy.AllowReadFound,
+		ReadAlso:        s.ext.readAlso,
+		Skills:          s.ext.skillTool,
+		Memory:          func() func(string) string { return s.ext.mem.Nested().OnRead },
 		Sandbox:         box,
 		WorktreeBase:    worktreeBase(cfg.Worktree.Base),
 		Undo:            s.undoLog(),
@@ -189,21 +200,28 @@ func New(opts Options) (*Session, error) {
 			}
 		},
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: gate, Todos: s.todos, Undo: s.undoLog(), AllowRead: s.policy.AllowRead, AllowFound: s.policy.AllowReadFound, Sandbox: box}
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(),
+		AllowRead: func(abs string) bool { return s.policy.AllowRead(abs) || s.ext.readAlso(abs) }, AllowFound: s.policy.AllowReadFound, Sandbox: box,
+		OnRead: s.ext.nested.OnRead}
 	reg := tools.NewRegistry()
+	// Every tool of the main agent is wrapped so a slash command's turn
+	// gets only its allowed-tools (scopedTool).
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
-			reg.Add(t)
+			reg.Add(scopedTool{t})
 		}
 	}
-	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: gate, Answer: s.fetchAnswerer()}))
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
+	if t := s.ext.skills.Tool(); t != nil {
+		reg.Add(scopedTool{t})
+	}
 	if s.mcp != nil {
-		reg.AddSource(s.mcpTools(nil, nil))
+		reg.AddSource(scopeSource(s.mcpTools(nil, nil)))
 	}
 	if t := s.manager.Tool(agent.Source{AgentID: agent.MainAgentID}); t != nil {
-		reg.Add(t)
+		reg.Add(scopedTool{t})
 		for _, ct := range s.manager.CrewTools(agent.Source{AgentID: agent.MainAgentID}) {
-			reg.Add(ct)
+			reg.Add(scopedTool{ct})
 		}
 	}
 	maxTurns := firstPositive(opts.MaxTurns, cfg.MaxTurns, DefaultMaxTurns)
@@ -438,6 +456,9 @@ func (s *Session) EndEvents() {
 // Prompt runs one user turn of the main agent and returns its result (the
 // headless consumer's call; Run is the TUI's).
 func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, error) {
+	if c, args, ok := s.ext.command(prompt); ok {
+		return s.runCommand(ctx, c, args)
+	}
 	s.mcpReady(ctx)
 	prompt, err := s.submitPrompt(ctx, prompt)
 	if err != nil {
@@ -516,6 +537,7 @@ func (s *Session) Warnings() []string {
 	for _, p := range s.HookProblems() {
 		out = append(out, p+"; those hooks do not run")
 	}
+	out = append(out, s.ext.warnings...)
 	return append(out, s.MCPProblems()...)
 }
 

@@ -82,7 +82,7 @@ func (c Command) Expand(ctx context.Context, args string, x Expander) (string, e
 		b.WriteByte(body[i])
 		i++
 	}
-	out := b.String()
+	out := strings.TrimRight(b.String(), " \t\n")
 	if !e.used && e.args != "" {
 		out = strings.TrimRight(out, "\n") + "\n\nARGUMENTS: " + e.args
 	}

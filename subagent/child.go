@@ -499,6 +499,14 @@ func (c *child) tools() *tools.Registry {
 	if c.policy != nil {
 		env.AllowRead, env.AllowFound = c.policy.AllowRead, c.policy.AllowReadFound
 	}
+	if also, read := c.m.cfg.ReadAlso, env.AllowRead; also != nil && read != nil {
+		env.AllowRead = func(abs string) bool { return read(abs) || also(abs) }
+	}
+	if c.m.cfg.Memory != nil && c.iso == nil {
+		// In a worktree the paths are the worktree's: the folders' memory
+		// is the workspace's, so none joins there.
+		env.OnRead = c.m.cfg.Memory()
+	}
 	if c.iso != nil && env.AllowRead != nil {
 		// Reads in the child's worktree follow the rules of the same
 		// paths in the workspace.
@@ -527,6 +535,11 @@ func (c *child) tools() *tools.Registry {
 			for _, ct := range c.m.CrewTools(c.src) {
 				reg.Add(ct)
 			}
+		}
+	}
+	if len(c.def.Skills) > 0 && c.m.cfg.Skills != nil {
+		if t := c.m.cfg.Skills(c.def.Skills); t != nil {
+			reg.Add(t)
 		}
 	}
 	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.WebFetch}), toolname.WebFetch) && !(c.def.Tools == nil && c.def.ReadOnly) {

@@ -54,6 +54,26 @@ func (d *Driver) Run(ctx context.Context, prompt string) (agent.Result, error) {
 	return d.do(ctx, func() (agent.Result, error) { return d.a.Run(ctx, prompt) })
 }
 
+// RunWithModel runs one user turn like Run, on model for this turn only
+// (a slash command's model:); "" is Run. The model is set once the turn
+// has the agent, so a turn already running keeps its own, and put back
+// after, unless someone chose another meanwhile.
+func (d *Driver) RunWithModel(ctx context.Context, prompt, model string) (agent.Result, error) {
+	if model == "" {
+		return d.Run(ctx, prompt)
+	}
+	return d.do(ctx, func() (agent.Result, error) {
+		old := d.a.Model()
+		d.a.SetModel(model)
+		defer func() {
+			if d.a.Model() == model {
+				d.a.SetModel(old)
+			}
+		}()
+		return d.a.Run(ctx, prompt)
+	})
+}
+
 // Retry runs the last user turn again, like Run.
 func (d *Driver) Retry(ctx context.Context) (agent.Result, error) {
 	return d.do(ctx, func() (agent.Result, error) { return d.a.Retry(ctx) })

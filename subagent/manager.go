@@ -79,6 +79,16 @@ type Config struct {
 	AllowFound func(abs string) bool
 	// Sandbox confines the children's bash commands (see tools.Env).
 	Sandbox *sandbox.Sandbox
+	// ReadAlso, when set, admits reads the policy does not: the files of
+	// skills' folders (read-only, wherever they are).
+	ReadAlso func(abs string) bool
+	// Skills, when set, returns the skill tool offering the skills named
+	// (an agent file's skills:), nil when none of them exists.
+	Skills func(names []string) tools.Tool
+	// Memory, when set, returns a fresh tracker of the memory files that
+	// join a child's context when it first reads a file in their folder
+	// (tools.Env.OnRead).
+	Memory func() func(abs string) string
 	// MCPTools, when set, returns the session's MCP tools as a source whose
 	// calls ask gate, keeping those keep accepts (mcp.Manager.Source).
 	MCPTools func(gate permission.Gate, keep func(tools.Tool) bool) tools.Source

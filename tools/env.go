@@ -37,6 +37,10 @@ type Env struct {
 	AllowFound func(abs string) bool
 	// Sandbox confines the commands bash runs (nil runs them unconfined).
 	Sandbox *sandbox.Sandbox
+	// OnRead, when set, is called with the path of each file read_file
+	// read; what it returns (memory files of the file's folder that join
+	// the agent's context, once) is appended to the result.
+	OnRead func(abs string) string
 }
 
 // resolveRead resolves p for reading: only what AllowRead permits. The

@@ -109,6 +109,11 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%s: %v", args.Path, err)
 	}
+	if t.env.OnRead != nil {
+		if note := t.env.OnRead(abs); note != "" {
+			content += "\n\n" + note
+		}
+	}
 	return Result{Content: content, Summary: summary}
 }
 

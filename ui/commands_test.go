@@ -37,9 +37,11 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "hooks", "undo", "retry", "quit"}},
-		{"/m", []string{"model", "mcp"}},
-		{"/re", []string{"retry"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "quit", "frontend:component", "review"}},
+		{"/m", []string{"model", "mcp", "memory"}},
+		{"/fr", []string{"frontend:component"}},
+		{"/rev", []string{"review"}},
+		{"/re", []string{"retry", "review"}},
 		{"/c", []string{"clear", "cost", "crew"}},
 		{"/CO", []string{"cost"}},
 		{"/cost", []string{"cost"}},
@@ -49,7 +51,8 @@ func TestCompletionFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.typed, func(t *testing.T) {
-			c := newCompletion(defaultCommands(DefaultKeyMap()), DefaultKeyMap(), nil)
+			custom := []CustomCommand{{Name: "frontend:component", Description: "make a component"}, {Name: "review"}, {Name: "help", Description: "shadowed"}}
+			c := newCompletion(withCustom(defaultCommands(DefaultKeyMap()), custom), DefaultKeyMap(), nil)
 			c.Filter(tt.typed)
 			var got []string
 			for _, m := range c.matches {

@@ -69,6 +69,14 @@ type Options struct {
 	// Welcome, when set, opens a new session's transcript with a short
 	// card about it and three key hints; nil shows none.
 	Welcome *Welcome
+	// Commands are the user's slash commands (files): in completion and
+	// /help after the built-ins, sent to the engine as messages.
+	Commands []CustomCommand
+	// Skills are listed by /skills.
+	Skills []SkillInfo
+	// Memory, when set, lists the memory files in the main agent's
+	// context for /memory (it changes as folders' files join).
+	Memory func() []MemoryInfo
 	// Worktrees lists and prunes the git worktrees of isolated children;
 	// nil outside a git repository. At start the UI checks it for
 	// worktrees left behind and says so.
@@ -92,6 +100,8 @@ type Model struct {
 	keys          KeyMap
 	help          help.Model
 	cmds          []command
+	skills        []SkillInfo
+	memory        func() []MemoryInfo
 
 	tr     *transcript
 	rt     *router
@@ -230,7 +240,9 @@ func newModel(ctx context.Context, opts Options) Model {
 		styles:          styles,
 		keys:            keys,
 		help:            newHelp(styles),
-		cmds:            defaultCommands(keys),
+		cmds:            withCustom(defaultCommands(keys), opts.Commands),
+		skills:          opts.Skills,
+		memory:          opts.Memory,
 		tr:              tr,
 		rt:              newRouter(tr),
 		input:           newInput(styles, keys),

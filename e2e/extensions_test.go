@@ -1,0 +1,210 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
+)
+
+// writeHome writes files (path → content) under the sandbox's home.
+func writeHome(t *testing.T, box sandbox, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(box.home, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// userText joins the user messages of a request.
+func userText(e scripted.Entry) string {
+	var parts []string
+	for _, m := range e.Messages {
+		if m.Role == "user" {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// toolResults joins the tool results of a request.
+func toolResults(e scripted.Entry) string {
+	var parts []string
+	for _, m := range e.Messages {
+		if m.Role == "tool" {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// TestSlashCommandHeadless runs the user's slash commands with -p: the
+// server gets the expanded body (arguments, an @file, a !`command`'s
+// output), on the command's model; a subfolder namespaces a user-level
+// command; a !`command` the gate would ask about is refused headless and
+// nothing is sent; allowed-tools keeps other tools out of the turn.
+func TestSlashCommandHeadless(t *testing.T) {
+	t.Parallel()
+	files := sampleFiles()
+	files[".claude/commands/fix.md"] = "---\ndescription: Fix an issue\nargument-hint: [issue] [how]\nmodel: haiku\n---\n" +
+		"Fix issue $1 ($2), all of it: $ARGUMENTS.\nThe code: @greet.go\nBranch: !`echo BANG-OUTPUT`\n"
+	files[".claude/commands/danger.md"] = "Clean up: !`rm -rf build`\n"
+	files[".claude/commands/readonly.md"] = "---\nallowed-tools: Read, Grep\n---\nLook only.\n"
+	files[".covey/config.yaml"] = "model_aliases:\n  haiku: e2e-small\npermissions:\n  allow: [\"bash(echo:*)\"]\n"
+
+	t.Run("expands", func(t *testing.T) {
+		t.Parallel()
+		h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+		writeHome(t, h.box, map[string]string{".claude/commands/frontend/component.md": "---\ndescription: a component\n---\nMake the $ARGUMENTS component.\n"})
+		h.srv.Add(scripted.Conversation{Name: "fix", Match: scripted.Match{FirstUser: "Fix issue", Model: "e2e-small"}, Turns: []scripted.Turn{{Text: "fixed"}}})
+		h.srv.Add(scripted.Conversation{Name: "component", Match: scripted.Match{FirstUser: "Make the Button component."}, Turns: []scripted.Turn{{Text: "made"}}})
+		r := h.run(t, "", "-p", `/fix 42 "right now"`)
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "fixed" {
+			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		r = h.run(t, "", "-p", "/frontend:component Button")
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "made" {
+			t.Fatalf("namespaced: exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		var fix scripted.Entry
+		for _, e := range h.srv.Journal() {
+			if e.Conversation == "fix" {
+				fix = e
+			}
+		}
+		got := userText(fix)
+		for _, want := range []string{"Fix issue 42 (right now), all of it: 42 \"right now\".", "The code: @greet.go", "Branch: BANG-OUTPUT",
+			"<file path=\"greet.go\">\npackage main", "func greeting() string"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("the request's user message lacks %q:\n%s", want, got)
+			}
+		}
+		if strings.Contains(got, "$ARGUMENTS") || strings.Contains(got, "!`") {
+			t.Errorf("the body was not expanded:\n%s", got)
+		}
+	})
+
+	t.Run("refused command sends nothing", func(t *testing.T) {
+		t.Parallel()
+		h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+		h.srv.AllowUnmatched()
+		r := h.run(t, "", "-p", "/danger")
+		if r.code == 0 || !strings.Contains(r.stderr, "/danger was not sent") || !strings.Contains(r.stderr, "rm -rf build") {
+			t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+		}
+		if n := len(h.srv.Journal()); n != 0 {
+			t.Errorf("%d requests reached the server", n)
+		}
+	})
+
+	t.Run("allowed-tools", func(t *testing.T) {
+		t.Parallel()
+		h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+		h.srv.Add(scripted.Conversation{Name: "ro", Match: scripted.Match{FirstUser: "Look only."}, Turns: []scripted.Turn{
+			{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "echo hi"}), call("read_file", map[string]any{"path": "greet.go"})}},
+			{Text: "looked"},
+		}})
+		r := h.run(t, "", "--permission-mode", "bypassPermissions", "-p", "/readonly")
+		if r.code != 0 {
+			t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+		}
+		j := h.srv.Journal()
+		res := toolResults(j[len(j)-1])
+		if !strings.Contains(res, "bash is not among the allowed-tools of /readonly") || !strings.Contains(res, "func greeting") {
+			t.Errorf("tool results:\n%s", res)
+		}
+	})
+}
+
+// TestSkillHeadless checks that the model sees a skill's name and
+// description but not its body, that the skill tool returns the body,
+// and that read_file reads the skill's other files though its folder is
+// outside the workspace.
+func TestSkillHeadless(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	writeHome(t, h.box, map[string]string{
+		".claude/skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Fill PDF forms for the user.\n---\nSKILL-BODY-MARKER: read forms.md first.\n",
+		".claude/skills/pdf/forms.md": "FORMS-FILE-MARKER\n",
+	})
+	forms := filepath.Join(h.box.home, ".claude/skills/pdf/forms.md")
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("skill", map[string]any{"name": "pdf"})}},
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": forms})}},
+		{Text: "done"},
+	}})
+	r := h.run(t, "", "-p", "fill the form")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	j := h.srv.Journal()
+	if len(j) != 3 {
+		t.Fatalf("%d requests, want 3", len(j))
+	}
+	first := string(j[0].Body)
+	if !strings.Contains(first, "pdf: Fill PDF forms for the user.") {
+		t.Errorf("the first request does not list the skill:\n%s", first)
+	}
+	if strings.Contains(first, "SKILL-BODY-MARKER") {
+		t.Error("the skill's body is in the first request")
+	}
+	if res := toolResults(j[1]); !strings.Contains(res, "SKILL-BODY-MARKER") {
+		t.Errorf("the skill call returned:\n%s", res)
+	}
+	if res := toolResults(j[2]); !strings.Contains(res, "FORMS-FILE-MARKER") {
+		t.Errorf("reading the skill's file returned:\n%s", res)
+	}
+}
+
+// TestMemoryHeadless checks that user-level memory, the repository's and
+// their @imports reach the first request, and that a subfolder's
+// AGENTS.md joins with the first read of a file there.
+func TestMemoryHeadless(t *testing.T) {
+	t.Parallel()
+	files := sampleFiles()
+	files["AGENTS.md"] = "PROJECT-MEMORY; see @docs/rules.md\n"
+	files["docs/rules.md"] = "IMPORTED-RULES\n"
+	files["internal/x/AGENTS.md"] = "NESTED-MEMORY\n"
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+	writeHome(t, h.box, map[string]string{
+		".claude/CLAUDE.md":       "USER-MEMORY @~/notes/style.md\n",
+		"notes/style.md":          "IMPORTED-STYLE\n",
+		".config/covey/AGENTS.md": "COVEY-USER-MEMORY\n",
+	})
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "internal/x/x.go"})}},
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "internal/x/x.go"})}},
+		{Text: "done"},
+	}})
+	r := h.run(t, "", "-p", "what is the answer?")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	j := h.srv.Journal()
+	if len(j) != 3 {
+		t.Fatalf("%d requests, want 3", len(j))
+	}
+	sys := j[0].System
+	for _, want := range []string{"USER-MEMORY", "IMPORTED-STYLE", "COVEY-USER-MEMORY", "PROJECT-MEMORY", "IMPORTED-RULES"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("the first request's system prompt lacks %s:\n%s", want, sys)
+		}
+	}
+	if strings.Contains(sys, "NESTED-MEMORY") {
+		t.Error("a subfolder's memory is in the first request")
+	}
+	if res := toolResults(j[1]); !strings.Contains(res, "NESTED-MEMORY") || !strings.Contains(res, "Answer = 42") {
+		t.Errorf("the first read of internal/x returned:\n%s", res)
+	}
+	if res := toolResults(j[2]); strings.Count(res, "NESTED-MEMORY") != 1 {
+		t.Errorf("the subfolder's memory joined more than once:\n%s", res)
+	}
+}

@@ -1,0 +1,292 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"covey/agent"
+	"covey/agentdefs"
+	"covey/memory"
+	"covey/permission"
+	"covey/skills"
+	"covey/slashcmd"
+	"covey/tools"
+	"covey/tools/toolname"
+)
+
+// extensions are what a Claude Code user carries besides agents: slash
+// commands, skills and memory files.
+type extensions struct {
+	home     string
+	mem      *memory.Memory
+	nested   *memory.Nested // the main agent's
+	skills   *skills.Set
+	commands []slashcmd.Command
+	warnings []string
+}
+
+// loadExtensions reads the commands, skills and memory of the workspace
+// at root and of the user.
+func loadExtensions(root, home, userDir string, reserved []string) *extensions {
+	x := &extensions{home: home}
+	x.mem = memory.Load(memory.Options{Home: home, UserConfigDir: userDir, RepoRoot: memory.FindRepoRoot(root), WorkDir: root})
+	x.nested = x.mem.Nested()
+	x.warnings = append(x.warnings, x.mem.Warnings...)
+	var problems []agentdefs.Problem
+	x.skills, problems = skills.Load(skills.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home})
+	for _, p := range problems {
+		x.warnings = append(x.warnings, "skill "+p.Error())
+	}
+	x.commands, problems = slashcmd.Load(slashcmd.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home, Reserved: reserved})
+	for _, p := range problems {
+		x.warnings = append(x.warnings, "command "+p.Error())
+	}
+	return x
+}
+
+// instructions fills env with the memory files' text.
+func (x *extensions) instructions(env *agent.Environment, root string) {
+	env.Instructions = memory.Render(x.mem.Files, x.home)
+	var names []string
+	for _, f := range x.mem.Files {
+		if f.ImportedBy == "" {
+			names = append(names, displayPath(f.Path, root, x.home))
+		}
+	}
+	switch {
+	case len(names) == 0:
+	case len(names) <= 2:
+		env.InstructionsFile = strings.Join(names, ", ")
+	default:
+		env.InstructionsFile = fmt.Sprintf("%s and %d more memory files", names[0], len(names)-1)
+	}
+}
+
+// displayPath shows a path relative to the workspace when inside it, else
+// with the home folder as ~.
+func displayPath(path, root, home string) string {
+	if rel, ok := strings.CutPrefix(path, root+"/"); ok {
+		return rel
+	}
+	return memory.Display(path, home)
+}
+
+// skillProblems warns about agent files naming skills nobody has.
+func (x *extensions) skillProblems(defs []agentdefs.Definition) []string {
+	var out []string
+	for _, d := range defs {
+		if _, missing := x.skills.Only(d.Skills); len(missing) > 0 {
+			out = append(out, fmt.Sprintf("agent %s (%s): no skill is named %s", d.Name, d.Source, strings.Join(missing, ", ")))
+		}
+	}
+	return out
+}
+
+// modelProblems warns about commands whose model: maps to no model.
+func (x *extensions) modelProblems(aliases map[string]string) []string {
+	var out []string
+	for _, c := range x.commands {
+		if _, unmapped := agentdefs.ResolveModel(c.Model, "", aliases); unmapped != "" {
+			out = append(out, fmt.Sprintf("command /%s (%s): model %q maps to no model of this server (add it to model_aliases); the session's model runs it", c.Name, c.Path, c.Model))
+		}
+	}
+	return out
+}
+
+// skillTool returns the skill tool offering the skills named, nil when
+// none of them exists.
+func (x *extensions) skillTool(names []string) tools.Tool {
+	only, _ := x.skills.Only(names)
+	return only.Tool()
+}
+
+// readAlso admits reads of the skills' folders.
+func (x *extensions) readAlso(abs string) bool { return x.skills.Readable(abs) }
+
+// initPrompt is what /init asks of the main agent: a crew of Explore
+// children surveys the repository, then the agent writes AGENTS.md
+// through write_file or edit_file, so the user approves the diff.
+const initPrompt = `Write (or improve) AGENTS.md at the workspace root: the brief every coding agent reads before it works in this repository.
+
+1. Survey the repository with the task tool: start several Explore subagents in ONE message so they run in parallel, for example one for how to build, test, lint and run it (exact commands, from the build files, CI config and scripts), one for the layout and architecture (the main packages or modules, how a request or command flows through them, where to add things), and one for the conventions (code style, naming, error handling, testing habits, commit messages, and anything the existing docs, README, CONTRIBUTING, CLAUDE.md or .cursorrules insist on).
+2. From what they report, write AGENTS.md with write_file (or edit_file if it exists: keep what is still right). Keep it short (at most about 150 lines) and specific to this repository: commands that work, where things live, rules that are not obvious, traps. No generic advice, nothing you did not verify.
+3. Say in two or three lines what you wrote.`
+
+// command finds the slash command text starts with ("/name args"): one
+// of the user's files, or /init.
+func (x *extensions) command(text string) (slashcmd.Command, string, bool) {
+	text = strings.TrimSpace(text)
+	if text == "/init" || strings.HasPrefix(text, "/init ") {
+		// The text is the whole prompt; what follows /init goes after it.
+		return slashcmd.Command{Name: "init", Body: initPrompt + "\n\n$ARGUMENTS"}, strings.TrimSpace(strings.TrimPrefix(text, "/init")), true
+	}
+	if !strings.HasPrefix(text, "/") || strings.HasPrefix(text, "//") {
+		return slashcmd.Command{}, "", false
+	}
+	name, args, _ := strings.Cut(text[1:], " ")
+	if i := strings.IndexByte(name, '\n'); i >= 0 {
+		name, args = name[:i], name[i+1:]+" "+args
+	}
+	name = strings.ToLower(name)
+	for _, c := range x.commands {
+		if c.Name == name {
+			return c, strings.TrimSpace(args), true
+		}
+	}
+	return slashcmd.Command{}, "", false
+}
+
+// Commands are the user's slash commands (files), sorted by name.
+func (s *Session) Commands() []slashcmd.Command { return slices.Clone(s.ext.commands) }
+
+// Skills are the skills the main agent is offered, sorted by name.
+func (s *Session) Skills() []skills.Skill { return s.ext.skills.All() }
+
+// Memory is the memory files in the main agent's context: those loaded
+// at start and those that joined since, when it read a file in their
+// folder.
+func (s *Session) Memory() []memory.File {
+	return append(slices.Clone(s.ext.mem.Files), s.ext.nested.Joined()...)
+}
+
+// Home is the user's home folder, for showing paths with ~.
+func (s *Session) Home() string { return s.ext.home }
+
+// runCommand runs the user's slash command c with args as one turn of
+// the main agent: its body expanded (arguments, @files, !`command`
+// output), on its model, with only its allowed-tools.
+func (s *Session) runCommand(ctx context.Context, c slashcmd.Command, args string) (agent.Result, error) {
+	sc, err := s.commandScope(c)
+	if err != nil {
+		return agent.Result{}, err
+	}
+	s.mcpReady(ctx)
+	s.undoLog().BeginTurn()
+	text, err := c.Expand(ctx, args, slashcmd.Expander{Root: s.ws.Root, Home: s.ext.home, AllowRead: s.policy.AllowRead, Run: s.bangRunner(c, sc)})
+	if err != nil {
+		return agent.Result{}, fmt.Errorf("/%s was not sent: %w", c.Name, err)
+	}
+	model := ""
+	if c.Model != "" {
+		m, unmapped := agentdefs.ResolveModel(c.Model, "", s.cfg.ModelAliases)
+		if unmapped == "" {
+			model = m
+		} // else warned about at start (modelProblems)
+	}
+	if sc != nil {
+		ctx = context.WithValue(ctx, turnScopeKey{}, sc)
+	}
+	return s.driver.RunWithModel(ctx, text, model)
+}
+
+// turnScope is what a slash command's allowed-tools leaves its turn.
+type turnScope struct {
+	command string
+	names   []string
+	// gate is the session's policy with the command's patterns
+	// (Bash(git status:*)): calls outside them are asked about.
+	gate *permission.Policy
+}
+
+type turnScopeKey struct{}
+
+func scopeOf(ctx context.Context) *turnScope {
+	sc, _ := ctx.Value(turnScopeKey{}).(*turnScope)
+	return sc
+}
+
+// allows reports whether the command's turn may call tool.
+func (sc *turnScope) allows(tool string) bool {
+	return len(agentdefs.EffectiveTools(agentdefs.Definition{Tools: sc.names}, []string{tool})) == 1
+}
+
+// commandScope is c's scope, nil when it names no allowed-tools.
+func (s *Session) commandScope(c slashcmd.Command) (*turnScope, error) {
+	if c.AllowedTools.Names == nil {
+		return nil, nil
+	}
+	sc := &turnScope{command: c.Name, names: c.AllowedTools.Names, gate: s.policy}
+	if src := c.AllowedTools.Sources(); len(src) > 0 {
+		p, err := s.policy.Scoped(src, nil)
+		if err != nil {
+			return nil, fmt.Errorf("/%s: allowed-tools: %w", c.Name, err)
+		}
+		sc.gate = p
+	}
+	return sc, nil
+}
+
+// bangRunner runs the !`command`s of c as the bash tool runs the model's:
+// through the permission gate (deny rules, asks; refused headless when
+// they would ask, unless the mode allows) and the sandbox. With
+// allowed-tools, a command needs Bash among them (Claude Code's rule),
+// and its patterns limit what runs without asking.
+func (s *Session) bangRunner(c slashcmd.Command, sc *turnScope) func(context.Context, string) (string, error) {
+	return func(ctx context.Context, command string) (string, error) {
+		var gate permission.Gate = s.policy
+		if sc != nil {
+			if !sc.allows(toolname.Bash) {
+				return "", errors.New("the command's allowed-tools do not include Bash")
+			}
+			gate = sc.gate
+		}
+		label := "/" + c.Name
+		labelled := permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
+			req.Agent = label
+			return gate.Check(ctx, req)
+		})
+		env := &tools.Env{WS: s.ws, Reads: tools.NewReadTracker(), Locks: s.locks, Gate: labelled, Undo: s.undoLog(),
+			AllowRead: s.policy.AllowRead, AllowFound: s.policy.AllowReadFound, Sandbox: s.sandbox}
+		args, _ := json.Marshal(map[string]string{"command": command})
+		res := tools.NewBash(env).Run(ctx, args)
+		if res.IsError {
+			return "", errors.New(strings.TrimPrefix(res.Content, "Error: bash: "))
+		}
+		return res.Content, nil
+	}
+}
+
+// scopedTool keeps a tool out of a slash command's turn when the
+// command's allowed-tools do not name it.
+type scopedTool struct{ tools.Tool }
+
+// Concurrent keeps the wrapped tool's own answer.
+func (t scopedTool) Concurrent() bool { return tools.RunsConcurrently(t.Tool) }
+
+// Run refuses the call in a command's turn that does not allow the tool.
+func (t scopedTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
+	if sc := scopeOf(ctx); sc != nil && !sc.allows(t.Name()) {
+		return tools.Errorf("%s is not among the allowed-tools of /%s, the command this turn runs (it allows %s)", t.Name(), sc.command, strings.Join(sc.names, ", "))
+	}
+	return t.Tool.Run(ctx, args)
+}
+
+// scopeSource wraps every tool of src in scopedTool.
+func scopeSource(src tools.Source) tools.Source {
+	if src == nil {
+		return nil
+	}
+	return func() []tools.Tool {
+		ts := src()
+		out := make([]tools.Tool, len(ts))
+		for i, t := range ts {
+			out[i] = scopedTool{t}
+		}
+		return out
+	}
+}
+
+// turnGate is the main agent's gate: the session's policy, or in a slash
+// command's turn, the policy scoped by the command's patterns.
+func (s *Session) turnGate() permission.Gate {
+	return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
+		if sc := scopeOf(ctx); sc != nil && sc.gate != nil {
+			return sc.gate.Check(ctx, req)
+		}
+		return s.policy.Check(ctx, req)
+	})
+}
