@@ -35,8 +35,8 @@ func memoryInfos(s *session.Session) []ui.MemoryInfo {
 	var out []ui.MemoryInfo
 	for _, f := range s.Memory() {
 		out = append(out, ui.MemoryInfo{
-			Path: memory.Display(f.Path, s.Home()), Scope: string(f.Scope), Depth: f.Depth,
-			ImportedBy: memory.Display(f.ImportedBy, s.Home()), Tokens: agent.EstimateTokens(f.Text),
+			Path: memory.DisplayIn(f.Path, s.Workspace(), s.Home()), Scope: string(f.Scope), Depth: f.Depth,
+			ImportedBy: memory.DisplayIn(f.ImportedBy, s.Workspace(), s.Home()), Tokens: agent.EstimateTokens(f.Text),
 		})
 	}
 	return out

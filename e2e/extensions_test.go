@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -206,5 +207,66 @@ func TestMemoryHeadless(t *testing.T) {
 	}
 	if res := toolResults(j[2]); strings.Count(res, "NESTED-MEMORY") != 1 {
 		t.Errorf("the subfolder's memory joined more than once:\n%s", res)
+	}
+}
+
+// TestExtensionsTUI checks in a real terminal that / completion offers a
+// custom command with its description, that the command runs as a turn,
+// and that /skills and /memory list what loaded.
+func TestExtensionsTUI(t *testing.T) {
+	t.Parallel()
+	requireTmux(t)
+	srv := scriptedtest.New(t)
+	files := sampleFiles()
+	files[".claude/commands/review.md"] = "---\ndescription: Review the staged diff carefully\nargument-hint: [focus]\n---\nREVIEW-BODY focusing on $ARGUMENTS\n"
+	files["AGENTS.md"] = "Project notes for agents.\n"
+	ws := workspace(t, files)
+	box := newSandbox(t)
+	writeHome(t, box, map[string]string{
+		".claude/skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Fill PDF forms.\n---\nbody\n",
+		".claude/CLAUDE.md":           "User notes.\n",
+	})
+	srv.Add(scripted.Conversation{Name: "review", Match: scripted.Match{FirstUser: "REVIEW-BODY focusing on errors"}, Turns: []scripted.Turn{{Text: "E2E-REVIEWED"}}})
+	tm := startTUI(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+
+	tm.typeText("/rev")
+	tm.waitText("/review [focus]", "Review the staged diff carefully")
+	tm.typeText("iew errors")
+	tm.press("Enter")
+	tm.waitText("E2E-REVIEWED")
+
+	tm.submit("/skills")
+	tm.waitText("Skills (1;", "pdf (~/.claude/skills/pdf)", "Fill PDF forms.")
+	tm.submit("/memory")
+	tm.waitText("Memory (2 files", "~/.claude/CLAUDE.md · user · 3 tokens")
+	// The workspace's file is shown relative to it.
+	tm.waitMatch(regexp.MustCompile(`(?m)\s AGENTS\.md · project · 7 tokens`))
+}
+
+// TestInitHeadless runs /init: the main agent gets the prompt to survey
+// the repository with Explore children, and its AGENTS.md goes through
+// write_file (here in acceptEdits mode, so no one is asked).
+func TestInitHeadless(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: "Write (or improve) AGENTS.md"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{ID: "call_init1", Name: "task", Args: map[string]any{
+			"description": "how to build", "subagent_type": "Explore", "prompt": "[e2e:init] How is this built and tested?"}}}},
+		{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "AGENTS.md", "content": "# Notes\n\nTest with go test ./...\n"})}},
+		{Text: "Wrote AGENTS.md."},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "explore", Match: scripted.Match{FirstUser: "[e2e:init]"}, Turns: []scripted.Turn{{Text: "go build; go test ./..."}}})
+	r := h.run(t, "", "--permission-mode", "acceptEdits", "-p", "/init")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "Wrote AGENTS.md." {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(h.ws, "AGENTS.md"))
+	if err != nil || !strings.Contains(string(data), "go test ./...") {
+		t.Fatalf("AGENTS.md = %q, %v", data, err)
+	}
+	first := userText(h.srv.Journal()[0])
+	if !strings.Contains(first, "Explore subagents in ONE message") {
+		t.Errorf("the /init prompt:\n%s", first)
 	}
 }

@@ -26,6 +26,17 @@ func Render(files []File, home string) string {
 	return b.String()
 }
 
+// DisplayIn shows path relative to root when it is inside, else as
+// Display does.
+func DisplayIn(path, root, home string) string {
+	if root != "" && path != root && within(root, path) {
+		if rel, err := filepath.Rel(root, path); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return Display(path, home)
+}
+
 // Display shows path with the home folder as ~.
 func Display(path, home string) string {
 	if home != "" && within(home, path) {

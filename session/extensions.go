@@ -54,7 +54,7 @@ func (x *extensions) instructions(env *agent.Environment, root string) {
 	var names []string
 	for _, f := range x.mem.Files {
 		if f.ImportedBy == "" {
-			names = append(names, displayPath(f.Path, root, x.home))
+			names = append(names, memory.DisplayIn(f.Path, root, x.home))
 		}
 	}
 	switch {
@@ -64,15 +64,6 @@ func (x *extensions) instructions(env *agent.Environment, root string) {
 	default:
 		env.InstructionsFile = fmt.Sprintf("%s and %d more memory files", names[0], len(names)-1)
 	}
-}
-
-// displayPath shows a path relative to the workspace when inside it, else
-// with the home folder as ~.
-func displayPath(path, root, home string) string {
-	if rel, ok := strings.CutPrefix(path, root+"/"); ok {
-		return rel
-	}
-	return memory.Display(path, home)
 }
 
 // skillProblems warns about agent files naming skills nobody has.
