@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -23,6 +24,7 @@ import (
 	"covey/internal/debuglog"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/ui"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -139,6 +141,10 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "covey: --resume needs a session ID with -p; list them with: covey sessions")
 		return exitUsage
 	}
+	if name := tuiOnlyCommand(prompt); name != "" {
+		fmt.Fprintf(stderr, "covey: /%s is a command of the full-screen session; -p runs the prompt, /init and the slash commands of your command files\n", name)
+		return exitUsage
+	}
 	s, err := openSession(o, nil, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -154,6 +160,22 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 			strings.Join(skipped, "; "))
 	}
 	return headless.Run(ctx, s, prompt, o.outputFormat, stdout, stderr)
+}
+
+// tuiOnlyCommand names the built-in TUI command prompt is ("/cost"), ""
+// when it is none: sent to the model as text, it would only confuse it.
+// /init runs headless too.
+func tuiOnlyCommand(prompt string) string {
+	p := strings.TrimSpace(prompt)
+	if !strings.HasPrefix(p, "/") {
+		return ""
+	}
+	name, _, _ := strings.Cut(p[1:], " ")
+	name = strings.ToLower(name)
+	if name != "init" && slices.Contains(ui.BuiltinCommandNames(), name) {
+		return name
+	}
+	return ""
 }
 
 // headlessPrompt is the prompt of a -p run: the flag's value, then any words

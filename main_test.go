@@ -281,3 +281,18 @@ func TestGoneWorkDir(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want an error saying the folder is gone", code, stderr.String())
 	}
 }
+
+func TestTUIOnlyCommand(t *testing.T) {
+	for prompt, want := range map[string]string{
+		"/cost":           "cost",
+		"  /Model gpt":    "model",
+		"/init":           "",
+		"/review errors":  "",
+		"fix /cost there": "",
+		"/usr/bin/env":    "",
+	} {
+		if got := tuiOnlyCommand(prompt); got != want {
+			t.Errorf("tuiOnlyCommand(%q) = %q, want %q", prompt, got, want)
+		}
+	}
+}

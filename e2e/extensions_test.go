@@ -270,3 +270,53 @@ func TestInitHeadless(t *testing.T) {
 		t.Errorf("the /init prompt:\n%s", first)
 	}
 }
+
+// TestAgentSkillsHeadless checks that an agent file's skills: gives its
+// child the skill tool with those skills only, and that a child without
+// skills: has none.
+func TestAgentSkillsHeadless(t *testing.T) {
+	t.Parallel()
+	files := sampleFiles()
+	files[".claude/agents/filler.md"] = "---\nname: filler\ndescription: Fills forms.\ntools: Read\nskills: [pdf]\n---\nYou fill forms.\n"
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+	writeHome(t, h.box, map[string]string{
+		".claude/skills/pdf/SKILL.md":     "---\nname: pdf\ndescription: Fill PDF forms.\n---\nPDF-SKILL-BODY\n",
+		".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release.\n---\nrelease body\n",
+	})
+	task := func(id, typ, marker string) scripted.Call {
+		return scripted.Call{ID: id, Name: "task", Args: map[string]any{"description": typ, "subagent_type": typ, "prompt": marker}}
+	}
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{task("t1", "filler", "[e2e:filler]"), task("t2", "Explore", "[e2e:explore]")}},
+		{Text: "both done"},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "filler", Match: scripted.Match{FirstUser: "[e2e:filler]"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("skill", map[string]any{"name": "pdf"})}},
+		{Text: "filled"},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "explore", Match: scripted.Match{FirstUser: "[e2e:explore]"}, Turns: []scripted.Turn{{Text: "explored"}}})
+	r := h.run(t, "", "-p", "fill and explore")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var sawSkill bool
+	for _, e := range h.srv.Journal() {
+		switch e.Conversation {
+		case "filler":
+			body := string(e.Body)
+			if !strings.Contains(body, "pdf: Fill PDF forms.") || strings.Contains(body, "release: Cut a release.") {
+				t.Errorf("the filler's tools do not offer pdf alone:\n%s", body)
+			}
+			if strings.Contains(toolResults(e), "PDF-SKILL-BODY") {
+				sawSkill = true
+			}
+		case "explore":
+			if strings.Contains(strings.Join(e.Tools, ","), "skill") {
+				t.Errorf("Explore, without skills:, has the skill tool: %v", e.Tools)
+			}
+		}
+	}
+	if !sawSkill {
+		t.Error("the filler's skill call did not return the body")
+	}
+}

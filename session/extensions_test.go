@@ -1,0 +1,70 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"covey/slashcmd"
+	"covey/tools"
+	"covey/tools/toolname"
+)
+
+func TestCommandLookup(t *testing.T) {
+	x := &extensions{commands: []slashcmd.Command{{Name: "review"}, {Name: "frontend:component"}}}
+	tests := map[string]struct {
+		name, args string
+		ok         bool
+	}{
+		"/review":                      {name: "review", ok: true},
+		"  /Review the errors  ":       {name: "review", args: "the errors", ok: true},
+		"/frontend:component Button":   {name: "frontend:component", args: "Button", ok: true},
+		"/review\nmore lines":          {name: "review", args: "more lines", ok: true},
+		"/init":                        {name: "init", ok: true},
+		"/init keep the style section": {name: "init", args: "keep the style section", ok: true},
+		"/reviewer":                    {},
+		"review":                       {},
+		"//review":                     {},
+		"/usr/bin/env is broken":       {},
+	}
+	for text, tc := range tests {
+		c, args, ok := x.command(text)
+		if ok != tc.ok || c.Name != tc.name || args != tc.args {
+			t.Errorf("command(%q) = %q, %q, %v; want %q, %q, %v", text, c.Name, args, ok, tc.name, tc.args, tc.ok)
+		}
+	}
+	c, _, _ := x.command("/init")
+	if !strings.Contains(c.Body, "task tool") {
+		t.Errorf("/init's prompt does not send a crew:\n%s", c.Body)
+	}
+}
+
+type stubTool struct{ name string }
+
+func (s stubTool) Name() string           { return s.name }
+func (s stubTool) Description() string    { return "" }
+func (s stubTool) Schema() map[string]any { return nil }
+func (s stubTool) ReadOnly() bool         { return true }
+func (s stubTool) Run(context.Context, json.RawMessage) tools.Result {
+	return tools.Result{Content: "ran"}
+}
+
+func TestScopedTool(t *testing.T) {
+	sc := &turnScope{command: "look", names: []string{toolname.ReadFile, "mcp__github"}}
+	ctx := context.WithValue(context.Background(), turnScopeKey{}, sc)
+	tests := map[string]bool{toolname.ReadFile: true, toolname.Bash: false, toolname.Task: false, "mcp__github__search": true, "mcp__jira__search": false}
+	for name, allowed := range tests {
+		tool := scopedTool{stubTool{name}}
+		res := tool.Run(ctx, nil)
+		if got := !res.IsError; got != allowed {
+			t.Errorf("%s in /look's turn: ran %v, want %v (%s)", name, got, allowed, res.Content)
+		}
+		if res := tool.Run(context.Background(), nil); res.IsError {
+			t.Errorf("%s outside a command's turn was refused: %s", name, res.Content)
+		}
+		if !tool.Concurrent() {
+			t.Errorf("%s lost its concurrency", name)
+		}
+	}
+}
