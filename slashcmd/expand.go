@@ -148,7 +148,7 @@ func (e *expansion) run(ctx context.Context, command string) (string, error) {
 	}
 	out, err := e.x.Run(ctx, command)
 	if err != nil {
-		return "", fmt.Errorf("%w: !`%s`: %v", ErrCommandRefused, command, err)
+		return "", fmt.Errorf("%w: !`%s`: %w", ErrCommandRefused, command, err)
 	}
 	return strings.TrimRight(out, "\n"), nil
 }

@@ -172,25 +172,32 @@ func loadFolder(f Folder) ([]Command, []agentdefs.Problem) {
 			return fs.SkipAll
 		}
 		rel, _ := filepath.Rel(f.Path, path)
-		name, err := nameOf(rel)
-		if err != nil {
-			problems = append(problems, agentdefs.Problem{Path: path, Message: err.Error()})
-			return nil
-		}
-		c, ps, err := ParseFile(path, name)
+		c, ps, ok := loadOne(path, rel)
 		problems = append(problems, ps...)
-		if err != nil {
-			problems = append(problems, asProblem(path, err))
-			return nil
+		if ok {
+			c.Scope = f.Scope
+			out = append(out, c)
 		}
-		c.Scope = f.Scope
-		out = append(out, c)
 		return nil
 	})
 	if err != nil {
 		problems = append(problems, agentdefs.Problem{Path: f.Path, Message: err.Error(), Warning: true})
 	}
 	return out, problems
+}
+
+// loadOne reads the command file at path (rel under its folder); ok is
+// false when it is broken, and the problems say why.
+func loadOne(path, rel string) (Command, []agentdefs.Problem, bool) {
+	name, err := nameOf(rel)
+	if err != nil {
+		return Command{}, []agentdefs.Problem{{Path: path, Message: err.Error()}}, false
+	}
+	c, ps, err := ParseFile(path, name)
+	if err != nil {
+		return Command{}, append(ps, asProblem(path, err)), false
+	}
+	return c, ps, true
 }
 
 // nameOf turns a file's path under its folder into the command's name:
