@@ -635,11 +635,18 @@ func (p *Policy) AllowReadFound(absPath string) bool {
 	return p.allowRead(absPath, filepath.Clean(absPath))
 }
 
-// allowRead decides a read of absPath, whose real location is realAbs.
-func (p *Policy) allowRead(absPath, realAbs string) bool {
+// ReadDenied reports whether a read deny rule (the config's or a scope's)
+// covers absPath, as given or with its symlinks resolved. Reads admitted
+// besides the policy (a skill's own folder) still honour deny rules.
+func (p *Policy) ReadDenied(absPath string) bool {
+	if absPath == "" || !filepath.IsAbs(absPath) {
+		return true
+	}
 	s := p.snapshot()
-	given := pathFormsOf(absPath, s.root)
-	real := pathFormsOf(realAbs, s.root)
+	return p.readDenied(pathFormsOf(absPath, s.root), pathFormsOf(realPath(absPath), s.root))
+}
+
+func (p *Policy) readDenied(given, real pathForms) bool {
 	lists := [][]rule{p.rules.denyList()}
 	for _, sc := range p.scopes {
 		lists = append(lists, sc.denyList())
@@ -647,9 +654,20 @@ func (p *Policy) allowRead(absPath, realAbs string) bool {
 	for _, deny := range lists {
 		for _, f := range []pathForms{given, real} {
 			if _, denied := deniedPath(deny, toolname.ReadFile, f); denied {
-				return false
+				return true
 			}
 		}
+	}
+	return false
+}
+
+// allowRead decides a read of absPath, whose real location is realAbs.
+func (p *Policy) allowRead(absPath, realAbs string) bool {
+	s := p.snapshot()
+	given := pathFormsOf(absPath, s.root)
+	real := pathFormsOf(realAbs, s.root)
+	if p.readDenied(given, real) {
+		return false
 	}
 	for _, f := range []pathForms{given, real} {
 		if _, ok := p.inScope(Request{Tool: toolname.ReadFile, Path: f.abs}, s); !ok {

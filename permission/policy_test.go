@@ -546,3 +546,27 @@ func TestProtectedPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestReadDenied(t *testing.T) {
+	rules, err := ParseRules(nil, []string{"read_file(~/.claude/skills/secret/**)", "read_file(**/.env)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPolicy(ModeDefault, rules, nil)
+	p.SetWorkspace("/work/proj")
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home:", err)
+	}
+	for path, want := range map[string]bool{
+		filepath.Join(home, ".claude/skills/secret/key.txt"): true,
+		filepath.Join(home, ".claude/skills/pdf/forms.md"):   false,
+		"/work/proj/.env":   true,
+		"/work/proj/a.go":   false,
+		"relative/path.txt": true,
+	} {
+		if got := p.ReadDenied(path); got != want {
+			t.Errorf("ReadDenied(%s) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -186,7 +186,7 @@ func New(opts Options) (*Session, error) {
 		FetchAnswer:     s.fetchAnswerer(),
 		MCPTools:        s.mcpToolsFor(),
 		AllowFound:      s.policy.AllowReadFound,
-		ReadAlso:        s.ext.readAlso,
+		ReadAlso:        func(abs string) bool { return s.ext.readAlso(abs) && !s.policy.ReadDenied(abs) },
 		Skills:          s.ext.skillTool,
 		Memory:          func() func(string) string { return s.ext.mem.Nested().OnRead },
 		Sandbox:         box,
@@ -201,7 +201,7 @@ func New(opts Options) (*Session, error) {
 		},
 	})
 	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(),
-		AllowRead: func(abs string) bool { return s.policy.AllowRead(abs) || s.ext.readAlso(abs) }, AllowFound: s.policy.AllowReadFound, Sandbox: box,
+		AllowRead: func(abs string) bool { return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs)) }, AllowFound: s.policy.AllowReadFound, Sandbox: box,
 		OnRead: s.ext.nested.OnRead}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
