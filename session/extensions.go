@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"covey/agent"
 	"covey/agentdefs"
@@ -21,9 +22,12 @@ import (
 // extensions are what a Claude Code user carries besides agents: slash
 // commands, skills and memory files.
 type extensions struct {
-	home     string
-	mem      *memory.Memory
-	nested   *memory.Nested // the main agent's
+	home string
+	mem  *memory.Memory
+	// nested is the main agent's tracker of subfolders' memory; a fresh
+	// conversation (/clear) starts a fresh one.
+	nestedMu sync.Mutex
+	nested   *memory.Nested
 	skills   *skills.Set
 	commands []slashcmd.Command
 	warnings []string
@@ -46,6 +50,30 @@ func loadExtensions(root, home, userDir string, reserved []string) *extensions {
 		x.warnings = append(x.warnings, "command "+p.Error())
 	}
 	return x
+}
+
+// onRead is the main agent's tools.Env.OnRead.
+func (x *extensions) onRead(abs string) string {
+	x.nestedMu.Lock()
+	n := x.nested
+	x.nestedMu.Unlock()
+	return n.OnRead(abs)
+}
+
+// joined returns the subfolders' memory files in the main agent's context.
+func (x *extensions) joined() []memory.File {
+	x.nestedMu.Lock()
+	n := x.nested
+	x.nestedMu.Unlock()
+	return n.Joined()
+}
+
+// resetNested forgets which subfolders' memory the main agent has seen:
+// its conversation starts afresh, without them.
+func (x *extensions) resetNested() {
+	x.nestedMu.Lock()
+	x.nested = x.mem.Nested()
+	x.nestedMu.Unlock()
 }
 
 // instructions fills env with the memory files' text.
@@ -141,7 +169,7 @@ func (s *Session) Skills() []skills.Skill { return s.ext.skills.All() }
 // at start and those that joined since, when it read a file in their
 // folder.
 func (s *Session) Memory() []memory.File {
-	return append(slices.Clone(s.ext.mem.Files), s.ext.nested.Joined()...)
+	return append(slices.Clone(s.ext.mem.Files), s.ext.joined()...)
 }
 
 // Home is the user's home folder, for showing paths with ~.

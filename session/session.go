@@ -202,7 +202,7 @@ func New(opts Options) (*Session, error) {
 	})
 	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(),
 		AllowRead: func(abs string) bool { return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs)) }, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.nested.OnRead}
+		OnRead: s.ext.onRead}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
@@ -382,6 +382,7 @@ func (s *Session) CancelTurn() bool { return s.driver.CancelTurn() }
 // Reset starts a fresh conversation (ui.Engine).
 func (s *Session) Reset() {
 	s.main.Reset()
+	s.ext.resetNested()
 	if s.hooks != nil && s.hooks.runner.Has(hooks.SessionStart) {
 		go s.runSessionStart("clear")
 	}
