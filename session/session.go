@@ -201,7 +201,9 @@ func New(opts Options) (*Session, error) {
 		},
 	})
 	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(),
-		AllowRead: func(abs string) bool { return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs)) }, AllowFound: s.policy.AllowReadFound, Sandbox: box,
+		AllowRead: func(abs string) bool {
+			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
+		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
 		OnRead: s.ext.onRead}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
