@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -21,7 +21,7 @@ const maxListedFiles = 50
 
 // Tool returns the skill tool for the set, nil when it holds no skill
 // (no tool is offered then, so nothing is spent on it).
-func (s *Set) Tool() tools.Tool {
+func (s *Set) Tool() tool.Tool {
 	if s == nil || len(s.skills) == 0 {
 		return nil
 	}
@@ -64,12 +64,12 @@ func (t *skillTool) Schema() map[string]any {
 	}
 }
 
-func (t *skillTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
+func (t *skillTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var a struct {
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return tools.Errorf("skill: invalid arguments: %v", err)
+		return tool.Errorf("skill: invalid arguments: %v", err)
 	}
 	a.Name = strings.TrimSpace(a.Name)
 	k, ok := t.set.Lookup(a.Name)
@@ -78,15 +78,15 @@ func (t *skillTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 		for _, s := range t.set.skills {
 			names = append(names, s.Name)
 		}
-		return tools.Errorf("skill: no skill is named %q; skills: %s", a.Name, strings.Join(names, ", "))
+		return tool.Errorf("skill: no skill is named %q; skills: %s", a.Name, strings.Join(names, ", "))
 	}
 	if err := ctx.Err(); err != nil {
-		return tools.Errorf("skill: %v", err)
+		return tool.Errorf("skill: %v", err)
 	}
 	// Read now, not at start: the file may have been edited since.
 	_, body, _, err := ParseFile(k.Path)
 	if err != nil {
-		return tools.Errorf("skill %s: %v", k.Name, err)
+		return tool.Errorf("skill %s: %v", k.Name, err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Skill: %s\n\n%s\n\n[skill folder: %s", k.Name, body, k.Dir)
@@ -94,7 +94,7 @@ func (t *skillTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 		fmt.Fprintf(&b, "; its files, readable with read_file: %s", strings.Join(files, ", "))
 	}
 	b.WriteString("]")
-	return tools.Result{Content: b.String(), Summary: "loaded " + k.Name}
+	return tool.Result{Content: b.String(), Summary: "loaded " + k.Name}
 }
 
 // folderFiles lists the files of a skill's folder besides SKILL.md,
