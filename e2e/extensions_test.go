@@ -67,11 +67,11 @@ func TestSlashCommandHeadless(t *testing.T) {
 		writeHome(t, h.box, map[string]string{".claude/commands/frontend/component.md": "---\ndescription: a component\n---\nMake the $ARGUMENTS component.\n"})
 		h.srv.Add(scripted.Conversation{Name: "fix", Match: scripted.Match{FirstUser: "Fix issue", Model: "e2e-small"}, Turns: []scripted.Turn{{Text: "fixed"}}})
 		h.srv.Add(scripted.Conversation{Name: "component", Match: scripted.Match{FirstUser: "Make the Button component."}, Turns: []scripted.Turn{{Text: "made"}}})
-		r := h.run(t, "", "-p", `/fix 42 "right now"`)
-		if r.code != 0 || strings.TrimSpace(r.stdout) != "fixed" {
-			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		fixRun := h.run(t, "", "-p", `/fix 42 "right now"`)
+		if fixRun.code != 0 || strings.TrimSpace(fixRun.stdout) != "fixed" {
+			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", fixRun.code, fixRun.stdout, fixRun.stderr)
 		}
-		r = h.run(t, "", "-p", "/frontend:component Button")
+		r := h.run(t, "", "-p", "/frontend:component Button")
 		if r.code != 0 || strings.TrimSpace(r.stdout) != "made" {
 			t.Fatalf("namespaced: exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		}
@@ -90,6 +90,9 @@ func TestSlashCommandHeadless(t *testing.T) {
 		}
 		if strings.Contains(got, "$ARGUMENTS") || strings.Contains(got, "!`") {
 			t.Errorf("the body was not expanded:\n%s", got)
+		}
+		if !strings.Contains(fixRun.stderr, "echo BANG-OUTPUT") {
+			t.Errorf("the !`command` is not shown on stderr:\n%s", fixRun.stderr)
 		}
 	})
 
@@ -218,7 +221,8 @@ func TestExtensionsTUI(t *testing.T) {
 	requireTmux(t)
 	srv := scriptedtest.New(t)
 	files := sampleFiles()
-	files[".claude/commands/review.md"] = "---\ndescription: Review the staged diff carefully\nargument-hint: [focus]\n---\nREVIEW-BODY focusing on $ARGUMENTS\n"
+	files[".claude/commands/review.md"] = "---\ndescription: Review the staged diff carefully\nargument-hint: [focus]\n---\nREVIEW-BODY focusing on $ARGUMENTS\nState: !`echo TUI-BANG-OUT`\n"
+	files[".covey/config.yaml"] = "permissions:\n  allow: [\"bash(echo:*)\"]\n"
 	files["AGENTS.md"] = "Project notes for agents.\n"
 	ws := workspace(t, files)
 	box := newSandbox(t)
@@ -234,7 +238,8 @@ func TestExtensionsTUI(t *testing.T) {
 	tm.waitText("/review [focus]", "Review the staged diff carefully")
 	tm.typeText("iew errors")
 	tm.press("Enter")
-	tm.waitText("E2E-REVIEWED")
+	// The command's !`command` shows as a bash call of the turn.
+	tm.waitText("E2E-REVIEWED", "echo TUI-BANG-OUT")
 
 	tm.submit("/skills")
 	tm.waitText("Skills (1;", "pdf (~/.claude/skills/pdf)", "Fill PDF forms.")

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"covey/agent"
 	"covey/agentdefs"
@@ -31,6 +33,8 @@ type extensions struct {
 	skills   *skills.Set
 	commands []slashcmd.Command
 	warnings []string
+	// bangSeq numbers the !`command` calls, for their events' call IDs.
+	bangSeq atomic.Int64
 }
 
 // loadExtensions reads the commands, skills and memory of the workspace
@@ -261,7 +265,14 @@ func (s *Session) bangRunner(c slashcmd.Command, sc *turnScope) func(context.Con
 		env := &tools.Env{WS: s.ws, Reads: tools.NewReadTracker(), Locks: s.locks, Gate: labelled, Undo: s.undoLog(),
 			AllowRead: s.policy.AllowRead, AllowFound: s.policy.AllowReadFound, Sandbox: s.sandbox}
 		args, _ := json.Marshal(map[string]string{"command": command})
+		// Shown as a bash call of the main agent, so the user sees what
+		// the command ran (the transcript, -p's progress, the session
+		// file), whether the gate asked or not.
+		src := agent.Source{AgentID: agent.MainAgentID}
+		id, key, start := fmt.Sprintf("cmd_%d", s.ext.bangSeq.Add(1)), tools.KeyArg(toolname.Bash, args), time.Now()
+		s.emit(agent.ToolStarted{Source: src, CallID: id, Name: toolname.Bash, Args: args, KeyArg: key})
 		res := tools.NewBash(env).Run(ctx, args)
+		s.emit(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Bash, KeyArg: key, Duration: time.Since(start), Result: res})
 		if res.IsError {
 			return "", errors.New(strings.TrimPrefix(res.Content, "Error: bash: "))
 		}
