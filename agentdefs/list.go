@@ -219,6 +219,9 @@ func (d Definition) Notes() []string {
 	if len(d.AllowedPaths) > 0 {
 		out = append(out, "writes only: "+strings.Join(d.AllowedPaths, ", "))
 	}
+	if len(d.Skills) > 0 {
+		out = append(out, "skills: "+strings.Join(d.Skills, ", "))
+	}
 	if d.Color != "" {
 		out = append(out, "colour: "+d.Color)
 	}
