@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/tools"
 	"covey/tools/tool"
 	"covey/tools/toolname"
 )
@@ -53,21 +54,17 @@ func (t *skillTool) Name() string        { return toolname.Skill }
 func (t *skillTool) Description() string { return t.desc }
 func (t *skillTool) ReadOnly() bool      { return true }
 
-func (t *skillTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"name": map[string]any{"type": "string", "description": "The skill's name, as listed."},
-		},
-		"required":             []string{"name"},
-		"additionalProperties": false,
-	}
+func (t *skillTool) Schema() map[string]any { return skillSchema() }
+
+var skillSchema = tools.ArgsSchema[skillArgs](tools.SchemaClosed)
+
+// skillArgs are the skill tool's arguments.
+type skillArgs struct {
+	Name string `json:"name" jsonschema:"The skill's name, as listed."`
 }
 
 func (t *skillTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
-	var a struct {
-		Name string `json:"name"`
-	}
+	var a skillArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return tool.Errorf("skill: invalid arguments: %v", err)
 	}
