@@ -114,6 +114,15 @@ func (m *Memory) repoRoot() string {
 	return m.opts.RepoRoot
 }
 
+// realRepoRoot is repoRoot with its symlinks resolved.
+func (m *Memory) realRepoRoot() string {
+	root := m.repoRoot()
+	if rr, err := filepath.EvalSymlinks(root); err == nil {
+		return rr
+	}
+	return root
+}
+
 // foldersDown lists top, then each folder below it down to bottom.
 func foldersDown(top, bottom string) []string {
 	if top == "" || bottom == "" {
@@ -170,6 +179,12 @@ func (m *Memory) load(path string, scope Scope, importedBy string, chain []strin
 	}
 	if err != nil {
 		m.warn("memory file %s: %v", path, err)
+		return
+	}
+	if (scope == Project || scope == Folder) && importedBy == "" && !within(m.realRepoRoot(), real) {
+		// A repository's AGENTS.md linked to a file outside it (a key,
+		// say) would send that file to the model.
+		m.warn("memory file %s leads outside the repository (to %s): not loaded", path, real)
 		return
 	}
 	for _, c := range chain {
@@ -237,11 +252,7 @@ func (m *Memory) resolveImport(ref, from string, chain []string) (string, bool) 
 		if err != nil {
 			real = target
 		}
-		root := m.repoRoot()
-		if rr, err := filepath.EvalSymlinks(root); err == nil {
-			root = rr
-		}
-		if !within(root, real) {
+		if !within(m.realRepoRoot(), real) {
 			m.warn("%s imports %s, outside the repository: a repository's memory imports only its own files", from, ref)
 			return "", false
 		}

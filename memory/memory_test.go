@@ -148,3 +148,24 @@ func TestBounds(t *testing.T) {
 		t.Fatalf("a big memory file is not cut")
 	}
 }
+
+func TestRepositoryFileLinkedOutside(t *testing.T) {
+	base := realDir(t)
+	repo := filepath.Join(base, "repo")
+	write(t, filepath.Join(base, "secret"), "PRIVATE KEY")
+	write(t, filepath.Join(repo, "docs/shared.md"), "shared")
+	if err := os.Symlink("../secret", filepath.Join(repo, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("docs/shared.md", filepath.Join(repo, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	m := Load(Options{RepoRoot: repo, WorkDir: repo})
+	got := strings.Join(paths(m.Files, base), " ")
+	if got != "repo/docs/shared.md" {
+		t.Errorf("files = %s, want only the link inside the repository", got)
+	}
+	if len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0], "leads outside the repository") {
+		t.Errorf("warnings: %v", m.Warnings)
+	}
+}

@@ -111,6 +111,12 @@ func Load(o LoadOptions) (*Set, []agentdefs.Problem) {
 				continue
 			}
 			s.Scope = f.Scope
+			if f.Scope == agentdefs.Project && !inside(o.ProjectDir, s.Dir) {
+				// read_file may read a skill's folder anywhere: a
+				// repository's skill linked outside it would open that.
+				problems = append(problems, agentdefs.Problem{Path: path, Message: fmt.Sprintf("the skill's folder leads outside the project (to %s); not loaded", s.Dir)})
+				continue
+			}
 			if first, ok := seen[s.Name]; ok {
 				problems = append(problems, agentdefs.Problem{Path: path, Warning: true, Message: fmt.Sprintf("skill %q is also defined by %s, which wins", s.Name, first)})
 				continue
@@ -245,4 +251,13 @@ func (s *Set) Readable(abs string) bool {
 		}
 	}
 	return false
+}
+
+// inside reports whether the real path dir is inside root (resolved).
+func inside(root, dir string) bool {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

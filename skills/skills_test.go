@@ -82,3 +82,22 @@ func TestLoadAndTool(t *testing.T) {
 		t.Error("an empty set offers a tool")
 	}
 }
+
+func TestProjectSkillLinkedOutside(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(outside, "SKILL.md"), "---\nname: away\ndescription: d\n---\nbody")
+	write(t, filepath.Join(outside, "secret.txt"), "secret")
+	if err := os.MkdirAll(filepath.Join(root, ".claude/skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".claude/skills/away")); err != nil {
+		t.Fatal(err)
+	}
+	set, problems := Load(LoadOptions{ProjectDir: root})
+	if len(set.All()) != 0 || len(problems) != 1 || !strings.Contains(problems[0].Message, "leads outside the project") {
+		t.Fatalf("skills %v, problems %v", set.All(), problems)
+	}
+	if set.Readable(filepath.Join(outside, "secret.txt")) {
+		t.Error("a file outside the project became readable")
+	}
+}
