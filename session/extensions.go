@@ -35,6 +35,30 @@ type extensions struct {
 	warnings []string
 	// bangSeq numbers the !`command` calls, for their events' call IDs.
 	bangSeq atomic.Int64
+
+	// last is the scope and model of the last user turn when a slash
+	// command started it, for a retry.
+	lastMu    sync.Mutex
+	lastScope *turnScope
+	lastModel string
+}
+
+// setLastTurn remembers the last user turn's scope and model (nil and ""
+// for a plain message).
+func (x *extensions) setLastTurn(sc *turnScope, model string) {
+	x.lastMu.Lock()
+	x.lastScope, x.lastModel = sc, model
+	x.lastMu.Unlock()
+}
+
+// lastTurn returns ctx with the last user turn's scope, and its model.
+func (x *extensions) lastTurn(ctx context.Context) (context.Context, string) {
+	x.lastMu.Lock()
+	defer x.lastMu.Unlock()
+	if x.lastScope != nil {
+		ctx = context.WithValue(ctx, turnScopeKey{}, x.lastScope)
+	}
+	return ctx, x.lastModel
 }
 
 // loadExtensions reads the commands, skills and memory of the workspace
@@ -200,6 +224,7 @@ func (s *Session) runCommand(ctx context.Context, c slashcmd.Command, args strin
 			model = m
 		} // else warned about at start (modelProblems)
 	}
+	s.ext.setLastTurn(sc, model)
 	if sc != nil {
 		ctx = context.WithValue(ctx, turnScopeKey{}, sc)
 	}

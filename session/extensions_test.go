@@ -68,3 +68,18 @@ func TestScopedTool(t *testing.T) {
 		}
 	}
 }
+
+func TestLastTurnForRetry(t *testing.T) {
+	x := &extensions{}
+	sc := &turnScope{command: "look", names: []string{toolname.ReadFile}}
+	x.setLastTurn(sc, "small-model")
+	ctx, model := x.lastTurn(context.Background())
+	if scopeOf(ctx) != sc || model != "small-model" {
+		t.Errorf("a command's retry got scope %v, model %q", scopeOf(ctx), model)
+	}
+	x.setLastTurn(nil, "")
+	ctx, model = x.lastTurn(context.Background())
+	if scopeOf(ctx) != nil || model != "" {
+		t.Errorf("a message's retry got scope %v, model %q", scopeOf(ctx), model)
+	}
+}

@@ -352,7 +352,9 @@ func (s *Session) Run(ctx context.Context, prompt string) error {
 func (s *Session) Retry(ctx context.Context) error {
 	s.mcpReady(ctx)
 	s.undoLog().BeginTurn()
-	_, err := s.driver.Retry(ctx)
+	// A slash command's turn is retried on its model and with its tools.
+	ctx, model := s.ext.lastTurn(ctx)
+	_, err := s.driver.RetryWithModel(ctx, model)
 	return err
 }
 
@@ -385,6 +387,7 @@ func (s *Session) CancelTurn() bool { return s.driver.CancelTurn() }
 func (s *Session) Reset() {
 	s.main.Reset()
 	s.ext.resetNested()
+	s.ext.setLastTurn(nil, "")
 	if s.hooks != nil && s.hooks.runner.Has(hooks.SessionStart) {
 		go s.runSessionStart("clear")
 	}
@@ -462,6 +465,7 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 	if c, args, ok := s.ext.command(prompt); ok {
 		return s.runCommand(ctx, c, args)
 	}
+	s.ext.setLastTurn(nil, "")
 	s.mcpReady(ctx)
 	prompt, err := s.submitPrompt(ctx, prompt)
 	if err != nil {

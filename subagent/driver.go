@@ -59,19 +59,33 @@ func (d *Driver) Run(ctx context.Context, prompt string) (agent.Result, error) {
 // has the agent, so a turn already running keeps its own, and put back
 // after, unless someone chose another meanwhile.
 func (d *Driver) RunWithModel(ctx context.Context, prompt, model string) (agent.Result, error) {
-	if model == "" {
-		return d.Run(ctx, prompt)
-	}
 	return d.do(ctx, func() (agent.Result, error) {
-		old := d.a.Model()
-		d.a.SetModel(model)
-		defer func() {
-			if d.a.Model() == model {
-				d.a.SetModel(old)
-			}
-		}()
+		defer d.withModel(model)()
 		return d.a.Run(ctx, prompt)
 	})
+}
+
+// RetryWithModel is Retry on model for this turn only, as RunWithModel.
+func (d *Driver) RetryWithModel(ctx context.Context, model string) (agent.Result, error) {
+	return d.do(ctx, func() (agent.Result, error) {
+		defer d.withModel(model)()
+		return d.a.Retry(ctx)
+	})
+}
+
+// withModel sets the agent's model for one turn and returns what puts it
+// back; "" changes nothing.
+func (d *Driver) withModel(model string) func() {
+	if model == "" {
+		return func() {}
+	}
+	old := d.a.Model()
+	d.a.SetModel(model)
+	return func() {
+		if d.a.Model() == model {
+			d.a.SetModel(old)
+		}
+	}
 }
 
 // Retry runs the last user turn again, like Run.
