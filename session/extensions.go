@@ -207,6 +207,15 @@ func (s *Session) Home() string { return s.ext.home }
 // the main agent: its body expanded (arguments, @files, !`command`
 // output), on its model, with only its allowed-tools.
 func (s *Session) runCommand(ctx context.Context, c slashcmd.Command, args string) (agent.Result, error) {
+	if c.Path != "" {
+		// Read again: the file may have been edited since start.
+		fresh, _, err := slashcmd.ParseFile(c.Path, c.Name)
+		if err != nil {
+			return agent.Result{}, fmt.Errorf("/%s was not sent: %w", c.Name, err)
+		}
+		fresh.Scope = c.Scope
+		c = fresh
+	}
 	sc, err := s.commandScope(c)
 	if err != nil {
 		return agent.Result{}, err
