@@ -325,3 +325,30 @@ func TestAgentSkillsHeadless(t *testing.T) {
 		t.Error("the filler's skill call did not return the body")
 	}
 }
+
+// TestSlashCommandUserPromptSubmitHook: a UserPromptSubmit hook sees the
+// command as typed, and what it adds follows the expanded body.
+func TestSlashCommandUserPromptSubmitHook(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	box := newSandbox(t)
+	files := sampleFiles()
+	files[".claude/commands/due.md"] = "DUE-BODY for $ARGUMENTS\n"
+	ws := workspace(t, files)
+	hookHome(t, box, map[string][]map[string]any{
+		"UserPromptSubmit": {group("", "cat > \"$HOME/prompt.json\"; echo 'HOOK-CONTEXT'")},
+	})
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: "DUE-BODY for the sprint"}, Turns: []scripted.Turn{{Text: "Friday."}}})
+	r := runCovey(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "/due the sprint")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	user := userText(srv.Journal()[0])
+	if !strings.HasPrefix(user, "DUE-BODY for the sprint") || !strings.Contains(user, "HOOK-CONTEXT") {
+		t.Errorf("first user message = %q", user)
+	}
+	data, _ := os.ReadFile(filepath.Join(box.home, "prompt.json"))
+	if !strings.Contains(string(data), `"prompt":"/due the sprint"`) {
+		t.Errorf("hook stdin = %s", data)
+	}
+}

@@ -206,7 +206,7 @@ func (s *Session) Home() string { return s.ext.home }
 // runCommand runs the user's slash command c with args as one turn of
 // the main agent: its body expanded (arguments, @files, !`command`
 // output), on its model, with only its allowed-tools.
-func (s *Session) runCommand(ctx context.Context, c slashcmd.Command, args string) (agent.Result, error) {
+func (s *Session) runCommand(ctx context.Context, typed string, c slashcmd.Command, args string) (agent.Result, error) {
 	if c.Path != "" {
 		// Read again: the file may have been edited since start.
 		fresh, _, err := slashcmd.ParseFile(c.Path, c.Name)
@@ -221,11 +221,20 @@ func (s *Session) runCommand(ctx context.Context, c slashcmd.Command, args strin
 		return agent.Result{}, err
 	}
 	s.mcpReady(ctx)
+	// UserPromptSubmit hooks see the prompt as typed, before any
+	// !`command` runs (a block stops those too); what they add goes after
+	// the expanded text.
+	submitted, err := s.submitPrompt(ctx, typed)
+	if err != nil {
+		return agent.Result{Reason: agent.StopError}, err
+	}
+	hookText := strings.TrimPrefix(submitted, typed)
 	s.undoLog().BeginTurn()
 	text, err := c.Expand(ctx, args, slashcmd.Expander{Root: s.ws.Root, Home: s.ext.home, AllowRead: s.policy.AllowRead, Run: s.bangRunner(c, sc)})
 	if err != nil {
 		return agent.Result{}, fmt.Errorf("/%s was not sent: %w", c.Name, err)
 	}
+	text += hookText
 	model := ""
 	if c.Model != "" {
 		m, unmapped := agentdefs.ResolveModel(c.Model, "", s.cfg.ModelAliases)

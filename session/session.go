@@ -463,7 +463,7 @@ func (s *Session) EndEvents() {
 // headless consumer's call; Run is the TUI's).
 func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, error) {
 	if c, args, ok := s.ext.command(prompt); ok {
-		return s.runCommand(ctx, c, args)
+		return s.runCommand(ctx, prompt, c, args)
 	}
 	s.ext.setLastTurn(nil, "")
 	s.mcpReady(ctx)
