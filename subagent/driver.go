@@ -106,15 +106,23 @@ func (d *Driver) do(ctx context.Context, run func() (agent.Result, error)) (agen
 
 // release ends a turn and looks for outcomes that waited for it.
 func (d *Driver) release() {
+	d.putToken()
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// putToken gives the turn token back and wakes every Wait: one that saw the
+// token held counts the agent busy and waits for this, however briefly the
+// token was held (deliver holds it while it looks for outcomes, even when
+// it finds none).
+func (d *Driver) putToken() {
 	<-d.turn
 	d.mu.Lock()
 	close(d.idle)
 	d.idle = make(chan struct{})
 	d.mu.Unlock()
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
 }
 
 // CancelTurn cancels the turn the driver started on its own, if one runs.
@@ -197,7 +205,7 @@ func (d *Driver) deliver() {
 		}
 		notices := d.inbox.Take()
 		if len(notices) == 0 {
-			<-d.turn
+			d.putToken()
 			return
 		}
 		ctx, cancel := context.WithCancel(context.Background())
