@@ -40,7 +40,21 @@ type Record struct {
 	// conflict, nobody to ask, a cancelled turn): no session will touch it
 	// again.
 	Kept bool `json:"kept,omitempty"`
+	// Complete says `git worktree add` finished: the checkout holds every
+	// file of its base. It is written only after git returns, so a crash
+	// during the checkout leaves a record without it, and a half-made
+	// worktree (whose missing files would read as deletions) is never
+	// applied, only pruned.
+	Complete bool `json:"complete,omitempty"`
 }
+
+// Usable reports whether the worktree's checkout is whole, so its
+// difference from the base is the child's work: its creation was recorded
+// complete, or it was kept (which only a finished creation allows).
+func (r Record) Usable() bool { return r.Complete || r.Kept }
+
+// ErrIncomplete refuses to apply a worktree whose creation never finished.
+var ErrIncomplete = errors.New("it was never completely created (covey stopped while git was checking it out), so every file not yet checked out would be taken for a deletion; `covey worktrees prune` removes it and leaves your files alone")
 
 // BaseDescription says what the worktree started from, in words.
 func (r Record) BaseDescription() string {
@@ -172,7 +186,7 @@ func (r *Repo) entries(ctx context.Context, keep func(Record) bool) ([]Entry, er
 		e := Entry{Record: rec, Live: rec.Live(), Changed: -1}
 		if _, err := os.Stat(rec.Path); err != nil {
 			e.Missing = true
-		} else if rec.BaseCommit != "" {
+		} else if rec.BaseCommit != "" && rec.Usable() {
 			w := &Worktree{repo: r, rec: rec}
 			if ch, err := w.Diff(ctx); err == nil {
 				e.Changed = len(ch)
@@ -280,6 +294,8 @@ func (r *Repo) Adopt(ctx context.Context, nameOrBranch string) (*Worktree, error
 			return nil, fmt.Errorf("%s belongs to a running covey (pid %d) whose child still works there; that session reviews the change", e.Branch, e.PID)
 		case e.Missing || e.BaseCommit == "":
 			return nil, fmt.Errorf("%s has no usable worktree or record left; `covey worktrees prune` removes what remains", e.Branch)
+		case !e.Usable():
+			return nil, fmt.Errorf("refusing to apply %s: %w", e.Branch, ErrIncomplete)
 		}
 		return &Worktree{repo: r, rec: e.Record}, nil
 	}
