@@ -160,6 +160,9 @@ func (o *headlessOutput) event(e agent.Event) {
 	}
 	src := e.From()
 	switch ev := e.(type) {
+	case agent.Notice:
+		// Whatever the format: stdout is for the answer.
+		fmt.Fprintln(o.stderr, "covey:", excerpt.TermSafe(ev.Message))
 	case agent.Done:
 		if !src.IsChild() {
 			o.mainUsage.Add(ev.Usage)

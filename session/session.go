@@ -250,6 +250,7 @@ func New(opts Options) (*Session, error) {
 			}
 		},
 	})
+	s.rec.setNotify(func(n agent.Notice) { s.events <- n })
 	if s.rec != nil && s.rec.loaded != nil {
 		s.main.SetHistory(s.rec.loaded.Messages)
 		if m := s.rec.loaded.Model; m != "" && !opts.ModelFromFlag {
@@ -430,6 +431,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
 	s.rec.close(w)
 }
@@ -456,6 +458,7 @@ func (s *Session) EndEvents() {
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.rec.setNotify(nil)
 	close(s.events)
 }
 

@@ -89,10 +89,14 @@ type Store struct {
 	// store writes (the API keys and other configured secrets). Empty
 	// strings are ignored.
 	Secrets []string
-	// OnError, when set, is called once per recorder with its first write
-	// error, from whichever goroutine met it. Recording never stops the
-	// agent; see Recorder.Err.
+	// OnError, when set, is called when a recorder's writes start failing
+	// (a full disk, an I/O error), from whichever goroutine met it: the
+	// refused lines are kept in memory and retried. Recording never stops
+	// the agent; see Recorder.Err.
 	OnError func(error)
+	// OnRecover, when set, is called when a recorder whose writes failed
+	// has written every line it kept: nothing was lost.
+	OnRecover func()
 }
 
 // DefaultDir returns $XDG_DATA_HOME/covey/sessions, or
@@ -134,7 +138,7 @@ func (s Store) Create(workspace, model string) (*Recorder, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create session %s: %w", path, err)
 		}
-		r := newRecorder(f, id, path, s.Secrets, s.OnError)
+		r := newRecorder(f, id, path, s.Secrets, s.OnError, s.OnRecover)
 		h := Header{Type: typeSession, ID: id, Workspace: absPath(workspace), Created: now, Model: model, Version: Version}
 		if err := r.writeHeader(h); err != nil {
 			_ = f.Close()
@@ -170,7 +174,7 @@ func (s Store) Open(idOrPrefix string) (*Recorder, *Loaded, error) {
 		_ = f.Close()
 		return nil, nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	r := newRecorder(f, id, path, s.Secrets, s.OnError)
+	r := newRecorder(f, id, path, s.Secrets, s.OnError, s.OnRecover)
 	r.needNL = torn
 	for _, rec := range l.fix {
 		if rec.Message != nil {
