@@ -20,6 +20,7 @@ import (
 	"covey/config"
 	"covey/hooks"
 	"covey/internal/debuglog"
+	"covey/internal/procmark"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/subagent"
@@ -133,6 +134,13 @@ func New(opts Options) (*Session, error) {
 	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
 	s.fixed = opts.Provider
+	// Tool processes a killed covey left running are stopped: their mark
+	// proves whose they were and that their covey is gone.
+	go func() {
+		if n, err := procmark.Reap(); n > 0 || err != nil {
+			s.log.Errorf("stopped %d process(es) a killed covey left running: %v", n, err)
+		}
+	}()
 	if opts.Record {
 		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
 		if err != nil {

@@ -18,17 +18,23 @@ func Find(kv string) []int {
 }
 
 // Match returns the processes whose environment (NUL-separated, as in
-// /proc/<pid>/environ) match accepts, leaving out the calling process.
+// /proc/<pid>/environ) match accepts, leaving out the calling process and
+// processes of another pid namespace (a container's), whose marks name
+// pids that mean something else here.
 func Match(match func(env []byte) bool) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
 	self := os.Getpid()
+	ns, _ := os.Readlink("/proc/self/ns/pid")
 	var out []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
+			continue
+		}
+		if theirs, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); ns != "" && (err != nil || theirs != ns) {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")

@@ -74,3 +74,41 @@ func TestValue(t *testing.T) {
 		t.Errorf("Value of a missing name = %q", got)
 	}
 }
+
+// TestReap: only processes whose mark names a covey that is gone are
+// stopped; those of a running covey and unmarked ones are left alone.
+func TestReap(t *testing.T) {
+	tag := "COVEY_REAP_TEST=" + strconv.Itoa(os.Getpid())
+	start := func(extra ...string) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		cmd.Env = append(append(os.Environ(), tag), extra...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	dead := start(OwnerVar + "=" + strconv.Itoa(1<<22+1) + ".77")
+	reused := start(OwnerVar + "=" + strconv.Itoa(os.Getpid()) + ".1")
+	live := start(SelfEnv())
+	unmarked := start()
+	for i := 0; i < 500 && len(Find(tag)) < 4; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := Reap(); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		cmd     *exec.Cmd
+		stopped bool
+	}{
+		"owner gone":       {dead, true},
+		"owner pid reused": {reused, true},
+		"owner running":    {live, false},
+		"no mark":          {unmarked, false},
+	} {
+		if got := !running(tc.cmd.Process.Pid); got != tc.stopped {
+			t.Errorf("%s: stopped = %v, want %v", name, got, tc.stopped)
+		}
+	}
+}
