@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -56,6 +57,8 @@ type Session struct {
 	mcp     *mcpState  // nil without MCP (the demo)
 	hooks   *hookState // nil without hooks (the demo)
 	ext     *extensions
+	temps   *tools.TempJournal // this process's temporary files
+	cleaned chan struct{}      // closed when what a killed covey left is cleaned up
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -134,11 +137,18 @@ func New(opts Options) (*Session, error) {
 	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
 	s.fixed = opts.Provider
-	// Tool processes a killed covey left running are stopped: their mark
-	// proves whose they were and that their covey is gone.
+	// Tool processes and temporary files a killed covey left behind go:
+	// their marks prove whose they were and that their covey is gone.
+	tempDir := filepath.Join(StateDir(), "tmp-files")
+	s.temps = tools.NewTempJournal(tempDir)
+	s.cleaned = make(chan struct{})
 	go func() {
+		defer close(s.cleaned)
 		if n, err := procmark.Reap(); n > 0 || err != nil {
 			s.log.Errorf("stopped %d process(es) a killed covey left running: %v", n, err)
+		}
+		if gone, err := tools.SweepTemps(tempDir); len(gone) > 0 || err != nil {
+			s.log.Errorf("removed temporary files a killed covey left: %v: %v", gone, err)
 		}
 	}()
 	if opts.Record {
@@ -198,6 +208,7 @@ func New(opts Options) (*Session, error) {
 		Skills:          s.ext.skillTool,
 		Memory:          func() func(string) string { return s.ext.mem.Nested().OnRead },
 		Sandbox:         box,
+		Temps:           s.temps,
 		WorktreeBase:    worktreeBase(cfg.Worktree.Base),
 		Undo:            s.undoLog(),
 		SessionID:       s.sessionID(),
@@ -212,7 +223,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead}
+		OnRead: s.ext.onRead, Temps: s.temps}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
@@ -442,6 +453,8 @@ func (s *Session) Close(w io.Writer) {
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
 	s.rec.close(w)
+	s.temps.Close()
+	<-s.cleaned // a short run must not exit before the clean-up is done
 }
 
 // restoredChildren converts the children a session file kept.
