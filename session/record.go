@@ -103,6 +103,12 @@ func (r *recording) latestWithMessages(workspace string) (string, error) {
 		return "", err
 	}
 	for _, in := range infos {
+		if in.Problem != "" {
+			// It may be this workspace's latest: resuming an older one
+			// without a word would hide it.
+			return "", fmt.Errorf("the newest session file %s cannot be read (%s), so covey cannot tell whether it is this workspace's latest session; "+
+				"make it readable or move it out of the way, or resume a session by its ID with --resume (covey sessions lists them)", in.Path, in.Problem)
+		}
 		if in.Messages > 0 {
 			return in.ID, nil
 		}
