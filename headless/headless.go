@@ -52,9 +52,10 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 	for _, w := range s.Warnings() {
 		fmt.Fprintln(stderr, "covey:", w)
 	}
-	// What resuming the session skipped or repaired, as the TUI shows it.
+	// What loading the resumed session skipped or repaired, as the TUI
+	// shows it.
 	for _, w := range s.ResumeWarnings() {
-		fmt.Fprintln(stderr, "covey: warning: resumed session:", excerpt.TermSafe(w))
+		fmt.Fprintln(stderr, "covey: warning:", w)
 	}
 	// Worktrees of isolated children that a crash left behind, as the TUI
 	// says at its start.

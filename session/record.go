@@ -150,14 +150,6 @@ func (r *recording) resumeNote() string {
 	return note
 }
 
-// resumeWarnings are what loading the resumed session skipped or repaired.
-func (r *recording) resumeWarnings() []string {
-	if r == nil || r.loaded == nil {
-		return nil
-	}
-	return r.loaded.Warnings
-}
-
 // undoTurn restores the files of the last turn that changed any.
 func (r *recording) undoTurn(ctx context.Context, locks *tools.FileLocks) (string, error) {
 	res, err := r.undo.Undo(ctx, locks)

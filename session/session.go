@@ -549,10 +549,15 @@ func (s *Session) Replay() []agent.Event { return s.rec.replay() }
 // ResumeNote tells the user which session came back ("" for a new one).
 func (s *Session) ResumeNote() string { return s.rec.resumeNote() }
 
-// ResumeWarnings are what loading the resumed session skipped or repaired
-// (a damaged line: which one, and what was lost), for a consumer without
-// ResumeNote to print them (headless, on stderr).
-func (s *Session) ResumeWarnings() []string { return s.rec.resumeWarnings() }
+// ResumeWarnings are the lines of the resumed session that loading
+// skipped or repaired, as ResumeNote words them for the TUI; headless
+// prints them on stderr.
+func (s *Session) ResumeWarnings() []string {
+	if s.rec == nil || s.rec.loaded == nil {
+		return nil
+	}
+	return s.rec.loaded.Warnings
+}
 
 func firstPositive(ns ...int) int {
 	for _, n := range ns {
