@@ -34,11 +34,11 @@ func Match(match func(env []byte) bool) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		if theirs, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); ns != "" && (err != nil || theirs != ns) {
-			continue
-		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err != nil || !match(env) {
+			continue
+		}
+		if theirs, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); ns != "" && (err != nil || theirs != ns) {
 			continue
 		}
 		out = append(out, pid)

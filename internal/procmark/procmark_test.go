@@ -112,3 +112,13 @@ func TestReap(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReap is the start-up's scan of every process for marks of a
+// covey that is gone (nothing to stop).
+func BenchmarkReap(b *testing.B) {
+	for b.Loop() {
+		if _, err := Reap(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
