@@ -167,3 +167,32 @@ func TestDiskFullMidRun(t *testing.T) {
 		t.Errorf("the resumed session reports an interrupted call:\n%s", r.stderr)
 	}
 }
+
+// TestTUIDiskFullNotice fills the data folder's disk during a TUI run: the
+// notice that the session file cannot be written is on screen at once, and
+// so is the one when the freed disk took every kept line.
+func TestTUIDiskFullNotice(t *testing.T) {
+	t.Parallel()
+	data := smallDisk(t, "64k")
+	if err := os.MkdirAll(filepath.Join(data, "covey", "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "[e2e:tui-disk-full] run the build"
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, FirstUser: prompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "seq 1 3000"})}},
+		{Text: "E2E TUI disk answer."},
+	}})
+	ws := workspace(t, sampleFiles())
+	env := newSandbox(t).env("OPENAI_BASE_URL="+srv.URL(), "XDG_DATA_HOME="+data)
+	filler := fillDisk(t, data, 8192)
+	tm := startTUI(t, ws, env, "--model", "e2e-model", "--permission-mode", "bypassPermissions")
+	tm.waitText(helpLine)
+	tm.submit(prompt)
+	tm.waitText("session file cannot be written", "E2E TUI disk answer.")
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitText("the session file is written again: nothing was lost")
+	tm.quitAndCheck(helpLine)
+}
