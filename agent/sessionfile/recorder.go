@@ -1,6 +1,7 @@
 package sessionfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -277,7 +278,7 @@ func (r *Recorder) Close() error {
 	}
 	first := r.noteLocked(err)
 	var lost error
-	if n := r.dropped + countLines(r.pending, r.partial); n > 0 {
+	if n := r.dropped + countLines(r.pending); n > 0 {
 		lost = fmt.Errorf("%d %s could not be written to session %s (%w): they are lost", n, plural(n, "line", "lines"), r.path, r.failing)
 	} else if err != nil {
 		lost = err
@@ -287,19 +288,10 @@ func (r *Recorder) Close() error {
 	return lost
 }
 
-// countLines counts the lines in pending (one more if it starts with the
-// end of a cut line).
-func countLines(pending []byte, partial bool) int {
-	n := 0
-	for _, c := range pending {
-		if c == '\n' {
-			n++
-		}
-	}
-	if partial && n > 0 && pending[0] != '\n' {
-		return n // the cut line is counted by its own newline
-	}
-	return n
+// countLines counts the lines in pending: each ends in a newline (the rest
+// of a cut line too, so it counts once).
+func countLines(pending []byte) int {
+	return bytes.Count(pending, []byte{'\n'})
 }
 
 func plural(n int, one, many string) string {
@@ -496,7 +488,7 @@ func (r *Recorder) limitPending() {
 	for cut < len(r.pending) && r.pending[cut-1] != '\n' {
 		cut++
 	}
-	r.dropped += countLines(r.pending[:cut], r.partial)
+	r.dropped += countLines(r.pending[:cut])
 	if r.partial {
 		// The file ends mid-line: what follows must start a new one.
 		r.needNL, r.partial = true, false
