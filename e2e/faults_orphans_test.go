@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -53,8 +54,26 @@ func TestKilledCoveyLeavesNoProcesses(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
+	// The shell that started the sleeps (its own environment predates the
+	// export) is covey's child, through the sandbox helper's exec.
+	shell := 0
+	for _, pid := range tree {
+		if p := parentOf(pid); parentOf(p) == cmd.Process.Pid {
+			shell = p
+		}
+	}
+	if shell == 0 {
+		t.Fatalf("no parent of %v is covey's child (pid %d)", tree, cmd.Process.Pid)
+	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
+	// The parent-death signal takes the shell at once, before any restart.
+	for i := 0; procmark.Alive(strconv.Itoa(shell) + "."); i++ {
+		if i > 500 {
+			t.Fatalf("the shell (pid %d) outlived the covey that ran it", shell)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 
 	r := runCovey(t, ws, env, "", "-p", "hello", "--model", "e2e-model")
 	if r.code != 0 || !strings.Contains(r.stdout, "E2E orphans answer.") {
@@ -74,4 +93,19 @@ func TestKilledCoveyLeavesNoProcesses(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("processes the killed covey started still run after the next start: %v", left)
+}
+
+// parentOf is pid's parent process id (field 4 of /proc/<pid>/stat), or 0.
+func parentOf(pid int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
 }
