@@ -74,3 +74,43 @@ func TestIncompleteWorktreeIsOnlyPruned(t *testing.T) {
 		t.Errorf("after Prune %d worktrees are listed", len(left))
 	}
 }
+
+// TestLegacyRecord: a record written before records said Complete is
+// judged by git's own mark: usable once git removed its "initializing"
+// lock, incomplete while the lock is there.
+func TestLegacyRecord(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	r := open(t, dir)
+	for name, tc := range map[string]struct {
+		lock   string
+		usable bool
+	}{
+		"finished":           {"", true},
+		"initializing":       {"initializing", false},
+		"locked by the user": {"keep it", true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w, err := r.Create(ctx, Options{Name: "legacy"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = w.Remove(ctx) })
+			rec := w.Record()
+			rec.Complete, rec.Version, rec.PID, rec.PIDStart = false, 0, 1<<22+1, ""
+			if err := rec.write(r.root()); err != nil {
+				t.Fatal(err)
+			}
+			if tc.lock != "" {
+				run(t, dir, "worktree", "lock", "--reason", tc.lock, w.Path())
+			}
+			_, err = r.Adopt(ctx, rec.Branch)
+			if got := !errors.Is(err, ErrIncomplete); got != tc.usable {
+				t.Errorf("usable = %v (%v), want %v", got, err, tc.usable)
+			}
+			if tc.lock != "" {
+				run(t, dir, "worktree", "unlock", w.Path())
+			}
+		})
+	}
+}

@@ -46,6 +46,34 @@ type Record struct {
 	// worktree (whose missing files would read as deletions) is never
 	// applied, only pruned.
 	Complete bool `json:"complete,omitempty"`
+	// Version is recordVersion for records that say Complete; an older
+	// record (0) is judged by git's own mark of an unfinished add.
+	Version int `json:"version,omitempty"`
+}
+
+// recordVersion is the version of records that carry Complete.
+const recordVersion = 2
+
+// gitFinished reports whether git finished creating the worktree at path,
+// for a record older than Complete: git writes the worktree's .git file
+// early and removes its "initializing" lock only once the checkout is done.
+func gitFinished(path string) bool {
+	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return false
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return false
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(path, dir)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return false
+	}
+	lock, err := os.ReadFile(filepath.Join(dir, "locked"))
+	return err != nil || !strings.HasPrefix(string(lock), "initializing")
 }
 
 // Usable reports whether the worktree's checkout is whole, so its
@@ -245,6 +273,9 @@ func (r *Repo) records() ([]Record, error) {
 			rec = Record{Name: strings.TrimSuffix(name, ".json")}
 			rec.Path = filepath.Join(r.root(), rec.Name)
 			rec.Branch = BranchPrefix + rec.Name
+		}
+		if rec.Version < recordVersion && !rec.Complete {
+			rec.Complete = gitFinished(rec.Path)
 		}
 		seen[rec.Name] = true
 		recs = append(recs, rec)

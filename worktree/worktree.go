@@ -197,6 +197,7 @@ func (r *Repo) Create(ctx context.Context, opt Options) (*Worktree, error) {
 		Repo:    r.Top,
 		Session: opt.Session,
 		Created: time.Now().UTC().Truncate(time.Second),
+		Version: recordVersion,
 	}
 	rec.setOwner(os.Getpid())
 	rec.BaseCommit = rec.Head
