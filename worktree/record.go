@@ -55,24 +55,19 @@ type Record struct {
 const recordVersion = 2
 
 // gitFinished reports whether git finished creating the worktree at path,
-// for a record older than Complete: git writes the worktree's .git file
-// early and removes its "initializing" lock only once the checkout is done.
-func gitFinished(path string) bool {
-	data, err := os.ReadFile(filepath.Join(path, ".git"))
-	if err != nil {
+// for a record older than Complete: git keeps its administrative folder
+// locked as "initializing" until the checkout is done. The folder is found
+// by its name, not through the worktree's .git file, which the child could
+// have rewritten.
+func (r *Repo) gitFinished(path string) bool {
+	admin := filepath.Join(r.CommonDir, "worktrees", filepath.Base(path))
+	if _, err := os.Stat(filepath.Join(path, ".git")); err != nil {
 		return false
 	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
+	if _, err := os.Stat(admin); err != nil {
 		return false
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(path, dir)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return false
-	}
-	lock, err := os.ReadFile(filepath.Join(dir, "locked"))
+	lock, err := os.ReadFile(filepath.Join(admin, "locked"))
 	return err != nil || !strings.HasPrefix(string(lock), "initializing")
 }
 
@@ -275,7 +270,7 @@ func (r *Repo) records() ([]Record, error) {
 			rec.Branch = BranchPrefix + rec.Name
 		}
 		if rec.Version < recordVersion && !rec.Complete {
-			rec.Complete = gitFinished(rec.Path)
+			rec.Complete = r.gitFinished(rec.Path)
 		}
 		seen[rec.Name] = true
 		recs = append(recs, rec)
