@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"covey/agent"
@@ -58,7 +59,10 @@ type Session struct {
 	hooks   *hookState // nil without hooks (the demo)
 	ext     *extensions
 	temps   *tools.TempJournal // this process's temporary files
-	cleaned chan struct{}      // closed when what a killed covey left is cleaned up
+	// cleaned is closed when what a killed covey left is cleaned up (once
+	// cleanStarted).
+	cleaned      chan struct{}
+	cleanStarted atomic.Bool
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -137,20 +141,11 @@ func New(opts Options) (*Session, error) {
 	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
 	s.fixed = opts.Provider
-	// Tool processes and temporary files a killed covey left behind go:
-	// their marks prove whose they were and that their covey is gone.
-	tempDir := filepath.Join(StateDir(), "tmp-files")
-	s.temps = tools.NewTempJournal(tempDir)
+	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
-	go func() {
-		defer close(s.cleaned)
-		if n, err := procmark.Reap(); n > 0 || err != nil {
-			s.log.Errorf("stopped %d process(es) a killed covey left running: %v", n, err)
-		}
-		if gone, err := tools.SweepTemps(tempDir); len(gone) > 0 || err != nil {
-			s.log.Errorf("removed temporary files a killed covey left: %v: %v", gone, err)
-		}
-	}()
+	if !opts.DeferMCPStart {
+		s.cleanUp()
+	} // else the TUI's first frame comes first: StartMCP starts it
 	if opts.Record {
 		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
 		if err != nil {
@@ -288,6 +283,27 @@ func New(opts Options) (*Session, error) {
 		go s.runSessionStart(source)
 	}
 	return s, nil
+}
+
+// tempDir holds the journals of temporary files (tools.TempJournal).
+func tempDir() string { return filepath.Join(StateDir(), "tmp-files") }
+
+// cleanUp stops, in the background, the tool processes and removes the
+// temporary files a killed covey left behind: their marks prove whose
+// they were and that their covey is gone. It runs once.
+func (s *Session) cleanUp() {
+	if !s.cleanStarted.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer close(s.cleaned)
+		if n, err := procmark.Reap(); n > 0 || err != nil {
+			s.log.Errorf("stopped %d process(es) a killed covey left running: %v", n, err)
+		}
+		if gone, err := tools.SweepTemps(tempDir()); len(gone) > 0 || err != nil {
+			s.log.Errorf("removed temporary files a killed covey left: %v: %v", gone, err)
+		}
+	}()
 }
 
 // sessionID is the session file's ID, "" when nothing is recorded.
@@ -454,7 +470,9 @@ func (s *Session) Close(w io.Writer) {
 	close(drained)
 	s.rec.close(w)
 	s.temps.Close()
-	<-s.cleaned // a short run must not exit before the clean-up is done
+	if s.cleanStarted.Load() {
+		<-s.cleaned // a short run must not exit before the clean-up is done
+	}
 }
 
 // restoredChildren converts the children a session file kept.
