@@ -84,3 +84,41 @@ func TestHeadlessDamagedLine(t *testing.T) {
 		t.Errorf("no placeholder where the user's message was: %+v", last.Messages)
 	}
 }
+
+// TestTUIDamagedLine resumes, in the TUI, a session whose user message has
+// a broken line: the screen names the line and what was lost.
+func TestTUIDamagedLine(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	const first = "remember the word fig"
+	crashScript(h.srv, map[string]scripted.Turn{first: {Text: "I will remember fig."}})
+	if r := h.run(t, "", "-p", first); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(h.box.home, ".local/share/covey/sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("sessions: %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	n := 0
+	for i, ln := range lines {
+		if strings.Contains(ln, `"content":"`+first+`"`) {
+			n = i + 1
+			lines[i] = strings.Replace(ln, `"content":"`+first+`"`, `"content":"remember`, 1)
+		}
+	}
+	if err := os.WriteFile(files[0], []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTUI(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), "--model", "e2e-model", "--continue")
+	tm.waitText("line "+strconv.Itoa(n)+" is damaged", "I will remember fig.")
+	s := strings.Join(strings.Fields(tm.waitText(helpLine)), " ")
+	if !strings.Contains(s, "a message of the user was lost") {
+		t.Errorf("the TUI does not say what was lost:\n%s", s)
+	}
+	tm.quitAndCheck(helpLine)
+}
