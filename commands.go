@@ -366,6 +366,10 @@ func sessionsCmd(stdout, stderr io.Writer) *cobra.Command {
 				return nil
 			}
 			for _, in := range infos {
+				if in.Problem != "" {
+					fmt.Fprintf(stdout, "%s  %s  unreadable: %s (%s)\n", in.ID, in.Modified.Local().Format("2006-01-02 15:04"), excerpt.TermSafe(in.Problem), in.Path)
+					continue
+				}
 				fmt.Fprintf(stdout, "%s  %s  %3d messages  %s\n", in.ID, in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, excerpt.TermSafe(in.FirstMessage))
 			}
 			return nil

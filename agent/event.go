@@ -102,6 +102,22 @@ type ErrorEvent struct {
 	Message string `json:"message"`
 }
 
+// Notice is news for the user that belongs to no turn: the session file
+// cannot be written (a full disk), or can again. Consumers show it at once
+// (the TUI as a notice, headless on stderr); it is not recorded.
+type Notice struct {
+	Source
+	// Level is NoticeWarning or NoticeInfo.
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// Levels of a Notice.
+const (
+	NoticeWarning = "warning"
+	NoticeInfo    = "info"
+)
+
 // Stop reasons of Done and ChildFinished.
 const (
 	StopOK        = "ok"
@@ -364,6 +380,9 @@ func (Retrying) Kind() string { return "retrying" }
 
 // Kind implements Event.
 func (ErrorEvent) Kind() string { return "error" }
+
+// Kind implements Event.
+func (Notice) Kind() string { return "notice" }
 
 // Kind implements Event.
 func (Done) Kind() string { return "done" }

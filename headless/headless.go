@@ -52,6 +52,11 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 	for _, w := range s.Warnings() {
 		fmt.Fprintln(stderr, "covey:", w)
 	}
+	// What loading the resumed session skipped or repaired, as the TUI
+	// shows it.
+	for _, w := range s.ResumeWarnings() {
+		fmt.Fprintln(stderr, "covey: warning:", w)
+	}
 	// Worktrees of isolated children that a crash left behind, as the TUI
 	// says at its start.
 	if n, err := worktree.NewCommands(s.Workspace()).OrphansCLI(ctx); err == nil && n != "" {
@@ -160,6 +165,9 @@ func (o *headlessOutput) event(e agent.Event) {
 	}
 	src := e.From()
 	switch ev := e.(type) {
+	case agent.Notice:
+		// Whatever the format: stdout is for the answer.
+		fmt.Fprintln(o.stderr, "covey:", excerpt.TermSafe(ev.Message))
 	case agent.Done:
 		if !src.IsChild() {
 			o.mainUsage.Add(ev.Usage)

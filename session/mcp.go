@@ -133,8 +133,11 @@ func ProjectTrusted(root string, l mcp.Loaded) bool {
 
 // StartMCP starts the MCP servers in the background, once; later calls do
 // nothing. The TUI calls it after its first frame (DeferMCPStart); the
-// first request calls it anyway.
+// first request calls it anyway. With DeferMCPStart it also starts the
+// clean-up of what a killed covey left behind, so that waits for the first
+// frame too.
 func (s *Session) StartMCP() {
+	s.cleanUp()
 	if s.mcp == nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"covey/agent"
@@ -21,7 +22,31 @@ type recording struct {
 	undo     *tools.UndoLog
 	loaded   *sessionfile.Loaded // set when the session was resumed
 	messages atomic.Int64        // messages recorded by this run
-	err      atomic.Pointer[error]
+	// notify tells the user, at once, that the file cannot be written or
+	// can again: set by the session while its event stream is read, nil
+	// before and after (notifyMu keeps a send from racing the stream's
+	// end).
+	notifyMu sync.Mutex
+	notify   func(agent.Notice)
+}
+
+// tell sends a notice to the session's consumers, if they are there.
+func (r *recording) tell(level, text string) {
+	r.notifyMu.Lock()
+	defer r.notifyMu.Unlock()
+	if r.notify != nil {
+		r.notify(agent.Notice{Source: agent.Source{AgentID: agent.MainAgentID}, Level: level, Message: text})
+	}
+}
+
+// setNotify sets (nil: stops) where tell sends.
+func (r *recording) setNotify(f func(agent.Notice)) {
+	if r == nil {
+		return
+	}
+	r.notifyMu.Lock()
+	r.notify = f
+	r.notifyMu.Unlock()
 }
 
 // openRecording creates a new session file, or reopens the one opts name
@@ -33,10 +58,16 @@ func openRecording(workspace string, opts Options, secrets []string) (*recording
 		return nil, err
 	}
 	r := &recording{}
-	r.store = sessionfile.Store{Dir: dir, Secrets: secrets, OnError: func(err error) {
-		log.Errorf("session file: %v", err)
-		r.err.Store(&err)
-	}}
+	r.store = sessionfile.Store{Dir: dir, Secrets: secrets,
+		OnError: func(err error) {
+			log.Errorf("session file: %v", err)
+			r.tell(agent.NoticeWarning, fmt.Sprintf("the session file cannot be written (%v): covey keeps the unwritten lines in memory and tries again every second; they are lost only if covey exits first", err))
+		},
+		OnRecover: func() {
+			log.Errorf("session file: written again")
+			r.tell(agent.NoticeInfo, "the session file is written again: nothing was lost")
+		},
+	}
 	switch {
 	case opts.Continue:
 		id, err := r.latestWithMessages(workspace)
@@ -72,6 +103,12 @@ func (r *recording) latestWithMessages(workspace string) (string, error) {
 		return "", err
 	}
 	for _, in := range infos {
+		if in.Problem != "" {
+			// It may be this workspace's latest: resuming an older one
+			// without a word would hide it.
+			return "", fmt.Errorf("the newest session file %s cannot be read (%s), so covey cannot tell whether it is this workspace's latest session; "+
+				"make it readable or move it out of the way, or resume a session by its ID with --resume (covey sessions lists them)", in.Path, in.Problem)
+		}
 		if in.Messages > 0 {
 			return in.ID, nil
 		}
@@ -145,14 +182,14 @@ func (r *recording) close(stderr io.Writer) {
 	if r == nil {
 		return
 	}
-	_ = r.rec.Close()
+	cerr := r.rec.Close()
 	if r.loaded == nil && r.messages.Load() == 0 {
 		_ = os.Remove(r.rec.Path())
 		_ = os.RemoveAll(r.undoDir())
 		return
 	}
-	if p := r.err.Load(); p != nil {
-		fmt.Fprintf(stderr, "covey: the session file could not be fully written: %v\n", *p)
+	if cerr != nil {
+		fmt.Fprintf(stderr, "covey: the session file could not be fully written: %v\n", cerr)
 	}
 	fmt.Fprintf(stderr, "covey: session %s saved; resume it with: covey --resume %s\n", r.rec.ID(), r.rec.ID())
 }

@@ -11,7 +11,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"covey/agent"
@@ -20,6 +22,7 @@ import (
 	"covey/config"
 	"covey/hooks"
 	"covey/internal/debuglog"
+	"covey/internal/procmark"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/subagent"
@@ -55,6 +58,11 @@ type Session struct {
 	mcp     *mcpState  // nil without MCP (the demo)
 	hooks   *hookState // nil without hooks (the demo)
 	ext     *extensions
+	temps   *tools.TempJournal // this process's temporary files
+	// cleaned is closed when what a killed covey left is cleaned up (once
+	// cleanStarted).
+	cleaned      chan struct{}
+	cleanStarted atomic.Bool
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -133,6 +141,11 @@ func New(opts Options) (*Session, error) {
 	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
 	s.fixed = opts.Provider
+	s.temps = tools.NewTempJournal(tempDir())
+	s.cleaned = make(chan struct{})
+	if !opts.DeferMCPStart {
+		s.cleanUp()
+	} // else the TUI's first frame comes first: StartMCP starts it
 	if opts.Record {
 		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
 		if err != nil {
@@ -190,6 +203,7 @@ func New(opts Options) (*Session, error) {
 		Skills:          s.ext.skillTool,
 		Memory:          func() func(string) string { return s.ext.mem.Nested().OnRead },
 		Sandbox:         box,
+		Temps:           s.temps,
 		WorktreeBase:    worktreeBase(cfg.Worktree.Base),
 		Undo:            s.undoLog(),
 		SessionID:       s.sessionID(),
@@ -204,7 +218,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead}
+		OnRead: s.ext.onRead, Temps: s.temps}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
@@ -250,6 +264,7 @@ func New(opts Options) (*Session, error) {
 			}
 		},
 	})
+	s.rec.setNotify(func(n agent.Notice) { s.events <- n })
 	if s.rec != nil && s.rec.loaded != nil {
 		s.main.SetHistory(s.rec.loaded.Messages)
 		if m := s.rec.loaded.Model; m != "" && !opts.ModelFromFlag {
@@ -268,6 +283,27 @@ func New(opts Options) (*Session, error) {
 		go s.runSessionStart(source)
 	}
 	return s, nil
+}
+
+// tempDir holds the journals of temporary files (tools.TempJournal).
+func tempDir() string { return filepath.Join(StateDir(), "tmp-files") }
+
+// cleanUp stops, in the background, the tool processes and removes the
+// temporary files a killed covey left behind: their marks prove whose
+// they were and that their covey is gone. It runs once.
+func (s *Session) cleanUp() {
+	if !s.cleanStarted.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer close(s.cleaned)
+		if n, err := procmark.Reap(); n > 0 || err != nil {
+			s.log.Errorf("stopped %d process(es) a killed covey left running: %v", n, err)
+		}
+		if gone, err := tools.SweepTemps(tempDir()); len(gone) > 0 || err != nil {
+			s.log.Errorf("removed temporary files a killed covey left: %v: %v", gone, err)
+		}
+	}()
 }
 
 // sessionID is the session file's ID, "" when nothing is recorded.
@@ -430,8 +466,13 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
 	s.rec.close(w)
+	s.temps.Close()
+	if s.cleanStarted.Load() {
+		<-s.cleaned // a short run must not exit before the clean-up is done
+	}
 }
 
 // restoredChildren converts the children a session file kept.
@@ -456,6 +497,7 @@ func (s *Session) EndEvents() {
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.rec.setNotify(nil)
 	close(s.events)
 }
 
@@ -524,6 +566,16 @@ func (s *Session) Replay() []agent.Event { return s.rec.replay() }
 
 // ResumeNote tells the user which session came back ("" for a new one).
 func (s *Session) ResumeNote() string { return s.rec.resumeNote() }
+
+// ResumeWarnings are the lines of the resumed session that loading
+// skipped or repaired, as ResumeNote words them for the TUI; headless
+// prints them on stderr.
+func (s *Session) ResumeWarnings() []string {
+	if s.rec == nil || s.rec.loaded == nil {
+		return nil
+	}
+	return s.rec.loaded.Warnings
+}
 
 func firstPositive(ns ...int) int {
 	for _, n := range ns {

@@ -495,6 +495,7 @@ func (c *child) tools() *tools.Registry {
 		AllowRead:    c.m.cfg.AllowRead,
 		AllowFound:   c.m.cfg.AllowFound,
 		Sandbox:      c.m.cfg.Sandbox,
+		Temps:        c.m.cfg.Temps,
 	}
 	if c.policy != nil {
 		env.AllowRead, env.AllowFound = c.policy.AllowRead, c.policy.AllowReadFound

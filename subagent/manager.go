@@ -89,6 +89,9 @@ type Config struct {
 	// join a child's context when it first reads a file in their folder
 	// (tools.Env.OnRead).
 	Memory func() func(abs string) string
+	// Temps lists the temporary files of the children's writes (see
+	// tools.TempJournal).
+	Temps *tools.TempJournal
 	// MCPTools, when set, returns the session's MCP tools as a source whose
 	// calls ask gate, keeping those keep accepts (mcp.Manager.Source).
 	MCPTools func(gate permission.Gate, keep func(tools.Tool) bool) tools.Source

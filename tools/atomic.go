@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // newFilePerm is the permission of a file the tools create.
@@ -29,12 +32,37 @@ type fileSystem interface {
 	Remove(name string) error
 }
 
-// osFS is the real filesystem.
-type osFS struct{}
+// osFS is the real filesystem. With temps, every temporary file is listed
+// in the journal and locked while it is written, so a covey killed
+// mid-write leaves nothing a later one cannot clean up.
+type osFS struct{ temps *TempJournal }
 
-func (osFS) CreateTemp(dir, pattern string) (tempFile, error) { return os.CreateTemp(dir, pattern) }
-func (osFS) Rename(oldpath, newpath string) error             { return os.Rename(oldpath, newpath) }
-func (osFS) Remove(name string) error                         { return os.Remove(name) }
+func (fs osFS) CreateTemp(dir, pattern string) (tempFile, error) {
+	if fs.temps == nil {
+		return os.CreateTemp(dir, pattern)
+	}
+	// As os.CreateTemp, but the name is listed before the file exists: a
+	// kill between the two must not leave a file nobody knows of.
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		if err := fs.temps.note(name); err != nil {
+			return nil, err // unlisted, it could be left behind for good
+		}
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		lockTemp(f)
+		return f, nil
+	}
+	return nil, fmt.Errorf("create a temporary file in %s: no free name", dir)
+}
+func (osFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+func (osFS) Remove(name string) error             { return os.Remove(name) }
 
 // writeAtomic replaces the file at path with data so that a reader, or a
 // crash, sees either the old content or the new, never a mix: it writes a
@@ -49,7 +77,7 @@ func writeAtomic(fsys fileSystem, path string, data []byte, perm os.FileMode) (e
 	if dir == "" {
 		dir = "."
 	}
-	f, err := fsys.CreateTemp(dir, "."+base+".covey-*.tmp")
+	f, err := fsys.CreateTemp(dir, tempPattern(base))
 	if err != nil {
 		return fmt.Errorf("create temporary file for %s: %w", path, err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"covey/internal/procmark"
 	"covey/permission"
 	"covey/permission/shell"
 	"covey/tools/toolname"
@@ -259,6 +260,9 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	// draw over the TUI, read the user's keys or push keystrokes into
 	// the terminal's input (TIOCSTI) for the shell covey returns to.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Tied to covey's life: killed with it (the shell), and marked so the
+	// next covey stops whatever the shell left running (procmark.Reap).
+	procmark.Tie(cmd)
 	if err := cmd.Start(); err != nil {
 		_ = r.Close()
 		_ = w.Close()

@@ -41,6 +41,9 @@ type Env struct {
 	// read; what it returns (memory files of the file's folder that join
 	// the agent's context, once) is appended to the result.
 	OnRead func(abs string) string
+	// Temps lists the temporary files of atomic writes, so the next covey
+	// removes those a killed one left (SweepTemps). Nil lists nothing.
+	Temps *TempJournal
 }
 
 // resolveRead resolves p for reading: only what AllowRead permits. The

@@ -230,8 +230,8 @@ func (m *mutator) write(tg *target, content string) error {
 		}
 	}
 	fsys := m.fs
-	if fsys == nil {
-		fsys = osFS{}
+	if _, real := fsys.(osFS); real || fsys == nil {
+		fsys = osFS{temps: m.env.Temps}
 	}
 	ws := m.env.WS
 	ws.NoteWrite(tg.abs)

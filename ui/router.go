@@ -194,6 +194,13 @@ func (r *router) route(ev agent.Event) routeEffect {
 	case agent.ErrorEvent:
 		r.finishAssistant()
 		r.t.Append(NewNoticeBlock(NoticeError, r.withRetryHint(e.Message)))
+	case agent.Notice:
+		level := NoticeInfo
+		if e.Level == agent.NoticeWarning {
+			level = NoticeWarning
+		}
+		r.finishAssistant()
+		r.t.Append(NewNoticeBlock(level, e.Message))
 	case agent.Done:
 		r.finishAssistant()
 		if note := agent.CutOffNote(e.Reason); note != "" {

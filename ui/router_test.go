@@ -107,6 +107,14 @@ func TestRouterPlacement(t *testing.T) {
 			},
 			want: "N N",
 		},
+		{
+			name: "a notice (the session file cannot be written) is shown at once",
+			events: []agent.Event{
+				agent.TextDelta{Source: m, Text: "a"},
+				agent.Notice{Source: m, Level: agent.NoticeWarning, Message: "the session file cannot be written"},
+			},
+			want: "A N",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

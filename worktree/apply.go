@@ -92,6 +92,9 @@ type plan struct {
 // nothing is written and a *ConflictError says which. It returns the paths
 // it changed. The worktree is left as it is: Remove it after.
 func (w *Worktree) Apply(ctx context.Context, opt ApplyOptions) ([]string, error) {
+	if !w.rec.Usable() {
+		return nil, fmt.Errorf("refusing to apply %s: %w", w.rec.Branch, ErrIncomplete)
+	}
 	changes, err := w.Diff(ctx)
 	if err != nil {
 		return nil, err

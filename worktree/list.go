@@ -52,6 +52,10 @@ func (e Entry) ChangeSummary() string {
 	switch {
 	case e.Missing:
 		return "folder missing"
+	case !e.Usable() && e.Live:
+		return "being created"
+	case !e.Usable():
+		return "incomplete: covey stopped while creating it, so it can only be pruned"
 	case e.Changed < 0:
 		return "changes unknown"
 	case e.Changed == 0:

@@ -40,7 +40,44 @@ type Record struct {
 	// conflict, nobody to ask, a cancelled turn): no session will touch it
 	// again.
 	Kept bool `json:"kept,omitempty"`
+	// Complete says `git worktree add` finished: the checkout holds every
+	// file of its base. It is written only after git returns, so a crash
+	// during the checkout leaves a record without it, and a half-made
+	// worktree (whose missing files would read as deletions) is never
+	// applied, only pruned.
+	Complete bool `json:"complete,omitempty"`
+	// Version is recordVersion for records that say Complete; an older
+	// record (0) is judged by git's own mark of an unfinished add.
+	Version int `json:"version,omitempty"`
 }
+
+// recordVersion is the version of records that carry Complete.
+const recordVersion = 2
+
+// gitFinished reports whether git finished creating the worktree at path,
+// for a record older than Complete: git keeps its administrative folder
+// locked as "initializing" until the checkout is done. The folder is found
+// by its name, not through the worktree's .git file, which the child could
+// have rewritten.
+func (r *Repo) gitFinished(path string) bool {
+	admin := filepath.Join(r.CommonDir, "worktrees", filepath.Base(path))
+	if _, err := os.Stat(filepath.Join(path, ".git")); err != nil {
+		return false
+	}
+	if _, err := os.Stat(admin); err != nil {
+		return false
+	}
+	lock, err := os.ReadFile(filepath.Join(admin, "locked"))
+	return err != nil || !strings.HasPrefix(string(lock), "initializing")
+}
+
+// Usable reports whether the worktree's checkout is whole, so its
+// difference from the base is the child's work: its creation was recorded
+// complete, or it was kept (which only a finished creation allows).
+func (r Record) Usable() bool { return r.Complete || r.Kept }
+
+// ErrIncomplete refuses to apply a worktree whose creation never finished.
+var ErrIncomplete = errors.New("it was never completely created (covey stopped while git was checking it out), so every file not yet checked out would be taken for a deletion; `covey worktrees prune` removes it and leaves your files alone")
 
 // BaseDescription says what the worktree started from, in words.
 func (r Record) BaseDescription() string {
@@ -172,7 +209,7 @@ func (r *Repo) entries(ctx context.Context, keep func(Record) bool) ([]Entry, er
 		e := Entry{Record: rec, Live: rec.Live(), Changed: -1}
 		if _, err := os.Stat(rec.Path); err != nil {
 			e.Missing = true
-		} else if rec.BaseCommit != "" {
+		} else if rec.BaseCommit != "" && rec.Usable() {
 			w := &Worktree{repo: r, rec: rec}
 			if ch, err := w.Diff(ctx); err == nil {
 				e.Changed = len(ch)
@@ -232,6 +269,9 @@ func (r *Repo) records() ([]Record, error) {
 			rec.Path = filepath.Join(r.root(), rec.Name)
 			rec.Branch = BranchPrefix + rec.Name
 		}
+		if rec.Version < recordVersion && !rec.Complete {
+			rec.Complete = r.gitFinished(rec.Path)
+		}
 		seen[rec.Name] = true
 		recs = append(recs, rec)
 	}
@@ -280,6 +320,8 @@ func (r *Repo) Adopt(ctx context.Context, nameOrBranch string) (*Worktree, error
 			return nil, fmt.Errorf("%s belongs to a running covey (pid %d) whose child still works there; that session reviews the change", e.Branch, e.PID)
 		case e.Missing || e.BaseCommit == "":
 			return nil, fmt.Errorf("%s has no usable worktree or record left; `covey worktrees prune` removes what remains", e.Branch)
+		case !e.Usable():
+			return nil, fmt.Errorf("refusing to apply %s: %w", e.Branch, ErrIncomplete)
 		}
 		return &Worktree{repo: r, rec: e.Record}, nil
 	}

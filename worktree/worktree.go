@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"covey/internal/procmark"
 )
 
 // Base says what a new worktree starts from.
@@ -195,6 +197,7 @@ func (r *Repo) Create(ctx context.Context, opt Options) (*Worktree, error) {
 		Repo:    r.Top,
 		Session: opt.Session,
 		Created: time.Now().UTC().Truncate(time.Second),
+		Version: recordVersion,
 	}
 	rec.setOwner(os.Getpid())
 	rec.BaseCommit = rec.Head
@@ -223,14 +226,44 @@ func (r *Repo) Create(ctx context.Context, opt Options) (*Worktree, error) {
 	}
 	w := &Worktree{repo: r, rec: rec}
 	// A cancelled context must not leave a half-made worktree: the add
-	// itself runs to its end, and a failure cleans up.
+	// itself runs to its end, and a failure cleans up. Its processes carry
+	// a mark naming the worktree, so if covey dies meanwhile, Prune can
+	// find and stop them before removing what they were writing.
 	addCtx := context.WithoutCancel(ctx)
-	if _, err := git(addCtx, r.Top, nil, "worktree", "add", "--quiet",
+	if _, err := git(addCtx, r.Top, []string{creatorEnv(rec.Path)}, "worktree", "add", "--quiet",
 		"-b", rec.Branch, rec.Path, rec.BaseCommit); err != nil {
 		_ = w.removeLocked(addCtx)
 		return nil, fmt.Errorf("create worktree: %w", err)
 	}
+	// Only now is the checkout whole: until this record is on disk, the
+	// worktree can be pruned but never applied.
+	w.rec.Complete = true
+	if err := w.rec.write(r.root()); err != nil {
+		_ = w.removeLocked(addCtx)
+		return nil, err
+	}
 	return w, nil
+}
+
+// creatorVar marks the processes of a `git worktree add`; its value is the
+// worktree's path.
+const creatorVar = "COVEY_WORKTREE_ADD"
+
+func creatorEnv(path string) string { return creatorVar + "=" + path }
+
+// stopCreators stops a `git worktree add` of path still running after the
+// covey that started it died (its checkout of a large repository goes on
+// writing files), so the folder can be removed without "Directory not
+// empty".
+func stopCreators(path string) error {
+	pids := procmark.Find(creatorEnv(path))
+	if len(pids) == 0 {
+		return nil
+	}
+	if err := procmark.Stop(pids, 10*time.Second); err != nil {
+		return fmt.Errorf("stop the git worktree add still creating %s: %w", path, err)
+	}
+	return nil
 }
 
 // snapshot commits HEAD plus the uncommitted changes to tracked files
@@ -357,6 +390,14 @@ func (w *Worktree) removeLocked(ctx context.Context) error {
 // or locked), then the branch, then the record itself, last, so an
 // interrupted removal can be finished by Prune.
 func removeRecord(ctx context.Context, r *Repo, rec Record) error {
+	if !rec.Complete {
+		if err := stopCreators(rec.Path); err != nil {
+			return err
+		}
+		// git locks a worktree while it creates it; a crash leaves the
+		// lock, which would keep `git worktree prune` from forgetting it.
+		_, _ = git(ctx, r.Top, nil, "worktree", "unlock", rec.Path)
+	}
 	var errs []error
 	removed := false
 	if _, err := os.Stat(rec.Path); err == nil {

@@ -55,6 +55,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.ErrorEvent](raw)
 	case agent.Done{}.Kind():
 		e, err = decodeAs[agent.Done](raw)
+	case agent.Notice{}.Kind():
+		e, err = decodeAs[agent.Notice](raw)
 	case agent.ChildStarted{}.Kind():
 		e, err = decodeAs[agent.ChildStarted](raw)
 	case agent.ChildFinished{}.Kind():

@@ -108,10 +108,20 @@ func eventLine(e agent.Event) string {
 // assistant message and every tool result answers one: what providers
 // require of a conversation.
 func checkHistory(msgs []agent.Message) string {
+	prev := ""
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		if m.Role == agent.RoleTool {
 			return "tool result at " + itoa(i) + " answers no call"
+		}
+		if m.Role == agent.RoleAssistant && (prev == "" || prev == agent.RoleAssistant) {
+			return "assistant message at " + itoa(i) + " follows " + map[string]string{"": "nothing", agent.RoleAssistant: "another"}[prev]
+		}
+		if m.Role != agent.RoleSystem {
+			prev = m.Role
+			if m.Role == agent.RoleAssistant && len(m.ToolCalls) > 0 {
+				prev = agent.RoleTool
+			}
 		}
 		if m.Role != agent.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue

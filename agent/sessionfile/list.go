@@ -37,6 +37,10 @@ type Info struct {
 	FirstMessage string
 	// Messages counts the messages after the last clear.
 	Messages int
+	// Problem, when set, says why the file could not be read (permission
+	// denied, no session header): its workspace is unknown, so it is
+	// listed for every workspace, and Messages and the rest are empty.
+	Problem string
 }
 
 // entry is one session file, before it is read.
@@ -79,8 +83,9 @@ func (s Store) entries() ([]entry, error) {
 }
 
 // List returns the sessions of workspace (every workspace if it is ""),
-// most recently active first. Files that are not readable sessions are
-// left out.
+// most recently active first. A file that cannot be read as a session
+// (unreadable, or without a header) may be anyone's: it is listed with its
+// Problem, so it is never silently passed over.
 func (s Store) List(workspace string) ([]Info, error) {
 	ents, err := s.entries()
 	if err != nil {
@@ -92,7 +97,7 @@ func (s Store) List(workspace string) ([]Info, error) {
 		var info Info
 		var ok bool
 		info, buf, ok = scanInfo(e.path, workspace, buf)
-		if !ok {
+		if !ok && info.Problem == "" {
 			continue
 		}
 		info.ID, info.Path, info.Modified = e.id, e.path, e.mod
@@ -188,7 +193,7 @@ func readHeader(path string) (Header, error) {
 func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Info{}, buf, false
+		return Info{Problem: problem(err)}, buf, false
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -206,7 +211,10 @@ func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 		case len(ln) == 0:
 		case !header:
 			var l Loaded
-			if l.readHeader(ln) != nil || (workspace != "" && !samePath(l.Header.Workspace, workspace)) {
+			if herr := l.readHeader(ln); herr != nil {
+				return Info{Problem: herr.Error()}, buf, false
+			}
+			if workspace != "" && !samePath(l.Header.Workspace, workspace) {
 				return Info{}, buf, false
 			}
 			header = true
@@ -239,9 +247,24 @@ func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 			}
 		}
 		if err != nil {
-			return info, buf, header
+			if !header {
+				if errors.Is(err, io.EOF) {
+					return Info{}, buf, false // empty: nothing in it to resume
+				}
+				return Info{Problem: problem(err)}, buf, false
+			}
+			return info, buf, true
 		}
 	}
+}
+
+// problem says in a few words why a file could not be read.
+func problem(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
 }
 
 // nextLine reads one line, however long, into buf.

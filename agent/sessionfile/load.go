@@ -38,6 +38,12 @@ type Loaded struct {
 
 	// fix is the repaired end, in order, which Open appends to the file.
 	fix []Record
+	// lostResults counts damaged lines that held a tool result, so
+	// repair answers their calls as lost, not interrupted.
+	lostResults int
+	// placeholders counts the messages alternate put in the history
+	// (they are not in the replay).
+	placeholders int
 }
 
 // Events returns the replay as events alone, for a consumer that only
@@ -171,11 +177,7 @@ func Read(r io.Reader) (*Loaded, error) {
 		}
 		rec, typ, model, err := parseLine(raw)
 		if err != nil {
-			if !complete {
-				l.warnf("line %d: incomplete last line skipped (covey stopped while writing it)", n)
-			} else {
-				l.warnf("line %d: skipped: %v", n, err)
-			}
+			l.lost(n, raw, complete, err)
 			continue
 		}
 		switch typ {

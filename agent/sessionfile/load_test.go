@@ -121,7 +121,7 @@ func TestReadSkipsBadLines(t *testing.T) {
 		"event not an object":    {`{"type":"event","event":[1]}` + "\n", 0, 1},
 		"unknown line type":      {`{"type":"bookmark","at":3}` + "\n" + user, 1, 0},
 		"flattened field order":  {`{"message":{"content":"hi","role":"user"},"type":"message"}` + "\n", 1, 0},
-		"spliced by a crash":     {`{"type":"message","message":{"ro` + user, 0, 1},
+		"spliced by a crash":     {`{"type":"message","message":{"ro` + user, 1, 1}, // the user message it ate leaves a placeholder
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

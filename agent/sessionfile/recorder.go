@@ -1,9 +1,10 @@
 package sessionfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"sync"
 	"time"
 
@@ -18,20 +19,40 @@ const flushEvery = 100 * time.Millisecond
 // (a huge tool result) is dropped so one outlier does not pin memory.
 const maxScratch = 1 << 20
 
+// retryEvery is how often lines the file refused (a full disk, an I/O
+// error) are written again while nothing else is.
+const retryEvery = time.Second
+
+// maxPending bounds the lines kept in memory while the file refuses them;
+// past it the oldest are dropped (and Close says how many).
+const maxPending = 64 << 20
+
+// sink is the session file as the recorder writes it: an interface so
+// tests can inject the faults of a real disk (ENOSPC, EIO, short writes).
+type sink interface {
+	io.Writer
+	io.Closer
+}
+
 // Recorder appends one session's messages and events to its file. It is
 // safe for concurrent use, and a nil *Recorder ignores every call, so a
 // caller without sessions need not check. Write errors never reach the
-// agent: the first one is kept (Err) and reported to Store.OnError, and
-// recording goes on with the next line.
+// agent: what the file refused stays in memory, in order, and is written
+// again before anything newer (at the next write and every second), so a
+// disk that fills and frees again loses nothing. Store.OnError hears when
+// writing starts failing and Store.OnRecover when it works again.
 type Recorder struct {
-	id, path string
-	red      *redactor
-	onError  func(error)
+	id, path  string
+	red       *redactor
+	onError   func(error)
+	onRecover func()
 	// schedule arms the periodic flush; tests replace it to fire by hand.
 	schedule func(d time.Duration, f func()) (stop func() bool)
+	// maxPending bounds pending (maxPending; tests lower it).
+	maxPending int
 
 	mu      sync.Mutex
-	f       *os.File
+	f       sink
 	closed  bool
 	needNL  bool // the file ends mid-line: start the next write with "\n"
 	err     error
@@ -40,6 +61,21 @@ type Recorder struct {
 	armed   bool
 	stop    func() bool
 	scratch []byte
+
+	// pending holds what the file refused, oldest first; it starts mid-line
+	// when a write was cut short (partial), so writing it completes the
+	// line on disk.
+	pending []byte
+	partial bool
+	// failing is the error of the last failed write while pending is not
+	// empty; nil once everything is on disk again.
+	failing error
+	retry   func() bool // stops the retry timer; nil when none is armed
+	dropped int         // lines dropped past maxPending, lost for good
+	// started (the error) and recovered are news for the callbacks:
+	// writing started failing, or works again.
+	started   error
+	recovered bool
 }
 
 // item is one buffered line: an encoded line, or a text/reasoning delta
@@ -57,11 +93,12 @@ type deltaKey struct {
 	src  agent.Source
 }
 
-func newRecorder(f *os.File, id, path string, secrets []string, onError func(error)) *Recorder {
+func newRecorder(f sink, id, path string, secrets []string, onError func(error), onRecover func()) *Recorder {
 	return &Recorder{
-		id: id, path: path, f: f, onError: onError,
-		red:  newRedactor(secrets),
-		open: map[deltaKey]int{},
+		id: id, path: path, f: f, onError: onError, onRecover: onRecover,
+		red:        newRedactor(secrets),
+		open:       map[deltaKey]int{},
+		maxPending: maxPending,
 		schedule: func(d time.Duration, fn func()) func() bool {
 			return time.AfterFunc(d, fn).Stop
 		},
@@ -84,7 +121,8 @@ func (r *Recorder) Path() string {
 	return r.path
 }
 
-// Err returns the first error writing the file, or nil.
+// Err returns the first error writing the file, or nil. Lines that a
+// later retry wrote after all are not lost: Close reports only what was.
 func (r *Recorder) Err() error {
 	if r == nil {
 		return nil
@@ -146,6 +184,8 @@ func (r *Recorder) Event(e agent.Event) {
 	case agent.ReasoningDelta:
 		r.addDelta(ev.Kind(), ev.Source, ev.Text)
 		return
+	case agent.Notice:
+		return // news of the moment (often about this very file)
 	}
 	body, err := marshalEvent(e)
 	if err != nil {
@@ -228,15 +268,37 @@ func (r *Recorder) Close() error {
 	if r.stop != nil {
 		r.stop()
 	}
+	if r.retry != nil {
+		r.retry()
+		r.retry = nil
+	}
 	err := r.flushLocked(true)
 	if cerr := r.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close session %s: %w", r.path, cerr)
 	}
 	first := r.noteLocked(err)
-	res := r.err
+	var lost error
+	if n := r.dropped + countLines(r.pending); n > 0 {
+		lost = fmt.Errorf("%d %s could not be written to session %s (%w): they are lost", n, plural(n, "line", "lines"), r.path, r.failing)
+	} else if err != nil {
+		lost = err
+	}
 	r.mu.Unlock()
 	r.callback(first, err)
-	return res
+	return lost
+}
+
+// countLines counts the lines in pending: each ends in a newline (the rest
+// of a cut line too, so it counts once).
+func countLines(pending []byte) int {
+	return bytes.Count(pending, []byte{'\n'})
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // writeHeader writes the first line; Create fails if it cannot.
@@ -318,12 +380,9 @@ func (r *Recorder) tick() {
 // agent's next fragment shows whether it does (see redactor.holdback).
 func (r *Recorder) flushLocked(final bool) error {
 	if len(r.items) == 0 {
-		return nil
+		return r.write(nil) // what the file refused before, if anything
 	}
 	buf := r.scratch[:0]
-	if r.needNL {
-		buf = append(buf, '\n')
-	}
 	var keep []item
 	for i, it := range r.items {
 		if !it.delta {
@@ -356,45 +415,147 @@ func (r *Recorder) flushLocked(final bool) error {
 	return err
 }
 
-// write appends buf with one write call, remembering a torn line.
+// write appends what the file refused before, then buf. What it cannot
+// write stays pending, in order, and a retry is armed; a write cut short
+// leaves the rest of its line pending, so the retry completes that line
+// rather than starting a new one on it. A short write without an error is
+// carried on at once, as io.Writer's contract allows.
 func (r *Recorder) write(buf []byte) error {
-	if len(buf) == 0 || (r.needNL && len(buf) == 1) {
+	if len(buf) == 0 && len(r.pending) == 0 {
 		return nil
 	}
-	n, err := r.f.Write(buf)
-	if err != nil {
-		if n > 0 {
-			r.needNL = buf[n-1] != '\n'
+	if len(r.pending) > 0 {
+		r.pending = append(r.pending, buf...)
+		buf = r.pending
+	}
+	out := buf
+	if r.needNL {
+		out = append([]byte{'\n'}, buf...) // rare: after a torn line
+	}
+	written := 0
+	var err error
+	for written < len(out) {
+		n, werr := r.f.Write(out[written:])
+		written += n
+		if werr != nil {
+			err = werr
+			break
 		}
-		return fmt.Errorf("write session %s: %w", r.path, err)
+		if n == 0 {
+			err = io.ErrShortWrite
+			break
+		}
 	}
-	r.needNL = false
-	return nil
+	done := written // bytes of buf on disk
+	if len(out) != len(buf) && written > 0 {
+		r.needNL = false
+		done--
+	}
+	if err == nil {
+		r.pending, r.partial = r.pending[:0], false
+		if cap(r.pending) > maxScratch {
+			r.pending = nil
+		}
+		r.recovered = r.failing != nil
+		r.failing = nil
+		return nil
+	}
+	rest := buf[done:]
+	if done > 0 {
+		r.partial = buf[done-1] != '\n'
+	}
+	if len(r.pending) > 0 {
+		r.pending = r.pending[:copy(r.pending, rest)]
+	} else {
+		r.pending = append([]byte(nil), rest...)
+	}
+	r.limitPending()
+	err = fmt.Errorf("write session %s: %w", r.path, err)
+	if r.failing == nil {
+		r.started = err
+	}
+	r.failing = err
+	r.armRetryLocked()
+	return err
 }
 
-// noteLocked keeps the first error and reports whether err is it.
+// limitPending drops the oldest whole lines past maxPending.
+func (r *Recorder) limitPending() {
+	if len(r.pending) <= r.maxPending {
+		return
+	}
+	cut := len(r.pending) - r.maxPending
+	for cut < len(r.pending) && r.pending[cut-1] != '\n' {
+		cut++
+	}
+	r.dropped += countLines(r.pending[:cut])
+	if r.partial {
+		// The file ends mid-line: what follows must start a new one.
+		r.needNL, r.partial = true, false
+	}
+	r.pending = r.pending[:copy(r.pending, r.pending[cut:])]
+}
+
+// armRetryLocked schedules another attempt at the pending lines.
+func (r *Recorder) armRetryLocked() {
+	if r.retry != nil || r.closed {
+		return
+	}
+	r.retry = r.schedule(retryEvery, r.retryTick)
+}
+
+// retryTick writes the pending lines again.
+func (r *Recorder) retryTick() {
+	r.mu.Lock()
+	r.retry = nil
+	var err error
+	if !r.closed {
+		err = r.flushLocked(false)
+	}
+	first := r.noteLocked(err)
+	r.mu.Unlock()
+	r.callback(first, err)
+}
+
+// noteLocked keeps the first error and says whether the callbacks have
+// news: writing started failing, or works again.
 func (r *Recorder) noteLocked(err error) bool {
-	if err == nil || r.err != nil {
-		return false
+	if err != nil && r.err == nil {
+		r.err = err
 	}
-	r.err = err
-	return true
+	return r.started != nil || r.recovered
 }
 
-// callback tells Store.OnError about the first error, outside the lock so
-// the callback may use the recorder.
-func (r *Recorder) callback(first bool, err error) {
-	if first && r.onError != nil {
-		r.onError(err)
+// callback tells Store.OnError that writing started failing, or
+// Store.OnRecover that every pending line is on disk again, outside the
+// lock so the callbacks may use the recorder.
+func (r *Recorder) callback(news bool, _ error) {
+	if !news {
+		return
+	}
+	r.mu.Lock()
+	started, recovered := r.started, r.recovered
+	r.started, r.recovered = nil, false
+	r.mu.Unlock()
+	if started != nil && r.onError != nil {
+		r.onError(started)
+	}
+	if recovered && r.onRecover != nil {
+		r.onRecover()
 	}
 }
 
 // report notes an error met before taking the lock (encoding).
 func (r *Recorder) report(err error) {
 	r.mu.Lock()
-	first := r.noteLocked(err)
+	first := r.err == nil
+	if first {
+		r.err = err
+	}
 	r.mu.Unlock()
-	r.callback(first, err)
+	if first && r.onError != nil {
+		r.onError(err)
+	}
 }
 
 // wrap returns {"type":typ,"field":body}\n.

@@ -21,6 +21,9 @@ const resumedDetail = agent.DetailResumed
 func (l *Loaded) repair() {
 	var tail []agent.Message
 	l.Messages, tail = l.repairHistory(l.Messages)
+	n := len(l.Messages)
+	l.Messages = alternate(l.Messages)
+	l.placeholders = len(l.Messages) - n
 	opened := l.openItems()
 
 	// Finish in reverse order of starting, so a child's tools finish before
@@ -58,6 +61,7 @@ func (l *Loaded) repair() {
 			c.Interrupted = true // no finish was written, not even by repair
 		}
 		c.Messages, _ = l.repairHistory(c.Messages)
+		c.Messages = alternate(c.Messages)
 	}
 	if len(tail) > 0 {
 		l.warnf("%d tool call(s) had no result (covey stopped while they ran); marked interrupted", len(tail))
@@ -95,7 +99,13 @@ func (l *Loaded) repairHistory(msgs []agent.Message) (out, tail []agent.Message)
 			if answered[k] {
 				continue
 			}
-			fix := agent.Message{Role: agent.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: InterruptedResult}
+			text := InterruptedResult
+			if i < len(msgs) && l.lostResults > 0 {
+				// The conversation went on: the call finished, and its
+				// result was in a damaged line.
+				text = LostResult
+			}
+			fix := agent.Message{Role: agent.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: text}
 			out = append(out, fix)
 			if i == len(msgs) {
 				tail = append(tail, fix)

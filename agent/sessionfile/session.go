@@ -68,7 +68,34 @@ var (
 	ErrAmbiguous = errors.New("ambiguous session ID")
 	// ErrInvalidID reports an ID that cannot name a session file.
 	ErrInvalidID = errors.New("invalid session ID")
+	// ErrInUse reports a session another covey process has open (see
+	// InUseError).
+	ErrInUse = errors.New("session in use")
+
+	errLocked = errors.New("locked")
 )
+
+// InUseError refuses to open a session another covey process is writing:
+// two writers would interleave their turns, and the second would mark the
+// first's live turn interrupted. Forking a copy instead would have to cut
+// the holder's turn where it stands and invent its end, so covey refuses.
+type InUseError struct {
+	ID string
+	// PID is the holder's process ID, 0 when the system does not say.
+	PID int
+}
+
+// Error names the session and its holder, and what the user can do.
+func (e *InUseError) Error() string {
+	who := "another covey process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("another covey process (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("session %s is in use by %s: wait for it to end, or start a new session (without --continue or --resume)", e.ID, who)
+}
+
+// Is makes errors.Is(err, ErrInUse) true.
+func (e *InUseError) Is(target error) bool { return target == ErrInUse }
 
 // Header is the first line of every session file.
 type Header struct {
@@ -89,10 +116,14 @@ type Store struct {
 	// store writes (the API keys and other configured secrets). Empty
 	// strings are ignored.
 	Secrets []string
-	// OnError, when set, is called once per recorder with its first write
-	// error, from whichever goroutine met it. Recording never stops the
-	// agent; see Recorder.Err.
+	// OnError, when set, is called when a recorder's writes start failing
+	// (a full disk, an I/O error), from whichever goroutine met it: the
+	// refused lines are kept in memory and retried. Recording never stops
+	// the agent; see Recorder.Err.
 	OnError func(error)
+	// OnRecover, when set, is called when a recorder whose writes failed
+	// has written every line it kept: nothing was lost.
+	OnRecover func()
 }
 
 // DefaultDir returns $XDG_DATA_HOME/covey/sessions, or
@@ -134,7 +165,12 @@ func (s Store) Create(workspace, model string) (*Recorder, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create session %s: %w", path, err)
 		}
-		r := newRecorder(f, id, path, s.Secrets, s.OnError)
+		if _, err := lockFile(f); err != nil {
+			_ = f.Close()
+			_ = os.Remove(path)
+			return nil, fmt.Errorf("create session %s: lock: %w", path, err)
+		}
+		r := newRecorder(f, id, path, s.Secrets, s.OnError, s.OnRecover)
 		h := Header{Type: typeSession, ID: id, Workspace: absPath(workspace), Created: now, Model: model, Version: Version}
 		if err := r.writeHeader(h); err != nil {
 			_ = f.Close()
@@ -157,20 +193,36 @@ func (s Store) Open(idOrPrefix string) (*Recorder, *Loaded, error) {
 		return nil, nil, err
 	}
 	path := s.Path(id)
-	l, err := s.Load(id)
-	if err != nil {
+	if err := checkID(id); err != nil {
 		return nil, nil, err
 	}
+	// Locked before it is read: a session another process still writes
+	// would load with its live turn cut, and be repaired as interrupted.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("load session %s: %w", id, ErrNoSession)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("open session %s: %w", path, err)
+	}
+	if holder, err := lockFile(f); err != nil {
+		_ = f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, nil, &InUseError{ID: id, PID: holder}
+		}
+		return nil, nil, fmt.Errorf("open session %s: lock: %w", path, err)
+	}
+	l, err := s.Load(id)
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, err
 	}
 	torn, err := endsTorn(f)
 	if err != nil {
 		_ = f.Close()
 		return nil, nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	r := newRecorder(f, id, path, s.Secrets, s.OnError)
+	r := newRecorder(f, id, path, s.Secrets, s.OnError, s.OnRecover)
 	r.needNL = torn
 	for _, rec := range l.fix {
 		if rec.Message != nil {

@@ -162,6 +162,12 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The file that is not a session may be anyone's: it is listed, first
+	// (the newest), with why it cannot be read.
+	if len(got) == 0 || got[0].ID != "20260105T000000Z-eeeeee" || !strings.Contains(got[0].Problem, "no session header") {
+		t.Fatalf("List does not show the unreadable file first with its problem: %+v", got)
+	}
+	got = got[1:]
 	long := "a long question " + strings.TrimSpace(strings.Repeat("word ", 30))
 	long = long[:firstMessageRunes-1] + "…"
 	want := []Info{
@@ -197,7 +203,7 @@ func TestList(t *testing.T) {
 	for _, in := range all {
 		ids = append(ids, in.ID)
 	}
-	mustEqual(t, "every workspace", ids, []string{"20260103T000000Z-cccccc", "20260102T000000Z-aaabbb", "20260104T000000Z-dddddd", "20260101T000000Z-aaaaaa"})
+	mustEqual(t, "every workspace", ids, []string{"20260105T000000Z-eeeeee", "20260103T000000Z-cccccc", "20260102T000000Z-aaabbb", "20260104T000000Z-dddddd", "20260101T000000Z-aaaaaa"})
 
 	none, err := Store{Dir: filepath.Join(t.TempDir(), "missing")}.List("")
 	if err != nil || len(none) != 0 {
