@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"covey/internal/safefile"
 )
 
 // LoadOptions says where to look for definition files. An empty field skips
@@ -142,7 +144,8 @@ func canonicalDir(dir string) string {
 // loadFile reads and parses one file, refusing to read past the size limit
 // so a stray huge file costs nothing.
 func loadFile(path string) (Definition, int, []Problem, error) {
-	f, err := os.Open(path)
+	// A FIFO or a device among the agent files is refused, not read.
+	f, err := safefile.Open(path)
 	if err != nil {
 		return Definition{}, 0, nil, Problem{Path: path, Message: fmt.Sprintf("cannot read agent file: %v", err)}
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"covey/internal/safefile"
 )
 
 // ProjectFile is the project's MCP config at the workspace root.
@@ -146,7 +148,7 @@ func Load(src Sources) (Loaded, error) {
 	var project []Server
 	var hashed []byte
 	path := filepath.Join(src.Workspace, ProjectFile)
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := safefile.Read(path, MaxConfigSize); err == nil {
 		hashed = data
 		project, err = ParseFile(path, data, ScopeProject)
 		if err != nil {

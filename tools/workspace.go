@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"covey/internal/safefile"
 )
 
 // Workspace is the folder the tools act in. Relative paths resolve against
@@ -392,7 +394,7 @@ func listFiles(ctx context.Context, root string) (*fileSet, error) {
 			return nil, gerr
 		}
 		// Fall back to our own matcher, with the repository's exclude file.
-		if data, err := os.ReadFile(filepath.Join(gitDir, "info", "exclude")); err == nil {
+		if data, err := safefile.Read(filepath.Join(gitDir, "info", "exclude"), maxIgnoreFile); err == nil {
 			base = (&ignoreStack{}).with(parseIgnore(data, ""))
 		}
 	}

@@ -1,0 +1,128 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"covey/agent"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
+)
+
+// TestStreamCaps plays endless streams of each kind: the stream must end
+// with a clear error at its cap, keeping at most the cap, and memory must
+// stay bounded. (Without caps an endless text stream reached 2.95 GB.)
+func TestStreamCaps(t *testing.T) {
+	limits := agent.StreamLimits{MaxText: 64 << 10, MaxReasoning: 32 << 10, MaxToolArgs: 16 << 10, MaxToolCalls: 20, MaxMessage: 1 << 20}
+	tests := map[string]struct {
+		endless string
+		want    string
+		check   func(t *testing.T, m agent.Message)
+	}{
+		"text": {endless: "text", want: "the answer's text passed its 64 KB limit (max_text)", check: func(t *testing.T, m agent.Message) {
+			if len(m.Content) != 64<<10 {
+				t.Errorf("kept %d bytes of text, want the 64 KB cap", len(m.Content))
+			}
+		}},
+		"reasoning": {endless: "reasoning", want: "the answer's reasoning passed its 32 KB limit (max_reasoning)", check: func(t *testing.T, m agent.Message) {
+			if len(m.Reasoning) != 32<<10 {
+				t.Errorf("kept %d bytes of reasoning, want the 32 KB cap", len(m.Reasoning))
+			}
+		}},
+		"arguments": {endless: "arguments", want: "the arguments of tool call 1 (write_file) passed their 16 KB limit (max_tool_args)"},
+		"calls":     {endless: "calls", want: "the answer passed its limit of 20 tool calls (max_tool_calls)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			srv := scriptedtest.New(t)
+			srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: tc.endless, ChunkSize: 8}}})
+			p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), Limits: limits})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			comp, err := p.Stream(ctx, agent.Request{Model: "m"}, agent.StreamHandler{})
+			if ctx.Err() != nil {
+				t.Fatal("the endless stream was never stopped")
+			}
+			if !errors.Is(err, agent.ErrStreamLimit) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want ErrStreamLimit saying %q", err, tc.want)
+			}
+			if tc.check != nil {
+				tc.check(t, comp.Message)
+			}
+		})
+	}
+}
+
+// TestStreamCapMessage: the whole message is bounded too, whatever mix of
+// text and reasoning fills it.
+func TestStreamCapMessage(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: "text"}}})
+	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), Limits: agent.StreamLimits{MaxMessage: 48 << 10}})
+	comp, err := p.Stream(context.Background(), agent.Request{Model: "m"}, agent.StreamHandler{})
+	if !errors.Is(err, agent.ErrStreamLimit) || !strings.Contains(err.Error(), "48 KB limit (max_message)") || len(comp.Message.Content) > 48<<10 {
+		t.Fatalf("err = %v with %d bytes kept", err, len(comp.Message.Content))
+	}
+}
+
+// TestStreamCapsMemory streams an endless answer into the default caps and
+// checks the heap stays near them.
+func TestStreamCapsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams megabytes")
+	}
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: "text", Text: strings.Repeat("x", 4096)}}})
+	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()})
+	var shown int
+	comp, err := p.Stream(context.Background(), agent.Request{Model: "m"}, agent.StreamHandler{Text: func(d string) { shown += len(d) }})
+	if !errors.Is(err, agent.ErrStreamLimit) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(comp.Message.Content) != agent.DefaultStreamLimits.MaxText || shown != len(comp.Message.Content) {
+		t.Fatalf("kept %d, shown %d, want both %d", len(comp.Message.Content), shown, agent.DefaultStreamLimits.MaxText)
+	}
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	if ms.HeapAlloc > 256<<20 {
+		t.Errorf("heap %d MB after a capped stream", ms.HeapAlloc>>20)
+	}
+}
+
+// TestStreamKeepAlives: comments and empty deltas are not progress; the
+// stream ends at the keep-alive limit however often they come, while a
+// reasoning stream (progress) is never cut by it.
+func TestStreamKeepAlives(t *testing.T) {
+	for _, endless := range []string{"keepalive", "empty"} {
+		t.Run(endless, func(t *testing.T) {
+			srv := scriptedtest.New(t)
+			srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: endless, ChunkDelay: 20 * time.Millisecond}}})
+			p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: 100 * time.Millisecond, KeepAliveTimeout: 400 * time.Millisecond, MaxAttempts: 1})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := p.Stream(ctx, agent.Request{Model: "m"}, agent.StreamHandler{})
+			if ctx.Err() != nil {
+				t.Fatal("a keep-alive-only stream was never stopped")
+			}
+			if !errors.Is(err, agent.ErrIdleTimeout) || !strings.Contains(err.Error(), "no progress from the server for 400ms") {
+				t.Fatalf("err = %v, want no progress for 400ms", err)
+			}
+		})
+	}
+	t.Run("reasoning is progress", func(t *testing.T) {
+		srv := scriptedtest.New(t)
+		srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: "reasoning", ChunkDelay: 20 * time.Millisecond}}})
+		p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: 100 * time.Millisecond, KeepAliveTimeout: 150 * time.Millisecond,
+			Limits: agent.StreamLimits{MaxReasoning: 400}})
+		_, err := p.Stream(context.Background(), agent.Request{Model: "m"}, agent.StreamHandler{})
+		// 50 deltas of 8 bytes at 20 ms: a second, far past both timeouts.
+		if !errors.Is(err, agent.ErrStreamLimit) {
+			t.Fatalf("err = %v, want the reasoning cap (not a timeout)", err)
+		}
+	})
+}
