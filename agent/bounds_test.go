@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"runtime"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
+	"covey/tools"
 )
 
 // TestStreamCaps plays endless streams of each kind: the stream must end
@@ -125,4 +127,51 @@ func TestStreamKeepAlives(t *testing.T) {
 			t.Fatalf("err = %v, want the reasoning cap (not a timeout)", err)
 		}
 	})
+}
+
+// TestToolResultsBudget: forty parallel calls of 100 KB each in one
+// message share one budget, so the next request stays near it; the small
+// result keeps everything and every cut result says why.
+func TestToolResultsBudget(t *testing.T) {
+	srv := scriptedtest.New(t)
+	var calls []scripted.Call
+	for i := range 40 {
+		calls = append(calls, scripted.Call{Name: "big", Args: map[string]any{"n": i}})
+	}
+	calls = append(calls, scripted.Call{Name: "small", Args: map[string]any{}})
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "done"}}})
+	reg := tools.NewRegistry()
+	line := strings.Repeat("y", 99) + "\n"
+	reg.Add(&fakeTool{name: "big", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
+		return tools.Result{Content: strings.Repeat(line, 1000)}
+	}})
+	reg.Add(&fakeTool{name: "small", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
+		return tools.Result{Content: "SMALL RESULT"}
+	}})
+	var kept []agent.Message
+	a := agent.New(agent.Config{Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}), Model: "m", Tools: reg,
+		ToolResultsBudget: 256 << 10, OnMessage: func(m agent.Message) { kept = append(kept, m) }})
+	if _, err := a.Run(context.Background(), "read everything"); err != nil {
+		t.Fatal(err)
+	}
+	total, cut := 0, 0
+	for _, m := range kept {
+		if m.Role != agent.RoleTool {
+			continue
+		}
+		total += len(m.Content)
+		if strings.Contains(m.Content, "tool results of this message came to") {
+			cut++
+		}
+		if m.Name == "small" && m.Content != "SMALL RESULT" {
+			t.Errorf("the small result was changed: %q", m.Content)
+		}
+	}
+	if total > 256<<10 || cut != 40 {
+		t.Fatalf("results total %d bytes with %d cut, want at most 256 KB with 40 cut", total, cut)
+	}
+	j := srv.Journal()
+	if len(j) != 2 || len(j[1].Body) > 300<<10 {
+		t.Fatalf("second request of %d bytes", len(j[len(j)-1].Body))
+	}
 }

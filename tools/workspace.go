@@ -31,6 +31,9 @@ type Workspace struct {
 
 	settings settingsGuard // covey's own settings, kept from commands
 
+	readMem     *memBudget // file content held by reads at once (see readMemory)
+	readMemOnce sync.Once
+
 	writeMu  sync.Mutex
 	writeSeq uint64            // counts file-tool writes
 	written  map[string]uint64 // absolute path → writeSeq of its last file-tool write

@@ -7,6 +7,7 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -97,18 +98,25 @@ func ReadPrefix(path string, limit int64) (data []byte, cut bool, err error) {
 		return nil, false, err
 	}
 	defer func() { _ = f.Close() }() // read only: a close error changes nothing
-	return readAtMost(f, limit)
+	var hint int64
+	if fi, err := f.Stat(); err == nil {
+		hint = fi.Size()
+	}
+	return readAtMost(f, limit, hint)
 }
 
 // readAtMost reads up to limit bytes of r and tells whether more followed.
-func readAtMost(r io.Reader, limit int64) ([]byte, bool, error) {
+// hint, the size the file claims, sizes the buffer once (a large file is
+// not read through a chain of doubling copies).
+func readAtMost(r io.Reader, limit, hint int64) ([]byte, bool, error) {
 	if limit < 0 {
 		limit = 0
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(hint, 0), limit)+1+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
 		return nil, false, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return data[:limit], true, nil
 	}
