@@ -52,6 +52,11 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 	for _, w := range s.Warnings() {
 		fmt.Fprintln(stderr, "covey:", w)
 	}
+	// What loading the resumed session skipped or repaired, as the TUI
+	// shows it.
+	for _, w := range s.ResumeWarnings() {
+		fmt.Fprintln(stderr, "covey: warning:", w)
+	}
 	// Worktrees of isolated children that a crash left behind, as the TUI
 	// says at its start.
 	if n, err := worktree.NewCommands(s.Workspace()).OrphansCLI(ctx); err == nil && n != "" {

@@ -526,6 +526,16 @@ func (s *Session) Replay() []agent.Event { return s.rec.replay() }
 // ResumeNote tells the user which session came back ("" for a new one).
 func (s *Session) ResumeNote() string { return s.rec.resumeNote() }
 
+// ResumeWarnings are the lines of the resumed session that loading
+// skipped or repaired, as ResumeNote words them for the TUI; headless
+// prints them on stderr.
+func (s *Session) ResumeWarnings() []string {
+	if s.rec == nil || s.rec.loaded == nil {
+		return nil
+	}
+	return s.rec.loaded.Warnings
+}
+
 func firstPositive(ns ...int) int {
 	for _, n := range ns {
 		if n > 0 {
