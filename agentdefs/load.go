@@ -199,14 +199,19 @@ func listMarkdown(dir string) ([]string, []Problem) {
 		if !strings.EqualFold(filepath.Ext(e.Name()), ".md") {
 			return nil
 		}
-		if e.Type()&fs.ModeSymlink != 0 {
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
 			// Follow links to files (a common way to share agents), but
 			// not to folders, which could loop.
 			info, statErr := os.Stat(path)
-			if statErr != nil || !info.Mode().IsRegular() {
+			if statErr != nil || info.IsDir() {
 				return nil //nolint:nilerr // a broken or folder link is skipped, like any non-file
 			}
-		} else if !e.Type().IsRegular() {
+			mode = info.Mode().Type()
+		}
+		if !mode.IsRegular() {
+			// A FIFO or a device (a hostile repository's) is never opened.
+			problems = append(problems, Problem{Path: display(path), Message: fmt.Sprintf("skipped: %v", safefile.NotRegular(mode))})
 			return nil
 		}
 		files = append(files, display(path))

@@ -210,7 +210,7 @@ func readFile(path string) (Config, error) {
 		return c, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("read config %s: %w", path, err)
+		return c, fmt.Errorf("config: %w", err) // err names the file
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

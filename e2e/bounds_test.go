@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"covey/internal/scripted"
 )
@@ -44,5 +48,173 @@ func TestHeadlessRepairedSessionWarns(t *testing.T) {
 	want := "covey: warning: line " + strconv.Itoa(len(lines)) + ": incomplete last line skipped (covey stopped while writing it)"
 	if !strings.Contains(r.stderr, want) {
 		t.Fatalf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+}
+
+// hostile makes path a symlink to /dev/zero or a FIFO.
+func hostile(t *testing.T, path, kind string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if kind == "fifo" {
+		err = syscall.Mkfifo(path, 0o644)
+	} else {
+		err = os.Symlink("/dev/zero", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostileRepositoryFiles makes the files covey reads from a repository
+// a symlink to /dev/zero or a FIFO: covey must neither read forever (it
+// grew to 23.7 GB) nor hang, and must name the file.
+func TestHostileRepositoryFiles(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		file     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		"AGENTS.md":          {file: "AGENTS.md", args: []string{"-p", "hello"}, want: "covey: AGENTS.md not used: read "},
+		"CLAUDE.md":          {file: "CLAUDE.md", args: []string{"-p", "hello"}, want: "covey: CLAUDE.md not used: read "},
+		".covey/config.yaml": {file: ".covey/config.yaml", args: []string{"-p", "hello"}, wantCode: 2, want: "config.yaml: not a regular file"},
+		".mcp.json":          {file: ".mcp.json", args: []string{"mcp", "list"}, wantCode: 1, want: ".mcp.json: not a regular file"},
+		"an agent file":      {file: ".claude/agents/evil.md", args: []string{"agents"}, wantCode: 1, want: "evil.md\n    error   skipped: not a regular file"},
+	}
+	for name, tc := range tests {
+		for _, kind := range []string{"zero", "fifo"} {
+			t.Run(name+" "+kind, func(t *testing.T) {
+				t.Parallel()
+				h := newHeadlessRun(t)
+				h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Text: "HELLO"}}})
+				hostile(t, filepath.Join(h.ws, tc.file), kind)
+				r := h.run(t, "", tc.args...)
+				out := r.stdout + r.stderr
+				if r.code != tc.wantCode || !strings.Contains(out, tc.want) {
+					t.Fatalf("exit %d, want %d and %q in:\n%s", r.code, tc.wantCode, tc.want, out)
+				}
+				what := "a character device"
+				if kind == "fifo" {
+					what = "a FIFO"
+				}
+				if !strings.Contains(out, what) {
+					t.Errorf("the message does not say the file is %s:\n%s", what, out)
+				}
+			})
+		}
+	}
+}
+
+// startCovey starts the binary without waiting for it; stdin stays open
+// until the test ends.
+func startCovey(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(coveyBin(t), args...)
+	cmd.Dir, cmd.Env = dir, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+	})
+	return cmd, &out
+}
+
+// waitExit waits up to d for cmd to end and returns its exit code.
+func waitExit(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, d time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(d):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("covey still ran %s after SIGTERM:\n%s", d, out)
+	}
+	return 0
+}
+
+// TestSIGTERMEndsEveryPhase sends SIGTERM to covey in phases that do not
+// watch for it (reading a prompt from a stdin that never ends) and ones
+// that should (listing an MCP server that never answers): covey ends.
+func TestSIGTERMEndsEveryPhase(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args  []string
+		setup func(t *testing.T, ws string)
+	}{
+		"reading the prompt from stdin": {args: []string{"-p", "-"}},
+		"mcp list of a silent server": {args: []string{"mcp", "list"}, setup: func(t *testing.T, ws string) {
+			if err := os.WriteFile(filepath.Join(ws, "mcp.json"), []byte(`{"mcpServers":{"silent":{"command":"sleep","args":["281.3"]}}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHeadlessRun(t)
+			args := append([]string{"--model", "e2e-model"}, tc.args...)
+			if tc.setup != nil {
+				tc.setup(t, h.ws)
+				args = append(args, "--mcp-config", filepath.Join(h.ws, "mcp.json"))
+			}
+			cmd, out := startCovey(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), args...)
+			time.Sleep(500 * time.Millisecond) // into the phase
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitExit(t, cmd, out, 15*time.Second); code == 0 {
+				t.Errorf("exit 0 after SIGTERM:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestSIGTERMTakesSetsidGrandchild: a bash call leaves a setsid grandchild
+// (out of its process group); SIGTERM of covey must end it too.
+func TestSIGTERMTakesSetsidGrandchild(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	const marker = "293.417"
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "setsid sleep " + marker + " </dev/null >/dev/null 2>&1 & sleep 294.5", "timeout_s": 600})}},
+		{Text: "done"},
+	}})
+	// The grandchild's own command line ("sleep\x00293.417"), not the
+	// shell's, which holds the marker too.
+	grandchild := "sleep\x00" + marker
+	t.Cleanup(func() {
+		for _, pid := range processesWith(grandchild) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	cmd, out := startCovey(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), "--model", "e2e-model", "--permission-mode", "bypassPermissions", "-p", "run it")
+	for deadline := time.Now().Add(20 * time.Second); len(processesWith(grandchild)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the grandchild never started:\n%s", out)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, cmd, out, 15*time.Second)
+	for deadline := time.Now().Add(5 * time.Second); len(processesWith(grandchild)) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the setsid grandchild survived covey's SIGTERM: %v", processesWith(grandchild))
+		}
 	}
 }

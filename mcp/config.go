@@ -197,7 +197,7 @@ func ReadFile(path string, scope Scope, optional bool) ([]Server, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read MCP config %s: %w", path, err)
+		return nil, fmt.Errorf("MCP config: %w", err) // err names the file
 	}
 	return ParseFile(path, data, scope)
 }

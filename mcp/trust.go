@@ -156,7 +156,7 @@ func Load(src Sources) (Loaded, error) {
 			out.Problems = append(out.Problems, fmt.Sprintf("%v; its MCP servers were not started", err))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		out.Problems = append(out.Problems, fmt.Sprintf("read %s: %v; its MCP servers were not started", path, err))
+		out.Problems = append(out.Problems, fmt.Sprintf("%v; its MCP servers were not started", err)) // err names the file
 	}
 	if len(src.Project) > 0 {
 		more, err := Servers(src.Project, ScopeProject, src.ProjectSource)

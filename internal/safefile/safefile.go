@@ -55,8 +55,12 @@ func regular(path string, fi fs.FileInfo) error {
 	if fi.Mode().IsRegular() {
 		return nil
 	}
-	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+	return &fs.PathError{Op: "read", Path: path, Err: NotRegular(fi.Mode())}
 }
+
+// NotRegular is the error (wrapping ErrNotRegular) for a file of mode m,
+// for callers that have looked at a file without opening it.
+func NotRegular(m fs.FileMode) error { return fmt.Errorf("%w (%s)", ErrNotRegular, kind(m)) }
 
 // kind names a file type in the words of ls and find.
 func kind(m fs.FileMode) string {
