@@ -218,3 +218,87 @@ func TestSIGTERMTakesSetsidGrandchild(t *testing.T) {
 		}
 	}
 }
+
+// writeUserConfig writes the sandbox user's config.yaml.
+func writeUserConfig(t *testing.T, box sandbox, yaml string) {
+	t.Helper()
+	dir := filepath.Join(box.home, ".config", "covey")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHeadlessEndlessStreams plays endless and keep-alive-only streams to
+// the built binary: each run ends with a clear error, and the session
+// file stays near the cap. (An endless text stream made a 1.13 GB session
+// file; a keep-alive stream waited forever.)
+func TestHeadlessEndlessStreams(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		turn scripted.Turn
+		want string
+	}{
+		"text":      {turn: scripted.Turn{Endless: "text", Text: strings.Repeat("z", 1000)}, want: "the answer's text passed its 1 MB limit (max_text)"},
+		"reasoning": {turn: scripted.Turn{Endless: "reasoning", Text: strings.Repeat("r", 1000)}, want: "the answer's reasoning passed its 1 MB limit (max_reasoning)"},
+		"arguments": {turn: scripted.Turn{Endless: "arguments", Text: strings.Repeat("a", 1000)}, want: "passed their 1 MB limit (max_tool_args)"},
+		"calls":     {turn: scripted.Turn{Endless: "calls"}, want: "the answer passed its limit of 50 tool calls (max_tool_calls)"},
+		"keepalive": {turn: scripted.Turn{Endless: "keepalive", ChunkDelay: 100 * time.Millisecond}, want: "no progress from the server for 3s: it sent only keep-alives or empty chunks"},
+		"empty":     {turn: scripted.Turn{Endless: "empty", ChunkDelay: 100 * time.Millisecond}, want: "no progress from the server for 3s"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHeadlessRun(t)
+			writeUserConfig(t, h.box, "stream_idle_timeout: 1s\nstream_keepalive_timeout: 3s\n"+
+				"stream_limits: {max_text: 1048576, max_reasoning: 1048576, max_tool_args: 1048576, max_tool_calls: 50}\n")
+			h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{tc.turn}})
+			r := h.run(t, "", "-p", "go on forever")
+			if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("exit %d, want 1 and %q on stderr:\n%s", r.code, tc.want, r.stderr)
+			}
+			files, _ := filepath.Glob(filepath.Join(h.box.home, ".local/share/covey/sessions/*.jsonl"))
+			for _, f := range files {
+				// The answer is kept three times at most: its streamed
+				// deltas, the message, and the run's end.
+				if fi, err := os.Stat(f); err == nil && fi.Size() > 3<<20+64<<10 {
+					t.Errorf("session file of %d bytes after a 1 MB cap", fi.Size())
+				}
+			}
+		})
+	}
+}
+
+// TestParallelReadsBounded: one message asks for 40 reads of a 16 MB file
+// at once. covey's peak memory stays far below 40 x 16 MB, and the next
+// request carries the results within their budget. (100 reads of a 60 MB
+// file peaked at 6.48 GB and made a 40 MB request.)
+func TestParallelReadsBounded(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	line := strings.Repeat("q", 127) + "\n"
+	if err := os.WriteFile(filepath.Join(h.ws, "huge.txt"), []byte(strings.Repeat(line, (16<<20)/len(line))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var calls []scripted.Call
+	for range 40 {
+		calls = append(calls, call("read_file", map[string]any{"path": "huge.txt"}))
+	}
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "READ THEM ALL"}}})
+	cmd := exec.Command(coveyBin(t), "--model", "e2e-model", "-p", "read it forty times")
+	cmd.Dir, cmd.Env = h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "READ THEM ALL") {
+		t.Fatalf("covey: %v\n%s", err, out)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KB on Linux
+	if rss > 500<<20 {
+		t.Errorf("peak memory %d MB for 40 parallel reads of 16 MB", rss>>20)
+	}
+	if last := lastRequest(t, h.srv, "main"); len(last.Body) > 700<<10 {
+		t.Errorf("the request after the reads is %d KB, over the 512 KB budget of the results", len(last.Body)>>10)
+	}
+	t.Logf("peak memory %d MB; request after the reads %d KB", rss>>20, len(lastRequest(t, h.srv, "main").Body)>>10)
+}
