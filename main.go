@@ -84,8 +84,13 @@ const shutdownGrace = 5 * time.Second
 // covey's commands started (marked, see proctree) are killed first. The
 // returned func stops watching.
 func watchStop(stderr io.Writer, grace time.Duration, exit func(int)) (stop func()) {
+	return watchStopOn(stderr, grace, exit, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// watchStopOn is watchStop for the given signals (tests use their own).
+func watchStopOn(stderr io.Writer, grace time.Duration, exit func(int), signals ...os.Signal) (stop func()) {
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, signals...)
 	done := make(chan struct{})
 	go func() {
 		var first os.Signal
