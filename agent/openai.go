@@ -20,7 +20,7 @@ const (
 	DefaultBaseURL = "https://api.openai.com/v1"
 	// DefaultMaxAttempts counts the first attempt and three retries.
 	DefaultMaxAttempts = 4
-	// DefaultIdleTimeout is how long a stream may go without progress.
+	// DefaultIdleTimeout is how long a stream may stay silent.
 	DefaultIdleTimeout = 120 * time.Second
 	// DefaultKeepAliveTimeout is how long a server that sends only
 	// keep-alives is waited for.
@@ -46,14 +46,15 @@ type OpenAIConfig struct {
 	HTTPClient *http.Client
 	// MaxAttempts counts the first attempt and the retries; 0 means 4.
 	MaxAttempts int
-	// IdleTimeout is how long the stream may go without progress (a part
-	// of the answer: text, reasoning, a tool call, the finish, usage)
-	// before the request is abandoned; 0 means 120s. Keep-alive comments
-	// and empty deltas are not progress.
+	// IdleTimeout is how long the stream may stay silent (not one byte)
+	// before the request is abandoned; 0 means 120s.
 	IdleTimeout time.Duration
-	// KeepAliveTimeout is how long a server that keeps sending keep-alives
-	// (a proxy waiting on a model that thinks silently) may go without
-	// progress; 0 means 10 minutes. It is never shorter than IdleTimeout.
+	// KeepAliveTimeout is how long the stream may go without progress (a
+	// part of the answer: text, reasoning, a tool call, the finish, usage)
+	// while bytes still arrive: keep-alive comments and empty deltas are
+	// not progress, so a server sending only those is given up after it.
+	// It leaves room for a proxy waiting on a model that thinks silently;
+	// 0 means 10 minutes, and it is never shorter than IdleTimeout.
 	KeepAliveTimeout time.Duration
 	// Limits bound one streamed answer; zero fields take their defaults.
 	Limits StreamLimits

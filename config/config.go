@@ -58,8 +58,9 @@ type Config struct {
 	// before the request is abandoned (default 120s); slow local models
 	// thinking before their first token want more.
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
-	// StreamKeepAliveTimeout is how long a stream of keep-alives alone
-	// is waited for (default 10m); StreamLimits cap one streamed answer
+	// StreamKeepAliveTimeout is how long a stream may go without progress
+	// while only keep-alives or empty chunks arrive (default 10m);
+	// StreamLimits cap one streamed answer
 	// (see agent.StreamLimits). A project's file may lower both, not
 	// raise them.
 	StreamKeepAliveTimeout time.Duration      `yaml:"stream_keepalive_timeout"`

@@ -22,6 +22,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"covey/internal/excerpt"
+	"covey/internal/proctree"
 )
 
 // terminateGrace is how long a stdio server gets to exit after its stdin
@@ -54,7 +55,10 @@ func (m *Manager) stdioTransport(cfg Server, s *server) (sdk.Transport, func(), 
 	c := cfg.Config
 	cmd := exec.Command(c.Command, c.Args...)
 	cmd.Dir = m.opts.Dir
-	cmd.Env = os.Environ()
+	// The mark finds what the server started outside its process group
+	// (a setsid'd helper), so stopping the server ends that too.
+	mark := proctree.NewMark()
+	cmd.Env = append(os.Environ(), proctree.EnvEntry(mark))
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+c.Env[k])
 	}
@@ -90,6 +94,7 @@ func (m *Manager) stdioTransport(cfg Server, s *server) (sdk.Transport, func(), 
 				time.Sleep(100 * time.Millisecond)
 				_ = syscall.Kill(-pgid, syscall.SIGKILL)
 			}
+			proctree.Kill(mark)
 			_ = logFile.Close()
 		})
 	}
