@@ -204,6 +204,11 @@ func (a *accumulator) addDelta(delta *deltaJSON, d *chunkDelta) {
 		text, thought := a.think.feed(t)
 		a.addText(text, d)
 		a.addReasoning(thought, d)
+		// Blanks before a possible <think> are held back, without end
+		// if the server sends nothing else: they count as text.
+		if len(a.think.pending) > a.limits.MaxText && a.over == nil {
+			a.over = limitError("the answer's text passed its", a.limits.MaxText, "max_text", keptBefore)
+		}
 	}
 	// vLLM renamed reasoning_content to reasoning and sent both for a while
 	// with the same text: take one.
@@ -221,14 +226,16 @@ func (a *accumulator) addDelta(delta *deltaJSON, d *chunkDelta) {
 }
 
 // room is how many more bytes a part holding used bytes may take under
-// its own cap and the message's, and the error to report when a piece
-// does not fit.
-func (a *accumulator) room(used, limit int, what, key, kept string) (int, *ProviderError) {
+// its own cap and the message's, and the error to report should a piece
+// not fit (made only then: this runs for every delta).
+func (a *accumulator) room(used, limit int, what, key, kept string) (int, func() *ProviderError) {
 	own, msg := limit-used, a.limits.MaxMessage-a.total
 	if own <= msg {
-		return own, limitError(what, limit, key, kept)
+		return own, func() *ProviderError { return limitError(what, limit, key, kept) }
 	}
-	return msg, limitError("the answer passed its", a.limits.MaxMessage, "max_message", kept)
+	return msg, func() *ProviderError {
+		return limitError("the answer passed its", a.limits.MaxMessage, "max_message", kept)
+	}
 }
 
 // addText keeps what fits of text under the caps and shows the same.
@@ -242,7 +249,7 @@ func (a *accumulator) addText(text string, d *chunkDelta) {
 	d.text += text
 	a.total += len(text)
 	if cut {
-		a.over = over
+		a.over = over()
 	}
 }
 
@@ -257,7 +264,7 @@ func (a *accumulator) addReasoning(r string, d *chunkDelta) {
 	d.reasoning += r
 	a.total += len(r)
 	if cut {
-		a.over = over
+		a.over = over()
 	}
 }
 
@@ -323,7 +330,7 @@ func (a *accumulator) addCallFragment(tc map[string]json.RawMessage) {
 		fmt.Sprintf("the arguments of tool call %d (%s) passed their", len(a.calls), c.name), "max_tool_args", noCallRun)
 	args, cut := fitBytes(args, room)
 	if cut {
-		a.over = over
+		a.over = over()
 	}
 	a.total += len(args)
 	c.args.WriteString(args)

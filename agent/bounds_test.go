@@ -175,3 +175,16 @@ func TestToolResultsBudget(t *testing.T) {
 		t.Fatalf("second request of %d bytes", len(j[len(j)-1].Body))
 	}
 }
+
+// TestStreamCapHeldBlanks: blanks the think splitter holds back (waiting
+// to see whether <think> follows) are bounded like text.
+func TestStreamCapHeldBlanks(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: "text", Text: "  \n  \n"}}})
+	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), Limits: agent.StreamLimits{MaxText: 16 << 10}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := p.Stream(ctx, agent.Request{Model: "m"}, agent.StreamHandler{}); !errors.Is(err, agent.ErrStreamLimit) {
+		t.Fatalf("err = %v, want the text cap", err)
+	}
+}
