@@ -226,16 +226,23 @@ func (a *accumulator) addDelta(delta *deltaJSON, d *chunkDelta) {
 }
 
 // room is how many more bytes a part holding used bytes may take under
-// its own cap and the message's, and the error to report should a piece
-// not fit (made only then: this runs for every delta).
-func (a *accumulator) room(used, limit int, what, key, kept string) (int, func() *ProviderError) {
+// its own cap (limit) and the message's; msgCap reports that the
+// message's is the tighter. It allocates nothing: it runs for every delta.
+func (a *accumulator) room(used, limit int) (n int, msgCap bool) {
 	own, msg := limit-used, a.limits.MaxMessage-a.total
 	if own <= msg {
-		return own, func() *ProviderError { return limitError(what, limit, key, kept) }
+		return own, false
 	}
-	return msg, func() *ProviderError {
+	return msg, true
+}
+
+// capError is the error of the cap a piece did not fit: the part's own
+// (what, limit, key) or, with msgCap, the message's.
+func (a *accumulator) capError(msgCap bool, what string, limit int, key, kept string) *ProviderError {
+	if msgCap {
 		return limitError("the answer passed its", a.limits.MaxMessage, "max_message", kept)
 	}
+	return limitError(what, limit, key, kept)
 }
 
 // addText keeps what fits of text under the caps and shows the same.
@@ -243,13 +250,13 @@ func (a *accumulator) addText(text string, d *chunkDelta) {
 	if text == "" || a.over != nil {
 		return
 	}
-	room, over := a.room(a.text.Len(), a.limits.MaxText, "the answer's text passed its", "max_text", keptBefore)
+	room, msgCap := a.room(a.text.Len(), a.limits.MaxText)
 	text, cut := fitBytes(text, room)
 	a.text.WriteString(text)
 	d.text += text
 	a.total += len(text)
 	if cut {
-		a.over = over()
+		a.over = a.capError(msgCap, "the answer's text passed its", a.limits.MaxText, "max_text", keptBefore)
 	}
 }
 
@@ -258,13 +265,13 @@ func (a *accumulator) addReasoning(r string, d *chunkDelta) {
 	if r == "" || a.over != nil {
 		return
 	}
-	room, over := a.room(a.reasoning.Len(), a.limits.MaxReasoning, "the answer's reasoning passed its", "max_reasoning", keptBefore)
+	room, msgCap := a.room(a.reasoning.Len(), a.limits.MaxReasoning)
 	r, cut := fitBytes(r, room)
 	a.reasoning.WriteString(r)
 	d.reasoning += r
 	a.total += len(r)
 	if cut {
-		a.over = over()
+		a.over = a.capError(msgCap, "the answer's reasoning passed its", a.limits.MaxReasoning, "max_reasoning", keptBefore)
 	}
 }
 
@@ -326,11 +333,11 @@ func (a *accumulator) addCallFragment(tc map[string]json.RawMessage) {
 	if c.name == "" {
 		c.name = name
 	}
-	room, over := a.room(c.args.Len(), a.limits.MaxToolArgs,
-		fmt.Sprintf("the arguments of tool call %d (%s) passed their", len(a.calls), c.name), "max_tool_args", noCallRun)
+	room, msgCap := a.room(c.args.Len(), a.limits.MaxToolArgs)
 	args, cut := fitBytes(args, room)
 	if cut {
-		a.over = over()
+		a.over = a.capError(msgCap, fmt.Sprintf("the arguments of tool call %d (%s) passed their", len(a.calls), c.name),
+			a.limits.MaxToolArgs, "max_tool_args", noCallRun)
 	}
 	a.total += len(args)
 	c.args.WriteString(args)
