@@ -27,6 +27,8 @@ import (
 	"covey/permission"
 	"covey/sandbox"
 	"covey/ui"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -67,7 +69,11 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		sandbox.RunHelper(os.Args[2:]) // never returns
 	}
-	stop := watchStop(os.Stderr, shutdownGrace, os.Exit)
+	restore := saveTerminal(os.Stdin, os.Stdout)
+	stop := watchStop(os.Stderr, shutdownGrace, func(code int) {
+		restore() // the TUI did not get to
+		os.Exit(code)
+	})
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -76,6 +82,26 @@ func main() {
 // shutdownGrace is how long covey may take to end by itself after SIGTERM,
 // SIGINT or SIGHUP before it is stopped outright.
 const shutdownGrace = 5 * time.Second
+
+// saveTerminal notes the terminal's mode before the TUI changes it and
+// returns what puts it back, for an exit that leaves the TUI no chance to:
+// the saved mode, the main screen, the cursor, and no mouse or bracketed
+// paste reports. Without a terminal it does nothing.
+func saveTerminal(in, out *os.File) (restore func()) {
+	if !term.IsTerminal(in.Fd()) {
+		return func() {}
+	}
+	st, err := term.GetState(in.Fd())
+	if err != nil {
+		return func() {}
+	}
+	return func() {
+		_ = term.Restore(in.Fd(), st)
+		if term.IsTerminal(out.Fd()) {
+			_, _ = out.WriteString("\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1049l\x1b[?25h\r\n")
+		}
+	}
+}
 
 // watchStop makes sure a signal ends every phase of covey: the context
 // that run cancels stops what honours it (turns, tools, MCP, the TUI); a
