@@ -104,25 +104,28 @@ func TestStreamKeepAlives(t *testing.T) {
 		t.Run(endless, func(t *testing.T) {
 			srv := scriptedtest.New(t)
 			srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: endless, ChunkDelay: 20 * time.Millisecond}}})
-			p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: 100 * time.Millisecond, KeepAliveTimeout: 400 * time.Millisecond, MaxAttempts: 1})
+			// The silence clock (1 s) never fires: something arrives every
+			// 20 ms. Only the progress clock can end the stream.
+			p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: time.Second, KeepAliveTimeout: 1500 * time.Millisecond, MaxAttempts: 1})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			_, err := p.Stream(ctx, agent.Request{Model: "m"}, agent.StreamHandler{})
 			if ctx.Err() != nil {
 				t.Fatal("a keep-alive-only stream was never stopped")
 			}
-			if !errors.Is(err, agent.ErrIdleTimeout) || !strings.Contains(err.Error(), "no progress from the server for 400ms") {
-				t.Fatalf("err = %v, want no progress for 400ms", err)
+			if !errors.Is(err, agent.ErrIdleTimeout) || !strings.Contains(err.Error(), "no progress from the server for 1.5s") {
+				t.Fatalf("err = %v, want no progress for 1.5s", err)
 			}
 		})
 	}
 	t.Run("reasoning is progress", func(t *testing.T) {
 		srv := scriptedtest.New(t)
-		srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: "reasoning", ChunkDelay: 20 * time.Millisecond}}})
-		p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: 100 * time.Millisecond, KeepAliveTimeout: 150 * time.Millisecond,
-			Limits: agent.StreamLimits{MaxReasoning: 400}})
+		srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: "reasoning", ChunkDelay: 10 * time.Millisecond}}})
+		p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: 500 * time.Millisecond, KeepAliveTimeout: 700 * time.Millisecond,
+			Limits: agent.StreamLimits{MaxReasoning: 2100}})
 		_, err := p.Stream(context.Background(), agent.Request{Model: "m"}, agent.StreamHandler{})
-		// 50 deltas of 8 bytes at 20 ms: a second, far past both timeouts.
+		// 300 deltas of 7 bytes at 10 ms: three seconds, far past both
+		// timeouts, which every delta pushes back.
 		if !errors.Is(err, agent.ErrStreamLimit) {
 			t.Fatalf("err = %v, want the reasoning cap (not a timeout)", err)
 		}
