@@ -71,19 +71,20 @@ func Find(prefix string) []int {
 
 // Kill sends SIGKILL to every process Find(prefix) returns, again until
 // none is left (a process may fork while it is being killed), at most a
-// few rounds. It returns how many it signalled.
+// few rounds. It returns how many processes it signalled.
 func Kill(prefix string) int {
-	n := 0
+	killed := map[int]bool{}
 	for range 5 {
 		pids := Find(prefix)
 		if len(pids) == 0 {
 			break
 		}
 		for _, pid := range pids {
+			// One still dying is found again: signalled again, counted once.
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				n++
+				killed[pid] = true
 			}
 		}
 	}
-	return n
+	return len(killed)
 }
