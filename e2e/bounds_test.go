@@ -78,9 +78,14 @@ func TestHostileRepositoryFiles(t *testing.T) {
 		args     []string
 		wantCode int
 		want     string
+		// zeroWant, when set, is what a symlink to /dev/zero gets instead
+		// (memory files refuse links that leave the repository first).
+		zeroWant string
 	}{
-		"AGENTS.md":          {file: "AGENTS.md", args: []string{"-p", "hello"}, want: "covey: AGENTS.md not used: read "},
-		"CLAUDE.md":          {file: "CLAUDE.md", args: []string{"-p", "hello"}, want: "covey: CLAUDE.md not used: read "},
+		"AGENTS.md": {file: "AGENTS.md", args: []string{"-p", "hello"}, want: "/AGENTS.md: not a regular file",
+			zeroWant: "/AGENTS.md leads outside the repository (to /dev/zero): not loaded"},
+		"CLAUDE.md": {file: "CLAUDE.md", args: []string{"-p", "hello"}, want: "/CLAUDE.md: not a regular file",
+			zeroWant: "/CLAUDE.md leads outside the repository (to /dev/zero): not loaded"},
 		".covey/config.yaml": {file: ".covey/config.yaml", args: []string{"-p", "hello"}, wantCode: 2, want: "config.yaml: not a regular file"},
 		".mcp.json":          {file: ".mcp.json", args: []string{"mcp", "list"}, wantCode: 1, want: ".mcp.json: not a regular file"},
 		"an agent file":      {file: ".claude/agents/evil.md", args: []string{"agents"}, wantCode: 1, want: "evil.md\n    error   skipped: not a regular file"},
@@ -94,8 +99,15 @@ func TestHostileRepositoryFiles(t *testing.T) {
 				hostile(t, filepath.Join(h.ws, tc.file), kind)
 				r := h.run(t, "", tc.args...)
 				out := r.stdout + r.stderr
-				if r.code != tc.wantCode || !strings.Contains(out, tc.want) {
-					t.Fatalf("exit %d, want %d and %q in:\n%s", r.code, tc.wantCode, tc.want, out)
+				want := tc.want
+				if kind == "zero" && tc.zeroWant != "" {
+					if !strings.Contains(out, tc.zeroWant) {
+						t.Fatalf("exit %d, want %q in:\n%s", r.code, tc.zeroWant, out)
+					}
+					return
+				}
+				if r.code != tc.wantCode || !strings.Contains(out, want) {
+					t.Fatalf("exit %d, want %d and %q in:\n%s", r.code, tc.wantCode, want, out)
 				}
 				what := "a character device"
 				if kind == "fifo" {
