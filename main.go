@@ -18,13 +18,17 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"covey/config"
 	"covey/headless"
 	"covey/internal/debuglog"
+	"covey/internal/proctree"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/ui"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -65,7 +69,83 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		sandbox.RunHelper(os.Args[2:]) // never returns
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	restore := saveTerminal(os.Stdin, os.Stdout)
+	stop := watchStop(os.Stderr, shutdownGrace, func(code int) {
+		restore() // the TUI did not get to
+		os.Exit(code)
+	})
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// shutdownGrace is how long covey may take to end by itself after SIGTERM,
+// SIGINT or SIGHUP before it is stopped outright.
+const shutdownGrace = 5 * time.Second
+
+// saveTerminal notes the terminal's mode before the TUI changes it and
+// returns what puts it back, for an exit that leaves the TUI no chance to:
+// the saved mode, the main screen, the cursor, and no mouse or bracketed
+// paste reports. Without a terminal it does nothing.
+func saveTerminal(in, out *os.File) (restore func()) {
+	if !term.IsTerminal(in.Fd()) {
+		return func() {}
+	}
+	st, err := term.GetState(in.Fd())
+	if err != nil {
+		return func() {}
+	}
+	return func() {
+		_ = term.Restore(in.Fd(), st)
+		if term.IsTerminal(out.Fd()) {
+			_, _ = out.WriteString("\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1049l\x1b[?25h\r\n")
+		}
+	}
+}
+
+// watchStop makes sure a signal ends every phase of covey: the context
+// that run cancels stops what honours it (turns, tools, MCP, the TUI); a
+// phase that does not (a read stuck on a file or a pipe) is ended by exit
+// once grace has passed, or at once on a second signal. The processes
+// covey's commands started (marked, see proctree) are killed first. The
+// returned func stops watching.
+func watchStop(stderr io.Writer, grace time.Duration, exit func(int)) (stop func()) {
+	return watchStopOn(stderr, grace, exit, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// watchStopOn is watchStop for the given signals (tests use their own).
+func watchStopOn(stderr io.Writer, grace time.Duration, exit func(int), signals ...os.Signal) (stop func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, signals...)
+	done := make(chan struct{})
+	go func() {
+		var first os.Signal
+		var timeout <-chan time.Time
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-sigs:
+				if first == nil {
+					first, timeout = sig, time.After(grace)
+					continue
+				}
+			case <-timeout:
+			}
+			fmt.Fprintf(stderr, "\ncovey: %v: stopping now (it did not end by itself)\n", first)
+			proctree.Kill(proctree.OwnerPrefix(os.Getpid()))
+			code := 128 + 15
+			if s, ok := first.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			exit(code)
+			return
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
 }
 
 // usageError marks errors in how covey was called (exit 2).
@@ -178,6 +258,9 @@ func tuiOnlyCommand(prompt string) string {
 	return ""
 }
 
+// maxStdinPrompt bounds a prompt read from stdin (/dev/zero is a stdin too).
+const maxStdinPrompt = 16 << 20
+
 // headlessPrompt is the prompt of a -p run: the flag's value, then any words
 // after it (covey -p fix the bug is "fix the bug", not "fix"), or stdin for -.
 func headlessPrompt(o *options, stdin io.Reader) (string, error) {
@@ -186,9 +269,12 @@ func headlessPrompt(o *options, stdin io.Reader) (string, error) {
 		if len(o.args) > 0 {
 			return "", fmt.Errorf("-p - reads the prompt from stdin, so %q has nowhere to go", strings.Join(o.args, " "))
 		}
-		data, err := io.ReadAll(stdin)
+		data, err := io.ReadAll(io.LimitReader(stdin, maxStdinPrompt+1))
 		if err != nil {
 			return "", fmt.Errorf("read prompt from stdin: %w", err)
+		}
+		if len(data) > maxStdinPrompt {
+			return "", fmt.Errorf("the prompt on stdin is longer than %d MB; pass a file's path in the prompt instead", maxStdinPrompt>>20)
 		}
 		prompt = string(data)
 	}

@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"covey/tools/toolname"
 )
@@ -295,4 +299,57 @@ func TestTUIOnlyCommand(t *testing.T) {
 			t.Errorf("tuiOnlyCommand(%q) = %q, want %q", prompt, got, want)
 		}
 	}
+}
+
+// TestWatchStop: after a signal, a run that does not end by itself is
+// ended once the grace has passed, or at once on a second signal; a run
+// that ends in time is left alone.
+func TestWatchStop(t *testing.T) {
+	tests := map[string]struct {
+		signals int
+		grace   time.Duration
+		want    int // exit code, 0 for no exit
+	}{
+		"ends after the grace":     {signals: 1, grace: 50 * time.Millisecond, want: 128 + int(syscall.SIGUSR1)},
+		"a second signal ends now": {signals: 2, grace: time.Hour, want: 128 + int(syscall.SIGUSR1)},
+		"no signal, no exit":       {signals: 0, grace: 10 * time.Millisecond},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			exited := make(chan int, 1)
+			var out strings.Builder
+			var mu sync.Mutex
+			stop := watchStopOn(lockedWriter{&mu, &out}, tc.grace, func(code int) { exited <- code }, syscall.SIGUSR1)
+			defer stop()
+			for range tc.signals {
+				if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			select {
+			case code := <-exited:
+				mu.Lock()
+				defer mu.Unlock()
+				if code != tc.want || !strings.Contains(out.String(), "stopping now") {
+					t.Fatalf("exit %d with %q, want %d", code, out.String(), tc.want)
+				}
+			case <-time.After(2 * time.Second):
+				if tc.want != 0 {
+					t.Fatal("no exit")
+				}
+			}
+		})
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -27,6 +27,11 @@ type accumulator struct {
 	done      bool // [DONE] seen
 	newID     func() string
 	think     thinkSplitter // <think> blocks in the content become reasoning
+
+	limits   StreamLimits   // with defaults filled in
+	total    int            // bytes of text, reasoning and arguments kept
+	over     *ProviderError // the first cap reached; nothing is added after it
+	progress int            // counts chunks that carried any part of an answer
 }
 
 // callAcc is one tool call being assembled.
@@ -81,8 +86,8 @@ type chunkDelta struct {
 	text, reasoning string
 }
 
-func newAccumulator(newID func() string) *accumulator {
-	return &accumulator{byIndex: map[int]*callAcc{}, newID: newID}
+func newAccumulator(newID func() string, limits StreamLimits) *accumulator {
+	return &accumulator{byIndex: map[int]*callAcc{}, newID: newID, limits: limits.withDefaults()}
 }
 
 // Wire shapes of a streamed chunk. Scalars that some server or other sends
@@ -155,6 +160,7 @@ func (a *accumulator) addChunk(data []byte, whole bool) (chunkDelta, error) {
 	streamFailed := false
 	for _, ch := range c.Choices {
 		if fr := rawText(ch.FinishReason); fr != "" {
+			a.progress++
 			if fr == "error" {
 				streamFailed = true
 			} else {
@@ -172,12 +178,16 @@ func (a *accumulator) addChunk(data []byte, whole bool) (chunkDelta, error) {
 	}
 	if u, ok := parseUsage(c.Usage); ok {
 		a.usage = u
+		a.progress++
 	} else if c.XGroq != nil {
 		if u, ok := parseUsage(c.XGroq.Usage); ok {
 			a.usage = u
+			a.progress++
 		}
 	}
 	switch {
+	case a.over != nil:
+		return d, a.over
 	case len(c.Error) > 0 && !isNull(c.Error):
 		return d, streamError(c.Error, "the server reported an error")
 	case rawText(c.Object) == "error":
@@ -190,11 +200,15 @@ func (a *accumulator) addChunk(data []byte, whole bool) (chunkDelta, error) {
 
 func (a *accumulator) addDelta(delta *deltaJSON, d *chunkDelta) {
 	if t := rawString(delta.Content); t != "" {
+		a.progress++ // even what the think splitter holds back
 		text, thought := a.think.feed(t)
-		a.text.WriteString(text)
-		d.text += text
-		a.reasoning.WriteString(thought)
-		d.reasoning += thought
+		a.addText(text, d)
+		a.addReasoning(thought, d)
+		// Blanks before a possible <think> are held back, without end
+		// if the server sends nothing else: they count as text.
+		if len(a.think.pending) > a.limits.MaxText && a.over == nil {
+			a.over = limitError("the answer's text passed its", a.limits.MaxText, "max_text", keptBefore)
+		}
 	}
 	// vLLM renamed reasoning_content to reasoning and sent both for a while
 	// with the same text: take one.
@@ -203,11 +217,61 @@ func (a *accumulator) addDelta(delta *deltaJSON, d *chunkDelta) {
 		r = rawString(delta.Reasoning)
 	}
 	if r != "" {
-		a.reasoning.WriteString(r)
-		d.reasoning += r
+		a.progress++
+		a.addReasoning(r, d)
 	}
 	for _, tc := range delta.ToolCalls {
 		a.addCallFragment(tc)
+	}
+}
+
+// room is how many more bytes a part holding used bytes may take under
+// its own cap (limit) and the message's; msgCap reports that the
+// message's is the tighter. It allocates nothing: it runs for every delta.
+func (a *accumulator) room(used, limit int) (n int, msgCap bool) {
+	own, msg := limit-used, a.limits.MaxMessage-a.total
+	if own <= msg {
+		return own, false
+	}
+	return msg, true
+}
+
+// capError is the error of the cap a piece did not fit: the part's own
+// (what, limit, key) or, with msgCap, the message's.
+func (a *accumulator) capError(msgCap bool, what string, limit int, key, kept string) *ProviderError {
+	if msgCap {
+		return limitError("the answer passed its", a.limits.MaxMessage, "max_message", kept)
+	}
+	return limitError(what, limit, key, kept)
+}
+
+// addText keeps what fits of text under the caps and shows the same.
+func (a *accumulator) addText(text string, d *chunkDelta) {
+	if text == "" || a.over != nil {
+		return
+	}
+	room, msgCap := a.room(a.text.Len(), a.limits.MaxText)
+	text, cut := fitBytes(text, room)
+	a.text.WriteString(text)
+	d.text += text
+	a.total += len(text)
+	if cut {
+		a.over = a.capError(msgCap, "the answer's text passed its", a.limits.MaxText, "max_text", keptBefore)
+	}
+}
+
+// addReasoning is addText for the reasoning.
+func (a *accumulator) addReasoning(r string, d *chunkDelta) {
+	if r == "" || a.over != nil {
+		return
+	}
+	room, msgCap := a.room(a.reasoning.Len(), a.limits.MaxReasoning)
+	r, cut := fitBytes(r, room)
+	a.reasoning.WriteString(r)
+	d.reasoning += r
+	a.total += len(r)
+	if cut {
+		a.over = a.capError(msgCap, "the answer's reasoning passed its", a.limits.MaxReasoning, "max_reasoning", keptBefore)
 	}
 }
 
@@ -238,6 +302,12 @@ func (a *accumulator) addCallFragment(tc map[string]json.RawMessage) {
 		args = string(fn.Arguments) // a few servers send the object itself
 	}
 
+	if a.over != nil {
+		return
+	}
+	if id != "" || name != "" || args != "" {
+		a.progress++
+	}
 	var c *callAcc
 	if hasIndex {
 		c = a.byIndex[index]
@@ -245,6 +315,11 @@ func (a *accumulator) addCallFragment(tc map[string]json.RawMessage) {
 		c = a.last
 	}
 	if c == nil || startsNewCall(c, id, name) {
+		if len(a.calls) >= a.limits.MaxToolCalls {
+			a.over = &ProviderError{Kind: ErrStreamLimit, Message: fmt.Sprintf(
+				"the answer passed its limit of %d tool calls (max_tool_calls); %s", a.limits.MaxToolCalls, noCallRun)}
+			return
+		}
 		c = &callAcc{}
 		a.calls = append(a.calls, c)
 		if hasIndex {
@@ -258,6 +333,13 @@ func (a *accumulator) addCallFragment(tc map[string]json.RawMessage) {
 	if c.name == "" {
 		c.name = name
 	}
+	room, msgCap := a.room(c.args.Len(), a.limits.MaxToolArgs)
+	args, cut := fitBytes(args, room)
+	if cut {
+		a.over = a.capError(msgCap, fmt.Sprintf("the arguments of tool call %d (%s) passed their", len(a.calls), c.name),
+			a.limits.MaxToolArgs, "max_tool_args", noCallRun)
+	}
+	a.total += len(args)
 	c.args.WriteString(args)
 	c.shape.feed(args)
 	for k, v := range tc {

@@ -145,7 +145,7 @@ func TestAccumulator(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			a := newAccumulator(seqIDs())
+			a := newAccumulator(seqIDs(), StreamLimits{})
 			for _, c := range tc.chunks {
 				if _, err := a.add([]byte(c)); err != nil {
 					t.Fatalf("add(%s): %v", c, err)
@@ -181,7 +181,7 @@ func TestAccumulatorErrors(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := newAccumulator(seqIDs()).add([]byte(tc.chunk))
+			_, err := newAccumulator(seqIDs(), StreamLimits{}).add([]byte(tc.chunk))
 			var pe *ProviderError
 			if !errors.As(err, &pe) || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.message) {
 				t.Fatalf("err = %v, want a %v ProviderError containing %q", err, tc.kind, tc.message)
@@ -215,7 +215,7 @@ func FuzzAccumulate(f *testing.F) {
 	}
 	f.Add([]byte(tcs(`[{"index":0,"id":"","function":{"name":"f","arguments":"{\"a\":1}{\"b\":2}"}}]`)))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		a := newAccumulator(seqIDs())
+		a := newAccumulator(seqIDs(), StreamLimits{})
 		var shown strings.Builder
 		for _, line := range bytes.Split(in, []byte("\n")) {
 			d, _ := a.add(line)
@@ -251,7 +251,7 @@ func BenchmarkAccumulateText(b *testing.B) {
 	chunk := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hello "},"finish_reason":null}],"usage":null}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		a := newAccumulator(seqIDs())
+		a := newAccumulator(seqIDs(), StreamLimits{})
 		for range 1000 {
 			if _, err := a.add(chunk); err != nil {
 				b.Fatal(err)
@@ -272,7 +272,7 @@ func BenchmarkAccumulateFreshIDFragments(b *testing.B) {
 	chunks = append(chunks, []byte(tcs(`[{"index":0,"id":"call_end","function":{"name":"","arguments":"\"}"}}]`)))
 	b.ReportAllocs()
 	for b.Loop() {
-		a := newAccumulator(seqIDs())
+		a := newAccumulator(seqIDs(), StreamLimits{})
 		for _, c := range chunks {
 			if _, err := a.add(c); err != nil {
 				b.Fatal(err)

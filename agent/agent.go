@@ -46,6 +46,10 @@ type Config struct {
 	// Hooks runs the user's PreToolUse, PostToolUse and Stop (or
 	// SubagentStop) hooks; nil runs none.
 	Hooks Hooks
+	// ToolResultsBudget bounds the tool results of one assistant message
+	// together, in bytes; 0 means DefaultToolResultsBudget. Results over
+	// their fair share are cut with a note (see fitToolResults).
+	ToolResultsBudget int
 }
 
 // Steered is a message queued for an agent by Steer.

@@ -130,6 +130,11 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			return res, nil
 		}
 		results := a.runTools(ctx, msg.ToolCalls)
+		budget := a.cfg.ToolResultsBudget
+		if budget <= 0 {
+			budget = DefaultToolResultsBudget
+		}
+		fitToolResults(results, budget)
 		res.ToolCalls += len(results)
 		a.append(results...)
 		a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})

@@ -22,6 +22,9 @@ const (
 	DefaultMaxAttempts = 4
 	// DefaultIdleTimeout is how long a stream may stay silent.
 	DefaultIdleTimeout = 120 * time.Second
+	// DefaultKeepAliveTimeout is how long a server that sends only
+	// keep-alives is waited for.
+	DefaultKeepAliveTimeout = 10 * time.Minute
 )
 
 // Bounds on what is read from a response that is not a stream.
@@ -43,9 +46,18 @@ type OpenAIConfig struct {
 	HTTPClient *http.Client
 	// MaxAttempts counts the first attempt and the retries; 0 means 4.
 	MaxAttempts int
-	// IdleTimeout is how long the stream may stay silent (not one byte,
-	// keep-alives included) before the request is abandoned; 0 means 120s.
+	// IdleTimeout is how long the stream may stay silent (not one byte)
+	// before the request is abandoned; 0 means 120s.
 	IdleTimeout time.Duration
+	// KeepAliveTimeout is how long the stream may go without progress (a
+	// part of the answer: text, reasoning, a tool call, the finish, usage)
+	// while bytes still arrive: keep-alive comments and empty deltas are
+	// not progress, so a server sending only those is given up after it.
+	// It leaves room for a proxy waiting on a model that thinks silently;
+	// 0 means 10 minutes, and it is never shorter than IdleTimeout.
+	KeepAliveTimeout time.Duration
+	// Limits bound one streamed answer; zero fields take their defaults.
+	Limits StreamLimits
 	// Sleep waits between attempts; nil means a real, cancellable wait.
 	// Tests inject a fake that records the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -94,6 +106,10 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
+	if cfg.KeepAliveTimeout <= 0 {
+		cfg.KeepAliveTimeout = DefaultKeepAliveTimeout
+	}
+	cfg.KeepAliveTimeout = max(cfg.KeepAliveTimeout, cfg.IdleTimeout)
 	if cfg.Sleep == nil {
 		cfg.Sleep = sleepContext
 	}
@@ -184,9 +200,14 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// The watchdog cancels the request after IdleTimeout without a byte;
-	// idleReader pushes it back on every read.
+	// idleReader pushes it back on every read. Bytes are not progress,
+	// though: keep-alives would push it back forever, so a second
+	// watchdog, pushed back only by a part of the answer, gives up after
+	// KeepAliveTimeout.
 	watchdog := time.AfterFunc(o.cfg.IdleTimeout, func() { cancel(errIdle) })
 	defer watchdog.Stop()
+	stalled := time.AfterFunc(o.cfg.KeepAliveTimeout, func() { cancel(errNoProgress) })
+	defer stalled.Stop()
 
 	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, o.url, bytes.NewReader(body))
 	if err != nil {
@@ -199,7 +220,7 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 	}
 	resp, err := o.cfg.HTTPClient.Do(httpReq)
 	if err != nil {
-		return Completion{}, false, transportError(reqCtx, o.cfg.IdleTimeout, err)
+		return Completion{}, false, o.transportError(reqCtx, err)
 	}
 	defer resp.Body.Close()
 	r := &idleReader{r: resp.Body, reset: func() { watchdog.Reset(o.cfg.IdleTimeout) }}
@@ -207,12 +228,12 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		raw, rerr := io.ReadAll(io.LimitReader(r, maxErrorBody))
 		if rerr != nil && len(raw) == 0 {
-			return Completion{}, false, transportError(reqCtx, o.cfg.IdleTimeout, rerr)
+			return Completion{}, false, o.transportError(reqCtx, rerr)
 		}
 		return Completion{}, false, httpError(resp.StatusCode, resp.Header, raw, o.cfg.Now())
 	}
 
-	acc := newAccumulator(o.cfg.NewCallID)
+	acc := newAccumulator(o.cfg.NewCallID, o.cfg.Limits)
 	switch ct := resp.Header.Get("Content-Type"); {
 	case isMediaType(ct, "text/html"):
 		// A web page where the API should be: a login portal or a base URL
@@ -225,12 +246,13 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, on StreamHandler) (co
 	case isMediaType(ct, "application/json"):
 		return o.readWhole(reqCtx, r, acc, on)
 	default:
-		return o.readStream(reqCtx, r, acc, on)
+		return o.readStream(reqCtx, r, acc, on, func() { stalled.Reset(o.cfg.KeepAliveTimeout) })
 	}
 }
 
 // readStream consumes an SSE body.
-func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulator, on StreamHandler) (Completion, bool, error) {
+// progressed is called after every chunk that carried part of the answer.
+func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulator, on StreamHandler, progressed func()) (Completion, bool, error) {
 	result := func() Completion {
 		emit(on, acc.flush()) // shown before it is kept
 		return acc.result()
@@ -242,7 +264,7 @@ func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulato
 			break
 		}
 		if err != nil {
-			if acc.complete() && (reqCtx.Err() == nil || errors.Is(context.Cause(reqCtx), errIdle)) {
+			if acc.complete() && (reqCtx.Err() == nil || errors.Is(context.Cause(reqCtx), errIdle) || errors.Is(context.Cause(reqCtx), errNoProgress)) {
 				// The answer was finished; only the trailer ([DONE], usage)
 				// was lost to a dropped connection or to silence.
 				break
@@ -250,7 +272,7 @@ func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulato
 			if errors.Is(err, errSSELineTooLong) {
 				return result(), acc.hasContent(), &ProviderError{Kind: ErrProvider, InStream: true, Message: err.Error()}
 			}
-			return result(), acc.hasContent(), transportError(reqCtx, o.cfg.IdleTimeout, err)
+			return result(), acc.hasContent(), o.transportError(reqCtx, err)
 		}
 		if ev.Event == "error" {
 			return result(), acc.hasContent(), streamError([]byte(ev.Data), "the server sent an error event")
@@ -263,7 +285,11 @@ func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulato
 		if len(data) == 0 {
 			continue
 		}
+		before := acc.progress
 		d, err := acc.add(data)
+		if acc.progress != before {
+			progressed()
+		}
 		emit(on, d)
 		if err != nil {
 			return result(), acc.hasContent(), err
@@ -279,11 +305,23 @@ func (o *OpenAI) readStream(reqCtx context.Context, r io.Reader, acc *accumulato
 	return result(), true, nil
 }
 
+// transportError classifies a failure of the exchange, naming the
+// watchdog that ended it if one did.
+func (o *OpenAI) transportError(reqCtx context.Context, err error) *ProviderError {
+	if errors.Is(context.Cause(reqCtx), errNoProgress) {
+		return &ProviderError{
+			Kind:    ErrIdleTimeout,
+			Message: "no progress from the server for " + formatWait(o.cfg.KeepAliveTimeout) + ": it sent only keep-alives or empty chunks",
+		}
+	}
+	return transportError(reqCtx, o.cfg.IdleTimeout, err)
+}
+
 // readWhole consumes a JSON body from a server that ignored stream:true.
 func (o *OpenAI) readWhole(reqCtx context.Context, r io.Reader, acc *accumulator, on StreamHandler) (Completion, bool, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, maxWholeBody))
 	if err != nil {
-		return Completion{}, false, transportError(reqCtx, o.cfg.IdleTimeout, err)
+		return Completion{}, false, o.transportError(reqCtx, err)
 	}
 	d, err := acc.addWhole(raw)
 	emit(on, d)

@@ -36,6 +36,9 @@ var (
 	// ErrStreamEndedEarly means the stream stopped without [DONE] and without a
 	// finish reason. The partial answer is returned alongside it.
 	ErrStreamEndedEarly = errors.New("the stream ended early")
+	// ErrStreamLimit means the answer passed one of the stream's caps (see
+	// StreamLimits); the part before the cap is returned alongside it.
+	ErrStreamLimit = errors.New("the answer passed a size limit")
 	// ErrProvider is an error reported inside a 200 stream that fits no other kind.
 	ErrProvider = errors.New("provider error")
 )
@@ -87,7 +90,7 @@ func (e *ProviderError) Error() string {
 		if e.Status != 0 {
 			s += " " + strconv.Itoa(e.Status)
 		}
-	case ErrConnection, ErrIdleTimeout, ErrStreamEndedEarly:
+	case ErrConnection, ErrIdleTimeout, ErrStreamEndedEarly, ErrStreamLimit:
 		s = msg
 		msg = ""
 	default:

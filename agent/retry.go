@@ -89,6 +89,10 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 // errIdle is the cancellation cause set by the idle watchdog.
 var errIdle = errors.New("idle timeout")
 
+// errNoProgress is the cause set by the watchdog that only parts of the
+// answer push back (not keep-alives).
+var errNoProgress = errors.New("no progress")
+
 // transportError classifies a failure of the HTTP exchange itself (dialling,
 // sending, or reading the body). The caller has already ruled out the
 // caller's own cancellation.

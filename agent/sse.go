@@ -80,6 +80,10 @@ func (s *sseReader) next() (sseEvent, error) {
 				value = value[1:]
 			}
 		}
+		if (string(field) == "data" || string(field) == "error") && len(s.data)+len(value) > s.maxLine {
+			// Many data lines make one event: bounded like one line.
+			return sseEvent{}, fmt.Errorf("%w (an event over %d bytes)", errSSELineTooLong, s.maxLine)
+		}
 		switch string(field) {
 		case "data":
 			if hasData {

@@ -176,3 +176,13 @@ func BenchmarkSSE(b *testing.B) {
 		}
 	}
 }
+
+// TestSSEEventBounded: an event of endless data lines is bounded like one
+// long line.
+func TestSSEEventBounded(t *testing.T) {
+	r := newSSEReader(strings.NewReader(strings.Repeat("data: 0123456789\n", 100) + "\n"))
+	r.maxLine = 500
+	if _, err := r.next(); !errors.Is(err, errSSELineTooLong) {
+		t.Fatalf("err = %v, want errSSELineTooLong", err)
+	}
+}

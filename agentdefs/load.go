@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"covey/internal/safefile"
 )
 
 // LoadOptions says where to look for definition files. An empty field skips
@@ -142,7 +144,8 @@ func canonicalDir(dir string) string {
 // loadFile reads and parses one file, refusing to read past the size limit
 // so a stray huge file costs nothing.
 func loadFile(path string) (Definition, int, []Problem, error) {
-	f, err := os.Open(path)
+	// A FIFO or a device among the agent files is refused, not read.
+	f, err := safefile.Open(path)
 	if err != nil {
 		return Definition{}, 0, nil, Problem{Path: path, Message: fmt.Sprintf("cannot read agent file: %v", err)}
 	}
@@ -196,14 +199,19 @@ func listMarkdown(dir string) ([]string, []Problem) {
 		if !strings.EqualFold(filepath.Ext(e.Name()), ".md") {
 			return nil
 		}
-		if e.Type()&fs.ModeSymlink != 0 {
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
 			// Follow links to files (a common way to share agents), but
 			// not to folders, which could loop.
 			info, statErr := os.Stat(path)
-			if statErr != nil || !info.Mode().IsRegular() {
+			if statErr != nil || info.IsDir() {
 				return nil //nolint:nilerr // a broken or folder link is skipped, like any non-file
 			}
-		} else if !e.Type().IsRegular() {
+			mode = info.Mode().Type()
+		}
+		if !mode.IsRegular() {
+			// A FIFO or a device (a hostile repository's) is never opened.
+			problems = append(problems, Problem{Path: display(path), Message: fmt.Sprintf("skipped: %v", safefile.NotRegular(mode))})
 			return nil
 		}
 		files = append(files, display(path))

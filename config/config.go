@@ -21,6 +21,7 @@ import (
 
 	"covey/agent"
 	"covey/hooks"
+	"covey/internal/safefile"
 	"covey/mcp"
 	"covey/permission"
 	"covey/sandbox"
@@ -57,6 +58,13 @@ type Config struct {
 	// before the request is abandoned (default 120s); slow local models
 	// thinking before their first token want more.
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
+	// StreamKeepAliveTimeout is how long a stream may go without progress
+	// while only keep-alives or empty chunks arrive (default 10m);
+	// StreamLimits cap one streamed answer
+	// (see agent.StreamLimits). A project's file may lower both, not
+	// raise them.
+	StreamKeepAliveTimeout time.Duration      `yaml:"stream_keepalive_timeout"`
+	StreamLimits           agent.StreamLimits `yaml:"stream_limits"`
 	// MCPServers are MCP servers in Claude Code's shape (NAME: {type,
 	// command, args, env, url, headers}). After Load it holds the user's
 	// (trusted); the project's config file's are in ProjectMCPServers,
@@ -168,6 +176,11 @@ func Load(workspace string) (Config, error) {
 				return Config{}, fmt.Errorf("config %s: %s is read from the user's config only (%s), so a repository cannot loosen its own sandbox", path, loose, user)
 			}
 		}
+		if path == project {
+			if raised := raisesStream(merged, c); raised != "" {
+				return Config{}, fmt.Errorf("config %s: %s may only be lowered by a project (raise it in %s), so a repository cannot unbound its own streams", path, raised, user)
+			}
+		}
 		if path == project && c.AllowAgentModeRaise {
 			return Config{}, fmt.Errorf("config %s: allow_agent_mode_raise is read from the user's config only (%s), so a repository cannot raise its own agents", path, user)
 		}
@@ -187,14 +200,18 @@ func Load(workspace string) (Config, error) {
 	return merged, nil
 }
 
+// maxConfigSize bounds a config file: a real one is a few KB, and the
+// project's comes from the repository, which may be hostile.
+const maxConfigSize = 1 << 20
+
 func readFile(path string) (Config, error) {
 	var c Config
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, maxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("read config %s: %w", path, err)
+		return c, fmt.Errorf("config: %w", err) // err names the file
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -215,6 +232,12 @@ func readFile(path string) (Config, error) {
 		{"subagents.max_turns", c.Subagents.MaxTurns < 0},
 		{"subagents.timeout", c.Subagents.Timeout < 0},
 		{"mcp_startup_grace", c.MCPStartupGrace < 0},
+		{"stream_keepalive_timeout", c.StreamKeepAliveTimeout < 0},
+		{"stream_limits.max_text", c.StreamLimits.MaxText < 0},
+		{"stream_limits.max_reasoning", c.StreamLimits.MaxReasoning < 0},
+		{"stream_limits.max_tool_args", c.StreamLimits.MaxToolArgs < 0},
+		{"stream_limits.max_tool_calls", c.StreamLimits.MaxToolCalls < 0},
+		{"stream_limits.max_message", c.StreamLimits.MaxMessage < 0},
 		{"mcp_max_output_tokens", c.MCPMaxOutputTokens < 0},
 	} {
 		if n.neg {
@@ -291,6 +314,10 @@ func merge(base, over Config) Config {
 	if over.StreamIdleTimeout != 0 {
 		base.StreamIdleTimeout = over.StreamIdleTimeout
 	}
+	if over.StreamKeepAliveTimeout != 0 {
+		base.StreamKeepAliveTimeout = over.StreamKeepAliveTimeout
+	}
+	base.StreamLimits = mergeLimits(base.StreamLimits, over.StreamLimits)
 	if over.Subagents.Concurrency != 0 {
 		base.Subagents.Concurrency = over.Subagents.Concurrency
 	}
@@ -501,7 +528,7 @@ func Secrets(cfg Config, ep Endpoint, getenv func(string) string) []string {
 // Edit rewrites a config file (covey mcp add and remove edit the user's)
 // through edit, atomically; a missing file starts empty.
 func Edit(path string, edit func([]byte) ([]byte, error)) error {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, maxConfigSize)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read config: %w", err)
 	}
@@ -520,4 +547,52 @@ func Edit(path string, edit func([]byte) ([]byte, error)) error {
 		return fmt.Errorf("write config: %w", err)
 	}
 	return nil
+}
+
+// mergeLimits sets the stream limits over gives.
+func mergeLimits(base, over agent.StreamLimits) agent.StreamLimits {
+	for _, f := range []struct{ dst, v *int }{
+		{&base.MaxText, &over.MaxText}, {&base.MaxReasoning, &over.MaxReasoning},
+		{&base.MaxToolArgs, &over.MaxToolArgs}, {&base.MaxToolCalls, &over.MaxToolCalls},
+		{&base.MaxMessage, &over.MaxMessage},
+	} {
+		if *f.v != 0 {
+			*f.dst = *f.v
+		}
+	}
+	return base
+}
+
+// raisesStream names the first stream bound the project's config p would
+// raise above what the user's u (or the default) sets; "" when none.
+func raisesStream(u, p Config) string {
+	or := func(v, def int) int {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	d := agent.DefaultStreamLimits
+	for _, f := range []struct {
+		key      string
+		now, set int
+	}{
+		{"stream_limits.max_text", or(u.StreamLimits.MaxText, d.MaxText), p.StreamLimits.MaxText},
+		{"stream_limits.max_reasoning", or(u.StreamLimits.MaxReasoning, d.MaxReasoning), p.StreamLimits.MaxReasoning},
+		{"stream_limits.max_tool_args", or(u.StreamLimits.MaxToolArgs, d.MaxToolArgs), p.StreamLimits.MaxToolArgs},
+		{"stream_limits.max_tool_calls", or(u.StreamLimits.MaxToolCalls, d.MaxToolCalls), p.StreamLimits.MaxToolCalls},
+		{"stream_limits.max_message", or(u.StreamLimits.MaxMessage, d.MaxMessage), p.StreamLimits.MaxMessage},
+	} {
+		if f.set > f.now {
+			return f.key
+		}
+	}
+	keep := u.StreamKeepAliveTimeout
+	if keep == 0 {
+		keep = agent.DefaultKeepAliveTimeout
+	}
+	if p.StreamKeepAliveTimeout > keep {
+		return "stream_keepalive_timeout"
+	}
+	return ""
 }

@@ -137,6 +137,19 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"sandbox writable home":               {user: "sandbox: {writable: [\"~\"]}\n", wantErr: "never lets commands write"},
 		"model aliases wrong shape":           {project: "model_aliases: [sonnet]\n", wantErr: "line 1"},
 		"agent mode raise only from the user": {project: "allow_agent_mode_raise: true\n", wantErr: "user's config only"},
+		"stream limits: the user raises, the project lowers": {
+			user:    "stream_limits: {max_text: 33554432, max_tool_calls: 1000}\nstream_keepalive_timeout: 30m\n",
+			project: "stream_limits: {max_text: 1048576, max_reasoning: 1024}\nstream_keepalive_timeout: 20m\n",
+			check: func(t *testing.T, c Config) {
+				want := agent.StreamLimits{MaxText: 1 << 20, MaxReasoning: 1024, MaxToolCalls: 1000}
+				if c.StreamLimits != want || c.StreamKeepAliveTimeout != 20*time.Minute {
+					t.Fatalf("limits %+v, keep-alive %s; want %+v, 20m", c.StreamLimits, c.StreamKeepAliveTimeout, want)
+				}
+			},
+		},
+		"stream limit raised by a project":      {project: "stream_limits: {max_text: 1073741824}\n", wantErr: "stream_limits.max_text may only be lowered by a project"},
+		"stream keep-alive raised by a project": {project: "stream_keepalive_timeout: 100h\n", wantErr: "stream_keepalive_timeout may only be lowered"},
+		"stream limit negative":                 {user: "stream_limits: {max_tool_calls: -1}\n", wantErr: "stream_limits.max_tool_calls must not be negative"},
 		"stream idle timeout": {
 			user: "stream_idle_timeout: 5m\n", project: "model: m\n",
 			check: func(t *testing.T, c Config) {

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -29,6 +28,8 @@ import (
 
 	"crypto/sha256"
 	"encoding/hex"
+
+	"covey/internal/safefile"
 )
 
 // The events hooks run at, spelled as Claude Code spells them.
@@ -220,15 +221,20 @@ type settingsFile struct {
 	Hooks Config `json:"hooks"`
 }
 
+// maxSettingsSize bounds a settings file (real ones are a few KB).
+const maxSettingsSize = 1 << 20
+
 // ReadSettings reads the hooks of one Claude Code settings file; a missing
 // file has none.
 func ReadSettings(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	// A project's settings come from the repository: a FIFO or a symlink
+	// to /dev/zero must not stall covey.
+	data, err := safefile.Read(path, maxSettingsSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("hooks settings: %w", err) // err names the file
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil

@@ -15,11 +15,12 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
+
+	"covey/internal/safefile"
 )
 
 // Transport types of a server.
@@ -182,16 +183,21 @@ type File struct {
 	MCPServers map[string]ServerConfig `json:"mcpServers"`
 }
 
+// MaxConfigSize bounds a .mcp.json-shaped file (real ones are a few KB).
+const MaxConfigSize = 1 << 20
+
 // ReadFile reads a .mcp.json-shaped file. A missing file gives no servers
 // and no error when optional is true. Unknown fields are errors naming the
 // file, so a typo never silently drops a setting.
 func ReadFile(path string, scope Scope, optional bool) ([]Server, error) {
-	data, err := os.ReadFile(path)
+	// The project's .mcp.json comes from the repository: a symlink to
+	// /dev/zero or a FIFO must not stall covey.
+	data, err := safefile.Read(path, MaxConfigSize)
 	if optional && errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read MCP config %s: %w", path, err)
+		return nil, fmt.Errorf("MCP config: %w", err) // err names the file
 	}
 	return ParseFile(path, data, scope)
 }

@@ -133,6 +133,7 @@ type server struct {
 	gen     int    // connection generation: stale goroutines ignore themselves
 	logPath string
 	tail    *tailWriter
+	stdout  *stdoutHead // the first bytes of a stdio server's stdout
 
 	progress map[string]func(tools.Progress) // by progress token
 }
@@ -151,7 +152,7 @@ func NewManager(servers []Server, opts Options) *Manager {
 		if s.Scope == ScopeProject && !opts.TrustProject {
 			st = StateUntrusted
 		}
-		m.servers = append(m.servers, &server{cfg: s, state: st, tail: newTailWriter(stderrTailLines), progress: map[string]func(tools.Progress){}})
+		m.servers = append(m.servers, &server{cfg: s, state: st, tail: newTailWriter(stderrTailLines), stdout: &stdoutHead{}, progress: map[string]func(tools.Progress){}})
 	}
 	slices.SortFunc(m.servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
 	return m
@@ -298,6 +299,10 @@ func (m *Manager) describeStartErr(cfg Server, s *server, err error, ctx context
 	case saw401 != nil && saw401():
 		msg = "the server answered 401 Unauthorized: it wants OAuth sign-in, which covey does not support yet; " +
 			"if it takes a token, pass it in \"headers\" (e.g. \"Authorization\": \"Bearer ${TOKEN}\")"
+	case cfg.Config.TransportType() == TypeStdio && s.stdout.notJSONRPC() != "":
+		// stdout is the protocol's channel: a banner or a log line there
+		// breaks it, and the server may well still be running.
+		msg = "the server wrote something that is not JSON-RPC on stdout (MCP's channel; logs belong on stderr): " + s.stdout.notJSONRPC()
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		msg = fmt.Sprintf("did not start within %s (startup_timeout); it may still be installing or waiting for input", timeout)
 	case cfg.Config.TransportType() == TypeStdio && exitedEarly(err):

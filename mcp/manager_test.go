@@ -470,3 +470,33 @@ func TestDefaultStartupTimeout(t *testing.T) {
 		t.Errorf("errors %q, %q", st[0].Err, st[1].Err)
 	}
 }
+
+// A stdio server that prints something other than JSON-RPC on stdout is
+// reported for it, with the first bytes it wrote, whether it then exits
+// or stays; one that writes nothing and exits still "exited".
+func TestStdioServerWritesGarbage(t *testing.T) {
+	tests := map[string]struct {
+		script, want string
+	}{
+		"a banner, then exits": {script: "echo 'Server listening on port 3000'; exit 0",
+			want: `wrote something that is not JSON-RPC on stdout (MCP's channel; logs belong on stderr): "Server listening on port 3000"`},
+		"a banner, then stays": {script: "echo 'Welcome!'; echo more; exec sleep 30",
+			want: `not JSON-RPC on stdout (MCP's channel; logs belong on stderr): "Welcome!"`},
+		"binary garbage": {script: "printf '\\001\\002\\377garbage'; exit 0", want: `not JSON-RPC on stdout`},
+		"nothing at all": {script: "exit 0", want: "the server exited before it answered"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := Server{Name: "noisy", Scope: ScopeUser, Config: ServerConfig{Command: "sh", Args: []string{"-c", tc.script}}}
+			m := NewManager([]Server{s}, Options{LogDir: t.TempDir()})
+			defer m.Close()
+			m.Start(context.Background())
+			if err := m.Wait(waitCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			if st := m.Statuses()[0]; st.State != StateFailed || !strings.Contains(st.Err, tc.want) {
+				t.Errorf("status %q: %s, want %q", st.State, st.Err, tc.want)
+			}
+		})
+	}
+}

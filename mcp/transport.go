@@ -3,12 +3,16 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +22,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"covey/internal/excerpt"
+	"covey/internal/proctree"
 )
 
 // terminateGrace is how long a stdio server gets to exit after its stdin
@@ -50,7 +55,10 @@ func (m *Manager) stdioTransport(cfg Server, s *server) (sdk.Transport, func(), 
 	c := cfg.Config
 	cmd := exec.Command(c.Command, c.Args...)
 	cmd.Dir = m.opts.Dir
-	cmd.Env = os.Environ()
+	// The mark finds what the server started outside its process group
+	// (a setsid'd helper), so stopping the server ends that too.
+	mark := proctree.NewMark()
+	cmd.Env = append(os.Environ(), proctree.EnvEntry(mark))
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+c.Env[k])
 	}
@@ -86,10 +94,129 @@ func (m *Manager) stdioTransport(cfg Server, s *server) (sdk.Transport, func(), 
 				time.Sleep(100 * time.Millisecond)
 				_ = syscall.Kill(-pgid, syscall.SIGKILL)
 			}
+			proctree.Kill(mark)
 			_ = logFile.Close()
 		})
 	}
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, stop, nil, nil
+	s.stdout.reset()
+	return &commandTransport{cmd: cmd, head: s.stdout}, stop, nil, nil
+}
+
+// commandTransport is the SDK's CommandTransport with the first bytes the
+// server writes on stdout kept, so a server that prints something that is
+// not JSON-RPC there (a banner, a log line) is named for it, with those
+// bytes, rather than reported as having exited.
+type commandTransport struct {
+	cmd  *exec.Cmd
+	head *stdoutHead
+}
+
+// Connect implements sdk.Transport.
+func (t *commandTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	stdout, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := t.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.cmd.Start(); err != nil {
+		return nil, err
+	}
+	pipes := &sdk.IOTransport{
+		Reader: io.NopCloser(&headReader{r: stdout, head: t.head}), // closing stdin ends the server
+		Writer: &stdinCloser{WriteCloser: stdin, cmd: t.cmd},
+	}
+	return pipes.Connect(ctx)
+}
+
+// stdinCloser ends a stdio server as the MCP specification asks: close its
+// stdin, wait, then SIGTERM, then SIGKILL.
+type stdinCloser struct {
+	io.WriteCloser
+	cmd *exec.Cmd
+}
+
+func (s *stdinCloser) Close() error {
+	closeErr := s.WriteCloser.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
+		if sig != 0 {
+			_ = s.cmd.Process.Signal(sig)
+		}
+		select {
+		case err := <-exited:
+			if closeErr != nil {
+				return fmt.Errorf("closing stdin: %w", closeErr)
+			}
+			return err
+		case <-time.After(terminateGrace):
+		}
+	}
+	return errors.New("the server did not exit after SIGKILL")
+}
+
+// maxStdoutHead is how much of a server's first output is kept.
+const maxStdoutHead = 256
+
+// stdoutHead keeps the first bytes a server wrote on stdout.
+type stdoutHead struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (h *stdoutHead) reset() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.buf = h.buf[:0]
+	h.mu.Unlock()
+}
+
+func (h *stdoutHead) keep(p []byte) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	if room := maxStdoutHead - len(h.buf); room > 0 {
+		h.buf = append(h.buf, p[:min(room, len(p))]...)
+	}
+	h.mu.Unlock()
+}
+
+// notJSONRPC returns the first line the server wrote when it cannot be
+// JSON-RPC (not a JSON object or array), quoted and cut for a message;
+// "" when it wrote nothing or looks like JSON-RPC.
+func (h *stdoutHead) notJSONRPC() string {
+	if h == nil {
+		return ""
+	}
+	h.mu.Lock()
+	head := bytes.Clone(h.buf)
+	h.mu.Unlock()
+	line := bytes.TrimSpace(head)
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = bytes.TrimSpace(line[:i])
+	}
+	if len(line) == 0 || ((line[0] == '{' || line[0] == '[') && (json.Valid(line) || len(head) == maxStdoutHead)) {
+		return ""
+	}
+	return strconv.Quote(excerpt.Clip(string(line), 120))
+}
+
+// headReader passes a server's stdout through, keeping its first bytes.
+type headReader struct {
+	r    io.Reader
+	head *stdoutHead
+}
+
+func (r *headReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.head.keep(p[:n])
+	return n, err
 }
 
 // detached connects inner on a context that lives as long as life, yet is

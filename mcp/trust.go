@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"covey/internal/safefile"
 )
 
 // ProjectFile is the project's MCP config at the workspace root.
@@ -146,7 +148,7 @@ func Load(src Sources) (Loaded, error) {
 	var project []Server
 	var hashed []byte
 	path := filepath.Join(src.Workspace, ProjectFile)
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := safefile.Read(path, MaxConfigSize); err == nil {
 		hashed = data
 		project, err = ParseFile(path, data, ScopeProject)
 		if err != nil {
@@ -154,7 +156,7 @@ func Load(src Sources) (Loaded, error) {
 			out.Problems = append(out.Problems, fmt.Sprintf("%v; its MCP servers were not started", err))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		out.Problems = append(out.Problems, fmt.Sprintf("read %s: %v; its MCP servers were not started", path, err))
+		out.Problems = append(out.Problems, fmt.Sprintf("%v; its MCP servers were not started", err)) // err names the file
 	}
 	if len(src.Project) > 0 {
 		more, err := Servers(src.Project, ScopeProject, src.ProjectSource)

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"covey/internal/boundedfile"
+	"covey/internal/safefile"
 )
 
 // Bounds of what memory may take.
@@ -205,9 +205,8 @@ func (m *Memory) load(path string, scope Scope, importedBy string, chain []strin
 		return
 	}
 	limit := min(MaxFileBytes, MaxTotalBytes-m.total)
-	data, err := boundedfile.Read(real, int64(limit))
-	cut := errors.Is(err, boundedfile.ErrTooLarge)
-	if err != nil && !cut {
+	data, cut, err := safefile.ReadPrefix(real, int64(limit))
+	if err != nil {
 		m.warn("memory file %s: %v", path, err)
 		return
 	}

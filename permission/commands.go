@@ -11,6 +11,7 @@ import (
 
 	"covey/tools/toolname"
 
+	"covey/internal/safefile"
 	"covey/permission/shell"
 )
 
@@ -157,7 +158,7 @@ func deniedScript(deny []rule, file, dir string, depth int) (rule, string, bool)
 	if err != nil || !info.Mode().IsRegular() || info.Size() > maxScriptSize {
 		return deny[0], fmt.Sprintf("covey cannot read the script %s it runs, so deny rules are taken to match", file), true
 	}
-	b, err := os.ReadFile(p)
+	b, err := safefile.Read(p, maxScriptSize)
 	if err != nil {
 		return deny[0], fmt.Sprintf("covey cannot read the script %s it runs, so deny rules are taken to match", file), true
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"covey/internal/safefile"
 )
 
 // cacheTimeout bounds each toolchain's answer about its cache.
@@ -102,7 +104,7 @@ func pipCache(home string) string {
 
 // iniValue returns the value of key in a key = value file, or "".
 func iniValue(path, key string) string {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, 1<<20)
 	if err != nil {
 		return ""
 	}

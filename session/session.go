@@ -349,7 +349,8 @@ func (s *Session) provider(profile string) (agent.Provider, error) {
 			return nil, err
 		}
 	}
-	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}, IdleTimeout: s.cfg.StreamIdleTimeout})
+	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}, IdleTimeout: s.cfg.StreamIdleTimeout,
+		KeepAliveTimeout: s.cfg.StreamKeepAliveTimeout, Limits: s.cfg.StreamLimits})
 	s.providers[profile] = p
 	return p, nil
 }

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"covey/agentdefs"
-	"covey/internal/boundedfile"
+	"covey/internal/safefile"
 )
 
 // maxSkillFile bounds one SKILL.md.
@@ -139,7 +139,7 @@ func asProblem(path string, err error) agentdefs.Problem {
 
 // ParseFile reads one SKILL.md: the skill and its body.
 func ParseFile(path string) (Skill, string, []agentdefs.Problem, error) {
-	data, err := boundedfile.Read(path, maxSkillFile)
+	data, err := safefile.Read(path, maxSkillFile)
 	if err != nil {
 		return Skill{}, "", nil, fmt.Errorf("read skill: %w", err)
 	}

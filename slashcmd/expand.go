@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"covey/internal/boundedfile"
+	"covey/internal/safefile"
 )
 
 // Bounds of what one expansion attaches.
@@ -178,14 +178,14 @@ func (e *expansion) attach(ref string) {
 		return
 	}
 	limit := min(maxAttachedFile, maxAttachedTotal-e.attached)
-	data, err := boundedfile.Read(abs, int64(limit))
+	data, cut, err := safefile.ReadPrefix(abs, int64(limit))
 	note := ""
 	switch {
-	case errors.Is(err, boundedfile.ErrTooLarge):
-		note = fmt.Sprintf("\n[… cut: only the first %d KB are attached; read_file reads the rest]", limit>>10)
 	case err != nil:
 		e.files = append(e.files, fmt.Sprintf("[@%s not attached: %v]", ref, err))
 		return
+	case cut:
+		note = fmt.Sprintf("\n[… cut: only the first %d KB are attached; read_file reads the rest]", limit>>10)
 	}
 	if strings.IndexByte(string(data[:min(len(data), 8<<10)]), 0) >= 0 {
 		e.files = append(e.files, fmt.Sprintf("[@%s not attached: a binary file]", ref))

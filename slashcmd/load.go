@@ -20,7 +20,7 @@ import (
 	"strings"
 
 	"covey/agentdefs"
-	"covey/internal/boundedfile"
+	"covey/internal/safefile"
 )
 
 // maxCommandFile bounds one command file.
@@ -223,7 +223,7 @@ func asProblem(path string, err error) agentdefs.Problem {
 
 // ParseFile reads one command file as the command name.
 func ParseFile(path, name string) (Command, []agentdefs.Problem, error) {
-	data, err := boundedfile.Read(path, maxCommandFile)
+	data, err := safefile.Read(path, maxCommandFile)
 	if err != nil {
 		return Command{}, nil, fmt.Errorf("read command: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"covey/agent"
 	"covey/internal/gitsafe"
+	"covey/internal/safefile"
 	"covey/tools"
 )
 
@@ -211,7 +212,8 @@ func (w *fileWatcher) numstat(ctx context.Context, paths []string) map[string][2
 
 // countLines counts the lines of a new file, up to 1 MiB of it.
 func countLines(path string) int {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path) // a child may have left a FIFO
+
 	if err != nil {
 		return 0
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"covey/internal/procmark"
+	"covey/internal/proctree"
 	"covey/permission"
 	"covey/permission/shell"
 	"covey/tools/toolname"
@@ -254,7 +255,10 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // Stdin nil reads from /dev/null
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	// The mark finds what escapes the process group (setsid, daemons)
+	// so it ends with the call too.
+	mark := proctree.NewMark()
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", proctree.EnvEntry(mark))
 	// A session of its own (and so a process group whose id is its pid):
 	// without a controlling terminal a command cannot open /dev/tty to
 	// draw over the TUI, read the user's keys or push keystrokes into
@@ -306,8 +310,10 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 		}
 	}
 	// Whatever the shell left behind (background jobs, a pipeline's other
-	// half) goes with it; a command never outlives its call.
+	// half, a setsid grandchild) goes with it; a command never outlives
+	// its call.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	proctree.Kill(mark)
 	pipe := time.NewTimer(pipeGrace)
 	select {
 	case <-copied:

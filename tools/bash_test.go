@@ -97,6 +97,16 @@ func TestBashKillsProcessGroup(t *testing.T) {
 			command: "sleep 100 & echo $! > bg.pid; echo done",
 			summary: "exit 0",
 		},
+		{
+			name:    "a setsid grandchild dies with a finished command",
+			command: "setsid sleep 100 & echo $! > bg.pid; echo done",
+			summary: "exit 0",
+		},
+		{
+			name:    "a setsid grandchild dies with a timed-out command",
+			command: "setsid sleep 100 & echo $! > bg.pid; sleep 100",
+			timeout: 0.3, summary: "timed out after 300ms",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +136,9 @@ func TestBashCancel(t *testing.T) {
 	defer cancel()
 	done := make(chan Result, 1)
 	go func() {
-		args, _ := json.Marshal(map[string]any{"command": "sleep 100 & echo $! > bg.pid.tmp; mv bg.pid.tmp bg.pid; wait"})
+		// setsid: the grandchild leaves the process group; the cancel
+		// must take it all the same.
+		args, _ := json.Marshal(map[string]any{"command": "setsid sleep 100 & echo $! > bg.pid.tmp; mv bg.pid.tmp bg.pid; wait"})
 		done <- NewBash(env).Run(ctx, args)
 	}()
 	pid := waitForPidFile(t, pidFile)

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"covey/internal/safefile"
 )
 
 // ignoreRule is one line of a .gitignore-style file.
@@ -332,12 +334,16 @@ func walkVisible(ctx context.Context, root string, base *ignoreStack) ([]string,
 
 // loadIgnoreFile parses dir's .gitignore when the directory listing shows
 // one; a missing or unreadable file contributes no rules.
+// maxIgnoreFile is git's own bound on an ignore file (larger ones it
+// skips with a warning).
+const maxIgnoreFile = 100 << 20
+
 func loadIgnoreFile(file, rel string, entries []os.DirEntry) []ignoreRule {
 	i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= ".gitignore" })
 	if i == len(entries) || entries[i].Name() != ".gitignore" || entries[i].IsDir() {
 		return nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := safefile.Read(file, maxIgnoreFile)
 	if err != nil {
 		return nil
 	}
@@ -358,7 +364,7 @@ func ignoreStackFor(root, rel string, base *ignoreStack) *ignoreStack {
 		parts = strings.Split(rel, "/")
 	}
 	for i := 0; ; i++ {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(cur), ".gitignore"))
+		data, err := safefile.Read(filepath.Join(root, filepath.FromSlash(cur), ".gitignore"), maxIgnoreFile)
 		if err == nil {
 			stack = stack.with(parseIgnore(data, cur))
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"covey/internal/gitsafe"
+	"covey/internal/safefile"
 )
 
 // findGitDir returns the git directory of the repository holding dir, or ""
@@ -39,7 +40,7 @@ func findGitDir(dir string) string {
 // resolveGitFile follows a "gitdir: <path>" file; when it cannot be read
 // the .git file's own path still marks the repository.
 func resolveGitFile(p, dir string) string {
-	data, err := os.ReadFile(p)
+	data, err := safefile.Read(p, 64<<10)
 	if err != nil {
 		return p
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"covey/internal/safefile"
 	"covey/tools/toolname"
 )
 
@@ -95,7 +96,15 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	case fi.Size() > readMaxFileSize:
 		return Errorf("%s is %s, too large to read; use grep to find the lines you need", args.Path, humanSize(fi.Size()))
 	}
-	data, err := os.ReadFile(abs)
+	// Parallel reads of large files take turns (see maxReadMemory).
+	release, err := t.env.WS.readMemory().acquire(ctx, fi.Size())
+	if err != nil {
+		return Errorf("read %s: %v", args.Path, err)
+	}
+	defer release()
+	// Stat and read are two looks: the file may have become a FIFO or
+	// grown in between.
+	data, err := safefile.Read(abs, readMaxFileSize)
 	if err != nil {
 		return Errorf("cannot read %s: %v", args.Path, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"covey/internal/safefile"
 )
 
 // guardedSettings are the workspace files covey trusts at its next start
@@ -51,7 +53,7 @@ func readGuarded(root, rel string) []byte {
 	if kind == 'o' {
 		return out
 	}
-	if data, err := os.ReadFile(abs); err == nil && len(data) <= maxGuardedSize {
+	if data, err := safefile.Read(abs, maxGuardedSize); err == nil {
 		out = append(out, data...)
 	}
 	return out

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"covey/internal/safefile"
 )
 
 // Workspace is the folder the tools act in. Relative paths resolve against
@@ -28,6 +30,9 @@ type Workspace struct {
 	clock   func() time.Time // nil means time.Now; tests set it
 
 	settings settingsGuard // covey's own settings, kept from commands
+
+	readMem     *memBudget // file content held by reads at once (see readMemory)
+	readMemOnce sync.Once
 
 	writeMu  sync.Mutex
 	writeSeq uint64            // counts file-tool writes
@@ -392,7 +397,7 @@ func listFiles(ctx context.Context, root string) (*fileSet, error) {
 			return nil, gerr
 		}
 		// Fall back to our own matcher, with the repository's exclude file.
-		if data, err := os.ReadFile(filepath.Join(gitDir, "info", "exclude")); err == nil {
+		if data, err := safefile.Read(filepath.Join(gitDir, "info", "exclude"), maxIgnoreFile); err == nil {
 			base = (&ignoreStack{}).with(parseIgnore(data, ""))
 		}
 	}

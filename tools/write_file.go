@@ -12,6 +12,7 @@ import (
 
 	"covey/tools/toolname"
 
+	"covey/internal/safefile"
 	"covey/permission"
 )
 
@@ -181,6 +182,11 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 	return writeResult(tg, proposed, final, userEdited)
 }
 
+// maxEditSize bounds a file the file tools replace or edit: its old content
+// is held (twice, with undo) while the new one is made. Larger files are
+// for bash.
+const maxEditSize = 256 << 20
+
 // readTarget reads the file at abs if it exists.
 func readTarget(abs, rel string) (*target, error) {
 	tg := &target{abs: abs, rel: rel, mode: newFilePerm}
@@ -195,7 +201,7 @@ func readTarget(abs, rel string) (*target, error) {
 	case !info.Mode().IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file", rel)
 	}
-	content, err := os.ReadFile(abs)
+	content, err := safefile.Read(abs, maxEditSize)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
@@ -205,7 +211,7 @@ func readTarget(abs, rel string) (*target, error) {
 
 // unchangedSince reports an error if the file no longer is what tg saw.
 func (tg *target) unchangedSince() error {
-	content, err := os.ReadFile(tg.abs)
+	content, err := safefile.Read(tg.abs, maxEditSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if tg.exists {

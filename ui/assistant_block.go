@@ -282,7 +282,7 @@ func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []
 // finalLines renders the whole answer once per width.
 func (b *AssistantBlock) finalLines(ctx RenderContext, width int) []string {
 	if b.final == nil || b.finalW != width {
-		b.final = renderMarkdown(ctx, b.text.String(), width)
+		b.final = renderMarkdown(ctx, shownText(b.text.String()), width)
 		if b.final == nil {
 			b.final = []string{}
 		}

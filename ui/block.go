@@ -3,10 +3,12 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"covey/internal/safefile"
 	"covey/theme"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -249,6 +251,29 @@ func appendPiece(out []string, s string) []string {
 		return append(out, s)
 	}
 	return out
+}
+
+// maxShownText bounds the text of one message the transcript draws: a
+// 50 MB message (pasted, or from an old session) drawn whole kept the
+// first frame waiting 10-45 s, and no one reads it on a screen. The whole
+// message stays in the conversation and the session file.
+const maxShownText = 256 << 10
+
+// shownText is text cut to maxShownText at a line end, with a last line
+// saying how much was left out.
+func shownText(text string) string {
+	if len(text) <= maxShownText {
+		return text
+	}
+	cut := maxShownText
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexByte(text[:cut], '\n'); i > cut/2 {
+		cut = i
+	}
+	return fmt.Sprintf("%s\n\n[… %s more of this message not shown here; the whole message is in the conversation]",
+		text[:cut], safefile.Size(int64(len(text)-cut)))
 }
 
 // prefixedLines styles body lines and puts first before the first and

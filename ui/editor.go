@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"covey/internal/safefile"
 	"covey/permission"
 )
 
@@ -107,11 +108,15 @@ func (m *Model) handleEditReady(msg editReadyMsg) tea.Cmd {
 	})
 }
 
+// maxEditedSize bounds the text read back from $EDITOR.
+const maxEditedSize = 16 << 20
+
 // readEdit reads the edited file back and removes it.
 func readEdit(msg editorExitedMsg) tea.Cmd {
 	return func() tea.Msg {
 		res := editResultMsg{id: msg.id, proposed: msg.proposed, exitErr: msg.err}
-		data, err := os.ReadFile(msg.path)
+		// The editor wrote it; bounded all the same (a message, not a file).
+		data, err := safefile.Read(msg.path, maxEditedSize)
 		if err != nil {
 			res.err = fmt.Errorf("read the edited file: %w", err)
 		}

@@ -26,7 +26,7 @@ func (b *UserBlock) Lines(ctx RenderContext) []string {
 	if lines, ok := b.cache.get(key); ok {
 		return lines
 	}
-	lines := prefixedLines(wrapText(b.text, max(ctx.Width-2, 1)), ctx.Width,
+	lines := prefixedLines(wrapText(shownText(b.text), max(ctx.Width-2, 1)), ctx.Width,
 		ctx.Styles.User.Prompt.Render(userPrompt), "  ", ctx.Styles.User.Text)
 	b.cache.put(key, lines)
 	return lines

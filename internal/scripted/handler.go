@@ -115,6 +115,13 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 	}
 	var events [][]byte
 	switch {
+	case turn.Endless != "":
+		if err := checkEndless(turn.Endless); err != nil {
+			s.fail(e, "bad turn: "+err.Error())
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write(errorBody("scripted server: bad turn: "+err.Error(), "scripted_error", ""))
+			return
+		}
 	case turn.Stall, turn.Raw != "":
 		for _, ev := range splitRaw(turn.Raw) {
 			events = append(events, []byte(ev))
@@ -150,6 +157,9 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 		f.Flush()
 	}
 	err := writeEvents(ctx, w, events, turn.ChunkDelay, turn.DisconnectAfter)
+	if turn.Endless != "" {
+		err = writeEndless(ctx, w, turn, e.Model)
+	}
 	if turn.Stall && err == nil {
 		<-ctx.Done()
 		err = ctx.Err()

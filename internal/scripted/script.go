@@ -91,6 +91,13 @@ type Turn struct {
 	DisconnectAfter int `yaml:"disconnect_after"`
 	// Stall sends the headers, then nothing until the client goes away.
 	Stall bool `yaml:"stall"`
+	// Endless streams one kind of event without end, every ChunkDelay,
+	// until the client goes away, to test what a client bounds: "text",
+	// "reasoning" (Text, or a filler, again and again), "arguments" (one
+	// call whose arguments never end), "calls" (call after call),
+	// "keepalive" (SSE comments only) or "empty" (chunks with empty
+	// deltas only).
+	Endless string `yaml:"endless"`
 	// Attempts are served, in order, for the 1st, 2nd, ... request of this
 	// turn before the Turn itself, to script retries.
 	Attempts []Turn `yaml:"attempts"`
