@@ -84,6 +84,9 @@ type Agent struct {
 	// halted is set when a hook said continue false: the run ends after
 	// the current step.
 	halted atomic.Bool
+	// counted is the server's count of the last request's prompt (see
+	// ContextFill).
+	counted promptCount
 }
 
 // New returns an agent with an empty history.
@@ -125,6 +128,7 @@ func (a *Agent) History() []Message {
 func (a *Agent) SetHistory(h []Message) {
 	a.mu.Lock()
 	a.history = append([]Message(nil), h...)
+	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
 }
 
@@ -214,6 +218,7 @@ func (a *Agent) overBudget() bool {
 func (a *Agent) Reset() {
 	a.mu.Lock()
 	a.history = nil
+	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
 }
 
@@ -253,8 +258,9 @@ func (a *Agent) addUsage(u Usage) {
 
 func (a *Agent) emit(e Event) { a.cfg.Emit(e) }
 
-// request builds the next provider request from the history.
-func (a *Agent) request() Request {
+// requestMark builds the next provider request from the history and says
+// how many history messages it carries.
+func (a *Agent) requestMark() (Request, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	msgs := make([]Message, 0, len(a.history)+1)
@@ -266,7 +272,7 @@ func (a *Agent) request() Request {
 	for _, t := range a.cfg.Tools.Tools() {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
-	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs}
+	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs}, len(a.history)
 }
 
 func (a *Agent) begin() error {
@@ -314,6 +320,7 @@ func (a *Agent) Retry(ctx context.Context) (Result, error) {
 	}
 	prompt := a.history[last].Content
 	a.history = a.history[:last]
+	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
 	return a.Run(ctx, prompt)
 }

@@ -85,8 +85,10 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		}
 		a.deliverSteered()
 		res.Turns++
-		comp, err := a.cfg.Provider.Stream(ctx, a.request(), a.streamHandler())
+		req, mark := a.requestMark()
+		comp, err := a.cfg.Provider.Stream(ctx, req, a.streamHandler())
 		if comp.Usage != (Usage{}) {
+			a.notePromptUsage(comp.Usage, mark)
 			res.Usage.Add(comp.Usage)
 			a.addUsage(comp.Usage)
 			a.emit(UsageReported{Source: a.cfg.Source, Usage: comp.Usage})
