@@ -41,8 +41,10 @@ type Config struct {
 	// nil prices nothing.
 	Cost func(model string, u Usage) float64
 	// ContextWindow is the model's window in tokens; 0: unknown (see
-	// window.go).
-	ContextWindow int
+	// window.go). ContextWindowFrom says where it came from ("config",
+	// "server", "catalog", "overflow").
+	ContextWindow     int
+	ContextWindowFrom string
 	// Hooks runs the user's PreToolUse, PostToolUse and Stop (or
 	// SubagentStop) hooks; nil runs none.
 	Hooks Hooks
@@ -256,7 +258,15 @@ func (a *Agent) addUsage(u Usage) {
 	a.mu.Unlock()
 }
 
-func (a *Agent) emit(e Event) { a.cfg.Emit(e) }
+// emit sends e, and after the end of each model request's step (and of
+// the run) how full the context is, so every consumer's gauge follows.
+func (a *Agent) emit(e Event) {
+	a.cfg.Emit(e)
+	switch e.(type) {
+	case TurnFinished, Done:
+		a.cfg.Emit(a.contextReport())
+	}
+}
 
 // requestMark builds the next provider request from the history and says
 // how many history messages it carries.

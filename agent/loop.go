@@ -107,6 +107,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 				return res, err
 			}
 			res.Reason = StopError
+			a.learnWindow(err)
 			a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error()})
 			return res, err
 		}

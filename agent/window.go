@@ -1,6 +1,9 @@
 package agent
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+)
 
 // The context window: what the model can hold in one request. The main
 // agent and each child know their own model's window; 0 means unknown.
@@ -19,12 +22,56 @@ func (a *Agent) ContextWindow() int {
 // unknown). It is safe to call while the agent runs; the next request
 // uses it.
 func (a *Agent) SetContextWindow(n int) {
+	a.setWindow(n, "")
+}
+
+// LearnContextWindow records the window as SetContextWindow does, says
+// where it came from ("server", "catalog", "overflow"...), and reports the
+// new fill to the consumers (a ContextReported event).
+func (a *Agent) LearnContextWindow(n int, from string) {
+	a.setWindow(n, from)
+	a.cfg.Emit(a.contextReport())
+}
+
+// ContextWindowFrom says where the window came from ("" when unknown or
+// set without saying).
+func (a *Agent) ContextWindowFrom() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.ContextWindowFrom
+}
+
+func (a *Agent) setWindow(n int, from string) {
 	if n < 0 {
 		n = 0
 	}
 	a.mu.Lock()
-	a.cfg.ContextWindow = n
+	a.cfg.ContextWindow, a.cfg.ContextWindowFrom = n, from
 	a.mu.Unlock()
+}
+
+// WindowFromOverflow is the ContextWindowFrom of a window learned from a
+// server's refusal of a request that passed it.
+const WindowFromOverflow = "overflow"
+
+// learnWindow takes the window an overflow error names as the model's for
+// the rest of the session: the server's own word beats any configured or
+// catalogued number.
+func (a *Agent) learnWindow(err error) {
+	var pe *ProviderError
+	if !errors.As(err, &pe) || !errors.Is(pe.Kind, ErrContextLength) || pe.ContextLimit <= 0 {
+		return
+	}
+	if a.ContextWindow() == pe.ContextLimit {
+		return
+	}
+	a.LearnContextWindow(pe.ContextLimit, WindowFromOverflow)
+}
+
+// contextReport is the ContextReported event of the agent's fill now.
+func (a *Agent) contextReport() ContextReported {
+	tokens, window := a.ContextFill()
+	return ContextReported{Source: a.cfg.Source, Model: a.Model(), Tokens: tokens, Window: window, WindowFrom: a.ContextWindowFrom()}
 }
 
 // bytesPerToken is the rough size of one token in English text and code,

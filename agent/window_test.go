@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"covey/agent"
@@ -69,4 +71,70 @@ func TestEstimateMessage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWindowFromOverflow checks that an overflow error naming the limit, in
+// each server's words, teaches the agent its window for the rest of the
+// session, and that the consumers hear of it.
+func TestWindowFromOverflow(t *testing.T) {
+	for _, style := range []string{scripted.StyleOpenAI, scripted.StyleVLLM, scripted.StyleLlamaCpp, scripted.StyleLMStudio} {
+		t.Run(style, func(t *testing.T) {
+			srv := scriptedtest.New(t, scripted.WithWindow("", scripted.Window{Tokens: 200, Style: style}))
+			rec := &recorder{}
+			a := newAgent(t, srv, rec, 0)
+			_, err := a.Run(context.Background(), strings.Repeat("long prompt ", 200))
+			if !errors.Is(err, agent.ErrContextLength) {
+				t.Fatalf("err = %v, want ErrContextLength", err)
+			}
+			if got := a.ContextWindow(); got != 200 {
+				t.Errorf("window after the overflow = %d, want 200", got)
+			}
+			if got := a.ContextWindowFrom(); got != agent.WindowFromOverflow {
+				t.Errorf("window from %q, want %q", got, agent.WindowFromOverflow)
+			}
+			var learned bool
+			for _, e := range rec.snapshot() {
+				if c, ok := e.(agent.ContextReported); ok && c.Window == 200 && c.WindowFrom == agent.WindowFromOverflow {
+					learned = c.Tokens > 200 && c.Model == "test-model"
+				}
+			}
+			if !learned {
+				t.Errorf("no ContextReported event with the learned window, a fill over it and the model: %v", rec.kinds())
+			}
+		})
+	}
+}
+
+// TestContextReportedEachStep checks that the fill is reported after each
+// model request's step and at the end of the run.
+func TestContextReportedEachStep(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: "echo", Args: map[string]any{"x": 1}}}},
+		{Text: "done"},
+	}})
+	rec := &recorder{}
+	a := newAgent(t, srv, rec, 0, echoTool("echo", true))
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	var fills []int
+	for _, e := range rec.snapshot() {
+		if c, ok := e.(agent.ContextReported); ok {
+			fills = append(fills, c.Tokens)
+		}
+	}
+	if len(fills) != 3 {
+		t.Fatalf("fills %v, want 3 (two steps and the run's end)", fills)
+	}
+	if fills[1] <= fills[0] {
+		t.Errorf("fills %v, want growth after the tool step", fills)
+	}
+}
+
+// snapshot returns the events recorded so far.
+func (r *recorder) snapshot() []agent.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]agent.Event(nil), r.events...)
 }

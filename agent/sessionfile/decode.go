@@ -49,6 +49,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.UsageReported](raw)
 	case agent.TurnFinished{}.Kind():
 		e, err = decodeAs[agent.TurnFinished](raw)
+	case agent.ContextReported{}.Kind():
+		e, err = decodeAs[agent.ContextReported](raw)
 	case agent.Retrying{}.Kind():
 		e, err = decodeAs[agent.Retrying](raw)
 	case agent.ErrorEvent{}.Kind():
