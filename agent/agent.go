@@ -48,6 +48,20 @@ type Config struct {
 	// Hooks runs the user's PreToolUse, PostToolUse and Stop (or
 	// SubagentStop) hooks; nil runs none.
 	Hooks Hooks
+	// AutoCompact is the share of the window past which the history is
+	// compacted before a request (DefaultAutoCompact); it also lets a
+	// request the server refuses as too long be compacted and retried
+	// once. 0 turns both off (see compact.go).
+	AutoCompact float64
+	// CrewNote, when set, returns covey's own record of the agent's
+	// subagents and their undelivered results, added verbatim to every
+	// summary so compaction cannot lose them.
+	CrewNote func() string
+	// BeforeCompact, when set, is called before every compaction (the
+	// PreCompact hook point) with its trigger (CompactAuto, CompactManual,
+	// CompactOverflow) and the user's focus; what it returns is added to
+	// the summary's instructions, and an error cancels the compaction.
+	BeforeCompact func(ctx context.Context, trigger, focus string) (extraInstructions string, err error)
 }
 
 // Steered is a message queued for an agent by Steer.
@@ -277,7 +291,15 @@ func (a *Agent) requestMark() (Request, int) {
 	if a.cfg.System != "" {
 		msgs = append(msgs, Message{Role: RoleSystem, Content: a.cfg.System})
 	}
-	msgs = append(msgs, a.history...)
+	for _, m := range a.history {
+		// A turn cut off before any answer left its user message alone;
+		// it joins the next one rather than being answered by a filler.
+		if last := len(msgs) - 1; m.Role == RoleUser && last >= 0 && msgs[last].Role == RoleUser {
+			msgs[last].Content += "\n\n" + m.Content
+			continue
+		}
+		msgs = append(msgs, m)
+	}
 	specs := make([]ToolSpec, 0, len(a.cfg.Tools.Tools()))
 	for _, t := range a.cfg.Tools.Tools() {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})

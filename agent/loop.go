@@ -17,10 +17,6 @@ import (
 // the conversation stays valid for the next request.
 const CancelledResult = "cancelled by the user"
 
-// InterruptedAnswer stands in for the answer of a turn that was cut off
-// before the model said anything.
-const InterruptedAnswer = "(no answer: this turn was interrupted)"
-
 // Run adds prompt as a user message and runs the loop until the model
 // answers without tool calls, MaxTurns is reached, the context ends or an
 // error occurs. It emits events as it goes and a Done event last. The
@@ -30,12 +26,9 @@ func (a *Agent) Run(ctx context.Context, prompt string) (Result, error) {
 		return Result{}, err
 	}
 	defer a.end()
-	// A turn that was cut off before any answer (a cancel, a crash) leaves
-	// a user message unanswered; some servers refuse two user messages in
-	// a row, so the gap is closed with a short note.
-	if h := a.History(); len(h) > 0 && h[len(h)-1].Role == RoleUser {
-		a.append(Message{Role: RoleAssistant, Content: InterruptedAnswer})
-	}
+	// A turn cut off before any answer (a cancel, a failure) left its user
+	// message unanswered: request() joins it to this one, so nothing the
+	// model cannot use is carried.
 	a.append(Message{Role: RoleUser, Content: prompt})
 	a.halted.Store(false)
 	res, err := a.safeLoop(ctx)
@@ -64,6 +57,7 @@ func (a *Agent) safeLoop(ctx context.Context) (res Result, err error) {
 func (a *Agent) loop(ctx context.Context) (Result, error) {
 	var res Result
 	stopHookActive := false
+	overflowed := false // the request now being made was refused as too long once
 	for {
 		if ctx.Err() != nil {
 			res.Reason = stopReason(ctx)
@@ -84,6 +78,15 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			}
 		}
 		a.deliverSteered()
+		if err := a.maybeCompact(ctx); err != nil {
+			res.Reason = StopError
+			if isCancel(ctx, err) {
+				res.Reason = stopReason(ctx)
+			} else {
+				a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error()})
+			}
+			return res, err
+		}
 		res.Turns++
 		req, mark := a.requestMark()
 		comp, err := a.cfg.Provider.Stream(ctx, req, a.streamHandler())
@@ -106,11 +109,26 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 				res.Reason = stopReason(ctx)
 				return res, err
 			}
+			if !overflowed && comp.Message.Content == "" {
+				retry, cerr := a.recoverOverflow(ctx, err)
+				if retry {
+					overflowed = true
+					continue
+				}
+				if isCancel(ctx, cerr) {
+					res.Reason = stopReason(ctx)
+					return res, ctx.Err()
+				}
+				if cerr != nil {
+					err = fmt.Errorf("%w (compacting the conversation failed too: %v)", err, cerr)
+				}
+			}
 			res.Reason = StopError
 			a.learnWindow(err)
 			a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error()})
 			return res, err
 		}
+		overflowed = false
 		msg := comp.Message
 		msg.Role = RoleAssistant
 		a.append(msg)

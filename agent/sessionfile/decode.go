@@ -71,6 +71,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.BackgroundResult](raw)
 	case agent.ChildFiles{}.Kind():
 		e, err = decodeAs[agent.ChildFiles](raw)
+	case agent.Compacted{}.Kind():
+		e, err = decodeAs[agent.Compacted](raw)
 	case "":
 		return nil, errors.New("decode event: no type")
 	default:
