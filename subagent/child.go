@@ -194,6 +194,11 @@ func (c *child) newAgent() {
 		MaxTokens: c.maxTokens,
 		MaxCost:   c.maxCost,
 		Cost:      c.m.cfg.Cost,
+		// It compacts against its own model's window (ContextWindow), and
+		// its summary keeps its own children.
+		AutoCompact:   c.m.cfg.AutoCompact,
+		BeforeCompact: c.m.cfg.BeforeCompact,
+		CrewNote:      func() string { return c.m.CrewNote(c.src.AgentID) },
 		OnMessage: func(msg agent.Message) {
 			if c.m.cfg.OnMessage != nil {
 				c.m.cfg.OnMessage(c.src, msg)

@@ -37,13 +37,14 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "quit", "frontend:component", "review"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "quit", "frontend:component", "review"}},
 		{"/m", []string{"model", "mcp", "memory"}},
 		{"/fr", []string{"frontend:component"}},
 		{"/rev", []string{"review"}},
 		{"/re", []string{"retry", "review"}},
-		{"/c", []string{"clear", "cost", "crew"}},
-		{"/CO", []string{"cost"}},
+		{"/c", []string{"clear", "cost", "crew", "compact"}},
+		{"/CO", []string{"cost", "compact"}},
+		{"/com", []string{"compact"}},
 		{"/cost", []string{"cost"}},
 		{"/cost ", nil},
 		{"/zzz", nil},

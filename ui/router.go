@@ -194,6 +194,9 @@ func (r *router) route(ev agent.Event) routeEffect {
 	case agent.ErrorEvent:
 		r.finishAssistant()
 		r.t.Append(NewNoticeBlock(NoticeError, r.withRetryHint(e.Message)))
+	case agent.Compacted:
+		r.finishAssistant()
+		r.t.Append(NewCompactionBlock(e))
 	case agent.Done:
 		r.finishAssistant()
 		if note := agent.CutOffNote(e.Reason); note != "" {

@@ -1,0 +1,40 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/agent"
+)
+
+func TestCompactionBlock(t *testing.T) {
+	ev := agent.Compacted{Source: agent.Source{AgentID: agent.MainAgentID}, Trigger: agent.CompactOverflow, TokensBefore: 41200, TokensAfter: 6100,
+		Summary: agent.CompactedMarker + "\n\n## Goals\nFix the parser; keep FACT-1."}
+	for _, width := range []int{100, 30, 3} {
+		b := NewCompactionBlock(ev)
+		if !b.Focusable() || b.Expanded() || b.Live() {
+			t.Fatal("a compaction divider is a focusable, static block")
+		}
+		short := b.Lines(blockCtx(t, width))
+		b.SetExpanded(true)
+		long := b.Lines(blockCtx(t, width))
+		for _, l := range append(append([]string(nil), short...), long...) {
+			if w := ansi.StringWidth(l); w > width {
+				t.Errorf("width %d: line %q is %d cells", width, ansi.Strip(l), w)
+			}
+		}
+		if len(short) != 1 || len(long) <= len(short) {
+			t.Errorf("width %d: %d lines collapsed, %d expanded", width, len(short), len(long))
+		}
+		if width == 100 {
+			if s := ansi.Strip(short[0]); !strings.Contains(s, "request over the model's window: compacted 41.2k → 6.1k tokens, sent again") || !strings.Contains(s, ": summary") {
+				t.Errorf("divider = %q", s)
+			}
+			if all := ansi.Strip(strings.Join(long, "\n")); !strings.Contains(all, "keep FACT-1.") {
+				t.Errorf("expanded divider lacks the summary:\n%s", all)
+			}
+		}
+	}
+}
