@@ -150,6 +150,7 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 	ev := Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: a.estimateFill(),
 		Summary: body, Messages: head, Kept: len(hist) - cut, Summarised: cut, Pruned: s.pruned, Pieces: s.pieces}
 	a.emit(ev)
+	a.cfg.Emit(a.contextReport()) // the gauge drops at once
 	return ev, nil
 }
 
@@ -213,7 +214,7 @@ func (a *Agent) maybeCompact(ctx context.Context) error {
 		if err == nil {
 			err = fmt.Errorf("%d tokens are left after compacting", after)
 		}
-		return fmt.Errorf("%w: the next request needs about %d tokens of a %d-token window and could not be compacted (%v)", ErrContextLength, after, w, err)
+		return fmt.Errorf("%w: the next request needs about %d tokens of a %d-token window and could not be compacted (%w)", ErrContextLength, after, w, err)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 // BenchmarkLongSessionPeak runs a 200-turn session whose tool results pass
 // the window many times over and reports the largest request the scripted
 // model received (its own count) against the window; it fails if one was
-// over. go test ./agent -run '^$' -bench LongSessionPeak -benchtime 1x
+// over. Run it with: go test ./agent -run '^$' -bench LongSessionPeak -benchtime 1x.
 func BenchmarkLongSessionPeak(b *testing.B) {
 	const window, turns = 8000, 200
 	for i := 0; i < b.N; i++ {
@@ -57,7 +57,7 @@ func (p *summaryProvider) Stream(_ context.Context, req agent.Request, _ agent.S
 
 // BenchmarkCompact measures one compaction (CPU, and the bytes its summary
 // requests carry) against the length of the history, with a 32k window:
-// go test ./agent -run '^$' -bench 'Compact$' -benchmem
+// go test ./agent -run '^$' -bench 'Compact$' -benchtime 1x.
 func BenchmarkCompact(b *testing.B) {
 	for _, turns := range []int{10, 100, 1000} {
 		h := benchHistory(turns)

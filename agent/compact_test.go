@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"covey/agent"
@@ -259,5 +260,57 @@ func TestFailedTurnLeavesNothing(t *testing.T) {
 	last := j[len(j)-1]
 	if len(last.Messages) != 2 || last.Messages[1].Content != "first\n\nsecond" {
 		t.Errorf("second request's messages: %+v", last.Messages)
+	}
+}
+
+// TestRetryAfterOverflowCompacts: a turn whose overflow could not be
+// compacted (the summariser failed) fails; ctrl+r (Retry) then compacts
+// and answers instead of sending the same overflow again.
+func TestRetryAfterOverflowCompacts(t *testing.T) {
+	t.Parallel()
+	const window = 3000
+	srv := scriptedtest.New(t, scripted.WithWindow("", scripted.Window{Tokens: window, Hidden: true}))
+	var failSummary atomic.Bool
+	failSummary.Store(true)
+	var turns []scripted.Turn
+	for i := 0; i < 50; i++ {
+		turns = append(turns, scripted.Turn{Func: func(r scripted.Request) scripted.Turn {
+			if strings.Contains(r.System, "conversation summariser") {
+				if failSummary.Load() {
+					return scripted.Turn{Status: 400, Body: `{"error":{"message":"summaries are off today","type":"invalid_request_error"}}`}
+				}
+				return scripted.Turn{Text: "Summary: FACT-1."}
+			}
+			return scripted.Turn{Text: "answered"}
+		}})
+	}
+	srv.Add(scripted.Conversation{Name: "all", Turns: turns})
+	rec := &recorder{}
+	a := compactingAgent(srv, rec, 0)
+	a.SetHistory([]agent.Message{
+		{Role: agent.RoleUser, Content: "FACT-1 " + strings.Repeat("long words ", 1500)},
+		{Role: agent.RoleAssistant, Content: "ok"},
+	})
+	if _, err := a.Run(context.Background(), "next"); err == nil || !strings.Contains(err.Error(), "compacting the conversation failed too") {
+		t.Fatalf("first run: %v", err)
+	}
+	failSummary.Store(false)
+	res, err := a.Retry(context.Background())
+	if err != nil || res.Answer != "answered" {
+		t.Fatalf("retry: %q %v", res.Answer, err)
+	}
+	if cs := compactions(rec); len(cs) != 1 {
+		t.Fatalf("%d compactions, want 1", len(cs))
+	}
+	// The window was learned from the first overflow: the retry compacted
+	// before sending, and no request over the window went out after.
+	var over []int
+	for i, e := range srv.Journal() {
+		if e.Overflow {
+			over = append(over, i)
+		}
+	}
+	if len(over) != 1 || over[0] != 0 {
+		t.Errorf("requests refused as over the window: %v (want only the first)", over)
 	}
 }

@@ -120,7 +120,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 					return res, ctx.Err()
 				}
 				if cerr != nil {
-					err = fmt.Errorf("%w (compacting the conversation failed too: %v)", err, cerr)
+					err = fmt.Errorf("%w (compacting the conversation failed too: %w)", err, cerr)
 				}
 			}
 			res.Reason = StopError

@@ -18,7 +18,7 @@ import (
 // requests, each reading a 20 KB file) in one process, with a 16k window,
 // and reports its peak resident memory: compaction keeps what the agent
 // holds bounded, while the session file keeps everything.
-// go test ./e2e -run '^$' -bench CompactRSS -benchtime 1x
+// go test ./e2e -run '^$' -bench CompactRSS -benchtime 1x.
 func BenchmarkCompactRSS(b *testing.B) {
 	const turns = 1000
 	for i := 0; i < b.N; i++ {
