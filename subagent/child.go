@@ -85,6 +85,9 @@ type child struct {
 	detach     func() bool // unties it from its parent's turn
 	counted    agent.Usage // of its usage, what the manager's total holds
 	owed       *Inbox      // the inbox counting it as a background child
+	// asking is the permission request it waits on ("" when none), for
+	// the crew note of a compaction.
+	asking string
 }
 
 // spawn prepares one child and announces it (ChildStarted), so panes appear
@@ -651,6 +654,8 @@ func (c *child) gate() permission.Gate {
 		if c.policy != nil {
 			req.Agent = c.whyAsked(req, label)
 		}
+		c.noteAsking(req)
+		defer c.noteAsking(permission.Request{})
 		return g.Check(ctx, req)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"covey/agent"
+	"covey/permission"
 )
 
 // reportExcerpt bounds each child's last report in a crew note; a crew of
@@ -14,6 +15,8 @@ const (
 	reportExcerpt = 600
 	crowdReport   = 200
 	crowdSize     = 12
+	// maxAsking bounds the request a crew note names as awaiting approval.
+	maxAsking = 120
 )
 
 // CrewNote is covey's own record of the crew under the agent parentID,
@@ -46,7 +49,7 @@ func (m *Manager) CrewNote(parentID string) string {
 	var b strings.Builder
 	for _, c := range crew {
 		c.mu.Lock()
-		state, bg, paused, out := c.state, c.background, c.paused, c.out
+		state, bg, paused, out, asking := c.state, c.background, c.paused, c.out, c.asking
 		a := c.a
 		c.mu.Unlock()
 		fmt.Fprintf(&b, "- %s (id %s, type %s", c.src.Name, c.src.AgentID, c.src.AgentType)
@@ -59,6 +62,9 @@ func (m *Manager) CrewNote(parentID string) string {
 		}
 		if paused {
 			b.WriteString(", paused")
+		}
+		if asking != "" {
+			fmt.Fprintf(&b, ", waiting for the user's approval of %s", asking)
 		}
 		if d := strings.TrimSpace(c.src.Description); d != "" {
 			fmt.Fprintf(&b, ". Task: %s", d)
@@ -88,6 +94,27 @@ func (m *Manager) CrewNote(parentID string) string {
 	}
 	b.WriteString("send_message to a name or id reaches the child: a running one reads it before its next step, a finished one resumes with its whole history.")
 	return b.String()
+}
+
+// noteAsking records the permission request the child waits on (a zero
+// Request: none).
+func (c *child) noteAsking(req permission.Request) {
+	what := oneLine(req.Tool + " " + firstNonEmpty(req.Path, req.Command, req.URL, req.ServerTool))
+	if len(what) > maxAsking {
+		what = strings.ToValidUTF8(what[:maxAsking], "") + "…"
+	}
+	c.mu.Lock()
+	c.asking = what
+	c.mu.Unlock()
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // lastAnswer is the text of the last assistant message with any.

@@ -10,6 +10,7 @@ import (
 
 	"covey/agent"
 	"covey/internal/scripted"
+	"covey/permission"
 )
 
 // TestCrewNote: covey's own record of the crew, for a summary: each child's
@@ -55,5 +56,36 @@ func TestCrewNote(t *testing.T) {
 	}
 	if other := h.manager.CrewNote("explore-1"); other != "" {
 		t.Errorf("scout has no crew, its note: %q", other)
+	}
+}
+
+// TestCrewNoteNamesAWaitingApproval: a child waiting for the user's answer
+// to a permission request says so in the crew note.
+func TestCrewNoteNamesAWaitingApproval(t *testing.T) {
+	asked, answer := make(chan struct{}), make(chan struct{})
+	h := newHarness(t, harnessOpts{gate: func(string) permission.Gate {
+		return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
+			close(asked)
+			select {
+			case <-answer:
+			case <-ctx.Done():
+			}
+			return permission.Verdict{Reason: "no"}
+		})
+	}})
+	task := map[string]any{"description": "write notes", "subagent_type": "general-purpose", "prompt": "child-writer", "name": "writer", "run_in_background": true}
+	h.crewScript("go", scripted.Turn{ToolCalls: []scripted.Call{call("t1", toolname.Task, task)}}, scripted.Turn{Text: "started"})
+	h.child("child-writer",
+		scripted.Turn{ToolCalls: []scripted.Call{call("w1", toolname.WriteFile, map[string]any{"path": "notes.txt", "content": "hi"})}},
+		scripted.Turn{Text: "could not write"})
+	defer h.closeAll(nil)
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	note := h.manager.CrewNote(agent.MainAgentID)
+	close(answer)
+	if want := "- writer (id general-purpose-1, type general-purpose): running, in the background, waiting for the user's approval of write_file notes.txt."; !strings.Contains(note, want) {
+		t.Errorf("the crew note lacks %q:\n%s", want, note)
 	}
 }
