@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -302,5 +304,31 @@ func TestCompactChildOwnWindow(t *testing.T) {
 		if e.Model == "small-model" && e.Overflow && strings.Contains(e.System, "conversation summariser") {
 			t.Errorf("a summary request of the child passed its window: %d tokens", e.PromptTokens)
 		}
+	}
+}
+
+// TestCompactTUIUndo: /undo works across a compaction: it restores from
+// covey's undo log, not from the conversation the summary replaced.
+func TestCompactTUIUndo(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	ls := &scriptedtest.LongSession{Tool: "write_file", Args: map[string]any{"path": "notes.txt", "content": "FACT-1 noted\n"}, SummaryMarker: "conversation summariser"}
+	for _, c := range ls.Conversations(scripted.Match{SystemContains: mainPrompt}, 100) {
+		srv.Add(c)
+	}
+	ws := workspace(t, sampleFiles())
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model", "--permission-mode", "acceptEdits")
+	tm.waitText(helpLine)
+	tm.submit("[long 1] write FACT-1 to notes.txt")
+	tm.waitText("Noted.")
+	if _, err := os.Stat(filepath.Join(ws, "notes.txt")); err != nil {
+		t.Fatalf("notes.txt was not written: %v", err)
+	}
+	tm.submit("/compact")
+	tm.waitText("context compacted:")
+	tm.submit("/undo")
+	tm.waitText("Undid turn 1: removed notes.txt")
+	if _, err := os.Stat(filepath.Join(ws, "notes.txt")); !os.IsNotExist(err) {
+		t.Errorf("notes.txt is still there after /undo: %v", err)
 	}
 }

@@ -102,6 +102,14 @@ func TestCompletionKeys(t *testing.T) {
 			t.Error("popup still open after the command was chosen")
 		}
 	})
+	t.Run("enter runs /compact at once: its focus is optional", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		h.typeText("/com")
+		h.key(tea.KeyEnter)
+		if got := h.m.input.Value(); got != "" || !h.screenContains("cannot compact") {
+			t.Errorf("enter on /com did not run /compact: input %q", got)
+		}
+	})
 	t.Run("esc closes the popup without cancelling", func(t *testing.T) {
 		h := newHarness(t, 100, 30)
 		h.typeText("/c")
