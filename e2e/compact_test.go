@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,20 +66,40 @@ func TestCompactHeadlessLongSession(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			h := newLongSessionRun(t, config)
-			compacted := 0
+			compacted, sawOverflowLine := 0, false
 			for i := 1; i <= turns; i++ {
 				args := []string{"-p", fmt.Sprintf("[long %d] remember FACT-%d and read big.txt", i, i)}
 				if i > 1 {
 					args = append(args, "--continue")
 				}
+				// Even turns print json, which counts the compactions;
+				// odd ones text, which says so on stderr.
+				jsonOut := i%2 == 0
+				if jsonOut {
+					args = append(args, "--output-format", "json")
+				}
 				r := h.run(t, "", args...)
-				if r.code != 0 || strings.TrimSpace(r.stdout) != "Noted." {
+				answer := strings.TrimSpace(r.stdout)
+				if jsonOut {
+					var out struct {
+						Answer      string `json:"answer"`
+						Compactions *int   `json:"compactions"`
+					}
+					if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Compactions == nil {
+						t.Fatalf("turn %d: json output without compactions (%v):\n%s", i, err, r.stdout)
+					}
+					answer = out.Answer
+					compacted += *out.Compactions
+				} else {
+					compacted += strings.Count(r.stderr, "compacted ")
+					sawOverflowLine = sawOverflowLine || strings.Contains(r.stderr, "request over the model's window: compacted ")
+				}
+				if r.code != 0 || answer != "Noted." {
 					t.Fatalf("turn %d: exit %d, stdout %q\nstderr:\n%s", i, r.code, r.stdout, r.stderr)
 				}
 				if strings.Contains(r.stderr, "covey: ") && !strings.Contains(r.stderr, "session ") {
 					t.Errorf("turn %d: an error on stderr:\n%s", i, r.stderr)
 				}
-				compacted += strings.Count(r.stderr, "compacted ")
 			}
 			r := h.run(t, "", "-p", "[long question] which facts do you know?", "--continue", "--output-format", "json")
 			if r.code != 0 {
@@ -104,8 +125,8 @@ func TestCompactHeadlessLongSession(t *testing.T) {
 				if over > 0 || peak > compactWindow {
 					t.Errorf("window known: %d requests over the window reached the server (largest %d tokens of %d)", over, peak, compactWindow)
 				}
-			} else if over == 0 {
-				t.Error("window unknown: no request overflowed, so nothing was tested")
+			} else if over == 0 || !sawOverflowLine {
+				t.Errorf("window unknown: %d requests overflowed; a line said so: %v", over, sawOverflowLine)
 			}
 		})
 	}
