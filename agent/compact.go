@@ -195,14 +195,21 @@ func tailStart(h []Message, budget int) int {
 
 // maybeCompact compacts before a request that would pass the threshold of
 // a known window. It returns an error only when the request would still be
-// over the window: such a request is never sent.
+// over the window (or is, with compaction off): such a request is never
+// sent.
 func (a *Agent) maybeCompact(ctx context.Context) error {
 	w := a.ContextWindow()
 	th := a.cfg.AutoCompact
-	if th <= 0 || w <= 0 {
+	if w <= 0 {
 		return nil
 	}
 	fill := a.estimateFill()
+	if th <= 0 {
+		if fill > w {
+			return fmt.Errorf("%w: the next request needs about %d tokens of a %d-token window; automatic compaction is off (auto_compact: false): /compact or /clear", ErrContextLength, fill, w)
+		}
+		return nil
+	}
 	if float64(fill) < th*float64(w) {
 		return nil
 	}

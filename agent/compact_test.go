@@ -314,3 +314,20 @@ func TestRetryAfterOverflowCompacts(t *testing.T) {
 		t.Errorf("requests refused as over the window: %v (want only the first)", over)
 	}
 }
+
+// TestOverWindowNeverSent: with automatic compaction off, a request a
+// known window cannot hold is not sent; the error says what to do.
+func TestOverWindowNeverSent(t *testing.T) {
+	t.Parallel()
+	srv, _ := longSession(t, 0, false)
+	a := agent.New(agent.Config{Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}), Model: "m", System: testSystem,
+		ContextWindow: 1000})
+	a.SetHistory([]agent.Message{{Role: agent.RoleUser, Content: strings.Repeat("words ", 1000)}, {Role: agent.RoleAssistant, Content: "ok"}})
+	_, err := a.Run(context.Background(), "more")
+	if !errors.Is(err, agent.ErrContextLength) || !strings.Contains(err.Error(), "/compact") {
+		t.Fatalf("err %v", err)
+	}
+	if n := len(srv.Journal()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
