@@ -63,10 +63,24 @@ type Compacted struct {
 	// one-line stubs; Pieces how many summary requests it took.
 	Pruned int `json:"pruned,omitempty"`
 	Pieces int `json:"pieces,omitempty"`
+	// Error says why the compaction failed; the history is then as it
+	// was (Messages is empty and nothing was replaced).
+	Error string `json:"error,omitempty"`
 }
 
 // Kind implements Event.
 func (Compacted) Kind() string { return "compaction" }
+
+// Compacting reports a compaction starting: the summary is being written.
+// A Compacted event always follows (with Error when it failed).
+type Compacting struct {
+	Source
+	Trigger      string `json:"trigger"`
+	TokensBefore int    `json:"tokens_before"`
+}
+
+// Kind implements Event.
+func (Compacting) Kind() string { return "compacting" }
 
 // Compact summarises the conversation now, as /compact does; focus (may be
 // empty) tells the summary what to dwell on. It fails with ErrBusy while a
@@ -119,16 +133,23 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 	if cut == 0 {
 		return Compacted{}, ErrNothingToCompact
 	}
+	a.emit(Compacting{Source: a.cfg.Source, Trigger: trigger, TokensBefore: before})
+	// From here every way out says how it ended, so a consumer that showed
+	// the compaction starting sees it end.
+	failed := func(err error) (Compacted, error) {
+		a.emit(Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+		return Compacted{}, err
+	}
 	var extra string
 	if a.cfg.BeforeCompact != nil {
 		var err error
 		if extra, err = a.cfg.BeforeCompact(ctx, trigger, focus); err != nil {
-			return Compacted{}, fmt.Errorf("before compacting: %w", err)
+			return failed(fmt.Errorf("before compacting: %w", err))
 		}
 	}
 	s, err := a.summarise(ctx, hist[:cut], summaryJob{focus: focus, extra: extra, limit: limit, words: summaryTokens * 3 / 4})
 	if err != nil {
-		return Compacted{}, fmt.Errorf("compact: %w", err)
+		return failed(fmt.Errorf("compact: %w", err))
 	}
 	body := a.summaryMessage(s.text, hist, cut, int(float64(limit)*latestShare))
 	head := []Message{{Role: RoleUser, Content: body}}
@@ -142,7 +163,7 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 	a.mu.Lock()
 	if len(a.history) != len(hist) {
 		a.mu.Unlock()
-		return Compacted{}, errors.New("compact: the conversation changed while it was summarised")
+		return failed(errors.New("compact: the conversation changed while it was summarised"))
 	}
 	a.history = append(head, hist[cut:]...)
 	a.forgetPromptUsageLocked()
@@ -299,7 +320,10 @@ func (a *Agent) recoverOverflow(ctx context.Context, err error) (bool, error) {
 
 // CompactionNote says in a line what a compaction did, for the user.
 func CompactionNote(c Compacted) string {
-	sizes := shortCount(c.TokensBefore) + " → " + shortCount(c.TokensAfter) + " tokens"
+	if c.Error != "" {
+		return "compaction failed: " + c.Error
+	}
+	sizes := ShortTokens(c.TokensBefore) + " → " + ShortTokens(c.TokensAfter) + " tokens"
 	switch c.Trigger {
 	case CompactManual:
 		return "context compacted: " + sizes
@@ -309,8 +333,8 @@ func CompactionNote(c Compacted) string {
 	return "context compacted near the model's window: " + sizes
 }
 
-// shortCount writes a token count as 950, 12.3k or 1.2M.
-func shortCount(n int) string {
+// ShortTokens writes a token count as 950, 12.3k or 1.2M.
+func ShortTokens(n int) string {
 	switch {
 	case n >= 1_000_000:
 		return fmt.Sprintf("%.1fM", float64(n)/1e6)

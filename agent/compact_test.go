@@ -51,7 +51,7 @@ func compactions(rec *recorder) []agent.Compacted {
 	defer rec.mu.Unlock()
 	var out []agent.Compacted
 	for _, e := range rec.events {
-		if c, ok := e.(agent.Compacted); ok {
+		if c, ok := e.(agent.Compacted); ok && c.Error == "" {
 			out = append(out, c)
 		}
 	}
@@ -301,6 +301,22 @@ func TestRetryAfterOverflowCompacts(t *testing.T) {
 	}
 	if cs := compactions(rec); len(cs) != 1 {
 		t.Fatalf("%d compactions, want 1", len(cs))
+	}
+	// Each compaction was announced, and the failed one ended with its
+	// error, so a consumer that showed it starting saw it end.
+	var started, failed int
+	for _, e := range rec.events {
+		switch ev := e.(type) {
+		case agent.Compacting:
+			started++
+		case agent.Compacted:
+			if strings.Contains(ev.Error, "summaries are off today") {
+				failed++
+			}
+		}
+	}
+	if started != 2 || failed != 1 {
+		t.Errorf("%d compactions started, %d failed; want 2 and 1", started, failed)
 	}
 	// The window was learned from the first overflow: the retry compacted
 	// before sending, and no request over the window went out after.

@@ -245,8 +245,12 @@ func (o *headlessOutput) event(e agent.Event) {
 		// What a hook blocked or said is the user's to see: always on
 		// stderr.
 		fmt.Fprintf(o.stderr, "covey: %s%s\n", childPrefix(src), HookLine(ev))
+	case agent.Compacting:
+		o.progress("%scompacting the conversation (%d tokens)…", childPrefix(src), ev.TokensBefore)
 	case agent.Compacted:
-		o.compactions++
+		if ev.Error == "" {
+			o.compactions++
+		}
 		o.progress("%s%s", childPrefix(src), agent.CompactionNote(ev))
 	case agent.MCPStatus:
 		// A server that failed costs the run its tools: always on stderr.

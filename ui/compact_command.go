@@ -32,8 +32,8 @@ func (m *Model) cmdCompact(focus string) tea.Cmd {
 	if m.compacting {
 		return nil
 	}
+	// The engine's Compacting event draws the divider as it starts.
 	m.compacting = true
-	m.notice(NoticeInfo, "compacting the conversation…")
 	m.tr.Bottom()
 	ctx := m.ctx
 	return func() tea.Msg {

@@ -38,3 +38,31 @@ func TestCompactionBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactionBlockPending: the divider says "compacting…" until the
+// compaction ends, then what it did; a failure says why and has no summary.
+func TestCompactionBlockPending(t *testing.T) {
+	src := agent.Source{AgentID: agent.MainAgentID}
+	for name, tc := range map[string]struct {
+		end       agent.Compacted
+		want      string
+		focusable bool
+	}{
+		"done":   {agent.Compacted{Source: src, Trigger: agent.CompactAuto, TokensBefore: 14000, TokensAfter: 3000, Summary: "S"}, "context compacted near the model's window: 14.0k → 3.0k tokens", true},
+		"failed": {agent.Compacted{Source: src, Trigger: agent.CompactAuto, TokensBefore: 14000, Error: "compact: server error"}, "compaction failed: compact: server error", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := NewCompactingBlock(agent.Compacting{Source: src, Trigger: agent.CompactAuto, TokensBefore: 14000})
+			if got := ansi.Strip(b.Lines(blockCtx(t, 100))[0]); !strings.Contains(got, "compacting the conversation (14.0k tokens)…") || b.Focusable() {
+				t.Fatalf("pending divider = %q (focusable %v)", got, b.Focusable())
+			}
+			b.Finish(tc.end)
+			if got := ansi.Strip(b.Lines(blockCtx(t, 100))[0]); !strings.Contains(got, tc.want) {
+				t.Errorf("finished divider = %q, want %q", got, tc.want)
+			}
+			if b.Focusable() != tc.focusable {
+				t.Errorf("focusable %v, want %v", b.Focusable(), tc.focusable)
+			}
+		})
+	}
+}

@@ -59,6 +59,8 @@ type router struct {
 	// list of changed files): a live answer followed only by it goes on
 	// in the same block.
 	trailer Block
+	// compacting is the divider of the root's compaction under way.
+	compacting *CompactionBlock
 }
 
 // CostFunc prices usage of a model in dollars; ok is false when the model
@@ -94,6 +96,7 @@ func (r *router) reset() {
 	r.log = nil
 	r.mainCost = 0
 	r.treeCache = nil
+	r.compacting = nil
 }
 
 // finishAssistant freezes the current answer so later text starts a new one.
@@ -194,7 +197,16 @@ func (r *router) route(ev agent.Event) routeEffect {
 	case agent.ErrorEvent:
 		r.finishAssistant()
 		r.t.Append(NewNoticeBlock(NoticeError, r.withRetryHint(e.Message)))
+	case agent.Compacting:
+		r.finishAssistant()
+		r.compacting = NewCompactingBlock(e)
+		r.t.Append(r.compacting)
 	case agent.Compacted:
+		if r.compacting != nil {
+			r.compacting.Finish(e)
+			r.compacting = nil
+			break
+		}
 		r.finishAssistant()
 		r.t.Append(NewCompactionBlock(e))
 	case agent.Done:

@@ -73,6 +73,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.ChildFiles](raw)
 	case agent.Compacted{}.Kind():
 		e, err = decodeAs[agent.Compacted](raw)
+	case agent.Compacting{}.Kind():
+		e, err = decodeAs[agent.Compacting](raw)
 	case "":
 		return nil, errors.New("decode event: no type")
 	default:

@@ -214,7 +214,7 @@ func Read(r io.Reader) (*Loaded, error) {
 		}
 		if rec.Event != nil {
 			l.noteChild(rec.Event)
-			if c, ok := rec.Event.(agent.Compacted); ok {
+			if c, ok := rec.Event.(agent.Compacted); ok && c.Error == "" {
 				l.noteCompaction(c)
 			}
 		}
