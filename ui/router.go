@@ -211,6 +211,12 @@ func (r *router) route(ev agent.Event) routeEffect {
 		r.t.Append(NewCompactionBlock(e))
 	case agent.Done:
 		r.finishAssistant()
+		if r.compacting != nil {
+			// A compaction that never ended (covey stopped while the
+			// summary was written, in a replayed session).
+			r.compacting.Finish(agent.Compacted{Source: e.Source, Error: "interrupted"})
+			r.compacting = nil
+		}
 		if note := agent.CutOffNote(e.Reason); note != "" {
 			// The answer stays; the notice says it is not the whole of it.
 			r.t.Append(NewNoticeBlock(NoticeWarning, note))
