@@ -103,6 +103,9 @@ type Agent struct {
 	// counted is the server's count of the last request's prompt (see
 	// ContextFill).
 	counted promptCount
+	// compacted is the history's length right after the last compaction
+	// (see compact.go): nothing new since, another would gain nothing.
+	compacted int
 }
 
 // New returns an agent with an empty history.

@@ -166,6 +166,7 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 		return failed(errors.New("compact: the conversation changed while it was summarised"))
 	}
 	a.history = append(head, hist[cut:]...)
+	a.compacted = len(a.history)
 	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
 	ev := Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: a.estimateFill(),
@@ -234,7 +235,10 @@ func (a *Agent) maybeCompact(ctx context.Context) error {
 	if float64(fill) < th*float64(w) {
 		return nil
 	}
-	_, err := a.compact(ctx, CompactAuto, "", 0)
+	var err error
+	if a.newSinceCompaction() {
+		_, err = a.compact(ctx, CompactAuto, "", 0)
+	}
 	if err != nil && isCancel(ctx, err) {
 		return err
 	}
@@ -245,6 +249,14 @@ func (a *Agent) maybeCompact(ctx context.Context) error {
 		return fmt.Errorf("%w: the next request needs about %d tokens of a %d-token window and could not be compacted (%w)", ErrContextLength, after, w, err)
 	}
 	return nil
+}
+
+// newSinceCompaction reports whether messages entered the history since
+// the last compaction (a summary of a summary alone frees nothing).
+func (a *Agent) newSinceCompaction() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.compacted == 0 || len(a.history) != a.compacted || !strings.HasPrefix(a.history[0].Content, CompactedMarker)
 }
 
 // summaryMessage builds the user-role message that replaces the history
