@@ -137,7 +137,11 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 	// From here every way out says how it ended, so a consumer that showed
 	// the compaction starting sees it end.
 	failed := func(err error) (Compacted, error) {
-		a.emit(Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: before, Error: err.Error()})
+		why := err.Error()
+		if isCancel(ctx, err) {
+			why = CancelledResult
+		}
+		a.emit(Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: before, Error: why})
 		return Compacted{}, err
 	}
 	var extra string

@@ -230,7 +230,8 @@ func TestCompactTUI(t *testing.T) {
 		srv.Add(c)
 	}
 	ws := workspace(t, sampleFiles())
-	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
+	tm := startTUI(t, ws, env, "--model", "e2e-model")
 	tm.waitText(helpLine)
 
 	for i := 1; i <= 3; i++ {
@@ -264,6 +265,24 @@ func TestCompactTUI(t *testing.T) {
 	tm.submit("[long question] which facts?")
 	tm.waitText("FACTS: FACT-1 FACT-2 FACT-3")
 	tm.quitAndCheck(helpLine)
+
+	// Resumed, the transcript comes back whole with its divider, and the
+	// model goes on from the summary.
+	tm2 := startTUI(t, ws, env, "--model", "e2e-model", "--continue")
+	s = tm2.waitText("context compacted:", "FACTS: FACT-1 FACT-2 FACT-3")
+	tm2.press("Home")
+	tm2.waitText("[long 1] remember FACT-1")
+	tm2.press("End")
+	tm2.submit("[long question] and now?")
+	tm2.waitFor("the second answer", waitLong, func(s string) bool { return strings.Count(s, "FACTS: FACT-1 FACT-2 FACT-3") == 2 })
+	var resumed bool
+	for _, e := range srv.Journal() {
+		r := scripted.Request{Entry: e}
+		resumed = resumed || (strings.Contains(r.LastUser(), "and now?") && strings.HasPrefix(e.Messages[1].Content, agent.CompactedMarker))
+	}
+	if !resumed {
+		t.Error("the resumed session's request does not start from the summary")
+	}
 }
 
 // TestCompactChildOwnWindow: a child compacts against its own model's
