@@ -172,10 +172,29 @@ func TestCompactBackgroundChildAfterCompaction(t *testing.T) {
 		serve[i] = scripted.Turn{Func: main}
 	}
 	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: serve})
+	// The scout reports only once the main agent has compacted: its
+	// outcome is delivered into the compacted conversation.
 	ls := &scriptedtest.LongSession{SummaryMarker: "conversation summariser"}
-	srv.Add(ls.Conversations(scripted.Match{SystemContains: "conversation summariser"}, 50)[1])
+	summariser := ls.Conversations(scripted.Match{SystemContains: "conversation summariser"}, 50)[1]
+	summarised := make(chan struct{})
+	var once sync.Once
+	summarise := summariser.Turns[0].Func
+	for i := range summariser.Turns {
+		summariser.Turns[i].Func = func(r scripted.Request) scripted.Turn {
+			defer once.Do(func() { close(summarised) })
+			return summarise(r)
+		}
+	}
+	srv.Add(summariser)
 	srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:bgc]"}, Turns: []scripted.Turn{
-		{Text: "SCOUT REPORT: greet.go defines greeting.", Delay: 3 * time.Second},
+		{Func: func(scripted.Request) scripted.Turn {
+			select {
+			case <-summarised:
+			case <-time.After(waitLong):
+			}
+			// A moment for the compaction to take effect before the outcome.
+			return scripted.Turn{Text: "SCOUT REPORT: greet.go defines greeting.", Delay: 300 * time.Millisecond}
+		}},
 		{Text: "SCOUT AGAIN: still greet.go."},
 	}})
 	files := sampleFiles()
