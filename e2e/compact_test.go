@@ -288,7 +288,7 @@ func TestCompactTUI(t *testing.T) {
 	// Resumed, the transcript comes back whole with its divider, and the
 	// model goes on from the summary.
 	tm2 := startTUI(t, ws, env, "--model", "e2e-model", "--continue")
-	s = tm2.waitText("context compacted:", "FACTS: FACT-1 FACT-2 FACT-3")
+	tm2.waitText("context compacted:", "FACTS: FACT-1 FACT-2 FACT-3")
 	tm2.press("Home")
 	tm2.waitText("[long 1] remember FACT-1")
 	tm2.press("End")
