@@ -275,13 +275,19 @@ func (a *Agent) addUsage(u Usage) {
 	a.mu.Unlock()
 }
 
-// emit sends e, and after the end of each model request's step (and of
-// the run) how full the context is, so every consumer's gauge follows.
+// emit sends e, and after the end of each model request's step (and
+// before the end of the run, so Done stays a run's last event) how full
+// the context is, so every consumer's gauge follows.
 func (a *Agent) emit(e Event) {
-	a.cfg.Emit(e)
 	switch e.(type) {
-	case TurnFinished, Done:
+	case Done:
 		a.cfg.Emit(a.contextReport())
+		a.cfg.Emit(e)
+	case TurnFinished:
+		a.cfg.Emit(e)
+		a.cfg.Emit(a.contextReport())
+	default:
+		a.cfg.Emit(e)
 	}
 }
 
