@@ -302,9 +302,10 @@ func (a *Agent) requestMark() (Request, int) {
 	}
 	for _, m := range a.history {
 		// A turn cut off before any answer left its user message alone;
-		// it joins the next one rather than being answered by a filler.
+		// it joins the next one, marked, rather than being answered by a
+		// filler the model would carry for nothing.
 		if last := len(msgs) - 1; m.Role == RoleUser && last >= 0 && msgs[last].Role == RoleUser {
-			msgs[last].Content += "\n\n" + m.Content
+			msgs[last].Content += "\n\n" + UnansweredNote + "\n\n" + m.Content
 			continue
 		}
 		msgs = append(msgs, m)

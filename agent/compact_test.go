@@ -258,7 +258,7 @@ func TestFailedTurnLeavesNothing(t *testing.T) {
 	}
 	j := srv.Journal()
 	last := j[len(j)-1]
-	if len(last.Messages) != 2 || last.Messages[1].Content != "first\n\nsecond" {
+	if len(last.Messages) != 2 || last.Messages[1].Content != "first\n\n"+agent.UnansweredNote+"\n\nsecond" {
 		t.Errorf("second request's messages: %+v", last.Messages)
 	}
 }

@@ -17,6 +17,10 @@ import (
 // the conversation stays valid for the next request.
 const CancelledResult = "cancelled by the user"
 
+// UnansweredNote joins a prompt whose turn was cut off before any answer
+// to the next one, in the request (the history keeps both as they came).
+const UnansweredNote = "[covey: the message above got no answer: its turn was interrupted]"
+
 // Run adds prompt as a user message and runs the loop until the model
 // answers without tool calls, MaxTurns is reached, the context ends or an
 // error occurs. It emits events as it goes and a Done event last. The

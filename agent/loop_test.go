@@ -333,7 +333,7 @@ func TestUnansweredTurnJoinsTheNext(t *testing.T) {
 	if got := strings.Join(roles, ","); got != "system,user" {
 		t.Fatalf("roles sent = %s", got)
 	}
-	if got := srv.Journal()[0].Messages[1].Content; got != "first\n\nsecond" {
+	if got := srv.Journal()[0].Messages[1].Content; got != "first\n\n"+agent.UnansweredNote+"\n\nsecond" {
 		t.Fatalf("user message sent = %q", got)
 	}
 	// The history keeps both as they happened.
