@@ -391,3 +391,42 @@ func TestCompactTUIUndo(t *testing.T) {
 		t.Errorf("notes.txt is still there after /undo: %v", err)
 	}
 }
+
+// TestCompactPreCompactHook: an automatic compaction runs the user's
+// PreCompact hooks first (trigger auto, as Claude Code says it), and what
+// they add reaches the summary request.
+func TestCompactPreCompactHook(t *testing.T) {
+	t.Parallel()
+	h := newLongSessionRun(t, fmt.Sprintf("context_window: %d\n", compactWindow))
+	seen := filepath.Join(t.TempDir(), "precompact.json")
+	script := hookScript(t, t.TempDir(), "precompact.sh", "cat > "+shellQuote(seen)+"\n"+
+		`echo '{"hookSpecificOutput": {"hookEventName": "PreCompact", "additionalContext": "Keep the words BLUE HERON."}}'`+"\n")
+	hookHome(t, h.box, map[string][]map[string]any{"PreCompact": {group("", script)}})
+	for i := 1; i <= 3; i++ {
+		args := []string{"-p", fmt.Sprintf("[long %d] remember FACT-%d and read big.txt", i, i)}
+		if i > 1 {
+			args = append(args, "--continue")
+		}
+		if r := h.run(t, "", args...); r.code != 0 {
+			t.Fatalf("turn %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	in, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatalf("the PreCompact hook did not run: %v", err)
+	}
+	var got struct {
+		Event   string `json:"hook_event_name"`
+		Trigger string `json:"trigger"`
+	}
+	if err := json.Unmarshal(in, &got); err != nil || got.Event != "PreCompact" || got.Trigger != "auto" {
+		t.Errorf("the hook read %s (%v)", in, err)
+	}
+	var carried bool
+	for _, e := range h.srv.Journal() {
+		carried = carried || (strings.Contains(e.System, "conversation summariser") && strings.Contains(scripted.Request{Entry: e}.LastUser(), "Keep the words BLUE HERON."))
+	}
+	if !carried {
+		t.Error("no summary request carries what the hook added")
+	}
+}

@@ -253,6 +253,9 @@ func New(opts Options) (*Session, error) {
 		AutoCompact:   cfg.AutoCompact.Threshold(),
 		ContextWindow: cfg.ContextWindow,
 		CrewNote:      func() string { return s.manager.CrewNote(agent.MainAgentID) },
+		// The PreCompact hooks run before each of the main agent's
+		// compactions.
+		BeforeCompact: s.BeforeCompact,
 	})
 	if s.rec != nil && s.rec.loaded != nil {
 		s.main.SetHistory(s.rec.loaded.Messages)
