@@ -66,3 +66,14 @@ func TestCompactionBlockPending(t *testing.T) {
 		})
 	}
 }
+
+// TestSubagentPaneShowsCompaction: a child's compaction is a line of its
+// pane.
+func TestSubagentPaneShowsCompaction(t *testing.T) {
+	b := newTestPane()
+	b.Apply(agent.Compacted{Source: childSource, Trigger: agent.CompactOverflow, TokensBefore: 9400, TokensAfter: 2100})
+	all := ansi.Strip(strings.Join(b.Lines(blockCtx(t, 100)), "\n"))
+	if !strings.Contains(all, "request over the model's window: compacted 9.4k → 2.1k tokens, sent again") {
+		t.Errorf("the pane does not show the compaction:\n%s", all)
+	}
+}
