@@ -109,9 +109,9 @@ const (
 	latestShare = 0.15
 	// minLimit is the smallest limit assumed when nothing better is known.
 	minLimit = 4096
-	// unknownTailShare is the share of the history a compaction without a
-	// known window keeps verbatim.
-	unknownTailShare = 0.3
+	// historyTailShare is the most of the history /compact keeps verbatim
+	// (and any compaction without a known window).
+	historyTailShare = 0.3
 )
 
 // compact replaces the older history by a summary. overflowAt is the
@@ -124,10 +124,15 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 	fixed := a.fixedTokens()
 	summaryTokens := min(max(limit/8, minSummaryTokens), maxSummaryTokens)
 	tail := int(float64(limit)*tailShare) - fixed - summaryTokens
-	if a.ContextWindow() == 0 && overflowAt == 0 {
+	share := int(float64(before-fixed) * historyTailShare)
+	switch {
+	case a.ContextWindow() == 0 && overflowAt == 0:
 		// No window to measure against (/compact on an unknown model):
 		// the tail keeps a share of what the history holds now.
-		tail = int(float64(before-fixed) * unknownTailShare)
+		tail = share
+	case trigger == CompactManual:
+		// Asked for, a compaction frees room even when the window is far.
+		tail = min(tail, share)
 	}
 	cut := tailStart(hist, tail)
 	if cut == 0 {
@@ -197,13 +202,16 @@ func (a *Agent) compactLimit(fill, overflowAt int) int {
 // tailStart returns where the verbatim tail begins: the earliest message
 // such that the tail fits budget tokens, holds at most keepTurns user
 // messages and starts with a user or assistant message (never a tool
-// result without its call). It is at least 1 when anything can be
-// summarised; 0 means the whole history is needed verbatim... or empty.
+// result without its call). It is at least 1 (the first message is always
+// summarised), and 0 only for an empty history.
 func tailStart(h []Message, budget int) int {
 	if len(h) == 0 {
 		return 0
 	}
-	best, size, users := len(h), 0, 0
+	// A tail that starts with a user message keeps whole turns; one that
+	// starts with an answer or a call is taken only when no whole turn
+	// fits (a long turn under way).
+	best, bestTurn, size, users := len(h), 0, 0, 0
 	for i := len(h) - 1; i >= 1; i-- {
 		size += EstimateMessage(h[i])
 		if h[i].Role == RoleUser {
@@ -212,8 +220,13 @@ func tailStart(h []Message, budget int) int {
 		if size > budget || users > keepTurns {
 			break
 		}
-		if h[i].Role != RoleTool {
-			best = i
+		switch h[i].Role {
+		case RoleUser:
+			best, bestTurn = i, i
+		case RoleAssistant:
+			if bestTurn == 0 {
+				best = i
+			}
 		}
 	}
 	return best

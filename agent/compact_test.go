@@ -347,3 +347,24 @@ func TestOverWindowNeverSent(t *testing.T) {
 		t.Errorf("%d requests sent", n)
 	}
 }
+
+// TestCompactManualFarFromTheWindow: /compact frees room even when the
+// window is far from full: the last turns stay, the rest is summarised.
+func TestCompactManualFarFromTheWindow(t *testing.T) {
+	t.Parallel()
+	srv, _ := longSession(t, 0, false)
+	a := compactingAgent(srv, &recorder{}, 200000)
+	var h []agent.Message
+	for i := 1; i <= 10; i++ {
+		h = append(h, agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("turn %d FACT-%d %s", i, i, strings.Repeat("text ", 200))},
+			agent.Message{Role: agent.RoleAssistant, Content: "done"})
+	}
+	a.SetHistory(h)
+	ev, err := a.Compact(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Kept > 4 || ev.Summarised < 16 || ev.TokensAfter*2 > ev.TokensBefore {
+		t.Errorf("kept %d, summarised %d, %d → %d tokens", ev.Kept, ev.Summarised, ev.TokensBefore, ev.TokensAfter)
+	}
+}
