@@ -41,8 +41,10 @@ type Config struct {
 	// nil prices nothing.
 	Cost func(model string, u Usage) float64
 	// ContextWindow is the model's window in tokens; 0: unknown (see
-	// window.go).
-	ContextWindow int
+	// window.go). ContextWindowFrom says where it came from ("config",
+	// "server", "catalog", "overflow").
+	ContextWindow     int
+	ContextWindowFrom string
 	// Hooks runs the user's PreToolUse, PostToolUse and Stop (or
 	// SubagentStop) hooks; nil runs none.
 	Hooks Hooks
@@ -50,6 +52,20 @@ type Config struct {
 	// together, in bytes; 0 means DefaultToolResultsBudget. Results over
 	// their fair share are cut with a note (see fitToolResults).
 	ToolResultsBudget int
+	// AutoCompact is the share of the window past which the history is
+	// compacted before a request (DefaultAutoCompact); it also lets a
+	// request the server refuses as too long be compacted and retried
+	// once. 0 turns both off (see compact.go).
+	AutoCompact float64
+	// CrewNote, when set, returns covey's own record of the agent's
+	// subagents and their undelivered results, added verbatim to every
+	// summary so compaction cannot lose them.
+	CrewNote func() string
+	// BeforeCompact, when set, is called before every compaction (the
+	// PreCompact hook point) with its trigger (CompactAuto, CompactManual,
+	// CompactOverflow) and the user's focus; what it returns is added to
+	// the summary's instructions, and an error cancels the compaction.
+	BeforeCompact func(ctx context.Context, trigger, focus string) (extraInstructions string, err error)
 }
 
 // Steered is a message queued for an agent by Steer.
@@ -88,6 +104,12 @@ type Agent struct {
 	// halted is set when a hook said continue false: the run ends after
 	// the current step.
 	halted atomic.Bool
+	// counted is the server's count of the last request's prompt (see
+	// ContextFill).
+	counted promptCount
+	// compacted is the history's length right after the last compaction
+	// (see compact.go): nothing new since, another would gain nothing.
+	compacted int
 }
 
 // New returns an agent with an empty history.
@@ -129,6 +151,7 @@ func (a *Agent) History() []Message {
 func (a *Agent) SetHistory(h []Message) {
 	a.mu.Lock()
 	a.history = append([]Message(nil), h...)
+	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
 }
 
@@ -218,6 +241,7 @@ func (a *Agent) overBudget() bool {
 func (a *Agent) Reset() {
 	a.mu.Lock()
 	a.history = nil
+	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
 }
 
@@ -255,22 +279,46 @@ func (a *Agent) addUsage(u Usage) {
 	a.mu.Unlock()
 }
 
-func (a *Agent) emit(e Event) { a.cfg.Emit(e) }
+// emit sends e, and after the end of each model request's step (and
+// before the end of the run, so Done stays a run's last event) how full
+// the context is, so every consumer's gauge follows.
+func (a *Agent) emit(e Event) {
+	switch e.(type) {
+	case Done:
+		a.cfg.Emit(a.contextReport())
+		a.cfg.Emit(e)
+	case TurnFinished:
+		a.cfg.Emit(e)
+		a.cfg.Emit(a.contextReport())
+	default:
+		a.cfg.Emit(e)
+	}
+}
 
-// request builds the next provider request from the history.
-func (a *Agent) request() Request {
+// requestMark builds the next provider request from the history and says
+// how many history messages it carries.
+func (a *Agent) requestMark() (Request, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	msgs := make([]Message, 0, len(a.history)+1)
 	if a.cfg.System != "" {
 		msgs = append(msgs, Message{Role: RoleSystem, Content: a.cfg.System})
 	}
-	msgs = append(msgs, a.history...)
+	for _, m := range a.history {
+		// A turn cut off before any answer left its user message alone;
+		// it joins the next one, marked, rather than being answered by a
+		// filler the model would carry for nothing.
+		if last := len(msgs) - 1; m.Role == RoleUser && last >= 0 && msgs[last].Role == RoleUser {
+			msgs[last].Content += "\n\n" + UnansweredNote + "\n\n" + m.Content
+			continue
+		}
+		msgs = append(msgs, m)
+	}
 	specs := make([]ToolSpec, 0, len(a.cfg.Tools.Tools()))
 	for _, t := range a.cfg.Tools.Tools() {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
-	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs}
+	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs}, len(a.history)
 }
 
 func (a *Agent) begin() error {
@@ -318,6 +366,7 @@ func (a *Agent) Retry(ctx context.Context) (Result, error) {
 	}
 	prompt := a.history[last].Content
 	a.history = a.history[:last]
+	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
 	return a.Run(ctx, prompt)
 }

@@ -81,6 +81,19 @@ type UsageReported struct {
 	Usage Usage `json:"usage"`
 }
 
+// ContextReported tells how full an agent's context is: the tokens its
+// next request will carry (see Agent.ContextFill) and its model's window
+// (0: unknown), with where the window came from. The agent reports it after
+// each model request's step, at the end of each run, and when it learns
+// its window.
+type ContextReported struct {
+	Source
+	Model      string `json:"model,omitempty"`
+	Tokens     int    `json:"tokens"`
+	Window     int    `json:"window,omitempty"`
+	WindowFrom string `json:"window_from,omitempty"`
+}
+
 // TurnFinished marks the end of one model request and its tool calls.
 type TurnFinished struct {
 	Source
@@ -374,6 +387,9 @@ func (UsageReported) Kind() string { return "usage" }
 
 // Kind implements Event.
 func (TurnFinished) Kind() string { return "turn_finished" }
+
+// Kind implements Event.
+func (ContextReported) Kind() string { return "context" }
 
 // Kind implements Event.
 func (Retrying) Kind() string { return "retrying" }

@@ -17,9 +17,9 @@ import (
 // the conversation stays valid for the next request.
 const CancelledResult = "cancelled by the user"
 
-// InterruptedAnswer stands in for the answer of a turn that was cut off
-// before the model said anything.
-const InterruptedAnswer = "(no answer: this turn was interrupted)"
+// UnansweredNote joins a prompt whose turn was cut off before any answer
+// to the next one, in the request (the history keeps both as they came).
+const UnansweredNote = "[covey: the message above got no answer: its turn was interrupted]"
 
 // Run adds prompt as a user message and runs the loop until the model
 // answers without tool calls, MaxTurns is reached, the context ends or an
@@ -30,12 +30,9 @@ func (a *Agent) Run(ctx context.Context, prompt string) (Result, error) {
 		return Result{}, err
 	}
 	defer a.end()
-	// A turn that was cut off before any answer (a cancel, a crash) leaves
-	// a user message unanswered; some servers refuse two user messages in
-	// a row, so the gap is closed with a short note.
-	if h := a.History(); len(h) > 0 && h[len(h)-1].Role == RoleUser {
-		a.append(Message{Role: RoleAssistant, Content: InterruptedAnswer})
-	}
+	// A turn cut off before any answer (a cancel, a failure) left its user
+	// message unanswered: request() joins it to this one, so nothing the
+	// model cannot use is carried.
 	a.append(Message{Role: RoleUser, Content: prompt})
 	a.halted.Store(false)
 	res, err := a.safeLoop(ctx)
@@ -64,6 +61,7 @@ func (a *Agent) safeLoop(ctx context.Context) (res Result, err error) {
 func (a *Agent) loop(ctx context.Context) (Result, error) {
 	var res Result
 	stopHookActive := false
+	overflowed := false // the request now being made was refused as too long once
 	for {
 		if ctx.Err() != nil {
 			res.Reason = stopReason(ctx)
@@ -84,9 +82,20 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			}
 		}
 		a.deliverSteered()
+		if err := a.maybeCompact(ctx); err != nil {
+			res.Reason = StopError
+			if isCancel(ctx, err) {
+				res.Reason = stopReason(ctx)
+			} else {
+				a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error()})
+			}
+			return res, err
+		}
 		res.Turns++
-		comp, err := a.cfg.Provider.Stream(ctx, a.request(), a.streamHandler())
+		req, mark := a.requestMark()
+		comp, err := a.cfg.Provider.Stream(ctx, req, a.streamHandler())
 		if comp.Usage != (Usage{}) {
+			a.notePromptUsage(comp.Usage, mark)
 			res.Usage.Add(comp.Usage)
 			a.addUsage(comp.Usage)
 			a.emit(UsageReported{Source: a.cfg.Source, Usage: comp.Usage})
@@ -104,10 +113,26 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 				res.Reason = stopReason(ctx)
 				return res, err
 			}
+			if !overflowed && comp.Message.Content == "" {
+				retry, cerr := a.recoverOverflow(ctx, err)
+				if retry {
+					overflowed = true
+					continue
+				}
+				if isCancel(ctx, cerr) {
+					res.Reason = stopReason(ctx)
+					return res, ctx.Err()
+				}
+				if cerr != nil {
+					err = fmt.Errorf("%w (compacting the conversation failed too: %w)", err, cerr)
+				}
+			}
 			res.Reason = StopError
+			a.learnWindow(err)
 			a.emit(ErrorEvent{Source: a.cfg.Source, Message: err.Error()})
 			return res, err
 		}
+		overflowed = false
 		msg := comp.Message
 		msg.Role = RoleAssistant
 		a.append(msg)

@@ -314,10 +314,12 @@ func TestRetryResendsTheLastTurn(t *testing.T) {
 	}
 }
 
-func TestUnansweredTurnKeepsRolesAlternating(t *testing.T) {
+// TestUnansweredTurnJoinsTheNext: a turn that died before any answer left
+// its prompt alone; it joins the next prompt instead of being answered by
+// a filler the model would have to carry (roles still alternate).
+func TestUnansweredTurnJoinsTheNext(t *testing.T) {
 	srv := scriptedtest.New(t)
-	// Turn 1: the request carries the placeholder answer of turn 0.
-	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "first"}, Turns: []scripted.Turn{{Text: "never asked"}, {Text: "second answer"}}})
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "first"}, Turns: []scripted.Turn{{Text: "second answer"}}})
 	a := newAgent(t, srv, &recorder{}, 5)
 	// A resumed session whose last turn died before any answer.
 	a.SetHistory([]agent.Message{{Role: agent.RoleUser, Content: "first"}})
@@ -328,8 +330,15 @@ func TestUnansweredTurnKeepsRolesAlternating(t *testing.T) {
 	for _, m := range srv.Journal()[0].Messages {
 		roles = append(roles, m.Role)
 	}
-	if got := strings.Join(roles, ","); got != "system,user,assistant,user" {
+	if got := strings.Join(roles, ","); got != "system,user" {
 		t.Fatalf("roles sent = %s", got)
+	}
+	if got := srv.Journal()[0].Messages[1].Content; got != "first\n\n"+agent.UnansweredNote+"\n\nsecond" {
+		t.Fatalf("user message sent = %q", got)
+	}
+	// The history keeps both as they happened.
+	if h := a.History(); len(h) != 3 || h[0].Content != "first" || h[1].Content != "second" {
+		t.Fatalf("history = %+v", h)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +66,10 @@ type ProviderError struct {
 	RetryAfter time.Duration
 	// Err is the underlying transport error, if any.
 	Err error
+	// ContextLimit is the context window in tokens that an ErrContextLength
+	// error names ("maximum context length is 8192 tokens", llama.cpp's
+	// n_ctx); 0 when it names none.
+	ContextLimit int
 }
 
 // Error describes the failure in words a user can act on.
@@ -123,6 +128,8 @@ type errInfo struct {
 	Code    string // the code as text (string or number), or ""
 	Type    string
 	Status  int // a numeric code carried in the body, or 0
+	// NCtx is llama.cpp's n_ctx, sent beside an overflow error.
+	NCtx int
 }
 
 // maxErrorMessage bounds the provider text quoted in an error.
@@ -177,6 +184,10 @@ func classifyError(status int, info errInfo, inStream bool) *ProviderError {
 		e.Kind = ErrAuth
 	case status != http.StatusTooManyRequests && isContextOverflow(code, typ, msg):
 		e.Kind = ErrContextLength
+		e.ContextLimit = info.NCtx
+		if e.ContextLimit == 0 {
+			e.ContextLimit = contextLimit(info.Message)
+		}
 	case status == http.StatusTooManyRequests || code == "rate_limit_exceeded" || typ == "rate_limit_error":
 		e.Kind, e.Retryable = ErrRateLimited, true
 	case status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500:
@@ -210,6 +221,34 @@ func isContextOverflow(code, typ, msg string) bool {
 		}
 	}
 	return false
+}
+
+// contextLimits find the window an overflow message names, in the words
+// of OpenAI, vLLM, DeepSeek and Groq; LM Studio; Anthropic-style
+// gateways; Gemini; Mistral; and llama.cpp's text.
+var contextLimits = []*regexp.Regexp{
+	regexp.MustCompile(`maximum context length (?:is|of) ([\d,]+)`),
+	regexp.MustCompile(`context length of only ([\d,]+)`),
+	regexp.MustCompile(`tokens? > ([\d,]+) maximum`),
+	regexp.MustCompile(`maximum number of tokens allowed \(([\d,]+)\)`),
+	regexp.MustCompile(`for model with ([\d,]+) maximum context length`),
+	regexp.MustCompile(`context (?:window|size|length) (?:is|of) ([\d,]+) tokens`),
+	regexp.MustCompile(`n_ctx(?:_slot)?\W{0,3}([\d,]+)`),
+}
+
+// contextLimit returns the window an overflow message names, or 0.
+func contextLimit(msg string) int {
+	lower := strings.ToLower(msg)
+	for _, re := range contextLimits {
+		m := re.FindStringSubmatch(lower)
+		if m == nil {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", "")); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
 }
 
 // isServerSideCode reports whether an in-stream error's code or type names a
@@ -335,6 +374,9 @@ func parseInnerError(inner json.RawMessage, depth int) errInfo {
 	}
 	if info.Type == "" {
 		info.Type = rawText(m["status"]) // Gemini: "INVALID_ARGUMENT"
+	}
+	if n, ok := rawInt(m["n_ctx"]); ok && n > 0 {
+		info.NCtx = n
 	}
 	// OpenRouter wraps the upstream provider's body in metadata.raw; its
 	// message is usually the useful one.

@@ -1,5 +1,10 @@
 package agent
 
+import (
+	"encoding/json"
+	"errors"
+)
+
 // The context window: what the model can hold in one request. The main
 // agent and each child know their own model's window; 0 means unknown.
 // Config (context_window), a server's own answer, a catalog of hosted
@@ -17,12 +22,56 @@ func (a *Agent) ContextWindow() int {
 // unknown). It is safe to call while the agent runs; the next request
 // uses it.
 func (a *Agent) SetContextWindow(n int) {
+	a.setWindow(n, "")
+}
+
+// LearnContextWindow records the window as SetContextWindow does, says
+// where it came from ("server", "catalog", "overflow"...), and reports the
+// new fill to the consumers (a ContextReported event).
+func (a *Agent) LearnContextWindow(n int, from string) {
+	a.setWindow(n, from)
+	a.cfg.Emit(a.contextReport())
+}
+
+// ContextWindowFrom says where the window came from ("" when unknown or
+// set without saying).
+func (a *Agent) ContextWindowFrom() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.ContextWindowFrom
+}
+
+func (a *Agent) setWindow(n int, from string) {
 	if n < 0 {
 		n = 0
 	}
 	a.mu.Lock()
-	a.cfg.ContextWindow = n
+	a.cfg.ContextWindow, a.cfg.ContextWindowFrom = n, from
 	a.mu.Unlock()
+}
+
+// WindowFromOverflow is the ContextWindowFrom of a window learned from a
+// server's refusal of a request that passed it.
+const WindowFromOverflow = "overflow"
+
+// learnWindow takes the window an overflow error names as the model's for
+// the rest of the session: the server's own word beats any configured or
+// catalogued number.
+func (a *Agent) learnWindow(err error) {
+	var pe *ProviderError
+	if !errors.As(err, &pe) || !errors.Is(pe.Kind, ErrContextLength) || pe.ContextLimit <= 0 {
+		return
+	}
+	if a.ContextWindow() == pe.ContextLimit {
+		return
+	}
+	a.LearnContextWindow(pe.ContextLimit, WindowFromOverflow)
+}
+
+// contextReport is the ContextReported event of the agent's fill now.
+func (a *Agent) contextReport() ContextReported {
+	tokens, window := a.ContextFill()
+	return ContextReported{Source: a.cfg.Source, Model: a.Model(), Tokens: tokens, Window: window, WindowFrom: a.ContextWindowFrom()}
 }
 
 // bytesPerToken is the rough size of one token in English text and code,
@@ -33,3 +82,83 @@ const bytesPerToken = 4
 func EstimateTokens(s string) int {
 	return (len(s) + bytesPerToken - 1) / bytesPerToken
 }
+
+// messageOverhead is what the chat template adds around each message (role
+// markers, separators), in tokens: about what OpenAI's tokenizer counts.
+const messageOverhead = 4
+
+// EstimateMessage estimates the tokens one message takes in a request.
+func EstimateMessage(m Message) int {
+	n := messageOverhead + EstimateTokens(m.Content) + EstimateTokens(m.Reasoning)
+	for _, c := range m.ToolCalls {
+		n += messageOverhead + EstimateTokens(c.Name) + EstimateTokens(c.Arguments)
+	}
+	return n
+}
+
+// EstimateMessages sums EstimateMessage over msgs.
+func EstimateMessages(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += EstimateMessage(m)
+	}
+	return n
+}
+
+// EstimateToolSpec estimates the tokens one tool's definition takes in a
+// request: its name, description and JSON schema.
+func EstimateToolSpec(s ToolSpec) int {
+	params, _ := json.Marshal(s.Parameters)
+	return messageOverhead + EstimateTokens(s.Name) + EstimateTokens(s.Description) + EstimateTokens(string(params))
+}
+
+// promptCount is what the server counted for the last request that
+// reported usage: its prompt tokens, and how many history messages that
+// request carried, so what came after can be estimated on top.
+type promptCount struct {
+	tokens int // 0: none
+	mark   int // len(history) when the request was built
+}
+
+// notePromptUsage records the prompt tokens the server counted for a
+// request that carried the first mark messages of the history.
+func (a *Agent) notePromptUsage(u Usage, mark int) {
+	if u.InputTokens <= 0 {
+		return
+	}
+	a.mu.Lock()
+	a.counted = promptCount{tokens: u.InputTokens, mark: mark}
+	a.mu.Unlock()
+}
+
+// ContextFill returns how many tokens the agent's next request will carry
+// and the window they must fit in (0: unknown). When a server counted an
+// earlier request of the same history, the fill is that count plus an
+// estimate of the messages added since; otherwise it is an estimate of the
+// whole request (system prompt, tools and history).
+func (a *Agent) ContextFill() (tokens, window int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	window = a.cfg.ContextWindow
+	if c := a.counted; c.tokens > 0 && c.mark <= len(a.history) {
+		return c.tokens + EstimateMessages(a.history[c.mark:]), window
+	}
+	return a.estimateRequestLocked(), window
+}
+
+// estimateRequestLocked estimates the whole next request; a.mu is held.
+func (a *Agent) estimateRequestLocked() int {
+	n := 0
+	if a.cfg.System != "" {
+		n += EstimateMessage(Message{Role: RoleSystem, Content: a.cfg.System})
+	}
+	for _, t := range a.cfg.Tools.Tools() {
+		n += EstimateToolSpec(ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
+	}
+	return n + EstimateMessages(a.history)
+}
+
+// forgetPromptUsageLocked drops the server's count after the history was
+// replaced or cut, so the fill is estimated afresh rather than from a
+// count of messages that are gone; a.mu is held.
+func (a *Agent) forgetPromptUsageLocked() { a.counted = promptCount{} }

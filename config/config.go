@@ -91,6 +91,12 @@ type Config struct {
 	// Notifications turns the bell and desktop notifications on or off,
 	// per moment (see docs/hooks.md).
 	Notifications Notifications `yaml:"notifications"`
+	// AutoCompact is when covey compacts the conversation by itself (see
+	// compact.go): a share of the window, or false.
+	AutoCompact AutoCompact `yaml:"auto_compact"`
+	// ContextWindow is the main model's context window in tokens (0:
+	// unknown).
+	ContextWindow int `yaml:"context_window"`
 }
 
 // Notifications says how the TUI calls the user back: a terminal bell
@@ -318,6 +324,12 @@ func merge(base, over Config) Config {
 		base.StreamKeepAliveTimeout = over.StreamKeepAliveTimeout
 	}
 	base.StreamLimits = mergeLimits(base.StreamLimits, over.StreamLimits)
+	if over.ContextWindow != 0 {
+		base.ContextWindow = over.ContextWindow
+	}
+	if over.AutoCompact.IsSet() {
+		base.AutoCompact = over.AutoCompact
+	}
 	if over.Subagents.Concurrency != 0 {
 		base.Subagents.Concurrency = over.Subagents.Concurrency
 	}

@@ -21,9 +21,11 @@ import (
 // or may not hold the cut answer, so the turn index is not known up front.
 func crashScript(srv *scripted.Server, answers map[string]scripted.Turn) {
 	turn := scripted.Turn{Func: func(r scripted.Request) scripted.Turn {
+		// The prompt ends the last user message (an unanswered one before
+		// it is joined in front, see agent.UnansweredNote).
 		last := r.LastUser()
 		for prompt, answer := range answers {
-			if strings.Contains(last, prompt) {
+			if strings.HasSuffix(last, prompt) {
 				return answer
 			}
 		}

@@ -103,6 +103,8 @@ type headlessOutput struct {
 	// started
 	mainUsage agent.Usage
 	mainTurns int
+	// compactions counts the compactions of every agent of the run.
+	compactions int
 }
 
 type callRecord struct {
@@ -251,6 +253,13 @@ func (o *headlessOutput) event(e agent.Event) {
 		// What a hook blocked or said is the user's to see: always on
 		// stderr.
 		fmt.Fprintf(o.stderr, "covey: %s%s\n", childPrefix(src), HookLine(ev))
+	case agent.Compacting:
+		o.progress("%scompacting the conversation (%d tokens)…", childPrefix(src), ev.TokensBefore)
+	case agent.Compacted:
+		if ev.Error == "" {
+			o.compactions++
+		}
+		o.progress("%s%s", childPrefix(src), agent.CompactionNote(ev))
 	case agent.MCPStatus:
 		// A server that failed costs the run its tools: always on stderr.
 		if ev.State == "failed" {
@@ -318,6 +327,7 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 		out := map[string]any{
 			"answer": res.Answer, "reason": res.Reason, "turns": res.Turns, "usage": res.Usage,
 			"tool_calls": nonNil(o.calls), "children": nonNil(o.children), "duration_ms": time.Since(o.start).Milliseconds(),
+			"compactions": o.compactions,
 		}
 		if msg != "" {
 			out["error"] = msg

@@ -208,6 +208,7 @@ func New(opts Options) (*Session, error) {
 		Undo:            s.undoLog(),
 		SessionID:       s.sessionID(),
 		Hooks:           s.childHooks(),
+		AutoCompact:     cfg.AutoCompact.Threshold(),
 		OnMessage: func(src agent.Source, m agent.Message) {
 			if s.rec != nil {
 				s.rec.childMessage(src, m)
@@ -263,6 +264,12 @@ func New(opts Options) (*Session, error) {
 				s.rec.message(m)
 			}
 		},
+		AutoCompact:   cfg.AutoCompact.Threshold(),
+		ContextWindow: cfg.ContextWindow,
+		CrewNote:      func() string { return s.manager.CrewNote(agent.MainAgentID) },
+		// The PreCompact hooks run before each of the main agent's
+		// compactions.
+		BeforeCompact: s.BeforeCompact,
 	})
 	s.rec.setNotify(func(n agent.Notice) { s.events <- n })
 	if s.rec != nil && s.rec.loaded != nil {
@@ -401,6 +408,12 @@ func (s *Session) Undo(ctx context.Context) (string, error) {
 		return "", errors.New("undo is not kept in the demo")
 	}
 	return s.rec.undoTurn(ctx, s.locks)
+}
+
+// Compact summarises the main agent's conversation now (/compact), once
+// any turn in progress has ended; focus steers the summary (ui.Engine).
+func (s *Session) Compact(ctx context.Context, focus string) (agent.Compacted, error) {
+	return s.driver.Compact(ctx, focus)
 }
 
 // CancelChild cancels one child (ui.Engine).

@@ -85,6 +85,9 @@ type child struct {
 	detach     func() bool // unties it from its parent's turn
 	counted    agent.Usage // of its usage, what the manager's total holds
 	owed       *Inbox      // the inbox counting it as a background child
+	// asking is the permission request it waits on ("" when none), for
+	// the crew note of a compaction.
+	asking string
 }
 
 // spawn prepares one child and announces it (ChildStarted), so panes appear
@@ -194,6 +197,11 @@ func (c *child) newAgent() {
 		MaxTokens: c.maxTokens,
 		MaxCost:   c.maxCost,
 		Cost:      c.m.cfg.Cost,
+		// It compacts against its own model's window (ContextWindow), and
+		// its summary keeps its own children.
+		AutoCompact:   c.m.cfg.AutoCompact,
+		BeforeCompact: c.m.cfg.BeforeCompact,
+		CrewNote:      func() string { return c.m.CrewNote(c.src.AgentID) },
 		OnMessage: func(msg agent.Message) {
 			if c.m.cfg.OnMessage != nil {
 				c.m.cfg.OnMessage(c.src, msg)
@@ -647,6 +655,8 @@ func (c *child) gate() permission.Gate {
 		if c.policy != nil {
 			req.Agent = c.whyAsked(req, label)
 		}
+		c.noteAsking(req)
+		defer c.noteAsking(permission.Request{})
 		return g.Check(ctx, req)
 	})
 }

@@ -110,6 +110,10 @@ type Config struct {
 	// Undo, when set, keeps the files a worktree merge changes, so /undo
 	// takes the merge back with the rest of the turn.
 	Undo *tools.UndoLog
+	// AutoCompact and BeforeCompact are each child's (agent.Config's):
+	// a child compacts against its own model's window, with its own crew.
+	AutoCompact   float64
+	BeforeCompact func(ctx context.Context, trigger, focus string) (string, error)
 	// Hooks binds the user's hooks to each child (nil: none).
 	Hooks Hooks
 }

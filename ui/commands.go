@@ -39,6 +39,7 @@ func defaultCommands(keys KeyMap) []command {
 		{name: "init", help: "explore the repository with a crew and write AGENTS.md", run: (*Model).cmdInit},
 		{name: "undo", help: "restore the files the last turn changed", run: (*Model).cmdUndo},
 		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},
+		{name: "compact", args: "[FOCUS]", help: "summarise the conversation to free the context window; FOCUS says what to keep", run: (*Model).cmdCompact},
 		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},
 	}
 }

@@ -37,13 +37,14 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "quit", "frontend:component", "review"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "quit", "frontend:component", "review"}},
 		{"/m", []string{"model", "mcp", "memory"}},
 		{"/fr", []string{"frontend:component"}},
 		{"/rev", []string{"review"}},
 		{"/re", []string{"retry", "review"}},
-		{"/c", []string{"clear", "cost", "crew"}},
-		{"/CO", []string{"cost"}},
+		{"/c", []string{"clear", "cost", "crew", "compact"}},
+		{"/CO", []string{"cost", "compact"}},
+		{"/com", []string{"compact"}},
 		{"/cost", []string{"cost"}},
 		{"/cost ", nil},
 		{"/zzz", nil},
@@ -99,6 +100,14 @@ func TestCompletionKeys(t *testing.T) {
 		}
 		if h.m.comp.Open() {
 			t.Error("popup still open after the command was chosen")
+		}
+	})
+	t.Run("enter runs /compact at once: its focus is optional", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		h.typeText("/com")
+		h.key(tea.KeyEnter)
+		if got := h.m.input.Value(); got != "" || !h.screenContains("cannot compact") {
+			t.Errorf("enter on /com did not run /compact: input %q", got)
 		}
 	})
 	t.Run("esc closes the popup without cancelling", func(t *testing.T) {

@@ -161,6 +161,7 @@ type Model struct {
 
 	pump          *eventPump
 	ctx           context.Context
+	compacting    bool // a /compact runs
 	cancel        context.CancelFunc
 	clock         func() time.Time
 	initialPrompt string
@@ -411,6 +412,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if !msg.ok {
 			m.notice(NoticeWarning, "subagent "+msg.agentID+" was not running")
 		}
+	case compactDoneMsg:
+		m.handleCompactDone(msg)
 	case undoDoneMsg:
 		m.handleUndoDone(msg)
 	case worktreesMsg:

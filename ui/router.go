@@ -59,6 +59,8 @@ type router struct {
 	// list of changed files): a live answer followed only by it goes on
 	// in the same block.
 	trailer Block
+	// compacting is the divider of the root's compaction under way.
+	compacting *CompactionBlock
 }
 
 // CostFunc prices usage of a model in dollars; ok is false when the model
@@ -94,6 +96,7 @@ func (r *router) reset() {
 	r.log = nil
 	r.mainCost = 0
 	r.treeCache = nil
+	r.compacting = nil
 }
 
 // finishAssistant freezes the current answer so later text starts a new one.
@@ -201,8 +204,26 @@ func (r *router) route(ev agent.Event) routeEffect {
 		}
 		r.finishAssistant()
 		r.t.Append(NewNoticeBlock(level, e.Message))
+	case agent.Compacting:
+		r.finishAssistant()
+		r.compacting = NewCompactingBlock(e)
+		r.t.Append(r.compacting)
+	case agent.Compacted:
+		if r.compacting != nil {
+			r.compacting.Finish(e)
+			r.compacting = nil
+			break
+		}
+		r.finishAssistant()
+		r.t.Append(NewCompactionBlock(e))
 	case agent.Done:
 		r.finishAssistant()
+		if r.compacting != nil {
+			// A compaction that never ended (covey stopped while the
+			// summary was written, in a replayed session).
+			r.compacting.Finish(agent.Compacted{Source: e.Source, Error: "interrupted"})
+			r.compacting = nil
+		}
 		if note := agent.CutOffNote(e.Reason); note != "" {
 			// The answer stays; the notice says it is not the whole of it.
 			r.t.Append(NewNoticeBlock(NoticeWarning, note))

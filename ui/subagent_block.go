@@ -134,6 +134,8 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		b.push(activity{kind: actNote, text: fmt.Sprintf("%s, retrying in %s", reason, waitText(e.Wait))})
 	case agent.ErrorEvent:
 		b.push(activity{kind: actError, text: oneLine(e.Message)})
+	case agent.Compacted:
+		b.push(activity{kind: actNote, text: agent.CompactionNote(e)})
 	case agent.ChildFinished:
 		b.finish(e)
 	default:

@@ -49,6 +49,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.UsageReported](raw)
 	case agent.TurnFinished{}.Kind():
 		e, err = decodeAs[agent.TurnFinished](raw)
+	case agent.ContextReported{}.Kind():
+		e, err = decodeAs[agent.ContextReported](raw)
 	case agent.Retrying{}.Kind():
 		e, err = decodeAs[agent.Retrying](raw)
 	case agent.ErrorEvent{}.Kind():
@@ -71,6 +73,10 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.BackgroundResult](raw)
 	case agent.ChildFiles{}.Kind():
 		e, err = decodeAs[agent.ChildFiles](raw)
+	case agent.Compacted{}.Kind():
+		e, err = decodeAs[agent.Compacted](raw)
+	case agent.Compacting{}.Kind():
+		e, err = decodeAs[agent.Compacting](raw)
 	case "":
 		return nil, errors.New("decode event: no type")
 	default:

@@ -125,6 +125,25 @@ func (l *Loaded) noteChild(e agent.Event) {
 	}
 }
 
+// noteCompaction replaces the history of the agent that compacted by what
+// its agent had after: the summary, then the messages it kept.
+func (l *Loaded) noteCompaction(c agent.Compacted) {
+	if !c.IsChild() {
+		l.Messages = compacted(l.Messages, c)
+		return
+	}
+	ch := l.child(c.Source)
+	ch.Messages = compacted(ch.Messages, c)
+}
+
+// compacted is h after compaction c.
+func compacted(h []agent.Message, c agent.Compacted) []agent.Message {
+	kept := min(max(c.Kept, 0), len(h))
+	out := make([]agent.Message, 0, len(c.Messages)+kept)
+	out = append(out, c.Messages...)
+	return append(out, h[len(h)-kept:]...)
+}
+
 // Record is one replayable line: exactly one of Message and Event is set.
 type Record struct {
 	// childSrc is set on a child's message while reading.
@@ -197,6 +216,9 @@ func Read(r io.Reader) (*Loaded, error) {
 		}
 		if rec.Event != nil {
 			l.noteChild(rec.Event)
+			if c, ok := rec.Event.(agent.Compacted); ok && c.Error == "" {
+				l.noteCompaction(c)
+			}
 		}
 	}
 	if !header {

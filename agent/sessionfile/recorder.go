@@ -171,7 +171,8 @@ type childLine struct {
 
 // Event records e. Text and reasoning fragments are buffered (consecutive
 // ones of the same agent merge into one line) and written within ~100 ms;
-// Done, ToolFinished and ChildFinished are written before Event returns.
+// Done, ToolFinished, ChildFinished and Compacted are written before Event
+// returns.
 // Event never waits for more than one write to the file.
 func (r *Recorder) Event(e agent.Event) {
 	if r == nil || e == nil {
@@ -206,7 +207,7 @@ func (r *Recorder) Event(e agent.Event) {
 	r.items = append(r.items, item{line: line})
 	var ferr error
 	switch e.(type) {
-	case agent.Done, agent.ToolFinished, agent.ChildFinished:
+	case agent.Done, agent.ToolFinished, agent.ChildFinished, agent.Compacted:
 		ferr = r.flushLocked(false)
 	default:
 		r.armLocked()

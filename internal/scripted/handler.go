@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 )
 
 // handleChat records, matches and answers one chat completion request.
@@ -38,6 +39,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		entry.Unmatched = "bad request: " + err.Error()
 		e := s.record(entry)
 		s.writeError(w, e, http.StatusBadRequest, e.Unmatched, "invalid_request_error")
+		return
+	}
+	entry.PromptTokens = promptTokens(body)
+	if s.overWindow(entry) {
+		s.refuseOverflow(w, s.record(entry))
 		return
 	}
 	turn, ok := s.selectTurn(&entry)
@@ -174,7 +180,8 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 
 // handleModels lists the scripted model names, so a client that asks for
 // models before chatting gets a sensible answer.
-func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	s.probe(r.Method + " " + r.URL.Path)
 	s.mu.Lock()
 	names := []string{"scripted"}
 	seen := map[string]bool{"scripted": true}
@@ -184,19 +191,28 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 			names = append(names, m)
 		}
 	}
+	for m := range s.windows {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			names = append(names, m)
+		}
+	}
 	s.mu.Unlock()
+	sort.Strings(names[1:])
 	type model struct {
 		ID      string `json:"id"`
 		Object  string `json:"object"`
 		Created int64  `json:"created"`
 		OwnedBy string `json:"owned_by"`
+		// MaxModelLen is vLLM's window of the model.
+		MaxModelLen int `json:"max_model_len,omitempty"`
 	}
 	list := struct {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
 	}{Object: "list"}
 	for _, n := range names {
-		list.Data = append(list.Data, model{ID: n, Object: "model", OwnedBy: "scripted"})
+		list.Data = append(list.Data, model{ID: n, Object: "model", OwnedBy: "scripted", MaxModelLen: s.modelWindow(n)})
 	}
 	b, _ := marshal(list)
 	w.Header().Set("Content-Type", "application/json")

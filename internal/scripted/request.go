@@ -31,6 +31,11 @@ type Entry struct {
 	// read whole (a call cancelled while it was being sent): nothing to
 	// answer, and nothing unexpected either.
 	Abandoned bool `json:"abandoned,omitempty"`
+	// PromptTokens is the request's prompt as the usage chunk counts it (a
+	// quarter of the body's bytes); Overflow reports a request refused
+	// because that passed its model's Window.
+	PromptTokens int  `json:"prompt_tokens"`
+	Overflow     bool `json:"overflow,omitempty"`
 
 	Model     string    `json:"model"`
 	Tools     []string  `json:"tools,omitempty"`

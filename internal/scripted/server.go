@@ -18,7 +18,10 @@
 //
 // Retries are scripted with Turn.Attempts, provider quirks with Turn.Raw,
 // broken streams with DisconnectAfter and Stall, and answers that depend on
-// tool results with Turn.Func.
+// tool results with Turn.Func. WithWindow makes it play a model with a
+// context window: it refuses prompts over the window as vLLM, llama.cpp,
+// LM Studio or OpenAI word it, and tells the window where such a server
+// does (/v1/models, /props, /api/show, /api/v0/models).
 package scripted
 
 import (
@@ -52,6 +55,8 @@ type Server struct {
 	journal        []*Entry
 	attempts       map[attemptKey]int
 	allowUnmatched bool
+	windows        map[string]Window // by model; "" for every model
+	probes         []string
 	started        bool
 	closed         bool
 	ln             net.Listener
@@ -164,6 +169,9 @@ func (s *Server) Start() error {
 	mux.HandleFunc("/chat/completions", s.handleChat)
 	mux.HandleFunc("/v1/models", s.handleModels)
 	mux.HandleFunc("/models", s.handleModels)
+	mux.HandleFunc("/props", s.handleProps)
+	mux.HandleFunc("/api/show", s.handleShow)
+	mux.HandleFunc("/api/v0/models", s.handleLMStudioModels)
 	mux.HandleFunc("/", s.handleUnknown)
 	s.srv = &http.Server{
 		Handler:           mux,

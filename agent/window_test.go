@@ -1,0 +1,140 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"covey/agent"
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
+)
+
+// TestContextFill checks the fill of the next request: an estimate of the
+// whole request before any usage is known, then the server's count of the
+// last prompt plus an estimate of what was added since, and an estimate
+// again once the history is replaced.
+func TestContextFill(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{
+		Match: scripted.Match{FirstUser: "hello"},
+		Turns: []scripted.Turn{{Text: "Hello back, with a somewhat longer answer to count.", Usage: &scripted.Usage{Prompt: 1000, Completion: 12}}},
+	})
+	rec := &recorder{}
+	a := newAgent(t, srv, rec, 0, echoTool("echo", true))
+	a.SetContextWindow(8192)
+
+	before, window := a.ContextFill()
+	if window != 8192 {
+		t.Fatalf("window = %d, want 8192", window)
+	}
+	if before <= 0 {
+		t.Fatalf("fill before any request = %d, want an estimate > 0", before)
+	}
+
+	if _, err := a.Run(context.Background(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	h := a.History()
+	want := 1000 + agent.EstimateMessage(h[len(h)-1]) // the answer came after the counted prompt
+	if got, _ := a.ContextFill(); got != want {
+		t.Errorf("fill after a counted request = %d, want %d (prompt 1000 + the answer)", got, want)
+	}
+
+	a.SetHistory(h[:1])
+	got, _ := a.ContextFill()
+	if got >= 1000 || got <= 0 {
+		t.Errorf("fill after SetHistory = %d, want a fresh estimate (under the old count 1000)", got)
+	}
+	a.Reset()
+	if empty, _ := a.ContextFill(); empty >= got {
+		t.Errorf("fill after Reset = %d, want less than with one message (%d)", empty, got)
+	}
+}
+
+func TestEstimateMessage(t *testing.T) {
+	tests := map[string]struct {
+		m    agent.Message
+		want int
+	}{
+		"empty":   {agent.Message{Role: agent.RoleUser}, 4},
+		"text":    {agent.Message{Role: agent.RoleUser, Content: "12345678"}, 4 + 2},
+		"rounded": {agent.Message{Role: agent.RoleUser, Content: "123456789"}, 4 + 3},
+		"call": {agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{Name: "glob", Arguments: `{"a":1}`}}},
+			4 + 4 + 1 + 2},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := agent.EstimateMessage(tc.m); got != tc.want {
+				t.Errorf("EstimateMessage = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWindowFromOverflow checks that an overflow error naming the limit, in
+// each server's words, teaches the agent its window for the rest of the
+// session, and that the consumers hear of it.
+func TestWindowFromOverflow(t *testing.T) {
+	for _, style := range []string{scripted.StyleOpenAI, scripted.StyleVLLM, scripted.StyleLlamaCpp, scripted.StyleLMStudio} {
+		t.Run(style, func(t *testing.T) {
+			srv := scriptedtest.New(t, scripted.WithWindow("", scripted.Window{Tokens: 200, Style: style}))
+			rec := &recorder{}
+			a := newAgent(t, srv, rec, 0)
+			_, err := a.Run(context.Background(), strings.Repeat("long prompt ", 200))
+			if !errors.Is(err, agent.ErrContextLength) {
+				t.Fatalf("err = %v, want ErrContextLength", err)
+			}
+			if got := a.ContextWindow(); got != 200 {
+				t.Errorf("window after the overflow = %d, want 200", got)
+			}
+			if got := a.ContextWindowFrom(); got != agent.WindowFromOverflow {
+				t.Errorf("window from %q, want %q", got, agent.WindowFromOverflow)
+			}
+			var learned bool
+			for _, e := range rec.snapshot() {
+				if c, ok := e.(agent.ContextReported); ok && c.Window == 200 && c.WindowFrom == agent.WindowFromOverflow {
+					learned = c.Tokens > 200 && c.Model == "test-model"
+				}
+			}
+			if !learned {
+				t.Errorf("no ContextReported event with the learned window, a fill over it and the model: %v", rec.kinds())
+			}
+		})
+	}
+}
+
+// TestContextReportedEachStep checks that the fill is reported after each
+// model request's step and at the end of the run.
+func TestContextReportedEachStep(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: "echo", Args: map[string]any{"x": 1}}}},
+		{Text: "done"},
+	}})
+	rec := &recorder{}
+	a := newAgent(t, srv, rec, 0, echoTool("echo", true))
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	var fills []int
+	for _, e := range rec.snapshot() {
+		if c, ok := e.(agent.ContextReported); ok {
+			fills = append(fills, c.Tokens)
+		}
+	}
+	if len(fills) != 3 {
+		t.Fatalf("fills %v, want 3 (two steps and the run's end)", fills)
+	}
+	if fills[1] <= fills[0] {
+		t.Errorf("fills %v, want growth after the tool step", fills)
+	}
+}
+
+// snapshot returns the events recorded so far.
+func (r *recorder) snapshot() []agent.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]agent.Event(nil), r.events...)
+}

@@ -1,0 +1,56 @@
+package ui
+
+import (
+	"context"
+	"errors"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+)
+
+// Compacter is the optional part of an Engine that compacts the main
+// agent's conversation on demand (/compact); focus steers the summary.
+// The Compacted event it emits draws the divider.
+type Compacter interface {
+	Compact(ctx context.Context, focus string) (agent.Compacted, error)
+}
+
+// compactDoneMsg carries the engine's answer to /compact.
+type compactDoneMsg struct{ err error }
+
+func (m *Model) cmdCompact(focus string) tea.Cmd {
+	if m.turn != nil {
+		m.notice(NoticeError, "a turn is running: /compact after it ends (or press "+keyName(m.keys.Cancel)+" to cancel it)")
+		return nil
+	}
+	c, ok := m.engine.(Compacter)
+	if !ok {
+		m.notice(NoticeError, "this session cannot compact its conversation")
+		return nil
+	}
+	if m.compacting {
+		return nil
+	}
+	// The engine's Compacting event draws the divider as it starts.
+	m.compacting = true
+	m.tr.Bottom()
+	ctx := m.ctx
+	return func() tea.Msg {
+		_, err := c.Compact(ctx, focus)
+		return compactDoneMsg{err: err}
+	}
+}
+
+// handleCompactDone says why /compact did nothing; a compaction that
+// happened shows as its divider.
+func (m *Model) handleCompactDone(msg compactDoneMsg) {
+	m.compacting = false
+	switch {
+	case errors.Is(msg.err, agent.ErrNothingToCompact):
+		m.notice(NoticeInfo, "nothing to compact yet")
+	case msg.err != nil:
+		m.notice(NoticeError, "compact: "+msg.err.Error())
+	}
+	m.tr.Bottom()
+}
