@@ -55,6 +55,8 @@ type Session struct {
 	mcp     *mcpState  // nil without MCP (the demo)
 	hooks   *hookState // nil without hooks (the demo)
 	ext     *extensions
+	// shells are the background shells of every agent of the session.
+	shells *tools.Shells
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -128,7 +130,9 @@ func New(opts Options) (*Session, error) {
 		todos:     tools.NewTodoList(),
 		providers: map[string]agent.Provider{},
 		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
+		shells:    tools.NewShells(),
 	}
+	s.shells.Observe(s.shellEvent)
 	s.ext.instructions(&s.env, ws.Root)
 	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
@@ -194,6 +198,7 @@ func New(opts Options) (*Session, error) {
 		Undo:            s.undoLog(),
 		SessionID:       s.sessionID(),
 		Hooks:           s.childHooks(),
+		Shells:          s.shells,
 		OnMessage: func(src agent.Source, m agent.Message) {
 			if s.rec != nil {
 				s.rec.childMessage(src, m)
@@ -204,13 +209,18 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead}
+		OnRead: s.ext.onRead, Shells: s.shells, Agent: agent.MainAgentID}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
 			reg.Add(scopedTool{t})
+		}
+	}
+	if mode != permission.ModePlan {
+		for _, t := range tools.ShellTools(env) {
+			reg.Add(shellScoped{t})
 		}
 	}
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
@@ -289,7 +299,9 @@ func (s *Session) undoLog() *tools.UndoLog {
 // a full buffer makes the producer wait rather than lose events.
 func (s *Session) emit(e agent.Event) {
 	s.log.Event(e)
-	if s.rec != nil {
+	// A shell's output lines are for the panes: the session file keeps
+	// its start and end, not a stream of what it printed.
+	if _, output := e.(agent.ShellOutput); s.rec != nil && !output {
 		s.rec.rec.Event(e)
 	}
 	s.events <- e
@@ -367,7 +379,13 @@ func (s *Session) Undo(ctx context.Context) (string, error) {
 }
 
 // CancelChild cancels one child (ui.Engine).
-func (s *Session) CancelChild(id string) bool { return s.manager.Cancel(id) }
+// A background shell's id stops the shell.
+func (s *Session) CancelChild(id string) bool {
+	if _, ok := s.shells.Info(id); ok {
+		return s.shells.Kill(id)
+	}
+	return s.manager.Cancel(id)
+}
 
 // SendToChild steers a running child or resumes a finished one (ui.Engine).
 func (s *Session) SendToChild(ctx context.Context, id, text string) error {
@@ -430,6 +448,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.shells.Close()
 	close(drained)
 	s.rec.close(w)
 }
@@ -456,6 +475,7 @@ func (s *Session) EndEvents() {
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.shells.Close()
 	close(s.events)
 }
 

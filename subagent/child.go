@@ -294,6 +294,8 @@ func (c *child) finish(out outcome) {
 	c.mu.Unlock()
 	c.m.addUsage(delta) // a resumed child's earlier runs are counted already
 	c.emitState(detailOf(out))
+	// Its background shells end with it: nobody could read them.
+	c.m.cfg.Shells.KillOwnedBy(c.src.AgentID)
 	c.m.cfg.Emit(agent.ChildFinished{
 		Source: c.src, Reason: out.reason, Error: errMsg, ToolCalls: int(c.calls.Load()),
 		Elapsed: elapsed, Usage: u, Summary: firstLines(out.text, 1),
@@ -495,6 +497,9 @@ func (c *child) tools() *tools.Registry {
 		AllowRead:    c.m.cfg.AllowRead,
 		AllowFound:   c.m.cfg.AllowFound,
 		Sandbox:      c.m.cfg.Sandbox,
+		Shells:       c.m.cfg.Shells,
+		Agent:        c.src.AgentID,
+		AgentDepth:   c.src.Depth,
 	}
 	if c.policy != nil {
 		env.AllowRead, env.AllowFound = c.policy.AllowRead, c.policy.AllowReadFound
@@ -528,6 +533,11 @@ func (c *child) tools() *tools.Registry {
 			t = c.m.watchFiles(t, c)
 		}
 		reg.Add(t)
+		if t.Name() == toolname.Bash {
+			for _, st := range tools.ShellTools(env) {
+				reg.Add(st)
+			}
+		}
 	}
 	if slices.Contains(allowed, toolname.Task) {
 		if t := c.m.toolFor(c.src, c.def.SpawnTypes); t != nil {

@@ -109,6 +109,9 @@ type Config struct {
 	Undo *tools.UndoLog
 	// Hooks binds the user's hooks to each child (nil: none).
 	Hooks Hooks
+	// Shells runs the session's background shells; a child offered bash
+	// may start them, and those still running when it ends are stopped.
+	Shells *tools.Shells
 }
 
 // Hooks binds the user's hooks to children: the session's, plus a

@@ -41,6 +41,13 @@ type Env struct {
 	// read; what it returns (memory files of the file's folder that join
 	// the agent's context, once) is appended to the result.
 	OnRead func(abs string) string
+	// Shells runs the session's background shells (bash with
+	// run_in_background); nil offers none. Agent and AgentDepth are the
+	// AgentID and depth of the agent these tools serve, the owner of the
+	// shells it starts.
+	Shells     *Shells
+	Agent      string
+	AgentDepth int
 }
 
 // resolveRead resolves p for reading: only what AllowRead permits. The
