@@ -159,6 +159,9 @@ type ChildStarted struct {
 	// Prompt is the brief its parent gave it: the first thing its own
 	// transcript shows.
 	Prompt string `json:"prompt,omitempty"`
+	// Forked is set when it starts from its parent's conversation so far
+	// instead of a clean history.
+	Forked bool `json:"forked,omitempty"`
 }
 
 // WorktreeInfo says where an isolated child works and what it started from.

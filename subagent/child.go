@@ -65,6 +65,9 @@ type child struct {
 	home *tools.Workspace
 	// hk are the child's hooks (nil: none).
 	hk *hooks.Binding
+	// fork is the parent's conversation a forked child starts from; nil
+	// for a child with a clean history.
+	fork *forked
 	// policy is the session's permission policy scoped by the child's
 	// tool rules (Bash(git diff:*), Edit(docs/**), ...); nil when its
 	// definition has none, and the session's gate serves it as it is.
@@ -127,8 +130,13 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	if c.resolveErr == nil {
 		c.policy, c.resolveErr = m.scope(def)
 	}
+	if spec.Fork && c.resolveErr == nil {
+		// Taken now: the parent's history ends with the message that
+		// holds this call.
+		c.fork, c.resolveErr = m.conversationOf(parent.AgentID)
+	}
 	started := agent.ChildStarted{Source: c.src, Model: c.model, Background: spec.Background, MaxTokens: c.maxTokens, MaxCost: c.maxCost, Color: def.Color,
-		Prompt: spec.Prompt}
+		Prompt: spec.Prompt, Forked: c.fork != nil}
 	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
 		// Made before the child is announced, so its pane says where it
 		// works; a child that cannot be isolated never starts.
@@ -145,6 +153,12 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	}
 	if c.resolveErr == nil {
 		c.newAgent()
+		if c.fork != nil {
+			h := forkHistory(c.fork.history, parentCall)
+			c.fork.len = len(h)
+			c.a.SetHistory(h)
+			c.spec.Prompt = c.forkBrief(spec.Prompt)
+		}
 	}
 	m.cfg.Emit(started)
 	if spec.Background {
@@ -181,11 +195,16 @@ func (c *child) newAgent() {
 	if c.m.cfg.Hooks != nil {
 		c.hk = c.m.cfg.Hooks.Bind(c.def, c.src, c.gate())
 	}
+	system := c.systemPrompt()
+	if c.fork != nil {
+		// Its parent's, so its requests begin as the parent's did.
+		system = c.fork.system
+	}
 	c.a = agent.New(agent.Config{
 		Hooks:     loopHooks(c.hk),
 		Provider:  c.provider,
 		Model:     c.model,
-		System:    c.systemPrompt(),
+		System:    system,
 		Tools:     c.tools(),
 		MaxTurns:  c.maxTurns,
 		Source:    c.src,
@@ -687,6 +706,10 @@ func (c *child) findings() string {
 	var calls []string
 	results := map[string]string{}
 	history := c.a.History()
+	if c.fork != nil {
+		// What it found is what came after its parent's conversation.
+		history = history[min(c.fork.len, len(history)):]
+	}
 	for _, m := range history {
 		if m.Role == agent.RoleTool {
 			results[m.ToolCallID] = firstLines(m.Content, 1)

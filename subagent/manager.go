@@ -144,11 +144,12 @@ type Manager struct {
 	wg  sync.WaitGroup // every child goroutine
 
 	mu       sync.Mutex
-	sems     map[int]chan struct{} // per depth, so parents never starve children
-	children map[string]*child     // every child of the session, by AgentID
-	order    []string              // AgentIDs in spawn order
-	names    map[string]string     // name -> AgentID
-	inboxes  map[string]*Inbox     // by parent AgentID
+	sems     map[int]chan struct{}   // per depth, so parents never starve children
+	children map[string]*child       // every child of the session, by AgentID
+	order    []string                // AgentIDs in spawn order
+	names    map[string]string       // name -> AgentID
+	inboxes  map[string]*Inbox       // by parent AgentID
+	tops     map[string]*agent.Agent // agents a Driver serves (the main agent), for forks
 	usage    agent.Usage
 	closed   bool
 	files    *fileWatcher // made on first use
@@ -188,7 +189,7 @@ func NewManager(cfg Config) *Manager {
 	}
 	return &Manager{
 		cfg: cfg, sems: map[int]chan struct{}{}, children: map[string]*child{},
-		names: map[string]string{}, inboxes: map[string]*Inbox{},
+		names: map[string]string{}, inboxes: map[string]*Inbox{}, tops: map[string]*agent.Agent{},
 	}
 }
 
