@@ -141,7 +141,9 @@ var (
 type Manager struct {
 	cfg Config
 	seq atomic.Int64
-	wg  sync.WaitGroup // every child goroutine
+	// byUser counts the children the user started by name.
+	byUser atomic.Int64
+	wg     sync.WaitGroup // every child goroutine
 
 	mu       sync.Mutex
 	sems     map[int]chan struct{}   // per depth, so parents never starve children

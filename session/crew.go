@@ -69,3 +69,12 @@ func (t shellScoped) Run(ctx context.Context, args json.RawMessage) tools.Result
 	}
 	return t.Tool.Run(ctx, args)
 }
+
+// StartChild starts a subagent of type agentType with brief, as a
+// background child of the main agent, at the user's word (the TUI's
+// "@Explore find the retry logic"): no model turn decides it, and its
+// report comes back to the main agent like a background child's.
+func (s *Session) StartChild(agentType, brief string) (name string, err error) {
+	name, _, err = s.manager.StartByUser(agentType, brief)
+	return name, err
+}
