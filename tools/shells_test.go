@@ -42,6 +42,19 @@ func (l *shellLog) add(e ShellEvent) {
 	l.mu.Unlock()
 }
 
+// waitExits waits until n exits were reported: the report follows the
+// end of bash_output's wait.
+func (l *shellLog) waitExits(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Count(strings.Join(l.kinds(), " "), ShellExited) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d exits not reported: %v", n, l.kinds())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func (l *shellLog) kinds() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -86,17 +99,26 @@ func TestBackgroundShell(t *testing.T) {
 	if !strings.Contains(res.Content, "(no new output)") || strings.Contains(res.Content, "one") {
 		t.Fatalf("second read: %+v", res)
 	}
+	log.waitExits(t, 1)
 	kinds := strings.Join(log.kinds(), " ")
 	if !strings.HasPrefix(kinds, ShellStarted) || !strings.HasSuffix(kinds, ShellExited) {
 		t.Fatalf("events %s", kinds)
 	}
 
 	// Reading while it runs: what it printed so far, and "still running".
-	id2 := startShell(t, env, "echo first; sleep 100 & echo $! > bg.pid; wait")
+	id2 := startShell(t, env, "echo first; sleep 100 & echo $! > bg.tmp; mv bg.tmp bg.pid; wait")
 	pid := waitForPidFile(t, filepath.Join(env.WS.Root, "bg.pid"))
-	res = runTool(t, out, map[string]any{"id": id2})
-	if !strings.Contains(res.Content, "first") || !strings.Contains(res.Content, "still running") || res.Summary != "running" {
-		t.Fatalf("running read: %+v", res)
+	// The output reaches the ring a moment after the shell writes it.
+	var read string
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(read, "first") && time.Now().Before(deadline); {
+		res = runTool(t, out, map[string]any{"id": id2})
+		if !strings.Contains(res.Content, "still running") || res.Summary != "running" {
+			t.Fatalf("running read: %+v", res)
+		}
+		read += res.Content
+	}
+	if !strings.Contains(read, "first") {
+		t.Fatalf("never read: %s", read)
 	}
 	res = runTool(t, kill, map[string]any{"id": id2})
 	if res.IsError || res.Summary != "killed" {
@@ -179,8 +201,8 @@ func TestBackgroundShellOwner(t *testing.T) {
 func TestShellsClose(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	env, log := shellEnv(t)
-	startShell(t, env, "trap '' TERM; sleep 100 & echo $! > a.pid; wait")
-	startShell(t, env, "sleep 100 & echo $! > b.pid; wait")
+	startShell(t, env, "trap '' TERM; sleep 100 & echo $! > a.tmp; mv a.tmp a.pid; wait")
+	startShell(t, env, "sleep 100 & echo $! > b.tmp; mv b.tmp b.pid; wait")
 	a := waitForPidFile(t, filepath.Join(env.WS.Root, "a.pid"))
 	b := waitForPidFile(t, filepath.Join(env.WS.Root, "b.pid"))
 	env.Shells.Close()
@@ -205,6 +227,7 @@ func TestBackgroundShellRing(t *testing.T) {
 		strings.Contains(res.Content, "line1\n") {
 		t.Fatalf("%s", res.Content)
 	}
+	log.waitExits(t, 1)
 	log.mu.Lock()
 	last := log.events[len(log.events)-1]
 	log.mu.Unlock()
