@@ -104,6 +104,23 @@ func TestHeadlessBackgroundShells(t *testing.T) {
 		t.Errorf("shells finished: %v", shellFinished)
 	}
 	markerGone(t, marker)
+
+	// Text mode says on stderr when a shell starts and how it ended.
+	h2 := newHeadlessRun(t)
+	h2.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		bg("call_1", "echo hi"),
+		{ToolCalls: []scripted.Call{{ID: "call_2", Name: "bash_output", Args: map[string]any{"id": "shell-1", "wait_s": 20}}}},
+		{Text: "TEXT DONE"},
+	}})
+	r2 := h2.run(t, "", "-p", "run it", "--permission-mode", "bypassPermissions")
+	if r2.code != 0 || strings.TrimSpace(r2.stdout) != "TEXT DONE" {
+		t.Fatalf("text mode: exit %d, stdout %q\nstderr:\n%s", r2.code, r2.stdout, r2.stderr)
+	}
+	for _, want := range []string{"[shell] shell-1 … started: echo hi", "[shell] shell-1: exit 0 ("} {
+		if !strings.Contains(r2.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r2.stderr)
+		}
+	}
 }
 
 // TestHeadlessForkedChild: a task call with fork starts the child from the
