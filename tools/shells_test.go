@@ -265,8 +265,9 @@ func TestRing(t *testing.T) {
 }
 
 // BenchmarkBackgroundShellOutput measures the memory a background shell
-// costs while it prints 100 MB: its ring is bounded, whatever it prints.
-// Run: go test ./tools -run '^$' -bench BackgroundShellOutput -benchmem
+// costs while it prints 100 MB: its ring is bounded, whatever it prints
+// (go test ./tools -run '^$' -bench BackgroundShellOutput -benchmem; the
+// whole process's RSS: e2e's BenchmarkBackgroundShellRSS).
 func BenchmarkBackgroundShellOutput(b *testing.B) {
 	ws, err := NewWorkspace(b.TempDir())
 	if err != nil {
