@@ -111,7 +111,8 @@ func TestTUIStartByName(t *testing.T) {
 		case "main":
 			mainAt = e.Time
 			last := e.Messages[len(e.Messages)-1]
-			if last.Role != "user" || !strings.Contains(last.Content, "AT REPORT: the retry logic is in retry.go.") {
+			if last.Role != "user" || !strings.Contains(last.Content, "AT REPORT: the retry logic is in retry.go.") ||
+				!strings.Contains(last.Content, `which the user started with "@Explore [e2e:at] find the retry logic"`) {
 				t.Errorf("the main agent's request does not end with the report: %+v", last)
 			}
 		}

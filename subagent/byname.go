@@ -34,6 +34,7 @@ func (m *Manager) StartByUser(agentType, brief string) (name, id string, err err
 	if failed != nil {
 		return "", "", errors.New(strings.TrimPrefix(failed.text, "Error: "))
 	}
+	c.asked = "@" + c.def.Name + " " + brief
 	m.start(c)
 	return c.src.Name, c.src.AgentID, nil
 }

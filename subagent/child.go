@@ -65,6 +65,9 @@ type child struct {
 	home *tools.Workspace
 	// hk are the child's hooks (nil: none).
 	hk *hooks.Binding
+	// asked is the user's "@Type brief" of a child the user started by
+	// name ("" for a child its parent started).
+	asked string
 	// fork is the parent's conversation a forked child starts from; nil
 	// for a child with a clean history.
 	fork *forked
@@ -320,7 +323,7 @@ func (c *child) finish(out outcome) {
 		Elapsed: elapsed, Usage: u, Summary: firstLines(out.text, 1),
 	})
 	if bg {
-		n := Notice{ChildID: c.src.AgentID, Name: c.src.Name, Status: out.state(), Text: capText(out.text, c.m.cfg.ResultCap)}
+		n := Notice{ChildID: c.src.AgentID, Name: c.src.Name, Status: out.state(), Text: capText(out.text, c.m.cfg.ResultCap), Asked: c.asked}
 		c.mu.Lock()
 		owed := c.owed
 		c.owed = nil

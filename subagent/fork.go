@@ -26,10 +26,13 @@ var errNoConversation = errors.New("fork: the parent's conversation is not avail
 func (m *Manager) conversationOf(id string) (*forked, error) {
 	m.mu.Lock()
 	a := m.tops[id]
-	if c, ok := m.children[id]; ok && a == nil {
-		a = c.a
-	}
+	c := m.children[id]
 	m.mu.Unlock()
+	if a == nil && c != nil {
+		c.mu.Lock()
+		a = c.a
+		c.mu.Unlock()
+	}
 	if a == nil {
 		return nil, errNoConversation
 	}
