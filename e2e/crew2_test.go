@@ -87,7 +87,9 @@ func TestTUIStartByName(t *testing.T) {
 	srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:at]"}, Turns: []scripted.Turn{
 		{Text: "AT REPORT: the retry logic is in retry.go.", Delay: 300 * time.Millisecond},
 	}})
-	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+	// The main agent's first message is the child's report, which quotes
+	// the brief (and so its marker): matched on both.
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, FirstUser: "[background agent"}, Turns: []scripted.Turn{
 		{Text: "E2E main: the explorer found retry.go.", ChunkSize: 100},
 		{Text: "E2E hello answered.", ChunkSize: 100},
 	}})
