@@ -111,6 +111,8 @@ func TestHeadlessBackgroundShells(t *testing.T) {
 		bg("call_1", "echo hi"),
 		{ToolCalls: []scripted.Call{{ID: "call_2", Name: "bash_output", Args: map[string]any{"id": "shell-1", "wait_s": 20}}}},
 		{Text: "TEXT DONE"},
+		bg("call_3", "echo again"),
+		{Text: "AGAIN DONE"},
 	}})
 	r2 := h2.run(t, "", "-p", "run it", "--permission-mode", "bypassPermissions")
 	if r2.code != 0 || strings.TrimSpace(r2.stdout) != "TEXT DONE" {
@@ -120,6 +122,12 @@ func TestHeadlessBackgroundShells(t *testing.T) {
 		if !strings.Contains(r2.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r2.stderr)
 		}
+	}
+
+	// A resumed session's new shell does not take an old one's id.
+	r3 := h2.run(t, "", "-p", "once more", "--continue", "--permission-mode", "bypassPermissions")
+	if r3.code != 0 || !strings.Contains(r3.stderr, "[shell] shell-2 … started: echo again") {
+		t.Errorf("continued: exit %d\nstderr:\n%s", r3.code, r3.stderr)
 	}
 }
 

@@ -3,8 +3,11 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 
 	"covey/agent"
+	"covey/agent/sessionfile"
 	"covey/internal/excerpt"
 	"covey/tools"
 	"covey/tools/toolname"
@@ -77,4 +80,19 @@ func (t shellScoped) Run(ctx context.Context, args json.RawMessage) tools.Result
 func (s *Session) StartChild(agentType, brief string) (name string, err error) {
 	name, _, err = s.manager.StartByUser(agentType, brief)
 	return name, err
+}
+
+// lastShell is the number of the last background shell a session file
+// names (shell-3: 3), so a resumed session's new shells get new ids.
+func lastShell(cs []sessionfile.Child) int {
+	n := 0
+	for _, c := range cs {
+		if c.Source.AgentType != agent.ShellType {
+			continue
+		}
+		if v, err := strconv.Atoi(strings.TrimPrefix(c.Source.AgentID, "shell-")); err == nil {
+			n = max(n, v)
+		}
+	}
+	return n
 }

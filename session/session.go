@@ -268,6 +268,7 @@ func New(opts Options) (*Session, error) {
 	}
 	if s.rec != nil && s.rec.loaded != nil {
 		s.manager.Restore(restoredChildren(s.rec.loaded.Children))
+		s.shells.SkipIDs(lastShell(s.rec.loaded.Children))
 	}
 	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
 	if s.hooks != nil {

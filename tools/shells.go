@@ -107,6 +107,14 @@ func NewShells() *Shells {
 	return &Shells{tick: shellTick, keep: ShellRing, shells: map[string]*bgShell{}}
 }
 
+// SkipIDs makes the next shell's id follow those up to shell-n (a resumed
+// session's shells keep theirs: a new shell must not take one).
+func (s *Shells) SkipIDs(n int) {
+	s.mu.Lock()
+	s.seq = max(s.seq, n)
+	s.mu.Unlock()
+}
+
 // Observe sets the function told of every shell's start, output and exit
 // (the session turns them into crew events). Set it before the first
 // shell starts; it must not block for long.

@@ -394,6 +394,9 @@ func (m *Model) cmdCost(string) tea.Cmd {
 			agent.FormatTokens(max(u.OutputTokens, 0)), dollars(m.rt.mainCost))
 	}
 	for _, c := range m.rt.tree() {
+		if c.isShell() {
+			continue // a background shell spends no tokens
+		}
 		state := ""
 		if c.Running() {
 			state = " (" + c.StateName() + ")"
