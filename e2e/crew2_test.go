@@ -64,17 +64,26 @@ func TestTUIBackgroundShell(t *testing.T) {
 	})
 	tm.press("Escape")
 	tm.waitText("Crew ·", "shell-1")
-
-	// x kills it, and every process of it goes.
-	tm.press("x")
-	tm.waitMatch(regexp.MustCompile(`shell-1 .*cancelled.*killed`))
-	markerGone(t, marker)
 	tm.press("Escape")
 	tm.waitText("E2E shell started.")
-	s = tm.waitMatch(regexp.MustCompile(`shell-1 \[shell\].* · killed`))
-	if strings.Contains(s, "running") {
-		t.Errorf("still said to run:\n%s", frame(s))
-	}
+
+	// x on its focused pane kills it, and every process of it goes.
+	tm.press("Tab")
+	tm.waitFor("the shell's pane to take the focus", waitLong, func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if header.MatchString(l) {
+				return strings.HasPrefix(l, "▌")
+			}
+		}
+		return false
+	})
+	tm.press("x")
+	tm.waitMatch(regexp.MustCompile(`shell-1 \[shell\].* · killed`))
+	markerGone(t, marker)
+	tm.press("C-g")
+	tm.waitMatch(regexp.MustCompile(`shell-1 .*cancelled.*killed`))
+	tm.waitText("Crew · 1 subagent · 0 running")
+	tm.press("Escape")
 	tm.quitAndCheck(helpLine)
 }
 
