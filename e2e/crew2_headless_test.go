@@ -56,13 +56,11 @@ func TestHeadlessBackgroundShells(t *testing.T) {
 		{Text: "SHELLS DONE"},
 	}})
 
-	start := time.Now()
+	// A run that waited for shell-3 (300 s) would not end within runCovey's
+	// minute.
 	r := h.run(t, "", "-p", "run the shells", "--output-format", "stream-json", "--permission-mode", "bypassPermissions")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
-	}
-	if took := time.Since(start); took > 40*time.Second {
-		t.Errorf("the run waited for its background shell (%s)", took)
 	}
 	results := map[string]string{}
 	var shellStarted, shellFinished []string
