@@ -40,6 +40,9 @@ type shellOutputMsg struct {
 	id  string
 	out string
 	cut int64
+	// gone is set when the engine no longer has the shell (it ran in an
+	// earlier covey, and only its pane came back with the session).
+	gone bool
 }
 
 // mention splits "@Type brief" into the agent type it names (as the type
@@ -97,8 +100,8 @@ func (m *Model) fetchShellOutput(id string) tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		out, cut, _ := r.ShellOutput(id)
-		return shellOutputMsg{id: id, out: out, cut: cut}
+		out, cut, ok := r.ShellOutput(id)
+		return shellOutputMsg{id: id, out: out, cut: cut, gone: !ok}
 	}
 }
 
@@ -115,6 +118,9 @@ func (m *Model) refreshShellView(ev agent.Event) tea.Cmd {
 func (m *Model) showShellOutput(msg shellOutputMsg) {
 	if m.cv == nil || m.cv.Pane().AgentID() != msg.id {
 		return
+	}
+	if msg.gone {
+		msg.out = "(its output is not kept: it ran in an earlier covey)"
 	}
 	m.cv.setShellOutput(msg.out, msg.cut)
 }
