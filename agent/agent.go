@@ -147,6 +147,13 @@ func (a *Agent) History() []Message {
 	return append([]Message(nil), a.history...)
 }
 
+// System returns the agent's system prompt.
+func (a *Agent) System() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.System
+}
+
 // SetHistory replaces the conversation (used to resume a session).
 func (a *Agent) SetHistory(h []Message) {
 	a.mu.Lock()

@@ -188,6 +188,9 @@ type ChildStarted struct {
 	// Prompt is the brief its parent gave it: the first thing its own
 	// transcript shows.
 	Prompt string `json:"prompt,omitempty"`
+	// Forked is set when it starts from its parent's conversation so far
+	// instead of a clean history.
+	Forked bool `json:"forked,omitempty"`
 }
 
 // WorktreeInfo says where an isolated child works and what it started from.
@@ -308,6 +311,28 @@ type ChildFinished struct {
 	Usage     Usage         `json:"usage"`
 	Summary   string        `json:"summary,omitempty"` // first line of its answer
 }
+
+// ShellType is the AgentType of a background shell (bash with
+// run_in_background): a member of the crew like a child, whose Source
+// has the shell's id as AgentID and Name, its command as Description, and
+// the bash call that started it as ParentCallID. Its ChildStarted,
+// ChildState and ChildFinished say when it started and how it ended
+// (Summary "exit 0", "killed"); ShellOutput shows what it prints.
+const ShellType = "shell"
+
+// ShellOutput is a background shell's latest output: its last lines, sent
+// at most a few times a second however fast it prints (Source is the
+// shell).
+type ShellOutput struct {
+	Source
+	// Lines are its last lines of output (at most 10).
+	Lines []string `json:"lines"`
+	// Bytes is everything it printed so far.
+	Bytes int64 `json:"bytes"`
+}
+
+// Kind implements Event.
+func (ShellOutput) Kind() string { return "shell_output" }
 
 // ToolProgress reports progress of a running tool call (an MCP server's
 // progress notification). It counts as activity of the agent.

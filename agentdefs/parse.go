@@ -488,7 +488,13 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 	unknownLine := 0
 	spawnAny := false
 	bare := map[string]bool{}
+	var companions []toolRef
 	for _, r := range refs {
+		if shellCompanion(r.raw) {
+			// Claude Code's BashOutput and KillShell come with bash here.
+			companions = append(companions, r)
+			continue
+		}
 		m := mapToolName(r.raw)
 		switch {
 		case m.name == "":
@@ -550,6 +556,14 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 	out.rules = kept
 	if len(out.rules) == 0 {
 		out.rules = nil
+	}
+	if allow && !slices.Contains(out.names, toolname.Bash) {
+		for _, r := range companions {
+			unknown = append(unknown, r.raw+" (it comes with Bash)")
+			if unknownLine == 0 || r.line < unknownLine {
+				unknownLine = r.line
+			}
+		}
 	}
 	if len(unknown) > 0 {
 		if allow && len(out.names) == 0 {

@@ -155,6 +155,15 @@ func TestParseWarnings(t *testing.T) {
 			tools: []string{toolname.ReadFile},
 			want:  []Problem{{Line: 6, Field: "tools", Message: "covey has no NotebookEdit, WebSearch; dropped", Warning: true}},
 		},
+		"Claude's BashOutput and KillShell come with Bash": {
+			file:  "---\nname: srv\ndescription: d\ntools: Read, Bash, BashOutput, KillShell\n---\np\n",
+			tools: []string{toolname.ReadFile, toolname.Bash},
+		},
+		"BashOutput without Bash grants nothing": {
+			file:  "---\nname: srv\ndescription: d\ntools: Read, BashOutput\n---\np\n",
+			tools: []string{toolname.ReadFile},
+			want:  []Problem{{Line: 4, Field: "tools", Message: "covey has no BashOutput (it comes with Bash); dropped", Warning: true}},
+		},
 		"a pattern covey cannot enforce drops the tool": {
 			file:  "---\nname: web\ndescription: d\ntools: Read, Grep(TODO), Bash(git:*)\n---\np\n",
 			tools: []string{toolname.ReadFile, toolname.Bash},

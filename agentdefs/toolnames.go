@@ -46,6 +46,22 @@ type mappedTool struct {
 	hasArgs bool
 }
 
+// shellCompanion reports whether raw is one of Claude Code's tools for
+// background shells (BashOutput, KillShell, and KillBash before it): in
+// covey an agent offered bash gets bash_output and kill_shell with it, so
+// a tools list needs no entry for them.
+func shellCompanion(raw string) bool {
+	name, _, hasArgs := splitCall(raw)
+	if hasArgs {
+		return false
+	}
+	switch strings.ToLower(name) {
+	case "bashoutput", "killshell", "killbash", toolname.BashOutput, toolname.KillShell:
+		return true
+	}
+	return false
+}
+
 // mapToolName turns a tool name as written in covey or Claude Code files
 // into covey's name. Claude's names are matched case-insensitively because
 // users type them from memory; covey's own names and MCP names (mcp__...)

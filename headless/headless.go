@@ -181,7 +181,7 @@ func (o *headlessOutput) event(e agent.Event) {
 				o.children[i].Background = true
 			}
 		}
-		if ev.Detail != "" {
+		if ev.Detail != "" && src.AgentType != agent.ShellType { // a shell's end has its own line
 			o.progress("[%s] %s: %s", src.AgentType, childLabel(src), ev.Detail)
 		}
 	case agent.BackgroundResult:
@@ -225,6 +225,10 @@ func (o *headlessOutput) event(e agent.Event) {
 	case agent.ChildStarted:
 		o.children = append(o.children, childRecord{AgentID: src.AgentID, Name: src.Name, Background: ev.Background, Type: src.AgentType, Description: src.Description})
 		o.lastLine[src.AgentID], o.started[src.AgentID] = time.Now(), time.Now()
+		if src.AgentType == agent.ShellType {
+			o.progress("[shell] %s … started: %s", src.Name, src.Description)
+			return
+		}
 		o.progress("[%s] %s … started (%s)", src.AgentType, src.Description, ev.Model)
 	case agent.ChildFinished:
 		for i := range o.children {
@@ -232,6 +236,10 @@ func (o *headlessOutput) event(e agent.Event) {
 				c := &o.children[i]
 				c.Reason, c.Error, c.ToolCalls, c.ElapsedMS, c.Usage = ev.Reason, ev.Error, ev.ToolCalls, ev.Elapsed.Milliseconds(), ev.Usage
 			}
+		}
+		if src.AgentType == agent.ShellType {
+			o.progress("[shell] %s: %s (%s)", src.Name, ev.Summary, seconds(ev.Elapsed))
+			return
 		}
 		word := map[string]string{agent.StopOK: "done", agent.StopMaxTurns: "cut short (max turns)", agent.StopTimeout: "timed out"}[ev.Reason]
 		if word == "" {

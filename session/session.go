@@ -63,6 +63,8 @@ type Session struct {
 	// cleanStarted).
 	cleaned      chan struct{}
 	cleanStarted atomic.Bool
+	// shells are the background shells of every agent of the session.
+	shells *tools.Shells
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -136,7 +138,9 @@ func New(opts Options) (*Session, error) {
 		todos:     tools.NewTodoList(),
 		providers: map[string]agent.Provider{},
 		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
+		shells:    tools.NewShells(),
 	}
+	s.shells.Observe(s.shellEvent)
 	s.ext.instructions(&s.env, ws.Root)
 	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
@@ -209,6 +213,7 @@ func New(opts Options) (*Session, error) {
 		SessionID:       s.sessionID(),
 		Hooks:           s.childHooks(),
 		AutoCompact:     cfg.AutoCompact.Threshold(),
+		Shells:          s.shells,
 		OnMessage: func(src agent.Source, m agent.Message) {
 			if s.rec != nil {
 				s.rec.childMessage(src, m)
@@ -219,13 +224,18 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead, Temps: s.temps}
+		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
 			reg.Add(scopedTool{t})
+		}
+	}
+	if mode != permission.ModePlan {
+		for _, t := range tools.ShellTools(env) {
+			reg.Add(shellScoped{t})
 		}
 	}
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
@@ -280,6 +290,7 @@ func New(opts Options) (*Session, error) {
 	}
 	if s.rec != nil && s.rec.loaded != nil {
 		s.manager.Restore(restoredChildren(s.rec.loaded.Children))
+		s.shells.SkipIDs(lastShell(s.rec.loaded.Children))
 	}
 	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
 	if s.hooks != nil {
@@ -332,7 +343,9 @@ func (s *Session) undoLog() *tools.UndoLog {
 // a full buffer makes the producer wait rather than lose events.
 func (s *Session) emit(e agent.Event) {
 	s.log.Event(e)
-	if s.rec != nil {
+	// A shell's output lines are for the panes: the session file keeps
+	// its start and end, not a stream of what it printed.
+	if _, output := e.(agent.ShellOutput); s.rec != nil && !output {
 		s.rec.rec.Event(e)
 	}
 	s.events <- e
@@ -417,7 +430,13 @@ func (s *Session) Compact(ctx context.Context, focus string) (agent.Compacted, e
 }
 
 // CancelChild cancels one child (ui.Engine).
-func (s *Session) CancelChild(id string) bool { return s.manager.Cancel(id) }
+// A background shell's id stops the shell.
+func (s *Session) CancelChild(id string) bool {
+	if _, ok := s.shells.Info(id); ok {
+		return s.shells.Kill(id)
+	}
+	return s.manager.Cancel(id)
+}
 
 // SendToChild steers a running child or resumes a finished one (ui.Engine).
 func (s *Session) SendToChild(ctx context.Context, id, text string) error {
@@ -480,6 +499,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.shells.Close()
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
 	s.rec.close(w)
@@ -511,6 +531,7 @@ func (s *Session) EndEvents() {
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.shells.Close()
 	s.rec.setNotify(nil)
 	close(s.events)
 }

@@ -65,6 +65,12 @@ type child struct {
 	home *tools.Workspace
 	// hk are the child's hooks (nil: none).
 	hk *hooks.Binding
+	// asked is the user's "@Type brief" of a child the user started by
+	// name ("" for a child its parent started).
+	asked string
+	// fork is the parent's conversation a forked child starts from; nil
+	// for a child with a clean history.
+	fork *forked
 	// policy is the session's permission policy scoped by the child's
 	// tool rules (Bash(git diff:*), Edit(docs/**), ...); nil when its
 	// definition has none, and the session's gate serves it as it is.
@@ -130,8 +136,13 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	if c.resolveErr == nil {
 		c.policy, c.resolveErr = m.scope(def)
 	}
+	if spec.Fork && c.resolveErr == nil {
+		// Taken now: the parent's history ends with the message that
+		// holds this call.
+		c.fork, c.resolveErr = m.conversationOf(parent.AgentID)
+	}
 	started := agent.ChildStarted{Source: c.src, Model: c.model, Background: spec.Background, MaxTokens: c.maxTokens, MaxCost: c.maxCost, Color: def.Color,
-		Prompt: spec.Prompt}
+		Prompt: spec.Prompt, Forked: c.fork != nil}
 	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
 		// Made before the child is announced, so its pane says where it
 		// works; a child that cannot be isolated never starts.
@@ -148,6 +159,12 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	}
 	if c.resolveErr == nil {
 		c.newAgent()
+		if c.fork != nil {
+			h := forkHistory(c.fork.history, parentCall)
+			c.fork.len = len(h)
+			c.a.SetHistory(h)
+			c.spec.Prompt = c.forkBrief(spec.Prompt)
+		}
 	}
 	m.cfg.Emit(started)
 	if spec.Background {
@@ -184,11 +201,16 @@ func (c *child) newAgent() {
 	if c.m.cfg.Hooks != nil {
 		c.hk = c.m.cfg.Hooks.Bind(c.def, c.src, c.gate())
 	}
+	system := c.systemPrompt()
+	if c.fork != nil {
+		// Its parent's, so its requests begin as the parent's did.
+		system = c.fork.system
+	}
 	c.a = agent.New(agent.Config{
 		Hooks:     loopHooks(c.hk),
 		Provider:  c.provider,
 		Model:     c.model,
-		System:    c.systemPrompt(),
+		System:    system,
 		Tools:     c.tools(),
 		MaxTurns:  c.maxTurns,
 		Source:    c.src,
@@ -302,12 +324,14 @@ func (c *child) finish(out outcome) {
 	c.mu.Unlock()
 	c.m.addUsage(delta) // a resumed child's earlier runs are counted already
 	c.emitState(detailOf(out))
+	// Its background shells end with it: nobody could read them.
+	c.m.cfg.Shells.KillOwnedBy(c.src.AgentID)
 	c.m.cfg.Emit(agent.ChildFinished{
 		Source: c.src, Reason: out.reason, Error: errMsg, ToolCalls: int(c.calls.Load()),
 		Elapsed: elapsed, Usage: u, Summary: firstLines(out.text, 1),
 	})
 	if bg {
-		n := Notice{ChildID: c.src.AgentID, Name: c.src.Name, Status: out.state(), Text: capText(out.text, c.m.cfg.ResultCap)}
+		n := Notice{ChildID: c.src.AgentID, Name: c.src.Name, Status: out.state(), Text: capText(out.text, c.m.cfg.ResultCap), Asked: c.asked}
 		c.mu.Lock()
 		owed := c.owed
 		c.owed = nil
@@ -504,6 +528,9 @@ func (c *child) tools() *tools.Registry {
 		AllowFound:   c.m.cfg.AllowFound,
 		Sandbox:      c.m.cfg.Sandbox,
 		Temps:        c.m.cfg.Temps,
+		Shells:       c.m.cfg.Shells,
+		Agent:        c.src.AgentID,
+		AgentDepth:   c.src.Depth,
 	}
 	if c.policy != nil {
 		env.AllowRead, env.AllowFound = c.policy.AllowRead, c.policy.AllowReadFound
@@ -537,6 +564,11 @@ func (c *child) tools() *tools.Registry {
 			t = c.m.watchFiles(t, c)
 		}
 		reg.Add(t)
+		if t.Name() == toolname.Bash {
+			for _, st := range tools.ShellTools(env) {
+				reg.Add(st)
+			}
+		}
 	}
 	if slices.Contains(allowed, toolname.Task) {
 		if t := c.m.toolFor(c.src, c.def.SpawnTypes); t != nil {
@@ -688,6 +720,10 @@ func (c *child) findings() string {
 	var calls []string
 	results := map[string]string{}
 	history := c.a.History()
+	if c.fork != nil {
+		// What it found is what came after its parent's conversation.
+		history = history[min(c.fork.len, len(history)):]
+	}
 	for _, m := range history {
 		if m.Role == agent.RoleTool {
 			results[m.ToolCallID] = firstLines(m.Content, 1)

@@ -45,6 +45,9 @@ func (m *Manager) NewDriver(a *agent.Agent, onTurn func()) *Driver {
 		turn: make(chan struct{}, 1), stop: make(chan struct{}), kick: make(chan struct{}, 1),
 		done: make(chan struct{}), idle: make(chan struct{}),
 	}
+	m.mu.Lock()
+	m.tops[a.Source().AgentID] = a
+	m.mu.Unlock()
 	go d.loop()
 	return d
 }

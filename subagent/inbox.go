@@ -15,6 +15,9 @@ type Notice struct {
 	// cancelled.
 	Status string
 	Text   string
+	// Asked is the user's "@Type brief" when the user started the child
+	// by name (the parent did not ask for it, so it is told who did).
+	Asked string
 }
 
 // Event returns the BackgroundResult event announcing n as delivered to
@@ -29,6 +32,10 @@ func NoticeText(ns []Notice) string {
 	for i, n := range ns {
 		if i > 0 {
 			b.WriteString("\n\n")
+		}
+		if n.Asked != "" {
+			fmt.Fprintf(&b, "[background agent %q (id %s), which the user started with %q, finished: %s]\n%s", n.Name, n.ChildID, n.Asked, n.Status, n.Text)
+			continue
 		}
 		fmt.Fprintf(&b, "[background agent %q (id %s) finished: %s]\n%s", n.Name, n.ChildID, n.Status, n.Text)
 	}

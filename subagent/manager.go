@@ -116,6 +116,9 @@ type Config struct {
 	BeforeCompact func(ctx context.Context, trigger, focus string) (string, error)
 	// Hooks binds the user's hooks to each child (nil: none).
 	Hooks Hooks
+	// Shells runs the session's background shells; a child offered bash
+	// may start them, and those still running when it ends are stopped.
+	Shells *tools.Shells
 }
 
 // Hooks binds the user's hooks to children: the session's, plus a
@@ -145,14 +148,17 @@ var (
 type Manager struct {
 	cfg Config
 	seq atomic.Int64
-	wg  sync.WaitGroup // every child goroutine
+	// byUser counts the children the user started by name.
+	byUser atomic.Int64
+	wg     sync.WaitGroup // every child goroutine
 
 	mu       sync.Mutex
-	sems     map[int]chan struct{} // per depth, so parents never starve children
-	children map[string]*child     // every child of the session, by AgentID
-	order    []string              // AgentIDs in spawn order
-	names    map[string]string     // name -> AgentID
-	inboxes  map[string]*Inbox     // by parent AgentID
+	sems     map[int]chan struct{}   // per depth, so parents never starve children
+	children map[string]*child       // every child of the session, by AgentID
+	order    []string                // AgentIDs in spawn order
+	names    map[string]string       // name -> AgentID
+	inboxes  map[string]*Inbox       // by parent AgentID
+	tops     map[string]*agent.Agent // agents a Driver serves (the main agent), for forks
 	usage    agent.Usage
 	closed   bool
 	files    *fileWatcher // made on first use
@@ -192,7 +198,7 @@ func NewManager(cfg Config) *Manager {
 	}
 	return &Manager{
 		cfg: cfg, sems: map[int]chan struct{}{}, children: map[string]*child{},
-		names: map[string]string{}, inboxes: map[string]*Inbox{},
+		names: map[string]string{}, inboxes: map[string]*Inbox{}, tops: map[string]*agent.Agent{},
 	}
 }
 

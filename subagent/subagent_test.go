@@ -48,6 +48,8 @@ type harnessOpts struct {
 	cost     func(model string, u agent.Usage) float64
 	// raise lets agent files raise their permission mode.
 	raise bool
+	// shells runs the children's background shells.
+	shells *tools.Shells
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -79,7 +81,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		MCPTools: func(_ permission.Gate, keep func(tools.Tool) bool) tools.Source {
 			return tools.FilterSource(func() []tools.Tool { return o.mcp }, keep)
 		},
-		MaxDepth: o.maxDepth, Cost: o.cost,
+		MaxDepth: o.maxDepth, Cost: o.cost, Shells: o.shells,
 	})
 	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))

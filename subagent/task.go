@@ -32,6 +32,10 @@ type TaskSpec struct {
 	Background bool `json:"run_in_background,omitempty"`
 	// Isolation "worktree" runs the child in its own git worktree.
 	Isolation string `json:"isolation,omitempty"`
+	// Fork starts the child from its parent's conversation so far (the
+	// same messages, so a provider's prompt cache serves them) instead of
+	// a clean history; the prompt follows as its brief.
+	Fork bool `json:"fork,omitempty"`
 }
 
 // reasonBackground stands in a task result's summary for a child that went
@@ -57,6 +61,8 @@ func (t *taskTool) Description() string {
 	b.WriteString(`Hand focused work to subagents: child agents with a clean context (they see nothing of this conversation, only your prompt) and only the tools their type allows. Use them for independent searches, investigations and self-contained changes, especially several at once.
 
 Run several in parallel by sending several task calls in ONE message, or one call with a "tasks" list. Each child's final report comes back as this tool's result, in call order, headed by its type and description.
+
+With fork, the child starts from this conversation so far instead of a clean context: it knows everything you know (and the provider's prompt cache serves the shared part), still with only its type's tools. Use it when the work needs what this conversation established; a fresh child is cheaper otherwise.
 
 With run_in_background the call returns at once with the child's name and id, and you go on working; when the child finishes, its report arrives as a message. Use send_message to steer a running child or to follow up with a finished one (it resumes with its whole history), and stop_agent to stop one.
 
@@ -87,6 +93,7 @@ func (t *taskTool) Schema() map[string]any {
 		"subagent_type":     map[string]any{"type": "string", "description": "The agent type to use"},
 		"name":              map[string]any{"type": "string", "description": "A short unique handle for the child (e.g. \"scout\"), for send_message and stop_agent; made up when absent"},
 		"run_in_background": map[string]any{"type": "boolean", "description": "Return at once and get the child's report later as a message"},
+		"fork":              map[string]any{"type": "boolean", "description": "Start the child from this conversation so far instead of a clean context"},
 		"isolation": map[string]any{"type": "string", "enum": []string{IsolationWorktree},
 			"description": "\"worktree\" runs a child that writes in its own git worktree: the user's files stay untouched while it works, and its changes come back as one change the user reviews. Use it for children that edit files in parallel"},
 	}
@@ -157,6 +164,7 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 	for i := range specs {
 		s := &specs[i]
 		s.Background = s.Background || a.Background
+		s.Fork = s.Fork || a.Fork
 		if strings.TrimSpace(s.Prompt) == "" {
 			return nil, fmt.Errorf("task %d has no prompt: every task needs description, prompt and subagent_type", i+1)
 		}

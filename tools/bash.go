@@ -59,7 +59,10 @@ func (t *bashTool) Description() string {
 		"stdin is empty, so interactive programs will not wait for input. timeout_s defaults " +
 		"to 120 and is at most 600; on timeout the command and everything it started is killed. " +
 		"Background processes (&) are killed when the command ends. Use read_file, grep and " +
-		"glob rather than cat, grep or find for reading and searching files."
+		"glob rather than cat, grep or find for reading and searching files. " +
+		"With run_in_background the command runs on as a background shell (a server, a watcher, a long build): " +
+		"the call returns at once with its id; read its new output with bash_output and stop it with kill_shell. " +
+		"Background shells are stopped when covey exits."
 }
 
 func (t *bashTool) Schema() map[string]any { return bashSchema() }
@@ -68,8 +71,9 @@ var bashSchema = ArgsSchema[bashArgs](SchemaClosed)
 
 // bashArgs are bash's arguments.
 type bashArgs struct {
-	Command  string   `json:"command" jsonschema:"The command line, run with bash -c."`
-	TimeoutS *float64 `json:"timeout_s,omitempty" jsonschema:"Timeout in seconds (default 120, max 600)."`
+	Command    string   `json:"command" jsonschema:"The command line, run with bash -c."`
+	TimeoutS   *float64 `json:"timeout_s,omitempty" jsonschema:"Timeout in seconds (default 120, max 600)."`
+	Background flexBool `json:"run_in_background,omitempty" jsonschema:"Run it as a background shell: return at once with its id (no timeout)."`
 }
 
 func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
@@ -112,6 +116,9 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 			return Errorf("bash: the command was not allowed: %s", reason)
 		}
 	}
+	if a.Background {
+		return t.background(ctx, a.Command, dir)
+	}
 	settings := t.env.WS.settings.before(t.env.WS.Root)
 	run, err := t.run(ctx, a.Command, dir, timeout)
 	// A command may create or delete any file: the next glob, grep or
@@ -138,6 +145,42 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 			t.env.Sandbox.Describe(t.env.WS.Root) + "]"
 	}
 	return res
+}
+
+// background starts command as a background shell, after the same checks
+// and gate as any command, and returns its id at once.
+func (t *bashTool) background(ctx context.Context, command, dir string) Result {
+	if t.env.Shells == nil {
+		return Errorf("bash: run_in_background is not available to this agent; run the command without it")
+	}
+	settings := t.env.WS.settings.before(t.env.WS.Root)
+	// Killed with covey should covey die without cleaning up (start ties
+	// it; Close stops every shell on a normal exit).
+	cmd, r, mark, err := t.start(command, dir, &syscall.SysProcAttr{Setsid: true})
+	if err != nil {
+		return Errorf("bash: %v", err)
+	}
+	ws := t.env.WS
+	after := func() string {
+		ws.Invalidate()
+		restored, err := ws.settings.after(ws.Root, settings)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("[the command changed covey's own settings and covey could not put them back: %v]", err)
+		case len(restored) > 0:
+			return fmt.Sprintf("[the command changed %s, covey's own settings, and covey put it back]", strings.Join(restored, ", "))
+		}
+		return ""
+	}
+	info, err := t.env.Shells.start(cmd, r, mark, command, t.env.Agent, t.env.AgentDepth, CallID(ctx), after)
+	if err != nil {
+		return Errorf("bash: the background shell did not start: %v", err)
+	}
+	return Result{
+		Content: fmt.Sprintf("Started background shell %s (pid %d). Read its output with bash_output {\"id\": %q}; "+
+			"stop it with kill_shell {\"id\": %q}. It is stopped when covey exits.", info.ID, cmd.Process.Pid, info.ID, info.ID),
+		Summary: "background " + info.ID,
+	}
 }
 
 // checkRedirects refuses a command whose redirections write outside the
@@ -233,46 +276,10 @@ type bashRun struct {
 // run starts command in its own process group and waits for it, the timeout
 // or ctx, whichever ends first; then it kills whatever is left of the group.
 func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Duration) (*bashRun, error) {
-	shell, err := exec.LookPath("bash")
+	cmd, r, mark, err := t.start(command, dir, &syscall.SysProcAttr{Setsid: true})
 	if err != nil {
-		if shell, err = exec.LookPath("sh"); err != nil {
-			return nil, fmt.Errorf("neither bash nor sh found: %w", err)
-		}
-	}
-	// One pipe for stdout and stderr keeps their interleaving. We own it
-	// (rather than giving exec an io.Writer) so that Wait returns when the
-	// shell exits, not when the last grandchild closes its copy.
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("create output pipe: %w", err)
-	}
-	prog, args, err := t.env.Sandbox.CommandWithin(t.env.WS.Root, t.allowedRoots(), dir, []string{shell, "-c", command})
-	if err != nil {
-		_ = r.Close()
-		_ = w.Close()
 		return nil, err
 	}
-	cmd := exec.Command(prog, args...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = w, w // Stdin nil reads from /dev/null
-	// The mark finds what escapes the process group (setsid, daemons)
-	// so it ends with the call too.
-	mark := proctree.NewMark()
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", proctree.EnvEntry(mark))
-	// A session of its own (and so a process group whose id is its pid):
-	// without a controlling terminal a command cannot open /dev/tty to
-	// draw over the TUI, read the user's keys or push keystrokes into
-	// the terminal's input (TIOCSTI) for the shell covey returns to.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	// Tied to covey's life: killed with it (the shell), and marked so the
-	// next covey stops whatever the shell left running (procmark.Reap).
-	procmark.Tie(cmd)
-	if err := cmd.Start(); err != nil {
-		_ = r.Close()
-		_ = w.Close()
-		return nil, fmt.Errorf("start %s: %w", shell, err)
-	}
-	_ = w.Close()
 	pgid := cmd.Process.Pid
 
 	out := newHeadTail(bashOutputCap / 2)
@@ -334,9 +341,57 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 			res.signal = ws.Signal()
 		}
 	default:
-		return nil, fmt.Errorf("wait for %s: %w", shell, waitErr)
+		return nil, fmt.Errorf("wait for the shell: %w", waitErr)
 	}
 	return res, nil
+}
+
+// start starts command with bash -c (sh without bash) in dir, through the
+// sandbox, in a session and process group of its own whose id is the
+// returned command's pid (attr must ask for Setsid), with stdout and
+// stderr on the one returned pipe. Everything it starts carries the
+// returned mark (proctree), which finds what escapes the process group
+// (setsid, daemons) so it ends with the command too, and is tied to
+// covey's life (procmark.Tie: the shell dies with covey, and the next
+// covey stops what it left running).
+func (t *bashTool) start(command, dir string, attr *syscall.SysProcAttr) (cmd *exec.Cmd, out *os.File, mark string, err error) {
+	shell, err := exec.LookPath("bash")
+	if err != nil {
+		if shell, err = exec.LookPath("sh"); err != nil {
+			return nil, nil, "", fmt.Errorf("neither bash nor sh found: %w", err)
+		}
+	}
+	// One pipe for stdout and stderr keeps their interleaving. We own it
+	// (rather than giving exec an io.Writer) so that Wait returns when the
+	// shell exits, not when the last grandchild closes its copy.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("create output pipe: %w", err)
+	}
+	prog, args, err := t.env.Sandbox.CommandWithin(t.env.WS.Root, t.allowedRoots(), dir, []string{shell, "-c", command})
+	if err != nil {
+		_ = r.Close()
+		_ = w.Close()
+		return nil, nil, "", err
+	}
+	cmd = exec.Command(prog, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w // Stdin nil reads from /dev/null
+	mark = proctree.NewMark()
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", proctree.EnvEntry(mark))
+	// A session of its own (and so a process group whose id is its pid):
+	// without a controlling terminal a command cannot open /dev/tty to
+	// draw over the TUI, read the user's keys or push keystrokes into
+	// the terminal's input (TIOCSTI) for the shell covey returns to.
+	cmd.SysProcAttr = attr
+	procmark.Tie(cmd)
+	if err := cmd.Start(); err != nil {
+		_ = r.Close()
+		_ = w.Close()
+		return nil, nil, "", fmt.Errorf("start %s: %w", shell, err)
+	}
+	_ = w.Close()
+	return cmd, r, mark, nil
 }
 
 // result words the run for the model.

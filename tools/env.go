@@ -44,6 +44,13 @@ type Env struct {
 	// Temps lists the temporary files of atomic writes, so the next covey
 	// removes those a killed one left (SweepTemps). Nil lists nothing.
 	Temps *TempJournal
+	// Shells runs the session's background shells (bash with
+	// run_in_background); nil offers none. Agent and AgentDepth are the
+	// AgentID and depth of the agent these tools serve, the owner of the
+	// shells it starts.
+	Shells     *Shells
+	Agent      string
+	AgentDepth int
 }
 
 // resolveRead resolves p for reading: only what AllowRead permits. The

@@ -73,6 +73,7 @@ func TestSchemaOfRefuses(t *testing.T) {
 // no null types, and the same bytes on every call.
 func TestBuiltinSchemas(t *testing.T) {
 	ts := append(Builtins(&Env{}), NewWebFetch(WebFetchConfig{}))
+	ts = append(ts, ShellTools(&Env{Shells: NewShells()})...)
 	for _, tl := range ts {
 		t.Run(tl.Name(), func(t *testing.T) {
 			s := tl.Schema()

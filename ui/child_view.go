@@ -29,6 +29,8 @@ type childView struct {
 	appr  *ApprovalBlock // a request of the child's, shown here too
 	// briefed is set once the child's brief is shown.
 	briefed bool
+	// shell is a background shell's whole output, once read.
+	shell *shellOutputBlock
 
 	width, height int
 	base          RenderContext
@@ -142,6 +144,9 @@ func (v *childView) ShowApproval(b *ApprovalBlock) {
 
 // keepFilesLast moves the files list to the end after new blocks.
 func (v *childView) keepFilesLast() {
+	if v.pane.isShell() {
+		return // a shell's changes are not tracked: no list to keep
+	}
 	if v.tr.Last() == Block(v.files) {
 		return
 	}

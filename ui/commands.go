@@ -77,9 +77,13 @@ func commandNames(cmds []command) string {
 // maxCompletions is how many matches the popup shows at once.
 const maxCompletions = 6
 
-// completion is the popup of commands matching what is typed after "/".
+// completion is the popup of commands matching what is typed after "/",
+// and of agent types matching what is typed after "@" (a word after "@"
+// that starts no type's name opens nothing: it may be a path).
 type completion struct {
 	cmds    []command
+	agents  []command // agent types, as entries whose name is the type's
+	lead    byte      // '/' or '@': what the matches complete
 	keys    KeyMap
 	styles  *theme.Styles
 	width   int
@@ -100,12 +104,17 @@ func (c *completion) Filter(value string) {
 	}
 	c.matches = c.matches[:0]
 	c.sel = 0
-	if !strings.HasPrefix(value, "/") || strings.ContainsAny(value, " \n") {
+	if value == "" || (value[0] != '/' && value[0] != '@') || strings.ContainsAny(value, " \n") {
 		return
 	}
+	c.lead = value[0]
 	typed := strings.ToLower(value[1:])
-	for _, cmd := range c.cmds {
-		if strings.HasPrefix(cmd.name, typed) {
+	list := c.cmds
+	if c.lead == '@' {
+		list = c.agents
+	}
+	for _, cmd := range list {
+		if strings.HasPrefix(strings.ToLower(cmd.name), typed) {
 			c.matches = append(c.matches, cmd)
 		}
 	}
@@ -162,7 +171,7 @@ func (c completion) View() string {
 	lines := make([]string, 0, n)
 	for i := first; i < first+n; i++ {
 		cmd := c.matches[i]
-		name := "/" + cmd.name
+		name := string(c.lead) + cmd.name
 		if cmd.args != "" {
 			name += " " + cmd.args
 		}

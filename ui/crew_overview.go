@@ -418,9 +418,15 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 			b.WriteString(text.render(cell(r.typeName(), w[i], false)))
 		case colState:
 			o.stateCell(b, r, w[i])
-		case colTools:
-			b.WriteString(o.q.number.render(cell(strconv.Itoa(r.ToolCalls()), w[i], true)))
-		case colTokens:
+		case colTools, colTokens:
+			if r.isShell() {
+				b.WriteString(o.q.number.render(cell("-", w[i], true))) // a shell calls no tools, spends no tokens
+				continue
+			}
+			if i == colTools {
+				b.WriteString(o.q.number.render(cell(strconv.Itoa(r.ToolCalls()), w[i], true)))
+				continue
+			}
 			u := r.Usage()
 			b.WriteString(o.q.number.render(cell(agent.FormatTokens(u.InputTokens)+"/"+agent.FormatTokens(u.OutputTokens), w[i], true)))
 		case colCost:

@@ -217,6 +217,7 @@ type childKeys struct {
 	running    bool
 	foreground bool // running, not in the background
 	canMessage bool // the engine takes messages
+	shell      bool // a background shell: no pause
 }
 
 // apply enables exactly the bindings that make sense in s.
@@ -252,7 +253,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.CancelChild.SetEnabled(onChild && s.child.running)
 	k.ChildOpen.SetEnabled(onChild && s.view != screenChild)
 	k.ChildMessage.SetEnabled(onChild && s.child.canMessage)
-	k.ChildPause.SetEnabled(onChild && s.child.running)
+	k.ChildPause.SetEnabled(onChild && s.child.running && !s.child.shell)
 	k.ChildBackground.SetEnabled(onChild && s.child.foreground)
 	inCrew := inView && s.view == screenCrew
 	k.CrewUp.SetEnabled(inCrew)

@@ -257,6 +257,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		quitAfter:       quitWindow,
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
+	m.comp.agents = agentEntries(opts.Agents)
 	m.ov = newCrewOverview(styles, keys)
 	m.mp = newMCPPanel(styles, keys)
 	m.cost = opts.Cost
@@ -454,6 +455,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		eff := m.rt.route(ev)
 		m.routeToView(ev)
+		if cmd := m.refreshShellView(ev); cmd != nil {
+			cmds = append(cmds, cmd)
+		}
 		if _, ok := ev.(agent.MCPStatus); ok {
 			m.refreshMCP()
 		}
@@ -523,6 +527,9 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 func (m *Model) submit(text string) tea.Cmd {
 	if name, arg, ok := parseCommand(text); ok {
 		return m.runCommand(name, arg)
+	}
+	if cmd, ok := m.startByName(text); ok {
+		return cmd
 	}
 	if m.turn != nil || m.clearing {
 		m.input.Enqueue(text)

@@ -81,7 +81,8 @@ func (m *Model) childKeyState() childKeys {
 		any:        true,
 		running:    b.Running(),
 		foreground: b.Running() && !b.Background(),
-		canMessage: m.engine != nil,
+		canMessage: m.engine != nil && !b.isShell(),
+		shell:      b.isShell(),
 	}
 }
 
@@ -94,8 +95,7 @@ func (m *Model) handleChildKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	switch {
 	case key.Matches(k, m.keys.ChildOpen), m.view == screenCrew && key.Matches(k, m.keys.CrewOpen):
-		m.openChild(b)
-		return nil, true
+		return m.openChild(b), true
 	case key.Matches(k, m.keys.ChildMessage):
 		m.startAddress(b)
 		return nil, true
@@ -199,8 +199,9 @@ func (m *Model) handleAddressKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-// openChild shows b's whole transcript full-screen; esc comes back here.
-func (m *Model) openChild(b *SubagentBlock) {
+// openChild shows b's whole transcript full-screen (a shell's: its
+// command and whole output); esc comes back here.
+func (m *Model) openChild(b *SubagentBlock) tea.Cmd {
 	if m.view != screenChild {
 		m.cvFrom = m.view
 	}
@@ -210,6 +211,10 @@ func (m *Model) openChild(b *SubagentBlock) {
 	m.tr.Blur()
 	m.input.Blur()
 	m.cv.tr.Bottom()
+	if b.isShell() {
+		return m.fetchShellOutput(b.AgentID())
+	}
+	return nil
 }
 
 // openCrew shows the crew overview, with the chosen child selected.
@@ -339,6 +344,12 @@ func (m *Model) updateCrew(msg tea.Msg) (tea.Cmd, bool) {
 		if !msg.ok {
 			m.notice(NoticeWarning, "subagent "+msg.name+" was not running in the foreground")
 		}
+	case childStartedByUserMsg:
+		if msg.err != nil {
+			m.notice(NoticeError, fmt.Sprintf("@%s: %v", msg.typ, msg.err))
+		}
+	case shellOutputMsg:
+		m.showShellOutput(msg)
 	default:
 		return nil, false
 	}
@@ -383,6 +394,9 @@ func (m *Model) cmdCost(string) tea.Cmd {
 			agent.FormatTokens(max(u.OutputTokens, 0)), dollars(m.rt.mainCost))
 	}
 	for _, c := range m.rt.tree() {
+		if c.isShell() {
+			continue // a background shell spends no tokens
+		}
 		state := ""
 		if c.Running() {
 			state = " (" + c.StateName() + ")"

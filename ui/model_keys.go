@@ -148,7 +148,7 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		case key.Matches(k, m.keys.Complete), key.Matches(k, m.keys.Accept):
 			sel, _ := m.comp.Selected()
-			full := "/" + sel.name
+			full := string(m.comp.lead) + sel.name
 			if sel.args != "" {
 				full += " "
 			}

@@ -69,9 +69,12 @@ type SubagentBlock struct {
 	look      paneLook
 	cache     lineCache
 	recompute int
-	// worktree says where an isolated child works and from which base; it
+	// worktree says where an isolated child works and from which base,
+	// and that a forked child started from its parent's conversation; it
 	// heads the body for the pane's whole life.
 	worktree string
+	// shellBytes is what a background shell printed so far.
+	shellBytes int64
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
@@ -81,6 +84,9 @@ func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
 	b.crew.maxTokens, b.crew.maxCost = ev.MaxTokens, ev.MaxCost
 	if w := ev.Worktree; w != nil {
 		b.worktree = fmt.Sprintf("in its own worktree (%s), from %s", w.Branch, w.Base)
+	}
+	if ev.Forked {
+		b.worktree = strings.TrimSuffix("forked from its parent's conversation; "+b.worktree, "; ")
 	}
 	return b
 }
@@ -136,7 +142,20 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		b.push(activity{kind: actError, text: oneLine(e.Message)})
 	case agent.Compacted:
 		b.push(activity{kind: actNote, text: agent.CompactionNote(e)})
+	case agent.ShellOutput:
+		// A shell's pane shows its last lines as they are now.
+		b.acts = activityRing{}
+		b.openText = false
+		for _, l := range e.Lines {
+			if l = cleanText(l); strings.TrimSpace(l) != "" {
+				b.push(activity{kind: actText, text: keepTail(l, paneLineMemory)})
+			}
+		}
+		b.shellBytes = e.Bytes
 	case agent.ChildFinished:
+		if b.isShell() {
+			b.model = oneLine(e.Summary) // "exit 0", "killed": the overview's model column
+		}
 		b.finish(e)
 	default:
 		return
@@ -223,6 +242,9 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 		}
 	}
 	clear(b.openTool)
+	if b.isShell() {
+		return // its last lines stay; the header says how it ended
+	}
 	switch b.state {
 	case childCancelled:
 		b.push(activity{kind: actNote, text: "cancelled"})
@@ -375,8 +397,16 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	return glyph + " " + left + b.look.style(ctx.Styles, lookStats).render(stats)
 }
 
-// stats is "N tools · elapsed · tokens" (and the approval wait).
+// stats is "N tools · elapsed · tokens" (and the approval wait); a
+// shell's is "elapsed · bytes printed · exit code".
 func (b *SubagentBlock) stats(now time.Time) string {
+	if b.isShell() {
+		stats := elapsedText(b.elapsedAt(now)) + " · " + byteText(b.shellBytes)
+		if b.state != childRunning && b.model != "" {
+			stats += " · " + b.model
+		}
+		return stats
+	}
 	tools := strconv.Itoa(b.tools) + " tools"
 	if b.tools == 1 {
 		tools = "1 tool"

@@ -262,7 +262,8 @@ func (b *SubagentBlock) Budget() (tokens int, cost float64) {
 // Stalled reports whether a running child has done nothing for
 // stallAfter: no event while not paused, queued or waiting for the user.
 func (b *SubagentBlock) Stalled(now time.Time) bool {
-	return b.Live() && !b.waiting && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= stallAfter
+	// A quiet shell is a server waiting for work, not a stuck agent.
+	return b.Live() && !b.waiting && !b.isShell() && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= stallAfter
 }
 
 // StateName is the child's state as the overview names it.
@@ -287,7 +288,7 @@ func (b *SubagentBlock) StateName() string {
 		return "queued"
 	case b.crew.paused:
 		return "paused"
-	case b.crew.background:
+	case b.crew.background && !b.isShell():
 		return "background"
 	}
 	return "running"

@@ -13,8 +13,12 @@ const (
 	WriteFile = "write_file"
 	EditFile  = "edit_file"
 	Bash      = "bash"
-	TodoWrite = "todo_write"
-	WebFetch  = "web_fetch"
+	// BashOutput and KillShell read and stop bash's background shells;
+	// an agent offered bash gets them with it.
+	BashOutput = "bash_output"
+	KillShell  = "kill_shell"
+	TodoWrite  = "todo_write"
+	WebFetch   = "web_fetch"
 	// Task is the subagent tool (package subagent implements it); children
 	// get it only when their definition names it.
 	Task = "task"

@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"covey/tools/toolname"
+)
+
+// ShellTools returns bash_output and kill_shell bound to env: an agent
+// offered bash with background shells gets them too. Nil when env has no
+// shells.
+func ShellTools(env *Env) []Tool {
+	if env == nil || env.Shells == nil {
+		return nil
+	}
+	return []Tool{&bashOutputTool{env: env}, &killShellTool{env: env}}
+}
+
+// bashOutputTool is bash_output: a background shell's new output.
+type bashOutputTool struct{ env *Env }
+
+func (t *bashOutputTool) Name() string { return toolname.BashOutput }
+
+// ReadOnly is true: reading a shell's output changes nothing.
+func (t *bashOutputTool) ReadOnly() bool { return true }
+
+func (t *bashOutputTool) Description() string {
+	return "Read a background shell's output (see bash run_in_background): everything it printed since your last " +
+		"read (long output keeps its head and tail), and whether it is still running or how it exited. With wait_s, " +
+		"wait up to that many seconds (at most 600) for it to exit first; it returns early when it does."
+}
+
+func (t *bashOutputTool) Schema() map[string]any { return bashOutputSchema() }
+
+var bashOutputSchema = ArgsSchema[bashOutputArgs](SchemaClosed)
+
+// bashOutputArgs are bash_output's arguments.
+type bashOutputArgs struct {
+	ID    string  `json:"id" jsonschema:"The shell's id, e.g. shell-1."`
+	WaitS float64 `json:"wait_s,omitempty" jsonschema:"Seconds to wait for it to exit before reading (default 0, max 600)."`
+}
+
+func (t *bashOutputTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a bashOutputArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return Errorf("bash_output: invalid arguments: %v", err)
+	}
+	if a.WaitS < 0 {
+		return Errorf("bash_output: wait_s must not be negative, got %v", a.WaitS)
+	}
+	sh, err := t.env.Shells.lookup(a.ID, t.env.Agent)
+	if err != nil {
+		return Errorf("bash_output: %v", err)
+	}
+	if a.WaitS > 0 {
+		wait := min(time.Duration(a.WaitS*float64(time.Second)), maxShellWait)
+		timer := time.NewTimer(wait)
+		select {
+		case <-sh.done:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		timer.Stop()
+	}
+	text, cut := sh.readNew()
+	info := sh.snapshot()
+	var b strings.Builder
+	if cut > 0 {
+		fmt.Fprintf(&b, "[… %d bytes printed since your last read were cut: covey keeps the last %d bytes of a shell's output]\n", cut, t.env.Shells.keep)
+	}
+	if text == "" {
+		b.WriteString("(no new output)\n")
+	} else {
+		b.WriteString(text)
+		if !strings.HasSuffix(text, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	switch {
+	case info.Running:
+		fmt.Fprintf(&b, "[%s is still running (%s)]", info.ID, elapsedWords(info.Elapsed))
+	case info.Killed:
+		fmt.Fprintf(&b, "[%s was killed]", info.ID)
+	case info.Signal != 0:
+		fmt.Fprintf(&b, "[%s was killed by signal %d (%v)]", info.ID, int(info.Signal), info.Signal)
+	default:
+		fmt.Fprintf(&b, "[%s exited with code %d]", info.ID, info.ExitCode)
+	}
+	if info.Note != "" {
+		b.WriteString("\n" + info.Note)
+	}
+	return Result{Content: b.String(), Summary: info.Status()}
+}
+
+// killShellTool is kill_shell: stop a background shell.
+type killShellTool struct{ env *Env }
+
+func (t *killShellTool) Name() string { return toolname.KillShell }
+
+// ReadOnly is false: it stops a process the agent started.
+func (t *killShellTool) ReadOnly() bool { return false }
+
+func (t *killShellTool) Description() string {
+	return "Stop a background shell (see bash run_in_background) and every process it started: SIGTERM, then " +
+		"SIGKILL half a second later. Its output stays readable with bash_output."
+}
+
+func (t *killShellTool) Schema() map[string]any { return killShellSchema() }
+
+var killShellSchema = ArgsSchema[killShellArgs](SchemaClosed)
+
+// killShellArgs are kill_shell's arguments.
+type killShellArgs struct {
+	ID string `json:"id" jsonschema:"The shell's id, e.g. shell-1."`
+}
+
+func (t *killShellTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a killShellArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return Errorf("kill_shell: invalid arguments: %v", err)
+	}
+	sh, err := t.env.Shells.lookup(a.ID, t.env.Agent)
+	if err != nil {
+		return Errorf("kill_shell: %v", err)
+	}
+	if !t.env.Shells.kill(sh) {
+		return Result{Content: fmt.Sprintf("%s had already ended (%s).", sh.info.ID, sh.snapshot().Status()), Summary: "already ended"}
+	}
+	// Wait for it to be gone, so the answer is the truth.
+	timer := time.NewTimer(shellKillGrace + pipeGrace + time.Second)
+	defer timer.Stop()
+	select {
+	case <-sh.done:
+	case <-timer.C:
+		return Result{Content: fmt.Sprintf("%s was sent SIGTERM and SIGKILL but has not exited yet.", sh.info.ID), IsError: true, Summary: "not gone yet"}
+	case <-ctx.Done():
+	}
+	return Result{Content: fmt.Sprintf("%s was killed.", sh.info.ID), Summary: "killed"}
+}
+
+// elapsedWords says a duration in whole seconds ("3s", "2m5s").
+func elapsedWords(d time.Duration) string {
+	return d.Round(time.Second).String()
+}

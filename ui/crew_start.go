@@ -1,0 +1,214 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+)
+
+// This file holds two crew members the user reaches from the input and the
+// panes: subagents started by name ("@Explore find the retry logic") and
+// background shells (a pane whose open key shows the shell's whole output).
+
+// ChildStarter is implemented by an Engine that starts a subagent at the
+// user's word: of type agentType, with brief, as a background child of the
+// main agent, whose report comes back like a background child's. It
+// returns the child's name.
+type ChildStarter interface {
+	StartChild(agentType, brief string) (name string, err error)
+}
+
+// ShellReader is implemented by an Engine that runs background shells:
+// all a shell's kept output, and how many bytes before it were cut. (Its
+// pane's cancel key stops it through CancelChild.)
+type ShellReader interface {
+	ShellOutput(id string) (out string, cut int64, ok bool)
+}
+
+// childStartedByUserMsg reports a subagent the user started by name.
+type childStartedByUserMsg struct {
+	typ, name string
+	err       error
+}
+
+// shellOutputMsg carries a background shell's whole kept output to its
+// full-screen view.
+type shellOutputMsg struct {
+	id  string
+	out string
+	cut int64
+	// gone is set when the engine no longer has the shell (it ran in an
+	// earlier covey, and only its pane came back with the session).
+	gone bool
+}
+
+// mention splits "@Type brief" into the agent type it names (as the type
+// is spelled, matched without regard to case) and the brief; ok is false
+// when text does not start with "@" and the name of a type (an "@path"
+// is a message like any other).
+func mention(text string, types []AgentInfo) (typ, brief string, ok bool) {
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "@") {
+		return "", "", false
+	}
+	word, rest, _ := strings.Cut(text[1:], " ")
+	if i := strings.IndexByte(word, '\n'); i >= 0 {
+		word, rest = word[:i], word[i+1:]+" "+rest
+	}
+	for _, t := range types {
+		if strings.EqualFold(t.Name, word) {
+			return t.Name, strings.TrimSpace(rest), true
+		}
+	}
+	return "", "", false
+}
+
+// startByName starts the subagent text names, showing the user's words
+// first; handled is false when text names no agent type.
+func (m *Model) startByName(text string) (tea.Cmd, bool) {
+	typ, brief, ok := mention(text, m.agents)
+	if !ok {
+		return nil, false
+	}
+	starter, can := m.engine.(ChildStarter)
+	if !can {
+		m.notice(NoticeError, "this session cannot start subagents by name")
+		return nil, true
+	}
+	if brief == "" {
+		m.notice(NoticeError, fmt.Sprintf("@%s needs a brief: what should it do? e.g. @%s find the retry logic", typ, typ))
+		return nil, true
+	}
+	m.tr.Append(NewUserBlock(text))
+	m.tr.Bottom()
+	return func() tea.Msg {
+		name, err := starter.StartChild(typ, brief)
+		return childStartedByUserMsg{typ: typ, name: name, err: err}
+	}, true
+}
+
+// isShell reports whether the pane is a background shell's.
+func (b *SubagentBlock) isShell() bool { return b.src.AgentType == agent.ShellType }
+
+// fetchShellOutput reads a shell's whole output for its view.
+func (m *Model) fetchShellOutput(id string) tea.Cmd {
+	r, ok := m.engine.(ShellReader)
+	if !ok {
+		return nil
+	}
+	return func() tea.Msg {
+		out, cut, ok := r.ShellOutput(id)
+		return shellOutputMsg{id: id, out: out, cut: cut, gone: !ok}
+	}
+}
+
+// refreshShellView asks again for the output of the shell shown
+// full-screen when it printed more.
+func (m *Model) refreshShellView(ev agent.Event) tea.Cmd {
+	if _, ok := ev.(agent.ShellOutput); !ok || m.cv == nil || m.cv.Pane().AgentID() != ev.From().AgentID {
+		return nil
+	}
+	return m.fetchShellOutput(ev.From().AgentID)
+}
+
+// showShellOutput puts a shell's output into its open view.
+func (m *Model) showShellOutput(msg shellOutputMsg) {
+	if m.cv == nil || m.cv.Pane().AgentID() != msg.id {
+		return
+	}
+	if msg.gone {
+		msg.out = "(its output is not kept: it ran in an earlier covey)"
+	}
+	m.cv.setShellOutput(msg.out, msg.cut)
+}
+
+// shellViewLines bounds the lines a shell's full-screen view draws: the
+// newest ones; the ring behind them holds at most a MiB.
+const shellViewLines = 5000
+
+// shellOutputBlock is a background shell's whole kept output in its
+// full-screen view, as plain text.
+type shellOutputBlock struct {
+	changes
+	text  string
+	cache lineCache
+}
+
+func (b *shellOutputBlock) set(out string, cut int64) {
+	out = strings.TrimRight(out, "\n")
+	lines := strings.Split(out, "\n")
+	var head string
+	if len(lines) > shellViewLines {
+		dropped := len(lines) - shellViewLines
+		lines = lines[dropped:]
+		head = fmt.Sprintf("… %d earlier lines not shown\n", dropped)
+	}
+	if cut > 0 {
+		head = fmt.Sprintf("… %d bytes cut: covey keeps the last MiB of a shell's output\n", cut) + head
+	}
+	if out == "" {
+		lines = []string{"(no output yet)"}
+	}
+	b.text = head + cleanText(strings.Join(lines, "\n"))
+	b.changed()
+}
+
+// Lines implements Block.
+func (b *shellOutputBlock) Lines(ctx RenderContext) []string {
+	key := cacheKey{width: ctx.Width, version: b.version}
+	if lines, ok := b.cache.get(key); ok {
+		return lines
+	}
+	lines := wrapText(b.text, max(ctx.Width, 1))
+	b.cache.put(key, lines)
+	return lines
+}
+
+// Focusable implements Block.
+func (b *shellOutputBlock) Focusable() bool { return false }
+
+// Expanded implements Block.
+func (b *shellOutputBlock) Expanded() bool { return true }
+
+// SetExpanded implements Block; the output is always shown whole.
+func (b *shellOutputBlock) SetExpanded(bool) {}
+
+// Live implements Block.
+func (b *shellOutputBlock) Live() bool { return false }
+
+// setShellOutput shows a shell's output in its view, below its command.
+func (v *childView) setShellOutput(out string, cut int64) {
+	if v.shell == nil {
+		v.shell = &shellOutputBlock{}
+		v.tr.Append(v.shell)
+	}
+	v.shell.set(out, cut)
+	v.tr.Touch(v.shell)
+	v.keepFilesLast()
+}
+
+// byteText says a count of bytes briefly: "512 B", "3.4 KB", "100 MB".
+func byteText(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+}
+
+// agentEntries are the agent types as completion entries after "@": an
+// agent started by name always waits for its brief.
+func agentEntries(infos []AgentInfo) []command {
+	out := make([]command, 0, len(infos))
+	for _, a := range infos {
+		out = append(out, command{name: a.Name, args: "BRIEF", help: oneLine(a.Description)})
+	}
+	return out
+}
