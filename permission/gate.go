@@ -50,7 +50,28 @@ type Request struct {
 	// worktree, proposed as one change to the user's files (Isolated: to
 	// its parent's own worktree); Path then names the worktree's branch.
 	Changes []FileChange
+	// Attempts, for ToolPickAttempt, are the finished attempts of one
+	// best-of-N task, to choose one from.
+	Attempts []Attempt
 }
+
+// Attempt is one finished attempt of a best-of-N task, as the user
+// choosing among them sees it.
+type Attempt struct {
+	Name    string // the child's name
+	Status  string // how it ended (agent's State constants)
+	Report  string // its final report
+	Branch  string // its worktree's branch
+	Changes []FileChange
+	Tokens  int
+	Cost    float64 // 0 when unpriced
+}
+
+// ToolPickAttempt is the Request.Tool of the choice among the attempts
+// of a best-of-N task. Nobody but the user makes it: every mode asks, and
+// with nobody to ask it is refused (the attempts are then kept, or a
+// judge picks).
+const ToolPickAttempt = toolname.PickAttempt
 
 // ToolMerge is the Request.Tool of a child's worktree proposed for merging
 // into the user's files.
@@ -98,6 +119,17 @@ type Verdict struct {
 	// Keep, on a refused ToolMerge, says the user chose to keep the change
 	// on its branch for later rather than discard it.
 	Keep bool
+	// Dropped, on an allowed write or ToolMerge (or ToolPickAttempt), are
+	// the hunks the user left out, by path (the write's Path, a merged
+	// file's), numbered from 0 in the order the request's diff shows
+	// them (tools.KeepHunks).
+	Dropped map[string][]int
+	// Note is what the user typed for the model with an allowed answer
+	// that took part of a change.
+	Note string
+	// Attempt, on an allowed ToolPickAttempt, is the attempt chosen,
+	// counted from 1.
+	Attempt int
 }
 
 // FileChange is a change to one file: what a write proposes (shown to the

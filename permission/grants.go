@@ -29,7 +29,7 @@ func SessionGrantRules(req Request) []string { return ruleSources(grantRules(req
 
 func grantRules(req Request) []rule {
 	switch {
-	case req.Tool == ToolMerge:
+	case req.Tool == ToolMerge, req.Tool == ToolPickAttempt:
 		return nil // each merge is its own question
 	case req.Tool == toolname.WebFetch:
 		host, ok := hostOf(req.URL)

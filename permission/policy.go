@@ -258,6 +258,11 @@ func (p *Policy) decide(req Request) (verdictKind, string) {
 	if req.Tool == ToolMerge {
 		return p.decideMerge(req, s)
 	}
+	if req.Tool == ToolPickAttempt {
+		// A choice, not a permission: no mode or rule makes it. Applying
+		// the attempt chosen by someone else is a ToolMerge of its own.
+		return kindAsk, ""
+	}
 	if r, note, ok := p.denied(req, s); ok {
 		return kindRefuse, deniedReason(req, r, note)
 	}
@@ -724,6 +729,9 @@ func (p *Policy) headlessReason(req Request) string {
 		missing := p.missingRules(c)
 		how = fmt.Sprintf("rerun with --permission-mode bypassPermissions, or add %s to permissions.allow in %s",
 			quoteList(missing), configFiles)
+	case req.Tool == ToolPickAttempt:
+		return fmt.Sprintf("%s needs the user, and nobody can be asked in a headless run: every attempt is kept on its branch. "+
+			"To let an agent pick one, set subagents.judge to an agent type in %s.", describeRequest(req), configFiles)
 	case req.Tool == ToolMerge:
 		how = fmt.Sprintf("rerun with --permission-mode acceptEdits or bypassPermissions, or add edit_file rules covering its files to permissions.allow in %s", configFiles)
 	case fileTool(req.Tool):
@@ -787,6 +795,8 @@ func describeRequest(req Request) string {
 		return fmt.Sprintf("bash %q", req.Command)
 	case toolname.WebFetch:
 		return fmt.Sprintf("web_fetch %s", req.URL)
+	case ToolPickAttempt:
+		return fmt.Sprintf("the choice among %d attempts", len(req.Attempts))
 	case ToolMerge:
 		return fmt.Sprintf("the merge of %s (%d changed %s)", req.Path, len(req.Changes), map[bool]string{true: "file", false: "files"}[len(req.Changes) == 1])
 	}

@@ -227,7 +227,17 @@ func backtrack(trace [][]int32, n, m int) []lineOp {
 // hunks groups an edit script into hunks: each change with up to diffContext
 // equal lines around it, changes closer than 2×diffContext sharing a hunk.
 func hunks(ops []lineOp) [][]lineOp {
-	var out [][]lineOp
+	rs := hunkRanges(ops)
+	out := make([][]lineOp, len(rs))
+	for i, r := range rs {
+		out[i] = ops[r[0]:r[1]]
+	}
+	return out
+}
+
+// hunkRanges is hunks as [start, stop) indexes into ops.
+func hunkRanges(ops []lineOp) [][2]int {
+	var out [][2]int
 	i := 0
 	for i < len(ops) {
 		for i < len(ops) && ops[i].kind == opEqual {
@@ -236,10 +246,7 @@ func hunks(ops []lineOp) [][]lineOp {
 		if i == len(ops) {
 			break
 		}
-		start := i - diffContext
-		if start < 0 {
-			start = 0
-		}
+		start := max(i-diffContext, 0)
 		end := i // one past the last change of this hunk
 		for j := i; j < len(ops); j++ {
 			if ops[j].kind != opEqual {
@@ -250,11 +257,8 @@ func hunks(ops []lineOp) [][]lineOp {
 				break
 			}
 		}
-		stop := end + diffContext
-		if stop > len(ops) {
-			stop = len(ops)
-		}
-		out = append(out, ops[start:stop])
+		stop := min(end+diffContext, len(ops))
+		out = append(out, [2]int{start, stop})
 		i = end
 	}
 	return out

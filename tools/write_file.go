@@ -150,6 +150,7 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 
 	final := proposed
 	userEdited := false
+	var trim *trimmed
 	if env.Gate != nil {
 		change := newFileChange(rel, string(tg.content), proposed, !tg.exists)
 		v := env.Gate.Check(ctx, permission.Request{Tool: tool, Path: rel, Change: change, Content: proposed})
@@ -162,6 +163,16 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 		}
 		if v.Content != nil && *v.Content != proposed {
 			final, userEdited = *v.Content, true
+		} else if drop := v.Dropped[rel]; len(drop) > 0 {
+			kept, hs, err := KeepHunks(string(tg.content), proposed, drop)
+			if err != nil {
+				return Errorf("%s: the user took part of the change to %s, but %v; nothing was written", tool, rel, err)
+			}
+			trim = &trimmed{dropped: hs, total: HunkCount(string(tg.content), proposed), note: v.Note}
+			if len(hs) == trim.total {
+				return Errorf("%s: the user dropped every hunk of the change to %s, so nothing was written.%s", tool, rel, trim.noteText())
+			}
+			final = kept
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -179,7 +190,31 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 		return Errorf("%s: %v; the file is unchanged", tool, err)
 	}
 	env.Reads.Record(abs, []byte(final))
-	return writeResult(tg, proposed, final, userEdited)
+	return writeResult(tg, proposed, final, userEdited, trim)
+}
+
+// trimmed is a change the user took part of: the hunks they dropped, out
+// of how many, and what they said.
+type trimmed struct {
+	dropped []Hunk
+	total   int
+	note    string
+}
+
+// noteText is the user's note as a sentence for the model; "" for none.
+func (t *trimmed) noteText() string {
+	if t == nil || strings.TrimSpace(t.note) == "" {
+		return ""
+	}
+	return " The user's note: " + strings.TrimSpace(t.note)
+}
+
+// describe tells the model which hunks did not land, so its next attempt
+// does not bring them back.
+func (t *trimmed) describe() string {
+	return fmt.Sprintf("\n\nThe user took %d of the %d hunks of your change and dropped the rest: "+
+		"the file does NOT contain these hunks, do not make them again unless the user asks.%s\n\n%s",
+		t.total-len(t.dropped), t.total, t.noteText(), DescribeHunks(t.dropped, maxResultDiff))
 }
 
 // maxEditSize bounds a file the file tools replace or edit: its old content
@@ -268,7 +303,7 @@ func newFileChange(rel, old, updated string, created bool) *FileChange {
 
 // writeResult tells the model what was written. A new file's diff would only
 // echo back what the model just sent, so it gets a count instead.
-func writeResult(tg *target, proposed, final string, userEdited bool) Result {
+func writeResult(tg *target, proposed, final string, userEdited bool, trim *trimmed) Result {
 	change := newFileChange(tg.rel, string(tg.content), final, !tg.exists)
 	var sb strings.Builder
 	if change.Created {
@@ -282,12 +317,18 @@ func writeResult(tg *target, proposed, final string, userEdited bool) Result {
 			"the file holds their version. Their changes to your proposal:\n\n")
 		sb.WriteString(capDiff(d))
 	}
+	if trim != nil {
+		sb.WriteString(trim.describe())
+	}
 	summary := fmt.Sprintf("+%d -%d", change.Added, change.Removed)
 	if change.Created {
 		summary = "created, " + lineCount(change.Added)
 	}
 	if userEdited {
 		summary += ", edited by user"
+	}
+	if trim != nil {
+		summary += fmt.Sprintf(", %d of %d hunks taken", trim.total-len(trim.dropped), trim.total)
 	}
 	return Result{Content: strings.TrimRight(sb.String(), "\n"), Summary: summary, Display: change}
 }

@@ -37,6 +37,9 @@ const (
 	// HooksTrust names the question whether to run the hooks a project
 	// brings (.claude/settings.json, its config, its agent files).
 	HooksTrust = "hooks_trust"
+	// PickAttempt is no tool either: it names the choice among the
+	// finished attempts of a best-of-N task.
+	PickAttempt = "pick_attempt"
 )
 
 // MCPPrefix starts the name of every tool an MCP server provides
