@@ -55,6 +55,11 @@ type ApprovalBlock struct {
 	split  []splitRow  // the side-by-side rows, built on first use
 	grants []string    // what "allow for this session" would allow
 	merge  *mergeState // the per-file choice of a worktree merge; nil otherwise
+	hunks  *hunkState  // the per-hunk choice; nil when there is none to make
+	pick   *pickState  // a best-of-N review's attempts; nil otherwise
+	// dim is the styles a dropped hunk's lines are drawn with, made from
+	// dimOf.
+	dim, dimOf *theme.Styles
 
 	layout  *bool // the user's choice of side by side; nil: by width
 	offset  int   // first body row shown
@@ -90,13 +95,16 @@ const maxCachedRows = 4096
 // NewApprovalBlock returns the pending approval of req.
 func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 	b := &ApprovalBlock{req: req, rows: defaultDiffRows}
-	if req.Tool == permission.ToolMerge {
+	if req.Tool == permission.ToolPickAttempt {
+		b.newPick()
+	} else if req.Tool == permission.ToolMerge {
 		d, rows := newMergeDiffView(req.Changes)
 		b.diff = d
 		b.merge = &mergeState{files: req.Changes, rows: rows, selected: make([]bool, len(req.Changes))}
 		for i := range b.merge.selected {
 			b.merge.selected[i] = true
 		}
+		b.hunks = newHunkState(b.diff)
 	} else if req.Tool != toolname.Bash && !callRequest(req) {
 		text := ""
 		if req.Change != nil {
@@ -106,6 +114,7 @@ func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 			text = contentDiff(req.Content)
 		}
 		b.diff = newDiffView(text)
+		b.hunks = newHunkState(b.diff)
 	}
 	b.grants = permission.SessionGrantRules(req)
 	ti := textinput.New()
@@ -241,14 +250,27 @@ func (b *ApprovalBlock) diffRow(i, width int, st *theme.Styles) string {
 		return r
 	}
 	var r string
+	var full *diffLine
+	if key.split {
+		full = b.splitRows()[i].full
+	} else {
+		full = &b.diff.lines[i]
+	}
 	switch {
-	case key.split && b.merge != nil && b.splitRows()[i].full != nil && b.splitRows()[i].full.kind == diffFile:
-		r = b.fileRow(b.splitRows()[i].full.old, width, st)
+	case full != nil && b.merge != nil && full.kind == diffFile:
+		r = b.fileRow(full.old, width, st)
+	case full != nil && b.hunks != nil && full.kind == diffHunk && full.hunk > 0:
+		r = b.hunkRow(*full, width, st)
 	case key.split:
-		r = b.diff.renderSplitRow(b.splitRows()[i], width, st)
-	case b.merge != nil && b.diff.lines[i].kind == diffFile:
-		r = b.fileRow(b.diff.lines[i].old, width, st)
+		row := b.splitRows()[i]
+		if b.isDropped(row.left) || b.isDropped(row.right) {
+			st = b.dimStyles(st)
+		}
+		r = b.diff.renderSplitRow(row, width, st)
 	default:
+		if b.isDropped(full) {
+			st = b.dimStyles(st)
+		}
 		r = b.diff.renderRow(i, width, st)
 	}
 	b.rowCache[i] = r
@@ -358,13 +380,24 @@ func (b *ApprovalBlock) subject() string {
 // record is the one line an answered request leaves.
 func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
 	st := ctx.Styles.Approval
+	if b.pick != nil {
+		return fitLine(b.pickRecord(ctx.Styles), width)
+	}
 	if b.merge != nil {
 		return fitLine(b.mergeRecord(ctx.Styles)+"  "+st.Hint.Render(b.req.Path), width)
 	}
 	var head string
 	switch b.outcome {
 	case outcomeAllowed:
-		head = st.Allowed.Render(glyphOK + " allowed")
+		text := glyphOK + " allowed"
+		if n := b.droppedCount(); n > 0 {
+			total := len(b.hunks.rows)
+			text = fmt.Sprintf("%s allowed %d of %d hunks", glyphOK, total-n, total)
+		}
+		if b.detail != "" {
+			text += ": " + oneLine(b.detail)
+		}
+		head = st.Allowed.Render(text)
 	case outcomeSession:
 		return fitLine(st.Allowed.Render(glyphOK+" allowed for this session: "+b.detail), width)
 	case outcomeEdited:
@@ -391,9 +424,15 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	if b.req.Agent != "" {
 		add(st.Approval.Label.Render(oneLine(b.req.Agent)) + st.Approval.Hint.Render(" asks:"))
 	}
-	if b.merge != nil {
+	switch {
+	case b.pick != nil:
+		add(b.pickHeader(ctx, inner))
+		for _, l := range b.pickColumns(st, bodyWidth) {
+			add(approvalIndent + l)
+		}
+	case b.merge != nil:
 		add(b.mergeHeader(ctx, inner))
-	} else {
+	default:
 		add(b.header(ctx, inner))
 	}
 	total := b.bodyLen()
@@ -430,6 +469,8 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 		b.feedback.Width = max(bodyWidth-len(b.feedback.Prompt)-1, 1)
 		add(approvalIndent + b.feedback.View())
 		hints = [][2]string{{keyName(keys.FeedbackSend), keys.FeedbackSend.Help().Desc}, {keyName(keys.FeedbackBack), "back"}}
+	case b.active && b.pick != nil:
+		hints = b.pickHints(keys, width)
 	case b.active && b.merge != nil:
 		hints = b.mergeHints(keys, width)
 	case b.active:
@@ -468,6 +509,9 @@ func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
 	}
 	s.WriteString("  " + st.Diff.Added.Render(fmt.Sprintf("+%d", max(added, 0))) + " " +
 		st.Diff.Removed.Render(fmt.Sprintf("-%d", removed)))
+	if note := b.hunkNote(); note != "" {
+		s.WriteString(" " + st.Approval.Hint.Render(note))
+	}
 	return fitLine(s.String(), width)
 }
 
@@ -573,8 +617,19 @@ func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
 	if b.req.Tool == permission.ToolHooksTrust {
 		h = [][2]string{{keyName(k.ApproveYes), "run them"}, {keyName(k.ApproveNo), "keep them off"}}
 	}
+	if b.droppedCount() > 0 {
+		// Part of the change: y writes the hunks taken, d with a note.
+		h = [][2]string{{keyName(k.ApproveYes), "allow the hunks taken"}, hint(k.ApproveNo),
+			{keyName(k.ApproveFeedback), "allow the hunks taken, with a note"}}
+	}
+	if b.hunks != nil {
+		h = append(h, [2]string{keyName(k.ApproveHunkToggle), "take/drop hunk"},
+			[2]string{keyName(k.ApproveHunkNext) + "/" + keyName(k.ApproveHunkPrev), "next/previous hunk"})
+	}
 	if b.Editable() {
-		h = append(h, hint(k.ApproveEdit))
+		if b.droppedCount() == 0 {
+			h = append(h, hint(k.ApproveEdit))
+		}
 		if b.sideBySide(width) {
 			h = append(h, [2]string{keyName(k.ApproveLayout), "unified"})
 		} else {

@@ -97,6 +97,12 @@ func TestApprovalGolden(t *testing.T) {
 		{name: "merge", req: mergeRequest(), width: 100, active: true,
 			setup: func(b *ApprovalBlock) { b.MoveFile(1); b.ToggleFile() }},
 		{name: "merge_side_by_side", req: mergeRequest(), width: 160, active: true},
+		{name: "hunks", req: editRequest("f.txt", hunkFile, hunkEdit), width: 100, active: true,
+			setup: func(b *ApprovalBlock) { b.SetRows(40); b.MoveHunk(1); b.MoveHunk(1); b.ToggleHunk() }},
+		{name: "hunks_side_by_side", req: editRequest("f.txt", hunkFile, hunkEdit), width: 160, active: true,
+			setup: func(b *ApprovalBlock) { b.SetRows(40); b.MoveHunk(1); b.ToggleHunk() }},
+		{name: "pick", req: pickRequest(), width: 140, active: true,
+			setup: func(b *ApprovalBlock) { b.SetRows(40); b.MoveAttempt(1) }},
 		{name: "feedback", req: bashRequest("rm -rf build"), width: 100, active: true,
 			setup: func(b *ApprovalBlock) {
 				b.StartFeedback()

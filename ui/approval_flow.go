@@ -159,6 +159,8 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 	}
 	if b.FeedbackOpen() {
 		switch {
+		case key.Matches(k, m.keys.FeedbackSend) && b.trimmed():
+			m.allowChosen(b.Feedback())
 		case key.Matches(k, m.keys.FeedbackSend):
 			m.deny(b.Feedback())
 		case key.Matches(k, m.keys.FeedbackBack):
@@ -169,15 +171,8 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		return cmd, true
 	}
 	switch {
-	case key.Matches(k, m.keys.ApproveYes) && b.IsMerge():
-		files := b.chosenFiles()
-		if files != nil && len(files) == 0 {
-			m.deny("")
-			break
-		}
-		m.answer(permission.Verdict{Allowed: true, Files: files}, outcomeAllowed, "")
 	case key.Matches(k, m.keys.ApproveYes):
-		m.answer(permission.Verdict{Allowed: true}, outcomeAllowed, "")
+		m.allowChosen("")
 	case key.Matches(k, m.keys.ApproveSession):
 		rules := m.perms.Grant(b.Request())
 		m.answer(permission.Verdict{Allowed: true}, outcomeSession, strings.Join(rules, ", "))
@@ -185,6 +180,16 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		m.deny("")
 	case key.Matches(k, m.keys.ApproveFeedback):
 		cmd = b.StartFeedback()
+	case key.Matches(k, m.keys.ApproveHunkToggle):
+		b.ToggleHunk()
+	case key.Matches(k, m.keys.ApproveHunkNext):
+		b.MoveHunk(1)
+	case key.Matches(k, m.keys.ApproveHunkPrev):
+		b.MoveHunk(-1)
+	case key.Matches(k, m.keys.ApproveAttemptNext):
+		b.MoveAttempt(1)
+	case key.Matches(k, m.keys.ApproveAttemptPrev):
+		b.MoveAttempt(-1)
 	case key.Matches(k, m.keys.ApproveEdit):
 		cmd = m.startEdit()
 	case key.Matches(k, m.keys.ApproveLayout):
@@ -219,6 +224,24 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		return nil, false
 	}
 	return cmd, true
+}
+
+// allowChosen allows what the shown request's block has chosen: the
+// whole change, or the files and hunks taken (with the user's note for
+// the model); taking nothing is a denial. For a best-of-N review it
+// applies the attempt shown.
+func (m *Model) allowChosen(note string) {
+	b := m.appr.block
+	files := b.chosenFiles()
+	if (files != nil && len(files) == 0) || b.allDropped() {
+		m.deny(note)
+		return
+	}
+	v := permission.Verdict{Allowed: true, Files: files, Dropped: b.droppedHunks(), Note: note}
+	if b.IsPick() {
+		v.Attempt = b.pick.cur + 1
+	}
+	m.answer(v, outcomeAllowed, note)
 }
 
 // deny answers the shown request with a refusal carrying the user's

@@ -48,7 +48,7 @@ func (b *ApprovalBlock) chosenFiles() []string {
 	var out []string
 	all := true
 	for i, f := range b.merge.files {
-		if b.merge.selected[i] {
+		if b.merge.selected[i] && !b.fileHunksDropped(i) {
 			out = append(out, f.Path)
 		} else {
 			all = false
@@ -81,6 +81,7 @@ func (b *ApprovalBlock) MoveFile(delta int) {
 	}
 	n := len(b.merge.files)
 	b.merge.cursor = ((b.merge.cursor+delta)%n + n) % n
+	b.fileMoved(b.merge.cursor)
 	b.rowCache = nil
 	b.scrollToFile(b.merge.cursor)
 	b.touch()
@@ -104,13 +105,16 @@ func (b *ApprovalBlock) scrollToFile(i int) {
 func (b *ApprovalBlock) fileRow(i, width int, st *theme.Styles) string {
 	f := b.merge.files[i]
 	mark := "  "
-	if i == b.merge.cursor && b.active {
+	if i == b.merge.cursor && b.active && (b.hunks == nil || !b.hunks.engaged) {
 		mark = "▸ "
 	}
 	box := "[x] "
 	style := st.Approval.Target
-	if !b.merge.selected[i] {
+	switch {
+	case !b.merge.selected[i] || b.fileHunksDropped(i):
 		box, style = "[ ] ", st.Approval.Hint
+	case b.fileHunksPartly(i):
+		box = "[~] " // some of its hunks dropped
 	}
 	s := st.Approval.Key.Render(mark) + style.Render(box+f.Path)
 	switch {
@@ -150,10 +154,18 @@ func (b *ApprovalBlock) mergeHints(k *KeyMap, width int) [][2]string {
 	if b.sideBySide(width) {
 		layout = "unified"
 	}
-	h := [][2]string{{keyName(k.ApproveYes), "apply the chosen files"}, {keyName(k.ApproveNo), "discard all"}, {keyName(k.ApproveFeedback), "discard with feedback"}, {keyName(k.ApproveKeep), "keep for later"}}
+	note := "discard with feedback"
+	if b.trimmed() {
+		note = "apply the chosen, with a note"
+	}
+	h := [][2]string{{keyName(k.ApproveYes), "apply the chosen files"}, {keyName(k.ApproveNo), "discard all"}, {keyName(k.ApproveFeedback), note}, {keyName(k.ApproveKeep), "keep for later"}}
 	if len(b.merge.files) > 1 {
 		h = append(h, [2]string{keyName(k.ApproveFileToggle), "choose file"},
 			[2]string{keyName(k.ApproveFileNext) + "/" + keyName(k.ApproveFilePrev), "next/previous file"})
+	}
+	if b.hunks != nil {
+		h = append(h, [2]string{keyName(k.ApproveHunkToggle), "take/drop hunk"},
+			[2]string{keyName(k.ApproveHunkNext) + "/" + keyName(k.ApproveHunkPrev), "next/previous hunk"})
 	}
 	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps the change)"})
 }
@@ -167,10 +179,17 @@ func (b *ApprovalBlock) mergeRecord(st *theme.Styles) string {
 		if files := b.chosenFiles(); files != nil {
 			chosen = len(files)
 		}
-		if chosen == n {
-			return st.Approval.Allowed.Render(fmt.Sprintf("%s apply %s", glyphOK, countNoun(n, "file", "files")))
+		text := fmt.Sprintf("%s apply %s", glyphOK, countNoun(n, "file", "files"))
+		if chosen != n {
+			text = fmt.Sprintf("%s apply %d of %d files", glyphOK, chosen, n)
 		}
-		return st.Approval.Allowed.Render(fmt.Sprintf("%s apply %d of %d files", glyphOK, chosen, n))
+		if d := len(flatten(b.droppedHunks())); d > 0 {
+			text += fmt.Sprintf(", %s dropped", countNoun(d, "hunk", "hunks"))
+		}
+		if b.detail != "" {
+			text += ": " + oneLine(b.detail)
+		}
+		return st.Approval.Allowed.Render(text)
 	case outcomeKept:
 		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept %s on its branch for later", countNoun(n, "file", "files")))
 	default:
@@ -187,4 +206,27 @@ func countNoun(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// fileHunksPartly reports whether some, not all, of file i's hunks are
+// dropped.
+func (b *ApprovalBlock) fileHunksPartly(i int) bool {
+	if b.hunks == nil {
+		return false
+	}
+	for j, f := range b.hunks.file {
+		if f == i && b.hunks.dropped[j] {
+			return !b.fileHunksDropped(i)
+		}
+	}
+	return false
+}
+
+// flatten lists every hunk number of a Dropped map.
+func flatten(m map[string][]int) []int {
+	var out []int
+	for _, v := range m {
+		out = append(out, v...)
+	}
+	return out
 }

@@ -27,6 +27,9 @@ type diffLine struct {
 	kind     diffKind
 	old, new int
 	text     string
+	// hunk is the 1-based number of the choosable hunk the line belongs
+	// to in an approval (see hunkState); 0 outside any.
+	hunk int
 }
 
 // diffView is a parsed unified diff, ready to draw at any width with old

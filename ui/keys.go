@@ -52,8 +52,15 @@ type KeyMap struct {
 	ApproveFileNext   key.Binding
 	ApproveFilePrev   key.Binding
 	ApproveKeep       key.Binding
-	FeedbackSend      key.Binding
-	FeedbackBack      key.Binding
+	// Review by hunk: take or drop the hunk under the cursor, move it.
+	ApproveHunkToggle key.Binding
+	ApproveHunkNext   key.Binding
+	ApproveHunkPrev   key.Binding
+	// A best-of-N review: the attempt shown.
+	ApproveAttemptNext key.Binding
+	ApproveAttemptPrev key.Binding
+	FeedbackSend       key.Binding
+	FeedbackBack       key.Binding
 	// FocusApproval gives the keyboard back to a waiting request.
 	FocusApproval key.Binding
 
@@ -112,24 +119,29 @@ func DefaultKeyMap() KeyMap {
 		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
 		Bottom:   key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "bottom")),
 
-		ApproveYes:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow")),
-		ApproveSession:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow for this session")),
-		ApproveNo:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
-		ApproveFeedback:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny with feedback")),
-		ApproveEdit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
-		ApproveLayout:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "unified/side by side")),
-		ApproveUp:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll diff up")),
-		ApproveDown:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll diff down")),
-		ApprovePageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "diff page up")),
-		ApprovePageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "diff page down")),
-		ApproveToInput:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "type in the input")),
-		ApproveFileToggle: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "choose/drop file")),
-		ApproveFileNext:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next file")),
-		ApproveFilePrev:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous file")),
-		ApproveKeep:       key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "keep for later")),
-		FeedbackSend:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
-		FeedbackBack:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the request")),
-		FocusApproval:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "answer the waiting request")),
+		ApproveYes:         key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow")),
+		ApproveSession:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow for this session")),
+		ApproveNo:          key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
+		ApproveFeedback:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny with feedback")),
+		ApproveEdit:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
+		ApproveLayout:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "unified/side by side")),
+		ApproveUp:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll diff up")),
+		ApproveDown:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll diff down")),
+		ApprovePageUp:      key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "diff page up")),
+		ApprovePageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "diff page down")),
+		ApproveToInput:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "type in the input")),
+		ApproveFileToggle:  key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "choose/drop file")),
+		ApproveFileNext:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next file")),
+		ApproveFilePrev:    key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous file")),
+		ApproveKeep:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "keep for later")),
+		ApproveHunkToggle:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "take/drop hunk")),
+		ApproveHunkNext:    key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "next hunk")),
+		ApproveHunkPrev:    key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "previous hunk")),
+		ApproveAttemptNext: key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next attempt")),
+		ApproveAttemptPrev: key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous attempt")),
+		FeedbackSend:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
+		FeedbackBack:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the request")),
+		FocusApproval:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "answer the waiting request")),
 
 		ChildOpen:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open full-screen")),
 		ChildMessage:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "message")),
@@ -159,7 +171,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
-		k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
+		k.ApproveHunkToggle, k.ApproveAttemptNext, k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
 		k.AddressCancel, k.Send, k.Complete, k.Accept, k.Dismiss, k.CrewOpen, k.Toggle, k.CancelChild, k.Back,
 		k.MCPReconnect, k.MCPTrust, k.ViewBack, k.FocusNext, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
 		k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Help, k.Crew,
@@ -174,6 +186,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveToInput,
 			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev, k.ApproveKeep,
+			k.ApproveHunkToggle, k.ApproveHunkNext, k.ApproveHunkPrev, k.ApproveAttemptNext, k.ApproveAttemptPrev,
 			k.FeedbackSend, k.FeedbackBack},
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
@@ -197,6 +210,9 @@ type keyState struct {
 	feedback        bool // the denial's reason is being typed
 	editable        bool // the waiting request is a write
 	merge           bool // the waiting request is a child's worktree merge
+	hunks           bool // the waiting request's hunks can be chosen
+	trimmed         bool // some of its hunks (or files) are dropped
+	attempts        bool // the waiting request chooses among attempts
 	canGrant        bool // there is a policy to grant through
 	canCycle        bool // there is a policy whose mode can change
 	canRetry        bool // the last turn ended in an error
@@ -292,6 +308,16 @@ func (k *KeyMap) apply(s keyState) {
 		k.ApproveNo.SetHelp("n", "deny")
 		k.ApproveFeedback.SetHelp("d", "deny with feedback")
 	}
+	if s.trimmed {
+		k.ApproveYes.SetHelp("y", map[bool]string{true: "apply the chosen", false: "allow the hunks taken"}[s.merge])
+		k.ApproveFeedback.SetHelp("d", "take the chosen, with a note")
+	}
+	k.ApproveEdit.SetEnabled(answering && s.editable && !s.trimmed)
+	k.ApproveHunkToggle.SetEnabled(answering && s.hunks)
+	k.ApproveHunkNext.SetEnabled(answering && s.hunks)
+	k.ApproveHunkPrev.SetEnabled(answering && s.hunks)
+	k.ApproveAttemptNext.SetEnabled(answering && s.attempts)
+	k.ApproveAttemptPrev.SetEnabled(answering && s.attempts)
 	k.ApproveFileToggle.SetEnabled(answering && s.merge)
 	k.ApproveFileNext.SetEnabled(answering && s.merge)
 	k.ApproveFilePrev.SetEnabled(answering && s.merge)

@@ -1,0 +1,161 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/permission"
+	"covey/tools"
+)
+
+// hunkFile is 30 numbered lines; hunkEdit changes lines 3 and 25, two
+// hunks apart.
+var (
+	hunkFile = func() string {
+		var sb strings.Builder
+		for i := 1; i <= 30; i++ {
+			fmt.Fprintf(&sb, "line %d\n", i)
+		}
+		return sb.String()
+	}()
+	hunkEdit = strings.Replace(strings.Replace(hunkFile, "line 3\n", "LINE 3\n", 1), "line 25\n", "LINE 25\n", 1)
+)
+
+func hunkMergeRequest() permission.Request {
+	req := mergeRequest()
+	d, a, r := tools.UnifiedDiff("d.go", hunkFile, hunkEdit)
+	req.Changes = append(req.Changes, permission.FileChange{Path: "d.go", Diff: d, Added: a, Removed: r})
+	return req
+}
+
+func pickRequest() permission.Request {
+	m := mergeRequest()
+	d, a, r := tools.UnifiedDiff("d.go", hunkFile, hunkEdit)
+	return permission.Request{Tool: permission.ToolPickAttempt, Path: "fix retry", Attempts: []permission.Attempt{
+		{Name: "fix-retry", Status: "done", Report: "Retries now back off exponentially.", Branch: "covey/a1", Changes: m.Changes, Tokens: 12300, Cost: 0.012},
+		{Name: "fix-retry-2", Status: "done", Report: "Changed two lines of d.go.", Branch: "covey/a2",
+			Changes: []permission.FileChange{{Path: "d.go", Diff: d, Added: a, Removed: r}}, Tokens: 8100},
+		{Name: "fix-retry-3", Status: "failed", Report: "Error: the model went away.", Branch: "covey/a3", Tokens: 900},
+	}}
+}
+
+func TestHunkApprovalAnswers(t *testing.T) {
+	enter := tea.KeyMsg{Type: tea.KeyEnter}
+	right := tea.KeyMsg{Type: tea.KeyRight}
+	note := func(s string) []tea.KeyMsg { return []tea.KeyMsg{runes("d"), runes(s), enter} }
+	tests := []struct {
+		name   string
+		req    permission.Request
+		keys   []tea.KeyMsg
+		want   permission.Verdict
+		record string
+	}{
+		{name: "y takes every hunk", req: editRequest("f.txt", hunkFile, hunkEdit), keys: []tea.KeyMsg{runes("y")},
+			want: permission.Verdict{Allowed: true}, record: "✓ allowed  edit_file f.txt"},
+		{name: "} s drops the first hunk", req: editRequest("f.txt", hunkFile, hunkEdit), keys: []tea.KeyMsg{runes("}"), runes("s"), runes("y")},
+			want: permission.Verdict{Allowed: true, Dropped: map[string][]int{"f.txt": {0}}}, record: "✓ allowed 1 of 2 hunks"},
+		{name: "} } s drops the second, { s the first too: a denial", req: editRequest("f.txt", hunkFile, hunkEdit),
+			keys: []tea.KeyMsg{runes("}"), runes("}"), runes("s"), runes("{"), runes("s"), runes("y")},
+			want: permission.Verdict{Reason: reasonDenied}, record: "✗ denied"},
+		{name: "d after a drop takes the rest with a note", req: editRequest("f.txt", hunkFile, hunkEdit),
+			keys: append([]tea.KeyMsg{runes("}"), runes("}"), runes("s")}, note("keep line 25")...),
+			want: permission.Verdict{Allowed: true, Dropped: map[string][]int{"f.txt": {1}}, Note: "keep line 25"}, record: "✓ allowed 1 of 2 hunks: keep line 25"},
+		{name: "d with nothing dropped still denies with feedback", req: editRequest("f.txt", hunkFile, hunkEdit),
+			keys: note("no"), want: permission.Verdict{Reason: reasonFeedback + "no"}, record: "✗ denied: no"},
+		{name: "merge: a hunk of one file dropped", req: hunkMergeRequest(),
+			keys: []tea.KeyMsg{runes("]"), runes("]"), runes("]"), runes("}"), runes("}"), runes("s"), runes("y")},
+			want: permission.Verdict{Allowed: true, Dropped: map[string][]int{"d.go": {1}}}, record: "✓ apply 4 files, 1 hunk dropped"},
+		{name: "merge: both hunks of a file dropped leave the file out", req: hunkMergeRequest(),
+			keys: []tea.KeyMsg{runes("]"), runes("]"), runes("]"), runes("}"), runes("s"), runes("}"), runes("s"), runes("y")},
+			want: permission.Verdict{Allowed: true, Files: []string{"a.go", "b.go", "c.go"}}, record: "✓ apply 3 of 4 files"},
+		{name: "pick: → y applies the second attempt", req: pickRequest(), keys: []tea.KeyMsg{right, runes("y")},
+			want: permission.Verdict{Allowed: true, Attempt: 2}, record: "✓ applied attempt 2 (fix-retry-2)"},
+		{name: "pick: by hunk", req: pickRequest(), keys: []tea.KeyMsg{right, runes("}"), runes("s"), runes("y")},
+			want: permission.Verdict{Allowed: true, Attempt: 2, Dropped: map[string][]int{"d.go": {0}}}, record: "✓ applied attempt 2 (fix-retry-2), in part"},
+		{name: "pick: n applies none", req: pickRequest(), keys: []tea.KeyMsg{runes("n")},
+			want: permission.Verdict{Reason: reasonDenied}, record: "✗ applied none of 3 attempts"},
+		{name: "pick: l keeps them all", req: pickRequest(), keys: []tea.KeyMsg{runes("l")},
+			want: permission.Verdict{Reason: "the user kept the change on its branch for later", Keep: true}, record: "⏸ kept all 3 attempts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newApprovalHarness(t, 120, 60)
+			got := h.ask(context.Background(), tt.req)
+			h.deliver(1)
+			if !h.screenContains("take/drop hunk") {
+				t.Errorf("the footer does not offer the hunk keys:\n%s", strings.Join(h.screenLines(), "\n"))
+			}
+			for _, k := range tt.keys {
+				h.send(k)
+			}
+			v := verdictOf(t, got)
+			v.ByUser = false
+			if !reflect.DeepEqual(v, tt.want) {
+				t.Errorf("verdict %+v, want %+v", v, tt.want)
+			}
+			bs := approvalBlocks(h.m)
+			if len(bs) != 1 || bs[0].Pending() {
+				t.Fatalf("want one answered approval block, have %d", len(bs))
+			}
+			if rec := ansi.Strip(bs[0].Lines(approvalCtx(120))[0]); !strings.HasPrefix(rec, tt.record) {
+				t.Errorf("record %q, want it to start %q", rec, tt.record)
+			}
+		})
+	}
+}
+
+// TestHunkApprovalViews shows the hunk choice in both layouts: the
+// dropped hunk marked, its lines drawn muted, the keys in the footer.
+func TestHunkApprovalViews(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		b := NewApprovalBlock(editRequest("f.txt", hunkFile, hunkEdit))
+		b.SetActive(true)
+		b.SetRows(40)
+		width := 100
+		if split {
+			width = 160
+		}
+		b.Lines(approvalCtx(width))
+		b.MoveHunk(1)
+		b.MoveHunk(1)
+		b.ToggleHunk()
+		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(width)), "\n"))
+		for _, want := range []string{"[x] @@ -1,6 +1,6 @@", "▸ [ ] @@ -22,7 +22,7 @@  (dropped)", "(1 of 2 hunks)",
+			"s take/drop hunk", "}/{ next/previous hunk", "d allow the hunks taken, with a note"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("split=%v: the approval does not show %q:\n%s", split, want, text)
+			}
+		}
+		if strings.Contains(text, "e edit") {
+			t.Errorf("split=%v: e is offered with hunks dropped:\n%s", split, text)
+		}
+		if split != strings.Contains(text, "│") {
+			t.Errorf("split=%v: wrong layout:\n%s", split, text)
+		}
+	}
+}
+
+func TestPickApprovalShowsAttempts(t *testing.T) {
+	b := NewApprovalBlock(pickRequest())
+	b.SetActive(true)
+	b.SetRows(40)
+	text := ansi.Strip(strings.Join(b.Lines(approvalCtx(150)), "\n"))
+	for _, want := range []string{"? Apply one of 3 attempts", "showing 1: fix-retry", "▸ 1 fix-retry done", "2 fix-retry-2 done",
+		"3 fix-retry-3 failed", "3 files +4 -1", "1 file +2 -2", "12.3k tok · $0.01", "Retries now back off", "←/→ other attempt",
+		"[x] a.go", "y apply this attempt", "n apply none"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the review does not show %q:\n%s", want, text)
+		}
+	}
+	b.MoveAttempt(1)
+	text = ansi.Strip(strings.Join(b.Lines(approvalCtx(150)), "\n"))
+	if !strings.Contains(text, "showing 2: fix-retry-2") || !strings.Contains(text, "[x] d.go") || strings.Contains(text, "a.go") {
+		t.Errorf("→ does not show the second attempt:\n%s", text)
+	}
+}

@@ -1,0 +1,194 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"covey/agent"
+	"covey/permission"
+	"covey/theme"
+)
+
+// This file holds the review of a best-of-N task: the attempts side by
+// side, one column each (its report, files, +/-, tokens and cost), and
+// below them the diff of the attempt shown, chosen by file and by hunk as
+// in a merge. ←/→ show another attempt; y applies the one shown, n none.
+
+// pickAttemptRows is how many rows each attempt's column takes.
+const pickAttemptRows = 5
+
+// pickState is a best-of-N review: every attempt's diff and choices, and
+// which attempt is shown.
+type pickState struct {
+	attempts []permission.Attempt
+	views    []pickView
+	cur      int
+}
+
+// pickView is one attempt's diff and the user's choices in it, kept
+// while another attempt is shown.
+type pickView struct {
+	diff   *diffView
+	merge  *mergeState
+	hunks  *hunkState
+	split  []splitRow
+	offset int
+}
+
+// newPick builds the review of req's attempts, showing the first.
+func (b *ApprovalBlock) newPick() {
+	p := &pickState{attempts: b.req.Attempts}
+	for _, a := range p.attempts {
+		d, rows := newMergeDiffView(a.Changes)
+		ms := &mergeState{files: a.Changes, rows: rows, selected: make([]bool, len(a.Changes))}
+		for i := range ms.selected {
+			ms.selected[i] = true
+		}
+		p.views = append(p.views, pickView{diff: d, merge: ms, hunks: newHunkState(d)})
+	}
+	b.pick = p
+	if len(p.views) > 0 {
+		v := p.views[0]
+		b.diff, b.merge, b.hunks = v.diff, v.merge, v.hunks
+	} else {
+		b.diff, b.merge = &diffView{}, &mergeState{}
+	}
+}
+
+// IsPick reports whether the block chooses among a task's attempts.
+func (b *ApprovalBlock) IsPick() bool { return b.pick != nil }
+
+// MoveAttempt shows the attempt delta places on, keeping each one's
+// choices and scroll.
+func (b *ApprovalBlock) MoveAttempt(delta int) {
+	p := b.pick
+	if p == nil || len(p.views) < 2 {
+		return
+	}
+	p.views[p.cur] = pickView{diff: b.diff, merge: b.merge, hunks: b.hunks, split: b.split, offset: b.offset}
+	n := len(p.views)
+	p.cur = ((p.cur+delta)%n + n) % n
+	v := p.views[p.cur]
+	b.diff, b.merge, b.hunks, b.split = v.diff, v.merge, v.hunks, v.split
+	b.offset = min(v.offset, b.maxOffset())
+	b.rowCache = nil
+	b.touch()
+}
+
+// pickHeader is "? Pick one of 3 attempts  showing 2: fix-retry".
+func (b *ApprovalBlock) pickHeader(ctx RenderContext, width int) string {
+	st := ctx.Styles
+	p := b.pick
+	s := st.Approval.Title.Render(fmt.Sprintf("? Apply one of %d attempts", len(p.attempts)))
+	if len(p.attempts) > 0 {
+		a := p.attempts[p.cur]
+		s += "  " + st.Approval.Hint.Render("showing ") + st.Approval.Target.Render(fmt.Sprintf("%d: %s", p.cur+1, a.Name))
+		if n := len(b.merge.files); n > 0 {
+			s += " " + st.Approval.Hint.Render("("+countNoun(n, "file", "files")+")")
+		}
+		if note := b.hunkNote(); note != "" {
+			s += " " + st.Approval.Hint.Render(note)
+		}
+	}
+	return fitLine(s, width)
+}
+
+// pickColumns draws the attempts side by side, pickAttemptRows rows, the
+// one shown marked.
+func (b *ApprovalBlock) pickColumns(st *theme.Styles, width int) []string {
+	p := b.pick
+	n := len(p.attempts)
+	if n == 0 {
+		return nil
+	}
+	sep := st.Approval.Separator.Render(splitSeparator)
+	colW := max((width-(n-1)*len(splitSeparator))/n, 8)
+	cols := make([][]string, n)
+	for i, a := range p.attempts {
+		added, removed := 0, 0
+		for _, f := range a.Changes {
+			added += f.Added
+			removed += f.Removed
+		}
+		mark, title := "  ", st.Approval.Hint
+		if i == p.cur {
+			mark, title = "▸ ", st.Approval.Target
+		}
+		cost := ""
+		if a.Cost > 0 {
+			cost = " · " + dollars(a.Cost)
+		}
+		report := wrapText(cleanText(strings.Join(strings.Fields(a.Report), " ")), max(colW-2, 1))
+		for len(report) < 2 {
+			report = append(report, "")
+		}
+		cols[i] = []string{
+			st.Approval.Key.Render(mark) + title.Render(fmt.Sprintf("%d %s", i+1, a.Name)) + st.Approval.Hint.Render(" "+a.Status),
+			st.Approval.Hint.Render("  "+countNoun(len(a.Changes), "file", "files")+" ") + st.Diff.Added.Render(fmt.Sprintf("+%d", added)) +
+				" " + st.Diff.Removed.Render(fmt.Sprintf("-%d", removed)),
+			st.Approval.Hint.Render("  " + agent.FormatTokens(a.Tokens) + " tok" + cost),
+			st.Approval.Hint.Render("  " + report[0]),
+			st.Approval.Hint.Render("  " + report[1]),
+		}
+	}
+	out := make([]string, pickAttemptRows)
+	for r := range out {
+		parts := make([]string, n)
+		for i := range cols {
+			parts[i] = padTo(cols[i][r], colW)
+		}
+		out[r] = strings.Join(parts, sep)
+	}
+	return out
+}
+
+// pickHints are the keys that answer a best-of-N review.
+func (b *ApprovalBlock) pickHints(k *KeyMap, width int) [][2]string {
+	layout := "side by side"
+	if b.sideBySide(width) {
+		layout = "unified"
+	}
+	yes, note := "apply this attempt", "apply none, with feedback"
+	if b.trimmed() {
+		yes, note = "apply the chosen of this attempt", "apply the chosen, with a note"
+	}
+	h := [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), "apply none"}, {keyName(k.ApproveFeedback), note},
+		{keyName(k.ApproveKeep), "keep all for later"}}
+	if len(b.pick.attempts) > 1 {
+		h = append(h, [2]string{keyName(k.ApproveAttemptPrev) + "/" + keyName(k.ApproveAttemptNext), "other attempt"})
+	}
+	if len(b.merge.files) > 1 {
+		h = append(h, [2]string{keyName(k.ApproveFileToggle), "choose file"},
+			[2]string{keyName(k.ApproveFileNext) + "/" + keyName(k.ApproveFilePrev), "next/previous file"})
+	}
+	if b.hunks != nil {
+		h = append(h, [2]string{keyName(k.ApproveHunkToggle), "take/drop hunk"},
+			[2]string{keyName(k.ApproveHunkNext) + "/" + keyName(k.ApproveHunkPrev), "next/previous hunk"})
+	}
+	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps them all)"})
+}
+
+// pickRecord is the one line an answered review leaves.
+func (b *ApprovalBlock) pickRecord(st *theme.Styles) string {
+	p := b.pick
+	switch b.outcome {
+	case outcomeAllowed:
+		a := p.attempts[p.cur]
+		text := fmt.Sprintf("%s applied attempt %d (%s)", glyphOK, p.cur+1, a.Name)
+		if b.trimmed() {
+			text += ", in part"
+		}
+		if b.detail != "" {
+			text += ": " + oneLine(b.detail)
+		}
+		return st.Approval.Allowed.Render(text)
+	case outcomeKept:
+		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept all %d attempts on their branches for later", len(p.attempts)))
+	default:
+		text := fmt.Sprintf("%s applied none of %d attempts", glyphFailed, len(p.attempts))
+		if b.detail != "" {
+			text += ": " + oneLine(b.detail)
+		}
+		return st.Approval.Denied.Render(text)
+	}
+}
