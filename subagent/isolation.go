@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -227,6 +228,91 @@ func (c *child) userPath(repoPath string) string {
 	return filepath.ToSlash(rel)
 }
 
+// proposal is an isolated child's changes as offered to the user: the
+// files inside the workspace (as the request shows them), the repository
+// path of each, and the files outside it, which covey never applies.
+type proposal struct {
+	changes []worktree.Change
+	fcs     []permission.FileChange
+	byUser  map[string]string // workspace path → repository path
+	outside []string
+}
+
+// propose reads the child's worktree as a proposal.
+func (c *child) propose(ctx context.Context) (proposal, error) {
+	changes, err := c.iso.wt.Diff(ctx)
+	if err != nil {
+		return proposal{}, err
+	}
+	pr := proposal{changes: changes, byUser: make(map[string]string, len(changes))}
+	// Only files inside the workspace are proposed: the child's commands
+	// may have touched the rest of the repository, which covey never
+	// writes to; such changes stay on the kept branch.
+	for i, fc := range c.fileChanges(changes) {
+		if fc.Path == ".." || strings.HasPrefix(fc.Path, "../") {
+			pr.outside = append(pr.outside, fc.Path)
+			continue
+		}
+		pr.fcs = append(pr.fcs, fc)
+		pr.byUser[fc.Path] = changes[i].Path
+	}
+	return pr, nil
+}
+
+// paths lists the proposal's workspace paths.
+func (pr proposal) paths() []string {
+	out := make([]string, len(pr.fcs))
+	for i, fc := range pr.fcs {
+		out[i] = fc.Path
+	}
+	return out
+}
+
+// merger carries out what becomes of one isolated child's worktree and
+// words it for the child's report (the WorktreeResult it emits).
+type merger struct {
+	c   *child
+	ctx context.Context
+	res agent.WorktreeResult
+}
+
+func (c *child) merger(ctx context.Context) *merger {
+	wt := c.iso.wt
+	return &merger{c: c, ctx: ctx, res: agent.WorktreeResult{Source: c.src, Path: wt.Path(), Branch: wt.Branch()}}
+}
+
+// done emits the result and returns its message.
+func (mg *merger) done() string {
+	mg.c.m.cfg.Emit(mg.res)
+	return mg.res.Message
+}
+
+// keep commits the changes on the worktree's branch and says why.
+func (mg *merger) keep(why string) string {
+	wt, c := mg.c.iso.wt, mg.c
+	if mg.res.Status == "" {
+		mg.res.Status = agent.WorktreeKept
+	}
+	commit, err := wt.Keep(mg.ctx, fmt.Sprintf("covey: changes of %s (%s)", c.src.AgentID, c.spec.Description))
+	mg.res.Commit = commit
+	if err != nil {
+		why += fmt.Sprintf(" (committing them on the branch failed: %v; they are in the folder)", err)
+	}
+	mg.res.Message = fmt.Sprintf("%s. They are kept in the worktree %s on the branch %s%s; `covey worktrees apply %s` (or /worktrees apply) merges them into your files when you are ready, and `covey worktrees prune` removes them.",
+		why, wt.Path(), wt.Branch(), commitNote(commit), wt.Branch())
+	return mg.done()
+}
+
+// discard removes the worktree and its branch, as the user chose.
+func (mg *merger) discard(msg string) string {
+	mg.res.Status = agent.WorktreeDiscarded
+	mg.res.Message = msg
+	if err := mg.c.iso.wt.Remove(mg.ctx); err != nil {
+		mg.res.Message += fmt.Sprintf(" (removing the worktree failed: %v)", err)
+	}
+	return mg.done()
+}
+
 // review proposes the child's changes to the user as one merge and carries
 // out the answer; it returns what to add to the child's report. Nothing is
 // ever lost: whatever is not applied or discarded on the user's word stays
@@ -234,110 +320,108 @@ func (c *child) userPath(repoPath string) string {
 func (c *child) review(out outcome) outcome {
 	// The last live report goes out before the outcome, never after it.
 	c.iso.repWG.Wait()
-	wt := c.iso.wt
 	// The review outlives a cancelled child (its changes are still worth
 	// keeping), but asks nobody once the turn is gone.
-	ctx := context.WithoutCancel(c.ctx)
-	res := agent.WorktreeResult{Source: c.src, Path: wt.Path(), Branch: wt.Branch()}
-	note := func() outcome {
-		c.m.cfg.Emit(res)
-		out.text = strings.TrimRight(out.text, "\n") + "\n\n[worktree] " + res.Message
-		return out
-	}
-	keep := func(why string) outcome {
-		commit, err := wt.Keep(ctx, fmt.Sprintf("covey: changes of %s (%s)", c.src.AgentID, c.spec.Description))
-		res.Commit = commit
-		if err != nil {
-			why += fmt.Sprintf(" (committing them on the branch failed: %v; they are in the folder)", err)
-		}
-		res.Message = fmt.Sprintf("%s. They are kept in the worktree %s on the branch %s%s; `covey worktrees apply %s` (or /worktrees apply) merges them into your files when you are ready, and `covey worktrees prune` removes them.",
-			why, wt.Path(), wt.Branch(), commitNote(commit), wt.Branch())
-		return note()
-	}
+	mg := c.merger(context.WithoutCancel(c.ctx))
+	out.text = strings.TrimRight(out.text, "\n") + "\n\n[worktree] " + c.reviewChanges(mg)
+	return out
+}
 
-	changes, err := wt.Diff(ctx)
+// reviewChanges asks about the child's changes and carries out the
+// answer, returning what became of them.
+func (c *child) reviewChanges(mg *merger) string {
+	pr, err := c.propose(mg.ctx)
 	if err != nil {
-		res.Status = agent.WorktreeKept
-		return keep(fmt.Sprintf("Reading the child's changes failed (%v)", err))
+		return mg.keep(fmt.Sprintf("Reading the child's changes failed (%v)", err))
 	}
-	if len(changes) == 0 {
-		res.Status = agent.WorktreeUnchanged
-		res.Message = "The child changed no file; its worktree was removed."
-		if err := wt.Remove(ctx); err != nil {
-			res.Message = fmt.Sprintf("The child changed no file; removing its worktree failed: %v", err)
+	if len(pr.changes) == 0 {
+		mg.res.Status = agent.WorktreeUnchanged
+		mg.res.Message = "The child changed no file; its worktree was removed."
+		if err := c.iso.wt.Remove(mg.ctx); err != nil {
+			mg.res.Message = fmt.Sprintf("The child changed no file; removing its worktree failed: %v", err)
 		}
-		return note()
+		return mg.done()
 	}
-	// Only files inside the workspace are proposed: the child's commands
-	// may have touched the rest of the repository, which covey never
-	// writes to; such changes stay on the kept branch.
-	var fcs []permission.FileChange
-	var outside []string
-	byUser := make(map[string]string, len(changes)) // workspace path → repository path
-	for i, fc := range c.fileChanges(changes) {
-		if fc.Path == ".." || strings.HasPrefix(fc.Path, "../") {
-			outside = append(outside, fc.Path)
-			continue
-		}
-		fcs = append(fcs, fc)
-		byUser[fc.Path] = changes[i].Path
-		res.Files = append(res.Files, fc.Path)
+	mg.res.Files = pr.paths()
+	if len(pr.fcs) == 0 {
+		return mg.keep(fmt.Sprintf("The child changed only files outside the workspace (%s), which covey does not apply", strings.Join(pr.outside, ", ")))
 	}
-	if len(fcs) == 0 {
-		res.Status = agent.WorktreeKept
-		return keep(fmt.Sprintf("The child changed only files outside the workspace (%s), which covey does not apply", strings.Join(outside, ", ")))
-	}
-
 	v := permission.Verdict{Allowed: true}
 	if g := c.gate(); g != nil && c.ctx.Err() == nil {
 		// Into a parent's own worktree, the merge is part of what that
 		// parent proposes later: Isolated, as the parent's own writes.
-		v = g.Check(c.ctx, permission.Request{Tool: permission.ToolMerge, Path: wt.Branch(), Changes: fcs, Isolated: c.home != c.m.cfg.Workspace})
+		v = g.Check(c.ctx, permission.Request{Tool: permission.ToolMerge, Path: c.iso.wt.Branch(), Changes: pr.fcs, Isolated: c.home != c.m.cfg.Workspace})
 	} else if c.ctx.Err() != nil {
 		v = permission.Verdict{Reason: "the turn was cancelled before the change could be reviewed"}
 	}
 	if !v.Allowed {
-		if v.Keep {
-			res.Status = agent.WorktreeKept
-			return keep(fmt.Sprintf("The user kept the child's changes (%s) for later instead of applying them", plural(len(fcs), "file")))
-		}
-		if v.ByUser {
-			res.Status = agent.WorktreeDiscarded
-			res.Message = fmt.Sprintf("The user discarded the child's changes (%s); its worktree and branch were removed.", plural(len(fcs), "file"))
+		n := plural(len(pr.fcs), "file")
+		switch {
+		case v.Keep:
+			return mg.keep(fmt.Sprintf("The user kept the child's changes (%s) for later instead of applying them", n))
+		case v.ByUser:
+			msg := fmt.Sprintf("The user discarded the child's changes (%s); its worktree and branch were removed.", n)
 			if r := strings.TrimSpace(v.Reason); r != "" {
-				res.Message += " The user said: " + r
+				msg += " The user said: " + r
 			}
-			if err := wt.Remove(ctx); err != nil {
-				res.Message += fmt.Sprintf(" (removing the worktree failed: %v)", err)
-			}
-			return note()
+			return mg.discard(msg)
 		}
-		res.Status = agent.WorktreeKept
-		return keep(fmt.Sprintf("The child's changes (%s) were not applied: %s", plural(len(fcs), "file"), strings.TrimSuffix(v.Reason, ".")))
+		return mg.keep(fmt.Sprintf("The child's changes (%s) were not applied: %s", n, strings.TrimSuffix(v.Reason, ".")))
 	}
+	return mg.apply(pr, v)
+}
 
+// apply merges what v chose of pr into where the child's parent works,
+// then removes the worktree (or keeps what was not applied).
+func (mg *merger) apply(pr proposal, v permission.Verdict) string {
+	c, wt, ctx := mg.c, mg.c.iso.wt, mg.ctx
+	res := &mg.res
 	var files []string // repository paths to apply; nil: all
-	if v.Files == nil && len(outside) > 0 {
-		v.Files = res.Files
+	if v.Files == nil && len(pr.outside) > 0 {
+		v.Files = pr.paths()
 	}
 	if v.Files != nil {
 		files = []string{}
 		for _, f := range v.Files {
-			if rp, ok := byUser[f]; ok {
+			if rp, ok := pr.byUser[f]; ok {
 				files = append(files, rp)
 			}
 		}
-		for _, fc := range fcs {
+		for _, fc := range pr.fcs {
 			if !slices.Contains(v.Files, fc.Path) {
 				res.Skipped = append(res.Skipped, fc.Path)
 			}
 		}
 	}
+	// The hunks the user dropped: each file's content is its base with
+	// the hunks taken, from the same diff the user saw.
+	var content map[string][]byte
+	var droppedText strings.Builder
+	for _, p := range slices.Sorted(maps.Keys(v.Dropped)) {
+		rp, ok := pr.byUser[p]
+		if !ok || (v.Files != nil && !slices.Contains(v.Files, p)) {
+			continue
+		}
+		i := slices.IndexFunc(pr.changes, func(ch worktree.Change) bool { return ch.Path == rp })
+		if i < 0 || pr.changes[i].Binary() {
+			continue
+		}
+		ch := pr.changes[i]
+		kept, hs, err := tools.KeepHunks(string(ch.Old), string(ch.New), v.Dropped[p])
+		if err != nil {
+			return mg.keep(fmt.Sprintf("The user took part of %s, but %v, so nothing was applied", p, err))
+		}
+		if content == nil {
+			content = map[string][]byte{}
+		}
+		content[rp] = []byte(kept)
+		fmt.Fprintf(&droppedText, "%s:\n%s", p, tools.DescribeHunks(hs, 8<<10))
+	}
 	var locker worktree.Locker
 	if c.m.cfg.Locks != nil {
 		locker = c.m.cfg.Locks.Lock
 	}
-	opts := worktree.ApplyOptions{Files: files, Lock: locker}
+	opts := worktree.ApplyOptions{Files: files, Lock: locker, Content: content}
 	if u := c.m.cfg.Undo; u != nil && c.home == c.m.cfg.Workspace {
 		opts.Before = func(abs, rel string, existed bool, content []byte, mode fs.FileMode) error {
 			return u.Save(abs, c.userPath(rel), existed, content, mode)
@@ -352,10 +436,9 @@ func (c *child) review(out outcome) outcome {
 		for _, f := range ce.Files() {
 			res.Conflicts = append(res.Conflicts, c.userPath(f))
 		}
-		return keep(fmt.Sprintf("Merging the child's changes conflicts with your current files in %s, so nothing was applied", strings.Join(res.Conflicts, ", ")))
+		return mg.keep(fmt.Sprintf("Merging the child's changes conflicts with your current files in %s, so nothing was applied", strings.Join(res.Conflicts, ", ")))
 	case err != nil:
-		res.Status = agent.WorktreeKept
-		return keep(fmt.Sprintf("Applying the child's changes failed (%v), so nothing was applied", err))
+		return mg.keep(fmt.Sprintf("Applying the child's changes failed (%v), so nothing was applied", err))
 	}
 	res.Status = agent.WorktreeApplied
 	res.Files = res.Files[:0]
@@ -369,22 +452,33 @@ func (c *child) review(out outcome) outcome {
 	if len(res.Skipped) > 0 {
 		res.Message += fmt.Sprintf("; discarded, as the user chose: %s", strings.Join(res.Skipped, ", "))
 	}
-	if len(outside) > 0 {
+	if droppedText.Len() > 0 {
+		res.Message += ". The user took only part of the change: these hunks were dropped and are NOT in the files; do not make them again unless the user asks:\n" +
+			strings.TrimRight(droppedText.String(), "\n") + "\n"
+	}
+	if note := strings.TrimSpace(v.Note); note != "" {
+		res.Message = strings.TrimRight(res.Message, "\n") + "\nThe user's note: " + note + "\n"
+	}
+	if len(pr.outside) > 0 {
 		commit, err := wt.Keep(ctx, fmt.Sprintf("covey: changes of %s outside the workspace", c.src.AgentID))
 		res.Commit = commit
-		res.Message += fmt.Sprintf("; its changes outside the workspace (%s) were not applied and are kept in the worktree %s on the branch %s%s",
-			strings.Join(outside, ", "), wt.Path(), wt.Branch(), commitNote(commit))
+		res.Message = strings.TrimRight(res.Message, "\n") + fmt.Sprintf("; its changes outside the workspace (%s) were not applied and are kept in the worktree %s on the branch %s%s",
+			strings.Join(pr.outside, ", "), wt.Path(), wt.Branch(), commitNote(commit))
 		if err != nil {
 			res.Message += fmt.Sprintf(" (committing them failed: %v; they are in the folder)", err)
 		}
 		res.Message += "."
-		return note()
+		return mg.done()
 	}
-	res.Message += "; its worktree and branch were removed."
+	if strings.HasSuffix(res.Message, "\n") {
+		res.Message += "Its worktree and branch were removed."
+	} else {
+		res.Message += "; its worktree and branch were removed."
+	}
 	if err := wt.Remove(ctx); err != nil {
 		res.Message += fmt.Sprintf(" (removing the worktree failed: %v)", err)
 	}
-	return note()
+	return mg.done()
 }
 
 func commitNote(commit string) string {

@@ -56,6 +56,11 @@ type ApplyOptions struct {
 	// Files limits the merge to these paths (relative to the repository's
 	// top, as in Change.Path); nil applies every change.
 	Files []string
+	// Content replaces, by path, the child's content of a file with part
+	// of its change (the hunks the user took): what is merged onto the
+	// user's file instead. A file whose replacement equals its base is
+	// left out.
+	Content map[string][]byte
 	// Lock, when set, is held on every target while it is read, merged
 	// and written.
 	Lock Locker
@@ -118,6 +123,22 @@ func (w *Worktree) Apply(ctx context.Context, opt ApplyOptions) ([]string, error
 			}
 			slices.Sort(missing)
 			return nil, fmt.Errorf("the child changed no file named %s", strings.Join(missing, ", "))
+		}
+		changes = kept
+	}
+	if opt.Content != nil {
+		kept := changes[:0:0]
+		for _, c := range changes {
+			if data, ok := opt.Content[c.Path]; ok {
+				if c.Old != nil && bytes.Equal(data, c.Old) {
+					continue // nothing of it taken
+				}
+				c.New = data
+				if c.NewMode == "" {
+					c.NewMode = c.OldMode
+				}
+			}
+			kept = append(kept, c)
 		}
 		changes = kept
 	}
