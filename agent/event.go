@@ -191,6 +191,10 @@ type ChildStarted struct {
 	// Forked is set when it starts from its parent's conversation so far
 	// instead of a clean history.
 	Forked bool `json:"forked,omitempty"`
+	// Attempt and Attempts number it among the children of a best-of-N
+	// task (attempt 2 of 3); 0 for any other child.
+	Attempt  int `json:"attempt,omitempty"`
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // WorktreeInfo says where an isolated child works and what it started from.

@@ -145,6 +145,9 @@ type SubagentConfig struct {
 	// tokens in + out, and cost by Prices. A definition's own win.
 	MaxTokens int     `yaml:"max_tokens"`
 	MaxCost   float64 `yaml:"max_cost"`
+	// Judge names the agent type that picks one attempt of a best-of-N
+	// task when nobody can be asked (headless); "": all are kept.
+	Judge string `yaml:"judge"`
 }
 
 // PermissionRules are allow and deny rules such as bash(go test:*).
@@ -348,6 +351,7 @@ func merge(base, over Config) Config {
 	if over.Subagents.MaxCost != 0 {
 		base.Subagents.MaxCost = over.Subagents.MaxCost
 	}
+	setS(&base.Subagents.Judge, over.Subagents.Judge)
 	for model, p := range over.Prices {
 		if base.Prices == nil {
 			base.Prices = agent.Prices{}

@@ -194,6 +194,7 @@ func New(opts Options) (*Session, error) {
 		Timeout:     cfg.Subagents.Timeout,
 		MaxTokens:   cfg.Subagents.MaxTokens,
 		MaxCost:     cfg.Subagents.MaxCost,
+		Judge:       cfg.Subagents.Judge,
 		Cost:        cfg.Prices.CostFunc(),
 		ReadOnly:    mode == permission.ModePlan,
 		// An agent file's permissionMode may exceed the session's only

@@ -94,6 +94,9 @@ type child struct {
 	// asking is the permission request it waits on ("" when none), for
 	// the crew note of a compaction.
 	asking string
+	// group is the best-of-N task it is an attempt of; nil for most.
+	// Its worktree is reviewed with the group's, not on its own.
+	group *attemptGroup
 }
 
 // spawn prepares one child and announces it (ChildStarted), so panes appear
@@ -142,7 +145,7 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 		c.fork, c.resolveErr = m.conversationOf(parent.AgentID)
 	}
 	started := agent.ChildStarted{Source: c.src, Model: c.model, Background: spec.Background, MaxTokens: c.maxTokens, MaxCost: c.maxCost, Color: def.Color,
-		Prompt: spec.Prompt, Forked: c.fork != nil}
+		Prompt: spec.Prompt, Forked: c.fork != nil, Attempt: spec.Attempt, Attempts: spec.Attempts}
 	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
 		// Made before the child is announced, so its pane says where it
 		// works; a child that cannot be isolated never starts.
@@ -265,7 +268,7 @@ func (c *child) runAndFinish(prompt string, first bool) {
 			out.text = "[stopped: " + errShutdown.Error() + "]"
 		}
 	}
-	if c.iso != nil {
+	if c.iso != nil && !(first && c.group != nil) {
 		// Also for a child stopped while queued: its unused worktree goes.
 		out = c.review(out)
 	}

@@ -46,7 +46,9 @@ func (c *child) cancelRun(cause error) {
 // toBackground moves a running foreground child to the background.
 func (c *child) toBackground(detail string) bool {
 	c.mu.Lock()
-	if c.background || (c.state != agent.StateQueued && c.state != agent.StateRunning) {
+	if c.background || c.group != nil || (c.state != agent.StateQueued && c.state != agent.StateRunning) {
+		// An attempt of a best-of-N task stays: its group is reviewed
+		// when all have ended.
 		c.mu.Unlock()
 		return false
 	}

@@ -57,6 +57,7 @@ type isoOpts struct {
 	depth, concurrency int
 	undo               *tools.UndoLog
 	defs               []agentdefs.Definition
+	judge              string
 }
 
 // newIsoHarnessWith makes the harness; h.root is the workspace.
@@ -82,13 +83,13 @@ func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Reque
 	}
 	gate := permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
 		h.mu.Lock()
-		if req.Tool == permission.ToolMerge {
+		if req.Tool == permission.ToolMerge || req.Tool == permission.ToolPickAttempt {
 			h.merges = append(h.merges, req)
 		} else {
 			h.writes = append(h.writes, req)
 		}
 		h.mu.Unlock()
-		if req.Tool == permission.ToolMerge {
+		if req.Tool == permission.ToolMerge || req.Tool == permission.ToolPickAttempt {
 			return answer(req)
 		}
 		return permission.Verdict{Allowed: req.Isolated || req.Tool == toolname.Bash, Reason: "only isolated writes and commands in this test"}
@@ -99,7 +100,7 @@ func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Reque
 		Resolve: func(def agentdefs.Definition) (agent.Provider, string, error) {
 			return h.provider(), "child-model", nil
 		},
-		Emit: h.emit, Undo: undo, MaxDepth: o.depth, Concurrency: o.concurrency,
+		Emit: h.emit, Undo: undo, MaxDepth: o.depth, Concurrency: o.concurrency, Judge: o.judge,
 	})
 	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))

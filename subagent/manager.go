@@ -119,6 +119,9 @@ type Config struct {
 	// Shells runs the session's background shells; a child offered bash
 	// may start them, and those still running when it ends are stopped.
 	Shells *tools.Shells
+	// Judge is the agent type that picks one attempt of a best-of-N task
+	// when nobody can be asked; "" keeps them all.
+	Judge string
 }
 
 // Hooks binds the user's hooks to children: the session's, plus a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"covey/internal/excerpt"
 	"covey/tools/toolname"
@@ -36,6 +37,12 @@ type TaskSpec struct {
 	// same messages, so a provider's prompt cache serves them) instead of
 	// a clean history; the prompt follows as its brief.
 	Fork bool `json:"fork,omitempty"`
+	// Attempts (2 to 4) runs the brief in that many isolated children at
+	// once, and one of them is applied (best of N).
+	Attempts int `json:"attempts,omitempty"`
+	// Attempt numbers one child of a best-of-N task, from 1; set by
+	// covey, not the model.
+	Attempt int `json:"-"`
 }
 
 // reasonBackground stands in a task result's summary for a child that went
@@ -96,6 +103,8 @@ func (t *taskTool) Schema() map[string]any {
 		"fork":              map[string]any{"type": "boolean", "description": "Start the child from this conversation so far instead of a clean context"},
 		"isolation": map[string]any{"type": "string", "enum": []string{IsolationWorktree},
 			"description": "\"worktree\" runs a child that writes in its own git worktree: the user's files stay untouched while it works, and its changes come back as one change the user reviews. Use it for children that edit files in parallel"},
+		"attempts": map[string]any{"type": "integer", "minimum": MinAttempts, "maximum": MaxAttempts,
+			"description": "Best of N: run this brief in 2-4 children at once, each in its own worktree; one result is applied"},
 	}
 	props := map[string]any{
 		"tasks": map[string]any{
@@ -125,6 +134,9 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 	outcomes := make([]outcome, len(specs))
 	children := make([]*child, len(specs))
 	for i, spec := range specs {
+		if spec.Attempts > 0 {
+			continue // run below, each group on its own
+		}
 		c, failed := t.m.spawn(ctx, t.parent, parentCall, t.spawn, spec)
 		if failed != nil {
 			outcomes[i] = *failed
@@ -133,6 +145,18 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 		children[i] = c
 		t.m.start(c)
 	}
+	var groups sync.WaitGroup
+	for i, spec := range specs {
+		if spec.Attempts == 0 {
+			continue
+		}
+		groups.Add(1)
+		go func() {
+			defer groups.Done()
+			outcomes[i] = t.runAttempts(ctx, parentCall, spec)
+		}()
+	}
+	defer groups.Wait()
 	for i, c := range children {
 		if c == nil {
 			continue
@@ -147,6 +171,7 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 		}
 		outcomes[i] = out
 	}
+	groups.Wait()
 	return t.m.report(specs, outcomes)
 }
 
@@ -174,6 +199,19 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 		if s.Isolation = strings.ToLower(strings.TrimSpace(s.Isolation)); s.Isolation != "" && s.Isolation != IsolationWorktree {
 			return nil, fmt.Errorf("task %d: isolation must be %q or left out, not %q", i+1, IsolationWorktree, s.Isolation)
 		}
+		if s.Attempts == 0 && a.Attempts != 0 && len(a.Tasks) > 0 {
+			s.Attempts = a.Attempts
+		}
+		switch {
+		case s.Attempts == 1:
+			s.Attempts = 0 // one attempt is a plain task
+		case s.Attempts != 0 && (s.Attempts < MinAttempts || s.Attempts > MaxAttempts):
+			return nil, fmt.Errorf("task %d: attempts must be %d to %d, not %d", i+1, MinAttempts, MaxAttempts, s.Attempts)
+		case s.Attempts != 0 && s.Background:
+			return nil, fmt.Errorf("task %d: attempts cannot run in the background: the user reviews them side by side when all have ended", i+1)
+		case s.Attempts != 0:
+			s.Isolation = IsolationWorktree
+		}
 		if strings.TrimSpace(s.Description) == "" {
 			s.Description = excerpt.Cut(excerpt.Line(s.Prompt), 40)
 		}
@@ -190,7 +228,11 @@ func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		fmt.Fprintf(&b, "## [%s] %s\n", specs[i].SubagentType, specs[i].Description)
+		fmt.Fprintf(&b, "## [%s] %s", specs[i].SubagentType, specs[i].Description)
+		if n := specs[i].Attempts; n > 0 {
+			fmt.Fprintf(&b, " (best of %d)", n)
+		}
+		b.WriteString("\n")
 		if o.reason != agent.StopOK && o.reason != reasonBackground {
 			failed++
 		}
