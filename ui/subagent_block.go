@@ -75,6 +75,9 @@ type SubagentBlock struct {
 	worktree string
 	// shellBytes is what a background shell printed so far.
 	shellBytes int64
+	// attempt is "attempt 2/3" for a child of a best-of-N task: its
+	// header and overview row say which of the group it is.
+	attempt string
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
@@ -87,6 +90,12 @@ func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
 	}
 	if ev.Forked {
 		b.worktree = strings.TrimSuffix("forked from its parent's conversation; "+b.worktree, "; ")
+	}
+	if ev.Attempts > 0 {
+		b.attempt = fmt.Sprintf("attempt %d/%d", ev.Attempt, ev.Attempts)
+		if b.worktree != "" {
+			b.worktree = fmt.Sprintf("attempt %d of %d, %s", ev.Attempt, ev.Attempts, b.worktree)
+		}
 	}
 	return b
 }
@@ -315,7 +324,12 @@ func (b *SubagentBlock) Usage() agent.Usage { return b.usage }
 func (b *SubagentBlock) Type() string { return b.src.AgentType }
 
 // Description is the child's task description.
-func (b *SubagentBlock) Description() string { return b.src.Description }
+func (b *SubagentBlock) Description() string {
+	if b.attempt != "" {
+		return b.src.Description + " · " + b.attempt
+	}
+	return b.src.Description
+}
 
 // typeName is the type shown in the header; a child always has one, but
 // an empty pair of brackets would look like a bug.
@@ -441,7 +455,10 @@ func (b *SubagentBlock) leftText(ctx RenderContext) string {
 // child's name was made from all of it, which would say it twice.
 func (b *SubagentBlock) headerDescription() string {
 	if b.src.NameIsDescription && b.src.Name != "" {
-		return ""
+		return b.attempt
+	}
+	if b.attempt != "" {
+		return oneLine(b.src.Description) + " · " + b.attempt
 	}
 	return oneLine(b.src.Description)
 }
