@@ -222,6 +222,10 @@ func TestTUIBestOfThree(t *testing.T) {
 	if got := readFile(t, filepath.Join(ws, "fresh.txt")); got != m[1]+"\n" {
 		t.Errorf("fresh.txt = %q, want attempt 2's %q", got, m[1])
 	}
+	// The others' worktrees go once the result is back.
+	tm.waitFor("the other attempts removed", waitLong, func(string) bool {
+		return strings.Count(gitOut(t, ws, "worktree", "list"), "\n") == 1 && strings.TrimSpace(gitOut(t, ws, "branch", "--list", "covey/*")) == ""
+	})
 	noWorktreesLeft(t, ws)
 	tm.quitAndCheck(helpLine)
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"covey/agent"
 	"covey/internal/excerpt"
@@ -53,18 +54,54 @@ func expandAttempts(spec TaskSpec) []TaskSpec {
 // has one of them applied; it returns the task's outcome.
 func (t *taskTool) runAttempts(ctx context.Context, parentCall string, spec TaskSpec) outcome {
 	g := &attemptGroup{spec: spec}
+	specs := expandAttempts(spec)
+	// Registered in order (names and panes follow the attempts' numbers),
+	// then isolated at once, each announced after the one before it and
+	// started as soon as its worktree is made.
+	type slot struct {
+		c       *child
+		started agent.ChildStarted
+		bad     *outcome
+	}
+	slots := make([]slot, len(specs))
+	for i, s := range specs {
+		c, started, bad := t.m.prepare(ctx, t.parent, parentCall, t.spawn, s)
+		if c != nil {
+			c.group = g
+		}
+		slots[i] = slot{c, started, bad}
+	}
+	turns := make([]chan struct{}, len(specs)+1)
+	for i := range turns {
+		turns[i] = make(chan struct{})
+	}
+	close(turns[0])
+	var wg sync.WaitGroup
+	for i := range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(turns[i+1])
+			sl := &slots[i]
+			if sl.bad != nil {
+				return
+			}
+			c, bad := t.m.launch(ctx, sl.c, sl.started, func() { <-turns[i] })
+			if bad != nil {
+				sl.c, sl.bad = nil, bad
+				return
+			}
+			t.m.start(c)
+		}()
+	}
+	wg.Wait()
 	var failed []string
-	for _, s := range expandAttempts(spec) {
-		c, bad := t.m.spawn(ctx, t.parent, parentCall, t.spawn, s)
-		if bad != nil {
-			failed = append(failed, fmt.Sprintf("attempt %d: %s", s.Attempt, strings.TrimPrefix(bad.text, "Error: ")))
+	for i, sl := range slots {
+		if sl.bad != nil {
+			failed = append(failed, fmt.Sprintf("attempt %d: %s", i+1, strings.TrimPrefix(sl.bad.text, "Error: ")))
 			continue
 		}
-		c.group = g
-		g.children = append(g.children, c)
-	}
-	for _, c := range g.children {
-		t.m.start(c)
+		g.children = append(g.children, sl.c)
 	}
 	for _, c := range g.children {
 		<-c.doneCh()
@@ -101,9 +138,22 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 	views := make([]*attemptView, len(g.children))
 	atts := make([]permission.Attempt, len(g.children))
 	changed := 0
+	// Each worktree's diff is read at once: they are separate checkouts.
+	var wg sync.WaitGroup
 	for i, c := range g.children {
-		c.iso.repWG.Wait()
-		v := &attemptView{c: c, mg: c.merger(rctx)}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			views[i] = &attemptView{c: c, mg: c.merger(rctx)}
+			c.iso.repWG.Wait()
+			if pr, err := c.propose(rctx); err == nil {
+				views[i].pr, views[i].ok = pr, true
+			}
+		}()
+	}
+	wg.Wait()
+	for i, c := range g.children {
+		v := views[i]
 		c.mu.Lock()
 		out, a := c.out, c.a
 		c.mu.Unlock()
@@ -111,14 +161,11 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 		if a != nil {
 			v.at.Tokens, v.at.Cost = a.Usage().Total(), a.Cost()
 		}
-		pr, err := c.propose(rctx)
-		if err == nil {
-			v.pr, v.ok, v.at.Changes = pr, true, pr.fcs
-			if len(pr.changes) > 0 {
-				changed++
-			}
+		v.at.Changes = v.pr.fcs
+		if len(v.pr.changes) > 0 {
+			changed++
 		}
-		views[i], atts[i] = v, v.at
+		atts[i] = v.at
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Best of %d attempts at this brief, each in its own worktree.\n\n", len(views))
@@ -183,8 +230,13 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 			if i == pick {
 				continue
 			}
-			msg := o.mg.discard(fmt.Sprintf("Attempt %d was not chosen; its worktree and branch were removed.", i+1))
-			fmt.Fprintf(&b, "\n## Attempt %d (%s, %s): not chosen\n%s\n[worktree] %s\n", i+1, o.at.Name, o.at.Status, excerpt.Cut(firstLines(o.at.Report, 3), 600), msg)
+			// Removed after the result goes back: nobody waits on it, and
+			// the session waits for it before it ends.
+			m.later(func() {
+				o.mg.discard(fmt.Sprintf("Attempt %d was not chosen; its worktree and branch were removed.", i+1))
+			})
+			fmt.Fprintf(&b, "\n## Attempt %d (%s, %s): not chosen\n%s\n[worktree] Not chosen: its worktree %s and branch %s are removed.\n",
+				i+1, o.at.Name, o.at.Status, excerpt.Cut(firstLines(o.at.Report, 3), 600), o.c.iso.wt.Path(), o.at.Branch)
 		}
 		return outcome{reason: views[pick].c.out.reason, text: strings.TrimRight(b.String(), "\n")}
 	}
@@ -280,4 +332,21 @@ func (m *Manager) judge(ctx context.Context, parent agent.Source, g *attemptGrou
 		reason = strings.TrimSuffix(strings.TrimSpace(excerpt.Line(r[1])), ".")
 	}
 	return k - 1, reason, nil
+}
+
+// later runs f on a goroutine the manager's Close waits for; once closing,
+// at once.
+func (m *Manager) later(f func()) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		f()
+		return
+	}
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go func() {
+		defer m.wg.Done()
+		f()
+	}()
 }

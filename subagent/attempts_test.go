@@ -89,6 +89,7 @@ func TestAttemptsUserPicksOne(t *testing.T) {
 			t.Errorf("task result lacks %q:\n%s", s, res)
 		}
 	}
+	h.manager.Close() // the others are removed in the background
 	h.clean()
 }
 
@@ -164,6 +165,7 @@ func TestAttemptsJudgePicks(t *testing.T) {
 			}
 		}
 	}
+	h.manager.Close()
 	h.clean()
 }
 

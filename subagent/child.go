@@ -104,13 +104,22 @@ type child struct {
 // and an outcome when the child cannot exist (an unknown or forbidden type,
 // a name taken).
 func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall string, spawnTypes []string, spec TaskSpec) (*child, *outcome) {
+	c, started, bad := m.prepare(ctx, parent, parentCall, spawnTypes, spec)
+	if bad != nil {
+		return nil, bad
+	}
+	return m.launch(ctx, c, started, nil)
+}
+
+// prepare makes and registers a child, not yet isolated nor announced.
+func (m *Manager) prepare(ctx context.Context, parent agent.Source, parentCall string, spawnTypes []string, spec TaskSpec) (*child, agent.ChildStarted, *outcome) {
 	def, err := m.cfg.Defs.Lookup(spec.SubagentType)
 	if err != nil {
-		return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error()}
+		return nil, agent.ChildStarted{}, &outcome{reason: agent.StopError, text: "Error: " + err.Error()}
 	}
 	spec.SubagentType = def.Name // the lookup forgives case and spaces
 	if spawnTypes != nil && !slices.Contains(spawnTypes, def.Name) {
-		return nil, &outcome{reason: agent.StopError, text: fmt.Sprintf("Error: this agent may start only these subagent types: %s", strings.Join(spawnTypes, ", "))}
+		return nil, agent.ChildStarted{}, &outcome{reason: agent.StopError, text: fmt.Sprintf("Error: this agent may start only these subagent types: %s", strings.Join(spawnTypes, ", "))}
 	}
 	if def.Background {
 		spec.Background = true
@@ -126,7 +135,7 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 		ParentID:     parent.AgentID,
 	}
 	if err := m.register(c, strings.TrimSpace(spec.Name)); err != nil {
-		return nil, &outcome{reason: agent.StopError, text: "Error: " + err.Error()}
+		return nil, agent.ChildStarted{}, &outcome{reason: agent.StopError, text: "Error: " + err.Error()}
 	}
 	c.limits()
 	// Tied to the parent's turn only while in the foreground: a cancel of
@@ -146,7 +155,14 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	}
 	started := agent.ChildStarted{Source: c.src, Model: c.model, Background: spec.Background, MaxTokens: c.maxTokens, MaxCost: c.maxCost, Color: def.Color,
 		Prompt: spec.Prompt, Forked: c.fork != nil, Attempt: spec.Attempt, Attempts: spec.Attempts}
-	if spec.Isolation == IsolationWorktree || def.Isolation == agentdefs.IsolationWorktree {
+	return c, started, nil
+}
+
+// launch isolates a prepared child if it must be, and announces it
+// (ChildStarted) once turn, when set, returns: siblings isolated at once
+// are announced in order.
+func (m *Manager) launch(ctx context.Context, c *child, started agent.ChildStarted, turn func()) (*child, *outcome) {
+	if c.spec.Isolation == IsolationWorktree || c.def.Isolation == agentdefs.IsolationWorktree {
 		// Made before the child is announced, so its pane says where it
 		// works; a child that cannot be isolated never starts.
 		iso, err := c.isolate(ctx)
@@ -163,14 +179,17 @@ func (m *Manager) spawn(ctx context.Context, parent agent.Source, parentCall str
 	if c.resolveErr == nil {
 		c.newAgent()
 		if c.fork != nil {
-			h := forkHistory(c.fork.history, parentCall)
+			h := forkHistory(c.fork.history, c.src.ParentCallID)
 			c.fork.len = len(h)
 			c.a.SetHistory(h)
-			c.spec.Prompt = c.forkBrief(spec.Prompt)
+			c.spec.Prompt = c.forkBrief(c.spec.Prompt)
 		}
 	}
+	if turn != nil {
+		turn()
+	}
 	m.cfg.Emit(started)
-	if spec.Background {
+	if c.spec.Background {
 		c.background = true
 		close(c.bg)
 		c.owed = m.Inbox(c.parentID)
