@@ -170,6 +170,9 @@ func (b *ApprovalBlock) SetActive(v bool) {
 // SetRows sets how many body rows the block shows at most; longer diffs
 // scroll.
 func (b *ApprovalBlock) SetRows(n int) {
+	if b.pick != nil {
+		n -= pickAttemptRows + 1 // the attempts' columns, a longer key list
+	}
 	n = max(n, minApprovalRows)
 	if b.rows != n {
 		b.rows = n

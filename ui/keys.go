@@ -308,6 +308,14 @@ func (k *KeyMap) apply(s keyState) {
 		k.ApproveNo.SetHelp("n", "deny")
 		k.ApproveFeedback.SetHelp("d", "deny with feedback")
 	}
+	if s.attempts {
+		k.ApproveYes.SetHelp("y", "apply this attempt")
+		k.ApproveNo.SetHelp("n", "apply none")
+		k.ApproveFeedback.SetHelp("d", "apply none, with feedback")
+		k.ApproveKeep.SetHelp("l", "keep all for later")
+	} else {
+		k.ApproveKeep.SetHelp("l", "keep for later")
+	}
 	if s.trimmed {
 		k.ApproveYes.SetHelp("y", map[bool]string{true: "apply the chosen", false: "allow the hunks taken"}[s.merge])
 		k.ApproveFeedback.SetHelp("d", "take the chosen, with a note")
