@@ -61,3 +61,23 @@ func TestMergeAndIsolatedWrites(t *testing.T) {
 		t.Errorf("headless refusal of a merge = %+v", v)
 	}
 }
+
+// TestPickAttempt: the choice among a task's attempts is the user's in
+// every mode, and with nobody to ask it is refused, naming the judge.
+func TestPickAttempt(t *testing.T) {
+	pick := Request{Tool: ToolPickAttempt, Path: "fix retry", Attempts: []Attempt{{Name: "a"}, {Name: "b"}}}
+	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeBypass} {
+		asker := &fakeAsker{verdict: Verdict{Allowed: true, Attempt: 2}}
+		p := NewPolicy(mode, mustRules(t, []string{"bash", "edit_file(**)"}, nil), asker)
+		if v := p.Check(t.Context(), pick); asker.asked.Load() != 1 || !v.Allowed || v.Attempt != 2 || !v.ByUser {
+			t.Errorf("%s: asked %d times, verdict %+v", mode, asker.asked.Load(), v)
+		}
+	}
+	hp := NewPolicy(ModeBypass, nil, nil)
+	if v := hp.Check(t.Context(), pick); v.Allowed || v.ByUser || !strings.Contains(v.Reason, "subagents.judge") || !strings.Contains(v.Reason, "2 attempts") {
+		t.Errorf("headless answer to a pick = %+v", v)
+	}
+	if g := SessionGrantRules(pick); len(g) != 0 {
+		t.Errorf("a pick offers session grants %v", g)
+	}
+}
