@@ -49,14 +49,14 @@ func TestTUIEditByHunk(t *testing.T) {
 		scripted.Turn{Text: "Editing both lines.", ToolCalls: []scripted.Call{{ID: "call_edit_long", Name: "edit_file", Args: twoHunkEdit("long.txt")}}},
 		scripted.Turn{Text: answer, ChunkSize: 100},
 	)
-	s := tm.waitText("? Allow edit_file long.txt", "s take/drop hunk", "}/{ next/previous hunk", "[x] @@ -22,7 +22,7 @@")
+	tm.waitText("? Allow edit_file long.txt", "s take/drop hunk", "}/{ next/previous hunk", "[x] @@ -22,7 +22,7 @@")
 	// One key at a time: keys that arrive together read as typed text.
 	tm.press("}")
 	tm.waitText("▸ [x] @@ -1,6 +1,6 @@")
 	tm.press("}")
 	tm.waitText("▸ [x] @@ -22,7 +22,7 @@")
 	tm.press("s")
-	s = tm.waitText("▸ [ ] @@ -22,7 +22,7 @@  (dropped)", "(1 of 2 hunks)", "d allow the hunks taken, with a note")
+	s := tm.waitText("▸ [ ] @@ -22,7 +22,7 @@  (dropped)", "(1 of 2 hunks)", "d allow the hunks taken, with a note")
 	if !strings.Contains(s, "[x] @@ -1,6 +1,6 @@") {
 		t.Errorf("the first hunk is not shown taken:\n%s", frame(s))
 	}
