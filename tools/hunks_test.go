@@ -131,3 +131,48 @@ func TestDescribeHunks(t *testing.T) {
 		t.Fatalf("not cut: %q", s)
 	}
 }
+
+// FuzzKeepHunks: taking every hunk gives the proposal, dropping every one
+// gives the file back, and no choice panics or fails but the one refused
+// on purpose (two lines that would run together).
+func FuzzKeepHunks(f *testing.F) {
+	f.Add(numberedEOL(30, "\n"), strings.Replace(numberedEOL(30, "\n"), "l3\n", "L3\n", 1)+"x\n", uint8(1))
+	f.Add("a\r\nb\r\n", "a\r\nc\r\nd", uint8(3))
+	f.Add("", "new\n", uint8(1))
+	f.Add("a\nb", "a\nb\nc\n", uint8(2))
+	f.Fuzz(func(t *testing.T, old, updated string, mask uint8) {
+		if len(old) > 4096 || len(updated) > 4096 {
+			return
+		}
+		n := HunkCount(old, updated)
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		if got, _, err := KeepHunks(old, updated, nil); err != nil || got != updated {
+			t.Fatalf("nothing dropped: %q, %v; want the proposal", got, err)
+		}
+		if got, hs, err := KeepHunks(old, updated, all); n > 0 && (err != nil || got != old || len(hs) != n) {
+			t.Fatalf("everything dropped: %q, %d hunks, %v; want the file back", got, len(hs), err)
+		}
+		var some []int
+		for i := range n {
+			if mask&(1<<(i%8)) != 0 {
+				some = append(some, i)
+			}
+		}
+		got, _, err := KeepHunks(old, updated, some)
+		if err != nil {
+			if !strings.Contains(err.Error(), "cannot be taken apart") {
+				t.Fatalf("dropping %v: %v", some, err)
+			}
+			return
+		}
+		// What lands is made of the two versions' lines only.
+		for _, l := range splitLines(got) {
+			if !strings.Contains(old, l) && !strings.Contains(updated, l) {
+				t.Fatalf("dropping %v made a line of neither version: %q", some, l)
+			}
+		}
+	})
+}
