@@ -218,14 +218,22 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 
 	if pick >= 0 {
 		v := views[pick]
-		fmt.Fprintf(&b, "Attempt %d of %d (%s) was applied: %s.\n\n", pick+1, len(views), v.at.Name, why)
 		var res string
-		if v.ok {
-			res = v.mg.apply(v.pr, verdict)
-		} else {
+		switch {
+		case !v.ok:
 			res = v.mg.keep("Reading its changes failed, so nothing was applied")
+		case len(v.pr.changes) == 0:
+			v.mg.res.Status = agent.WorktreeUnchanged
+			res = v.mg.discard("It changed no file; its worktree and branch were removed.")
+		default:
+			res = v.mg.apply(v.pr, verdict)
 		}
-		fmt.Fprintf(&b, "## Attempt %d (%s, %s): applied\n%s\n[worktree] %s\n", pick+1, v.at.Name, v.at.Status, v.at.Report, res)
+		what := "applied"
+		if v.mg.res.Status != agent.WorktreeApplied {
+			what = "chosen, but not applied (see below)"
+		}
+		fmt.Fprintf(&b, "Attempt %d of %d (%s) was %s: %s.\n\n", pick+1, len(views), v.at.Name, what, why)
+		fmt.Fprintf(&b, "## Attempt %d (%s, %s): %s\n%s\n[worktree] %s\n", pick+1, v.at.Name, v.at.Status, strings.Fields(what)[0], v.at.Report, res)
 		for i, o := range views {
 			if i == pick {
 				continue

@@ -3,6 +3,8 @@ package subagent_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -186,4 +188,38 @@ func TestAttemptsArguments(t *testing.T) {
 			t.Errorf("result %q lacks %q", res, tc.want)
 		}
 	}
+}
+
+// TestAttemptsChosenButConflicting: the attempt picked conflicts with the
+// user's file: nothing is written, it is kept, and the result says it was
+// chosen, not applied.
+func TestAttemptsChosenButConflicting(t *testing.T) {
+	var h *isoHarness
+	h = newIsoHarness(t, true, func(req permission.Request) permission.Verdict {
+		if err := os.WriteFile(filepath.Join(h.root, "fresh.txt"), []byte("mine\n"), 0o644); err != nil {
+			t.Error(err)
+		}
+		return permission.Verdict{Allowed: true, ByUser: true, Attempt: 1}
+	})
+	h.mainScript("go", attemptsTask("child-c", 2))
+	h.attempters("child-c", 0)
+	if _, err := h.main.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.read("fresh.txt"); got != "mine\n" {
+		t.Errorf("fresh.txt = %q, want the user's", got)
+	}
+	res := h.taskResult("task_1")
+	if !strings.Contains(res, "was chosen, but not applied (see below): the user picked it") || !strings.Contains(res, "conflicts") {
+		t.Errorf("task result:\n%s", res)
+	}
+	h.manager.Close()
+	for _, e := range h.eventsOf("worktree_result") {
+		r := e.(agent.WorktreeResult)
+		if r.Status == agent.WorktreeConflict {
+			gitRun(t, h.root, "worktree", "remove", "--force", r.Path)
+			gitRun(t, h.root, "branch", "-D", r.Branch)
+		}
+	}
+	h.clean()
 }

@@ -305,7 +305,9 @@ func (mg *merger) keep(why string) string {
 
 // discard removes the worktree and its branch, as the user chose.
 func (mg *merger) discard(msg string) string {
-	mg.res.Status = agent.WorktreeDiscarded
+	if mg.res.Status == "" {
+		mg.res.Status = agent.WorktreeDiscarded
+	}
 	mg.res.Message = msg
 	if err := mg.c.iso.wt.Remove(mg.ctx); err != nil {
 		mg.res.Message += fmt.Sprintf(" (removing the worktree failed: %v)", err)
