@@ -293,7 +293,7 @@ func (k *KeyMap) apply(s keyState) {
 
 	answering := s.approval && !s.feedback
 	k.ApproveYes.SetEnabled(answering)
-	k.ApproveSession.SetEnabled(answering && s.canGrant && !s.merge)
+	k.ApproveSession.SetEnabled(answering && s.canGrant && !s.merge && !s.trimmed) // a grant allows whole changes
 	k.ApproveNo.SetEnabled(answering)
 	k.ApproveFeedback.SetEnabled(answering)
 	k.ApproveEdit.SetEnabled(answering && s.editable)
