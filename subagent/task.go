@@ -73,6 +73,8 @@ With fork, the child starts from this conversation so far instead of a clean con
 
 With run_in_background the call returns at once with the child's name and id, and you go on working; when the child finishes, its report arrives as a message. Use send_message to steer a running child or to follow up with a finished one (it resumes with its whole history), and stop_agent to stop one.
 
+With attempts (2-4) one brief runs in that many children at once, each in its own worktree, and the user applies the best (best of N): for a change worth trying several ways.
+
 Write each prompt as a complete brief: the goal, what to look at, and what to report back (paths, line numbers, facts). Children cannot ask you questions.
 
 Available subagent_type values:
@@ -156,7 +158,6 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 			outcomes[i] = t.runAttempts(ctx, parentCall, spec)
 		}()
 	}
-	defer groups.Wait()
 	for i, c := range children {
 		if c == nil {
 			continue
