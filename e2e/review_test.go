@@ -245,6 +245,13 @@ func TestHeadlessBestOfKeepsAll(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
 	}
+	var numbered struct {
+		Children []struct{ Attempt, Attempts int } `json:"children"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &numbered); err != nil || len(numbered.Children) != 2 ||
+		numbered.Children[0].Attempt != 1 || numbered.Children[1].Attempt != 2 || numbered.Children[1].Attempts != 2 {
+		t.Errorf("the JSON does not number the attempts (%v):\n%s", err, r.stdout)
+	}
 	kept := 0
 	for _, c := range out.Children {
 		if c.Worktree == nil || c.Worktree.Status != "kept" {

@@ -119,16 +119,19 @@ type callRecord struct {
 }
 
 type childRecord struct {
-	AgentID     string      `json:"agent_id"`
-	Name        string      `json:"name,omitempty"`
-	Background  bool        `json:"background,omitempty"`
-	Type        string      `json:"type"`
-	Description string      `json:"description"`
-	Reason      string      `json:"reason"`
-	Error       string      `json:"error,omitempty"`
-	ToolCalls   int         `json:"tool_calls"`
-	ElapsedMS   int64       `json:"elapsed_ms"`
-	Usage       agent.Usage `json:"usage"`
+	AgentID     string `json:"agent_id"`
+	Name        string `json:"name,omitempty"`
+	Background  bool   `json:"background,omitempty"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+	// Attempt and Attempts number an attempt of a best-of-N task.
+	Attempt   int         `json:"attempt,omitempty"`
+	Attempts  int         `json:"attempts,omitempty"`
+	Reason    string      `json:"reason"`
+	Error     string      `json:"error,omitempty"`
+	ToolCalls int         `json:"tool_calls"`
+	ElapsedMS int64       `json:"elapsed_ms"`
+	Usage     agent.Usage `json:"usage"`
 	// Worktree is what became of an isolated child's changes.
 	Worktree *agent.WorktreeResult `json:"worktree,omitempty"`
 	// Files are the files it changed: by write and edit calls, and by bash
@@ -223,7 +226,8 @@ func (o *headlessOutput) event(e agent.Event) {
 		}
 		o.progress("%s %s %s (%s) %s", mark, ev.Name, ev.KeyArg, seconds(ev.Duration), ev.Result.Summary)
 	case agent.ChildStarted:
-		o.children = append(o.children, childRecord{AgentID: src.AgentID, Name: src.Name, Background: ev.Background, Type: src.AgentType, Description: src.Description})
+		o.children = append(o.children, childRecord{AgentID: src.AgentID, Name: src.Name, Background: ev.Background, Type: src.AgentType, Description: src.Description,
+			Attempt: ev.Attempt, Attempts: ev.Attempts})
 		o.lastLine[src.AgentID], o.started[src.AgentID] = time.Now(), time.Now()
 		if src.AgentType == agent.ShellType {
 			o.progress("[shell] %s … started: %s", src.Name, src.Description)
