@@ -121,8 +121,8 @@ func (m *Manager) prepare(ctx context.Context, parent agent.Source, parentCall s
 	if spawnTypes != nil && !slices.Contains(spawnTypes, def.Name) {
 		return nil, agent.ChildStarted{}, &outcome{reason: agent.StopError, text: fmt.Sprintf("Error: this agent may start only these subagent types: %s", strings.Join(spawnTypes, ", "))}
 	}
-	if def.Background {
-		spec.Background = true
+	if def.Background && spec.Attempts == 0 {
+		spec.Background = true // an attempt stays: its group is reviewed when all end
 	}
 	c := &child{m: m, def: def, spec: spec, parentID: parent.AgentID, state: agent.StateQueued,
 		bg: make(chan struct{}), done: make(chan struct{}), home: m.homeOf(parent.AgentID)}
