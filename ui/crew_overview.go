@@ -162,10 +162,10 @@ var crewColumns = [colCount]crewColumn{
 	{title: "TYPE", width: 15, drop: 4},
 	{title: "STATE", width: 20},
 	{title: "TOOLS", width: 5, right: true, drop: 5},
-	{title: "TOKENS IN/OUT", width: 13, right: true, drop: 2},
+	{title: "TOKENS IN/OUT", width: 13, right: true, drop: 6},
 	{title: "COST", width: 8, right: true, drop: 3},
-	{title: "ELAPSED", width: 7, right: true, drop: 1},
-	{title: "MODEL", width: 24, drop: 6},
+	{title: "ELAPSED", width: 14, right: true, drop: 1},
+	{title: "MODEL", width: 24, drop: 7},
 	{title: "TASK", width: 0},
 }
 
@@ -192,22 +192,23 @@ const (
 	selGlyph  = "› "
 )
 
-// contentWidths are the widths the type, state and model columns need for
-// the rows (within their titles and their maxima), so short values leave
-// their room to the task instead of padding.
-func (o crewOverview) contentWidths() (typ, state, model int) {
-	typ, state, model = len("TYPE"), len("STATE"), len("MODEL")
+// contentWidths are the widths the type, state, elapsed and model columns
+// need for the rows (within their titles and their maxima), so short
+// values leave their room to the task instead of padding.
+func (o crewOverview) contentWidths() (typ, state, elapsed, model int) {
+	typ, state, elapsed, model = len("TYPE"), len("STATE"), len("ELAPSED"), len("MODEL")
 	for _, r := range o.rows {
 		typ = max(typ, cellWidth(r.typeName()))
-		s := len(r.StateName())
+		s := cellWidth(r.StateName())
 		if r.Stalled(o.now) {
 			s += len(", stalled")
 		}
 		state = max(state, s)
+		elapsed = max(elapsed, cellWidth(r.shortClockText(o.now)))
 		model = max(model, cellWidth(oneLine(r.Model())))
 	}
 	return min(typ, crewColumns[colType].width), min(state, crewColumns[colState].width),
-		min(model, crewColumns[colModel].width)
+		min(elapsed, crewColumns[colElapsed].width), min(model, crewColumns[colModel].width)
 }
 
 // layout decides the width of each column at the overview's width: 0
@@ -220,7 +221,7 @@ func (o crewOverview) layout() [colCount]int {
 	for i, c := range crewColumns {
 		w[i] = c.width
 	}
-	w[colType], w[colState], w[colModel] = o.contentWidths()
+	w[colType], w[colState], w[colElapsed], w[colModel] = o.contentWidths()
 	if !o.showCost {
 		w[colCost] = 0
 	}
@@ -260,9 +261,10 @@ func (o crewOverview) layout() [colCount]int {
 	if short() > 0 {
 		want, w[colModel], task = fullName, fullModel, taskMin
 	}
-	// Drop the rarer columns until the task fits beside the name, then
-	// the others until the name fits at its least.
-	for drop := 7; drop > 2 && short() > 0; drop-- {
+	// Drop the rarer columns until the task fits beside the name (all
+	// but the elapsed time go for it, the wide tokens early), then the
+	// others until the name fits at its least.
+	for drop := 7; drop > 1 && short() > 0; drop-- {
 		for i, c := range crewColumns {
 			if c.drop == drop {
 				w[i] = 0
@@ -336,38 +338,85 @@ func (o *crewOverview) View() string {
 	return b.String()
 }
 
-// title is "Crew · 5 subagents · 2 running · 1 queued · 1 stalled · $0.12".
+// title is "Crew · 5 subagents · 2 running · 1 paused · 1 queued · 1
+// awaiting approval · 2 in background · 1 stalled · $0.12".
 func (o crewOverview) title() string {
-	running, queued, stalled, total, priced := 0, 0, 0, 0.0, false
-	for _, r := range o.rows {
-		switch {
-		case r.Running() && r.crew.queued:
-			queued++ // waiting for a slot: not running yet
-		case r.Running():
-			running++
-		}
-		if r.Stalled(o.now) {
-			stalled++
-		}
-		if c, ok := r.Cost(); ok {
-			total, priced = total+c, true
-		}
-	}
-	t := "Crew · " + strconv.Itoa(len(o.rows)) + " subagent"
-	if len(o.rows) != 1 {
-		t += "s"
-	}
-	t += " · " + strconv.Itoa(running) + " running"
-	if queued > 0 {
-		t += " · " + strconv.Itoa(queued) + " queued"
-	}
-	if stalled > 0 {
-		t += " · " + strconv.Itoa(stalled) + " stalled"
-	}
-	if priced {
-		t += " · " + dollars(total)
+	c := countCrew(o.rows, o.now)
+	t := "Crew · " + c.String()
+	if c.priced {
+		t += " · " + dollars(c.cost)
 	}
 	return o.q.title.render(fitCell(t, o.width))
+}
+
+// crewCount is the crew overview's title counts. Every row that has not
+// finished is in exactly one of running, paused, queued and approval;
+// background and stalled count some of those again.
+type crewCount struct {
+	subagents, shells                 int
+	running, paused, queued, approval int
+	background, stalled               int
+	cost                              float64
+	priced                            bool
+}
+
+// countCrew counts the rows' states at now.
+func countCrew(rows []*SubagentBlock, now time.Time) crewCount {
+	var c crewCount
+	for _, r := range rows {
+		if r.isShell() {
+			c.shells++
+		} else {
+			c.subagents++
+		}
+		if v, ok := r.Cost(); ok {
+			c.cost, c.priced = c.cost+v, true
+		}
+		if !r.Running() {
+			continue
+		}
+		switch {
+		case r.waiting:
+			c.approval++
+		case r.crew.queued:
+			c.queued++ // waiting for a slot: not running yet
+		case r.crew.paused:
+			c.paused++
+		default:
+			c.running++
+		}
+		if r.crew.background && !r.isShell() {
+			c.background++
+		}
+		if r.Stalled(now) {
+			c.stalled++
+		}
+	}
+	return c
+}
+
+// String is the counts as the title says them, without the cost.
+func (c crewCount) String() string {
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + many
+	}
+	t := plural(c.subagents, "subagent", "subagents")
+	if c.shells > 0 {
+		t += ", " + plural(c.shells, "shell", "shells")
+	}
+	t += " · " + strconv.Itoa(c.running) + " running"
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{c.paused, "paused"}, {c.queued, "queued"}, {c.approval, "awaiting approval"}, {c.background, "in background"}, {c.stalled, "stalled"}} {
+		if p.n > 0 {
+			t += " · " + strconv.Itoa(p.n) + " " + p.what
+		}
+	}
+	return t
 }
 
 func (o crewOverview) header(w [colCount]int) string {
@@ -436,7 +485,7 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 			}
 			b.WriteString(o.q.number.render(cell(c, w[i], true)))
 		case colElapsed:
-			b.WriteString(o.q.number.render(cell(elapsedText(r.elapsedAt(o.now)), w[i], true)))
+			b.WriteString(o.q.number.render(cell(r.shortClockText(o.now), w[i], true)))
 		case colModel:
 			b.WriteString(o.q.number.render(cell(oneLine(r.Model()), w[i], false)))
 		case colTask:
@@ -450,7 +499,8 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int) {
 	state := r.StateName()
 	look := o.q.running
-	switch state {
+	first, _, _ := strings.Cut(state, " · ")
+	switch first {
 	case "done":
 		look = o.q.done
 	case "failed":
@@ -466,7 +516,7 @@ func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int) {
 		s := stateTrim(state, max(w-len(", stalled"), 1))
 		b.WriteString(look.render(s))
 		b.WriteString(o.q.stalled.render(", stalled"))
-		pad(b, w-len(s)-len(", stalled"))
+		pad(b, w-cellWidth(s)-len(", stalled"))
 		return
 	}
 	b.WriteString(look.render(cell(stateTrim(state, w), w, false)))

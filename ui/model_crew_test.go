@@ -241,8 +241,11 @@ func TestCrewPauseStopsTheClock(t *testing.T) {
 	if got := pane.elapsedAt(now.Add(time.Minute)); got != 5*time.Second {
 		t.Errorf("paused elapsed %v a minute later, want 5s", got)
 	}
-	if pane.Live() {
-		t.Error("a paused pane still ticks")
+	if pane.working() {
+		t.Error("a paused pane's spinner still turns")
+	}
+	if got, want := pane.clockText(now.Add(time.Minute)), "5.0s + 1m00s paused"; got != want {
+		t.Errorf("paused a minute, the clock says %q, want %q", got, want)
 	}
 	if !h.screenContains("paused · ") {
 		t.Errorf("the pane does not say paused:\n%s", ansi.Strip(h.m.View()))
@@ -256,6 +259,9 @@ func TestCrewPauseStopsTheClock(t *testing.T) {
 	now = now.Add(time.Second)
 	if got := pane.elapsedAt(now); got != 6*time.Second {
 		t.Errorf("resumed elapsed %v, want 6s (the pause does not count)", got)
+	}
+	if got, want := pane.clockText(now), "6.0s + 10s paused"; got != want {
+		t.Errorf("after the pause the clock says %q, want %q (the pause is kept apart)", got, want)
 	}
 }
 
@@ -353,7 +359,7 @@ func TestCrewResumeRevivesAFinishedPane(t *testing.T) {
 		t.Errorf("resumed elapsed %v, want it to go on from 4s", got)
 	}
 	s := ansi.Strip(h.m.View())
-	if !strings.Contains(s, "› and the tests?") {
+	if !strings.Contains(s, "✉ read: and the tests?") {
 		t.Errorf("the message does not show in the pane:\n%s", s)
 	}
 }

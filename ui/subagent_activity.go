@@ -39,6 +39,8 @@ type activity struct {
 	arg  string // the tool's key argument
 	tool toolState
 	note string // the tool's result summary
+	// queued marks a message sent to the child that it has not read yet.
+	queued bool
 }
 
 // render draws the last need screen lines of the activity at width cells.
@@ -71,7 +73,7 @@ func (a *activity) render(look func(lookID) quickStyle, width, need int) []strin
 	case actSummary:
 		return styleLast(wrapText(a.text, width), need, look(lookSummary))
 	case actMessage:
-		return styleLast(wrapText("› "+a.text, width), need, look(lookMessage))
+		return styleLast(wrapText(messageText(a), width), need, look(lookMessage))
 	}
 	return styleLast(wrapText(a.text, width), need, look(lookBody))
 }
@@ -260,4 +262,15 @@ func themeStyle(st *theme.Styles, id lookID) lipgloss.Style {
 		return st.Diff.Removed
 	}
 	return st.Subagent.Body
+}
+
+// messageText is a message's line: queued until the child read it.
+func messageText(a *activity) string {
+	switch {
+	case a.queued:
+		return "✉ queued: " + a.text
+	case a.note != "":
+		return "✉ " + a.note + ": " + a.text
+	}
+	return "✉ read: " + a.text
 }

@@ -239,6 +239,7 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 	if b.elapsed <= 0 {
 		b.elapsed = b.runningElapsed(b.eventTime())
 	}
+	b.endPause(b.eventTime())
 	b.crew.paused, b.crew.queued = false, false
 	b.tools = max(b.tools, e.ToolCalls)
 	if e.Usage.Total() > 0 {
@@ -360,10 +361,13 @@ func (b *SubagentBlock) Expanded() bool { return b.expanded }
 func (b *SubagentBlock) SetExpanded(v bool) { b.expanded = v }
 
 // Live implements Block: a running pane has a spinner and a clock; a
-// paused or queued one stands still.
+// paused one counts its time paused; a queued one stands still.
 func (b *SubagentBlock) Live() bool {
-	return b.state == childRunning && !b.crew.paused && !b.crew.queued
+	return b.state == childRunning && !b.crew.queued
 }
+
+// working reports whether the child runs: not paused, not queued.
+func (b *SubagentBlock) working() bool { return b.Live() && !b.crew.paused }
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *SubagentBlock) Lines(ctx RenderContext) []string {
@@ -373,7 +377,10 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 	b.lastNow = ctx.Now
 	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded, focused: ctx.Focused}
 	if b.Live() {
-		key.frame, key.tick = ctx.Frame, elapsedText(b.elapsedAt(ctx.Now))
+		key.tick = b.clockText(ctx.Now)
+		if b.working() {
+			key.frame = ctx.Frame
+		}
 	}
 	if lines, ok := b.cache.get(key); ok {
 		return lines
@@ -415,7 +422,7 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 // shell's is "elapsed · bytes printed · exit code".
 func (b *SubagentBlock) stats(now time.Time) string {
 	if b.isShell() {
-		stats := elapsedText(b.elapsedAt(now)) + " · " + byteText(b.shellBytes)
+		stats := b.clockText(now) + " · " + byteText(b.shellBytes)
 		if b.state != childRunning && b.model != "" {
 			stats += " · " + b.model
 		}
@@ -429,12 +436,15 @@ func (b *SubagentBlock) stats(now time.Time) string {
 	if f := b.crew.files.summary(); f != "" {
 		stats += " · " + f
 	}
-	stats += " · " + elapsedText(b.elapsedAt(now)) + " · " + b.tokenText()
+	stats += " · " + b.clockText(now) + " · " + b.tokenText()
 	if c := b.costText(); c != "" {
 		stats += " · " + c
 	}
 	if l := b.crew.label(b.state == childRunning); l != "" {
 		stats = l + " · " + stats
+	}
+	if n := len(b.crew.sent); n > 0 && b.state == childRunning {
+		stats = "✉ " + strconv.Itoa(n) + " queued · " + stats
 	}
 	if b.waiting {
 		stats = "awaiting approval · " + stats

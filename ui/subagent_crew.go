@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattn/go-runewidth"
+
 	"covey/agent"
 )
 
@@ -32,6 +34,23 @@ type paneCrew struct {
 	now  time.Time     // the time of the event being applied (see Observe)
 	last time.Time     // the child's last event
 	base time.Duration // working time before the current running stretch
+
+	// pausedFor is the time spent paused before the current pause, and
+	// pausedAt when the current one began: a child's clock shows working
+	// time and paused time apart ("1.8s + 1m00s paused").
+	pausedFor time.Duration
+	pausedAt  time.Time
+
+	// sent is the messages the user sent with the message key that the
+	// child has not read yet, oldest first (see markSent).
+	sent []sentMessage
+}
+
+// sentMessage is a message sent to the child, shown queued until it
+// enters the child's history.
+type sentMessage struct {
+	text string
+	seq  uint64 // its activity line
 }
 
 // label is the state word the header shows before its stats.
@@ -39,8 +58,12 @@ func (c *paneCrew) label(running bool) string {
 	switch {
 	case !running:
 		return ""
+	case c.queued && c.background:
+		return "queued · background"
 	case c.queued:
 		return "queued"
+	case c.paused && c.background:
+		return "paused · background"
 	case c.paused:
 		return "paused"
 	case c.background:
@@ -103,7 +126,7 @@ func (b *SubagentBlock) applyCrew(ev agent.Event) bool {
 	case agent.ChildState:
 		b.applyState(e)
 	case agent.ChildMessage:
-		b.push(activity{kind: actMessage, text: oneLine(e.Text)})
+		b.messageRead(e.Text)
 	case agent.ChildFiles:
 		b.crew.files.addStatus(e.Files)
 	case agent.ChildStarted:
@@ -144,6 +167,7 @@ func (b *SubagentBlock) applyState(e agent.ChildState) {
 		} else if !b.crew.paused && !b.crew.queued {
 			b.crew.base = b.runningElapsed(now)
 		}
+		b.endPause(now)
 		b.crew.paused, b.crew.queued = false, false
 		b.started = now
 	case agent.StatePaused:
@@ -156,6 +180,7 @@ func (b *SubagentBlock) applyState(e agent.ChildState) {
 			b.crew.base = b.runningElapsed(now)
 		}
 		b.crew.paused, b.crew.queued = true, false
+		b.crew.pausedAt = now
 	case agent.StateInterrupted:
 		if b.state == childRunning {
 			b.crew.interrupted = true
@@ -166,6 +191,97 @@ func (b *SubagentBlock) applyState(e agent.ChildState) {
 		}
 	}
 	// The final states come with ChildFinished, which says more.
+}
+
+// endPause adds the current pause, if any, to the time paused.
+func (b *SubagentBlock) endPause(now time.Time) {
+	if !b.crew.paused || b.crew.pausedAt.IsZero() {
+		return
+	}
+	if !now.IsZero() {
+		b.crew.pausedFor += max(now.Sub(b.crew.pausedAt), 0)
+	}
+	b.crew.pausedAt = time.Time{}
+}
+
+// pausedAtTime is the child's time spent paused, up to now.
+func (b *SubagentBlock) pausedAtTime(now time.Time) time.Duration {
+	d := b.crew.pausedFor
+	if b.state == childRunning && b.crew.paused && !b.crew.pausedAt.IsZero() && !now.IsZero() {
+		d += max(now.Sub(b.crew.pausedAt), 0)
+	}
+	return d
+}
+
+// clockText is the child's working time, and its time paused after it
+// when it was paused for a second or more: "1.8s + 1m00s paused".
+func (b *SubagentBlock) clockText(now time.Time) string {
+	t := elapsedText(b.elapsedAt(now))
+	if p := b.pausedAtTime(now); p >= time.Second {
+		t += " + " + elapsedText(p.Truncate(time.Second)) + " paused"
+	}
+	return t
+}
+
+// shortClockText is clockText for a table cell: "1.8s ‖1m00s", the time
+// paused after the pause glyph.
+func (b *SubagentBlock) shortClockText(now time.Time) string {
+	t := elapsedText(b.elapsedAt(now))
+	if p := b.pausedAtTime(now); p >= time.Second {
+		t += " " + glyphPaused + elapsedText(p.Truncate(time.Second))
+	}
+	return t
+}
+
+// MarkSent shows text, just sent to the child with the message key, as
+// queued in its pane until the child reads it (its ChildMessage). A
+// finished child is resumed by it: the message is read at once.
+func (b *SubagentBlock) MarkSent(text string) {
+	seq := b.push(activity{kind: actMessage, text: oneLine(text), queued: true})
+	b.crew.sent = append(b.crew.sent, sentMessage{text: text, seq: seq})
+	b.changed()
+}
+
+// UnmarkSent takes back a message MarkSent showed that could not be sent.
+func (b *SubagentBlock) UnmarkSent(text string) {
+	for i, m := range b.crew.sent {
+		if m.text != text {
+			continue
+		}
+		if a := b.acts.at(m.seq); a != nil {
+			a.queued, a.note = false, "not sent"
+		}
+		b.crew.sent = append(b.crew.sent[:i], b.crew.sent[i+1:]...)
+		b.changed()
+		return
+	}
+}
+
+// QueuedMessages is how many messages sent to the child it has not read.
+func (b *SubagentBlock) QueuedMessages() int { return len(b.crew.sent) }
+
+// messageRead follows a message entering the child's history: the queued
+// lines it holds (messages queued together enter as one) turn read; a
+// message the pane did not show queued (the parent's) is added read.
+func (b *SubagentBlock) messageRead(text string) {
+	found := false
+	kept := b.crew.sent[:0]
+	for _, m := range b.crew.sent {
+		if !strings.Contains(text, m.text) {
+			kept = append(kept, m)
+			continue
+		}
+		found = true
+		if a := b.acts.at(m.seq); a != nil {
+			a.queued = false
+		} else {
+			b.push(activity{kind: actMessage, text: oneLine(m.text)})
+		}
+	}
+	b.crew.sent = kept
+	if !found {
+		b.push(activity{kind: actMessage, text: oneLine(text)})
+	}
 }
 
 // revive turns a finished pane into a running one again (a message
@@ -263,7 +379,7 @@ func (b *SubagentBlock) Budget() (tokens int, cost float64) {
 // stallAfter: no event while not paused, queued or waiting for the user.
 func (b *SubagentBlock) Stalled(now time.Time) bool {
 	// A quiet shell is a server waiting for work, not a stuck agent.
-	return b.Live() && !b.waiting && !b.isShell() && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= stallAfter
+	return b.Live() && !b.crew.paused && !b.waiting && !b.isShell() && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= stallAfter
 }
 
 // StateName is the child's state as the overview names it.
@@ -281,26 +397,38 @@ func (b *SubagentBlock) StateName() string {
 	case childTimedOut, childMaxTurns, childBudget:
 		return "cut short"
 	}
-	switch {
-	case b.waiting:
+	if b.waiting {
 		return "waiting for approval"
+	}
+	if l := b.crew.label(true); l != "" && !b.isShell() {
+		return l
+	}
+	switch {
 	case b.crew.queued:
 		return "queued"
 	case b.crew.paused:
 		return "paused"
-	case b.crew.background && !b.isShell():
-		return "background"
 	}
 	return "running"
 }
 
-// stateTrim shortens a state for narrow columns.
+// stateTrim shortens a state for narrow columns: a second state after
+// " · " shortens to its first letters, then goes.
 func stateTrim(s string, w int) string {
-	if len(s) <= w {
+	if cellWidth(s) <= w {
 		return s
+	}
+	if first, second, ok := strings.Cut(s, " · "); ok {
+		if short := first + " · " + second[:min(2, len(second))]; cellWidth(short) <= w {
+			return short
+		}
+		s = first
+		if cellWidth(s) <= w {
+			return s
+		}
 	}
 	if s == "waiting for approval" && w >= len("approval") {
 		return "approval"
 	}
-	return strings.TrimSpace(s[:w])
+	return strings.TrimSpace(runewidth.Truncate(s, max(w, 0), ""))
 }
