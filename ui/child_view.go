@@ -31,6 +31,9 @@ type childView struct {
 	briefed bool
 	// shell is a background shell's whole output, once read.
 	shell *shellOutputBlock
+	// sent is the messages sent to the child that it has not read yet,
+	// shown queued at the end until their ChildMessage.
+	sent []sentNotice
 
 	width, height int
 	base          RenderContext
@@ -53,6 +56,10 @@ func newChildView(pane *SubagentBlock, history []loggedEvent, base RenderContext
 	for _, le := range history {
 		v.route(le.ev, le.at)
 	}
+	// Messages sent before the view opened that the child has not read.
+	for _, m := range pane.crew.sent {
+		v.ShowSent(m.text, true)
+	}
 	v.keepFilesLast()
 	return v
 }
@@ -60,6 +67,11 @@ func newChildView(pane *SubagentBlock, history []loggedEvent, base RenderContext
 // route applies one event of the child or a descendant.
 func (v *childView) route(ev agent.Event, now time.Time) {
 	v.rt.now = now
+	if e, ok := ev.(agent.ChildMessage); ok && e.AgentID == v.pane.AgentID() && len(v.sent) > 0 {
+		// Read: the queued notice gives way to the message, where it
+		// entered the child's conversation.
+		v.dropSent(func(s string) bool { return strings.Contains(e.Text, s) })
+	}
 	v.rt.route(ev)
 	if ev.From().AgentID == v.pane.AgentID() {
 		switch e := ev.(type) {
@@ -83,6 +95,39 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 			v.tr.Touch(v.files)
 		}
 	}
+}
+
+// sentNotice is a message sent to the child, shown queued.
+type sentNotice struct {
+	text  string
+	block *NoticeBlock
+}
+
+// ShowSent shows text, just sent to the child, as queued at the end of
+// the view; sent false takes it away (the send failed).
+func (v *childView) ShowSent(text string, sent bool) {
+	if !sent {
+		v.dropSent(func(s string) bool { return s == text })
+		return
+	}
+	n := NewNoticeBlock(NoticeInfo, "✉ queued: "+oneLine(text)+" (the child reads it before its next request)")
+	v.sent = append(v.sent, sentNotice{text: text, block: n})
+	v.tr.Append(n)
+	v.keepFilesLast()
+	v.tr.Bottom()
+}
+
+// dropSent takes away the queued notices whose text matches.
+func (v *childView) dropSent(match func(string) bool) {
+	kept := v.sent[:0]
+	for _, s := range v.sent {
+		if match(s.text) {
+			v.tr.Remove(s.block)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	v.sent = kept
 }
 
 // outcomeNotice is the line that ends a child's full-screen transcript when

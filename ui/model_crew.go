@@ -33,8 +33,8 @@ type address struct {
 
 // childSentMsg reports the outcome of a message sent to a child.
 type childSentMsg struct {
-	name string
-	err  error
+	agentID, name, text string
+	err                 error
 }
 
 // childPausedMsg reports the outcome of pausing or resuming a child.
@@ -158,6 +158,37 @@ func (m *Model) startAddress(b *SubagentBlock) {
 	m.input.Focus()
 }
 
+// showSent shows a message sent to a child as queued, at once, in its
+// pane and in its full-screen view when open (sent false takes it back:
+// the send failed). Its ChildMessage, when it enters the child's history,
+// shows it read.
+func (m *Model) showSent(agentID, text string, sent bool) {
+	pane := m.rt.children[agentID]
+	if pane == nil {
+		return
+	}
+	if sent {
+		pane.MarkSent(text)
+	} else {
+		pane.UnmarkSent(text)
+	}
+	m.tr.Touch(pane)
+	if m.cv == nil {
+		return
+	}
+	if m.cv.Pane() == pane {
+		m.cv.ShowSent(text, sent)
+	} else if p := m.cv.rt.children[agentID]; p != nil {
+		// A pane of the open view's own (a child of the child shown).
+		if sent {
+			p.MarkSent(text)
+		} else {
+			p.UnmarkSent(text)
+		}
+		m.cv.tr.Touch(p)
+	}
+}
+
 // endAddress points the input back at the main agent, giving back the
 // draft it held before when restore is set.
 func (m *Model) endAddress(restore bool) {
@@ -191,9 +222,10 @@ func (m *Model) handleAddressKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		a := *m.addr
 		m.input.Submit()
 		m.endAddress(true)
+		m.showSent(a.agentID, text, true)
 		engine, ctx := m.engine, m.ctx
 		return func() tea.Msg {
-			return childSentMsg{name: a.name, err: engine.SendToChild(ctx, a.agentID, text)}
+			return childSentMsg{agentID: a.agentID, name: a.name, text: text, err: engine.SendToChild(ctx, a.agentID, text)}
 		}, true
 	}
 	return nil, false
@@ -334,6 +366,7 @@ func (m *Model) updateCrew(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case childSentMsg:
 		if msg.err != nil {
+			m.showSent(msg.agentID, msg.text, false)
 			m.notice(NoticeError, fmt.Sprintf("message to %s: %v", msg.name, msg.err))
 		}
 	case childPausedMsg:

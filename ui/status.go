@@ -29,6 +29,9 @@ type statusBar struct {
 	now       time.Time
 	frame     int
 	note      string // a hint, shown after the spinner
+	// waitingOn says the turn waits on a paused child ("waiting on
+	// paused scout"), shown after the spinner.
+	waitingOn string
 	// retryReason and retryUntil describe a failed request of the main
 	// agent waiting to be retried; the bar counts down to retryUntil.
 	retryReason string
@@ -62,6 +65,9 @@ func (s *statusBar) SetIdle(clearNote bool) {
 
 // SetNote shows a note after the spinner ("cancelling…").
 func (s *statusBar) SetNote(note string) { s.note = note }
+
+// SetWaitingOn says the turn waits on a paused child; "" when it does not.
+func (s *statusBar) SetWaitingOn(text string) { s.waitingOn = text }
 
 // SetRetry counts down to until, saying reason; SetRetry("", zero) clears.
 func (s *statusBar) SetRetry(reason string, until time.Time) {
@@ -148,6 +154,9 @@ func (s statusBar) View() string {
 	if s.running {
 		el := s.now.Sub(s.started).Truncate(100 * time.Millisecond)
 		right = append(right, styled(lk.spinner, spinnerGlyph(s.frame)+" "+elapsedText(el)))
+	}
+	if s.running && s.waitingOn != "" {
+		right = append(right, styled(lk.spinner, s.waitingOn))
 	}
 	if s.note != "" {
 		right = append(right, styled(lk.spinner, s.note))

@@ -443,6 +443,9 @@ func (b *SubagentBlock) stats(now time.Time) string {
 	if l := b.crew.label(b.state == childRunning); l != "" {
 		stats = l + " · " + stats
 	}
+	if w := b.crew.waitingOn; w != "" && b.state == childRunning && !b.crew.paused {
+		stats = w + " · " + stats
+	}
 	if n := len(b.crew.sent); n > 0 && b.state == childRunning {
 		stats = "✉ " + strconv.Itoa(n) + " queued · " + stats
 	}

@@ -41,6 +41,10 @@ type paneCrew struct {
 	pausedFor time.Duration
 	pausedAt  time.Time
 
+	// waitingOn says the child waits on a paused child of its own
+	// ("waiting on paused scout"); set by the root model each frame.
+	waitingOn string
+
 	// sent is the messages the user sent with the message key that the
 	// child has not read yet, oldest first (see markSent).
 	sent []sentMessage
@@ -254,6 +258,15 @@ func (b *SubagentBlock) UnmarkSent(text string) {
 		b.crew.sent = append(b.crew.sent[:i], b.crew.sent[i+1:]...)
 		b.changed()
 		return
+	}
+}
+
+// SetWaitingOn says the child waits on a paused child of its own; ""
+// when it does not.
+func (b *SubagentBlock) SetWaitingOn(text string) {
+	if b.crew.waitingOn != text {
+		b.crew.waitingOn = text
+		b.changed()
 	}
 }
 
