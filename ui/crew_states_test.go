@@ -35,7 +35,9 @@ func TestCountCrew(t *testing.T) {
 		want string
 	}{
 		"the only child paused is not running": {
-			rows: func(t *testing.T) []*SubagentBlock { return []*SubagentBlock{paneIn(t, "a", false, state(agent.StatePaused))} },
+			rows: func(t *testing.T) []*SubagentBlock {
+				return []*SubagentBlock{paneIn(t, "a", false, state(agent.StatePaused))}
+			},
 			want: "1 subagent · 0 running · 1 paused",
 		},
 		"paused in the background counts both": {
