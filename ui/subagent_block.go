@@ -412,7 +412,14 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 		b.left.put(key, []string{b.headerLeft(ctx, width, statsW)})
 	}
 	left := b.left.lines[0]
-	if left == "" { // too narrow for the stats: they give way
+	if left == "" {
+		// Too narrow for the stats: the state and the clock stay, when
+		// they fit.
+		stats = b.shortStats(ctx.Now)
+		statsW = utf8.RuneCountInString(stats)
+		left = b.headerLeft(ctx, width, statsW)
+	}
+	if left == "" { // too narrow even for those: they give way
 		return fitLine(glyph+" "+b.leftText(ctx), width)
 	}
 	return glyph + " " + left + b.look.style(ctx.Styles, lookStats).render(stats)
@@ -440,19 +447,36 @@ func (b *SubagentBlock) stats(now time.Time) string {
 	if c := b.costText(); c != "" {
 		stats += " · " + c
 	}
-	if l := b.crew.label(b.state == childRunning); l != "" {
-		stats = l + " · " + stats
+	return b.statePrefix() + stats
+}
+
+// shortStats is the stats a narrow header keeps: the state and the
+// clock.
+func (b *SubagentBlock) shortStats(now time.Time) string {
+	if b.isShell() {
+		return elapsedText(b.elapsedAt(now))
 	}
-	if w := b.crew.waitingOn; w != "" && b.state == childRunning && !b.crew.paused {
-		stats = w + " · " + stats
+	return b.statePrefix() + b.clockText(now)
+}
+
+// statePrefix is what the stats say first: the approval wait, the
+// messages queued, the paused child waited on, and the crew state, each
+// followed by " · ".
+func (b *SubagentBlock) statePrefix() string {
+	var p string
+	if b.waiting {
+		p += "awaiting approval · "
 	}
 	if n := len(b.crew.sent); n > 0 && b.state == childRunning {
-		stats = "✉ " + strconv.Itoa(n) + " queued · " + stats
+		p += "✉ " + strconv.Itoa(n) + " queued · "
 	}
-	if b.waiting {
-		stats = "awaiting approval · " + stats
+	if w := b.crew.waitingOn; w != "" && b.state == childRunning && !b.crew.paused {
+		p += w + " · "
 	}
-	return stats
+	if l := b.crew.label(b.state == childRunning); l != "" {
+		p += l + " · "
+	}
+	return p
 }
 
 // leftText is "[type] description", styled and uncut.
