@@ -38,7 +38,7 @@ type activity struct {
 	text string // the text, or the tool's name
 	arg  string // the tool's key argument
 	tool toolState
-	note string // the tool's result summary
+	note string // the tool's result summary, or how a message fared
 	// queued marks a message sent to the child that it has not read yet.
 	queued bool
 }

@@ -592,12 +592,18 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 			rev = append(rev, line)
 		}
 	}
-	out := make([]string, 0, len(rev)+1)
+	out := make([]string, 0, len(rev)+1+len(b.crew.sent))
 	if b.worktree != "" {
 		out = append(out, fitLine(border+look(lookNote).render(fitLine(b.worktree, inner)), width))
 	}
 	for i := len(rev) - 1; i >= 0; i-- {
 		out = append(out, rev[i])
+	}
+	// Messages the child has not read yet stay in view under its
+	// activity, one line each.
+	for _, m := range b.crew.sent {
+		a := activity{kind: actMessage, text: oneLine(m.text), queued: true}
+		out = append(out, fitLine(border+fitLine(a.render(look, inner, 1)[0], inner), width))
 	}
 	b.body.put(key, out)
 	return out

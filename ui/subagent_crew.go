@@ -54,7 +54,6 @@ type paneCrew struct {
 // enters the child's history.
 type sentMessage struct {
 	text string
-	seq  uint64 // its activity line
 }
 
 // label is the state word the header shows before its stats.
@@ -238,35 +237,22 @@ func (b *SubagentBlock) shortClockText(now time.Time) string {
 }
 
 // MarkSent shows text, just sent to the child with the message key, as
-// queued in its pane until the child reads it (its ChildMessage). A
-// finished child is resumed by it: the message is read at once.
+// queued under its pane's activity until the child reads it (its
+// ChildMessage).
 func (b *SubagentBlock) MarkSent(text string) {
-	seq := b.push(activity{kind: actMessage, text: oneLine(text), queued: true})
-	b.crew.sent = append(b.crew.sent, sentMessage{text: text, seq: seq})
+	b.crew.sent = append(b.crew.sent, sentMessage{text: text})
 	b.changed()
 }
 
 // UnmarkSent takes back a message MarkSent showed that could not be sent.
 func (b *SubagentBlock) UnmarkSent(text string) {
 	for i, m := range b.crew.sent {
-		if m.text != text {
-			continue
+		if m.text == text {
+			b.crew.sent = append(b.crew.sent[:i], b.crew.sent[i+1:]...)
+			b.push(activity{kind: actMessage, text: oneLine(text), note: "not sent"})
+			b.changed()
+			return
 		}
-		if a := b.acts.at(m.seq); a != nil {
-			a.queued, a.note = false, "not sent"
-		}
-		b.crew.sent = append(b.crew.sent[:i], b.crew.sent[i+1:]...)
-		b.changed()
-		return
-	}
-}
-
-// SetWaitingOn says the child waits on a paused child of its own; ""
-// when it does not.
-func (b *SubagentBlock) SetWaitingOn(text string) {
-	if b.crew.waitingOn != text {
-		b.crew.waitingOn = text
-		b.changed()
 	}
 }
 
@@ -274,8 +260,9 @@ func (b *SubagentBlock) SetWaitingOn(text string) {
 func (b *SubagentBlock) QueuedMessages() int { return len(b.crew.sent) }
 
 // messageRead follows a message entering the child's history: the queued
-// lines it holds (messages queued together enter as one) turn read; a
-// message the pane did not show queued (the parent's) is added read.
+// messages it holds (messages queued together enter as one) leave the
+// queue and show read where they entered; a message that was not queued
+// here (the parent's) shows read too.
 func (b *SubagentBlock) messageRead(text string) {
 	found := false
 	kept := b.crew.sent[:0]
@@ -285,15 +272,20 @@ func (b *SubagentBlock) messageRead(text string) {
 			continue
 		}
 		found = true
-		if a := b.acts.at(m.seq); a != nil {
-			a.queued = false
-		} else {
-			b.push(activity{kind: actMessage, text: oneLine(m.text)})
-		}
+		b.push(activity{kind: actMessage, text: oneLine(m.text)})
 	}
 	b.crew.sent = kept
 	if !found {
 		b.push(activity{kind: actMessage, text: oneLine(text)})
+	}
+}
+
+// SetWaitingOn says the child waits on a paused child of its own; ""
+// when it does not.
+func (b *SubagentBlock) SetWaitingOn(text string) {
+	if b.crew.waitingOn != text {
+		b.crew.waitingOn = text
+		b.changed()
 	}
 }
 
