@@ -57,7 +57,7 @@ func TestTUIBackgroundShell(t *testing.T) {
 
 	// The overview lists it; o shows all its output, from its first line.
 	tm.press("C-g")
-	tm.waitText("Crew · 1 subagent", "shell-1", "running")
+	tm.waitText("Crew · 1 shell · 1 running", "shell-1")
 	tm.press("o")
 	tm.waitFor("the shell's whole output", waitLong, func(s string) bool {
 		return strings.Count(s, "tick-") >= 8 && strings.Contains(s, marker)
@@ -82,7 +82,7 @@ func TestTUIBackgroundShell(t *testing.T) {
 	markerGone(t, marker)
 	tm.press("C-g")
 	tm.waitMatch(regexp.MustCompile(`shell-1 .*cancelled.*killed`))
-	tm.waitText("Crew · 1 subagent · 0 running")
+	tm.waitText("Crew · 1 shell · 0 running")
 	tm.press("Escape")
 	tm.quitAndCheck(helpLine)
 }

@@ -265,7 +265,7 @@ func TestTUICrewBackgroundSteerPauseResume(t *testing.T) {
 	tm.press("p")
 	tm.press("Escape")
 	tm.waitText(gotBack)      // its report started a main-agent turn
-	tm.waitText("› " + steer) // the steering message shows in its pane
+	tm.waitText("✉ read: " + steer) // the steering message shows read in its pane
 	reqs := requestsOf(srv, runner.marker)
 	if len(reqs) < 3 || !hasUser(reqs[2], steer) {
 		t.Fatalf("the steering message is not in the child's next request (%d requests)", len(reqs))

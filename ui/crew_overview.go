@@ -404,7 +404,10 @@ func (c crewCount) String() string {
 		return strconv.Itoa(n) + " " + many
 	}
 	t := plural(c.subagents, "subagent", "subagents")
-	if c.shells > 0 {
+	switch {
+	case c.shells > 0 && c.subagents == 0:
+		t = plural(c.shells, "shell", "shells")
+	case c.shells > 0:
 		t += ", " + plural(c.shells, "shell", "shells")
 	}
 	t += " · " + strconv.Itoa(c.running) + " running"

@@ -62,6 +62,14 @@ func TestCountCrew(t *testing.T) {
 			},
 			want: "1 subagent, 1 shell · 2 running",
 		},
+		"only shells": {
+			rows: func(t *testing.T) []*SubagentBlock {
+				sh := paneIn(t, "sh", true)
+				sh.src.AgentType = agent.ShellType
+				return []*SubagentBlock{sh}
+			},
+			want: "1 shell · 1 running",
+		},
 		"none": {
 			rows: func(t *testing.T) []*SubagentBlock { return nil },
 			want: "0 subagents · 0 running",
