@@ -264,7 +264,7 @@ func TestTUICrewBackgroundSteerPauseResume(t *testing.T) {
 	tm.waitText("Crew · 1 subagent")
 	tm.press("p")
 	tm.press("Escape")
-	tm.waitText(gotBack)      // its report started a main-agent turn
+	tm.waitText(gotBack)            // its report started a main-agent turn
 	tm.waitText("✉ read: " + steer) // the steering message shows read in its pane
 	reqs := requestsOf(srv, runner.marker)
 	if len(reqs) < 3 || !hasUser(reqs[2], steer) {
