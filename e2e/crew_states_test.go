@@ -77,7 +77,7 @@ func crewStates(t *testing.T, width, height int) {
 	}
 	// The selected row keeps its state's colour: the state is drawn in
 	// another colour than the selected name.
-	if row := lineWith(tm.colorScreen(), "run-long"); lastSGR(row, "run-long") == lastSGR(row, "running") {
+	if row := lineWith(tm.colorScreen(), "run-long"); sgrBefore(row, "run-long") == sgrBefore(row, "running") {
 		t.Errorf("the selected row's state has the selection's colour: %q", row)
 	}
 
@@ -86,6 +86,11 @@ func crewStates(t *testing.T, width, height int) {
 	s = tm.waitText("0 running · 1 paused")
 	if row := lineWith(s, "run-long"); !strings.Contains(row, "paused") {
 		t.Errorf("the row %q does not say paused", row)
+	}
+	// Paused shares the selection's accent: on the selected row it is
+	// still drawn apart.
+	if row := lineWith(tm.colorScreen(), "run-long"); sgrBefore(row, "run-long") == sgrBefore(row, "paused") {
+		t.Errorf("the selected paused row's state looks like the selection: %q", row)
 	}
 	// The time paused shows as such, in the overview and the pane; the
 	// main agent's status says it waits on the paused child.
@@ -167,17 +172,14 @@ func lineWith(screen, s string) string {
 	return ""
 }
 
-var sgrRe = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+var sgrRunRe = regexp.MustCompile(`(\x1b\[[0-9;]*m)+$`)
 
-// lastSGR is the last escape sequence before word in line.
-func lastSGR(line, word string) string {
+// sgrBefore is the escape sequences right before word in line: how the
+// word is drawn.
+func sgrBefore(line, word string) string {
 	i := strings.Index(line, word)
 	if i < 0 {
 		return ""
 	}
-	all := sgrRe.FindAllString(line[:i], -1)
-	if len(all) == 0 {
-		return ""
-	}
-	return all[len(all)-1]
+	return sgrRunRe.FindString(line[:i])
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-runewidth"
 
 	"covey/agent"
@@ -40,7 +41,24 @@ type crewOverview struct {
 // a hundred rows are redrawn on every tick while children run.
 type crewLooks struct {
 	title, header, row, selected, tree, stalled, number quickStyle
+	// state is the states' colours; selState the same, reversed, on the
+	// selected row, where a state drawn like the selection (paused,
+	// queued and awaiting approval share its accent) would lose its colour.
+	state, selState stateLooks
+}
+
+// stateLooks is a colour per kind of state.
+type stateLooks struct {
 	running, done, failed, cancelled, cutShort, waiting quickStyle
+}
+
+func newStateLooks(st *theme.Styles, reverse bool) stateLooks {
+	q := func(s lipgloss.Style) quickStyle { return newQuickStyle(s.Reverse(reverse)) }
+	return stateLooks{
+		running: q(st.Subagent.Running), done: q(st.Subagent.Done),
+		failed: q(st.Subagent.Failed), cancelled: q(st.Subagent.Cancelled),
+		cutShort: q(st.Blocks.MaxTurns), waiting: q(st.Blocks.Waiting),
+	}
 }
 
 func newCrewLooks(st *theme.Styles) crewLooks {
@@ -48,10 +66,8 @@ func newCrewLooks(st *theme.Styles) crewLooks {
 		title: newQuickStyle(st.Crew.Title), header: newQuickStyle(st.Crew.Header),
 		row: newQuickStyle(st.Crew.Row), selected: newQuickStyle(st.Crew.Selected),
 		tree: newQuickStyle(st.Crew.Tree), stalled: newQuickStyle(st.Crew.Stalled),
-		number:  newQuickStyle(st.Crew.Number),
-		running: newQuickStyle(st.Subagent.Running), done: newQuickStyle(st.Subagent.Done),
-		failed: newQuickStyle(st.Subagent.Failed), cancelled: newQuickStyle(st.Subagent.Cancelled),
-		cutShort: newQuickStyle(st.Blocks.MaxTurns), waiting: newQuickStyle(st.Blocks.Waiting),
+		number: newQuickStyle(st.Crew.Number),
+		state:  newStateLooks(st, false), selState: newStateLooks(st, true),
 	}
 }
 
@@ -469,7 +485,7 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 		case colType:
 			b.WriteString(text.render(cell(r.typeName(), w[i], false)))
 		case colState:
-			o.stateCell(b, r, w[i])
+			o.stateCell(b, r, w[i], selected)
 		case colTools, colTokens:
 			if r.isShell() {
 				b.WriteString(o.q.number.render(cell("-", w[i], true))) // a shell calls no tools, spends no tokens
@@ -497,23 +513,27 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 	}
 }
 
-// stateCell is the state in its colour, and "stalled" when the child did
-// nothing for stallAfter.
-func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int) {
+// stateCell is the state in its colour (reversed on the selected row),
+// and "stalled" when the child did nothing for stallAfter.
+func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int, selected bool) {
 	state := r.StateName()
-	look := o.q.running
+	looks := o.q.state
+	if selected {
+		looks = o.q.selState
+	}
+	look := looks.running
 	first, _, _ := strings.Cut(state, " · ")
 	switch first {
 	case "done":
-		look = o.q.done
+		look = looks.done
 	case "failed":
-		look = o.q.failed
+		look = looks.failed
 	case "cancelled", "interrupted":
-		look = o.q.cancelled
+		look = looks.cancelled
 	case "cut short":
-		look = o.q.cutShort
+		look = looks.cutShort
 	case "waiting for approval", "paused", "queued":
-		look = o.q.waiting
+		look = looks.waiting
 	}
 	if r.Stalled(o.now) {
 		s := stateTrim(state, max(w-len(", stalled"), 1))
@@ -522,7 +542,9 @@ func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int) {
 		pad(b, w-cellWidth(s)-len(", stalled"))
 		return
 	}
-	b.WriteString(look.render(cell(stateTrim(state, w), w, false)))
+	s := stateTrim(state, w)
+	b.WriteString(look.render(s))
+	pad(b, w-cellWidth(s))
 }
 
 // cellWidth is the width of plain text in cells; ASCII needs no lookup.

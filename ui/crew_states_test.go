@@ -6,7 +6,9 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"covey/agent"
 	"covey/theme"
@@ -195,14 +197,32 @@ func TestParentWaitsOnPausedChild(t *testing.T) {
 }
 
 func TestOverviewSelectedRowKeepsStateColour(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
 	o := newTestOverview(t, crewRouter(t), 120, 12)
 	st := &theme.New(theme.ModeDark, true, false).Styles
-	done := newQuickStyle(st.Subagent.Done).render("done")
+	done := newQuickStyle(st.Subagent.Done.Reverse(true)).render("done")
 	if o.Selected().Name() != "scout" {
 		t.Fatalf("selected %q, want scout", o.Selected().Name())
 	}
 	line := strings.Split(o.View(), "\n")[2]
 	if !strings.Contains(line, done) {
 		t.Errorf("the selected row's state lost its colour: %q", line)
+	}
+}
+
+func TestOverviewSelectedPausedRowIsNotTheSelection(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	st := &theme.New(theme.ModeDark, true, false).Styles
+	rows := []*SubagentBlock{paneIn(t, "a", false, agent.ChildState{State: agent.StatePaused, Paused: true})}
+	o := newCrewOverview(st, DefaultKeyMap())
+	o.SetSize(100, 5)
+	o.SetRows(rows, fixedNow, false)
+	line := strings.Split(o.View(), "\n")[2]
+	sel := newQuickStyle(st.Crew.Selected).render("paused")
+	paused := newQuickStyle(st.Blocks.Waiting.Reverse(true)).render("paused")
+	if strings.Contains(line, sel) || !strings.Contains(line, paused) {
+		t.Errorf("the selected paused row's state is drawn like the selection: %q", line)
 	}
 }
