@@ -226,3 +226,19 @@ func TestOverviewSelectedPausedRowIsNotTheSelection(t *testing.T) {
 		t.Errorf("the selected paused row's state is drawn like the selection: %q", line)
 	}
 }
+
+func TestParentPaneWaitsOnPausedChild(t *testing.T) {
+	r := crewRouter(t) // helper, fixer's child, is paused in the foreground
+	waits := r.pausedWaits()
+	fixer := r.find("fixer")
+	if got := waits[fixer]; len(got) != 1 || got[0] != "helper" {
+		t.Fatalf("fixer waits on %v, want [helper]", got)
+	}
+	if len(waits[nil]) != 0 {
+		t.Errorf("the main agent waits on %v, want none (helper is not its child)", waits[nil])
+	}
+	fixer.SetWaitingOn(pausedWaitText(waits[fixer]))
+	if s := fixer.stats(fixedNow); !strings.HasPrefix(s, "waiting on paused helper · ") {
+		t.Errorf("fixer's header stats %q do not say it waits on helper", s)
+	}
+}
