@@ -114,7 +114,10 @@ func crewStates(t *testing.T, width, height int) {
 		t.Errorf("the row %q does not say paused · background", row)
 	}
 	tm.press("Enter")
-	tm.waitText("paused · background")
+	s = tm.waitText("Changed files") // the child's full-screen view
+	if !strings.Contains(lineWith(s, "run-long"), "paused · background") {
+		t.Errorf("the full-screen view's header does not say both states:\n%s", frame(s))
+	}
 	tm.press("Escape")
 	tm.waitText("Crew · 1 subagent")
 	tm.press("Escape")
