@@ -70,7 +70,7 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 	if e, ok := ev.(agent.ChildMessage); ok && e.AgentID == v.pane.AgentID() && len(v.sent) > 0 {
 		// Read: the queued notice gives way to the message, where it
 		// entered the child's conversation.
-		v.dropSent(func(s string) bool { return strings.Contains(e.Text, s) })
+		v.dropSent(func(s string) bool { return holdsMessage(e.Text, s) })
 	}
 	v.rt.route(ev)
 	if ev.From().AgentID == v.pane.AgentID() {

@@ -242,3 +242,22 @@ func TestParentPaneWaitsOnPausedChild(t *testing.T) {
 		t.Errorf("fixer's header stats %q do not say it waits on helper", s)
 	}
 }
+
+func TestHoldsMessage(t *testing.T) {
+	for _, tc := range []struct {
+		text, sent string
+		want       bool
+	}{
+		{"look at a.go", "look at a.go", true},
+		{"one\n\ntwo", "one", true},
+		{"one\n\ntwo", "two", true},
+		{"one\n\ntwo\n\nthree", "two", true},
+		{"banana", "a", false},
+		{"one\n\ntwo", "one\n\ntwo", true},
+		{"two words", "two", false},
+	} {
+		if got := holdsMessage(tc.text, tc.sent); got != tc.want {
+			t.Errorf("holdsMessage(%q, %q) = %v, want %v", tc.text, tc.sent, got, tc.want)
+		}
+	}
+}

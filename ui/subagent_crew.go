@@ -267,7 +267,7 @@ func (b *SubagentBlock) messageRead(text string) {
 	found := false
 	kept := b.crew.sent[:0]
 	for _, m := range b.crew.sent {
-		if !strings.Contains(text, m.text) {
+		if !holdsMessage(text, m.text) {
 			kept = append(kept, m)
 			continue
 		}
@@ -287,6 +287,14 @@ func (b *SubagentBlock) SetWaitingOn(text string) {
 		b.crew.waitingOn = text
 		b.changed()
 	}
+}
+
+// holdsMessage reports whether the text that entered a child's history
+// holds the message sent: messages queued together enter as one, joined
+// by a blank line.
+func holdsMessage(text, sent string) bool {
+	return text == sent || strings.HasPrefix(text, sent+"\n\n") || strings.HasSuffix(text, "\n\n"+sent) ||
+		strings.Contains(text, "\n\n"+sent+"\n\n")
 }
 
 // revive turns a finished pane into a running one again (a message
