@@ -65,6 +65,8 @@ type Session struct {
 	cleanStarted atomic.Bool
 	// shells are the background shells of every agent of the session.
 	shells *tools.Shells
+	// input is what the user's "!command"s leave for the next prompt.
+	input userInput
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -549,6 +551,7 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 	if err != nil {
 		return agent.Result{Reason: agent.StopError}, err
 	}
+	prompt = s.withInput(ctx, prompt)
 	s.undoLog().BeginTurn()
 	return s.driver.Run(ctx, prompt)
 }

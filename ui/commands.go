@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -18,6 +19,9 @@ type command struct {
 	args string // usage of the argument, "" when it takes none
 	help string
 	run  func(m *Model, arg string) tea.Cmd
+	// path marks an "@" completion's file or folder (a folder ends in
+	// "/").
+	path bool
 }
 
 // defaultCommands is covey's command registry, in the order /help lists
@@ -78,12 +82,14 @@ func commandNames(cmds []command) string {
 const maxCompletions = 6
 
 // completion is the popup of commands matching what is typed after "/",
-// and of agent types matching what is typed after "@" (a word after "@"
-// that starts no type's name opens nothing: it may be a path).
+// and, for a word starting with "@", of agent types (when the word starts
+// the input) and then of the workspace's files and folders.
 type completion struct {
 	cmds    []command
 	agents  []command // agent types, as entries whose name is the type's
+	files   pathIndex // the workspace's paths, for "@path"
 	lead    byte      // '/' or '@': what the matches complete
+	start   int       // where the completed word starts in the input
 	keys    KeyMap
 	styles  *theme.Styles
 	width   int
@@ -96,26 +102,41 @@ func newCompletion(cmds []command, keys KeyMap, styles *theme.Styles) completion
 }
 
 // Filter recomputes the matches for the input's text. The popup is open
-// while the text is a "/" followed by part of a command name.
+// while the text is a "/" followed by part of a command name, or while
+// its last word is an "@" followed by part of an agent type or a path.
 func (c *completion) Filter(value string) {
 	prev := ""
 	if c.sel < len(c.matches) {
 		prev = c.matches[c.sel].name
 	}
 	c.matches = c.matches[:0]
-	c.sel = 0
-	if value == "" || (value[0] != '/' && value[0] != '@') || strings.ContainsAny(value, " \n") {
-		return
-	}
-	c.lead = value[0]
-	typed := strings.ToLower(value[1:])
-	list := c.cmds
-	if c.lead == '@' {
-		list = c.agents
-	}
-	for _, cmd := range list {
-		if strings.HasPrefix(strings.ToLower(cmd.name), typed) {
-			c.matches = append(c.matches, cmd)
+	c.sel, c.start = 0, 0
+	start, word, at := atWord(value)
+	switch {
+	case value != "" && value[0] == '/' && !strings.ContainsAny(value, " \n"):
+		c.lead = '/'
+		typed := strings.ToLower(value[1:])
+		for _, cmd := range c.cmds {
+			if strings.HasPrefix(strings.ToLower(cmd.name), typed) {
+				c.matches = append(c.matches, cmd)
+			}
+		}
+	case at:
+		c.lead, c.start = '@', start
+		typed := strings.ToLower(word)
+		if start == 0 && !strings.Contains(typed, "/") {
+			for _, a := range c.agents {
+				if strings.HasPrefix(strings.ToLower(a.name), typed) {
+					c.matches = append(c.matches, a)
+				}
+			}
+		}
+		for _, p := range c.files.Match(typed) {
+			help := ""
+			if strings.HasSuffix(p, "/") {
+				help = "folder"
+			}
+			c.matches = append(c.matches, command{name: p, help: help, path: true})
 		}
 	}
 	for i, m := range c.matches {
@@ -123,6 +144,28 @@ func (c *completion) Filter(value string) {
 			c.sel = i
 		}
 	}
+}
+
+// wantsFiles reports whether an "@" word is being completed with no
+// fresh listing of the workspace's files.
+func (c *completion) wantsFiles(now time.Time) bool {
+	return c.lead == '@' && c.start >= 0 && c.files.stale(now)
+}
+
+// Complete is the input's text with the selected entry in place of the
+// word being completed, and whether that entry was a path.
+func (c completion) Complete(value string) (string, command) {
+	sel, _ := c.Selected()
+	full := value[:min(c.start, len(value))] + string(c.lead) + sel.name
+	if c.lead == '/' {
+		full = "/" + sel.name
+	}
+	// A command or type that takes an argument, and a file, are followed
+	// by a space; a folder is not, so its completion goes on inside it.
+	if sel.args != "" || (sel.path && !strings.HasSuffix(sel.name, "/")) {
+		full += " "
+	}
+	return full, sel
 }
 
 // Open reports whether the popup is shown.
@@ -258,7 +301,7 @@ func (m *Model) handleCleared() tea.Cmd {
 	m.transcriptFocus = false
 	m.input.Focus()
 	if next, ok := m.input.Dequeue(); ok {
-		return m.startTurn(next)
+		return m.startQueued(next)
 	}
 	return nil
 }

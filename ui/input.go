@@ -30,13 +30,28 @@ type inputModel struct {
 	draft   string // what was typed before walking the history
 
 	queued []string
+
+	// target is the child the input is addressed to, "" for the main
+	// agent.
+	target string
+	// pastes are the long pastes shown as markers (input_paste.go).
+	pastes []paste
 }
+
+// mainPlaceholder is the empty input's hint to the main agent.
+const mainPlaceholder = "Ask covey… (/ commands, @ files, ! shell)"
+
+// Prompt glyphs: a message, or a "!" shell command.
+const (
+	promptMessage = "› "
+	promptShell   = "! "
+)
 
 func newInput(styles *theme.Styles, keys KeyMap) inputModel {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
-	ta.Prompt = "› "
-	ta.Placeholder = "Ask covey… (/ for commands)"
+	ta.Prompt = promptMessage
+	ta.Placeholder = mainPlaceholder
 	ta.CharLimit = 0
 	ta.MaxHeight = 0
 	ta.KeyMap.InsertNewline = keys.Newline
@@ -78,22 +93,47 @@ func (m *inputModel) Blur() { m.ta.Blur() }
 // Value is the text typed so far.
 func (m *inputModel) Value() string { return m.ta.Value() }
 
-// SetValue replaces the text and puts the cursor at its end.
+// SetValue replaces the text and puts the cursor at its end; the pastes
+// whose markers it keeps stay collapsed.
 func (m *inputModel) SetValue(s string) {
 	m.ta.SetValue(s)
+	var kept []paste
+	for _, p := range m.pastes {
+		if strings.Contains(s, p.marker) {
+			kept = append(kept, p)
+		}
+	}
+	m.pastes = kept
+	m.syncPrompt()
 	m.fitHeight()
 }
 
 // Reset empties the input.
 func (m *inputModel) Reset() {
 	m.ta.Reset()
+	m.pastes = nil
+	m.syncPrompt()
 	m.fitHeight()
 }
 
-// Submit takes the text out of the input, records it in the history and
+// syncPrompt shows the shell glyph while the input to the main agent
+// starts with "!".
+func (m *inputModel) syncPrompt() {
+	if m.target != "" {
+		return
+	}
+	p := promptMessage
+	if strings.HasPrefix(m.ta.Value(), "!") {
+		p = promptShell
+	}
+	m.ta.Prompt = p
+}
+
+// Submit takes the text out of the input, with every collapsed paste's
+// whole text in place of its marker, records it in the history and
 // returns it; blank input gives "".
 func (m *inputModel) Submit() string {
-	v := m.ta.Value()
+	v := m.expandAll(m.ta.Value())
 	if strings.TrimSpace(v) == "" {
 		return ""
 	}
@@ -108,9 +148,11 @@ func (m *inputModel) Submit() string {
 // SetTarget addresses the input to a child ("to scout › "); "" addresses
 // it to the main agent again.
 func (m *inputModel) SetTarget(name string) {
+	m.target = name
 	if name == "" {
-		m.ta.Prompt = "› "
-		m.ta.Placeholder = "Ask covey… (/ for commands)"
+		m.ta.Prompt = promptMessage
+		m.ta.Placeholder = mainPlaceholder
+		m.syncPrompt()
 	} else {
 		m.ta.Prompt = "to " + oneLine(name) + " › "
 		m.ta.Placeholder = "message for " + oneLine(name) + " (" + keyName(m.keys.AddressCancel) + ": back to the main agent)"
@@ -166,16 +208,29 @@ func (m inputModel) Update(msg tea.Msg) (inputModel, tea.Cmd) {
 				m.recall(m.history[m.hist])
 			}
 			return m, nil
+		case key.Matches(k, m.keys.ExpandPaste) && len(m.pastes) > 0:
+			m.ExpandPastes()
+			return m, nil
+		case isPaste(k) && collapses(string(k.Runes)):
+			m.insertPaste(string(k.Runes))
+			m.syncPrompt()
+			m.fitHeight()
+			return m, nil
 		}
 	}
+	before := m.ta.Value()
 	var cmd tea.Cmd
 	m.ta, cmd = m.ta.Update(msg)
+	m.guardPastes(before)
+	m.syncPrompt()
 	m.fitHeight()
 	return m, cmd
 }
 
 func (m *inputModel) recall(s string) {
 	m.ta.SetValue(s)
+	m.pastes = nil
+	m.syncPrompt()
 	m.fitHeight()
 }
 

@@ -11,6 +11,8 @@ type KeyMap struct {
 	Newline     key.Binding
 	HistoryPrev key.Binding
 	HistoryNext key.Binding
+	// ExpandPaste puts a collapsed paste's text into the input.
+	ExpandPaste key.Binding
 
 	// Completion popup.
 	Complete     key.Binding
@@ -98,6 +100,7 @@ func DefaultKeyMap() KeyMap {
 		Newline:     key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
 		HistoryPrev: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous message")),
 		HistoryNext: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next message")),
+		ExpandPaste: key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "expand pasted text")),
 
 		Complete:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
 		Accept:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run command")),
@@ -172,7 +175,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 		k.ApproveHunkToggle, k.ApproveAttemptNext, k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
-		k.AddressCancel, k.Send, k.Complete, k.Accept, k.Dismiss, k.CrewOpen, k.Toggle, k.CancelChild, k.Back,
+		k.AddressCancel, k.Send, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss, k.CrewOpen, k.Toggle, k.CancelChild, k.Back,
 		k.MCPReconnect, k.MCPTrust, k.ViewBack, k.FocusNext, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
 		k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Help, k.Crew,
 	}
@@ -188,7 +191,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev, k.ApproveKeep,
 			k.ApproveHunkToggle, k.ApproveHunkNext, k.ApproveHunkPrev, k.ApproveAttemptNext, k.ApproveAttemptPrev,
 			k.FeedbackSend, k.FeedbackBack},
-		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
+		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
 		{k.CrewUp, k.CrewDown, k.CrewOpen, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
@@ -205,6 +208,7 @@ type keyState struct {
 	running         bool // a turn is running
 	childFocused    bool // the focused block is a running subagent pane
 	historyAtEdge   bool // the input has history to walk
+	pasted          bool // the input holds a collapsed paste
 	approval        bool // a waiting request has the keyboard
 	approvalPending bool // a request waits for an answer
 	feedback        bool // the denial's reason is being typed
@@ -245,6 +249,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.Newline.SetEnabled(inInput)
 	k.HistoryPrev.SetEnabled(inInput && !s.completing && s.historyAtEdge)
 	k.HistoryNext.SetEnabled(inInput && !s.completing && s.historyAtEdge)
+	k.ExpandPaste.SetEnabled(inInput && s.pasted)
 
 	k.Complete.SetEnabled(inInput && s.completing)
 	k.Accept.SetEnabled(inInput && s.completing)

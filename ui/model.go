@@ -427,6 +427,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if cmd, ok := m.updateCrew(msg); ok {
 			return cmd
 		}
+		if cmd, ok := m.updateInputExtras(msg); ok {
+			return cmd
+		}
 		return m.updateApproval(msg)
 	}
 	return nil
@@ -517,7 +520,7 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 		m.notice(NoticeError, m.rt.withRetryHint(m.lateErr))
 	}
 	if next, ok := m.input.Dequeue(); ok {
-		return m.startTurn(next)
+		return m.startQueued(next)
 	}
 	return nil
 }
@@ -530,6 +533,9 @@ func (m *Model) submit(text string) tea.Cmd {
 	}
 	if cmd, ok := m.startByName(text); ok {
 		return cmd
+	}
+	if command, ok := shellCommand(text); ok {
+		return m.runShell(command)
 	}
 	if m.turn != nil || m.clearing {
 		m.input.Enqueue(text)
@@ -646,6 +652,7 @@ func (m *Model) layout() {
 		running:         m.turn != nil || m.bgTurn,
 		childFocused:    m.focusedRunningChild() != nil,
 		historyAtEdge:   m.input.HasHistory(),
+		pasted:          m.input.HasPastes(),
 		approval:        m.appr.focus,
 		approvalPending: ab != nil,
 		feedback:        ab != nil && ab.FeedbackOpen(),

@@ -147,17 +147,14 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 			m.comp.Close()
 			return nil
 		case key.Matches(k, m.keys.Complete), key.Matches(k, m.keys.Accept):
-			sel, _ := m.comp.Selected()
-			full := string(m.comp.lead) + sel.name
-			if sel.args != "" {
-				full += " "
-			}
+			full, sel := m.comp.Complete(m.input.Value())
 			m.input.SetValue(full)
 			m.comp.Filter(full)
-			// Tab only completes, and a command that needs an argument
-			// waits for it; Enter runs any other command (one whose
-			// argument is optional, [like this], too) at once.
-			if key.Matches(k, m.keys.Complete) || (sel.args != "" && !strings.HasPrefix(sel.args, "[")) {
+			// Tab only completes, and so does Enter on a path or on a
+			// command that needs an argument; Enter runs any other
+			// command (one whose argument is optional, [like this], too)
+			// at once.
+			if key.Matches(k, m.keys.Complete) || sel.path || (sel.args != "" && !strings.HasPrefix(sel.args, "[")) {
 				return nil
 			}
 			return m.sendInput()
@@ -185,7 +182,7 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	m.comp.Filter(m.input.Value())
-	return cmd
+	return tea.Batch(cmd, m.listFilesIfWanted())
 }
 
 // sendInput takes the input's text and submits it.

@@ -1,0 +1,205 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"covey/agent"
+	"covey/internal/excerpt"
+	"covey/tools"
+	"covey/tools/toolname"
+)
+
+// This file holds the input's conveniences on the engine's side: files
+// named with "@path" in a prompt are attached to it, and a command the
+// user runs with "!cmd" goes through the bash tool (the gate, the
+// sandbox) and into the model's next request.
+
+// Bounds of what the input adds to a prompt.
+const (
+	// maxAttachments is how many "@path" words of one prompt are attached.
+	maxAttachments = 10
+	// maxAttachBytes bounds all of one prompt's attachments together
+	// (each is already bounded by read_file's own caps).
+	maxAttachBytes = 256 << 10
+	// maxShellNote bounds one "!cmd"'s output in the next request.
+	maxShellNote = 16 << 10
+	// maxShellNotes is how many "!cmd"s wait for the next request; older
+	// ones give way.
+	maxShellNotes = 8
+)
+
+// userInput is what the user's own shell commands left for the next
+// prompt.
+type userInput struct {
+	mu    sync.Mutex
+	notes []string
+	seq   atomic.Int64
+}
+
+// take removes and returns the waiting notes.
+func (u *userInput) take() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := u.notes
+	u.notes = nil
+	return out
+}
+
+func (u *userInput) add(note string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.notes = append(u.notes, note)
+	if len(u.notes) > maxShellNotes {
+		u.notes = u.notes[len(u.notes)-maxShellNotes:]
+	}
+}
+
+// ErrNoShell is RunUserShell's error where the main agent has no bash
+// tool (plan mode).
+var ErrNoShell = errors.New("the shell is not available in plan mode")
+
+// RunUserShell runs command as the user's own "!command" (ui.ShellRunner):
+// through the main agent's bash tool, so the permission gate (deny rules,
+// asks) and the sandbox apply as to any bash call. Its progress shows as a
+// bash call of the main agent (ToolStarted, ToolFinished); the command and
+// its output, bounded, go into the model's next request.
+func (s *Session) RunUserShell(ctx context.Context, command string) error {
+	command = strings.TrimSpace(command)
+	if command == "" {
+		return errors.New("no command: type one after !")
+	}
+	t, ok := s.main.Tools().Get(toolname.Bash)
+	if !ok {
+		return ErrNoShell
+	}
+	args, err := json.Marshal(map[string]string{"command": command})
+	if err != nil {
+		return fmt.Errorf("shell command: %w", err)
+	}
+	src := agent.Source{AgentID: agent.MainAgentID}
+	id := fmt.Sprintf("user-shell-%d", s.input.seq.Add(1))
+	key := excerpt.Line(command)
+	s.emit(agent.ToolStarted{Source: src, CallID: id, Name: toolname.Bash, Args: args, KeyArg: key})
+	start := time.Now()
+	res := t.Run(ctx, args)
+	// The command may have changed any file: listings are stale.
+	s.ws.Invalidate()
+	s.emit(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Bash, KeyArg: key, Duration: time.Since(start), Result: res})
+	s.input.add(shellNote(command, res))
+	return nil
+}
+
+// shellNote is how a "!command" enters the next request.
+func shellNote(command string, res tools.Result) string {
+	out := res.Content
+	if len(out) > maxShellNote {
+		half := maxShellNote / 2
+		out = out[:half] + fmt.Sprintf("\n… %d bytes cut …\n", len(out)-2*half) + out[len(out)-half:]
+		out = strings.ToValidUTF8(out, "")
+	}
+	return "<user-shell-command>\nThe user ran `" + command + "` in the shell (" + res.Summary + "):\n" + out + "\n</user-shell-command>"
+}
+
+// WorkspaceFiles lists the workspace's visible files (ui.FileLister: the
+// input's "@" completion): what glob sees, .gitignore respected.
+func (s *Session) WorkspaceFiles(ctx context.Context) ([]string, error) {
+	return s.ws.Files(ctx, ".")
+}
+
+// withInput adds to prompt what the input left for it: the notes of the
+// user's shell commands before it, the files its "@path" words name after
+// it.
+func (s *Session) withInput(ctx context.Context, prompt string) string {
+	if notes := s.input.take(); len(notes) > 0 {
+		prompt = strings.Join(notes, "\n\n") + "\n\n" + prompt
+	}
+	return prompt + s.attachments(ctx, prompt)
+}
+
+// atWords are the "@path" words of text (an "@" at the start of a word),
+// without trailing punctuation, each once.
+func atWords(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(text) {
+		if !strings.HasPrefix(f, "@") {
+			continue
+		}
+		w := strings.TrimRight(f[1:], ",;:!?)]}\"'`")
+		w = strings.TrimSuffix(w, ".")
+		if w == "" || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	return out
+}
+
+// attachments reads the files and folders that prompt's "@path" words
+// name, through read_file and list_dir (so their read and deny rules
+// apply), and returns them as blocks to append. Each attached or refused
+// path shows as a notice; a word that names nothing stays a word.
+func (s *Session) attachments(ctx context.Context, prompt string) string {
+	words := atWords(prompt)
+	if len(words) == 0 {
+		return ""
+	}
+	reg := s.main.Tools()
+	var b strings.Builder
+	n := 0
+	for _, w := range words {
+		fi, err := os.Stat(s.ws.Resolve(w))
+		if err != nil {
+			if strings.ContainsAny(w, "/.") && errors.Is(err, os.ErrNotExist) {
+				s.attachNote(agent.NoticeWarning, fmt.Sprintf("@%s not attached: no such file", w))
+			}
+			continue
+		}
+		if n == maxAttachments {
+			s.attachNote(agent.NoticeWarning, fmt.Sprintf("@%s not attached: at most %d attachments per message", w, maxAttachments))
+			continue
+		}
+		name, tag := toolname.ReadFile, "attached-file"
+		if fi.IsDir() {
+			name, tag = toolname.ListDir, "attached-folder"
+		}
+		t, ok := reg.Get(name)
+		if !ok {
+			s.attachNote(agent.NoticeWarning, fmt.Sprintf("@%s not attached: %s is not available", w, name))
+			continue
+		}
+		args, _ := json.Marshal(map[string]string{"path": w})
+		res := t.Run(ctx, args)
+		if res.IsError {
+			s.attachNote(agent.NoticeWarning, fmt.Sprintf("@%s not attached: %s", w, strings.TrimPrefix(excerpt.Line(res.Content), "Error: ")))
+			continue
+		}
+		block := fmt.Sprintf("\n\n<%s path=%q>\n%s\n</%s>", tag, w, res.Content, tag)
+		if b.Len()+len(block) > maxAttachBytes {
+			s.attachNote(agent.NoticeWarning, fmt.Sprintf("@%s not attached: the message's attachments would pass %d KB", w, maxAttachBytes>>10))
+			continue
+		}
+		n++
+		b.WriteString(block)
+		what := "file"
+		if fi.IsDir() {
+			what = "folder"
+		}
+		s.attachNote(agent.NoticeInfo, fmt.Sprintf("attached %s @%s (%s)", what, w, res.Summary))
+	}
+	return b.String()
+}
+
+// attachNote shows the user what happened to an "@path".
+func (s *Session) attachNote(level, msg string) {
+	s.emit(agent.Notice{Source: agent.Source{AgentID: agent.MainAgentID}, Level: level, Message: msg})
+}
