@@ -36,10 +36,16 @@ type inputModel struct {
 	target string
 	// pastes are the long pastes shown as markers (input_paste.go).
 	pastes []paste
+	// shell is set while the input is a "!" shell command: the "!" shows
+	// as the prompt glyph, not in the text (Value puts it back).
+	shell bool
 }
 
 // mainPlaceholder is the empty input's hint to the main agent.
 const mainPlaceholder = "Ask covey… (/ commands, @ files, ! shell)"
+
+// shellPlaceholder is the empty input's hint in shell mode.
+const shellPlaceholder = "shell command, through the permission gate (backspace: back to a message)"
 
 // Prompt glyphs: a message, or a "!" shell command.
 const (
@@ -90,13 +96,19 @@ func (m *inputModel) Focus() { m.ta.Focus() }
 // Blur hides the cursor while the transcript has the focus.
 func (m *inputModel) Blur() { m.ta.Blur() }
 
-// Value is the text typed so far.
-func (m *inputModel) Value() string { return m.ta.Value() }
+// Value is the text typed so far, with a leading "!" in shell mode.
+func (m *inputModel) Value() string {
+	if m.shell {
+		return "!" + m.ta.Value()
+	}
+	return m.ta.Value()
+}
 
 // SetValue replaces the text and puts the cursor at its end; the pastes
 // whose markers it keeps stay collapsed.
 func (m *inputModel) SetValue(s string) {
 	m.ta.SetValue(s)
+	m.shell = false
 	var kept []paste
 	for _, p := range m.pastes {
 		if strings.Contains(s, p.marker) {
@@ -112,28 +124,33 @@ func (m *inputModel) SetValue(s string) {
 func (m *inputModel) Reset() {
 	m.ta.Reset()
 	m.pastes = nil
+	m.shell = false
 	m.syncPrompt()
 	m.fitHeight()
 }
 
-// syncPrompt shows the shell glyph while the input to the main agent
-// starts with "!".
+// syncPrompt enters shell mode when the text to the main agent starts
+// with "!" (typed, pasted or recalled): the "!" becomes the prompt glyph.
 func (m *inputModel) syncPrompt() {
 	if m.target != "" {
+		m.shell = false
 		return
 	}
-	p := promptMessage
-	if strings.HasPrefix(m.ta.Value(), "!") {
-		p = promptShell
+	if v := m.ta.Value(); !m.shell && strings.HasPrefix(v, "!") {
+		m.shell = true
+		m.ta.SetValue(v[1:])
 	}
-	m.ta.Prompt = p
+	m.ta.Prompt, m.ta.Placeholder = promptMessage, mainPlaceholder
+	if m.shell {
+		m.ta.Prompt, m.ta.Placeholder = promptShell, shellPlaceholder
+	}
 }
 
 // Submit takes the text out of the input, with every collapsed paste's
 // whole text in place of its marker, records it in the history and
 // returns it; blank input gives "".
 func (m *inputModel) Submit() string {
-	v := m.expandAll(m.ta.Value())
+	v := m.expandAll(m.Value())
 	if strings.TrimSpace(v) == "" {
 		return ""
 	}
@@ -195,7 +212,7 @@ func (m inputModel) Update(msg tea.Msg) (inputModel, tea.Cmd) {
 		switch {
 		case key.Matches(k, m.keys.HistoryPrev) && m.atFirstLine() && m.hist > 0:
 			if m.hist == len(m.history) {
-				m.draft = m.ta.Value()
+				m.draft = m.Value()
 			}
 			m.hist--
 			m.recall(m.history[m.hist])
@@ -208,11 +225,16 @@ func (m inputModel) Update(msg tea.Msg) (inputModel, tea.Cmd) {
 				m.recall(m.history[m.hist])
 			}
 			return m, nil
+		case m.shell && m.ta.Value() == "" && key.Matches(k, m.ta.KeyMap.DeleteCharacterBackward):
+			// Backspace on an empty shell command: back to a message.
+			m.shell = false
+			m.syncPrompt()
+			return m, nil
 		case key.Matches(k, m.keys.ExpandPaste) && len(m.pastes) > 0:
 			m.ExpandPastes()
 			return m, nil
-		case isPaste(k) && collapses(string(k.Runes)):
-			m.insertPaste(string(k.Runes))
+		case isPaste(k) && collapses(pastedText(k)):
+			m.insertPaste(pastedText(k))
 			m.syncPrompt()
 			m.fitHeight()
 			return m, nil
@@ -229,6 +251,7 @@ func (m inputModel) Update(msg tea.Msg) (inputModel, tea.Cmd) {
 
 func (m *inputModel) recall(s string) {
 	m.ta.SetValue(s)
+	m.shell = false
 	m.pastes = nil
 	m.syncPrompt()
 	m.fitHeight()

@@ -46,10 +46,15 @@ func pasteMarker(text string, n int) string {
 // isPaste reports whether k is pasted text rather than a typed key.
 func isPaste(k tea.KeyMsg) bool { return k.Paste && k.Type == tea.KeyRunes }
 
+// pastedText is a paste's text with its line ends as "\n" (terminals
+// send "\r").
+func pastedText(k tea.KeyMsg) string {
+	text := strings.ReplaceAll(string(k.Runes), "\r\n", "\n")
+	return strings.ReplaceAll(text, "\r", "\n")
+}
+
 // insertPaste puts a long paste into the input as a marker.
 func (m *inputModel) insertPaste(text string) {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
 	marker := pasteMarker(text, 1)
 	for n := 2; strings.Contains(m.ta.Value(), marker) || m.hasMarker(marker); n++ {
 		marker = pasteMarker(text, n)
