@@ -107,48 +107,53 @@ func (x *pathIndex) Match(typed string) []string {
 		}
 		return top
 	}
-	type hit struct {
-		rank int
-		p    string
-	}
-	var hits []hit
-	better := 0 // hits of the first three ranks
+	// Each rank keeps a bounded number of hits: a short word on a huge
+	// repository matches most paths fuzzily, and ranking them all would
+	// cost a keystroke's worth of time.
+	var ranks [4][]string
 	for i, l := range x.lower {
-		r := pathRank(l, typed)
-		if r < 0 || (r == 3 && better >= maxPathMatches) {
+		r := pathRank(l, typed, len(ranks[3]) < maxRankHits)
+		if r < 0 || len(ranks[r]) == maxRankHits {
 			continue
 		}
-		if r < 3 {
-			better++
-		}
-		hits = append(hits, hit{r, x.paths[i]})
+		ranks[r] = append(ranks[r], x.paths[i])
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].rank != hits[j].rank {
-			return hits[i].rank < hits[j].rank
-		}
-		return len(hits[i].p) < len(hits[j].p)
-	})
-	if len(hits) > maxPathMatches {
-		hits = hits[:maxPathMatches]
-	}
-	out := make([]string, len(hits))
-	for i, h := range hits {
-		out[i] = h.p
+	out := make([]string, 0, maxPathMatches)
+	for _, hits := range ranks {
+		sort.SliceStable(hits, func(i, j int) bool { return len(hits[i]) < len(hits[j]) })
+		out = append(out, hits[:min(len(hits), maxPathMatches-len(out))]...)
 	}
 	return out
 }
 
+// maxRankHits bounds the hits of one rank that Match sorts.
+const maxRankHits = 1000
+
 // pathRank is how well p matches typed (both lower-case): 0 a prefix, 1 a
-// prefix of a name in it, 2 a substring, 3 a subsequence; -1 no match.
-func pathRank(p, typed string) int {
-	switch {
-	case strings.HasPrefix(p, typed):
-		return 0
-	case strings.Contains(p, "/"+typed):
-		return 1
-	case strings.Contains(p, typed):
-		return 2
+// prefix of a name in it, 2 a substring, 3 a subsequence (looked for only
+// when fuzzy is set); -1 no match.
+func pathRank(p, typed string, fuzzy bool) int {
+	if i := strings.Index(p, typed); i >= 0 {
+		switch {
+		case i == 0:
+			return 0
+		case p[i-1] == '/':
+			return 1
+		}
+		// A later occurrence may start a name.
+		for rest := p[i+1:]; ; {
+			k := strings.Index(rest, typed)
+			if k < 0 {
+				return 2
+			}
+			if k > 0 && rest[k-1] == '/' {
+				return 1
+			}
+			rest = rest[k+1:]
+		}
+	}
+	if !fuzzy {
+		return -1
 	}
 	j := 0
 	for i := 0; i < len(p) && j < len(typed); i++ {

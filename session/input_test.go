@@ -1,0 +1,166 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"covey/agent"
+	"covey/config"
+	"covey/tools"
+)
+
+// inputSession is a session on a fresh workspace holding files, with deny
+// rules; its events are drained into the returned notices.
+func inputSession(t *testing.T, files map[string]string, deny ...string) (*Session, func() []string) {
+	t.Helper()
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	for p, body := range files {
+		abs := filepath.Join(ws, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config.Config{}
+	cfg.Permissions.Deny = deny
+	s, err := New(Options{Workspace: ws, Config: cfg, NoMCP: true, NoHooks: true, PermissionMode: "bypassPermissions",
+		Endpoint: config.Endpoint{Name: "test", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notices := make(chan string, 100)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range s.Events() {
+			if n, ok := e.(agent.Notice); ok {
+				notices <- n.Level + ": " + n.Message
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		s.EndEvents()
+		<-done
+	})
+	take := func() []string {
+		var out []string
+		for {
+			select {
+			case n := <-notices:
+				out = append(out, n)
+			default:
+				return out
+			}
+		}
+	}
+	return s, take
+}
+
+// TestAttachments: "@path" words that name a file or a folder bring their
+// content or listing into the prompt through read_file and list_dir, so
+// the deny rules refuse what they refuse; words that name nothing stay
+// words; each outcome is a notice.
+func TestAttachments(t *testing.T) {
+	s, notices := inputSession(t, map[string]string{
+		"src/main.go": "package main\n// ATTACH-MARKER\n",
+		"src/util.go": "package main\n",
+		".env":        "SECRET=1\n",
+	}, "Read(.env)")
+	tests := map[string]struct {
+		prompt  string
+		want    []string // in the added text
+		notWant []string
+		notices []string
+	}{
+		"a file": {prompt: "explain @src/main.go, please",
+			want:    []string{`<attached-file path="src/main.go">`, "ATTACH-MARKER"},
+			notices: []string{"info: attached file @src/main.go"}},
+		"a folder": {prompt: "what is in @src/?",
+			want:    []string{`<attached-folder path="src/">`, "main.go", "util.go"},
+			notices: []string{"info: attached folder @src/"}},
+		"a denied file": {prompt: "read @.env",
+			notWant: []string{"SECRET"},
+			notices: []string{"warning: @.env not attached"}},
+		"a missing path": {prompt: "see @src/nope.go",
+			notices: []string{"warning: @src/nope.go not attached: no such file"}},
+		"not a path":      {prompt: "ask @nobody about mail@example.com"},
+		"twice is once":   {prompt: "@src/util.go and @src/util.go", want: []string{`path="src/util.go"`}, notices: []string{"info: attached file @src/util.go"}},
+		"no words at all": {prompt: "hello"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := s.attachments(context.Background(), tc.prompt)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("attachments lack %q:\n%s", w, got)
+				}
+			}
+			if n := strings.Count(got, "</attached-"); n > 1 {
+				t.Errorf("%d attachments, want at most one:\n%s", n, got)
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("attachments hold %q:\n%s", w, got)
+				}
+			}
+			if len(tc.want) == 0 && got != "" {
+				t.Errorf("attached something:\n%s", got)
+			}
+			// The notices come through the event stream.
+			var ns []string
+			for i := 0; i < 100 && len(ns) < len(tc.notices); i++ {
+				ns = append(ns, notices()...)
+				if len(ns) < len(tc.notices) {
+					waitABit()
+				}
+			}
+			if len(ns) != len(tc.notices) {
+				t.Fatalf("notices %q, want %q", ns, tc.notices)
+			}
+			for i, n := range ns {
+				if !strings.HasPrefix(n, tc.notices[i]) {
+					t.Errorf("notice %q, want it to start %q", n, tc.notices[i])
+				}
+			}
+		})
+	}
+}
+
+// TestUserShellNote: a "!command" runs through the bash tool, and its
+// command and output enter the next prompt once, bounded.
+func TestUserShellNote(t *testing.T) {
+	s, _ := inputSession(t, nil)
+	if err := s.RunUserShell(context.Background(), "echo SHELL-$((6*7))"); err != nil {
+		t.Fatal(err)
+	}
+	got := s.withInput(context.Background(), "what did it print?")
+	if !strings.Contains(got, "The user ran `echo SHELL-$((6*7))`") || !strings.Contains(got, "SHELL-42") ||
+		!strings.HasSuffix(got, "what did it print?") {
+		t.Errorf("next prompt:\n%s", got)
+	}
+	if again := s.withInput(context.Background(), "and now?"); again != "and now?" {
+		t.Errorf("the note came twice:\n%s", again)
+	}
+	if err := s.RunUserShell(context.Background(), "  "); err == nil {
+		t.Error("an empty command ran")
+	}
+	big := shellNote("yes", toolsResult(strings.Repeat("y\n", maxShellNote)))
+	if len(big) > maxShellNote+500 || !strings.Contains(big, "bytes cut") {
+		t.Errorf("a long output is not bounded: %d bytes", len(big))
+	}
+}
+
+func toolsResult(content string) tools.Result {
+	return tools.Result{Content: content, Summary: "exit 0"}
+}
+
+func waitABit() { time.Sleep(10 * time.Millisecond) }
