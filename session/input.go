@@ -74,7 +74,7 @@ var ErrNoShell = errors.New("the shell is not available in plan mode")
 func (s *Session) RunUserShell(ctx context.Context, command string) error {
 	command = strings.TrimSpace(command)
 	if command == "" {
-		return errors.New("no command: type one after !")
+		return errors.New("no shell command given")
 	}
 	t, ok := s.main.Tools().Get(toolname.Bash)
 	if !ok {

@@ -205,6 +205,7 @@ type keyState struct {
 	transcriptFocus bool // focus is on a block, not the input
 	inputEmpty      bool
 	completing      bool // the command popup is open
+	completingAt    bool // ... on an "@" word: enter completes, runs nothing
 	running         bool // a turn is running
 	childFocused    bool // the focused block is a running subagent pane
 	historyAtEdge   bool // the input has history to walk
@@ -253,6 +254,11 @@ func (k *KeyMap) apply(s keyState) {
 
 	k.Complete.SetEnabled(inInput && s.completing)
 	k.Accept.SetEnabled(inInput && s.completing)
+	if s.completingAt {
+		k.Accept.SetHelp("enter", "complete")
+	} else {
+		k.Accept.SetHelp("enter", "run command")
+	}
 	k.Dismiss.SetEnabled(inInput && s.completing)
 	k.CompletePrev.SetEnabled(inInput && s.completing)
 	k.CompleteNext.SetEnabled(inInput && s.completing)

@@ -649,6 +649,7 @@ func (m *Model) layout() {
 		transcriptFocus: m.transcriptFocus || (m.view == screenChild && m.cv != nil && m.cv.tr.Focused() != nil),
 		inputEmpty:      m.input.Value() == "",
 		completing:      m.popupOpen(),
+		completingAt:    m.popupOpen() && m.comp.lead == '@',
 		running:         m.turn != nil || m.bgTurn,
 		childFocused:    m.focusedRunningChild() != nil,
 		historyAtEdge:   m.input.HasHistory(),
