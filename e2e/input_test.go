@@ -172,7 +172,10 @@ func TestTUIPasteCollapsed(t *testing.T) {
 			}
 			tm.typeText(" please")
 			tm.press("Enter")
-			tm.waitText("E2E paste answered.")
+			s = tm.waitText("❯ [e2e:paste] count [pasted 30 lines] please", "E2E paste answered.")
+			if strings.Contains(s, "E2E-PASTE line") {
+				t.Errorf("the transcript shows the pasted text:\n%s", frame(s))
+			}
 			first := requestWith(t, srv, "paste", 0).FirstUser
 			if first != "[e2e:paste] count "+text+" please" {
 				t.Errorf("the model got %q", first)

@@ -36,6 +36,9 @@ type inputModel struct {
 	target string
 	// pastes are the long pastes shown as markers (input_paste.go).
 	pastes []paste
+	// shown maps a sent message that held markers to its text with the
+	// markers, for the transcript (TakeShown).
+	shown map[string]string
 	// shell is set while the input is a "!" shell command: the "!" shows
 	// as the prompt glyph, not in the text (Value puts it back).
 	shell bool
@@ -153,6 +156,12 @@ func (m *inputModel) Submit() string {
 	v := m.expandAll(m.Value())
 	if strings.TrimSpace(v) == "" {
 		return ""
+	}
+	if len(m.pastes) > 0 {
+		if m.shown == nil {
+			m.shown = map[string]string{}
+		}
+		m.shown[v] = m.Value()
 	}
 	if n := len(m.history); n == 0 || m.history[n-1] != v {
 		m.history = append(m.history, v)

@@ -173,8 +173,13 @@ func TestInputPasteCollapse(t *testing.T) {
 			if got := in.Value(); got != tc.shown {
 				t.Errorf("shown %q, want %q", got, tc.shown)
 			}
-			if got := in.Submit(); got != tc.submitted {
+			got := in.Submit()
+			if got != tc.submitted {
 				t.Errorf("submitted %q, want %q", excerptFor(got), excerptFor(tc.submitted))
+			}
+			// The transcript shows the message as the input did.
+			if shown := in.TakeShown(got); shown != tc.shown {
+				t.Errorf("transcript shows %q, want %q", excerptFor(shown), excerptFor(tc.shown))
 			}
 			if in.HasPastes() {
 				t.Error("pastes kept after Submit")

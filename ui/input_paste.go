@@ -131,3 +131,14 @@ func (m *inputModel) guardPastes(before string) {
 	m.pastes = kept
 	m.ta.SetValue(strings.Replace(before, broken.marker, broken.text, 1))
 }
+
+// TakeShown is how the transcript shows a message sent from the input:
+// with its long pastes as markers, as it was in the input. It gives text
+// itself for a message that held none.
+func (m *inputModel) TakeShown(text string) string {
+	if s, ok := m.shown[text]; ok {
+		delete(m.shown, text)
+		return s
+	}
+	return text
+}

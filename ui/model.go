@@ -546,7 +546,7 @@ func (m *Model) submit(text string) tea.Cmd {
 
 // startTurn shows the user's message and runs the engine in a command.
 func (m *Model) startTurn(text string) tea.Cmd {
-	m.tr.Append(NewUserBlock(text))
+	m.tr.Append(NewUserBlock(m.input.TakeShown(text)))
 	m.tr.Bottom()
 	return m.runTurn(func(ctx context.Context, e Engine) error { return e.Run(ctx, text) })
 }
