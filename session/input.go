@@ -62,8 +62,8 @@ func (u *userInput) add(note string) {
 	}
 }
 
-// ErrNoShell is RunUserShell's error where the main agent has no bash
-// tool (plan mode).
+// ErrNoShell is why RunUserShell runs nothing where the main agent has no
+// bash tool (plan mode).
 var ErrNoShell = errors.New("the shell is not available in plan mode")
 
 // RunUserShell runs command as the user's own "!command" (ui.ShellRunner):
@@ -76,10 +76,6 @@ func (s *Session) RunUserShell(ctx context.Context, command string) error {
 	if command == "" {
 		return errors.New("no shell command given")
 	}
-	t, ok := s.main.Tools().Get(toolname.Bash)
-	if !ok {
-		return ErrNoShell
-	}
 	args, err := json.Marshal(map[string]string{"command": command})
 	if err != nil {
 		return fmt.Errorf("shell command: %w", err)
@@ -88,6 +84,14 @@ func (s *Session) RunUserShell(ctx context.Context, command string) error {
 	id := fmt.Sprintf("user-shell-%d", s.input.seq.Add(1))
 	key := excerpt.Line(command)
 	s.emit(agent.ToolStarted{Source: src, CallID: id, Name: toolname.Bash, Args: args, KeyArg: key})
+	t, ok := s.main.Tools().Get(toolname.Bash)
+	if !ok {
+		// Shown as the call's failure: nothing ran, nothing to tell the
+		// model.
+		res := tools.Errorf("%v: switch the permission mode to run commands", ErrNoShell)
+		s.emit(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Bash, KeyArg: key, Result: res})
+		return nil
+	}
 	start := time.Now()
 	res := t.Run(ctx, args)
 	// The command may have changed any file: listings are stale.

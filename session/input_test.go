@@ -17,6 +17,17 @@ import (
 // rules; its events are drained into the returned notices.
 func inputSession(t *testing.T, files map[string]string, deny ...string) (*Session, func() []string) {
 	t.Helper()
+	return inputSessionWith(t, "bypassPermissions", files, deny...)
+}
+
+// inputSessionMode is an empty inputSession in a permission mode.
+func inputSessionMode(t *testing.T, mode string) (*Session, func() []string) {
+	t.Helper()
+	return inputSessionWith(t, mode, nil)
+}
+
+func inputSessionWith(t *testing.T, mode string, files map[string]string, deny ...string) (*Session, func() []string) {
+	t.Helper()
 	home, ws := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
@@ -32,7 +43,7 @@ func inputSession(t *testing.T, files map[string]string, deny ...string) (*Sessi
 	}
 	cfg := config.Config{}
 	cfg.Permissions.Deny = deny
-	s, err := New(Options{Workspace: ws, Config: cfg, NoMCP: true, NoHooks: true, PermissionMode: "bypassPermissions",
+	s, err := New(Options{Workspace: ws, Config: cfg, NoMCP: true, NoHooks: true, PermissionMode: mode,
 		Endpoint: config.Endpoint{Name: "test", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}})
 	if err != nil {
 		t.Fatal(err)
@@ -164,3 +175,18 @@ func toolsResult(content string) tools.Result {
 }
 
 func waitABit() { time.Sleep(10 * time.Millisecond) }
+
+// TestUserShellInPlanMode: plan mode has no bash tool, so a "!command"
+// fails as a call (shown, not told to the model) and runs nothing.
+func TestUserShellInPlanMode(t *testing.T) {
+	plan, _ := inputSessionMode(t, "plan")
+	if err := plan.RunUserShell(context.Background(), "touch made"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(plan.Workspace(), "made")); err == nil {
+		t.Error("the command ran in plan mode")
+	}
+	if got := plan.withInput(context.Background(), "hi"); got != "hi" {
+		t.Errorf("the model is told of a command that did not run:\n%s", got)
+	}
+}
