@@ -202,3 +202,24 @@ func TestTUIPasteCollapsed(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadlessAttachFile: -p attaches "@path" files as the TUI does, and
+// stderr says so.
+func TestHeadlessAttachFile(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Name: "hattach", Match: scripted.Match{FirstUser: "[e2e:hattach]"}, Turns: []scripted.Turn{
+		{Text: "E2E headless attach answered."},
+	}})
+	r := h.run(t, "", "-p", "[e2e:hattach] explain @greet.go and @nothing/here.go")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "E2E headless attach answered." {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "attached file @greet.go") || !strings.Contains(r.stderr, "@nothing/here.go not attached") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	first := requestWith(t, h.srv, "hattach", 0).FirstUser
+	if !strings.Contains(first, `<attached-file path="greet.go">`) || !strings.Contains(first, "func greeting() string") {
+		t.Errorf("the model got:\n%s", first)
+	}
+}
