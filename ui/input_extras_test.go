@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"covey/theme"
 )
@@ -246,5 +247,19 @@ func TestShellCommand(t *testing.T) {
 		if cmd, ok := shellCommand(text); cmd != tc.cmd || ok != tc.ok {
 			t.Errorf("shellCommand(%q) = %q, %v", text, cmd, ok)
 		}
+	}
+}
+
+// TestCompletionAtView: the popup after "@" at the start of the input:
+// agent types, then paths, folders marked; at both sizes.
+func TestCompletionAtView(t *testing.T) {
+	th := theme.New(theme.ModeDark, true, false)
+	c := newCompletion(nil, DefaultKeyMap(), &th.Styles)
+	c.agents = agentEntries([]AgentInfo{{Name: "Explore", Description: "fast read-only search of the codebase"}})
+	c.files = newPathIndex(append([]string{"exp/lib.go", "docs/explain.md"}, testFiles...), time.Now())
+	c.Filter("@exp")
+	for _, w := range []int{80, 200} {
+		c.SetSize(w)
+		checkGolden(t, fmt.Sprintf("%d", w), ansi.Strip(c.View())+"\n")
 	}
 }
