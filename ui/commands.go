@@ -110,7 +110,7 @@ func (c *completion) Filter(value string) {
 		prev = c.matches[c.sel].name
 	}
 	c.matches = c.matches[:0]
-	c.sel, c.start = 0, 0
+	c.sel, c.start, c.lead = 0, 0, 0
 	start, word, at := atWord(value)
 	switch {
 	case value != "" && value[0] == '/' && !strings.ContainsAny(value, " \n"):
@@ -149,7 +149,7 @@ func (c *completion) Filter(value string) {
 // wantsFiles reports whether an "@" word is being completed with no
 // fresh listing of the workspace's files.
 func (c *completion) wantsFiles(now time.Time) bool {
-	return c.lead == '@' && c.start >= 0 && c.files.stale(now)
+	return c.lead == '@' && c.files.stale(now)
 }
 
 // Complete is the input's text with the selected entry in place of the

@@ -119,6 +119,10 @@ func TestCompletionAt(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			c.Filter(tc.value)
+			_, _, at := atWord(tc.value)
+			if c.wantsFiles(time.Now().Add(time.Hour)) != at {
+				t.Errorf("wants a listing: %v, want %v", !at, at)
+			}
 			if got := strings.Join(names(), " "); got != tc.want {
 				t.Fatalf("matches %q, want %q", got, tc.want)
 			}
