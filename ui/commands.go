@@ -253,6 +253,10 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 	k := m.keys
 	fmt.Fprintf(&b, "  %s, %s, %s, %s, %s act on the focused pane, the crew overview's row (%s) or the subagent open full-screen\n",
 		keyName(k.ChildOpen), keyName(k.ChildMessage), keyName(k.ChildPause), keyName(k.CancelChild), keyName(k.ChildBackground), keyName(k.Crew))
+	b.WriteString("Input\n")
+	b.WriteString("  @path attaches a file (its content) or folder (its listing) to the message, completed as you type\n")
+	b.WriteString("  ! at the start runs the rest as a shell command (through the permission gate); the model sees its output\n")
+	fmt.Fprintf(&b, "  a long paste shows as [pasted N lines]; %s expands it, and the whole text is sent\n", keyName(k.ExpandPaste))
 	b.WriteString("Commands\n")
 	for _, c := range m.cmds {
 		name := "/" + c.name
