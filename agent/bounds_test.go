@@ -104,28 +104,31 @@ func TestStreamKeepAlives(t *testing.T) {
 		t.Run(endless, func(t *testing.T) {
 			srv := scriptedtest.New(t)
 			srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: endless, ChunkDelay: 20 * time.Millisecond}}})
-			// The silence clock (1 s) never fires: something arrives every
-			// 20 ms. Only the progress clock can end the stream.
-			p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: time.Second, KeepAliveTimeout: 1500 * time.Millisecond, MaxAttempts: 1})
+			// The silence clock (3 s, far from any scheduling stall of a
+			// loaded machine) never fires: something arrives every 20 ms.
+			// Only the progress clock can end the stream.
+			p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: 3 * time.Second, KeepAliveTimeout: 4 * time.Second, MaxAttempts: 1})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			_, err := p.Stream(ctx, agent.Request{Model: "m"}, agent.StreamHandler{})
 			if ctx.Err() != nil {
 				t.Fatal("a keep-alive-only stream was never stopped")
 			}
-			if !errors.Is(err, agent.ErrIdleTimeout) || !strings.Contains(err.Error(), "no progress from the server for 1.5s") {
-				t.Fatalf("err = %v, want no progress for 1.5s", err)
+			if !errors.Is(err, agent.ErrIdleTimeout) || !strings.Contains(err.Error(), "no progress from the server for 4s") {
+				t.Fatalf("err = %v, want no progress for 4s", err)
 			}
 		})
 	}
 	t.Run("reasoning is progress", func(t *testing.T) {
 		srv := scriptedtest.New(t)
 		srv.Add(scripted.Conversation{Turns: []scripted.Turn{{Endless: "reasoning", ChunkDelay: 10 * time.Millisecond}}})
-		p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: 500 * time.Millisecond, KeepAliveTimeout: 700 * time.Millisecond,
-			Limits: agent.StreamLimits{MaxReasoning: 2100}})
+		// Both clocks far longer than a delta's gap, even on a loaded
+		// machine, and far shorter than the stream.
+		p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), IdleTimeout: 2 * time.Second, KeepAliveTimeout: 3 * time.Second,
+			Limits: agent.StreamLimits{MaxReasoning: 4200}})
 		_, err := p.Stream(context.Background(), agent.Request{Model: "m"}, agent.StreamHandler{})
-		// 300 deltas of 7 bytes at 10 ms: three seconds, far past both
-		// timeouts, which every delta pushes back.
+		// 600 deltas of 7 bytes at 10 ms: six seconds or more, past
+		// both timeouts, which every delta pushes back.
 		if !errors.Is(err, agent.ErrStreamLimit) {
 			t.Fatalf("err = %v, want the reasoning cap (not a timeout)", err)
 		}
