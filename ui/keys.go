@@ -149,7 +149,7 @@ func DefaultKeyMap() KeyMap {
 		ChildBackground: key.NewBinding(key.WithKeys("ctrl+b"), key.WithHelp("ctrl+b", "background")),
 		CrewUp:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous subagent")),
 		CrewDown:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next subagent")),
-		CrewOpen:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open subagent")),
+		CrewOpen:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		ViewBack:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		AddressCancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop addressing the subagent")),
 		Crew:            key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "crew overview")),
