@@ -270,3 +270,11 @@ func hasWord(s, w string) bool {
 	}
 	return false
 }
+
+// waitApprovalReady waits until the request on screen takes keys: its
+// grace (a quiet keyboard for 425 ms after it appeared) shows as "wait…"
+// before its dimmed keys.
+func (tm *term) waitApprovalReady() {
+	tm.t.Helper()
+	tm.waitFor("the request to take keys", waitLong, func(s string) bool { return !strings.Contains(s, "wait… ") })
+}

@@ -59,6 +59,21 @@ func TestHelpReachesEveryKeyOfTheFocusedPane(t *testing.T) {
 	}
 }
 
+func TestHelpPagesWhenTooTall(t *testing.T) {
+	h := newHarness(t, 60, 12)
+	namedPanes(h)
+	h.key(tea.KeyTab)
+	help := helpText(t, h)
+	if !strings.Contains(help, "page 1/") || !strings.Contains(help, "? close") {
+		t.Fatalf("a help taller than the screen is not paged:\n%s", help)
+	}
+	for _, want := range []string{"o open full-screen", "ctrl+b background", "x cancel", "end bottom"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("the pages never show %q:\n%s", want, help)
+		}
+	}
+}
+
 func TestHelpListsBindingsNoGroupNames(t *testing.T) {
 	k := DefaultKeyMap()
 	k.apply(keyState{transcriptFocus: true, child: childKeys{any: true, running: true, foreground: true, canMessage: true}})
