@@ -281,6 +281,7 @@ func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
 	tm.waitText("? Run the hooks this project brings?", "touch hookran")
 	tm.waitApprovalReady()
 	tm.press("y")
+	tm.waitText("✓ allowed  the hooks this project brings") // "y/hooks" read at once would be text, no answer
 	tm.typeText("/hooks")
 	tm.press("Enter")
 	s := tm.waitText("UserPromptSubmit", "touch hookran  (.claude/settings.json, 1m0s)")
