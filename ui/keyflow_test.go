@@ -232,3 +232,22 @@ func TestFinishedPaneSaysWhyPDoesNothing(t *testing.T) {
 		t.Error("the reason outlived the next key")
 	}
 }
+
+// TestHelpShowsAnApprovalsHunkKeys: ? on an edit approval with hunks lists
+// the hunk keys, at 80x24 too (wrapped or paged, never cut).
+func TestHelpShowsAnApprovalsHunkKeys(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		h := newApprovalHarness(t, size[0], size[1])
+		h.ask(context.Background(), editRequest("f.txt", hunkFile, hunkEdit))
+		h.deliver(1)
+		if !h.m.appr.focus {
+			t.Fatal("the request did not take the keyboard")
+		}
+		help := helpText(t, h.harness)
+		for _, want := range []string{"y allow", "s take/drop hunk", "} next hunk", "{ previous hunk", "n deny", "pgdn diff page down"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("%dx%d: ? never shows %q:\n%s", size[0], size[1], want, help)
+			}
+		}
+	}
+}
