@@ -89,6 +89,7 @@ func TestTUIApprovalAllow(t *testing.T) {
 		t.Fatalf("notes.txt exists (stat error %v) before the write was allowed:\n%s", err, frame(s))
 	}
 
+	tm.waitApprovalReady()
 	tm.press("y")
 	s = tm.waitText(answer)
 	if recs := approvalRecords(s); len(recs) != 1 || !strings.Contains(recs[0], "✓ allowed") || !strings.Contains(recs[0], "write_file notes.txt") {
@@ -133,6 +134,7 @@ func TestTUIApprovalDenyWithFeedback(t *testing.T) {
 	if !strings.Contains(s, "bonjour") {
 		t.Errorf("the approval does not show the proposed change:\n%s", frame(s))
 	}
+	tm.waitApprovalReady()
 	tm.press("d")
 	tm.waitText("why? ›", "enter deny with this reason")
 	tm.typeText(feedback)
@@ -177,6 +179,7 @@ func TestTUIApprovalAllowForSession(t *testing.T) {
 	if _, err := os.Stat(logFile); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("log.txt exists (stat error %v) before the write was allowed:\n%s", err, frame(s))
 	}
+	tm.waitApprovalReady()
 	tm.press("a")
 	// Had the second write asked, the turn would wait for the answer and
 	// the final text would never come.

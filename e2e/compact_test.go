@@ -280,7 +280,7 @@ func TestCompactTUI(t *testing.T) {
 	tm.press("Escape")
 	// An Escape still unread would make the "[" typed next an escape
 	// sequence: wait until the input has the focus again.
-	tm.waitFor("the input to take the focus", waitLong, func(s string) bool { return !strings.Contains(s, "esc back to input") })
+	tm.waitText("enter send")
 	tm.submit("[long question] which facts?")
 	tm.waitText("FACTS: FACT-1 FACT-2 FACT-3")
 	tm.quitAndCheck(helpLine)

@@ -78,6 +78,8 @@ func TestTUIBackgroundShell(t *testing.T) {
 		return false
 	})
 	tm.press("x")
+	tm.waitText("x again to kill shell-1 · esc keeps it")
+	tm.press("x")
 	tm.waitMatch(regexp.MustCompile(`shell-1 \[shell\].* · killed`))
 	markerGone(t, marker)
 	tm.press("C-g")

@@ -70,6 +70,7 @@ func TestTUIDemo(t *testing.T) {
 		}
 		return
 	}
+	tm.waitApprovalReady()
 	tm.press("y")
 	s = tm.waitText("Delete it whenever you like")
 	data, err := os.ReadFile(demoFile)

@@ -279,7 +279,9 @@ func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
 	ws := workspace(t, files)
 	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
 	tm.waitText("? Run the hooks this project brings?", "touch hookran")
+	tm.waitApprovalReady()
 	tm.press("y")
+	tm.waitText("✓ allowed  the hooks this project brings") // "y/hooks" read at once would be text, no answer
 	tm.typeText("/hooks")
 	tm.press("Enter")
 	s := tm.waitText("UserPromptSubmit", "touch hookran  (.claude/settings.json, 1m0s)")
@@ -299,6 +301,7 @@ func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
 		}
 		return nil
 	})
+	tm.waitApprovalReady()
 	tm.press("y")
 	tm.waitText("E2E bell answer.")
 	if _, err := os.Stat(filepath.Join(ws, "hookran")); err != nil {
@@ -365,6 +368,7 @@ func TestHookTrustRememberedUntilChanged(t *testing.T) {
 
 	tm := startTUI(t, ws, env, "--model", "e2e-model")
 	tm.waitText("? Run the hooks this project brings?", "touch ran1")
+	tm.waitApprovalReady()
 	tm.press("y")
 	tm.waitText("✓ allowed  the hooks this project brings")
 	store := filepath.Join(box.home, ".local", "state", "covey", "hooks-trust.json")

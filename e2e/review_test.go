@@ -51,6 +51,7 @@ func TestTUIEditByHunk(t *testing.T) {
 	)
 	tm.waitText("? Allow edit_file long.txt", "s take/drop hunk", "}/{ next/previous hunk", "[x] @@ -22,7 +22,7 @@")
 	// One key at a time: keys that arrive together read as typed text.
+	tm.waitApprovalReady()
 	tm.press("}")
 	tm.waitText("▸ [x] @@ -1,6 +1,6 @@")
 	tm.press("}")
@@ -114,6 +115,7 @@ func TestTUIWorktreeMergeByHunk(t *testing.T) {
 	tm.waitText(helpLine)
 	tm.submit(prompt)
 	tm.waitText("? Apply its changes to 1 file", "s take/drop hunk", "[x] @@ -22,7 +22,7 @@")
+	tm.waitApprovalReady()
 	tm.press("}")
 	tm.waitText("▸ [x] @@ -1,6 +1,6 @@")
 	tm.press("s")
@@ -207,6 +209,7 @@ func TestTUIBestOfThree(t *testing.T) {
 			t.Errorf("the review does not show %q:\n%s", w, frame(s))
 		}
 	}
+	tm.waitApprovalReady()
 	tm.press("Right")
 	tm.waitText("showing 2: write-fresh-2")
 	tm.press("y")

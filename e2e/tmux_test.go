@@ -201,9 +201,20 @@ func (tm *term) waitMatch(re *regexp.Regexp) string {
 // terminal mode line sh printed after it.
 func (tm *term) exited() (code, tty string, screen string) {
 	tm.t.Helper()
-	screen = tm.waitFor("covey to exit and sh to report the terminal", waitLong, func(s string) bool {
-		return strings.Contains(s, exitMarker) && strings.Contains(s, ttyMarker)
-	})
+	// Wrapped lines joined (-J): after a SIGKILL sh writes its markers
+	// wherever covey's last frame left the cursor, and one may wrap at the
+	// right edge.
+	deadline := time.Now().Add(waitLong)
+	for {
+		screen = tm.tmux("capture-pane", "-p", "-J", "-t", sessionName)
+		if strings.Contains(screen, exitMarker) && strings.Contains(screen, ttyMarker) {
+			break
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("waited %s for covey to exit and sh to report the terminal; the screen:\n%s", waitLong, frame(screen))
+		}
+		time.Sleep(pollEvery)
+	}
 	// After a SIGKILL the terminal keeps covey's last frame, and sh writes
 	// its marker over it: the code is the digits, not the rest of the line.
 	code = markerValue(screen, exitMarker)
@@ -269,4 +280,12 @@ func hasWord(s, w string) bool {
 		}
 	}
 	return false
+}
+
+// waitApprovalReady waits until the request on screen takes keys: its
+// grace (a quiet keyboard for 425 ms after it appeared) shows as "wait…"
+// before its dimmed keys.
+func (tm *term) waitApprovalReady() {
+	tm.t.Helper()
+	tm.waitFor("the request to take keys", waitLong, func(s string) bool { return !strings.Contains(s, "wait… ") })
 }

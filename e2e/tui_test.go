@@ -96,6 +96,8 @@ func TestTUIScripted(t *testing.T) {
 	// Cancel gamma alone: it is marked cancelled while alpha, still held
 	// at its third step, runs on.
 	tm.press("x")
+	tm.waitText("x again to cancel")
+	tm.press("x")
 	s = tm.waitFor("the gamma pane to be cancelled", waitLong, func(s string) bool {
 		h, body, _ := paneHeader(s, "scan gamma")
 		return strings.Contains(h, "⊘") && strings.Contains(strings.Join(body, "\n"), "cancelled")

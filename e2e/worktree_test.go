@@ -127,6 +127,7 @@ func TestTUIWorktreeChildrenMerge(t *testing.T) {
 	if lines := strings.Count(gitOut(t, ws, "worktree", "list"), "\n"); lines != 3 {
 		t.Errorf("git worktree list has %d entries while both children wait, want 3", lines)
 	}
+	tm.waitApprovalReady()
 	tm.press("y")
 	// The answer is recorded at once; the merge itself follows, and its
 	// outcome shows under the pane.
@@ -137,6 +138,7 @@ func TestTUIWorktreeChildrenMerge(t *testing.T) {
 	if got := readFile(t, shared); !strings.Contains(got, "from top") && !strings.Contains(got, "from bottom") {
 		t.Fatalf("after the first y, shared.txt has neither edit:\n%s", got)
 	}
+	tm.waitApprovalReady()
 	tm.press("y")
 	s = tm.waitText(answer)
 	if n := strings.Count(s, "✓ apply 1 file"); n != 2 {
@@ -412,6 +414,7 @@ func TestTUIWorktreeDiscard(t *testing.T) {
 	tm.waitText(helpLine)
 	tm.submit(prompt)
 	tm.waitText("? Apply its changes to 1 file", "GOLF discarded")
+	tm.waitApprovalReady()
 	tm.press("n")
 	s := tm.waitText(answer, "The user discarded the child's changes")
 	if !strings.Contains(s, "✗ discarded 1 file") {

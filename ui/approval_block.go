@@ -61,13 +61,14 @@ type ApprovalBlock struct {
 	// dimOf.
 	dim, dimOf *theme.Styles
 
-	layout  *bool // the user's choice of side by side; nil: by width
-	offset  int   // first body row shown
-	rows    int   // body rows shown at most
-	width   int   // content width of the last rendering
-	waiting int   // requests queued behind this one
-	active  bool  // the approval has the keyboard
-	note    string
+	layout   *bool // the user's choice of side by side; nil: by width
+	offset   int   // first body row shown
+	rows     int   // body rows shown at most
+	width    int   // content width of the last rendering
+	waiting  int   // requests queued behind this one
+	active   bool  // the approval has the keyboard
+	settling bool  // the grace after it appeared runs: keys are not answers yet
+	note     string
 
 	feedbackOn bool
 	feedback   textinput.Model
@@ -163,6 +164,19 @@ func (b *ApprovalBlock) SetActive(v bool) {
 		if b.merge != nil {
 			b.rowCache = nil // the file cursor shows only while active
 		}
+		b.touch()
+	}
+}
+
+// approvalGraceNote leads the dimmed key hints while the request's grace
+// runs (keyflow.go).
+const approvalGraceNote = "wait… "
+
+// SetSettling says whether the request's grace runs: keys typed now are
+// not taken as answers, and its hints show dimmed.
+func (b *ApprovalBlock) SetSettling(v bool) {
+	if b.settling != v {
+		b.settling = v
 		b.touch()
 	}
 }
@@ -479,8 +493,19 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	case b.active:
 		hints = b.answerHints(keys, width)
 	}
-	for _, l := range keyHints(st, hints, bodyWidth) {
-		add(approvalIndent + l)
+	if b.active && b.settling && !b.feedbackOn {
+		// The grace after the request appeared: its keys are not taken
+		// yet, and look it (approvalGraceNote).
+		for i, l := range keyHints(st, hints, max(bodyWidth-len(approvalGraceNote), 1)) {
+			if i == 0 {
+				l = approvalGraceNote + ansi.Strip(l)
+			}
+			add(approvalIndent + st.Approval.Hint.Render(ansi.Strip(l)))
+		}
+	} else {
+		for _, l := range keyHints(st, hints, bodyWidth) {
+			add(approvalIndent + l)
+		}
 	}
 	if b.waiting > 0 {
 		add(approvalIndent + st.Approval.Hint.Render(fmt.Sprintf("%d more waiting", b.waiting)))

@@ -60,6 +60,7 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 	if hadFocus || !typing {
 		m.focusApproval()
 	}
+	m.startGrace()
 	m.layout()
 	m.tr.ScrollTo(b)
 }

@@ -72,6 +72,7 @@ func newApprovalHarness(t *testing.T, width, height int) *approvalHarness {
 		MarkdownStyle: "ascii",
 	})
 	m.clock = func() time.Time { return fixedNow }
+	m.kx.graceFor = 0 // answer at once; TestApprovalGrace tests the grace
 	h := &harness{t: t, m: m, eng: eng, msgs: make(chan tea.Msg, 1024)}
 	h.send(tea.WindowSizeMsg{Width: width, Height: height})
 	h.spawn(h.m.Init())

@@ -106,6 +106,7 @@ func TestEditorFlow(t *testing.T) {
 			defer cancel()
 			m := newModel(ctx, Options{Engine: newFakeEngine(), Approver: ap,
 				Theme: theme.New(theme.ModeDark, true, false), MarkdownStyle: "ascii"})
+			m.kx.graceFor = 0 // the editor key at once; TestApprovalGrace tests the grace
 			var out bytes.Buffer
 			// An input that never yields. It must be a file: bubbletea
 			// re-opens its input after the editor (a nil one panics), and

@@ -200,6 +200,7 @@ func newHarness(t *testing.T, width, height int) *harness {
 		},
 	})
 	m.clock = func() time.Time { return fixedNow }
+	m.kx.graceFor = 0 // answer requests at once; TestApprovalGrace tests the grace
 	h := &harness{t: t, m: m, eng: eng, msgs: make(chan tea.Msg, 1024)}
 	h.send(tea.WindowSizeMsg{Width: width, Height: height})
 	return h

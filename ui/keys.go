@@ -112,7 +112,7 @@ func DefaultKeyMap() KeyMap {
 		FocusPrev:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus previous block")),
 		Toggle:      key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter/space", "expand/collapse")),
 		ToggleAll:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand/collapse all")),
-		CancelChild: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel subagent")),
+		CancelChild: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
 		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to input")),
 		LineUp:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
 		LineDown:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
@@ -149,10 +149,10 @@ func DefaultKeyMap() KeyMap {
 		ChildOpen:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open full-screen")),
 		ChildMessage:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "message")),
 		ChildPause:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume")),
-		ChildBackground: key.NewBinding(key.WithKeys("ctrl+b"), key.WithHelp("ctrl+b", "to background")),
+		ChildBackground: key.NewBinding(key.WithKeys("ctrl+b"), key.WithHelp("ctrl+b", "background")),
 		CrewUp:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous subagent")),
 		CrewDown:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next subagent")),
-		CrewOpen:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open subagent")),
+		CrewOpen:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		ViewBack:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		AddressCancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop addressing the subagent")),
 		Crew:            key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "crew overview")),
@@ -170,32 +170,36 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// ShortHelp implements help.KeyMap: the keys that matter most right now.
+// ShortHelp implements help.KeyMap: the keys that matter most right now,
+// the focused context's own first (the request's, the addressed input's,
+// the popup's, the chosen child's, a screen's), so a narrow hint line
+// cuts the general ones.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 		k.ApproveHunkToggle, k.ApproveAttemptNext, k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
-		k.AddressCancel, k.Send, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss, k.CrewOpen, k.Toggle, k.CancelChild, k.Back,
-		k.MCPReconnect, k.MCPTrust, k.ViewBack, k.FocusNext, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
-		k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Help, k.Crew,
+		k.AddressCancel, k.Send, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss,
+		k.CrewOpen, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
+		k.MCPReconnect, k.MCPTrust,
+		k.Toggle, k.Back, k.ViewBack, k.FocusNext, k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Crew, k.Help,
 	}
 }
 
-// FullHelp implements help.KeyMap: every enabled key, in columns.
+// FullHelp implements help.KeyMap: every key, in groups, the focused
+// context's first. The help (help.go) shows the enabled ones and adds any
+// enabled binding no group names.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		// The approval's keys come first while a request waits; the
-		// global keys next, so narrow terminals cut the rarer columns.
 		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveToInput,
 			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev, k.ApproveKeep,
 			k.ApproveHunkToggle, k.ApproveHunkNext, k.ApproveHunkPrev, k.ApproveAttemptNext, k.ApproveAttemptPrev,
 			k.FeedbackSend, k.FeedbackBack},
-		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
-		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
-		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
 		{k.CrewUp, k.CrewDown, k.CrewOpen, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
 			k.CancelChild, k.ViewBack, k.AddressCancel, k.MCPUp, k.MCPDown, k.MCPReconnect, k.MCPTrust},
+		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
+		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
+		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
 }
@@ -230,6 +234,8 @@ type keyState struct {
 	// mcpUntrusted: the /mcp screen lists project servers not trusted yet.
 	mcpUntrusted bool
 	child        childKeys
+	// backTo is where esc goes back to ("the input", "the pane", ...).
+	backTo string
 }
 
 // childKeys is what the chosen child allows.
@@ -269,6 +275,8 @@ func (k *KeyMap) apply(s keyState) {
 		s.view != screenCrew && s.view != screenMCP && !s.addressing)
 	k.FocusPrev.SetEnabled(!s.completing && !s.approval && s.view != screenCrew && s.view != screenMCP && !s.addressing)
 	k.Toggle.SetEnabled(s.transcriptFocus)
+	k.Back.SetHelp(keyName(k.Back), "back to "+s.backTo)
+	k.ViewBack.SetHelp(keyName(k.ViewBack), "back to "+s.backTo)
 	k.Back.SetEnabled(s.transcriptFocus)
 	k.LineUp.SetEnabled(s.transcriptFocus || (inView && s.view == screenChild))
 	k.LineDown.SetEnabled(s.transcriptFocus || (inView && s.view == screenChild))
@@ -278,6 +286,11 @@ func (k *KeyMap) apply(s keyState) {
 	onChild := !s.approval && !s.addressing && s.child.any &&
 		(s.transcriptFocus || s.view != screenMain)
 	k.CancelChild.SetEnabled(onChild && s.child.running)
+	if s.child.shell {
+		k.CancelChild.SetHelp(keyName(k.CancelChild), "kill")
+	} else {
+		k.CancelChild.SetHelp(keyName(k.CancelChild), "cancel")
+	}
 	k.ChildOpen.SetEnabled(onChild && s.view != screenChild)
 	k.ChildMessage.SetEnabled(onChild && s.child.canMessage)
 	k.ChildPause.SetEnabled(onChild && s.child.running && !s.child.shell)

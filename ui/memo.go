@@ -45,7 +45,8 @@ type statusKey struct {
 
 // helpKey is everything the help line depends on.
 type helpKey struct {
-	width int
-	full  bool
-	keys  keyState
+	width, height int
+	full          bool
+	page          int
+	keys          keyState
 }

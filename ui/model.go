@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
@@ -174,6 +175,9 @@ type Model struct {
 	// clearing is set while /clear resets the engine.
 	clearing  bool
 	quitAfter time.Duration // quitWindow; tests shorten it
+	// kx is the state of the key flow: the help page, an armed cancel, a
+	// passing hint, an approval's grace (keyflow.go).
+	kx keyFlow
 }
 
 // firstFrameDelay is how long after Init the first frame is surely drawn
@@ -255,6 +259,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		afterFirstFrame: opts.AfterFirstFrame,
 		memo:            &chromeMemo{},
 		quitAfter:       quitWindow,
+		kx:              keyFlow{graceFor: approvalGrace},
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
 	m.comp.agents = agentEntries(opts.Agents)
@@ -343,7 +348,7 @@ func (m *Model) step(msg tea.Msg) tea.Cmd {
 	}
 	cmd := m.update(msg)
 	m.layout()
-	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm())
+	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm(), m.takeGraceCmd())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -405,6 +410,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case modelSetMsg:
 		m.status.SetModel(msg.model)
 		m.notice(NoticeInfo, "model set to "+msg.model+" for the next turns")
+	case graceMsg:
+		m.endGrace(msg)
 	case quitExpiredMsg:
 		if msg.id == m.quitID {
 			m.disarmQuit()
@@ -669,6 +676,7 @@ func (m *Model) layout() {
 		addressing:      m.addr != nil,
 		mcpUntrusted:    m.view == screenMCP && m.mp.hasUntrusted(),
 		child:           m.childKeyState(),
+		backTo:          m.backTo(),
 	}
 	m.keys.apply(m.keyState)
 	m.help.Width = m.width
@@ -679,7 +687,7 @@ func (m *Model) layout() {
 	m.markPausedWaits()
 	m.help.ShowAll = m.fullHelp
 
-	fixed := m.input.Height() + 1 + m.helpHeight()
+	fixed := m.inputHeight() + 1 + m.helpHeight()
 	if m.popupOpen() {
 		fixed += m.comp.Height()
 	}
@@ -722,14 +730,31 @@ func escNote(k KeyMap) string {
 		keyName(k.CancelChild) + " cancels one)"
 }
 
-// helpLines are the lines of the help: bubbles' help, and under the full
-// help escNote while esc cancels a turn.
+// helpLines are the lines of the help: the one-line hint, or the page of
+// the full help shown, with escNote under it while esc cancels a turn.
 func (m *Model) helpLines() []string {
-	lines := strings.Split(m.help.View(m.keys), "\n")
-	if m.help.ShowAll && m.keys.Cancel.Enabled() {
-		lines = append(lines, m.help.Styles.FullDesc.Render(escNote(m.keys)))
+	if !m.fullHelp {
+		var skip []key.Binding
+		if m.viewBarShown() {
+			skip = m.keys.viewKeys(m.view)
+		}
+		return []string{m.keys.shortHelpLine(m.styles, m.width, skip)}
 	}
-	return lines
+	pages := m.helpPages()
+	return pages[min(m.kx.helpPage, len(pages)-1)]
+}
+
+// helpPages is the full help cut into pages that leave the transcript a
+// few rows.
+func (m *Model) helpPages() [][]string {
+	lines := m.keys.fullHelpLines(m.styles, m.width)
+	if m.keys.Cancel.Enabled() {
+		for _, l := range wrapText(escNote(m.keys), m.width) {
+			lines = append(lines, m.styles.Help.Desc.Render(l))
+		}
+	}
+	rows := m.height - m.inputHeight() - 1 - minTranscriptRows
+	return helpPages(m.styles, m.keys, lines, rows)
 }
 
 // helpView is the help line (or the full help), every line cut to the
@@ -778,11 +803,17 @@ func (m *Model) render() string {
 		b.WriteString(m.comp.View())
 	}
 	b.WriteByte('\n')
-	b.WriteString(m.memo.input.get(m.input.memoKey(), func() string { return m.input.View() }))
+	if m.viewBarShown() {
+		b.WriteString(m.styles.Input.Border.Render(strings.Repeat("─", max(m.width, 0))))
+		b.WriteByte('\n')
+		b.WriteString(m.keys.viewBar(m.styles, m.view, m.width))
+	} else {
+		b.WriteString(m.memo.input.get(m.input.memoKey(), func() string { return m.input.View() }))
+	}
 	b.WriteByte('\n')
 	b.WriteString(m.memo.status.get(m.status.memoKey(), func() string { return m.status.View() }))
 	b.WriteByte('\n')
-	b.WriteString(m.memo.help.get(helpKey{width: m.width, full: m.fullHelp, keys: m.keyState},
+	b.WriteString(m.memo.help.get(helpKey{width: m.width, height: m.height, full: m.fullHelp, page: m.kx.helpPage, keys: m.keyState},
 		func() string { return m.helpView() }))
 	return b.String()
 }

@@ -104,9 +104,10 @@ func (m *Model) handleChildKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(k, m.keys.ChildBackground):
 		return m.backgroundChild(b), true
 	case key.Matches(k, m.keys.CancelChild):
-		return m.cancelChild(b), true
+		m.armCancel(b) // a second x cancels (keyFlowFirst)
+		return nil, true
 	}
-	return nil, false
+	return nil, m.explainChildKey(k, b)
 }
 
 // cancelChild cancels one running child; its siblings go on.
@@ -252,6 +253,12 @@ func (m *Model) openChild(b *SubagentBlock) tea.Cmd {
 // openCrew shows the crew overview, with the chosen child selected.
 func (m *Model) openCrew() {
 	chosen := m.chosenChild()
+	if m.view == screenMain {
+		m.kx.crewFrom = nil
+		if m.transcriptFocus {
+			m.kx.crewFrom = m.tr.Focused()
+		}
+	}
 	m.cv = nil
 	m.view = screenCrew
 	m.transcriptFocus = false
@@ -281,6 +288,18 @@ func (m *Model) closeView() {
 			m.transcriptFocus = true
 			m.input.Blur()
 			m.tr.SetFocus(pane)
+			return
+		}
+	case m.view == screenCrew:
+		// Back to where the overview was opened from: the pane that
+		// had the focus, or the input.
+		from := m.kx.crewFrom
+		m.kx.crewFrom = nil
+		if from != nil && m.tr.IndexOf(from) >= 0 {
+			m.view = screenMain
+			m.transcriptFocus = true
+			m.input.Blur()
+			m.tr.SetFocus(from)
 			return
 		}
 	}

@@ -69,11 +69,11 @@ func TestCrewKeysOnFocusedPane(t *testing.T) {
 		get  func(f *fakeEngine) []string
 		want string
 	}{
-		"p pauses":             {runes("p"), "PauseChild", pausedCalls, "c3=true"},
-		"ctrl+b backgrounds":   {tea.KeyMsg{Type: tea.KeyCtrlB}, "BackgroundChild", backgroundedCalls, "c3"},
-		"x cancels the child":  {runes("x"), "CancelChild", cancelledCalls, "c3"},
-		"m then enter steers":  {runes("m"), "SendToChild", sentCalls, "c3: use the v2 api"},
-		"overview m addresses": {runes("m"), "SendToChild", sentCalls, "c3: use the v2 api"},
+		"p pauses":              {runes("p"), "PauseChild", pausedCalls, "c3=true"},
+		"ctrl+b backgrounds":    {tea.KeyMsg{Type: tea.KeyCtrlB}, "BackgroundChild", backgroundedCalls, "c3"},
+		"x x cancels the child": {runes("x"), "CancelChild", cancelledCalls, "c3"},
+		"m then enter steers":   {runes("m"), "SendToChild", sentCalls, "c3: use the v2 api"},
+		"overview m addresses":  {runes("m"), "SendToChild", sentCalls, "c3: use the v2 api"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -84,6 +84,9 @@ func TestCrewKeysOnFocusedPane(t *testing.T) {
 				h.key(tea.KeyEnd)
 			}
 			h.send(tt.key)
+			if tt.what == "CancelChild" {
+				h.send(tt.key) // the second x confirms
+			}
 			if tt.what == "SendToChild" {
 				if !h.screenContains("to drafter › ") {
 					t.Fatalf("m did not address the input to the child:\n%s", ansi.Strip(h.m.View()))

@@ -31,6 +31,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	}
 	// Any other key means the user is not leaving.
 	m.disarmQuit()
+	if cmd, done := m.keyFlowFirst(k); done {
+		return cmd
+	}
 	if m.appr.focus {
 		if cmd, handled := m.handleApprovalKey(k); handled {
 			return cmd
@@ -58,7 +61,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			m.cycleMode()
 			return nil
 		case key.Matches(k, m.keys.Help):
-			m.fullHelp = !m.fullHelp
+			m.toggleHelp()
 			return nil
 		case key.Matches(k, m.keys.FocusApproval):
 			m.focusApproval()
@@ -88,7 +91,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.tr.Bottom()
 		return nil
 	case key.Matches(k, m.keys.Help):
-		m.fullHelp = !m.fullHelp
+		m.toggleHelp()
 		return nil
 	}
 	switch {

@@ -178,6 +178,10 @@ func TestModelCancelChild(t *testing.T) {
 	h.key(tea.KeyTab)      // newest pane: c3
 	h.key(tea.KeyShiftTab) // c2
 	h.typeText("x")
+	if !h.screenContains("x again to cancel") {
+		t.Fatalf("a first x did not ask for a second:\n%s", ansi.Strip(h.m.View()))
+	}
+	h.typeText("x")
 	msg := await[childCancelledMsg](h)
 	if msg.agentID != kids[1].AgentID {
 		t.Errorf("cancelled %q, want %q", msg.agentID, kids[1].AgentID)
@@ -197,8 +201,11 @@ func TestModelCancelChild(t *testing.T) {
 		if len(cancelled) != 1 {
 			t.Errorf("CancelChild called again: %v", cancelled)
 		}
-		if h.m.transcriptFocus {
-			t.Error("x on a finished pane should type into the input")
+		if !h.m.transcriptFocus || h.m.input.Value() != "" {
+			t.Error("x on a finished pane left the pane or typed into the input")
+		}
+		if !h.screenContains("has finished: nothing to cancel") {
+			t.Errorf("x on a finished pane did not say why it does nothing:\n%s", ansi.Strip(h.m.View()))
 		}
 	})
 }

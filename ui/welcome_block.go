@@ -27,6 +27,7 @@ type keyHint struct{ key, desc string }
 type WelcomeBlock struct {
 	w     Welcome
 	hints []keyHint
+	crew  []keyHint // the crew keys, one line (wrapped when narrow)
 	cache lineCache
 }
 
@@ -37,6 +38,14 @@ func newWelcomeBlock(w Welcome, keys KeyMap) *WelcomeBlock {
 		{keys.Help.Help().Key, "help"},
 		{"/agents", "subagent types"},
 		{keys.Quit.Help().Key + " twice", "quit"},
+	}, crew: []keyHint{
+		{keyName(keys.FocusNext), "to a subagent's pane, then"},
+		{keyName(keys.ChildOpen), "open"},
+		{keyName(keys.ChildMessage), "message"},
+		{keyName(keys.ChildPause), "pause"},
+		{keyName(keys.ChildBackground), "background"},
+		{keyName(keys.CancelChild), "cancel"},
+		{keyName(keys.Crew), "crew overview"},
 	}}
 }
 
@@ -75,8 +84,17 @@ func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
 		row("project", "") + instr,
 		"",
 		strings.Join(hints, st.Help.Sep.Render(" · ")),
-		"",
 	}
+	// The crew keys, named once: they work on a focused pane.
+	crew := make([]string, len(b.crew))
+	for i, h := range b.crew {
+		crew[i] = st.Help.Key.Render(h.key) + " " + st.Help.Desc.Render(h.desc)
+	}
+	if len(crew) > 1 {
+		crew = append([]string{crew[0] + " " + crew[1]}, crew[2:]...) // "tab to a pane, then o open"
+	}
+	lines = append(lines, wrapItems(st, crew, ctx.Width)...)
+	lines = append(lines, "")
 	for i, l := range lines {
 		lines[i] = fitLine(l, ctx.Width)
 	}

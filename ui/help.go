@@ -1,0 +1,254 @@
+package ui
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/ansi"
+
+	"covey/theme"
+)
+
+// This file draws the help: the one-line hint under the status bar and
+// the full help `?` opens. Both list the focused context's own keys first.
+// The full help lists every enabled binding of the KeyMap, wrapped to the
+// width and paged when it is taller than the screen allows, so a binding
+// added to the KeyMap shows there without any change here.
+
+// helpSep separates two keys on a help line.
+const helpSep = " • "
+
+// helpGroups are the enabled bindings in the order the help shows them:
+// FullHelp's groups (the focused context's first), then any enabled
+// binding of the KeyMap none of them names, so none is ever left out.
+func (k KeyMap) helpGroups() [][]key.Binding {
+	seen := map[string]bool{}
+	id := func(b key.Binding) string { return b.Help().Key + "\x00" + b.Help().Desc }
+	var groups [][]key.Binding
+	for _, col := range k.FullHelp() {
+		var g []key.Binding
+		for _, b := range col {
+			if b.Enabled() && !seen[id(b)] {
+				seen[id(b)] = true
+				g = append(g, b)
+			}
+		}
+		if len(g) > 0 {
+			groups = append(groups, g)
+		}
+	}
+	var rest []key.Binding
+	for _, b := range k.all() {
+		if b.Enabled() && b.Help().Key != "" && !seen[id(b)] {
+			seen[id(b)] = true
+			rest = append(rest, b)
+		}
+	}
+	if len(rest) > 0 {
+		groups = append(groups, rest)
+	}
+	return groups
+}
+
+// all is every binding of the KeyMap, in the order of its fields.
+func (k KeyMap) all() []key.Binding {
+	v := reflect.ValueOf(k)
+	var out []key.Binding
+	for i := range v.NumField() {
+		if b, ok := v.Field(i).Interface().(key.Binding); ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// helpItem renders one binding: its key, then what it does.
+func helpItem(st *theme.Styles, b key.Binding) string {
+	return st.Help.Key.Render(b.Help().Key) + " " + st.Help.Desc.Render(b.Help().Desc)
+}
+
+// wrapItems lays items out on lines of at most width cells, separated by
+// helpSep; an item wider than a line gets a line of its own, cut.
+func wrapItems(st *theme.Styles, items []string, width int) []string {
+	sep := st.Help.Sep.Render(helpSep)
+	sepW := ansi.StringWidth(helpSep)
+	var lines []string
+	cur, curW := "", 0
+	for _, it := range items {
+		w := ansi.StringWidth(it)
+		if curW > 0 && curW+sepW+w <= width {
+			cur += sep + it
+			curW += sepW + w
+			continue
+		}
+		if curW > 0 {
+			lines = append(lines, cur)
+		}
+		cur, curW = fitLine(it, width), min(w, width)
+	}
+	if curW > 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// fullHelpLines is every enabled key, each group starting a line, wrapped
+// to width.
+func (k KeyMap) fullHelpLines(st *theme.Styles, width int) []string {
+	var lines []string
+	for _, g := range k.helpGroups() {
+		items := make([]string, len(g))
+		for i, b := range g {
+			items[i] = helpItem(st, b)
+		}
+		lines = append(lines, wrapItems(st, items, width)...)
+	}
+	return lines
+}
+
+// helpPages cuts lines into pages of at most rows lines; each page but a
+// lone one ends with a line saying how to turn it.
+func helpPages(st *theme.Styles, k KeyMap, lines []string, rows int) [][]string {
+	if len(lines) <= rows || rows < 2 {
+		return [][]string{lines}
+	}
+	per := rows - 1
+	var pages [][]string
+	for i := 0; i < len(lines); i += per {
+		pages = append(pages, lines[i:min(i+per, len(lines))])
+	}
+	for i := range pages {
+		next := "next page"
+		if i == len(pages)-1 {
+			next = "close"
+		}
+		pages[i] = append(pages[i], st.Help.Sep.Render("page "+strconv.Itoa(i+1)+"/"+strconv.Itoa(len(pages))+" · ")+
+			st.Help.Key.Render(keyName(k.Help))+" "+st.Help.Desc.Render(next))
+	}
+	return pages
+}
+
+// shortHelpLine is the one-line hint: the enabled short-help keys in
+// order (the focused context's first) as far as they fit in width; when
+// some are left out, and `?` shows the rest, it ends with "? more". Keys
+// the view bar shows already (skip) are left out.
+func (k KeyMap) shortHelpLine(st *theme.Styles, width int, skip []key.Binding) string {
+	var items []string
+	for _, b := range k.ShortHelp() {
+		if b.Enabled() && b.Help().Key != keyName(k.Help) && !containsBinding(skip, b) {
+			items = append(items, helpItem(st, b))
+		}
+	}
+	return fitItems(st, items, k, width)
+}
+
+// containsBinding reports whether bs holds a binding shown as b.
+func containsBinding(bs []key.Binding, b key.Binding) bool {
+	for _, x := range bs {
+		if x.Help() == b.Help() {
+			return true
+		}
+	}
+	return false
+}
+
+// fitItems joins items on one line of width cells; when they do not all
+// fit it keeps the first ones and ends with "? more" (or "…" when ? is
+// not a key right now).
+func fitItems(st *theme.Styles, items []string, k KeyMap, width int) string {
+	more := ""
+	if k.Help.Enabled() {
+		more = st.Help.Key.Render(keyName(k.Help)) + " " + st.Help.Desc.Render("more")
+	}
+	sep := st.Help.Sep.Render(helpSep)
+	line := strings.Join(items, sep)
+	if more != "" {
+		if line != "" {
+			line += sep
+		}
+		line += more
+	}
+	if ansi.StringWidth(line) <= width {
+		return line
+	}
+	tail := more
+	if tail == "" {
+		tail = st.Help.Sep.Render("…")
+	}
+	room := width - ansi.StringWidth(tail)
+	var b strings.Builder
+	used := 0
+	for _, it := range items {
+		add := ansi.StringWidth(it)
+		if used > 0 {
+			add += ansi.StringWidth(helpSep)
+		}
+		if used+add+ansi.StringWidth(helpSep) > room {
+			break
+		}
+		if used > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(it)
+		used += add
+	}
+	if used > 0 {
+		b.WriteString(sep)
+	}
+	b.WriteString(tail)
+	return fitLine(b.String(), width)
+}
+
+// viewKeys are the enabled keys of the screen shown instead of the
+// conversation: the view bar lists them where the input stands, so a
+// view whose letters are keys does not look like a prompt.
+func (k KeyMap) viewKeys(v screen) []key.Binding {
+	var all []key.Binding
+	switch v {
+	case screenCrew:
+		all = []key.Binding{k.ViewBack, k.CrewOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
+			k.CrewUp, k.CrewDown}
+	case screenChild:
+		all = []key.Binding{k.Back, k.ViewBack, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
+			k.LineUp, k.LineDown, k.FocusNext}
+	case screenMCP:
+		all = []key.Binding{k.ViewBack, k.MCPReconnect, k.MCPTrust, k.MCPUp, k.MCPDown}
+	}
+	var out []key.Binding
+	for _, b := range all {
+		if b.Enabled() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// viewTitle names a screen on its view bar.
+func viewTitle(v screen) string {
+	switch v {
+	case screenCrew:
+		return "crew overview"
+	case screenChild:
+		return "subagent view"
+	case screenMCP:
+		return "MCP servers"
+	}
+	return ""
+}
+
+// viewBar is the line drawn where the input stands while a screen takes
+// the keys: its name and its keys.
+func (k KeyMap) viewBar(st *theme.Styles, v screen, width int) string {
+	lead := st.Help.Key.Render("▸ "+viewTitle(v)) + st.Help.Sep.Render(": ")
+	var items []string
+	for _, b := range k.viewKeys(v) {
+		items = append(items, helpItem(st, b))
+	}
+	return fitLine(lead+fitItems(st, items, k, max(width-ansi.StringWidth(ansi.Strip(lead)), 1)), width)
+}
+
+// minTranscriptRows is what the full help leaves of the transcript at
+// least; taller help is paged.
+const minTranscriptRows = 3

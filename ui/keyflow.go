@@ -1,0 +1,230 @@
+package ui
+
+import (
+	"slices"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// This file holds the rules that keep a key from doing what the user did
+// not mean: the full help's pages, the second x that confirms a cancel,
+// the word that says why a key does nothing here, the grace before an
+// approval takes keys, and where esc goes back to (docs/ui.md, "Keys").
+
+// approvalGrace is how long the keyboard must be quiet after a request
+// appears before its keys answer it: keys typed for something else (a
+// message, a command) must not answer a question the user has not read.
+const approvalGrace = 425 * time.Millisecond
+
+// keyFlow is the state of those rules.
+type keyFlow struct {
+	helpPage int // the full help's page shown
+
+	// armID is the child a first x armed to cancel; the next key
+	// either confirms (x again) or disarms.
+	armID, armName string
+
+	// passing: the status hint is a passing word the next key clears.
+	passing bool
+
+	// grace runs after a request appears (and again after every key
+	// typed during it); graceID tags its tick so an older one is stale.
+	// graceFor is approvalGrace; tests set 0 to answer at once.
+	grace    bool
+	graceID  int
+	graceFor time.Duration
+	graceCmd tea.Cmd // the tick to start, taken by step
+
+	// crewFrom is the pane focused when the overview was opened; nil:
+	// it was opened from the input.
+	crewFrom Block
+}
+
+// graceMsg ends an approval's grace, unless a newer key restarted it.
+type graceMsg struct{ id int }
+
+// toggleHelp opens the full help, turns its page, or closes it after
+// the last one.
+func (m *Model) toggleHelp() {
+	switch {
+	case !m.fullHelp:
+		m.fullHelp, m.kx.helpPage = true, 0
+	case m.kx.helpPage < len(m.helpPages())-1:
+		m.kx.helpPage++
+	default:
+		m.fullHelp, m.kx.helpPage = false, 0
+	}
+}
+
+// say shows a passing word in the status bar; the next key clears it.
+func (m *Model) say(s string) {
+	m.status.SetHint(s)
+	m.kx.passing = true
+}
+
+// keyFlowFirst runs before any other handling of k but ctrl+c: it clears
+// a passing word, settles an armed cancel, and holds keys back during an
+// approval's grace. done says k needs nothing more.
+func (m *Model) keyFlowFirst(k tea.KeyMsg) (tea.Cmd, bool) {
+	if m.kx.passing {
+		m.kx.passing = false
+		m.status.SetHint("")
+	}
+	if m.kx.armID != "" {
+		id := m.kx.armID
+		m.kx.armID, m.kx.armName = "", ""
+		m.status.SetHint("")
+		b := m.chosenChild()
+		if matchesAny(k, m.keys.CancelChild) && b != nil && b.AgentID() == id {
+			return m.cancelChild(b), true
+		}
+		if matchesAny(k, m.keys.ViewBack) {
+			return nil, true // esc keeps it
+		}
+	}
+	if m.kx.grace && m.appr.focus && m.appr.block != nil {
+		// A key in flight: the request waits until the typing stops.
+		return m.restartGrace(), true
+	}
+	return nil, false
+}
+
+// armCancel is the first x: it asks for a second one.
+func (m *Model) armCancel(b *SubagentBlock) {
+	m.kx.armID, m.kx.armName = b.AgentID(), b.Name()
+	verb := "cancel"
+	if b.isShell() {
+		verb = "kill"
+	}
+	m.status.SetHint(keyName(m.keys.CancelChild) + " again to " + verb + " " + oneLine(b.Name()) + " · " +
+		keyName(m.keys.ViewBack) + " keeps it")
+}
+
+// startGrace starts the grace of a request just shown.
+func (m *Model) startGrace() {
+	if m.kx.graceFor <= 0 || m.appr.block == nil {
+		return
+	}
+	m.kx.grace = true
+	m.appr.block.SetSettling(true)
+	m.kx.graceCmd = m.restartGrace()
+}
+
+// restartGrace starts the grace's clock again.
+func (m *Model) restartGrace() tea.Cmd {
+	m.kx.graceID++
+	id := m.kx.graceID
+	return tea.Tick(m.kx.graceFor, func(time.Time) tea.Msg { return graceMsg{id: id} })
+}
+
+// takeGraceCmd is the grace tick startGrace asked for, once.
+func (m *Model) takeGraceCmd() tea.Cmd {
+	c := m.kx.graceCmd
+	m.kx.graceCmd = nil
+	return c
+}
+
+// endGrace ends the grace when msg is its newest tick.
+func (m *Model) endGrace(msg graceMsg) {
+	if msg.id != m.kx.graceID || !m.kx.grace {
+		return
+	}
+	m.kx.grace = false
+	if m.appr.block != nil {
+		m.appr.block.SetSettling(false)
+	}
+}
+
+// matchesAny is key.Matches that ignores whether b is enabled: it finds
+// the keys that mean something elsewhere but not here.
+func matchesAny(k tea.KeyMsg, b key.Binding) bool {
+	return slices.Contains(b.Keys(), k.String())
+}
+
+// explainChildKey says why a crew key does nothing on b now, so the key
+// neither falls into the input nor vanishes; false when k is none of
+// them.
+func (m *Model) explainChildKey(k tea.KeyMsg, b *SubagentBlock) bool {
+	name := oneLine(b.Name())
+	why := ""
+	switch {
+	case matchesAny(k, m.keys.ChildPause):
+		switch {
+		case b.isShell():
+			why = "a background shell cannot be paused"
+		case !b.Running():
+			why = name + " has finished: nothing to pause"
+		}
+	case matchesAny(k, m.keys.ChildBackground):
+		switch {
+		case !b.Running():
+			why = name + " has finished: nothing to move to the background"
+		case b.Background():
+			why = name + " already runs in the background"
+		}
+	case matchesAny(k, m.keys.CancelChild):
+		if !b.Running() {
+			why = name + " has finished: nothing to cancel"
+		}
+	case matchesAny(k, m.keys.ChildMessage):
+		switch {
+		case b.isShell():
+			why = "a background shell takes no messages"
+		case m.engine == nil:
+			why = "no engine to send a message through"
+		}
+	default:
+		return false
+	}
+	if why == "" {
+		return false
+	}
+	m.say(why)
+	return true
+}
+
+// backTo names where esc goes back to from the current focus, for the
+// help's "esc back to …".
+func (m *Model) backTo() string {
+	switch m.view {
+	case screenChild:
+		if m.cv != nil && m.cv.tr.Focused() != nil {
+			return "the view"
+		}
+		if m.cvFrom == screenCrew {
+			return "the overview"
+		}
+		if m.cv != nil && m.tr.IndexOf(m.cv.Pane()) >= 0 {
+			return "the pane"
+		}
+		return "the input"
+	case screenCrew:
+		if m.kx.crewFrom != nil && m.tr.IndexOf(m.kx.crewFrom) >= 0 {
+			return "the pane"
+		}
+		return "the input"
+	case screenMCP:
+		return "the input"
+	}
+	if m.transcriptFocus && m.appr.block != nil {
+		return "the request"
+	}
+	return "the input"
+}
+
+// viewBarShown reports whether the view bar stands where the input does:
+// a screen has the keys and no message to a child is being typed.
+func (m *Model) viewBarShown() bool {
+	return m.view != screenMain && m.addr == nil && !m.appr.focus
+}
+
+// inputHeight is the height of the input, or of the view bar in its
+// place.
+func (m *Model) inputHeight() int {
+	if m.viewBarShown() {
+		return 2 // the rule and the bar
+	}
+	return m.input.Height()
+}
