@@ -66,6 +66,9 @@ type Config struct {
 	// CompactOverflow) and the user's focus; what it returns is added to
 	// the summary's instructions, and an error cancels the compaction.
 	BeforeCompact func(ctx context.Context, trigger, focus string) (extraInstructions string, err error)
+	// MaxOutputTokens is the part of the window kept for an answer; 0:
+	// unknown.
+	MaxOutputTokens int
 }
 
 // Steered is a message queued for an agent by Steer.

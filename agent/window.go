@@ -33,6 +33,21 @@ func (a *Agent) LearnContextWindow(n int, from string) {
 	a.cfg.Emit(a.contextReport())
 }
 
+// MaxOutputTokens returns the part of the window kept for an answer (0:
+// unknown).
+func (a *Agent) MaxOutputTokens() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.MaxOutputTokens
+}
+
+// SetMaxOutputTokens records the part of the window kept for an answer.
+func (a *Agent) SetMaxOutputTokens(n int) {
+	a.mu.Lock()
+	a.cfg.MaxOutputTokens = max(0, n)
+	a.mu.Unlock()
+}
+
 // ContextWindowFrom says where the window came from ("" when unknown or
 // set without saying).
 func (a *Agent) ContextWindowFrom() string {

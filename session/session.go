@@ -64,7 +64,8 @@ type Session struct {
 	cleaned      chan struct{}
 	cleanStarted atomic.Bool
 	// shells are the background shells of every agent of the session.
-	shells *tools.Shells
+	shells  *tools.Shells
+	windows *windows // the context windows of the session's models
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -150,6 +151,7 @@ func New(opts Options) (*Session, error) {
 	if !opts.DeferMCPStart {
 		s.cleanUp()
 	} // else the TUI's first frame comes first: StartMCP starts it
+	s.windows = newWindows(opts.Endpoint.Model)
 	if opts.Record {
 		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
 		if err != nil {
@@ -215,6 +217,7 @@ func New(opts Options) (*Session, error) {
 		Hooks:           s.childHooks(),
 		AutoCompact:     cfg.AutoCompact.Threshold(),
 		Shells:          s.shells,
+		Window:          s.childWindow,
 		OnMessage: func(src agent.Source, m agent.Message) {
 			if s.rec != nil {
 				s.rec.childMessage(src, m)
@@ -301,6 +304,8 @@ func New(opts Options) (*Session, error) {
 		}
 		go s.runSessionStart(source)
 	}
+	s.applyMainWindow(s.main.Model())
+	s.windows.built.Store(true)
 	return s, nil
 }
 
@@ -343,6 +348,7 @@ func (s *Session) undoLog() *tools.UndoLog {
 // emit puts an event on the session stream. Consumers drain it promptly;
 // a full buffer makes the producer wait rather than lose events.
 func (s *Session) emit(e agent.Event) {
+	s.noteWindow(e)
 	s.log.Event(e)
 	// A shell's output lines are for the panes: the session file keeps
 	// its start and end, not a stream of what it printed.
@@ -409,6 +415,7 @@ func (s *Session) Run(ctx context.Context, prompt string) error {
 // Retry sends the last user turn again (ui.Engine).
 func (s *Session) Retry(ctx context.Context) error {
 	s.mcpReady(ctx)
+	s.waitWindow(ctx)
 	s.undoLog().BeginTurn()
 	// A slash command's turn is retried on its model and with its tools.
 	ctx, model := s.ext.lastTurn(ctx)
@@ -472,6 +479,7 @@ func (s *Session) Model() string { return s.main.Model() }
 // SetModel changes the main agent's model (ui.Engine).
 func (s *Session) SetModel(m string) {
 	s.main.SetModel(m)
+	s.applyMainWindow(m)
 	if s.rec != nil {
 		s.rec.rec.SetModel(m)
 	}
@@ -481,6 +489,7 @@ func (s *Session) SetModel(m string) {
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
 	s.endHooks("other")
+	s.windows.stop()
 	s.closeMCP()
 	// Children stopping emit their last events; once the consumer is gone
 	// (the TUI has quit) nobody reads them, so they are drained here (the
@@ -529,6 +538,7 @@ func (s *Session) Events() <-chan agent.Event { return s.events }
 // after it.
 func (s *Session) EndEvents() {
 	s.endHooks("other")
+	s.windows.stop()
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
@@ -549,6 +559,7 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 	if err != nil {
 		return agent.Result{Reason: agent.StopError}, err
 	}
+	s.waitWindow(ctx)
 	s.undoLog().BeginTurn()
 	return s.driver.Run(ctx, prompt)
 }
