@@ -3,6 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"unicode/utf8"
 )
 
 // The context window: what the model can hold in one request. The main
@@ -177,3 +179,52 @@ func (a *Agent) estimateRequestLocked() int {
 // replaced or cut, so the fill is estimated afresh rather than from a
 // count of messages that are gone; a.mu is held.
 func (a *Agent) forgetPromptUsageLocked() { a.counted = promptCount{} }
+
+// resultShare is the part of the window one tool result may take: eight
+// results fill the window, so no single one can overflow it.
+const resultShare = 8
+
+// minResultBudget keeps results readable in a very small window.
+const minResultBudget = 1 << 10
+
+// ResultBudget is the most bytes one tool result may hold for this agent:
+// an eighth of its model's window (at four bytes a token), at least 1 KB,
+// and 0 when the window is unknown (the tools' own caps apply; 256 KB at
+// most). The tools learn it from their call's context
+// (tools.WithResultBudget).
+func (a *Agent) ResultBudget() int {
+	w := a.ContextWindow()
+	if w <= 0 {
+		return 0
+	}
+	return max(minResultBudget, w/resultShare*bytesPerToken)
+}
+
+// noteRoom is what the tools keep free under the budget for the note that
+// says how to get the rest of a cut result.
+const noteRoom = 256
+
+// toolBudget is the budget handed to the tools: ResultBudget less room for
+// their notes, so the agent's own cut never takes a tool's note away.
+func (a *Agent) toolBudget() int {
+	b := a.ResultBudget()
+	if b <= 0 {
+		return 0
+	}
+	return b - noteRoom
+}
+
+// capResult cuts a tool result that still passes the budget (a child's
+// report, a tool without a cap of its own) at a rune boundary, saying so.
+func (a *Agent) capResult(s string) string {
+	limit := a.ResultBudget()
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	note := fmt.Sprintf("\n\n[result cut to %d of %d bytes: one result may take an eighth of this model's context window. Ask for less: a narrower path, pattern or range.]", limit, len(s))
+	cut := max(0, limit-len(note))
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + note
+}

@@ -2,13 +2,19 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"unicode/utf8"
 	"testing"
 
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
+	"covey/tools"
 )
 
 // TestContextFill checks the fill of the next request: an estimate of the
@@ -137,4 +143,77 @@ func (r *recorder) snapshot() []agent.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]agent.Event(nil), r.events...)
+}
+
+// TestSmallWindowReadFits checks that with a small window a read_file of a
+// big file comes back sized to the window, so the next request fits, while
+// the same read without a known window overflows it.
+func TestSmallWindowReadFits(t *testing.T) {
+	root := t.TempDir()
+	var big strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&big, "line %d of a big file that no small window can hold whole\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.txt"), []byte(big.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, window := range map[string]int{"window known": 4096, "window unknown": 0} {
+		t.Run(name, func(t *testing.T) {
+			srv := scriptedtest.New(t, scripted.WithWindow("", scripted.Window{Tokens: 4096}))
+			srv.Add(scripted.Conversation{Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]any{"path": "big.txt"}}}},
+				{Text: "read it"},
+			}})
+			rec := &recorder{}
+			a := newAgent(t, srv, rec, 0, tools.NewReadFile(&tools.Env{WS: ws}))
+			a.SetContextWindow(window)
+			_, err := a.Run(context.Background(), "read big.txt")
+			if window == 0 {
+				if !errors.Is(err, agent.ErrContextLength) {
+					t.Fatalf("err = %v, want the overflow the cap prevents", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			h := a.History()
+			res := h[len(h)-2] // the tool result before the answer
+			if res.Role != agent.RoleTool || len(res.Content) > a.ResultBudget()+300 || !strings.Contains(res.Content, "offset=") {
+				t.Errorf("tool result of %d bytes (budget %d), want it cut with a way on:\n%.300s", len(res.Content), a.ResultBudget(), res.Content)
+			}
+			for _, e := range srv.Journal() {
+				if e.Overflow {
+					t.Errorf("a request of %d tokens passed the window", e.PromptTokens)
+				}
+			}
+		})
+	}
+}
+
+// TestCapResult checks the agent's own cut of a result that passes its
+// budget, whatever tool made it.
+func TestCapResult(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: "loud", Args: map[string]any{}}}},
+		{Text: "ok"},
+	}})
+	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
+		return tools.Result{Content: strings.Repeat("é", 10000)}
+	}}
+	a := newAgent(t, srv, &recorder{}, 0, loud)
+	a.SetContextWindow(8192)
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	h := a.History()
+	got := h[len(h)-2].Content
+	if len(got) > a.ResultBudget() || !utf8.ValidString(got) || !strings.Contains(got, "result cut to") {
+		t.Errorf("result of %d bytes (budget %d), valid UTF-8 %v:\n%.200s", len(got), a.ResultBudget(), utf8.ValidString(got), got[len(got)-200:])
+	}
 }

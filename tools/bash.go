@@ -282,7 +282,7 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	}
 	pgid := cmd.Process.Pid
 
-	out := newHeadTail(bashOutputCap / 2)
+	out := newHeadTail(ResultBudget(ctx, bashOutputCap) / 2)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -474,7 +474,7 @@ func (h *headTail) String() string {
 	head := trimPartialRuneEnd(h.head)
 	tail = trimPartialRuneStart(tail)
 	cut = h.total - int64(len(head)) - int64(len(tail))
-	return fmt.Sprintf("%s\n… %d bytes cut …\n%s", head, cut, tail)
+	return fmt.Sprintf("%s\n… %d bytes cut (send the output to a file and grep or read_file it to see them) …\n%s", head, cut, tail)
 }
 
 // trimPartialRuneEnd drops an incomplete UTF-8 sequence at the end of b.

@@ -17,6 +17,9 @@ import (
 // globMax caps the paths one glob call shows.
 const globMax = 1000
 
+// globMaxBytes caps glob's output when no smaller share of the window does.
+const globMaxBytes = 64 << 10
+
 // globTool is the glob tool.
 type globTool struct {
 	env *Env
@@ -95,9 +98,10 @@ func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		return Result{Content: fmt.Sprintf("No files match %q under %s.", args.Pattern, dir), Summary: "0 files"}
 	}
 	var b strings.Builder
+	maxBytes := ResultBudget(ctx, globMaxBytes)
 	for i, h := range hits {
-		if i == t.max {
-			fmt.Fprintf(&b, "… %d more files not shown (%d in all); use a narrower pattern or path.\n", len(hits)-t.max, len(hits))
+		if i == t.max || b.Len()+len(h) >= maxBytes {
+			fmt.Fprintf(&b, "… %d more files not shown (%d in all); use a narrower pattern or path.\n", len(hits)-i, len(hits))
 			break
 		}
 		b.WriteString(h)

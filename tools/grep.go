@@ -114,7 +114,7 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return Errorf("grep %s: %v", args.Pattern, err)
 	}
-	return t.render(args, mode, jobs, results)
+	return t.render(args, mode, jobs, results, ResultBudget(ctx, t.maxBytes))
 }
 
 // jobs lists the files to search under dir (or dir itself when it is a
@@ -155,7 +155,7 @@ func (t *grepTool) jobs(ctx context.Context, dir string, filter *globFilter) ([]
 }
 
 // render turns results into the tool's output, applying the caps.
-func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult) Result {
+func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult, maxBytes int) Result {
 	var b strings.Builder
 	matches, files, shownFiles, binary, large := 0, 0, 0, 0, 0
 	cut := ""
@@ -176,7 +176,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 		}
 		switch mode {
 		case modeFiles, modeCount:
-			if shownFiles == t.maxFiles || b.Len() >= t.maxBytes {
+			if shownFiles == t.maxFiles || b.Len() >= maxBytes {
 				cut = fmt.Sprintf("Output cut at %d files; narrow the search with path or glob.", shownFiles)
 				continue
 			}
@@ -190,7 +190,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 			if args.Context > 0 && b.Len() > 0 {
 				b.WriteString("--\n")
 			}
-			cut = t.writeLines(&b, r.lines, matches-r.matches)
+			cut = t.writeLines(&b, r.lines, matches-r.matches, maxBytes)
 		}
 	}
 	if files == 0 {
@@ -215,14 +215,14 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 
 // writeLines appends one file's content-mode lines, stopping at the match
 // or byte cap; it returns a note when it stopped early.
-func (t *grepTool) writeLines(b *strings.Builder, lines []outLine, before int) string {
+func (t *grepTool) writeLines(b *strings.Builder, lines []outLine, before, maxBytes int) string {
 	shown := before
 	for _, l := range lines {
 		if l.match && shown == t.maxMatches {
 			return fmt.Sprintf("Output cut at %d matching lines; narrow the pattern, path or glob, or use output_mode files_with_matches or count.", t.maxMatches)
 		}
-		if b.Len()+len(l.text) >= t.maxBytes {
-			return fmt.Sprintf("Output cut at %d KB after %d matching lines; narrow the pattern, path or glob, or use output_mode files_with_matches or count.", t.maxBytes>>10, shown)
+		if b.Len()+len(l.text) >= maxBytes {
+			return fmt.Sprintf("Output cut at %s after %d matching lines; narrow the pattern, path or glob, or use output_mode files_with_matches or count.", humanSize(int64(maxBytes)), shown)
 		}
 		b.WriteString(l.text)
 		b.WriteByte('\n')

@@ -16,6 +16,10 @@ import (
 // listDirMax caps the entries one list_dir call shows.
 const listDirMax = 1000
 
+// listDirMaxBytes caps list_dir's output when no smaller share of the
+// window does.
+const listDirMaxBytes = 64 << 10
+
 // listDir is the list_dir tool.
 type listDir struct {
 	env *Env
@@ -96,9 +100,10 @@ func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
 	if len(lines) == 0 {
 		b.WriteString("(no visible entries)\n")
 	}
+	maxBytes := ResultBudget(ctx, listDirMaxBytes)
 	for i, l := range lines {
-		if i == t.max {
-			fmt.Fprintf(&b, "… %d more entries not shown; use glob with a pattern to narrow down.\n", len(lines)-t.max)
+		if i == t.max || b.Len()+len(l) >= maxBytes {
+			fmt.Fprintf(&b, "… %d more entries not shown; use glob with a pattern to narrow down.\n", len(lines)-i)
 			break
 		}
 		b.WriteString(l)

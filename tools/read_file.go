@@ -114,7 +114,7 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	if t.env.Reads != nil {
 		t.env.Reads.Record(abs, data)
 	}
-	content, summary, err := numberLines(data, offset, limit)
+	content, summary, err := numberLines(data, offset, limit, ResultBudget(ctx, readMaxOutput))
 	if err != nil {
 		return Errorf("%s: %v", args.Path, err)
 	}
@@ -128,7 +128,7 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 
 // numberLines renders lines offset..offset+limit-1 of data cat -n style,
 // within the output cap, with a closing note on how to read further.
-func numberLines(data []byte, offset, limit int) (content, summary string, err error) {
+func numberLines(data []byte, offset, limit, maxOut int) (content, summary string, err error) {
 	total := bytes.Count(data, []byte{'\n'})
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		total++
@@ -155,8 +155,8 @@ func numberLines(data []byte, offset, limit int) (content, summary string, err e
 			rest = nil
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
-		text := lineText(line, readMaxLineLen)
-		if b.Len() > 0 && b.Len()+len(text)+8 > readMaxOutput {
+		text := lineText(line, min(readMaxLineLen, maxOut/2))
+		if b.Len() > 0 && b.Len()+len(text)+8 > maxOut {
 			capped = true
 			break
 		}
@@ -165,7 +165,7 @@ func numberLines(data []byte, offset, limit int) (content, summary string, err e
 	}
 	switch {
 	case capped:
-		fmt.Fprintf(&b, "\n(Output cut at %d KB after line %d of %d. To read further, call read_file with offset=%d.)", readMaxOutput>>10, last, total, last+1)
+		fmt.Fprintf(&b, "\n(Output cut at %s after line %d of %d. To read further, call read_file with offset=%d and a limit.)", humanSize(int64(maxOut)), last, total, last+1)
 	case last < total:
 		fmt.Fprintf(&b, "\n(Showing lines %d-%d of %d. To read further, call read_file with offset=%d.)", offset, last, total, last+1)
 	}

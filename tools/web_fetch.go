@@ -138,7 +138,7 @@ func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		}
 		note = fmt.Sprintf("(the fetch model could not answer (%v), so here is the page itself; answer the prompt from it)\n\n", err)
 	}
-	out, cut := capWebText(page.text, t.cfg.OutputCap)
+	out, cut := capWebText(page.text, ResultBudget(ctx, t.cfg.OutputCap))
 	out = note + out
 	if page.partial {
 		out += fmt.Sprintf("\n\n[the page is larger than %s; only its beginning was read]", sizeText(int(t.cfg.MaxBytes)))
