@@ -157,12 +157,14 @@ func (a *Agent) System() string {
 	return a.cfg.System
 }
 
-// SetHistory replaces the conversation (used to resume a session).
+// SetHistory replaces the conversation (used to resume a session) and
+// reports the new fill (a ContextReported event).
 func (a *Agent) SetHistory(h []Message) {
 	a.mu.Lock()
 	a.history = append([]Message(nil), h...)
 	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
+	a.cfg.Emit(a.contextReport())
 }
 
 // Usage returns the tokens this agent used over its lifetime.
@@ -247,12 +249,13 @@ func (a *Agent) overBudget() bool {
 		(a.cfg.MaxCost > 0 && a.cfg.Cost != nil && a.cost >= a.cfg.MaxCost)
 }
 
-// Reset clears the conversation.
+// Reset clears the conversation and reports the new fill.
 func (a *Agent) Reset() {
 	a.mu.Lock()
 	a.history = nil
 	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
+	a.cfg.Emit(a.contextReport())
 }
 
 // Tools returns the agent's tool registry.

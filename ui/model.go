@@ -668,6 +668,7 @@ func (m *Model) layout() {
 	m.comp.SetSize(m.width)
 	m.status.SetSize(m.width)
 	m.status.SetFrame(now, m.frame, m.rt.usage)
+	m.status.SetContext(m.rt.fill.Tokens, m.rt.fill.Window)
 	m.help.ShowAll = m.fullHelp
 
 	fixed := m.input.Height() + 1 + m.helpHeight()
