@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -227,4 +228,90 @@ func (a *Agent) capResult(s string) string {
 		cut--
 	}
 	return s[:cut] + note
+}
+
+// ContextBreakdown is what the next request of an agent carries, part by
+// part, in estimated tokens (/context shows it).
+type ContextBreakdown struct {
+	// Tokens is the fill as the gauge shows it (see ContextFill); Window
+	// and WindowFrom the model's window and where it came from.
+	Tokens, Window int
+	WindowFrom     string
+	// System is the system prompt without the memory files; Memory is the
+	// memory files' part of it (the project's instructions), and
+	// MemoryFiles their names.
+	System, Memory int
+	MemoryFiles    []string
+	// BuiltinTools and MCPTools are the tool definitions offered, built-in
+	// and from MCP servers, with their counts.
+	BuiltinTools, MCPTools int
+	Builtins, MCPs         int
+	// Messages are the user's and the model's messages, ToolResults the
+	// tool results, with their counts.
+	Messages, ToolResults     int
+	MessageCount, ResultCount int
+	// Compactable is about what a compaction would free: the history
+	// before the last keptTurns user turns, less a summary of it.
+	Compactable int
+}
+
+// keptTurns is how many of the last user turns a compaction keeps whole,
+// for ContextBreakdown's estimate of what it frees.
+const keptTurns = 2
+
+// mcpToolPrefix starts the name of every tool an MCP server offers.
+const mcpToolPrefix = "mcp__"
+
+// ContextBreakdown breaks the next request down into its parts. memory is
+// the part of the system prompt that comes from memory files (the session
+// knows which), counted apart from the rest of it.
+func (a *Agent) ContextBreakdown(memory string, memoryFiles []string) ContextBreakdown {
+	b := ContextBreakdown{MemoryFiles: memoryFiles}
+	b.Tokens, b.Window = a.ContextFill()
+	b.WindowFrom = a.ContextWindowFrom()
+	a.mu.Lock()
+	system := a.cfg.System
+	history := append([]Message(nil), a.history...)
+	a.mu.Unlock()
+	if system != "" {
+		b.Memory = EstimateTokens(memory)
+		b.System = max(0, EstimateMessage(Message{Content: system})-b.Memory)
+	}
+	for _, t := range a.cfg.Tools.Tools() {
+		n := EstimateToolSpec(ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
+		if strings.HasPrefix(t.Name(), mcpToolPrefix) {
+			b.MCPTools += n
+			b.MCPs++
+		} else {
+			b.BuiltinTools += n
+			b.Builtins++
+		}
+	}
+	cut, users := len(history), 0
+	for i := len(history) - 1; i >= 0 && users < keptTurns; i-- {
+		if history[i].Role == RoleUser {
+			users++
+			cut = i
+		}
+	}
+	if users < keptTurns {
+		cut = 0 // nothing older than the turns a compaction keeps
+	}
+	old := 0
+	for i, m := range history {
+		n := EstimateMessage(m)
+		if m.Role == RoleTool {
+			b.ToolResults += n
+			b.ResultCount++
+		} else {
+			b.Messages += n
+			b.MessageCount++
+		}
+		if i < cut {
+			old += n
+		}
+	}
+	// A summary keeps about a tenth of what it replaces, 2k tokens at most.
+	b.Compactable = max(0, old-min(old/10, 2000))
+	return b
 }

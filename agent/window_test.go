@@ -217,3 +217,47 @@ func TestCapResult(t *testing.T) {
 		t.Errorf("result of %d bytes (budget %d), valid UTF-8 %v:\n%.200s", len(got), a.ResultBudget(), utf8.ValidString(got), got[len(got)-200:])
 	}
 }
+
+func TestContextBreakdown(t *testing.T) {
+	mcpTool := &fakeTool{name: "mcp__srv__lookup", readOnly: true}
+	a := agent.New(agent.Config{
+		Model:  "m",
+		System: "base prompt of some length\n\n# Project instructions\n\nalways run the tests",
+		Tools:  tools.NewRegistry(echoTool("echo", true), mcpTool),
+	})
+	turn := func(q, call, result, answer string) []agent.Message {
+		return []agent.Message{
+			{Role: agent.RoleUser, Content: q},
+			{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: call, Name: "echo", Arguments: `{}`}}},
+			{Role: agent.RoleTool, ToolCallID: call, Name: "echo", Content: result},
+			{Role: agent.RoleAssistant, Content: answer},
+		}
+	}
+	var h []agent.Message
+	h = append(h, turn("first question", "c1", strings.Repeat("old result ", 500), "first answer")...)
+	h = append(h, turn("second question", "c2", "short", "second answer")...)
+	h = append(h, turn("third question", "c3", "short", "third answer")...)
+	a.SetHistory(h)
+	b := a.ContextBreakdown("always run the tests", []string{"AGENTS.md"})
+	if b.Memory != agent.EstimateTokens("always run the tests") || b.System <= 0 {
+		t.Errorf("system %d, memory %d; want the memory counted apart", b.System, b.Memory)
+	}
+	if b.Builtins != 1 || b.MCPs != 1 || b.BuiltinTools <= 0 || b.MCPTools <= 0 {
+		t.Errorf("tools %+v, want one built-in and one MCP tool", b)
+	}
+	if b.ResultCount != 3 || b.MessageCount != 9 {
+		t.Errorf("%d results and %d messages, want 3 and 9", b.ResultCount, b.MessageCount)
+	}
+	sum := b.System + b.Memory + b.BuiltinTools + b.MCPTools + b.Messages + b.ToolResults
+	if d := sum - b.Tokens; d < -4 || d > 4 {
+		t.Errorf("parts sum to %d, the fill is %d", sum, b.Tokens)
+	}
+	// The first turn (with its big result) is older than the two kept.
+	if first := agent.EstimateMessages(h[:4]); b.Compactable <= first/2 || b.Compactable > first {
+		t.Errorf("compactable %d, want most of the first turn's %d", b.Compactable, first)
+	}
+	a.SetHistory(h[4:])
+	if b := a.ContextBreakdown("", nil); b.Compactable != 0 {
+		t.Errorf("compactable %d with only the kept turns, want 0", b.Compactable)
+	}
+}

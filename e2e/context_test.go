@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,6 +56,7 @@ func TestContextWindowHeadless(t *testing.T) {
 			want:   40000, from: "server",
 		},
 		"from an overflow": {
+			config: "auto_compact: false\n", // the overflow ends the run instead of a compaction
 			window: &scripted.Window{Tokens: 3000, Hidden: true},
 			prompt: strings.Repeat("a long question ", 800),
 			want:   3000, from: "overflow", failing: true,
@@ -107,5 +110,43 @@ func TestContextWindowHeadless(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTUIContextGauge checks the gauge in the status bar of a real
+// terminal against a server that tells its window (vLLM's /v1/models): it
+// shows a share of the window, and /context breaks it down.
+func TestTUIContextGauge(t *testing.T) {
+	t.Parallel()
+	requireTmux(t)
+	srv := scriptedtest.New(t, scripted.WithWindow("e2e-model", scripted.Window{Tokens: 16384, Style: scripted.StyleVLLM}))
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "main.go"})}},
+		{Text: "E2E gauge answer."},
+	}})
+	ws := workspace(t, sampleFiles())
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+	// Known before anything is sent: the server told its window.
+	gauge := regexp.MustCompile(`ctx (\d+)%`)
+	s := tm.waitMatch(gauge)
+	before, _ := strconv.Atoi(gauge.FindStringSubmatch(s)[1])
+	if before < 5 || before > 60 {
+		t.Errorf("gauge %d%% before any request, want the prompt and tools' share of 16k:\n%s", before, frame(s))
+	}
+	tm.submit("read main.go")
+	tm.waitText("E2E gauge answer.")
+	s = tm.waitMatch(gauge)
+	if after, _ := strconv.Atoi(gauge.FindStringSubmatch(s)[1]); after <= before {
+		t.Errorf("gauge %d%% after a turn with a tool result, want more than %d%%:\n%s", after, before, frame(s))
+	}
+	if strings.Contains(s, "↑") {
+		t.Errorf("the status bar still shows cumulative tokens:\n%s", frame(s))
+	}
+
+	tm.submit("/context")
+	s = tm.waitText("Context:", "window: 16384 tokens, from the server", "tools, built-in", "tool results (1)", "messages (")
+	if !regexp.MustCompile(`system prompt\s+\d`).MatchString(s) {
+		t.Errorf("/context lacks the system prompt's tokens:\n%s", frame(s))
 	}
 }

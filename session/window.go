@@ -186,3 +186,13 @@ func (s *Session) noteWindow(e agent.Event) {
 		s.windows.learn(c.Model, c.Window)
 	}
 }
+
+// ContextBreakdown breaks the main agent's next request down into its
+// parts (/context).
+func (s *Session) ContextBreakdown() agent.ContextBreakdown {
+	var files []string
+	if s.env.InstructionsFile != "" {
+		files = []string{s.env.InstructionsFile}
+	}
+	return s.main.ContextBreakdown(s.env.Instructions, files)
+}
