@@ -34,9 +34,7 @@ func (t *globTool) Name() string   { return toolname.Glob }
 func (t *globTool) ReadOnly() bool { return true }
 
 func (t *globTool) Description() string {
-	return "Find files by path pattern, e.g. \"**/*.go\", \"src/**/*_test.ts\", \"*.{json,yaml}\". " +
-		"** crosses directories, * and ? do not. The pattern is matched against paths relative to the search directory (path, default the workspace root). " +
-		"Files ignored by .gitignore are left out. Returns matching file paths sorted by path."
+	return "Find files by path pattern (\"**/*.go\", \"src/**/*.{ts,tsx}\"; ** crosses directories) relative to path, skipping .gitignored files."
 }
 
 func (t *globTool) Schema() map[string]any { return globSchema() }
@@ -44,8 +42,8 @@ func (t *globTool) Schema() map[string]any { return globSchema() }
 var globSchema = ArgsSchema[globArgs](SchemaOpen)
 
 type globArgs struct {
-	Pattern string `json:"pattern" jsonschema:"Doublestar glob pattern, e.g. \"**/*.go\"."`
-	Path    string `json:"path,omitempty" jsonschema:"Directory to search in (default: the workspace root)."`
+	Pattern string `json:"pattern" jsonschema:"Doublestar glob."`
+	Path    string `json:"path,omitempty" jsonschema:"Default: the workspace root."`
 }
 
 func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {

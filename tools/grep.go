@@ -43,11 +43,7 @@ func (t *grepTool) Name() string   { return toolname.Grep }
 func (t *grepTool) ReadOnly() bool { return true }
 
 func (t *grepTool) Description() string {
-	return "Search file contents with a regular expression (Go RE2 syntax: no backreferences or lookaround; escape literal parentheses, brackets and dots). " +
-		"Searches path (a directory or one file; default the workspace root), skipping files ignored by .gitignore and binary files. " +
-		"output_mode: \"content\" (default) shows matching lines as path:line:text, with context lines (path-line-text) when context is set; " +
-		"\"files_with_matches\" lists matching files; \"count\" gives path:count. " +
-		"glob filters files, e.g. \"*.go\" (no slash: matched against the file name) or \"src/**/*.ts\"; prefix with ! to exclude."
+	return "Search file contents with a Go RE2 regexp (no lookaround or backreferences) under path, skipping .gitignored and binary files."
 }
 
 func (t *grepTool) Schema() map[string]any { return grepSchema() }
@@ -55,9 +51,9 @@ func (t *grepTool) Schema() map[string]any { return grepSchema() }
 var grepSchema = ArgsSchema[grepArgs](SchemaOpen)
 
 type grepArgs struct {
-	Pattern    string   `json:"pattern" jsonschema:"Regular expression (RE2 syntax), matched against each line."`
-	Path       string   `json:"path,omitempty" jsonschema:"Directory or file to search (default: the workspace root)."`
-	Glob       string   `json:"glob,omitempty" jsonschema:"Only search files matching this doublestar glob, e.g. \"*.go\" or \"!*_test.go\"."`
+	Pattern    string   `json:"pattern" jsonschema:"RE2, matched per line."`
+	Path       string   `json:"path,omitempty" jsonschema:"Directory or file; default the workspace root."`
+	Glob       string   `json:"glob,omitempty" jsonschema:"Files to search: \"*.go\", \"src/**/*.ts\", \"!*_test.go\"."`
 	IgnoreCase flexBool `json:"ignore_case,omitempty" jsonschema:"Match case-insensitively."`
 	OutputMode string   `json:"output_mode,omitempty" enum:"content,files_with_matches,count" jsonschema:"What to show (default content)."`
 	Context    flexInt  `json:"context,omitempty" jsonschema:"Lines of context before and after each match, content mode only (like grep -C)."`

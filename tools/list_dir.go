@@ -33,8 +33,7 @@ func (t *listDir) Name() string   { return toolname.ListDir }
 func (t *listDir) ReadOnly() bool { return true }
 
 func (t *listDir) Description() string {
-	return "List one directory: its subdirectories first (ending in /), then files with their sizes, each group sorted by name; symlinks show their target. " +
-		"Entries ignored by .gitignore are left out and .git is never shown. Not recursive: use glob to find files by pattern across the tree."
+	return "List one directory (not recursive): subdirectories ending in /, then files with sizes. Skips .gitignored entries."
 }
 
 func (t *listDir) Schema() map[string]any { return listDirSchema() }
@@ -42,7 +41,7 @@ func (t *listDir) Schema() map[string]any { return listDirSchema() }
 var listDirSchema = ArgsSchema[listDirArgs](SchemaOpen)
 
 type listDirArgs struct {
-	Path string `json:"path,omitempty" jsonschema:"Directory, absolute or relative to the workspace root (default: the root)."`
+	Path string `json:"path,omitempty" jsonschema:"Default: the workspace root."`
 }
 
 func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {

@@ -36,10 +36,8 @@ func (t *readFile) Name() string   { return toolname.ReadFile }
 func (t *readFile) ReadOnly() bool { return true }
 
 func (t *readFile) Description() string {
-	return "Read a text file. Returns numbered lines (cat -n style: line number, tab, text). " +
-		"By default shows up to 2000 lines from the start; use offset (1-based line number) and limit to read other parts of long files. " +
-		"Lines longer than 2000 characters are cut. Reading a file is required before editing it. " +
-		"Use list_dir for directories and grep to find where something is."
+	return "Read a text file as numbered lines (cat -n style), up to 2000 lines; offset and limit read other parts of long files. " +
+		"Required before editing a file."
 }
 
 func (t *readFile) Schema() map[string]any { return readFileSchema() }
@@ -47,9 +45,9 @@ func (t *readFile) Schema() map[string]any { return readFileSchema() }
 var readFileSchema = ArgsSchema[readFileArgs](SchemaOpen)
 
 type readFileArgs struct {
-	Path   string   `json:"path" jsonschema:"File path, absolute or relative to the workspace root."`
-	Offset *flexInt `json:"offset,omitempty" jsonschema:"1-based line number to start at (default 1)."`
-	Limit  *flexInt `json:"limit,omitempty" jsonschema:"Maximum number of lines to return (default 2000)."`
+	Path   string   `json:"path" jsonschema:"Absolute or relative to the workspace root."`
+	Offset *flexInt `json:"offset,omitempty" jsonschema:"First line, 1-based."`
+	Limit  *flexInt `json:"limit,omitempty" jsonschema:"Lines to return."`
 }
 
 func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
