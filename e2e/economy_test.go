@@ -3,8 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
@@ -83,4 +87,62 @@ func BenchmarkFirstRequestBytes(b *testing.B) {
 		n = len(firstRequest(b))
 	}
 	b.ReportMetric(float64(n), "bytes/request")
+}
+
+// TestPrefixStableAcrossContinue checks that a session continued on a
+// later day sends the system prompt and tools of its first day, byte for
+// byte, so a provider's prompt cache still holds its prefix: the date in
+// the prompt is the session's start date.
+func TestPrefixStableAcrossContinue(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Text: "one"}, {Text: "two"}}})
+	if r := h.run(t, "", "-p", "first"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	// The session began three days ago.
+	files, _ := filepath.Glob(filepath.Join(h.box.home, ".local", "share", "covey", "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %v, want one", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().AddDate(0, 0, -3)
+	created := regexp.MustCompile(`"created":"[^"]+"`)
+	if !created.Match(data) {
+		t.Fatalf("no created time in the session header:\n%.300s", data)
+	}
+	data = created.ReplaceAll(data, []byte(`"created":"`+then.UTC().Format(time.RFC3339Nano)+`"`))
+	if err := os.WriteFile(files[0], data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.run(t, "", "-p", "second", "--continue"); r.code != 0 {
+		t.Fatalf("continued run: exit %d\n%s", r.code, r.stderr)
+	}
+	j := h.srv.Journal()
+	if len(j) != 2 {
+		t.Fatalf("%d requests, want 2", len(j))
+	}
+	today, start := "Date: "+time.Now().Format("2006-01-02"), "Date: "+then.Format("2006-01-02")
+	if !strings.Contains(j[1].System, start) {
+		t.Errorf("the continued session's prompt lacks its start date %q:\n%s", start, j[1].System)
+	}
+	if want := strings.Replace(j[0].System, today, start, 1); j[1].System != want {
+		t.Errorf("the continued prompt differs from the first day's beyond the date:\n%s\n---\n%s", j[0].System, j[1].System)
+	}
+	if !equalJSON(t, j[0].Body, j[1].Body, "tools") {
+		t.Error("the tools offered changed between the first run and the continued one")
+	}
+}
+
+// equalJSON reports whether field is byte-identical in two request bodies.
+func equalJSON(t *testing.T, a, b []byte, field string) bool {
+	t.Helper()
+	var x, y map[string]json.RawMessage
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		t.Fatal("request bodies are not JSON objects")
+	}
+	return string(x[field]) == string(y[field])
 }

@@ -157,6 +157,7 @@ func New(opts Options) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.env.Date = s.rec.startDate(s.env.Date)
 	}
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
 	if err != nil {
