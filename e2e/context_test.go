@@ -150,3 +150,65 @@ func TestTUIContextGauge(t *testing.T) {
 		t.Errorf("/context lacks the system prompt's tokens:\n%s", frame(s))
 	}
 }
+
+// TestSmallWindowHeadless runs a model with an 8k window that reads a file
+// of 200 KB: the result comes back sized to the window, no request passes
+// it, and the turn ends with the model's answer.
+func TestSmallWindowHeadless(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t, scripted.WithWindow("e2e-model", scripted.Window{Tokens: 8192, Style: scripted.StyleLlamaCpp}))
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "big.txt"})}},
+		{Func: func(r scripted.Request) scripted.Turn {
+			res := r.LastMessage().Content
+			if !strings.Contains(res, "offset=") {
+				return scripted.Turn{Text: "NO WAY ON in a result of " + strconv.Itoa(len(res)) + " bytes"}
+			}
+			return scripted.Turn{Text: "SMALL WINDOW OK " + strconv.Itoa(len(res))}
+		}},
+	}})
+	files := sampleFiles()
+	var big strings.Builder
+	for i := 1; big.Len() < 200<<10; i++ {
+		big.WriteString("line " + strconv.Itoa(i) + " of a file far bigger than the model's whole window\n")
+	}
+	files["big.txt"] = big.String()
+	ws, box := workspace(t, files), newSandbox(t)
+	r := runCovey(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "read big.txt")
+	if r.code != 0 || !strings.Contains(r.stdout, "SMALL WINDOW OK") {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(r.stdout), "SMALL WINDOW OK")))
+	if n <= 0 || n > 8192/8*4 {
+		t.Errorf("read_file returned %d bytes, want at most an eighth of the 8k window (%d bytes)", n, 8192/8*4)
+	}
+	for _, e := range srv.Journal() {
+		if e.Overflow || e.PromptTokens > 8192 {
+			t.Errorf("a request of %d tokens passed the 8k window", e.PromptTokens)
+		}
+	}
+}
+
+// TestChildOwnWindow checks that a child runs against its own model's
+// window, from config's models map, not its parent's.
+func TestChildOwnWindow(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	writeUserConfig(t, h.box, "subagent_model: child-model\nmodels:\n  e2e-model: {context_window: 50000}\n  child-model: {context_window: 20000}\n")
+	scriptDelegation(h.srv)
+	r := h.run(t, "", "-p", "where is greeting defined?", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	windows := map[string]float64{}
+	for _, ev := range contextEvents(t, r.stdout) {
+		who, _ := ev["agent_id"].(string)
+		if who != "main" {
+			who = "child"
+		}
+		windows[who], _ = ev["window"].(float64)
+	}
+	if windows["main"] != 50000 || windows["child"] != 20000 {
+		t.Errorf("windows %v, want main 50000 and the child its own 20000", windows)
+	}
+}
