@@ -212,3 +212,51 @@ func TestChildOwnWindow(t *testing.T) {
 		t.Errorf("windows %v, want main 50000 and the child its own 20000", windows)
 	}
 }
+
+// TestChildOverflowTeachesParent checks that a window one agent learns from
+// an overflow is the model's for the whole session: a child on the main
+// agent's model overflows reading a big file, and the main agent, on the
+// same model, knows the window before its own next request.
+func TestChildOverflowTeachesParent(t *testing.T) {
+	t.Parallel()
+	const window = 6000
+	srv := scriptedtest.New(t, scripted.WithWindow("e2e-model", scripted.Window{Tokens: window, Hidden: true}))
+	kid := child{marker: "[e2e:bigread]", description: "read the big file", turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "big.txt"})}},
+		{Text: "never reached: the request above overflows"},
+	}}
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		spawn("Sending a reader.", kid),
+		{Text: "PARENT ANSWER after the child's failure."},
+	}})
+	srv.Add(kid.conversation())
+	files := sampleFiles()
+	var big strings.Builder
+	for i := 1; big.Len() < 60<<10; i++ {
+		big.WriteString("line " + strconv.Itoa(i) + " of a file bigger than the window\n")
+	}
+	files["big.txt"] = big.String()
+	ws, box := workspace(t, files), newSandbox(t)
+	r := runCovey(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "read it", "--output-format", "stream-json")
+	if r.code != 0 || !strings.Contains(r.stdout, "PARENT ANSWER") {
+		t.Fatalf("exit %d\nstderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	learned := false
+	for _, ev := range contextEvents(t, r.stdout) {
+		if ev["agent_id"] == "main" && ev["window"] == float64(window) && ev["window_from"] == "overflow" {
+			learned = true
+		}
+	}
+	if !learned {
+		t.Errorf("the main agent never learned the window its child met:\n%v", contextEvents(t, r.stdout))
+	}
+	overflows := 0
+	for _, e := range srv.Journal() {
+		if e.Overflow {
+			overflows++
+		}
+	}
+	if overflows != 1 {
+		t.Errorf("%d requests overflowed, want only the child's one", overflows)
+	}
+}

@@ -182,8 +182,15 @@ func (s *Session) endpointOf(p agent.Provider) config.Endpoint {
 // noteWindow hears every event on its way out: a window an overflow taught
 // one agent is the model's for the rest of the session.
 func (s *Session) noteWindow(e agent.Event) {
-	if c, ok := e.(agent.ContextReported); ok && c.WindowFrom == agent.WindowFromOverflow && c.Model != "" {
-		s.windows.learn(c.Model, c.Window)
+	c, ok := e.(agent.ContextReported)
+	if !ok || c.WindowFrom != agent.WindowFromOverflow || c.Model == "" {
+		return
+	}
+	s.windows.learn(c.Model, c.Window)
+	// A child on the main agent's model taught it too. (The main agent's
+	// own report comes back here as well, and stops: it is not a child.)
+	if c.IsChild() && s.main != nil && s.main.Model() == c.Model && s.main.ContextWindow() != c.Window {
+		s.main.LearnContextWindow(c.Window, agent.WindowFromOverflow)
 	}
 }
 
