@@ -155,11 +155,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			return res, nil
 		}
 		results := a.runTools(ctx, msg.ToolCalls)
-		budget := a.cfg.ToolResultsBudget
-		if budget <= 0 {
-			budget = DefaultToolResultsBudget
-		}
-		fitToolResults(results, budget)
+		fitToolResults(results, a.toolResultsBudget())
 		res.ToolCalls += len(results)
 		a.append(results...)
 		a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})

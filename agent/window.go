@@ -315,3 +315,23 @@ func (a *Agent) ContextBreakdown(memory string, memoryFiles []string) ContextBre
 	b.Compactable = max(0, old-min(old/10, 2000))
 	return b
 }
+
+// messageShare is the part of the window the results of one assistant
+// message may take together: however many calls run in parallel, their
+// results leave the other half for the rest of the conversation.
+const messageShare = 2
+
+// toolResultsBudget is the bound on the results of one assistant message
+// together (see fitToolResults): Config.ToolResultsBudget when set, else
+// half the window (at four bytes a token), never more than
+// DefaultToolResultsBudget, which also stands when the window is unknown.
+func (a *Agent) toolResultsBudget() int {
+	if a.cfg.ToolResultsBudget > 0 {
+		return a.cfg.ToolResultsBudget
+	}
+	w := a.ContextWindow()
+	if w <= 0 {
+		return DefaultToolResultsBudget
+	}
+	return min(DefaultToolResultsBudget, max(4*minResultBudget, w/messageShare*bytesPerToken))
+}

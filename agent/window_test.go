@@ -261,3 +261,32 @@ func TestContextBreakdown(t *testing.T) {
 		t.Errorf("compactable %d with only the kept turns, want 0", b.Compactable)
 	}
 }
+
+// TestParallelResultsFitTheWindow checks that the results of one message's
+// parallel calls together take at most half a known window, each still
+// within its own share.
+func TestParallelResultsFitTheWindow(t *testing.T) {
+	srv := scriptedtest.New(t, scripted.WithWindow("", scripted.Window{Tokens: 8192}))
+	var calls []scripted.Call
+	for i := range 8 {
+		calls = append(calls, scripted.Call{Name: "loud", Args: map[string]any{"n": i}})
+	}
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "ok"}}})
+	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
+		return tools.Result{Content: strings.Repeat("x", 100_000)}
+	}}
+	a := newAgent(t, srv, &recorder{}, 0, loud)
+	a.SetContextWindow(8192)
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	total := 0
+	for _, m := range a.History() {
+		if m.Role == agent.RoleTool {
+			total += len(m.Content)
+		}
+	}
+	if half := 8192 / 2 * 4; total > half {
+		t.Errorf("8 parallel results take %d bytes, over half the window (%d)", total, half)
+	}
+}
