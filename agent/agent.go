@@ -66,6 +66,9 @@ type Config struct {
 	// CompactOverflow) and the user's focus; what it returns is added to
 	// the summary's instructions, and an error cancels the compaction.
 	BeforeCompact func(ctx context.Context, trigger, focus string) (extraInstructions string, err error)
+	// MaxOutputTokens is the part of the window kept for an answer; 0:
+	// unknown.
+	MaxOutputTokens int
 }
 
 // Steered is a message queued for an agent by Steer.
@@ -154,12 +157,14 @@ func (a *Agent) System() string {
 	return a.cfg.System
 }
 
-// SetHistory replaces the conversation (used to resume a session).
+// SetHistory replaces the conversation (used to resume a session) and
+// reports the new fill (a ContextReported event).
 func (a *Agent) SetHistory(h []Message) {
 	a.mu.Lock()
 	a.history = append([]Message(nil), h...)
 	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
+	a.cfg.Emit(a.contextReport())
 }
 
 // Usage returns the tokens this agent used over its lifetime.
@@ -244,12 +249,13 @@ func (a *Agent) overBudget() bool {
 		(a.cfg.MaxCost > 0 && a.cfg.Cost != nil && a.cost >= a.cfg.MaxCost)
 }
 
-// Reset clears the conversation.
+// Reset clears the conversation and reports the new fill.
 func (a *Agent) Reset() {
 	a.mu.Lock()
 	a.history = nil
 	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
+	a.cfg.Emit(a.contextReport())
 }
 
 // Tools returns the agent's tool registry.

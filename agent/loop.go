@@ -155,11 +155,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			return res, nil
 		}
 		results := a.runTools(ctx, msg.ToolCalls)
-		budget := a.cfg.ToolResultsBudget
-		if budget <= 0 {
-			budget = DefaultToolResultsBudget
-		}
-		fitToolResults(results, budget)
+		fitToolResults(results, a.toolResultsBudget())
 		res.ToolCalls += len(results)
 		a.append(results...)
 		a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})
@@ -278,7 +274,7 @@ func (a *Agent) finishTool(ctx context.Context, c ToolCall, sc startedCall) Mess
 		r = a.runHooked(ctx, c, t, args)
 	}
 	a.emit(ToolFinished{Source: a.cfg.Source, CallID: c.ID, Name: c.Name, KeyArg: key, Duration: time.Since(start), Result: r})
-	content := r.Content
+	content := a.capResult(r.Content)
 	if content == "" {
 		content = "(no output)"
 	}
@@ -303,6 +299,7 @@ func (a *Agent) runHooked(ctx context.Context, c ToolCall, t tools.Tool, args js
 	tctx := tools.WithProgress(tools.WithCallID(ctx, c.ID), func(p tools.Progress) {
 		a.emit(ToolProgress{Source: src, CallID: c.ID, Name: c.Name, Progress: p})
 	})
+	tctx = tools.WithResultBudget(tctx, a.toolBudget())
 	r := safeRun(tctx, t, args)
 	// A tool that failed because of the cancel says so plainly; one that
 	// finished as the cancel landed keeps its result.

@@ -3,6 +3,9 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // The context window: what the model can hold in one request. The main
@@ -31,6 +34,21 @@ func (a *Agent) SetContextWindow(n int) {
 func (a *Agent) LearnContextWindow(n int, from string) {
 	a.setWindow(n, from)
 	a.cfg.Emit(a.contextReport())
+}
+
+// MaxOutputTokens returns the part of the window kept for an answer (0:
+// unknown).
+func (a *Agent) MaxOutputTokens() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.MaxOutputTokens
+}
+
+// SetMaxOutputTokens records the part of the window kept for an answer.
+func (a *Agent) SetMaxOutputTokens(n int) {
+	a.mu.Lock()
+	a.cfg.MaxOutputTokens = max(0, n)
+	a.mu.Unlock()
 }
 
 // ContextWindowFrom says where the window came from ("" when unknown or
@@ -162,3 +180,158 @@ func (a *Agent) estimateRequestLocked() int {
 // replaced or cut, so the fill is estimated afresh rather than from a
 // count of messages that are gone; a.mu is held.
 func (a *Agent) forgetPromptUsageLocked() { a.counted = promptCount{} }
+
+// resultShare is the part of the window one tool result may take: eight
+// results fill the window, so no single one can overflow it.
+const resultShare = 8
+
+// minResultBudget keeps results readable in a very small window.
+const minResultBudget = 1 << 10
+
+// ResultBudget is the most bytes one tool result may hold for this agent:
+// an eighth of its model's window (at four bytes a token), at least 1 KB,
+// and 0 when the window is unknown (the tools' own caps apply; 256 KB at
+// most). The tools learn it from their call's context
+// (tools.WithResultBudget).
+func (a *Agent) ResultBudget() int {
+	w := a.ContextWindow()
+	if w <= 0 {
+		return 0
+	}
+	return max(minResultBudget, w/resultShare*bytesPerToken)
+}
+
+// noteRoom is what the tools keep free under the budget for the note that
+// says how to get the rest of a cut result.
+const noteRoom = 256
+
+// toolBudget is the budget handed to the tools: ResultBudget less room for
+// their notes, so the agent's own cut never takes a tool's note away.
+func (a *Agent) toolBudget() int {
+	b := a.ResultBudget()
+	if b <= 0 {
+		return 0
+	}
+	return b - noteRoom
+}
+
+// capResult cuts a tool result that still passes the budget (a child's
+// report, a tool without a cap of its own) at a rune boundary, saying so.
+func (a *Agent) capResult(s string) string {
+	limit := a.ResultBudget()
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	note := fmt.Sprintf("\n\n[result cut to %d of %d bytes: one result may take an eighth of this model's context window. Ask for less: a narrower path, pattern or range.]", limit, len(s))
+	cut := max(0, limit-len(note))
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + note
+}
+
+// ContextBreakdown is what the next request of an agent carries, part by
+// part, in estimated tokens (/context shows it).
+type ContextBreakdown struct {
+	// Tokens is the fill as the gauge shows it (see ContextFill); Window
+	// and WindowFrom the model's window and where it came from.
+	Tokens, Window int
+	WindowFrom     string
+	// System is the system prompt without the memory files; Memory is the
+	// memory files' part of it (the project's instructions), and
+	// MemoryFiles their names.
+	System, Memory int
+	MemoryFiles    []string
+	// BuiltinTools and MCPTools are the tool definitions offered, built-in
+	// and from MCP servers, with their counts.
+	BuiltinTools, MCPTools int
+	Builtins, MCPs         int
+	// Messages are the user's and the model's messages, ToolResults the
+	// tool results, with their counts.
+	Messages, ToolResults     int
+	MessageCount, ResultCount int
+	// Compactable is about what a compaction would free: the history
+	// before the last keptTurns user turns, less a summary of it.
+	Compactable int
+}
+
+// keptTurns is how many of the last user turns a compaction keeps whole,
+// for ContextBreakdown's estimate of what it frees.
+const keptTurns = 2
+
+// mcpToolPrefix starts the name of every tool an MCP server offers.
+const mcpToolPrefix = "mcp__"
+
+// ContextBreakdown breaks the next request down into its parts. memory is
+// the part of the system prompt that comes from memory files (the session
+// knows which), counted apart from the rest of it.
+func (a *Agent) ContextBreakdown(memory string, memoryFiles []string) ContextBreakdown {
+	b := ContextBreakdown{MemoryFiles: memoryFiles}
+	b.Tokens, b.Window = a.ContextFill()
+	b.WindowFrom = a.ContextWindowFrom()
+	a.mu.Lock()
+	system := a.cfg.System
+	history := append([]Message(nil), a.history...)
+	a.mu.Unlock()
+	if system != "" {
+		b.Memory = EstimateTokens(memory)
+		b.System = max(0, EstimateMessage(Message{Content: system})-b.Memory)
+	}
+	for _, t := range a.cfg.Tools.Tools() {
+		n := EstimateToolSpec(ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
+		if strings.HasPrefix(t.Name(), mcpToolPrefix) {
+			b.MCPTools += n
+			b.MCPs++
+		} else {
+			b.BuiltinTools += n
+			b.Builtins++
+		}
+	}
+	cut, users := len(history), 0
+	for i := len(history) - 1; i >= 0 && users < keptTurns; i-- {
+		if history[i].Role == RoleUser {
+			users++
+			cut = i
+		}
+	}
+	if users < keptTurns {
+		cut = 0 // nothing older than the turns a compaction keeps
+	}
+	old := 0
+	for i, m := range history {
+		n := EstimateMessage(m)
+		if m.Role == RoleTool {
+			b.ToolResults += n
+			b.ResultCount++
+		} else {
+			b.Messages += n
+			b.MessageCount++
+		}
+		if i < cut {
+			old += n
+		}
+	}
+	// A summary keeps about a tenth of what it replaces, 2k tokens at most.
+	b.Compactable = max(0, old-min(old/10, 2000))
+	return b
+}
+
+// messageShare is the part of the window the results of one assistant
+// message may take together: however many calls run in parallel, their
+// results leave the other half for the rest of the conversation.
+const messageShare = 2
+
+// toolResultsBudget is the bound on the results of one assistant message
+// together (see fitToolResults): Config.ToolResultsBudget when set, else
+// half the window (at four bytes a token), never more than
+// DefaultToolResultsBudget, which also stands when the window is unknown.
+func (a *Agent) toolResultsBudget() int {
+	if a.cfg.ToolResultsBudget > 0 {
+		return a.cfg.ToolResultsBudget
+	}
+	w := a.ContextWindow()
+	if w <= 0 {
+		return DefaultToolResultsBudget
+	}
+	return min(DefaultToolResultsBudget, max(4*minResultBudget, w/messageShare*bytesPerToken))
+}

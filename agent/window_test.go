@@ -2,13 +2,19 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
+	"covey/tools"
 )
 
 // TestContextFill checks the fill of the next request: an estimate of the
@@ -137,4 +143,150 @@ func (r *recorder) snapshot() []agent.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]agent.Event(nil), r.events...)
+}
+
+// TestSmallWindowReadFits checks that with a small window a read_file of a
+// big file comes back sized to the window, so the next request fits, while
+// the same read without a known window overflows it.
+func TestSmallWindowReadFits(t *testing.T) {
+	root := t.TempDir()
+	var big strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&big, "line %d of a big file that no small window can hold whole\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.txt"), []byte(big.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, window := range map[string]int{"window known": 4096, "window unknown": 0} {
+		t.Run(name, func(t *testing.T) {
+			srv := scriptedtest.New(t, scripted.WithWindow("", scripted.Window{Tokens: 4096}))
+			srv.Add(scripted.Conversation{Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{{Name: "read_file", Args: map[string]any{"path": "big.txt"}}}},
+				{Text: "read it"},
+			}})
+			rec := &recorder{}
+			a := newAgent(t, srv, rec, 0, tools.NewReadFile(&tools.Env{WS: ws}))
+			a.SetContextWindow(window)
+			_, err := a.Run(context.Background(), "read big.txt")
+			if window == 0 {
+				if !errors.Is(err, agent.ErrContextLength) {
+					t.Fatalf("err = %v, want the overflow the cap prevents", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			h := a.History()
+			res := h[len(h)-2] // the tool result before the answer
+			if res.Role != agent.RoleTool || len(res.Content) > a.ResultBudget()+300 || !strings.Contains(res.Content, "offset=") {
+				t.Errorf("tool result of %d bytes (budget %d), want it cut with a way on:\n%.300s", len(res.Content), a.ResultBudget(), res.Content)
+			}
+			for _, e := range srv.Journal() {
+				if e.Overflow {
+					t.Errorf("a request of %d tokens passed the window", e.PromptTokens)
+				}
+			}
+		})
+	}
+}
+
+// TestCapResult checks the agent's own cut of a result that passes its
+// budget, whatever tool made it.
+func TestCapResult(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: "loud", Args: map[string]any{}}}},
+		{Text: "ok"},
+	}})
+	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
+		return tools.Result{Content: strings.Repeat("é", 10000)}
+	}}
+	a := newAgent(t, srv, &recorder{}, 0, loud)
+	a.SetContextWindow(8192)
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	h := a.History()
+	got := h[len(h)-2].Content
+	if len(got) > a.ResultBudget() || !utf8.ValidString(got) || !strings.Contains(got, "result cut to") {
+		t.Errorf("result of %d bytes (budget %d), valid UTF-8 %v:\n%.200s", len(got), a.ResultBudget(), utf8.ValidString(got), got[len(got)-200:])
+	}
+}
+
+func TestContextBreakdown(t *testing.T) {
+	mcpTool := &fakeTool{name: "mcp__srv__lookup", readOnly: true}
+	a := agent.New(agent.Config{
+		Model:  "m",
+		System: "base prompt of some length\n\n# Project instructions\n\nalways run the tests",
+		Tools:  tools.NewRegistry(echoTool("echo", true), mcpTool),
+	})
+	turn := func(q, call, result, answer string) []agent.Message {
+		return []agent.Message{
+			{Role: agent.RoleUser, Content: q},
+			{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: call, Name: "echo", Arguments: `{}`}}},
+			{Role: agent.RoleTool, ToolCallID: call, Name: "echo", Content: result},
+			{Role: agent.RoleAssistant, Content: answer},
+		}
+	}
+	var h []agent.Message
+	h = append(h, turn("first question", "c1", strings.Repeat("old result ", 500), "first answer")...)
+	h = append(h, turn("second question", "c2", "short", "second answer")...)
+	h = append(h, turn("third question", "c3", "short", "third answer")...)
+	a.SetHistory(h)
+	b := a.ContextBreakdown("always run the tests", []string{"AGENTS.md"})
+	if b.Memory != agent.EstimateTokens("always run the tests") || b.System <= 0 {
+		t.Errorf("system %d, memory %d; want the memory counted apart", b.System, b.Memory)
+	}
+	if b.Builtins != 1 || b.MCPs != 1 || b.BuiltinTools <= 0 || b.MCPTools <= 0 {
+		t.Errorf("tools %+v, want one built-in and one MCP tool", b)
+	}
+	if b.ResultCount != 3 || b.MessageCount != 9 {
+		t.Errorf("%d results and %d messages, want 3 and 9", b.ResultCount, b.MessageCount)
+	}
+	sum := b.System + b.Memory + b.BuiltinTools + b.MCPTools + b.Messages + b.ToolResults
+	if d := sum - b.Tokens; d < -4 || d > 4 {
+		t.Errorf("parts sum to %d, the fill is %d", sum, b.Tokens)
+	}
+	// The first turn (with its big result) is older than the two kept.
+	if first := agent.EstimateMessages(h[:4]); b.Compactable <= first/2 || b.Compactable > first {
+		t.Errorf("compactable %d, want most of the first turn's %d", b.Compactable, first)
+	}
+	a.SetHistory(h[4:])
+	if b := a.ContextBreakdown("", nil); b.Compactable != 0 {
+		t.Errorf("compactable %d with only the kept turns, want 0", b.Compactable)
+	}
+}
+
+// TestParallelResultsFitTheWindow checks that the results of one message's
+// parallel calls together take at most half a known window, each still
+// within its own share.
+func TestParallelResultsFitTheWindow(t *testing.T) {
+	srv := scriptedtest.New(t, scripted.WithWindow("", scripted.Window{Tokens: 8192}))
+	var calls []scripted.Call
+	for i := range 8 {
+		calls = append(calls, scripted.Call{Name: "loud", Args: map[string]any{"n": i}})
+	}
+	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "ok"}}})
+	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
+		return tools.Result{Content: strings.Repeat("x", 100_000)}
+	}}
+	a := newAgent(t, srv, &recorder{}, 0, loud)
+	a.SetContextWindow(8192)
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	total := 0
+	for _, m := range a.History() {
+		if m.Role == agent.RoleTool {
+			total += len(m.Content)
+		}
+	}
+	if half := 8192 / 2 * 4; total > half {
+		t.Errorf("8 parallel results take %d bytes, over half the window (%d)", total, half)
+	}
 }

@@ -94,9 +94,49 @@ type Config struct {
 	// AutoCompact is when covey compacts the conversation by itself (see
 	// compact.go): a share of the window, or false.
 	AutoCompact AutoCompact `yaml:"auto_compact"`
-	// ContextWindow is the main model's context window in tokens (0:
-	// unknown).
-	ContextWindow int `yaml:"context_window"`
+	// ContextWindow and MaxOutputTokens are the main model's window and
+	// the part of it kept for an answer, in tokens (0: found out, see
+	// docs/context.md); Models sets them per model name.
+	ContextWindow   int                    `yaml:"context_window"`
+	MaxOutputTokens int                    `yaml:"max_output_tokens"`
+	Models          map[string]ModelLimits `yaml:"models"`
+}
+
+// ModelLimits are one model's context window and output budget in tokens;
+// 0 leaves a value to be found out.
+type ModelLimits struct {
+	ContextWindow   int `yaml:"context_window"`
+	MaxOutputTokens int `yaml:"max_output_tokens"`
+}
+
+// Limits returns the configured window and output budget of model served
+// by profile ("" for the top-level endpoint); mainModel is the model the
+// session started with. The most specific setting wins, field by field:
+// the profile's models entry, the top-level models entry, the profile's
+// own values (for the profile's model), the top-level values (for the
+// main model).
+func (c Config) Limits(profile, model, mainModel string) ModelLimits {
+	var out ModelLimits
+	take := func(l ModelLimits) {
+		if out.ContextWindow == 0 {
+			out.ContextWindow = l.ContextWindow
+		}
+		if out.MaxOutputTokens == 0 {
+			out.MaxOutputTokens = l.MaxOutputTokens
+		}
+	}
+	p, hasProfile := c.Providers[profile]
+	if hasProfile {
+		take(p.Models[model])
+	}
+	take(c.Models[model])
+	if hasProfile && (p.Model == model || (p.Model == "" && model == mainModel)) {
+		take(ModelLimits{p.ContextWindow, p.MaxOutputTokens})
+	}
+	if model == mainModel {
+		take(ModelLimits{c.ContextWindow, c.MaxOutputTokens})
+	}
+	return out
 }
 
 // Notifications says how the TUI calls the user back: a terminal bell
@@ -133,6 +173,11 @@ type ProviderProfile struct {
 	BaseURL   string `yaml:"base_url"`
 	APIKeyEnv string `yaml:"api_key_env"`
 	Model     string `yaml:"model"`
+	// ContextWindow and MaxOutputTokens are the profile's model's; Models
+	// sets them for any model the profile serves.
+	ContextWindow   int                    `yaml:"context_window"`
+	MaxOutputTokens int                    `yaml:"max_output_tokens"`
+	Models          map[string]ModelLimits `yaml:"models"`
 }
 
 // SubagentConfig holds the limits of children.
@@ -275,6 +320,9 @@ func readFile(path string) (Config, error) {
 	if err := c.Hooks.Validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: hooks: %w", path, err)
 	}
+	if err := c.validateLimits(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
 	if err := c.Sandbox.Validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: sandbox: %w", path, err)
 	}
@@ -282,6 +330,45 @@ func readFile(path string) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: worktree.base: %w", path, err)
 	}
 	return c, nil
+}
+
+// minContextWindow is the smallest window covey accepts: its own system
+// prompt and tools take about 3k tokens.
+const minContextWindow = 1024
+
+// validateLimits refuses a negative or tiny window and an output budget
+// that leaves no room for the prompt.
+func (c Config) validateLimits() error {
+	check := func(where string, l ModelLimits) error {
+		switch {
+		case l.ContextWindow < 0 || l.MaxOutputTokens < 0:
+			return fmt.Errorf("%scontext_window and max_output_tokens must not be negative", where)
+		case l.ContextWindow > 0 && l.ContextWindow < minContextWindow:
+			return fmt.Errorf("%scontext_window %d is too small: covey needs at least %d tokens", where, l.ContextWindow, minContextWindow)
+		case l.ContextWindow > 0 && l.MaxOutputTokens >= l.ContextWindow:
+			return fmt.Errorf("%smax_output_tokens %d leaves no room in context_window %d", where, l.MaxOutputTokens, l.ContextWindow)
+		}
+		return nil
+	}
+	if err := check("", ModelLimits{c.ContextWindow, c.MaxOutputTokens}); err != nil {
+		return err
+	}
+	for m, l := range c.Models {
+		if err := check("models."+m+": ", l); err != nil {
+			return err
+		}
+	}
+	for name, p := range c.Providers {
+		if err := check("providers."+name+": ", ModelLimits{p.ContextWindow, p.MaxOutputTokens}); err != nil {
+			return err
+		}
+		for m, l := range p.Models {
+			if err := check("providers."+name+".models."+m+": ", l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // yamlUnknownField is how yaml.v3 words a key the struct does not have.
@@ -365,6 +452,15 @@ func merge(base, over Config) Config {
 		base.Providers[name] = p
 	}
 	setS(&base.FetchModel, over.FetchModel)
+	if over.MaxOutputTokens != 0 {
+		base.MaxOutputTokens = over.MaxOutputTokens
+	}
+	for model, l := range over.Models {
+		if base.Models == nil {
+			base.Models = map[string]ModelLimits{}
+		}
+		base.Models[model] = l
+	}
 	if over.MCPStartupGrace != 0 {
 		base.MCPStartupGrace = over.MCPStartupGrace
 	}

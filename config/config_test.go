@@ -111,9 +111,33 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
-		"price negative":    {project: "prices: {m: {input: -1, output: 1}}\n", wantErr: "prices.m: a price must not be negative"},
-		"price unknown key": {project: "prices: {m: {inptu: 1}}\n", wantErr: "unknown key \"inptu\""},
-		"budget negative":   {project: "subagents: {max_tokens: -5}\n", wantErr: "must not be negative"},
+		"context windows": {
+			user:    "context_window: 32768\nmodels: {qwen3-coder: {context_window: 65536, max_output_tokens: 8192}, small: {context_window: 8192}}\nproviders: {local: {base_url: http://localhost:8080/v1, model: llama, context_window: 16384, models: {qwen3-coder: {context_window: 40960}}}}\n",
+			project: "models:\n  small: {context_window: 4096}\n",
+			check: func(t *testing.T, c Config) {
+				for _, tc := range []struct {
+					profile, model, main string
+					want                 ModelLimits
+				}{
+					{"", "main-model", "main-model", ModelLimits{32768, 0}},
+					{"", "qwen3-coder", "main-model", ModelLimits{65536, 8192}},
+					{"", "small", "main-model", ModelLimits{4096, 0}}, // the project's entry
+					{"", "other", "main-model", ModelLimits{}},
+					{"local", "llama", "main-model", ModelLimits{16384, 0}},
+					{"local", "qwen3-coder", "main-model", ModelLimits{40960, 8192}}, // profile's entry, top-level's output
+				} {
+					if got := c.Limits(tc.profile, tc.model, tc.main); got != tc.want {
+						t.Errorf("Limits(%q, %q) = %+v, want %+v", tc.profile, tc.model, got, tc.want)
+					}
+				}
+			},
+		},
+		"context window negative":   {project: "context_window: -1\n", wantErr: "must not be negative"},
+		"context window tiny":       {project: "models: {m: {context_window: 100}}\n", wantErr: "models.m: context_window 100 is too small"},
+		"output budget over window": {user: "providers: {p: {base_url: http://x/v1, context_window: 8192, max_output_tokens: 8192}}\n", wantErr: "providers.p: max_output_tokens 8192 leaves no room"},
+		"price negative":            {project: "prices: {m: {input: -1, output: 1}}\n", wantErr: "prices.m: a price must not be negative"},
+		"price unknown key":         {project: "prices: {m: {inptu: 1}}\n", wantErr: "unknown key \"inptu\""},
+		"budget negative":           {project: "subagents: {max_tokens: -5}\n", wantErr: "must not be negative"},
 		"sandbox": {
 			user:    "sandbox: {mode: workspace-write, network: true, writable: [/opt/cache]}\n",
 			project: "sandbox:\n  network: false\n  required: true\n",

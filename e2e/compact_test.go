@@ -19,7 +19,8 @@ import (
 // tests: a few of its tool results fill it.
 const compactWindow = 16000
 
-// bigFile is a file whose read_file result is about a third of the window.
+// bigFile is a file bigger than a third of the window; its read_file result
+// is cut to the eighth of the window one result may take.
 func bigFile() string {
 	var b strings.Builder
 	for i := 0; b.Len() < 20000; i++ {
@@ -58,7 +59,7 @@ func newLongSessionRun(t *testing.T, config string) longSessionRun {
 // a line saying so rather than an error.
 func TestCompactHeadlessLongSession(t *testing.T) {
 	t.Parallel()
-	const turns = 14
+	const turns = 24 // a capped result each: a compaction every few turns
 	for name, config := range map[string]string{
 		"window from config": fmt.Sprintf("context_window: %d\n", compactWindow),
 		"window unknown":     "",
@@ -402,7 +403,7 @@ func TestCompactPreCompactHook(t *testing.T) {
 	script := hookScript(t, t.TempDir(), "precompact.sh", "cat > "+shellQuote(seen)+"\n"+
 		`echo '{"hookSpecificOutput": {"hookEventName": "PreCompact", "additionalContext": "Keep the words BLUE HERON."}}'`+"\n")
 	hookHome(t, h.box, map[string][]map[string]any{"PreCompact": {group("", script)}})
-	for i := 1; i <= 3; i++ {
+	for i := 1; i <= 8; i++ { // enough capped reads to pass auto_compact
 		args := []string{"-p", fmt.Sprintf("[long %d] remember FACT-%d and read big.txt", i, i)}
 		if i > 1 {
 			args = append(args, "--continue")

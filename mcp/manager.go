@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -107,6 +108,7 @@ type Manager struct {
 	servers []*server // sorted by name
 	names   *nameSet
 	version int          // bumps whenever the offered tools change
+	connSeq int          // counts connections, for the order of tools
 	cached  []tools.Tool // the offered tools at cachedV
 	cachedV int
 	closed  bool
@@ -131,9 +133,14 @@ type server struct {
 	cancel  func() // abandons the connection attempt under way
 	abort   func() // kills the process of an attempt under way (stdio)
 	gen     int    // connection generation: stale goroutines ignore themselves
-	logPath string
-	tail    *tailWriter
-	stdout  *stdoutHead // the first bytes of a stdio server's stdout
+	// connected orders the servers' tools by when each server connected,
+	// so one that connects late adds its tools after those already
+	// offered instead of reordering them (a provider's prompt cache keys
+	// on the request's bytes).
+	connected int
+	logPath   string
+	tail      *tailWriter
+	stdout    *stdoutHead // the first bytes of a stdio server's stdout
 
 	progress map[string]func(tools.Progress) // by progress token
 }
@@ -356,6 +363,8 @@ func (m *Manager) connected(s *server, gen int, cs *sdk.ClientSession, stopProc 
 		return
 	}
 	s.session, s.stop, s.state, s.err = cs, stop, StateConnected, ""
+	m.connSeq++
+	s.connected = m.connSeq
 	m.setToolsLocked(s, ts)
 	m.notifyLocked(s)
 	m.mu.Unlock()
@@ -564,10 +573,14 @@ func (m *Manager) Tools() []tools.Tool {
 		return m.cached
 	}
 	out := make([]tools.Tool, 0, len(m.cached))
+	var live []*server
 	for _, s := range m.servers {
-		if s.state != StateConnected {
-			continue
+		if s.state == StateConnected {
+			live = append(live, s)
 		}
+	}
+	sort.SliceStable(live, func(i, j int) bool { return live[i].connected < live[j].connected })
+	for _, s := range live {
 		for _, t := range s.tools {
 			out = append(out, t)
 		}

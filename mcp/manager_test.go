@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -498,5 +499,41 @@ func TestStdioServerWritesGarbage(t *testing.T) {
 				t.Errorf("status %q: %s, want %q", st.State, st.Err, tc.want)
 			}
 		})
+	}
+}
+
+// TestManagerLateServerKeepsOrder checks that a server connecting late
+// adds its tools after those already offered, rather than before them by
+// name: the tools already in every request keep their bytes and places.
+func TestManagerLateServerKeepsOrder(t *testing.T) {
+	release := make(chan struct{})
+	c := &connector{
+		servers: map[string]*testServer{"alpha": newTestServer(t), "beta": newTestServer(t)},
+		hold:    map[string]chan struct{}{"alpha": release},
+	}
+	m := newTestManager(t, c, Options{}, stdioServer("alpha", ScopeUser), stdioServer("beta", ScopeUser))
+	m.Start(context.Background())
+	names := func() []string {
+		var out []string
+		for _, tl := range m.Tools() {
+			out = append(out, tl.Name())
+		}
+		return out
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(m.Tools()) < 4 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	first := names()
+	if len(first) != 4 || !strings.HasPrefix(first[0], "mcp__beta__") {
+		t.Fatalf("tools before alpha connects: %v, want beta's four", first)
+	}
+	close(release)
+	if err := m.Wait(waitCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	after := names()
+	if len(after) != 8 || !slices.Equal(after[:4], first) {
+		t.Errorf("tools after alpha connected: %v; want beta's %v first, unchanged", after, first)
 	}
 }

@@ -175,7 +175,11 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 	case err != nil:
 		return tools.Errorf("%s failed: %v", t.name, err)
 	}
-	return FormatResult(res, m.opts.OutputCap)
+	limit := m.opts.OutputCap
+	if limit <= 0 {
+		limit = tools.HardResultCap
+	}
+	return FormatResult(res, tools.ResultBudget(ctx, limit))
 }
 
 // compactJSON returns args as one line of JSON.
@@ -273,7 +277,7 @@ func capText(s string, limit int) (string, bool) {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("\n\n[output truncated: %s of %s shown (the MCP output cap, mcp_max_output_tokens in config). Ask the tool for less, e.g. a page or a filter.]",
+	return s[:cut] + fmt.Sprintf("\n\n[output truncated: %s of %s shown (the MCP output cap: mcp_max_output_tokens in config, or a share of the model's context window). Ask the tool for less, e.g. a page or a filter.]",
 		sizeOf(cut), sizeOf(len(s))), true
 }
 

@@ -193,3 +193,14 @@ func (r *recording) close(stderr io.Writer) {
 	}
 	fmt.Fprintf(stderr, "covey: session %s saved; resume it with: covey --resume %s\n", r.rec.ID(), r.rec.ID())
 }
+
+// startDate is the date a resumed session started on, as its file's
+// header says, so its system prompt (and the prompt cache's prefix) stays
+// the same byte for byte when it is continued on a later day; today for a
+// new session.
+func (r *recording) startDate(today string) string {
+	if r == nil || r.loaded == nil || r.loaded.Header.Created.IsZero() {
+		return today
+	}
+	return r.loaded.Header.Created.Local().Format("2006-01-02")
+}

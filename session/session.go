@@ -64,7 +64,8 @@ type Session struct {
 	cleaned      chan struct{}
 	cleanStarted atomic.Bool
 	// shells are the background shells of every agent of the session.
-	shells *tools.Shells
+	shells  *tools.Shells
+	windows *windows // the context windows of the session's models
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
 
@@ -152,11 +153,13 @@ func New(opts Options) (*Session, error) {
 	if !opts.DeferMCPStart {
 		s.cleanUp()
 	} // else the TUI's first frame comes first: StartMCP starts it
+	s.windows = newWindows(opts.Endpoint.Model)
 	if opts.Record {
 		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
 		if err != nil {
 			return nil, err
 		}
+		s.env.Date = s.rec.startDate(s.env.Date)
 	}
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
 	if err != nil {
@@ -217,6 +220,7 @@ func New(opts Options) (*Session, error) {
 		Hooks:           s.childHooks(),
 		AutoCompact:     cfg.AutoCompact.Threshold(),
 		Shells:          s.shells,
+		Window:          s.childWindow,
 		OnMessage: func(src agent.Source, m agent.Message) {
 			if s.rec != nil {
 				s.rec.childMessage(src, m)
@@ -303,6 +307,8 @@ func New(opts Options) (*Session, error) {
 		}
 		go s.runSessionStart(source)
 	}
+	s.applyMainWindow(s.main.Model())
+	s.windows.built.Store(true)
 	return s, nil
 }
 
@@ -345,6 +351,7 @@ func (s *Session) undoLog() *tools.UndoLog {
 // emit puts an event on the session stream. Consumers drain it promptly;
 // a full buffer makes the producer wait rather than lose events.
 func (s *Session) emit(e agent.Event) {
+	s.noteWindow(e)
 	s.log.Event(e)
 	// A shell's output lines are for the panes: the session file keeps
 	// its start and end, not a stream of what it printed.
@@ -411,6 +418,7 @@ func (s *Session) Run(ctx context.Context, prompt string) error {
 // Retry sends the last user turn again (ui.Engine).
 func (s *Session) Retry(ctx context.Context) error {
 	s.mcpReady(ctx)
+	s.waitWindow(ctx)
 	s.undoLog().BeginTurn()
 	// A slash command's turn is retried on its model and with its tools.
 	ctx, model := s.ext.lastTurn(ctx)
@@ -474,6 +482,7 @@ func (s *Session) Model() string { return s.main.Model() }
 // SetModel changes the main agent's model (ui.Engine).
 func (s *Session) SetModel(m string) {
 	s.main.SetModel(m)
+	s.applyMainWindow(m)
 	if s.rec != nil {
 		s.rec.rec.SetModel(m)
 	}
@@ -483,6 +492,7 @@ func (s *Session) SetModel(m string) {
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
 	s.endHooks("other")
+	s.windows.stop()
 	s.closeMCP()
 	// Children stopping emit their last events; once the consumer is gone
 	// (the TUI has quit) nobody reads them, so they are drained here (the
@@ -531,6 +541,7 @@ func (s *Session) Events() <-chan agent.Event { return s.events }
 // after it.
 func (s *Session) EndEvents() {
 	s.endHooks("other")
+	s.windows.stop()
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
@@ -552,6 +563,7 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 		return agent.Result{Reason: agent.StopError}, err
 	}
 	prompt = s.withInput(ctx, prompt)
+	s.waitWindow(ctx)
 	s.undoLog().BeginTurn()
 	return s.driver.Run(ctx, prompt)
 }

@@ -228,8 +228,14 @@ func (c *child) newAgent() {
 		// Its parent's, so its requests begin as the parent's did.
 		system = c.fork.system
 	}
+	var window, maxOut int
+	var from string
+	if c.m.cfg.Window != nil {
+		window, maxOut, from = c.m.cfg.Window(c.provider, c.model)
+	}
 	c.a = agent.New(agent.Config{
-		Hooks:     loopHooks(c.hk),
+		Hooks:         loopHooks(c.hk),
+		ContextWindow: window, ContextWindowFrom: from, MaxOutputTokens: maxOut,
 		Provider:  c.provider,
 		Model:     c.model,
 		System:    system,

@@ -65,7 +65,7 @@ func (t *sendTool) ReadOnly() bool   { return false }
 func (t *sendTool) Concurrent() bool { return true }
 
 func (t *sendTool) Description() string {
-	return `Send a message to one of your subagents, by its name or id. A running subagent gets it before its next model request (use it to correct or redirect it without stopping it). A finished subagent is resumed with its whole earlier history plus your message, in the background: its new report arrives as a message when it finishes.`
+	return `Message one of your subagents by name or id: a running one reads it before its next request; a finished one resumes in the background with its history, and its new report arrives as a message.`
 }
 
 func (t *sendTool) Schema() map[string]any { return sendSchema() }
@@ -111,7 +111,7 @@ func (t *stopTool) ReadOnly() bool   { return false }
 func (t *stopTool) Concurrent() bool { return true }
 
 func (t *stopTool) Description() string {
-	return `Stop one of your running subagents, by its name or id. Its siblings go on; what it found so far comes back as its report.`
+	return `Stop one of your running subagents by name or id; what it found so far comes back as its report.`
 }
 
 func (t *stopTool) Schema() map[string]any { return stopSchema() }

@@ -122,6 +122,12 @@ type Config struct {
 	// Judge is the agent type that picks one attempt of a best-of-N task
 	// when nobody can be asked; "" keeps them all.
 	Judge string
+	// Window, when set, tells a child's context window and output budget
+	// in tokens from its provider and model, and where the window came
+	// from (see agent.Config.ContextWindowFrom); a child compacts and
+	// sizes its tool results by its own model's window. It may wait
+	// briefly for a server to say it.
+	Window func(p agent.Provider, model string) (window, maxOutput int, from string)
 }
 
 // Hooks binds the user's hooks to children: the session's, plus a

@@ -65,19 +65,9 @@ func (t *taskTool) Concurrent() bool { return true }
 
 func (t *taskTool) Description() string {
 	var b strings.Builder
-	b.WriteString(`Hand focused work to subagents: child agents with a clean context (they see nothing of this conversation, only your prompt) and only the tools their type allows. Use them for independent searches, investigations and self-contained changes, especially several at once.
+	b.WriteString(`Hand focused work to subagents: agents that see only your prompt (a complete brief: goal, where to look, what to report) and the tools of their type. Run several at once with several calls in ONE message or one call with tasks. Reports come back in call order; with run_in_background, as a message later (send_message steers, stop_agent stops). With fork, a child starts from this conversation instead (costlier; for work that needs what it established). attempts (2-4) runs one brief in that many worktree children; the best is applied.
 
-Run several in parallel by sending several task calls in ONE message, or one call with a "tasks" list. Each child's final report comes back as this tool's result, in call order, headed by its type and description.
-
-With fork, the child starts from this conversation so far instead of a clean context: it knows everything you know (and the provider's prompt cache serves the shared part), still with only its type's tools. Use it when the work needs what this conversation established; a fresh child is cheaper otherwise.
-
-With run_in_background the call returns at once with the child's name and id, and you go on working; when the child finishes, its report arrives as a message. Use send_message to steer a running child or to follow up with a finished one (it resumes with its whole history), and stop_agent to stop one.
-
-With attempts (2-4) one brief runs in that many children at once, each in its own worktree, and the user applies the best (best of N): for a change worth trying several ways.
-
-Write each prompt as a complete brief: the goal, what to look at, and what to report back (paths, line numbers, facts). Children cannot ask you questions.
-
-Available subagent_type values:
+subagent_type:
 `)
 	b.WriteString(t.catalog())
 	return b.String()
@@ -97,26 +87,23 @@ func (t *taskTool) catalog() string {
 
 func (t *taskTool) Schema() map[string]any {
 	spec := map[string]any{
-		"description":       map[string]any{"type": "string", "description": "A short (3-6 word) description of the task, shown to the user"},
-		"prompt":            map[string]any{"type": "string", "description": "The complete brief for the child agent"},
-		"subagent_type":     map[string]any{"type": "string", "description": "The agent type to use"},
-		"name":              map[string]any{"type": "string", "description": "A short unique handle for the child (e.g. \"scout\"), for send_message and stop_agent; made up when absent"},
-		"run_in_background": map[string]any{"type": "boolean", "description": "Return at once and get the child's report later as a message"},
-		"fork":              map[string]any{"type": "boolean", "description": "Start the child from this conversation so far instead of a clean context"},
+		"description":       map[string]any{"type": "string", "description": "3-6 words, shown to the user"},
+		"prompt":            map[string]any{"type": "string"},
+		"subagent_type":     map[string]any{"type": "string"},
+		"name":              map[string]any{"type": "string", "description": "Unique handle, e.g. \"scout\""},
+		"run_in_background": map[string]any{"type": "boolean"},
+		"fork":              map[string]any{"type": "boolean", "description": "Start from this conversation"},
 		"isolation": map[string]any{"type": "string", "enum": []string{IsolationWorktree},
-			"description": "\"worktree\" runs a child that writes in its own git worktree: the user's files stay untouched while it works, and its changes come back as one change the user reviews. Use it for children that edit files in parallel"},
-		"attempts": map[string]any{"type": "integer", "minimum": MinAttempts, "maximum": MaxAttempts,
-			"description": "Best of N: run this brief in 2-4 children at once, each in its own worktree; one result is applied"},
+			"description": "For children that edit in parallel: each writes in its own git worktree, its changes come back for review"},
+		"attempts": map[string]any{"type": "integer", "minimum": MinAttempts, "maximum": MaxAttempts, "description": "Best of N"},
 	}
+	// tasks holds several of the fields above; they are not repeated
+	// under its items, where they would cost a kilobyte in every request.
 	props := map[string]any{
 		"tasks": map[string]any{
 			"type":        "array",
-			"description": "Several tasks to run in parallel (instead of the single-task fields)",
-			"items": map[string]any{
-				"type":       "object",
-				"properties": spec,
-				"required":   []string{"description", "prompt", "subagent_type"},
-			},
+			"description": "Several tasks at once, each an object of the single-task fields",
+			"items":       map[string]any{"type": "object"},
 		},
 	}
 	for k, v := range spec {

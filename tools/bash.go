@@ -54,15 +54,9 @@ func (t *bashTool) Name() string   { return toolname.Bash }
 func (t *bashTool) ReadOnly() bool { return false }
 
 func (t *bashTool) Description() string {
-	return "Run a shell command with bash -c in the workspace root and return its combined " +
-		"stdout and stderr (long output keeps its head and tail) and its exit code. " +
-		"stdin is empty, so interactive programs will not wait for input. timeout_s defaults " +
-		"to 120 and is at most 600; on timeout the command and everything it started is killed. " +
-		"Background processes (&) are killed when the command ends. Use read_file, grep and " +
-		"glob rather than cat, grep or find for reading and searching files. " +
-		"With run_in_background the command runs on as a background shell (a server, a watcher, a long build): " +
-		"the call returns at once with its id; read its new output with bash_output and stop it with kill_shell. " +
-		"Background shells are stopped when covey exits."
+	return "Run a command with bash -c in the workspace root; returns stdout and stderr together (head and tail of long output) and the exit code. " +
+		"No stdin; background processes are killed when it ends. Prefer read_file, grep and glob to cat, grep and find. " +
+		"run_in_background keeps it running (a server, a watcher): bash_output reads it, kill_shell stops it."
 }
 
 func (t *bashTool) Schema() map[string]any { return bashSchema() }
@@ -71,9 +65,9 @@ var bashSchema = ArgsSchema[bashArgs](SchemaClosed)
 
 // bashArgs are bash's arguments.
 type bashArgs struct {
-	Command    string   `json:"command" jsonschema:"The command line, run with bash -c."`
-	TimeoutS   *float64 `json:"timeout_s,omitempty" jsonschema:"Timeout in seconds (default 120, max 600)."`
-	Background flexBool `json:"run_in_background,omitempty" jsonschema:"Run it as a background shell: return at once with its id (no timeout)."`
+	Command    string   `json:"command" jsonschema:"Run with bash -c."`
+	TimeoutS   *float64 `json:"timeout_s,omitempty" jsonschema:"Default 120, max 600."`
+	Background flexBool `json:"run_in_background,omitempty" jsonschema:"Return at once with the shell's id (no timeout)."`
 }
 
 func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
@@ -282,7 +276,7 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	}
 	pgid := cmd.Process.Pid
 
-	out := newHeadTail(bashOutputCap / 2)
+	out := newHeadTail(ResultBudget(ctx, bashOutputCap) / 2)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -474,7 +468,7 @@ func (h *headTail) String() string {
 	head := trimPartialRuneEnd(h.head)
 	tail = trimPartialRuneStart(tail)
 	cut = h.total - int64(len(head)) - int64(len(tail))
-	return fmt.Sprintf("%s\n… %d bytes cut …\n%s", head, cut, tail)
+	return fmt.Sprintf("%s\n… %d bytes cut (send the output to a file and grep or read_file it to see them) …\n%s", head, cut, tail)
 }
 
 // trimPartialRuneEnd drops an incomplete UTF-8 sequence at the end of b.

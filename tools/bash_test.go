@@ -217,9 +217,9 @@ func TestHeadTail(t *testing.T) {
 	}{
 		{"short", 4, []string{"ab"}, "ab"},
 		{"exactly full", 4, []string{"abcdefgh"}, "abcdefgh"},
-		{"one big write", 4, []string{"abcdefghij"}, "abcd\n… 2 bytes cut …\nghij"},
-		{"small writes wrap the ring", 4, []string{"abc", "def", "ghi", "jk"}, "abcd\n… 3 bytes cut …\nhijk"},
-		{"cuts off partial runes", 4, []string{"abcé", "XXXXXX", "éz", "é"}, "abc\n… 10 bytes cut …\nzé"},
+		{"one big write", 4, []string{"abcdefghij"}, "abcd\n… 2 bytes cut (send the output to a file and grep or read_file it to see them) …\nghij"},
+		{"small writes wrap the ring", 4, []string{"abc", "def", "ghi", "jk"}, "abcd\n… 3 bytes cut (send the output to a file and grep or read_file it to see them) …\nhijk"},
+		{"cuts off partial runes", 4, []string{"abcé", "XXXXXX", "éz", "é"}, "abc\n… 10 bytes cut (send the output to a file and grep or read_file it to see them) …\nzé"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

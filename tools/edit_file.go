@@ -24,14 +24,10 @@ func (t *editFileTool) Name() string   { return toolname.EditFile }
 func (t *editFileTool) ReadOnly() bool { return false }
 
 func (t *editFileTool) Description() string {
-	return "Replace exact text in a file. old_string must match the file exactly once " +
-		"(whitespace and indentation included, without read_file's line-number prefixes); " +
-		"include enough surrounding lines to make it unique, or set replace_all to change " +
-		"every occurrence. For several changes to one file pass edits: [{old_string, new_string, " +
-		"replace_all?}, ...]; they apply in order, each seeing the result of the previous, and " +
-		"all or nothing: if one fails, the file is left untouched. The file must have been read " +
-		"with read_file first and not changed since. An empty old_string creates a new file " +
-		"containing new_string. CRLF files stay CRLF; you may send LF."
+	return "Replace exact text in a file read before. old_string must match exactly once (indentation included, " +
+		"no line-number prefixes; add context lines to make it unique) unless replace_all. " +
+		"Several changes: edits [{old_string, new_string, replace_all?}], applied in order, all or nothing. " +
+		"An empty old_string creates a new file."
 }
 
 func (t *editFileTool) Schema() map[string]any { return editFileSchema() }
@@ -42,18 +38,20 @@ var editFileSchema = ArgsSchema[editFileArgs](SchemaClosed)
 // new_string, pointers so an empty string can be told from a missing one)
 // or a list of edits.
 type editFileArgs struct {
-	Path       string     `json:"path" jsonschema:"File path, relative to the workspace root or absolute inside it."`
+	Path       string     `json:"path"`
 	OldString  *string    `json:"old_string,omitempty" jsonschema:"Exact text to replace."`
-	NewString  *string    `json:"new_string,omitempty" jsonschema:"Replacement text; must differ from old_string."`
-	ReplaceAll bool       `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one."`
-	Edits      []fileEdit `json:"edits,omitempty" jsonschema:"Several edits applied in order, all or nothing; use instead of old_string/new_string."`
+	NewString  *string    `json:"new_string,omitempty" jsonschema:"Replacement; must differ."`
+	ReplaceAll bool       `json:"replace_all,omitempty" jsonschema:"Replace every occurrence."`
+	Edits      []fileEdit `json:"edits,omitempty"`
 }
 
-// fileEdit is one replacement of edit_file.
+// fileEdit is one replacement of edit_file. Its fields are described once,
+// on editFileArgs: described again under edits they would cost every
+// request their bytes twice.
 type fileEdit struct {
-	OldString  string `json:"old_string" jsonschema:"Exact text to replace."`
-	NewString  string `json:"new_string" jsonschema:"Replacement text; must differ from old_string."`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one."`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all,omitempty"`
 }
 
 func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) Result {

@@ -17,6 +17,9 @@ import (
 // globMax caps the paths one glob call shows.
 const globMax = 1000
 
+// globMaxBytes caps glob's output when no smaller share of the window does.
+const globMaxBytes = 64 << 10
+
 // globTool is the glob tool.
 type globTool struct {
 	env *Env
@@ -31,9 +34,7 @@ func (t *globTool) Name() string   { return toolname.Glob }
 func (t *globTool) ReadOnly() bool { return true }
 
 func (t *globTool) Description() string {
-	return "Find files by path pattern, e.g. \"**/*.go\", \"src/**/*_test.ts\", \"*.{json,yaml}\". " +
-		"** crosses directories, * and ? do not. The pattern is matched against paths relative to the search directory (path, default the workspace root). " +
-		"Files ignored by .gitignore are left out. Returns matching file paths sorted by path."
+	return "Find files by path pattern (\"**/*.go\", \"src/**/*.{ts,tsx}\"; ** crosses directories) relative to path, skipping .gitignored files."
 }
 
 func (t *globTool) Schema() map[string]any { return globSchema() }
@@ -41,8 +42,8 @@ func (t *globTool) Schema() map[string]any { return globSchema() }
 var globSchema = ArgsSchema[globArgs](SchemaOpen)
 
 type globArgs struct {
-	Pattern string `json:"pattern" jsonschema:"Doublestar glob pattern, e.g. \"**/*.go\"."`
-	Path    string `json:"path,omitempty" jsonschema:"Directory to search in (default: the workspace root)."`
+	Pattern string `json:"pattern" jsonschema:"Doublestar glob."`
+	Path    string `json:"path,omitempty" jsonschema:"Default: the workspace root."`
 }
 
 func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
@@ -95,9 +96,10 @@ func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		return Result{Content: fmt.Sprintf("No files match %q under %s.", args.Pattern, dir), Summary: "0 files"}
 	}
 	var b strings.Builder
+	maxBytes := ResultBudget(ctx, globMaxBytes)
 	for i, h := range hits {
-		if i == t.max {
-			fmt.Fprintf(&b, "… %d more files not shown (%d in all); use a narrower pattern or path.\n", len(hits)-t.max, len(hits))
+		if i == t.max || b.Len()+len(h) >= maxBytes {
+			fmt.Fprintf(&b, "… %d more files not shown (%d in all); use a narrower pattern or path.\n", len(hits)-i, len(hits))
 			break
 		}
 		b.WriteString(h)

@@ -43,11 +43,7 @@ func (t *grepTool) Name() string   { return toolname.Grep }
 func (t *grepTool) ReadOnly() bool { return true }
 
 func (t *grepTool) Description() string {
-	return "Search file contents with a regular expression (Go RE2 syntax: no backreferences or lookaround; escape literal parentheses, brackets and dots). " +
-		"Searches path (a directory or one file; default the workspace root), skipping files ignored by .gitignore and binary files. " +
-		"output_mode: \"content\" (default) shows matching lines as path:line:text, with context lines (path-line-text) when context is set; " +
-		"\"files_with_matches\" lists matching files; \"count\" gives path:count. " +
-		"glob filters files, e.g. \"*.go\" (no slash: matched against the file name) or \"src/**/*.ts\"; prefix with ! to exclude."
+	return "Search file contents with a Go RE2 regexp (no lookaround or backreferences) under path, skipping .gitignored and binary files."
 }
 
 func (t *grepTool) Schema() map[string]any { return grepSchema() }
@@ -55,9 +51,9 @@ func (t *grepTool) Schema() map[string]any { return grepSchema() }
 var grepSchema = ArgsSchema[grepArgs](SchemaOpen)
 
 type grepArgs struct {
-	Pattern    string   `json:"pattern" jsonschema:"Regular expression (RE2 syntax), matched against each line."`
-	Path       string   `json:"path,omitempty" jsonschema:"Directory or file to search (default: the workspace root)."`
-	Glob       string   `json:"glob,omitempty" jsonschema:"Only search files matching this doublestar glob, e.g. \"*.go\" or \"!*_test.go\"."`
+	Pattern    string   `json:"pattern" jsonschema:"RE2, matched per line."`
+	Path       string   `json:"path,omitempty" jsonschema:"Directory or file; default the workspace root."`
+	Glob       string   `json:"glob,omitempty" jsonschema:"Files to search: \"*.go\", \"src/**/*.ts\", \"!*_test.go\"."`
 	IgnoreCase flexBool `json:"ignore_case,omitempty" jsonschema:"Match case-insensitively."`
 	OutputMode string   `json:"output_mode,omitempty" enum:"content,files_with_matches,count" jsonschema:"What to show (default content)."`
 	Context    flexInt  `json:"context,omitempty" jsonschema:"Lines of context before and after each match, content mode only (like grep -C)."`
@@ -114,7 +110,7 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return Errorf("grep %s: %v", args.Pattern, err)
 	}
-	return t.render(args, mode, jobs, results)
+	return t.render(args, mode, jobs, results, ResultBudget(ctx, t.maxBytes))
 }
 
 // jobs lists the files to search under dir (or dir itself when it is a
@@ -155,7 +151,7 @@ func (t *grepTool) jobs(ctx context.Context, dir string, filter *globFilter) ([]
 }
 
 // render turns results into the tool's output, applying the caps.
-func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult) Result {
+func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult, maxBytes int) Result {
 	var b strings.Builder
 	matches, files, shownFiles, binary, large := 0, 0, 0, 0, 0
 	cut := ""
@@ -176,7 +172,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 		}
 		switch mode {
 		case modeFiles, modeCount:
-			if shownFiles == t.maxFiles || b.Len() >= t.maxBytes {
+			if shownFiles == t.maxFiles || b.Len() >= maxBytes {
 				cut = fmt.Sprintf("Output cut at %d files; narrow the search with path or glob.", shownFiles)
 				continue
 			}
@@ -190,7 +186,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 			if args.Context > 0 && b.Len() > 0 {
 				b.WriteString("--\n")
 			}
-			cut = t.writeLines(&b, r.lines, matches-r.matches)
+			cut = t.writeLines(&b, r.lines, matches-r.matches, maxBytes)
 		}
 	}
 	if files == 0 {
@@ -215,14 +211,14 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 
 // writeLines appends one file's content-mode lines, stopping at the match
 // or byte cap; it returns a note when it stopped early.
-func (t *grepTool) writeLines(b *strings.Builder, lines []outLine, before int) string {
+func (t *grepTool) writeLines(b *strings.Builder, lines []outLine, before, maxBytes int) string {
 	shown := before
 	for _, l := range lines {
 		if l.match && shown == t.maxMatches {
 			return fmt.Sprintf("Output cut at %d matching lines; narrow the pattern, path or glob, or use output_mode files_with_matches or count.", t.maxMatches)
 		}
-		if b.Len()+len(l.text) >= t.maxBytes {
-			return fmt.Sprintf("Output cut at %d KB after %d matching lines; narrow the pattern, path or glob, or use output_mode files_with_matches or count.", t.maxBytes>>10, shown)
+		if b.Len()+len(l.text) >= maxBytes {
+			return fmt.Sprintf("Output cut at %s after %d matching lines; narrow the pattern, path or glob, or use output_mode files_with_matches or count.", humanSize(int64(maxBytes)), shown)
 		}
 		b.WriteString(l.text)
 		b.WriteByte('\n')

@@ -211,7 +211,7 @@ func TestGrepCaps(t *testing.T) {
 			tool:  &grepTool{env: env, maxMatches: 1000, maxBytes: 300, maxFiles: 100},
 			args:  map[string]any{"pattern": "hit here"},
 			lines: 15, // 19 bytes per line
-			note:  "(Output cut at 0 KB after 15 matching lines;",
+			note:  "(Output cut at 300 B after 15 matching lines;",
 		},
 		"file cap": {
 			tool:    &grepTool{env: env, maxMatches: 1000, maxBytes: 1 << 20, maxFiles: 7},

@@ -16,6 +16,10 @@ import (
 // listDirMax caps the entries one list_dir call shows.
 const listDirMax = 1000
 
+// listDirMaxBytes caps list_dir's output when no smaller share of the
+// window does.
+const listDirMaxBytes = 64 << 10
+
 // listDir is the list_dir tool.
 type listDir struct {
 	env *Env
@@ -29,8 +33,7 @@ func (t *listDir) Name() string   { return toolname.ListDir }
 func (t *listDir) ReadOnly() bool { return true }
 
 func (t *listDir) Description() string {
-	return "List one directory: its subdirectories first (ending in /), then files with their sizes, each group sorted by name; symlinks show their target. " +
-		"Entries ignored by .gitignore are left out and .git is never shown. Not recursive: use glob to find files by pattern across the tree."
+	return "List one directory (not recursive): subdirectories ending in /, then files with sizes. Skips .gitignored entries."
 }
 
 func (t *listDir) Schema() map[string]any { return listDirSchema() }
@@ -38,7 +41,7 @@ func (t *listDir) Schema() map[string]any { return listDirSchema() }
 var listDirSchema = ArgsSchema[listDirArgs](SchemaOpen)
 
 type listDirArgs struct {
-	Path string `json:"path,omitempty" jsonschema:"Directory, absolute or relative to the workspace root (default: the root)."`
+	Path string `json:"path,omitempty" jsonschema:"Default: the workspace root."`
 }
 
 func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
@@ -96,9 +99,10 @@ func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
 	if len(lines) == 0 {
 		b.WriteString("(no visible entries)\n")
 	}
+	maxBytes := ResultBudget(ctx, listDirMaxBytes)
 	for i, l := range lines {
-		if i == t.max {
-			fmt.Fprintf(&b, "… %d more entries not shown; use glob with a pattern to narrow down.\n", len(lines)-t.max)
+		if i == t.max || b.Len()+len(l) >= maxBytes {
+			fmt.Fprintf(&b, "… %d more entries not shown; use glob with a pattern to narrow down.\n", len(lines)-i)
 			break
 		}
 		b.WriteString(l)

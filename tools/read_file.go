@@ -36,10 +36,8 @@ func (t *readFile) Name() string   { return toolname.ReadFile }
 func (t *readFile) ReadOnly() bool { return true }
 
 func (t *readFile) Description() string {
-	return "Read a text file. Returns numbered lines (cat -n style: line number, tab, text). " +
-		"By default shows up to 2000 lines from the start; use offset (1-based line number) and limit to read other parts of long files. " +
-		"Lines longer than 2000 characters are cut. Reading a file is required before editing it. " +
-		"Use list_dir for directories and grep to find where something is."
+	return "Read a text file as numbered lines (cat -n style), up to 2000 lines; offset and limit read other parts of long files. " +
+		"Required before editing a file."
 }
 
 func (t *readFile) Schema() map[string]any { return readFileSchema() }
@@ -47,9 +45,9 @@ func (t *readFile) Schema() map[string]any { return readFileSchema() }
 var readFileSchema = ArgsSchema[readFileArgs](SchemaOpen)
 
 type readFileArgs struct {
-	Path   string   `json:"path" jsonschema:"File path, absolute or relative to the workspace root."`
-	Offset *flexInt `json:"offset,omitempty" jsonschema:"1-based line number to start at (default 1)."`
-	Limit  *flexInt `json:"limit,omitempty" jsonschema:"Maximum number of lines to return (default 2000)."`
+	Path   string   `json:"path" jsonschema:"Absolute or relative to the workspace root."`
+	Offset *flexInt `json:"offset,omitempty" jsonschema:"First line, 1-based."`
+	Limit  *flexInt `json:"limit,omitempty" jsonschema:"Lines to return."`
 }
 
 func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
@@ -114,7 +112,7 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	if t.env.Reads != nil {
 		t.env.Reads.Record(abs, data)
 	}
-	content, summary, err := numberLines(data, offset, limit)
+	content, summary, err := numberLines(data, offset, limit, ResultBudget(ctx, readMaxOutput))
 	if err != nil {
 		return Errorf("%s: %v", args.Path, err)
 	}
@@ -128,7 +126,7 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 
 // numberLines renders lines offset..offset+limit-1 of data cat -n style,
 // within the output cap, with a closing note on how to read further.
-func numberLines(data []byte, offset, limit int) (content, summary string, err error) {
+func numberLines(data []byte, offset, limit, maxOut int) (content, summary string, err error) {
 	total := bytes.Count(data, []byte{'\n'})
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		total++
@@ -155,8 +153,8 @@ func numberLines(data []byte, offset, limit int) (content, summary string, err e
 			rest = nil
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
-		text := lineText(line, readMaxLineLen)
-		if b.Len() > 0 && b.Len()+len(text)+8 > readMaxOutput {
+		text := lineText(line, min(readMaxLineLen, maxOut/2))
+		if b.Len() > 0 && b.Len()+len(text)+8 > maxOut {
 			capped = true
 			break
 		}
@@ -165,7 +163,7 @@ func numberLines(data []byte, offset, limit int) (content, summary string, err e
 	}
 	switch {
 	case capped:
-		fmt.Fprintf(&b, "\n(Output cut at %d KB after line %d of %d. To read further, call read_file with offset=%d.)", readMaxOutput>>10, last, total, last+1)
+		fmt.Fprintf(&b, "\n(Output cut at %s after line %d of %d. To read further, call read_file with offset=%d and a limit.)", humanSize(int64(maxOut)), last, total, last+1)
 	case last < total:
 		fmt.Fprintf(&b, "\n(Showing lines %d-%d of %d. To read further, call read_file with offset=%d.)", offset, last, total, last+1)
 	}

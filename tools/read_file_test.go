@@ -49,7 +49,7 @@ func TestReadFile(t *testing.T) {
 		"empty":                  {args: map[string]any{"path": "empty.txt"}, want: "(the file is empty)", summary: "empty file"},
 		"default limit":          {args: map[string]any{"path": "many.txt"}, wantSub: []string{"  2000\tline 2000\n\n(Showing lines 1-2000 of 2500. To read further, call read_file with offset=2001.)"}, summary: "lines 1-2000 of 2500"},
 		"long line cut":          {args: map[string]any{"path": "long.txt"}, wantSub: []string{"… [line cut, 3000 bytes in all]"}},
-		"size cap":               {args: map[string]any{"path": "wide/huge.txt"}, wantSub: []string{"(Output cut at 256 KB after line 130 of 200. To read further, call read_file with offset=131.)"}},
+		"size cap":               {args: map[string]any{"path": "wide/huge.txt"}, wantSub: []string{"(Output cut at 256.0 KB after line 130 of 200. To read further, call read_file with offset=131 and a limit.)"}},
 		"rune at sniff boundary": {args: map[string]any{"path": "utf8_cut.txt"}, wantSub: []string{"é tail"}},
 		"one bad byte is text":   {args: map[string]any{"path": "mostly_ok.txt"}, wantSub: []string{"one bad byte \uFFFD here"}},
 		"past the end":           {args: map[string]any{"path": "small.txt", "offset": 9}, wantSub: []string{"offset 9 is past the end of the file, which has 3 lines"}, isErr: true},

@@ -29,9 +29,7 @@ func (t *bashOutputTool) Name() string { return toolname.BashOutput }
 func (t *bashOutputTool) ReadOnly() bool { return true }
 
 func (t *bashOutputTool) Description() string {
-	return "Read a background shell's output (see bash run_in_background): everything it printed since your last " +
-		"read (long output keeps its head and tail), and whether it is still running or how it exited. With wait_s, " +
-		"wait up to that many seconds (at most 600) for it to exit first; it returns early when it does."
+	return "Read what a background shell printed since your last read, and whether it still runs or how it exited."
 }
 
 func (t *bashOutputTool) Schema() map[string]any { return bashOutputSchema() }
@@ -40,8 +38,8 @@ var bashOutputSchema = ArgsSchema[bashOutputArgs](SchemaClosed)
 
 // bashOutputArgs are bash_output's arguments.
 type bashOutputArgs struct {
-	ID    string  `json:"id" jsonschema:"The shell's id, e.g. shell-1."`
-	WaitS float64 `json:"wait_s,omitempty" jsonschema:"Seconds to wait for it to exit before reading (default 0, max 600)."`
+	ID    string  `json:"id" jsonschema:"e.g. shell-1"`
+	WaitS float64 `json:"wait_s,omitempty" jsonschema:"Wait up to this long for it to exit (max 600)."`
 }
 
 func (t *bashOutputTool) Run(ctx context.Context, args json.RawMessage) Result {
@@ -105,8 +103,7 @@ func (t *killShellTool) Name() string { return toolname.KillShell }
 func (t *killShellTool) ReadOnly() bool { return false }
 
 func (t *killShellTool) Description() string {
-	return "Stop a background shell (see bash run_in_background) and every process it started: SIGTERM, then " +
-		"SIGKILL half a second later. Its output stays readable with bash_output."
+	return "Stop a background shell and every process it started; its output stays readable."
 }
 
 func (t *killShellTool) Schema() map[string]any { return killShellSchema() }
@@ -115,7 +112,7 @@ var killShellSchema = ArgsSchema[killShellArgs](SchemaClosed)
 
 // killShellArgs are kill_shell's arguments.
 type killShellArgs struct {
-	ID string `json:"id" jsonschema:"The shell's id, e.g. shell-1."`
+	ID string `json:"id" jsonschema:"e.g. shell-1"`
 }
 
 func (t *killShellTool) Run(ctx context.Context, args json.RawMessage) Result {

@@ -29,10 +29,8 @@ func (t *todoWriteTool) Name() string { return toolname.TodoWrite }
 func (t *todoWriteTool) ReadOnly() bool { return true }
 
 func (t *todoWriteTool) Description() string {
-	return "Write your task list for multi-step work: the complete list each time (it replaces " +
-		"the previous one), each item {content, status} with status pending, in_progress or " +
-		"completed. Keep one item in_progress at a time and mark items completed as soon as " +
-		"they are done. The user sees the list."
+	return "Write your task list for multi-step work, the whole list each time; the user sees it. " +
+		"Keep one item in_progress; mark items completed as soon as they are done."
 }
 
 func (t *todoWriteTool) Schema() map[string]any { return todoWriteSchema() }

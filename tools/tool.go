@@ -77,3 +77,21 @@ func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
 
 // ReportProgress hands p to the progress function ctx carries, if any.
 func ReportProgress(ctx context.Context, p Progress) { tool.ReportProgress(ctx, p) }
+
+// HardResultCap is the most any tool result may hold (see
+// tool.HardResultCap).
+const HardResultCap = tool.HardResultCap
+
+// WithResultBudget returns ctx carrying the calling agent's budget for one
+// tool result (see tool.WithResultBudget).
+func WithResultBudget(ctx context.Context, bytes int) context.Context {
+	return tool.WithResultBudget(ctx, bytes)
+}
+
+// ResultBudget returns the cap a tool applies to its result: def, lowered
+// to the budget ctx carries (see tool.ResultBudget).
+func ResultBudget(ctx context.Context, def int) int { return tool.ResultBudget(ctx, def) }
+
+// SizedToWindow reports whether ctx's budget lowered a cap of def bytes
+// (see tool.SizedToWindow).
+func SizedToWindow(ctx context.Context, def int) bool { return tool.SizedToWindow(ctx, def) }

@@ -77,10 +77,8 @@ func (t *webFetchTool) Name() string { return toolname.WebFetch }
 func (t *webFetchTool) ReadOnly() bool { return true }
 
 func (t *webFetchTool) Description() string {
-	return "Fetch a web page (http or https) and return it as markdown: HTML is converted (scripts, styles and navigation dropped, links kept), " +
-		"plain text and JSON come back as they are; binary files (images, PDFs, archives) are refused. " +
-		"Pass prompt to have a helper model answer a question about the page instead of returning all of it. " +
-		"A redirect to another host is reported, not followed: fetch the new URL if you want it. Use it for documentation, issues and API references."
+	return "Fetch an http(s) page as markdown (text and JSON as they are; binaries refused). " +
+		"With prompt, a helper model answers it from the page instead. A redirect to another host is reported, not followed."
 }
 
 func (t *webFetchTool) Schema() map[string]any { return webFetchSchema() }
@@ -88,8 +86,8 @@ func (t *webFetchTool) Schema() map[string]any { return webFetchSchema() }
 var webFetchSchema = ArgsSchema[webFetchArgs](SchemaOpen)
 
 type webFetchArgs struct {
-	URL    string `json:"url" jsonschema:"The http:// or https:// URL to fetch."`
-	Prompt string `json:"prompt,omitempty" jsonschema:"Optional question to answer about the page's content."`
+	URL    string `json:"url" jsonschema:"http:// or https://"`
+	Prompt string `json:"prompt,omitempty" jsonschema:"A question about the page."`
 }
 
 // errOtherHost stops a redirect to another host.
@@ -138,7 +136,7 @@ func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		}
 		note = fmt.Sprintf("(the fetch model could not answer (%v), so here is the page itself; answer the prompt from it)\n\n", err)
 	}
-	out, cut := capWebText(page.text, t.cfg.OutputCap)
+	out, cut := capWebText(page.text, ResultBudget(ctx, t.cfg.OutputCap))
 	out = note + out
 	if page.partial {
 		out += fmt.Sprintf("\n\n[the page is larger than %s; only its beginning was read]", sizeText(int(t.cfg.MaxBytes)))

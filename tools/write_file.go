@@ -30,10 +30,8 @@ func (t *writeFileTool) Name() string   { return toolname.WriteFile }
 func (t *writeFileTool) ReadOnly() bool { return false }
 
 func (t *writeFileTool) Description() string {
-	return "Write a whole file: create it (and its folders) or replace all of its content. " +
-		"To change part of an existing file prefer edit_file. An existing file must have been " +
-		"read with read_file first, and must not have changed since. An existing file keeps its " +
-		"line endings (CRLF stays CRLF), its trailing-newline convention and its permissions."
+	return "Create a file (and its folders) or replace all its content; prefer edit_file for changes. " +
+		"An existing file must be read first; it keeps its line endings and permissions."
 }
 
 func (t *writeFileTool) Schema() map[string]any { return writeFileSchema() }
@@ -43,8 +41,8 @@ var writeFileSchema = ArgsSchema[writeFileArgs](SchemaClosed)
 // writeFileArgs are write_file's arguments; Content is a pointer so an
 // empty file can be told from a missing argument.
 type writeFileArgs struct {
-	Path    string  `json:"path" jsonschema:"File path, relative to the workspace root or absolute inside it."`
-	Content *string `json:"content" jsonschema:"The complete new content of the file."`
+	Path    string  `json:"path" jsonschema:"Relative to the workspace root or absolute inside it."`
+	Content *string `json:"content" jsonschema:"The whole new content."`
 }
 
 func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {

@@ -33,6 +33,7 @@ func defaultCommands(keys KeyMap) []command {
 		{name: "agents", help: "list agent definitions and where they come from", run: (*Model).cmdAgents},
 		{name: "model", args: "NAME", help: "show or set the model", run: (*Model).cmdModel},
 		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
+		{name: "context", help: "what fills the context window: prompt, tools, memory, messages, tool results", run: (*Model).cmdContext},
 		{name: "crew", help: "overview of every subagent (" + keyName(keys.Crew) + ")", run: (*Model).cmdCrew},
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
 		{name: "worktrees", args: "[prune|apply BRANCH]", help: "worktrees of isolated subagents: list, prune those left behind, or apply one", run: (*Model).cmdWorktrees},

@@ -37,14 +37,15 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "quit", "frontend:component", "review"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "quit", "frontend:component", "review"}},
 		{"/m", []string{"model", "mcp", "memory"}},
 		{"/fr", []string{"frontend:component"}},
 		{"/rev", []string{"review"}},
 		{"/re", []string{"retry", "review"}},
-		{"/c", []string{"clear", "cost", "crew", "compact"}},
-		{"/CO", []string{"cost", "compact"}},
+		{"/c", []string{"clear", "cost", "context", "crew", "compact"}},
+		{"/CO", []string{"cost", "context", "compact"}},
 		{"/com", []string{"compact"}},
+		{"/cont", []string{"context"}},
 		{"/cost", []string{"cost"}},
 		{"/cost ", nil},
 		{"/zzz", nil},

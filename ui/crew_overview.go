@@ -178,7 +178,8 @@ var crewColumns = [colCount]crewColumn{
 	{title: "TYPE", width: 15, drop: 4},
 	{title: "STATE", width: 20},
 	{title: "TOOLS", width: 5, right: true, drop: 5},
-	{title: "TOKENS IN/OUT", width: 13, right: true, drop: 6},
+	{title: "TOKENS", width: 6, right: true, drop: 6},
+	{title: "CTX", width: 4, right: true, drop: 4},
 	{title: "COST", width: 8, right: true, drop: 3},
 	{title: "ELAPSED", width: 14, right: true, drop: 1},
 	{title: "MODEL", width: 24, drop: 7},
@@ -191,6 +192,7 @@ const (
 	colState
 	colTools
 	colTokens
+	colContext
 	colCost
 	colElapsed
 	colModel
@@ -486,17 +488,20 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 			b.WriteString(text.render(cell(r.typeName(), w[i], false)))
 		case colState:
 			o.stateCell(b, r, w[i], selected)
-		case colTools, colTokens:
+		case colTools, colTokens, colContext:
 			if r.isShell() {
 				b.WriteString(o.q.number.render(cell("-", w[i], true))) // a shell calls no tools, spends no tokens
 				continue
 			}
-			if i == colTools {
+			switch i {
+			case colTools:
 				b.WriteString(o.q.number.render(cell(strconv.Itoa(r.ToolCalls()), w[i], true)))
-				continue
+			case colTokens:
+				// In and out together, as the pane says it; /cost splits them.
+				b.WriteString(o.q.number.render(cell(agent.FormatTokens(r.Usage().Total()), w[i], true)))
+			default:
+				b.WriteString(o.q.number.render(cell(r.contextText(), w[i], true)))
 			}
-			u := r.Usage()
-			b.WriteString(o.q.number.render(cell(agent.FormatTokens(u.InputTokens)+"/"+agent.FormatTokens(u.OutputTokens), w[i], true)))
 		case colCost:
 			c := "-"
 			if v, ok := r.Cost(); ok {

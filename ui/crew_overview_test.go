@@ -117,7 +117,7 @@ func TestCrewOverviewGolden(t *testing.T) {
 // every column the issue names, also with long names, a long model name,
 // the widest state and the cost column: the task gives way first.
 func TestCrewOverviewColumnsAt120(t *testing.T) {
-	all := []string{"NAME", "TYPE", "STATE", "TOOLS", "TOKENS IN/OUT", "ELAPSED", "MODEL", "TASK"}
+	all := []string{"NAME", "TYPE", "STATE", "TOOLS", "TOKENS", "CTX", "ELAPSED", "MODEL", "TASK"}
 	tests := map[string]struct {
 		model, name string
 		waiting     bool
@@ -140,6 +140,7 @@ func TestCrewOverviewColumnsAt120(t *testing.T) {
 				Description: "survey every markdown file of the repository and summarise", Depth: 1}
 			r.route(agent.ChildStarted{Source: src, Model: tt.model})
 			r.route(agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 123_400, OutputTokens: 45_600}})
+			r.route(agent.ContextReported{Source: src, Tokens: 24_000, Window: 32_768})
 			if tt.waiting {
 				r.find(tt.name).SetWaiting(true)
 			}
@@ -158,7 +159,7 @@ func TestCrewOverviewColumnsAt120(t *testing.T) {
 				}
 			}
 			row := strings.Split(view, "\n")[2]
-			for _, cell := range []string{tt.name[:min(len(tt.name), nameMin-1)], "general-purpose", "123k/45.6k", "survey"} {
+			for _, cell := range []string{tt.name[:min(len(tt.name), nameMin-1)], "general-purpose", "169k", "73%", "survey"} {
 				if !strings.Contains(row, cell) {
 					t.Errorf("the row lacks %q:\n%s", cell, view)
 				}

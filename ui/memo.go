@@ -37,7 +37,7 @@ type inputKey struct {
 type statusKey struct {
 	bar     string // model, workspace, mode, note
 	width   int
-	in, out int
+	in, out int // the gauge's tokens and window
 	running bool
 	glyph   int
 	elapsed int64

@@ -685,6 +685,7 @@ func (m *Model) layout() {
 	m.status.SetSize(m.width)
 	m.status.SetFrame(now, m.frame, m.rt.usage)
 	m.markPausedWaits()
+	m.status.SetContext(m.rt.fill.Tokens, m.rt.fill.Window)
 	m.help.ShowAll = m.fullHelp
 
 	fixed := m.inputHeight() + 1 + m.helpHeight()

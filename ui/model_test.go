@@ -469,6 +469,8 @@ func TestModelEventsReachBlocks(t *testing.T) {
 		agent.ToolStarted{Source: kids[0], CallID: "k1", Name: toolname.Grep, KeyArg: "func main"},
 		agent.UsageReported{Source: kids[0], Usage: agent.Usage{InputTokens: 1000, OutputTokens: 200}},
 		agent.UsageReported{Source: mainSrc(), Usage: agent.Usage{InputTokens: 500, OutputTokens: 50}},
+		agent.ContextReported{Source: kids[0], Tokens: 3000, Window: 4000},
+		agent.ContextReported{Source: mainSrc(), Tokens: 4096, Window: 8192},
 		agent.ToolFinished{Source: mainSrc(), CallID: "call_task", Name: toolname.Task, Result: tools.Result{Content: "ok"}},
 	)
 	if u := h.m.rt.usage; u.InputTokens != 1500 || u.OutputTokens != 250 {
@@ -480,8 +482,11 @@ func TestModelEventsReachBlocks(t *testing.T) {
 	if h.m.rt.tools["call_task"].Running() {
 		t.Error("ToolFinished did not reach the task block")
 	}
-	if !h.screenContains("↑1.5k ↓250") {
-		t.Errorf("status bar lacks the session tokens:\n%s", ansi.Strip(h.m.View()))
+	if !h.screenContains("ctx 50%") {
+		t.Errorf("status bar lacks the main agent's context gauge:\n%s", ansi.Strip(h.m.View()))
+	}
+	if !h.screenContains("ctx 75%") {
+		t.Errorf("the child's pane lacks its own context gauge:\n%s", ansi.Strip(h.m.View()))
 	}
 }
 

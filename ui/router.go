@@ -37,6 +37,8 @@ type router struct {
 	parent    map[*SubagentBlock]*SubagentBlock // nil for the root's own children
 
 	usage agent.Usage // the session's tokens, children included
+	// fill is the root agent's last context report: the gauge.
+	fill agent.ContextReported
 
 	// root is the agent whose events are "the conversation": "" for the
 	// main agent; a child's AgentID in that child's full-screen view,
@@ -179,6 +181,8 @@ func (r *router) route(ev agent.Event) routeEffect {
 			r.finishAssistant()
 			r.t.Append(n)
 		}
+	case agent.ContextReported:
+		r.fill = e
 	case agent.UsageReported:
 		r.usage.Add(e.Usage)
 		if r.cost != nil {
@@ -274,6 +278,10 @@ func (r *router) routeChild(ev agent.Event) {
 		return // events of a child we never saw start (e.g. after /clear)
 	}
 	switch e := ev.(type) {
+	case agent.ContextReported:
+		b.SetContext(e.Tokens, e.Window)
+		r.t.Touch(b)
+		return
 	case agent.ToolStarted:
 		r.callOwner[e.CallID] = b
 	case agent.UsageReported:

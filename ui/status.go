@@ -41,6 +41,30 @@ type statusBar struct {
 	hint string
 	// mcp sums up the MCP servers ("MCP 2/3, 1 failed"); "" without any.
 	mcp string
+	// ctxTokens and ctxWindow are the fill of the main agent's next
+	// request and its model's window (0: unknown).
+	ctxTokens, ctxWindow int
+}
+
+// SetContext sets the gauge: the tokens the next request will carry and
+// the window they must fit (0: unknown).
+func (s *statusBar) SetContext(tokens, window int) { s.ctxTokens, s.ctxWindow = tokens, window }
+
+// ctxWarn is the fill from which the gauge is drawn as a warning.
+const ctxWarn = 80
+
+// contextGauge is "ctx 62%" of a known window, "ctx 5.1k" (tokens) of an
+// unknown one, "" before anything is known; warn reports a fill past
+// ctxWarn percent.
+func contextGauge(tokens, window int) (text string, warn bool) {
+	switch {
+	case window > 0:
+		pct := tokens * 100 / window
+		return fmt.Sprintf("ctx %d%%", pct), pct >= ctxWarn
+	case tokens > 0:
+		return "ctx " + agent.FormatTokens(tokens), false
+	}
+	return "", false
 }
 
 // SetModel names the main agent's model.
@@ -126,7 +150,7 @@ func (s *statusBar) SetSize(width int) { s.width = width }
 func (s statusBar) memoKey() statusKey {
 	k := statusKey{
 		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp,
-		width: s.width, in: s.usage.InputTokens, out: s.usage.OutputTokens, running: s.running,
+		width: s.width, in: s.ctxTokens, out: s.ctxWindow, running: s.running,
 	}
 	if s.running {
 		k.glyph = s.frame
@@ -164,8 +188,15 @@ func (s statusBar) View() string {
 	if r := s.retryText(); r != "" {
 		right = append(right, styled(lk.spinner, r))
 	}
-	in, out := agent.FormatTokens(s.usage.InputTokens), agent.FormatTokens(s.usage.OutputTokens)
-	tokens := part{"↑" + in + " ↓" + out, lk.key.render("↑") + lk.value.render(in) + lk.key.render(" ↓") + lk.value.render(out)}
+	// The gauge replaces the session's cumulative tokens (/cost has them):
+	// what matters while working is how full the next request is.
+	var tokens part
+	if g, warn := contextGauge(s.ctxTokens, s.ctxWindow); g != "" {
+		tokens = part{g, lk.key.render("ctx ") + lk.value.render(strings.TrimPrefix(g, "ctx "))}
+		if warn {
+			tokens.styled = lk.hint.render(g)
+		}
+	}
 
 	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), styled(lk.mode, s.mode), tokens, styled(lk.key, s.mcp)}
 	parts = append(parts, right...)

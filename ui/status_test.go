@@ -23,15 +23,16 @@ func TestStatusBarView(t *testing.T) {
 	s := newStatusBar(&th.Styles, "/work/project", "default")
 	s.model = "gpt-x"
 	s.usage = agent.Usage{InputTokens: 1200, OutputTokens: 34}
+	s.SetContext(5200, 8192)
 	s.running, s.started, s.now, s.frame = true, fixedNow, fixedNow.Add(2900*time.Millisecond), 0
 	tests := map[string]struct {
 		width int
 		plain string
 	}{
-		"wide":              {80, " gpt-x · /work/project · default · ↑1.2k ↓34 · ⠋ 2.9s"},
-		"workspace dropped": {50, " gpt-x · default · ↑1.2k ↓34 · ⠋ 2.9s"},
-		"model dropped too": {34, " default · ↑1.2k ↓34 · ⠋ 2.9s"},
-		"cut":               {20, " default · ↑1.2k ↓…"},
+		"wide":              {80, " gpt-x · /work/project · default · ctx 63% · ⠋ 2.9s"},
+		"workspace dropped": {45, " gpt-x · default · ctx 63% · ⠋ 2.9s"},
+		"model dropped too": {34, " default · ctx 63% · ⠋ 2.9s"},
+		"cut":               {20, " default · ctx 63%…"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -45,6 +46,30 @@ func TestStatusBarView(t *testing.T) {
 			}
 			if !strings.Contains(got, th.Styles.Status.Mode.Render("default")) {
 				t.Errorf("the mode is not drawn in its style: %q", got)
+			}
+		})
+	}
+}
+
+// TestContextGauge checks the gauge's words: a share of a known window, the
+// tokens of an unknown one, a warning from ctxWarn percent.
+func TestContextGauge(t *testing.T) {
+	tests := map[string]struct {
+		tokens, window int
+		want           string
+		warn           bool
+	}{
+		"nothing yet":    {0, 0, "", false},
+		"unknown window": {5200, 0, "ctx 5.2k", false},
+		"known window":   {5200, 8192, "ctx 63%", false},
+		"near full":      {7000, 8192, "ctx 85%", true},
+		"over":           {9000, 8192, "ctx 109%", true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, warn := contextGauge(tc.tokens, tc.window)
+			if got != tc.want || warn != tc.warn {
+				t.Errorf("contextGauge(%d, %d) = %q, %v; want %q, %v", tc.tokens, tc.window, got, warn, tc.want, tc.warn)
 			}
 		})
 	}

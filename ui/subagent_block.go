@@ -57,6 +57,8 @@ type SubagentBlock struct {
 	tools   int
 	usage   agent.Usage
 	crew    paneCrew // background, pause, budget, files: see subagent_crew.go
+	// ctxTokens and ctxWindow are the child's own context fill and window.
+	ctxTokens, ctxWindow int
 
 	acts     activityRing
 	openTool map[string]uint64 // call ID → sequence of its line, until it finishes
@@ -395,7 +397,7 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 	return lines
 }
 
-// header is "glyph [type] description ... N tools · 3.2s · 12.4k tok",
+// header is "glyph [type] description ... N tools · 3.2s · 12.4k tok · ctx 41%",
 // the stats right-aligned and the description cut to make room. It runs on
 // every tick of a running pane, so the styled left part is cached until the
 // content, the width or the stats' width change.
@@ -403,26 +405,35 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	glyph, glyphLook := b.glyph(ctx)
 	glyph = b.look.style(ctx.Styles, glyphLook).render(glyph)
 	stats := b.stats(ctx.Now)
-	// Every rune of the stats is one cell wide (digits, letters, "·").
-	statsW := utf8.RuneCountInString(stats)
-	// The left part depends on none of the pane's content but the stats'
-	// width: the type and description never change.
-	key := cacheKey{width: width, focused: ctx.Focused, frame: statsW}
-	if !b.left.valid || b.left.key != key {
-		b.left.put(key, []string{b.headerLeft(ctx, width, statsW)})
+	left := b.cachedLeft(ctx, width, stats)
+	if g, _ := contextGauge(b.ctxTokens, b.ctxWindow); left == "" && g != "" {
+		// Narrow: the context gauge gives way first, the other stats stay.
+		stats = strings.TrimSuffix(stats, " · "+g)
+		left = b.cachedLeft(ctx, width, stats)
 	}
-	left := b.left.lines[0]
 	if left == "" {
 		// Too narrow for the stats: the state and the clock stay, when
 		// they fit.
 		stats = b.shortStats(ctx.Now)
-		statsW = utf8.RuneCountInString(stats)
-		left = b.headerLeft(ctx, width, statsW)
+		left = b.headerLeft(ctx, width, utf8.RuneCountInString(stats))
 	}
 	if left == "" { // too narrow even for those: they give way
 		return fitLine(glyph+" "+b.leftText(ctx), width)
 	}
 	return glyph + " " + left + b.look.style(ctx.Styles, lookStats).render(stats)
+}
+
+// cachedLeft is headerLeft for stats, cached: the left part depends on
+// none of the pane's content but the stats' width (the type and
+// description never change).
+func (b *SubagentBlock) cachedLeft(ctx RenderContext, width int, stats string) string {
+	// Every rune of the stats is one cell wide (digits, letters, "·").
+	statsW := utf8.RuneCountInString(stats)
+	key := cacheKey{width: width, focused: ctx.Focused, frame: statsW}
+	if !b.left.valid || b.left.key != key {
+		b.left.put(key, []string{b.headerLeft(ctx, width, statsW)})
+	}
+	return b.left.lines[0]
 }
 
 // stats is "N tools · elapsed · tokens" (and the approval wait); a
@@ -446,6 +457,10 @@ func (b *SubagentBlock) stats(now time.Time) string {
 	stats += " · " + b.clockText(now) + " · " + b.tokenText()
 	if c := b.costText(); c != "" {
 		stats += " · " + c
+	}
+	// Last, so a narrow header can drop it alone (see header).
+	if g, _ := contextGauge(b.ctxTokens, b.ctxWindow); g != "" {
+		stats += " · " + g
 	}
 	return b.statePrefix() + stats
 }

@@ -310,6 +310,26 @@ func (b *SubagentBlock) revive(elapsed time.Duration, note string) {
 	b.push(activity{kind: actNote, text: note})
 }
 
+// SetContext sets the fill of the child's next request and its model's
+// window (0: unknown), from its ContextReported events.
+func (b *SubagentBlock) SetContext(tokens, window int) {
+	if b.ctxTokens == tokens && b.ctxWindow == window {
+		return
+	}
+	b.ctxTokens, b.ctxWindow = tokens, window
+	b.changed()
+}
+
+// contextText is the child's own gauge: "42%" of its window, its tokens
+// when the window is unknown, "-" before any report.
+func (b *SubagentBlock) contextText() string {
+	g, _ := contextGauge(b.ctxTokens, b.ctxWindow)
+	if g == "" {
+		return "-"
+	}
+	return strings.TrimPrefix(g, "ctx ")
+}
+
 // tokenText is "12.4k tok", or "12.4k/50k tok" against a token budget.
 func (b *SubagentBlock) tokenText() string {
 	if b.crew.maxTokens > 0 {

@@ -52,9 +52,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	convs := []scripted.Conversation{scripted.DefaultConversation()}
+	var windows map[string]scripted.Window
 	if *script != "" {
 		var err error
 		if convs, err = scripted.LoadScript(*script); err != nil {
+			return err
+		}
+		if windows, err = scripted.LoadWindows(*script); err != nil {
 			return err
 		}
 	}
@@ -72,6 +76,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := scripted.New(opts...)
 	for _, c := range convs {
 		s.Add(c)
+	}
+	for model, w := range windows {
+		s.SetWindow(model, w)
 	}
 	if err := s.Start(); err != nil {
 		return err

@@ -170,6 +170,48 @@ func (t Turn) validate() error {
 	return nil
 }
 
+// scriptDoc is the map form of a script: its conversations, and the
+// context windows of the models the server plays.
+type scriptDoc struct {
+	Conversations []Conversation `yaml:"conversations"`
+	// Windows are by model name; "" for every model without its own.
+	Windows map[string]Window `yaml:"windows"`
+}
+
+// LoadWindows reads the windows of a script file in the map form
+// (windows: {MODEL: {tokens: 8192, style: vllm}}), for Server.SetWindow;
+// a list-form script has none.
+func LoadWindows(path string) (map[string]Window, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load script: %w", err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("load script %s: %w", path, err)
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, nil // a list of conversations has no windows
+	}
+	var doc scriptDoc
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("load script %s: %w", path, err)
+	}
+	for model, w := range doc.Windows {
+		switch w.Style {
+		case "", StyleOpenAI, StyleVLLM, StyleLlamaCpp, StyleOllama, StyleLMStudio:
+		default:
+			return nil, fmt.Errorf("load script %s: windows.%s: unknown style %q (openai, vllm, llamacpp, ollama, lmstudio)", path, model, w.Style)
+		}
+		if w.Tokens <= 0 {
+			return nil, fmt.Errorf("load script %s: windows.%s: tokens must be positive", path, model)
+		}
+	}
+	return doc.Windows, nil
+}
+
 // LoadScript reads conversations from a YAML or JSON file (YAML is a
 // superset of JSON). The document is either a list of conversations or a map
 // with a "conversations" list; field names are the snake_case forms of the
@@ -204,9 +246,7 @@ func ParseScript(data []byte) ([]Conversation, error) {
 	// silently match everything.
 	dec.KnownFields(true)
 	if root.Content[0].Kind == yaml.MappingNode {
-		var doc struct {
-			Conversations []Conversation `yaml:"conversations"`
-		}
+		var doc scriptDoc
 		err = dec.Decode(&doc)
 		convs = doc.Conversations
 	} else {

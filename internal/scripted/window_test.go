@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 )
@@ -191,5 +192,55 @@ func TestWindowCountMatchesUsage(t *testing.T) {
 	}
 	if e := s.Journal()[0]; e.PromptTokens != promptTokens(body) {
 		t.Errorf("journal prompt tokens %d, want %d", e.PromptTokens, promptTokens(body))
+	}
+}
+
+func TestLoadWindows(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	conv := "conversations:\n  - turns: [{text: hi}]\n"
+	tests := map[string]struct {
+		text    string
+		want    map[string]Window
+		wantErr string
+	}{
+		"map form":   {conv + "windows:\n  qwen: {tokens: 8192, style: vllm}\n  \"\": {tokens: 4096, hidden: true}\n", map[string]Window{"qwen": {Tokens: 8192, Style: StyleVLLM}, "": {Tokens: 4096, Hidden: true}}, ""},
+		"none":       {conv, nil, ""},
+		"list form":  {"- turns: [{text: hi}]\n", nil, ""},
+		"bad style":  {conv + "windows: {m: {tokens: 10, style: tgi}}\n", nil, "unknown style"},
+		"no tokens":  {conv + "windows: {m: {style: vllm}}\n", nil, "tokens must be positive"},
+		"misspelled": {conv + "windows: {m: {tokns: 10}}\n", nil, "field tokns not found"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			p := write(strings.ReplaceAll(name, " ", "_")+".yaml", tc.text)
+			got, err := LoadWindows(p)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("windows %v, want %v", got, tc.want)
+			}
+			for m, w := range tc.want {
+				if got[m] != w {
+					t.Errorf("windows[%q] = %+v, want %+v", m, got[m], w)
+				}
+			}
+			if _, err := LoadScript(p); err != nil {
+				t.Errorf("LoadScript refuses the file: %v", err)
+			}
+		})
 	}
 }

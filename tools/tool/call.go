@@ -54,3 +54,32 @@ func ReportProgress(ctx context.Context, p Progress) {
 		fn(p)
 	}
 }
+
+type budgetKey struct{}
+
+// HardResultCap is the most any tool result may hold, whatever the window.
+const HardResultCap = 256 << 10
+
+// WithResultBudget returns ctx carrying the most bytes one tool result may
+// hold for the agent making the call: a share of its model's context
+// window, so one result never crowds out the conversation (a child's window
+// may differ from its parent's). bytes <= 0 leaves the tools' own caps.
+func WithResultBudget(ctx context.Context, bytes int) context.Context {
+	return context.WithValue(ctx, budgetKey{}, bytes)
+}
+
+// ResultBudget returns the cap a tool applies to its result: its own cap
+// def, lowered to the budget ctx carries, and never above HardResultCap.
+func ResultBudget(ctx context.Context, def int) int {
+	if b, ok := ctx.Value(budgetKey{}).(int); ok && b > 0 && b < def {
+		def = b
+	}
+	return min(def, HardResultCap)
+}
+
+// SizedToWindow reports whether ctx's budget lowered a cap of def bytes,
+// so a cut can say that the model's window is why.
+func SizedToWindow(ctx context.Context, def int) bool {
+	b, ok := ctx.Value(budgetKey{}).(int)
+	return ok && b > 0 && b < def
+}

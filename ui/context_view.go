@@ -1,0 +1,94 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/agent"
+)
+
+// ContextEngine is implemented by an Engine that can break the main
+// agent's context down (/context). Engines without it get the gauge's
+// numbers alone.
+type ContextEngine interface {
+	ContextBreakdown() agent.ContextBreakdown
+}
+
+// cmdContext shows what the next request carries: the fill against the
+// window, then each part in tokens, and what a compaction would free.
+func (m *Model) cmdContext(string) tea.Cmd {
+	e, ok := m.engine.(ContextEngine)
+	if !ok {
+		g, _ := contextGauge(m.rt.fill.Tokens, m.rt.fill.Window)
+		if g == "" {
+			g = "nothing known yet"
+		}
+		m.notice(NoticeInfo, "Context: "+g)
+		return nil
+	}
+	m.notice(NoticeInfo, contextText(e.ContextBreakdown()))
+	return nil
+}
+
+// contextText is /context's report of b.
+func contextText(b agent.ContextBreakdown) string {
+	var s strings.Builder
+	tok := agent.FormatTokens
+	switch {
+	case b.Window > 0:
+		fmt.Fprintf(&s, "Context: %s of %s tokens (%d%%) in the next request", tok(b.Tokens), tok(b.Window), b.Tokens*100/b.Window)
+		from := b.WindowFrom
+		if from == "" {
+			from = "set"
+		}
+		fmt.Fprintf(&s, "\n  window: %d tokens, from %s", b.Window, windowFromText(from))
+	default:
+		fmt.Fprintf(&s, "Context: %s tokens in the next request; the model's window is unknown (set context_window in config)", tok(b.Tokens))
+	}
+	memory := "memory files"
+	if len(b.MemoryFiles) > 0 {
+		memory += " (" + strings.Join(b.MemoryFiles, ", ") + ")"
+	}
+	rows := []struct {
+		name string
+		n    int
+	}{
+		{"system prompt", b.System},
+		{memory, b.Memory},
+		{fmt.Sprintf("tools, built-in (%d)", b.Builtins), b.BuiltinTools},
+		{fmt.Sprintf("tools, MCP (%d)", b.MCPs), b.MCPTools},
+		{fmt.Sprintf("messages (%d)", b.MessageCount), b.Messages},
+		{fmt.Sprintf("tool results (%d)", b.ResultCount), b.ToolResults},
+	}
+	width := 0
+	for _, r := range rows {
+		width = max(width, cellWidth(r.name))
+	}
+	for _, r := range rows {
+		fmt.Fprintf(&s, "\n  %s%s  %6s", r.name, strings.Repeat(" ", width-cellWidth(r.name)), tok(r.n))
+	}
+	if b.Compactable > 0 {
+		fmt.Fprintf(&s, "\n  a compaction would free about %s tokens", tok(b.Compactable))
+	} else {
+		s.WriteString("\n  a compaction would free nothing yet: the history is only the last turns")
+	}
+	s.WriteString("\n  (parts are estimates, about 4 bytes a token; the total counts what the server counted)")
+	return s.String()
+}
+
+// windowFromText says where a window came from in words.
+func windowFromText(from string) string {
+	switch from {
+	case "config":
+		return "config (context_window)"
+	case "server":
+		return "the server"
+	case "catalog":
+		return "the catalog of hosted models"
+	case agent.WindowFromOverflow:
+		return "the server's overflow error"
+	}
+	return from
+}

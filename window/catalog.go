@@ -1,0 +1,105 @@
+package window
+
+import (
+	_ "embed" // the catalog snapshot
+	"encoding/json"
+	"net/url"
+	"strings"
+	"sync"
+)
+
+// catalogJSON is a snapshot of the context windows in Charm's catwalk
+// catalog (charm.land/catwalk, MIT licence: the catalog crush ships),
+// reduced to provider hosts, model ids, windows and output budgets.
+// scripts/catalog regenerates it. covey keeps the snapshot rather than
+// importing catwalk: the package would embed 730 KB of JSON and parse all
+// of it on each call, and its module pulls prometheus and protobuf into
+// covey's module graph and newer x/net and x/text than covey uses.
+//
+//go:embed catalog.json
+var catalogJSON []byte
+
+type catalogModel struct {
+	ID        string `json:"id"`
+	Window    int    `json:"window"`
+	MaxOutput int    `json:"max_output"`
+}
+
+type catalogProvider struct {
+	ID     string         `json:"id"`
+	Host   string         `json:"host"`
+	Models []catalogModel `json:"models"`
+}
+
+// hostAliases are the hosts of providers whose catalog entry names its
+// endpoint by an environment variable.
+var hostAliases = map[string]string{
+	"api.openai.com":                    "openai",
+	"api.anthropic.com":                 "anthropic",
+	"generativelanguage.googleapis.com": "gemini",
+}
+
+var catalog = sync.OnceValue(func() []catalogProvider {
+	var doc struct {
+		Providers []catalogProvider `json:"providers"`
+	}
+	if err := json.Unmarshal(catalogJSON, &doc); err != nil {
+		return nil // the snapshot is tested; a broken one knows nothing
+	}
+	return doc.Providers
+})
+
+// Catalog returns the window of model as served at baseURL, from the
+// catalog of hosted models. The provider whose host baseURL names is asked
+// first; a model it does not list (or an endpoint the catalog does not
+// know, like a gateway) is looked up among all providers, by its id or by
+// the id after a vendor prefix ("openai/gpt-4o"), taking the smallest
+// window listed so a request never passes it. Local servers are never
+// looked up: their window is their own setting.
+func Catalog(baseURL, model string) (Info, bool) {
+	if model == "" || IsLocal(baseURL) {
+		return Info{}, false
+	}
+	host := ""
+	if u, err := url.Parse(baseURL); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	provs := catalog()
+	for _, p := range provs {
+		if p.Host != host && hostAliases[host] != p.ID {
+			continue
+		}
+		if m, ok := findModel(p.Models, model); ok {
+			return Info{Tokens: m.Window, MaxOutput: m.MaxOutput}, true
+		}
+	}
+	var best Info
+	for _, p := range provs {
+		if m, ok := findModel(p.Models, model); ok && (best.Tokens == 0 || m.Window < best.Tokens) {
+			best = Info{Tokens: m.Window, MaxOutput: m.MaxOutput}
+		}
+	}
+	return best, best.Tokens > 0
+}
+
+// findModel finds id among ms, exactly or case-insensitively, or with a
+// vendor prefix on either side.
+func findModel(ms []catalogModel, id string) (catalogModel, bool) {
+	bare := func(s string) string {
+		if i := strings.LastIndexByte(s, '/'); i >= 0 {
+			return s[i+1:]
+		}
+		return s
+	}
+	for _, m := range ms {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	for _, m := range ms {
+		if strings.EqualFold(m.ID, id) || strings.EqualFold(bare(m.ID), bare(id)) {
+			return m, true
+		}
+	}
+	return catalogModel{}, false
+}
