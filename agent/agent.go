@@ -69,6 +69,11 @@ type Config struct {
 	// MaxOutputTokens is the part of the window kept for an answer; 0:
 	// unknown.
 	MaxOutputTokens int
+	// AnswerCap is sent as max_tokens with every request; 0 sends none.
+	// Only the user's own max_output_tokens sets it: a catalog's figure
+	// only keeps room, since some servers refuse max_tokens for some
+	// models (OpenAI's reasoning models want max_completion_tokens).
+	AnswerCap int
 }
 
 // Steered is a message queued for an agent by Steer.
@@ -331,7 +336,7 @@ func (a *Agent) requestMark() (Request, int) {
 	for _, t := range a.cfg.Tools.Tools() {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
-	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs}, len(a.history)
+	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap}, len(a.history)
 }
 
 func (a *Agent) begin() error {

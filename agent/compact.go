@@ -194,7 +194,7 @@ func (a *Agent) compactLimit(fill, overflowAt int) int {
 	case overflowAt > 0 && (w == 0 || w >= overflowAt):
 		return max(overflowAt*9/10, minLimit)
 	case w > 0:
-		return w
+		return a.inputRoom(w)
 	}
 	return max(fill, minLimit)
 }
@@ -242,6 +242,7 @@ func (a *Agent) maybeCompact(ctx context.Context) error {
 	if w <= 0 {
 		return nil
 	}
+	w = a.inputRoom(w) // the answer needs its room too
 	fill := a.estimateFill()
 	if th <= 0 {
 		if fill > w {

@@ -17,6 +17,8 @@ type Request struct {
 	Model    string
 	Messages []Message
 	Tools    []ToolSpec
+	// MaxTokens caps the answer (max_tokens); 0 leaves it to the server.
+	MaxTokens int
 }
 
 // ToolSpec is a tool as offered to the model.

@@ -51,6 +51,34 @@ func (a *Agent) SetMaxOutputTokens(n int) {
 	a.mu.Unlock()
 }
 
+// SetAnswerCap sets the max_tokens sent with each request (0: none).
+func (a *Agent) SetAnswerCap(n int) {
+	a.mu.Lock()
+	a.cfg.AnswerCap = max(0, n)
+	a.mu.Unlock()
+}
+
+// Limits is what is known of a model's room.
+type Limits struct {
+	// Window is the context window in tokens (0: unknown), From where it
+	// came from.
+	Window int
+	From   string
+	// MaxOutput is the part of the window kept for an answer; AnswerCap
+	// is sent as max_tokens (see Config.AnswerCap).
+	MaxOutput, AnswerCap int
+}
+
+// inputRoom is what a request may fill of window w: the window less the
+// room kept for the answer, which is at most a quarter of it (a catalog's
+// output figure can be most of a window).
+func (a *Agent) inputRoom(w int) int {
+	a.mu.Lock()
+	out := a.cfg.MaxOutputTokens
+	a.mu.Unlock()
+	return w - min(out, w/4)
+}
+
 // ContextWindowFrom says where the window came from ("" when unknown or
 // set without saying).
 func (a *Agent) ContextWindowFrom() string {

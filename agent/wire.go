@@ -36,6 +36,7 @@ type wireRequest struct {
 	Stream        bool                  `json:"stream"`
 	StreamOptions *openai.StreamOptions `json:"stream_options,omitempty"`
 	Tools         []openai.Tool         `json:"tools,omitempty"`
+	MaxTokens     int                   `json:"max_tokens,omitempty"`
 }
 
 // wireMessage is one message as sent. Unlike go-openai's
@@ -101,6 +102,7 @@ func encodeRequest(req Request, mistral bool) ([]byte, error) {
 		Messages:      wireMessages(req.Messages, mistral),
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		MaxTokens:     req.MaxTokens,
 	}
 	for _, t := range req.Tools {
 		params := any(t.Parameters)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"covey/tools/toolname"
@@ -213,5 +214,45 @@ func TestIsMistral(t *testing.T) {
 		if got := isMistral(tc.name, tc.url); got != tc.want {
 			t.Errorf("isMistral(%q, %q) = %v, want %v", tc.name, tc.url, got, tc.want)
 		}
+	}
+}
+
+// TestMaxTokens: the answer cap the user set is sent as max_tokens; with
+// none set the field is absent, so a server's own default stands (and a
+// model that refuses max_tokens is not sent one).
+func TestMaxTokens(t *testing.T) {
+	for name, tc := range map[string]struct {
+		cap  int
+		want string
+	}{
+		"set":   {8192, `"max_tokens":8192`},
+		"unset": {0, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			body, err := encodeRequest(Request{Model: "m", MaxTokens: tc.cap}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(body), "max_tokens"); got != (tc.want != "") || !strings.Contains(string(body), tc.want) {
+				t.Errorf("body %s: want %q", body, tc.want)
+			}
+		})
+	}
+}
+
+// TestInputRoom: a request keeps room for the answer, at most a quarter of
+// the window.
+func TestInputRoom(t *testing.T) {
+	for name, tc := range map[string]struct{ window, out, want int }{
+		"no answer room known": {32000, 0, 32000},
+		"room kept":            {32768, 8192, 24576},
+		"at most a quarter":    {200000, 128000, 150000},
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := New(Config{MaxOutputTokens: tc.out})
+			if got := a.inputRoom(tc.window); got != tc.want {
+				t.Errorf("inputRoom(%d) with %d out = %d, want %d", tc.window, tc.out, got, tc.want)
+			}
+		})
 	}
 }

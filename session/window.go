@@ -100,6 +100,7 @@ func (s *Session) applyWindow(a *agent.Agent, ep config.Endpoint, model string) 
 	done := make(chan struct{})
 	n, maxOut, from, ask := s.knownWindow(ep, model)
 	a.SetMaxOutputTokens(maxOut)
+	a.SetAnswerCap(s.answerCap(ep, model))
 	a.LearnContextWindow(n, from)
 	if !ask {
 		close(done)
@@ -153,15 +154,21 @@ func (s *Session) waitWindow(ctx context.Context) {
 // childWindow tells a child's window from its provider and model (the
 // subagent manager's Window): a server not asked yet is asked now, for at
 // most window.DiscoverTimeout.
-func (s *Session) childWindow(p agent.Provider, model string) (int, int, string) {
+func (s *Session) childWindow(p agent.Provider, model string) agent.Limits {
 	ep := s.endpointOf(p)
 	n, maxOut, from, ask := s.knownWindow(ep, model)
 	if ask && n == 0 && s.windows.built.Load() {
 		if info, err := s.windows.disc.Discover(s.windows.ctx, ep.BaseURL, ep.APIKey, model); err == nil {
-			return info.Tokens, maxOut, window.FromServer
+			n, from = info.Tokens, window.FromServer
 		}
 	}
-	return n, maxOut, from
+	return agent.Limits{Window: n, From: from, MaxOutput: maxOut, AnswerCap: s.answerCap(ep, model)}
+}
+
+// answerCap is the max_tokens sent for model at ep: the user's own
+// max_output_tokens (config), never a catalog's.
+func (s *Session) answerCap(ep config.Endpoint, model string) int {
+	return s.cfg.Limits(ep.Name, model, s.windows.mainModel).MaxOutputTokens
 }
 
 // endpointOf finds the endpoint a provider serves (the main one for the

@@ -228,14 +228,13 @@ func (c *child) newAgent() {
 		// Its parent's, so its requests begin as the parent's did.
 		system = c.fork.system
 	}
-	var window, maxOut int
-	var from string
+	var lim agent.Limits
 	if c.m.cfg.Window != nil {
-		window, maxOut, from = c.m.cfg.Window(c.provider, c.model)
+		lim = c.m.cfg.Window(c.provider, c.model)
 	}
 	c.a = agent.New(agent.Config{
 		Hooks:         loopHooks(c.hk),
-		ContextWindow: window, ContextWindowFrom: from, MaxOutputTokens: maxOut,
+		ContextWindow: lim.Window, ContextWindowFrom: lim.From, MaxOutputTokens: lim.MaxOutput, AnswerCap: lim.AnswerCap,
 		Provider:  c.provider,
 		Model:     c.model,
 		System:    system,

@@ -123,11 +123,12 @@ type Config struct {
 	// when nobody can be asked; "" keeps them all.
 	Judge string
 	// Window, when set, tells a child's context window and output budget
-	// in tokens from its provider and model, and where the window came
-	// from (see agent.Config.ContextWindowFrom); a child compacts and
+	// in tokens from its provider and model, where the window came from
+	// (see agent.Config.ContextWindowFrom) and the answer cap the user set
+	// for the model (agent.Config.AnswerCap); a child compacts and
 	// sizes its tool results by its own model's window. It may wait
 	// briefly for a server to say it.
-	Window func(p agent.Provider, model string) (window, maxOutput int, from string)
+	Window func(p agent.Provider, model string) agent.Limits
 }
 
 // Hooks binds the user's hooks to children: the session's, plus a
