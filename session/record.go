@@ -98,22 +98,33 @@ func openRecording(workspace string, opts Options, secrets []string) (*recording
 // latestWithMessages is the newest session of workspace that holds a
 // conversation (a run that was quit at once leaves none worth continuing).
 func (r *recording) latestWithMessages(workspace string) (string, error) {
-	infos, err := r.store.List(workspace)
-	if err != nil {
-		return "", err
-	}
-	for _, in := range infos {
+	var (
+		id   string
+		perr error
+	)
+	err := r.store.Each(workspace, func(in sessionfile.Info) bool {
 		if in.Problem != "" {
 			// It may be this workspace's latest: resuming an older one
 			// without a word would hide it.
-			return "", fmt.Errorf("the newest session file %s cannot be read (%s), so covey cannot tell whether it is this workspace's latest session; "+
+			perr = fmt.Errorf("the newest session file %s cannot be read (%s), so covey cannot tell whether it is this workspace's latest session; "+
 				"make it readable or move it out of the way, or resume a session by its ID with --resume (covey sessions lists them)", in.Path, in.Problem)
+			return false
 		}
 		if in.Messages > 0 {
-			return in.ID, nil
+			id = in.ID
+			return false
 		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return "", err
+	case perr != nil:
+		return "", perr
+	case id == "":
+		return "", fmt.Errorf("no earlier session in %s to continue: %w", workspace, sessionfile.ErrNoSession)
 	}
-	return "", fmt.Errorf("no earlier session in %s to continue: %w", workspace, sessionfile.ErrNoSession)
+	return id, nil
 }
 
 func (r *recording) undoDir() string {
