@@ -80,3 +80,27 @@ func TestResumeHugeSessionFrameFirst(t *testing.T) {
 		t.Errorf("the typed message went out without the history: %d messages, last user %q", len(last.Messages), last.LastUser())
 	}
 }
+
+// TestResumeUnreadableSessionTUI: a session file that turns out not to be
+// a session once it is read (after the first frame) ends covey with the
+// reason on the restored terminal, exit 2, and no offer to resume it.
+func TestResumeUnreadableSessionTUI(t *testing.T) {
+	t.Parallel()
+	box := newSandbox(t)
+	dir := filepath.Join(box.home, ".local/share/covey/sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const id = "20261127T130000Z-badbad"
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte("{\"type\":\"nonsense\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTUI(t, workspace(t, sampleFiles()), box.env("OPENAI_BASE_URL=http://127.0.0.1:9/v1"), "--resume", id, "--model", "e2e-model")
+	code, tty, scr := tm.exited()
+	if code != "2" || !strings.Contains(scr, "not a covey session file") || strings.Contains(scr, "resume it with") {
+		t.Errorf("exit %s, screen:\n%s", code, scr)
+	}
+	if !strings.Contains(tty, "icanon") || strings.Contains(tty, "-icanon") {
+		t.Errorf("terminal not restored: %q", tty)
+	}
+}

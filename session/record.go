@@ -31,6 +31,8 @@ type recording struct {
 	// earlyMu guards rec while a resumed session is read, and early, the
 	// events emitted meanwhile: they are written after the file's
 	// repaired end.
+	// unread is set when the session was closed before open read it.
+	unread   bool
 	earlyMu  sync.Mutex
 	early    []agent.Event
 	messages atomic.Int64 // messages recorded by this run
@@ -136,6 +138,7 @@ func (r *recording) open() error {
 func (r *recording) release() {
 	r.openOnce.Do(func() {
 		r.openErr = errors.New("the session was closed before it was read")
+		r.unread = true
 		if r.lock != nil {
 			_ = r.lock.Release()
 		}
@@ -259,6 +262,9 @@ func (r *recording) close(stderr io.Writer) {
 	}
 	r.release()
 	if r.rec == nil {
+		if !r.unread {
+			return // it could not be read: the caller says why
+		}
 		// Resumed, and closed before it was read: the file is as it was.
 		fmt.Fprintf(stderr, "covey: session %s unchanged; resume it with: covey --resume %s\n", r.id, r.id)
 		return
