@@ -225,7 +225,7 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "covey: /%s is a command of the full-screen session; -p runs the prompt, /init and the slash commands of your command files\n", name)
 		return exitUsage
 	}
-	s, err := openSession(o, nil, false)
+	s, err := openSession(o, nil, false, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage

@@ -52,7 +52,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 			defer stop()
 		}
 	} else {
-		s, err = openSession(o, approver, true)
+		s, err = openSession(o, approver, true, true)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -77,8 +77,21 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Version: version, Model: s.Model(), Endpoint: ep,
 		Workspace: s.Workspace(), InstructionsFile: s.InstructionsFile(),
 	}
-	if s.ResumeNote() != "" {
+	// A resumed session is read after the first frame (ui.Options.Load):
+	// a large one would keep the screen blank for seconds.
+	var (
+		load    ui.LoadFunc
+		loadErr error
+	)
+	if (o.cont || o.resume != "") && !o.demo { // the demo records nothing
 		welcome = nil // a resumed conversation is the first screen
+		load = func() ([]agent.Event, string, error) {
+			if err := s.Load(); err != nil {
+				loadErr = err
+				return nil, "", err
+			}
+			return s.Replay(), s.ResumeNote(), nil
+		}
 	}
 	err = ui.Run(ctx, ui.Options{
 		Welcome:        welcome,
@@ -95,8 +108,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		InitialPrompt:  strings.Join(o.args, " "),
 		Approver:       approver,
 		Permissions:    s.Policy(),
-		Replay:         s.Replay(),
-		ResumeNote:     s.ResumeNote(),
+		Load:           load,
 		// MCP servers start once the first frame is up.
 		AfterFirstFrame: s.StartMCP,
 		Cost:            costFunc(s.Config().Prices),
@@ -109,6 +121,10 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
+	}
+	if loadErr != nil {
+		fmt.Fprintln(stderr, "covey:", loadErr)
+		return exitUsage
 	}
 	return exitOK
 }
@@ -146,7 +162,7 @@ func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {
 	return infos, files
 }
 
-func openSession(o *options, asker permission.Asker, deferMCP bool) (*session.Session, error) {
+func openSession(o *options, asker permission.Asker, deferMCP, deferLoad bool) (*session.Session, error) {
 	root, err := workDir()
 	if err != nil {
 		return nil, err
@@ -161,6 +177,7 @@ func openSession(o *options, asker permission.Asker, deferMCP bool) (*session.Se
 	}
 	opts := sessionOptions(o, root, cfg, ep, asker, true)
 	opts.DeferMCPStart = deferMCP
+	opts.DeferLoad = deferLoad
 	return session.New(opts)
 }
 

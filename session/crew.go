@@ -78,6 +78,9 @@ func (t shellScoped) Run(ctx context.Context, args json.RawMessage) tools.Result
 // "@Explore find the retry logic"): no model turn decides it, and its
 // report comes back to the main agent like a background child's.
 func (s *Session) StartChild(agentType, brief string) (name string, err error) {
+	if err := s.Load(); err != nil {
+		return "", err
+	}
 	name, _, err = s.manager.StartByUser(agentType, brief)
 	return name, err
 }

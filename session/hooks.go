@@ -231,8 +231,8 @@ func (s *Session) hookBase() hooks.Input {
 	if s.hooks != nil {
 		in.SessionID = s.hooks.sid
 	}
-	if s.rec != nil && s.rec.rec != nil {
-		in.TranscriptPath = s.rec.rec.Path()
+	if s.rec != nil {
+		in.TranscriptPath = s.rec.path
 	}
 	return in
 }

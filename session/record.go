@@ -17,11 +17,25 @@ import (
 
 // recording is the session file of a run and the undo log beside it.
 type recording struct {
-	store    sessionfile.Store
-	rec      *sessionfile.Recorder
-	undo     *tools.UndoLog
-	loaded   *sessionfile.Loaded // set when the session was resumed
-	messages atomic.Int64        // messages recorded by this run
+	store  sessionfile.Store
+	rec    *sessionfile.Recorder
+	undo   *tools.UndoLog
+	loaded *sessionfile.Loaded // set when the session was resumed
+	// id and path name the session file, known before it is read.
+	id, path string
+	// lock is a resumed session taken but not read yet; open reads it
+	// (once: openOnce), the TUI after its first frame.
+	lock     *sessionfile.Locked
+	openOnce sync.Once
+	openErr  error
+	// earlyMu guards rec while a resumed session is read, and early, the
+	// events emitted meanwhile: they are written after the file's
+	// repaired end.
+	// unread is set when the session was closed before open read it.
+	unread   bool
+	earlyMu  sync.Mutex
+	early    []agent.Event
+	messages atomic.Int64 // messages recorded by this run
 	// notify tells the user, at once, that the file cannot be written or
 	// can again: set by the session while its event stream is read, nil
 	// before and after (notifyMu keeps a send from racing the stream's
@@ -69,64 +83,128 @@ func openRecording(workspace string, opts Options, secrets []string) (*recording
 		},
 	}
 	switch {
-	case opts.Continue:
-		id, err := r.latestWithMessages(workspace)
-		if err != nil {
+	case opts.Continue || opts.ResumeID != "":
+		id := opts.ResumeID
+		if opts.Continue {
+			if id, err = r.latestWithMessages(workspace); err != nil {
+				return nil, err
+			}
+		}
+		// Taken now (another covey holding it is an error before anything
+		// is drawn), read by open.
+		if r.lock, err = r.store.Lock(id); err != nil {
 			return nil, err
 		}
-		r.rec, r.loaded, err = r.store.Open(id)
-		if err != nil {
-			return nil, err
-		}
-	case opts.ResumeID != "":
-		r.rec, r.loaded, err = r.store.Open(opts.ResumeID)
-		if err != nil {
-			return nil, err
-		}
+		r.id, r.path = r.lock.ID(), r.lock.Path()
 	default:
 		if r.rec, err = r.store.Create(workspace, opts.Endpoint.Model); err != nil {
 			return nil, err
 		}
+		r.id, r.path = r.rec.ID(), r.rec.Path()
+		r.openOnce.Do(func() {})
 	}
 	if r.undo, err = tools.OpenUndoLog(r.undoDir()); err != nil {
-		_ = r.rec.Close()
+		r.release()
+		if r.rec != nil {
+			_ = r.rec.Close()
+		}
 		return nil, err
 	}
 	return r, nil
 }
 
+// open reads a resumed session (once; the later calls wait for the first
+// and return its error). Nothing is sent to the model before it returns.
+func (r *recording) open() error {
+	r.openOnce.Do(func() {
+		rec, l, err := r.lock.Open()
+		if err != nil {
+			r.openErr = err
+			return
+		}
+		r.earlyMu.Lock()
+		defer r.earlyMu.Unlock()
+		r.rec, r.loaded = rec, l
+		for _, e := range r.early {
+			rec.Event(e)
+		}
+		r.early = nil
+	})
+	return r.openErr
+}
+
+// release lets an unread session go (Close before open); after open it
+// closes nothing, close does.
+func (r *recording) release() {
+	r.openOnce.Do(func() {
+		r.openErr = errors.New("the session was closed before it was read")
+		r.unread = true
+		if r.lock != nil {
+			_ = r.lock.Release()
+		}
+	})
+}
+
+// event records e, or keeps it until the resumed session is read.
+func (r *recording) event(e agent.Event) {
+	r.earlyMu.Lock()
+	defer r.earlyMu.Unlock()
+	if r.rec == nil {
+		r.early = append(r.early, e)
+		return
+	}
+	r.rec.Event(e)
+}
+
 // latestWithMessages is the newest session of workspace that holds a
 // conversation (a run that was quit at once leaves none worth continuing).
 func (r *recording) latestWithMessages(workspace string) (string, error) {
-	infos, err := r.store.List(workspace)
-	if err != nil {
-		return "", err
-	}
-	for _, in := range infos {
+	var (
+		id   string
+		perr error
+	)
+	err := r.store.Each(workspace, func(in sessionfile.Info) bool {
 		if in.Problem != "" {
 			// It may be this workspace's latest: resuming an older one
 			// without a word would hide it.
-			return "", fmt.Errorf("the newest session file %s cannot be read (%s), so covey cannot tell whether it is this workspace's latest session; "+
+			perr = fmt.Errorf("the newest session file %s cannot be read (%s), so covey cannot tell whether it is this workspace's latest session; "+
 				"make it readable or move it out of the way, or resume a session by its ID with --resume (covey sessions lists them)", in.Path, in.Problem)
+			return false
 		}
 		if in.Messages > 0 {
-			return in.ID, nil
+			id = in.ID
+			return false
 		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return "", err
+	case perr != nil:
+		return "", perr
+	case id == "":
+		return "", fmt.Errorf("no earlier session in %s to continue: %w", workspace, sessionfile.ErrNoSession)
 	}
-	return "", fmt.Errorf("no earlier session in %s to continue: %w", workspace, sessionfile.ErrNoSession)
+	return id, nil
 }
 
 func (r *recording) undoDir() string {
-	return strings.TrimSuffix(r.rec.Path(), sessionfile.Ext) + ".undo"
+	return strings.TrimSuffix(r.path, sessionfile.Ext) + ".undo"
 }
 
 func (r *recording) message(m agent.Message) {
+	if r.open() != nil {
+		return // closed
+	}
 	r.messages.Add(1)
 	r.rec.Message(m)
 }
 
 // childMessage records one message of a child's history.
 func (r *recording) childMessage(src agent.Source, m agent.Message) {
+	if r.open() != nil {
+		return // closed
+	}
 	r.rec.ChildMessage(src, m)
 }
 
@@ -143,7 +221,7 @@ func (r *recording) resumeNote() string {
 	if r == nil || r.loaded == nil {
 		return ""
 	}
-	note := fmt.Sprintf("resumed session %s (%d messages)", r.rec.ID(), len(r.loaded.Messages))
+	note := fmt.Sprintf("resumed session %s (%d messages)", r.id, len(r.loaded.Messages))
 	for _, w := range r.loaded.Warnings {
 		note += "\nwarning: " + w
 	}
@@ -180,6 +258,15 @@ func (r *recording) undoTurn(ctx context.Context, locks *tools.FileLocks) (strin
 // back to a session that has a conversation.
 func (r *recording) close(stderr io.Writer) {
 	if r == nil {
+		return
+	}
+	r.release()
+	if r.rec == nil {
+		if !r.unread {
+			return // it could not be read: the caller says why
+		}
+		// Resumed, and closed before it was read: the file is as it was.
+		fmt.Fprintf(stderr, "covey: session %s unchanged; resume it with: covey --resume %s\n", r.id, r.id)
 		return
 	}
 	cerr := r.rec.Close()

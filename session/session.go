@@ -36,13 +36,17 @@ const DefaultMaxTurns = 50
 // Session wires one covey run: the workspace, the main agent, the children's
 // manager and the event stream both consumers read. It implements ui.Engine.
 type Session struct {
-	cfg      config.Config
-	ws       *tools.Workspace
-	env      agent.Environment
-	defs     *agentdefs.Set
-	problems []agentdefs.Problem
-	mode     permission.Mode
-	endpoint config.Endpoint
+	// loadOnce runs Load; loadErr is its outcome.
+	loadOnce      sync.Once
+	loadErr       error
+	modelFromFlag bool
+	cfg           config.Config
+	ws            *tools.Workspace
+	env           agent.Environment
+	defs          *agentdefs.Set
+	problems      []agentdefs.Problem
+	mode          permission.Mode
+	endpoint      config.Endpoint
 
 	log    *debuglog.Log
 	rec    *recording // nil without a session file (the demo)
@@ -94,6 +98,9 @@ type Options struct {
 	// given one (an ID or a unique prefix). Both need Record.
 	Continue bool
 	ResumeID string
+	// DeferLoad leaves reading the resumed session to Load, so the TUI
+	// draws its first frame before a large session is read.
+	DeferLoad bool
 	// PermissionMode, SandboxMode and MaxTurns override the config when
 	// set.
 	PermissionMode string
@@ -289,20 +296,17 @@ func New(opts Options) (*Session, error) {
 		BeforeCompact: s.BeforeCompact,
 	})
 	s.rec.setNotify(func(n agent.Notice) { s.events <- n })
-	if s.rec != nil && s.rec.loaded != nil {
-		s.main.SetHistory(s.rec.loaded.Messages)
-		if m := s.rec.loaded.Model; m != "" && !opts.ModelFromFlag {
-			s.main.SetModel(m)
+	s.modelFromFlag = opts.ModelFromFlag
+	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
+	if !opts.DeferLoad {
+		if err := s.Load(); err != nil {
+			s.rec.close(io.Discard)
+			return nil, err
 		}
 	}
-	if s.rec != nil && s.rec.loaded != nil {
-		s.manager.Restore(restoredChildren(s.rec.loaded.Children))
-		s.shells.SkipIDs(lastShell(s.rec.loaded.Children))
-	}
-	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
 	if s.hooks != nil {
 		source := "startup"
-		if s.rec != nil && s.rec.loaded != nil {
+		if s.rec != nil && s.rec.lock != nil {
 			source = "resume"
 		}
 		go s.runSessionStart(source)
@@ -310,6 +314,34 @@ func New(opts Options) (*Session, error) {
 	s.applyMainWindow(s.main.Model())
 	s.windows.built.Store(true)
 	return s, nil
+}
+
+// Load reads the resumed session (--continue, --resume) and puts its
+// history in place; it does nothing for a new one. It runs once: later and
+// concurrent calls wait for the first and return its error. New calls it
+// unless Options.DeferLoad is set, in which case the TUI calls it after its
+// first frame; every method that talks to the model calls it first, so
+// nothing is sent before the history is in place.
+func (s *Session) Load() error {
+	if s.rec == nil {
+		return nil
+	}
+	s.loadOnce.Do(func() {
+		if s.loadErr = s.rec.open(); s.loadErr != nil {
+			return
+		}
+		l := s.rec.loaded
+		if l == nil {
+			return // a new session
+		}
+		s.main.SetHistory(l.Messages)
+		if m := l.Model; m != "" && !s.modelFromFlag {
+			s.main.SetModel(m)
+		}
+		s.manager.Restore(restoredChildren(l.Children))
+		s.shells.SkipIDs(lastShell(l.Children))
+	})
+	return s.loadErr
 }
 
 // tempDir holds the journals of temporary files (tools.TempJournal).
@@ -335,10 +367,10 @@ func (s *Session) cleanUp() {
 
 // sessionID is the session file's ID, "" when nothing is recorded.
 func (s *Session) sessionID() string {
-	if s.rec == nil || s.rec.rec == nil {
+	if s.rec == nil {
 		return ""
 	}
-	return s.rec.rec.ID()
+	return s.rec.id
 }
 
 func (s *Session) undoLog() *tools.UndoLog {
@@ -356,7 +388,7 @@ func (s *Session) emit(e agent.Event) {
 	// A shell's output lines are for the panes: the session file keeps
 	// its start and end, not a stream of what it printed.
 	if _, output := e.(agent.ShellOutput); s.rec != nil && !output {
-		s.rec.rec.Event(e)
+		s.rec.event(e)
 	}
 	s.events <- e
 }
@@ -417,6 +449,9 @@ func (s *Session) Run(ctx context.Context, prompt string) error {
 
 // Retry sends the last user turn again (ui.Engine).
 func (s *Session) Retry(ctx context.Context) error {
+	if err := s.Load(); err != nil {
+		return err
+	}
 	s.mcpReady(ctx)
 	s.waitWindow(ctx)
 	s.undoLog().BeginTurn()
@@ -437,6 +472,9 @@ func (s *Session) Undo(ctx context.Context) (string, error) {
 // Compact summarises the main agent's conversation now (/compact), once
 // any turn in progress has ended; focus steers the summary (ui.Engine).
 func (s *Session) Compact(ctx context.Context, focus string) (agent.Compacted, error) {
+	if err := s.Load(); err != nil {
+		return agent.Compacted{}, err
+	}
 	return s.driver.Compact(ctx, focus)
 }
 
@@ -451,6 +489,9 @@ func (s *Session) CancelChild(id string) bool {
 
 // SendToChild steers a running child or resumes a finished one (ui.Engine).
 func (s *Session) SendToChild(ctx context.Context, id, text string) error {
+	if err := s.Load(); err != nil {
+		return err
+	}
 	return s.manager.Send(ctx, id, text)
 }
 
@@ -465,13 +506,14 @@ func (s *Session) CancelTurn() bool { return s.driver.CancelTurn() }
 
 // Reset starts a fresh conversation (ui.Engine).
 func (s *Session) Reset() {
+	_ = s.Load() // the file gets its clear after what it holds
 	s.main.Reset()
 	s.ext.resetNested()
 	s.ext.setLastTurn(nil, "")
 	if s.hooks != nil && s.hooks.runner.Has(hooks.SessionStart) {
 		go s.runSessionStart("clear")
 	}
-	if s.rec != nil {
+	if s.rec != nil && s.rec.rec != nil {
 		s.rec.rec.Clear()
 	}
 }
@@ -481,9 +523,10 @@ func (s *Session) Model() string { return s.main.Model() }
 
 // SetModel changes the main agent's model (ui.Engine).
 func (s *Session) SetModel(m string) {
+	_ = s.Load() // else the loaded model would override m
 	s.main.SetModel(m)
 	s.applyMainWindow(m)
-	if s.rec != nil {
+	if s.rec != nil && s.rec.rec != nil {
 		s.rec.rec.SetModel(m)
 	}
 }
@@ -553,6 +596,9 @@ func (s *Session) EndEvents() {
 // Prompt runs one user turn of the main agent and returns its result (the
 // headless consumer's call; Run is the TUI's).
 func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, error) {
+	if err := s.Load(); err != nil {
+		return agent.Result{}, err
+	}
 	if c, args, ok := s.ext.command(prompt); ok {
 		return s.runCommand(ctx, prompt, c, args)
 	}

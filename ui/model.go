@@ -64,6 +64,10 @@ type Options struct {
 	// ResumeNote, when set, is shown as a notice after the replay
 	// ("resumed session <id> (N messages)").
 	ResumeNote string
+	// Load, when set, reads a resumed session after the first frame (in
+	// place of Replay and ResumeNote): a "loading session…" line shows
+	// until it returns, and what the user sends meanwhile waits for it.
+	Load LoadFunc
 	// Cost prices tokens for /cost, the crew overview and the panes; nil
 	// when no price table is configured.
 	Cost CostFunc
@@ -172,6 +176,8 @@ type Model struct {
 	// quitWindow quits. quitID tags the tick that disarms it.
 	quitArmed bool
 	quitID    int
+	// load is set while Options.Load reads the resumed session.
+	load *sessionLoad
 	// clearing is set while /clear resets the engine.
 	clearing  bool
 	quitAfter time.Duration // quitWindow; tests shorten it
@@ -289,6 +295,9 @@ func newModel(ctx context.Context, opts Options) Model {
 		m.tr.Append(newWelcomeBlock(*opts.Welcome, keys))
 	}
 	m.replay(opts.Replay, opts.ResumeNote)
+	if opts.Load != nil {
+		m.startLoading(opts.Load)
+	}
 	if note := agentProblemsNote(opts.AgentProblems); note != "" {
 		m.notice(NoticeWarning, note)
 	}
@@ -324,6 +333,9 @@ func (m Model) Init() tea.Cmd {
 	}
 	if m.worktrees != nil {
 		cmds = append(cmds, checkOrphans(m.ctx, m.worktrees))
+	}
+	if m.load != nil {
+		cmds = append(cmds, m.loadCmd())
 	}
 	if f := m.afterFirstFrame; f != nil {
 		// Bubble Tea draws the first frame right after Init; a frame's
@@ -405,6 +417,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case submitMsg:
 		return m.submit(msg.text)
+	case sessionLoadedMsg:
+		return m.handleLoaded(msg)
 	case clearedMsg:
 		return m.handleCleared()
 	case modelSetMsg:
@@ -535,6 +549,9 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 // submit sends text: a slash command runs, a message starts a turn or waits
 // in the queue while one runs.
 func (m *Model) submit(text string) tea.Cmd {
+	if m.holdWhileLoading(text) {
+		return nil
+	}
 	if name, arg, ok := parseCommand(text); ok {
 		return m.runCommand(name, arg)
 	}

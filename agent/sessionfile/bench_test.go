@@ -100,3 +100,70 @@ func BenchmarkList(b *testing.B) {
 		}
 	}
 }
+
+// hugeSession writes a session whose one user message holds size bytes,
+// then an answer, as a paste of a huge log would leave it.
+func hugeSession(b *testing.B, s Store, size int) string {
+	r, err := s.Create("/ws", "m")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.Message(agent.Message{Role: agent.RoleUser, Content: strings.Repeat("log line with a \"quote\" and a tab\t\n", size/36)})
+	r.Event(agent.TextDelta{Source: mainSrc, Text: "that is a long log"})
+	r.Message(agent.Message{Role: agent.RoleAssistant, Content: "that is a long log"})
+	r.Event(agent.Done{Source: mainSrc, Reason: agent.StopOK})
+	if err := r.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return r.ID()
+}
+
+// BenchmarkLoadHugeMessage loads a session holding a 50 MB message, as
+// covey --continue does before the transcript fills.
+func BenchmarkLoadHugeMessage(b *testing.B) {
+	s := Store{Dir: b.TempDir()}
+	id := hugeSession(b, s, 50<<20)
+	b.SetBytes(50 << 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := s.Load(id)
+		if err != nil || len(l.Messages) != 2 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkListHugeFile lists the sessions (covey sessions, the --resume
+// picker) with one session file of 1 GB among them: its message is paged
+// through, not parsed.
+func BenchmarkListHugeFile(b *testing.B) {
+	s := Store{Dir: b.TempDir()}
+	// Written directly: through a recorder the setup would take a minute.
+	id := hugeSession(b, s, 1<<10)
+	data, err := os.ReadFile(s.Path(id))
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, tail, _ := bytes.Cut(data, []byte("log line"))
+	f, err := os.OpenFile(s.Path(id), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.Write(head)
+	chunk := bytes.Repeat([]byte(`log line with a \"quote\" and a tab\t\n`), 1<<20/40)
+	for range 1024 {
+		f.Write(chunk)
+	}
+	f.Write(tail)
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	bigSession(b, s, "/ws")
+	b.ReportAllocs()
+	for b.Loop() {
+		infos, err := s.List("/ws")
+		if err != nil || len(infos) != 2 || infos[1].Messages != 2 && infos[0].Messages != 2 {
+			b.Fatal(len(infos), err)
+		}
+	}
+}

@@ -87,11 +87,25 @@ func (s Store) entries() ([]entry, error) {
 // (unreadable, or without a header) may be anyone's: it is listed with its
 // Problem, so it is never silently passed over.
 func (s Store) List(workspace string) ([]Info, error) {
-	ents, err := s.entries()
+	out := []Info{}
+	err := s.Each(workspace, func(in Info) bool {
+		out = append(out, in)
+		return true
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := []Info{}
+	return out, nil
+}
+
+// Each calls fn with the sessions of workspace ("" for every workspace),
+// most recently active first, as List describes them, until fn returns
+// false: a caller after the newest session that fits reads no older file.
+func (s Store) Each(workspace string, fn func(Info) bool) error {
+	ents, err := s.entries()
+	if err != nil {
+		return err
+	}
 	var buf []byte
 	for _, e := range ents {
 		var info Info
@@ -101,9 +115,11 @@ func (s Store) List(workspace string) ([]Info, error) {
 			continue
 		}
 		info.ID, info.Path, info.Modified = e.id, e.path, e.mod
-		out = append(out, info)
+		if !fn(info) {
+			return nil
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // Latest returns the ID of the most recently active session of workspace,
@@ -188,22 +204,30 @@ func readHeader(path string) (Header, error) {
 
 // scanInfo summarises a session file of workspace ("" for any) without
 // decoding its events: lines are told apart by the prefix this package
-// writes, and only the first user message is decoded. It stops after the
-// header of another workspace's session. buf is reused between files.
+// writes, and only the first user message is decoded, from its first 64 KB
+// at most. The rest of a long message or event line is skipped unread, so
+// a session holding a 1 GB message costs the time to page through it, not
+// to parse it. It stops after the header of another workspace's session.
+// buf is reused between files.
 func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Info{Problem: problem(err)}, buf, false
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(f, headBytes)
 	var (
 		info   Info
 		header bool
 	)
 	userPrefix := append(slices.Clip(prefixMessage), `{"role":"user"`...)
+	// Lines this package writes are known by their start: the rest of a
+	// long one need not be kept.
+	known := func(head []byte) bool {
+		return header && (bytes.HasPrefix(head, prefixEvent) || bytes.HasPrefix(head, prefixMessage))
+	}
 	for {
-		ln, err := nextLine(br, buf)
+		ln, cut, err := nextHead(br, buf, known)
 		buf = ln[:0]
 		complete := err == nil
 		ln = bytes.TrimSpace(ln)
@@ -219,13 +243,16 @@ func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 			}
 			header = true
 			info.Workspace, info.Created, info.Model = l.Header.Workspace, l.Header.Created, l.Header.Model
-		case !complete && !json.Valid(ln):
-			// A torn last line, which loading skips too.
+		case !complete && (cut || !json.Valid(ln)):
+			// A torn last line, which loading skips too (this package
+			// ends every line it writes with a newline).
 		case bytes.HasPrefix(ln, prefixEvent):
 		case bytes.HasPrefix(ln, prefixMessage):
 			info.Messages++
 			if info.FirstMessage == "" && bytes.HasPrefix(ln, userPrefix) {
-				if rec, _, _, err := parseLine(ln); err == nil && rec.Message != nil {
+				if cut {
+					info.FirstMessage = excerpt.Cut(contentStart(ln), firstMessageRunes)
+				} else if rec, _, _, err := parseLine(ln); err == nil && rec.Message != nil {
 					info.FirstMessage = excerpt.Cut(rec.Message.Content, firstMessageRunes)
 				}
 			}
@@ -256,6 +283,65 @@ func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 			return info, buf, true
 		}
 	}
+}
+
+// headBytes is how much of a long line scanInfo keeps.
+const headBytes = 64 << 10
+
+// nextHead reads one line into buf: whole, or, when it is longer than the
+// reader's buffer and keep says its start is enough, only that start (cut
+// is then true) with the rest skipped unread.
+func nextHead(br *bufio.Reader, buf []byte, keep func(head []byte) bool) (ln []byte, cut bool, err error) {
+	chunk, err := br.ReadSlice('\n')
+	buf = append(buf[:0], chunk...)
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return buf, false, err
+	}
+	if !keep(bytes.TrimLeft(buf, " \t\r")) {
+		for errors.Is(err, bufio.ErrBufferFull) {
+			chunk, err = br.ReadSlice('\n')
+			buf = append(buf, chunk...)
+		}
+		return buf, false, err
+	}
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = br.ReadSlice('\n')
+	}
+	return buf, true, err
+}
+
+// contentStart decodes what a cut message line holds of its content: the
+// JSON string after "content": up to where the line was cut, without a
+// half escape at the end.
+func contentStart(ln []byte) string {
+	const key = `"content":"`
+	i := bytes.Index(ln, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	s := ln[i+len(key):]
+	// Up to the closing quote, or to the last whole character or escape
+	// (a \uXXXX takes 6 bytes) before the cut.
+	end := 0
+	for end < len(s) && s[end] != '"' {
+		n := 1
+		if s[end] == '\\' {
+			n = 2
+			if end+1 < len(s) && s[end+1] == 'u' {
+				n = 6
+			}
+		}
+		if end+n > len(s) {
+			break
+		}
+		end += n
+	}
+	s = append([]byte{'"'}, s[:end]...)
+	var out string
+	if json.Unmarshal(append(s, '"'), &out) != nil {
+		return ""
+	}
+	return out
 }
 
 // problem says in a few words why a file could not be read.

@@ -176,6 +176,19 @@ func Read(r io.Reader) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read session: %w", err)
 	}
+	return parse(data)
+}
+
+// readSized reads all of r, which holds about size bytes, in one buffer
+// (io.ReadAll would grow and copy it a dozen times for a large session).
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
+}
+
+// parse reads a session file's bytes (see Read).
+func parse(data []byte) (*Loaded, error) {
 	l := &Loaded{}
 	n := 0
 	header := false
@@ -249,8 +262,7 @@ func parseLine(raw []byte) (rec Record, typ, model string, err error) {
 		}
 	}
 	if body, ok := cutWrapped(raw, prefixMessage); ok {
-		var m agent.Message
-		if json.Unmarshal(body, &m) == nil && validRole(m.Role) {
+		if m, err := decodeMessage(body); err == nil && validRole(m.Role) {
 			return Record{Message: &m}, typeMessage, "", nil
 		}
 	}

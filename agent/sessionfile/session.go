@@ -188,30 +188,68 @@ func (s Store) Create(workspace, model string) (*Recorder, error) {
 // events for open tools, children and runs) so the file reads the same on
 // every later load.
 func (s Store) Open(idOrPrefix string) (*Recorder, *Loaded, error) {
-	id, err := s.Resolve(idOrPrefix)
+	lk, err := s.Lock(idOrPrefix)
 	if err != nil {
 		return nil, nil, err
 	}
+	return lk.Open()
+}
+
+// Locked is a session file taken for writing but not read yet: Lock is
+// quick whatever the file's size, so a caller can show something before
+// Open reads it. Exactly one of Open and Release must follow.
+type Locked struct {
+	s    Store
+	id   string
+	path string
+	f    *os.File
+}
+
+// Lock resolves idOrPrefix (see Resolve) and takes the session for writing
+// without reading it: another covey process holding it fails here
+// (InUseError), before anything is shown.
+func (s Store) Lock(idOrPrefix string) (*Locked, error) {
+	id, err := s.Resolve(idOrPrefix)
+	if err != nil {
+		return nil, err
+	}
 	path := s.Path(id)
 	if err := checkID(id); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// Locked before it is read: a session another process still writes
 	// would load with its live turn cut, and be repaired as interrupted.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("load session %s: %w", id, ErrNoSession)
+		return nil, fmt.Errorf("load session %s: %w", id, ErrNoSession)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("open session %s: %w", path, err)
+		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
 	if holder, err := lockFile(f); err != nil {
 		_ = f.Close()
 		if errors.Is(err, errLocked) {
-			return nil, nil, &InUseError{ID: id, PID: holder}
+			return nil, &InUseError{ID: id, PID: holder}
 		}
-		return nil, nil, fmt.Errorf("open session %s: lock: %w", path, err)
+		return nil, fmt.Errorf("open session %s: lock: %w", path, err)
 	}
+	return &Locked{s: s, id: id, path: path, f: f}, nil
+}
+
+// ID is the locked session's ID.
+func (lk *Locked) ID() string { return lk.id }
+
+// Path is the locked session's file.
+func (lk *Locked) Path() string { return lk.path }
+
+// Release lets the session go unread.
+func (lk *Locked) Release() error { return lk.f.Close() }
+
+// Open reads the locked session and returns its recorder, which appends
+// what loading repaired first (see Store.Open). On error the lock is
+// released.
+func (lk *Locked) Open() (*Recorder, *Loaded, error) {
+	s, id, path, f := lk.s, lk.id, lk.path, lk.f
 	l, err := s.Load(id)
 	if err != nil {
 		_ = f.Close()
@@ -253,7 +291,15 @@ func (s Store) Load(id string) (*Loaded, error) {
 		return nil, fmt.Errorf("load session %s: %w", path, err)
 	}
 	defer f.Close()
-	l, err := Read(f)
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	data, err := readSized(f, size)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: read: %w", path, err)
+	}
+	l, err := parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", path, err)
 	}
