@@ -77,6 +77,9 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Version: version, Model: s.Model(), Endpoint: ep,
 		Workspace: s.Workspace(), InstructionsFile: s.InstructionsFile(),
 	}
+	if o.demo {
+		welcome.Try = demo.LongPrompt
+	}
 	// A resumed session is read after the first frame (ui.Options.Load):
 	// a large one would keep the screen blank for seconds.
 	var (

@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/subagent"
 )
 
 // demoPanes are the demo's three explorers, as their pane headers name
@@ -92,4 +95,95 @@ func lineHas(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// TestTUIDemoLong drives the demo's long exploration through every crew
+// key: the welcome card offers it; its three explorers work for tens of
+// seconds with real tool calls; ctrl+b sends one to the background, m
+// messages it, p pauses it, o opens it full-screen (the message is there),
+// p resumes it and it answers the message at its next request, searching
+// the workspace for its words; ctrl+g lists the crew; its report, which
+// says what the search found, comes back to the main agent.
+func TestTUIDemoLong(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, map[string]string{
+		"main.go":        "package main\n\nfunc main() { greet() }\n",
+		"greet/greet.go": "package greet\n\n// Greeting says hello.\nfunc Greeting() string { return \"hello\" }\n",
+		"README.md":      "# tiny\n\nA tiny project for the long demo.\n",
+	})
+	tm := startTUI(t, ws, newSandbox(t).env(), "--demo")
+	tm.waitText(helpLine, "“a long exploration”", "ctrl+b background")
+	tm.submit("a long exploration")
+	const walk, steer = "walk the folders", "where is the Greeting defined?"
+	for _, p := range []string{walk, "read the docs", "survey the code"} {
+		tm.waitMatch(paneRe(p))
+	}
+	tm.waitMatch(toolsRe(walk, 1))
+	focusPane(tm, walk)
+	name, _ := subagent.NameFrom(walk)
+
+	// ctrl+b: to the background, still working.
+	tm.press("C-b")
+	tm.waitOK("the pane in the background", func(s string) error {
+		if h, _, _ := paneHeader(s, walk); !strings.Contains(h, "background") {
+			return fmt.Errorf("header %q", h)
+		}
+		return nil
+	})
+	// m: a message, then p: paused before it reads it.
+	tm.press("m")
+	tm.waitText("to " + name + " ›")
+	tm.typeText(steer)
+	tm.press("Enter")
+	tm.waitFor("the message to be sent", waitLong, func(s string) bool { return !strings.Contains(s, "to "+name+" ›") })
+	focusPane(tm, walk)
+	tm.press("p")
+	tm.waitOK("the pane paused", func(s string) error {
+		if h, _, _ := paneHeader(s, walk); !strings.Contains(h, "paused") {
+			return fmt.Errorf("header %q", h)
+		}
+		return nil
+	})
+	// o: full-screen, with its brief and its steps so far.
+	tm.press("o")
+	s := tm.waitText("Walk the workspace one folder at a time", "Step 1 of ")
+	if strings.Contains(s, "survey the code") || strings.Contains(s, "Step 1 of 8: counting functions") {
+		t.Errorf("the full-screen view shows a sibling's activity:\n%s", frame(s))
+	}
+	tm.press("Escape")
+	tm.waitMatch(paneRe(walk))
+	// p again: it resumes, reads the message at its next request and
+	// searches for its words.
+	focusPane(tm, walk)
+	tm.press("p")
+	tm.waitFor("the child to answer the message", 2*waitLong, func(s string) bool {
+		return strings.Contains(s, "Got your message: “"+steer+"”")
+	})
+
+	// ctrl+g: the crew, all three listed, the walker in the background.
+	tm.press("C-g")
+	s = tm.waitText("Crew · 3 subagents")
+	for _, want := range []string{name, "read-docs", "survey-code", "background"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the overview lacks %q:\n%s", want, frame(s))
+		}
+	}
+	tm.press("Escape")
+
+	// Its report reaches the main agent and answers the message from the
+	// search's real result.
+	tm.poll("the background explorer's report, answering the message", 4*waitLong, func(s string) error {
+		_, report, ok := strings.Cut(s, "A background explorer reported")
+		if !ok {
+			return errNotYet
+		}
+		report = strings.Join(strings.Fields(report), " ") // undo the wrapping
+		for _, want := range []string{"You asked: “" + steer + "”", "appears in 1 file (greet/greet.go)"} {
+			if !strings.Contains(report, want) {
+				return fmt.Errorf("the report lacks %q", want)
+			}
+		}
+		return nil
+	})
+	tm.quitAndCheck(helpLine)
 }

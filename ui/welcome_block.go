@@ -16,6 +16,9 @@ type Welcome struct {
 	// InstructionsFile is the instructions file that was loaded (AGENTS.md
 	// or CLAUDE.md); "" when there is none.
 	InstructionsFile string
+	// Try is a prompt the card suggests (the demo's long exploration, whose
+	// children run long enough to try the crew keys on); "" for none.
+	Try string
 }
 
 // keyHint is one key and what it does, drawn from the KeyMap's help text.
@@ -82,9 +85,12 @@ func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
 		row("model", "") + model,
 		row("workspace", shortenHome(cleanText(b.w.Workspace))),
 		row("project", "") + instr,
-		"",
-		strings.Join(hints, st.Help.Sep.Render(" · ")),
 	}
+	if b.w.Try != "" {
+		lines = append(lines, row("try", "")+st.Status.Value.Render("“"+cleanText(b.w.Try)+"”")+
+			st.App.Muted.Render(": slow explorers to try the keys below on"))
+	}
+	lines = append(lines, "", strings.Join(hints, st.Help.Sep.Render(" · ")))
 	// The crew keys, named once: they work on a focused pane.
 	crew := make([]string, len(b.crew))
 	for i, h := range b.crew {

@@ -39,7 +39,7 @@ func Conversations() []scripted.Conversation {
 		Match: scripted.Match{SystemContains: "You are covey"},
 		Turns: repeatTurn(paced(scripted.Turn{Func: demoMainTurn}), demoMaxUserAsks*4),
 	}
-	return []scripted.Conversation{
+	return append([]scripted.Conversation{
 		main,
 		childScript("demo-layout", demoLayoutTask, []scripted.Turn{
 			paced(scripted.Turn{
@@ -72,7 +72,7 @@ func Conversations() []scripted.Conversation {
 			}),
 			paced(scripted.Turn{Func: demoDocsReport}),
 		}),
-	}
+	}, longConversations()...)
 }
 
 func childScript(name, marker string, turns []scripted.Turn) scripted.Conversation {
@@ -97,15 +97,20 @@ func paced(t scripted.Turn) scripted.Turn {
 }
 
 // demoMainTurn answers the main agent from what happened since the user's
-// last message: spawn the explorers, then summarise and propose a file,
-// then close.
+// last message: spawn the explorers (the long ones when asked for), then
+// summarise and propose a file, then close. A background child's report
+// is answered on its own.
 func demoMainTurn(r scripted.Request) scripted.Turn {
-	tail := sinceLastUser(r.Messages)
+	prompt, tail := sinceLastUser(r.Messages)
 	last := scripted.Message{}
 	if len(tail) > 0 {
 		last = tail[len(tail)-1]
 	}
 	switch {
+	case last.Role == "user" && strings.HasPrefix(last.Content, "[background agent"):
+		return scripted.Turn{Text: "A background explorer reported:\n\n" + noticeDigest(last.Content)}
+	case len(tail) == 0 && isLongPrompt(prompt):
+		return longTasks()
 	case len(tail) == 0:
 		return (scripted.Turn{
 			Text: "I'll look around this workspace with three explorers working in parallel.",
@@ -118,6 +123,12 @@ func demoMainTurn(r scripted.Request) scripted.Turn {
 					"prompt": demoDocsTask + " and list the markdown docs. Report the numbers."},
 			}}}},
 		})
+	case last.Role == "tool" && last.Name == toolname.Task && isLongPrompt(prompt):
+		text := "Here is what the explorers found:\n\n" + demoDigest(last.Content)
+		if strings.Contains(last.Content, "to the background") {
+			text += "\n\nThe ones in the background go on working; their reports will show here when they finish. Ask me anything meanwhile."
+		}
+		return scripted.Turn{Text: text + "\n\nAsk for " + LongPrompt + " again, or anything else for the quick tour."}
 	case last.Role == "tool" && last.Name == toolname.Task:
 		return (scripted.Turn{
 			Text: "Here is what the explorers found:\n\n" + demoDigest(last.Content) +
@@ -131,9 +142,22 @@ func demoMainTurn(r scripted.Request) scripted.Turn {
 		if strings.HasPrefix(last.Content, "Error") {
 			return (scripted.Turn{Text: "Understood: I left your files untouched. Ask me anything else to see the explorers again."})
 		}
-		return (scripted.Turn{Text: "Saved `" + demoFileName + "`. Delete it whenever you like. Ask anything else to run the explorers again."})
+		return (scripted.Turn{Text: "Saved `" + demoFileName + "`. Delete it whenever you like. Ask anything else to run the explorers again, or ask for " + LongPrompt + " to try the crew controls."})
 	}
 	return (scripted.Turn{Text: "That's the end of the demo script. Ask anything to run the explorers again."})
+}
+
+// noticeDigest shortens covey's message announcing background reports to
+// one bullet per report.
+func noticeDigest(msg string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(msg, "[background agent ")[1:] {
+		head, body, _ := strings.Cut(part, "\n")
+		name, _, _ := strings.Cut(strings.Trim(head, "\""), "\"")
+		body, _, _ = strings.Cut(body, "\n\n[This message comes from covey")
+		fmt.Fprintf(&b, "- **%s**: %s\n", name, excerpt(body, 300))
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // demoDigest turns the task tool's result into a short markdown list: one
@@ -143,6 +167,9 @@ func demoDigest(result string) string {
 	for _, section := range strings.Split(result, "## ")[1:] {
 		head, body, _ := strings.Cut(section, "\n")
 		body = strings.TrimSpace(body)
+		if strings.Contains(body, "to the background") && strings.HasPrefix(body, "[") {
+			body = "still working, in the background"
+		}
 		lines := strings.Split(body, "\n")
 		if len(lines) > 4 {
 			lines = append(lines[:4], "…")
@@ -155,13 +182,16 @@ func demoDigest(result string) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func sinceLastUser(msgs []scripted.Message) []scripted.Message {
+// sinceLastUser returns the user's last prompt and the messages after it.
+// covey's messages delivering background reports are not prompts: they
+// stay in the tail, and the prompt is the one before them.
+func sinceLastUser(msgs []scripted.Message) (string, []scripted.Message) {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
-			return msgs[i+1:]
+		if msgs[i].Role == "user" && !strings.HasPrefix(msgs[i].Content, "[background agent") {
+			return msgs[i].Content, msgs[i+1:]
 		}
 	}
-	return msgs
+	return "", msgs
 }
 
 // toolResults returns the contents of the tool messages of the last turn,
