@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"covey/tools/toolname"
@@ -164,7 +165,10 @@ func paceLong(t scripted.Turn) scripted.Turn {
 	return t
 }
 
-var wordRe = regexp.MustCompile(`[\p{L}\p{N}_.-]{4,}`)
+// wordRe finds a message's words; compiled on first use, since a
+// package-level regexp with Unicode classes costs every covey start
+// (--version included) some 0.8 M instructions.
+var wordRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}_.-]{4,}`) })
 
 // stopWords are left out of a message's search: they would match anything.
 var stopWords = map[string]bool{
@@ -179,7 +183,7 @@ var stopWords = map[string]bool{
 func messageWords(s string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range wordRe.FindAllString(s, -1) {
+	for _, w := range wordRe().FindAllString(s, -1) {
 		w = strings.Trim(w, ".-")
 		lw := strings.ToLower(w)
 		if len(lw) < 4 || stopWords[lw] || seen[lw] {
