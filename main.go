@@ -74,7 +74,9 @@ func main() {
 		restore() // the TUI did not get to
 		os.Exit(code)
 	})
+	stopProfile := startProfile()
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	os.Exit(code)
 }

@@ -86,6 +86,12 @@ type eventPump struct {
 	// pump ends.
 	dones   chan turnDoneMsg
 	stopped chan struct{}
+	// send, when set, hands a batch straight to the program (its Send)
+	// instead of through out and a waitForEvents command. That saves a
+	// goroutine and two hand-offs per frame: Bubble Tea runs every
+	// command on a goroutine of its own, after passing it through a
+	// channel to its command loop.
+	send func(tea.Msg)
 }
 
 // turnDoneEvent carries a turn's end through the pump; it never leaves
@@ -154,6 +160,11 @@ func (p *eventPump) run(ctx context.Context) {
 		if len(p.b.pending) > 0 {
 			now := time.Now()
 			if p.b.ready(now) {
+				if p.send != nil {
+					p.send(eventsMsg{events: p.b.take(now)})
+					p.b.lastFlush = time.Now() // the interval starts at the hand-over
+					continue
+				}
 				out = p.out
 			} else {
 				timer.Reset(p.b.due().Sub(now))

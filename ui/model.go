@@ -325,7 +325,10 @@ func newHelp(styles *theme.Styles) help.Model {
 func (m Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if m.pump != nil {
-		cmds = append(cmds, startPump(m.ctx, m.pump), waitForEvents(m.pump.out))
+		cmds = append(cmds, startPump(m.ctx, m.pump))
+		if m.pump.send == nil {
+			cmds = append(cmds, waitForEvents(m.pump.out))
+		}
 	}
 	if m.initialPrompt != "" {
 		text := m.initialPrompt
@@ -382,7 +385,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.handleMouse(msg)
 	case eventsMsg:
 		cmd := m.handleEvents(msg.events)
-		if m.pump != nil {
+		if m.pump != nil && m.pump.send == nil {
 			return tea.Batch(cmd, waitForEvents(m.pump.out))
 		}
 		return cmd

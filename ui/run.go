@@ -58,6 +58,9 @@ func runProgram(ctx context.Context, opts Options, scr *painter, popts ...tea.Pr
 		root = &painterModel{m: &m, scr: scr}
 	}
 	p = tea.NewProgram(root, append(popts, tea.WithContext(ctx))...)
+	if m.pump != nil {
+		m.pump.send = p.Send
+	}
 	if scr != nil {
 		scr.watchSize(p)
 	}
