@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -225,21 +226,25 @@ func isContextOverflow(code, typ, msg string) bool {
 
 // contextLimits find the window an overflow message names, in the words
 // of OpenAI, vLLM, DeepSeek and Groq; LM Studio; Anthropic-style
-// gateways; Gemini; Mistral; and llama.cpp's text.
-var contextLimits = []*regexp.Regexp{
-	regexp.MustCompile(`maximum context length (?:is|of) ([\d,]+)`),
-	regexp.MustCompile(`context length of only ([\d,]+)`),
-	regexp.MustCompile(`tokens? > ([\d,]+) maximum`),
-	regexp.MustCompile(`maximum number of tokens allowed \(([\d,]+)\)`),
-	regexp.MustCompile(`for model with ([\d,]+) maximum context length`),
-	regexp.MustCompile(`context (?:window|size|length) (?:is|of) ([\d,]+) tokens`),
-	regexp.MustCompile(`n_ctx(?:_slot)?\W{0,3}([\d,]+)`),
-}
+// gateways; Gemini; Mistral; and llama.cpp's text. They are compiled on
+// first use (an overflow): at package init they cost every covey start,
+// --version included, some 0.23 M instructions.
+var contextLimits = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`maximum context length (?:is|of) ([\d,]+)`),
+		regexp.MustCompile(`context length of only ([\d,]+)`),
+		regexp.MustCompile(`tokens? > ([\d,]+) maximum`),
+		regexp.MustCompile(`maximum number of tokens allowed \(([\d,]+)\)`),
+		regexp.MustCompile(`for model with ([\d,]+) maximum context length`),
+		regexp.MustCompile(`context (?:window|size|length) (?:is|of) ([\d,]+) tokens`),
+		regexp.MustCompile(`n_ctx(?:_slot)?\W{0,3}([\d,]+)`),
+	}
+})
 
 // contextLimit returns the window an overflow message names, or 0.
 func contextLimit(msg string) int {
 	lower := strings.ToLower(msg)
-	for _, re := range contextLimits {
+	for _, re := range contextLimits() {
 		m := re.FindStringSubmatch(lower)
 		if m == nil {
 			continue

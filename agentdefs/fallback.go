@@ -4,13 +4,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
 
 // fallbackKey matches a top-level "key:" line in the line-based reading: a
 // key at the start of the line, a colon, then anything (or nothing).
-var fallbackKey = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$`)
+// Compiled on first use, like the other patterns of this package, so a
+// start that reads no agent file (--version) does not pay for them.
+var fallbackKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$`)
+})
 
 // entry is one top-level key of the line-based reading.
 type entry struct {
@@ -45,7 +50,7 @@ func lineFallback(text string) *yaml.Node {
 		case strings.HasPrefix(lower, "</example"):
 			inExample = false
 		}
-		if m := fallbackKey.FindStringSubmatch(l); m != nil && (len(entries) == 0 || !inExample && !isExampleLabel(m[1])) {
+		if m := fallbackKey().FindStringSubmatch(l); m != nil && (len(entries) == 0 || !inExample && !isExampleLabel(m[1])) {
 			entries = append(entries, &entry{key: m[1], line: i + 1, first: strings.TrimSpace(m[2])})
 			continue
 		}
@@ -189,7 +194,7 @@ func setLine(n *yaml.Node, line int) {
 func keyAt(text string, line int) string {
 	lines := strings.Split(text, "\n")
 	for i := min(line, len(lines)) - 1; i >= 0; i-- {
-		if m := fallbackKey.FindStringSubmatch(strings.TrimRight(lines[i], " \t\r")); m != nil {
+		if m := fallbackKey().FindStringSubmatch(strings.TrimRight(lines[i], " \t\r")); m != nil {
 			return m[1]
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -88,7 +89,7 @@ func splitFrontmatter(data []byte) (frontmatter, *Problem) {
 }
 
 // yamlLineErr matches yaml.v3's "yaml: line N: reason" errors.
-var yamlLineErr = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+var yamlLineErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`) })
 
 // decodeYAML parses the frontmatter into a node tree. Claude Code reads
 // frontmatter that strict YAML rejects (descriptions full of "Context: ..."
@@ -126,7 +127,7 @@ func decodeYAML(fm frontmatter) (*yaml.Node, *Problem, *Problem) {
 func yamlProblem(fm frontmatter, err error) *Problem {
 	// yaml.v3 omits the line when the fault is on the first one.
 	p := &Problem{Line: fm.open + 1, Message: "invalid YAML in frontmatter: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-	if m := yamlLineErr.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineErr().FindStringSubmatch(err.Error()); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
 			if isYAMLParserProblem(m[2]) {
 				// yaml.v3 prints parser (not scanner) errors with a
@@ -194,7 +195,9 @@ func (e *yamlPanic) Error() string { return "yaml: the YAML decoder failed on th
 
 // plainColonLine matches a top-level "key: value" whose value is a plain
 // scalar (it starts with none of YAML's indicator characters).
-var plainColonLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([^ \t"'\[\]{}|>&*!%@` + "`" + `#-].*)$`)
+var plainColonLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([^ \t"'\[\]{}|>&*!%@` + "`" + `#-].*)$`)
+})
 
 // quoteColonValues rewrites top-level plain values that contain ": " into
 // single-quoted ones (which keep backslashes literally, as plain scalars
@@ -204,7 +207,7 @@ func quoteColonValues(text string) (string, bool) {
 	lines := strings.Split(text, "\n")
 	changed := false
 	for i, l := range lines {
-		m := plainColonLine.FindStringSubmatch(strings.TrimRight(l, " \t\r"))
+		m := plainColonLine().FindStringSubmatch(strings.TrimRight(l, " \t\r"))
 		if m == nil || !strings.Contains(m[2], ": ") {
 			continue
 		}

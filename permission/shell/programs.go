@@ -1,5 +1,7 @@
 package shell
 
+import "sync"
+
 // This file is the dispatch from a program's name to the code that
 // follows its arguments. The handlers live beside their tables, one file
 // per family: wrappers.go (programs that run another command: env, time,
@@ -16,13 +18,14 @@ package shell
 type handler func(a *analyser, name string, args []word, depth int) (*inner, bool)
 
 // programs maps a program's name to its handler (see programTable); a
-// program it does not name is a plain command.
-var programs map[string]handler
+// program it does not name is a plain command. The table is built on the
+// first analysis, not at package init (where it cost every covey start,
+// --version included, 0.13 M instructions), and by a function, not a
+// package-level initialiser, because its handlers reach wrapped again (a
+// wrapper's command is followed like any other), an initialisation cycle.
+var programs func() map[string]handler
 
-// The table is built in init because its handlers reach wrapped again
-// (a wrapper's command is followed like any other), which a package-level
-// initialiser may not.
-func init() { programs = programTable() }
+func init() { programs = sync.OnceValue(programTable) }
 
 // wrapped follows what the command words run, and reports whether the
 // command is a transparent wrapper (one a rule should see through).
@@ -30,7 +33,7 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 	if a.funcs[name] {
 		return nil, true // its body is walked where it is defined
 	}
-	if h := programs[name]; h != nil {
+	if h := programs()[name]; h != nil {
 		return h(a, name, words[1:], depth)
 	}
 	if pythonName.MatchString(name) {
