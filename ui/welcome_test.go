@@ -46,6 +46,22 @@ func TestWelcome(t *testing.T) {
 			t.Fatalf("the quit hint does not follow the KeyMap:\n%s", text)
 		}
 	})
+	t.Run("a suggested prompt with the crew keys", func(t *testing.T) {
+		keys := DefaultKeyMap()
+		keys.ChildPause.SetHelp("P", "pause/resume")
+		lines := newWelcomeBlock(Welcome{Try: "a long exploration"}, keys).Lines(blockCtx(t, 80))
+		golden(t, lines, 80)
+		text := strings.Join(lines, "\n")
+		for _, want := range []string{"“a long exploration”", "ctrl+b background", "P pause", "ctrl+g crew"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the card lacks %q:\n%s", want, text)
+			}
+		}
+		plain := strings.Join(newWelcomeBlock(Welcome{}, keys).Lines(blockCtx(t, 80)), "\n")
+		if strings.Contains(plain, "try") || strings.Contains(plain, "ctrl+b") {
+			t.Errorf("a card with nothing to try names it:\n%s", plain)
+		}
+	})
 	t.Run("scrolls away", func(t *testing.T) {
 		h := newHarness(t, 80, 12)
 		h.m = welcomeModel("AGENTS.md")
