@@ -104,7 +104,7 @@ func longTurn(r scripted.Request, step longStep) scripted.Turn {
 	}
 	if len(h.results) < longSteps {
 		say, call := step(len(h.results), h.results)
-		text.WriteString(fmt.Sprintf("Step %d of %d: %s", len(h.results)+1, longSteps, say))
+		fmt.Fprintf(&text, "Step %d of %d: %s", len(h.results)+1, longSteps, say)
 		return paceLong(scripted.Turn{Text: text.String(), ToolCalls: []scripted.Call{call}})
 	}
 	text.Reset() // the report restates what the messages asked
@@ -251,10 +251,10 @@ func walkStep(i int, results []string) (string, scripted.Call) {
 	glob := func(p string) scripted.Call {
 		return scripted.Call{Name: toolname.Glob, Args: map[string]any{"pattern": p}}
 	}
-	switch {
-	case i == 0:
+	switch i {
+	case 0:
 		return "listing the top level.", list(".")
-	case i == longSteps-1:
+	case longSteps - 1:
 		return "globbing every file to count them.", glob("**/*")
 	}
 	var dirs []string
@@ -274,13 +274,13 @@ func walkStep(i int, results []string) (string, scripted.Call) {
 // docsStep globs the markdown files, reads up to four of them (or the
 // workspace's other top-level files), and counts their headings.
 func docsStep(i int, results []string) (string, scripted.Call) {
-	switch {
-	case i == 0:
+	switch i {
+	case 0:
 		return "finding the markdown docs.", scripted.Call{Name: toolname.Glob, Args: map[string]any{"pattern": "**/*.md"}}
-	case i == longSteps-1:
+	case longSteps - 1:
 		return "counting the headings of every doc.", scripted.Call{Name: toolname.Grep, Args: map[string]any{
 			"pattern": "^#{1,3} ", "glob": "*.md", "output_mode": "count"}}
-	case i == longSteps-2:
+	case longSteps - 2:
 		return "looking for licence and contribution notes.", scripted.Call{Name: toolname.Grep, Args: map[string]any{
 			"pattern": "licen[cs]e|contribut", "ignore_case": true, "output_mode": "files_with_matches"}}
 	}
@@ -300,14 +300,14 @@ func codeStep(i int, results []string) (string, scripted.Call) {
 	grep := func(pattern, mode string) scripted.Call {
 		return scripted.Call{Name: toolname.Grep, Args: map[string]any{"pattern": pattern, "output_mode": mode}}
 	}
-	switch {
-	case i == 0:
+	switch i {
+	case 0:
 		return "counting functions and classes per file.", grep(`^\s*(func|def|fn|class|pub fn) `, "count")
-	case i == longSteps-3:
+	case longSteps - 3:
 		return "listing TODO and FIXME markers.", grep(`TODO|FIXME|XXX`, "content")
-	case i == longSteps-2:
+	case longSteps - 2:
 		return "counting imports per file.", grep(`^import|^from \S+ import|^use |^#include`, "count")
-	case i == longSteps-1:
+	case longSteps - 1:
 		return "finding the tests.", scripted.Call{Name: toolname.Glob, Args: map[string]any{"pattern": "**/*test*"}}
 	}
 	busiest := busiestFiles(results[0])
