@@ -35,6 +35,7 @@ func FuzzBlocksText(f *testing.F) {
 	f.Add("\t\r\n\x1b[1m\n\n~~~\n\n", 1, 5)
 	f.Add(strings.Repeat("日本語 ", 50), 3, 11)
 	f.Add("\xe8\xaa00\xe60\xa5 \x1b[2J\u009b", 3, 12)
+	f.Add("x\n| a | b \\| |\n|:-:|--:|\n| 1 |\n\n- [x] ~~y~~ ~~~z~\n- [ ]", 5, 9)
 	f.Fuzz(func(t *testing.T, text string, step, width int) {
 		step = 1 + abs(step)%32
 		width = 1 + abs(width)%160

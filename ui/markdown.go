@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -61,7 +60,7 @@ func (m *MarkdownRenderer) Render(md string, width int) ([]string, error) {
 		return nil, nil
 	}
 	if m.md == nil {
-		m.md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
+		m.md = goldmark.New(goldmark.WithParserOptions(gfmOptions()...))
 	}
 	m.renders++
 	src := []byte(cleanText(md))

@@ -128,6 +128,26 @@ func TestMarkdownElements(t *testing.T) {
 			width: 40,
 			want:  []string{"gone here"},
 		},
+		"strikethrough with one tilde, three are text": {
+			md:    "~a~ and ~~~b~~~",
+			width: 40,
+			want:  []string{"a and ~~~b~~~"},
+		},
+		"task list: checked, unchecked, and brackets that are no box": {
+			md:    "- [ ] todo\n- [X] done\n- [y] not a box\n- text [x] later\n\n[x] outside a list",
+			width: 40,
+			want:  []string{"• [ ] todo", "• [x] done", "• [y] not a box", "• text [x] later", "", "[x] outside a list"},
+		},
+		"table after a paragraph's lines, centred, escaped pipe, ragged rows": {
+			md:    "intro line\n| a | b | c |\n|:-:|---|--|\n| x \\| y | 2 | 3 | extra |\n| only |",
+			width: 40,
+			want:  []string{"intro line", "", "  a   │ b │ c", "──────┼───┼──", "x | y │ 2 │ 3", "only  │   │"},
+		},
+		"no table without a pipe or with a cell count mismatch": {
+			md:    "| a | b |\n|---|\n\nplain\n:-:",
+			width: 40,
+			want:  []string{"| a | b | |---|", "", "plain :-:"},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
