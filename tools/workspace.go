@@ -191,6 +191,9 @@ const listingTTL = 2 * time.Second
 type fileSet struct {
 	root  string   // absolute directory the paths are relative to
 	files []string // sorted slash paths relative to root
+	// rootClean says filepath.Clean leaves root alone, so a clean path
+	// below it is root, a separator and the path (see joinClean).
+	rootClean bool
 	// gitDir is the repository's git directory when git produced the
 	// listing; ignore questions about directories then go to git too.
 	gitDir string
@@ -271,7 +274,52 @@ func (v *visible) openIgnored(ctx context.Context, abs string) error {
 }
 
 func (v *visible) abs(rel string) string {
-	return filepath.Join(v.set.root, filepath.FromSlash(rel))
+	return joinClean(v.set.root, v.set.rootClean, rel)
+}
+
+// joinClean is filepath.Join(root, rel) for a clean root and a slash path
+// rel. The listing's paths are clean already, so the common case is a
+// concatenation: Join cleans the whole result, which cost grep some 1,700
+// instructions a file (6% of a search of GOROOT/src).
+func joinClean(root string, rootClean bool, rel string) string {
+	if !rootClean || root == "" || !isCleanRel(rel) {
+		return filepath.Join(root, filepath.FromSlash(rel))
+	}
+	if os.IsPathSeparator(root[len(root)-1]) {
+		return root + filepath.FromSlash(rel)
+	}
+	return root + string(filepath.Separator) + filepath.FromSlash(rel)
+}
+
+// isCleanRel reports whether rel is a relative slash path that
+// filepath.Clean would leave alone: not empty, no leading or trailing
+// slash, no empty, "." or ".." element.
+func isCleanRel(rel string) bool {
+	n := len(rel)
+	if n == 0 || rel[0] == '/' || rel[n-1] == '/' {
+		return false
+	}
+	for i := 0; ; {
+		// rel[i:] starts an element: it may be neither empty, "." nor "..".
+		if rel[i] == '/' {
+			return false
+		}
+		if rel[i] == '.' {
+			j := i + 1
+			if j < n && rel[j] == '.' {
+				j++
+			}
+			if j == n || rel[j] == '/' {
+				return false
+			}
+		}
+		k := strings.IndexByte(rel[i:], '/')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+	}
+	return filepath.Separator == '/' || !strings.ContainsRune(rel, filepath.Separator)
 }
 
 // display is how a path is shown to the model: relative to the workspace
@@ -391,7 +439,7 @@ func listFiles(ctx context.Context, root string) (*fileSet, error) {
 		mod := indexModTime(gitDir)
 		files, gerr := gitListFiles(ctx, root)
 		if gerr == nil {
-			return &fileSet{root: root, files: files, gitDir: gitDir, at: start, indexMod: mod}, nil
+			return &fileSet{root: root, rootClean: root == filepath.Clean(root), files: files, gitDir: gitDir, at: start, indexMod: mod}, nil
 		}
 		if ctx.Err() != nil {
 			return nil, gerr
@@ -405,7 +453,7 @@ func listFiles(ctx context.Context, root string) (*fileSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileSet{root: root, files: files, base: base, at: start}, nil
+	return &fileSet{root: root, rootClean: root == filepath.Clean(root), files: files, base: base, at: start}, nil
 }
 
 // ListDir returns the visible entries of the directory dir (absolute, or
