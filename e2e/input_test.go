@@ -121,6 +121,7 @@ func TestTUIShellCommand(t *testing.T) {
 			tm.waitText("! echo E2E-BANG-$((6*7))")
 			tm.press("Enter")
 			tm.waitText("Allow bash")
+			tm.waitApprovalReady()
 			tm.press("y")
 			s := tm.waitText("bash", "E2E-BANG-42")
 			if strings.Contains(s, "❯ !echo") {
