@@ -162,6 +162,16 @@ func (a *Agent) System() string {
 	return a.cfg.System
 }
 
+// SetSystem replaces the agent's system prompt (a resumed session's, once
+// its file is read: its start date is in it). Call it before the turn
+// that should send it, not during one.
+func (a *Agent) SetSystem(system string) {
+	a.mu.Lock()
+	a.cfg.System = system
+	a.forgetPromptUsageLocked()
+	a.mu.Unlock()
+}
+
 // SetHistory replaces the conversation (used to resume a session) and
 // reports the new fill (a ContextReported event).
 func (a *Agent) SetHistory(h []Message) {

@@ -5,7 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"covey/agent"
 	"covey/agent/sessionfile"
@@ -73,5 +76,71 @@ func TestDeferLoad(t *testing.T) {
 	early := bytes.Index(after, []byte("EARLY NOTICE"))
 	if result < 0 || early < result {
 		t.Errorf("the early event is not after the repaired end (result at %d, event at %d):\n%s", result, early, after)
+	}
+}
+
+// TestResumedPromptStartDate: a resumed session's system prompts carry
+// the date in its file's header, not today's, whether New reads the file
+// (headless) or Load does after the first frame (the TUI's DeferLoad), so
+// the first request after the resume has the first day's prefix; the
+// children started or restored from then on are told the same date.
+func TestResumedPromptStartDate(t *testing.T) {
+	for _, deferLoad := range []bool{false, true} {
+		t.Run(map[bool]string{false: "headless", true: "deferred"}[deferLoad], func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+			t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+			t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+			ws := t.TempDir()
+			dir, err := sessionfile.DefaultDir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := sessionfile.Store{Dir: dir}.Create(ws, "m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Message(agent.Message{Role: agent.RoleUser, Content: "hi"})
+			rec.Message(agent.Message{Role: agent.RoleAssistant, Content: "hello"})
+			if err := rec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// The session began three days ago.
+			then := time.Now().AddDate(0, 0, -3)
+			data, _ := os.ReadFile(rec.Path())
+			created := regexp.MustCompile(`"created":"[^"]+"`)
+			if !created.Match(data) {
+				t.Fatalf("no created time in the header:\n%.300s", data)
+			}
+			data = created.ReplaceAll(data, []byte(`"created":"`+then.UTC().Format(time.RFC3339Nano)+`"`))
+			if err := os.WriteFile(rec.Path(), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			s, err := New(Options{Workspace: ws, NoMCP: true, NoHooks: true, Record: true, Continue: true, DeferLoad: deferLoad,
+				Endpoint: config.Endpoint{Name: "test", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				for range s.Events() {
+				}
+			}()
+			defer func() {
+				s.EndEvents()
+				s.Close(io.Discard)
+			}()
+			if err := s.Load(); err != nil {
+				t.Fatal(err)
+			}
+			start, today := "Date: "+then.Format("2006-01-02"), "Date: "+time.Now().Format("2006-01-02")
+			if sys := s.main.System(); !strings.Contains(sys, start) || strings.Contains(sys, today) {
+				t.Errorf("the resumed prompt does not carry the start date %q:\n%s", start, sys)
+			}
+			if got := s.manager.Environment().Date; got != then.Format("2006-01-02") {
+				t.Errorf("children are told the date %q, want the start date %q", got, then.Format("2006-01-02"))
+			}
+		})
 	}
 }

@@ -42,7 +42,8 @@ type Session struct {
 	modelFromFlag bool
 	cfg           config.Config
 	ws            *tools.Workspace
-	env           agent.Environment
+	env           agent.Environment // in the prompts; Load puts a resumed session's start date in
+	base          string            // the main agent's prompt before env (agent.SystemPrompt)
 	defs          *agentdefs.Set
 	problems      []agentdefs.Problem
 	mode          permission.Mode
@@ -166,7 +167,6 @@ func New(opts Options) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.env.Date = s.rec.startDate(s.env.Date)
 	}
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
 	if err != nil {
@@ -271,13 +271,14 @@ func New(opts Options) (*Session, error) {
 		s.rec.close(io.Discard)
 		return nil, err
 	}
-	base := agent.BasePrompt
+	s.base = agent.BasePrompt
 	if mode == permission.ModePlan {
-		base += "\n\nYou are in plan mode: you can only read. Investigate, then answer with a numbered implementation plan; do not try to change anything."
+		s.base += "\n\nYou are in plan mode: you can only read. Investigate, then answer with a numbered implementation plan; do not try to change anything."
 	}
 	s.main = agent.New(agent.Config{
 		Provider: prov, Model: opts.Endpoint.Model,
-		System: agent.SystemPrompt(base, s.env),
+		// Today's date: Load puts a resumed session's start date in.
+		System: agent.SystemPrompt(s.base, s.env),
 		Tools:  reg, MaxTurns: maxTurns,
 		Source: agent.Source{AgentID: agent.MainAgentID},
 		Emit:   s.emit,
@@ -334,6 +335,15 @@ func (s *Session) Load() error {
 		if l == nil {
 			return // a new session
 		}
+		// The prompts carry the date the session started on, not
+		// today's, so they are the first day's byte for byte and a
+		// provider's prompt cache still holds their prefix. The header is
+		// known only now (the TUI reads the file after its first frame),
+		// so the prompt New built is replaced before anything is sent, and
+		// before Restore builds the restored children's prompts.
+		s.env.Date = s.rec.startDate(s.env.Date)
+		s.main.SetSystem(agent.SystemPrompt(s.base, s.env))
+		s.manager.SetEnvironment(s.env)
 		s.main.SetHistory(l.Messages)
 		if m := l.Model; m != "" && !s.modelFromFlag {
 			s.main.SetModel(m)

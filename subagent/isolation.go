@@ -126,7 +126,7 @@ func (c *child) isolate(ctx context.Context) (*isolation, error) {
 // workspace root is the worktree, its changes are collected from the files
 // (git cannot write the repository from there), and the user reviews them.
 func (c *child) systemPrompt() string {
-	env := c.m.cfg.Environment
+	env := c.m.Environment()
 	ws := c.workspace()
 	if ws == nil || ws == c.m.cfg.Workspace {
 		return agent.SystemPrompt(c.def.Prompt, env)

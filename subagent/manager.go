@@ -162,6 +162,10 @@ type Manager struct {
 	byUser atomic.Int64
 	wg     sync.WaitGroup // every child goroutine
 
+	// envMu guards cfg.Environment, which SetEnvironment may change
+	// after NewManager (a resumed session's start date).
+	envMu sync.Mutex
+
 	mu       sync.Mutex
 	sems     map[int]chan struct{}   // per depth, so parents never starve children
 	children map[string]*child       // every child of the session, by AgentID
@@ -181,6 +185,23 @@ type Manager struct {
 	repoErr  error
 	repoMu   sync.Mutex
 	subRepos map[string]*worktree.Repo
+}
+
+// SetEnvironment replaces the environment of the children started from
+// now on (and of those Restore brings back): a resumed session learns its
+// start date only once its file is read, after NewManager.
+func (m *Manager) SetEnvironment(env agent.Environment) {
+	m.envMu.Lock()
+	m.cfg.Environment = env
+	m.envMu.Unlock()
+}
+
+// Environment is the environment the system prompts of the children
+// started from now on describe.
+func (m *Manager) Environment() agent.Environment {
+	m.envMu.Lock()
+	defer m.envMu.Unlock()
+	return m.cfg.Environment
 }
 
 // NewManager returns a Manager, filling unset limits with defaults.
