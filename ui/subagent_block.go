@@ -405,6 +405,8 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	glyph, glyphLook := b.glyph(ctx)
 	glyph = b.look.style(ctx.Styles, glyphLook).render(glyph)
 	stats := b.stats(ctx.Now)
+	// Right-aligned within a readable width on a wide terminal.
+	width = b.headerWidth(ctx, width, utf8.RuneCountInString(stats))
 	left := b.cachedLeft(ctx, width, stats)
 	if g, _ := contextGauge(b.ctxTokens, b.ctxWindow); left == "" && g != "" {
 		// Narrow: the context gauge gives way first, the other stats stay.
@@ -434,6 +436,36 @@ func (b *SubagentBlock) cachedLeft(ctx RenderContext, width int, stats string) s
 		b.left.put(key, []string{b.headerLeft(ctx, width, statsW)})
 	}
 	return b.left.lines[0]
+}
+
+// Header widths: on a wide terminal the stats are right-aligned within
+// headerReadable columns, so they stay in sight of the pane's name (at 200
+// columns they sat some 130 columns from it); a longer name and
+// description may push them out to headerWidest.
+const (
+	headerReadable = 100
+	headerWidest   = 120
+)
+
+// headerWidth is the width the header's stats are right-aligned in: the
+// pane's width up to headerReadable, more when the name and description
+// need it, never more than headerWidest or width.
+func (b *SubagentBlock) headerWidth(ctx RenderContext, width, statsW int) int {
+	if width <= headerReadable {
+		return width
+	}
+	// typeLabel's width, measured on the plain text: this runs on every
+	// tick of a running pane and styling costs more than measuring.
+	typW := ansi.StringWidth("[" + b.typeName() + "]")
+	if n := oneLine(b.src.Name); n != "" {
+		typW += ansi.StringWidth(n) + 1
+	}
+	if d := b.src.Depth; d > 1 {
+		typW += 2*(d-2) + 2
+	}
+	const glyphW = 2
+	natural := glyphW + typW + 1 + ansi.StringWidth(b.headerDescription()) + 2 + statsW
+	return min(width, max(headerReadable, min(natural, headerWidest)))
 }
 
 // stats is "N tools · elapsed · tokens" (and the approval wait); a
