@@ -211,8 +211,8 @@ func (b *ApprovalBlock) SetNote(s string) {
 
 // sideBySide reports whether the diff is drawn in two halves at width.
 func (b *ApprovalBlock) sideBySide(width int) bool {
-	if b.diff == nil {
-		return false
+	if b.diff == nil || b.diff.oneSided() {
+		return false // a new or deleted file would leave one half empty
 	}
 	if b.layout != nil {
 		return *b.layout
@@ -222,7 +222,7 @@ func (b *ApprovalBlock) sideBySide(width int) bool {
 
 // ToggleLayout switches between the unified and the side-by-side diff.
 func (b *ApprovalBlock) ToggleLayout() {
-	if b.diff == nil {
+	if b.diff == nil || b.diff.oneSided() {
 		return
 	}
 	v := !b.sideBySide(b.width)
@@ -658,9 +658,12 @@ func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
 		if b.droppedCount() == 0 {
 			h = append(h, hint(k.ApproveEdit))
 		}
-		if b.sideBySide(width) {
+		switch {
+		case b.diff != nil && b.diff.oneSided():
+			// A new or deleted file is always unified: no layout to choose.
+		case b.sideBySide(width):
 			h = append(h, [2]string{keyName(k.ApproveLayout), "unified"})
-		} else {
+		default:
 			h = append(h, [2]string{keyName(k.ApproveLayout), "side by side"})
 		}
 	}

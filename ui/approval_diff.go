@@ -107,6 +107,33 @@ func (d *diffView) splitCell(l *diffLine, old bool, width int, st *theme.Styles)
 	return st.Diff.LineNumber.Render(num+" ") + body
 }
 
+// oneSided reports whether the diff only adds or only removes lines, as
+// for a new or a deleted file: side by side, one half would be empty.
+func (d *diffView) oneSided() bool {
+	if d.sides == 0 {
+		d.sides = 2
+		if d.countSides() {
+			d.sides = 1
+		}
+	}
+	return d.sides == 1
+}
+
+func (d *diffView) countSides() bool {
+	added, removed := false, false
+	for _, l := range d.lines {
+		switch l.kind {
+		case diffAdded:
+			added = true
+		case diffRemoved:
+			removed = true
+		case diffContext, diffFile:
+			return false
+		}
+	}
+	return !(added && removed)
+}
+
 // contentDiff is the diff of a new file holding content, for a write
 // request that carries no FileChange.
 func contentDiff(content string) string {

@@ -38,6 +38,7 @@ type diffLine struct {
 type diffView struct {
 	lines  []diffLine
 	digits int // width of the widest line number
+	sides  int // 0: not counted yet; 1: only added or only removed lines; 2: both
 }
 
 // newDiffView parses a unified diff as tools.FileChange carries it. It is

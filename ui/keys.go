@@ -218,6 +218,7 @@ type keyState struct {
 	approvalPending bool // a request waits for an answer
 	feedback        bool // the denial's reason is being typed
 	editable        bool // the waiting request is a write
+	oneSided        bool // its diff only adds or only removes: no layout to choose
 	merge           bool // the waiting request is a child's worktree merge
 	hunks           bool // the waiting request's hunks can be chosen
 	trimmed         bool // some of its hunks (or files) are dropped
@@ -321,7 +322,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.ApproveNo.SetEnabled(answering)
 	k.ApproveFeedback.SetEnabled(answering)
 	k.ApproveEdit.SetEnabled(answering && s.editable)
-	k.ApproveLayout.SetEnabled(answering && (s.editable || s.merge))
+	k.ApproveLayout.SetEnabled(answering && (s.editable || s.merge) && !s.oneSided)
 	// A merge is applied or discarded, not allowed or denied.
 	if s.merge {
 		k.ApproveYes.SetHelp("y", "apply chosen files")

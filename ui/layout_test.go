@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"covey/agent"
+	"covey/permission"
+	"covey/tools/toolname"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -41,6 +43,42 @@ func TestPaneHeaderStatsNearName(t *testing.T) {
 			}
 			if !strings.HasSuffix(trimmed, "0 tok") && !strings.HasSuffix(trimmed, "0 B") {
 				t.Errorf("header does not end with its stats: %q", header)
+			}
+		})
+	}
+}
+
+// TestApprovalOneSidedIsUnified checks that a new or a deleted file's
+// approval stays unified at any width, even after t, while an edit goes
+// side by side on a wide terminal.
+func TestApprovalOneSidedIsUnified(t *testing.T) {
+	deleted := editRequest("internal/handlers/health.go", approvalOld, "")
+	for _, tc := range []struct {
+		name  string
+		req   permission.Request
+		split bool
+	}{
+		{"new file", writeRequest("internal/handlers/version.go", approvalNew), false},
+		{"new file without a change", permission.Request{Tool: toolname.WriteFile, Path: "a.txt", Content: "one\ntwo\n"}, false},
+		{"deleted file", deleted, false},
+		{"edit", editRequest("internal/handlers/health.go", approvalOld, approvalNew), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewApprovalBlock(tc.req)
+			b.SetActive(true)
+			text := ansi.Strip(strings.Join(b.Lines(approvalCtx(200)), "\n"))
+			if got := b.sideBySide(200); got != tc.split {
+				t.Fatalf("side by side at 200 columns: %v, want %v\n%s", got, tc.split, text)
+			}
+			if got := strings.Contains(text, splitSeparator); got != tc.split {
+				t.Errorf("halves drawn: %v, want %v\n%s", got, tc.split, text)
+			}
+			if got := strings.Contains(text, "side by side") || strings.Contains(text, "t unified"); got != tc.split {
+				t.Errorf("layout key offered: %v, want %v\n%s", got, tc.split, text)
+			}
+			b.ToggleLayout()
+			if !tc.split && b.sideBySide(200) {
+				t.Errorf("t turned a one-sided diff side by side")
 			}
 		})
 	}

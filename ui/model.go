@@ -685,6 +685,7 @@ func (m *Model) layout() {
 		approvalPending: ab != nil,
 		feedback:        ab != nil && ab.FeedbackOpen(),
 		editable:        ab != nil && ab.Editable(),
+		oneSided:        ab != nil && ab.diff != nil && ab.diff.oneSided(),
 		merge:           ab != nil && ab.IsMerge(),
 		hunks:           ab != nil && ab.ChoosesHunks(),
 		trimmed:         ab != nil && ab.trimmed(),
