@@ -119,7 +119,7 @@ func (d *diffView) render(width, limit int, st *theme.Styles) []string {
 	gutter := 2*d.digits + 2 // "old new " before the marker
 	out := make([]string, 0, n+1)
 	for _, l := range d.lines[:n] {
-		out = append(out, d.renderLine(l, width, gutter, st))
+		out = d.appendWrapped(out, l, width, gutter, st)
 	}
 	if n < len(d.lines) {
 		out = append(out, fitLine(st.Tool.Output.Render("… "+countNoun(len(d.lines)-n, "more line", "more lines")), width))
@@ -155,6 +155,53 @@ func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) s
 		body = st.Diff.Context.Render(fitLine(" "+l.text, textWidth))
 	}
 	return fitLine(nums+body, width)
+}
+
+// appendWrapped appends line l drawn at width, wrapped: the text a line
+// has past the screen's edge goes on in continuation rows, marked "↪" in
+// the gutter, with the line's marker and colour. The transcript's diffs
+// (a tool call's, /diff's, a child's view) take no keys, so they wrap
+// rather than scroll sideways; nothing of a change is hidden.
+func (d *diffView) appendWrapped(out []string, l diffLine, width, gutter int, st *theme.Styles) []string {
+	textWidth := max(width-gutter, 1)
+	if l.kind != diffAdded && l.kind != diffRemoved && l.kind != diffContext || textWidth < 8 ||
+		cells(l.text) <= textWidth-1 {
+		return append(out, d.renderLine(l, width, gutter, st))
+	}
+	parts := diffChunks(l.text, textWidth-1)
+	first := l
+	first.text = parts[0]
+	out = append(out, d.renderLine(first, width, gutter, st))
+	cont := st.Diff.LineNumber.Render(strings.Repeat(" ", max(gutter-2, 0)) + "↪ ")
+	for _, p := range parts[1:] {
+		var body string
+		switch l.kind {
+		case diffAdded:
+			body = st.Diff.Added.Render(padTo("+"+p, textWidth))
+		case diffRemoved:
+			body = st.Diff.Removed.Render(padTo("-"+p, textWidth))
+		default:
+			body = st.Diff.Context.Render(" " + p)
+		}
+		out = append(out, fitLine(cont+body, width))
+	}
+	return out
+}
+
+// diffChunks cuts s into pieces of at most w cells (w >= 2), at any rune:
+// code is wrapped where the screen ends, not at words.
+func diffChunks(s string, w int) []string {
+	var out []string
+	start, n := 0, 0
+	for i, r := range s {
+		c := runeCells(r)
+		if n+c > w && n > 0 {
+			out = append(out, s[start:i])
+			start, n = i, 0
+		}
+		n += c
+	}
+	return append(out, s[start:])
 }
 
 // padTo cuts or pads s to exactly width cells, so a coloured background
