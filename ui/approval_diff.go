@@ -94,14 +94,15 @@ func (d *diffView) splitCell(l *diffLine, old bool, width int, st *theme.Styles)
 		num = strings.Repeat(" ", max(d.digits-len(s), 0)) + s
 	}
 	textWidth := max(width-d.digits-1, 1)
+	text := d.shifted(l.text)
 	var body string
 	switch l.kind {
 	case diffAdded:
-		body = st.Diff.Added.Render(padTo("+"+l.text, textWidth))
+		body = st.Diff.Added.Render(padTo("+"+text, textWidth))
 	case diffRemoved:
-		body = st.Diff.Removed.Render(padTo("-"+l.text, textWidth))
+		body = st.Diff.Removed.Render(padTo("-"+text, textWidth))
 	default:
-		body = st.Diff.Context.Render(padTo(" "+l.text, textWidth))
+		body = st.Diff.Context.Render(padTo(" "+text, textWidth))
 	}
 	// num is digits wide and body padded: the cell is exactly width.
 	return st.Diff.LineNumber.Render(num+" ") + body

@@ -39,6 +39,10 @@ type diffView struct {
 	lines  []diffLine
 	digits int // width of the widest line number
 	sides  int // 0: not counted yet; 1: only added or only removed lines; 2: both
+	// shift is how many cells of each line's text an approval scrolled
+	// off to the left; widest is the widest text in cells plus one, 0
+	// until measured.
+	shift, widest int
 }
 
 // newDiffView parses a unified diff as tools.FileChange carries it. It is
@@ -145,6 +149,7 @@ func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) s
 	}
 	nums := st.Diff.LineNumber.Render(num(l.old) + " " + num(l.new) + " ")
 	textWidth := max(width-gutter, 1)
+	l.text = d.shifted(l.text)
 	var body string
 	switch l.kind {
 	case diffAdded:
@@ -155,6 +160,32 @@ func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) s
 		body = st.Diff.Context.Render(fitLine(" "+l.text, textWidth))
 	}
 	return fitLine(nums+body, width)
+}
+
+// shifted is text with the cells scrolled off to the left dropped, "…"
+// in their place.
+func (d *diffView) shifted(text string) string {
+	if d.shift <= 0 || text == "" {
+		return text
+	}
+	if cells(text) <= d.shift {
+		return "…"
+	}
+	return ansi.TruncateLeft(text, d.shift, "…")
+}
+
+// widestText is the width in cells of the widest line's text.
+func (d *diffView) widestText() int {
+	if d.widest == 0 {
+		w := 0
+		for _, l := range d.lines {
+			if l.kind == diffAdded || l.kind == diffRemoved || l.kind == diffContext {
+				w = max(w, cells(l.text))
+			}
+		}
+		d.widest = w + 1
+	}
+	return d.widest - 1
 }
 
 // appendWrapped appends line l drawn at width, wrapped: the text a line

@@ -130,3 +130,64 @@ func TestDiffWraps(t *testing.T) {
 		})
 	}
 }
+
+// TestApprovalScrollsSideways checks that an approval's diff wider than
+// the screen scrolls sideways by its keys, says which columns show, stops
+// at the widest line's end and keeps one row per diff line.
+func TestApprovalScrollsSideways(t *testing.T) {
+	old := "package a\n\nvar x = 1\n"
+	long := "var x = \"" + strings.Repeat("0123456789", 12) + "END\"\n"
+	for _, tc := range []struct {
+		name  string
+		width int
+	}{{"80 unified", 80}, {"200 side by side", 200}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewApprovalBlock(editRequest("a.go", old, strings.Replace(old, "var x = 1\n", long, 1)))
+			b.SetActive(true)
+			ctx := approvalCtx(tc.width)
+			text := ansi.Strip(strings.Join(b.Lines(ctx), "\n"))
+			if b.sideBySide(tc.width) != (tc.width == 200) {
+				t.Fatalf("layout at %d: side by side %v", tc.width, b.sideBySide(tc.width))
+			}
+			if !strings.Contains(text, "cols 1–") || !strings.Contains(text, "< /> sideways") && !strings.Contains(text, "</> sideways") {
+				t.Errorf("no column note:\n%s", text)
+			}
+			if strings.Contains(text, "END") {
+				t.Fatalf("the line's end shows before scrolling:\n%s", text)
+			}
+			rows := b.bodyLen()
+			for i := 0; i < 20; i++ {
+				b.ShiftBy(1)
+			}
+			text = ansi.Strip(strings.Join(b.Lines(ctx), "\n"))
+			if !strings.Contains(text, "END\"") {
+				t.Errorf("the line's end does not show after scrolling right:\n%s", text)
+			}
+			if !strings.Contains(text, "…") {
+				t.Errorf("no mark of the text scrolled off to the left:\n%s", text)
+			}
+			if b.shift != b.maxShift() || b.maxShift() <= 0 {
+				t.Errorf("shift %d, max %d", b.shift, b.maxShift())
+			}
+			if b.bodyLen() != rows {
+				t.Errorf("scrolling sideways changed the rows: %d, was %d", b.bodyLen(), rows)
+			}
+			note := fmt.Sprintf("cols %d–%d of %d", b.shift+1, b.diff.widestText(), b.diff.widestText())
+			if !strings.Contains(text, note) {
+				t.Errorf("want %q, the last column the widest line's:\n%s", note, text)
+			}
+			b.ShiftBy(-100)
+			if b.shift != 0 {
+				t.Errorf("back left: shift %d", b.shift)
+			}
+		})
+	}
+	t.Run("a narrow diff does not scroll", func(t *testing.T) {
+		b := NewApprovalBlock(editRequest("a.go", old, strings.Replace(old, "1", "2", 1)))
+		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(80)), "\n"))
+		b.ShiftBy(1)
+		if b.shift != 0 || strings.Contains(text, "sideways") {
+			t.Errorf("shift %d:\n%s", b.shift, text)
+		}
+	})
+}
