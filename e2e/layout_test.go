@@ -231,3 +231,44 @@ func TestTUILayoutMarkdownStreams(t *testing.T) {
 		tm.quitAndCheck(helpLine)
 	})
 }
+
+// TestTUILayoutChildDiffWraps: a child's diffs wrap a line wider than the
+// screen into ↪ rows in its full-screen view and in /diff, so the whole
+// change shows without keys.
+func TestTUILayoutChildDiffWraps(t *testing.T) {
+	atSize(t, func(t *testing.T, w, h int) {
+		tm, srv, _ := startCrew(t, "--permission-mode", "acceptEdits")
+		resizeTo(tm, w, h)
+		release := newGate(t)
+		marker := fmt.Sprintf("[e2e:layout-writer-%d]", w)
+		long := "const wide = \"" + strings.Repeat("wide ", 60) + "END-OF-LINE\"\n"
+		srv.Add(scripted.Conversation{Name: "writer", Match: scripted.Match{FirstUser: marker}, Turns: []scripted.Turn{
+			{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "wide.go", "content": "package main\n\n" + long})}},
+			release.hold(scripted.Turn{Text: "writer report: wide.go written."}),
+		}})
+		srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+			{ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{"tasks": []map[string]string{writerTask(marker, "write wide")}}}}},
+			{Text: "E2E wide child answer.", ChunkSize: 100},
+		}})
+		tm.submit("write a wide file")
+		tm.waitText("wide.go · created")
+		tm.press("C-g")
+		name := overviewName(t, tm.waitText("Crew · 1 subagent"), "write wide")
+		tm.press("Enter")
+		s := tm.waitText("Changed files · 1 file +3 −0", "END-OF-LINE")
+		if !strings.Contains(s, "↪") {
+			t.Errorf("the child's view does not wrap the wide line:\n%s", frame(s))
+		}
+		tm.press("Escape")
+		tm.waitText("Crew · 1 subagent")
+		tm.press("Escape")
+		release.open()
+		tm.waitText("E2E wide child answer.")
+		tm.submit("/diff " + name)
+		s = tm.waitText("Files changed by "+name, "END-OF-LINE")
+		if !strings.Contains(s, "↪") {
+			t.Errorf("/diff does not wrap the wide line:\n%s", frame(s))
+		}
+		tm.quitAndCheck(helpLine)
+	})
+}

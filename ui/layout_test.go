@@ -22,6 +22,8 @@ func TestPaneHeaderStatsNearName(t *testing.T) {
 	shell.Description = "npm run dev"
 	long := childSource
 	long.Description = strings.Repeat("a long description of the task ", 6)
+	named := childSource
+	named.AgentType, named.Name, named.Description, named.NameIsDescription = "general-purpose", "write-wide-notes", "write wide notes", true
 	for _, tc := range []struct {
 		name    string
 		src     agent.Source
@@ -34,6 +36,7 @@ func TestPaneHeaderStatsNearName(t *testing.T) {
 		{"shell 200", shell, 200, headerReadable},
 		{"long description 200", long, 200, headerWidest},
 		{"long description 110", long, 110, 110},
+		{"name without description 60", named, 60, 60},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := NewSubagentBlock(agent.ChildStarted{Source: tc.src, Model: "small"})

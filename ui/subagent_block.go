@@ -554,8 +554,8 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 	typW := ansi.StringWidth(typ)
 	const glyphW = 2 // the glyph and a space
 	room := width - glyphW - typW - 1 - statsW - 2
-	if room < 8 {
-		return ""
+	if room < 8 && (room < 0 || b.headerDescription() != "") {
+		return "" // no room for the stats and some of the description
 	}
 	desc := ctx.Styles.Subagent.Description
 	if ctx.Focused {
