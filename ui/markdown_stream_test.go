@@ -133,3 +133,29 @@ func plainLines(lines []string) []string {
 	}
 	return out
 }
+
+// FuzzMDSplit holds the stable-prefix split to its invariants for any text
+// fed in any pieces: bounds rise, each at the start of a line within the
+// text, and the streaming answer's lines stay within the width.
+func FuzzMDSplit(f *testing.F) {
+	f.Add("Findings:\n\n- **a**: one\n- b\n  ```\n  - x\n  ```\n1. c\n# H\ntext\n", uint8(3))
+	f.Add("- a\n\n  more\n- - -\n* b\r\n", uint8(1))
+	f.Fuzz(func(t *testing.T, text string, step uint8) {
+		n := int(step%16) + 1
+		var s mdSplit
+		b := NewAssistantBlock()
+		ctx := blockCtx(t, 30)
+		for i := 0; i < len(text); i += n {
+			s.feed(text[:min(i+n, len(text))])
+			b.AppendText(text[i:min(i+n, len(text))])
+			checkWidth(t, b.Lines(ctx), 30)
+		}
+		prev := 0
+		for _, bd := range s.bounds {
+			if bd.at <= prev || bd.at > len(text) || text[bd.at-1] != '\n' {
+				t.Fatalf("bound %d after %d in %q (bounds %v)", bd.at, prev, text, s.bounds)
+			}
+			prev = bd.at
+		}
+	})
+}
