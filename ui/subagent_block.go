@@ -68,6 +68,7 @@ type SubagentBlock struct {
 	changes
 	body      lineCache // body lines, keyed without the clock
 	left      lineCache // the header's styled left part, see header
+	leftW     int       // the header's left part in cells, unstyled; 0 until measured
 	look      paneLook
 	cache     lineCache
 	recompute int
@@ -454,17 +455,20 @@ func (b *SubagentBlock) headerWidth(ctx RenderContext, width, statsW int) int {
 	if width <= headerReadable {
 		return width
 	}
-	// typeLabel's width, measured on the plain text: this runs on every
-	// tick of a running pane and styling costs more than measuring.
-	typW := ansi.StringWidth("[" + b.typeName() + "]")
-	if n := oneLine(b.src.Name); n != "" {
-		typW += ansi.StringWidth(n) + 1
+	// The name, type and description never change: measured once, on
+	// the plain text (this runs on every tick of a running pane).
+	if b.leftW == 0 {
+		typW := ansi.StringWidth(b.typeName()) + 2
+		if n := oneLine(b.src.Name); n != "" {
+			typW += ansi.StringWidth(n) + 1
+		}
+		if d := b.src.Depth; d > 1 {
+			typW += 2*(d-2) + 2
+		}
+		const glyphW = 2
+		b.leftW = glyphW + typW + 1 + ansi.StringWidth(b.headerDescription())
 	}
-	if d := b.src.Depth; d > 1 {
-		typW += 2*(d-2) + 2
-	}
-	const glyphW = 2
-	natural := glyphW + typW + 1 + ansi.StringWidth(b.headerDescription()) + 2 + statsW
+	natural := b.leftW + 2 + statsW
 	return min(width, max(headerReadable, min(natural, headerWidest)))
 }
 
