@@ -109,10 +109,12 @@ func TestTUILayoutNewFileIsUnified(t *testing.T) {
 			scripted.Turn{Text: "E2E new file answer.", ChunkSize: 100},
 		)
 		s := tm.waitText("notes.md", "(new file)", "1 +# Notes", "5 +three", "y allow")
+		tm.waitApprovalReady()
 		if strings.Contains(s, " │ ") || strings.Contains(s, "side by side") || strings.Contains(s, "t unified") {
 			t.Errorf("the new file's approval is side by side or offers it at %d columns:\n%s", w, frame(s))
 		}
 		tm.press("t") // no layout to toggle: nothing changes
+		tm.waitApprovalReady()
 		tm.press("y")
 		tm.waitText("E2E new file answer.")
 		if _, err := os.Stat(filepath.Join(ws, "notes.md")); err != nil {
@@ -137,7 +139,9 @@ func TestTUILayoutWideDiff(t *testing.T) {
 				"old_string": "\tfmt.Println(greeting()) // TODO: flags\n", "new_string": long}}}},
 			scripted.Turn{Text: "E2E wide diff answer.", ChunkSize: 100},
 		)
-		s := tm.waitText("main.go", "y allow", "sideways")
+		tm.waitText("main.go", "y allow", "sideways")
+		tm.waitApprovalReady()
+		s := tm.screen()
 		if !strings.Contains(s, "cols 1–") || strings.Contains(s, "END-OF-LINE") {
 			t.Fatalf("the wide line is not cut with a column note:\n%s", frame(s))
 		}
