@@ -63,6 +63,7 @@ type ApprovalBlock struct {
 
 	layout   *bool // the user's choice of side by side; nil: by width
 	offset   int   // first body row shown
+	shift    int   // cells of each diff line scrolled off to the left
 	rows     int   // body rows shown at most
 	width    int   // content width of the last rendering
 	waiting  int   // requests queued behind this one
@@ -88,6 +89,7 @@ type ApprovalBlock struct {
 type rowCacheKey struct {
 	width int
 	split bool
+	shift int
 }
 
 // maxCachedRows bounds rowCache; past it the cache starts over.
@@ -211,8 +213,8 @@ func (b *ApprovalBlock) SetNote(s string) {
 
 // sideBySide reports whether the diff is drawn in two halves at width.
 func (b *ApprovalBlock) sideBySide(width int) bool {
-	if b.diff == nil {
-		return false
+	if b.diff == nil || b.diff.oneSided() {
+		return false // a new or deleted file would leave one half empty
 	}
 	if b.layout != nil {
 		return *b.layout
@@ -222,12 +224,13 @@ func (b *ApprovalBlock) sideBySide(width int) bool {
 
 // ToggleLayout switches between the unified and the side-by-side diff.
 func (b *ApprovalBlock) ToggleLayout() {
-	if b.diff == nil {
+	if b.diff == nil || b.diff.oneSided() {
 		return
 	}
 	v := !b.sideBySide(b.width)
 	b.layout = &v
 	b.offset = 0
+	b.shift = min(b.shift, b.maxShift())
 	b.touch()
 }
 
@@ -253,13 +256,73 @@ func (b *ApprovalBlock) ScrollBy(delta int) {
 	}
 }
 
+// scrollNote says where the body window is and how to move it: the rows
+// shown when the body scrolls, the columns shown when the diff is wider
+// than the screen; "" when everything shows.
+func (b *ApprovalBlock) scrollNote(k *KeyMap, total int) string {
+	var parts []string
+	if total > b.rows {
+		parts = append(parts, fmt.Sprintf("rows %d–%d of %d · %s/%s %s/%s scroll", b.offset+1, min(b.offset+b.rows, total), total,
+			firstKey(k.ApproveUp), firstKey(k.ApproveDown), keyName(k.ApprovePageUp), keyName(k.ApprovePageDown)))
+	}
+	if b.diff != nil && b.maxShift() > 0 {
+		shift := min(b.shift, b.maxShift())
+		last := shift + b.textWidth()
+		if shift > 0 {
+			last-- // the "…" in place of the columns scrolled off takes one
+		}
+		parts = append(parts, fmt.Sprintf("cols %d–%d of %d · %s/%s sideways", shift+1, min(last, b.diff.widestText()), b.diff.widestText(),
+			keyName(k.ApproveLeft), keyName(k.ApproveRight)))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// textWidth is how many cells of a diff line's text show at the last
+// width, in the current layout.
+func (b *ApprovalBlock) textWidth() int {
+	body := max(b.width-len(approvalBar)-len(approvalIndent), 1)
+	if b.sideBySide(b.width) {
+		half := max((body-len(splitSeparator))/2, 1)
+		return max(half-b.diff.digits-2, 1)
+	}
+	return max(body-2*b.diff.digits-3, 1)
+}
+
+// maxShift is how far the diff's lines can scroll to the left: until the
+// widest one's end shows.
+func (b *ApprovalBlock) maxShift() int {
+	if b.diff == nil || b.width == 0 {
+		return 0
+	}
+	if w, tw := b.diff.widestText(), b.textWidth(); w > tw {
+		return w - tw + 1 // scrolled, a "…" takes the first column
+	}
+	return 0
+}
+
+// approvalShiftStep is how many columns one sideways key moves a diff.
+const approvalShiftStep = 16
+
+// ShiftBy scrolls the diff's lines sideways by steps (negative is back to
+// the left edge). A line too long for the screen is cut with "…" and the
+// scroll note shows the columns in view: an approval keeps one row per
+// diff line, so its hunks and files stay where the keys find them.
+func (b *ApprovalBlock) ShiftBy(steps int) {
+	s := min(max(min(b.shift, b.maxShift())+steps*approvalShiftStep, 0), b.maxShift())
+	if s != b.shift {
+		b.shift = s
+		b.touch()
+	}
+}
+
 // PageBy moves the body window by pages (negative is up).
 func (b *ApprovalBlock) PageBy(pages int) { b.ScrollBy(pages * max(b.rows-1, 1)) }
 
 // diffRow is body row i of the diff at width, from the cache when drawn
 // before.
 func (b *ApprovalBlock) diffRow(i, width int, st *theme.Styles) string {
-	key := rowCacheKey{width: width, split: b.sideBySide(b.width)}
+	key := rowCacheKey{width: width, split: b.sideBySide(b.width), shift: b.shift}
+	b.diff.shift = b.shift
 	if b.rowCache == nil || b.rowKey != key || len(b.rowCache) >= maxCachedRows {
 		b.rowCache, b.rowKey = make(map[int]string, b.rows), key
 	}
@@ -360,6 +423,7 @@ func (b *ApprovalBlock) Lines(ctx RenderContext) []string {
 	if width != b.width {
 		b.width = width
 		b.offset = min(b.offset, b.maxOffset())
+		b.shift = min(b.shift, b.maxShift())
 	}
 	key := cacheKey{width: width, version: b.version}
 	if lines, ok := b.cache.get(key); ok {
@@ -470,11 +534,8 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	if b.req.Tool == toolname.Bash && b.req.Dir != "" {
 		add(approvalIndent + st.Approval.Hint.Render("in "+shortenHome(b.req.Dir)))
 	}
-	if total > b.rows {
-		last := min(b.offset+b.rows, total)
-		k := keysOf(ctx)
-		add(approvalIndent + st.Approval.Scroll.Render(fmt.Sprintf("rows %d–%d of %d · %s/%s %s/%s scroll", b.offset+1, last, total,
-			firstKey(k.ApproveUp), firstKey(k.ApproveDown), keyName(k.ApprovePageUp), keyName(k.ApprovePageDown))))
+	if note := b.scrollNote(keysOf(ctx), total); note != "" {
+		add(approvalIndent + st.Approval.Scroll.Render(note))
 	}
 	if b.note != "" {
 		add(approvalIndent + st.Notice.Warning.Render(oneLine(b.note)))
@@ -658,9 +719,12 @@ func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
 		if b.droppedCount() == 0 {
 			h = append(h, hint(k.ApproveEdit))
 		}
-		if b.sideBySide(width) {
+		switch {
+		case b.diff != nil && b.diff.oneSided():
+			// A new or deleted file is always unified: no layout to choose.
+		case b.sideBySide(width):
 			h = append(h, [2]string{keyName(k.ApproveLayout), "unified"})
-		} else {
+		default:
 			h = append(h, [2]string{keyName(k.ApproveLayout), "side by side"})
 		}
 	}

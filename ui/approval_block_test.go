@@ -203,6 +203,13 @@ func TestApprovalScrollAndLayout(t *testing.T) {
 		}
 	})
 	t.Run("t toggles side by side and back, from the top", func(t *testing.T) {
+		// A new file is always unified: toggle an edit.
+		old := numberedLines(50)
+		b := NewApprovalBlock(editRequest("data.txt", old, strings.Replace(old, "line 20", "line twenty", 1)))
+		b.SetActive(true)
+		b.SetRows(3)
+		b.Lines(ctx)
+		b.ScrollBy(2)
 		if b.sideBySide(100) {
 			t.Fatal("side by side at 100 columns by default")
 		}

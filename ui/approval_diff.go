@@ -94,17 +94,45 @@ func (d *diffView) splitCell(l *diffLine, old bool, width int, st *theme.Styles)
 		num = strings.Repeat(" ", max(d.digits-len(s), 0)) + s
 	}
 	textWidth := max(width-d.digits-1, 1)
+	text := d.shifted(l.text)
 	var body string
 	switch l.kind {
 	case diffAdded:
-		body = st.Diff.Added.Render(padTo("+"+l.text, textWidth))
+		body = st.Diff.Added.Render(padTo("+"+text, textWidth))
 	case diffRemoved:
-		body = st.Diff.Removed.Render(padTo("-"+l.text, textWidth))
+		body = st.Diff.Removed.Render(padTo("-"+text, textWidth))
 	default:
-		body = st.Diff.Context.Render(padTo(" "+l.text, textWidth))
+		body = st.Diff.Context.Render(padTo(" "+text, textWidth))
 	}
 	// num is digits wide and body padded: the cell is exactly width.
 	return st.Diff.LineNumber.Render(num+" ") + body
+}
+
+// oneSided reports whether the diff only adds or only removes lines, as
+// for a new or a deleted file: side by side, one half would be empty.
+func (d *diffView) oneSided() bool {
+	if d.sides == 0 {
+		d.sides = 2
+		if d.countSides() {
+			d.sides = 1
+		}
+	}
+	return d.sides == 1
+}
+
+func (d *diffView) countSides() bool {
+	added, removed := false, false
+	for _, l := range d.lines {
+		switch l.kind {
+		case diffAdded:
+			added = true
+		case diffRemoved:
+			removed = true
+		case diffContext, diffFile:
+			return false
+		}
+	}
+	return !(added && removed)
 }
 
 // contentDiff is the diff of a new file holding content, for a write

@@ -211,6 +211,10 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		b.PageBy(-1)
 	case key.Matches(k, m.keys.ApprovePageDown):
 		b.PageBy(1)
+	case key.Matches(k, m.keys.ApproveLeft):
+		b.ShiftBy(-1)
+	case key.Matches(k, m.keys.ApproveRight):
+		b.ShiftBy(1)
 	case key.Matches(k, m.keys.ApproveToInput):
 		m.focusInputFromApproval()
 	case key.Matches(k, m.keys.Cancel):

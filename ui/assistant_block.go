@@ -23,12 +23,8 @@ type AssistantBlock struct {
 	expanded  bool
 	changes
 
-	// The stable-prefix scanner: how far text has been read line by line,
-	// whether that point is inside a code fence, and the ends of the
-	// stable segments found so far.
-	scanned int
-	fence   string
-	bounds  []int
+	// The stable-prefix scanner: the ends of the blocks finished so far.
+	split mdSplit
 
 	// Render caches. segLines holds the rendered segments at segWidth,
 	// flattened and separated by blank lines, for the first segDone bounds.
@@ -60,7 +56,7 @@ func (b *AssistantBlock) AppendText(s string) {
 		return
 	}
 	b.text.WriteString(s)
-	b.scan()
+	b.split.feed(b.text.String())
 	b.changed()
 }
 
@@ -88,41 +84,6 @@ func (b *AssistantBlock) Text() string { return b.text.String() }
 
 // Version counts the block's changes; equal versions render alike.
 func (b *AssistantBlock) Version() uint64 { return b.version }
-
-// scan reads the complete lines not yet seen, tracking code fences, and
-// records a stable boundary after each blank line outside a fence.
-func (b *AssistantBlock) scan() {
-	text := b.text.String()
-	for {
-		nl := strings.IndexByte(text[b.scanned:], '\n')
-		if nl < 0 {
-			return
-		}
-		start, end := b.scanned, b.scanned+nl+1
-		line := strings.TrimRight(text[start:end-1], "\r")
-		b.scanned = end
-		if b.fence != "" {
-			if closesFence(line, b.fence) {
-				b.fence = ""
-			}
-			continue
-		}
-		if f := opensFence(line); f != "" {
-			b.fence = f
-			continue
-		}
-		if strings.TrimSpace(line) == "" && strings.TrimSpace(text[b.lastBound():start]) != "" {
-			b.bounds = append(b.bounds, end)
-		}
-	}
-}
-
-func (b *AssistantBlock) lastBound() int {
-	if len(b.bounds) == 0 {
-		return 0
-	}
-	return b.bounds[len(b.bounds)-1]
-}
 
 // opensFence returns the fence marker (``` or ~~~, as long as written) a
 // line opens, or "".
@@ -223,13 +184,14 @@ func (b *AssistantBlock) streamingLines(ctx RenderContext, width int) []string {
 	if b.segWidth != width {
 		b.segWidth, b.segDone, b.segLines = width, 0, nil
 	}
-	for b.segDone < len(b.bounds) {
-		start := 0
+	bounds := b.split.bounds
+	for b.segDone < len(bounds) {
+		start, tight := 0, false
 		if b.segDone > 0 {
-			start = b.bounds[b.segDone-1]
+			start, tight = bounds[b.segDone-1].at, bounds[b.segDone-1].tight
 		}
-		seg := renderMarkdown(ctx, text[start:b.bounds[b.segDone]], width)
-		if len(b.segLines) > 0 && len(seg) > 0 {
+		seg := renderMarkdown(ctx, text[start:bounds[b.segDone].at], width)
+		if len(b.segLines) > 0 && len(seg) > 0 && !tight {
 			b.segLines = append(b.segLines, "")
 		}
 		b.segLines = append(b.segLines, seg...)
@@ -243,7 +205,7 @@ func (b *AssistantBlock) streamingLines(ctx RenderContext, width int) []string {
 	}
 	lines := b.out[:len(b.segLines)]
 	tail := b.tailLines(ctx, text, width)
-	if len(lines) > 0 && len(tail) > 0 {
+	if len(lines) > 0 && len(tail) > 0 && !b.split.openTight() {
 		lines = append(lines, "")
 	}
 	lines = append(lines, tail...)
@@ -253,14 +215,15 @@ func (b *AssistantBlock) streamingLines(ctx RenderContext, width int) []string {
 
 // tailLines wraps the text after the last stable boundary as plain text.
 func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []string {
-	base := b.lastBound()
+	base := b.split.last()
 	if b.tailBase != base {
-		b.tail, b.tailBase = wrapStream{}, base
+		b.tail, b.tailBase = wrapStream{hang: true}, base
 	}
 	tailText := text[base:]
 	if strings.TrimSpace(tailText) == "" {
 		return nil
 	}
+	b.tail.hang = b.split.fence == "" // no bullets drawn inside code
 	done, partial := b.tail.update(tailText, width, b.look.style(ctx.Styles, lookAnswer))
 	// Extra blank lines after the last boundary would widen the gap the
 	// segments already leave.
@@ -288,7 +251,7 @@ func (b *AssistantBlock) finalLines(ctx RenderContext, width int) []string {
 		}
 		b.finalW = width
 		// The streaming state is no longer needed; let it go.
-		b.segLines, b.tail, b.bounds, b.segWidth, b.out = nil, wrapStream{}, nil, 0, nil
+		b.segLines, b.tail, b.split, b.segWidth, b.out = nil, wrapStream{}, mdSplit{}, 0, nil
 	}
 	return b.final
 }
@@ -320,6 +283,7 @@ func (b *AssistantBlock) Live() bool { return false }
 // wrapped and styled once; only the unfinished last line is redone on each
 // call, so a token costs the same at 200 bytes as at 20 KB.
 type wrapStream struct {
+	hang     bool // wrapped lines of a list item hang under its text
 	width    int
 	consumed int      // bytes of complete lines already wrapped
 	lines    []string // their screen lines, styled
@@ -329,13 +293,36 @@ type wrapStream struct {
 // unfinished last line. src must extend the src of the previous call.
 func (w *wrapStream) update(src string, width int, st quickStyle) (done, partial []string) {
 	if w.width != width {
-		*w = wrapStream{width: width}
+		*w = wrapStream{width: width, hang: w.hang}
 	}
 	if nl := strings.LastIndexByte(src, '\n'); nl >= w.consumed {
 		for _, line := range strings.Split(src[w.consumed:nl], "\n") {
-			w.lines = append(w.lines, styleLast(appendWrapped(nil, cleanText(line), width), math.MaxInt, st)...)
+			w.lines = append(w.lines, styleLast(w.wrap(cleanText(line), width), math.MaxInt, st)...)
 		}
 		w.consumed = nl + 1
 	}
-	return w.lines, styleLast(appendWrapped(nil, cleanText(src[w.consumed:]), width), math.MaxInt, st)
+	return w.lines, styleLast(w.wrap(cleanText(src[w.consumed:]), width), math.MaxInt, st)
+}
+
+// wrap wraps one line; with hang, a list item's marker is drawn as the
+// rendered list draws it and its wrapped lines hang under its text, so
+// the open item does not reflow when it is rendered.
+func (w *wrapStream) wrap(line string, width int) []string {
+	if !w.hang {
+		return appendWrapped(nil, line, width)
+	}
+	n, draw := listPrefix(line)
+	if n == 0 || n > width/2 {
+		return appendWrapped(nil, line, width)
+	}
+	lines := appendWrapped(nil, line[n:], width-n)
+	pad := strings.Repeat(" ", n)
+	for i := range lines {
+		if i == 0 {
+			lines[i] = draw + lines[i]
+		} else {
+			lines[i] = pad + lines[i]
+		}
+	}
+	return lines
 }

@@ -38,6 +38,11 @@ type diffLine struct {
 type diffView struct {
 	lines  []diffLine
 	digits int // width of the widest line number
+	sides  int // 0: not counted yet; 1: only added or only removed lines; 2: both
+	// shift is how many cells of each line's text an approval scrolled
+	// off to the left; widest is the widest text in cells plus one, 0
+	// until measured.
+	shift, widest int
 }
 
 // newDiffView parses a unified diff as tools.FileChange carries it. It is
@@ -118,7 +123,7 @@ func (d *diffView) render(width, limit int, st *theme.Styles) []string {
 	gutter := 2*d.digits + 2 // "old new " before the marker
 	out := make([]string, 0, n+1)
 	for _, l := range d.lines[:n] {
-		out = append(out, d.renderLine(l, width, gutter, st))
+		out = d.appendWrapped(out, l, width, gutter, st)
 	}
 	if n < len(d.lines) {
 		out = append(out, fitLine(st.Tool.Output.Render("… "+countNoun(len(d.lines)-n, "more line", "more lines")), width))
@@ -144,6 +149,7 @@ func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) s
 	}
 	nums := st.Diff.LineNumber.Render(num(l.old) + " " + num(l.new) + " ")
 	textWidth := max(width-gutter, 1)
+	l.text = d.shifted(l.text)
 	var body string
 	switch l.kind {
 	case diffAdded:
@@ -154,6 +160,79 @@ func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) s
 		body = st.Diff.Context.Render(fitLine(" "+l.text, textWidth))
 	}
 	return fitLine(nums+body, width)
+}
+
+// shifted is text with the cells scrolled off to the left dropped, "…"
+// in their place.
+func (d *diffView) shifted(text string) string {
+	if d.shift <= 0 || text == "" {
+		return text
+	}
+	if cells(text) <= d.shift {
+		return "…"
+	}
+	return ansi.TruncateLeft(text, d.shift, "…")
+}
+
+// widestText is the width in cells of the widest line's text.
+func (d *diffView) widestText() int {
+	if d.widest == 0 {
+		w := 0
+		for _, l := range d.lines {
+			if l.kind == diffAdded || l.kind == diffRemoved || l.kind == diffContext {
+				w = max(w, cells(l.text))
+			}
+		}
+		d.widest = w + 1
+	}
+	return d.widest - 1
+}
+
+// appendWrapped appends line l drawn at width, wrapped: the text a line
+// has past the screen's edge goes on in continuation rows, marked "↪" in
+// the gutter, with the line's marker and colour. The transcript's diffs
+// (a tool call's, /diff's, a child's view) take no keys, so they wrap
+// rather than scroll sideways; nothing of a change is hidden.
+func (d *diffView) appendWrapped(out []string, l diffLine, width, gutter int, st *theme.Styles) []string {
+	textWidth := max(width-gutter, 1)
+	if l.kind != diffAdded && l.kind != diffRemoved && l.kind != diffContext || textWidth < 8 ||
+		cells(l.text) <= textWidth-1 {
+		return append(out, d.renderLine(l, width, gutter, st))
+	}
+	parts := diffChunks(l.text, textWidth-1)
+	first := l
+	first.text = parts[0]
+	out = append(out, d.renderLine(first, width, gutter, st))
+	cont := st.Diff.LineNumber.Render(strings.Repeat(" ", max(gutter-2, 0)) + "↪ ")
+	for _, p := range parts[1:] {
+		var body string
+		switch l.kind {
+		case diffAdded:
+			body = st.Diff.Added.Render(padTo("+"+p, textWidth))
+		case diffRemoved:
+			body = st.Diff.Removed.Render(padTo("-"+p, textWidth))
+		default:
+			body = st.Diff.Context.Render(" " + p)
+		}
+		out = append(out, fitLine(cont+body, width))
+	}
+	return out
+}
+
+// diffChunks cuts s into pieces of at most w cells (w >= 2), at any rune:
+// code is wrapped where the screen ends, not at words.
+func diffChunks(s string, w int) []string {
+	var out []string
+	start, n := 0, 0
+	for i, r := range s {
+		c := runeCells(r)
+		if n+c > w && n > 0 {
+			out = append(out, s[start:i])
+			start, n = i, 0
+		}
+		n += c
+	}
+	return append(out, s[start:])
 }
 
 // padTo cuts or pads s to exactly width cells, so a coloured background

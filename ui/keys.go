@@ -48,7 +48,10 @@ type KeyMap struct {
 	ApproveDown     key.Binding
 	ApprovePageUp   key.Binding
 	ApprovePageDown key.Binding
-	ApproveToInput  key.Binding
+	// A diff wider than the screen scrolls sideways.
+	ApproveLeft    key.Binding
+	ApproveRight   key.Binding
+	ApproveToInput key.Binding
 	// A worktree merge's per-file choice.
 	ApproveFileToggle key.Binding
 	ApproveFileNext   key.Binding
@@ -132,6 +135,8 @@ func DefaultKeyMap() KeyMap {
 		ApproveDown:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll diff down")),
 		ApprovePageUp:      key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "diff page up")),
 		ApprovePageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "diff page down")),
+		ApproveLeft:        key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "diff left")),
+		ApproveRight:       key.NewBinding(key.WithKeys(">"), key.WithHelp(">", "diff right")),
 		ApproveToInput:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "type in the input")),
 		ApproveFileToggle:  key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "choose/drop file")),
 		ApproveFileNext:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next file")),
@@ -191,7 +196,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
-			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveToInput,
+			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveLeft, k.ApproveRight, k.ApproveToInput,
 			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev, k.ApproveKeep,
 			k.ApproveHunkToggle, k.ApproveHunkNext, k.ApproveHunkPrev, k.ApproveAttemptNext, k.ApproveAttemptPrev,
 			k.FeedbackSend, k.FeedbackBack},
@@ -218,6 +223,8 @@ type keyState struct {
 	approvalPending bool // a request waits for an answer
 	feedback        bool // the denial's reason is being typed
 	editable        bool // the waiting request is a write
+	oneSided        bool // its diff only adds or only removes: no layout to choose
+	wideDiff        bool // its diff is wider than the screen: it scrolls sideways
 	merge           bool // the waiting request is a child's worktree merge
 	hunks           bool // the waiting request's hunks can be chosen
 	trimmed         bool // some of its hunks (or files) are dropped
@@ -321,7 +328,7 @@ func (k *KeyMap) apply(s keyState) {
 	k.ApproveNo.SetEnabled(answering)
 	k.ApproveFeedback.SetEnabled(answering)
 	k.ApproveEdit.SetEnabled(answering && s.editable)
-	k.ApproveLayout.SetEnabled(answering && (s.editable || s.merge))
+	k.ApproveLayout.SetEnabled(answering && (s.editable || s.merge) && !s.oneSided)
 	// A merge is applied or discarded, not allowed or denied.
 	if s.merge {
 		k.ApproveYes.SetHelp("y", "apply chosen files")
@@ -358,6 +365,8 @@ func (k *KeyMap) apply(s keyState) {
 	k.ApproveDown.SetEnabled(answering)
 	k.ApprovePageUp.SetEnabled(answering)
 	k.ApprovePageDown.SetEnabled(answering)
+	k.ApproveLeft.SetEnabled(answering && s.wideDiff)
+	k.ApproveRight.SetEnabled(answering && s.wideDiff)
 	k.ApproveToInput.SetEnabled(answering)
 	k.FeedbackSend.SetEnabled(s.approval && s.feedback)
 	k.FeedbackBack.SetEnabled(s.approval && s.feedback)

@@ -685,6 +685,8 @@ func (m *Model) layout() {
 		approvalPending: ab != nil,
 		feedback:        ab != nil && ab.FeedbackOpen(),
 		editable:        ab != nil && ab.Editable(),
+		oneSided:        ab != nil && ab.diff != nil && ab.diff.oneSided(),
+		wideDiff:        ab != nil && ab.maxShift() > 0,
 		merge:           ab != nil && ab.IsMerge(),
 		hunks:           ab != nil && ab.ChoosesHunks(),
 		trimmed:         ab != nil && ab.trimmed(),

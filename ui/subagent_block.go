@@ -68,6 +68,7 @@ type SubagentBlock struct {
 	changes
 	body      lineCache // body lines, keyed without the clock
 	left      lineCache // the header's styled left part, see header
+	leftW     int       // the header's left part in cells, unstyled; 0 until measured
 	look      paneLook
 	cache     lineCache
 	recompute int
@@ -405,6 +406,8 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	glyph, glyphLook := b.glyph(ctx)
 	glyph = b.look.style(ctx.Styles, glyphLook).render(glyph)
 	stats := b.stats(ctx.Now)
+	// Right-aligned within a readable width on a wide terminal.
+	width = b.headerWidth(ctx, width, utf8.RuneCountInString(stats))
 	left := b.cachedLeft(ctx, width, stats)
 	if g, _ := contextGauge(b.ctxTokens, b.ctxWindow); left == "" && g != "" {
 		// Narrow: the context gauge gives way first, the other stats stay.
@@ -434,6 +437,39 @@ func (b *SubagentBlock) cachedLeft(ctx RenderContext, width int, stats string) s
 		b.left.put(key, []string{b.headerLeft(ctx, width, statsW)})
 	}
 	return b.left.lines[0]
+}
+
+// Header widths: on a wide terminal the stats are right-aligned within
+// headerReadable columns, so they stay in sight of the pane's name (at 200
+// columns they sat some 130 columns from it); a longer name and
+// description may push them out to headerWidest.
+const (
+	headerReadable = 100
+	headerWidest   = 120
+)
+
+// headerWidth is the width the header's stats are right-aligned in: the
+// pane's width up to headerReadable, more when the name and description
+// need it, never more than headerWidest or width.
+func (b *SubagentBlock) headerWidth(ctx RenderContext, width, statsW int) int {
+	if width <= headerReadable {
+		return width
+	}
+	// The name, type and description never change: measured once, on
+	// the plain text (this runs on every tick of a running pane).
+	if b.leftW == 0 {
+		typW := ansi.StringWidth(b.typeName()) + 2
+		if n := oneLine(b.src.Name); n != "" {
+			typW += ansi.StringWidth(n) + 1
+		}
+		if d := b.src.Depth; d > 1 {
+			typW += 2*(d-2) + 2
+		}
+		const glyphW = 2
+		b.leftW = glyphW + typW + 1 + ansi.StringWidth(b.headerDescription())
+	}
+	natural := b.leftW + 2 + statsW
+	return min(width, max(headerReadable, min(natural, headerWidest)))
 }
 
 // stats is "N tools · elapsed · tokens" (and the approval wait); a
@@ -522,8 +558,8 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 	typW := ansi.StringWidth(typ)
 	const glyphW = 2 // the glyph and a space
 	room := width - glyphW - typW - 1 - statsW - 2
-	if room < 8 {
-		return ""
+	if room < 8 && (room < 0 || b.headerDescription() != "") {
+		return "" // no room for the stats and some of the description
 	}
 	desc := ctx.Styles.Subagent.Description
 	if ctx.Focused {
