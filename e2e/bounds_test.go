@@ -299,13 +299,15 @@ func TestParallelReadsBounded(t *testing.T) {
 		calls = append(calls, call("read_file", map[string]any{"path": "huge.txt"}))
 	}
 	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "READ THEM ALL"}}})
-	cmd := exec.Command(coveyBin(t), "--model", "e2e-model", "-p", "read it forty times")
+	// covey's own peak: its maxrss as a child of the test process would
+	// include the test process's peak (see peakRSSCommand).
+	cmd, peakRSS := peakRSSCommand(t, "--model", "e2e-model", "-p", "read it forty times")
 	cmd.Dir, cmd.Env = h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL())
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "READ THEM ALL") {
 		t.Fatalf("covey: %v\n%s", err, out)
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KB on Linux
+	rss := peakRSS()
 	if rss > 500<<20 {
 		t.Errorf("peak memory %d MB for 40 parallel reads of 16 MB", rss>>20)
 	}

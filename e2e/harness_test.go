@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	if len(os.Args) > 1 && os.Args[1] == peakRSSArg {
+		return runPeakRSSHelper(os.Args[2:])
+	}
 	if os.Getenv(binEnv) != "" {
 		return m.Run()
 	}
