@@ -44,7 +44,7 @@ func TestTUIDemo(t *testing.T) {
 
 	// The summary is built from the tools' real results on this workspace.
 	tm.waitText("Here is what the explorers found:")
-	s := tm.waitText("Entry point found: main.go", "Markdown docs: README.md", "1 TODO/FIXME markers across 1 files")
+	s := tm.waitText("Entry point found: main.go", "Markdown docs: README.md", "1 TODO/FIXME marker across 1 file")
 	for _, p := range panes {
 		if h, _, _ := paneHeader(s, p); !strings.Contains(h, "✓") {
 			t.Errorf("explorer %q did not finish: %q\n%s", p, h, frame(s))

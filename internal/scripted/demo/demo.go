@@ -310,7 +310,8 @@ func demoDocsReport(r scripted.Request) scripted.Turn {
 	} else {
 		docs = nil
 	}
-	return scripted.Turn{Text: fmt.Sprintf("%d TODO/FIXME markers across %d files. Markdown docs: %s.", total, files, docList)}
+	return scripted.Turn{Text: fmt.Sprintf("%d TODO/FIXME %s across %d %s. Markdown docs: %s.",
+		total, plural(total, "marker", "markers"), files, plural(files, "file", "files"), docList)}
 }
 
 func nonEmptyLines(s string) []string {
