@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"covey/internal/procmark"
 )
 
 // Record is the ownership record of one worktree covey created, kept as
@@ -96,7 +98,7 @@ func (r Record) recordPath(root string) string { return filepath.Join(root, r.Na
 
 func (r *Record) setOwner(pid int) {
 	r.PID = pid
-	r.PIDStart = processStart(pid)
+	r.PIDStart = procmark.StartTime(pid)
 }
 
 // write stores the record atomically.
@@ -124,51 +126,13 @@ func (r Record) write(root string) error {
 }
 
 // Live reports whether the process that owns the worktree is still
-// running (and is the same process, not a later one given its PID).
+// running (and is the same process, not a later one given its PID, nor a
+// zombie, which owns nothing any more).
 func (r Record) Live() bool {
 	if r.PID <= 0 {
 		return false
 	}
-	if !processAlive(r.PID) {
-		return false
-	}
-	state, start := processStat(r.PID)
-	if state == "Z" || state == "X" {
-		return false // killed, not yet reaped: it owns nothing any more
-	}
-	if r.PIDStart != "" && start != "" && start != r.PIDStart {
-		return false
-	}
-	return true
-}
-
-// processStart is the start time of pid in clock ticks since boot (field
-// 22 of /proc/<pid>/stat), or "" where /proc is not available.
-func processStart(pid int) string {
-	_, start := processStat(pid)
-	return start
-}
-
-// processStat reads the state (field 3) and the start time (field 22) of
-// /proc/<pid>/stat; both "" where /proc is not available.
-func processStat(pid int) (state, start string) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", ""
-	}
-	// The command name (field 2) may hold spaces and parentheses: count
-	// fields after its closing parenthesis.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return "", ""
-	}
-	fields := strings.Fields(s[i+1:])
-	// fields[0] is field 3 (state), so field 22 is fields[19].
-	if len(fields) < 20 {
-		return "", ""
-	}
-	return fields[0], fields[19]
+	return procmark.Alive(strconv.Itoa(r.PID) + "." + r.PIDStart)
 }
 
 // Entry is one worktree covey created, as listed.

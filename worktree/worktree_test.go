@@ -3,6 +3,7 @@ package worktree
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"covey/internal/procmark"
 )
 
 // run runs git in dir and fails the test on error.
@@ -722,7 +725,7 @@ func TestKilledOwnerIsNotLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	rec := Record{PID: cmd.Process.Pid, PIDStart: processStart(cmd.Process.Pid)}
+	rec := Record{PID: cmd.Process.Pid, PIDStart: procmark.StartTime(cmd.Process.Pid)}
 	if !rec.Live() {
 		t.Fatal("a running owner is not live")
 	}
@@ -731,7 +734,7 @@ func TestKilledOwnerIsNotLive(t *testing.T) {
 	}
 	// Not reaped: wait until the kernel shows it as a zombie.
 	for i := 0; i < 500; i++ {
-		if state, _ := processStat(cmd.Process.Pid); state == "Z" {
+		if data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)); strings.Contains(string(data), ") Z ") {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
