@@ -32,19 +32,39 @@ type folder struct {
 	scope Scope
 }
 
-// folders returns the definition folders in falling precedence: project
-// before user, and at each level covey's folder before Claude Code's.
+// folders returns the definition folders in falling precedence (see
+// Folders).
 func (o LoadOptions) folders() []folder {
 	var out []folder
+	for _, f := range Folders("agents", o.ProjectDir, o.UserConfigDir, o.HomeDir) {
+		out = append(out, folder{dir: f.Path, scope: f.Scope})
+	}
+	return out
+}
+
+// Folder is one folder a kind of file (agents, commands, skills) is read
+// from, with the scope its files get.
+type Folder struct {
+	Path  string
+	Scope Scope
+}
+
+// Folders returns the folders files of kind ("agents", "commands",
+// "skills") are read from, in falling precedence: the project's before the
+// user's, and at each level covey's own folder before Claude Code's
+// (.covey/KIND, .claude/KIND, then USERCONFIG/KIND, ~/.claude/KIND). An
+// empty base leaves its folders out.
+func Folders(kind, projectDir, userConfigDir, homeDir string) []Folder {
+	var out []Folder
 	add := func(base string, scope Scope, rel ...string) {
 		if base != "" {
-			out = append(out, folder{dir: filepath.Join(append([]string{base}, rel...)...), scope: scope})
+			out = append(out, Folder{Path: filepath.Join(append([]string{base}, rel...)...), Scope: scope})
 		}
 	}
-	add(o.ProjectDir, Project, ".covey", "agents")
-	add(o.ProjectDir, Project, ".claude", "agents")
-	add(o.UserConfigDir, User, "agents")
-	add(o.HomeDir, User, ".claude", "agents")
+	add(projectDir, Project, ".covey", kind)
+	add(projectDir, Project, ".claude", kind)
+	add(userConfigDir, User, kind)
+	add(homeDir, User, ".claude", kind)
 	return out
 }
 

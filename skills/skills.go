@@ -48,25 +48,11 @@ type LoadOptions struct {
 // Folders returns the skill folders in order of precedence: the project's
 // before the user's, covey's own before Claude Code's.
 func Folders(o LoadOptions) []Folder {
-	var out []Folder
-	if o.ProjectDir != "" {
-		out = append(out, Folder{filepath.Join(o.ProjectDir, ".covey", "skills"), agentdefs.Project},
-			Folder{filepath.Join(o.ProjectDir, ".claude", "skills"), agentdefs.Project})
-	}
-	if o.UserConfigDir != "" {
-		out = append(out, Folder{filepath.Join(o.UserConfigDir, "skills"), agentdefs.User})
-	}
-	if o.HomeDir != "" {
-		out = append(out, Folder{filepath.Join(o.HomeDir, ".claude", "skills"), agentdefs.User})
-	}
-	return out
+	return agentdefs.Folders("skills", o.ProjectDir, o.UserConfigDir, o.HomeDir)
 }
 
-// Folder is one folder of skill folders.
-type Folder struct {
-	Path  string
-	Scope agentdefs.Scope
-}
+// Folder is one folder skills are read from.
+type Folder = agentdefs.Folder
 
 // Set is the skills of a session, by name.
 type Set struct {

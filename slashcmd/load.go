@@ -85,28 +85,14 @@ type LoadOptions struct {
 	Reserved []string
 }
 
-// Folders returns the command folders in order of precedence: the
-// project's before the user's, covey's own before Claude Code's.
+// Folders returns the command folders in order of precedence: the project's
+// before the user's, covey's own before Claude Code's.
 func Folders(o LoadOptions) []Folder {
-	var out []Folder
-	if o.ProjectDir != "" {
-		out = append(out, Folder{filepath.Join(o.ProjectDir, ".covey", "commands"), agentdefs.Project},
-			Folder{filepath.Join(o.ProjectDir, ".claude", "commands"), agentdefs.Project})
-	}
-	if o.UserConfigDir != "" {
-		out = append(out, Folder{filepath.Join(o.UserConfigDir, "commands"), agentdefs.User})
-	}
-	if o.HomeDir != "" {
-		out = append(out, Folder{filepath.Join(o.HomeDir, ".claude", "commands"), agentdefs.User})
-	}
-	return out
+	return agentdefs.Folders("commands", o.ProjectDir, o.UserConfigDir, o.HomeDir)
 }
 
 // Folder is one folder commands are read from.
-type Folder struct {
-	Path  string
-	Scope agentdefs.Scope
-}
+type Folder = agentdefs.Folder
 
 // Load reads every command file. A name defined in two folders is taken
 // from the first (see Folders), with a warning on the other; a broken file
