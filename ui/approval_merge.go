@@ -159,6 +159,14 @@ func (b *ApprovalBlock) mergeHints(k *KeyMap, width int) [][2]string {
 		note = "apply the chosen, with a note"
 	}
 	h := [][2]string{{keyName(k.ApproveYes), "apply the chosen files"}, {keyName(k.ApproveNo), "discard all"}, {keyName(k.ApproveFeedback), note}, {keyName(k.ApproveKeep), "keep for later"}}
+	h = append(h, b.choiceHints(k)...)
+	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps the change)"})
+}
+
+// choiceHints are the hints of choosing what lands: files, when there are
+// several, and hunks, when they can be chosen.
+func (b *ApprovalBlock) choiceHints(k *KeyMap) [][2]string {
+	var h [][2]string
 	if len(b.merge.files) > 1 {
 		h = append(h, [2]string{keyName(k.ApproveFileToggle), "choose file"},
 			[2]string{keyName(k.ApproveFileNext) + "/" + keyName(k.ApproveFilePrev), "next/previous file"})
@@ -167,7 +175,7 @@ func (b *ApprovalBlock) mergeHints(k *KeyMap, width int) [][2]string {
 		h = append(h, [2]string{keyName(k.ApproveHunkToggle), "take/drop hunk"},
 			[2]string{keyName(k.ApproveHunkNext) + "/" + keyName(k.ApproveHunkPrev), "next/previous hunk"})
 	}
-	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps the change)"})
+	return h
 }
 
 // mergeRecord is the one line an answered merge leaves.

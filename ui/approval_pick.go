@@ -157,14 +157,7 @@ func (b *ApprovalBlock) pickHints(k *KeyMap, width int) [][2]string {
 	if len(b.pick.attempts) > 1 {
 		h = append(h, [2]string{keyName(k.ApproveAttemptPrev) + "/" + keyName(k.ApproveAttemptNext), "other attempt"})
 	}
-	if len(b.merge.files) > 1 {
-		h = append(h, [2]string{keyName(k.ApproveFileToggle), "choose file"},
-			[2]string{keyName(k.ApproveFileNext) + "/" + keyName(k.ApproveFilePrev), "next/previous file"})
-	}
-	if b.hunks != nil {
-		h = append(h, [2]string{keyName(k.ApproveHunkToggle), "take/drop hunk"},
-			[2]string{keyName(k.ApproveHunkNext) + "/" + keyName(k.ApproveHunkPrev), "next/previous hunk"})
-	}
+	h = append(h, b.choiceHints(k)...)
 	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps them all)"})
 }
 
