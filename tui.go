@@ -96,7 +96,12 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 			return s.Replay(), s.ResumeNote(), nil
 		}
 	}
+	grace := ui.DefaultApprovalGrace
+	if g := s.Config().ApprovalGrace; g != nil {
+		grace = *g
+	}
 	err = ui.Run(ctx, ui.Options{
+		ApprovalGrace:  grace,
 		Welcome:        welcome,
 		Worktrees:      worktrees,
 		Engine:         s,

@@ -58,6 +58,10 @@ type Config struct {
 	// before the request is abandoned (default 120s); slow local models
 	// thinking before their first token want more.
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
+	// ApprovalGrace is how long a new approval ignores keys until the
+	// keyboard has been quiet (unset: the TUI's default, 425ms; 0s: none;
+	// at most MaxApprovalGrace).
+	ApprovalGrace *time.Duration `yaml:"approval_grace"`
 	// StreamKeepAliveTimeout is how long a stream may go without progress
 	// while only keep-alives or empty chunks arrive (default 10m);
 	// StreamLimits cap one streamed answer
@@ -272,6 +276,9 @@ func readFile(path string) (Config, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return Config{}, fmt.Errorf("config %s: %s", path, plainYAMLError(err))
 	}
+	if g := c.ApprovalGrace; g != nil && (*g < 0 || *g > MaxApprovalGrace) {
+		return Config{}, fmt.Errorf("config %s: approval_grace must be between 0s and %s (got %s)", path, MaxApprovalGrace, *g)
+	}
 	if c.StreamIdleTimeout < 0 {
 		return Config{}, fmt.Errorf("config %s: stream_idle_timeout must not be negative (got %s)", path, c.StreamIdleTimeout)
 	}
@@ -388,6 +395,10 @@ func plainYAMLError(err error) string {
 }
 
 // merge returns base with every set field of over applied.
+// MaxApprovalGrace bounds approval_grace: longer, an approval would seem
+// not to take its keys.
+const MaxApprovalGrace = 5 * time.Second
+
 func merge(base, over Config) Config {
 	setS := func(dst *string, v string) {
 		if v != "" {
@@ -406,6 +417,9 @@ func merge(base, over Config) Config {
 	base.Sandbox = base.Sandbox.Merge(over.Sandbox)
 	if over.MaxTurns != 0 {
 		base.MaxTurns = over.MaxTurns
+	}
+	if over.ApprovalGrace != nil {
+		base.ApprovalGrace = over.ApprovalGrace
 	}
 	if over.StreamIdleTimeout != 0 {
 		base.StreamIdleTimeout = over.StreamIdleTimeout

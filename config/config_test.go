@@ -182,6 +182,23 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
+		"approval grace": {
+			user: "approval_grace: 1s\n", project: "approval_grace: 0s\n",
+			check: func(t *testing.T, c Config) {
+				if c.ApprovalGrace == nil || *c.ApprovalGrace != 0 {
+					t.Fatalf("approval_grace = %v, want the project's 0s (none)", c.ApprovalGrace)
+				}
+			},
+		},
+		"approval grace unset": {
+			user: "model: m\n",
+			check: func(t *testing.T, c Config) {
+				if c.ApprovalGrace != nil {
+					t.Fatalf("approval_grace = %s, want unset (the TUI's default)", *c.ApprovalGrace)
+				}
+			},
+		},
+		"approval grace too long":            {project: "approval_grace: 1m\n", wantErr: "approval_grace must be between 0s and 5s"},
 		"stream idle timeout negative":       {project: "stream_idle_timeout: -1s\n", wantErr: "stream_idle_timeout must not be negative"},
 		"stream idle timeout not a duration": {project: "stream_idle_timeout: soon\n", wantErr: "line 1"},
 		"worktree base unknown":              {project: "worktree: {base: tip}\n", wantErr: "worktree.base: unknown worktree base \"tip\""},

@@ -133,7 +133,12 @@ func TestTUIApprovalGrace(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {200, 50}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			const answer = "E2E grace answer: ran it."
-			tm, _, _ := startApproval(t, sampleFiles(), "[e2e:grace] run it",
+			// A grace of 3 s (approval_grace) rather than 425 ms: the keys
+			// below are 150 ms apart, and a loaded machine must not stretch
+			// a gap past the grace.
+			files := sampleFiles()
+			files[".covey/config.yaml"] = "approval_grace: 3s\n"
+			tm, _, _ := startApproval(t, files, "[e2e:grace] run it",
 				scripted.Turn{Text: "Running.", ToolCalls: []scripted.Call{{ID: "call_grace", Name: "bash",
 					Args: map[string]any{"command": "echo graceful"}}}},
 				scripted.Turn{Text: answer, ChunkSize: 100},

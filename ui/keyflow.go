@@ -13,10 +13,11 @@ import (
 // the word that says why a key does nothing here, the grace before an
 // approval takes keys, and where esc goes back to (docs/ui.md, "Keys").
 
-// approvalGrace is how long the keyboard must be quiet after a request
-// appears before its keys answer it: keys typed for something else (a
-// message, a command) must not answer a question the user has not read.
-const approvalGrace = 425 * time.Millisecond
+// DefaultApprovalGrace is how long the keyboard must be quiet after a
+// request appears before its keys answer it (config approval_grace): keys
+// typed for something else (a message, a command) must not answer a
+// question the user has not read.
+const DefaultApprovalGrace = 425 * time.Millisecond
 
 // keyFlow is the state of those rules.
 type keyFlow struct {
@@ -31,7 +32,7 @@ type keyFlow struct {
 
 	// grace runs after a request appears (and again after every key
 	// typed during it); graceID tags its tick so an older one is stale.
-	// graceFor is approvalGrace; tests set 0 to answer at once.
+	// graceFor is Options.ApprovalGrace; 0 answers at once.
 	grace    bool
 	graceID  int
 	graceFor time.Duration

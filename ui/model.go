@@ -27,6 +27,10 @@ const (
 type Options struct {
 	// Engine runs turns; the UI calls it from commands, never in Update.
 	Engine Engine
+	// ApprovalGrace is how long a new request ignores keys until the
+	// keyboard has been quiet (DefaultApprovalGrace; config
+	// approval_grace); 0 takes none.
+	ApprovalGrace time.Duration
 	// Events carries everything the engine and its children emit.
 	Events <-chan agent.Event
 	// Theme provides every style; nil means the dark theme.
@@ -265,7 +269,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		afterFirstFrame: opts.AfterFirstFrame,
 		memo:            &chromeMemo{},
 		quitAfter:       quitWindow,
-		kx:              keyFlow{graceFor: approvalGrace},
+		kx:              keyFlow{graceFor: opts.ApprovalGrace},
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
 	m.comp.agents = agentEntries(opts.Agents)
