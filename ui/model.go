@@ -699,6 +699,8 @@ func (m *Model) layout() {
 		mcpUntrusted:    m.view == screenMCP && m.mp.hasUntrusted(),
 		child:           m.childKeyState(),
 		backTo:          m.backTo(),
+
+		childViewFocusable: m.view == screenChild && m.cv != nil && m.cv.tr.HasFocusable(),
 	}
 	m.keys.apply(m.keyState)
 	m.keys.Help.SetHelp(keyName(m.keys.Help), m.helpKeyDesc())
