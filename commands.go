@@ -61,7 +61,7 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	f.StringVar(&o.outputFormat, "output-format", "text", "headless output `FORMAT`: text, json or stream-json")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop after `N` model requests in one run (0: config, default 50)")
 	f.StringVar(&o.theme, "theme", "", "colours (`THEME`): dark, light or auto")
-	f.BoolVar(&o.demo, "demo", false, "run the TUI on a built-in scripted model: no key, no network")
+	f.BoolVar(&o.demo, "demo", false, "run on a built-in scripted model: no key, no network (with or without -p)")
 	f.BoolVarP(&o.cont, "continue", "c", false, "resume the newest session of this workspace")
 	f.VarP(&optionalID{val: &o.resume, set: &o.resumeSet}, "resume", "r", "resume session `ID` (without an ID: pick from a list)")
 	f.Lookup("resume").NoOptDefVal = pickSentinel

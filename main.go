@@ -26,6 +26,7 @@ import (
 	"covey/internal/proctree"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/session"
 	"covey/ui"
 
 	"github.com/charmbracelet/x/term"
@@ -227,7 +228,16 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "covey: /%s is a command of the full-screen session; -p runs the prompt, /init and the slash commands of your command files\n", name)
 		return exitUsage
 	}
-	s, err := openSession(o, nil, false, false)
+	var s *session.Session
+	if o.demo {
+		var stop func()
+		s, stop, err = openDemoSession(o, nil)
+		if stop != nil {
+			defer stop()
+		}
+	} else {
+		s, err = openSession(o, nil, false, false)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage

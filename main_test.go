@@ -353,3 +353,22 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestHeadlessDemo runs -p on the demo's scripted model: --demo needs no
+// key headless too (it was read by the TUI only, so -p --demo asked for
+// an endpoint and suggested --demo).
+func TestHeadlessDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo's exchange")
+	}
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	var stdout, stderr strings.Builder
+	code := run([]string{"-p", "hi", "--demo"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK || strings.TrimSpace(stdout.String()) == "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the demo's answer", code, stdout.String(), stderr.String())
+	}
+}

@@ -65,6 +65,7 @@ type ApprovalBlock struct {
 	offset   int   // first body row shown
 	shift    int   // cells of each diff line scrolled off to the left
 	rows     int   // body rows shown at most
+	budget   int   // rows before the lines beyond approvalChrome (SetRows)
 	width    int   // content width of the last rendering
 	waiting  int   // requests queued behind this one
 	active   bool  // the approval has the keyboard
@@ -189,12 +190,20 @@ func (b *ApprovalBlock) SetRows(n int) {
 	if b.pick != nil {
 		n -= pickAttemptRows + 1 // the attempts' columns, a longer key list
 	}
-	n = max(n, minApprovalRows)
-	if b.rows != n {
-		b.rows = n
-		b.offset = min(b.offset, b.maxOffset())
+	if b.budget != n {
+		b.budget = n
+		b.fitRows(0)
 		b.touch()
 	}
+}
+
+// fitRows sets the body rows to the budget less extra, the lines drawn
+// beyond those approvalChrome counts (more than one line of keys, the
+// feedback input, a note, the asking agent), so the block's last line,
+// its keys, stays on the screen.
+func (b *ApprovalBlock) fitRows(extra int) {
+	b.rows = max(b.budget-extra, minApprovalRows)
+	b.offset = min(b.offset, b.maxOffset())
 }
 
 // SetWaiting sets how many requests wait behind this one.
@@ -502,8 +511,47 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	var out []string
 	add := func(s string) { out = append(out, fitLine(bar+s, width)) }
 
+	// The keys come first: the body gives up the rows they take beyond
+	// the one approvalChrome counts.
+	var keyLines []string
+	keys := keysOf(ctx)
+	hints := [][2]string{{keyName(keys.FocusApproval), "answer this request"}}
+	switch {
+	case b.feedbackOn:
+		b.feedback.Width = max(bodyWidth-len(b.feedback.Prompt)-1, 1)
+		keyLines = append(keyLines, approvalIndent+b.feedback.View())
+		hints = [][2]string{{keyName(keys.FeedbackSend), keys.FeedbackSend.Help().Desc}, {keyName(keys.FeedbackBack), "back"}}
+	case b.active && b.pick != nil:
+		hints = b.pickHints(keys, width)
+	case b.active && b.merge != nil:
+		hints = b.mergeHints(keys, width)
+	case b.active:
+		hints = b.answerHints(keys, width)
+	}
+	if b.active && b.settling && !b.feedbackOn {
+		// The grace after the request appeared: its keys are not taken
+		// yet, and look it (approvalGraceNote).
+		for i, l := range keyHints(st, hints, max(bodyWidth-len(approvalGraceNote), 1)) {
+			if i == 0 {
+				l = approvalGraceNote + ansi.Strip(l)
+			}
+			keyLines = append(keyLines, approvalIndent+st.Approval.Hint.Render(ansi.Strip(l)))
+		}
+	} else {
+		for _, l := range keyHints(st, hints, bodyWidth) {
+			keyLines = append(keyLines, approvalIndent+l)
+		}
+	}
+	extra := max(len(keyLines)-1, 0)
+	if b.note != "" {
+		extra++
+	}
 	if b.req.Agent != "" {
+		extra++
 		add(st.Approval.Label.Render(oneLine(b.req.Agent)) + st.Approval.Hint.Render(" asks:"))
+	}
+	if b.budget > 0 {
+		b.fitRows(extra)
 	}
 	switch {
 	case b.pick != nil:
@@ -540,33 +588,8 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	if b.note != "" {
 		add(approvalIndent + st.Notice.Warning.Render(oneLine(b.note)))
 	}
-	keys := keysOf(ctx)
-	hints := [][2]string{{keyName(keys.FocusApproval), "answer this request"}}
-	switch {
-	case b.feedbackOn:
-		b.feedback.Width = max(bodyWidth-len(b.feedback.Prompt)-1, 1)
-		add(approvalIndent + b.feedback.View())
-		hints = [][2]string{{keyName(keys.FeedbackSend), keys.FeedbackSend.Help().Desc}, {keyName(keys.FeedbackBack), "back"}}
-	case b.active && b.pick != nil:
-		hints = b.pickHints(keys, width)
-	case b.active && b.merge != nil:
-		hints = b.mergeHints(keys, width)
-	case b.active:
-		hints = b.answerHints(keys, width)
-	}
-	if b.active && b.settling && !b.feedbackOn {
-		// The grace after the request appeared: its keys are not taken
-		// yet, and look it (approvalGraceNote).
-		for i, l := range keyHints(st, hints, max(bodyWidth-len(approvalGraceNote), 1)) {
-			if i == 0 {
-				l = approvalGraceNote + ansi.Strip(l)
-			}
-			add(approvalIndent + st.Approval.Hint.Render(ansi.Strip(l)))
-		}
-	} else {
-		for _, l := range keyHints(st, hints, bodyWidth) {
-			add(approvalIndent + l)
-		}
+	for _, l := range keyLines {
+		add(l)
 	}
 	if b.waiting > 0 {
 		add(approvalIndent + st.Approval.Hint.Render(fmt.Sprintf("%d more waiting", b.waiting)))

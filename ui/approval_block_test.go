@@ -88,7 +88,7 @@ func TestApprovalGolden(t *testing.T) {
 		{name: "child_waiting_input_focused", req: child, width: 100, active: false,
 			setup: func(b *ApprovalBlock) { b.SetWaiting(1) }},
 		{name: "scrolled", req: writeRequest("data.txt", numberedLines(40)), width: 100, active: true,
-			setup: func(b *ApprovalBlock) { b.SetRows(8); b.ScrollBy(5) }},
+			setup: func(b *ApprovalBlock) { b.SetRows(9); b.ScrollBy(5) }}, // 8 rows and a second line of keys
 		{name: "mcp_call", req: permission.Request{Tool: "mcp__github__create_issue", Server: "github", ServerTool: "create_issue",
 			Args: `{"repo":"acme/api","title":"Health check returns 200","labels":["bug"]}`}, width: 100, active: true},
 		{name: "mcp_trust", req: permission.Request{Tool: permission.ToolMCPTrust, Path: ".mcp.json",
@@ -170,7 +170,7 @@ func TestApprovalRecord(t *testing.T) {
 func TestApprovalScrollAndLayout(t *testing.T) {
 	b := NewApprovalBlock(writeRequest("data.txt", numberedLines(50)))
 	b.SetActive(true)
-	b.SetRows(10)
+	b.SetRows(11) // less the second line of keys
 	ctx := approvalCtx(100)
 	b.Lines(ctx)
 	// 50 added lines and the hunk header.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -400,5 +401,34 @@ func TestApprovalHelpShowsKeys(t *testing.T) {
 	}
 	if strings.Contains(help, "enter send") {
 		t.Errorf("help line offers the input's keys while the approval has the keyboard: %q", help)
+	}
+}
+
+// TestApprovalKeysStayOnScreen: a two-hunk edit at 80x24 wraps its keys to
+// three lines; the diff gives up rows for them, so the last line of keys
+// ("esc cancel turn") is not cut off under the input.
+func TestApprovalKeysStayOnScreen(t *testing.T) {
+	h := newApprovalHarness(t, 80, 24)
+	var old, new strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&old, "line %d of the big file\n", i)
+		switch i {
+		case 3:
+			new.WriteString("LINE THREE of the big file, now much much longer than before so that it is cut\n")
+		case 30:
+			new.WriteString("LINE THIRTY\n")
+		default:
+			fmt.Fprintf(&new, "line %d of the big file\n", i)
+		}
+	}
+	// The call's line stands above the request, a blank line between.
+	h.harness.events(toolStarted(mainSrc(), "call_1", toolname.EditFile, `{"path":"big.txt"}`))
+	h.ask(context.Background(), editRequest("big.txt", old.String(), new.String()))
+	h.deliver(1)
+	screen := ansi.Strip(h.m.View())
+	for _, want := range []string{"? Allow edit_file big.txt", "esc cancel turn"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
 	}
 }

@@ -240,13 +240,29 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	return cmd.run(m, arg)
 }
 
+// fullHelpGroups names the groups of KeyMap.FullHelp, in its order, for
+// /help.
+var fullHelpGroups = []string{
+	"on a request waiting for an answer",
+	"on a subagent (focused pane, crew overview, full-screen view) and the MCP servers screen",
+	"on the transcript",
+	"in the input",
+	"anywhere",
+	"scrolling",
+}
+
 func (m *Model) cmdHelp(string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString("Keys\n")
-	for _, col := range m.keys.FullHelp() {
+	for i, col := range m.keys.FullHelp() {
+		// One key means different things in different places (↑/k,
+		// enter, esc, t): each group says where its keys apply.
+		if i < len(fullHelpGroups) {
+			fmt.Fprintf(&b, "  %s\n", fullHelpGroups[i])
+		}
 		for _, k := range col {
 			h := k.Help()
-			fmt.Fprintf(&b, "  %-18s %s\n", h.Key, h.Desc)
+			fmt.Fprintf(&b, "    %-18s %s\n", h.Key, h.Desc)
 		}
 	}
 	b.WriteString("Subagents\n")

@@ -261,3 +261,11 @@ func TestEngineCommandsRunOutsideUpdate(t *testing.T) {
 		}
 	})
 }
+
+// TestFullHelpGroupsNamed: /help names every group of the full help, so a
+// key listed twice (↑/k, enter, esc, t) says where each meaning applies.
+func TestFullHelpGroupsNamed(t *testing.T) {
+	if got, want := len(fullHelpGroups), len(DefaultKeyMap().FullHelp()); got != want {
+		t.Fatalf("%d group names for %d groups of keys", got, want)
+	}
+}

@@ -251,3 +251,21 @@ func TestHelpShowsAnApprovalsHunkKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestFullHelpDoesNotOfferMoreKeys: with the full help open, ? says what
+// it does next (hide the keys, or turn the page), not "more keys".
+func TestFullHelpDoesNotOfferMoreKeys(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 12}} {
+		h := newHarness(t, size[0], size[1])
+		h.typeText("?")
+		if !h.m.fullHelp {
+			t.Fatal("? did not open the full help")
+		}
+		if h.screenContains("? more keys") {
+			t.Errorf("%dx%d: the full help offers ? more keys:\n%s", size[0], size[1], ansi.Strip(h.m.View()))
+		}
+		if !h.screenContains("? hide keys") && !h.screenContains("? next page") {
+			t.Errorf("%dx%d: the full help does not say what ? does:\n%s", size[0], size[1], ansi.Strip(h.m.View()))
+		}
+	}
+}

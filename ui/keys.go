@@ -243,6 +243,9 @@ type keyState struct {
 	child        childKeys
 	// backTo is where esc goes back to ("the input", "the pane", ...).
 	backTo string
+	// childViewFocusable: the child shown full-screen has a block tab can
+	// focus (a long tool output, an answer's reasoning).
+	childViewFocusable bool
 }
 
 // childKeys is what the chosen child allows.
@@ -278,9 +281,11 @@ func (k *KeyMap) apply(s keyState) {
 
 	// From the input, tab goes back to a waiting request first.
 	inView := s.view != screenMain && !s.approval && !s.addressing
+	noChildFocus := s.view == screenChild && !s.childViewFocusable
 	k.FocusNext.SetEnabled(!s.completing && !s.approval && !(inInput && s.approvalPending) &&
-		s.view != screenCrew && s.view != screenMCP && !s.addressing)
-	k.FocusPrev.SetEnabled(!s.completing && !s.approval && s.view != screenCrew && s.view != screenMCP && !s.addressing)
+		s.view != screenCrew && s.view != screenMCP && !s.addressing && !noChildFocus)
+	k.FocusPrev.SetEnabled(!s.completing && !s.approval && s.view != screenCrew && s.view != screenMCP && !s.addressing &&
+		!noChildFocus)
 	k.Toggle.SetEnabled(s.transcriptFocus)
 	k.Back.SetHelp(keyName(k.Back), "back to "+s.backTo)
 	k.ViewBack.SetHelp(keyName(k.ViewBack), "back to "+s.backTo)

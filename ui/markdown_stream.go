@@ -66,8 +66,8 @@ func (s *mdSplit) feed(text string) {
 }
 
 // peek reads the unfinished last line, which starts at start: once it
-// shows a top-level list item ("- x", "2. x"), the block before it is
-// finished, and need not wait for the new item's end to be rendered. The
+// shows a top-level list item ("- x", "2. x"), or text at the margin after
+// a blank line in a list, the block before it is finished, and need not wait for the new item's end to be rendered. The
 // line is read again, in full, when its newline comes.
 func (s *mdSplit) peek(line string, start int) {
 	if s.fence != "" {
@@ -75,6 +75,12 @@ func (s *mdSplit) peek(line string, start int) {
 	}
 	m, num := listMarker(line)
 	switch {
+	case m == 0 && s.pending > 0 && line != "" && line[0] != ' ':
+		// Text at the margin after a blank line ends the list: its last
+		// item renders while the paragraph after it streams.
+		at := s.pending
+		s.pending = 0
+		s.bound(at, false)
 	case m == 0:
 	case s.pending > 0:
 		at := s.pending

@@ -28,6 +28,7 @@ func TestMDSplit(t *testing.T) {
 		{"loose list: blank then next item", "- a\n\n- b\n", "[5]"},
 		{"blank then indented continuation stays in the item", "- a\n\n  more a\n- b", "[14+]"},
 		{"blank then paragraph ends the list", "- a\n\npara\n", "[5]"},
+		{"blank then a paragraph still streaming ends the list", "- **a**\n\nI'd like", "[9]"},
 		{"different bullet starts a new list", "- a\n* b\n", "[4]"},
 		{"heading is a block of its own", "intro\n# Title\ntext", "[6 14]"},
 		{"heading after a list", "- a\n## H\n", "[4 9]"},

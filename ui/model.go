@@ -703,8 +703,11 @@ func (m *Model) layout() {
 		mcpUntrusted:    m.view == screenMCP && m.mp.hasUntrusted(),
 		child:           m.childKeyState(),
 		backTo:          m.backTo(),
+
+		childViewFocusable: m.view == screenChild && m.cv != nil && m.cv.tr.HasFocusable(),
 	}
 	m.keys.apply(m.keyState)
+	m.keys.Help.SetHelp(keyName(m.keys.Help), m.helpKeyDesc())
 	m.help.Width = m.width
 	m.input.SetSize(m.width)
 	m.comp.SetSize(m.width)
@@ -773,6 +776,19 @@ func (m *Model) helpLines() []string {
 
 // helpPages is the full help cut into pages that leave the transcript a
 // few rows.
+// helpKeyDesc says what ? does next: with the full help open it turns
+// its page or hides it, so the full help does not offer "more keys". The
+// three words have one width: the pages do not change with them.
+func (m *Model) helpKeyDesc() string {
+	if !m.fullHelp {
+		return "more keys"
+	}
+	if m.kx.helpPage < len(m.helpPages())-1 {
+		return "next page"
+	}
+	return "hide keys"
+}
+
 func (m *Model) helpPages() [][]string {
 	lines := m.keys.fullHelpLines(m.styles, m.width)
 	if m.keys.Cancel.Enabled() {

@@ -539,3 +539,22 @@ func TestNestedPaneIsMarked(t *testing.T) {
 		})
 	}
 }
+
+// TestChildViewOffersTabOnlyWithSomethingToFocus: a child's full-screen
+// view whose blocks cannot take the focus (short tool outputs) does not
+// list tab in its help: tab would do nothing there.
+func TestChildViewOffersTabOnlyWithSomethingToFocus(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	kids := namedPanes(h)
+	h.events(agent.TextDelta{Source: kids[2], Text: "Looking.\n"})
+	h.send(runes("o"))
+	if h.m.view != screenChild {
+		t.Fatal("o did not open the child")
+	}
+	if help := helpText(t, h); strings.Contains(help, "tab focus next block") {
+		t.Errorf("the child's view offers tab with nothing to focus:\n%s", help)
+	}
+	if h.m.keys.FocusNext.Enabled() {
+		t.Error("tab is enabled in a child's view with nothing to focus")
+	}
+}

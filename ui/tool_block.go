@@ -271,7 +271,7 @@ func (b *ToolBlock) body(ctx RenderContext, width int) []string {
 	if b.end.Result.IsError {
 		style = st.Tool.Error
 	}
-	shown := min(len(b.output), outputPreview)
+	shown := b.previewLen()
 	if b.expanded {
 		shown = len(b.output)
 	}
@@ -303,7 +303,17 @@ func (b *ToolBlock) expandable() bool {
 	case b.hasTodos || b.start.Name == taskToolName:
 		return false
 	}
-	return len(b.output) > outputPreview
+	return len(b.output) > b.previewLen()
+}
+
+// previewLen is how many output lines the collapsed call shows: the
+// preview, or every line when only one more would be left, since its "…
+// 1 more line" note would take the row the line itself needs.
+func (b *ToolBlock) previewLen() int {
+	if len(b.output) == outputPreview+1 && b.more == 0 {
+		return len(b.output)
+	}
+	return min(len(b.output), outputPreview)
 }
 
 // Focusable implements Block: a call can take the focus when expanding it

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,21 @@ func TestToolBlockFocusRedraws(t *testing.T) {
 	b.Lines(ctx)
 	if b.recompute != 2 {
 		t.Errorf("gaining the focus did not redraw the header (%d computations)", b.recompute)
+	}
+}
+
+// TestToolBlockOneMoreLineShown: output one line longer than the preview
+// shows whole, not with a "… 1 more line" note in the row that line needs
+// (`!ls` of three files hid its "[exit code 0]" behind one).
+func TestToolBlockOneMoreLineShown(t *testing.T) {
+	b := NewToolBlock(toolStart(toolname.Bash, `{"command":"ls"}`))
+	b.Finish(finished(toolname.Bash, time.Second, tools.Result{Content: strings.Repeat("x\n", outputPreview+1)}))
+	ctx := blockCtx(t, 60)
+	lines := b.Lines(ctx)
+	if len(lines) != 1+outputPreview+1 || strings.Contains(ansi.Strip(strings.Join(lines, "\n")), "more line") {
+		t.Errorf("collapsed call:\n%s\nwant every line and no note", strings.Join(lines, "\n"))
+	}
+	if b.Focusable() {
+		t.Error("a call showing all its output is focusable")
 	}
 }

@@ -38,6 +38,16 @@ func (t *transcript) Blur() {
 	}
 }
 
+// HasFocusable reports whether any block can take the focus.
+func (t *transcript) HasFocusable() bool {
+	for _, e := range t.entries {
+		if e.b.Focusable() {
+			return true
+		}
+	}
+	return false
+}
+
 // MoveFocus moves the focus dir (+1 or -1) focusable blocks, wrapping
 // around. Without a focus it lands on the newest focusable block. It
 // reports whether a block has the focus afterwards.

@@ -155,9 +155,24 @@ func noticeDigest(msg string) string {
 		head, body, _ := strings.Cut(part, "\n")
 		name, _, _ := strings.Cut(strings.Trim(head, "\""), "\"")
 		body, _, _ = strings.Cut(body, "\n\n[This message comes from covey")
-		fmt.Fprintf(&b, "- **%s**: %s\n", name, excerpt(body, 300))
+		fmt.Fprintf(&b, "- **%s**: %s\n", name, excerpt(sentences(body), 300))
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// sentences ends each paragraph of s that has no closing punctuation
+// with a period, so paragraphs joined on one line stay apart ("cancelled
+// by the user. What it found before it stopped: …").
+func sentences(s string) string {
+	paras := strings.Split(strings.TrimSpace(s), "\n\n")
+	for i, p := range paras {
+		p = strings.TrimSpace(p)
+		if p != "" && strings.TrimRight(p, ".:!?…)") == p {
+			p += "."
+		}
+		paras[i] = p
+	}
+	return strings.Join(paras, "\n\n")
 }
 
 // demoDigest turns the task tool's result into a short markdown list: one
