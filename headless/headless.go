@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -211,7 +212,7 @@ func (o *headlessOutput) event(e agent.Event) {
 			o.tools[src.AgentID]++
 			if time.Since(o.lastLine[src.AgentID]) >= liveLineEvery {
 				o.lastLine[src.AgentID] = time.Now()
-				o.progress("[%s] %s … %d tools, %s", src.AgentType, src.Description, o.tools[src.AgentID], seconds(time.Since(o.started[src.AgentID])))
+				o.progress("[%s] %s … %s, %s", src.AgentType, src.Description, toolCount(o.tools[src.AgentID]), seconds(time.Since(o.started[src.AgentID])))
 			}
 			return
 		}
@@ -249,7 +250,7 @@ func (o *headlessOutput) event(e agent.Event) {
 		if word == "" {
 			word = ev.Reason
 		}
-		o.progress("[%s] %s: %s (%d tools, %s, %s tokens)", src.AgentType, src.Description, word, ev.ToolCalls, seconds(ev.Elapsed), agent.FormatTokens(ev.Usage.Total()))
+		o.progress("[%s] %s: %s (%s, %s, %s tokens)", src.AgentType, src.Description, word, toolCount(ev.ToolCalls), seconds(ev.Elapsed), agent.FormatTokens(ev.Usage.Total()))
 	case agent.WorktreeResult:
 		for i := range o.children {
 			if o.children[i].AgentID == src.AgentID {
@@ -401,4 +402,12 @@ func HookLine(e agent.HookRan) string {
 		return fmt.Sprintf("%s hook failed: %s", e.Event, e.Message)
 	}
 	return fmt.Sprintf("%s hook: %s", e.Event, e.Message)
+}
+
+// toolCount is "1 tool" or "N tools".
+func toolCount(n int) string {
+	if n == 1 {
+		return "1 tool"
+	}
+	return strconv.Itoa(n) + " tools"
 }
