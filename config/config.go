@@ -394,11 +394,11 @@ func plainYAMLError(err error) string {
 	return strings.Join(lines, "; ")
 }
 
-// merge returns base with every set field of over applied.
 // MaxApprovalGrace bounds approval_grace: longer, an approval would seem
 // not to take its keys.
 const MaxApprovalGrace = 5 * time.Second
 
+// merge returns base with every set field of over applied.
 func merge(base, over Config) Config {
 	setS := func(dst *string, v string) {
 		if v != "" {

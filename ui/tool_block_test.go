@@ -2,15 +2,15 @@ package ui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 	"time"
 
-	"covey/tools/toolname"
+	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
 	"covey/tools"
+	"covey/tools/toolname"
 )
 
 const testDiff = `--- a/agent/loop.go
