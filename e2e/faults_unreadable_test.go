@@ -73,14 +73,29 @@ func (u asUser) run(t *testing.T, dir string, env []string, args ...string) resu
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, u.bin, args...)
-	cmd.Dir, cmd.Env = dir, env
-	if u.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
-	}
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	var err error
+	for {
+		cmd := exec.CommandContext(ctx, u.bin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		if u.cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
+		}
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Start()
+		// The copy newAsUser wrote is "text file busy" while a command
+		// another test forked meanwhile has not reached its exec yet: the
+		// fork holds the copy's write descriptor until then
+		// (golang/go#22315). It ends by itself; start again.
+		if errors.Is(err, syscall.ETXTBSY) && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if err == nil {
+			err = cmd.Wait()
+		}
+		break
+	}
 	r := result{stdout: stdout.String(), stderr: stderr.String()}
 	var exit *exec.ExitError
 	switch {

@@ -113,8 +113,12 @@ func TestTUILayoutNewFileIsUnified(t *testing.T) {
 		if strings.Contains(s, " │ ") || strings.Contains(s, "side by side") || strings.Contains(s, "t unified") {
 			t.Errorf("the new file's approval is side by side or offers it at %d columns:\n%s", w, frame(s))
 		}
-		tm.press("t") // no layout to toggle: nothing changes
-		tm.waitApprovalReady()
+		tm.press("t") // no layout to toggle: nothing changes but a word why
+		// Read before y is pressed: "ty" arriving together is typed text.
+		s = tm.waitText("no side by side")
+		if strings.Contains(s, " │ ") {
+			t.Errorf("t turned the new file's approval side by side at %d columns:\n%s", w, frame(s))
+		}
 		tm.press("y")
 		tm.waitText("E2E new file answer.")
 		if _, err := os.Stat(filepath.Join(ws, "notes.md")); err != nil {

@@ -10,6 +10,9 @@ import (
 	"covey/internal/scripted"
 )
 
+// hugeWait bounds the waits that move the 50 MB session.
+const hugeWait = 3 * waitLong
+
 // TestResumeHugeSessionFrameFirst: covey --continue on a session holding a
 // 50 MB message draws its first frame (status line, input, a "loading
 // session…" line) before the session is read, and a message typed while
@@ -59,7 +62,14 @@ func TestResumeHugeSessionFrameFirst(t *testing.T) {
 		t.Errorf("no status line on the first frame:\n%s", scr)
 	}
 	tm.submit(second)
-	scr = tm.waitText("resumed session", "E2E huge answer B.")
+	// The answer needs the 50 MB history read, then sent and decoded by
+	// the scripted server, all under -race: 9 s on an idle 2-core machine,
+	// more than waitLong when the machine is shared. The wait is for the
+	// answer, however long the load takes (the test is about order, not
+	// speed), bounded so a hang still fails.
+	scr = tm.waitFor(`"resumed session" and "E2E huge answer B." on screen`, hugeWait, func(s string) bool {
+		return strings.Contains(s, "resumed session") && strings.Contains(s, "E2E huge answer B.")
+	})
 	if strings.Contains(scr, "loading session…") {
 		t.Errorf("the loading line stayed:\n%s", scr)
 	}

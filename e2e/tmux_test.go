@@ -285,7 +285,19 @@ func hasWord(s, w string) bool {
 // waitApprovalReady waits until the request on screen takes keys: its
 // grace (a quiet keyboard for 425 ms after it appeared) shows as "wait…"
 // before its dimmed keys.
+//
+// Twice in a row, a poll apart: tmux may show a frame half drawn (the
+// request's header in, its key line not yet), and one capture of it would
+// say ready while the grace has just begun.
 func (tm *term) waitApprovalReady() {
 	tm.t.Helper()
-	tm.waitFor("the request to take keys", waitLong, func(s string) bool { return !strings.Contains(s, "wait… ") })
+	quiet := 0
+	tm.waitFor("the request to take keys", waitLong, func(s string) bool {
+		if strings.Contains(s, "wait… ") {
+			quiet = 0
+			return false
+		}
+		quiet++
+		return quiet >= 2
+	})
 }

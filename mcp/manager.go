@@ -299,8 +299,17 @@ func (m *Manager) connect(ctx context.Context, s *server, gen int) {
 	m.fail(s, gen, m.describeStartErr(cfg, s, err, cctx, timeout, saw401))
 }
 
+// stdoutSettle bounds the wait for a failed stdio server's stdout to end
+// (a helper it left running outside its group may hold it open).
+const stdoutSettle = 2 * time.Second
+
 // describeStartErr explains why a server did not start, plainly.
 func (m *Manager) describeStartErr(cfg Server, s *server, err error, ctx context.Context, timeout time.Duration, saw401 func() bool) string {
+	if cfg.Config.TransportType() == TypeStdio {
+		// The server was stopped: its stdout ends now, and what it wrote
+		// (a banner before it exited) is read in full before it is judged.
+		s.stdout.settle(stdoutSettle)
+	}
 	var msg string
 	switch {
 	case saw401 != nil && saw401():

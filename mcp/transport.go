@@ -112,23 +112,63 @@ type commandTransport struct {
 }
 
 // Connect implements sdk.Transport.
+//
+// The server's stdout is a pipe of our own, read from the start by
+// pumpStdout, not exec's StdoutPipe: cmd.Wait (stdinCloser) closes that
+// one, and a banner the SDK's reader had not read yet when a failed
+// connect closed the connection would be lost, the start then misreported
+// as "exited before it answered".
 func (t *commandTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	stdout, err := t.cmd.StdoutPipe()
+	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	t.cmd.Stdout = w
 	stdin, err := t.cmd.StdinPipe()
 	if err != nil {
+		_ = r.Close()
+		_ = w.Close()
 		return nil, err
 	}
 	if err := t.cmd.Start(); err != nil {
+		_ = r.Close()
+		_ = w.Close()
 		return nil, err
 	}
+	_ = w.Close() // the server holds its own copy
+	pr, pw := io.Pipe()
+	go pumpStdout(r, pw, t.head, t.head.begin())
 	pipes := &sdk.IOTransport{
-		Reader: io.NopCloser(&headReader{r: stdout, head: t.head}), // closing stdin ends the server
+		Reader: pr, // closing it stops only the forwarding; closing stdin ends the server
 		Writer: &stdinCloser{WriteCloser: stdin, cmd: t.cmd},
 	}
 	return pipes.Connect(ctx)
+}
+
+// pumpStdout reads a server's stdout to its end, keeping its first bytes
+// in head and passing it on to pw while the SDK reads it (after the SDK
+// closed its side, the rest is drained so the server never blocks or gets
+// SIGPIPE); done closes at the end.
+func pumpStdout(r *os.File, pw *io.PipeWriter, head *stdoutHead, done chan struct{}) {
+	defer close(done)
+	defer func() { _ = r.Close() }()
+	buf := make([]byte, 32*1024)
+	forward := true
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			head.keep(buf[:n])
+			if forward {
+				if _, werr := pw.Write(buf[:n]); werr != nil {
+					forward = false
+				}
+			}
+		}
+		if err != nil {
+			_ = pw.CloseWithError(err) // io.EOF: the SDK reads EOF
+			return
+		}
+	}
 }
 
 // stdinCloser ends a stdio server as the MCP specification asks: close its
@@ -163,8 +203,40 @@ const maxStdoutHead = 256
 
 // stdoutHead keeps the first bytes a server wrote on stdout.
 type stdoutHead struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	buf  []byte
+	done chan struct{} // closed when the current server's stdout ended
+}
+
+// begin marks the start of a server's stdout; the channel returned is
+// closed at its end.
+func (h *stdoutHead) begin() chan struct{} {
+	done := make(chan struct{})
+	if h == nil {
+		return done
+	}
+	h.mu.Lock()
+	h.done = done
+	h.mu.Unlock()
+	return done
+}
+
+// settle waits up to d for the server's stdout to end, so that what it
+// wrote before it exited is all kept when a failed start is described.
+func (h *stdoutHead) settle(d time.Duration) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	done := h.done
+	h.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 func (h *stdoutHead) reset() {
@@ -205,18 +277,6 @@ func (h *stdoutHead) notJSONRPC() string {
 		return ""
 	}
 	return strconv.Quote(excerpt.Clip(string(line), 120))
-}
-
-// headReader passes a server's stdout through, keeping its first bytes.
-type headReader struct {
-	r    io.Reader
-	head *stdoutHead
-}
-
-func (r *headReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.head.keep(p[:n])
-	return n, err
 }
 
 // detached connects inner on a context that lives as long as life, yet is

@@ -195,6 +195,9 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		cmd = m.startEdit()
 	case key.Matches(k, m.keys.ApproveLayout):
 		b.ToggleLayout()
+	case matchesAny(k, m.keys.ApproveLayout) && b.diff != nil && b.diff.oneSided():
+		// Not ignored in silence: the word says why.
+		m.say("a new or deleted file is shown unified: no side by side")
 	case key.Matches(k, m.keys.ApproveKeep):
 		m.answer(permission.Verdict{Reason: "the user kept the change on its branch for later", Keep: true}, outcomeKept, "")
 	case key.Matches(k, m.keys.ApproveFileToggle):
