@@ -364,9 +364,13 @@ func (r *Recorder) armLocked() {
 }
 
 // tick is the periodic flush.
-func (r *Recorder) tick() {
+func (r *Recorder) tick() { r.flushTick(func() { r.armed = false }) }
+
+// flushTick flushes on a timer: disarm (under the lock) says which timer
+// fired, then the buffered lines are written and the outcome told.
+func (r *Recorder) flushTick(disarm func()) {
 	r.mu.Lock()
-	r.armed = false
+	disarm()
 	var err error
 	if !r.closed {
 		err = r.flushLocked(false)
@@ -506,17 +510,7 @@ func (r *Recorder) armRetryLocked() {
 }
 
 // retryTick writes the pending lines again.
-func (r *Recorder) retryTick() {
-	r.mu.Lock()
-	r.retry = nil
-	var err error
-	if !r.closed {
-		err = r.flushLocked(false)
-	}
-	first := r.noteLocked(err)
-	r.mu.Unlock()
-	r.callback(first, err)
-}
+func (r *Recorder) retryTick() { r.flushTick(func() { r.retry = nil }) }
 
 // noteLocked keeps the first error and says whether the callbacks have
 // news: writing started failing, or works again.
