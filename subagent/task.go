@@ -17,29 +17,31 @@ import (
 // TaskArgs are the arguments of the task tool: one task, or a batch.
 type TaskArgs struct {
 	TaskSpec
-	Tasks []TaskSpec `json:"tasks,omitempty"`
+	Tasks []TaskSpec `json:"tasks,omitempty" items:"object" jsonschema:"Several tasks at once, each an object of the single-task fields"`
 }
 
-// TaskSpec is one child to run.
+// TaskSpec is one child to run. Its fields are the task tool's schema
+// (tools.ArgsSchema); none is required there, since a batch sends them
+// under tasks instead, so parseTaskArgs checks them.
 type TaskSpec struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type"`
+	Description  string `json:"description,omitempty" jsonschema:"3-6 words, shown to the user"`
+	Prompt       string `json:"prompt,omitempty"`
+	SubagentType string `json:"subagent_type,omitempty"`
 	// Name is the child's handle, unique in the session; covey makes one
 	// up when it is empty.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" jsonschema:"Unique handle, e.g. \"scout\""`
 	// Background returns the call at once; the outcome comes back later
 	// as a user-role message.
 	Background bool `json:"run_in_background,omitempty"`
 	// Isolation "worktree" runs the child in its own git worktree.
-	Isolation string `json:"isolation,omitempty"`
+	Isolation string `json:"isolation,omitempty" enum:"worktree" jsonschema:"For children that edit in parallel: each writes in its own git worktree, its changes come back for review"`
 	// Fork starts the child from its parent's conversation so far (the
 	// same messages, so a provider's prompt cache serves them) instead of
 	// a clean history; the prompt follows as its brief.
-	Fork bool `json:"fork,omitempty"`
+	Fork bool `json:"fork,omitempty" jsonschema:"Start from this conversation"`
 	// Attempts (2 to 4) runs the brief in that many isolated children at
 	// once, and one of them is applied (best of N).
-	Attempts int `json:"attempts,omitempty"`
+	Attempts int `json:"attempts,omitempty" minimum:"2" maximum:"4" jsonschema:"Best of N"`
 	// Attempt numbers one child of a best-of-N task, from 1; set by
 	// covey, not the model.
 	Attempt int `json:"-"`
@@ -85,32 +87,9 @@ func (t *taskTool) catalog() string {
 	return only.Catalog()
 }
 
-func (t *taskTool) Schema() map[string]any {
-	spec := map[string]any{
-		"description":       map[string]any{"type": "string", "description": "3-6 words, shown to the user"},
-		"prompt":            map[string]any{"type": "string"},
-		"subagent_type":     map[string]any{"type": "string"},
-		"name":              map[string]any{"type": "string", "description": "Unique handle, e.g. \"scout\""},
-		"run_in_background": map[string]any{"type": "boolean"},
-		"fork":              map[string]any{"type": "boolean", "description": "Start from this conversation"},
-		"isolation": map[string]any{"type": "string", "enum": []string{IsolationWorktree},
-			"description": "For children that edit in parallel: each writes in its own git worktree, its changes come back for review"},
-		"attempts": map[string]any{"type": "integer", "minimum": MinAttempts, "maximum": MaxAttempts, "description": "Best of N"},
-	}
-	// tasks holds several of the fields above; they are not repeated
-	// under its items, where they would cost a kilobyte in every request.
-	props := map[string]any{
-		"tasks": map[string]any{
-			"type":        "array",
-			"description": "Several tasks at once, each an object of the single-task fields",
-			"items":       map[string]any{"type": "object"},
-		},
-	}
-	for k, v := range spec {
-		props[k] = v
-	}
-	return map[string]any{"type": "object", "properties": props}
-}
+func (t *taskTool) Schema() map[string]any { return taskSchema() }
+
+var taskSchema = tools.ArgsSchema[TaskArgs](tools.SchemaOpen)
 
 // Run starts the requested children, waits for all of them, and returns
 // their reports in order. It never returns before every child has stopped.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,8 +27,11 @@ const (
 // ArgsSchema returns the JSON schema of a tool's arguments, made from T,
 // the struct its Run decodes them into, so a schema and its parser cannot
 // disagree: a property is a field's json name, a field without omitempty
-// is required, a field's jsonschema tag is its description and its enum
-// tag (comma-separated) its allowed values. Pointers, which a parser uses
+// is required, a field's jsonschema tag is its description, its enum
+// tag (comma-separated) its allowed values, its minimum and maximum tags
+// its bounds, and an items tag ("object") describes a slice's items by
+// that type alone, for a batch whose items repeat the fields beside it
+// (spelling them out again would cost every request their bytes). Pointers, which a parser uses
 // to tell a missing argument from a zero one, are not nullable in the
 // schema: the model is never asked for null. A closed schema refuses other
 // properties (additionalProperties: false) at every level.
@@ -105,10 +109,38 @@ func adjust(t reflect.Type, s *jsonschema.Schema, closed bool) error {
 					p.Enum = append(p.Enum, v)
 				}
 			}
+			if err := bounds(f, p); err != nil {
+				return err
+			}
 			if err := adjust(f.Type, p, closed); err != nil {
 				return err
 			}
+			if typ, ok := f.Tag.Lookup("items"); ok {
+				if p.Items == nil {
+					return fmt.Errorf("field %s: an items tag on a %s", f.Name, p.Type)
+				}
+				p.Items = &jsonschema.Schema{Type: typ}
+			}
 		}
+	}
+	return nil
+}
+
+// bounds reads a numeric field's minimum and maximum tags into p.
+func bounds(f reflect.StructField, p *jsonschema.Schema) error {
+	for tag, dst := range map[string]**float64{"minimum": &p.Minimum, "maximum": &p.Maximum} {
+		v, ok := f.Tag.Lookup(tag)
+		if !ok {
+			continue
+		}
+		if p.Type != "integer" && p.Type != "number" {
+			return fmt.Errorf("field %s: a %s tag on a %s", f.Name, tag, p.Type)
+		}
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("field %s: %s tag %q: %w", f.Name, tag, v, err)
+		}
+		*dst = &n
 	}
 	return nil
 }

@@ -29,6 +29,13 @@ func TestSchemaOf(t *testing.T) {
 			typ:  reflect.TypeFor[args](),
 			want: `{"properties":{"body":{"type":"string"},"count":{"description":"How many.","type":"integer"},"items":{"items":{"properties":{"kind":{"enum":["a","b"],"type":"string"},"name":{"description":"The name.","type":"string"}},"required":["name"],"type":"object"},"type":"array"},"path":{"description":"A path.","type":"string"},"quiet":{"type":"boolean"},"ratio":{"type":"number"}},"required":["path","body"],"type":"object"}`,
 		},
+		"bounds, and a batch's items by their type alone": {
+			typ: reflect.TypeFor[struct {
+				N     int    `json:"n,omitempty" minimum:"2" maximum:"4"`
+				Batch []item `json:"batch,omitempty" items:"object"`
+			}](),
+			want: `{"properties":{"batch":{"items":{"type":"object"},"type":"array"},"n":{"maximum":4,"minimum":2,"type":"integer"}},"type":"object"}`,
+		},
 		"closed: additionalProperties false at every level": {
 			typ:    reflect.TypeFor[struct{ Items *[]item }](),
 			closed: true,
@@ -58,6 +65,15 @@ func TestSchemaOfRefuses(t *testing.T) {
 			N int `json:"n" enum:"1,2"`
 		}](),
 		"a function": reflect.TypeFor[struct{ F func() }](),
+		"a minimum on a string": reflect.TypeFor[struct {
+			S string `json:"s" minimum:"1"`
+		}](),
+		"a maximum that is no number": reflect.TypeFor[struct {
+			N int `json:"n" maximum:"four"`
+		}](),
+		"items on a string": reflect.TypeFor[struct {
+			S string `json:"s" items:"object"`
+		}](),
 	}
 	for name, typ := range tests {
 		t.Run(name, func(t *testing.T) {
