@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -22,21 +23,38 @@ func paneFocused(s, description string) bool {
 }
 
 // helpPages presses ? until the hint line comes back and returns every
-// page the full help showed.
+// page the full help showed. It waits on the help's state (the hint line,
+// or which page shows), not on any change of the screen: a live pane's
+// spinner changes the screen before the key is read.
 func helpPages(tm *term) string {
 	tm.t.Helper()
 	var all strings.Builder
 	prev := tm.screen()
+	state := helpState(prev)
 	for range 12 {
 		tm.press("?")
-		prev = tm.waitFor("? to change the help", waitLong, func(s string) bool { return s != prev })
-		if strings.Contains(lastLine(prev), "? more") {
+		prev = tm.waitFor("? to change the help", waitLong, func(s string) bool { return helpState(s) != state })
+		if state = helpState(prev); state == "hint" {
 			return all.String()
 		}
 		all.WriteString(prev)
 	}
 	tm.t.Fatalf("? never brought the hint line back:\n%s", frame(prev))
 	return ""
+}
+
+var helpPageRe = regexp.MustCompile(`page (\d+)/(\d+) · `)
+
+// helpState says what the help shows: "hint" (the one-line hint, ending
+// with "? more"), or the full help's page ("page 1/1" when it fits).
+func helpState(s string) string {
+	if strings.Contains(lastLine(s), "? more") {
+		return "hint"
+	}
+	if m := helpPageRe.FindString(s); m != "" {
+		return strings.TrimSuffix(m, " · ")
+	}
+	return "page 1/1"
 }
 
 // TestTUIKeysAndViews drives issue 22 §1–2 at 80x24 and 200x50: the
