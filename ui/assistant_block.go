@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 
+	"covey/ui/cells"
+
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -163,7 +165,7 @@ func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
 		header += " (" + countNoun(all-shown, "more line", "more lines") + ")"
 	}
 	lines := make([]string, 0, shown+1)
-	lines = append(lines, fitLine(st.Render(header), width))
+	lines = append(lines, cells.Fit(st.Render(header), width))
 	skip := all - shown
 	for _, group := range [2][]string{done, partial} {
 		for _, l := range group {
@@ -171,7 +173,7 @@ func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
 				skip--
 				continue
 			}
-			lines = append(lines, fitLine("  "+l, width))
+			lines = append(lines, cells.Fit("  "+l, width))
 		}
 	}
 	return lines
@@ -264,7 +266,7 @@ func renderMarkdown(ctx RenderContext, md string, width int) []string {
 			return lines
 		}
 	}
-	return styleLines(trimBlankLines(wrapText(strings.TrimRight(md, "\n"), width)), ctx.Styles.Assistant.Text)
+	return styleLines(trimBlankLines(cells.Wrap(strings.TrimRight(md, "\n"), width)), ctx.Styles.Assistant.Text)
 }
 
 // Focusable implements Block: only thinking can be expanded.
@@ -297,11 +299,11 @@ func (w *wrapStream) update(src string, width int, st quickStyle) (done, partial
 	}
 	if nl := strings.LastIndexByte(src, '\n'); nl >= w.consumed {
 		for _, line := range strings.Split(src[w.consumed:nl], "\n") {
-			w.lines = append(w.lines, styleLast(w.wrap(cleanText(line), width), math.MaxInt, st)...)
+			w.lines = append(w.lines, styleLast(w.wrap(cells.Clean(line), width), math.MaxInt, st)...)
 		}
 		w.consumed = nl + 1
 	}
-	return w.lines, styleLast(w.wrap(cleanText(src[w.consumed:]), width), math.MaxInt, st)
+	return w.lines, styleLast(w.wrap(cells.Clean(src[w.consumed:]), width), math.MaxInt, st)
 }
 
 // wrap wraps one line; with hang, a list item's marker is drawn as the
@@ -309,13 +311,13 @@ func (w *wrapStream) update(src string, width int, st quickStyle) (done, partial
 // the open item does not reflow when it is rendered.
 func (w *wrapStream) wrap(line string, width int) []string {
 	if !w.hang {
-		return appendWrapped(nil, line, width)
+		return cells.AppendWrapped(nil, line, width)
 	}
 	n, draw := listPrefix(line)
 	if n == 0 || n > width/2 {
-		return appendWrapped(nil, line, width)
+		return cells.AppendWrapped(nil, line, width)
 	}
-	lines := appendWrapped(nil, line[n:], width-n)
+	lines := cells.AppendWrapped(nil, line[n:], width-n)
 	pad := strings.Repeat(" ", n)
 	for i := range lines {
 		if i == 0 {

@@ -13,6 +13,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // crewOverview is the crew overview (ctrl+g, /crew): one row per child of
@@ -339,7 +340,7 @@ func (o *crewOverview) View() string {
 			// Too narrow for the columns' least: cut each row.
 			var rb strings.Builder
 			o.row(&rb, o.rows[i], w)
-			b.WriteString(fitLine(rb.String(), o.width))
+			b.WriteString(cells.Fit(rb.String(), o.width))
 		} else {
 			o.row(b, o.rows[i], w)
 		}

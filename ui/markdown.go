@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"covey/theme"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
@@ -63,12 +64,12 @@ func (m *MarkdownRenderer) Render(md string, width int) ([]string, error) {
 		m.md = goldmark.New(goldmark.WithParserOptions(gfmOptions()...))
 	}
 	m.renders++
-	src := []byte(cleanText(md))
+	src := []byte(cells.Clean(md))
 	doc := m.md.Parser().Parse(text.NewReader(src))
 	w := mdWriter{r: m, src: src}
 	lines := w.blocks(doc, width, false)
 	for i, l := range lines {
-		lines[i] = fitLine(l, width)
+		lines[i] = cells.Fit(l, width)
 	}
 	return trimBlankLines(lines), nil
 }
@@ -256,7 +257,7 @@ func (w *mdWriter) code(n gast.Node, width int) []string {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, fitLine("  "+q.render(line), width))
+		out = append(out, cells.Fit("  "+q.render(line), width))
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
@@ -387,18 +388,6 @@ func (w *mdWriter) line(runs []mdRun) string {
 	return b.String()
 }
 
-// cells is the width of plain text in cells.
-func cells(s string) int {
-	n := 0
-	for _, r := range s {
-		if !fastRune(r) {
-			return ansi.StringWidth(s)
-		}
-		n += runeCells(r)
-	}
-	return n
-}
-
 // wrap lays runs out in lines of at most width cells, breaking at spaces
 // (and inside words longer than a line); a word made of several runs
 // ("**bold**,") stays together.
@@ -440,7 +429,7 @@ func (w *mdWriter) wrap(runs []mdRun, width int) []string {
 			// A word wider than the line: cut it rune by rune.
 			for _, r := range word {
 				for _, ch := range r.text {
-					cw := cells(string(ch))
+					cw := cells.Width(string(ch))
 					if curW+cw > width && curW > 0 {
 						flush()
 					}
@@ -457,12 +446,12 @@ func (w *mdWriter) wrap(runs []mdRun, width int) []string {
 			i := strings.IndexAny(s, " \n")
 			if i < 0 {
 				word = append(word, mdRun{s, r.flags})
-				wordW += cells(s)
+				wordW += cells.Width(s)
 				break
 			}
 			if i > 0 {
 				word = append(word, mdRun{s[:i], r.flags})
-				wordW += cells(s[:i])
+				wordW += cells.Width(s[:i])
 			}
 			placeWord()
 			if s[i] == '\n' {
@@ -566,7 +555,7 @@ func (w *mdWriter) table(t *east.Table, width int) []string {
 func runsWidth(runs []mdRun) int {
 	n := 0
 	for _, r := range runs {
-		n += cells(r.text)
+		n += cells.Width(r.text)
 	}
 	return n
 }

@@ -14,6 +14,7 @@ import (
 	"covey/hooks"
 	"covey/permission"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // Timing of the UI's own clocks.
@@ -792,7 +793,7 @@ func (m *Model) helpKeyDesc() string {
 func (m *Model) helpPages() [][]string {
 	lines := m.keys.fullHelpLines(m.styles, m.width)
 	if m.keys.Cancel.Enabled() {
-		for _, l := range wrapText(escNote(m.keys), m.width) {
+		for _, l := range cells.Wrap(escNote(m.keys), m.width) {
 			lines = append(lines, m.styles.Help.Desc.Render(l))
 		}
 	}
@@ -806,7 +807,7 @@ func (m *Model) helpPages() [][]string {
 func (m *Model) helpView() string {
 	lines := m.helpLines()
 	for i, l := range lines {
-		lines[i] = fitLine(l, m.width)
+		lines[i] = cells.Fit(l, m.width)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -11,7 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
+
+	"covey/ui/cells"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -253,7 +254,7 @@ func (s *painter) paintLocked() {
 // the rest of the line would erase its last cell, so only a shorter line
 // is followed by an erase.
 func (s *painter) paintLine(i int, l string) {
-	w := styledWidth(l)
+	w := cells.StyledWidth(l)
 	if s.width > 0 && w > s.width {
 		l, w = ansi.Truncate(l, s.width, ""), s.width
 	}
@@ -265,42 +266,6 @@ func (s *painter) paintLine(i int, l string) {
 	if s.width == 0 || w < s.width {
 		b.WriteString("\x1b[K")
 	}
-}
-
-// styledWidth is ansi.StringWidth for the common case, some ten times
-// faster: it skips CSI escape sequences and counts runes that measure the
-// same alone as in a grapheme cluster (see fastRune); anything else (OSC
-// sequences, emoji, joiners) goes to ansi.StringWidth. A scrolling frame
-// measures every line, every frame.
-func styledWidth(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == 0x1b:
-			if i+1 >= len(s) || s[i+1] != '[' {
-				return ansi.StringWidth(s)
-			}
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j + 1
-		case c < 0x80:
-			if c >= 0x20 && c != 0x7f {
-				n++
-			}
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if !fastRune(r) {
-				return ansi.StringWidth(s)
-			}
-			n += runeCells(r)
-			i += size
-		}
-	}
-	return n
 }
 
 // size reads the terminal's size.

@@ -5,12 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
-
-	"covey/theme"
 )
 
 // newTestPainter returns a painter writing to a temp file (no terminal:
@@ -122,21 +116,5 @@ func TestPainterCoalescesFrames(t *testing.T) {
 	}
 	if got := out(); strings.Count(got, "\x1b[?2026h") != p.paints {
 		t.Errorf("%d paints wrote %d synchronized frames", p.paints, strings.Count(got, "\x1b[?2026h"))
-	}
-}
-
-func TestStyledWidth(t *testing.T) {
-	old := lipgloss.ColorProfile()
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
-	th := theme.New(theme.ModeDark, true, false)
-	for _, s := range []string{
-		"", "plain", th.Styles.Tool.Name.Render("read_file") + "  " + th.Styles.Tool.Arg.Render("ui/model.go"),
-		"⏺ task ✓ · 3.4s", "wide 漢字 text", "emoji 👍🏽 and a joiner 👨‍👩‍👧", "\x1b]8;;http://x\x07link\x1b]8;;\x07",
-		"tab\tand \x7f del", "\x1b[38;2;1;2;3mtrue colour\x1b[0m", "unterminated \x1b[",
-	} {
-		if got, want := styledWidth(s), ansi.StringWidth(s); got != want {
-			t.Errorf("styledWidth(%q) = %d, want %d", s, got, want)
-		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // statusBar is the one-line bar under the input: model, workspace,
@@ -177,7 +178,7 @@ func (s statusBar) View() string {
 	}
 	if s.running {
 		el := s.now.Sub(s.started).Truncate(100 * time.Millisecond)
-		right = append(right, styled(lk.spinner, spinnerGlyph(s.frame)+" "+elapsedText(el)))
+		right = append(right, styled(lk.spinner, cells.Spinner(s.frame)+" "+cells.Elapsed(el)))
 	}
 	if s.running && s.waitingOn != "" {
 		right = append(right, styled(lk.spinner, s.waitingOn))
@@ -213,7 +214,7 @@ func (s statusBar) View() string {
 				w += 3
 			}
 			b.WriteString(p.styled)
-			w += cells(p.plain)
+			w += cells.Width(p.plain)
 			n++
 		}
 		return b.String(), w

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"covey/theme"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/lipgloss"
 )
@@ -63,19 +64,19 @@ func (a *activity) render(look func(lookID) quickStyle, width, need int) []strin
 		if a.note != "" {
 			line += look(lookToolOutput).render(" · " + a.note)
 		}
-		return []string{fitLine(line, width)}
+		return []string{cells.Fit(line, width)}
 	case actReasoning:
-		return styleLast(wrapText(a.text, width), need, look(lookReasoning))
+		return styleLast(cells.Wrap(a.text, width), need, look(lookReasoning))
 	case actNote:
-		return styleLast(wrapText(a.text, width), need, look(lookNote))
+		return styleLast(cells.Wrap(a.text, width), need, look(lookNote))
 	case actError:
-		return styleLast(wrapText(a.text, width), need, look(lookError))
+		return styleLast(cells.Wrap(a.text, width), need, look(lookError))
 	case actSummary:
-		return styleLast(wrapText(a.text, width), need, look(lookSummary))
+		return styleLast(cells.Wrap(a.text, width), need, look(lookSummary))
 	case actMessage:
-		return styleLast(wrapText(messageText(a), width), need, look(lookMessage))
+		return styleLast(cells.Wrap(messageText(a), width), need, look(lookMessage))
 	}
-	return styleLast(wrapText(a.text, width), need, look(lookBody))
+	return styleLast(cells.Wrap(a.text, width), need, look(lookBody))
 }
 
 // styleLast styles and returns the last need lines; a pane shows only a
