@@ -11,6 +11,7 @@ import (
 	"covey/internal/safefile"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/markdown"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
@@ -25,7 +26,7 @@ type RenderContext struct {
 	Styles  *theme.Styles
 	// Markdown renders assistant markdown; it is shared by every block and
 	// owned by the root model. Nil means markdown is shown as plain text.
-	Markdown *MarkdownRenderer
+	Markdown *markdown.Renderer
 	// Keys names the keys blocks mention in their hints (read for the
 	// help text only), so a rebinding changes what the screen says. Nil
 	// means the default KeyMap.

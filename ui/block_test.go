@@ -9,6 +9,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/ui/markdown"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -29,7 +30,7 @@ func blockCtx(t testing.TB, width int) RenderContext {
 		Now:      testNow,
 		Frame:    3,
 		Styles:   &th.Styles,
-		Markdown: NewMarkdownRenderer("dark", &th.Styles),
+		Markdown: markdown.NewRenderer("dark", &th.Styles),
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"covey/permission"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/markdown"
 )
 
 // Timing of the UI's own clocks.
@@ -248,7 +249,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	keys := DefaultKeyMap()
 	ctx, cancel := context.WithCancel(ctx)
 	hintKeys := keys // the help text blocks show; never enabled or disabled
-	tr := newTranscript(RenderContext{Styles: styles, Markdown: NewMarkdownRenderer(mdStyle, styles), Keys: &hintKeys})
+	tr := newTranscript(RenderContext{Styles: styles, Markdown: markdown.NewRenderer(mdStyle, styles), Keys: &hintKeys})
 	m := Model{
 		engine:          opts.Engine,
 		agents:          opts.Agents,

@@ -405,7 +405,7 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 // content, the width or the stats' width change.
 func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	glyph, glyphLook := b.glyph(ctx)
-	glyph = b.look.style(ctx.Styles, glyphLook).render(glyph)
+	glyph = b.look.style(ctx.Styles, glyphLook).Render(glyph)
 	stats := b.stats(ctx.Now)
 	// Right-aligned within a readable width on a wide terminal.
 	width = b.headerWidth(ctx, width, utf8.RuneCountInString(stats))
@@ -424,7 +424,7 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	if left == "" { // too narrow even for those: they give way
 		return cells.Fit(glyph+" "+b.leftText(ctx), width)
 	}
-	return glyph + " " + left + b.look.style(ctx.Styles, lookStats).render(stats)
+	return glyph + " " + left + b.look.style(ctx.Styles, lookStats).Render(stats)
 }
 
 // cachedLeft is headerLeft for stats, cached: the left part depends on
@@ -629,8 +629,8 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 		limit = paneExpanded
 	}
 	inner := max(width-ansi.StringWidth(paneBorder), 1)
-	look := func(id lookID) quickStyle { return b.look.style(ctx.Styles, id) }
-	border := look(lookBorder).render(paneBorder)
+	look := func(id lookID) cells.Style { return b.look.style(ctx.Styles, id) }
+	border := look(lookBorder).Render(paneBorder)
 	// Walk back from the newest activity until the pane is full, so a
 	// chatty child costs only what is shown.
 	var rev []string
@@ -646,7 +646,7 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	}
 	out := make([]string, 0, len(rev)+1+len(b.crew.sent))
 	if b.worktree != "" {
-		out = append(out, cells.Fit(border+look(lookNote).render(cells.Fit(b.worktree, inner)), width))
+		out = append(out, cells.Fit(border+look(lookNote).Render(cells.Fit(b.worktree, inner)), width))
 	}
 	for i := len(rev) - 1; i >= 0; i-- {
 		out = append(out, rev[i])

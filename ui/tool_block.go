@@ -203,10 +203,10 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 	// header is styled with cached escape codes (lipgloss converts each
 	// colour anew on every Render, costly in a 256-colour terminal).
 	st := ctx.Styles
-	look := func(id lookID) quickStyle { return b.look.style(st, id) }
-	icon, state := look(lookToolRunning).render(glyphTool), look(lookToolRunning).render(cells.Spinner(ctx.Frame))
+	look := func(id lookID) cells.Style { return b.look.style(st, id) }
+	icon, state := look(lookToolRunning).Render(glyphTool), look(lookToolRunning).Render(cells.Spinner(ctx.Frame))
 	if t := b.runningFor(ctx.Now); !b.finished && t != "" {
-		state += " " + look(lookToolDuration).render(t)
+		state += " " + look(lookToolDuration).Render(t)
 	}
 	if b.finished {
 		iconStyle, s := b.outcome(ctx)
@@ -216,10 +216,10 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 	if ctx.Focused {
 		name = lookFocused
 	}
-	left := icon + " " + look(name).render(oneLine(b.start.Name))
+	left := icon + " " + look(name).Render(oneLine(b.start.Name))
 	if b.change != nil {
-		state = look(lookDiffAdded).render("+"+strconv.Itoa(b.change.Added)) + " " +
-			look(lookDiffRemoved).render("-"+strconv.Itoa(b.change.Removed)) + "  " + state
+		state = look(lookDiffAdded).Render("+"+strconv.Itoa(b.change.Added)) + " " +
+			look(lookDiffRemoved).Render("-"+strconv.Itoa(b.change.Removed)) + "  " + state
 	}
 	room := width - ansi.StringWidth(left) - ansi.StringWidth(state) - 4
 	arg := oneLine(b.keyArg)
@@ -227,7 +227,7 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 		arg = b.change.Path
 	}
 	if arg != "" && room >= 3 {
-		left += "  " + look(lookToolArg).render(cells.Fit(arg, room))
+		left += "  " + look(lookToolArg).Render(cells.Fit(arg, room))
 	}
 	return cells.Fit(left+"  "+state, width)
 }
