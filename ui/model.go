@@ -16,6 +16,7 @@ import (
 	"covey/theme"
 	"covey/ui/cells"
 	"covey/ui/markdown"
+	"covey/ui/painter"
 )
 
 // Timing of the UI's own clocks.
@@ -136,7 +137,7 @@ type Model struct {
 	prewarming bool
 	// painter paints the frames when the program runs on a terminal (nil
 	// in tests and when Bubble Tea's renderer draws).
-	painter *painter
+	painter *painter.Painter
 	frame   int
 
 	keyState keyState    // what the keys were last enabled for

@@ -1,4 +1,4 @@
-package ui
+package painter
 
 import (
 	"os"
@@ -9,14 +9,14 @@ import (
 
 // newTestPainter returns a painter writing to a temp file (no terminal:
 // no raw mode) and a function reading what it wrote since the last call.
-func newTestPainter(t *testing.T, interval time.Duration) (*painter, func() string) {
+func newTestPainter(t *testing.T, interval time.Duration) (*Painter, func() string) {
 	t.Helper()
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	p := newPainter(nil, f, interval)
+	p := New(nil, f, interval)
 	p.width, p.height = 20, 5
 	read := 0
 	return p, func() string {
@@ -32,7 +32,7 @@ func newTestPainter(t *testing.T, interval time.Duration) (*painter, func() stri
 
 func TestPainterPaintsOnlyChangedLines(t *testing.T) {
 	p, out := newTestPainter(t, time.Hour)
-	if err := p.start(); err != nil {
+	if err := p.Start(); err != nil {
 		t.Fatal(err)
 	}
 	if got := out(); !strings.Contains(got, "\x1b[?1049h") || !strings.Contains(got, "\x1b[?1002h") {
@@ -79,7 +79,7 @@ func TestPainterPaintsOnlyChangedLines(t *testing.T) {
 			t.Errorf("painted %q again", got)
 		}
 	})
-	p.stop()
+	p.Stop()
 	if got := out(); !strings.Contains(got, "\x1b[?1049l") || !strings.Contains(got, "\x1b[?25h") {
 		t.Errorf("stop wrote %q, want the normal screen and the cursor back", got)
 	}
@@ -89,13 +89,13 @@ func TestPainterPaintsOnlyChangedLines(t *testing.T) {
 // first is painted at once, the rest wait, and only the newest is painted.
 func TestPainterCoalescesFrames(t *testing.T) {
 	p, out := newTestPainter(t, 50*time.Millisecond)
-	if err := p.start(); err != nil {
+	if err := p.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer p.stop()
+	defer p.Stop()
 	out()
 	for i := range 20 {
-		p.write("frame " + strings.Repeat("x", i))
+		p.Write("frame " + strings.Repeat("x", i))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
