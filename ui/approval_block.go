@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"covey/tools/toolname"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
@@ -471,10 +472,10 @@ func (b *ApprovalBlock) subject() string {
 func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
 	st := ctx.Styles.Approval
 	if b.pick != nil {
-		return fitLine(b.pickRecord(ctx.Styles), width)
+		return cells.Fit(b.pickRecord(ctx.Styles), width)
 	}
 	if b.merge != nil {
-		return fitLine(b.mergeRecord(ctx.Styles)+"  "+st.Hint.Render(b.req.Path), width)
+		return cells.Fit(b.mergeRecord(ctx.Styles)+"  "+st.Hint.Render(b.req.Path), width)
 	}
 	var head string
 	switch b.outcome {
@@ -489,7 +490,7 @@ func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
 		}
 		head = st.Allowed.Render(text)
 	case outcomeSession:
-		return fitLine(st.Allowed.Render(glyphOK+" allowed for this session: "+b.detail), width)
+		return cells.Fit(st.Allowed.Render(glyphOK+" allowed for this session: "+b.detail), width)
 	case outcomeEdited:
 		head = st.Edited.Render("✎ allowed with your edits")
 	case outcomeDenied:
@@ -499,7 +500,7 @@ func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
 		}
 		head = st.Denied.Render(text)
 	}
-	return fitLine(head+"  "+st.Hint.Render(oneLine(b.subject())), width)
+	return cells.Fit(head+"  "+st.Hint.Render(oneLine(b.subject())), width)
 }
 
 // pendingLines is the question, the body window and the keys.
@@ -509,7 +510,7 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	inner := max(width-len(approvalBar), 1)
 	bodyWidth := max(inner-len(approvalIndent), 1)
 	var out []string
-	add := func(s string) { out = append(out, fitLine(bar+s, width)) }
+	add := func(s string) { out = append(out, cells.Fit(bar+s, width)) }
 
 	// The keys come first: the body gives up the rows they take beyond
 	// the one approvalChrome counts.
@@ -602,12 +603,12 @@ func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
 	st := ctx.Styles
 	var s strings.Builder
 	if callRequest(b.req) {
-		return fitLine(b.callHeader(st), width)
+		return cells.Fit(b.callHeader(st), width)
 	}
 	s.WriteString(st.Approval.Title.Render("? Allow " + b.req.Tool))
 	if b.req.Tool == toolname.Bash {
 		s.WriteString(st.Approval.Title.Render(" to run this command?"))
-		return fitLine(s.String(), width)
+		return cells.Fit(s.String(), width)
 	}
 	s.WriteString(" " + st.Approval.Target.Render(b.req.Path))
 	if b.req.Change == nil || b.req.Change.Created {
@@ -624,7 +625,7 @@ func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
 	if note := b.hunkNote(); note != "" {
 		s.WriteString(" " + st.Approval.Hint.Render(note))
 	}
-	return fitLine(s.String(), width)
+	return cells.Fit(s.String(), width)
 }
 
 // callHeader is "? Allow web_fetch to read docs.example.com?" or
@@ -669,7 +670,7 @@ func (b *ApprovalBlock) callLines(width int) []string {
 	}
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
-		out = append(out, wrapText(cleanText(l), max(width, 1))...)
+		out = append(out, cells.Wrap(cells.Clean(l), max(width, 1))...)
 	}
 	return out
 }
@@ -705,7 +706,7 @@ func (b *ApprovalBlock) commandLines(width int) []string {
 		if i == 0 {
 			p = "$ "
 		}
-		for j, w := range wrapText(l, max(width-2, 1)) {
+		for j, w := range cells.Wrap(l, max(width-2, 1)) {
 			if j > 0 {
 				p = "  "
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // This file draws a diffView in the two forms an approval offers: the
@@ -72,7 +73,7 @@ func (d *diffView) renderSplitRow(r splitRow, width int, st *theme.Styles) strin
 		if r.full.kind == diffNote {
 			style = st.Tool.Output
 		}
-		return style.Render(fitLine(r.full.text, width))
+		return style.Render(cells.Fit(r.full.text, width))
 	}
 	half := max((width-len(splitSeparator))/2, 1)
 	return d.splitCell(r.left, true, half, st) + st.Approval.Separator.Render(splitSeparator) + d.splitCell(r.right, false, half, st)
@@ -98,11 +99,11 @@ func (d *diffView) splitCell(l *diffLine, old bool, width int, st *theme.Styles)
 	var body string
 	switch l.kind {
 	case diffAdded:
-		body = st.Diff.Added.Render(padTo("+"+text, textWidth))
+		body = st.Diff.Added.Render(cells.Pad("+"+text, textWidth))
 	case diffRemoved:
-		body = st.Diff.Removed.Render(padTo("-"+text, textWidth))
+		body = st.Diff.Removed.Render(cells.Pad("-"+text, textWidth))
 	default:
-		body = st.Diff.Context.Render(padTo(" "+text, textWidth))
+		body = st.Diff.Context.Render(cells.Pad(" "+text, textWidth))
 	}
 	// num is digits wide and body padded: the cell is exactly width.
 	return st.Diff.LineNumber.Render(num+" ") + body

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // This file holds review by hunk: in a write's approval and in a merge's,
@@ -197,7 +198,7 @@ func (b *ApprovalBlock) hunkRow(l diffLine, width int, st *theme.Styles) string 
 	if b.hunks.dropped[i] {
 		text += "  (dropped)"
 	}
-	return padTo(st.Approval.Key.Render(mark)+style.Render(text), width)
+	return cells.Pad(st.Approval.Key.Render(mark)+style.Render(text), width)
 }
 
 // dimStyles are st with the diff's colours of added and removed lines

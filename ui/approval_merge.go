@@ -6,6 +6,7 @@ import (
 
 	"covey/permission"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // This file holds the approval of a child's worktree merge: every file the
@@ -124,7 +125,7 @@ func (b *ApprovalBlock) fileRow(i, width int, st *theme.Styles) string {
 		s += " " + st.Approval.Hint.Render("(deleted)")
 	}
 	s += "  " + st.Diff.Added.Render(fmt.Sprintf("+%d", f.Added)) + " " + st.Diff.Removed.Render(fmt.Sprintf("-%d", f.Removed))
-	return padTo(s, width)
+	return cells.Pad(s, width)
 }
 
 // mergeHeader is "? Apply the child's changes to 3 files  +12 -4".
@@ -145,7 +146,7 @@ func (b *ApprovalBlock) mergeHeader(ctx RenderContext, width int) string {
 	}
 	s += "  " + st.Diff.Added.Render(fmt.Sprintf("+%d", added)) + " " + st.Diff.Removed.Render(fmt.Sprintf("-%d", removed))
 	s += "  " + st.Approval.Hint.Render("from "+b.req.Path)
-	return fitLine(s, width)
+	return cells.Fit(s, width)
 }
 
 // mergeHints are the keys that answer a merge.

@@ -7,6 +7,7 @@ import (
 	"covey/agent"
 	"covey/permission"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // This file holds the review of a best-of-N task: the attempts side by
@@ -90,7 +91,7 @@ func (b *ApprovalBlock) pickHeader(ctx RenderContext, width int) string {
 			s += " " + st.Approval.Hint.Render(note)
 		}
 	}
-	return fitLine(s, width)
+	return cells.Fit(s, width)
 }
 
 // pickColumns draws the attempts side by side, pickAttemptRows rows, the
@@ -118,7 +119,7 @@ func (b *ApprovalBlock) pickColumns(st *theme.Styles, width int) []string {
 		if a.Cost > 0 {
 			cost = " · " + dollars(a.Cost)
 		}
-		report := wrapText(cleanText(strings.Join(strings.Fields(a.Report), " ")), max(colW-2, 1))
+		report := cells.Wrap(cells.Clean(strings.Join(strings.Fields(a.Report), " ")), max(colW-2, 1))
 		for len(report) < 2 {
 			report = append(report, "")
 		}
@@ -135,7 +136,7 @@ func (b *ApprovalBlock) pickColumns(st *theme.Styles, width int) []string {
 	for r := range out {
 		parts := make([]string, n)
 		for i := range cols {
-			parts[i] = padTo(cols[i][r], colW)
+			parts[i] = cells.Pad(cols[i][r], colW)
 		}
 		out[r] = strings.Join(parts, sep)
 	}

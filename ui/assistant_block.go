@@ -4,6 +4,9 @@ import (
 	"math"
 	"strings"
 
+	"covey/ui/cells"
+	"covey/ui/markdown"
+
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -24,7 +27,7 @@ type AssistantBlock struct {
 	changes
 
 	// The stable-prefix scanner: the ends of the blocks finished so far.
-	split mdSplit
+	split markdown.Split
 
 	// Render caches. segLines holds the rendered segments at segWidth,
 	// flattened and separated by blank lines, for the first segDone bounds.
@@ -56,7 +59,7 @@ func (b *AssistantBlock) AppendText(s string) {
 		return
 	}
 	b.text.WriteString(s)
-	b.split.feed(b.text.String())
+	b.split.Feed(b.text.String())
 	b.changed()
 }
 
@@ -84,32 +87,6 @@ func (b *AssistantBlock) Text() string { return b.text.String() }
 
 // Version counts the block's changes; equal versions render alike.
 func (b *AssistantBlock) Version() uint64 { return b.version }
-
-// opensFence returns the fence marker (``` or ~~~, as long as written) a
-// line opens, or "".
-func opensFence(line string) string {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
-		return ""
-	}
-	n := 0
-	for n < len(t) && t[n] == t[0] {
-		n++
-	}
-	if n < 3 {
-		return ""
-	}
-	return t[:n]
-}
-
-// closesFence reports whether line closes a fence opened with marker.
-func closesFence(line, marker string) bool {
-	t := strings.TrimSpace(line)
-	if len(t) < len(marker) || t[0] != marker[0] {
-		return false
-	}
-	return strings.Trim(t, t[:1]) == ""
-}
 
 // Lines implements Block. The returned slice must not be modified; while
 // the answer streams, its tail is reused by the next call.
@@ -163,7 +140,7 @@ func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
 		header += " (" + countNoun(all-shown, "more line", "more lines") + ")"
 	}
 	lines := make([]string, 0, shown+1)
-	lines = append(lines, fitLine(st.Render(header), width))
+	lines = append(lines, cells.Fit(st.Render(header), width))
 	skip := all - shown
 	for _, group := range [2][]string{done, partial} {
 		for _, l := range group {
@@ -171,7 +148,7 @@ func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
 				skip--
 				continue
 			}
-			lines = append(lines, fitLine("  "+l, width))
+			lines = append(lines, cells.Fit("  "+l, width))
 		}
 	}
 	return lines
@@ -184,13 +161,13 @@ func (b *AssistantBlock) streamingLines(ctx RenderContext, width int) []string {
 	if b.segWidth != width {
 		b.segWidth, b.segDone, b.segLines = width, 0, nil
 	}
-	bounds := b.split.bounds
+	bounds := b.split.Bounds()
 	for b.segDone < len(bounds) {
 		start, tight := 0, false
 		if b.segDone > 0 {
-			start, tight = bounds[b.segDone-1].at, bounds[b.segDone-1].tight
+			start, tight = bounds[b.segDone-1].At, bounds[b.segDone-1].Tight
 		}
-		seg := renderMarkdown(ctx, text[start:bounds[b.segDone].at], width)
+		seg := renderMarkdown(ctx, text[start:bounds[b.segDone].At], width)
 		if len(b.segLines) > 0 && len(seg) > 0 && !tight {
 			b.segLines = append(b.segLines, "")
 		}
@@ -205,7 +182,7 @@ func (b *AssistantBlock) streamingLines(ctx RenderContext, width int) []string {
 	}
 	lines := b.out[:len(b.segLines)]
 	tail := b.tailLines(ctx, text, width)
-	if len(lines) > 0 && len(tail) > 0 && !b.split.openTight() {
+	if len(lines) > 0 && len(tail) > 0 && !b.split.OpenTight() {
 		lines = append(lines, "")
 	}
 	lines = append(lines, tail...)
@@ -215,7 +192,7 @@ func (b *AssistantBlock) streamingLines(ctx RenderContext, width int) []string {
 
 // tailLines wraps the text after the last stable boundary as plain text.
 func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []string {
-	base := b.split.last()
+	base := b.split.Last()
 	if b.tailBase != base {
 		b.tail, b.tailBase = wrapStream{hang: true}, base
 	}
@@ -223,7 +200,7 @@ func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []
 	if strings.TrimSpace(tailText) == "" {
 		return nil
 	}
-	b.tail.hang = b.split.fence == "" // no bullets drawn inside code
+	b.tail.hang = !b.split.InFence() // no bullets drawn inside code
 	done, partial := b.tail.update(tailText, width, b.look.style(ctx.Styles, lookAnswer))
 	// Extra blank lines after the last boundary would widen the gap the
 	// segments already leave.
@@ -251,7 +228,7 @@ func (b *AssistantBlock) finalLines(ctx RenderContext, width int) []string {
 		}
 		b.finalW = width
 		// The streaming state is no longer needed; let it go.
-		b.segLines, b.tail, b.split, b.segWidth, b.out = nil, wrapStream{}, mdSplit{}, 0, nil
+		b.segLines, b.tail, b.split, b.segWidth, b.out = nil, wrapStream{}, markdown.Split{}, 0, nil
 	}
 	return b.final
 }
@@ -264,7 +241,7 @@ func renderMarkdown(ctx RenderContext, md string, width int) []string {
 			return lines
 		}
 	}
-	return styleLines(trimBlankLines(wrapText(strings.TrimRight(md, "\n"), width)), ctx.Styles.Assistant.Text)
+	return styleLines(markdown.TrimBlankLines(cells.Wrap(strings.TrimRight(md, "\n"), width)), ctx.Styles.Assistant.Text)
 }
 
 // Focusable implements Block: only thinking can be expanded.
@@ -291,17 +268,17 @@ type wrapStream struct {
 
 // update returns the screen lines of the complete lines of src and of its
 // unfinished last line. src must extend the src of the previous call.
-func (w *wrapStream) update(src string, width int, st quickStyle) (done, partial []string) {
+func (w *wrapStream) update(src string, width int, st cells.Style) (done, partial []string) {
 	if w.width != width {
 		*w = wrapStream{width: width, hang: w.hang}
 	}
 	if nl := strings.LastIndexByte(src, '\n'); nl >= w.consumed {
 		for _, line := range strings.Split(src[w.consumed:nl], "\n") {
-			w.lines = append(w.lines, styleLast(w.wrap(cleanText(line), width), math.MaxInt, st)...)
+			w.lines = append(w.lines, styleLast(w.wrap(cells.Clean(line), width), math.MaxInt, st)...)
 		}
 		w.consumed = nl + 1
 	}
-	return w.lines, styleLast(w.wrap(cleanText(src[w.consumed:]), width), math.MaxInt, st)
+	return w.lines, styleLast(w.wrap(cells.Clean(src[w.consumed:]), width), math.MaxInt, st)
 }
 
 // wrap wraps one line; with hang, a list item's marker is drawn as the
@@ -309,13 +286,13 @@ func (w *wrapStream) update(src string, width int, st quickStyle) (done, partial
 // the open item does not reflow when it is rendered.
 func (w *wrapStream) wrap(line string, width int) []string {
 	if !w.hang {
-		return appendWrapped(nil, line, width)
+		return cells.AppendWrapped(nil, line, width)
 	}
-	n, draw := listPrefix(line)
+	n, draw := markdown.ListPrefix(line)
 	if n == 0 || n > width/2 {
-		return appendWrapped(nil, line, width)
+		return cells.AppendWrapped(nil, line, width)
 	}
-	lines := appendWrapped(nil, line[n:], width-n)
+	lines := cells.AppendWrapped(nil, line[n:], width-n)
 	pad := strings.Repeat(" ", n)
 	for i := range lines {
 		if i == 0 {

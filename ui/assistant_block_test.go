@@ -66,8 +66,8 @@ func TestAssistantStableBoundaries(t *testing.T) {
 					b.AppendText(tc.text[i:min(i+step, len(tc.text))])
 				}
 				var got []int
-				for _, bd := range b.split.bounds {
-					got = append(got, bd.at)
+				for _, bd := range b.split.Bounds() {
+					got = append(got, bd.At)
 				}
 				if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 					t.Errorf("step %d: bounds = %v, want %v", step, got, tc.want)
@@ -82,8 +82,8 @@ func TestAssistantAppendIsIncremental(t *testing.T) {
 	b := NewAssistantBlock()
 	b.AppendText("First paragraph with **markdown**.\n\nSecond one, streaming")
 	b.Lines(ctx)
-	if ctx.Markdown.renders != 1 {
-		t.Fatalf("first render made %d glamour calls, want 1 (the stable paragraph)", ctx.Markdown.renders)
+	if ctx.Markdown.Renders() != 1 {
+		t.Fatalf("first render made %d glamour calls, want 1 (the stable paragraph)", ctx.Markdown.Renders())
 	}
 	for _, tok := range []string{" more", " words", " here."} {
 		b.AppendText(tok)
@@ -92,19 +92,19 @@ func TestAssistantAppendIsIncremental(t *testing.T) {
 			t.Errorf("tail %q does not end with the token %q", lines[len(lines)-1], tok)
 		}
 	}
-	if ctx.Markdown.renders != 1 {
-		t.Errorf("appending tokens called glamour %d times in all, want no new calls", ctx.Markdown.renders)
+	if ctx.Markdown.Renders() != 1 {
+		t.Errorf("appending tokens called glamour %d times in all, want no new calls", ctx.Markdown.Renders())
 	}
 	b.AppendText("\n\nThird")
 	b.Lines(ctx)
-	if ctx.Markdown.renders != 2 {
-		t.Errorf("a new paragraph break made %d calls in all, want 2 (only the new segment)", ctx.Markdown.renders)
+	if ctx.Markdown.Renders() != 2 {
+		t.Errorf("a new paragraph break made %d calls in all, want 2 (only the new segment)", ctx.Markdown.Renders())
 	}
 	b.Finish()
 	b.Lines(ctx)
 	b.Lines(ctx)
-	if ctx.Markdown.renders != 3 {
-		t.Errorf("Finish rendered %d times in all, want one more call", ctx.Markdown.renders)
+	if ctx.Markdown.Renders() != 3 {
+		t.Errorf("Finish rendered %d times in all, want one more call", ctx.Markdown.Renders())
 	}
 	v := b.Version()
 	b.AppendText("late")

@@ -10,11 +10,11 @@ import (
 
 	"covey/internal/safefile"
 	"covey/theme"
+	"covey/ui/cells"
+	"covey/ui/markdown"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/mattn/go-runewidth"
 )
 
 // RenderContext is what a block needs to draw itself.
@@ -26,7 +26,7 @@ type RenderContext struct {
 	Styles  *theme.Styles
 	// Markdown renders assistant markdown; it is shared by every block and
 	// owned by the root model. Nil means markdown is shown as plain text.
-	Markdown *MarkdownRenderer
+	Markdown *markdown.Renderer
 	// Keys names the keys blocks mention in their hints (read for the
 	// help text only), so a rebinding changes what the screen says. Nil
 	// means the default KeyMap.
@@ -92,166 +92,9 @@ type Block interface {
 	Live() bool
 }
 
-// The helpers below are shared by the blocks: every line a block returns
-// goes through fitLine or wrapText, which is what keeps the promise that no
-// line is wider than ctx.Width.
-
-// fitLine cuts s to at most width cells, ending it with … when cut.
-func fitLine(s string, width int) string {
-	if width <= 0 {
-		return ""
-	}
-	return ansi.Truncate(s, width, "…")
-}
-
-// tabWidth is how many spaces a tab becomes: terminals disagree about tab
-// stops, and a tab's width must be known to keep lines inside the screen.
-const tabWidth = 4
-
-// cleanText makes outside text (model output, tool output, arguments)
-// safe to draw: escape sequences and other control characters would move
-// the cursor or recolour the screen, invalid UTF-8 has no known width,
-// carriage returns would jump to the line's start, and tabs have no known
-// width either, so they become spaces.
-func cleanText(s string) string {
-	if !needsCleaning(s) {
-		return s
-	}
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansi.Strip(s)
-	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString(strings.Repeat(" ", tabWidth))
-		case r == '\n':
-			b.WriteRune(r)
-		case r < 0x20 || (r >= 0x7f && r < 0xa0):
-			// dropped: a control character draws nothing useful
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// needsCleaning reports whether s holds anything cleanText changes.
-func needsCleaning(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 0x20 && c != '\n') || c == 0x7f {
-			return true
-		}
-		// C1 controls, U+0080..U+009F, are encoded 0xC2 0x80..0x9F.
-		if c == 0xc2 && i+1 < len(s) && s[i+1] < 0xa0 {
-			return true
-		}
-	}
-	return !utf8.ValidString(s)
-}
-
-// wrapText wraps plain text to width cells, breaking words that do not fit
-// on a line, and returns one entry per screen line.
-func wrapText(s string, width int) []string {
-	if width <= 0 {
-		return nil
-	}
-	s = cleanText(s)
-	var out []string
-	for _, para := range strings.Split(s, "\n") {
-		out = appendWrapped(out, para, width)
-	}
-	return out
-}
-
-// appendWrapped appends the screen lines of one line of text (no newline).
-func appendWrapped(out []string, line string, width int) []string {
-	if fast, ok := wrapFast(out, line, width); ok {
-		return fast
-	}
-	if ansi.StringWidth(line) <= width {
-		return append(out, line)
-	}
-	for _, l := range strings.Split(ansi.Wrap(line, width, ""), "\n") {
-		out = append(out, fitLine(strings.TrimRight(l, " "), width))
-	}
-	return out
-}
-
-// fastRune reports whether r's width is the same rune by rune as by
-// grapheme cluster, so wrapFast can measure it without segmentation: no
-// controls or escapes, no emoji, joiners or variation selectors.
-func fastRune(r rune) bool {
-	return r >= 0x20 && r != 0x7f && (r < 0x80 || (r >= 0xa0 && r < 0x1f000 && r != 0x200d && (r < 0xfe00 || r > 0xfe0f)))
-}
-
-func runeCells(r rune) int {
-	if r < 0x7f {
-		return 1
-	}
-	return runewidth.RuneWidth(r)
-}
-
-// wrapFast wraps text at spaces, breaking words longer than width, the
-// way ansi.Wrap does but some twenty times faster: models stream long
-// paragraphs and the unfinished one is re-wrapped on every token. It
-// reports false, appending nothing, for text it cannot measure rune by
-// rune (see fastRune); spaces at the edges of broken lines are dropped.
-func wrapFast(out []string, line string, width int) ([]string, bool) {
-	n0 := len(out)
-	start, w := 0, 0
-	space, spaceW := -1, 0 // the last space of the current line, and the width through it
-	for i, r := range line {
-		if !fastRune(r) {
-			return out[:n0], false
-		}
-		if r == ' ' && i == start && len(out) > n0 {
-			start = i + 1 // a broken line does not start with a space
-			continue
-		}
-		rw := runeCells(r)
-		if rw > width {
-			return out[:n0], false // a rune wider than the line: let fitLine cut it
-		}
-		if w+rw > width {
-			switch {
-			case r == ' ':
-				out = appendPiece(out, line[start:i])
-				start, w, space = i+1, 0, -1
-				continue
-			case space >= start:
-				out = appendPiece(out, line[start:space])
-				start, w, space = space+1, w-spaceW, -1
-			}
-			if w+rw > width { // a word wider than the line
-				out = appendPiece(out, line[start:i])
-				start, w, space = i, 0, -1
-			}
-		}
-		if r == ' ' {
-			space, spaceW = i, w+rw
-		}
-		w += rw
-	}
-	if rest := strings.TrimRight(line[start:], " "); rest != "" || len(out) == n0 {
-		if len(out) == n0 && start == 0 && w <= width {
-			rest = line // a line that fits is kept as it is
-		}
-		out = append(out, rest)
-	}
-	return out, true
-}
-
-func appendPiece(out []string, s string) []string {
-	if s = strings.TrimRight(s, " "); s != "" {
-		return append(out, s)
-	}
-	return out
-}
+// The helpers below are shared by the blocks. Every line a block returns
+// goes through cells.Fit or cells.Wrap, which is what keeps the promise that
+// no line is wider than ctx.Width.
 
 // maxShownText bounds the text of one message the transcript draws: a
 // 50 MB message (pasted, or from an old session) drawn whole kept the
@@ -285,7 +128,7 @@ func prefixedLines(body []string, width int, first, rest string, st lipgloss.Sty
 		if i == 0 {
 			p = first
 		}
-		out[i] = fitLine(p+st.Render(l), width)
+		out[i] = cells.Fit(p+st.Render(l), width)
 	}
 	return out
 }

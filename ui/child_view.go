@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // loggedEvent is a child's event and when the UI got it, so a child's
@@ -143,7 +144,7 @@ func outcomeNotice(e agent.ChildFinished) *NoticeBlock {
 	case agent.StopOK, "":
 		return nil
 	case agent.StopTimeout:
-		text = "timed out after " + elapsedText(e.Elapsed)
+		text = "timed out after " + cells.Elapsed(e.Elapsed)
 	case agent.StopMaxTurns:
 		text = "stopped at its turn limit"
 	case agent.StopBudget:

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // CompactionBlock marks a compaction in the transcript: a divider saying
@@ -58,9 +59,9 @@ func (b *CompactionBlock) Lines(ctx RenderContext) []string {
 			label += "· " + firstKey(keysOf(ctx).Toggle) + ": summary "
 		}
 	}
-	lines := []string{st.Render(fitLine(divider(label, ctx.Width), ctx.Width))}
+	lines := []string{st.Render(cells.Fit(divider(label, ctx.Width), ctx.Width))}
 	if b.expanded && b.pending == nil && b.ev.Error == "" {
-		body := wrapText(cleanText(b.ev.Summary), max(ctx.Width-2, 1))
+		body := cells.Wrap(cells.Clean(b.ev.Summary), max(ctx.Width-2, 1))
 		lines = append(lines, prefixedLines(body, ctx.Width, "  ", "  ", ctx.Styles.App.Text)...)
 		lines = append(lines, st.Render(strings.Repeat("─", max(ctx.Width, 1))))
 	}

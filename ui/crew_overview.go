@@ -13,6 +13,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // crewOverview is the crew overview (ctrl+g, /crew): one row per child of
@@ -37,10 +38,10 @@ type crewOverview struct {
 	buf strings.Builder
 }
 
-// crewLooks are the overview's styles as escape codes (see quickStyle):
+// crewLooks are the overview's styles as escape codes (see cells.Style):
 // a hundred rows are redrawn on every tick while children run.
 type crewLooks struct {
-	title, header, row, selected, tree, stalled, number quickStyle
+	title, header, row, selected, tree, stalled, number cells.Style
 	// state is the states' colours; selState the same, reversed, on the
 	// selected row, where a state drawn like the selection (paused,
 	// queued and awaiting approval share its accent) would lose its colour.
@@ -49,11 +50,11 @@ type crewLooks struct {
 
 // stateLooks is a colour per kind of state.
 type stateLooks struct {
-	running, done, failed, cancelled, cutShort, waiting quickStyle
+	running, done, failed, cancelled, cutShort, waiting cells.Style
 }
 
 func newStateLooks(st *theme.Styles, reverse bool) stateLooks {
-	q := func(s lipgloss.Style) quickStyle { return newQuickStyle(s.Reverse(reverse)) }
+	q := func(s lipgloss.Style) cells.Style { return cells.NewStyle(s.Reverse(reverse)) }
 	return stateLooks{
 		running: q(st.Subagent.Running), done: q(st.Subagent.Done),
 		failed: q(st.Subagent.Failed), cancelled: q(st.Subagent.Cancelled),
@@ -63,10 +64,10 @@ func newStateLooks(st *theme.Styles, reverse bool) stateLooks {
 
 func newCrewLooks(st *theme.Styles) crewLooks {
 	return crewLooks{
-		title: newQuickStyle(st.Crew.Title), header: newQuickStyle(st.Crew.Header),
-		row: newQuickStyle(st.Crew.Row), selected: newQuickStyle(st.Crew.Selected),
-		tree: newQuickStyle(st.Crew.Tree), stalled: newQuickStyle(st.Crew.Stalled),
-		number: newQuickStyle(st.Crew.Number),
+		title: cells.NewStyle(st.Crew.Title), header: cells.NewStyle(st.Crew.Header),
+		row: cells.NewStyle(st.Crew.Row), selected: cells.NewStyle(st.Crew.Selected),
+		tree: cells.NewStyle(st.Crew.Tree), stalled: cells.NewStyle(st.Crew.Stalled),
+		number: cells.NewStyle(st.Crew.Number),
 		state:  newStateLooks(st, false), selState: newStateLooks(st, true),
 	}
 }
@@ -339,7 +340,7 @@ func (o *crewOverview) View() string {
 			// Too narrow for the columns' least: cut each row.
 			var rb strings.Builder
 			o.row(&rb, o.rows[i], w)
-			b.WriteString(fitLine(rb.String(), o.width))
+			b.WriteString(cells.Fit(rb.String(), o.width))
 		} else {
 			o.row(b, o.rows[i], w)
 		}
@@ -347,7 +348,7 @@ func (o *crewOverview) View() string {
 	}
 	if len(o.rows) == 0 && lines < o.height {
 		b.WriteByte('\n')
-		b.WriteString(o.q.number.render(fitCell("  no subagents in this session yet", o.width)))
+		b.WriteString(o.q.number.Render(fitCell("  no subagents in this session yet", o.width)))
 		lines++
 	}
 	for ; lines < o.height; lines++ {
@@ -364,7 +365,7 @@ func (o crewOverview) title() string {
 	if c.priced {
 		t += " · " + dollars(c.cost)
 	}
-	return o.q.title.render(fitCell(t, o.width))
+	return o.q.title.Render(fitCell(t, o.width))
 }
 
 // crewCount is the crew overview's title counts. Every row that has not
@@ -454,7 +455,7 @@ func (o crewOverview) header(w [colCount]int) string {
 		first = false
 		b.WriteString(cell(c.title, w[i], c.right))
 	}
-	return o.q.header.render(fitCell(strings.TrimRight(b.String(), " "), o.width))
+	return o.q.header.Render(fitCell(strings.TrimRight(b.String(), " "), o.width))
 }
 
 // row draws one child's row.
@@ -462,7 +463,7 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 	selected := r == o.sel
 	text := o.q.row
 	if selected {
-		b.WriteString(o.q.selected.render(selGlyph))
+		b.WriteString(o.q.selected.Render(selGlyph))
 		text = o.q.selected
 	} else {
 		b.WriteString("  ")
@@ -474,9 +475,9 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 	}
 	name := fitCell(r.Name(), max(w[colName]-cellWidth(indent), 1))
 	if indent != "" {
-		b.WriteString(o.q.tree.render(indent))
+		b.WriteString(o.q.tree.Render(indent))
 	}
-	b.WriteString(text.render(name))
+	b.WriteString(text.Render(name))
 	pad(b, w[colName]-cellWidth(indent)-cellWidth(name))
 	for i := colType; i < len(crewColumns); i++ {
 		if w[i] == 0 {
@@ -485,35 +486,35 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 		b.WriteString("  ")
 		switch i {
 		case colType:
-			b.WriteString(text.render(cell(r.typeName(), w[i], false)))
+			b.WriteString(text.Render(cell(r.typeName(), w[i], false)))
 		case colState:
 			o.stateCell(b, r, w[i], selected)
 		case colTools, colTokens, colContext:
 			if r.isShell() {
-				b.WriteString(o.q.number.render(cell("-", w[i], true))) // a shell calls no tools, spends no tokens
+				b.WriteString(o.q.number.Render(cell("-", w[i], true))) // a shell calls no tools, spends no tokens
 				continue
 			}
 			switch i {
 			case colTools:
-				b.WriteString(o.q.number.render(cell(strconv.Itoa(r.ToolCalls()), w[i], true)))
+				b.WriteString(o.q.number.Render(cell(strconv.Itoa(r.ToolCalls()), w[i], true)))
 			case colTokens:
 				// In and out together, as the pane says it; /cost splits them.
-				b.WriteString(o.q.number.render(cell(agent.FormatTokens(r.Usage().Total()), w[i], true)))
+				b.WriteString(o.q.number.Render(cell(agent.FormatTokens(r.Usage().Total()), w[i], true)))
 			default:
-				b.WriteString(o.q.number.render(cell(r.contextText(), w[i], true)))
+				b.WriteString(o.q.number.Render(cell(r.contextText(), w[i], true)))
 			}
 		case colCost:
 			c := "-"
 			if v, ok := r.Cost(); ok {
 				c = dollars(v)
 			}
-			b.WriteString(o.q.number.render(cell(c, w[i], true)))
+			b.WriteString(o.q.number.Render(cell(c, w[i], true)))
 		case colElapsed:
-			b.WriteString(o.q.number.render(cell(r.shortClockText(o.now), w[i], true)))
+			b.WriteString(o.q.number.Render(cell(r.shortClockText(o.now), w[i], true)))
 		case colModel:
-			b.WriteString(o.q.number.render(cell(oneLine(r.Model()), w[i], false)))
+			b.WriteString(o.q.number.Render(cell(oneLine(r.Model()), w[i], false)))
 		case colTask:
-			b.WriteString(text.render(fitCell(oneLine(r.Description()), w[i])))
+			b.WriteString(text.Render(fitCell(oneLine(r.Description()), w[i])))
 		}
 	}
 }
@@ -542,13 +543,13 @@ func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int, se
 	}
 	if r.Stalled(o.now) {
 		s := stateTrim(state, max(w-len(", stalled"), 1))
-		b.WriteString(look.render(s))
-		b.WriteString(o.q.stalled.render(", stalled"))
+		b.WriteString(look.Render(s))
+		b.WriteString(o.q.stalled.Render(", stalled"))
 		pad(b, w-cellWidth(s)-len(", stalled"))
 		return
 	}
 	s := stateTrim(state, w)
-	b.WriteString(look.render(s))
+	b.WriteString(look.Render(s))
 	pad(b, w-cellWidth(s))
 }
 

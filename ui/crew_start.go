@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // This file holds two crew members the user reaches from the input and the
@@ -152,7 +153,7 @@ func (b *shellOutputBlock) set(out string, cut int64) {
 	if out == "" {
 		lines = []string{"(no output yet)"}
 	}
-	b.text = head + cleanText(strings.Join(lines, "\n"))
+	b.text = head + cells.Clean(strings.Join(lines, "\n"))
 	b.changed()
 }
 
@@ -162,7 +163,7 @@ func (b *shellOutputBlock) Lines(ctx RenderContext) []string {
 	if lines, ok := b.cache.get(key); ok {
 		return lines
 	}
-	lines := wrapText(b.text, max(ctx.Width, 1))
+	lines := cells.Wrap(b.text, max(ctx.Width, 1))
 	b.cache.put(key, lines)
 	return lines
 }

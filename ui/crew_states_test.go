@@ -12,6 +12,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // paneIn returns a running pane of a child, after the events given.
@@ -201,7 +202,7 @@ func TestOverviewSelectedRowKeepsStateColour(t *testing.T) {
 	defer lipgloss.SetColorProfile(termenv.Ascii)
 	o := newTestOverview(t, crewRouter(t), 120, 12)
 	st := &theme.New(theme.ModeDark, true, false).Styles
-	done := newQuickStyle(st.Subagent.Done.Reverse(true)).render("done")
+	done := cells.NewStyle(st.Subagent.Done.Reverse(true)).Render("done")
 	if o.Selected().Name() != "scout" {
 		t.Fatalf("selected %q, want scout", o.Selected().Name())
 	}
@@ -220,8 +221,8 @@ func TestOverviewSelectedPausedRowIsNotTheSelection(t *testing.T) {
 	o.SetSize(100, 5)
 	o.SetRows(rows, fixedNow, false)
 	line := strings.Split(o.View(), "\n")[2]
-	sel := newQuickStyle(st.Crew.Selected).render("paused")
-	paused := newQuickStyle(st.Blocks.Waiting.Reverse(true)).render("paused")
+	sel := cells.NewStyle(st.Crew.Selected).Render("paused")
+	paused := cells.NewStyle(st.Blocks.Waiting.Reverse(true)).Render("paused")
 	if strings.Contains(line, sel) || !strings.Contains(line, paused) {
 		t.Errorf("the selected paused row's state is drawn like the selection: %q", line)
 	}

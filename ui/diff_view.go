@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"covey/theme"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -52,7 +53,7 @@ type diffView struct {
 func newDiffView(diff string) *diffView {
 	d := &diffView{}
 	oldN, newN, inHunk, maxN := 0, 0, false, 0
-	diff = strings.TrimSuffix(cleanText(diff), "\n")
+	diff = strings.TrimSuffix(cells.Clean(diff), "\n")
 	if diff == "" {
 		return d
 	}
@@ -126,7 +127,7 @@ func (d *diffView) render(width, limit int, st *theme.Styles) []string {
 		out = d.appendWrapped(out, l, width, gutter, st)
 	}
 	if n < len(d.lines) {
-		out = append(out, fitLine(st.Tool.Output.Render("… "+countNoun(len(d.lines)-n, "more line", "more lines")), width))
+		out = append(out, cells.Fit(st.Tool.Output.Render("… "+countNoun(len(d.lines)-n, "more line", "more lines")), width))
 	}
 	return out
 }
@@ -141,11 +142,11 @@ func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) s
 	}
 	switch l.kind {
 	case diffHunk:
-		return fitLine(strings.Repeat(" ", gutter)+st.Diff.Hunk.Render(fitLine(l.text, max(width-gutter, 1))), width)
+		return cells.Fit(strings.Repeat(" ", gutter)+st.Diff.Hunk.Render(cells.Fit(l.text, max(width-gutter, 1))), width)
 	case diffNote:
-		return fitLine(strings.Repeat(" ", gutter)+st.Tool.Output.Render(fitLine(l.text, max(width-gutter, 1))), width)
+		return cells.Fit(strings.Repeat(" ", gutter)+st.Tool.Output.Render(cells.Fit(l.text, max(width-gutter, 1))), width)
 	case diffFile:
-		return fitLine(st.Approval.Target.Render(l.text), width)
+		return cells.Fit(st.Approval.Target.Render(l.text), width)
 	}
 	nums := st.Diff.LineNumber.Render(num(l.old) + " " + num(l.new) + " ")
 	textWidth := max(width-gutter, 1)
@@ -153,13 +154,13 @@ func (d *diffView) renderLine(l diffLine, width, gutter int, st *theme.Styles) s
 	var body string
 	switch l.kind {
 	case diffAdded:
-		body = st.Diff.Added.Render(padTo("+"+l.text, textWidth))
+		body = st.Diff.Added.Render(cells.Pad("+"+l.text, textWidth))
 	case diffRemoved:
-		body = st.Diff.Removed.Render(padTo("-"+l.text, textWidth))
+		body = st.Diff.Removed.Render(cells.Pad("-"+l.text, textWidth))
 	default:
-		body = st.Diff.Context.Render(fitLine(" "+l.text, textWidth))
+		body = st.Diff.Context.Render(cells.Fit(" "+l.text, textWidth))
 	}
-	return fitLine(nums+body, width)
+	return cells.Fit(nums+body, width)
 }
 
 // shifted is text with the cells scrolled off to the left dropped, "…"
@@ -168,7 +169,7 @@ func (d *diffView) shifted(text string) string {
 	if d.shift <= 0 || text == "" {
 		return text
 	}
-	if cells(text) <= d.shift {
+	if cells.Width(text) <= d.shift {
 		return "…"
 	}
 	return ansi.TruncateLeft(text, d.shift, "…")
@@ -180,7 +181,7 @@ func (d *diffView) widestText() int {
 		w := 0
 		for _, l := range d.lines {
 			if l.kind == diffAdded || l.kind == diffRemoved || l.kind == diffContext {
-				w = max(w, cells(l.text))
+				w = max(w, cells.Width(l.text))
 			}
 		}
 		d.widest = w + 1
@@ -196,7 +197,7 @@ func (d *diffView) widestText() int {
 func (d *diffView) appendWrapped(out []string, l diffLine, width, gutter int, st *theme.Styles) []string {
 	textWidth := max(width-gutter, 1)
 	if l.kind != diffAdded && l.kind != diffRemoved && l.kind != diffContext || textWidth < 8 ||
-		cells(l.text) <= textWidth-1 {
+		cells.Width(l.text) <= textWidth-1 {
 		return append(out, d.renderLine(l, width, gutter, st))
 	}
 	parts := diffChunks(l.text, textWidth-1)
@@ -208,13 +209,13 @@ func (d *diffView) appendWrapped(out []string, l diffLine, width, gutter int, st
 		var body string
 		switch l.kind {
 		case diffAdded:
-			body = st.Diff.Added.Render(padTo("+"+p, textWidth))
+			body = st.Diff.Added.Render(cells.Pad("+"+p, textWidth))
 		case diffRemoved:
-			body = st.Diff.Removed.Render(padTo("-"+p, textWidth))
+			body = st.Diff.Removed.Render(cells.Pad("-"+p, textWidth))
 		default:
 			body = st.Diff.Context.Render(" " + p)
 		}
-		out = append(out, fitLine(cont+body, width))
+		out = append(out, cells.Fit(cont+body, width))
 	}
 	return out
 }
@@ -225,7 +226,7 @@ func diffChunks(s string, w int) []string {
 	var out []string
 	start, n := 0, 0
 	for i, r := range s {
-		c := runeCells(r)
+		c := cells.RuneWidth(r)
 		if n+c > w && n > 0 {
 			out = append(out, s[start:i])
 			start, n = i, 0
@@ -233,14 +234,4 @@ func diffChunks(s string, w int) []string {
 		n += c
 	}
 	return append(out, s[start:])
-}
-
-// padTo cuts or pads s to exactly width cells, so a coloured background
-// spans the whole line.
-func padTo(s string, width int) string {
-	s = fitLine(s, width)
-	if w := ansi.StringWidth(s); w < width {
-		s += strings.Repeat(" ", width-w)
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 
 	"covey/internal/safefile"
 	"covey/permission"
+	"covey/ui/painter"
 )
 
 // This file is the `e` answer: the proposed content goes to a temp file,
@@ -103,7 +104,7 @@ func (m *Model) handleEditReady(msg editReadyMsg) tea.Cmd {
 		return nil
 	}
 	id, path, proposed := msg.id, msg.path, p.req.Content
-	return execProcess(m.painter, editorCommand(path), func(err error) tea.Msg {
+	return painter.ExecProcess(m.painter, editorCommand(path), func(err error) tea.Msg {
 		return editorExitedMsg{id: id, path: path, proposed: proposed, err: err}
 	})
 }

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"strconv"
+
+	"covey/ui/cells"
 )
 
 // FilesBlock lists the files one child changed, each with its diffs: the
@@ -40,12 +42,12 @@ func (b *FilesBlock) Lines(ctx RenderContext) []string {
 	} else {
 		head += " · no files changed"
 	}
-	lines := []string{fitLine(st.Crew.Title.Render(head), ctx.Width)}
+	lines := []string{cells.Fit(st.Crew.Title.Render(head), ctx.Width)}
 	for _, f := range cs.files {
 		note := f.status + ", +" + strconv.Itoa(f.added) + " −" + strconv.Itoa(f.removed)
-		lines = append(lines, fitLine("  "+st.Tool.Name.Render(cleanText(f.path))+" "+st.Tool.Output.Render("("+note+")"), ctx.Width))
+		lines = append(lines, cells.Fit("  "+st.Tool.Name.Render(cells.Clean(f.path))+" "+st.Tool.Output.Render("("+note+")"), ctx.Width))
 		if len(f.diffs) == 0 {
-			lines = append(lines, fitLine(st.Tool.Output.Render("    changed by a command: no diff recorded"), ctx.Width))
+			lines = append(lines, cells.Fit(st.Tool.Output.Render("    changed by a command: no diff recorded"), ctx.Width))
 			continue
 		}
 		for _, d := range f.diffs {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // This file draws the help: the one-line hint under the status bar and
@@ -86,7 +87,7 @@ func wrapItems(st *theme.Styles, items []string, width int) []string {
 		if curW > 0 {
 			lines = append(lines, cur)
 		}
-		cur, curW = fitLine(it, width), min(w, width)
+		cur, curW = cells.Fit(it, width), min(w, width)
 	}
 	if curW > 0 {
 		lines = append(lines, cur)
@@ -198,7 +199,7 @@ func fitItems(st *theme.Styles, items []string, k KeyMap, width int) string {
 		b.WriteString(sep)
 	}
 	b.WriteString(tail)
-	return fitLine(b.String(), width)
+	return cells.Fit(b.String(), width)
 }
 
 // viewKeys are the enabled keys of the screen shown instead of the
@@ -246,7 +247,7 @@ func (k KeyMap) viewBar(st *theme.Styles, v screen, width int) string {
 	for _, b := range k.viewKeys(v) {
 		items = append(items, helpItem(st, b))
 	}
-	return fitLine(lead+fitItems(st, items, k, max(width-ansi.StringWidth(ansi.Strip(lead)), 1)), width)
+	return cells.Fit(lead+fitItems(st, items, k, max(width-ansi.StringWidth(ansi.Strip(lead)), 1)), width)
 }
 
 // minTranscriptRows is what the full help leaves of the transcript at

@@ -5,61 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"covey/ui/markdown"
+
 	"github.com/charmbracelet/x/ansi"
 )
-
-// TestMDSplit checks where the stable prefix of a streaming answer ends:
-// each bound is written "offset" or "offset+" (the next segment continues
-// a tight list), and the result must not depend on how the text arrives.
-func TestMDSplit(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-		want string
-	}{
-		{"paragraph open", "one\ntwo", "[]"},
-		{"tight list items", "- **a**: one\n- **b**: two\n- c", "[13+ 26+]"},
-		{"last item still open", "- a\n- b", "[4+]"},
-		{"ordered list", "1. a\n2. b\n3. c", "[5+ 10+]"},
-		{"paragraph then list", "Things:\n- a\n- b", "[8 12+]"},
-		{"ordered number other than 1 does not interrupt a paragraph", "In\n2024. was\n", "[]"},
-		{"item continued lazily", "- a\nmore of a\n- b", "[14+]"},
-		{"nested items stay in their item", "- a\n  - a1\n  - a2\n- b", "[18+]"},
-		{"loose list: blank then next item", "- a\n\n- b\n", "[5]"},
-		{"blank then indented continuation stays in the item", "- a\n\n  more a\n- b", "[14+]"},
-		{"blank then paragraph ends the list", "- a\n\npara\n", "[5]"},
-		{"blank then a paragraph still streaming ends the list", "- **a**\n\nI'd like", "[9]"},
-		{"different bullet starts a new list", "- a\n* b\n", "[4]"},
-		{"heading is a block of its own", "intro\n# Title\ntext", "[6 14]"},
-		{"heading after a list", "- a\n## H\n", "[4 9]"},
-		{"fence closes a block", "```\ncode\n- not an item\n```\nafter", "[27]"},
-		{"fence interrupts a paragraph", "text\n```go\nx\n```\n", "[5 17]"},
-		{"fence inside an item belongs to it", "- a\n  ```\n  - x\n  ```\n- b", "[22+]"},
-		{"thematic break is no item", "- - -\n- a\n", "[6]"},
-		{"setext underline is no item", "Title\n---\nbody", "[]"},
-		{"crlf", "- a\r\n- b\r\n", "[5+]"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, step := range []int{1, 2, 5, len(tc.text)} {
-				var s mdSplit
-				for i := 0; i < len(tc.text); i += step {
-					s.feed(tc.text[:min(i+step, len(tc.text))])
-				}
-				parts := make([]string, len(s.bounds))
-				for i, b := range s.bounds {
-					parts[i] = fmt.Sprint(b.at)
-					if b.tight {
-						parts[i] += "+"
-					}
-				}
-				if got := "[" + strings.Join(parts, " ") + "]"; got != tc.want {
-					t.Errorf("step %d: bounds %s, want %s", step, got, tc.want)
-				}
-			}
-		})
-	}
-}
 
 // TestAssistantStreamsListsRendered checks that a list streams as
 // rendered bullets: the finished items are drawn as the final answer
@@ -143,20 +92,20 @@ func FuzzMDSplit(f *testing.F) {
 	f.Add("- a\n\n  more\n- - -\n* b\r\n", uint8(1))
 	f.Fuzz(func(t *testing.T, text string, step uint8) {
 		n := int(step%16) + 1
-		var s mdSplit
+		var s markdown.Split
 		b := NewAssistantBlock()
 		ctx := blockCtx(t, 30)
 		for i := 0; i < len(text); i += n {
-			s.feed(text[:min(i+n, len(text))])
+			s.Feed(text[:min(i+n, len(text))])
 			b.AppendText(text[i:min(i+n, len(text))])
 			checkWidth(t, b.Lines(ctx), 30)
 		}
 		prev := 0
-		for _, bd := range s.bounds {
-			if bd.at <= prev || bd.at > len(text) || text[bd.at-1] != '\n' {
-				t.Fatalf("bound %d after %d in %q (bounds %v)", bd.at, prev, text, s.bounds)
+		for _, bd := range s.Bounds() {
+			if bd.At <= prev || bd.At > len(text) || text[bd.At-1] != '\n' {
+				t.Fatalf("bound %d after %d in %q (bounds %v)", bd.At, prev, text, s.Bounds())
 			}
-			prev = bd.at
+			prev = bd.At
 		}
 	})
 }

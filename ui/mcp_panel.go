@@ -10,6 +10,7 @@ import (
 	"covey/agent"
 	"covey/mcp"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // MCPEngine is implemented by an Engine that runs MCP servers: /mcp shows
@@ -122,9 +123,9 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 	if failed > 0 {
 		title += fmt.Sprintf(" · %d failed", failed)
 	}
-	out = append(out, fitLine(st.Crew.Title.Render(title), w))
+	out = append(out, cells.Fit(st.Crew.Title.Render(title), w))
 	if len(p.servers) == 0 {
-		out = append(out, fitLine(st.Crew.Row.Render(
+		out = append(out, cells.Fit(st.Crew.Row.Render(
 			"No MCP servers are configured. Add one with: covey mcp add NAME -- COMMAND ARGS…, or a .mcp.json in the workspace."), w))
 		return out, 0
 	}
@@ -136,17 +137,17 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 		}
 		head := mark + name.Render(s.Name) + "  " + p.stateText(s) + "  " +
 			st.Crew.Header.Render(fmt.Sprintf("%s · %s", s.Type, s.Scope))
-		out = append(out, fitLine(head, w))
+		out = append(out, cells.Fit(head, w))
 		indent := "    "
 		add := func(style string, text string) {
-			for _, l := range wrapText(cleanText(text), max(w-len(indent), 1)) {
+			for _, l := range cells.Wrap(cells.Clean(text), max(w-len(indent), 1)) {
 				switch style {
 				case "error":
-					out = append(out, fitLine(indent+st.Notice.Error.Render(l), w))
+					out = append(out, cells.Fit(indent+st.Notice.Error.Render(l), w))
 				case "warn":
-					out = append(out, fitLine(indent+st.Notice.Warning.Render(l), w))
+					out = append(out, cells.Fit(indent+st.Notice.Warning.Render(l), w))
 				default:
-					out = append(out, fitLine(indent+st.Crew.Header.Render(l), w))
+					out = append(out, cells.Fit(indent+st.Crew.Header.Render(l), w))
 				}
 			}
 		}
@@ -179,7 +180,7 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 		}
 	}
 	if p.note != "" {
-		out = append(out, "", fitLine(st.Notice.Info.Render(p.note), w))
+		out = append(out, "", cells.Fit(st.Notice.Info.Render(p.note), w))
 	}
 	k := p.keys
 	hint := firstKey(k.MCPUp) + "/" + firstKey(k.MCPDown) + " select · " + keyName(k.MCPReconnect) + " reconnect"
@@ -187,7 +188,7 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 		hint += " · " + keyName(k.MCPTrust) + " trust this project's servers"
 	}
 	hint += " · " + keyName(k.ViewBack) + " " + k.ViewBack.Help().Desc
-	out = append(out, "", fitLine(st.Crew.Header.Render(hint), w))
+	out = append(out, "", cells.Fit(st.Crew.Header.Render(hint), w))
 	return out, selAt
 }
 

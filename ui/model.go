@@ -14,6 +14,9 @@ import (
 	"covey/hooks"
 	"covey/permission"
 	"covey/theme"
+	"covey/ui/cells"
+	"covey/ui/markdown"
+	"covey/ui/painter"
 )
 
 // Timing of the UI's own clocks.
@@ -134,7 +137,7 @@ type Model struct {
 	prewarming bool
 	// painter paints the frames when the program runs on a terminal (nil
 	// in tests and when Bubble Tea's renderer draws).
-	painter *painter
+	painter *painter.Painter
 	frame   int
 
 	keyState keyState    // what the keys were last enabled for
@@ -247,7 +250,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	keys := DefaultKeyMap()
 	ctx, cancel := context.WithCancel(ctx)
 	hintKeys := keys // the help text blocks show; never enabled or disabled
-	tr := newTranscript(RenderContext{Styles: styles, Markdown: NewMarkdownRenderer(mdStyle, styles), Keys: &hintKeys})
+	tr := newTranscript(RenderContext{Styles: styles, Markdown: markdown.NewRenderer(mdStyle, styles), Keys: &hintKeys})
 	m := Model{
 		engine:          opts.Engine,
 		agents:          opts.Agents,
@@ -792,7 +795,7 @@ func (m *Model) helpKeyDesc() string {
 func (m *Model) helpPages() [][]string {
 	lines := m.keys.fullHelpLines(m.styles, m.width)
 	if m.keys.Cancel.Enabled() {
-		for _, l := range wrapText(escNote(m.keys), m.width) {
+		for _, l := range cells.Wrap(escNote(m.keys), m.width) {
 			lines = append(lines, m.styles.Help.Desc.Render(l))
 		}
 	}
@@ -806,7 +809,7 @@ func (m *Model) helpPages() [][]string {
 func (m *Model) helpView() string {
 	lines := m.helpLines()
 	for i, l := range lines {
-		lines[i] = fitLine(l, m.width)
+		lines[i] = cells.Fit(l, m.width)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -1,5 +1,7 @@
 package ui
 
+import "covey/ui/cells"
+
 // NoticeLevel is the severity of a NoticeBlock.
 type NoticeLevel int
 
@@ -39,7 +41,7 @@ func (b *NoticeBlock) Lines(ctx RenderContext) []string {
 	case NoticeError:
 		st, glyph = ctx.Styles.Notice.Error, glyphFailed+" "
 	}
-	lines := prefixedLines(wrapText(b.text, max(ctx.Width-2, 1)), ctx.Width, st.Render(glyph), "  ", st)
+	lines := prefixedLines(cells.Wrap(b.text, max(ctx.Width-2, 1)), ctx.Width, st.Render(glyph), "  ", st)
 	b.cache.put(key, lines)
 	return lines
 }

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // ErrNoChoice is returned by PickSession when the user leaves the picker
@@ -141,7 +142,7 @@ func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (p picker) View() string {
 	st := p.styles.Picker
 	w := max(p.width, 1)
-	lines := []string{fitLine(st.Title.Render(fmt.Sprintf("Resume a session (%d)", len(p.items))), w), ""}
+	lines := []string{cells.Fit(st.Title.Render(fmt.Sprintf("Resume a session (%d)", len(p.items))), w), ""}
 	n := p.visible()
 	for i := p.top; i < min(p.top+n, len(p.items)); i++ {
 		it := p.items[i]
@@ -154,12 +155,12 @@ func (p picker) View() string {
 			name = "(no messages)"
 		}
 		head := title.Render(marker+name) + "  " + st.Detail.Render(it.When)
-		lines = append(lines, fitLine(head, w))
+		lines = append(lines, cells.Fit(head, w))
 		detail := it.ID
 		if it.Detail != "" {
 			detail += " · " + oneLine(it.Detail)
 		}
-		lines = append(lines, fitLine("    "+st.Detail.Render(detail), w))
+		lines = append(lines, cells.Fit("    "+st.Detail.Render(detail), w))
 	}
 	for len(lines) < p.height-1 {
 		lines = append(lines, "")
@@ -167,6 +168,6 @@ func (p picker) View() string {
 	k := p.keys
 	hint := fmt.Sprintf("%s/%s choose · %s %s · %s %s · %d/%d",
 		firstKey(k.Up), firstKey(k.Down), keyName(k.Pick), k.Pick.Help().Desc, keyName(k.Quit), k.Quit.Help().Desc, p.sel+1, len(p.items))
-	lines = append(lines, fitLine(st.Hint.Render(hint), w))
+	lines = append(lines, cells.Fit(st.Hint.Render(hint), w))
 	return strings.Join(lines, "\n")
 }

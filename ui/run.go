@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime/debug"
 
+	"covey/ui/painter"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 )
@@ -23,12 +25,12 @@ func Run(ctx context.Context, opts Options) error {
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		return runProgram(ctx, opts, nil, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithReportFocus(), tea.WithoutSignalHandler())
 	}
-	scr := newPainter(os.Stdin, os.Stdout, frameInterval)
-	if err := scr.start(); err != nil {
+	scr := painter.New(os.Stdin, os.Stdout, frameInterval)
+	if err := scr.Start(); err != nil {
 		return fmt.Errorf("run ui: %w", err)
 	}
-	defer scr.stop()
-	opts.Notify.setWriter(scr.signal)
+	defer scr.Stop()
+	opts.Notify.setWriter(scr.Signal)
 	defer opts.Notify.setWriter(nil)
 	return runProgram(ctx, opts, scr, tea.WithoutRenderer(), tea.WithoutSignalHandler())
 }
@@ -36,7 +38,7 @@ func Run(ctx context.Context, opts Options) error {
 // runProgram is Run with the program's options open, so tests can give it
 // an input and output that are not a terminal. With a screen, the frames
 // go to it (and popts should turn Bubble Tea's renderer off).
-func runProgram(ctx context.Context, opts Options, scr *painter, popts ...tea.ProgramOption) (err error) {
+func runProgram(ctx context.Context, opts Options, scr *painter.Painter, popts ...tea.ProgramOption) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var p *tea.Program
@@ -62,7 +64,7 @@ func runProgram(ctx context.Context, opts Options, scr *painter, popts ...tea.Pr
 		m.pump.send = p.Send
 	}
 	if scr != nil {
-		scr.watchSize(p)
+		scr.WatchSize(p)
 	}
 	_, err = p.Run()
 	switch {
@@ -73,4 +75,23 @@ func runProgram(ctx context.Context, opts Options, scr *painter, popts ...tea.Pr
 	default:
 		return fmt.Errorf("run ui: %w", err)
 	}
+}
+
+// painterModel hands the model's frames to the painter; Bubble Tea runs it
+// without a renderer of its own. It holds the Model by pointer, so a
+// message costs no copy of it (see Model.step).
+type painterModel struct {
+	m   *Model
+	scr *painter.Painter
+}
+
+func (p *painterModel) Init() tea.Cmd { return p.m.Init() }
+
+func (p *painterModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	return p, p.m.step(msg)
+}
+
+func (p *painterModel) View() string {
+	p.scr.Write(p.m.render())
+	return ""
 }

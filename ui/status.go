@@ -11,6 +11,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // statusBar is the one-line bar under the input: model, workspace,
@@ -170,14 +171,14 @@ func (s statusBar) View() string {
 		lk = newStatusLooks(s.styles)
 	}
 	type part struct{ plain, styled string }
-	styled := func(q quickStyle, text string) part { return part{text, q.render(text)} }
+	styled := func(q cells.Style, text string) part { return part{text, q.Render(text)} }
 	var right []part
 	if s.hint != "" {
 		right = append(right, styled(lk.hint, s.hint))
 	}
 	if s.running {
 		el := s.now.Sub(s.started).Truncate(100 * time.Millisecond)
-		right = append(right, styled(lk.spinner, spinnerGlyph(s.frame)+" "+elapsedText(el)))
+		right = append(right, styled(lk.spinner, cells.Spinner(s.frame)+" "+cells.Elapsed(el)))
 	}
 	if s.running && s.waitingOn != "" {
 		right = append(right, styled(lk.spinner, s.waitingOn))
@@ -192,9 +193,9 @@ func (s statusBar) View() string {
 	// what matters while working is how full the next request is.
 	var tokens part
 	if g, warn := contextGauge(s.ctxTokens, s.ctxWindow); g != "" {
-		tokens = part{g, lk.key.render("ctx ") + lk.value.render(strings.TrimPrefix(g, "ctx "))}
+		tokens = part{g, lk.key.Render("ctx ") + lk.value.Render(strings.TrimPrefix(g, "ctx "))}
 		if warn {
-			tokens.styled = lk.hint.render(g)
+			tokens.styled = lk.hint.Render(g)
 		}
 	}
 
@@ -213,7 +214,7 @@ func (s statusBar) View() string {
 				w += 3
 			}
 			b.WriteString(p.styled)
-			w += cells(p.plain)
+			w += cells.Width(p.plain)
 			n++
 		}
 		return b.String(), w
@@ -232,12 +233,12 @@ func (s statusBar) View() string {
 		w = ansi.StringWidth(line)
 	}
 	pad := max(0, s.width-1-w)
-	return lk.bar.render(" ") + line + lk.bar.render(strings.Repeat(" ", pad))
+	return lk.bar.Render(" ") + line + lk.bar.Render(strings.Repeat(" ", pad))
 }
 
 // statusLooks are the bar's styles as escape codes, made once.
 type statusLooks struct {
-	bar, key, value, mode, spinner, hint quickStyle
+	bar, key, value, mode, spinner, hint cells.Style
 	sep                                  string
 }
 
@@ -247,8 +248,8 @@ func newStatusLooks(styles *theme.Styles) *statusLooks {
 	}
 	st := styles.Status
 	return &statusLooks{
-		bar: newQuickStyle(st.Bar), key: newQuickStyle(st.Key), value: newQuickStyle(st.Value),
-		mode: newQuickStyle(st.Mode), spinner: newQuickStyle(st.Spinner), hint: newQuickStyle(styles.Notice.Warning),
+		bar: cells.NewStyle(st.Bar), key: cells.NewStyle(st.Key), value: cells.NewStyle(st.Value),
+		mode: cells.NewStyle(st.Mode), spinner: cells.NewStyle(st.Spinner), hint: cells.NewStyle(styles.Notice.Warning),
 		sep: st.Bar.Render(" · "),
 	}
 }

@@ -1,9 +1,8 @@
 package ui
 
 import (
-	"strings"
-
 	"covey/theme"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/lipgloss"
 )
@@ -44,7 +43,7 @@ type activity struct {
 }
 
 // render draws the last need screen lines of the activity at width cells.
-func (a *activity) render(look func(lookID) quickStyle, width, need int) []string {
+func (a *activity) render(look func(lookID) cells.Style, width, need int) []string {
 	switch a.kind {
 	case actTool:
 		glyph, style := glyphArrow, lookToolRunning
@@ -56,36 +55,36 @@ func (a *activity) render(look func(lookID) quickStyle, width, need int) []strin
 		case toolStopped:
 			glyph, style = glyphCancelled, lookCancelled
 		}
-		line := look(style).render(glyph) + " " + look(lookToolName).render(a.text)
+		line := look(style).Render(glyph) + " " + look(lookToolName).Render(a.text)
 		if a.arg != "" {
-			line += "  " + look(lookToolArg).render(a.arg)
+			line += "  " + look(lookToolArg).Render(a.arg)
 		}
 		if a.note != "" {
-			line += look(lookToolOutput).render(" · " + a.note)
+			line += look(lookToolOutput).Render(" · " + a.note)
 		}
-		return []string{fitLine(line, width)}
+		return []string{cells.Fit(line, width)}
 	case actReasoning:
-		return styleLast(wrapText(a.text, width), need, look(lookReasoning))
+		return styleLast(cells.Wrap(a.text, width), need, look(lookReasoning))
 	case actNote:
-		return styleLast(wrapText(a.text, width), need, look(lookNote))
+		return styleLast(cells.Wrap(a.text, width), need, look(lookNote))
 	case actError:
-		return styleLast(wrapText(a.text, width), need, look(lookError))
+		return styleLast(cells.Wrap(a.text, width), need, look(lookError))
 	case actSummary:
-		return styleLast(wrapText(a.text, width), need, look(lookSummary))
+		return styleLast(cells.Wrap(a.text, width), need, look(lookSummary))
 	case actMessage:
-		return styleLast(wrapText(messageText(a), width), need, look(lookMessage))
+		return styleLast(cells.Wrap(messageText(a), width), need, look(lookMessage))
 	}
-	return styleLast(wrapText(a.text, width), need, look(lookBody))
+	return styleLast(cells.Wrap(a.text, width), need, look(lookBody))
 }
 
 // styleLast styles and returns the last need lines; a pane shows only a
 // few lines of a long paragraph.
-func styleLast(lines []string, need int, q quickStyle) []string {
+func styleLast(lines []string, need int, q cells.Style) []string {
 	if len(lines) > need {
 		lines = lines[len(lines)-need:]
 	}
 	for i, l := range lines {
-		lines[i] = q.render(l)
+		lines[i] = q.Render(l)
 	}
 	return lines
 }
@@ -134,29 +133,6 @@ func (r *activityRing) last() *activity {
 	return r.at(r.next - 1)
 }
 
-// quickStyle is a style reduced to the escape codes around its text.
-// lipgloss's Render measures and splits its input on every call, which a
-// live pane, restyling a few strings on every tick and event, cannot pay.
-// It suits the theme's simple styles (colours and attributes, no padding,
-// margins or widths) and single-line text.
-type quickStyle struct{ pre, post string }
-
-func newQuickStyle(st lipgloss.Style) quickStyle {
-	out := st.Render("x") // escape codes hold no 'x'
-	i := strings.IndexByte(out, 'x')
-	if i < 0 {
-		return quickStyle{}
-	}
-	return quickStyle{pre: out[:i], post: out[i+1:]}
-}
-
-func (q quickStyle) render(s string) string {
-	if q.pre == "" && q.post == "" {
-		return s
-	}
-	return q.pre + s + q.post
-}
-
 // lookID names a style a pane uses.
 type lookID uint8
 
@@ -195,15 +171,15 @@ const (
 type paneLook struct {
 	src   *theme.Styles
 	built [lookCount]bool
-	q     [lookCount]quickStyle
+	q     [lookCount]cells.Style
 }
 
-func (l *paneLook) style(st *theme.Styles, id lookID) quickStyle {
+func (l *paneLook) style(st *theme.Styles, id lookID) cells.Style {
 	if l.src != st {
 		*l = paneLook{src: st}
 	}
 	if !l.built[id] {
-		l.q[id], l.built[id] = newQuickStyle(themeStyle(st, id)), true
+		l.q[id], l.built[id] = cells.NewStyle(themeStyle(st, id)), true
 	}
 	return l.q[id]
 }

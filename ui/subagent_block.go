@@ -9,6 +9,7 @@ import (
 
 	"covey/agent"
 	"covey/tools"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -159,7 +160,7 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		b.acts = activityRing{}
 		b.openText = false
 		for _, l := range e.Lines {
-			if l = cleanText(l); strings.TrimSpace(l) != "" {
+			if l = cells.Clean(l); strings.TrimSpace(l) != "" {
 				b.push(activity{kind: actText, text: keepTail(l, paneLineMemory)})
 			}
 		}
@@ -182,7 +183,7 @@ func (b *SubagentBlock) appendText(kind activityKind, s string) {
 		if i > 0 {
 			b.openText = false
 		}
-		piece = cleanText(piece)
+		piece = cells.Clean(piece)
 		if last := b.acts.last(); b.openText && last != nil && last.kind == kind {
 			last.text = keepTail(last.text+piece, paneLineMemory)
 			continue
@@ -262,7 +263,7 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 	case childCancelled:
 		b.push(activity{kind: actNote, text: "cancelled"})
 	case childTimedOut:
-		b.push(activity{kind: actNote, text: "timed out after " + elapsedText(b.elapsed)})
+		b.push(activity{kind: actNote, text: "timed out after " + cells.Elapsed(b.elapsed)})
 	case childMaxTurns:
 		b.push(activity{kind: actNote, text: "stopped at its turn limit"})
 	case childBudget:
@@ -404,7 +405,7 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 // content, the width or the stats' width change.
 func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 	glyph, glyphLook := b.glyph(ctx)
-	glyph = b.look.style(ctx.Styles, glyphLook).render(glyph)
+	glyph = b.look.style(ctx.Styles, glyphLook).Render(glyph)
 	stats := b.stats(ctx.Now)
 	// Right-aligned within a readable width on a wide terminal.
 	width = b.headerWidth(ctx, width, utf8.RuneCountInString(stats))
@@ -421,9 +422,9 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 		left = b.headerLeft(ctx, width, utf8.RuneCountInString(stats))
 	}
 	if left == "" { // too narrow even for those: they give way
-		return fitLine(glyph+" "+b.leftText(ctx), width)
+		return cells.Fit(glyph+" "+b.leftText(ctx), width)
 	}
-	return glyph + " " + left + b.look.style(ctx.Styles, lookStats).render(stats)
+	return glyph + " " + left + b.look.style(ctx.Styles, lookStats).Render(stats)
 }
 
 // cachedLeft is headerLeft for stats, cached: the left part depends on
@@ -505,7 +506,7 @@ func (b *SubagentBlock) stats(now time.Time) string {
 // clock.
 func (b *SubagentBlock) shortStats(now time.Time) string {
 	if b.isShell() {
-		return elapsedText(b.elapsedAt(now))
+		return cells.Elapsed(b.elapsedAt(now))
 	}
 	return b.statePrefix() + b.clockText(now)
 }
@@ -565,7 +566,7 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 	if ctx.Focused {
 		desc = ctx.Styles.Blocks.Focused
 	}
-	d := fitLine(b.headerDescription(), room)
+	d := cells.Fit(b.headerDescription(), room)
 	gap := width - glyphW - typW - 1 - ansi.StringWidth(d) - statsW
 	return typ + " " + desc.Render(d) + strings.Repeat(" ", max(gap, 1))
 }
@@ -613,7 +614,7 @@ func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 	case b.crew.queued:
 		return glyphQueued, lookStats
 	}
-	return spinnerGlyph(ctx.Frame), lookRunning
+	return cells.Spinner(ctx.Frame), lookRunning
 }
 
 // bodyLines is the last lines of activity under a border. It depends on
@@ -628,8 +629,8 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 		limit = paneExpanded
 	}
 	inner := max(width-ansi.StringWidth(paneBorder), 1)
-	look := func(id lookID) quickStyle { return b.look.style(ctx.Styles, id) }
-	border := look(lookBorder).render(paneBorder)
+	look := func(id lookID) cells.Style { return b.look.style(ctx.Styles, id) }
+	border := look(lookBorder).Render(paneBorder)
 	// Walk back from the newest activity until the pane is full, so a
 	// chatty child costs only what is shown.
 	var rev []string
@@ -638,14 +639,14 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 		for j := len(lines) - 1; j >= 0; j-- {
 			line := border + lines[j] // render kept it within inner
 			if width <= len(paneBorder) {
-				line = fitLine(line, width) // no room even for the border
+				line = cells.Fit(line, width) // no room even for the border
 			}
 			rev = append(rev, line)
 		}
 	}
 	out := make([]string, 0, len(rev)+1+len(b.crew.sent))
 	if b.worktree != "" {
-		out = append(out, fitLine(border+look(lookNote).render(fitLine(b.worktree, inner)), width))
+		out = append(out, cells.Fit(border+look(lookNote).Render(cells.Fit(b.worktree, inner)), width))
 	}
 	for i := len(rev) - 1; i >= 0; i-- {
 		out = append(out, rev[i])
@@ -654,7 +655,7 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	// activity, one line each.
 	for _, m := range b.crew.sent {
 		a := activity{kind: actMessage, text: oneLine(m.text), queued: true}
-		out = append(out, fitLine(border+fitLine(a.render(look, inner, 1)[0], inner), width))
+		out = append(out, cells.Fit(border+cells.Fit(a.render(look, inner, 1)[0], inner), width))
 	}
 	b.body.put(key, out)
 	return out

@@ -308,12 +308,12 @@ func TestQuickStyleMatchesRender(t *testing.T) {
 	for id := range lookCount {
 		for _, s := range []string{"hello", "│ ", "3 tools · 1.2s"} {
 			want := themeStyle(&th.Styles, id).Render(s)
-			if got := look.style(&th.Styles, id).render(s); got != want {
+			if got := look.style(&th.Styles, id).Render(s); got != want {
 				t.Errorf("look %d: quick render of %q = %q, lipgloss = %q", id, s, got, want)
 			}
 		}
 	}
-	if look.style(&th.Styles, lookStats).pre == "" {
+	if pre, _ := look.style(&th.Styles, lookStats).Codes(); pre == "" {
 		t.Error("a coloured style gave no escape codes: the test proves nothing")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // This file holds what a pane knows of its child beyond its activity: the
@@ -219,9 +220,9 @@ func (b *SubagentBlock) pausedAtTime(now time.Time) time.Duration {
 // clockText is the child's working time, and its time paused after it
 // when it was paused for a second or more: "1.8s + 1m00s paused".
 func (b *SubagentBlock) clockText(now time.Time) string {
-	t := elapsedText(b.elapsedAt(now))
+	t := cells.Elapsed(b.elapsedAt(now))
 	if p := b.pausedAtTime(now); p >= time.Second {
-		t += " + " + elapsedText(p.Truncate(time.Second)) + " paused"
+		t += " + " + cells.Elapsed(p.Truncate(time.Second)) + " paused"
 	}
 	return t
 }
@@ -229,9 +230,9 @@ func (b *SubagentBlock) clockText(now time.Time) string {
 // shortClockText is clockText for a table cell: "1.8s ‖1m00s", the time
 // paused after the pause glyph.
 func (b *SubagentBlock) shortClockText(now time.Time) string {
-	t := elapsedText(b.elapsedAt(now))
+	t := cells.Elapsed(b.elapsedAt(now))
 	if p := b.pausedAtTime(now); p >= time.Second {
-		t += " " + glyphPaused + elapsedText(p.Truncate(time.Second))
+		t += " " + glyphPaused + cells.Elapsed(p.Truncate(time.Second))
 	}
 	return t
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"covey/theme"
 	"covey/tools"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/lipgloss"
 )
@@ -18,12 +19,12 @@ const (
 // ☑ completed (struck through), each item wrapped under its glyph.
 func renderTodos(todos []tools.Todo, width int, st *theme.Styles) []string {
 	if len(todos) == 0 {
-		return []string{fitLine(st.Tool.Output.Render("(no tasks)"), width)}
+		return []string{cells.Fit(st.Tool.Output.Render("(no tasks)"), width)}
 	}
 	out := make([]string, 0, len(todos))
 	for _, t := range todos {
 		glyph, style := todoLook(t.Status, st)
-		body := wrapText(t.Content, max(width-2, 1))
+		body := cells.Wrap(t.Content, max(width-2, 1))
 		out = append(out, prefixedLines(body, width, style.Render(glyph+" "), "  ", style)...)
 	}
 	return out

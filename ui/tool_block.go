@@ -8,6 +8,7 @@ import (
 
 	"covey/internal/excerpt"
 	"covey/tools/toolname"
+	"covey/ui/cells"
 
 	"covey/agent"
 	"covey/tools"
@@ -139,7 +140,7 @@ func headLines(s string, n int) ([]string, int) {
 	var out []string
 	for len(out) < n {
 		line, rest, found := strings.Cut(s, "\n")
-		out = append(out, cleanText(line))
+		out = append(out, cells.Clean(line))
 		if !found {
 			return out, 0
 		}
@@ -180,7 +181,7 @@ func (b *ToolBlock) Lines(ctx RenderContext) []string {
 	} else if b.hasProgress {
 		if text := progressText(b.progress); text != "" {
 			inner := max(width-len(outputFirstMark), 1)
-			lines = append(lines, fitLine(ctx.Styles.Tool.Arg.Render(outputFirstMark)+ctx.Styles.Tool.Output.Render(fitLine(text, inner)), width))
+			lines = append(lines, cells.Fit(ctx.Styles.Tool.Arg.Render(outputFirstMark)+ctx.Styles.Tool.Output.Render(cells.Fit(text, inner)), width))
 		}
 	}
 	b.cache.put(key, lines)
@@ -193,7 +194,7 @@ func (b *ToolBlock) runningFor(now time.Time) string {
 	if d < time.Second {
 		return ""
 	}
-	return elapsedText(d.Truncate(time.Second))
+	return cells.Elapsed(d.Truncate(time.Second))
 }
 
 // header is "⏺ name  key-arg  state", the argument cut to fit.
@@ -202,10 +203,10 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 	// header is styled with cached escape codes (lipgloss converts each
 	// colour anew on every Render, costly in a 256-colour terminal).
 	st := ctx.Styles
-	look := func(id lookID) quickStyle { return b.look.style(st, id) }
-	icon, state := look(lookToolRunning).render(glyphTool), look(lookToolRunning).render(spinnerGlyph(ctx.Frame))
+	look := func(id lookID) cells.Style { return b.look.style(st, id) }
+	icon, state := look(lookToolRunning).Render(glyphTool), look(lookToolRunning).Render(cells.Spinner(ctx.Frame))
 	if t := b.runningFor(ctx.Now); !b.finished && t != "" {
-		state += " " + look(lookToolDuration).render(t)
+		state += " " + look(lookToolDuration).Render(t)
 	}
 	if b.finished {
 		iconStyle, s := b.outcome(ctx)
@@ -215,10 +216,10 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 	if ctx.Focused {
 		name = lookFocused
 	}
-	left := icon + " " + look(name).render(oneLine(b.start.Name))
+	left := icon + " " + look(name).Render(oneLine(b.start.Name))
 	if b.change != nil {
-		state = look(lookDiffAdded).render("+"+strconv.Itoa(b.change.Added)) + " " +
-			look(lookDiffRemoved).render("-"+strconv.Itoa(b.change.Removed)) + "  " + state
+		state = look(lookDiffAdded).Render("+"+strconv.Itoa(b.change.Added)) + " " +
+			look(lookDiffRemoved).Render("-"+strconv.Itoa(b.change.Removed)) + "  " + state
 	}
 	room := width - ansi.StringWidth(left) - ansi.StringWidth(state) - 4
 	arg := oneLine(b.keyArg)
@@ -226,9 +227,9 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 		arg = b.change.Path
 	}
 	if arg != "" && room >= 3 {
-		left += "  " + look(lookToolArg).render(fitLine(arg, room))
+		left += "  " + look(lookToolArg).Render(cells.Fit(arg, room))
 	}
-	return fitLine(left+"  "+state, width)
+	return cells.Fit(left+"  "+state, width)
 }
 
 // outcome is the icon style and the state text of a finished call.
@@ -247,9 +248,9 @@ func (b *ToolBlock) outcome(ctx RenderContext) (lipgloss.Style, string) {
 	}
 	// The body already shows an error and a diff its counts.
 	if summary != "" && b.start.Name != taskToolName && !res.IsError && b.change == nil {
-		state += " " + st.Tool.Output.Render(fitLine(summary, 40))
+		state += " " + st.Tool.Output.Render(cells.Fit(summary, 40))
 	}
-	return style, state + " " + st.Tool.Duration.Render("· "+elapsedText(b.end.Duration))
+	return style, state + " " + st.Tool.Duration.Render("· "+cells.Elapsed(b.end.Duration))
 }
 
 // body is the diff, the task list or the output preview.
@@ -285,10 +286,10 @@ func (b *ToolBlock) body(ctx RenderContext, width int) []string {
 		if strings.TrimSpace(l) == "" {
 			mark, l = strings.TrimRight(mark, " "), ""
 		}
-		lines = append(lines, fitLine(st.Tool.Arg.Render(mark)+style.Render(fitLine(l, inner)), width))
+		lines = append(lines, cells.Fit(st.Tool.Arg.Render(mark)+style.Render(cells.Fit(l, inner)), width))
 	}
 	if hidden := len(b.output) - shown + b.more; hidden > 0 {
-		lines = append(lines, fitLine(outputIndent+st.Tool.Output.Render("… "+countNoun(hidden, "more line", "more lines")), width))
+		lines = append(lines, cells.Fit(outputIndent+st.Tool.Output.Render("… "+countNoun(hidden, "more line", "more lines")), width))
 	}
 	return lines
 }
@@ -335,12 +336,12 @@ func (b *ToolBlock) SetExpanded(v bool) {
 func (b *ToolBlock) Live() bool { return !b.finished }
 
 // oneLine is the first line of s (excerpt.Line), cleaned for the screen.
-func oneLine(s string) string { return cleanText(excerpt.Line(s)) }
+func oneLine(s string) string { return cells.Clean(excerpt.Line(s)) }
 
 // indentLines puts indent before each line, keeping it within width.
 func indentLines(lines []string, indent string, width int) []string {
 	for i, l := range lines {
-		lines[i] = fitLine(indent+l, width)
+		lines[i] = cells.Fit(indent+l, width)
 	}
 	return lines
 }

@@ -11,6 +11,7 @@ import (
 	"covey/agent"
 	"covey/tools"
 	"covey/tools/toolname"
+	"covey/ui/cells"
 )
 
 const testDiff = `--- a/agent/loop.go
@@ -100,7 +101,7 @@ func TestToolBlockState(t *testing.T) {
 		t.Error("a running call with no output is focusable")
 	}
 	ctx := blockCtx(t, 60)
-	if h := b.Lines(ctx)[0]; !strings.Contains(h, "a.go") || !strings.Contains(h, spinnerGlyph(ctx.Frame)) {
+	if h := b.Lines(ctx)[0]; !strings.Contains(h, "a.go") || !strings.Contains(h, cells.Spinner(ctx.Frame)) {
 		t.Errorf("running header %q lacks the key argument or the spinner", h)
 	}
 	b.Finish(finished(toolname.ReadFile, time.Second, tools.Result{Content: strings.Repeat("x\n", 10), Summary: "10 lines"}))

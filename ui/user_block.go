@@ -1,6 +1,10 @@
 package ui
 
-import "strings"
+import (
+	"strings"
+
+	"covey/ui/cells"
+)
 
 // userPrompt marks the user's messages in the transcript.
 const userPrompt = "❯ "
@@ -26,7 +30,7 @@ func (b *UserBlock) Lines(ctx RenderContext) []string {
 	if lines, ok := b.cache.get(key); ok {
 		return lines
 	}
-	lines := prefixedLines(wrapText(shownText(b.text), max(ctx.Width-2, 1)), ctx.Width,
+	lines := prefixedLines(cells.Wrap(shownText(b.text), max(ctx.Width-2, 1)), ctx.Width,
 		ctx.Styles.User.Prompt.Render(userPrompt), "  ", ctx.Styles.User.Text)
 	b.cache.put(key, lines)
 	return lines

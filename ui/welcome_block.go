@@ -1,6 +1,10 @@
 package ui
 
-import "strings"
+import (
+	"strings"
+
+	"covey/ui/cells"
+)
 
 // Welcome is what the first screen says about the session, so it is never
 // blank: the model and where it is served, the workspace, and whether the
@@ -67,13 +71,13 @@ func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
 	row := func(label, value string) string {
 		return st.Status.Key.Render(label+strings.Repeat(" ", max(0, 10-len(label)))) + st.Status.Value.Render(value)
 	}
-	model := cleanText(b.w.Model)
-	if ep := cleanText(b.w.Endpoint); ep != "" {
+	model := cells.Clean(b.w.Model)
+	if ep := cells.Clean(b.w.Endpoint); ep != "" {
 		model += st.App.Muted.Render(" at ") + st.Status.Value.Render(ep)
 	}
 	instr := st.App.Muted.Render("no AGENTS.md here (add one to brief covey on this project)")
 	if b.w.InstructionsFile != "" {
-		instr = st.App.Success.Render(cleanText(b.w.InstructionsFile)+" loaded") + st.App.Muted.Render(" into every prompt")
+		instr = st.App.Success.Render(cells.Clean(b.w.InstructionsFile)+" loaded") + st.App.Muted.Render(" into every prompt")
 	}
 	var hints []string
 	for _, h := range b.hints {
@@ -83,11 +87,11 @@ func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
 		title,
 		"",
 		row("model", "") + model,
-		row("workspace", shortenHome(cleanText(b.w.Workspace))),
+		row("workspace", shortenHome(cells.Clean(b.w.Workspace))),
 		row("project", "") + instr,
 	}
 	if b.w.Try != "" {
-		lines = append(lines, row("try", "")+st.Status.Value.Render("“"+cleanText(b.w.Try)+"”")+
+		lines = append(lines, row("try", "")+st.Status.Value.Render("“"+cells.Clean(b.w.Try)+"”")+
 			st.App.Muted.Render(": slow explorers to try the keys below on"))
 	}
 	lines = append(lines, "", strings.Join(hints, st.Help.Sep.Render(" · ")))
@@ -102,7 +106,7 @@ func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
 	lines = append(lines, wrapItems(st, crew, ctx.Width)...)
 	lines = append(lines, "")
 	for i, l := range lines {
-		lines[i] = fitLine(l, ctx.Width)
+		lines[i] = cells.Fit(l, ctx.Width)
 	}
 	b.cache.put(key, lines)
 	return lines

@@ -1,4 +1,6 @@
-package ui
+// Package markdown renders the assistant's markdown for the transcript,
+// and finds where the blocks of a streaming answer end (Split).
+package markdown
 
 import (
 	"bytes"
@@ -7,6 +9,7 @@ import (
 	"strings"
 
 	"covey/theme"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
@@ -16,7 +19,7 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// MarkdownRenderer renders markdown for the transcript's blocks: goldmark
+// Renderer renders markdown for the transcript's blocks: goldmark
 // parses it and covey draws the tree itself with the theme's styles. It
 // used to be glamour, whose imports (chroma's lexers and styles,
 // bluemonday) cost some 15 ms of package init on every start, --version
@@ -24,20 +27,20 @@ import (
 // parses a kilobyte in tens of microseconds and builds its parser on the
 // first markdown block, off the start path. It is shared by every block
 // and used from the UI goroutine only.
-type MarkdownRenderer struct {
+type Renderer struct {
 	styles *theme.Styles // nil: no colours or attributes
 	err    error
 	md     goldmark.Markdown // built by the first Render
-	looks  map[mdFlags]quickStyle
-	// renders counts Render calls; tests read it.
+	looks  map[mdFlags]cells.Style
+	// renders counts Render calls (Renders).
 	renders int
 }
 
-// NewMarkdownRenderer returns a renderer for the style "dark" or "light"
+// NewRenderer returns a renderer for the style "dark" or "light"
 // (drawn with styles) or "notty" or "ascii" (no colours). An unknown name
 // falls back to "notty" and is reported by Err. A nil styles draws plain.
-func NewMarkdownRenderer(styleName string, styles *theme.Styles) *MarkdownRenderer {
-	m := &MarkdownRenderer{styles: styles}
+func NewRenderer(styleName string, styles *theme.Styles) *Renderer {
+	m := &Renderer{styles: styles}
 	switch styleName {
 	case "dark", "light":
 	case "notty", "ascii":
@@ -49,13 +52,17 @@ func NewMarkdownRenderer(styleName string, styles *theme.Styles) *MarkdownRender
 	return m
 }
 
-// Err reports why the style name given to NewMarkdownRenderer was not used.
-func (m *MarkdownRenderer) Err() error { return m.err }
+// Renders is how many times Render has run: a streaming answer must not
+// render its finished blocks again on every token, and tests count.
+func (m *Renderer) Renders() int { return m.renders }
+
+// Err reports why the style name given to NewRenderer was not used.
+func (m *Renderer) Err() error { return m.err }
 
 // Render renders md as lines of at most width cells, without trailing
 // spaces or leading and trailing blank lines. On failure the caller gets an
 // error and should fall back to plain text.
-func (m *MarkdownRenderer) Render(md string, width int) ([]string, error) {
+func (m *Renderer) Render(md string, width int) ([]string, error) {
 	if width < 1 {
 		return nil, nil
 	}
@@ -63,14 +70,14 @@ func (m *MarkdownRenderer) Render(md string, width int) ([]string, error) {
 		m.md = goldmark.New(goldmark.WithParserOptions(gfmOptions()...))
 	}
 	m.renders++
-	src := []byte(cleanText(md))
+	src := []byte(cells.Clean(md))
 	doc := m.md.Parser().Parse(text.NewReader(src))
 	w := mdWriter{r: m, src: src}
 	lines := w.blocks(doc, width, false)
 	for i, l := range lines {
-		lines[i] = fitLine(l, width)
+		lines[i] = cells.Fit(l, width)
 	}
-	return trimBlankLines(lines), nil
+	return TrimBlankLines(lines), nil
 }
 
 // mdFlags are the inline attributes of a run of text.
@@ -93,9 +100,9 @@ const (
 )
 
 // look returns the escape codes for flags, computed once per set.
-func (m *MarkdownRenderer) look(f mdFlags) quickStyle {
+func (m *Renderer) look(f mdFlags) cells.Style {
 	if m.styles == nil {
-		return quickStyle{}
+		return cells.Style{}
 	}
 	if q, ok := m.looks[f]; ok {
 		return q
@@ -133,9 +140,9 @@ func (m *MarkdownRenderer) look(f mdFlags) quickStyle {
 	if f&mdStrike != 0 {
 		base = base.Strikethrough(true)
 	}
-	q := newQuickStyle(base)
+	q := cells.NewStyle(base)
 	if m.looks == nil {
-		m.looks = make(map[mdFlags]quickStyle)
+		m.looks = make(map[mdFlags]cells.Style)
 	}
 	m.looks[f] = q
 	return q
@@ -149,7 +156,7 @@ type mdRun struct {
 
 // mdWriter draws one parsed document.
 type mdWriter struct {
-	r   *MarkdownRenderer
+	r   *Renderer
 	src []byte
 }
 
@@ -256,7 +263,7 @@ func (w *mdWriter) code(n gast.Node, width int) []string {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, fitLine("  "+q.render(line), width))
+		out = append(out, cells.Fit("  "+q.Render(line), width))
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
@@ -366,7 +373,7 @@ func splitRuns(s string, flags mdFlags) []mdRun {
 	return runs
 }
 
-func (w *mdWriter) styled(r mdRun) string { return w.r.look(r.flags).render(r.text) }
+func (w *mdWriter) styled(r mdRun) string { return w.r.look(r.flags).Render(r.text) }
 
 // line joins runs, one pair of escape codes per change of look.
 func (w *mdWriter) line(runs []mdRun) string {
@@ -376,27 +383,15 @@ func (w *mdWriter) line(runs []mdRun) string {
 		for j < len(runs) && runs[j].flags == runs[i].flags {
 			j++
 		}
-		q := w.r.look(runs[i].flags)
-		b.WriteString(q.pre)
+		pre, post := w.r.look(runs[i].flags).Codes()
+		b.WriteString(pre)
 		for _, r := range runs[i:j] {
 			b.WriteString(r.text)
 		}
-		b.WriteString(q.post)
+		b.WriteString(post)
 		i = j
 	}
 	return b.String()
-}
-
-// cells is the width of plain text in cells.
-func cells(s string) int {
-	n := 0
-	for _, r := range s {
-		if !fastRune(r) {
-			return ansi.StringWidth(s)
-		}
-		n += runeCells(r)
-	}
-	return n
 }
 
 // wrap lays runs out in lines of at most width cells, breaking at spaces
@@ -440,7 +435,7 @@ func (w *mdWriter) wrap(runs []mdRun, width int) []string {
 			// A word wider than the line: cut it rune by rune.
 			for _, r := range word {
 				for _, ch := range r.text {
-					cw := cells(string(ch))
+					cw := cells.Width(string(ch))
 					if curW+cw > width && curW > 0 {
 						flush()
 					}
@@ -457,12 +452,12 @@ func (w *mdWriter) wrap(runs []mdRun, width int) []string {
 			i := strings.IndexAny(s, " \n")
 			if i < 0 {
 				word = append(word, mdRun{s, r.flags})
-				wordW += cells(s)
+				wordW += cells.Width(s)
 				break
 			}
 			if i > 0 {
 				word = append(word, mdRun{s[:i], r.flags})
-				wordW += cells(s[:i])
+				wordW += cells.Width(s[:i])
 			}
 			placeWord()
 			if s[i] == '\n' {
@@ -566,7 +561,7 @@ func (w *mdWriter) table(t *east.Table, width int) []string {
 func runsWidth(runs []mdRun) int {
 	n := 0
 	for _, r := range runs {
-		n += cells(r.text)
+		n += cells.Width(r.text)
 	}
 	return n
 }
@@ -579,8 +574,8 @@ func sum(xs []int) int {
 	return n
 }
 
-// trimBlankLines drops blank lines at both ends of lines.
-func trimBlankLines(lines []string) []string {
+// TrimBlankLines drops blank lines at both ends of lines.
+func TrimBlankLines(lines []string) []string {
 	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
 		lines = lines[1:]
 	}

@@ -1,4 +1,7 @@
-package ui
+// Package painter paints a Bubble Tea program's frames on the terminal in
+// place of Bubble Tea's renderer: the seam where a later Bubble Tea v2,
+// or another renderer, goes in.
+package painter
 
 import (
 	"bytes"
@@ -11,26 +14,27 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
+
+	"covey/ui/cells"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 )
 
-// screen paints the program's frames on the terminal in place of Bubble
+// Painter paints the program's frames on the terminal in place of Bubble
 // Tea's renderer. That renderer flushes on a ticker that runs 60 times a
 // second for the life of the program, so an idle covey woke up some 250
 // times a second (the ticker, the scheduler threads it wakes) and streaming
 // paid for every tick. The screen instead paints from one goroutine that
 // sleeps until a new frame differs from the last one painted, and then paints
-// at most one frame per frameInterval: nothing moves, nothing runs.
+// at most one frame per interval: nothing moves, nothing runs.
 //
 // It owns the terminal modes Bubble Tea's renderer would have set: raw input,
 // the alternate screen, a hidden cursor, mouse cell motion with SGR
 // coordinates and bracketed paste; window size changes reach the program as
 // tea.WindowSizeMsg. Paint rewrites only the lines that changed.
-type painter struct {
+type Painter struct {
 	in, out  *os.File
 	interval time.Duration
 
@@ -57,12 +61,14 @@ const (
 	modesOff = "\x1b[?1004l\x1b[?2004l\x1b[?1006l\x1b[?1002l\x1b[?25h\x1b[?1049l"
 )
 
-func newPainter(in, out *os.File, interval time.Duration) *painter {
-	return &painter{in: in, out: out, interval: interval, kick: make(chan struct{}, 1), done: make(chan struct{})}
+// New returns a painter for the terminal in and out that paints at most
+// one frame per interval; Start starts it.
+func New(in, out *os.File, interval time.Duration) *Painter {
+	return &Painter{in: in, out: out, interval: interval, kick: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// start puts the terminal in the program's modes and starts the painter.
-func (s *painter) start() error {
+// Start puts the terminal in the program's modes and starts the painter.
+func (s *Painter) Start() error {
 	s.mu.Lock()
 	err := s.enterLocked()
 	s.mu.Unlock()
@@ -74,8 +80,8 @@ func (s *painter) start() error {
 	return nil
 }
 
-// stop stops the painter and gives the terminal back as it was.
-func (s *painter) stop() {
+// Stop stops the painter and gives the terminal back as it was.
+func (s *Painter) Stop() {
 	select {
 	case <-s.done:
 		return
@@ -88,7 +94,7 @@ func (s *painter) stop() {
 	s.mu.Unlock()
 }
 
-func (s *painter) enterLocked() error {
+func (s *Painter) enterLocked() error {
 	if s.active {
 		return nil
 	}
@@ -105,7 +111,7 @@ func (s *painter) enterLocked() error {
 	return nil
 }
 
-func (s *painter) leaveLocked() {
+func (s *Painter) leaveLocked() {
 	if !s.active {
 		return
 	}
@@ -117,13 +123,13 @@ func (s *painter) leaveLocked() {
 	s.active = false
 }
 
-// write hands the painter a frame.
+// Write hands the painter a frame.
 //
 // A frame due at once (the last one is an interval old) is painted right
 // here, on the caller's goroutine: waking the painter for it cost a
 // context switch per frame. Only a frame that must wait goes to the
 // painter, which sleeps out the rest of the interval.
-func (s *painter) write(view string) {
+func (s *Painter) Write(view string) {
 	s.mu.Lock()
 	s.view = view
 	if view == s.painted {
@@ -142,9 +148,9 @@ func (s *painter) write(view string) {
 	}
 }
 
-// signal writes seq (a bell, a notification) between frames, never inside
+// Signal writes seq (a bell, a notification) between frames, never inside
 // one.
-func (s *painter) signal(seq string) {
+func (s *Painter) Signal(seq string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.active {
@@ -153,7 +159,7 @@ func (s *painter) signal(seq string) {
 }
 
 // resize records the terminal's size; the next frame is painted whole.
-func (s *painter) resize(width, height int) {
+func (s *Painter) resize(width, height int) {
 	s.mu.Lock()
 	s.width, s.height = width, height
 	s.lines, s.painted = nil, ""
@@ -161,19 +167,19 @@ func (s *painter) resize(width, height int) {
 		_, _ = io.WriteString(s.out, "\x1b[2J")
 	}
 	s.mu.Unlock()
-	s.write(s.currentView())
+	s.Write(s.currentView())
 }
 
-func (s *painter) currentView() string {
+func (s *Painter) currentView() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.view
 }
 
-// paintLoop paints the newest frame each time write kicks it, waiting out
+// paintLoop paints the newest frame each time Write kicks it, waiting out
 // what is left of the interval since the last frame, so frames coming
 // faster than the interval coalesce.
-func (s *painter) paintLoop() {
+func (s *Painter) paintLoop() {
 	defer s.wg.Done()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -201,13 +207,13 @@ func (s *painter) paintLoop() {
 
 // paint writes the lines of the newest frame that differ from the
 // terminal's.
-func (s *painter) paint() {
+func (s *Painter) paint() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.paintLocked()
 }
 
-func (s *painter) paintLocked() {
+func (s *Painter) paintLocked() {
 	if !s.active || s.view == s.painted {
 		return
 	}
@@ -252,8 +258,8 @@ func (s *painter) paintLocked() {
 // as wide as the terminal leaves the cursor waiting to wrap, where erasing
 // the rest of the line would erase its last cell, so only a shorter line
 // is followed by an erase.
-func (s *painter) paintLine(i int, l string) {
-	w := styledWidth(l)
+func (s *Painter) paintLine(i int, l string) {
+	w := cells.StyledWidth(l)
 	if s.width > 0 && w > s.width {
 		l, w = ansi.Truncate(l, s.width, ""), s.width
 	}
@@ -267,50 +273,14 @@ func (s *painter) paintLine(i int, l string) {
 	}
 }
 
-// styledWidth is ansi.StringWidth for the common case, some ten times
-// faster: it skips CSI escape sequences and counts runes that measure the
-// same alone as in a grapheme cluster (see fastRune); anything else (OSC
-// sequences, emoji, joiners) goes to ansi.StringWidth. A scrolling frame
-// measures every line, every frame.
-func styledWidth(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == 0x1b:
-			if i+1 >= len(s) || s[i+1] != '[' {
-				return ansi.StringWidth(s)
-			}
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j + 1
-		case c < 0x80:
-			if c >= 0x20 && c != 0x7f {
-				n++
-			}
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if !fastRune(r) {
-				return ansi.StringWidth(s)
-			}
-			n += runeCells(r)
-			i += size
-		}
-	}
-	return n
-}
-
 // size reads the terminal's size.
-func (s *painter) size() (int, int, error) {
+func (s *Painter) size() (int, int, error) {
 	return term.GetSize(s.out.Fd())
 }
 
-// watchSize sends the terminal's size to p now and after every SIGWINCH
+// WatchSize sends the terminal's size to p now and after every SIGWINCH
 // until the screen stops.
-func (s *painter) watchSize(p *tea.Program) {
+func (s *Painter) WatchSize(p *tea.Program) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGWINCH)
 	s.wg.Add(1)
@@ -331,28 +301,10 @@ func (s *painter) watchSize(p *tea.Program) {
 	}()
 }
 
-// painterModel hands the model's frames to the painter; Bubble Tea runs it
-// without a renderer of its own. It holds the Model by pointer, so a
-// message costs no copy of it (see Model.step).
-type painterModel struct {
-	m   *Model
-	scr *painter
-}
-
-func (p *painterModel) Init() tea.Cmd { return p.m.Init() }
-
-func (p *painterModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	return p, p.m.step(msg)
-}
-
-func (p *painterModel) View() string {
-	p.scr.write(p.m.render())
-	return ""
-}
-
-// execProcess runs c with the terminal, as tea.ExecProcess does; on the
-// screen, the terminal leaves the screen's modes for the time c runs.
-func execProcess(scr *painter, c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+// ExecProcess runs c with the terminal, as tea.ExecProcess does; on the
+// painter (scr not nil), the terminal leaves the painter's modes for the
+// time c runs.
+func ExecProcess(scr *Painter, c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
 	if scr == nil {
 		return tea.ExecProcess(c, fn)
 	}
@@ -362,7 +314,7 @@ func execProcess(scr *painter, c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
 // painterExec is a command that takes the terminal (the editor).
 type painterExec struct {
 	cmd *exec.Cmd
-	scr *painter
+	scr *Painter
 }
 
 // SetStdin, SetStdout and SetStderr give the command the program's
@@ -394,6 +346,6 @@ func (e painterExec) Run() error {
 	e.scr.mu.Lock()
 	_ = e.scr.enterLocked()
 	e.scr.mu.Unlock()
-	e.scr.write(e.scr.currentView())
+	e.scr.Write(e.scr.currentView())
 	return err
 }

@@ -1,28 +1,22 @@
-package ui
+package painter
 
 import (
 	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
-
-	"covey/theme"
 )
 
 // newTestPainter returns a painter writing to a temp file (no terminal:
 // no raw mode) and a function reading what it wrote since the last call.
-func newTestPainter(t *testing.T, interval time.Duration) (*painter, func() string) {
+func newTestPainter(t *testing.T, interval time.Duration) (*Painter, func() string) {
 	t.Helper()
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	p := newPainter(nil, f, interval)
+	p := New(nil, f, interval)
 	p.width, p.height = 20, 5
 	read := 0
 	return p, func() string {
@@ -38,7 +32,7 @@ func newTestPainter(t *testing.T, interval time.Duration) (*painter, func() stri
 
 func TestPainterPaintsOnlyChangedLines(t *testing.T) {
 	p, out := newTestPainter(t, time.Hour)
-	if err := p.start(); err != nil {
+	if err := p.Start(); err != nil {
 		t.Fatal(err)
 	}
 	if got := out(); !strings.Contains(got, "\x1b[?1049h") || !strings.Contains(got, "\x1b[?1002h") {
@@ -85,7 +79,7 @@ func TestPainterPaintsOnlyChangedLines(t *testing.T) {
 			t.Errorf("painted %q again", got)
 		}
 	})
-	p.stop()
+	p.Stop()
 	if got := out(); !strings.Contains(got, "\x1b[?1049l") || !strings.Contains(got, "\x1b[?25h") {
 		t.Errorf("stop wrote %q, want the normal screen and the cursor back", got)
 	}
@@ -95,13 +89,13 @@ func TestPainterPaintsOnlyChangedLines(t *testing.T) {
 // first is painted at once, the rest wait, and only the newest is painted.
 func TestPainterCoalescesFrames(t *testing.T) {
 	p, out := newTestPainter(t, 50*time.Millisecond)
-	if err := p.start(); err != nil {
+	if err := p.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer p.stop()
+	defer p.Stop()
 	out()
 	for i := range 20 {
-		p.write("frame " + strings.Repeat("x", i))
+		p.Write("frame " + strings.Repeat("x", i))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -122,21 +116,5 @@ func TestPainterCoalescesFrames(t *testing.T) {
 	}
 	if got := out(); strings.Count(got, "\x1b[?2026h") != p.paints {
 		t.Errorf("%d paints wrote %d synchronized frames", p.paints, strings.Count(got, "\x1b[?2026h"))
-	}
-}
-
-func TestStyledWidth(t *testing.T) {
-	old := lipgloss.ColorProfile()
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
-	th := theme.New(theme.ModeDark, true, false)
-	for _, s := range []string{
-		"", "plain", th.Styles.Tool.Name.Render("read_file") + "  " + th.Styles.Tool.Arg.Render("ui/model.go"),
-		"⏺ task ✓ · 3.4s", "wide 漢字 text", "emoji 👍🏽 and a joiner 👨‍👩‍👧", "\x1b]8;;http://x\x07link\x1b]8;;\x07",
-		"tab\tand \x7f del", "\x1b[38;2;1;2;3mtrue colour\x1b[0m", "unterminated \x1b[",
-	} {
-		if got, want := styledWidth(s), ansi.StringWidth(s); got != want {
-			t.Errorf("styledWidth(%q) = %d, want %d", s, got, want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package markdown
 
 import (
 	"strings"
@@ -11,11 +11,29 @@ import (
 	"github.com/muesli/termenv"
 )
 
-func TestMarkdownRenderer(t *testing.T) {
+// asciiProfile makes Lip Gloss draw plain text for the test.
+func asciiProfile(t testing.TB) {
+	t.Helper()
+	old := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(termenv.Ascii)
+	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+}
+
+// checkWidth fails when a line is wider than width.
+func checkWidth(t testing.TB, lines []string, width int) {
+	t.Helper()
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > width {
+			t.Errorf("line %d is %d cells wide, more than %d: %q", i, w, width, l)
+		}
+	}
+}
+
+func TestRenderer(t *testing.T) {
 	for _, style := range []string{"dark", "light", "notty", "ascii"} {
 		t.Run(style, func(t *testing.T) {
-			blockCtx(t, 40) // sets the ASCII profile
-			m := NewMarkdownRenderer(style, &theme.New(theme.ModeDark, true, false).Styles)
+			asciiProfile(t)
+			m := NewRenderer(style, &theme.New(theme.ModeDark, true, false).Styles)
 			if m.Err() != nil {
 				t.Fatalf("known style reported %v", m.Err())
 			}
@@ -35,7 +53,7 @@ func TestMarkdownRenderer(t *testing.T) {
 		})
 	}
 	t.Run("unknown style", func(t *testing.T) {
-		m := NewMarkdownRenderer("neon", nil)
+		m := NewRenderer("neon", nil)
 		if m.Err() == nil || !strings.Contains(m.Err().Error(), "neon") {
 			t.Fatalf("Err = %v, want one naming the style", m.Err())
 		}
@@ -44,7 +62,7 @@ func TestMarkdownRenderer(t *testing.T) {
 		}
 	})
 	t.Run("width 0", func(t *testing.T) {
-		if lines, _ := NewMarkdownRenderer("dark", nil).Render("x", 0); lines != nil {
+		if lines, _ := NewRenderer("dark", nil).Render("x", 0); lines != nil {
 			t.Errorf("width 0 rendered %q", lines)
 		}
 	})
@@ -151,8 +169,8 @@ func TestMarkdownElements(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			blockCtx(t, tc.width)
-			m := NewMarkdownRenderer("dark", &theme.New(theme.ModeDark, true, false).Styles)
+			asciiProfile(t)
+			m := NewRenderer("dark", &theme.New(theme.ModeDark, true, false).Styles)
 			lines, err := m.Render(tc.md, tc.width)
 			if err != nil {
 				t.Fatal(err)
@@ -172,7 +190,7 @@ func TestMarkdownStyled(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.TrueColor)
 	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
 	th := theme.New(theme.ModeDark, true, false)
-	m := NewMarkdownRenderer("dark", &th.Styles)
+	m := NewRenderer("dark", &th.Styles)
 	lines, err := m.Render("plain **bold** `code`", 40)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +203,7 @@ func TestMarkdownStyled(t *testing.T) {
 			t.Errorf("line %q lacks %q", lines[0], want)
 		}
 	}
-	plain := NewMarkdownRenderer("notty", &th.Styles)
+	plain := NewRenderer("notty", &th.Styles)
 	if lines, _ := plain.Render("plain **bold**", 40); lines[0] != "plain bold" {
 		t.Errorf("notty drew %q", lines[0])
 	}
@@ -195,7 +213,7 @@ func TestMarkdownStyled(t *testing.T) {
 func BenchmarkMarkdownRender(b *testing.B) {
 	md := strings.Repeat(benchMarkdown, 1)
 	th := theme.New(theme.ModeDark, true, false)
-	m := NewMarkdownRenderer("dark", &th.Styles)
+	m := NewRenderer("dark", &th.Styles)
 	b.SetBytes(int64(len(md)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,58 +1,64 @@
-package ui
+package markdown
 
 import "strings"
 
-// mdSplit finds, in markdown that grows at its end, where blocks end for
+// Split finds, in markdown that grows at its end, where blocks end for
 // certain, so a streaming answer can render them while the last, open
 // block still streams as text. A block is certain to have ended at a blank
 // line (outside a list item, which may go on after one), before a
 // top-level list item (the previous item is finished), before and after
 // an ATX heading, before a code fence opens and after it closes. Only
 // complete lines are read, each once: a token costs a scan of itself.
-type mdSplit struct {
-	scanned int       // bytes of text read, up to the end of a line
-	bounds  []mdBound // the ends of the finished segments, in order
-	fence   string    // the marker of the open code fence, "" outside one
-	inItem  bool      // the open fence belongs to a list item
-	filled  bool      // the open segment has a non-blank line
-	list    byte      // the open segment is a list item with this marker ('-', '*', '+', '.', ')'); 0 otherwise
-	pending int       // > 0: blank lines after a list item end here; the next line decides
+type Split struct {
+	scanned int     // bytes of text read, up to the end of a line
+	bounds  []Bound // the ends of the finished segments, in order
+	fence   string  // the marker of the open code fence, "" outside one
+	inItem  bool    // the open fence belongs to a list item
+	filled  bool    // the open segment has a non-blank line
+	list    byte    // the open segment is a list item with this marker ('-', '*', '+', '.', ')'); 0 otherwise
+	pending int     // > 0: blank lines after a list item end here; the next line decides
 }
 
-// mdBound is the end of a finished segment, which is also the start of the
+// Bound is the end of a finished segment, which is also the start of the
 // next; tight says the next segment continues the same tight list, so no
 // blank line goes between their renderings.
-type mdBound struct {
-	at    int
-	tight bool
+type Bound struct {
+	At    int
+	Tight bool
 }
 
-// last is where the open segment starts.
-func (s *mdSplit) last() int {
+// Bounds are the ends of the finished segments, in order.
+func (s *Split) Bounds() []Bound { return s.bounds }
+
+// InFence reports whether the open segment is inside a code fence.
+func (s *Split) InFence() bool { return s.fence != "" }
+
+// Last is where the open segment starts.
+func (s *Split) Last() int {
 	if len(s.bounds) == 0 {
 		return 0
 	}
-	return s.bounds[len(s.bounds)-1].at
+	return s.bounds[len(s.bounds)-1].At
 }
 
-// openTight reports whether the open segment continues the previous
+// OpenTight reports whether the open segment continues the previous
 // segment's tight list.
-func (s *mdSplit) openTight() bool {
-	return len(s.bounds) > 0 && s.bounds[len(s.bounds)-1].tight
+func (s *Split) OpenTight() bool {
+	return len(s.bounds) > 0 && s.bounds[len(s.bounds)-1].Tight
 }
 
 // bound ends the open segment at offset at, unless it is still empty.
-func (s *mdSplit) bound(at int, tight bool) {
+func (s *Split) bound(at int, tight bool) {
 	if !s.filled {
 		return
 	}
-	s.bounds = append(s.bounds, mdBound{at: at, tight: tight})
+	s.bounds = append(s.bounds, Bound{At: at, Tight: tight})
 	s.filled, s.list = false, 0
 }
 
-// feed reads the complete lines of text not read yet; text must extend
+// Feed reads the complete lines of text not read yet; text must extend
 // the text of the previous call.
-func (s *mdSplit) feed(text string) {
+func (s *Split) Feed(text string) {
 	for {
 		nl := strings.IndexByte(text[s.scanned:], '\n')
 		if nl < 0 {
@@ -69,7 +75,7 @@ func (s *mdSplit) feed(text string) {
 // shows a top-level list item ("- x", "2. x"), or text at the margin after
 // a blank line in a list, the block before it is finished, and need not wait for the new item's end to be rendered. The
 // line is read again, in full, when its newline comes.
-func (s *mdSplit) peek(line string, start int) {
+func (s *Split) peek(line string, start int) {
 	if s.fence != "" {
 		return
 	}
@@ -96,7 +102,7 @@ func (s *mdSplit) peek(line string, start int) {
 }
 
 // line reads one complete line that spans [start, end) of the text.
-func (s *mdSplit) line(line string, start, end int) {
+func (s *Split) line(line string, start, end int) {
 	if s.fence != "" {
 		if closesFence(line, s.fence) {
 			s.fence = ""
@@ -212,12 +218,12 @@ func thematicBreak(line string) bool {
 	return n >= 3
 }
 
-// listPrefix returns how many bytes of line are its indentation and list
+// ListPrefix returns how many bytes of line are its indentation and list
 // marker with the space after it ("- ", "  12. "), and the prefix to draw
 // instead ("• " for a bullet, as rendered markdown draws it); 0 when line
 // is no list item. It lets the open block of a stream hang the wrapped
 // lines of an item under its text.
-func listPrefix(line string) (n int, draw string) {
+func ListPrefix(line string) (n int, draw string) {
 	t := strings.TrimLeft(line, " ")
 	indent := len(line) - len(t)
 	m, _ := listMarker(t)
@@ -229,4 +235,30 @@ func listPrefix(line string) (n int, draw string) {
 	}
 	dot := strings.IndexAny(t, ".)")
 	return indent + dot + 2, line[:indent+dot+2]
+}
+
+// opensFence returns the fence marker (``` or ~~~, as long as written) a
+// line opens, or "".
+func opensFence(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return t[:n]
+}
+
+// closesFence reports whether line closes a fence opened with marker.
+func closesFence(line, marker string) bool {
+	t := strings.TrimSpace(line)
+	if len(t) < len(marker) || t[0] != marker[0] {
+		return false
+	}
+	return strings.Trim(t, t[:1]) == ""
 }
