@@ -30,6 +30,7 @@ func markdown20KB() string {
 func BenchmarkAssistantAppendToken(b *testing.B) {
 	for name, text := range map[string]string{
 		"prose":    markdown20KB() + "The tail paragraph",
+		"in_item":  markdown20KB() + "- the open **item** with `code`",
 		"in_fence": "```go\n" + strings.Repeat("x := compute(a, b, c) // a line of code inside a long fence\n", 340),
 	} {
 		b.Run(name, func(b *testing.B) {
