@@ -305,6 +305,13 @@ func (k *KeyMap) apply(s keyState) {
 	}
 	k.ChildOpen.SetEnabled(onChild && s.view != screenChild)
 	k.ChildMessage.SetEnabled(onChild && s.child.canMessage)
+	// A message to an ended (finished, cancelled) child resumes it in
+	// the background: the hint says so, not just "message".
+	if s.child.running || !s.child.any {
+		k.ChildMessage.SetHelp(keyName(k.ChildMessage), "message")
+	} else {
+		k.ChildMessage.SetHelp(keyName(k.ChildMessage), "message to resume")
+	}
 	k.ChildPause.SetEnabled(onChild && s.child.running && !s.child.shell)
 	k.ChildBackground.SetEnabled(onChild && s.child.foreground)
 	inCrew := inView && s.view == screenCrew
