@@ -219,6 +219,7 @@ type keyState struct {
 	childFocused    bool // the focused block is a running subagent pane
 	historyAtEdge   bool // the input has history to walk
 	pasted          bool // the input holds a collapsed paste
+	shell           bool // the input is a "!" shell command
 	approval        bool // a waiting request has the keyboard
 	approvalPending bool // a request waits for an answer
 	feedback        bool // the denial's reason is being typed
@@ -263,6 +264,11 @@ func (k *KeyMap) apply(s keyState) {
 	// a message to a child is being typed.
 	inInput := !s.transcriptFocus && !s.approval && (s.view == screenMain || s.addressing)
 	k.Send.SetEnabled(inInput && !s.completing)
+	if s.shell {
+		k.Send.SetHelp(keyName(k.Send), "run command") // runs it here, sends nothing to the model
+	} else {
+		k.Send.SetHelp(keyName(k.Send), "send")
+	}
 	k.Newline.SetEnabled(inInput)
 	k.HistoryPrev.SetEnabled(inInput && !s.completing && s.historyAtEdge)
 	k.HistoryNext.SetEnabled(inInput && !s.completing && s.historyAtEdge)
