@@ -205,6 +205,57 @@ func TestForegroundChildMovedToBackground(t *testing.T) {
 	}
 }
 
+// TestBackgroundChildCancelledBeforeTaskReturns checks that a child moved
+// to the background and cancelled while its siblings still run is not
+// reported to the parent as still working when the task call returns.
+func TestBackgroundChildCancelledBeforeTaskReturns(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	h := newHarness(t, harnessOpts{})
+	h.crewScript("go",
+		scripted.Turn{ToolCalls: []scripted.Call{call("task_1", toolname.Task, map[string]any{"tasks": []map[string]string{
+			{"description": "slow", "subagent_type": "Explore", "prompt": "child-slow", "name": "slowpoke"},
+			{"description": "other", "subagent_type": "Explore", "prompt": "child-other", "name": "other"},
+		}})}},
+		scripted.Turn{Text: "moved on"},
+		scripted.Turn{Text: "got it"})
+	// The sibling answers only once slowpoke has ended, so the task call
+	// returns after the cancel however slow the machine.
+	ended := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(ended) }) }
+	defer release()
+	h.child("child-slow", scripted.Turn{Stall: true})
+	h.child("child-other", scripted.Turn{Func: func(scripted.Request) scripted.Turn {
+		<-ended
+		return scripted.Turn{Text: "other result"}
+	}})
+	d := h.manager.NewDriver(h.main, nil)
+	defer h.closeAll(d)
+	go func() {
+		defer release()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+			if len(h.requestsOf("child-slow")) > 0 {
+				break
+			}
+		}
+		if !h.manager.Background("slowpoke") || !h.manager.Cancel("slowpoke") {
+			return
+		}
+		h.waitFor("child_finished", func(e agent.Event) bool { return e.From().Name == "slowpoke" })
+	}()
+	res, err := d.Run(context.Background(), "go")
+	if err != nil || res.Answer != "moved on" {
+		t.Fatalf("turn = %+v, %v", res, err)
+	}
+	got := h.taskResult("task_1")
+	if !strings.Contains(got, "moved to the background by the user, and has ended since (cancelled)") || strings.Contains(got, "send_message reaches it") {
+		t.Fatalf("task result: %s", got)
+	}
+	if last, _, ok := d.Wait(context.Background()); !ok || last.Answer != "got it" {
+		t.Fatalf("delivered = %+v", last)
+	}
+}
+
 func TestCancelledTurnSparesBackgroundChildren(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	h := newHarness(t, harnessOpts{})

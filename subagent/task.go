@@ -124,22 +124,46 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 			outcomes[i] = t.runAttempts(ctx, parentCall, spec)
 		}()
 	}
+	var inBackground []int
 	for i, c := range children {
 		if c == nil {
 			continue
 		}
 		out, bg := c.wait()
 		if bg {
-			how := "started in the background"
-			if !specs[i].Background {
-				how = "moved to the background by the user"
-			}
-			out = outcome{reason: reasonBackground, text: fmt.Sprintf("[%s: name %q, id %s. Its report will arrive as a message when it finishes; send_message reaches it meanwhile, stop_agent stops it.]", how, c.src.Name, c.src.AgentID)}
+			inBackground = append(inBackground, i)
+			continue
 		}
 		outcomes[i] = out
 	}
 	groups.Wait()
+	// Said once the call returns, not when the child left: one moved to
+	// the background may have ended (been cancelled) since, and the
+	// parent must not read it as still working.
+	for _, i := range inBackground {
+		how := "started in the background"
+		if !specs[i].Background {
+			how = "moved to the background by the user"
+		}
+		outcomes[i] = children[i].backgroundOutcome(how)
+	}
 	return t.m.report(specs, outcomes)
+}
+
+// backgroundOutcome is what the task call says of a child in the
+// background: still running, or ended since (its report arrives as a
+// message either way).
+func (c *child) backgroundOutcome(how string) outcome {
+	c.mu.Lock()
+	ended, reason := c.state != agent.StateQueued && c.state != agent.StateRunning, c.out.reason
+	c.mu.Unlock()
+	if ended {
+		if reason == agent.StopOK {
+			reason = "finished"
+		}
+		return outcome{reason: reasonBackground, text: fmt.Sprintf("[%s, and has ended since (%s): name %q, id %s. Its report will arrive as a message.]", how, reason, c.src.Name, c.src.AgentID)}
+	}
+	return outcome{reason: reasonBackground, text: fmt.Sprintf("[%s: name %q, id %s. Its report will arrive as a message when it finishes; send_message reaches it meanwhile, stop_agent stops it.]", how, c.src.Name, c.src.AgentID)}
 }
 
 func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {

@@ -201,6 +201,7 @@ func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []
 		return nil
 	}
 	b.tail.hang = !b.split.InFence() // no bullets drawn inside code
+	b.tail.md = ctx.Markdown
 	done, partial := b.tail.update(tailText, width, b.look.style(ctx.Styles, lookAnswer))
 	// Extra blank lines after the last boundary would widen the gap the
 	// segments already leave.
@@ -260,7 +261,11 @@ func (b *AssistantBlock) Live() bool { return false }
 // wrapped and styled once; only the unfinished last line is redone on each
 // call, so a token costs the same at 200 bytes as at 20 KB.
 type wrapStream struct {
-	hang     bool // wrapped lines of a list item hang under its text
+	hang bool // wrapped lines of a list item hang under its text
+	// md, when set with hang, renders a list item's line as markdown, so
+	// its inline markup (**bold**, `code`) shows as it will once the item
+	// is finished, not as raw markers until the next item starts.
+	md       *markdown.Renderer
 	width    int
 	consumed int      // bytes of complete lines already wrapped
 	lines    []string // their screen lines, styled
@@ -270,15 +275,52 @@ type wrapStream struct {
 // unfinished last line. src must extend the src of the previous call.
 func (w *wrapStream) update(src string, width int, st cells.Style) (done, partial []string) {
 	if w.width != width {
-		*w = wrapStream{width: width, hang: w.hang}
+		*w = wrapStream{width: width, hang: w.hang, md: w.md}
 	}
 	if nl := strings.LastIndexByte(src, '\n'); nl >= w.consumed {
 		for _, line := range strings.Split(src[w.consumed:nl], "\n") {
-			w.lines = append(w.lines, styleLast(w.wrap(cells.Clean(line), width), math.MaxInt, st)...)
+			w.lines = append(w.lines, w.styled(line, width, st)...)
 		}
 		w.consumed = nl + 1
 	}
-	return w.lines, styleLast(w.wrap(cells.Clean(src[w.consumed:]), width), math.MaxInt, st)
+	return w.lines, w.styled(src[w.consumed:], width, st)
+}
+
+// styled is one line wrapped and styled: a list item's line rendered as
+// markdown when it can be, any other line wrapped as plain text.
+func (w *wrapStream) styled(line string, width int, st cells.Style) []string {
+	if lines := w.item(line, width); lines != nil {
+		return lines
+	}
+	return styleLast(w.wrap(cells.Clean(line), width), math.MaxInt, st)
+}
+
+// item renders a list item's line as markdown, at its indentation; nil
+// when the line is no item or there is no renderer. An unclosed marker
+// ("**bol") shows as written until its closing one arrives.
+func (w *wrapStream) item(line string, width int) []string {
+	if w.md == nil || !w.hang {
+		return nil
+	}
+	n, _ := markdown.ListPrefix(line)
+	if n == 0 || n > width/2 {
+		return nil
+	}
+	t := strings.TrimLeft(line, " ")
+	indent := len(line) - len(t)
+	lines, err := w.md.Render(t, width-indent)
+	if err != nil || len(lines) == 0 {
+		return nil
+	}
+	if indent > 0 {
+		pad := strings.Repeat(" ", indent)
+		for i, l := range lines {
+			if l != "" {
+				lines[i] = pad + l
+			}
+		}
+	}
+	return lines
 }
 
 // wrap wraps one line; with hang, a list item's marker is drawn as the

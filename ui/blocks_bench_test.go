@@ -28,10 +28,14 @@ func markdown20KB() string {
 // BenchmarkAssistantAppendToken appends one token to a streaming 20 KB
 // message and renders it, as a frame does while the model writes.
 func BenchmarkAssistantAppendToken(b *testing.B) {
-	for name, text := range map[string]string{
-		"prose":    markdown20KB() + "The tail paragraph",
-		"in_fence": "```go\n" + strings.Repeat("x := compute(a, b, c) // a line of code inside a long fence\n", 340),
+	// eol ends a line now and then; in_item starts a new item there, so
+	// the open segment is always a list item.
+	for name, c := range map[string]struct{ text, eol string }{
+		"prose":    {markdown20KB() + "The tail paragraph", "\n"},
+		"in_item":  {markdown20KB() + "- the open **item** with `code`", "\n- **item**"},
+		"in_fence": {"```go\n" + strings.Repeat("x := compute(a, b, c) // a line of code inside a long fence\n", 340), "\n"},
 	} {
+		text := c.text
 		b.Run(name, func(b *testing.B) {
 			ctx := blockCtx(b, 120)
 			fresh := func() *AssistantBlock {
@@ -53,7 +57,7 @@ func BenchmarkAssistantAppendToken(b *testing.B) {
 				}
 				blk.AppendText(" tok")
 				if i%20 == 19 {
-					blk.AppendText("\n") // lines end now and then
+					blk.AppendText(c.eol) // lines end now and then
 				}
 				blk.Lines(ctx)
 			}

@@ -236,6 +236,22 @@ func TestInputShellMode(t *testing.T) {
 	}
 }
 
+// TestShellModeHintSaysRun: in "!" mode the key bar says what enter does
+// there (runs the command), not "send"; out of it, "send" again.
+func TestShellModeHintSaysRun(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		h := newHarness(t, size[0], size[1])
+		h.typeText("!")
+		if !h.screenContains("enter run command") || h.screenContains("enter send") {
+			t.Errorf("%dx%d: the shell mode's hint:\n%s", size[0], size[1], ansi.Strip(h.m.View()))
+		}
+		h.key(tea.KeyBackspace)
+		if !h.screenContains("enter send") || h.screenContains("enter run command") {
+			t.Errorf("%dx%d: out of shell mode, the hint:\n%s", size[0], size[1], ansi.Strip(h.m.View()))
+		}
+	}
+}
+
 func TestShellCommand(t *testing.T) {
 	tests := map[string]struct {
 		cmd string

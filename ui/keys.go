@@ -219,6 +219,7 @@ type keyState struct {
 	childFocused    bool // the focused block is a running subagent pane
 	historyAtEdge   bool // the input has history to walk
 	pasted          bool // the input holds a collapsed paste
+	shell           bool // the input is a "!" shell command
 	approval        bool // a waiting request has the keyboard
 	approvalPending bool // a request waits for an answer
 	feedback        bool // the denial's reason is being typed
@@ -263,6 +264,11 @@ func (k *KeyMap) apply(s keyState) {
 	// a message to a child is being typed.
 	inInput := !s.transcriptFocus && !s.approval && (s.view == screenMain || s.addressing)
 	k.Send.SetEnabled(inInput && !s.completing)
+	if s.shell {
+		k.Send.SetHelp(keyName(k.Send), "run command") // runs it here, sends nothing to the model
+	} else {
+		k.Send.SetHelp(keyName(k.Send), "send")
+	}
 	k.Newline.SetEnabled(inInput)
 	k.HistoryPrev.SetEnabled(inInput && !s.completing && s.historyAtEdge)
 	k.HistoryNext.SetEnabled(inInput && !s.completing && s.historyAtEdge)
@@ -305,6 +311,13 @@ func (k *KeyMap) apply(s keyState) {
 	}
 	k.ChildOpen.SetEnabled(onChild && s.view != screenChild)
 	k.ChildMessage.SetEnabled(onChild && s.child.canMessage)
+	// A message to an ended (finished, cancelled) child resumes it in
+	// the background: the hint says so, not just "message".
+	if s.child.running || !s.child.any {
+		k.ChildMessage.SetHelp(keyName(k.ChildMessage), "message")
+	} else {
+		k.ChildMessage.SetHelp(keyName(k.ChildMessage), "message to resume")
+	}
 	k.ChildPause.SetEnabled(onChild && s.child.running && !s.child.shell)
 	k.ChildBackground.SetEnabled(onChild && s.child.foreground)
 	inCrew := inView && s.view == screenCrew

@@ -76,6 +76,42 @@ func TestAssistantStreamsListsRendered(t *testing.T) {
 	}
 }
 
+// TestAssistantOpenItemInline checks that the open list item's inline
+// markup is drawn as it will be once the item is finished, not as raw
+// markers until the next item starts: the streaming lines equal the
+// finished answer's, at any width and nesting.
+func TestAssistantOpenItemInline(t *testing.T) {
+	cases := map[string]string{
+		"bullet":  "Notes:\n\n- **loop**: done\n- **provider**: wraps `ctx` in a *timeout* for every request it sends to the server",
+		"ordered": "1. first\n2. the **second** item uses `go test` and ~~old~~ new flags",
+		"nested":  "- outer\n  - **inner** item with `code`, long enough to wrap on a narrow screen",
+	}
+	for name, answer := range cases {
+		for _, width := range []int{30, 80} {
+			t.Run(fmt.Sprint(name, width), func(t *testing.T) {
+				ctx := blockCtx(t, width)
+				final := NewAssistantBlock()
+				final.AppendText(answer)
+				final.Finish()
+				want := strings.Join(plainLines(final.Lines(ctx)), "\n")
+
+				b := NewAssistantBlock()
+				for i := 0; i < len(answer); i += 5 {
+					b.AppendText(answer[i:min(i+5, len(answer))])
+					b.Lines(ctx)
+				}
+				got := strings.Join(plainLines(b.Lines(ctx)), "\n")
+				if strings.ContainsAny(got, "*`~") {
+					t.Errorf("the open item shows raw markup:\n%s", got)
+				}
+				if got != want {
+					t.Errorf("streams as\n%s\nfinishes as\n%s", got, want)
+				}
+			})
+		}
+	}
+}
+
 func plainLines(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {

@@ -688,6 +688,7 @@ func (m *Model) layout() {
 		childFocused:    m.focusedRunningChild() != nil,
 		historyAtEdge:   m.input.HasHistory(),
 		pasted:          m.input.HasPastes(),
+		shell:           m.input.shell,
 		approval:        m.appr.focus,
 		approvalPending: ab != nil,
 		feedback:        ab != nil && ab.FeedbackOpen(),

@@ -394,6 +394,32 @@ func TestCrewKeysEnabledOnlyWhereTheyApply(t *testing.T) {
 	}
 }
 
+// TestEndedPaneOffersWhatItsKeysDo: after x x a pane offers o and m, and m
+// says it resumes the child (as the engine does with a message to an ended
+// child); a running pane's m is a plain message.
+func TestEndedPaneOffersWhatItsKeysDo(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	kids := namedPanes(h)
+	h.key(tea.KeyTab)
+	if !h.screenContains("m message •") {
+		t.Fatalf("a running pane does not offer m message:\n%s", ansi.Strip(h.m.View()))
+	}
+	h.typeText("x")
+	h.typeText("x")
+	await[childCancelledMsg](h)
+	h.events(agent.ChildFinished{Source: kids[0], Reason: agent.StopCancelled})
+	s := ansi.Strip(h.m.View())
+	hint := s[strings.LastIndex(strings.TrimRight(s, "\n"), "\n")+1:]
+	if !strings.Contains(hint, "o open full-screen • m message to resume") {
+		t.Errorf("the ended pane's hint %q does not say what m does", hint)
+	}
+	for _, gone := range []string{"p pause", "ctrl+b", "x cancel"} {
+		if strings.Contains(hint, gone) {
+			t.Errorf("the ended pane still offers %q: %q", gone, hint)
+		}
+	}
+}
+
 func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	h := newApprovalHarness(t, 100, 40)
 	kid := childSrc("c1", "call_task", "general-purpose", "write the fix")

@@ -125,7 +125,7 @@ func demoMainTurn(r scripted.Request) scripted.Turn {
 		})
 	case last.Role == "tool" && last.Name == toolname.Task && isLongPrompt(prompt):
 		text := "Here is what the explorers found:\n\n" + demoDigest(last.Content)
-		if strings.Contains(last.Content, "to the background") {
+		if stillWorking(last.Content) {
 			text += "\n\nThe ones in the background go on working; their reports will show here when they finish. Ask me anything meanwhile."
 		}
 		return scripted.Turn{Text: text + "\n\nAsk for " + LongPrompt + " again, or anything else for the quick tour."}
@@ -182,7 +182,9 @@ func demoDigest(result string) string {
 	for _, section := range strings.Split(result, "## ")[1:] {
 		head, body, _ := strings.Cut(section, "\n")
 		body = strings.TrimSpace(body)
-		if strings.Contains(body, "to the background") && strings.HasPrefix(body, "[") {
+		if bg, ended := backgroundNote(body); bg && ended != "" {
+			body = "moved to the background, then " + ended + "; its report follows"
+		} else if bg {
 			body = "still working, in the background"
 		}
 		lines := strings.Split(body, "\n")
@@ -195,6 +197,32 @@ func demoDigest(result string) string {
 		return "(the explorers reported nothing)"
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// backgroundNote reads a task result's section on a child in the
+// background: whether it is one, and how it ended if it has ended since
+// ("cancelled"), "" while it still works.
+func backgroundNote(body string) (bg bool, ended string) {
+	if !strings.HasPrefix(body, "[") || !strings.Contains(body, "to the background") {
+		return false, ""
+	}
+	const since = "has ended since ("
+	if _, rest, ok := strings.Cut(body, since); ok {
+		ended, _, _ = strings.Cut(rest, ")")
+	}
+	return true, ended
+}
+
+// stillWorking reports whether a task result names a child still working
+// in the background.
+func stillWorking(result string) bool {
+	for _, section := range strings.Split(result, "## ")[1:] {
+		_, body, _ := strings.Cut(section, "\n")
+		if bg, ended := backgroundNote(strings.TrimSpace(body)); bg && ended == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // sinceLastUser returns the user's last prompt and the messages after it.
