@@ -353,30 +353,23 @@ func walkVisibleFunc(ctx context.Context, root string, base *ignoreStack, emit f
 }
 
 // readDirWalkOrder reads dir's entries sorted for walkVisibleFunc: by name,
-// a directory's name followed by "/".
+// a directory's name followed by "/". os.ReadDir sorts by name, which is
+// the same order unless a directory's name is a prefix of a sibling's
+// ("a" and "a.go"), so that is checked before sorting again.
 func readDirWalkOrder(dir string) ([]os.DirEntry, error) {
-	f, err := os.Open(dir)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := f.ReadDir(-1)
-	_ = f.Close()
-	if err != nil {
-		return nil, err
+	inOrder := func(i int) bool {
+		a, b := entries[i-1], entries[i]
+		return !strings.HasPrefix(b.Name(), a.Name()) || compareWalkNames(a.Name(), a, b.Name(), b) < 0
 	}
-	// The names are taken out once: a comparison through the interface
-	// cost as much as the directory's read.
-	type named struct {
-		name string
-		e    os.DirEntry
-	}
-	byName := make([]named, len(entries))
-	for i, e := range entries {
-		byName[i] = named{e.Name(), e}
-	}
-	slices.SortFunc(byName, func(a, b named) int { return compareWalkNames(a.name, a.e, b.name, b.e) })
-	for i := range byName {
-		entries[i] = byName[i].e
+	for i := 1; i < len(entries); i++ {
+		if !inOrder(i) {
+			slices.SortFunc(entries, func(a, b os.DirEntry) int { return compareWalkNames(a.Name(), a, b.Name(), b) })
+			break
+		}
 	}
 	return entries, nil
 }
