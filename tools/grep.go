@@ -95,10 +95,6 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	if dir == "" {
 		dir = "."
 	}
-	jobs, err := t.jobs(ctx, dir, filter)
-	if err != nil {
-		return Errorf("%v", err)
-	}
 	stopAfter := t.maxMatches + 1
 	if mode != modeContent {
 		stopAfter = t.maxFiles + 1
@@ -106,48 +102,55 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 			stopAfter = 0 // counts are cheap to show in full up to the file cap
 		}
 	}
-	results := s.searchFiles(ctx, jobs, stopAfter, &t.scratch)
+	jobs, results, err := s.searchFiles(ctx, func(yield func(fileJob) bool) error {
+		return t.eachJob(ctx, dir, filter, yield)
+	}, stopAfter, &t.scratch)
+	if err != nil {
+		return Errorf("%v", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return Errorf("grep %s: %v", args.Pattern, err)
 	}
 	return t.render(args, mode, jobs, results, ResultBudget(ctx, t.maxBytes))
 }
 
-// jobs lists the files to search under dir (or dir itself when it is a
-// file), filtered by the glob.
-func (t *grepTool) jobs(ctx context.Context, dir string, filter *globFilter) ([]fileJob, error) {
+// eachJob calls yield with each file to search under dir (or dir itself
+// when it is a file), filtered by the glob, in the output's order, until
+// yield returns false. The files come as the workspace's walk finds them
+// (see Workspace.eachVisible), so the search starts before the walk ends.
+func (t *grepTool) eachJob(ctx context.Context, dir string, filter *globFilter, yield func(fileJob) bool) error {
 	abs, refused := t.env.resolveRead(t.Name(), dir)
 	if refused != nil {
-		return nil, errors.New(strings.TrimPrefix(refused.Content, "Error: grep: "))
+		return errors.New(strings.TrimPrefix(refused.Content, "Error: grep: "))
 	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("path not found: %s", dir)
+		return fmt.Errorf("path not found: %s", dir)
 	case err != nil:
-		return nil, fmt.Errorf("cannot search %s: %w", dir, err)
+		return fmt.Errorf("cannot search %s: %w", dir, err)
 	case !fi.IsDir():
 		// An explicitly named file is searched even if ignored.
-		return []fileJob{{abs: abs, display: t.env.WS.Rel(abs)}}, nil
+		yield(fileJob{abs: abs, display: t.env.WS.Rel(abs)})
+		return nil
 	}
-	v, err := t.env.WS.visibleUnder(ctx, abs)
-	if err != nil {
-		return nil, fmt.Errorf("cannot list files under %s: %w", dir, err)
-	}
-	jobs := make([]fileJob, 0, len(v.rels))
 	real, err := filepath.EvalSymlinks(abs)
 	rootIsReal := err == nil && real == filepath.Clean(abs)
-	for _, rel := range v.rels {
+	_, err = t.env.WS.eachVisible(ctx, abs, func(v *visible, rel string) bool {
 		if !filter.keep(rel, v.prefix) {
-			continue
+			return true
 		}
 		// Read rules hold for every file searched: a denied file, or a
 		// symlink leading where reads are not allowed, is not opened.
 		if p := v.abs(rel); t.env.readableFound(p, rootIsReal) {
-			jobs = append(jobs, fileJob{abs: p, display: v.display(t.env.WS, rel)})
+			return yield(fileJob{abs: p, display: v.display(t.env.WS, rel)})
 		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("cannot list files under %s: %w", dir, err)
 	}
-	return jobs, nil
+	return nil
 }
 
 // render turns results into the tool's output, applying the caps.

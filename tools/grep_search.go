@@ -277,36 +277,33 @@ const (
 	skippedUnreadable
 )
 
-// searchFiles searches jobs on a pool of GOMAXPROCS workers and returns the
-// results in job order. With stopAfter > 0 it stops starting new files once
-// the files before them, in order, hold that many matches (content mode) or
-// matching files (files mode): the output is cut there anyway.
-func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter int, pool *scratchPool) []fileResult {
-	results := make([]fileResult, len(jobs))
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+// searchFiles searches the files produce hands over, on a pool of
+// GOMAXPROCS workers, while produce goes on finding more, and returns the
+// jobs and their results in produce's order. With stopAfter > 0 it stops
+// taking new files once the files before them, in order, hold that many
+// matches (content mode) or matching files (files mode): the output is cut
+// there anyway. An error of produce comes back as it is.
+func (s *searcher) searchFiles(ctx context.Context, produce func(yield func(fileJob) bool) error, stopAfter int, pool *scratchPool) ([]fileJob, []fileResult, error) {
 	var (
-		next     atomic.Int64
+		jobs     []fileJob   // the producer's alone
+		batches  []*jobBatch // the producer's alone
+		batch    *jobBatch   // being filled
+		work     = make(chan *jobBatch, 16)
 		stop     atomic.Bool
-		mu       sync.Mutex
-		done     = make([]bool, len(jobs))
+		mu       sync.Mutex // guards found, frontier and hits
+		hits     []int      // stopAfter > 0: what each file adds to found; -1 until searched
 		frontier int
 		found    int
 	)
-	finish := func(i int) {
-		if stopAfter <= 0 {
-			return
-		}
+	finish := func(i int, res fileResult) {
 		mu.Lock()
 		defer mu.Unlock()
-		done[i] = true
-		for frontier < len(jobs) && done[frontier] {
-			if s.mode == modeFiles {
-				if results[frontier].matches > 0 {
-					found++
-				}
-			} else {
-				found += results[frontier].matches
-			}
+		hits[i] = res.matches
+		if s.mode == modeFiles {
+			hits[i] = min(res.matches, 1)
+		}
+		for frontier < len(hits) && hits[frontier] >= 0 {
+			found += hits[frontier]
 			frontier++
 		}
 		if found >= stopAfter {
@@ -314,27 +311,78 @@ func (s *searcher) searchFiles(ctx context.Context, jobs []fileJob, stopAfter in
 		}
 	}
 	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sc := pool.get()
-			defer pool.put(sc)
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) || stop.Load() || ctx.Err() != nil {
-					return
+	worker := func() {
+		defer wg.Done()
+		sc := pool.get()
+		defer pool.put(sc)
+		for b := range work {
+			for k, job := range b.jobs {
+				if stop.Load() || ctx.Err() != nil {
+					break // drain: the producer stops at its next file
 				}
-				var res fileResult
-				sc.buf, res = s.searchFile(jobs[i], sc.buf)
-				results[i] = res
-				finish(i)
+				sc.buf, b.results[k] = s.searchFile(job, sc.buf)
+				if stopAfter > 0 {
+					finish(b.first+k, b.results[k])
+				}
 			}
-		}()
+		}
 	}
+	workers, started := runtime.GOMAXPROCS(0), 0
+	send := func() {
+		if batch == nil {
+			return
+		}
+		batch.results = make([]fileResult, len(batch.jobs))
+		if stopAfter > 0 {
+			mu.Lock()
+			for range batch.jobs {
+				hits = append(hits, -1)
+			}
+			mu.Unlock()
+		}
+		if started < workers { // one worker per batch up to the pool's size
+			started++
+			wg.Add(1)
+			go worker()
+		}
+		batches = append(batches, batch)
+		work <- batch
+		batch = nil
+	}
+	err := produce(func(job fileJob) bool {
+		if stop.Load() || ctx.Err() != nil {
+			return false
+		}
+		if batch == nil {
+			batch = &jobBatch{first: len(jobs)}
+		}
+		jobs = append(jobs, job)
+		batch.jobs = append(batch.jobs, job)
+		// Small batches at first, so every worker starts at once.
+		if len(batch.jobs) >= min(jobBatchSize, len(batches)+1) {
+			send()
+		}
+		return true
+	})
+	send()
+	close(work)
 	wg.Wait()
-	return results
+	results := make([]fileResult, 0, len(jobs))
+	for _, b := range batches {
+		results = append(results, b.results...)
+	}
+	return jobs, results, err
 }
+
+// jobBatch is a run of consecutive files handed to one worker: a channel
+// hand-over per file cost more than the search of a small one.
+type jobBatch struct {
+	first   int // the index of jobs[0] among all files
+	jobs    []fileJob
+	results []fileResult
+}
+
+const jobBatchSize = 16
 
 // scratch is one worker's reusable memory: the file buffer.
 type scratch struct{ buf []byte }

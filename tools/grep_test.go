@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -281,5 +283,69 @@ func TestReadWholeGrowsBuffer(t *testing.T) {
 	}
 	if _, skip := readWhole(dir, nil); skip != skippedUnreadable {
 		t.Errorf("directory: skip=%v, want unreadable", skip)
+	}
+}
+
+// walkOrderTree has names that sort differently as bare names and as
+// paths: "a.go" < "a/x" < "a0" because '.' < '/' < '0', but "a" < "a.go".
+var walkOrderTree = map[string]string{
+	"a!": "hit\n", "a b/x": "hit\n", "a-b": "hit\n", "a.go": "hit\n", "a/x": "hit\n", "a/y/z": "hit\n",
+	"a/y.txt": "hit\n", "a0": "hit\n", "ab/x": "hit\n", "b": "hit\n", "b.d/c": "hit\n", "b.d.txt": "hit\n",
+}
+
+// TestWalkOrderIsSorted checks that the walk hands over its files in the
+// sorted order of their paths, which grep's output order relies on.
+func TestWalkOrderIsSorted(t *testing.T) {
+	root := t.TempDir()
+	mkTree(t, root, walkOrderTree)
+	got, err := walkVisible(context.Background(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSorted(got) || len(got) != len(walkOrderTree) {
+		t.Errorf("walk order %q, want the %d paths sorted", got, len(walkOrderTree))
+	}
+}
+
+// TestGrepStreamedMatchesListed checks that a grep searching as the walk
+// goes (no listing cached) gives what a grep over the cached listing gives,
+// in every mode and at the caps, and caches its complete walk.
+func TestGrepStreamedMatchesListed(t *testing.T) {
+	files := maps.Clone(walkOrderTree)
+	for i := range 40 {
+		files[fmt.Sprintf("d%d/f%02d.txt", i%3, i)] = strings.Repeat("hit here\n", i%4+1)
+	}
+	root := t.TempDir()
+	mkTree(t, root, files)
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callTool(t, NewGrep(&Env{WS: ws}), map[string]any{"pattern": "hit", "output_mode": "count"})
+	if ws.cache == nil || len(ws.cache.files) != len(files) {
+		t.Fatal("a complete walk of the root was not cached")
+	}
+	for _, args := range []map[string]any{
+		{"pattern": "hit"},
+		{"pattern": "hit", "output_mode": "count"},
+		{"pattern": "hit", "output_mode": "files_with_matches"},
+		{"pattern": "hit", "glob": "*.txt", "context": 1},
+	} {
+		for _, caps := range [][2]int{{1000, 1000}, {7, 5}} { // maxMatches, maxFiles
+			ws, err := NewWorkspace(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tool := &grepTool{env: &Env{WS: ws}, maxMatches: caps[0], maxBytes: 1 << 20, maxFiles: caps[1]}
+			streamed := callTool(t, tool, args)
+			ws.Invalidate()
+			if _, err := ws.Files(context.Background(), "."); err != nil { // caches the listing
+				t.Fatal(err)
+			}
+			listed := callTool(t, tool, args)
+			if streamed.Content != listed.Content || streamed.IsError {
+				t.Errorf("%v, caps %v: streamed\n%s\nlisted\n%s", args, caps, streamed.Content, listed.Content)
+			}
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"covey/internal/safefile"
@@ -286,12 +286,34 @@ func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 // exactly as in git.
 func walkVisible(ctx context.Context, root string, base *ignoreStack) ([]string, error) {
 	var out []string
+	err := walkVisibleFunc(ctx, root, base, func(rel string) bool {
+		out = append(out, rel)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// errWalkStopped ends a walk whose emit asked to stop.
+var errWalkStopped = errors.New("walk stopped")
+
+// walkVisibleFunc is walkVisible calling emit with each file as it is
+// found, already in the sorted order of the whole list, so a caller can
+// work on the first files while the walk goes on (grep searches as it
+// walks, as ripgrep does). The order comes from visiting each directory's
+// entries sorted by name with a "/" after a directory's name: that is
+// where the directory's files fall among its siblings in the sorted list
+// ("a.go" < "a/x" because '.' < '/'). emit returning false stops the walk
+// with errWalkStopped.
+func walkVisibleFunc(ctx context.Context, root string, base *ignoreStack, emit func(rel string) bool) error {
 	var walk func(dir, rel string, stack *ignoreStack) error
 	walk = func(dir, rel string, stack *ignoreStack) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := readDirWalkOrder(dir)
 		if err != nil {
 			if rel != "" && (errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)) {
 				return nil // unreadable or vanished subdirectory: skip it, as git does
@@ -318,18 +340,59 @@ func walkVisible(ctx context.Context, root string, base *ignoreStack) ([]string,
 				}
 				continue
 			}
-			out = append(out, child)
+			if !emit(child) {
+				return errWalkStopped
+			}
 		}
 		return nil
 	}
 	if base == nil {
 		base = &ignoreStack{}
 	}
-	if err := walk(root, "", base); err != nil {
+	return walk(root, "", base)
+}
+
+// readDirWalkOrder reads dir's entries sorted for walkVisibleFunc: by name,
+// a directory's name followed by "/". os.ReadDir sorts by name, which is
+// the same order unless a directory's name is a prefix of a sibling's
+// ("a" and "a.go"), so that is checked before sorting again.
+func readDirWalkOrder(dir string) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
 		return nil, err
 	}
-	sort.Strings(out)
-	return out, nil
+	inOrder := func(i int) bool {
+		a, b := entries[i-1], entries[i]
+		return !strings.HasPrefix(b.Name(), a.Name()) || compareWalkNames(a.Name(), a, b.Name(), b) < 0
+	}
+	for i := 1; i < len(entries); i++ {
+		if !inOrder(i) {
+			slices.SortFunc(entries, func(a, b os.DirEntry) int { return compareWalkNames(a.Name(), a, b.Name(), b) })
+			break
+		}
+	}
+	return entries, nil
+}
+
+// compareWalkNames compares the names a and b of entries ae and be as if
+// a directory's name ended in "/".
+func compareWalkNames(a string, ae os.DirEntry, b string, be os.DirEntry) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	// One name is a prefix of the other: compare the byte after it, "/"
+	// for a directory's name and nothing (lowest) for a file's.
+	next := func(s string, e os.DirEntry) int {
+		switch {
+		case len(s) > n:
+			return int(s[n])
+		case e.IsDir():
+			return '/'
+		}
+		return -1
+	}
+	return next(a, ae) - next(b, be)
 }
 
 // loadIgnoreFile parses dir's .gitignore when the directory listing shows
@@ -339,8 +402,8 @@ func walkVisible(ctx context.Context, root string, base *ignoreStack) ([]string,
 const maxIgnoreFile = 100 << 20
 
 func loadIgnoreFile(file, rel string, entries []os.DirEntry) []ignoreRule {
-	i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= ".gitignore" })
-	if i == len(entries) || entries[i].Name() != ".gitignore" || entries[i].IsDir() {
+	i := slices.IndexFunc(entries, func(e os.DirEntry) bool { return e.Name() == ".gitignore" })
+	if i < 0 || entries[i].IsDir() {
 		return nil
 	}
 	data, err := safefile.Read(file, maxIgnoreFile)

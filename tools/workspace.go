@@ -375,7 +375,7 @@ func (w *Workspace) visibleUnder(ctx context.Context, abs string) (*visible, err
 func (w *Workspace) listing(ctx context.Context) (*fileSet, error) {
 	for {
 		w.mu.Lock()
-		if c := w.cache; c != nil && c.gen == w.gen && w.now().Sub(c.at) < listingTTL && c.indexMod.Equal(indexModTime(c.gitDir)) {
+		if c := w.freshLocked(); c != nil {
 			w.mu.Unlock()
 			return c, nil
 		}
@@ -400,6 +400,81 @@ func (w *Workspace) listing(ctx context.Context) (*fileSet, error) {
 		}
 		return nil, call.err
 	}
+}
+
+// freshLocked is the cached listing when it may still be used, else nil.
+// w.mu is held.
+func (w *Workspace) freshLocked() *fileSet {
+	if c := w.cache; c != nil && c.gen == w.gen && w.now().Sub(c.at) < listingTTL && c.indexMod.Equal(indexModTime(c.gitDir)) {
+		return c
+	}
+	return nil
+}
+
+// eachVisible calls emit with the visible files under the absolute
+// directory abs, in the order of visibleUnder's rels, and returns the
+// visible set they belong to (for its abs and display; its rels may be
+// partial). Where visibleUnder would walk a directory that is not a git
+// repository (no listing cached), the files are handed over as the walk
+// finds them instead of after it, and a complete walk of the root is
+// cached as visibleUnder's would be. emit returning false stops early.
+func (w *Workspace) eachVisible(ctx context.Context, abs string, emit func(v *visible, rel string) bool) (*visible, error) {
+	root := ""
+	var gen uint64
+	if w.Contains(abs) {
+		if w.Rel(abs) == "." {
+			w.mu.Lock()
+			if w.freshLocked() == nil {
+				root, gen = w.Root, w.gen
+			}
+			w.mu.Unlock()
+		}
+	} else {
+		root = abs
+	}
+	if root != "" && findGitDir(root) == "" {
+		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+			return w.streamWalk(ctx, root, gen, emit)
+		}
+	}
+	v, err := w.visibleUnder(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range v.rels {
+		if !emit(v, rel) {
+			break
+		}
+	}
+	return v, nil
+}
+
+// streamWalk is eachVisible's walk of root, which is w.Root (listed at
+// generation gen) or a directory outside it.
+func (w *Workspace) streamWalk(ctx context.Context, root string, gen uint64, emit func(v *visible, rel string) bool) (*visible, error) {
+	start := w.now()
+	set := &fileSet{root: root, rootClean: root == filepath.Clean(root), at: start}
+	v := &visible{set: set}
+	err := walkVisibleFunc(ctx, root, nil, func(rel string) bool {
+		set.files = append(set.files, rel)
+		return emit(v, rel)
+	})
+	v.rels = set.files
+	if errors.Is(err, errWalkStopped) {
+		return v, nil
+	}
+	if err != nil {
+		return nil, err // as listFiles returns it
+	}
+	if root == w.Root {
+		w.mu.Lock()
+		if gen == w.gen {
+			set.gen = gen
+			w.cache = set
+		}
+		w.mu.Unlock()
+	}
+	return v, nil
 }
 
 // load runs one listing for listing's callers and caches its result.
