@@ -24,7 +24,6 @@ type approvals struct {
 	block *ApprovalBlock
 	pane  *SubagentBlock // the asking child's pane, marked as waiting
 	queue []*pendingApproval
-	focus bool // the shown request has the keyboard
 }
 
 // enqueueApproval shows p, or queues it behind the one shown, and watches
@@ -56,7 +55,7 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 		pane.SetWaiting(true)
 	}
 	m.tr.Insert(m.approvalPosition(p.req), b)
-	typing := !m.transcriptFocus && m.input.Value() != ""
+	typing := m.focus != focusTranscript && m.input.Value() != ""
 	if hadFocus || !typing {
 		m.focusApproval()
 	}
@@ -134,20 +133,20 @@ func (m *Model) focusApproval() {
 	if m.appr.block == nil {
 		return
 	}
-	m.appr.focus = true
+	m.focus = focusApproval
 	m.appr.block.SetActive(true)
-	m.transcriptFocus = false
 	m.tr.Blur()
 	m.input.Blur()
 }
 
 // focusInputFromApproval lets the user type while the request waits.
+// In a screen the screen takes them, unless a message to a child is being
+// typed there.
 func (m *Model) focusInputFromApproval() {
-	m.appr.focus = false
 	if m.appr.block != nil {
 		m.appr.block.SetActive(false)
 	}
-	m.input.Focus()
+	m.focusBack()
 }
 
 // handleApprovalKey answers or scrolls the shown request; handled is false
@@ -155,7 +154,7 @@ func (m *Model) focusInputFromApproval() {
 func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 	b := m.appr.block
 	if b == nil {
-		m.appr.focus = false
+		m.focusBack()
 		return nil, false
 	}
 	if b.FeedbackOpen() {
@@ -279,8 +278,8 @@ func (m *Model) closeCurrent() {
 	if m.appr.pane != nil {
 		m.appr.pane.SetWaiting(false)
 	}
-	hadFocus := m.appr.focus
-	m.appr.cur, m.appr.block, m.appr.pane, m.appr.focus = nil, nil, nil, false
+	hadFocus := m.focus == focusApproval
+	m.appr.cur, m.appr.block, m.appr.pane = nil, nil, nil
 	for len(m.appr.queue) > 0 {
 		p := m.appr.queue[0]
 		m.appr.queue = m.appr.queue[1:]
@@ -291,8 +290,8 @@ func (m *Model) closeCurrent() {
 		m.showApproval(p, hadFocus)
 		return
 	}
-	if hadFocus && !m.transcriptFocus {
-		m.input.Focus()
+	if hadFocus {
+		m.focusBack()
 	}
 }
 

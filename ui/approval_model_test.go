@@ -55,7 +55,7 @@ func TestApprovalLeavesADraftAlone(t *testing.T) {
 	h.typeText("now ")
 	got := h.ask(context.Background(), bashRequest("ls"))
 	h.deliver(1)
-	if h.m.appr.focus {
+	if h.m.focus == focusApproval {
 		t.Fatal("the request took the keyboard from a draft being typed")
 	}
 	h.typeText("yes")

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
 	"covey/agent"
 	"covey/ui/cells"
 )
@@ -36,6 +39,13 @@ type childView struct {
 	// shown queued at the end until their ChildMessage.
 	sent []sentNotice
 
+	// keys are the root's: the view takes the transcript's keys and the
+	// crew keys, as the conversation does.
+	keys *KeyMap
+	// back is the screen the view was opened from (the overview), nil
+	// when it was opened from the conversation.
+	back screen
+
 	width, height int
 	base          RenderContext
 	buf           strings.Builder
@@ -47,11 +57,13 @@ const childViewChrome = 2
 
 // newChildView builds pane's view from history, the logged events of the
 // child and its descendants.
-func newChildView(pane *SubagentBlock, history []loggedEvent, base RenderContext, cost CostFunc) *childView {
+// keys are the root's, back the screen it was opened from (nil: the
+// conversation).
+func newChildView(pane *SubagentBlock, history []loggedEvent, base RenderContext, cost CostFunc, keys *KeyMap, back screen) *childView {
 	tr := newTranscript(base)
 	rt := newRouter(tr)
 	rt.root, rt.cost, rt.mainModel = pane.AgentID(), cost, pane.Model()
-	v := &childView{pane: pane, tr: tr, rt: rt, base: base}
+	v := &childView{pane: pane, tr: tr, rt: rt, base: base, keys: keys, back: back}
 	v.files = NewFilesBlock(pane, "Changed files")
 	rt.trailer = v.files
 	for _, le := range history {
@@ -62,6 +74,7 @@ func newChildView(pane *SubagentBlock, history []loggedEvent, base RenderContext
 		v.ShowSent(m.text, true)
 	}
 	v.keepFilesLast()
+	v.tr.Bottom()
 	return v
 }
 
@@ -116,6 +129,39 @@ func (v *childView) ShowSent(text string, sent bool) {
 	v.tr.Append(n)
 	v.keepFilesLast()
 	v.tr.Bottom()
+}
+
+// ShowSentTo shows text sent to agentID as queued, or takes it back (sent
+// false): the child shown, or a pane of its own (a child of the child
+// shown). False when agentID is neither.
+func (v *childView) ShowSentTo(agentID, text string, sent bool) bool {
+	if agentID == v.pane.AgentID() {
+		v.ShowSent(text, sent)
+		return true
+	}
+	p := v.rt.children[agentID]
+	if p == nil {
+		return false
+	}
+	if sent {
+		p.MarkSent(text)
+	} else {
+		p.UnmarkSent(text)
+	}
+	v.tr.Touch(p)
+	return true
+}
+
+// AnyLive reports whether something in the view animates.
+func (v *childView) AnyLive() bool { return v.tr.AnyLive() }
+
+// MarkPausedWaits tells the view's own panes which paused children they
+// wait on (the child shown is a pane of the main router, marked there).
+func (v *childView) MarkPausedWaits() {
+	cw := v.rt.pausedWaits()
+	for _, b := range v.rt.order {
+		b.SetWaitingOn(pausedWaitText(cw[b]))
+	}
 }
 
 // dropSent takes away the queued notices whose text matches.
@@ -210,6 +256,63 @@ func (v *childView) Chosen() *SubagentBlock {
 		return b
 	}
 	return v.pane
+}
+
+// Title names the view on the view bar.
+func (v *childView) Title() string { return "subagent view" }
+
+// ShortHelp is the view bar's keys.
+func (v *childView) ShortHelp() []key.Binding {
+	k := v.keys
+	return []key.Binding{k.Back, k.ViewBack, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
+		k.LineUp, k.LineDown, k.FocusNext}
+}
+
+// FullHelp is the view's group of the full help: the crew keys on the
+// child shown; the transcript's keys follow in their own group.
+func (v *childView) FullHelp() [][]key.Binding {
+	k := v.keys
+	return [][]key.Binding{{k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild, k.ViewBack,
+		k.AddressCancel}}
+}
+
+// HasFocusable reports whether the view has a block tab can focus (a long
+// tool output, an answer's reasoning).
+func (v *childView) HasFocusable() bool { return v.tr.HasFocusable() }
+
+// BlockFocused reports whether a block of the view has the keys.
+func (v *childView) BlockFocused() bool { return v.tr.Focused() != nil }
+
+// Update scrolls the view and moves the focus through its blocks; esc
+// leaves a focused block, then the view. The crew keys on the child
+// chosen (Chosen) are the root's.
+func (v *childView) Update(k tea.KeyMsg) (action, tea.Cmd) {
+	tr, keys := v.tr, v.keys
+	switch {
+	case key.Matches(k, keys.Back):
+		tr.Blur()
+	case key.Matches(k, keys.ViewBack):
+		return actionBack{}, nil
+	case key.Matches(k, keys.FocusNext):
+		tr.MoveFocus(1)
+	case key.Matches(k, keys.FocusPrev):
+		tr.MoveFocus(-1)
+	case key.Matches(k, keys.Toggle):
+		tr.Toggle()
+	case key.Matches(k, keys.LineUp):
+		tr.ScrollBy(-1)
+	case key.Matches(k, keys.LineDown):
+		tr.ScrollBy(1)
+	case key.Matches(k, keys.PageUp):
+		tr.PageUp()
+	case key.Matches(k, keys.PageDown):
+		tr.PageDown()
+	case key.Matches(k, keys.Top):
+		tr.Top()
+	case key.Matches(k, keys.Bottom):
+		tr.Bottom()
+	}
+	return nil, nil
 }
 
 // SetSize sets the area the view fills.

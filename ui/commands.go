@@ -266,7 +266,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 	}
 	b.WriteString("Subagents\n")
-	b.WriteString("  " + escNote(m.keys) + "\n")
+	b.WriteString("  " + escNote(*m.keys) + "\n")
 	k := m.keys
 	fmt.Fprintf(&b, "  %s, %s, %s, %s, %s act on the focused pane, the crew overview's row (%s) or the subagent open full-screen\n",
 		keyName(k.ChildOpen), keyName(k.ChildMessage), keyName(k.ChildPause), keyName(k.CancelChild), keyName(k.ChildBackground), keyName(k.Crew))
@@ -319,7 +319,7 @@ func (m *Model) handleCleared() tea.Cmd {
 	m.clearing = false
 	m.tr.Clear()
 	m.rt.reset()
-	m.transcriptFocus = false
+	m.focus = focusInput
 	m.input.Focus()
 	if next, ok := m.input.Dequeue(); ok {
 		return m.startQueued(next)

@@ -24,9 +24,13 @@ import (
 // always as current as the transcript.
 type crewOverview struct {
 	styles *theme.Styles
-	keys   KeyMap
+	keys   *KeyMap // the root's: esc, the crew keys, paging
+	own    crewOverviewKeys
 	width  int
 	height int
+	// from is the pane focused when the overview was opened from the
+	// conversation (esc goes back to it); nil: the input.
+	from Block
 
 	rows     []*SubagentBlock // depth first, see router.tree
 	sel      *SubagentBlock   // kept across changes of rows
@@ -72,9 +76,63 @@ func newCrewLooks(st *theme.Styles) crewLooks {
 	}
 }
 
-func newCrewOverview(styles *theme.Styles, keys KeyMap) crewOverview {
-	return crewOverview{styles: styles, keys: keys, q: newCrewLooks(styles)}
+// crewOverviewKeys are the overview's own keys.
+type crewOverviewKeys struct {
+	Up, Down, Open key.Binding
 }
+
+func newCrewOverviewKeys() crewOverviewKeys {
+	return crewOverviewKeys{
+		Up:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous subagent")),
+		Down: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next subagent")),
+		Open: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+	}
+}
+
+func newCrewOverview(styles *theme.Styles, keys *KeyMap) *crewOverview {
+	return &crewOverview{styles: styles, keys: keys, own: newCrewOverviewKeys(), q: newCrewLooks(styles)}
+}
+
+// Title names the overview on the view bar.
+func (o *crewOverview) Title() string { return "crew overview" }
+
+// open is the Open binding, enabled when a child is selected.
+func (o *crewOverview) open() key.Binding {
+	b := o.own.Open
+	b.SetEnabled(o.sel != nil)
+	return b
+}
+
+// ShortHelp is the view bar's keys: esc first, then what acts on the
+// selection, then moving it.
+func (o *crewOverview) ShortHelp() []key.Binding {
+	k := o.keys
+	return []key.Binding{k.ViewBack, o.open(), k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
+		o.own.Up, o.own.Down}
+}
+
+// FullHelp is the overview's group of the full help.
+func (o *crewOverview) FullHelp() [][]key.Binding {
+	k := o.keys
+	return [][]key.Binding{{o.own.Up, o.own.Down, o.open(), k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
+		k.CancelChild, k.ViewBack, k.AddressCancel}}
+}
+
+// SetFrom remembers the pane focused when the overview was opened.
+func (o *crewOverview) SetFrom(b Block) { o.from = b }
+
+// TakeFrom is the pane the overview was opened from, forgotten.
+func (o *crewOverview) TakeFrom() Block {
+	b := o.from
+	o.from = nil
+	return b
+}
+
+// From is the pane the overview was opened from, or nil.
+func (o *crewOverview) From() Block { return o.from }
+
+// Chosen is the child the crew keys act on: the selection.
+func (o *crewOverview) Chosen() *SubagentBlock { return o.sel }
 
 // SetSize sets the area the overview fills.
 func (o *crewOverview) SetSize(width, height int) {
@@ -104,9 +162,9 @@ func (o *crewOverview) Select(b *SubagentBlock) {
 }
 
 // Selected is the selected child, or nil when there is none.
-func (o crewOverview) Selected() *SubagentBlock { return o.sel }
+func (o *crewOverview) Selected() *SubagentBlock { return o.sel }
 
-func (o crewOverview) index(b *SubagentBlock) int {
+func (o *crewOverview) index(b *SubagentBlock) int {
 	if b == nil {
 		return -1
 	}
@@ -118,19 +176,26 @@ func (o crewOverview) index(b *SubagentBlock) int {
 	return -1
 }
 
-// Update moves the selection with CrewUp and CrewDown (and Top, Bottom,
-// PageUp, PageDown); the actions on the selection are the root's.
-func (o crewOverview) Update(msg tea.Msg) (crewOverview, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok || len(o.rows) == 0 {
-		return o, nil
+// Update moves the selection with Up and Down (and Top, Bottom, PageUp,
+// PageDown), opens the selected child (enter) and goes back (esc); the
+// crew keys on the selection (o, m, p, ctrl+b, x) are the root's, since
+// they act on a focused pane too.
+func (o *crewOverview) Update(k tea.KeyMsg) (action, tea.Cmd) {
+	switch {
+	case key.Matches(k, o.keys.ViewBack):
+		return actionBack{}, nil
+	case key.Matches(k, o.own.Open) && o.sel != nil:
+		return actionOpenChild{child: o.sel}, nil
+	}
+	if len(o.rows) == 0 {
+		return nil, nil
 	}
 	i := max(o.index(o.sel), 0)
 	page := max(o.listHeight()-1, 1)
 	switch {
-	case key.Matches(k, o.keys.CrewUp):
+	case key.Matches(k, o.own.Up):
 		i--
-	case key.Matches(k, o.keys.CrewDown):
+	case key.Matches(k, o.own.Down):
 		i++
 	case key.Matches(k, o.keys.PageUp):
 		i -= page
@@ -141,11 +206,11 @@ func (o crewOverview) Update(msg tea.Msg) (crewOverview, tea.Cmd) {
 	case key.Matches(k, o.keys.Bottom):
 		i = len(o.rows) - 1
 	default:
-		return o, nil
+		return nil, nil
 	}
 	o.sel = o.rows[min(max(i, 0), len(o.rows)-1)]
 	o.scroll()
-	return o, nil
+	return nil, nil
 }
 
 // listHeight is how many rows fit under the title and the column names.

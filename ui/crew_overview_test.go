@@ -86,9 +86,9 @@ func crewRouter(t testing.TB) *router {
 	return r
 }
 
-func newTestOverview(t testing.TB, r *router, width, height int) crewOverview {
+func newTestOverview(t testing.TB, r *router, width, height int) *crewOverview {
 	st := &theme.New(theme.ModeDark, true, false).Styles
-	o := newCrewOverview(st, DefaultKeyMap())
+	o := newCrewOverview(st, defaultKeys())
 	o.SetSize(width, height)
 	o.SetRows(r.tree(), fixedNow, true)
 	return o
@@ -145,7 +145,7 @@ func TestCrewOverviewColumnsAt120(t *testing.T) {
 				r.find(tt.name).SetWaiting(true)
 			}
 			st := &theme.New(theme.ModeDark, true, false).Styles
-			o := newCrewOverview(st, DefaultKeyMap())
+			o := newCrewOverview(st, defaultKeys())
 			o.SetSize(120, 4)
 			o.SetRows(r.tree(), crewT0.Add(time.Minute), tt.priced)
 			view := ansi.Strip(o.View())
@@ -226,7 +226,7 @@ func TestCrewOverviewTreeAndStates(t *testing.T) {
 
 func TestCrewOverviewSelection(t *testing.T) {
 	o := newTestOverview(t, crewRouter(t), 100, 5) // three rows in view
-	press := func(k tea.KeyType) { o, _ = o.Update(tea.KeyMsg{Type: k}) }
+	press := func(k tea.KeyType) { o.Update(tea.KeyMsg{Type: k}) }
 	if o.Selected().Name() != "scout" {
 		t.Fatalf("first selection %q, want the first row", o.Selected().Name())
 	}
@@ -282,7 +282,7 @@ func BenchmarkCrewOverviewView(b *testing.B) {
 		r.route(agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 1000 * i, OutputTokens: 100 * i}})
 	}
 	st := &theme.New(theme.ModeDark, true, false).Styles
-	o := newCrewOverview(st, DefaultKeyMap())
+	o := newCrewOverview(st, defaultKeys())
 	o.SetSize(160, 110)
 	rows := r.tree()
 	if len(rows) != 100 {
@@ -322,7 +322,7 @@ func TestCrewOverviewTitleCounts(t *testing.T) {
 				}
 				r.route(agent.ChildState{Source: src, State: state})
 			}
-			o := newCrewOverview(&theme.New(theme.ModeDark, true, false).Styles, DefaultKeyMap())
+			o := newCrewOverview(&theme.New(theme.ModeDark, true, false).Styles, defaultKeys())
 			o.SetSize(120, 6)
 			o.SetRows(r.tree(), crewT0, false)
 			if got := strings.Split(ansi.Strip(o.View()), "\n")[0]; got != tt.want {

@@ -127,7 +127,7 @@ func TestSentMessageQueuedThenRead(t *testing.T) {
 	// The full-screen view shows it queued too.
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlG})
 	h.key(tea.KeyEnter)
-	if h.m.view != screenChild || h.m.cv.Pane() != pane {
+	if h.m.scr != screen(h.m.cv) || h.m.cv.Pane() != pane {
 		t.Fatal("enter did not open the child's view")
 	}
 	if !h.screenContains("✉ queued: focus on the api") {
@@ -217,7 +217,7 @@ func TestOverviewSelectedPausedRowIsNotTheSelection(t *testing.T) {
 	defer lipgloss.SetColorProfile(termenv.Ascii)
 	st := &theme.New(theme.ModeDark, true, false).Styles
 	rows := []*SubagentBlock{paneIn(t, "a", false, agent.ChildState{State: agent.StatePaused, Paused: true})}
-	o := newCrewOverview(st, DefaultKeyMap())
+	o := newCrewOverview(st, defaultKeys())
 	o.SetSize(100, 5)
 	o.SetRows(rows, fixedNow, false)
 	line := strings.Split(o.View(), "\n")[2]

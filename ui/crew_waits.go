@@ -43,11 +43,6 @@ func (m *Model) markPausedWaits() {
 		b.SetWaitingOn(pausedWaitText(waits[b]))
 	}
 	if m.cv != nil {
-		// The open view's own panes, and its child itself (a pane of
-		// the main router, marked above).
-		cw := m.cv.rt.pausedWaits()
-		for _, b := range m.cv.rt.order {
-			b.SetWaitingOn(pausedWaitText(cw[b]))
-		}
+		m.cv.MarkPausedWaits()
 	}
 }

@@ -152,7 +152,7 @@ func (m *Model) handleEditResult(msg editResultMsg) {
 		edited := msg.content
 		m.answer(permission.Verdict{Allowed: true, Content: &edited}, outcomeEdited, "")
 	}
-	if m.appr.block == b && m.appr.focus {
+	if m.appr.block == b && m.focus == focusApproval {
 		m.focusApproval() // the editor had the terminal; take the keys back
 	}
 }

@@ -125,7 +125,7 @@ func TestEditorFlow(t *testing.T) {
 			verdict := make(chan permission.Verdict, 1)
 			req := permission.Request{Tool: toolname.WriteFile, Path: "cmd/main.go", Content: proposed}
 			go func() { verdict <- ap.Ask(ctx, req) }()
-			waitFor(t, prog, func(m Model) bool { return m.appr.focus })
+			waitFor(t, prog, func(m Model) bool { return m.focus == focusApproval })
 			prog.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
 
 			if tt.pending {

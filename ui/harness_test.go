@@ -280,3 +280,9 @@ func toolStarted(src agent.Source, id, name, arg string) agent.ToolStarted {
 	return agent.ToolStarted{Source: src, CallID: id, Name: name, KeyArg: arg,
 		Args: []byte(fmt.Sprintf(`{"path":%q}`, arg))}
 }
+
+// defaultKeys is a fresh default KeyMap for a component under test.
+func defaultKeys() *KeyMap {
+	k := DefaultKeyMap()
+	return &k
+}

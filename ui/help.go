@@ -22,13 +22,14 @@ import (
 const helpSep = " • "
 
 // helpGroups are the enabled bindings in the order the help shows them:
-// FullHelp's groups (the focused context's first), then any enabled
-// binding of the KeyMap none of them names, so none is ever left out.
-func (k KeyMap) helpGroups() [][]key.Binding {
+// lead's groups (the focused screen's), FullHelp's groups (the focused
+// context's first), then any enabled binding of the KeyMap none of them
+// names, so none is ever left out.
+func (k KeyMap) helpGroups(lead [][]key.Binding) [][]key.Binding {
 	seen := map[string]bool{}
 	id := func(b key.Binding) string { return b.Help().Key + "\x00" + b.Help().Desc }
 	var groups [][]key.Binding
-	for _, col := range k.FullHelp() {
+	for _, col := range append(lead, k.FullHelp()...) {
 		var g []key.Binding
 		for _, b := range col {
 			if b.Enabled() && !seen[id(b)] {
@@ -96,10 +97,10 @@ func wrapItems(st *theme.Styles, items []string, width int) []string {
 }
 
 // fullHelpLines is every enabled key, each group starting a line, wrapped
-// to width.
-func (k KeyMap) fullHelpLines(st *theme.Styles, width int) []string {
+// to width; lead is the focused screen's groups.
+func (k KeyMap) fullHelpLines(st *theme.Styles, width int, lead [][]key.Binding) []string {
 	var lines []string
-	for _, g := range k.helpGroups() {
+	for _, g := range k.helpGroups(lead) {
 		items := make([]string, len(g))
 		for i, b := range g {
 			items[i] = helpItem(st, b)
@@ -202,23 +203,10 @@ func fitItems(st *theme.Styles, items []string, k KeyMap, width int) string {
 	return cells.Fit(b.String(), width)
 }
 
-// viewKeys are the enabled keys of the screen shown instead of the
-// conversation: the view bar lists them where the input stands, so a
-// view whose letters are keys does not look like a prompt.
-func (k KeyMap) viewKeys(v screen) []key.Binding {
-	var all []key.Binding
-	switch v {
-	case screenCrew:
-		all = []key.Binding{k.ViewBack, k.CrewOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
-			k.CrewUp, k.CrewDown}
-	case screenChild:
-		all = []key.Binding{k.Back, k.ViewBack, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
-			k.LineUp, k.LineDown, k.FocusNext}
-	case screenMCP:
-		all = []key.Binding{k.ViewBack, k.MCPReconnect, k.MCPTrust, k.MCPUp, k.MCPDown}
-	}
+// enabledKeys are the enabled ones of bs.
+func enabledKeys(bs []key.Binding) []key.Binding {
 	var out []key.Binding
-	for _, b := range all {
+	for _, b := range bs {
 		if b.Enabled() {
 			out = append(out, b)
 		}
@@ -226,25 +214,13 @@ func (k KeyMap) viewKeys(v screen) []key.Binding {
 	return out
 }
 
-// viewTitle names a screen on its view bar.
-func viewTitle(v screen) string {
-	switch v {
-	case screenCrew:
-		return "crew overview"
-	case screenChild:
-		return "subagent view"
-	case screenMCP:
-		return "MCP servers"
-	}
-	return ""
-}
-
 // viewBar is the line drawn where the input stands while a screen takes
-// the keys: its name and its keys.
-func (k KeyMap) viewBar(st *theme.Styles, v screen, width int) string {
-	lead := st.Help.Key.Render("▸ "+viewTitle(v)) + st.Help.Sep.Render(": ")
+// the keys: its name and its enabled keys, so a view whose letters are
+// keys does not look like a prompt.
+func (k KeyMap) viewBar(st *theme.Styles, scr screen, width int) string {
+	lead := st.Help.Key.Render("▸ "+scr.Title()) + st.Help.Sep.Render(": ")
 	var items []string
-	for _, b := range k.viewKeys(v) {
+	for _, b := range enabledKeys(scr.ShortHelp()) {
 		items = append(items, helpItem(st, b))
 	}
 	return cells.Fit(lead+fitItems(st, items, k, max(width-ansi.StringWidth(ansi.Strip(lead)), 1)), width)

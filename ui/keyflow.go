@@ -37,10 +37,6 @@ type keyFlow struct {
 	graceID  int
 	graceFor time.Duration
 	graceCmd tea.Cmd // the tick to start, taken by step
-
-	// crewFrom is the pane focused when the overview was opened; nil:
-	// it was opened from the input.
-	crewFrom Block
 }
 
 // graceMsg ends an approval's grace, unless a newer key restarted it.
@@ -85,7 +81,7 @@ func (m *Model) keyFlowFirst(k tea.KeyMsg) (tea.Cmd, bool) {
 			return nil, true // esc keeps it
 		}
 	}
-	if m.kx.grace && m.appr.focus && m.appr.block != nil {
+	if m.kx.grace && m.focus == focusApproval && m.appr.block != nil {
 		// A key in flight: the request waits until the typing stops.
 		return m.restartGrace(), true
 	}
@@ -189,36 +185,32 @@ func (m *Model) explainChildKey(k tea.KeyMsg, b *SubagentBlock) bool {
 // backTo names where esc goes back to from the current focus, for the
 // help's "esc back to …".
 func (m *Model) backTo() string {
-	switch m.view {
-	case screenChild:
-		if m.cv != nil && m.cv.tr.Focused() != nil {
+	switch s := m.scr.(type) {
+	case *childView:
+		switch {
+		case s.BlockFocused():
 			return "the view"
-		}
-		if m.cvFrom == screenCrew {
+		case s.back != nil && s.back == screen(m.ov):
 			return "the overview"
-		}
-		if m.cv != nil && m.tr.IndexOf(m.cv.Pane()) >= 0 {
+		case m.tr.IndexOf(s.Pane()) >= 0:
 			return "the pane"
 		}
-		return "the input"
-	case screenCrew:
-		if m.kx.crewFrom != nil && m.tr.IndexOf(m.kx.crewFrom) >= 0 {
+	case *crewOverview:
+		if from := s.From(); from != nil && m.tr.IndexOf(from) >= 0 {
 			return "the pane"
 		}
-		return "the input"
-	case screenMCP:
-		return "the input"
-	}
-	if m.transcriptFocus && m.appr.block != nil {
-		return "the request"
+	case nil:
+		if m.focus == focusTranscript && m.appr.block != nil {
+			return "the request"
+		}
 	}
 	return "the input"
 }
 
 // viewBarShown reports whether the view bar stands where the input does:
-// a screen has the keys and no message to a child is being typed.
+// the screen shown has the keys.
 func (m *Model) viewBarShown() bool {
-	return m.view != screenMain && m.addr == nil && !m.appr.focus
+	return m.focus == focusScreen
 }
 
 // inputHeight is the height of the input, or of the view bar in its

@@ -70,23 +70,16 @@ type KeyMap struct {
 	FocusApproval key.Binding
 
 	// Crew: a focused pane, the crew overview or a child's full-screen
-	// view (CancelChild above works in all three).
+	// view (CancelChild above works in all three). A screen's own keys
+	// are beside it (crewOverviewKeys, mcpPanelKeys); ViewBack leaves any
+	// screen.
 	ChildOpen       key.Binding
 	ChildMessage    key.Binding
 	ChildPause      key.Binding
 	ChildBackground key.Binding
-	CrewUp          key.Binding
-	CrewDown        key.Binding
-	CrewOpen        key.Binding
 	ViewBack        key.Binding
 	AddressCancel   key.Binding
 	Crew            key.Binding
-
-	// MCP: the /mcp screen.
-	MCPUp        key.Binding
-	MCPDown      key.Binding
-	MCPReconnect key.Binding
-	MCPTrust     key.Binding
 
 	// Global.
 	Cancel    key.Binding
@@ -155,17 +148,9 @@ func DefaultKeyMap() KeyMap {
 		ChildMessage:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "message")),
 		ChildPause:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume")),
 		ChildBackground: key.NewBinding(key.WithKeys("ctrl+b"), key.WithHelp("ctrl+b", "background")),
-		CrewUp:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous subagent")),
-		CrewDown:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next subagent")),
-		CrewOpen:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		ViewBack:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		AddressCancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop addressing the subagent")),
 		Crew:            key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "crew overview")),
-
-		MCPUp:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous server")),
-		MCPDown:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next server")),
-		MCPReconnect: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reconnect server")),
-		MCPTrust:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "trust project servers")),
 
 		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn")),
 		Quit:      key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "clear/quit")),
@@ -177,22 +162,21 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap: the keys that matter most right now,
 // the focused context's own first (the request's, the addressed input's,
-// the popup's, the chosen child's, a screen's), so a narrow hint line
-// cuts the general ones.
+// the popup's, the chosen child's), so a narrow hint line cuts the
+// general ones. A screen's own keys are on its view bar.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 		k.ApproveHunkToggle, k.ApproveAttemptNext, k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
 		k.AddressCancel, k.Send, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss,
-		k.CrewOpen, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
-		k.MCPReconnect, k.MCPTrust,
+		k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
 		k.Toggle, k.Back, k.ViewBack, k.FocusNext, k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Crew, k.Help,
 	}
 }
 
 // FullHelp implements help.KeyMap: every key, in groups, the focused
-// context's first. The help (help.go) shows the enabled ones and adds any
-// enabled binding no group names.
+// context's first. The help (help.go) shows the enabled ones, after the
+// focused screen's groups, and adds any enabled binding no group names.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
@@ -200,8 +184,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev, k.ApproveKeep,
 			k.ApproveHunkToggle, k.ApproveHunkNext, k.ApproveHunkPrev, k.ApproveAttemptNext, k.ApproveAttemptPrev,
 			k.FeedbackSend, k.FeedbackBack},
-		{k.CrewUp, k.CrewDown, k.CrewOpen, k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
-			k.CancelChild, k.ViewBack, k.AddressCancel, k.MCPUp, k.MCPDown, k.MCPReconnect, k.MCPTrust},
+		{k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild, k.ViewBack, k.AddressCancel},
 		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
@@ -211,42 +194,57 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // keyState is what decides which bindings apply.
 type keyState struct {
-	transcriptFocus bool // focus is on a block, not the input
-	inputEmpty      bool
-	completing      bool // the command popup is open
-	completingAt    bool // ... on an "@" word: enter completes, runs nothing
-	running         bool // a turn is running
-	childFocused    bool // the focused block is a running subagent pane
-	historyAtEdge   bool // the input has history to walk
-	pasted          bool // the input holds a collapsed paste
-	shell           bool // the input is a "!" shell command
-	approval        bool // a waiting request has the keyboard
-	approvalPending bool // a request waits for an answer
-	feedback        bool // the denial's reason is being typed
-	editable        bool // the waiting request is a write
-	oneSided        bool // its diff only adds or only removes: no layout to choose
-	wideDiff        bool // its diff is wider than the screen: it scrolls sideways
-	merge           bool // the waiting request is a child's worktree merge
-	hunks           bool // the waiting request's hunks can be chosen
-	trimmed         bool // some of its hunks (or files) are dropped
-	attempts        bool // the waiting request chooses among attempts
-	canGrant        bool // there is a policy to grant through
-	canCycle        bool // there is a policy whose mode can change
-	canRetry        bool // the last turn ended in an error
-
-	// Crew state: which screen shows, and what the chosen child (the
+	focus         focus
+	inputEmpty    bool
+	completing    bool // the command popup is open
+	completingAt  bool // ... on an "@" word: enter completes, runs nothing
+	running       bool // a turn is running
+	historyAtEdge bool // the input has history to walk
+	pasted        bool // the input holds a collapsed paste
+	shell         bool // the input is a "!" shell command
+	approval      approvalKeys
+	canGrant      bool // there is a policy to grant through
+	canCycle      bool // there is a policy whose mode can change
+	canRetry      bool // the last turn ended in an error
+	addressing    bool // the input is addressed to a child
+	// screen is the screen shown; child what the chosen child (the
 	// focused pane, the overview's selection or the child shown
 	// full-screen) allows.
-	view       screen
-	addressing bool // the input is addressed to a child
-	// mcpUntrusted: the /mcp screen lists project servers not trusted yet.
-	mcpUntrusted bool
-	child        childKeys
+	screen screenKeys
+	child  childKeys
 	// backTo is where esc goes back to ("the input", "the pane", ...).
 	backTo string
-	// childViewFocusable: the child shown full-screen has a block tab can
-	// focus (a long tool output, an answer's reasoning).
-	childViewFocusable bool
+}
+
+// approvalKeys is what the waiting request allows.
+type approvalKeys struct {
+	pending  bool // a request waits for an answer
+	feedback bool // the denial's reason is being typed
+	editable bool // the waiting request is a write
+	oneSided bool // its diff only adds or only removes: no layout to choose
+	wideDiff bool // its diff is wider than the screen: it scrolls sideways
+	merge    bool // the waiting request is a child's worktree merge
+	hunks    bool // the waiting request's hunks can be chosen
+	trimmed  bool // some of its hunks (or files) are dropped
+	attempts bool // the waiting request chooses among attempts
+}
+
+// approvalKeyState is what ab, the waiting request (nil: none), allows.
+func approvalKeyState(ab *ApprovalBlock) approvalKeys {
+	if ab == nil {
+		return approvalKeys{}
+	}
+	return approvalKeys{
+		pending:  true,
+		feedback: ab.FeedbackOpen(),
+		editable: ab.Editable(),
+		oneSided: ab.diff != nil && ab.diff.oneSided(),
+		wideDiff: ab.maxShift() > 0,
+		merge:    ab.IsMerge(),
+		hunks:    ab.ChoosesHunks(),
+		trimmed:  ab.trimmed(),
+		attempts: ab.IsPick(),
+	}
 }
 
 // childKeys is what the chosen child allows.
@@ -258,11 +256,25 @@ type childKeys struct {
 	shell      bool // a background shell: no pause
 }
 
-// apply enables exactly the bindings that make sense in s.
+// blockFocused reports whether a block has the keys: one of the
+// conversation, or one of the screen shown.
+func (s keyState) blockFocused() bool {
+	return s.focus == focusTranscript || (s.focus == focusScreen && s.screen.focused)
+}
+
+// apply enables exactly the bindings that make sense in s, context by
+// context.
 func (k *KeyMap) apply(s keyState) {
-	// In the overview and a child's view the keys go to the view, unless
-	// a message to a child is being typed.
-	inInput := !s.transcriptFocus && !s.approval && (s.view == screenMain || s.addressing)
+	k.applyInput(s)
+	k.applyTranscript(s)
+	k.applyCrew(s)
+	k.applyApproval(s)
+	k.applyGlobal(s)
+}
+
+// applyInput sets the input's and the completion popup's keys.
+func (k *KeyMap) applyInput(s keyState) {
+	inInput := s.focus == focusInput
 	k.Send.SetEnabled(inInput && !s.completing)
 	if s.shell {
 		k.Send.SetHelp(keyName(k.Send), "run command") // runs it here, sends nothing to the model
@@ -284,32 +296,43 @@ func (k *KeyMap) apply(s keyState) {
 	k.Dismiss.SetEnabled(inInput && s.completing)
 	k.CompletePrev.SetEnabled(inInput && s.completing)
 	k.CompleteNext.SetEnabled(inInput && s.completing)
+}
 
+// applyTranscript sets the keys that move through and scroll the
+// conversation (or the transcript of the screen shown).
+func (k *KeyMap) applyTranscript(s keyState) {
+	blocks := s.blockFocused()
+	inView := s.focus == focusScreen
 	// From the input, tab goes back to a waiting request first.
-	inView := s.view != screenMain && !s.approval && !s.addressing
-	noChildFocus := s.view == screenChild && !s.childViewFocusable
-	k.FocusNext.SetEnabled(!s.completing && !s.approval && !(inInput && s.approvalPending) &&
-		s.view != screenCrew && s.view != screenMCP && !s.addressing && !noChildFocus)
-	k.FocusPrev.SetEnabled(!s.completing && !s.approval && s.view != screenCrew && s.view != screenMCP && !s.addressing &&
-		!noChildFocus)
-	k.Toggle.SetEnabled(s.transcriptFocus)
+	tabs := !s.completing && !s.addressing &&
+		(s.focus == focusInput || s.focus == focusTranscript || (inView && s.screen.blocks && s.screen.focusable))
+	k.FocusNext.SetEnabled(tabs && !(s.focus == focusInput && s.approval.pending))
+	k.FocusPrev.SetEnabled(tabs)
+	k.Toggle.SetEnabled(blocks)
 	k.Back.SetHelp(keyName(k.Back), "back to "+s.backTo)
 	k.ViewBack.SetHelp(keyName(k.ViewBack), "back to "+s.backTo)
-	k.Back.SetEnabled(s.transcriptFocus)
-	k.LineUp.SetEnabled(s.transcriptFocus || (inView && s.view == screenChild))
-	k.LineDown.SetEnabled(s.transcriptFocus || (inView && s.view == screenChild))
+	k.Back.SetEnabled(blocks)
+	k.LineUp.SetEnabled(blocks || (inView && s.screen.blocks))
+	k.LineDown.SetEnabled(blocks || (inView && s.screen.blocks))
+	k.ToggleAll.SetEnabled(!s.screen.open && !s.addressing)
+	k.Top.SetEnabled(blocks || s.inputEmpty || inView)
+	k.Bottom.SetEnabled(blocks || s.inputEmpty || inView)
+	k.PageUp.SetEnabled(s.focus != focusApproval)
+	k.PageDown.SetEnabled(s.focus != focusApproval)
+}
 
-	// A child's keys apply to the focused pane, the overview's selection
-	// and the child shown full-screen, while no text is being typed.
-	onChild := !s.approval && !s.addressing && s.child.any &&
-		(s.transcriptFocus || s.view != screenMain)
+// applyCrew sets a child's keys: they apply to the focused pane, the
+// overview's selection and the child shown full-screen, while no text is
+// being typed.
+func (k *KeyMap) applyCrew(s keyState) {
+	onChild := s.child.any && (s.focus == focusTranscript || s.focus == focusScreen)
 	k.CancelChild.SetEnabled(onChild && s.child.running)
 	if s.child.shell {
 		k.CancelChild.SetHelp(keyName(k.CancelChild), "kill")
 	} else {
 		k.CancelChild.SetHelp(keyName(k.CancelChild), "cancel")
 	}
-	k.ChildOpen.SetEnabled(onChild && s.view != screenChild)
+	k.ChildOpen.SetEnabled(onChild && !s.screen.blocks)
 	k.ChildMessage.SetEnabled(onChild && s.child.canMessage)
 	// A message to an ended (finished, cancelled) child resumes it in
 	// the background: the hint says so, not just "message".
@@ -320,35 +343,47 @@ func (k *KeyMap) apply(s keyState) {
 	}
 	k.ChildPause.SetEnabled(onChild && s.child.running && !s.child.shell)
 	k.ChildBackground.SetEnabled(onChild && s.child.foreground)
-	inCrew := inView && s.view == screenCrew
-	k.CrewUp.SetEnabled(inCrew)
-	k.CrewDown.SetEnabled(inCrew)
-	k.CrewOpen.SetEnabled(inCrew && s.child.any)
-	k.ViewBack.SetEnabled(s.view != screenMain && !s.transcriptFocus && !s.approval && !s.addressing)
-	k.AddressCancel.SetEnabled(s.addressing && !s.approval)
-	k.Crew.SetEnabled(!s.approval && !s.feedback)
-	k.ToggleAll.SetEnabled(s.view == screenMain && !s.addressing)
-	inMCP := inView && s.view == screenMCP
-	k.MCPUp.SetEnabled(inMCP)
-	k.MCPDown.SetEnabled(inMCP)
-	k.MCPReconnect.SetEnabled(inMCP)
-	k.MCPTrust.SetEnabled(inMCP && s.mcpUntrusted)
+	k.ViewBack.SetEnabled(s.focus == focusScreen && !s.screen.focused)
+	k.AddressCancel.SetEnabled(s.addressing && s.focus != focusApproval)
+	k.Crew.SetEnabled(s.focus != focusApproval && !s.approval.feedback)
+}
 
-	k.Top.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)
-	k.Bottom.SetEnabled(s.transcriptFocus || s.inputEmpty || inView)
-
-	k.PageUp.SetEnabled(!s.approval)
-	k.PageDown.SetEnabled(!s.approval)
-
-	answering := s.approval && !s.feedback
+// applyApproval sets the waiting request's keys, and their words: a
+// merge is applied or discarded, not allowed or denied.
+func (k *KeyMap) applyApproval(s keyState) {
+	a := s.approval
+	answering := s.focus == focusApproval && !a.feedback
 	k.ApproveYes.SetEnabled(answering)
-	k.ApproveSession.SetEnabled(answering && s.canGrant && !s.merge && !s.trimmed) // a grant allows whole changes
+	k.ApproveSession.SetEnabled(answering && s.canGrant && !a.merge && !a.trimmed) // a grant allows whole changes
 	k.ApproveNo.SetEnabled(answering)
 	k.ApproveFeedback.SetEnabled(answering)
-	k.ApproveEdit.SetEnabled(answering && s.editable)
-	k.ApproveLayout.SetEnabled(answering && (s.editable || s.merge) && !s.oneSided)
-	// A merge is applied or discarded, not allowed or denied.
-	if s.merge {
+	k.ApproveLayout.SetEnabled(answering && (a.editable || a.merge) && !a.oneSided)
+	k.setApprovalWords(a)
+	k.ApproveEdit.SetEnabled(answering && a.editable && !a.trimmed)
+	k.ApproveHunkToggle.SetEnabled(answering && a.hunks)
+	k.ApproveHunkNext.SetEnabled(answering && a.hunks)
+	k.ApproveHunkPrev.SetEnabled(answering && a.hunks)
+	k.ApproveAttemptNext.SetEnabled(answering && a.attempts)
+	k.ApproveAttemptPrev.SetEnabled(answering && a.attempts)
+	k.ApproveFileToggle.SetEnabled(answering && a.merge)
+	k.ApproveFileNext.SetEnabled(answering && a.merge)
+	k.ApproveFilePrev.SetEnabled(answering && a.merge)
+	k.ApproveKeep.SetEnabled(answering && a.merge)
+	k.ApproveUp.SetEnabled(answering)
+	k.ApproveDown.SetEnabled(answering)
+	k.ApprovePageUp.SetEnabled(answering)
+	k.ApprovePageDown.SetEnabled(answering)
+	k.ApproveLeft.SetEnabled(answering && a.wideDiff)
+	k.ApproveRight.SetEnabled(answering && a.wideDiff)
+	k.ApproveToInput.SetEnabled(answering)
+	k.FeedbackSend.SetEnabled(s.focus == focusApproval && a.feedback)
+	k.FeedbackBack.SetEnabled(s.focus == focusApproval && a.feedback)
+	k.FocusApproval.SetEnabled((s.focus == focusInput || s.focus == focusScreen) && a.pending && !s.completing)
+}
+
+// setApprovalWords says what y, n, d and l do for the request a is.
+func (k *KeyMap) setApprovalWords(a approvalKeys) {
+	if a.merge {
 		k.ApproveYes.SetHelp("y", "apply chosen files")
 		k.ApproveNo.SetHelp("n", "discard")
 		k.ApproveFeedback.SetHelp("d", "discard with feedback")
@@ -357,7 +392,7 @@ func (k *KeyMap) apply(s keyState) {
 		k.ApproveNo.SetHelp("n", "deny")
 		k.ApproveFeedback.SetHelp("d", "deny with feedback")
 	}
-	if s.attempts {
+	if a.attempts {
 		k.ApproveYes.SetHelp("y", "apply this attempt")
 		k.ApproveNo.SetHelp("n", "apply none")
 		k.ApproveFeedback.SetHelp("d", "apply none, with feedback")
@@ -365,33 +400,17 @@ func (k *KeyMap) apply(s keyState) {
 	} else {
 		k.ApproveKeep.SetHelp("l", "keep for later")
 	}
-	if s.trimmed {
-		k.ApproveYes.SetHelp("y", map[bool]string{true: "apply the chosen", false: "allow the hunks taken"}[s.merge])
+	if a.trimmed {
+		k.ApproveYes.SetHelp("y", map[bool]string{true: "apply the chosen", false: "allow the hunks taken"}[a.merge])
 		k.ApproveFeedback.SetHelp("d", "take the chosen, with a note")
 	}
-	k.ApproveEdit.SetEnabled(answering && s.editable && !s.trimmed)
-	k.ApproveHunkToggle.SetEnabled(answering && s.hunks)
-	k.ApproveHunkNext.SetEnabled(answering && s.hunks)
-	k.ApproveHunkPrev.SetEnabled(answering && s.hunks)
-	k.ApproveAttemptNext.SetEnabled(answering && s.attempts)
-	k.ApproveAttemptPrev.SetEnabled(answering && s.attempts)
-	k.ApproveFileToggle.SetEnabled(answering && s.merge)
-	k.ApproveFileNext.SetEnabled(answering && s.merge)
-	k.ApproveFilePrev.SetEnabled(answering && s.merge)
-	k.ApproveKeep.SetEnabled(answering && s.merge)
-	k.ApproveUp.SetEnabled(answering)
-	k.ApproveDown.SetEnabled(answering)
-	k.ApprovePageUp.SetEnabled(answering)
-	k.ApprovePageDown.SetEnabled(answering)
-	k.ApproveLeft.SetEnabled(answering && s.wideDiff)
-	k.ApproveRight.SetEnabled(answering && s.wideDiff)
-	k.ApproveToInput.SetEnabled(answering)
-	k.FeedbackSend.SetEnabled(s.approval && s.feedback)
-	k.FeedbackBack.SetEnabled(s.approval && s.feedback)
-	k.FocusApproval.SetEnabled((inInput || inView) && s.approvalPending && !s.completing)
+}
 
-	k.Cancel.SetEnabled((inInput && s.view == screenMain && !s.addressing && s.running && !s.completing) || answering)
-	k.Help.SetEnabled(s.transcriptFocus || s.inputEmpty || answering)
-	k.CycleMode.SetEnabled(s.canCycle && !s.feedback)
-	k.Retry.SetEnabled(s.canRetry && !s.running && !s.feedback)
+// applyGlobal sets the keys that work from most places.
+func (k *KeyMap) applyGlobal(s keyState) {
+	answering := s.focus == focusApproval && !s.approval.feedback
+	k.Cancel.SetEnabled((s.focus == focusInput && !s.screen.open && !s.addressing && s.running && !s.completing) || answering)
+	k.Help.SetEnabled(s.blockFocused() || s.inputEmpty || answering)
+	k.CycleMode.SetEnabled(s.canCycle && !s.approval.feedback)
+	k.Retry.SetEnabled(s.canRetry && !s.running && !s.approval.feedback)
 }

@@ -200,7 +200,7 @@ func TestApprovalScrollsSideways(t *testing.T) {
 func TestApprovalSidewaysKeys(t *testing.T) {
 	for _, wide := range []bool{false, true} {
 		k := DefaultKeyMap()
-		k.apply(keyState{approval: true, approvalPending: true, editable: true, wideDiff: wide})
+		k.apply(keyState{focus: focusApproval, approval: approvalKeys{pending: true, editable: true, wideDiff: wide}})
 		listed := false
 		for _, col := range k.FullHelp() {
 			for _, b := range col {

@@ -32,21 +32,82 @@ const mcpStderrLines = 5
 
 // mcpPanel is the /mcp screen: every MCP server with its state, tool
 // count and, for a failed one, the reason and its last stderr lines. The
-// arrow keys move the selection; the root model reconnects the selected
-// server (r).
+// arrow keys move the selection; r reconnects the selected server, t
+// trusts the project's.
 type mcpPanel struct {
 	styles *theme.Styles
-	keys   KeyMap
+	keys   *KeyMap // the root's: esc
+	own    mcpPanelKeys
 	width  int
 	height int
 
+	engine  MCPEngine
 	servers []mcp.Status
 	sel     int
 	note    string // the outcome of the last action
 }
 
-func newMCPPanel(styles *theme.Styles, keys KeyMap) mcpPanel {
-	return mcpPanel{styles: styles, keys: keys}
+// mcpPanelKeys are the panel's own keys.
+type mcpPanelKeys struct {
+	Up, Down, Reconnect, Trust key.Binding
+}
+
+func newMCPPanelKeys() mcpPanelKeys {
+	return mcpPanelKeys{
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous server")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next server")),
+		Reconnect: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reconnect server")),
+		Trust:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "trust project servers")),
+	}
+}
+
+func newMCPPanel(styles *theme.Styles, keys *KeyMap) *mcpPanel {
+	return &mcpPanel{styles: styles, keys: keys, own: newMCPPanelKeys()}
+}
+
+// Open shows e's servers afresh, with no note.
+func (p *mcpPanel) Open(e MCPEngine) {
+	p.engine = e
+	p.SetServers(e.MCPServers())
+	p.note = ""
+}
+
+// Title names the panel on the view bar.
+func (p *mcpPanel) Title() string { return "MCP servers" }
+
+// trust is the Trust binding, enabled while a project server waits.
+func (p *mcpPanel) trust() key.Binding {
+	b := p.own.Trust
+	b.SetEnabled(p.hasUntrusted())
+	return b
+}
+
+// ShortHelp is the view bar's keys.
+func (p *mcpPanel) ShortHelp() []key.Binding {
+	return []key.Binding{p.keys.ViewBack, p.own.Reconnect, p.trust(), p.own.Up, p.own.Down}
+}
+
+// FullHelp is the panel's group of the full help.
+func (p *mcpPanel) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.keys.ViewBack, p.own.Up, p.own.Down, p.own.Reconnect, p.trust()}}
+}
+
+// Reconnected shows a reconnect's outcome.
+func (p *mcpPanel) Reconnected(name string, err error) {
+	if err != nil {
+		p.note = fmt.Sprintf("%s: %v", name, err)
+	} else {
+		p.note = "reconnecting " + name + " (the state above follows it)"
+	}
+}
+
+// Trusted shows the outcome of trusting the project's servers.
+func (p *mcpPanel) Trusted(err error) {
+	if err != nil {
+		p.note = err.Error()
+	} else {
+		p.note = "starting this project's servers; covey remembers that you trust them here"
+	}
 }
 
 // SetSize sets the area the panel fills.
@@ -67,26 +128,45 @@ func (p *mcpPanel) SetServers(ss []mcp.Status) {
 }
 
 // Selected is the selected server's name, "" when there is none.
-func (p mcpPanel) Selected() string {
+func (p *mcpPanel) Selected() string {
 	if p.sel < len(p.servers) {
 		return p.servers[p.sel].Name
 	}
 	return ""
 }
 
-// Update moves the selection.
-func (p mcpPanel) Update(msg tea.Msg) (mcpPanel, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok || len(p.servers) == 0 {
-		return p, nil
+// Update moves the selection, reconnects the selected server, trusts the
+// project's servers (in commands: the outcome comes back as
+// mcpReconnectedMsg or mcpTrustedMsg), and goes back on esc.
+func (p *mcpPanel) Update(k tea.KeyMsg) (action, tea.Cmd) {
+	switch {
+	case key.Matches(k, p.keys.ViewBack):
+		return actionBack{}, nil
+	case key.Matches(k, p.own.Reconnect):
+		name, e := p.Selected(), p.engine
+		if name == "" || e == nil {
+			return nil, nil
+		}
+		p.note = "reconnecting " + name + "…"
+		return nil, func() tea.Msg { return mcpReconnectedMsg{name: name, err: e.ReconnectMCP(name)} }
+	case key.Matches(k, p.own.Trust):
+		e := p.engine
+		if e == nil || !p.hasUntrusted() {
+			return nil, nil
+		}
+		p.note = "starting this project's servers (remembered for this folder)…"
+		return nil, func() tea.Msg { return mcpTrustedMsg{err: e.TrustProjectMCP()} }
+	}
+	if len(p.servers) == 0 {
+		return nil, nil
 	}
 	switch {
-	case key.Matches(k, p.keys.MCPUp):
+	case key.Matches(k, p.own.Up):
 		p.sel = max(p.sel-1, 0)
-	case key.Matches(k, p.keys.MCPDown):
+	case key.Matches(k, p.own.Down):
 		p.sel = min(p.sel+1, len(p.servers)-1)
 	}
-	return p, nil
+	return nil, nil
 }
 
 // stateText is a server's state in its colour, with its tool count.
@@ -182,12 +262,12 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 	if p.note != "" {
 		out = append(out, "", cells.Fit(st.Notice.Info.Render(p.note), w))
 	}
-	k := p.keys
-	hint := firstKey(k.MCPUp) + "/" + firstKey(k.MCPDown) + " select · " + keyName(k.MCPReconnect) + " reconnect"
+	k := p.own
+	hint := firstKey(k.Up) + "/" + firstKey(k.Down) + " select · " + keyName(k.Reconnect) + " reconnect"
 	if p.hasUntrusted() {
-		hint += " · " + keyName(k.MCPTrust) + " trust this project's servers"
+		hint += " · " + keyName(k.Trust) + " trust this project's servers"
 	}
-	hint += " · " + keyName(k.ViewBack) + " " + k.ViewBack.Help().Desc
+	hint += " · " + keyName(p.keys.ViewBack) + " " + p.keys.ViewBack.Help().Desc
 	out = append(out, "", cells.Fit(st.Crew.Header.Render(hint), w))
 	return out, selAt
 }
@@ -253,11 +333,8 @@ func (m *Model) cmdMCP(string) tea.Cmd {
 		m.notice(NoticeInfo, "no MCP servers in this session")
 		return nil
 	}
-	m.mp.SetServers(e.MCPServers())
-	m.mp.note = ""
-	m.view = screenMCP
-	m.input.Blur()
-	m.transcriptFocus = false
+	m.mp.Open(e)
+	m.openScreen(m.mp)
 	return nil
 }
 
@@ -270,7 +347,7 @@ func (m *Model) refreshMCP() {
 	}
 	ss := e.MCPServers()
 	m.status.SetMCP(mcpSummary(ss))
-	if m.view == screenMCP {
+	if m.scr == screen(m.mp) {
 		m.mp.SetServers(ss)
 	}
 }
@@ -305,48 +382,14 @@ func mcpSummary(ss []mcp.Status) string {
 	return out
 }
 
-// handleMCPKey handles a key on the /mcp screen.
-func (m *Model) handleMCPKey(k tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(k, m.keys.ViewBack):
-		m.closeView()
-		return nil
-	case key.Matches(k, m.keys.MCPReconnect):
-		name, e := m.mp.Selected(), m.mcpEngine()
-		if name == "" || e == nil {
-			return nil
-		}
-		m.mp.note = "reconnecting " + name + "…"
-		return func() tea.Msg { return mcpReconnectedMsg{name: name, err: e.ReconnectMCP(name)} }
-	case key.Matches(k, m.keys.MCPTrust):
-		e := m.mcpEngine()
-		if e == nil || !m.mp.hasUntrusted() {
-			return nil
-		}
-		m.mp.note = "starting this project's servers (remembered for this folder)…"
-		return func() tea.Msg { return mcpTrustedMsg{err: e.TrustProjectMCP()} }
-	}
-	var cmd tea.Cmd
-	m.mp, cmd = m.mp.Update(k)
-	return cmd
-}
-
 // handleMCPTrusted shows the outcome of trusting the project's servers.
 func (m *Model) handleMCPTrusted(msg mcpTrustedMsg) {
-	if msg.err != nil {
-		m.mp.note = msg.err.Error()
-	} else {
-		m.mp.note = "starting this project's servers; covey remembers that you trust them here"
-	}
+	m.mp.Trusted(msg.err)
 	m.refreshMCP()
 }
 
 // handleMCPReconnected shows a reconnect's outcome.
 func (m *Model) handleMCPReconnected(msg mcpReconnectedMsg) {
-	if msg.err != nil {
-		m.mp.note = fmt.Sprintf("%s: %v", msg.name, msg.err)
-	} else {
-		m.mp.note = "reconnecting " + msg.name + " (the state above follows it)"
-	}
+	m.mp.Reconnected(msg.name, msg.err)
 	m.refreshMCP()
 }

@@ -68,8 +68,8 @@ func TestMCPPanel(t *testing.T) {
 	h, eng := newMCPHarness(t)
 	h.typeText("/mcp")
 	h.key(tea.KeyEnter)
-	if h.m.view != screenMCP {
-		t.Fatalf("/mcp did not open the MCP screen (view %d)", h.m.view)
+	if h.m.scr != screen(h.m.mp) {
+		t.Fatalf("/mcp did not open the MCP screen (screen %T)", h.m.scr)
 	}
 	for _, want := range []string{
 		"MCP servers · 4 · 1 failed",
@@ -113,8 +113,8 @@ func TestMCPPanel(t *testing.T) {
 		t.Errorf("trust: %d calls\n%s", eng.trusted, strings.Join(h.screenLines(), "\n"))
 	}
 	h.key(tea.KeyEsc)
-	if h.m.view != screenMain {
-		t.Errorf("esc left the view at %d", h.m.view)
+	if h.m.scr != nil {
+		t.Errorf("esc left the screen %T", h.m.scr)
 	}
 }
 
@@ -145,8 +145,8 @@ func TestMCPWithoutServers(t *testing.T) {
 	h := newHarness(t, 100, 30)
 	h.typeText("/mcp")
 	h.key(tea.KeyEnter)
-	if h.m.view != screenMain || !h.screenContains("no MCP servers in this session") {
-		t.Errorf("view %d:\n%s", h.m.view, strings.Join(h.screenLines(), "\n"))
+	if h.m.scr != nil || !h.screenContains("no MCP servers in this session") {
+		t.Errorf("screen %T:\n%s", h.m.scr, strings.Join(h.screenLines(), "\n"))
 	}
 }
 

@@ -109,7 +109,7 @@ type Model struct {
 	// agentProblems are the agent files' problems, for /agents.
 	agentProblems []AgentFileProblems
 	styles        *theme.Styles
-	keys          KeyMap
+	keys          *KeyMap // shared with the screens, which match and list its bindings
 	help          help.Model
 	cmds          []command
 	skills        []SkillInfo
@@ -121,9 +121,9 @@ type Model struct {
 	comp   completion
 	status statusBar
 
-	width, height   int
-	transcriptFocus bool
-	fullHelp        bool
+	width, height int
+	focus         focus // where the keys go
+	fullHelp      bool
 
 	turn    *turn
 	turnSeq int
@@ -151,17 +151,17 @@ type Model struct {
 	// model without a pump sees this): that event is not shown again.
 	lateErr string
 
-	// Crew: the screen shown, the overview, the child shown full-screen
-	// (and the screen it was opened from), the child the input is
-	// addressed to, and whether a background result started the main
-	// agent's current turn.
-	view   screen
-	ov     crewOverview
-	cv     *childView
-	mp     mcpPanel // the /mcp screen
-	cvFrom screen
-	addr   *address
-	cost   CostFunc
+	// The screen shown in place of the conversation (nil: none), and the
+	// screens: the crew overview, the child shown full-screen (nil unless
+	// shown) and /mcp.
+	scr screen
+	ov  *crewOverview
+	cv  *childView
+	mp  *mcpPanel
+	// Crew: the child the input is addressed to, and whether a
+	// background result started the main agent's current turn.
+	addr *address
+	cost CostFunc
 	// worktrees manages isolated children's worktrees; nil outside git.
 	worktrees Worktrees
 	bgTurn    bool
@@ -250,13 +250,14 @@ func newModel(ctx context.Context, opts Options) Model {
 	keys := DefaultKeyMap()
 	ctx, cancel := context.WithCancel(ctx)
 	hintKeys := keys // the help text blocks show; never enabled or disabled
+	liveKeys := keys // the bindings enabled for the state (layout)
 	tr := newTranscript(RenderContext{Styles: styles, Markdown: markdown.NewRenderer(mdStyle, styles), Keys: &hintKeys})
 	m := Model{
 		engine:          opts.Engine,
 		agents:          opts.Agents,
 		agentProblems:   opts.AgentProblems,
 		styles:          styles,
-		keys:            keys,
+		keys:            &liveKeys,
 		help:            newHelp(styles),
 		cmds:            withCustom(defaultCommands(keys), opts.Commands),
 		skills:          opts.Skills,
@@ -276,8 +277,8 @@ func newModel(ctx context.Context, opts Options) Model {
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
 	m.comp.agents = agentEntries(opts.Agents)
-	m.ov = newCrewOverview(styles, keys)
-	m.mp = newMCPPanel(styles, keys)
+	m.ov = newCrewOverview(styles, m.keys)
+	m.mp = newMCPPanel(styles, m.keys)
 	m.cost = opts.Cost
 	m.worktrees = opts.Worktrees
 	m.hooks, m.notifier = opts.Hooks, opts.Notify
@@ -633,7 +634,7 @@ func (m *Model) notice(level NoticeLevel, text string) {
 }
 
 func (m *Model) needsTick() bool {
-	return m.status.running || m.tr.AnyLive() || (m.cv != nil && m.cv.tr.AnyLive())
+	return m.status.running || m.tr.AnyLive() || (m.cv != nil && m.cv.AnyLive())
 }
 
 // ensurePrewarm asks for a prewarm message when blocks near the view are
@@ -680,35 +681,22 @@ func (m *Model) layout() {
 	now := m.clock()
 	ab := m.appr.block
 	m.keyState = keyState{
-		transcriptFocus: m.transcriptFocus || (m.view == screenChild && m.cv != nil && m.cv.tr.Focused() != nil),
-		inputEmpty:      m.input.Value() == "",
-		completing:      m.popupOpen(),
-		completingAt:    m.popupOpen() && m.comp.lead == '@',
-		running:         m.turn != nil || m.bgTurn,
-		childFocused:    m.focusedRunningChild() != nil,
-		historyAtEdge:   m.input.HasHistory(),
-		pasted:          m.input.HasPastes(),
-		shell:           m.input.shell,
-		approval:        m.appr.focus,
-		approvalPending: ab != nil,
-		feedback:        ab != nil && ab.FeedbackOpen(),
-		editable:        ab != nil && ab.Editable(),
-		oneSided:        ab != nil && ab.diff != nil && ab.diff.oneSided(),
-		wideDiff:        ab != nil && ab.maxShift() > 0,
-		merge:           ab != nil && ab.IsMerge(),
-		hunks:           ab != nil && ab.ChoosesHunks(),
-		trimmed:         ab != nil && ab.trimmed(),
-		attempts:        ab != nil && ab.IsPick(),
-		canGrant:        m.perms != nil && (ab == nil || !permission.IsTrustQuestion(ab.Request().Tool)),
-		canCycle:        m.perms != nil,
-		canRetry:        m.lastFailed && m.engine != nil,
-		view:            m.view,
-		addressing:      m.addr != nil,
-		mcpUntrusted:    m.view == screenMCP && m.mp.hasUntrusted(),
-		child:           m.childKeyState(),
-		backTo:          m.backTo(),
-
-		childViewFocusable: m.view == screenChild && m.cv != nil && m.cv.tr.HasFocusable(),
+		focus:         m.focus,
+		inputEmpty:    m.input.Value() == "",
+		completing:    m.popupOpen(),
+		completingAt:  m.popupOpen() && m.comp.lead == '@',
+		running:       m.turn != nil || m.bgTurn,
+		historyAtEdge: m.input.HasHistory(),
+		pasted:        m.input.HasPastes(),
+		shell:         m.input.shell,
+		approval:      approvalKeyState(ab),
+		canGrant:      m.perms != nil && (ab == nil || !permission.IsTrustQuestion(ab.Request().Tool)),
+		canCycle:      m.perms != nil,
+		canRetry:      m.lastFailed && m.engine != nil,
+		addressing:    m.addr != nil,
+		screen:        m.screenKeyState(),
+		child:         m.childKeyState(),
+		backTo:        m.backTo(),
 	}
 	m.keys.apply(m.keyState)
 	m.keys.Help.SetHelp(keyName(m.keys.Help), m.helpKeyDesc())
@@ -731,23 +719,24 @@ func (m *Model) layout() {
 	}
 	m.tr.SetClock(now, m.frame)
 	m.tr.SetSize(m.width, trHeight)
-	switch m.view {
-	case screenCrew:
-		m.ov.SetSize(m.width, trHeight)
-		m.ov.SetRows(m.rt.tree(), now, m.cost != nil)
-	case screenChild:
+	if m.scr == nil {
+		return
+	}
+	if m.cv != nil {
 		m.cv.SetClock(now, m.frame)
 		m.cv.ShowApproval(m.viewApproval())
-		m.cv.SetSize(m.width, trHeight)
-	case screenMCP:
-		m.mp.SetSize(m.width, trHeight)
+	}
+	m.scr.SetSize(m.width, trHeight)
+	if m.scr == screen(m.ov) {
+		// The overview draws from the panes themselves.
+		m.ov.SetRows(m.rt.tree(), now, m.cost != nil)
 	}
 }
 
 // popupOpen reports whether the command popup shows: it belongs to the
 // input, so only while the input has the focus.
 func (m *Model) popupOpen() bool {
-	return m.comp.Open() && !m.transcriptFocus && !m.appr.focus
+	return m.comp.Open() && m.focus != focusTranscript && m.focus != focusApproval
 }
 
 func (m *Model) helpHeight() int {
@@ -770,7 +759,7 @@ func (m *Model) helpLines() []string {
 	if !m.fullHelp {
 		var skip []key.Binding
 		if m.viewBarShown() {
-			skip = m.keys.viewKeys(m.view)
+			skip = enabledKeys(m.scr.ShortHelp())
 		}
 		return []string{m.keys.shortHelpLine(m.styles, m.width, skip)}
 	}
@@ -794,14 +783,18 @@ func (m *Model) helpKeyDesc() string {
 }
 
 func (m *Model) helpPages() [][]string {
-	lines := m.keys.fullHelpLines(m.styles, m.width)
+	var lead [][]key.Binding
+	if m.focus == focusScreen {
+		lead = m.scr.FullHelp()
+	}
+	lines := m.keys.fullHelpLines(m.styles, m.width, lead)
 	if m.keys.Cancel.Enabled() {
-		for _, l := range cells.Wrap(escNote(m.keys), m.width) {
+		for _, l := range cells.Wrap(escNote(*m.keys), m.width) {
 			lines = append(lines, m.styles.Help.Desc.Render(l))
 		}
 	}
 	rows := m.height - m.inputHeight() - 1 - minTranscriptRows
-	return helpPages(m.styles, m.keys, lines, rows)
+	return helpPages(m.styles, *m.keys, lines, rows)
 }
 
 // helpView is the help line (or the full help), every line cut to the
@@ -815,17 +808,6 @@ func (m *Model) helpView() string {
 	return strings.Join(lines, "\n")
 }
 
-// focusedRunningChild is the focused pane when it is a running child.
-func (m *Model) focusedRunningChild() *SubagentBlock {
-	if !m.transcriptFocus {
-		return nil
-	}
-	if b, ok := m.tr.Focused().(*SubagentBlock); ok && b.Running() {
-		return b
-	}
-	return nil
-}
-
 // View draws the transcript, the command popup, the input, the status bar
 // and the help line.
 func (m Model) View() string { return m.render() }
@@ -835,14 +817,9 @@ func (m Model) View() string { return m.render() }
 // input, the whole Model for the help) on every frame, memo hit or not.
 func (m *Model) render() string {
 	var b strings.Builder
-	switch m.view {
-	case screenCrew:
-		b.WriteString(m.ov.View())
-	case screenChild:
-		b.WriteString(m.cv.View())
-	case screenMCP:
-		b.WriteString(m.mp.View())
-	default:
+	if m.scr != nil {
+		b.WriteString(m.scr.View())
+	} else {
 		b.WriteString(m.tr.View())
 	}
 	if m.popupOpen() {
@@ -853,7 +830,7 @@ func (m *Model) render() string {
 	if m.viewBarShown() {
 		b.WriteString(m.styles.Input.Border.Render(strings.Repeat("─", max(m.width, 0))))
 		b.WriteByte('\n')
-		b.WriteString(m.keys.viewBar(m.styles, m.view, m.width))
+		b.WriteString(m.keys.viewBar(m.styles, m.scr, m.width))
 	} else {
 		b.WriteString(m.memo.input.get(m.input.memoKey(), func() string { return m.input.View() }))
 	}

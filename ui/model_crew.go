@@ -15,17 +15,9 @@ import (
 // keys that act on a child (open, message, pause, background, cancel), the
 // input addressed to a child, and the crew commands (/crew, /diff, /cost).
 
-// screen is what fills the area above the input.
-type screen uint8
-
-const (
-	screenMain  screen = iota // the conversation
-	screenCrew                // the crew overview
-	screenChild               // one child full-screen
-	screenMCP                 // the MCP servers (/mcp)
-)
-
-// address is the child the input's next message goes to.
+// address is the child the input's next message goes to. It is the
+// input's target, not a focus: the input has the keys (focusInput), and
+// a waiting request may take them for a while and give them back.
 type address struct {
 	agentID, name string
 	draft         string // what the input held before, given back on esc
@@ -55,16 +47,13 @@ type childBackgroundedMsg struct {
 // overview's selection, or the child shown full-screen (or a pane focused
 // in its view).
 func (m *Model) chosenChild() *SubagentBlock {
-	switch m.view {
-	case screenCrew:
-		return m.ov.Selected()
-	case screenChild:
-		if m.cv != nil {
-			return m.cv.Chosen()
+	if m.scr != nil {
+		if c, ok := m.scr.(chooser); ok {
+			return c.Chosen()
 		}
 		return nil
 	}
-	if !m.transcriptFocus {
+	if m.focus != focusTranscript {
 		return nil
 	}
 	b, _ := m.tr.Focused().(*SubagentBlock)
@@ -94,7 +83,7 @@ func (m *Model) handleChildKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	switch {
-	case key.Matches(k, m.keys.ChildOpen), m.view == screenCrew && key.Matches(k, m.keys.CrewOpen):
+	case key.Matches(k, m.keys.ChildOpen):
 		return m.openChild(b), true
 	case key.Matches(k, m.keys.ChildMessage):
 		m.startAddress(b)
@@ -152,10 +141,10 @@ func (m *Model) startAddress(b *SubagentBlock) {
 	m.input.Reset()
 	m.input.SetTarget(b.Name())
 	m.comp.Filter("")
-	if m.view == screenMain {
-		m.transcriptFocus = false
+	if m.scr == nil {
 		m.tr.Blur()
 	}
+	m.focus = focusInput
 	m.input.Focus()
 }
 
@@ -174,19 +163,8 @@ func (m *Model) showSent(agentID, text string, sent bool) {
 		pane.UnmarkSent(text)
 	}
 	m.tr.Touch(pane)
-	if m.cv == nil {
-		return
-	}
-	if m.cv.Pane() == pane {
-		m.cv.ShowSent(text, sent)
-	} else if p := m.cv.rt.children[agentID]; p != nil {
-		// A pane of the open view's own (a child of the child shown).
-		if sent {
-			p.MarkSent(text)
-		} else {
-			p.UnmarkSent(text)
-		}
-		m.cv.tr.Touch(p)
+	if m.cv != nil {
+		m.cv.ShowSentTo(agentID, text, sent)
 	}
 }
 
@@ -203,8 +181,8 @@ func (m *Model) endAddress(restore bool) {
 	if restore {
 		m.input.SetValue(draft)
 	}
-	if m.view != screenMain {
-		m.input.Blur()
+	if m.scr != nil {
+		m.focusBack() // the screen takes the keys again
 	}
 }
 
@@ -235,125 +213,74 @@ func (m *Model) handleAddressKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // openChild shows b's whole transcript full-screen (a shell's: its
 // command and whole output); esc comes back here.
 func (m *Model) openChild(b *SubagentBlock) tea.Cmd {
-	if m.view != screenChild {
-		m.cvFrom = m.view
+	back := m.scr // the overview, or nil: the conversation
+	if m.cv != nil {
+		back = m.cv.back
 	}
-	m.cv = newChildView(b, m.rt.history(b), m.tr.Base(), m.cost)
-	m.view = screenChild
-	m.transcriptFocus = false
-	m.tr.Blur()
-	m.input.Blur()
-	m.cv.tr.Bottom()
+	m.cv = newChildView(b, m.rt.history(b), m.tr.Base(), m.cost, m.keys, back)
+	m.openScreen(m.cv)
 	if b.isShell() {
 		return m.fetchShellOutput(b.AgentID())
 	}
 	return nil
 }
 
-// openCrew shows the crew overview, with the chosen child selected.
+// openCrew shows the crew overview, with the chosen child selected;
+// opened from the conversation, it remembers the focused pane for esc.
 func (m *Model) openCrew() {
 	chosen := m.chosenChild()
-	if m.view == screenMain {
-		m.kx.crewFrom = nil
-		if m.transcriptFocus {
-			m.kx.crewFrom = m.tr.Focused()
+	if m.scr == nil {
+		var from Block
+		if m.focus == focusTranscript {
+			from = m.tr.Focused()
 		}
+		m.ov.SetFrom(from)
 	}
+	m.showCrew(chosen)
+}
+
+// showCrew shows the crew overview with sel (when not nil) selected.
+func (m *Model) showCrew(sel *SubagentBlock) {
 	m.cv = nil
-	m.view = screenCrew
-	m.transcriptFocus = false
-	m.tr.Blur()
-	m.input.Blur()
+	m.openScreen(m.ov)
 	m.ov.SetRows(m.rt.tree(), m.clock(), m.cost != nil)
-	if chosen != nil {
-		m.ov.Select(chosen)
+	if sel != nil {
+		m.ov.Select(sel)
 	}
 }
 
-// closeView goes back from the overview or a child's view to where the
-// user was.
-func (m *Model) closeView() {
-	switch {
-	case m.view == screenChild && m.cvFrom == screenCrew:
-		pane := m.cv.Pane()
+// closeScreen goes back from the screen shown to where the user was: a
+// child's view to the overview or the pane it was opened from, the
+// overview to the pane that had the focus, anything else to the input.
+func (m *Model) closeScreen() {
+	s := m.scr
+	m.scr = nil
+	switch s := s.(type) {
+	case *childView:
 		m.cv = nil
-		m.openCrew()
-		m.ov.Select(pane)
-		return
-	case m.view == screenChild:
-		pane := m.cv.Pane()
-		m.cv = nil
-		m.view = screenMain
-		if m.tr.IndexOf(pane) >= 0 {
-			m.transcriptFocus = true
-			m.input.Blur()
-			m.tr.SetFocus(pane)
+		pane := s.Pane()
+		if s.back != nil && s.back == screen(m.ov) {
+			m.showCrew(pane)
 			return
 		}
-	case m.view == screenCrew:
-		// Back to where the overview was opened from: the pane that
-		// had the focus, or the input.
-		from := m.kx.crewFrom
-		m.kx.crewFrom = nil
-		if from != nil && m.tr.IndexOf(from) >= 0 {
-			m.view = screenMain
-			m.transcriptFocus = true
-			m.input.Blur()
-			m.tr.SetFocus(from)
+		if m.tr.IndexOf(pane) >= 0 {
+			m.focusBlock(pane)
+			return
+		}
+	case *crewOverview:
+		if from := s.TakeFrom(); from != nil && m.tr.IndexOf(from) >= 0 {
+			m.focusBlock(from)
 			return
 		}
 	}
-	m.view = screenMain
 	m.focusInput()
 }
 
-// handleViewKey handles a key on the overview or a child's view.
-func (m *Model) handleViewKey(k tea.KeyMsg) tea.Cmd {
-	if m.view == screenMCP {
-		return m.handleMCPKey(k)
-	}
-	if cmd, ok := m.handleChildKey(k); ok {
-		return cmd
-	}
-	if m.view == screenCrew {
-		if key.Matches(k, m.keys.ViewBack) {
-			m.closeView()
-			return nil
-		}
-		var cmd tea.Cmd
-		m.ov, cmd = m.ov.Update(k)
-		return cmd
-	}
-	if m.cv == nil {
-		m.closeView()
-		return nil
-	}
-	tr := m.cv.tr
-	switch {
-	case key.Matches(k, m.keys.Back):
-		tr.Blur()
-	case key.Matches(k, m.keys.ViewBack):
-		m.closeView()
-	case key.Matches(k, m.keys.FocusNext):
-		tr.MoveFocus(1)
-	case key.Matches(k, m.keys.FocusPrev):
-		tr.MoveFocus(-1)
-	case key.Matches(k, m.keys.Toggle):
-		tr.Toggle()
-	case key.Matches(k, m.keys.LineUp):
-		tr.ScrollBy(-1)
-	case key.Matches(k, m.keys.LineDown):
-		tr.ScrollBy(1)
-	case key.Matches(k, m.keys.PageUp):
-		tr.PageUp()
-	case key.Matches(k, m.keys.PageDown):
-		tr.PageDown()
-	case key.Matches(k, m.keys.Top):
-		tr.Top()
-	case key.Matches(k, m.keys.Bottom):
-		tr.Bottom()
-	}
-	return nil
+// focusBlock gives the keys to b, a block of the conversation.
+func (m *Model) focusBlock(b Block) {
+	m.focus = focusTranscript
+	m.input.Blur()
+	m.tr.SetFocus(b)
 }
 
 // viewApproval is the waiting request when it comes from the child shown

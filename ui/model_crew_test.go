@@ -155,7 +155,7 @@ func TestCrewOverviewFromModel(t *testing.T) {
 		agent.ChildState{Source: kids[1], State: agent.StateRunning, Background: true},
 	)
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlG})
-	if h.m.view != screenCrew {
+	if h.m.scr != screen(h.m.ov) {
 		t.Fatal("ctrl+g did not open the overview")
 	}
 	s := ansi.Strip(h.m.View())
@@ -168,21 +168,21 @@ func TestCrewOverviewFromModel(t *testing.T) {
 	// overview with hunter still selected; esc again goes back.
 	h.key(tea.KeyUp)
 	h.key(tea.KeyEnter)
-	if h.m.view != screenChild || h.m.cv.Pane().Name() != "hunter" {
-		t.Fatalf("enter did not open hunter full-screen (view %d)", h.m.view)
+	if h.m.scr != screen(h.m.cv) || h.m.cv.Pane().Name() != "hunter" {
+		t.Fatalf("enter did not open hunter full-screen (screen %T)", h.m.scr)
 	}
 	h.key(tea.KeyEsc)
-	if h.m.view != screenCrew || h.m.ov.Selected().Name() != "hunter" {
+	if h.m.scr != screen(h.m.ov) || h.m.ov.Selected().Name() != "hunter" {
 		t.Fatalf("esc from the child view did not return to the overview on hunter")
 	}
 	h.key(tea.KeyEsc)
-	if h.m.view != screenMain {
+	if h.m.scr != nil {
 		t.Fatal("esc did not leave the overview")
 	}
 	// /crew opens it too.
 	h.typeText("/crew")
 	h.key(tea.KeyEnter)
-	if h.m.view != screenCrew {
+	if h.m.scr != screen(h.m.ov) {
 		t.Fatal("/crew did not open the overview")
 	}
 }
@@ -202,7 +202,7 @@ func TestCrewChildView(t *testing.T) {
 		t.Errorf("the pane header does not count the files:\n%s", ansi.Strip(h.m.View()))
 	}
 	h.send(runes("o"))
-	if h.m.view != screenChild {
+	if h.m.scr != screen(h.m.cv) {
 		t.Fatal("o did not open the child")
 	}
 	// Live events reach the open view; a message sent to it shows as a
@@ -213,7 +213,7 @@ func TestCrewChildView(t *testing.T) {
 	)
 	checkGolden(t, "100x30", ansi.Strip(h.m.View())+"\n")
 	h.key(tea.KeyEsc)
-	if h.m.view != screenMain || h.m.tr.Focused() != Block(h.m.rt.children["c3"]) {
+	if h.m.scr != nil || h.m.tr.Focused() != Block(h.m.rt.children["c3"]) {
 		t.Error("esc did not return to the focused pane")
 	}
 	// /diff shows the same files in the transcript.
@@ -432,7 +432,7 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	}
 	h.key(tea.KeyTab)
 	h.send(runes("o"))
-	if h.m.view != screenChild {
+	if h.m.scr != screen(h.m.cv) {
 		t.Fatal("o did not open the child")
 	}
 	req := writeRequest("fix.go", "package fix\n")
@@ -442,14 +442,14 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	if h.m.cv.appr == nil || h.m.cv.tr.IndexOf(h.m.cv.appr) < 0 {
 		t.Fatalf("the child's request is not shown in its view:\n%s", ansi.Strip(h.m.View()))
 	}
-	if !h.m.appr.focus {
+	if h.m.focus != focusApproval {
 		t.Fatal("the request did not take the keyboard in the child's view")
 	}
 	h.send(runes("y"))
 	if v := verdictOf(t, got); !v.Allowed {
 		t.Errorf("y in the child's view gave %+v, want allowed", v)
 	}
-	if h.m.view != screenChild {
+	if h.m.scr != screen(h.m.cv) {
 		t.Error("answering left the child's view")
 	}
 	if h.m.cv.appr != nil {
@@ -470,7 +470,7 @@ func TestCrewChildViewStreamsIntoOneAnswer(t *testing.T) {
 			h := newHarness(t, 100, 30)
 			d := namedPanes(h)[2]
 			h.send(runes("o"))
-			if h.m.view != screenChild {
+			if h.m.scr != screen(h.m.cv) {
 				t.Fatal("o did not open the child")
 			}
 			for _, c := range chunks {
@@ -513,7 +513,7 @@ func TestCrewChildViewSaysHowItEnded(t *testing.T) {
 			d := namedPanes(h)[2]
 			h.events(agent.TextDelta{Source: d, Text: "Working on it."})
 			h.send(runes("o"))
-			if h.m.view != screenChild {
+			if h.m.scr != screen(h.m.cv) {
 				t.Fatal("o did not open the child")
 			}
 			fin := tt.fin
@@ -574,7 +574,7 @@ func TestChildViewOffersTabOnlyWithSomethingToFocus(t *testing.T) {
 	kids := namedPanes(h)
 	h.events(agent.TextDelta{Source: kids[2], Text: "Looking.\n"})
 	h.send(runes("o"))
-	if h.m.view != screenChild {
+	if h.m.scr != screen(h.m.cv) {
 		t.Fatal("o did not open the child")
 	}
 	if help := helpText(t, h); strings.Contains(help, "tab focus next block") {

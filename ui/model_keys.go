@@ -24,7 +24,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) {
 	}
 }
 
-// handleKey routes a key: global keys first, then the focused part.
+// handleKey routes a key: global keys first, then to where the focus is.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if key.Matches(k, m.keys.Quit) {
 		return m.ctrlC()
@@ -34,41 +34,57 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if cmd, done := m.keyFlowFirst(k); done {
 		return cmd
 	}
-	if m.appr.focus {
+	if m.focus == focusApproval {
 		if cmd, handled := m.handleApprovalKey(k); handled {
 			return cmd
 		}
 	}
 	if key.Matches(k, m.keys.Crew) {
-		if m.view == screenCrew {
-			m.closeView()
+		if m.scr != nil && m.scr == screen(m.ov) {
+			m.closeScreen()
 		} else {
 			m.openCrew()
 		}
 		return nil
 	}
-	if m.addr != nil && !m.appr.focus {
+	switch {
+	case m.focus == focusScreen:
+		return m.handleScreenKey(k)
+	case m.focus == focusInput && m.addr != nil:
 		if cmd, ok := m.handleAddressKey(k); ok {
 			return cmd
 		}
-		if m.view != screenMain {
+		if m.scr != nil {
 			return m.handleInputKey(k)
 		}
 	}
-	if m.view != screenMain && !m.appr.focus {
-		switch {
-		case key.Matches(k, m.keys.CycleMode):
-			m.cycleMode()
-			return nil
-		case key.Matches(k, m.keys.Help):
-			m.toggleHelp()
-			return nil
-		case key.Matches(k, m.keys.FocusApproval):
-			m.focusApproval()
-			return nil
-		}
-		return m.handleViewKey(k)
+	return m.handleMainKey(k)
+}
+
+// handleScreenKey handles a key while the screen shown has the focus:
+// the few global keys, a crew key on the child it chooses, then the
+// screen's own.
+func (m *Model) handleScreenKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.CycleMode):
+		m.cycleMode()
+		return nil
+	case key.Matches(k, m.keys.Help):
+		m.toggleHelp()
+		return nil
+	case key.Matches(k, m.keys.FocusApproval):
+		m.focusApproval()
+		return nil
 	}
+	if cmd, ok := m.handleChildKey(k); ok {
+		return cmd
+	}
+	return m.updateScreen(k)
+}
+
+// handleMainKey handles a key on the conversation: the keys that work
+// from the input, a block and the request alike, then the focused one's.
+func (m *Model) handleMainKey(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.keys.CycleMode):
 		m.cycleMode()
@@ -94,10 +110,10 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.toggleHelp()
 		return nil
 	}
-	switch {
-	case m.appr.focus:
+	switch m.focus {
+	case focusApproval:
 		return nil // the approval's keys only: typing must not reach the input
-	case m.transcriptFocus:
+	case focusTranscript:
 		return m.handleTranscriptKey(k)
 	}
 	return m.handleInputKey(k)
@@ -177,7 +193,7 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 		return m.sendInput()
 	case key.Matches(k, m.keys.FocusNext), key.Matches(k, m.keys.FocusPrev):
 		if m.tr.MoveFocus(-1) {
-			m.transcriptFocus = true
+			m.focus = focusTranscript
 			m.input.Blur()
 		}
 		return nil
@@ -228,7 +244,7 @@ func (m *Model) handleTranscriptKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) focusInput() {
-	m.transcriptFocus = false
+	m.focus = focusInput
 	m.tr.Blur()
 	m.input.Focus()
 }

@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// This file holds what decides where a key goes: the one focus value, and
+// the screens that fill the area above the input in place of the
+// conversation (the crew overview, a child's full-screen view, /mcp).
+
+// focus is where the keys go. There is exactly one: the input (which may
+// be addressed to a child, see address), a block of the conversation, the
+// waiting request, or the screen shown.
+type focus uint8
+
+const (
+	focusInput      focus = iota // the input
+	focusTranscript              // a block of the conversation
+	focusApproval                // the waiting request
+	focusScreen                  // the screen shown (Model.scr)
+)
+
+// screen is a view that stands in for the conversation and takes the keys
+// while it has the focus. It owns its keys: Update matches them and says
+// what the root should do as an action (as crush's dialogs return an
+// Action), its help.KeyMap lists them for the view bar and the full help
+// (shared bindings it takes, such as esc, come from the root's KeyMap, so
+// they are enabled as they are everywhere), and Title names it on the view
+// bar. A new screen is one file: a type with these methods, a constructor
+// and the slash command or key that opens it with openScreen; esc comes
+// back to the input by itself (actionBack).
+type screen interface {
+	help.KeyMap
+	Title() string
+	Update(k tea.KeyMsg) (action, tea.Cmd)
+	View() string
+	SetSize(width, height int)
+}
+
+// action is what a screen's key asks of the root model; nil asks nothing.
+type action any
+
+// actionBack goes back one level: to the screen or the block the screen
+// was opened from, else to the input.
+type actionBack struct{}
+
+// actionOpenChild shows a child full-screen.
+type actionOpenChild struct{ child *SubagentBlock }
+
+// chooser is a screen that chooses a child the crew keys act on (o, m, p,
+// ctrl+b, x): the overview's selection, the child shown full-screen.
+type chooser interface {
+	Chosen() *SubagentBlock
+}
+
+// blockScreen is a screen that shows a transcript of blocks (a child's
+// view): it takes the transcript's keys (scrolling, tab to a block, esc
+// back from one).
+type blockScreen interface {
+	HasFocusable() bool
+	BlockFocused() bool
+}
+
+// screenKeys is what the keys need to know of the screen shown.
+type screenKeys struct {
+	open      bool // a screen stands in for the conversation
+	blocks    bool // it shows a child's transcript (blockScreen)
+	focusable bool // ... with a block tab can focus
+	focused   bool // ... and a block of it has the focus
+}
+
+// screenKeyState describes the screen shown for the KeyMap.
+func (m *Model) screenKeyState() screenKeys {
+	if m.scr == nil {
+		return screenKeys{}
+	}
+	s := screenKeys{open: true}
+	if b, ok := m.scr.(blockScreen); ok {
+		s.blocks, s.focusable, s.focused = true, b.HasFocusable(), b.BlockFocused()
+	}
+	return s
+}
+
+// openScreen shows s in place of the conversation and gives it the keys,
+// unless a message to a child is being typed: the input keeps them.
+func (m *Model) openScreen(s screen) {
+	m.scr = s
+	m.focus = focusScreen
+	if m.addr != nil {
+		m.focus = focusInput
+	}
+	m.tr.Blur()
+	m.input.Blur()
+}
+
+// runAction does what a screen's key asked.
+func (m *Model) runAction(a action) tea.Cmd {
+	switch a := a.(type) {
+	case actionBack:
+		m.closeScreen()
+	case actionOpenChild:
+		return m.openChild(a.child)
+	}
+	return nil
+}
+
+// updateScreen hands k to the screen shown and runs what it asks.
+func (m *Model) updateScreen(k tea.KeyMsg) tea.Cmd {
+	a, cmd := m.scr.Update(k)
+	return tea.Batch(cmd, m.runAction(a))
+}
+
+// focusBack gives the keys back after the request or the addressed input
+// had them: to the screen shown, unless a message to a child is being
+// typed there, else to the input.
+func (m *Model) focusBack() {
+	if m.scr != nil && m.addr == nil {
+		m.focus = focusScreen
+		m.input.Blur()
+		return
+	}
+	m.focus = focusInput
+	m.input.Focus()
+}
