@@ -109,7 +109,8 @@ func (m *Model) fetchShellOutput(id string) tea.Cmd {
 // refreshShellView asks again for the output of the shell shown
 // full-screen when it printed more.
 func (m *Model) refreshShellView(ev agent.Event) tea.Cmd {
-	if _, ok := ev.(agent.ShellOutput); !ok || m.cv == nil || m.cv.Pane().AgentID() != ev.From().AgentID {
+	cv := m.shownChild()
+	if _, ok := ev.(agent.ShellOutput); !ok || cv == nil || cv.Pane().AgentID() != ev.From().AgentID {
 		return nil
 	}
 	return m.fetchShellOutput(ev.From().AgentID)
@@ -117,13 +118,14 @@ func (m *Model) refreshShellView(ev agent.Event) tea.Cmd {
 
 // showShellOutput puts a shell's output into its open view.
 func (m *Model) showShellOutput(msg shellOutputMsg) {
-	if m.cv == nil || m.cv.Pane().AgentID() != msg.id {
+	cv := m.shownChild()
+	if cv == nil || cv.Pane().AgentID() != msg.id {
 		return
 	}
 	if msg.gone {
 		msg.out = "(its output is not kept: it ran in an earlier covey)"
 	}
-	m.cv.setShellOutput(msg.out, msg.cut)
+	cv.setShellOutput(msg.out, msg.cut)
 }
 
 // shellViewLines bounds the lines a shell's full-screen view draws: the

@@ -127,7 +127,7 @@ func TestSentMessageQueuedThenRead(t *testing.T) {
 	// The full-screen view shows it queued too.
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlG})
 	h.key(tea.KeyEnter)
-	if h.m.scr != screen(h.m.cv) || h.m.cv.Pane() != pane {
+	if h.m.shownChild() == nil || h.m.shownChild().Pane() != pane {
 		t.Fatal("enter did not open the child's view")
 	}
 	if !h.screenContains("✉ queued: focus on the api") {

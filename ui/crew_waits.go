@@ -42,7 +42,7 @@ func (m *Model) markPausedWaits() {
 	for _, b := range m.rt.order {
 		b.SetWaitingOn(pausedWaitText(waits[b]))
 	}
-	if m.cv != nil {
-		m.cv.MarkPausedWaits()
+	if cv := m.shownChild(); cv != nil {
+		cv.MarkPausedWaits()
 	}
 }

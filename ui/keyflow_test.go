@@ -108,7 +108,7 @@ func TestEscGoesBackWhereTheUserCameFrom(t *testing.T) {
 	}
 	// o then esc: the pane again; a letter after it is a key, not text.
 	h.typeText("o")
-	if h.m.scr != screen(h.m.cv) {
+	if h.m.shownChild() == nil {
 		t.Fatal("o did not open the pane")
 	}
 	h.key(tea.KeyEsc)

@@ -151,12 +151,11 @@ type Model struct {
 	// model without a pump sees this): that event is not shown again.
 	lateErr string
 
-	// The screen shown in place of the conversation (nil: none), and the
-	// screens: the crew overview, the child shown full-screen (nil unless
-	// shown) and /mcp.
+	// The screen shown in place of the conversation (nil: none; a child's
+	// view is made when shown, see shownChild), and the screens kept: the
+	// crew overview and /mcp.
 	scr screen
 	ov  *crewOverview
-	cv  *childView
 	mp  *mcpPanel
 	// Crew: the child the input is addressed to, and whether a
 	// background result started the main agent's current turn.
@@ -634,7 +633,8 @@ func (m *Model) notice(level NoticeLevel, text string) {
 }
 
 func (m *Model) needsTick() bool {
-	return m.status.running || m.tr.AnyLive() || (m.cv != nil && m.cv.AnyLive())
+	cv := m.shownChild()
+	return m.status.running || m.tr.AnyLive() || (cv != nil && cv.AnyLive())
 }
 
 // ensurePrewarm asks for a prewarm message when blocks near the view are
@@ -722,9 +722,9 @@ func (m *Model) layout() {
 	if m.scr == nil {
 		return
 	}
-	if m.cv != nil {
-		m.cv.SetClock(now, m.frame)
-		m.cv.ShowApproval(m.viewApproval())
+	if cv := m.shownChild(); cv != nil {
+		cv.SetClock(now, m.frame)
+		cv.ShowApproval(m.viewApproval())
 	}
 	m.scr.SetSize(m.width, trHeight)
 	if m.scr == screen(m.ov) {

@@ -163,8 +163,8 @@ func (m *Model) showSent(agentID, text string, sent bool) {
 		pane.UnmarkSent(text)
 	}
 	m.tr.Touch(pane)
-	if m.cv != nil {
-		m.cv.ShowSentTo(agentID, text, sent)
+	if cv := m.shownChild(); cv != nil {
+		cv.ShowSentTo(agentID, text, sent)
 	}
 }
 
@@ -214,11 +214,10 @@ func (m *Model) handleAddressKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // command and whole output); esc comes back here.
 func (m *Model) openChild(b *SubagentBlock) tea.Cmd {
 	back := m.scr // the overview, or nil: the conversation
-	if m.cv != nil {
-		back = m.cv.back
+	if cv := m.shownChild(); cv != nil {
+		back = cv.back
 	}
-	m.cv = newChildView(b, m.rt.history(b), m.tr.Base(), m.cost, m.keys, back)
-	m.openScreen(m.cv)
+	m.openScreen(newChildView(b, m.rt.history(b), m.tr.Base(), m.cost, m.keys, back))
 	if b.isShell() {
 		return m.fetchShellOutput(b.AgentID())
 	}
@@ -241,7 +240,6 @@ func (m *Model) openCrew() {
 
 // showCrew shows the crew overview with sel (when not nil) selected.
 func (m *Model) showCrew(sel *SubagentBlock) {
-	m.cv = nil
 	m.openScreen(m.ov)
 	m.ov.SetRows(m.rt.tree(), m.clock(), m.cost != nil)
 	if sel != nil {
@@ -257,7 +255,6 @@ func (m *Model) closeScreen() {
 	m.scr = nil
 	switch s := s.(type) {
 	case *childView:
-		m.cv = nil
 		pane := s.Pane()
 		if s.back != nil && s.back == screen(m.ov) {
 			m.showCrew(pane)
@@ -286,11 +283,12 @@ func (m *Model) focusBlock(b Block) {
 // viewApproval is the waiting request when it comes from the child shown
 // full-screen or one of its children, else nil.
 func (m *Model) viewApproval() *ApprovalBlock {
-	if m.cv == nil || m.appr.cur == nil || m.appr.block == nil {
+	cv := m.shownChild()
+	if cv == nil || m.appr.cur == nil || m.appr.block == nil {
 		return nil
 	}
 	p, ok := m.rt.children[m.appr.cur.req.AgentID]
-	if !ok || !m.rt.within(p, m.cv.Pane()) {
+	if !ok || !m.rt.within(p, cv.Pane()) {
 		return nil
 	}
 	return m.appr.block
@@ -299,11 +297,12 @@ func (m *Model) viewApproval() *ApprovalBlock {
 // routeToView hands a child's event to the open child's view when it
 // belongs there.
 func (m *Model) routeToView(ev agent.Event) {
-	if m.cv == nil || !ev.From().IsChild() {
+	cv := m.shownChild()
+	if cv == nil || !ev.From().IsChild() {
 		return
 	}
-	if p, ok := m.rt.children[ev.From().AgentID]; ok && m.rt.within(p, m.cv.Pane()) {
-		m.cv.Route(ev, m.rt.now)
+	if p, ok := m.rt.children[ev.From().AgentID]; ok && m.rt.within(p, cv.Pane()) {
+		cv.Route(ev, m.rt.now)
 	}
 }
 

@@ -168,7 +168,7 @@ func TestCrewOverviewFromModel(t *testing.T) {
 	// overview with hunter still selected; esc again goes back.
 	h.key(tea.KeyUp)
 	h.key(tea.KeyEnter)
-	if h.m.scr != screen(h.m.cv) || h.m.cv.Pane().Name() != "hunter" {
+	if h.m.shownChild() == nil || h.m.shownChild().Pane().Name() != "hunter" {
 		t.Fatalf("enter did not open hunter full-screen (screen %T)", h.m.scr)
 	}
 	h.key(tea.KeyEsc)
@@ -202,7 +202,7 @@ func TestCrewChildView(t *testing.T) {
 		t.Errorf("the pane header does not count the files:\n%s", ansi.Strip(h.m.View()))
 	}
 	h.send(runes("o"))
-	if h.m.scr != screen(h.m.cv) {
+	if h.m.shownChild() == nil {
 		t.Fatal("o did not open the child")
 	}
 	// Live events reach the open view; a message sent to it shows as a
@@ -432,14 +432,14 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	}
 	h.key(tea.KeyTab)
 	h.send(runes("o"))
-	if h.m.scr != screen(h.m.cv) {
+	if h.m.shownChild() == nil {
 		t.Fatal("o did not open the child")
 	}
 	req := writeRequest("fix.go", "package fix\n")
 	req.Agent, req.AgentID = "[general-purpose] write the fix", "c1"
 	got := h.ask(context.Background(), req)
 	h.deliver(1)
-	if h.m.cv.appr == nil || h.m.cv.tr.IndexOf(h.m.cv.appr) < 0 {
+	if h.m.shownChild().appr == nil || h.m.shownChild().tr.IndexOf(h.m.shownChild().appr) < 0 {
 		t.Fatalf("the child's request is not shown in its view:\n%s", ansi.Strip(h.m.View()))
 	}
 	if h.m.focus != focusApproval {
@@ -449,10 +449,10 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	if v := verdictOf(t, got); !v.Allowed {
 		t.Errorf("y in the child's view gave %+v, want allowed", v)
 	}
-	if h.m.scr != screen(h.m.cv) {
+	if h.m.shownChild() == nil {
 		t.Error("answering left the child's view")
 	}
-	if h.m.cv.appr != nil {
+	if h.m.shownChild().appr != nil {
 		t.Error("the answered request is still shown in the child's view")
 	}
 }
@@ -470,7 +470,7 @@ func TestCrewChildViewStreamsIntoOneAnswer(t *testing.T) {
 			h := newHarness(t, 100, 30)
 			d := namedPanes(h)[2]
 			h.send(runes("o"))
-			if h.m.scr != screen(h.m.cv) {
+			if h.m.shownChild() == nil {
 				t.Fatal("o did not open the child")
 			}
 			for _, c := range chunks {
@@ -481,7 +481,7 @@ func TestCrewChildViewStreamsIntoOneAnswer(t *testing.T) {
 				t.Errorf("the streamed answer is not one line %q:\n%s", want, ansi.Strip(h.m.View()))
 			}
 			answers := 0
-			for _, b := range h.m.cv.tr.Blocks() {
+			for _, b := range h.m.shownChild().tr.Blocks() {
 				if _, ok := b.(*AssistantBlock); ok {
 					answers++
 				}
@@ -513,14 +513,14 @@ func TestCrewChildViewSaysHowItEnded(t *testing.T) {
 			d := namedPanes(h)[2]
 			h.events(agent.TextDelta{Source: d, Text: "Working on it."})
 			h.send(runes("o"))
-			if h.m.scr != screen(h.m.cv) {
+			if h.m.shownChild() == nil {
 				t.Fatal("o did not open the child")
 			}
 			fin := tt.fin
 			fin.Source = d
 			h.events(fin)
 			var notices []string
-			for _, b := range h.m.cv.tr.Blocks() {
+			for _, b := range h.m.shownChild().tr.Blocks() {
 				if n, ok := b.(*NoticeBlock); ok {
 					notices = append(notices, n.text)
 				}
@@ -574,7 +574,7 @@ func TestChildViewOffersTabOnlyWithSomethingToFocus(t *testing.T) {
 	kids := namedPanes(h)
 	h.events(agent.TextDelta{Source: kids[2], Text: "Looking.\n"})
 	h.send(runes("o"))
-	if h.m.scr != screen(h.m.cv) {
+	if h.m.shownChild() == nil {
 		t.Fatal("o did not open the child")
 	}
 	if help := helpText(t, h); strings.Contains(help, "tab focus next block") {

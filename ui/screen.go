@@ -123,3 +123,10 @@ func (m *Model) focusBack() {
 	m.focus = focusInput
 	m.input.Focus()
 }
+
+// shownChild is the child's full-screen view when it is the screen
+// shown, else nil.
+func (m *Model) shownChild() *childView {
+	cv, _ := m.scr.(*childView)
+	return cv
+}
