@@ -267,7 +267,7 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 	if p.hasUntrusted() {
 		hint += " · " + keyName(k.Trust) + " trust this project's servers"
 	}
-	hint += " · " + keyName(p.keys.ViewBack) + " " + p.keys.ViewBack.Help().Desc
+	hint += " · " + keyName(p.keys.ViewBack) + " back" // the view bar says where to
 	out = append(out, "", cells.Fit(st.Crew.Header.Render(hint), w))
 	return out, selAt
 }
