@@ -286,7 +286,11 @@ func (v *childView) BlockFocused() bool { return v.tr.Focused() != nil }
 // Update scrolls the view and moves the focus through its blocks; esc
 // leaves a focused block, then the view. The crew keys on the child
 // chosen (Chosen) are the root's.
-func (v *childView) Update(k tea.KeyMsg) (action, tea.Cmd) {
+func (v *childView) Update(msg tea.Msg) (action, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil, nil
+	}
 	tr, keys := v.tr, v.keys
 	switch {
 	case key.Matches(k, keys.Back):

@@ -180,7 +180,11 @@ func (o *crewOverview) index(b *SubagentBlock) int {
 // PageDown), opens the selected child (enter) and goes back (esc); the
 // crew keys on the selection (o, m, p, ctrl+b, x) are the root's, since
 // they act on a focused pane too.
-func (o *crewOverview) Update(k tea.KeyMsg) (action, tea.Cmd) {
+func (o *crewOverview) Update(msg tea.Msg) (action, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil, nil
+	}
 	switch {
 	case key.Matches(k, o.keys.ViewBack):
 		return actionBack{}, nil

@@ -138,7 +138,11 @@ func (p *mcpPanel) Selected() string {
 // Update moves the selection, reconnects the selected server, trusts the
 // project's servers (in commands: the outcome comes back as
 // mcpReconnectedMsg or mcpTrustedMsg), and goes back on esc.
-func (p *mcpPanel) Update(k tea.KeyMsg) (action, tea.Cmd) {
+func (p *mcpPanel) Update(msg tea.Msg) (action, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil, nil
+	}
 	switch {
 	case key.Matches(k, p.keys.ViewBack):
 		return actionBack{}, nil

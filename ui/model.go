@@ -461,7 +461,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if cmd, ok := m.updateInputExtras(msg); ok {
 			return cmd
 		}
-		return m.updateApproval(msg)
+		return tea.Batch(m.updateApproval(msg), m.updateScreen(msg))
 	}
 	return nil
 }

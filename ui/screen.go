@@ -27,13 +27,15 @@ const (
 // Action), its help.KeyMap lists them for the view bar and the full help
 // (shared bindings it takes, such as esc, come from the root's KeyMap, so
 // they are enabled as they are everywhere), and Title names it on the view
-// bar. A new screen is one file: a type with these methods, a constructor
-// and the slash command or key that opens it with openScreen; esc comes
-// back to the input by itself (actionBack).
+// bar. Update also gets the messages the root does not know, so the
+// results of the commands a screen starts (a list it asked for) come back
+// to it while it is shown. A new screen is one file: a type with these
+// methods, a constructor and the slash command or key that opens it with
+// openScreen; esc comes back to the input by itself (actionBack).
 type screen interface {
 	help.KeyMap
 	Title() string
-	Update(k tea.KeyMsg) (action, tea.Cmd)
+	Update(msg tea.Msg) (action, tea.Cmd)
 	View() string
 	SetSize(width, height int)
 }
@@ -105,9 +107,13 @@ func (m *Model) runAction(a action) tea.Cmd {
 	return nil
 }
 
-// updateScreen hands k to the screen shown and runs what it asks.
-func (m *Model) updateScreen(k tea.KeyMsg) tea.Cmd {
-	a, cmd := m.scr.Update(k)
+// updateScreen hands msg to the screen shown, if any, and runs what it
+// asks.
+func (m *Model) updateScreen(msg tea.Msg) tea.Cmd {
+	if m.scr == nil {
+		return nil
+	}
+	a, cmd := m.scr.Update(msg)
 	return tea.Batch(cmd, m.runAction(a))
 }
 
