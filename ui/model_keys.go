@@ -65,14 +65,10 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 // the few global keys, a crew key on the child it chooses, then the
 // screen's own.
 func (m *Model) handleScreenKey(k tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(k, m.keys.CycleMode):
-		m.cycleMode()
+	if m.handleEverywhereKey(k) {
 		return nil
-	case key.Matches(k, m.keys.Help):
-		m.toggleHelp()
-		return nil
-	case key.Matches(k, m.keys.FocusApproval):
+	}
+	if key.Matches(k, m.keys.FocusApproval) {
 		m.focusApproval()
 		return nil
 	}
@@ -85,10 +81,10 @@ func (m *Model) handleScreenKey(k tea.KeyMsg) tea.Cmd {
 // handleMainKey handles a key on the conversation: the keys that work
 // from the input, a block and the request alike, then the focused one's.
 func (m *Model) handleMainKey(k tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(k, m.keys.CycleMode):
-		m.cycleMode()
+	if m.handleEverywhereKey(k) {
 		return nil
+	}
+	switch {
 	case key.Matches(k, m.keys.Retry):
 		return m.retry()
 	case key.Matches(k, m.keys.ToggleAll):
@@ -106,9 +102,6 @@ func (m *Model) handleMainKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Bottom):
 		m.tr.Bottom()
 		return nil
-	case key.Matches(k, m.keys.Help):
-		m.toggleHelp()
-		return nil
 	}
 	switch m.focus {
 	case focusApproval:
@@ -117,6 +110,21 @@ func (m *Model) handleMainKey(k tea.KeyMsg) tea.Cmd {
 		return m.handleTranscriptKey(k)
 	}
 	return m.handleInputKey(k)
+}
+
+// handleEverywhereKey runs the keys that work wherever the focus is
+// (but on a request, which answers or lets them through first): the
+// permission mode and the help. False when k is neither.
+func (m *Model) handleEverywhereKey(k tea.KeyMsg) bool {
+	switch {
+	case key.Matches(k, m.keys.CycleMode):
+		m.cycleMode()
+	case key.Matches(k, m.keys.Help):
+		m.toggleHelp()
+	default:
+		return false
+	}
+	return true
 }
 
 // ctrlC clears a draft; on an empty input it asks for a second press,
