@@ -153,6 +153,24 @@ func (c *completion) wantsFiles(now time.Time) bool {
 	return c.lead == '@' && c.files.stale(now)
 }
 
+// ListingFiles marks a listing of the workspace's files on its way, so
+// the next keys do not ask again.
+func (c *completion) ListingFiles() { c.files.loading = true }
+
+// SetFiles takes a listing of the workspace's files made at now; a
+// failed one (err) keeps the old listing, or none, until it is stale.
+func (c *completion) SetFiles(files []string, err error, now time.Time) {
+	if err != nil {
+		c.files.loading = false
+		c.files.at = now
+		return
+	}
+	c.files = newPathIndex(files, now)
+}
+
+// SetAgents sets the agent types an "@" completes.
+func (c *completion) SetAgents(agents []command) { c.agents = agents }
+
 // Complete is the input's text with the selected entry in place of the
 // word being completed, and whether that entry was a path.
 func (c completion) Complete(value string) (string, command) {

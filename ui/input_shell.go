@@ -70,7 +70,7 @@ func (m *Model) listFilesIfWanted() tea.Cmd {
 	if !ok || !m.comp.wantsFiles(m.clock()) {
 		return nil
 	}
-	m.comp.files.loading = true
+	m.comp.ListingFiles()
 	return listFiles(m.ctx, lister)
 }
 
@@ -79,14 +79,10 @@ func (m *Model) listFilesIfWanted() tea.Cmd {
 func (m *Model) updateInputExtras(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case filesListedMsg:
-		if msg.err != nil {
-			// Completion goes on with the old listing, or none.
-			m.comp.files.loading = false
-			m.comp.files.at = m.clock()
-			return nil, true
+		m.comp.SetFiles(msg.files, msg.err, m.clock())
+		if msg.err == nil {
+			m.comp.Filter(m.input.Value())
 		}
-		m.comp.files = newPathIndex(msg.files, m.clock())
-		m.comp.Filter(m.input.Value())
 		return nil, true
 	}
 	return nil, false

@@ -275,7 +275,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		kx:              keyFlow{graceFor: opts.ApprovalGrace},
 	}
 	m.comp = newCompletion(m.cmds, keys, styles)
-	m.comp.agents = agentEntries(opts.Agents)
+	m.comp.SetAgents(agentEntries(opts.Agents))
 	m.ov = newCrewOverview(styles, m.keys)
 	m.mp = newMCPPanel(styles, m.keys)
 	m.cost = opts.Cost
