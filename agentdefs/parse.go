@@ -443,26 +443,21 @@ type toolList struct {
 	spawn []string   // from Agent(a, b); nil means any type
 }
 
-// tools decodes a tool list, written as a YAML list or Claude's comma (or
-// blank) separated string, and maps each name to covey's. An omitted or "*"
-// value means no allowlist (nil); a present but empty value or an empty
-// list means no tools, as in Claude Code. For an allowlist (allow), entries
-// with a pattern become rules scoped to the agent; tools covey lacks are
-// named in one warning, and a list left empty by them is an error, since
-// an agent its author gave tools would otherwise run with none.
-func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, error) {
-	var refs []toolRef
+// toolRefs reads the entries of a tool list. A value that decides the
+// list by itself returns it as decided: "*" (no allowlist), or an empty
+// value (no tools in an allowlist, nothing denied in a denylist).
+func (p *fileParser) toolRefs(key string, v *yaml.Node, allow bool) (refs []toolRef, decided *toolList, err error) {
 	switch v.Kind {
 	case yaml.ScalarNode:
 		s := strings.TrimSpace(v.Value)
 		if s == "*" {
-			return toolList{}, nil
+			return nil, &toolList{}, nil
 		}
 		if v.Tag == "!!null" || s == "" {
 			if !allow {
-				return toolList{}, nil
+				return nil, &toolList{}, nil
 			}
-			return toolList{names: []string{}}, nil
+			return nil, &toolList{names: []string{}}, nil
 		}
 		for _, s := range splitToolString(v.Value) {
 			refs = append(refs, toolRef{raw: s, line: p.line(v)})
@@ -471,17 +466,35 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 		for _, item := range v.Content {
 			item = resolve(item)
 			if item == nil || item.Kind != yaml.ScalarNode {
-				return toolList{}, p.fail(item, "every entry of %s must be a tool name", key)
+				return nil, nil, p.fail(item, "every entry of %s must be a tool name", key)
 			}
 			if strings.TrimSpace(item.Value) == "*" {
-				return toolList{}, nil
+				return nil, &toolList{}, nil
 			}
 			for _, s := range splitToolString(item.Value) {
 				refs = append(refs, toolRef{raw: s, line: p.line(item)})
 			}
 		}
 	default:
-		return toolList{}, p.fail(v, "%s must be a list of tool names or a comma-separated string, but it is %s", key, kindName(v))
+		return nil, nil, p.fail(v, "%s must be a list of tool names or a comma-separated string, but it is %s", key, kindName(v))
+	}
+	return refs, nil, nil
+}
+
+// tools decodes a tool list, written as a YAML list or Claude's comma (or
+// blank) separated string, and maps each name to covey's. An omitted or "*"
+// value means no allowlist (nil); a present but empty value or an empty
+// list means no tools, as in Claude Code. For an allowlist (allow), entries
+// with a pattern become rules scoped to the agent; tools covey lacks are
+// named in one warning, and a list left empty by them is an error, since
+// an agent its author gave tools would otherwise run with none.
+func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, error) {
+	refs, decided, err := p.toolRefs(key, v, allow)
+	if err != nil || decided != nil {
+		if decided == nil {
+			decided = &toolList{}
+		}
+		return *decided, err
 	}
 	out := toolList{names: []string{}}
 	var unknown []string

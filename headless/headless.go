@@ -180,14 +180,7 @@ func (o *headlessOutput) event(e agent.Event) {
 			o.mainTurns += ev.Turns
 		}
 	case agent.ChildState:
-		for i := range o.children {
-			if o.children[i].AgentID == src.AgentID && ev.Background {
-				o.children[i].Background = true
-			}
-		}
-		if ev.Detail != "" && src.AgentType != agent.ShellType { // a shell's end has its own line
-			o.progress("[%s] %s: %s", src.AgentType, childLabel(src), ev.Detail)
-		}
+		o.childState(src, ev)
 	case agent.BackgroundResult:
 		o.progress("← %s (%s) finished in the background: %s", ev.Name, ev.ChildID, ev.Status)
 	case agent.ChildMessage:
@@ -205,61 +198,13 @@ func (o *headlessOutput) event(e agent.Event) {
 		o.addFiles(src.AgentID, paths...)
 		o.progress("[%s] %s changed %s", src.AgentType, childLabel(src), strings.Join(paths, ", "))
 	case agent.ToolFinished:
-		if src.IsChild() {
-			if !ev.Result.IsError && (ev.Name == toolname.WriteFile || ev.Name == toolname.EditFile) {
-				o.addFiles(src.AgentID, ev.KeyArg)
-			}
-			o.tools[src.AgentID]++
-			if time.Since(o.lastLine[src.AgentID]) >= liveLineEvery {
-				o.lastLine[src.AgentID] = time.Now()
-				o.progress("[%s] %s … %s, %s", src.AgentType, src.Description, toolCount(o.tools[src.AgentID]), seconds(time.Since(o.started[src.AgentID])))
-			}
-			return
-		}
-		for i := range o.calls {
-			if o.calls[i].ID == ev.CallID {
-				o.calls[i].IsError, o.calls[i].Summary, o.calls[i].DurationMS = ev.Result.IsError, ev.Result.Summary, ev.Duration.Milliseconds()
-			}
-		}
-		mark := "✓"
-		if ev.Result.IsError {
-			mark = "✗"
-		}
-		o.progress("%s %s %s (%s) %s", mark, ev.Name, ev.KeyArg, seconds(ev.Duration), ev.Result.Summary)
+		o.toolFinished(src, ev)
 	case agent.ChildStarted:
-		o.children = append(o.children, childRecord{AgentID: src.AgentID, Name: src.Name, Background: ev.Background, Type: src.AgentType, Description: src.Description,
-			Attempt: ev.Attempt, Attempts: ev.Attempts})
-		o.lastLine[src.AgentID], o.started[src.AgentID] = time.Now(), time.Now()
-		if src.AgentType == agent.ShellType {
-			o.progress("[shell] %s … started: %s", src.Name, src.Description)
-			return
-		}
-		o.progress("[%s] %s … started (%s)", src.AgentType, src.Description, ev.Model)
+		o.childStarted(src, ev)
 	case agent.ChildFinished:
-		for i := range o.children {
-			if o.children[i].AgentID == src.AgentID {
-				c := &o.children[i]
-				c.Reason, c.Error, c.ToolCalls, c.ElapsedMS, c.Usage = ev.Reason, ev.Error, ev.ToolCalls, ev.Elapsed.Milliseconds(), ev.Usage
-			}
-		}
-		if src.AgentType == agent.ShellType {
-			o.progress("[shell] %s: %s (%s)", src.Name, ev.Summary, seconds(ev.Elapsed))
-			return
-		}
-		word := map[string]string{agent.StopOK: "done", agent.StopMaxTurns: "cut short (max turns)", agent.StopTimeout: "timed out"}[ev.Reason]
-		if word == "" {
-			word = ev.Reason
-		}
-		o.progress("[%s] %s: %s (%s, %s, %s tokens)", src.AgentType, src.Description, word, toolCount(ev.ToolCalls), seconds(ev.Elapsed), agent.FormatTokens(ev.Usage.Total()))
+		o.childFinished(src, ev)
 	case agent.WorktreeResult:
-		for i := range o.children {
-			if o.children[i].AgentID == src.AgentID {
-				o.children[i].Worktree = &ev
-			}
-		}
-		// Always on stderr, whatever the format: a kept change must not
-		// go unnoticed.
-		fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
+		o.worktreeResult(src, ev)
 	case agent.Retrying:
 		o.progress("%sretrying in %s: %s", childPrefix(src), seconds(ev.Wait), ev.Reason)
 	case agent.HookRan:
@@ -282,6 +227,86 @@ func (o *headlessOutput) event(e agent.Event) {
 			o.progress("MCP server %s: %s", ev.Server, n)
 		}
 	}
+}
+
+// childState records a child moved to the background and reports its state's detail.
+func (o *headlessOutput) childState(src agent.Source, ev agent.ChildState) {
+	for i := range o.children {
+		if o.children[i].AgentID == src.AgentID && ev.Background {
+			o.children[i].Background = true
+		}
+	}
+	if ev.Detail != "" && src.AgentType != agent.ShellType { // a shell's end has its own line
+		o.progress("[%s] %s: %s", src.AgentType, childLabel(src), ev.Detail)
+	}
+}
+
+// toolFinished records the main agent's finished call (and reports it), or counts a child's.
+func (o *headlessOutput) toolFinished(src agent.Source, ev agent.ToolFinished) {
+	if src.IsChild() {
+		if !ev.Result.IsError && (ev.Name == toolname.WriteFile || ev.Name == toolname.EditFile) {
+			o.addFiles(src.AgentID, ev.KeyArg)
+		}
+		o.tools[src.AgentID]++
+		if time.Since(o.lastLine[src.AgentID]) >= liveLineEvery {
+			o.lastLine[src.AgentID] = time.Now()
+			o.progress("[%s] %s … %s, %s", src.AgentType, src.Description, toolCount(o.tools[src.AgentID]), seconds(time.Since(o.started[src.AgentID])))
+		}
+		return
+	}
+	for i := range o.calls {
+		if o.calls[i].ID == ev.CallID {
+			o.calls[i].IsError, o.calls[i].Summary, o.calls[i].DurationMS = ev.Result.IsError, ev.Result.Summary, ev.Duration.Milliseconds()
+		}
+	}
+	mark := "✓"
+	if ev.Result.IsError {
+		mark = "✗"
+	}
+	o.progress("%s %s %s (%s) %s", mark, ev.Name, ev.KeyArg, seconds(ev.Duration), ev.Result.Summary)
+}
+
+// childStarted records a child (or a background shell) and reports its start.
+func (o *headlessOutput) childStarted(src agent.Source, ev agent.ChildStarted) {
+	o.children = append(o.children, childRecord{AgentID: src.AgentID, Name: src.Name, Background: ev.Background, Type: src.AgentType, Description: src.Description,
+		Attempt: ev.Attempt, Attempts: ev.Attempts})
+	o.lastLine[src.AgentID], o.started[src.AgentID] = time.Now(), time.Now()
+	if src.AgentType == agent.ShellType {
+		o.progress("[shell] %s … started: %s", src.Name, src.Description)
+		return
+	}
+	o.progress("[%s] %s … started (%s)", src.AgentType, src.Description, ev.Model)
+}
+
+// childFinished records a child's outcome and reports its end.
+func (o *headlessOutput) childFinished(src agent.Source, ev agent.ChildFinished) {
+	for i := range o.children {
+		if o.children[i].AgentID == src.AgentID {
+			c := &o.children[i]
+			c.Reason, c.Error, c.ToolCalls, c.ElapsedMS, c.Usage = ev.Reason, ev.Error, ev.ToolCalls, ev.Elapsed.Milliseconds(), ev.Usage
+		}
+	}
+	if src.AgentType == agent.ShellType {
+		o.progress("[shell] %s: %s (%s)", src.Name, ev.Summary, seconds(ev.Elapsed))
+		return
+	}
+	word := map[string]string{agent.StopOK: "done", agent.StopMaxTurns: "cut short (max turns)", agent.StopTimeout: "timed out"}[ev.Reason]
+	if word == "" {
+		word = ev.Reason
+	}
+	o.progress("[%s] %s: %s (%s, %s, %s tokens)", src.AgentType, src.Description, word, toolCount(ev.ToolCalls), seconds(ev.Elapsed), agent.FormatTokens(ev.Usage.Total()))
+}
+
+// worktreeResult records what became of a child's worktree and says it on stderr.
+func (o *headlessOutput) worktreeResult(src agent.Source, ev agent.WorktreeResult) {
+	for i := range o.children {
+		if o.children[i].AgentID == src.AgentID {
+			o.children[i].Worktree = &ev
+		}
+	}
+	// Always on stderr, whatever the format: a kept change must not
+	// go unnoticed.
+	fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
 }
 
 // childLabel names a child by its handle, else its description.
