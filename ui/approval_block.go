@@ -8,6 +8,7 @@ import (
 
 	"covey/tools/toolname"
 	"covey/ui/cells"
+	"covey/ui/diffview"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
@@ -52,12 +53,12 @@ const (
 // one-line record of the answer.
 type ApprovalBlock struct {
 	req    permission.Request
-	diff   *diffView   // nil for a command
-	split  []splitRow  // the side-by-side rows, built on first use
-	grants []string    // what "allow for this session" would allow
-	merge  *mergeState // the per-file choice of a worktree merge; nil otherwise
-	hunks  *hunkState  // the per-hunk choice; nil when there is none to make
-	pick   *pickState  // a best-of-N review's attempts; nil otherwise
+	diff   *diffview.View      // nil for a command
+	split  []diffview.SplitRow // the side-by-side rows, built on first use
+	grants []string            // what "allow for this session" would allow
+	merge  *mergeState         // the per-file choice of a worktree merge; nil otherwise
+	hunks  *hunkState          // the per-hunk choice; nil when there is none to make
+	pick   *pickState          // a best-of-N review's attempts; nil otherwise
 	// dim is the styles a dropped hunk's lines are drawn with, made from
 	// dimOf.
 	dim, dimOf *theme.Styles
@@ -116,9 +117,9 @@ func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 			text = req.Change.Diff
 		}
 		if strings.TrimSpace(text) == "" {
-			text = contentDiff(req.Content)
+			text = diffview.ContentDiff(req.Content)
 		}
-		b.diff = newDiffView(text)
+		b.diff = diffview.New(text)
 		b.hunks = newHunkState(b.diff)
 	}
 	b.grants = permission.SessionGrantRules(req)
@@ -223,7 +224,7 @@ func (b *ApprovalBlock) SetNote(s string) {
 
 // sideBySide reports whether the diff is drawn in two halves at width.
 func (b *ApprovalBlock) sideBySide(width int) bool {
-	if b.diff == nil || b.diff.oneSided() {
+	if b.diff == nil || b.diff.OneSided() {
 		return false // a new or deleted file would leave one half empty
 	}
 	if b.layout != nil {
@@ -234,7 +235,7 @@ func (b *ApprovalBlock) sideBySide(width int) bool {
 
 // ToggleLayout switches between the unified and the side-by-side diff.
 func (b *ApprovalBlock) ToggleLayout() {
-	if b.diff == nil || b.diff.oneSided() {
+	if b.diff == nil || b.diff.OneSided() {
 		return
 	}
 	v := !b.sideBySide(b.width)
@@ -281,7 +282,7 @@ func (b *ApprovalBlock) scrollNote(k *KeyMap, total int) string {
 		if shift > 0 {
 			last-- // the "…" in place of the columns scrolled off takes one
 		}
-		parts = append(parts, fmt.Sprintf("cols %d–%d of %d · %s/%s sideways", shift+1, min(last, b.diff.widestText()), b.diff.widestText(),
+		parts = append(parts, fmt.Sprintf("cols %d–%d of %d · %s/%s sideways", shift+1, min(last, b.diff.WidestText()), b.diff.WidestText(),
 			keyName(k.ApproveLeft), keyName(k.ApproveRight)))
 	}
 	return strings.Join(parts, " · ")
@@ -291,11 +292,7 @@ func (b *ApprovalBlock) scrollNote(k *KeyMap, total int) string {
 // width, in the current layout.
 func (b *ApprovalBlock) textWidth() int {
 	body := max(b.width-len(approvalBar)-len(approvalIndent), 1)
-	if b.sideBySide(b.width) {
-		half := max((body-len(splitSeparator))/2, 1)
-		return max(half-b.diff.digits-2, 1)
-	}
-	return max(body-2*b.diff.digits-3, 1)
+	return b.diff.TextWidth(body, b.sideBySide(b.width))
 }
 
 // maxShift is how far the diff's lines can scroll to the left: until the
@@ -304,7 +301,7 @@ func (b *ApprovalBlock) maxShift() int {
 	if b.diff == nil || b.width == 0 {
 		return 0
 	}
-	if w, tw := b.diff.widestText(), b.textWidth(); w > tw {
+	if w, tw := b.diff.WidestText(), b.textWidth(); w > tw {
 		return w - tw + 1 // scrolled, a "…" takes the first column
 	}
 	return 0
@@ -332,7 +329,7 @@ func (b *ApprovalBlock) PageBy(pages int) { b.ScrollBy(pages * max(b.rows-1, 1))
 // before.
 func (b *ApprovalBlock) diffRow(i, width int, st *theme.Styles) string {
 	key := rowCacheKey{width: width, split: b.sideBySide(b.width), shift: b.shift}
-	b.diff.shift = b.shift
+	b.diff.Shift = b.shift
 	if b.rowCache == nil || b.rowKey != key || len(b.rowCache) >= maxCachedRows {
 		b.rowCache, b.rowKey = make(map[int]string, b.rows), key
 	}
@@ -340,36 +337,36 @@ func (b *ApprovalBlock) diffRow(i, width int, st *theme.Styles) string {
 		return r
 	}
 	var r string
-	var full *diffLine
+	var full *diffview.Line
 	if key.split {
-		full = b.splitRows()[i].full
+		full = b.splitRows()[i].Full
 	} else {
-		full = &b.diff.lines[i]
+		full = &b.diff.Lines[i]
 	}
 	switch {
-	case full != nil && b.merge != nil && full.kind == diffFile:
-		r = b.fileRow(full.old, width, st)
-	case full != nil && b.hunks != nil && full.kind == diffHunk && full.hunk > 0:
+	case full != nil && b.merge != nil && full.Kind == diffview.File:
+		r = b.fileRow(full.Old, width, st)
+	case full != nil && b.hunks != nil && full.Kind == diffview.Hunk && full.Hunk > 0:
 		r = b.hunkRow(*full, width, st)
 	case key.split:
 		row := b.splitRows()[i]
-		if b.isDropped(row.left) || b.isDropped(row.right) {
+		if b.isDropped(row.Left) || b.isDropped(row.Right) {
 			st = b.dimStyles(st)
 		}
-		r = b.diff.renderSplitRow(row, width, st)
+		r = b.diff.RenderSplitRow(row, width, st)
 	default:
 		if b.isDropped(full) {
 			st = b.dimStyles(st)
 		}
-		r = b.diff.renderRow(i, width, st)
+		r = b.diff.RenderRow(i, width, st)
 	}
 	b.rowCache[i] = r
 	return r
 }
 
-func (b *ApprovalBlock) splitRows() []splitRow {
+func (b *ApprovalBlock) splitRows() []diffview.SplitRow {
 	if b.split == nil && b.diff != nil {
-		b.split = splitRows(b.diff)
+		b.split = diffview.SplitRows(b.diff)
 	}
 	return b.split
 }
@@ -744,7 +741,7 @@ func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
 			h = append(h, hint(k.ApproveEdit))
 		}
 		switch {
-		case b.diff != nil && b.diff.oneSided():
+		case b.diff != nil && b.diff.OneSided():
 			// A new or deleted file is always unified: no layout to choose.
 		case b.sideBySide(width):
 			h = append(h, [2]string{keyName(k.ApproveLayout), "unified"})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"covey/tools/toolname"
+	"covey/ui/diffview"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -241,30 +242,6 @@ func TestApprovalScrollAndLayout(t *testing.T) {
 	})
 }
 
-func TestSplitRows(t *testing.T) {
-	d := newDiffView("@@ -1,4 +1,4 @@\n a\n-b\n-c\n+B\n d\n+e\n")
-	rows := splitRows(d)
-	type pair struct{ left, right string }
-	var got []pair
-	for _, r := range rows {
-		p := pair{"-", "-"}
-		if r.full != nil {
-			p = pair{"@@", "@@"}
-		}
-		if r.left != nil {
-			p.left = r.left.text
-		}
-		if r.right != nil {
-			p.right = r.right.text
-		}
-		got = append(got, p)
-	}
-	want := []pair{{"@@", "@@"}, {"a", "a"}, {"b", "B"}, {"c", "-"}, {"d", "d"}, {"-", "e"}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("rows %v, want %v", got, want)
-	}
-}
-
 func TestContentDiff(t *testing.T) {
 	tests := map[string]struct {
 		content string
@@ -278,7 +255,7 @@ func TestContentDiff(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			if got := newDiffView(contentDiff(tt.content)).Len(); got != tt.lines {
+			if got := diffview.New(diffview.ContentDiff(tt.content)).Len(); got != tt.lines {
 				t.Errorf("%d diff lines, want %d", got, tt.lines)
 			}
 		})

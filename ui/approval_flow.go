@@ -194,7 +194,7 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		cmd = m.startEdit()
 	case key.Matches(k, m.keys.ApproveLayout):
 		b.ToggleLayout()
-	case matchesAny(k, m.keys.ApproveLayout) && b.diff != nil && b.diff.oneSided():
+	case matchesAny(k, m.keys.ApproveLayout) && b.diff != nil && b.diff.OneSided():
 		// Not ignored in silence: the word says why.
 		m.say("a new or deleted file is shown unified: no side by side")
 	case key.Matches(k, m.keys.ApproveKeep):

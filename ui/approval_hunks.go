@@ -6,6 +6,7 @@ import (
 
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/diffview"
 )
 
 // This file holds review by hunk: in a write's approval and in a merge's,
@@ -30,18 +31,18 @@ type hunkState struct {
 // when there are fewer than two (one hunk is the whole change, taken or
 // dropped by the answer itself). A placeholder hunk ("@@ -0,0 +0,0 @@",
 // as a binary file shows) is not choosable.
-func newHunkState(d *diffView) *hunkState {
+func newHunkState(d *diffview.View) *hunkState {
 	h := &hunkState{}
 	file, local, cur := 0, 0, 0
-	for i := range d.lines {
-		l := &d.lines[i]
-		switch l.kind {
-		case diffFile:
-			file, local, cur = l.old, 0, 0
+	for i := range d.Lines {
+		l := &d.Lines[i]
+		switch l.Kind {
+		case diffview.File:
+			file, local, cur = l.Old, 0, 0
 			continue
-		case diffHunk:
+		case diffview.Hunk:
 			cur = 0
-			if strings.HasPrefix(l.text, "@@ -0,0 +0,0 @@") {
+			if strings.HasPrefix(l.Text, "@@ -0,0 +0,0 @@") {
 				continue
 			}
 			h.rows = append(h.rows, i)
@@ -50,11 +51,11 @@ func newHunkState(d *diffView) *hunkState {
 			local++
 			cur = len(h.rows)
 		}
-		l.hunk = cur
+		l.Hunk = cur
 	}
 	if len(h.rows) < 2 {
-		for i := range d.lines {
-			d.lines[i].hunk = 0
+		for i := range d.Lines {
+			d.Lines[i].Hunk = 0
 		}
 		return nil
 	}
@@ -94,7 +95,7 @@ func (b *ApprovalBlock) MoveHunk(delta int) {
 	row := h.rows[h.cursor]
 	if b.sideBySide(b.width) {
 		for j, r := range b.splitRows() {
-			if r.full != nil && r.full.kind == diffHunk && r.full.hunk == h.cursor+1 {
+			if r.Full != nil && r.Full.Kind == diffview.Hunk && r.Full.Hunk == h.cursor+1 {
 				row = j
 				break
 			}
@@ -184,8 +185,8 @@ func (b *ApprovalBlock) trimmed() bool {
 }
 
 // hunkRow draws a hunk's header with its choice: "▸ [x] @@ -1,6 +1,6 @@".
-func (b *ApprovalBlock) hunkRow(l diffLine, width int, st *theme.Styles) string {
-	i := l.hunk - 1
+func (b *ApprovalBlock) hunkRow(l diffview.Line, width int, st *theme.Styles) string {
+	i := l.Hunk - 1
 	mark := "  "
 	if i == b.hunks.cursor && b.hunks.engaged && b.active {
 		mark = "▸ "
@@ -194,7 +195,7 @@ func (b *ApprovalBlock) hunkRow(l diffLine, width int, st *theme.Styles) string 
 	if b.hunks.dropped[i] {
 		box, style = "[ ] ", st.Approval.Hint
 	}
-	text := box + l.text
+	text := box + l.Text
 	if b.hunks.dropped[i] {
 		text += "  (dropped)"
 	}
@@ -213,8 +214,8 @@ func (b *ApprovalBlock) dimStyles(st *theme.Styles) *theme.Styles {
 }
 
 // isDropped reports whether l belongs to a dropped hunk.
-func (b *ApprovalBlock) isDropped(l *diffLine) bool {
-	return l != nil && b.hunks != nil && l.hunk > 0 && b.hunks.dropped[l.hunk-1]
+func (b *ApprovalBlock) isDropped(l *diffview.Line) bool {
+	return l != nil && b.hunks != nil && l.Hunk > 0 && b.hunks.dropped[l.Hunk-1]
 }
 
 // hunkNote is "(2 of 3 hunks)" for a header, "" when all are taken.

@@ -7,6 +7,7 @@ import (
 	"covey/permission"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/diffview"
 )
 
 // This file holds the approval of a child's worktree merge: every file the
@@ -25,15 +26,15 @@ type mergeState struct {
 
 // newMergeDiffView joins the files' diffs into one view, each file headed
 // by a diffFile line whose old field holds the file's index.
-func newMergeDiffView(files []permission.FileChange) (*diffView, []int) {
-	d := &diffView{}
+func newMergeDiffView(files []permission.FileChange) (*diffview.View, []int) {
+	d := &diffview.View{}
 	rows := make([]int, len(files))
 	for i, f := range files {
-		rows[i] = len(d.lines)
-		d.lines = append(d.lines, diffLine{kind: diffFile, old: i, text: f.Path})
-		fv := newDiffView(f.Diff)
-		d.lines = append(d.lines, fv.lines...)
-		d.digits = max(d.digits, fv.digits)
+		rows[i] = len(d.Lines)
+		d.Lines = append(d.Lines, diffview.Line{Kind: diffview.File, Old: i, Text: f.Path})
+		fv := diffview.New(f.Diff)
+		d.Lines = append(d.Lines, fv.Lines...)
+		d.Digits = max(d.Digits, fv.Digits)
 	}
 	return d, rows
 }
@@ -93,7 +94,7 @@ func (b *ApprovalBlock) scrollToFile(i int) {
 	row := b.merge.rows[i]
 	if b.sideBySide(b.width) {
 		for j, r := range b.splitRows() {
-			if r.full != nil && r.full.kind == diffFile && r.full.old == i {
+			if r.Full != nil && r.Full.Kind == diffview.File && r.Full.Old == i {
 				row = j
 				break
 			}

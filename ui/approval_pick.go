@@ -8,6 +8,7 @@ import (
 	"covey/permission"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/diffview"
 )
 
 // This file holds the review of a best-of-N task: the attempts side by
@@ -29,10 +30,10 @@ type pickState struct {
 // pickView is one attempt's diff and the user's choices in it, kept
 // while another attempt is shown.
 type pickView struct {
-	diff   *diffView
+	diff   *diffview.View
 	merge  *mergeState
 	hunks  *hunkState
-	split  []splitRow
+	split  []diffview.SplitRow
 	offset int
 }
 
@@ -52,7 +53,7 @@ func (b *ApprovalBlock) newPick() {
 		v := p.views[0]
 		b.diff, b.merge, b.hunks = v.diff, v.merge, v.hunks
 	} else {
-		b.diff, b.merge = &diffView{}, &mergeState{}
+		b.diff, b.merge = &diffview.View{}, &mergeState{}
 	}
 }
 
@@ -102,8 +103,8 @@ func (b *ApprovalBlock) pickColumns(st *theme.Styles, width int) []string {
 	if n == 0 {
 		return nil
 	}
-	sep := st.Approval.Separator.Render(splitSeparator)
-	colW := max((width-(n-1)*len(splitSeparator))/n, 8)
+	sep := st.Approval.Separator.Render(diffview.SplitSeparator)
+	colW := max((width-(n-1)*len(diffview.SplitSeparator))/n, 8)
 	cols := make([][]string, n)
 	for i, a := range p.attempts {
 		added, removed := 0, 0

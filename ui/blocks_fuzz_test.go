@@ -8,27 +8,6 @@ import (
 	"covey/tools"
 )
 
-// FuzzDiffView feeds arbitrary text to the diff parser and renderer: they
-// must never panic and never draw past the width.
-func FuzzDiffView(f *testing.F) {
-	f.Add(testDiff, 40)
-	f.Add("@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file", 10)
-	f.Add("@@ -99999999999999999999,1 +1 @@\n+x", 5)
-	f.Add("@@ -1,2 +1,2 @@\n\t\x1b[31mred\r\n+日本語", 3)
-	f.Fuzz(func(t *testing.T, diff string, width int) {
-		width = 1 + abs(width)%200
-		d := newDiffView(diff)
-		st := blockCtx(t, width).Styles
-		for _, limit := range []int{0, diffPreview} {
-			for _, l := range d.render(width, limit, st) {
-				if w := visibleWidth(l); w > width {
-					t.Fatalf("line %q is %d wide at width %d", l, w, width)
-				}
-			}
-		}
-	})
-}
-
 // FuzzBlocksText streams arbitrary text into an answer and a pane.
 func FuzzBlocksText(f *testing.F) {
 	f.Add("# T\n\n```go\nx\n\ny\n```\n\n- a\n- b", 7, 40)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"covey/ui/cells"
+	"covey/ui/diffview"
 )
 
 // FilesBlock lists the files one child changed, each with its diffs: the
@@ -14,18 +15,18 @@ type FilesBlock struct {
 	version func() uint64 // changes whenever files may have
 	title   string
 	cache   lineCache
-	diffs   map[string]*diffView // parsed once per diff text
+	diffs   map[string]*diffview.View // parsed once per diff text
 }
 
 // NewFilesBlock returns the live block of pane's changed files.
 func NewFilesBlock(pane *SubagentBlock, title string) *FilesBlock {
-	return &FilesBlock{files: &pane.crew.files, version: pane.Version, title: title, diffs: map[string]*diffView{}}
+	return &FilesBlock{files: &pane.crew.files, version: pane.Version, title: title, diffs: map[string]*diffview.View{}}
 }
 
 // newFilesSnapshot returns a block of pane's changed files as they are now.
 func newFilesSnapshot(pane *SubagentBlock, title string) *FilesBlock {
 	cs := pane.crew.files.snapshot()
-	return &FilesBlock{files: &cs, version: func() uint64 { return 0 }, title: title, diffs: map[string]*diffView{}}
+	return &FilesBlock{files: &cs, version: func() uint64 { return 0 }, title: title, diffs: map[string]*diffview.View{}}
 }
 
 // Lines implements Block. The returned slice must not be modified.
@@ -53,10 +54,10 @@ func (b *FilesBlock) Lines(ctx RenderContext) []string {
 		for _, d := range f.diffs {
 			dv, ok := b.diffs[d]
 			if !ok {
-				dv = newDiffView(d)
+				dv = diffview.New(d)
 				b.diffs[d] = dv
 			}
-			lines = append(lines, indentLines(dv.render(max(ctx.Width-4, 1), 0, st), "    ", ctx.Width)...)
+			lines = append(lines, indentLines(dv.Render(max(ctx.Width-4, 1), 0, st), "    ", ctx.Width)...)
 		}
 	}
 	b.cache.put(key, lines)

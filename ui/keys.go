@@ -238,7 +238,7 @@ func approvalKeyState(ab *ApprovalBlock) approvalKeys {
 		pending:  true,
 		feedback: ab.FeedbackOpen(),
 		editable: ab.Editable(),
-		oneSided: ab.diff != nil && ab.diff.oneSided(),
+		oneSided: ab.diff != nil && ab.diff.OneSided(),
 		wideDiff: ab.maxShift() > 0,
 		merge:    ab.IsMerge(),
 		hunks:    ab.ChoosesHunks(),

@@ -9,6 +9,7 @@ import (
 	"covey/permission"
 	"covey/theme"
 	"covey/tools/toolname"
+	"covey/ui/diffview"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -75,7 +76,7 @@ func TestApprovalOneSidedIsUnified(t *testing.T) {
 			if got := b.sideBySide(200); got != tc.split {
 				t.Fatalf("side by side at 200 columns: %v, want %v\n%s", got, tc.split, text)
 			}
-			if got := strings.Contains(text, splitSeparator); got != tc.split {
+			if got := strings.Contains(text, diffview.SplitSeparator); got != tc.split {
 				t.Errorf("halves drawn: %v, want %v\n%s", got, tc.split, text)
 			}
 			if got := strings.Contains(text, "side by side") || strings.Contains(text, "t unified"); got != tc.split {
@@ -94,11 +95,11 @@ func TestApprovalOneSidedIsUnified(t *testing.T) {
 // of cutting it, keeping every character and the line's marker.
 func TestDiffWraps(t *testing.T) {
 	long := "\treturn fmt.Errorf(\"the session file %s could not be written: %w (disk full?)\", path, err)"
-	d := newDiffView("@@ -1,2 +1,2 @@\n ctx := 1\n-" + long + "\n+" + long + " // wrapped\n")
+	d := diffview.New("@@ -1,2 +1,2 @@\n ctx := 1\n-" + long + "\n+" + long + " // wrapped\n")
 	for _, width := range []int{40, 60, 200} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			th := theme.New(theme.ModeDark, true, false)
-			lines := plainLines(d.render(width, 0, &th.Styles))
+			lines := plainLines(d.Render(width, 0, &th.Styles))
 			checkWidth(t, lines, width)
 			text := strings.Join(lines, "\n")
 			if strings.Contains(text, "…") {
@@ -175,7 +176,7 @@ func TestApprovalScrollsSideways(t *testing.T) {
 			if b.bodyLen() != rows {
 				t.Errorf("scrolling sideways changed the rows: %d, was %d", b.bodyLen(), rows)
 			}
-			note := fmt.Sprintf("cols %d–%d of %d", b.shift+1, b.diff.widestText(), b.diff.widestText())
+			note := fmt.Sprintf("cols %d–%d of %d", b.shift+1, b.diff.WidestText(), b.diff.WidestText())
 			if !strings.Contains(text, note) {
 				t.Errorf("want %q, the last column the widest line's:\n%s", note, text)
 			}

@@ -9,6 +9,7 @@ import (
 	"covey/internal/excerpt"
 	"covey/tools/toolname"
 	"covey/ui/cells"
+	"covey/ui/diffview"
 
 	"covey/agent"
 	"covey/tools"
@@ -42,7 +43,7 @@ type ToolBlock struct {
 
 	// Parsed once at Finish, so drawing never parses.
 	change   *tools.FileChange
-	diff     *diffView
+	diff     *diffview.View
 	todos    []tools.Todo
 	hasTodos bool
 	output   []string // the first outputExpanded lines of the output
@@ -121,7 +122,7 @@ func (b *ToolBlock) Finish(ev agent.ToolFinished) {
 		b.todos, b.hasTodos = d, true
 	}
 	if b.change != nil && !ev.Result.IsError {
-		b.diff = newDiffView(b.change.Diff)
+		b.diff = diffview.New(b.change.Diff)
 	}
 	text := ev.Result.Content
 	if strings.TrimSpace(text) == "" {
@@ -264,7 +265,7 @@ func (b *ToolBlock) body(ctx RenderContext, width int) []string {
 		if b.expanded {
 			limit = 0
 		}
-		return indentLines(b.diff.render(max(width-2, 1), limit, st), "  ", width)
+		return indentLines(b.diff.Render(max(width-2, 1), limit, st), "  ", width)
 	case b.hasTodos && !b.end.Result.IsError:
 		return indentLines(renderTodos(b.todos, max(width-2, 1), st), "  ", width)
 	}
