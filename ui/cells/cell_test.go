@@ -6,21 +6,12 @@ import (
 	"testing"
 
 	"covey/theme"
+	"covey/ui/cells/cellstest"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 )
-
-// checkWidth fails when a line is wider than width.
-func checkWidth(t testing.TB, lines []string, width int) {
-	t.Helper()
-	for i, l := range lines {
-		if w := ansi.StringWidth(l); w > width {
-			t.Errorf("line %d is %d cells wide, more than %d: %q", i, w, width, l)
-		}
-	}
-}
 
 func TestFitLineAndWrap(t *testing.T) {
 	tests := map[string]struct {
@@ -44,7 +35,7 @@ func TestFitLineAndWrap(t *testing.T) {
 			if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
 				t.Errorf("Wrap(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
 			}
-			checkWidth(t, got, max(tc.width, 0))
+			cellstest.CheckWidth(t, got, max(tc.width, 0))
 		})
 	}
 	if got := Fit("abcdef", 4); got != "abc…" {
@@ -84,7 +75,7 @@ func TestWrapFastMatchesWrap(t *testing.T) {
 						slow = append(slow, strings.TrimRight(l, " "))
 					}
 				}
-				checkWidth(t, fast, width)
+				cellstest.CheckWidth(t, fast, width)
 				if strings.ReplaceAll(strings.Join(fast, ""), " ", "") != strings.ReplaceAll(in, " ", "") {
 					t.Errorf("wrapFast lost text: %q", fast)
 				}
@@ -101,7 +92,7 @@ func TestWrapFastMatchesWrap(t *testing.T) {
 		if _, ok := wrapFast(nil, in, 5); ok {
 			t.Errorf("fast path accepted %q", in)
 		}
-		checkWidth(t, Wrap(in, 5), 5)
+		cellstest.CheckWidth(t, Wrap(in, 5), 5)
 	}
 }
 

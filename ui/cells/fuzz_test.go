@@ -3,6 +3,8 @@ package cells
 import (
 	"strings"
 	"testing"
+
+	"covey/ui/cells/cellstest"
 )
 
 // FuzzWidths holds the helpers to their promise: whatever the text, no line
@@ -18,9 +20,9 @@ func FuzzWidths(f *testing.F) {
 			width = -width
 		}
 		width = 1 + width%120
-		checkWidth(t, Wrap(text, width), width)
+		cellstest.CheckWidth(t, Wrap(text, width), width)
 		clean := Clean(text)
-		checkWidth(t, []string{Fit(clean, width)}, width)
+		cellstest.CheckWidth(t, []string{Fit(clean, width)}, width)
 		for _, l := range strings.Split(clean, "\n") {
 			if got := Width(Pad(l, width)); got != width {
 				t.Fatalf("Pad(%q, %d) is %d cells", l, width, got)

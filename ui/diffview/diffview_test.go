@@ -6,10 +6,9 @@ import (
 	"testing"
 
 	"covey/theme"
+	"covey/ui/cells/cellstest"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 )
 
 // testDiff is a two-hunk diff of a Go file.
@@ -28,20 +27,8 @@ const preview = 20
 // are plain text.
 func styles(t testing.TB) *theme.Styles {
 	t.Helper()
-	old := lipgloss.ColorProfile()
-	lipgloss.SetColorProfile(termenv.Ascii)
-	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+	cellstest.ASCII(t)
 	return &theme.New(theme.ModeDark, true, false).Styles
-}
-
-// checkWidth fails when a line is wider than width.
-func checkWidth(t testing.TB, lines []string, width int) {
-	t.Helper()
-	for i, l := range lines {
-		if w := ansi.StringWidth(l); w > width {
-			t.Errorf("line %d is %d cells wide, more than %d: %q", i, w, width, l)
-		}
-	}
 }
 
 func TestDiffParse(t *testing.T) {
@@ -101,7 +88,7 @@ func TestDiffLenient(t *testing.T) {
 			}
 			st := styles(t)
 			for _, w := range []int{1, 8, 30} {
-				checkWidth(t, d.Render(w, 0, st), w)
+				cellstest.CheckWidth(t, d.Render(w, 0, st), w)
 			}
 		})
 	}

@@ -5,34 +5,17 @@ import (
 	"testing"
 
 	"covey/theme"
+	"covey/ui/cells/cellstest"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 )
 
-// asciiProfile makes Lip Gloss draw plain text for the test.
-func asciiProfile(t testing.TB) {
-	t.Helper()
-	old := lipgloss.ColorProfile()
-	lipgloss.SetColorProfile(termenv.Ascii)
-	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
-}
-
-// checkWidth fails when a line is wider than width.
-func checkWidth(t testing.TB, lines []string, width int) {
-	t.Helper()
-	for i, l := range lines {
-		if w := ansi.StringWidth(l); w > width {
-			t.Errorf("line %d is %d cells wide, more than %d: %q", i, w, width, l)
-		}
-	}
-}
-
 func TestRenderer(t *testing.T) {
 	for _, style := range []string{"dark", "light", "notty", "ascii"} {
 		t.Run(style, func(t *testing.T) {
-			asciiProfile(t)
+			cellstest.ASCII(t)
 			m := NewRenderer(style, &theme.New(theme.ModeDark, true, false).Styles)
 			if m.Err() != nil {
 				t.Fatalf("known style reported %v", m.Err())
@@ -41,7 +24,7 @@ func TestRenderer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkWidth(t, lines, 40)
+			cellstest.CheckWidth(t, lines, 40)
 			if ansi.Strip(lines[0]) == "" || ansi.Strip(lines[len(lines)-1]) == "" {
 				t.Errorf("blank first or last line: %q", lines)
 			}
@@ -169,13 +152,13 @@ func TestMarkdownElements(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			asciiProfile(t)
+			cellstest.ASCII(t)
 			m := NewRenderer("dark", &theme.New(theme.ModeDark, true, false).Styles)
 			lines, err := m.Render(tc.md, tc.width)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkWidth(t, lines, tc.width)
+			cellstest.CheckWidth(t, lines, tc.width)
 			if got := strings.Join(lines, "\n"); got != strings.Join(tc.want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", got, strings.Join(tc.want, "\n"))
 			}
