@@ -450,7 +450,7 @@ func (b *ApprovalBlock) Lines(ctx RenderContext) []string {
 func (b *ApprovalBlock) subject() string {
 	switch {
 	case b.req.Tool == toolname.Bash:
-		return toolname.Bash + " " + oneLine(b.req.Command)
+		return toolname.Bash + " " + cells.OneLine(b.req.Command)
 	case b.req.Tool == toolname.WebFetch:
 		return toolname.WebFetch + " " + b.req.URL
 	case b.req.Tool == permission.ToolMCPTrust:
@@ -477,27 +477,27 @@ func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
 	var head string
 	switch b.outcome {
 	case outcomeAllowed:
-		text := glyphOK + " allowed"
+		text := cells.GlyphOK + " allowed"
 		if n := b.droppedCount(); n > 0 {
 			total := len(b.hunks.rows)
-			text = fmt.Sprintf("%s allowed %d of %d hunks", glyphOK, total-n, total)
+			text = fmt.Sprintf("%s allowed %d of %d hunks", cells.GlyphOK, total-n, total)
 		}
 		if b.detail != "" {
-			text += ": " + oneLine(b.detail)
+			text += ": " + cells.OneLine(b.detail)
 		}
 		head = st.Allowed.Render(text)
 	case outcomeSession:
-		return cells.Fit(st.Allowed.Render(glyphOK+" allowed for this session: "+b.detail), width)
+		return cells.Fit(st.Allowed.Render(cells.GlyphOK+" allowed for this session: "+b.detail), width)
 	case outcomeEdited:
 		head = st.Edited.Render("✎ allowed with your edits")
 	case outcomeDenied:
-		text := glyphFailed + " denied"
+		text := cells.GlyphFailed + " denied"
 		if b.detail != "" {
-			text += ": " + oneLine(b.detail)
+			text += ": " + cells.OneLine(b.detail)
 		}
 		head = st.Denied.Render(text)
 	}
-	return cells.Fit(head+"  "+st.Hint.Render(oneLine(b.subject())), width)
+	return cells.Fit(head+"  "+st.Hint.Render(cells.OneLine(b.subject())), width)
 }
 
 // pendingLines is the question, the body window and the keys.
@@ -546,7 +546,7 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	}
 	if b.req.Agent != "" {
 		extra++
-		add(st.Approval.Label.Render(oneLine(b.req.Agent)) + st.Approval.Hint.Render(" asks:"))
+		add(st.Approval.Label.Render(cells.OneLine(b.req.Agent)) + st.Approval.Hint.Render(" asks:"))
 	}
 	if b.budget > 0 {
 		b.fitRows(extra)
@@ -584,7 +584,7 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 		add(approvalIndent + st.Approval.Scroll.Render(note))
 	}
 	if b.note != "" {
-		add(approvalIndent + st.Notice.Warning.Render(oneLine(b.note)))
+		add(approvalIndent + st.Notice.Warning.Render(cells.OneLine(b.note)))
 	}
 	for _, l := range keyLines {
 		add(l)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"covey/tools/toolname"
+	"covey/ui/cells"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -115,7 +116,7 @@ func (m *Model) askingToolBlock(req permission.Request) *ToolBlock {
 // command (the argument may be absolute or unclean where req's is not).
 func sameTarget(req permission.Request, arg string) bool {
 	if req.Tool == toolname.Bash {
-		return oneLine(arg) == oneLine(req.Command)
+		return cells.OneLine(arg) == cells.OneLine(req.Command)
 	}
 	if callRequest(req) {
 		return req.Tool == toolname.WebFetch && arg == req.URL

@@ -189,23 +189,23 @@ func (b *ApprovalBlock) mergeRecord(st *theme.Styles) string {
 		if files := b.chosenFiles(); files != nil {
 			chosen = len(files)
 		}
-		text := fmt.Sprintf("%s apply %s", glyphOK, countNoun(n, "file", "files"))
+		text := fmt.Sprintf("%s apply %s", cells.GlyphOK, countNoun(n, "file", "files"))
 		if chosen != n {
-			text = fmt.Sprintf("%s apply %d of %d files", glyphOK, chosen, n)
+			text = fmt.Sprintf("%s apply %d of %d files", cells.GlyphOK, chosen, n)
 		}
 		if d := len(flatten(b.droppedHunks())); d > 0 {
 			text += fmt.Sprintf(", %s dropped", countNoun(d, "hunk", "hunks"))
 		}
 		if b.detail != "" {
-			text += ": " + oneLine(b.detail)
+			text += ": " + cells.OneLine(b.detail)
 		}
 		return st.Approval.Allowed.Render(text)
 	case outcomeKept:
 		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept %s on its branch for later", countNoun(n, "file", "files")))
 	default:
-		text := fmt.Sprintf("%s discarded %s", glyphFailed, countNoun(n, "file", "files"))
+		text := fmt.Sprintf("%s discarded %s", cells.GlyphFailed, countNoun(n, "file", "files"))
 		if b.detail != "" {
-			text += ": " + oneLine(b.detail)
+			text += ": " + cells.OneLine(b.detail)
 		}
 		return st.Approval.Denied.Render(text)
 	}

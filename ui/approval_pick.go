@@ -169,20 +169,20 @@ func (b *ApprovalBlock) pickRecord(st *theme.Styles) string {
 	switch b.outcome {
 	case outcomeAllowed:
 		a := p.attempts[p.cur]
-		text := fmt.Sprintf("%s applied attempt %d (%s)", glyphOK, p.cur+1, a.Name)
+		text := fmt.Sprintf("%s applied attempt %d (%s)", cells.GlyphOK, p.cur+1, a.Name)
 		if b.trimmed() {
 			text += ", in part"
 		}
 		if b.detail != "" {
-			text += ": " + oneLine(b.detail)
+			text += ": " + cells.OneLine(b.detail)
 		}
 		return st.Approval.Allowed.Render(text)
 	case outcomeKept:
 		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept all %d attempts on their branches for later", len(p.attempts)))
 	default:
-		text := fmt.Sprintf("%s applied none of %d attempts", glyphFailed, len(p.attempts))
+		text := fmt.Sprintf("%s applied none of %d attempts", cells.GlyphFailed, len(p.attempts))
 		if b.detail != "" {
-			text += ": " + oneLine(b.detail)
+			text += ": " + cells.OneLine(b.detail)
 		}
 		return st.Approval.Denied.Render(text)
 	}

@@ -124,7 +124,7 @@ func (v *childView) ShowSent(text string, sent bool) {
 		v.dropSent(func(s string) bool { return s == text })
 		return
 	}
-	n := NewNoticeBlock(NoticeInfo, "✉ queued: "+oneLine(text)+" (the child reads it before its next request)")
+	n := NewNoticeBlock(NoticeInfo, "✉ queued: "+cells.OneLine(text)+" (the child reads it before its next request)")
 	v.sent = append(v.sent, sentNotice{text: text, block: n})
 	v.tr.Append(n)
 	v.keepFilesLast()
@@ -181,9 +181,9 @@ func (v *childView) dropSent(match func(string) bool) {
 // it stopped short of an answer (cancelled, failed, cut short), with why;
 // nil when it answered.
 func outcomeNotice(e agent.ChildFinished) *NoticeBlock {
-	why := oneLine(e.Error)
+	why := cells.OneLine(e.Error)
 	if why == "" {
-		why = oneLine(e.Summary)
+		why = cells.OneLine(e.Summary)
 	}
 	text := ""
 	switch e.Reason {

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // ContextEngine is implemented by an Engine that can break the main
@@ -64,10 +65,10 @@ func contextText(b agent.ContextBreakdown) string {
 	}
 	width := 0
 	for _, r := range rows {
-		width = max(width, cellWidth(r.name))
+		width = max(width, cells.PlainWidth(r.name))
 	}
 	for _, r := range rows {
-		fmt.Fprintf(&s, "\n  %s%s  %6s", r.name, strings.Repeat(" ", width-cellWidth(r.name)), tok(r.n))
+		fmt.Fprintf(&s, "\n  %s%s  %6s", r.name, strings.Repeat(" ", width-cells.PlainWidth(r.name)), tok(r.n))
 	}
 	if b.Compactable > 0 {
 		fmt.Fprintf(&s, "\n  a compaction would free about %s tokens", tok(b.Compactable))

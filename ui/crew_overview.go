@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -286,14 +285,14 @@ const (
 func (o crewOverview) contentWidths() (typ, state, elapsed, model int) {
 	typ, state, elapsed, model = len("TYPE"), len("STATE"), len("ELAPSED"), len("MODEL")
 	for _, r := range o.rows {
-		typ = max(typ, cellWidth(r.typeName()))
-		s := cellWidth(r.StateName())
+		typ = max(typ, cells.PlainWidth(r.typeName()))
+		s := cells.PlainWidth(r.StateName())
 		if r.Stalled(o.now) {
 			s += len(", stalled")
 		}
 		state = max(state, s)
-		elapsed = max(elapsed, cellWidth(r.shortClockText(o.now)))
-		model = max(model, cellWidth(oneLine(r.Model())))
+		elapsed = max(elapsed, cells.PlainWidth(r.shortClockText(o.now)))
+		model = max(model, cells.PlainWidth(cells.OneLine(r.Model())))
 	}
 	return min(typ, crewColumns[colType].width), min(state, crewColumns[colState].width),
 		min(elapsed, crewColumns[colElapsed].width), min(model, crewColumns[colModel].width)
@@ -328,7 +327,7 @@ func (o crewOverview) layout() [colCount]int {
 	// nameMin and nameMax.
 	want := nameMin
 	for _, r := range o.rows {
-		want = max(want, cellWidth(r.Name())+2*max(r.Depth()-1, 0))
+		want = max(want, cells.PlainWidth(r.Name())+2*max(r.Depth()-1, 0))
 	}
 	want = min(want, nameMax)
 	// Every column shows when truncating the task, the model and the name
@@ -542,12 +541,12 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 	if d := r.Depth(); d > 1 {
 		indent = strings.Repeat("  ", d-2) + "└ "
 	}
-	name := fitCell(r.Name(), max(w[colName]-cellWidth(indent), 1))
+	name := fitCell(r.Name(), max(w[colName]-cells.PlainWidth(indent), 1))
 	if indent != "" {
 		b.WriteString(o.q.tree.Render(indent))
 	}
 	b.WriteString(text.Render(name))
-	pad(b, w[colName]-cellWidth(indent)-cellWidth(name))
+	pad(b, w[colName]-cells.PlainWidth(indent)-cells.PlainWidth(name))
 	for i := colType; i < len(crewColumns); i++ {
 		if w[i] == 0 {
 			continue
@@ -581,9 +580,9 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 		case colElapsed:
 			b.WriteString(o.q.number.Render(cell(r.shortClockText(o.now), w[i], true)))
 		case colModel:
-			b.WriteString(o.q.number.Render(cell(oneLine(r.Model()), w[i], false)))
+			b.WriteString(o.q.number.Render(cell(cells.OneLine(r.Model()), w[i], false)))
 		case colTask:
-			b.WriteString(text.Render(fitCell(oneLine(r.Description()), w[i])))
+			b.WriteString(text.Render(fitCell(cells.OneLine(r.Description()), w[i])))
 		}
 	}
 }
@@ -614,22 +613,12 @@ func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int, se
 		s := stateTrim(state, max(w-len(", stalled"), 1))
 		b.WriteString(look.Render(s))
 		b.WriteString(o.q.stalled.Render(", stalled"))
-		pad(b, w-cellWidth(s)-len(", stalled"))
+		pad(b, w-cells.PlainWidth(s)-len(", stalled"))
 		return
 	}
 	s := stateTrim(state, w)
 	b.WriteString(look.Render(s))
-	pad(b, w-cellWidth(s))
-}
-
-// cellWidth is the width of plain text in cells; ASCII needs no lookup.
-func cellWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return runewidth.StringWidth(s)
-		}
-	}
-	return len(s)
+	pad(b, w-cells.PlainWidth(s))
 }
 
 // fitCell cuts plain text to w cells, ending it with … when cut.
@@ -637,7 +626,7 @@ func fitCell(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if cellWidth(s) <= w {
+	if cells.PlainWidth(s) <= w {
 		return s
 	}
 	return runewidth.Truncate(s, w, "…")
@@ -646,7 +635,7 @@ func fitCell(s string, w int) string {
 // cell is plain text cut or padded to exactly w cells.
 func cell(s string, w int, right bool) string {
 	s = fitCell(s, w)
-	n := w - cellWidth(s)
+	n := w - cells.PlainWidth(s)
 	if n <= 0 {
 		return s
 	}

@@ -211,7 +211,7 @@ func byteText(n int64) string {
 func agentEntries(infos []AgentInfo) []command {
 	out := make([]command, 0, len(infos))
 	for _, a := range infos {
-		out = append(out, command{name: a.Name, args: "BRIEF", help: oneLine(a.Description)})
+		out = append(out, command{name: a.Name, args: "BRIEF", help: cells.OneLine(a.Description)})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // HookInfo is one configured hook, for /hooks.
@@ -66,7 +67,7 @@ func hooksListing(hs []HookInfo) string {
 		if m == "" {
 			m = "*"
 		}
-		fmt.Fprintf(&b, "\n    %s  %s  (%s, %s", m, oneLine(h.Command), h.Source, h.Timeout)
+		fmt.Fprintf(&b, "\n    %s  %s  (%s, %s", m, cells.OneLine(h.Command), h.Source, h.Timeout)
 		if h.Project && !h.Trusted {
 			b.WriteString(", not trusted: does not run")
 			untrusted = true

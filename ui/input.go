@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/theme"
+	"covey/ui/cells"
 )
 
 // maxInputLines is how tall the input grows before it scrolls.
@@ -180,8 +181,8 @@ func (m *inputModel) SetTarget(name string) {
 		m.ta.Placeholder = mainPlaceholder
 		m.syncPrompt()
 	} else {
-		m.ta.Prompt = "to " + oneLine(name) + " › "
-		m.ta.Placeholder = "message for " + oneLine(name) + " (" + keyName(m.keys.AddressCancel) + ": back to the main agent)"
+		m.ta.Prompt = "to " + cells.OneLine(name) + " › "
+		m.ta.Placeholder = "message for " + cells.OneLine(name) + " (" + keyName(m.keys.AddressCancel) + ": back to the main agent)"
 	}
 	m.ta.SetWidth(max(m.width, 4))
 	m.fitHeight()

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"covey/ui/cells"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -95,7 +97,7 @@ func (m *Model) armCancel(b *SubagentBlock) {
 	if b.isShell() {
 		verb = "kill"
 	}
-	m.status.SetHint(keyName(m.keys.CancelChild) + " again to " + verb + " " + oneLine(b.Name()) + " · " +
+	m.status.SetHint(keyName(m.keys.CancelChild) + " again to " + verb + " " + cells.OneLine(b.Name()) + " · " +
 		keyName(m.keys.ViewBack) + " keeps it")
 }
 
@@ -144,7 +146,7 @@ func matchesAny(k tea.KeyMsg, b key.Binding) bool {
 // neither falls into the input nor vanishes; false when k is none of
 // them.
 func (m *Model) explainChildKey(k tea.KeyMsg, b *SubagentBlock) bool {
-	name := oneLine(b.Name())
+	name := cells.OneLine(b.Name())
 	why := ""
 	switch {
 	case matchesAny(k, m.keys.ChildPause):

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // LoadFunc reads a resumed session after the first frame (Options.Load):
@@ -61,7 +62,7 @@ func (m *Model) holdWhileLoading(text string) bool {
 		return false
 	}
 	m.load.pending = append(m.load.pending, text)
-	note := NewNoticeBlock(NoticeInfo, fmt.Sprintf("queued until the session is loaded: %s", oneLine(text)))
+	note := NewNoticeBlock(NoticeInfo, fmt.Sprintf("queued until the session is loaded: %s", cells.OneLine(text)))
 	m.load.notes = append(m.load.notes, note)
 	m.tr.Append(note)
 	m.tr.Bottom()

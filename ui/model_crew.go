@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // This file holds the root model's crew controls: the screens beside the
@@ -381,14 +382,14 @@ func (m *Model) cmdCost(string) tea.Cmd {
 		}
 		indent := strings.Repeat("  ", max(c.Depth()-1, 0))
 		u := c.Usage()
-		fmt.Fprintf(&b, "\n  %s%s [%s] %s%s: %s / %s", indent, c.Name(), c.typeName(), oneLine(c.Description()), state,
+		fmt.Fprintf(&b, "\n  %s%s [%s] %s%s: %s / %s", indent, c.Name(), c.typeName(), cells.OneLine(c.Description()), state,
 			agent.FormatTokens(u.InputTokens), agent.FormatTokens(u.OutputTokens))
 		if m.cost != nil {
 			if v, ok := c.Cost(); ok {
 				fmt.Fprintf(&b, " · %s", dollars(v))
 				total += v
 			} else {
-				fmt.Fprintf(&b, " · no price for %s", oneLine(c.Model()))
+				fmt.Fprintf(&b, " · no price for %s", cells.OneLine(c.Model()))
 			}
 		}
 	}

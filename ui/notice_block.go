@@ -39,7 +39,7 @@ func (b *NoticeBlock) Lines(ctx RenderContext) []string {
 	case NoticeWarning:
 		st, glyph = ctx.Styles.Notice.Warning, "⚠ "
 	case NoticeError:
-		st, glyph = ctx.Styles.Notice.Error, glyphFailed+" "
+		st, glyph = ctx.Styles.Notice.Error, cells.GlyphFailed+" "
 	}
 	lines := prefixedLines(cells.Wrap(b.text, max(ctx.Width-2, 1)), ctx.Width, st.Render(glyph), "  ", st)
 	b.cache.put(key, lines)

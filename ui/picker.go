@@ -150,7 +150,7 @@ func (p picker) View() string {
 		if i == p.sel {
 			marker, title = "› ", st.Selected
 		}
-		name := oneLine(it.Title)
+		name := cells.OneLine(it.Title)
 		if strings.TrimSpace(name) == "" {
 			name = "(no messages)"
 		}
@@ -158,7 +158,7 @@ func (p picker) View() string {
 		lines = append(lines, cells.Fit(head, w))
 		detail := it.ID
 		if it.Detail != "" {
-			detail += " · " + oneLine(it.Detail)
+			detail += " · " + cells.OneLine(it.Detail)
 		}
 		lines = append(lines, cells.Fit("    "+st.Detail.Render(detail), w))
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/ui/cells"
 )
 
 // routeEffect is what one event means to the root model beyond the blocks.
@@ -191,7 +192,7 @@ func (r *router) route(ev agent.Event) routeEffect {
 			}
 		}
 	case agent.Retrying:
-		reason := oneLine(e.Reason)
+		reason := cells.OneLine(e.Reason)
 		if reason == "" {
 			reason = "request failed"
 		}
@@ -318,13 +319,13 @@ func (r *router) price(b *SubagentBlock) {
 // backgroundNote is the line that says a background child's result came
 // back to the main agent (and started the turn that follows).
 func backgroundNote(e agent.BackgroundResult) string {
-	name := oneLine(e.Name)
+	name := cells.OneLine(e.Name)
 	if name == "" {
-		name = oneLine(e.ChildID)
+		name = cells.OneLine(e.ChildID)
 	}
-	text := "background child " + name + " " + strings.ReplaceAll(oneLine(e.Status), "_", " ") +
+	text := "background child " + name + " " + strings.ReplaceAll(cells.OneLine(e.Status), "_", " ") +
 		": its result goes to the main agent"
-	if first := oneLine(e.Text); strings.TrimSpace(first) != "" {
+	if first := cells.OneLine(e.Text); strings.TrimSpace(first) != "" {
 		text += "\n" + first
 	}
 	return text

@@ -46,14 +46,14 @@ type activity struct {
 func (a *activity) render(look func(lookID) cells.Style, width, need int) []string {
 	switch a.kind {
 	case actTool:
-		glyph, style := glyphArrow, lookToolRunning
+		glyph, style := cells.GlyphArrow, lookToolRunning
 		switch a.tool {
 		case toolOK:
-			glyph, style = glyphOK, lookToolOK
+			glyph, style = cells.GlyphOK, lookToolOK
 		case toolFailed:
-			glyph, style = glyphFailed, lookToolError
+			glyph, style = cells.GlyphFailed, lookToolError
 		case toolStopped:
-			glyph, style = glyphCancelled, lookCancelled
+			glyph, style = cells.GlyphCancelled, lookCancelled
 		}
 		line := look(style).Render(glyph) + " " + look(lookToolName).Render(a.text)
 		if a.arg != "" {

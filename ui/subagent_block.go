@@ -131,7 +131,7 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		if arg == "" {
 			arg = tools.KeyArg(e.Name, e.Args)
 		}
-		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: oneLine(e.Name), arg: oneLine(arg)})
+		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: cells.OneLine(e.Name), arg: cells.OneLine(arg)})
 	case agent.ToolProgress:
 		// A long MCP call shows how far it is on its line.
 		seq, ok := b.openTool[e.CallID]
@@ -146,13 +146,13 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 	case agent.UsageReported:
 		b.usage.Add(e.Usage)
 	case agent.Retrying:
-		reason := oneLine(e.Reason)
+		reason := cells.OneLine(e.Reason)
 		if reason == "" {
 			reason = "request failed"
 		}
 		b.push(activity{kind: actNote, text: fmt.Sprintf("%s, retrying in %s", reason, waitText(e.Wait))})
 	case agent.ErrorEvent:
-		b.push(activity{kind: actError, text: oneLine(e.Message)})
+		b.push(activity{kind: actError, text: cells.OneLine(e.Message)})
 	case agent.Compacted:
 		b.push(activity{kind: actNote, text: agent.CompactionNote(e)})
 	case agent.ShellOutput:
@@ -167,7 +167,7 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		b.shellBytes = e.Bytes
 	case agent.ChildFinished:
 		if b.isShell() {
-			b.model = oneLine(e.Summary) // "exit 0", "killed": the overview's model column
+			b.model = cells.OneLine(e.Summary) // "exit 0", "killed": the overview's model column
 		}
 		b.finish(e)
 	default:
@@ -208,7 +208,7 @@ func (b *SubagentBlock) finishTool(e agent.ToolFinished) {
 	if e.Result.IsError {
 		st = toolFailed
 	}
-	note := oneLine(e.Result.Summary)
+	note := cells.OneLine(e.Result.Summary)
 	if seq, ok := b.openTool[e.CallID]; ok {
 		delete(b.openTool, e.CallID)
 		if a := b.acts.at(seq); a != nil {
@@ -217,7 +217,7 @@ func (b *SubagentBlock) finishTool(e agent.ToolFinished) {
 		}
 	}
 	// The start has scrolled out of memory: add the finished line anew.
-	b.push(activity{kind: actTool, text: oneLine(e.Name), arg: oneLine(e.KeyArg), tool: st, note: note})
+	b.push(activity{kind: actTool, text: cells.OneLine(e.Name), arg: cells.OneLine(e.KeyArg), tool: st, note: note})
 }
 
 // finish freezes the pane with the child's outcome.
@@ -269,11 +269,11 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 	case childBudget:
 		b.push(activity{kind: actNote, text: "stopped at its budget"})
 	}
-	errLine := oneLine(e.Error)
+	errLine := cells.OneLine(e.Error)
 	// A failed child's summary is its report, "Error: " and the error the
 	// pane shows on its own line: one line says it.
 	// A cancelled child's summary that only says so repeats the note.
-	if s := oneLine(e.Summary); strings.TrimSpace(s) != "" && !b.saidLately(s) && (errLine == "" || strings.TrimPrefix(s, "Error: ") != errLine) &&
+	if s := cells.OneLine(e.Summary); strings.TrimSpace(s) != "" && !b.saidLately(s) && (errLine == "" || strings.TrimPrefix(s, "Error: ") != errLine) &&
 		(b.state != childCancelled || s != agent.CancelledResult) {
 		b.push(activity{kind: actSummary, text: s})
 	}
@@ -342,7 +342,7 @@ func (b *SubagentBlock) typeName() string {
 	if b.src.AgentType == "" {
 		return "agent"
 	}
-	return oneLine(b.src.AgentType)
+	return cells.OneLine(b.src.AgentType)
 }
 
 // Model is the model the child runs on.
@@ -460,7 +460,7 @@ func (b *SubagentBlock) headerWidth(ctx RenderContext, width, statsW int) int {
 	// the plain text (this runs on every tick of a running pane).
 	if b.leftW == 0 {
 		typW := ansi.StringWidth(b.typeName()) + 2
-		if n := oneLine(b.src.Name); n != "" {
+		if n := cells.OneLine(b.src.Name); n != "" {
 			typW += ansi.StringWidth(n) + 1
 		}
 		if d := b.src.Depth; d > 1 {
@@ -547,9 +547,9 @@ func (b *SubagentBlock) headerDescription() string {
 		return b.attempt
 	}
 	if b.attempt != "" {
-		return oneLine(b.src.Description) + " · " + b.attempt
+		return cells.OneLine(b.src.Description) + " · " + b.attempt
 	}
-	return oneLine(b.src.Description)
+	return cells.OneLine(b.src.Description)
 }
 
 // headerLeft is "[type] description" cut and padded so that the glyph, it
@@ -576,7 +576,7 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 // pane sits among its parent's siblings.
 func (b *SubagentBlock) typeLabel(ctx RenderContext) string {
 	typ := b.typeStyle(ctx).Render("[" + b.typeName() + "]")
-	if n := oneLine(b.src.Name); n != "" {
+	if n := cells.OneLine(b.src.Name); n != "" {
 		typ = ctx.Styles.Crew.Selected.Render(n) + " " + typ
 	}
 	if d := b.src.Depth; d > 1 {
@@ -598,21 +598,21 @@ func (b *SubagentBlock) typeStyle(ctx RenderContext) lipgloss.Style {
 func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 	switch {
 	case b.waiting:
-		return glyphWaiting, lookWaiting
+		return cells.GlyphWaiting, lookWaiting
 	case b.state == childDone:
-		return glyphOK, lookDone
+		return cells.GlyphOK, lookDone
 	case b.state == childFailed:
-		return glyphFailed, lookFailed
+		return cells.GlyphFailed, lookFailed
 	case b.state == childCancelled:
-		return glyphCancelled, lookCancelled
+		return cells.GlyphCancelled, lookCancelled
 	case b.state == childTimedOut:
-		return glyphTimeout, lookTimedOut
+		return cells.GlyphTimeout, lookTimedOut
 	case b.state == childMaxTurns, b.state == childBudget:
-		return glyphMaxTurns, lookMaxTurns
+		return cells.GlyphMaxTurns, lookMaxTurns
 	case b.crew.paused:
-		return glyphPaused, lookWaiting
+		return cells.GlyphPaused, lookWaiting
 	case b.crew.queued:
-		return glyphQueued, lookStats
+		return cells.GlyphQueued, lookStats
 	}
 	return cells.Spinner(ctx.Frame), lookRunning
 }
@@ -654,7 +654,7 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	// Messages the child has not read yet stay in view under its
 	// activity, one line each.
 	for _, m := range b.crew.sent {
-		a := activity{kind: actMessage, text: oneLine(m.text), queued: true}
+		a := activity{kind: actMessage, text: cells.OneLine(m.text), queued: true}
 		out = append(out, cells.Fit(border+cells.Fit(a.render(look, inner, 1)[0], inner), width))
 	}
 	b.body.put(key, out)

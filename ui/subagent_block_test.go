@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/cells"
 
 	"covey/agent"
 	"covey/theme"
@@ -205,7 +206,7 @@ func TestSubagentBlockTokensAndCounts(t *testing.T) {
 	b.Apply(agent.ChildFinished{Source: childSource, Reason: agent.StopOK, ToolCalls: 4, Elapsed: 3200 * time.Millisecond,
 		Usage: agent.Usage{InputTokens: 1_000_000, OutputTokens: 200_000}})
 	header = b.Lines(blockCtx(t, 80))[0]
-	for _, want := range []string{"4 tools", "3.2s", "1.2M tok", glyphOK} {
+	for _, want := range []string{"4 tools", "3.2s", "1.2M tok", cells.GlyphOK} {
 		if !strings.Contains(header, want) {
 			t.Errorf("finished header %q lacks %q", header, want)
 		}
@@ -290,7 +291,7 @@ func TestSubagentBlockWaitingAndAccessors(t *testing.T) {
 	}
 	b.SetWaiting(true)
 	header := b.Lines(blockCtx(t, 100))[0]
-	if !strings.HasPrefix(header, glyphWaiting) || !strings.Contains(header, "awaiting approval") {
+	if !strings.HasPrefix(header, cells.GlyphWaiting) || !strings.Contains(header, "awaiting approval") {
 		t.Errorf("waiting header = %q", header)
 	}
 	v := b.Version()

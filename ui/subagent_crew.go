@@ -150,7 +150,7 @@ func (b *SubagentBlock) applyCrew(ev agent.Event) bool {
 // applyState follows the child's state changes.
 func (b *SubagentBlock) applyState(e agent.ChildState) {
 	now := b.eventTime()
-	b.crew.detail = oneLine(e.Detail)
+	b.crew.detail = cells.OneLine(e.Detail)
 	b.crew.background = e.Background
 	switch e.State {
 	case agent.StateQueued:
@@ -232,7 +232,7 @@ func (b *SubagentBlock) clockText(now time.Time) string {
 func (b *SubagentBlock) shortClockText(now time.Time) string {
 	t := cells.Elapsed(b.elapsedAt(now))
 	if p := b.pausedAtTime(now); p >= time.Second {
-		t += " " + glyphPaused + cells.Elapsed(p.Truncate(time.Second))
+		t += " " + cells.GlyphPaused + cells.Elapsed(p.Truncate(time.Second))
 	}
 	return t
 }
@@ -250,7 +250,7 @@ func (b *SubagentBlock) UnmarkSent(text string) {
 	for i, m := range b.crew.sent {
 		if m.text == text {
 			b.crew.sent = append(b.crew.sent[:i], b.crew.sent[i+1:]...)
-			b.push(activity{kind: actMessage, text: oneLine(text), note: "not sent"})
+			b.push(activity{kind: actMessage, text: cells.OneLine(text), note: "not sent"})
 			b.changed()
 			return
 		}
@@ -273,11 +273,11 @@ func (b *SubagentBlock) messageRead(text string) {
 			continue
 		}
 		found = true
-		b.push(activity{kind: actMessage, text: oneLine(m.text)})
+		b.push(activity{kind: actMessage, text: cells.OneLine(m.text)})
 	}
 	b.crew.sent = kept
 	if !found {
-		b.push(activity{kind: actMessage, text: oneLine(text)})
+		b.push(activity{kind: actMessage, text: cells.OneLine(text)})
 	}
 }
 
@@ -376,7 +376,7 @@ func (b *SubagentBlock) Cost() (v float64, ok bool) { return b.crew.cost, b.crew
 
 // Name is the child's handle ("scout"), or its AgentID when it has none.
 func (b *SubagentBlock) Name() string {
-	if n := oneLine(b.src.Name); n != "" {
+	if n := cells.OneLine(b.src.Name); n != "" {
 		return n
 	}
 	return b.src.AgentID
@@ -449,15 +449,15 @@ func (b *SubagentBlock) StateName() string {
 // stateTrim shortens a state for narrow columns: a second state after
 // " · " shortens to its first letters, then goes.
 func stateTrim(s string, w int) string {
-	if cellWidth(s) <= w {
+	if cells.PlainWidth(s) <= w {
 		return s
 	}
 	if first, second, ok := strings.Cut(s, " · "); ok {
-		if short := first + " · " + second[:min(2, len(second))]; cellWidth(short) <= w {
+		if short := first + " · " + second[:min(2, len(second))]; cells.PlainWidth(short) <= w {
 			return short
 		}
 		s = first
-		if cellWidth(s) <= w {
+		if cells.PlainWidth(s) <= w {
 			return s
 		}
 	}

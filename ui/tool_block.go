@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"covey/internal/excerpt"
 	"covey/tools/toolname"
 	"covey/ui/cells"
 	"covey/ui/diffview"
@@ -93,7 +92,7 @@ func progressText(p tools.Progress) string {
 	case p.Progress > 0:
 		count = strconv.FormatFloat(p.Progress, 'f', -1, 64)
 	}
-	msg := oneLine(p.Message)
+	msg := cells.OneLine(p.Message)
 	switch {
 	case count == "":
 		return msg
@@ -205,25 +204,25 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 	// colour anew on every Render, costly in a 256-colour terminal).
 	st := ctx.Styles
 	look := func(id lookID) cells.Style { return b.look.style(st, id) }
-	icon, state := look(lookToolRunning).Render(glyphTool), look(lookToolRunning).Render(cells.Spinner(ctx.Frame))
+	icon, state := look(lookToolRunning).Render(cells.GlyphTool), look(lookToolRunning).Render(cells.Spinner(ctx.Frame))
 	if t := b.runningFor(ctx.Now); !b.finished && t != "" {
 		state += " " + look(lookToolDuration).Render(t)
 	}
 	if b.finished {
 		iconStyle, s := b.outcome(ctx)
-		icon, state = iconStyle.Render(glyphTool), s
+		icon, state = iconStyle.Render(cells.GlyphTool), s
 	}
 	name := lookToolName
 	if ctx.Focused {
 		name = lookFocused
 	}
-	left := icon + " " + look(name).Render(oneLine(b.start.Name))
+	left := icon + " " + look(name).Render(cells.OneLine(b.start.Name))
 	if b.change != nil {
 		state = look(lookDiffAdded).Render("+"+strconv.Itoa(b.change.Added)) + " " +
 			look(lookDiffRemoved).Render("-"+strconv.Itoa(b.change.Removed)) + "  " + state
 	}
 	room := width - ansi.StringWidth(left) - ansi.StringWidth(state) - 4
-	arg := oneLine(b.keyArg)
+	arg := cells.OneLine(b.keyArg)
 	if b.change != nil && b.change.Path != "" {
 		arg = b.change.Path
 	}
@@ -237,12 +236,12 @@ func (b *ToolBlock) header(ctx RenderContext, width int) string {
 func (b *ToolBlock) outcome(ctx RenderContext) (lipgloss.Style, string) {
 	st := ctx.Styles
 	res := b.end.Result
-	style, glyph := st.Tool.OK, glyphOK
+	style, glyph := st.Tool.OK, cells.GlyphOK
 	if res.IsError {
-		style, glyph = st.Tool.Error, glyphFailed
+		style, glyph = st.Tool.Error, cells.GlyphFailed
 	}
 	state := style.Render(glyph)
-	summary := oneLine(res.Summary)
+	summary := cells.OneLine(res.Summary)
 	if b.hasTodos {
 		done, total := todoCounts(b.todos)
 		summary = fmt.Sprintf("%d/%d done", done, total)
@@ -335,9 +334,6 @@ func (b *ToolBlock) SetExpanded(v bool) {
 
 // Live implements Block: a running call shows a spinner and its time.
 func (b *ToolBlock) Live() bool { return !b.finished }
-
-// oneLine is the first line of s (excerpt.Line), cleaned for the screen.
-func oneLine(s string) string { return cells.Clean(excerpt.Line(s)) }
 
 // indentLines puts indent before each line, keeping it within width.
 func indentLines(lines []string, indent string, width int) []string {

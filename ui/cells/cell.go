@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"covey/internal/excerpt"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
 )
@@ -225,4 +227,18 @@ func StyledWidth(s string) int {
 		}
 	}
 	return n
+}
+
+// OneLine is the first line of s (excerpt.Line), cleaned for the screen.
+func OneLine(s string) string { return Clean(excerpt.Line(s)) }
+
+// PlainWidth is the width of plain text in cells as go-runewidth measures
+// it; ASCII needs no lookup.
+func PlainWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return runewidth.StringWidth(s)
+		}
+	}
+	return len(s)
 }

@@ -36,3 +36,17 @@ func Elapsed(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 	}
 }
+
+// Glyphs of the states of tool calls and child agents.
+const (
+	GlyphTool      = "⏺"
+	GlyphOK        = "✓"
+	GlyphFailed    = "✗"
+	GlyphCancelled = "⊘"
+	GlyphTimeout   = "⏱"
+	GlyphMaxTurns  = "↻"
+	GlyphWaiting   = "⏸"
+	GlyphArrow     = "→"
+	GlyphPaused    = "‖"
+	GlyphQueued    = "…"
+)
