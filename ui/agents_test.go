@@ -3,11 +3,9 @@ package ui
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"covey/tools/toolname"
 
-	"covey/agent"
 	"covey/theme"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -61,26 +59,6 @@ func TestAgentsCommandListsProblemsAndNotes(t *testing.T) {
 	} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("/agents lacks %q:\n%s", want, screen)
-		}
-	}
-}
-
-func TestPaneTypeColourFromAgentFile(t *testing.T) {
-	th := theme.New(theme.ModeDark, true, false)
-	src := agent.Source{AgentID: "r-1", ParentCallID: "call_1", AgentType: "reviewer", Description: "review", Depth: 1}
-	ctx := RenderContext{Styles: &th.Styles, Now: time.Now()}
-	plain := NewSubagentBlock(agent.ChildStarted{Source: src})
-	red := NewSubagentBlock(agent.ChildStarted{Source: src, Color: "red"})
-	odd := NewSubagentBlock(agent.ChildStarted{Source: src, Color: "mauve"})
-	if got, want := red.typeStyle(ctx).GetForeground(), th.Styles.Subagent.TypeByColor["red"].GetForeground(); got != want {
-		t.Errorf("red pane type colour = %v, want the theme's red %v", got, want)
-	}
-	if got, want := red.typeStyle(ctx).GetForeground(), th.Styles.App.Error.GetForeground(); got != want {
-		t.Errorf("red maps to %v, want the theme's Error colour %v", got, want)
-	}
-	for name, b := range map[string]*SubagentBlock{"no colour": plain, "unknown colour": odd} {
-		if got, want := b.typeStyle(ctx).GetForeground(), th.Styles.Subagent.Type.GetForeground(); got != want {
-			t.Errorf("%s: type colour = %v, want the theme's %v", name, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"covey/tools/toolname"
 	"covey/ui/cells"
 	"covey/ui/diffview"
+	"covey/ui/transcript"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
@@ -25,7 +26,7 @@ const (
 	// splitMinWidth is the content width from which a diff is shown side
 	// by side unless the user chose otherwise (a 140-column terminal less
 	// the focus gutter).
-	splitMinWidth     = 140 - gutterWidth
+	splitMinWidth     = 140 - transcript.GutterWidth
 	approvalBar       = "┃ "
 	approvalIndent    = "  "
 	defaultDiffRows   = 20
@@ -80,12 +81,25 @@ type ApprovalBlock struct {
 	outcome approvalOutcome
 	detail  string // the feedback or the granted rules
 
-	changes
-	cache lineCache
+	// keys are the bindings its hints name (read for their help text);
+	// nil is the default KeyMap, which is what the root model shows.
+	keys *KeyMap
+
+	transcript.Changes
+	cache transcript.LineCache
 	// rowCache holds drawn body rows by index for rowKey, so scrolling
 	// draws only the rows that come into view.
 	rowCache map[int]string
 	rowKey   rowCacheKey
+}
+
+// keyMap is the KeyMap the approval's hints name.
+func (b *ApprovalBlock) keyMap() *KeyMap {
+	if b.keys != nil {
+		return b.keys
+	}
+	k := DefaultKeyMap()
+	return &k
 }
 
 // rowCacheKey is what a drawn body row depends on.
@@ -156,10 +170,7 @@ func callRequest(req permission.Request) bool {
 	return true
 }
 
-func (b *ApprovalBlock) touch() { b.changed() }
-
-// Version counts the block's changes; equal versions render alike.
-func (b *ApprovalBlock) Version() uint64 { return b.version }
+func (b *ApprovalBlock) touch() { b.Changed() }
 
 // SetActive says whether the approval has the keyboard (its keys are shown)
 // or the input has (a hint says how to come back).
@@ -425,15 +436,15 @@ func (b *ApprovalBlock) SetExpanded(bool) {}
 func (b *ApprovalBlock) Live() bool { return false }
 
 // Lines implements Block. The returned slice must not be modified.
-func (b *ApprovalBlock) Lines(ctx RenderContext) []string {
+func (b *ApprovalBlock) Lines(ctx transcript.RenderContext) []string {
 	width := max(ctx.Width, 1)
 	if width != b.width {
 		b.width = width
 		b.offset = min(b.offset, b.maxOffset())
 		b.shift = min(b.shift, b.maxShift())
 	}
-	key := cacheKey{width: width, version: b.version}
-	if lines, ok := b.cache.get(key); ok {
+	key := transcript.CacheKey{Width: width, Version: b.Version()}
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	var lines []string
@@ -442,7 +453,7 @@ func (b *ApprovalBlock) Lines(ctx RenderContext) []string {
 	} else {
 		lines = b.pendingLines(ctx, width)
 	}
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 
@@ -466,7 +477,7 @@ func (b *ApprovalBlock) subject() string {
 }
 
 // record is the one line an answered request leaves.
-func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
+func (b *ApprovalBlock) record(ctx transcript.RenderContext, width int) string {
 	st := ctx.Styles.Approval
 	if b.pick != nil {
 		return cells.Fit(b.pickRecord(ctx.Styles), width)
@@ -501,7 +512,7 @@ func (b *ApprovalBlock) record(ctx RenderContext, width int) string {
 }
 
 // pendingLines is the question, the body window and the keys.
-func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
+func (b *ApprovalBlock) pendingLines(ctx transcript.RenderContext, width int) []string {
 	st := ctx.Styles
 	bar := st.Approval.Bar.Render(approvalBar)
 	inner := max(width-len(approvalBar), 1)
@@ -512,7 +523,7 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	// The keys come first: the body gives up the rows they take beyond
 	// the one approvalChrome counts.
 	var keyLines []string
-	keys := keysOf(ctx)
+	keys := b.keyMap()
 	hints := [][2]string{{keyName(keys.FocusApproval), "answer this request"}}
 	switch {
 	case b.feedbackOn:
@@ -580,7 +591,7 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 	if b.req.Tool == toolname.Bash && b.req.Dir != "" {
 		add(approvalIndent + st.Approval.Hint.Render("in "+shortenHome(b.req.Dir)))
 	}
-	if note := b.scrollNote(keysOf(ctx), total); note != "" {
+	if note := b.scrollNote(b.keyMap(), total); note != "" {
 		add(approvalIndent + st.Approval.Scroll.Render(note))
 	}
 	if b.note != "" {
@@ -596,7 +607,7 @@ func (b *ApprovalBlock) pendingLines(ctx RenderContext, width int) []string {
 }
 
 // header is "? Allow edit_file ui/model.go  +3 -1".
-func (b *ApprovalBlock) header(ctx RenderContext, width int) string {
+func (b *ApprovalBlock) header(ctx transcript.RenderContext, width int) string {
 	st := ctx.Styles
 	var s strings.Builder
 	if callRequest(b.req) {

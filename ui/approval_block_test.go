@@ -7,6 +7,7 @@ import (
 
 	"covey/tools/toolname"
 	"covey/ui/diffview"
+	"covey/ui/transcript"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -67,9 +68,9 @@ func bashRequest(cmd string) permission.Request {
 	return permission.Request{Tool: toolname.Bash, Command: cmd, Dir: "/work/project"}
 }
 
-func approvalCtx(width int) RenderContext {
+func approvalCtx(width int) transcript.RenderContext {
 	th := theme.New(theme.ModeDark, true, false)
-	return RenderContext{Width: width, Styles: &th.Styles}
+	return transcript.RenderContext{Width: width, Styles: &th.Styles}
 }
 
 func TestApprovalGolden(t *testing.T) {
@@ -279,9 +280,8 @@ func TestApprovalHintsFollowTheKeyMap(t *testing.T) {
 	keys.Cancel.SetHelp("ctrl+x", "cancel turn")
 	b := NewApprovalBlock(bashRequest("go test ./..."))
 	b.SetActive(true)
-	ctx := approvalCtx(100)
-	ctx.Keys = &keys
-	text := ansi.Strip(strings.Join(b.Lines(ctx), "\n"))
+	b.keys = &keys
+	text := ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))
 	for _, want := range []string{"ctrl+y allow", "ctrl+x cancel turn"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the approval lacks %q:\n%s", want, text)

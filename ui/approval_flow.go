@@ -7,6 +7,7 @@ import (
 
 	"covey/tools/toolname"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -23,7 +24,7 @@ import (
 type approvals struct {
 	cur   *pendingApproval
 	block *ApprovalBlock
-	pane  *SubagentBlock // the asking child's pane, marked as waiting
+	pane  *transcript.SubagentBlock // the asking child's pane, marked as waiting
 	queue []*pendingApproval
 }
 
@@ -69,7 +70,7 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 // for a child (after the records of its earlier requests), else under the
 // main agent's tool call that asks, else at the end.
 func (m *Model) approvalPosition(req permission.Request) int {
-	var after Block
+	var after transcript.Block
 	if req.AgentID != "" {
 		if pane, ok := m.rt.children[req.AgentID]; ok {
 			after = pane
@@ -95,14 +96,14 @@ func (m *Model) approvalPosition(req permission.Request) int {
 // newest running block of that tool with the same path or command, else the
 // newest running block of that tool. One agent's writes run one at a time,
 // so this is unambiguous where it matters.
-func (m *Model) askingToolBlock(req permission.Request) *ToolBlock {
-	var fallback *ToolBlock
+func (m *Model) askingToolBlock(req permission.Request) *transcript.ToolBlock {
+	var fallback *transcript.ToolBlock
 	for i := m.tr.Len() - 1; i >= 0; i-- {
-		tb, ok := m.tr.At(i).(*ToolBlock)
+		tb, ok := m.tr.At(i).(*transcript.ToolBlock)
 		if !ok || !tb.Running() || tb.Name() != req.Tool {
 			continue
 		}
-		if sameTarget(req, tb.keyArg) {
+		if sameTarget(req, tb.KeyArg()) {
 			return tb
 		}
 		if fallback == nil {

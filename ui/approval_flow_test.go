@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -205,7 +206,7 @@ func TestApprovalPlacement(t *testing.T) {
 		if i < 1 {
 			t.Fatalf("approval at %d", i)
 		}
-		if tb, ok := blocks[i-1].(*ToolBlock); !ok || tb.CallID() != "t3" {
+		if tb, ok := blocks[i-1].(*transcript.ToolBlock); !ok || tb.CallID() != "t3" {
 			t.Errorf("approval follows %T %v, want the running write_file call t3", blocks[i-1], blocks[i-1])
 		}
 		h.send(runes("y"))
@@ -214,7 +215,7 @@ func TestApprovalPlacement(t *testing.T) {
 		got = h.ask(context.Background(), bashRequest("ls -la"))
 		h.deliver(2)
 		i = h.m.tr.IndexOf(h.m.appr.block)
-		if tb, ok := h.m.tr.Blocks()[i-1].(*ToolBlock); !ok || tb.CallID() != "t2" {
+		if tb, ok := h.m.tr.Blocks()[i-1].(*transcript.ToolBlock); !ok || tb.CallID() != "t2" {
 			t.Errorf("the bash approval follows %T, want the bash call t2", h.m.tr.Blocks()[i-1])
 		}
 		h.send(runes("n"))
@@ -229,10 +230,10 @@ func TestApprovalPlacement(t *testing.T) {
 		h.deliver(1)
 		pane := h.m.rt.children[kids[1].AgentID]
 		i := h.m.tr.IndexOf(h.m.appr.block)
-		if h.m.tr.Blocks()[i-1] != Block(pane) {
+		if h.m.tr.Blocks()[i-1] != transcript.Block(pane) {
 			t.Errorf("approval at %d does not follow the pane of %s", i, kids[1].AgentID)
 		}
-		if !pane.waiting {
+		if !pane.Waiting() {
 			t.Error("the child's pane does not show it waits for approval")
 		}
 		for _, want := range []string{"[general-purpose] update handlers asks:", "awaiting approval", "? Allow edit_file handlers.go"} {
@@ -244,7 +245,7 @@ func TestApprovalPlacement(t *testing.T) {
 		if v := verdictOf(t, got); !v.Allowed {
 			t.Errorf("verdict %+v, want allowed", v)
 		}
-		if pane.waiting {
+		if pane.Waiting() {
 			t.Error("the pane still waits after the answer")
 		}
 	})

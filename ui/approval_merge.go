@@ -8,6 +8,7 @@ import (
 	"covey/theme"
 	"covey/ui/cells"
 	"covey/ui/diffview"
+	"covey/ui/transcript"
 )
 
 // This file holds the approval of a child's worktree merge: every file the
@@ -130,7 +131,7 @@ func (b *ApprovalBlock) fileRow(i, width int, st *theme.Styles) string {
 }
 
 // mergeHeader is "? Apply the child's changes to 3 files  +12 -4".
-func (b *ApprovalBlock) mergeHeader(ctx RenderContext, width int) string {
+func (b *ApprovalBlock) mergeHeader(ctx transcript.RenderContext, width int) string {
 	st := ctx.Styles
 	added, removed, chosen := 0, 0, 0
 	for i, f := range b.merge.files {
@@ -141,7 +142,7 @@ func (b *ApprovalBlock) mergeHeader(ctx RenderContext, width int) string {
 		}
 	}
 	n := len(b.merge.files)
-	s := st.Approval.Title.Render(fmt.Sprintf("? Apply its changes to %s", countNoun(n, "file", "files")))
+	s := st.Approval.Title.Render(fmt.Sprintf("? Apply its changes to %s", transcript.CountNoun(n, "file", "files")))
 	if chosen != n {
 		s += " " + st.Approval.Hint.Render(fmt.Sprintf("(%d chosen)", chosen))
 	}
@@ -189,33 +190,26 @@ func (b *ApprovalBlock) mergeRecord(st *theme.Styles) string {
 		if files := b.chosenFiles(); files != nil {
 			chosen = len(files)
 		}
-		text := fmt.Sprintf("%s apply %s", cells.GlyphOK, countNoun(n, "file", "files"))
+		text := fmt.Sprintf("%s apply %s", cells.GlyphOK, transcript.CountNoun(n, "file", "files"))
 		if chosen != n {
 			text = fmt.Sprintf("%s apply %d of %d files", cells.GlyphOK, chosen, n)
 		}
 		if d := len(flatten(b.droppedHunks())); d > 0 {
-			text += fmt.Sprintf(", %s dropped", countNoun(d, "hunk", "hunks"))
+			text += fmt.Sprintf(", %s dropped", transcript.CountNoun(d, "hunk", "hunks"))
 		}
 		if b.detail != "" {
 			text += ": " + cells.OneLine(b.detail)
 		}
 		return st.Approval.Allowed.Render(text)
 	case outcomeKept:
-		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept %s on its branch for later", countNoun(n, "file", "files")))
+		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept %s on its branch for later", transcript.CountNoun(n, "file", "files")))
 	default:
-		text := fmt.Sprintf("%s discarded %s", cells.GlyphFailed, countNoun(n, "file", "files"))
+		text := fmt.Sprintf("%s discarded %s", cells.GlyphFailed, transcript.CountNoun(n, "file", "files"))
 		if b.detail != "" {
 			text += ": " + cells.OneLine(b.detail)
 		}
 		return st.Approval.Denied.Render(text)
 	}
-}
-
-func countNoun(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // fileHunksPartly reports whether some, not all, of file i's hunks are

@@ -9,6 +9,7 @@ import (
 	"covey/theme"
 	"covey/ui/cells"
 	"covey/ui/diffview"
+	"covey/ui/transcript"
 )
 
 // This file holds the review of a best-of-N task: the attempts side by
@@ -78,7 +79,7 @@ func (b *ApprovalBlock) MoveAttempt(delta int) {
 }
 
 // pickHeader is "? Pick one of 3 attempts  showing 2: fix-retry".
-func (b *ApprovalBlock) pickHeader(ctx RenderContext, width int) string {
+func (b *ApprovalBlock) pickHeader(ctx transcript.RenderContext, width int) string {
 	st := ctx.Styles
 	p := b.pick
 	s := st.Approval.Title.Render(fmt.Sprintf("? Apply one of %d attempts", len(p.attempts)))
@@ -86,7 +87,7 @@ func (b *ApprovalBlock) pickHeader(ctx RenderContext, width int) string {
 		a := p.attempts[p.cur]
 		s += "  " + st.Approval.Hint.Render("showing ") + st.Approval.Target.Render(fmt.Sprintf("%d: %s", p.cur+1, a.Name))
 		if n := len(b.merge.files); n > 0 {
-			s += " " + st.Approval.Hint.Render("("+countNoun(n, "file", "files")+")")
+			s += " " + st.Approval.Hint.Render("("+transcript.CountNoun(n, "file", "files")+")")
 		}
 		if note := b.hunkNote(); note != "" {
 			s += " " + st.Approval.Hint.Render(note)
@@ -118,7 +119,7 @@ func (b *ApprovalBlock) pickColumns(st *theme.Styles, width int) []string {
 		}
 		cost := ""
 		if a.Cost > 0 {
-			cost = " · " + dollars(a.Cost)
+			cost = " · " + transcript.Dollars(a.Cost)
 		}
 		report := cells.Wrap(cells.Clean(strings.Join(strings.Fields(a.Report), " ")), max(colW-2, 1))
 		for len(report) < 2 {
@@ -126,7 +127,7 @@ func (b *ApprovalBlock) pickColumns(st *theme.Styles, width int) []string {
 		}
 		cols[i] = []string{
 			st.Approval.Key.Render(mark) + title.Render(fmt.Sprintf("%d %s", i+1, a.Name)) + st.Approval.Hint.Render(" "+a.Status),
-			st.Approval.Hint.Render("  "+countNoun(len(a.Changes), "file", "files")+" ") + st.Diff.Added.Render(fmt.Sprintf("+%d", added)) +
+			st.Approval.Hint.Render("  "+transcript.CountNoun(len(a.Changes), "file", "files")+" ") + st.Diff.Added.Render(fmt.Sprintf("+%d", added)) +
 				" " + st.Diff.Removed.Render(fmt.Sprintf("-%d", removed)),
 			st.Approval.Hint.Render("  " + agent.FormatTokens(a.Tokens) + " tok" + cost),
 			st.Approval.Hint.Render("  " + report[0]),

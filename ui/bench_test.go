@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -31,7 +32,7 @@ func benchModel(b *testing.B, n, live int) Model {
 	for i := 0; m.tr.Len() < n; i++ {
 		switch i % 5 {
 		case 0:
-			m.tr.Append(NewUserBlock(fmt.Sprintf("question %d: why does the layout break at 60 columns?", i)))
+			m.tr.Append(transcript.NewUserBlock(fmt.Sprintf("question %d: why does the layout break at 60 columns?", i)))
 		case 1:
 			m.rt.route(agent.TextDelta{Source: src, Text: benchAnswer})
 			m.rt.finishAssistant()
@@ -77,7 +78,7 @@ func BenchmarkView(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					m.tr.base.Frame = i
+					m.tr.SetClock(m.tr.Base().Now, i)
 					m.status.frame = i
 					_ = m.View()
 				}
@@ -200,7 +201,7 @@ func BenchmarkScrollPage(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if m.tr.offset == 0 {
+		if m.tr.Offset() == 0 {
 			b.StopTimer()
 			m.tr.Bottom()
 			b.StartTimer()

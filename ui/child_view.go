@@ -9,6 +9,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // loggedEvent is a child's event and when the UI got it, so a child's
@@ -26,10 +27,10 @@ type loggedEvent struct {
 // header is the child's pane header, so state, budget and files read as
 // in the transcript.
 type childView struct {
-	pane  *SubagentBlock
-	tr    *transcript
+	pane  *transcript.SubagentBlock
+	tr    *transcript.Transcript
 	rt    *router
-	files *FilesBlock
+	files *transcript.FilesBlock
 	appr  *ApprovalBlock // a request of the child's, shown here too
 	// briefed is set once the child's brief is shown.
 	briefed bool
@@ -47,7 +48,7 @@ type childView struct {
 	back screen
 
 	width, height int
-	base          RenderContext
+	base          transcript.RenderContext
 	buf           strings.Builder
 }
 
@@ -59,19 +60,19 @@ const childViewChrome = 2
 // child and its descendants.
 // keys are the root's, back the screen it was opened from (nil: the
 // conversation).
-func newChildView(pane *SubagentBlock, history []loggedEvent, base RenderContext, cost CostFunc, keys *KeyMap, back screen) *childView {
-	tr := newTranscript(base)
+func newChildView(pane *transcript.SubagentBlock, history []loggedEvent, base transcript.RenderContext, cost CostFunc, keys *KeyMap, back screen) *childView {
+	tr := transcript.New(base)
 	rt := newRouter(tr)
 	rt.root, rt.cost, rt.mainModel = pane.AgentID(), cost, pane.Model()
 	v := &childView{pane: pane, tr: tr, rt: rt, base: base, keys: keys, back: back}
-	v.files = NewFilesBlock(pane, "Changed files")
+	v.files = transcript.NewFilesBlock(pane, "Changed files")
 	rt.trailer = v.files
 	for _, le := range history {
 		v.route(le.ev, le.at)
 	}
 	// Messages sent before the view opened that the child has not read.
-	for _, m := range pane.crew.sent {
-		v.ShowSent(m.text, true)
+	for _, text := range pane.Unread() {
+		v.ShowSent(text, true)
 	}
 	v.keepFilesLast()
 	v.tr.Bottom()
@@ -84,7 +85,7 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 	if e, ok := ev.(agent.ChildMessage); ok && e.AgentID == v.pane.AgentID() && len(v.sent) > 0 {
 		// Read: the queued notice gives way to the message, where it
 		// entered the child's conversation.
-		v.dropSent(func(s string) bool { return holdsMessage(e.Text, s) })
+		v.dropSent(func(s string) bool { return transcript.HoldsMessage(e.Text, s) })
 	}
 	v.rt.route(ev)
 	if ev.From().AgentID == v.pane.AgentID() {
@@ -95,7 +96,7 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 			// enough).
 			if e.Prompt != "" && !v.briefed {
 				v.briefed = true
-				v.tr.Insert(0, NewUserBlock(e.Prompt))
+				v.tr.Insert(0, transcript.NewUserBlock(e.Prompt))
 			}
 		case agent.ChildFinished:
 			// How it ended, where it ended, when that was not a plain answer
@@ -114,7 +115,7 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 // sentNotice is a message sent to the child, shown queued.
 type sentNotice struct {
 	text  string
-	block *NoticeBlock
+	block *transcript.NoticeBlock
 }
 
 // ShowSent shows text, just sent to the child, as queued at the end of
@@ -124,7 +125,7 @@ func (v *childView) ShowSent(text string, sent bool) {
 		v.dropSent(func(s string) bool { return s == text })
 		return
 	}
-	n := NewNoticeBlock(NoticeInfo, "✉ queued: "+cells.OneLine(text)+" (the child reads it before its next request)")
+	n := transcript.NewNoticeBlock(transcript.NoticeInfo, "✉ queued: "+cells.OneLine(text)+" (the child reads it before its next request)")
 	v.sent = append(v.sent, sentNotice{text: text, block: n})
 	v.tr.Append(n)
 	v.keepFilesLast()
@@ -180,7 +181,7 @@ func (v *childView) dropSent(match func(string) bool) {
 // outcomeNotice is the line that ends a child's full-screen transcript when
 // it stopped short of an answer (cancelled, failed, cut short), with why;
 // nil when it answered.
-func outcomeNotice(e agent.ChildFinished) *NoticeBlock {
+func outcomeNotice(e agent.ChildFinished) *transcript.NoticeBlock {
 	why := cells.OneLine(e.Error)
 	if why == "" {
 		why = cells.OneLine(e.Summary)
@@ -203,11 +204,11 @@ func outcomeNotice(e agent.ChildFinished) *NoticeBlock {
 	if why != "" && why != text {
 		text += ": " + why
 	}
-	level := NoticeWarning
+	level := transcript.NoticeWarning
 	if e.Reason != agent.StopCancelled && e.Reason != agent.StopTimeout && e.Reason != agent.StopMaxTurns && e.Reason != agent.StopBudget {
-		level = NoticeError
+		level = transcript.NoticeError
 	}
-	return NewNoticeBlock(level, text)
+	return transcript.NewNoticeBlock(level, text)
 }
 
 // Route applies a live event and keeps the files list last.
@@ -236,10 +237,10 @@ func (v *childView) ShowApproval(b *ApprovalBlock) {
 
 // keepFilesLast moves the files list to the end after new blocks.
 func (v *childView) keepFilesLast() {
-	if v.pane.isShell() {
+	if v.pane.IsShell() {
 		return // a shell's changes are not tracked: no list to keep
 	}
-	if v.tr.Last() == Block(v.files) {
+	if v.tr.Last() == transcript.Block(v.files) {
 		return
 	}
 	v.tr.Remove(v.files)
@@ -247,12 +248,12 @@ func (v *childView) keepFilesLast() {
 }
 
 // Pane is the child shown.
-func (v *childView) Pane() *SubagentBlock { return v.pane }
+func (v *childView) Pane() *transcript.SubagentBlock { return v.pane }
 
 // Chosen is the child the crew keys act on: a focused nested pane, else
 // the child shown.
-func (v *childView) Chosen() *SubagentBlock {
-	if b, ok := v.tr.Focused().(*SubagentBlock); ok {
+func (v *childView) Chosen() *transcript.SubagentBlock {
+	if b, ok := v.tr.Focused().(*transcript.SubagentBlock); ok {
 		return b
 	}
 	return v.pane
@@ -327,7 +328,7 @@ func (v *childView) SetSize(width, height int) {
 
 // SetClock gives the view the frame's clock.
 func (v *childView) SetClock(now time.Time, frame int) {
-	v.tr.base.Now, v.tr.base.Frame = now, frame
+	v.tr.SetClock(now, frame)
 	v.base.Now, v.base.Frame = now, frame
 }
 
@@ -336,8 +337,8 @@ func (v *childView) View() string {
 	b := &v.buf
 	b.Reset()
 	ctx := v.base
-	ctx.Width = max(v.width-gutterWidth, 1)
-	b.WriteString(strings.Repeat(" ", gutterWidth))
+	ctx.Width = max(v.width-transcript.GutterWidth, 1)
+	b.WriteString(strings.Repeat(" ", transcript.GutterWidth))
 	b.WriteString(v.pane.Lines(ctx)[0])
 	if v.height > 1 {
 		b.WriteByte('\n')

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/theme"
+	"covey/ui/transcript"
 )
 
 // command is one slash command. Adding a command (/undo, /retry, /resume)
@@ -252,7 +253,7 @@ func (c completion) View() string {
 func (m *Model) runCommand(name, arg string) tea.Cmd {
 	cmd, ok := findCommand(m.cmds, name)
 	if !ok {
-		m.notice(NoticeError, fmt.Sprintf("unknown command /%s; commands: %s", name, commandNames(m.cmds)))
+		m.notice(transcript.NoticeError, fmt.Sprintf("unknown command /%s; commands: %s", name, commandNames(m.cmds)))
 		return nil
 	}
 	return cmd.run(m, arg)
@@ -300,17 +301,17 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 		fmt.Fprintf(&b, "  %-18s %s\n", name, c.help)
 	}
-	m.notice(NoticeInfo, strings.TrimRight(b.String(), "\n"))
+	m.notice(transcript.NoticeInfo, strings.TrimRight(b.String(), "\n"))
 	return nil
 }
 
 func (m *Model) cmdClear(string) tea.Cmd {
 	if m.turn != nil {
-		m.notice(NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /clear")
+		m.notice(transcript.NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /clear")
 		return nil
 	}
 	if m.appr.cur != nil {
-		m.notice(NoticeError, "a request waits for your answer: answer it before /clear")
+		m.notice(transcript.NoticeError, "a request waits for your answer: answer it before /clear")
 		return nil
 	}
 	if m.clearing {
@@ -350,7 +351,7 @@ type modelSetMsg struct{ model string }
 
 func (m *Model) cmdAgents(string) tea.Cmd {
 	if len(m.agents) == 0 && len(m.agentProblems) == 0 {
-		m.notice(NoticeInfo, "no agent definitions")
+		m.notice(transcript.NoticeInfo, "no agent definitions")
 		return nil
 	}
 	var b strings.Builder
@@ -373,9 +374,9 @@ func (m *Model) cmdAgents(string) tea.Cmd {
 			fmt.Fprintf(&b, "\n    %s", n)
 		}
 	}
-	kind := NoticeInfo
+	kind := transcript.NoticeInfo
 	if len(m.agentProblems) > 0 {
-		kind = NoticeWarning
+		kind = transcript.NoticeWarning
 		fmt.Fprintf(&b, "\n\nProblems in agent files:")
 		for _, f := range m.agentProblems {
 			fmt.Fprintf(&b, "\n  %s", f.Path)
@@ -415,11 +416,11 @@ func agentProblemsNote(files []AgentFileProblems) string {
 
 func (m *Model) cmdModel(arg string) tea.Cmd {
 	if m.engine == nil {
-		m.notice(NoticeError, "no engine configured")
+		m.notice(transcript.NoticeError, "no engine configured")
 		return nil
 	}
 	if arg == "" {
-		m.notice(NoticeInfo, "model: "+m.engine.Model())
+		m.notice(transcript.NoticeInfo, "model: "+m.engine.Model())
 		return nil
 	}
 	// SetModel records the switch in the session file: I/O, so a command.

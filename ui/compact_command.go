@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/transcript"
 )
 
 // Compacter is the optional part of an Engine that compacts the main
@@ -21,12 +22,12 @@ type compactDoneMsg struct{ err error }
 
 func (m *Model) cmdCompact(focus string) tea.Cmd {
 	if m.turn != nil {
-		m.notice(NoticeError, "a turn is running: /compact after it ends (or press "+keyName(m.keys.Cancel)+" to cancel it)")
+		m.notice(transcript.NoticeError, "a turn is running: /compact after it ends (or press "+keyName(m.keys.Cancel)+" to cancel it)")
 		return nil
 	}
 	c, ok := m.engine.(Compacter)
 	if !ok {
-		m.notice(NoticeError, "this session cannot compact its conversation")
+		m.notice(transcript.NoticeError, "this session cannot compact its conversation")
 		return nil
 	}
 	if m.compacting {
@@ -48,9 +49,9 @@ func (m *Model) handleCompactDone(msg compactDoneMsg) {
 	m.compacting = false
 	switch {
 	case errors.Is(msg.err, agent.ErrNothingToCompact):
-		m.notice(NoticeInfo, "nothing to compact yet")
+		m.notice(transcript.NoticeInfo, "nothing to compact yet")
 	case msg.err != nil:
-		m.notice(NoticeError, "compact: "+msg.err.Error())
+		m.notice(transcript.NoticeError, "compact: "+msg.err.Error())
 	}
 	m.tr.Bottom()
 }

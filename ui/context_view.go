@@ -8,6 +8,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // ContextEngine is implemented by an Engine that can break the main
@@ -22,14 +23,14 @@ type ContextEngine interface {
 func (m *Model) cmdContext(string) tea.Cmd {
 	e, ok := m.engine.(ContextEngine)
 	if !ok {
-		g, _ := contextGauge(m.rt.fill.Tokens, m.rt.fill.Window)
+		g, _ := transcript.ContextGauge(m.rt.fill.Tokens, m.rt.fill.Window)
 		if g == "" {
 			g = "nothing known yet"
 		}
-		m.notice(NoticeInfo, "Context: "+g)
+		m.notice(transcript.NoticeInfo, "Context: "+g)
 		return nil
 	}
-	m.notice(NoticeInfo, contextText(e.ContextBreakdown()))
+	m.notice(transcript.NoticeInfo, contextText(e.ContextBreakdown()))
 	return nil
 }
 

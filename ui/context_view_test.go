@@ -9,6 +9,7 @@ import (
 	"covey/agent"
 	"covey/theme"
 	"covey/tools/toolname"
+	"covey/ui/transcript"
 )
 
 func TestContextText(t *testing.T) {
@@ -47,19 +48,19 @@ func TestContextText(t *testing.T) {
 // its pane's header when there is room, and is the first of the stats to
 // give way when there is not.
 func TestPaneHeaderGaugeGivesWay(t *testing.T) {
-	r := newRouter(newTranscript(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
+	r := newRouter(transcript.New(transcript.RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
 	r.now = crewT0
 	r.route(agent.ToolStarted{Source: mainSrc(), CallID: "t", Name: toolname.Task})
 	src := agent.Source{AgentID: "c1", Name: "scout", ParentCallID: "t", AgentType: "Explore", Description: "map the ui package", Depth: 1}
 	r.route(agent.ChildStarted{Source: src, Model: "m"})
 	r.route(agent.ContextReported{Source: src, Tokens: 3000, Window: 8000})
 	b := r.find("scout")
-	ctx := RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles, Now: crewT0}
-	wide := ansi.Strip(b.header(ctx, 100))
+	ctx := transcript.RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles, Now: crewT0}
+	wide := ansi.Strip(b.Header(ctx, 100))
 	if !strings.Contains(wide, "ctx 37%") || !strings.Contains(wide, "0 tools") {
 		t.Errorf("wide header %q, want the stats and the gauge", wide)
 	}
-	narrow := ansi.Strip(b.header(ctx, 52))
+	narrow := ansi.Strip(b.Header(ctx, 52))
 	if strings.Contains(narrow, "ctx") || !strings.Contains(narrow, "0 tools") {
 		t.Errorf("narrow header %q, want the stats without the gauge", narrow)
 	}

@@ -13,6 +13,7 @@ import (
 	"covey/agent"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // crewOverview is the crew overview (ctrl+g, /crew): one row per child of
@@ -29,11 +30,11 @@ type crewOverview struct {
 	height int
 	// from is the pane focused when the overview was opened from the
 	// conversation (esc goes back to it); nil: the input.
-	from Block
+	from transcript.Block
 
-	rows     []*SubagentBlock // depth first, see router.tree
-	sel      *SubagentBlock   // kept across changes of rows
-	offset   int              // first row shown
+	rows     []*transcript.SubagentBlock // depth first, see router.tree
+	sel      *transcript.SubagentBlock   // kept across changes of rows
+	offset   int                         // first row shown
 	now      time.Time
 	showCost bool // a price table is set: the cost column shows
 
@@ -118,20 +119,20 @@ func (o *crewOverview) FullHelp() [][]key.Binding {
 }
 
 // SetFrom remembers the pane focused when the overview was opened.
-func (o *crewOverview) SetFrom(b Block) { o.from = b }
+func (o *crewOverview) SetFrom(b transcript.Block) { o.from = b }
 
 // TakeFrom is the pane the overview was opened from, forgotten.
-func (o *crewOverview) TakeFrom() Block {
+func (o *crewOverview) TakeFrom() transcript.Block {
 	b := o.from
 	o.from = nil
 	return b
 }
 
 // From is the pane the overview was opened from, or nil.
-func (o *crewOverview) From() Block { return o.from }
+func (o *crewOverview) From() transcript.Block { return o.from }
 
 // Chosen is the child the crew keys act on: the selection.
-func (o *crewOverview) Chosen() *SubagentBlock { return o.sel }
+func (o *crewOverview) Chosen() *transcript.SubagentBlock { return o.sel }
 
 // SetSize sets the area the overview fills.
 func (o *crewOverview) SetSize(width, height int) {
@@ -141,7 +142,7 @@ func (o *crewOverview) SetSize(width, height int) {
 
 // SetRows gives the overview the session's children (depth first) and the
 // frame's clock; the selection stays on its child, or goes to the first.
-func (o *crewOverview) SetRows(rows []*SubagentBlock, now time.Time, showCost bool) {
+func (o *crewOverview) SetRows(rows []*transcript.SubagentBlock, now time.Time, showCost bool) {
 	o.rows, o.now, o.showCost = rows, now, showCost
 	if o.index(o.sel) < 0 {
 		o.sel = nil
@@ -153,7 +154,7 @@ func (o *crewOverview) SetRows(rows []*SubagentBlock, now time.Time, showCost bo
 }
 
 // Select puts the selection on b, when it is a row.
-func (o *crewOverview) Select(b *SubagentBlock) {
+func (o *crewOverview) Select(b *transcript.SubagentBlock) {
 	if o.index(b) >= 0 {
 		o.sel = b
 		o.scroll()
@@ -161,9 +162,9 @@ func (o *crewOverview) Select(b *SubagentBlock) {
 }
 
 // Selected is the selected child, or nil when there is none.
-func (o *crewOverview) Selected() *SubagentBlock { return o.sel }
+func (o *crewOverview) Selected() *transcript.SubagentBlock { return o.sel }
 
-func (o *crewOverview) index(b *SubagentBlock) int {
+func (o *crewOverview) index(b *transcript.SubagentBlock) int {
 	if b == nil {
 		return -1
 	}
@@ -285,13 +286,13 @@ const (
 func (o crewOverview) contentWidths() (typ, state, elapsed, model int) {
 	typ, state, elapsed, model = len("TYPE"), len("STATE"), len("ELAPSED"), len("MODEL")
 	for _, r := range o.rows {
-		typ = max(typ, cells.PlainWidth(r.typeName()))
+		typ = max(typ, cells.PlainWidth(r.TypeName()))
 		s := cells.PlainWidth(r.StateName())
 		if r.Stalled(o.now) {
 			s += len(", stalled")
 		}
 		state = max(state, s)
-		elapsed = max(elapsed, cells.PlainWidth(r.shortClockText(o.now)))
+		elapsed = max(elapsed, cells.PlainWidth(r.ShortClockText(o.now)))
 		model = max(model, cells.PlainWidth(cells.OneLine(r.Model())))
 	}
 	return min(typ, crewColumns[colType].width), min(state, crewColumns[colState].width),
@@ -431,7 +432,7 @@ func (o crewOverview) title() string {
 	c := countCrew(o.rows, o.now)
 	t := "Crew · " + c.String()
 	if c.priced {
-		t += " · " + dollars(c.cost)
+		t += " · " + transcript.Dollars(c.cost)
 	}
 	return o.q.title.Render(fitCell(t, o.width))
 }
@@ -448,10 +449,10 @@ type crewCount struct {
 }
 
 // countCrew counts the rows' states at now.
-func countCrew(rows []*SubagentBlock, now time.Time) crewCount {
+func countCrew(rows []*transcript.SubagentBlock, now time.Time) crewCount {
 	var c crewCount
 	for _, r := range rows {
-		if r.isShell() {
+		if r.IsShell() {
 			c.shells++
 		} else {
 			c.subagents++
@@ -463,16 +464,16 @@ func countCrew(rows []*SubagentBlock, now time.Time) crewCount {
 			continue
 		}
 		switch {
-		case r.waiting:
+		case r.Waiting():
 			c.approval++
-		case r.crew.queued:
+		case r.Queued():
 			c.queued++ // waiting for a slot: not running yet
-		case r.crew.paused:
+		case r.PauseSet():
 			c.paused++
 		default:
 			c.running++
 		}
-		if r.crew.background && !r.isShell() {
+		if r.Background() && !r.IsShell() {
 			c.background++
 		}
 		if r.Stalled(now) {
@@ -527,7 +528,7 @@ func (o crewOverview) header(w [colCount]int) string {
 }
 
 // row draws one child's row.
-func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int) {
+func (o *crewOverview) row(b *strings.Builder, r *transcript.SubagentBlock, w [colCount]int) {
 	selected := r == o.sel
 	text := o.q.row
 	if selected {
@@ -554,11 +555,11 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 		b.WriteString("  ")
 		switch i {
 		case colType:
-			b.WriteString(text.Render(cell(r.typeName(), w[i], false)))
+			b.WriteString(text.Render(cell(r.TypeName(), w[i], false)))
 		case colState:
 			o.stateCell(b, r, w[i], selected)
 		case colTools, colTokens, colContext:
-			if r.isShell() {
+			if r.IsShell() {
 				b.WriteString(o.q.number.Render(cell("-", w[i], true))) // a shell calls no tools, spends no tokens
 				continue
 			}
@@ -569,16 +570,16 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 				// In and out together, as the pane says it; /cost splits them.
 				b.WriteString(o.q.number.Render(cell(agent.FormatTokens(r.Usage().Total()), w[i], true)))
 			default:
-				b.WriteString(o.q.number.Render(cell(r.contextText(), w[i], true)))
+				b.WriteString(o.q.number.Render(cell(r.ContextText(), w[i], true)))
 			}
 		case colCost:
 			c := "-"
 			if v, ok := r.Cost(); ok {
-				c = dollars(v)
+				c = transcript.Dollars(v)
 			}
 			b.WriteString(o.q.number.Render(cell(c, w[i], true)))
 		case colElapsed:
-			b.WriteString(o.q.number.Render(cell(r.shortClockText(o.now), w[i], true)))
+			b.WriteString(o.q.number.Render(cell(r.ShortClockText(o.now), w[i], true)))
 		case colModel:
 			b.WriteString(o.q.number.Render(cell(cells.OneLine(r.Model()), w[i], false)))
 		case colTask:
@@ -589,7 +590,7 @@ func (o *crewOverview) row(b *strings.Builder, r *SubagentBlock, w [colCount]int
 
 // stateCell is the state in its colour (reversed on the selected row),
 // and "stalled" when the child did nothing for stallAfter.
-func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int, selected bool) {
+func (o *crewOverview) stateCell(b *strings.Builder, r *transcript.SubagentBlock, w int, selected bool) {
 	state := r.StateName()
 	looks := o.q.state
 	if selected {
@@ -610,13 +611,13 @@ func (o *crewOverview) stateCell(b *strings.Builder, r *SubagentBlock, w int, se
 		look = looks.waiting
 	}
 	if r.Stalled(o.now) {
-		s := stateTrim(state, max(w-len(", stalled"), 1))
+		s := transcript.StateTrim(state, max(w-len(", stalled"), 1))
 		b.WriteString(look.Render(s))
 		b.WriteString(o.q.stalled.Render(", stalled"))
 		pad(b, w-cells.PlainWidth(s)-len(", stalled"))
 		return
 	}
-	s := stateTrim(state, w)
+	s := transcript.StateTrim(state, w)
 	b.WriteString(look.Render(s))
 	pad(b, w-cells.PlainWidth(s))
 }

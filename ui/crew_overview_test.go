@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -31,7 +32,7 @@ func testPrice(model string, u agent.Usage) (float64, bool) {
 // crewRouter routes a session with one child in each state, two of them
 // nested, through a router with a price table.
 func crewRouter(t testing.TB) *router {
-	r := newRouter(newTranscript(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
+	r := newRouter(transcript.New(transcript.RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
 	r.cost = testPrice
 	r.keepLog = true
 	at := func(d time.Duration, evs ...agent.Event) {
@@ -132,7 +133,7 @@ func TestCrewOverviewColumnsAt120(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := newRouter(newTranscript(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
+			r := newRouter(transcript.New(transcript.RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
 			r.cost = func(string, agent.Usage) (float64, bool) { return 0.5, true }
 			r.now = crewT0
 			r.route(agent.ToolStarted{Source: mainSrc(), CallID: "t", Name: toolname.Task})
@@ -213,7 +214,7 @@ func TestCrewOverviewTreeAndStates(t *testing.T) {
 		})
 	}
 	// A paused child's clock stops at what the engine said.
-	if got := r.find("helper").elapsedAt(fixedNow); got != 8*time.Second {
+	if got := r.find("helper").ElapsedAt(fixedNow); got != 8*time.Second {
 		t.Errorf("paused elapsed %v, want 8s", got)
 	}
 	if c, ok := r.find("scout").Cost(); !ok || fmt.Sprintf("%.4f", c) != "0.0234" {
@@ -264,7 +265,7 @@ func TestCrewOverviewSelection(t *testing.T) {
 // as a tick does: the clock moves, so every row's elapsed time changes.
 // The goal is at most 1 ms per View.
 func BenchmarkCrewOverviewView(b *testing.B) {
-	r := newRouter(newTranscript(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
+	r := newRouter(transcript.New(transcript.RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
 	r.cost = testPrice
 	r.now = crewT0
 	r.route(agent.ToolStarted{Source: mainSrc(), CallID: "t", Name: toolname.Task})
@@ -310,7 +311,7 @@ func TestCrewOverviewTitleCounts(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := newRouter(newTranscript(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
+			r := newRouter(transcript.New(transcript.RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles}))
 			r.now = crewT0
 			r.route(agent.ToolStarted{Source: mainSrc(), CallID: "t", Name: toolname.Task})
 			for i, q := range tt.queued {

@@ -8,6 +8,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // This file holds two crew members the user reaches from the input and the
@@ -76,23 +77,20 @@ func (m *Model) startByName(text string) (tea.Cmd, bool) {
 	}
 	starter, can := m.engine.(ChildStarter)
 	if !can {
-		m.notice(NoticeError, "this session cannot start subagents by name")
+		m.notice(transcript.NoticeError, "this session cannot start subagents by name")
 		return nil, true
 	}
 	if brief == "" {
-		m.notice(NoticeError, fmt.Sprintf("@%s needs a brief: what should it do? e.g. @%s find the retry logic", typ, typ))
+		m.notice(transcript.NoticeError, fmt.Sprintf("@%s needs a brief: what should it do? e.g. @%s find the retry logic", typ, typ))
 		return nil, true
 	}
-	m.tr.Append(NewUserBlock(text))
+	m.tr.Append(transcript.NewUserBlock(text))
 	m.tr.Bottom()
 	return func() tea.Msg {
 		name, err := starter.StartChild(typ, brief)
 		return childStartedByUserMsg{typ: typ, name: name, err: err}
 	}, true
 }
-
-// isShell reports whether the pane is a background shell's.
-func (b *SubagentBlock) isShell() bool { return b.src.AgentType == agent.ShellType }
 
 // fetchShellOutput reads a shell's whole output for its view.
 func (m *Model) fetchShellOutput(id string) tea.Cmd {
@@ -135,9 +133,9 @@ const shellViewLines = 5000
 // shellOutputBlock is a background shell's whole kept output in its
 // full-screen view, as plain text.
 type shellOutputBlock struct {
-	changes
+	transcript.Changes
 	text  string
-	cache lineCache
+	cache transcript.LineCache
 }
 
 func (b *shellOutputBlock) set(out string, cut int64) {
@@ -156,17 +154,17 @@ func (b *shellOutputBlock) set(out string, cut int64) {
 		lines = []string{"(no output yet)"}
 	}
 	b.text = head + cells.Clean(strings.Join(lines, "\n"))
-	b.changed()
+	b.Changed()
 }
 
 // Lines implements Block.
-func (b *shellOutputBlock) Lines(ctx RenderContext) []string {
-	key := cacheKey{width: ctx.Width, version: b.version}
-	if lines, ok := b.cache.get(key); ok {
+func (b *shellOutputBlock) Lines(ctx transcript.RenderContext) []string {
+	key := transcript.CacheKey{Width: ctx.Width, Version: b.Version()}
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	lines := cells.Wrap(b.text, max(ctx.Width, 1))
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 
@@ -191,19 +189,6 @@ func (v *childView) setShellOutput(out string, cut int64) {
 	v.shell.set(out, cut)
 	v.tr.Touch(v.shell)
 	v.keepFilesLast()
-}
-
-// byteText says a count of bytes briefly: "512 B", "3.4 KB", "100 MB".
-func byteText(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
 }
 
 // agentEntries are the agent types as completion entries after "@": an

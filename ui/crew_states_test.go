@@ -13,17 +13,27 @@ import (
 	"covey/agent"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // paneIn returns a running pane of a child, after the events given.
-func paneIn(t *testing.T, name string, background bool, evs ...agent.Event) *SubagentBlock {
+func paneIn(t *testing.T, name string, background bool, evs ...agent.Event) *transcript.SubagentBlock {
 	t.Helper()
 	src := agent.Source{AgentID: name, Name: name, AgentType: "Explore", Description: "do " + name, Depth: 1}
-	b := NewSubagentBlock(agent.ChildStarted{Source: src, Background: background})
+	b := transcript.NewSubagentBlock(agent.ChildStarted{Source: src, Background: background})
 	b.Observe(fixedNow)
 	for _, ev := range evs {
 		b.Apply(ev)
 	}
+	return b
+}
+
+// shellIn is a background shell's pane, as paneIn makes a child's.
+func shellIn(t *testing.T, name string) *transcript.SubagentBlock {
+	t.Helper()
+	src := agent.Source{AgentID: name, Name: name, AgentType: agent.ShellType, Description: "do " + name, Depth: 1}
+	b := transcript.NewSubagentBlock(agent.ChildStarted{Source: src, Background: true})
+	b.Observe(fixedNow)
 	return b
 }
 
@@ -34,47 +44,45 @@ func TestCountCrew(t *testing.T) {
 	}
 	finished := agent.ChildFinished{Reason: agent.StopOK, Elapsed: time.Second}
 	tests := map[string]struct {
-		rows func(t *testing.T) []*SubagentBlock
+		rows func(t *testing.T) []*transcript.SubagentBlock
 		want string
 	}{
 		"the only child paused is not running": {
-			rows: func(t *testing.T) []*SubagentBlock {
-				return []*SubagentBlock{paneIn(t, "a", false, state(agent.StatePaused))}
+			rows: func(t *testing.T) []*transcript.SubagentBlock {
+				return []*transcript.SubagentBlock{paneIn(t, "a", false, state(agent.StatePaused))}
 			},
 			want: "1 subagent · 0 running · 1 paused",
 		},
 		"paused in the background counts both": {
-			rows: func(t *testing.T) []*SubagentBlock {
-				return []*SubagentBlock{paneIn(t, "a", true, bgState(agent.StatePaused)), paneIn(t, "b", true)}
+			rows: func(t *testing.T) []*transcript.SubagentBlock {
+				return []*transcript.SubagentBlock{paneIn(t, "a", true, bgState(agent.StatePaused)), paneIn(t, "b", true)}
 			},
 			want: "2 subagents · 1 running · 1 paused · 2 in background",
 		},
 		"queued, approval and finished": {
-			rows: func(t *testing.T) []*SubagentBlock {
+			rows: func(t *testing.T) []*transcript.SubagentBlock {
 				w := paneIn(t, "w", false)
 				w.SetWaiting(true)
-				return []*SubagentBlock{paneIn(t, "q", false, state(agent.StateQueued)), w, paneIn(t, "f", false, finished), paneIn(t, "r", false)}
+				return []*transcript.SubagentBlock{paneIn(t, "q", false, state(agent.StateQueued)), w, paneIn(t, "f", false, finished), paneIn(t, "r", false)}
 			},
 			want: "4 subagents · 1 running · 1 queued · 1 awaiting approval",
 		},
 		"shells apart": {
-			rows: func(t *testing.T) []*SubagentBlock {
-				sh := paneIn(t, "sh", true)
-				sh.src.AgentType = agent.ShellType
-				return []*SubagentBlock{sh, paneIn(t, "a", false)}
+			rows: func(t *testing.T) []*transcript.SubagentBlock {
+				sh := shellIn(t, "sh")
+				return []*transcript.SubagentBlock{sh, paneIn(t, "a", false)}
 			},
 			want: "1 subagent, 1 shell · 2 running",
 		},
 		"only shells": {
-			rows: func(t *testing.T) []*SubagentBlock {
-				sh := paneIn(t, "sh", true)
-				sh.src.AgentType = agent.ShellType
-				return []*SubagentBlock{sh}
+			rows: func(t *testing.T) []*transcript.SubagentBlock {
+				sh := shellIn(t, "sh")
+				return []*transcript.SubagentBlock{sh}
 			},
 			want: "1 shell · 1 running",
 		},
 		"none": {
-			rows: func(t *testing.T) []*SubagentBlock { return nil },
+			rows: func(t *testing.T) []*transcript.SubagentBlock { return nil },
 			want: "0 subagents · 0 running",
 		},
 	}
@@ -92,7 +100,7 @@ func TestPausedBackgroundShowsBothStates(t *testing.T) {
 	if got := b.StateName(); got != "paused · background" {
 		t.Errorf("state %q, want paused · background", got)
 	}
-	if s := b.stats(fixedNow); !strings.HasPrefix(s, "paused · background · ") {
+	if s := b.Stats(fixedNow); !strings.HasPrefix(s, "paused · background · ") {
 		t.Errorf("header stats %q do not say both", s)
 	}
 	b.Apply(agent.ChildState{State: agent.StateRunning, Background: true})
@@ -103,7 +111,7 @@ func TestPausedBackgroundShowsBothStates(t *testing.T) {
 		w    int
 		want string
 	}{{20, "paused · background"}, {12, "paused · ba"}, {8, "paused"}, {4, "paus"}} {
-		if got := stateTrim("paused · background", tc.w); got != tc.want {
+		if got := transcript.StateTrim("paused · background", tc.w); got != tc.want {
 			t.Errorf("stateTrim at %d: %q, want %q", tc.w, got, tc.want)
 		}
 	}
@@ -168,7 +176,7 @@ func TestMessagesQueuedTogetherReadAsOne(t *testing.T) {
 		t.Error("a message that failed to send stays queued")
 	}
 	b.SetExpanded(true)
-	got := ansi.Strip(strings.Join(b.Lines(RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles, Width: 60, Now: fixedNow}), "\n"))
+	got := ansi.Strip(strings.Join(b.Lines(transcript.RenderContext{Styles: &theme.New(theme.ModeDark, true, false).Styles, Width: 60, Now: fixedNow}), "\n"))
 	for _, want := range []string{"✉ read: one", "✉ read: two", "✉ not sent: three"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the pane lacks %q:\n%s", want, got)
@@ -216,7 +224,7 @@ func TestOverviewSelectedPausedRowIsNotTheSelection(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.TrueColor)
 	defer lipgloss.SetColorProfile(termenv.Ascii)
 	st := &theme.New(theme.ModeDark, true, false).Styles
-	rows := []*SubagentBlock{paneIn(t, "a", false, agent.ChildState{State: agent.StatePaused, Paused: true})}
+	rows := []*transcript.SubagentBlock{paneIn(t, "a", false, agent.ChildState{State: agent.StatePaused, Paused: true})}
 	o := newCrewOverview(st, defaultKeys())
 	o.SetSize(100, 5)
 	o.SetRows(rows, fixedNow, false)
@@ -239,7 +247,7 @@ func TestParentPaneWaitsOnPausedChild(t *testing.T) {
 		t.Errorf("the main agent waits on %v, want none (helper is not its child)", waits[nil])
 	}
 	fixer.SetWaitingOn(pausedWaitText(waits[fixer]))
-	if s := fixer.stats(fixedNow); !strings.HasPrefix(s, "waiting on paused helper · ") {
+	if s := fixer.Stats(fixedNow); !strings.HasPrefix(s, "waiting on paused helper · ") {
 		t.Errorf("fixer's header stats %q do not say it waits on helper", s)
 	}
 }
@@ -257,7 +265,7 @@ func TestHoldsMessage(t *testing.T) {
 		{"one\n\ntwo", "one\n\ntwo", true},
 		{"two words", "two", false},
 	} {
-		if got := holdsMessage(tc.text, tc.sent); got != tc.want {
+		if got := transcript.HoldsMessage(tc.text, tc.sent); got != tc.want {
 			t.Errorf("holdsMessage(%q, %q) = %v, want %v", tc.text, tc.sent, got, tc.want)
 		}
 	}

@@ -1,20 +1,24 @@
 package ui
 
-import "strconv"
+import (
+	"strconv"
+
+	"covey/ui/transcript"
+)
 
 // This file says who waits on a paused child: a parent whose foreground
 // child is paused is not working, and its spinner must not say it is.
 
 // pausedWaits maps each parent (nil for the root agent) to the names of
 // its foreground children that are paused, in start order.
-func (r *router) pausedWaits() map[*SubagentBlock][]string {
-	var out map[*SubagentBlock][]string
+func (r *router) pausedWaits() map[*transcript.SubagentBlock][]string {
+	var out map[*transcript.SubagentBlock][]string
 	for _, b := range r.order {
 		if !b.Paused() || b.Background() {
 			continue
 		}
 		if out == nil {
-			out = map[*SubagentBlock][]string{}
+			out = map[*transcript.SubagentBlock][]string{}
 		}
 		p := r.parent[b]
 		out[p] = append(out[p], b.Name())

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"covey/ui/transcript"
+
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -91,7 +93,7 @@ func (m *Model) cmdInit(string) tea.Cmd { return m.sendCustom("init", "") }
 
 func (m *Model) cmdSkills(string) tea.Cmd {
 	if len(m.skills) == 0 {
-		m.notice(NoticeInfo, "no skills: put a folder holding a SKILL.md (name, description, then the instructions) in .claude/skills/ or ~/.claude/skills/")
+		m.notice(transcript.NoticeInfo, "no skills: put a folder holding a SKILL.md (name, description, then the instructions) in .claude/skills/ or ~/.claude/skills/")
 		return nil
 	}
 	var b strings.Builder
@@ -103,7 +105,7 @@ func (m *Model) cmdSkills(string) tea.Cmd {
 			fmt.Fprintf(&b, "\n    allowed-tools: %s", strings.Join(s.AllowedTools, ", "))
 		}
 	}
-	m.notice(NoticeInfo, b.String())
+	m.notice(transcript.NoticeInfo, b.String())
 	return nil
 }
 
@@ -113,7 +115,7 @@ func (m *Model) cmdMemory(string) tea.Cmd {
 		files = m.memory()
 	}
 	if len(files) == 0 {
-		m.notice(NoticeInfo, "no memory files: AGENTS.md or CLAUDE.md in the repository, ~/.claude/CLAUDE.md or ~/.config/covey/AGENTS.md brief every session (/init writes one)")
+		m.notice(transcript.NoticeInfo, "no memory files: AGENTS.md or CLAUDE.md in the repository, ~/.claude/CLAUDE.md or ~/.config/covey/AGENTS.md brief every session (/init writes one)")
 		return nil
 	}
 	total := 0
@@ -126,6 +128,6 @@ func (m *Model) cmdMemory(string) tea.Cmd {
 		indent := strings.Repeat("  ", f.Depth)
 		fmt.Fprintf(&b, "\n  %s%s · %s · %d tokens", indent, f.Path, f.Scope, f.Tokens)
 	}
-	m.notice(NoticeInfo, b.String())
+	m.notice(transcript.NoticeInfo, b.String())
 	return nil
 }

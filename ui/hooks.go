@@ -8,6 +8,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // HookInfo is one configured hook, for /hooks.
@@ -29,22 +30,22 @@ type HooksSource interface {
 // the project's (/hooks trust).
 func (m *Model) cmdHooks(arg string) tea.Cmd {
 	if m.hooks == nil {
-		m.notice(NoticeInfo, "hooks are off in this session")
+		m.notice(transcript.NoticeInfo, "hooks are off in this session")
 		return nil
 	}
 	if strings.EqualFold(strings.TrimSpace(arg), "trust") {
 		if err := m.hooks.TrustProjectHooks(); err != nil {
-			m.notice(NoticeError, err.Error())
+			m.notice(transcript.NoticeError, err.Error())
 			return nil
 		}
-		m.notice(NoticeInfo, "the project's hooks run from now on (remembered for this folder until they change)")
+		m.notice(transcript.NoticeInfo, "the project's hooks run from now on (remembered for this folder until they change)")
 		return nil
 	}
 	if arg != "" {
-		m.notice(NoticeError, "/hooks takes no argument but trust")
+		m.notice(transcript.NoticeError, "/hooks takes no argument but trust")
 		return nil
 	}
-	m.notice(NoticeInfo, hooksListing(m.hooks.Hooks()))
+	m.notice(transcript.NoticeInfo, hooksListing(m.hooks.Hooks()))
 	return nil
 }
 
@@ -81,7 +82,7 @@ func hooksListing(hs []HookInfo) string {
 }
 
 // hookNotice is the transcript's notice for what a hook did.
-func hookNotice(e agent.HookRan) *NoticeBlock {
+func hookNotice(e agent.HookRan) *transcript.NoticeBlock {
 	who := ""
 	if e.IsChild() {
 		who = "[" + firstNonEmpty(e.Name, e.AgentType) + "] "
@@ -92,13 +93,13 @@ func hookNotice(e agent.HookRan) *NoticeBlock {
 	}
 	switch {
 	case e.Blocked:
-		return NewNoticeBlock(NoticeWarning, fmt.Sprintf("%s%s hook blocked%s: %s", who, e.Event, subject, e.Message))
+		return transcript.NewNoticeBlock(transcript.NoticeWarning, fmt.Sprintf("%s%s hook blocked%s: %s", who, e.Event, subject, e.Message))
 	case e.Halted:
-		return NewNoticeBlock(NoticeWarning, fmt.Sprintf("%s%s hook stopped the agent: %s", who, e.Event, e.Message))
+		return transcript.NewNoticeBlock(transcript.NoticeWarning, fmt.Sprintf("%s%s hook stopped the agent: %s", who, e.Event, e.Message))
 	case e.Error:
-		return NewNoticeBlock(NoticeError, fmt.Sprintf("%s%s hook failed: %s", who, e.Event, e.Message))
+		return transcript.NewNoticeBlock(transcript.NoticeError, fmt.Sprintf("%s%s hook failed: %s", who, e.Event, e.Message))
 	}
-	return NewNoticeBlock(NoticeInfo, fmt.Sprintf("%s%s hook: %s", who, e.Event, e.Message))
+	return transcript.NewNoticeBlock(transcript.NoticeInfo, fmt.Sprintf("%s%s hook: %s", who, e.Event, e.Message))
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"covey/ui/transcript"
+
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -33,12 +35,12 @@ func shellCommand(text string) (command string, ok bool) {
 // running, the cancel key stops it, and messages typed meanwhile wait.
 func (m *Model) runShell(command string) tea.Cmd {
 	if command == "" {
-		m.notice(NoticeError, "type a command after !, e.g. !git status")
+		m.notice(transcript.NoticeError, "type a command after !, e.g. !git status")
 		return nil
 	}
 	runner, ok := m.engine.(ShellRunner)
 	if !ok {
-		m.notice(NoticeError, "this session cannot run shell commands")
+		m.notice(transcript.NoticeError, "this session cannot run shell commands")
 		return nil
 	}
 	if m.turn != nil || m.clearing {

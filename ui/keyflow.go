@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"covey/ui/cells"
+	"covey/ui/transcript"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -91,10 +92,10 @@ func (m *Model) keyFlowFirst(k tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 // armCancel is the first x: it asks for a second one.
-func (m *Model) armCancel(b *SubagentBlock) {
+func (m *Model) armCancel(b *transcript.SubagentBlock) {
 	m.kx.armID, m.kx.armName = b.AgentID(), b.Name()
 	verb := "cancel"
-	if b.isShell() {
+	if b.IsShell() {
 		verb = "kill"
 	}
 	m.status.SetHint(keyName(m.keys.CancelChild) + " again to " + verb + " " + cells.OneLine(b.Name()) + " · " +
@@ -145,13 +146,13 @@ func matchesAny(k tea.KeyMsg, b key.Binding) bool {
 // explainChildKey says why a crew key does nothing on b now, so the key
 // neither falls into the input nor vanishes; false when k is none of
 // them.
-func (m *Model) explainChildKey(k tea.KeyMsg, b *SubagentBlock) bool {
+func (m *Model) explainChildKey(k tea.KeyMsg, b *transcript.SubagentBlock) bool {
 	name := cells.OneLine(b.Name())
 	why := ""
 	switch {
 	case matchesAny(k, m.keys.ChildPause):
 		switch {
-		case b.isShell():
+		case b.IsShell():
 			why = "a background shell cannot be paused"
 		case !b.Running():
 			why = name + " has finished: nothing to pause"
@@ -169,7 +170,7 @@ func (m *Model) explainChildKey(k tea.KeyMsg, b *SubagentBlock) bool {
 		}
 	case matchesAny(k, m.keys.ChildMessage):
 		switch {
-		case b.isShell():
+		case b.IsShell():
 			why = "a background shell takes no messages"
 		case m.engine == nil:
 			why = "no engine to send a message through"

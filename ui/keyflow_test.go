@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
+	"covey/ui/transcript"
 )
 
 // helpText opens the full help and collects every page of it, closing
@@ -38,7 +39,7 @@ func TestHelpReachesEveryKeyOfTheFocusedPane(t *testing.T) {
 		h := newHarness(t, size[0], size[1])
 		namedPanes(h)
 		h.key(tea.KeyTab) // the newest pane, running
-		if _, ok := h.m.tr.Focused().(*SubagentBlock); !ok {
+		if _, ok := h.m.tr.Focused().(*transcript.SubagentBlock); !ok {
 			t.Fatalf("tab did not focus a pane")
 		}
 		hint := h.screenLines()[size[1]-1]

@@ -5,54 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"covey/agent"
 	"covey/permission"
-	"covey/theme"
 	"covey/tools/toolname"
 	"covey/ui/diffview"
 
 	"github.com/charmbracelet/x/ansi"
 )
-
-// TestPaneHeaderStatsNearName checks that a pane's stats stay within a
-// readable width of its name on a wide terminal, for subagent and shell
-// panes alike, and still fill a narrow one.
-func TestPaneHeaderStatsNearName(t *testing.T) {
-	shell := childSource
-	shell.AgentType = agent.ShellType
-	shell.Description = "npm run dev"
-	long := childSource
-	long.Description = strings.Repeat("a long description of the task ", 6)
-	named := childSource
-	named.AgentType, named.Name, named.Description, named.NameIsDescription = "general-purpose", "write-wide-notes", "write wide notes", true
-	for _, tc := range []struct {
-		name    string
-		src     agent.Source
-		width   int
-		wantEnd int // the column the stats end at
-	}{
-		{"subagent 80", childSource, 80, 80},
-		{"subagent 100", childSource, 100, 100},
-		{"subagent 200", childSource, 200, headerReadable},
-		{"shell 200", shell, 200, headerReadable},
-		{"long description 200", long, 200, headerWidest},
-		{"long description 110", long, 110, 110},
-		{"name without description 60", named, 60, 60},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b := NewSubagentBlock(agent.ChildStarted{Source: tc.src, Model: "small"})
-			b.SetStarted(testNow)
-			header := ansi.Strip(b.Lines(blockCtx(t, tc.width))[0])
-			trimmed := strings.TrimRight(header, " ")
-			if got := ansi.StringWidth(trimmed); got != tc.wantEnd {
-				t.Errorf("stats end at column %d, want %d:\n%q", got, tc.wantEnd, header)
-			}
-			if !strings.HasSuffix(trimmed, "0 tok") && !strings.HasSuffix(trimmed, "0 B") {
-				t.Errorf("header does not end with its stats: %q", header)
-			}
-		})
-	}
-}
 
 // TestApprovalOneSidedIsUnified checks that a new or a deleted file's
 // approval stays unified at any width, even after t, while an edit goes
@@ -85,51 +43,6 @@ func TestApprovalOneSidedIsUnified(t *testing.T) {
 			b.ToggleLayout()
 			if !tc.split && b.sideBySide(200) {
 				t.Errorf("t turned a one-sided diff side by side")
-			}
-		})
-	}
-}
-
-// TestDiffWraps checks that a transcript diff (a tool call's, /diff's, a
-// child view's) wraps a long line into continuation rows marked ↪ instead
-// of cutting it, keeping every character and the line's marker.
-func TestDiffWraps(t *testing.T) {
-	long := "\treturn fmt.Errorf(\"the session file %s could not be written: %w (disk full?)\", path, err)"
-	d := diffview.New("@@ -1,2 +1,2 @@\n ctx := 1\n-" + long + "\n+" + long + " // wrapped\n")
-	for _, width := range []int{40, 60, 200} {
-		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			th := theme.New(theme.ModeDark, true, false)
-			lines := plainLines(d.Render(width, 0, &th.Styles))
-			checkWidth(t, lines, width)
-			text := strings.Join(lines, "\n")
-			if strings.Contains(text, "…") {
-				t.Errorf("a line is cut:\n%s", text)
-			}
-			// Join each line with its continuations and compare.
-			var joined []string
-			for _, l := range lines {
-				body := strings.TrimRight(l, " ")
-				if i := strings.Index(body, "↪ "); i >= 0 && strings.TrimSpace(body[:i]) == "" {
-					joined[len(joined)-1] += body[i+len("↪ ")+1:]
-					if width == 200 {
-						t.Errorf("wrapped at 200 columns: %q", l)
-					}
-					continue
-				}
-				joined = append(joined, body)
-			}
-			want := strings.ReplaceAll(long, "\t", "    ")
-			for _, suffix := range []string{"-" + want, "+" + want + " // wrapped"} {
-				found := false
-				// Rows are padded: a space at a row's end cannot be told
-				// from padding, so compare without spaces.
-				nospace := func(s string) string { return strings.ReplaceAll(s, " ", "") }
-				for _, j := range joined {
-					found = found || strings.HasSuffix(nospace(j), nospace(suffix))
-				}
-				if !found {
-					t.Errorf("no row reads %q once joined:\n%s", suffix, text)
-				}
 			}
 		})
 	}

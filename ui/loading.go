@@ -9,6 +9,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // LoadFunc reads a resumed session after the first frame (Options.Load):
@@ -30,15 +31,15 @@ type sessionLoadedMsg struct {
 // the line that says so, and what the user sent meanwhile, in order.
 type sessionLoad struct {
 	fn      LoadFunc
-	line    Block
+	line    transcript.Block
 	pending []string
 	// notes say what is queued; they go when it is sent.
-	notes []Block
+	notes []transcript.Block
 }
 
 // startLoading shows the loading line; Init starts the read.
 func (m *Model) startLoading(fn LoadFunc) {
-	m.load = &sessionLoad{fn: fn, line: NewNoticeBlock(NoticeInfo, loadingText)}
+	m.load = &sessionLoad{fn: fn, line: transcript.NewNoticeBlock(transcript.NoticeInfo, loadingText)}
 	m.tr.Append(m.load.line)
 }
 
@@ -62,7 +63,7 @@ func (m *Model) holdWhileLoading(text string) bool {
 		return false
 	}
 	m.load.pending = append(m.load.pending, text)
-	note := NewNoticeBlock(NoticeInfo, fmt.Sprintf("queued until the session is loaded: %s", cells.OneLine(text)))
+	note := transcript.NewNoticeBlock(transcript.NoticeInfo, fmt.Sprintf("queued until the session is loaded: %s", cells.OneLine(text)))
 	m.load.notes = append(m.load.notes, note)
 	m.tr.Append(note)
 	m.tr.Bottom()
@@ -78,13 +79,13 @@ func (m *Model) handleLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if ld == nil {
 		return nil
 	}
-	var after []Block
+	var after []transcript.Block
 	if i := m.tr.IndexOf(ld.line); i >= 0 {
 		after = m.tr.Blocks()[i+1:]
 	}
 	m.tr.Remove(ld.line)
 	if msg.err != nil {
-		m.notice(NoticeError, "the session could not be loaded: "+msg.err.Error())
+		m.notice(transcript.NoticeError, "the session could not be loaded: "+msg.err.Error())
 		return tea.Quit
 	}
 	for _, b := range after {

@@ -11,6 +11,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/ui/transcript"
 )
 
 // loadingHarness is a UI whose resumed session is still being read.
@@ -31,9 +32,9 @@ func loadingHarness(t *testing.T) *harness {
 func blockKinds(h *harness) []string {
 	var kinds []string
 	for _, b := range h.m.tr.Blocks() {
-		k := strings.TrimPrefix(fmt.Sprintf("%T", b), "*ui.")
-		if n, ok := b.(*NoticeBlock); ok {
-			k += "(" + strings.SplitN(n.text, " ", 3)[0] + " " + strings.SplitN(n.text, " ", 3)[1] + ")"
+		k := strings.TrimPrefix(fmt.Sprintf("%T", b), "*transcript.")
+		if n, ok := b.(*transcript.NoticeBlock); ok {
+			k += "(" + strings.SplitN(n.Text(), " ", 3)[0] + " " + strings.SplitN(n.Text(), " ", 3)[1] + ")"
 		}
 		kinds = append(kinds, k)
 	}

@@ -11,6 +11,7 @@ import (
 	"covey/mcp"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // MCPEngine is implemented by an Engine that runs MCP servers: /mcp shows
@@ -305,12 +306,12 @@ func (p mcpPanel) View() string {
 // mcpNotice is the transcript's notice for a server's change: a failure
 // with its reason, or what a connected server's tools were renamed to.
 // Plain connects and starts make none: the status is in /mcp.
-func mcpNotice(e agent.MCPStatus) *NoticeBlock {
+func mcpNotice(e agent.MCPStatus) *transcript.NoticeBlock {
 	switch {
 	case e.State == string(mcp.StateFailed):
-		return NewNoticeBlock(NoticeError, fmt.Sprintf("MCP server %s failed: %s (/mcp shows it; r there reconnects)", e.Server, e.Error))
+		return transcript.NewNoticeBlock(transcript.NoticeError, fmt.Sprintf("MCP server %s failed: %s (/mcp shows it; r there reconnects)", e.Server, e.Error))
 	case e.State == string(mcp.StateConnected) && len(e.Notes) > 0:
-		return NewNoticeBlock(NoticeWarning, fmt.Sprintf("MCP server %s: %s", e.Server, strings.Join(e.Notes, "; ")))
+		return transcript.NewNoticeBlock(transcript.NoticeWarning, fmt.Sprintf("MCP server %s: %s", e.Server, strings.Join(e.Notes, "; ")))
 	}
 	return nil
 }
@@ -334,7 +335,7 @@ func (m *Model) mcpEngine() MCPEngine {
 func (m *Model) cmdMCP(string) tea.Cmd {
 	e := m.mcpEngine()
 	if e == nil {
-		m.notice(NoticeInfo, "no MCP servers in this session")
+		m.notice(transcript.NoticeInfo, "no MCP servers in this session")
 		return nil
 	}
 	m.mp.Open(e)

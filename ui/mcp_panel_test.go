@@ -150,44 +150,6 @@ func TestMCPWithoutServers(t *testing.T) {
 	}
 }
 
-func TestProgressText(t *testing.T) {
-	tests := map[string]struct {
-		p    tools.Progress
-		want string
-	}{
-		"count":        {tools.Progress{Progress: 3, Total: 10}, "3/10"},
-		"fraction":     {tools.Progress{Progress: 0.25, Total: 1}, "25%"},
-		"message only": {tools.Progress{Message: "indexing"}, "indexing"},
-		"no total":     {tools.Progress{Progress: 42, Message: "rows"}, "42 · rows"},
-		"nothing":      {tools.Progress{}, ""},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := progressText(tc.p); got != tc.want {
-				t.Errorf("progressText = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-// A child's running MCP call shows its progress on its pane line, until it
-// finishes.
-func TestSubagentPaneShowsToolProgress(t *testing.T) {
-	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
-	b.Apply(agent.ToolStarted{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users"})
-	b.Apply(agent.ToolProgress{Source: childSource, CallID: "c1", Progress: tools.Progress{Progress: 3, Total: 8, Message: "table users"}})
-	ctx := blockCtx(t, 80)
-	if got := b.Lines(ctx)[1]; got != "│ → mcp__db__export  users · 3/8 · table users" {
-		t.Errorf("running line = %q", got)
-	}
-	b.Apply(agent.ToolFinished{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users", Result: tools.Result{Summary: "8 tables"}})
-	if got := b.Lines(ctx)[1]; got != "│ ✓ mcp__db__export  users · 8 tables" {
-		t.Errorf("finished line = %q", got)
-	}
-	// A report for a call the pane does not know changes nothing.
-	b.Apply(agent.ToolProgress{Source: childSource, CallID: "zz", Progress: tools.Progress{Progress: 1}})
-}
-
 func TestMCPStatusBar(t *testing.T) {
 	h, eng := newMCPHarness(t)
 	h.events(agent.MCPStatus{Source: mainSrc(), Server: "remote", State: "starting"})

@@ -17,6 +17,7 @@ import (
 	"covey/ui/cells"
 	"covey/ui/markdown"
 	"covey/ui/painter"
+	"covey/ui/transcript"
 )
 
 // Timing of the UI's own clocks.
@@ -115,7 +116,7 @@ type Model struct {
 	skills        []SkillInfo
 	memory        func() []MemoryInfo
 
-	tr     *transcript
+	tr     *transcript.Transcript
 	rt     *router
 	input  inputModel
 	comp   completion
@@ -250,7 +251,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	ctx, cancel := context.WithCancel(ctx)
 	hintKeys := keys // the help text blocks show; never enabled or disabled
 	liveKeys := keys // the bindings enabled for the state (layout)
-	tr := newTranscript(RenderContext{Styles: styles, Markdown: markdown.NewRenderer(mdStyle, styles), Keys: &hintKeys})
+	tr := transcript.New(transcript.RenderContext{Styles: styles, Markdown: markdown.NewRenderer(mdStyle, styles), Keys: transcript.Keys{Toggle: hintKeys.Toggle, Bottom: hintKeys.Bottom}})
 	m := Model{
 		engine:          opts.Engine,
 		agents:          opts.Agents,
@@ -306,10 +307,10 @@ func newModel(ctx context.Context, opts Options) Model {
 		m.startLoading(opts.Load)
 	}
 	if note := agentProblemsNote(opts.AgentProblems); note != "" {
-		m.notice(NoticeWarning, note)
+		m.notice(transcript.NoticeWarning, note)
 	}
 	for _, w := range opts.Warnings {
-		m.notice(NoticeWarning, w)
+		m.notice(transcript.NoticeWarning, w)
 	}
 	m.width, m.height = 80, 24
 	m.layout()
@@ -433,7 +434,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleCleared()
 	case modelSetMsg:
 		m.status.SetModel(msg.model)
-		m.notice(NoticeInfo, "model set to "+msg.model+" for the next turns")
+		m.notice(transcript.NoticeInfo, "model set to "+msg.model+" for the next turns")
 	case graceMsg:
 		m.endGrace(msg)
 	case quitExpiredMsg:
@@ -442,7 +443,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case childCancelledMsg:
 		if !msg.ok {
-			m.notice(NoticeWarning, "subagent "+msg.agentID+" was not running")
+			m.notice(transcript.NoticeWarning, "subagent "+msg.agentID+" was not running")
 		}
 	case compactDoneMsg:
 		m.handleCompactDone(msg)
@@ -515,7 +516,7 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 			}
 		}
 		if f, ok := ev.(agent.ChildFinished); ok {
-			if b := m.rt.children[f.AgentID]; b != nil && b.crew.background {
+			if b := m.rt.children[f.AgentID]; b != nil && b.Background() {
 				m.notifier.Notify(MomentBackground, "background agent "+firstNonEmpty(f.Name, f.Description)+" finished")
 			}
 		}
@@ -542,13 +543,13 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled) && !errors.Is(msg.err, hooks.ErrPromptBlocked))
 	switch {
 	case errors.Is(msg.err, context.Canceled):
-		m.notice(NoticeInfo, "turn cancelled")
+		m.notice(transcript.NoticeInfo, "turn cancelled")
 	case errors.Is(msg.err, hooks.ErrPromptBlocked):
 		// Nothing was sent: there is nothing to retry.
-		m.notice(NoticeWarning, msg.err.Error())
+		m.notice(transcript.NoticeWarning, msg.err.Error())
 	case msg.err != nil && !t.errShown:
 		m.lateErr = msg.err.Error()
-		m.notice(NoticeError, m.rt.withRetryHint(m.lateErr))
+		m.notice(transcript.NoticeError, m.rt.withRetryHint(m.lateErr))
 	}
 	if next, ok := m.input.Dequeue(); ok {
 		return m.startQueued(next)
@@ -580,7 +581,7 @@ func (m *Model) submit(text string) tea.Cmd {
 
 // startTurn shows the user's message and runs the engine in a command.
 func (m *Model) startTurn(text string) tea.Cmd {
-	m.tr.Append(NewUserBlock(m.input.TakeShown(text)))
+	m.tr.Append(transcript.NewUserBlock(m.input.TakeShown(text)))
 	m.tr.Bottom()
 	return m.runTurn(func(ctx context.Context, e Engine) error { return e.Run(ctx, text) })
 }
@@ -589,7 +590,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 // command; the turn ends with its turnDoneMsg.
 func (m *Model) runTurn(run func(context.Context, Engine) error) tea.Cmd {
 	if m.engine == nil {
-		m.notice(NoticeError, "no engine configured")
+		m.notice(transcript.NoticeError, "no engine configured")
 		return nil
 	}
 	m.lastFailed = false
@@ -628,8 +629,8 @@ func (m *Model) quit() tea.Cmd {
 }
 
 // notice appends a notice block.
-func (m *Model) notice(level NoticeLevel, text string) {
-	m.tr.Append(NewNoticeBlock(level, text))
+func (m *Model) notice(level transcript.NoticeLevel, text string) {
+	m.tr.Append(transcript.NewNoticeBlock(level, text))
 }
 
 func (m *Model) needsTick() bool {

@@ -9,6 +9,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // This file holds the root model's crew controls: the screens beside the
@@ -47,7 +48,7 @@ type childBackgroundedMsg struct {
 // chosenChild is the child the crew keys act on: the focused pane, the
 // overview's selection, or the child shown full-screen (or a pane focused
 // in its view).
-func (m *Model) chosenChild() *SubagentBlock {
+func (m *Model) chosenChild() *transcript.SubagentBlock {
 	if m.scr != nil {
 		if c, ok := m.scr.(chooser); ok {
 			return c.Chosen()
@@ -57,7 +58,7 @@ func (m *Model) chosenChild() *SubagentBlock {
 	if m.focus != focusTranscript {
 		return nil
 	}
-	b, _ := m.tr.Focused().(*SubagentBlock)
+	b, _ := m.tr.Focused().(*transcript.SubagentBlock)
 	return b
 }
 
@@ -71,8 +72,8 @@ func (m *Model) childKeyState() childKeys {
 		any:        true,
 		running:    b.Running(),
 		foreground: b.Running() && !b.Background(),
-		canMessage: m.engine != nil && !b.isShell(),
-		shell:      b.isShell(),
+		canMessage: m.engine != nil && !b.IsShell(),
+		shell:      b.IsShell(),
 	}
 }
 
@@ -101,7 +102,7 @@ func (m *Model) handleChildKey(k tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 // cancelChild cancels one running child; its siblings go on.
-func (m *Model) cancelChild(b *SubagentBlock) tea.Cmd {
+func (m *Model) cancelChild(b *transcript.SubagentBlock) tea.Cmd {
 	if m.engine == nil || !b.Running() {
 		return nil
 	}
@@ -110,7 +111,7 @@ func (m *Model) cancelChild(b *SubagentBlock) tea.Cmd {
 }
 
 // pauseChild pauses a running child, or resumes a paused one.
-func (m *Model) pauseChild(b *SubagentBlock) tea.Cmd {
+func (m *Model) pauseChild(b *transcript.SubagentBlock) tea.Cmd {
 	if m.engine == nil || !b.Running() {
 		return nil
 	}
@@ -121,7 +122,7 @@ func (m *Model) pauseChild(b *SubagentBlock) tea.Cmd {
 }
 
 // backgroundChild moves a running foreground child to the background.
-func (m *Model) backgroundChild(b *SubagentBlock) tea.Cmd {
+func (m *Model) backgroundChild(b *transcript.SubagentBlock) tea.Cmd {
 	if m.engine == nil || !b.Running() || b.Background() {
 		return nil
 	}
@@ -130,7 +131,7 @@ func (m *Model) backgroundChild(b *SubagentBlock) tea.Cmd {
 }
 
 // startAddress points the input at b: the next message goes to it.
-func (m *Model) startAddress(b *SubagentBlock) {
+func (m *Model) startAddress(b *transcript.SubagentBlock) {
 	if m.engine == nil {
 		return
 	}
@@ -213,13 +214,13 @@ func (m *Model) handleAddressKey(k tea.KeyMsg) (tea.Cmd, bool) {
 
 // openChild shows b's whole transcript full-screen (a shell's: its
 // command and whole output); esc comes back here.
-func (m *Model) openChild(b *SubagentBlock) tea.Cmd {
+func (m *Model) openChild(b *transcript.SubagentBlock) tea.Cmd {
 	back := m.scr // the overview, or nil: the conversation
 	if cv := m.shownChild(); cv != nil {
 		back = cv.back
 	}
 	m.openScreen(newChildView(b, m.rt.history(b), m.tr.Base(), m.cost, m.keys, back))
-	if b.isShell() {
+	if b.IsShell() {
 		return m.fetchShellOutput(b.AgentID())
 	}
 	return nil
@@ -230,7 +231,7 @@ func (m *Model) openChild(b *SubagentBlock) tea.Cmd {
 func (m *Model) openCrew() {
 	chosen := m.chosenChild()
 	if m.scr == nil {
-		var from Block
+		var from transcript.Block
 		if m.focus == focusTranscript {
 			from = m.tr.Focused()
 		}
@@ -240,7 +241,7 @@ func (m *Model) openCrew() {
 }
 
 // showCrew shows the crew overview with sel (when not nil) selected.
-func (m *Model) showCrew(sel *SubagentBlock) {
+func (m *Model) showCrew(sel *transcript.SubagentBlock) {
 	m.openScreen(m.ov)
 	m.ov.SetRows(m.rt.tree(), m.clock(), m.cost != nil)
 	if sel != nil {
@@ -275,7 +276,7 @@ func (m *Model) closeScreen() {
 }
 
 // focusBlock gives the keys to b, a block of the conversation.
-func (m *Model) focusBlock(b Block) {
+func (m *Model) focusBlock(b transcript.Block) {
 	m.focus = focusTranscript
 	m.input.Blur()
 	m.tr.SetFocus(b)
@@ -313,19 +314,19 @@ func (m *Model) updateCrew(msg tea.Msg) (tea.Cmd, bool) {
 	case childSentMsg:
 		if msg.err != nil {
 			m.showSent(msg.agentID, msg.text, false)
-			m.notice(NoticeError, fmt.Sprintf("message to %s: %v", msg.name, msg.err))
+			m.notice(transcript.NoticeError, fmt.Sprintf("message to %s: %v", msg.name, msg.err))
 		}
 	case childPausedMsg:
 		if !msg.ok {
-			m.notice(NoticeWarning, "subagent "+msg.name+" was not running")
+			m.notice(transcript.NoticeWarning, "subagent "+msg.name+" was not running")
 		}
 	case childBackgroundedMsg:
 		if !msg.ok {
-			m.notice(NoticeWarning, "subagent "+msg.name+" was not running in the foreground")
+			m.notice(transcript.NoticeWarning, "subagent "+msg.name+" was not running in the foreground")
 		}
 	case childStartedByUserMsg:
 		if msg.err != nil {
-			m.notice(NoticeError, fmt.Sprintf("@%s: %v", msg.typ, msg.err))
+			m.notice(transcript.NoticeError, fmt.Sprintf("@%s: %v", msg.typ, msg.err))
 		}
 	case shellOutputMsg:
 		m.showShellOutput(msg)
@@ -342,15 +343,15 @@ func (m *Model) cmdCrew(string) tea.Cmd {
 
 func (m *Model) cmdDiff(arg string) tea.Cmd {
 	if arg == "" {
-		m.notice(NoticeError, "usage: /diff NAME (a subagent's name, as the crew overview shows it)")
+		m.notice(transcript.NoticeError, "usage: /diff NAME (a subagent's name, as the crew overview shows it)")
 		return nil
 	}
 	b := m.rt.find(arg)
 	if b == nil {
-		m.notice(NoticeError, "no subagent named "+arg+"; "+keyName(m.keys.Crew)+" lists them")
+		m.notice(transcript.NoticeError, "no subagent named "+arg+"; "+keyName(m.keys.Crew)+" lists them")
 		return nil
 	}
-	m.tr.Append(newFilesSnapshot(b, "Files changed by "+b.Name()))
+	m.tr.Append(transcript.NewFilesSnapshot(b, "Files changed by "+b.Name()))
 	m.tr.Bottom()
 	return nil
 }
@@ -370,10 +371,10 @@ func (m *Model) cmdCost(string) tea.Cmd {
 			u.OutputTokens -= c.Usage().OutputTokens
 		}
 		fmt.Fprintf(&b, "\n  main agent: %s / %s · %s", agent.FormatTokens(max(u.InputTokens, 0)),
-			agent.FormatTokens(max(u.OutputTokens, 0)), dollars(m.rt.mainCost))
+			agent.FormatTokens(max(u.OutputTokens, 0)), transcript.Dollars(m.rt.mainCost))
 	}
 	for _, c := range m.rt.tree() {
-		if c.isShell() {
+		if c.IsShell() {
 			continue // a background shell spends no tokens
 		}
 		state := ""
@@ -382,11 +383,11 @@ func (m *Model) cmdCost(string) tea.Cmd {
 		}
 		indent := strings.Repeat("  ", max(c.Depth()-1, 0))
 		u := c.Usage()
-		fmt.Fprintf(&b, "\n  %s%s [%s] %s%s: %s / %s", indent, c.Name(), c.typeName(), cells.OneLine(c.Description()), state,
+		fmt.Fprintf(&b, "\n  %s%s [%s] %s%s: %s / %s", indent, c.Name(), c.TypeName(), cells.OneLine(c.Description()), state,
 			agent.FormatTokens(u.InputTokens), agent.FormatTokens(u.OutputTokens))
 		if m.cost != nil {
 			if v, ok := c.Cost(); ok {
-				fmt.Fprintf(&b, " · %s", dollars(v))
+				fmt.Fprintf(&b, " · %s", transcript.Dollars(v))
 				total += v
 			} else {
 				fmt.Fprintf(&b, " · no price for %s", cells.OneLine(c.Model()))
@@ -396,11 +397,11 @@ func (m *Model) cmdCost(string) tea.Cmd {
 	u := m.rt.usage
 	fmt.Fprintf(&b, "\n  session total: %s / %s", agent.FormatTokens(u.InputTokens), agent.FormatTokens(u.OutputTokens))
 	if priced {
-		fmt.Fprintf(&b, " · %s", dollars(total))
+		fmt.Fprintf(&b, " · %s", transcript.Dollars(total))
 	} else {
 		b.WriteString("\n  (no price table: add prices: to the config for costs)")
 	}
-	m.notice(NoticeInfo, b.String())
+	m.notice(transcript.NoticeInfo, b.String())
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -137,10 +138,10 @@ func TestCrewAddressEscGivesTheDraftBack(t *testing.T) {
 }
 
 // turnCancelledNotices lists the "turn cancelled" notices shown.
-func (m Model) turnCancelledNotices() []Block {
-	var out []Block
+func (m Model) turnCancelledNotices() []transcript.Block {
+	var out []transcript.Block
 	for _, b := range m.tr.Blocks() {
-		if n, ok := b.(*NoticeBlock); ok && n.text == "turn cancelled" {
+		if n, ok := b.(*transcript.NoticeBlock); ok && n.Text() == "turn cancelled" {
 			out = append(out, n)
 		}
 	}
@@ -213,7 +214,7 @@ func TestCrewChildView(t *testing.T) {
 	)
 	checkGolden(t, "100x30", ansi.Strip(h.m.View())+"\n")
 	h.key(tea.KeyEsc)
-	if h.m.scr != nil || h.m.tr.Focused() != Block(h.m.rt.children["c3"]) {
+	if h.m.scr != nil || h.m.tr.Focused() != transcript.Block(h.m.rt.children["c3"]) {
 		t.Error("esc did not return to the focused pane")
 	}
 	// /diff shows the same files in the transcript.
@@ -241,13 +242,13 @@ func TestCrewPauseStopsTheClock(t *testing.T) {
 	now = now.Add(2 * time.Second)
 	h.events(agent.ChildState{Source: kids[0], State: agent.StatePaused, Paused: true})
 	pane := h.m.rt.children["c1"]
-	if got := pane.elapsedAt(now.Add(time.Minute)); got != 5*time.Second {
+	if got := pane.ElapsedAt(now.Add(time.Minute)); got != 5*time.Second {
 		t.Errorf("paused elapsed %v a minute later, want 5s", got)
 	}
-	if pane.working() {
+	if pane.Working() {
 		t.Error("a paused pane's spinner still turns")
 	}
-	if got, want := pane.clockText(now.Add(time.Minute)), "5.0s + 1m00s paused"; got != want {
+	if got, want := pane.ClockText(now.Add(time.Minute)), "5.0s + 1m00s paused"; got != want {
 		t.Errorf("paused a minute, the clock says %q, want %q", got, want)
 	}
 	if !h.screenContains("paused · ") {
@@ -260,10 +261,10 @@ func TestCrewPauseStopsTheClock(t *testing.T) {
 	now = now.Add(10 * time.Second)
 	h.events(agent.ChildState{Source: kids[0], State: agent.StateRunning})
 	now = now.Add(time.Second)
-	if got := pane.elapsedAt(now); got != 6*time.Second {
+	if got := pane.ElapsedAt(now); got != 6*time.Second {
 		t.Errorf("resumed elapsed %v, want 6s (the pause does not count)", got)
 	}
-	if got, want := pane.clockText(now), "6.0s + 10s paused"; got != want {
+	if got, want := pane.ClockText(now), "6.0s + 10s paused"; got != want {
 		t.Errorf("after the pause the clock says %q, want %q (the pause is kept apart)", got, want)
 	}
 }
@@ -358,7 +359,7 @@ func TestCrewResumeRevivesAFinishedPane(t *testing.T) {
 	if !pane.Running() || !pane.Background() || pane.StateName() != "background" {
 		t.Errorf("the resumed pane is %q, want running in the background", pane.StateName())
 	}
-	if got := pane.elapsedAt(fixedNow); got != 4*time.Second {
+	if got := pane.ElapsedAt(fixedNow); got != 4*time.Second {
 		t.Errorf("resumed elapsed %v, want it to go on from 4s", got)
 	}
 	s := ansi.Strip(h.m.View())
@@ -482,7 +483,7 @@ func TestCrewChildViewStreamsIntoOneAnswer(t *testing.T) {
 			}
 			answers := 0
 			for _, b := range h.m.shownChild().tr.Blocks() {
-				if _, ok := b.(*AssistantBlock); ok {
+				if _, ok := b.(*transcript.AssistantBlock); ok {
 					answers++
 				}
 			}
@@ -521,8 +522,8 @@ func TestCrewChildViewSaysHowItEnded(t *testing.T) {
 			h.events(fin)
 			var notices []string
 			for _, b := range h.m.shownChild().tr.Blocks() {
-				if n, ok := b.(*NoticeBlock); ok {
-					notices = append(notices, n.text)
+				if n, ok := b.(*transcript.NoticeBlock); ok {
+					notices = append(notices, n.Text())
 				}
 			}
 			if got := strings.Join(notices, "|"); got != tt.want {

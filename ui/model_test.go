@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -55,7 +56,7 @@ func withPanes(h *harness) (task agent.ToolStarted, kids []agent.Source) {
 func TestModelFocus(t *testing.T) {
 	h := newHarness(t, 100, 40)
 	withPanes(h)
-	var fs []Block
+	var fs []transcript.Block
 	for _, b := range h.m.tr.Blocks() {
 		if b.Focusable() {
 			fs = append(fs, b)
@@ -68,7 +69,7 @@ func TestModelFocus(t *testing.T) {
 	tests := []struct {
 		name string
 		key  tea.KeyType
-		want Block
+		want transcript.Block
 	}{
 		{"tab from the input lands on the newest block", tea.KeyTab, fs[n-1]},
 		{"tab wraps to the oldest", tea.KeyTab, fs[0]},
@@ -149,8 +150,8 @@ func TestModelToggle(t *testing.T) {
 func TestModelToggleAll(t *testing.T) {
 	h := newHarness(t, 100, 40)
 	withPanes(h)
-	focusable := func() []Block {
-		var out []Block
+	focusable := func() []transcript.Block {
+		var out []transcript.Block
 		for _, b := range h.m.tr.Blocks() {
 			if b.Focusable() {
 				out = append(out, b)
@@ -416,15 +417,15 @@ func TestModelFollow(t *testing.T) {
 	if !h.m.tr.Following() {
 		t.Fatal("not following at the start")
 	}
-	bottom := h.m.tr.offset
-	if bottom != h.m.tr.maxOffset() || bottom == 0 {
-		t.Fatalf("offset %d, want the bottom %d", bottom, h.m.tr.maxOffset())
+	bottom := h.m.tr.Offset()
+	if bottom != h.m.tr.MaxOffset() || bottom == 0 {
+		t.Fatalf("offset %d, want the bottom %d", bottom, h.m.tr.MaxOffset())
 	}
 
 	t.Run("following keeps the bottom in view", func(t *testing.T) {
 		h.events(agent.TextDelta{Source: mainSrc(), Text: "newest line"})
-		if h.m.tr.offset != h.m.tr.maxOffset() {
-			t.Errorf("offset %d, want the bottom %d", h.m.tr.offset, h.m.tr.maxOffset())
+		if h.m.tr.Offset() != h.m.tr.MaxOffset() {
+			t.Errorf("offset %d, want the bottom %d", h.m.tr.Offset(), h.m.tr.MaxOffset())
 		}
 		if !h.screenContains("newest line") {
 			t.Error("the newest output is not on screen")
@@ -435,25 +436,25 @@ func TestModelFollow(t *testing.T) {
 		if h.m.tr.Following() {
 			t.Fatal("still following after pgup")
 		}
-		off := h.m.tr.offset
+		off := h.m.tr.Offset()
 		h.events(agent.TextDelta{Source: mainSrc(), Text: " and more"}, agent.ToolStarted{Source: mainSrc(), CallID: "late", Name: toolname.Bash, KeyArg: "go test"})
-		if h.m.tr.offset != off {
-			t.Errorf("offset moved from %d to %d while scrolled up", off, h.m.tr.offset)
+		if h.m.tr.Offset() != off {
+			t.Errorf("offset moved from %d to %d while scrolled up", off, h.m.tr.Offset())
 		}
 		if !h.screenContains("new output below") {
 			t.Error("no new-output hint")
 		}
 	})
 	t.Run("mouse wheel scrolls by three", func(t *testing.T) {
-		off := h.m.tr.offset
+		off := h.m.tr.Offset()
 		h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
-		if h.m.tr.offset != off-3 {
-			t.Errorf("offset %d, want %d", h.m.tr.offset, off-3)
+		if h.m.tr.Offset() != off-3 {
+			t.Errorf("offset %d, want %d", h.m.tr.Offset(), off-3)
 		}
 	})
 	t.Run("end follows again", func(t *testing.T) {
 		h.key(tea.KeyEnd)
-		if !h.m.tr.Following() || h.m.tr.offset != h.m.tr.maxOffset() {
+		if !h.m.tr.Following() || h.m.tr.Offset() != h.m.tr.MaxOffset() {
 			t.Error("end did not return to following")
 		}
 		if h.screenContains("new output below") {

@@ -3,6 +3,7 @@ package ui
 import (
 	"covey/agent"
 	"covey/tools"
+	"covey/ui/transcript"
 )
 
 // interruptedNote is what a call left running by a replayed session shows.
@@ -23,7 +24,7 @@ func (m *Model) replay(events []agent.Event, note string) {
 	}
 	m.rt.closeAll()
 	if note != "" {
-		m.notice(NoticeInfo, note)
+		m.notice(transcript.NoticeInfo, note)
 	}
 	m.tr.Loaded()
 }
@@ -40,7 +41,7 @@ func (r *router) closeAll() {
 	}
 	for _, b := range r.order {
 		if b.Running() {
-			b.Apply(agent.ChildFinished{Source: b.src, Reason: agent.StopCancelled})
+			b.Apply(agent.ChildFinished{Source: b.Source(), Reason: agent.StopCancelled})
 		}
 	}
 }

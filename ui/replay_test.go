@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -55,7 +56,7 @@ func TestReplay(t *testing.T) {
 
 	var kinds []string
 	for _, b := range h.m.tr.Blocks() {
-		kinds = append(kinds, strings.TrimPrefix(fmt.Sprintf("%T", b), "*ui."))
+		kinds = append(kinds, strings.TrimPrefix(fmt.Sprintf("%T", b), "*transcript."))
 	}
 	want := []string{"UserBlock", "AssistantBlock", "UserBlock", "ToolBlock", "ToolBlock",
 		"SubagentBlock", "SubagentBlock", "ToolBlock", "NoticeBlock"}
@@ -74,8 +75,8 @@ func TestReplay(t *testing.T) {
 	})
 	t.Run("children show their final state", func(t *testing.T) {
 		c1, c2 := h.m.rt.children["c1"], h.m.rt.children["c2"]
-		if c1.state != childDone || c2.state != childCancelled {
-			t.Errorf("states %v, %v; want done and cancelled", c1.state, c2.state)
+		if c1.StateName() != "done" || c2.StateName() != "cancelled" {
+			t.Errorf("states %v, %v; want done and cancelled", c1.StateName(), c2.StateName())
 		}
 	})
 	t.Run("the screen shows the conversation and the note", func(t *testing.T) {
@@ -89,15 +90,15 @@ func TestReplay(t *testing.T) {
 	t.Run("heights are estimates until prewarmed", func(t *testing.T) {
 		for h.m.tr.Prewarm(prewarmPerFrame) {
 		}
-		for i, e := range h.m.tr.entries {
-			if !e.exact || e.height == 0 {
-				t.Errorf("entry %d: exact %v height %d after prewarm", i, e.exact, e.height)
+		for i := range h.m.tr.Len() {
+			if height, exact := h.m.tr.Measured(i); !exact || height == 0 {
+				t.Errorf("entry %d: exact %v height %d after prewarm", i, exact, height)
 			}
 		}
 	})
 	t.Run("a new turn follows the replay", func(t *testing.T) {
 		h.startTurn("and now?")
-		if last, ok := h.m.tr.Last().(*UserBlock); !ok || last == nil {
+		if last, ok := h.m.tr.Last().(*transcript.UserBlock); !ok || last == nil {
 			t.Errorf("last block %T, want the new message", h.m.tr.Last())
 		}
 	})
@@ -161,8 +162,8 @@ func TestReplayLongSessionDrawsNearTheScreen(t *testing.T) {
 		h.send(await[prewarmMsg](h))
 	}
 	exact := 0
-	for _, e := range h.m.tr.entries {
-		if e.exact {
+	for i := range h.m.tr.Len() {
+		if _, ok := h.m.tr.Measured(i); ok {
 			exact++
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // routeEffect is what one event means to the root model beyond the blocks.
@@ -26,16 +27,16 @@ type routeEffect struct {
 // agent's text to the current assistant block, its tool calls to tool
 // blocks, and everything of a child to that child's pane.
 type router struct {
-	t *transcript
+	t *transcript.Transcript
 
-	assistant *AssistantBlock                   // the main agent's live answer, if any
-	tools     map[string]*ToolBlock             // main-agent tool calls by CallID
-	children  map[string]*SubagentBlock         // panes by AgentID
-	order     []*SubagentBlock                  // panes in start order, for /cost
-	depth     map[*SubagentBlock]int            // nesting depth of each pane
-	batches   map[string][]*SubagentBlock       // panes by the task call that spawned them
-	callOwner map[string]*SubagentBlock         // child tool calls by CallID, for nested tasks
-	parent    map[*SubagentBlock]*SubagentBlock // nil for the root's own children
+	assistant *transcript.AssistantBlock                              // the main agent's live answer, if any
+	tools     map[string]*transcript.ToolBlock                        // main-agent tool calls by CallID
+	children  map[string]*transcript.SubagentBlock                    // panes by AgentID
+	order     []*transcript.SubagentBlock                             // panes in start order, for /cost
+	depth     map[*transcript.SubagentBlock]int                       // nesting depth of each pane
+	batches   map[string][]*transcript.SubagentBlock                  // panes by the task call that spawned them
+	callOwner map[string]*transcript.SubagentBlock                    // child tool calls by CallID, for nested tasks
+	parent    map[*transcript.SubagentBlock]*transcript.SubagentBlock // nil for the root's own children
 
 	usage agent.Usage // the session's tokens, children included
 	// fill is the root agent's last context report: the gauge.
@@ -54,23 +55,23 @@ type router struct {
 	cost      CostFunc  // prices tokens; nil when no price table is set
 	mainModel string    // the main agent's model, for its cost
 	mainCost  float64   // what the main agent's own requests cost
-	treeCache []*SubagentBlock
+	treeCache []*transcript.SubagentBlock
 	// retryHint ends the notice of a failed run ("ctrl+r retries"), from
 	// the KeyMap so a rebinding changes it; "" adds nothing.
 	retryHint string
 	// trailer is a block kept after the root's own blocks (a child view's
 	// list of changed files): a live answer followed only by it goes on
 	// in the same block.
-	trailer Block
+	trailer transcript.Block
 	// compacting is the divider of the root's compaction under way.
-	compacting *CompactionBlock
+	compacting *transcript.CompactionBlock
 }
 
 // CostFunc prices usage of a model in dollars; ok is false when the model
 // has no price.
 type CostFunc func(model string, u agent.Usage) (cost float64, ok bool)
 
-func newRouter(t *transcript) *router {
+func newRouter(t *transcript.Transcript) *router {
 	r := &router{t: t}
 	r.reset()
 	return r
@@ -88,13 +89,13 @@ func (r *router) isRoot(src agent.Source) bool {
 // reset forgets every block and the session totals (/clear).
 func (r *router) reset() {
 	r.assistant = nil
-	r.tools = map[string]*ToolBlock{}
-	r.children = map[string]*SubagentBlock{}
+	r.tools = map[string]*transcript.ToolBlock{}
+	r.children = map[string]*transcript.SubagentBlock{}
 	r.order = nil
-	r.depth = map[*SubagentBlock]int{}
-	r.batches = map[string][]*SubagentBlock{}
-	r.callOwner = map[string]*SubagentBlock{}
-	r.parent = map[*SubagentBlock]*SubagentBlock{}
+	r.depth = map[*transcript.SubagentBlock]int{}
+	r.batches = map[string][]*transcript.SubagentBlock{}
+	r.callOwner = map[string]*transcript.SubagentBlock{}
+	r.parent = map[*transcript.SubagentBlock]*transcript.SubagentBlock{}
 	r.usage = agent.Usage{}
 	r.log = nil
 	r.mainCost = 0
@@ -112,23 +113,23 @@ func (r *router) finishAssistant() {
 
 // currentAssistant returns the live answer block, starting one after the
 // last block when there is none.
-func (r *router) currentAssistant() *AssistantBlock {
-	if r.assistant == nil || r.lastOwn() != Block(r.assistant) {
+func (r *router) currentAssistant() *transcript.AssistantBlock {
+	if r.assistant == nil || r.lastOwn() != transcript.Block(r.assistant) {
 		r.finishAssistant()
-		r.assistant = NewAssistantBlock()
+		r.assistant = transcript.NewAssistantBlock()
 		r.t.Append(r.assistant)
 	}
 	return r.assistant
 }
 
 // lastOwn is the transcript's last block, not counting the trailer.
-func (r *router) lastOwn() Block {
+func (r *router) lastOwn() transcript.Block {
 	last := r.t.Last()
 	if last == nil || last != r.trailer {
 		return last
 	}
 	if n := r.t.Len(); n >= 2 {
-		return r.t.entries[n-2].b
+		return r.t.At(n - 2)
 	}
 	return nil
 }
@@ -145,16 +146,16 @@ func (r *router) route(ev agent.Event) routeEffect {
 	switch e := ev.(type) {
 	case agent.BackgroundResult:
 		r.finishAssistant()
-		r.t.Append(NewNoticeBlock(NoticeInfo, backgroundNote(e)))
+		r.t.Append(transcript.NewNoticeBlock(transcript.NoticeInfo, backgroundNote(e)))
 		return routeEffect{background: r.root == ""}
 	case agent.ChildMessage:
 		// In a child's own view, a message sent to it is a user turn.
 		r.finishAssistant()
-		r.t.Append(NewUserBlock(e.Text))
+		r.t.Append(transcript.NewUserBlock(e.Text))
 	case agent.UserMessage:
 		// Only a replayed session carries the user's messages as events.
 		r.finishAssistant()
-		r.t.Append(NewUserBlock(e.Text))
+		r.t.Append(transcript.NewUserBlock(e.Text))
 	case agent.TextDelta:
 		b := r.currentAssistant()
 		b.AppendText(e.Text)
@@ -163,7 +164,7 @@ func (r *router) route(ev agent.Event) routeEffect {
 		b.AppendReasoning(e.Text)
 	case agent.ToolStarted:
 		r.finishAssistant()
-		b := NewToolBlock(e)
+		b := transcript.NewToolBlock(e)
 		r.tools[e.CallID] = b
 		r.t.Append(b)
 	case agent.ToolFinished:
@@ -196,22 +197,22 @@ func (r *router) route(ev agent.Event) routeEffect {
 		if reason == "" {
 			reason = "request failed"
 		}
-		note := fmt.Sprintf("%s: retry %d in %s", reason, e.Attempt, waitText(e.Wait))
-		r.t.Append(NewNoticeBlock(NoticeWarning, note))
+		note := fmt.Sprintf("%s: retry %d in %s", reason, e.Attempt, transcript.WaitText(e.Wait))
+		r.t.Append(transcript.NewNoticeBlock(transcript.NoticeWarning, note))
 		return routeEffect{retrying: true, retryReason: reason, retryWait: e.Wait}
 	case agent.ErrorEvent:
 		r.finishAssistant()
-		r.t.Append(NewNoticeBlock(NoticeError, r.withRetryHint(e.Message)))
+		r.t.Append(transcript.NewNoticeBlock(transcript.NoticeError, r.withRetryHint(e.Message)))
 	case agent.Notice:
-		level := NoticeInfo
+		level := transcript.NoticeInfo
 		if e.Level == agent.NoticeWarning {
-			level = NoticeWarning
+			level = transcript.NoticeWarning
 		}
 		r.finishAssistant()
-		r.t.Append(NewNoticeBlock(level, e.Message))
+		r.t.Append(transcript.NewNoticeBlock(level, e.Message))
 	case agent.Compacting:
 		r.finishAssistant()
-		r.compacting = NewCompactingBlock(e)
+		r.compacting = transcript.NewCompactingBlock(e)
 		r.t.Append(r.compacting)
 	case agent.Compacted:
 		if r.compacting != nil {
@@ -220,7 +221,7 @@ func (r *router) route(ev agent.Event) routeEffect {
 			break
 		}
 		r.finishAssistant()
-		r.t.Append(NewCompactionBlock(e))
+		r.t.Append(transcript.NewCompactionBlock(e))
 	case agent.Done:
 		r.finishAssistant()
 		if r.compacting != nil {
@@ -231,7 +232,7 @@ func (r *router) route(ev agent.Event) routeEffect {
 		}
 		if note := agent.CutOffNote(e.Reason); note != "" {
 			// The answer stays; the notice says it is not the whole of it.
-			r.t.Append(NewNoticeBlock(NoticeWarning, note))
+			r.t.Append(transcript.NewNoticeBlock(transcript.NoticeWarning, note))
 		}
 		return routeEffect{done: true}
 	case agent.ChildStarted, agent.ChildFinished:
@@ -261,7 +262,7 @@ func (r *router) routeChild(ev agent.Event) {
 			r.t.Touch(old)
 			return
 		}
-		b := NewSubagentBlock(e)
+		b := transcript.NewSubagentBlock(e)
 		b.Observe(r.now)
 		r.children[src.AgentID] = b
 		r.order = append(r.order, b)
@@ -307,7 +308,7 @@ func (r *router) routeChild(ev agent.Event) {
 }
 
 // price sets a pane's cost from its usage, when its model has a price.
-func (r *router) price(b *SubagentBlock) {
+func (r *router) price(b *transcript.SubagentBlock) {
 	if r.cost == nil {
 		return
 	}
@@ -334,24 +335,24 @@ func backgroundNote(e agent.BackgroundResult) string {
 // worktreeNotice says under a child's pane (and the record of its merge
 // approval) what became of its worktree: a kept or conflicting change names
 // its branch and folder, so it is never lost from sight.
-func (r *router) worktreeNotice(pane *SubagentBlock, e agent.WorktreeResult) {
-	level := NoticeInfo
+func (r *router) worktreeNotice(pane *transcript.SubagentBlock, e agent.WorktreeResult) {
+	level := transcript.NoticeInfo
 	if e.Status == agent.WorktreeKept || e.Status == agent.WorktreeConflict {
-		level = NoticeWarning
+		level = transcript.NoticeWarning
 	}
 	i := r.t.IndexOf(pane)
 	if i < 0 {
-		r.t.Append(NewNoticeBlock(level, e.Message))
+		r.t.Append(transcript.NewNoticeBlock(level, e.Message))
 		return
 	}
 	for i+1 < r.t.Len() {
-		ab, ok := r.t.entries[i+1].b.(*ApprovalBlock)
+		ab, ok := r.t.At(i + 1).(*ApprovalBlock)
 		if !ok || ab.Request().AgentID != e.AgentID {
 			break
 		}
 		i++
 	}
-	r.t.Insert(i+1, NewNoticeBlock(level, e.Message))
+	r.t.Insert(i+1, transcript.NewNoticeBlock(level, e.Message))
 }
 
 // insertAt is where a new pane goes: after the earlier panes of its batch,
@@ -359,7 +360,7 @@ func (r *router) worktreeNotice(pane *SubagentBlock, e agent.WorktreeResult) {
 // task, the pane of the child that made the call); then past any deeper
 // panes that belong to the block it follows. Unknown parents go last.
 func (r *router) insertAt(src agent.Source) int {
-	var after Block
+	var after transcript.Block
 	if sibs := r.batches[src.ParentCallID]; len(sibs) > 0 {
 		after = sibs[len(sibs)-1]
 	} else if tb, ok := r.tools[src.ParentCallID]; ok {
@@ -371,9 +372,8 @@ func (r *router) insertAt(src agent.Source) int {
 	if after == nil || i < 0 {
 		return r.t.Len()
 	}
-	blocks := r.t.entries
-	for i+1 < len(blocks) {
-		next, ok := blocks[i+1].b.(*SubagentBlock)
+	for i+1 < r.t.Len() {
+		next, ok := r.t.At(i + 1).(*transcript.SubagentBlock)
 		if !ok || r.depth[next] <= src.Depth {
 			break
 		}
@@ -401,18 +401,18 @@ func (r *router) costs() []childUsage {
 // tree lists every child depth first, each right under its parent, in
 // start order among siblings. Parents never change and children are only
 // added, so the list is rebuilt only when a child started.
-func (r *router) tree() []*SubagentBlock {
+func (r *router) tree() []*transcript.SubagentBlock {
 	if r.treeCache != nil && len(r.treeCache) == len(r.order) {
 		return r.treeCache
 	}
-	kids := make(map[*SubagentBlock][]*SubagentBlock, len(r.order))
+	kids := make(map[*transcript.SubagentBlock][]*transcript.SubagentBlock, len(r.order))
 	for _, b := range r.order {
 		p := r.parent[b]
 		kids[p] = append(kids[p], b)
 	}
-	out := make([]*SubagentBlock, 0, len(r.order))
-	var walk func(p *SubagentBlock)
-	walk = func(p *SubagentBlock) {
+	out := make([]*transcript.SubagentBlock, 0, len(r.order))
+	var walk func(p *transcript.SubagentBlock)
+	walk = func(p *transcript.SubagentBlock) {
 		for _, c := range kids[p] {
 			out = append(out, c)
 			walk(c)
@@ -425,7 +425,7 @@ func (r *router) tree() []*SubagentBlock {
 
 // find looks a child up by its name or AgentID, exactly, then ignoring
 // case.
-func (r *router) find(handle string) *SubagentBlock {
+func (r *router) find(handle string) *transcript.SubagentBlock {
 	handle = strings.TrimSpace(handle)
 	if b, ok := r.children[handle]; ok {
 		return b
@@ -444,7 +444,7 @@ func (r *router) find(handle string) *SubagentBlock {
 }
 
 // within reports whether b is anc or one of its descendants.
-func (r *router) within(b, anc *SubagentBlock) bool {
+func (r *router) within(b, anc *transcript.SubagentBlock) bool {
 	for ; b != nil; b = r.parent[b] {
 		if b == anc {
 			return true
@@ -455,7 +455,7 @@ func (r *router) within(b, anc *SubagentBlock) bool {
 
 // history is every logged event of the child b and its descendants, in
 // order: what its full-screen view is built from.
-func (r *router) history(b *SubagentBlock) []loggedEvent {
+func (r *router) history(b *transcript.SubagentBlock) []loggedEvent {
 	var out []loggedEvent
 	for _, le := range r.log {
 		if p, ok := r.children[le.ev.From().AgentID]; ok && r.within(p, b) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/transcript"
 
 	"covey/agent"
 	"covey/theme"
@@ -14,19 +15,19 @@ import (
 
 // describe names each block: U user, A answer, T:<call> tool, P:<agent> pane,
 // N notice.
-func describe(tr *transcript) string {
+func describe(tr *transcript.Transcript) string {
 	var parts []string
 	for _, b := range tr.Blocks() {
 		switch b := b.(type) {
-		case *UserBlock:
+		case *transcript.UserBlock:
 			parts = append(parts, "U")
-		case *AssistantBlock:
+		case *transcript.AssistantBlock:
 			parts = append(parts, "A")
-		case *ToolBlock:
+		case *transcript.ToolBlock:
 			parts = append(parts, "T:"+b.CallID())
-		case *SubagentBlock:
+		case *transcript.SubagentBlock:
 			parts = append(parts, "P:"+b.AgentID())
-		case *NoticeBlock:
+		case *transcript.NoticeBlock:
 			parts = append(parts, "N")
 		default:
 			parts = append(parts, fmt.Sprintf("%T", b))
@@ -119,13 +120,13 @@ func TestRouterPlacement(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			th := theme.New(theme.ModeDark, true, false)
-			tr := newTranscript(RenderContext{Styles: &th.Styles})
+			tr := transcript.New(transcript.RenderContext{Styles: &th.Styles})
 			tr.SetSize(80, 20)
 			r := newRouter(tr)
 			for _, ev := range tt.events {
 				r.route(ev)
 			}
-			tr.sync()
+			tr.Sync()
 			if got := describe(tr); got != tt.want {
 				t.Errorf("blocks = %q, want %q", got, tt.want)
 			}
@@ -135,7 +136,7 @@ func TestRouterPlacement(t *testing.T) {
 
 func TestRouterDoneFinishesTheAnswer(t *testing.T) {
 	th := theme.New(theme.ModeDark, true, false)
-	tr := newTranscript(RenderContext{Styles: &th.Styles})
+	tr := transcript.New(transcript.RenderContext{Styles: &th.Styles})
 	r := newRouter(tr)
 	r.route(agent.TextDelta{Source: mainSrc(), Text: "answer"})
 	eff := r.route(agent.Done{Source: mainSrc(), Reason: agent.StopOK})
@@ -150,7 +151,7 @@ func TestRouterDoneFinishesTheAnswer(t *testing.T) {
 
 func TestRouterCosts(t *testing.T) {
 	th := theme.New(theme.ModeDark, true, false)
-	tr := newTranscript(RenderContext{Styles: &th.Styles})
+	tr := transcript.New(transcript.RenderContext{Styles: &th.Styles})
 	r := newRouter(tr)
 	a, b := childSrc("a", "t", "Explore", "one"), childSrc("b", "t", "Plan", "two")
 	for _, ev := range []agent.Event{
@@ -177,7 +178,7 @@ func TestRouterCosts(t *testing.T) {
 // too, both are.
 func TestRouterParentOfBusyChildIsNotStalled(t *testing.T) {
 	th := theme.New(theme.ModeDark, true, false)
-	tr := newTranscript(RenderContext{Styles: &th.Styles})
+	tr := transcript.New(transcript.RenderContext{Styles: &th.Styles})
 	r := newRouter(tr)
 	start := fixedNow
 	r.now = start
@@ -194,7 +195,7 @@ func TestRouterParentOfBusyChildIsNotStalled(t *testing.T) {
 	if leadBlock.Stalled(r.now) || worker.Stalled(r.now) {
 		t.Errorf("stalled while the worker works: lead %v, worker %v", leadBlock.Stalled(r.now), worker.Stalled(r.now))
 	}
-	if later := r.now.Add(stallAfter); !leadBlock.Stalled(later) || !worker.Stalled(later) {
-		t.Errorf("not stalled after %v of quiet: lead %v, worker %v", stallAfter, leadBlock.Stalled(later), worker.Stalled(later))
+	if later := r.now.Add(transcript.StallAfter); !leadBlock.Stalled(later) || !worker.Stalled(later) {
+		t.Errorf("not stalled after %v of quiet: lead %v, worker %v", transcript.StallAfter, leadBlock.Stalled(later), worker.Stalled(later))
 	}
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"covey/ui/transcript"
+
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -48,12 +50,12 @@ type action any
 type actionBack struct{}
 
 // actionOpenChild shows a child full-screen.
-type actionOpenChild struct{ child *SubagentBlock }
+type actionOpenChild struct{ child *transcript.SubagentBlock }
 
 // chooser is a screen that chooses a child the crew keys act on (o, m, p,
 // ctrl+b, x): the overview's selection, the child shown full-screen.
 type chooser interface {
-	Chosen() *SubagentBlock
+	Chosen() *transcript.SubagentBlock
 }
 
 // blockScreen is a screen that shows a transcript of blocks (a child's

@@ -12,6 +12,7 @@ import (
 	"covey/agent"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // statusBar is the one-line bar under the input: model, workspace,
@@ -50,23 +51,6 @@ type statusBar struct {
 // SetContext sets the gauge: the tokens the next request will carry and
 // the window they must fit (0: unknown).
 func (s *statusBar) SetContext(tokens, window int) { s.ctxTokens, s.ctxWindow = tokens, window }
-
-// ctxWarn is the fill from which the gauge is drawn as a warning.
-const ctxWarn = 80
-
-// contextGauge is "ctx 62%" of a known window, "ctx 5.1k" (tokens) of an
-// unknown one, "" before anything is known; warn reports a fill past
-// ctxWarn percent.
-func contextGauge(tokens, window int) (text string, warn bool) {
-	switch {
-	case window > 0:
-		pct := tokens * 100 / window
-		return fmt.Sprintf("ctx %d%%", pct), pct >= ctxWarn
-	case tokens > 0:
-		return "ctx " + agent.FormatTokens(tokens), false
-	}
-	return "", false
-}
 
 // SetModel names the main agent's model.
 func (s *statusBar) SetModel(model string) { s.model = model }
@@ -192,7 +176,7 @@ func (s statusBar) View() string {
 	// The gauge replaces the session's cumulative tokens (/cost has them):
 	// what matters while working is how full the next request is.
 	var tokens part
-	if g, warn := contextGauge(s.ctxTokens, s.ctxWindow); g != "" {
+	if g, warn := transcript.ContextGauge(s.ctxTokens, s.ctxWindow); g != "" {
 		tokens = part{g, lk.key.Render("ctx ") + lk.value.Render(strings.TrimPrefix(g, "ctx "))}
 		if warn {
 			tokens.styled = lk.hint.Render(g)

@@ -11,6 +11,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
+	"covey/ui/transcript"
 )
 
 // TestStatusBarView checks the bar's text, its exact width and its colours
@@ -67,7 +68,7 @@ func TestContextGauge(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, warn := contextGauge(tc.tokens, tc.window)
+			got, warn := transcript.ContextGauge(tc.tokens, tc.window)
 			if got != tc.want || warn != tc.warn {
 				t.Errorf("contextGauge(%d, %d) = %q, %v; want %q, %v", tc.tokens, tc.window, got, warn, tc.want, tc.warn)
 			}

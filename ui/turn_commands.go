@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/tools"
+	"covey/ui/transcript"
 )
 
 // This file holds the commands that act on whole turns: /undo and /retry
@@ -20,11 +21,11 @@ type undoDoneMsg struct {
 
 func (m *Model) cmdUndo(string) tea.Cmd {
 	if m.turn != nil {
-		m.notice(NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /undo")
+		m.notice(transcript.NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /undo")
 		return nil
 	}
 	if m.engine == nil {
-		m.notice(NoticeError, "no engine configured")
+		m.notice(transcript.NoticeError, "no engine configured")
 		return nil
 	}
 	ctx, engine := m.ctx, m.engine
@@ -38,13 +39,13 @@ func (m *Model) cmdUndo(string) tea.Cmd {
 func (m *Model) handleUndoDone(msg undoDoneMsg) {
 	switch {
 	case errors.Is(msg.err, tools.ErrNothingToUndo):
-		m.notice(NoticeInfo, msg.err.Error())
+		m.notice(transcript.NoticeInfo, msg.err.Error())
 	case msg.err != nil:
-		m.notice(NoticeError, "undo: "+msg.err.Error())
+		m.notice(transcript.NoticeError, "undo: "+msg.err.Error())
 	case msg.summary == "":
-		m.notice(NoticeInfo, "undone")
+		m.notice(transcript.NoticeInfo, "undone")
 	default:
-		m.notice(NoticeInfo, msg.summary)
+		m.notice(transcript.NoticeInfo, msg.summary)
 	}
 	m.tr.Bottom()
 }
@@ -54,10 +55,10 @@ func (m *Model) cmdRetry(string) tea.Cmd { return m.retry() }
 // retry runs the last user turn again, like a new turn.
 func (m *Model) retry() tea.Cmd {
 	if m.turn != nil {
-		m.notice(NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /retry")
+		m.notice(transcript.NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /retry")
 		return nil
 	}
-	m.notice(NoticeInfo, "retrying your last message")
+	m.notice(transcript.NoticeInfo, "retrying your last message")
 	m.tr.Bottom()
 	return m.runTurn(func(ctx context.Context, e Engine) error { return e.Retry(ctx) })
 }

@@ -10,6 +10,7 @@ import (
 
 	"covey/permission"
 	"covey/tools"
+	"covey/ui/transcript"
 )
 
 func ctrl(t tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: t} }
@@ -88,8 +89,8 @@ func TestUndoCommand(t *testing.T) {
 func lastNotice(m Model) string {
 	bs := m.tr.Blocks()
 	for i := len(bs) - 1; i >= 0; i-- {
-		if n, ok := bs[i].(*NoticeBlock); ok {
-			return n.text
+		if n, ok := bs[i].(*transcript.NoticeBlock); ok {
+			return n.Text()
 		}
 	}
 	return ""

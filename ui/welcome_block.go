@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // Welcome is what the first screen says about the session, so it is never
@@ -35,7 +36,7 @@ type WelcomeBlock struct {
 	w     Welcome
 	hints []keyHint
 	crew  []keyHint // the crew keys, one line (wrapped when narrow)
-	cache lineCache
+	cache transcript.LineCache
 }
 
 // newWelcomeBlock builds the card; its key hints come from keys, so a
@@ -57,9 +58,9 @@ func newWelcomeBlock(w Welcome, keys KeyMap) *WelcomeBlock {
 }
 
 // Lines implements Block.
-func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
-	key := cacheKey{width: ctx.Width}
-	if lines, ok := b.cache.get(key); ok {
+func (b *WelcomeBlock) Lines(ctx transcript.RenderContext) []string {
+	key := transcript.CacheKey{Width: ctx.Width}
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	st := ctx.Styles
@@ -108,7 +109,7 @@ func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
 	for i, l := range lines {
 		lines[i] = cells.Fit(l, ctx.Width)
 	}
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 

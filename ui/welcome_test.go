@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"covey/theme"
+	"covey/ui/transcript"
 )
 
 func welcomeModel(instructions string) Model {
@@ -64,7 +65,7 @@ func TestWelcome(t *testing.T) {
 		if !strings.Contains(h.m.View(), "qwen3-coder at localhost:11434") {
 			t.Fatalf("the first screen lacks the welcome:\n%s", h.m.View())
 		}
-		h.m.notice(NoticeInfo, strings.Repeat("a line of conversation\n", 20))
+		h.m.notice(transcript.NoticeInfo, strings.Repeat("a line of conversation\n", 20))
 		h.m.tr.Bottom()
 		h.send(tea.WindowSizeMsg{Width: 80, Height: 12})
 		if strings.Contains(h.m.View(), "qwen3-coder at") {
@@ -76,7 +77,7 @@ func TestWelcome(t *testing.T) {
 // welcomeOpts is the Welcome the model was built with, read back from its
 // first block.
 func (m Model) welcomeOpts() *Welcome {
-	if b, ok := m.tr.entries[0].b.(*WelcomeBlock); ok {
+	if b, ok := m.tr.At(0).(*WelcomeBlock); ok {
 		return &b.w
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"covey/ui/transcript"
+
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -27,7 +29,7 @@ type Worktrees interface {
 // worktreesMsg carries what a worktree command found, for a notice.
 type worktreesMsg struct {
 	text  string
-	level NoticeLevel
+	level transcript.NoticeLevel
 }
 
 // checkOrphans is the start-up command that notices worktrees left behind.
@@ -36,11 +38,11 @@ func checkOrphans(ctx context.Context, w Worktrees) tea.Cmd {
 		text, err := w.Orphans(ctx)
 		switch {
 		case err != nil:
-			return worktreesMsg{text: "checking for worktrees left behind failed: " + err.Error(), level: NoticeWarning}
+			return worktreesMsg{text: "checking for worktrees left behind failed: " + err.Error(), level: transcript.NoticeWarning}
 		case text == "":
 			return nil
 		}
-		return worktreesMsg{text: text, level: NoticeWarning}
+		return worktreesMsg{text: text, level: transcript.NoticeWarning}
 	}
 }
 
@@ -49,7 +51,7 @@ func checkOrphans(ctx context.Context, w Worktrees) tea.Cmd {
 func (m *Model) cmdWorktrees(arg string) tea.Cmd {
 	w, ctx := m.worktrees, m.ctx
 	if w == nil {
-		m.notice(NoticeInfo, "no worktrees to manage: the workspace is not a git repository")
+		m.notice(transcript.NoticeInfo, "no worktrees to manage: the workspace is not a git repository")
 		return nil
 	}
 	verb, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
@@ -57,33 +59,33 @@ func (m *Model) cmdWorktrees(arg string) tea.Cmd {
 	switch strings.ToLower(verb) {
 	case "apply":
 		if name == "" {
-			m.notice(NoticeError, "/worktrees apply needs the branch of a worktree left behind (/worktrees lists them)")
+			m.notice(transcript.NoticeError, "/worktrees apply needs the branch of a worktree left behind (/worktrees lists them)")
 			return nil
 		}
 		return func() tea.Msg {
 			text, err := w.Apply(ctx, name)
 			if err != nil {
-				return worktreesMsg{text: "apply " + name + ": " + err.Error(), level: NoticeError}
+				return worktreesMsg{text: "apply " + name + ": " + err.Error(), level: transcript.NoticeError}
 			}
-			return worktreesMsg{text: strings.TrimRight(text, "\n"), level: NoticeInfo}
+			return worktreesMsg{text: strings.TrimRight(text, "\n"), level: transcript.NoticeInfo}
 		}
 	case "":
 		return func() tea.Msg {
 			text, err := w.List(ctx)
 			if err != nil {
-				return worktreesMsg{text: "list worktrees: " + err.Error(), level: NoticeError}
+				return worktreesMsg{text: "list worktrees: " + err.Error(), level: transcript.NoticeError}
 			}
-			return worktreesMsg{text: strings.TrimRight(text, "\n"), level: NoticeInfo}
+			return worktreesMsg{text: strings.TrimRight(text, "\n"), level: transcript.NoticeInfo}
 		}
 	case "prune":
 		return func() tea.Msg {
 			text, err := w.Prune(ctx)
 			if err != nil {
-				return worktreesMsg{text: strings.TrimRight(text, "\n") + "\nprune worktrees: " + err.Error(), level: NoticeError}
+				return worktreesMsg{text: strings.TrimRight(text, "\n") + "\nprune worktrees: " + err.Error(), level: transcript.NoticeError}
 			}
-			return worktreesMsg{text: strings.TrimRight(text, "\n"), level: NoticeInfo}
+			return worktreesMsg{text: strings.TrimRight(text, "\n"), level: transcript.NoticeInfo}
 		}
 	}
-	m.notice(NoticeError, "/worktrees takes no argument (list), prune, or apply BRANCH")
+	m.notice(transcript.NoticeError, "/worktrees takes no argument (list), prune, or apply BRANCH")
 	return nil
 }

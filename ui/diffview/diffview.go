@@ -17,8 +17,9 @@ import (
 // Kind is what one line of a unified diff is.
 type Kind uint8
 
+// The kinds of lines.
 const (
-	Context Kind = iota
+	Context Kind = iota // unchanged, on both sides
 	Added
 	Removed
 	Hunk // an @@ header

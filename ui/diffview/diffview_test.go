@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -130,4 +131,48 @@ func FuzzDiffView(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDiffWraps checks that a transcript diff (a tool call's, /diff's, a
+// child view's) wraps a long line into continuation rows marked ↪ instead
+// of cutting it, keeping every character and the line's marker.
+func TestDiffWraps(t *testing.T) {
+	long := "\treturn fmt.Errorf(\"the session file %s could not be written: %w (disk full?)\", path, err)"
+	d := New("@@ -1,2 +1,2 @@\n ctx := 1\n-" + long + "\n+" + long + " // wrapped\n")
+	for _, width := range []int{40, 60, 200} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			lines := cellstest.Plain(d.Render(width, 0, styles(t)))
+			cellstest.CheckWidth(t, lines, width)
+			text := strings.Join(lines, "\n")
+			if strings.Contains(text, "…") {
+				t.Errorf("a line is cut:\n%s", text)
+			}
+			// Join each line with its continuations and compare.
+			var joined []string
+			for _, l := range lines {
+				body := strings.TrimRight(l, " ")
+				if i := strings.Index(body, "↪ "); i >= 0 && strings.TrimSpace(body[:i]) == "" {
+					joined[len(joined)-1] += body[i+len("↪ ")+1:]
+					if width == 200 {
+						t.Errorf("wrapped at 200 columns: %q", l)
+					}
+					continue
+				}
+				joined = append(joined, body)
+			}
+			want := strings.ReplaceAll(long, "\t", "    ")
+			for _, suffix := range []string{"-" + want, "+" + want + " // wrapped"} {
+				found := false
+				// Rows are padded: a space at a row's end cannot be told
+				// from padding, so compare without spaces.
+				nospace := func(s string) string { return strings.ReplaceAll(s, " ", "") }
+				for _, j := range joined {
+					found = found || strings.HasSuffix(nospace(j), nospace(suffix))
+				}
+				if !found {
+					t.Errorf("no row reads %q once joined:\n%s", suffix, text)
+				}
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@
 package cellstest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
@@ -27,4 +28,14 @@ func ASCII(t testing.TB) {
 	old := lipgloss.ColorProfile()
 	lipgloss.SetColorProfile(termenv.Ascii)
 	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+}
+
+// Plain is lines without escape codes and trailing spaces: what a reader
+// sees of them.
+func Plain(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimRight(ansi.Strip(l), " ")
+	}
+	return out
 }

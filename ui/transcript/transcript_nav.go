@@ -1,45 +1,47 @@
-package ui
+package transcript
 
 // This file holds the transcript's navigation: scrolling, follow mode and
 // the focus.
 
 // ScrollBy moves the view by delta lines (negative is up).
-func (t *transcript) ScrollBy(delta int) {
-	t.offset = min(max(t.offset+delta, 0), t.maxOffset())
-	t.follow = t.offset >= t.maxOffset()
+func (t *Transcript) ScrollBy(delta int) {
+	t.offset = min(max(t.offset+delta, 0), t.MaxOffset())
+	t.follow = t.offset >= t.MaxOffset()
 	if t.follow {
 		t.unseen = false
 	}
-	t.sync()
+	t.Sync()
 }
 
-// PageUp and PageDown scroll by a viewport less one line of context.
-func (t *transcript) PageUp()   { t.ScrollBy(-max(1, t.height-1)) }
-func (t *transcript) PageDown() { t.ScrollBy(max(1, t.height-1)) }
+// PageUp scrolls up by a viewport less one line of context.
+func (t *Transcript) PageUp() { t.ScrollBy(-max(1, t.height-1)) }
+
+// PageDown scrolls down by a viewport less one line of context.
+func (t *Transcript) PageDown() { t.ScrollBy(max(1, t.height-1)) }
 
 // Top scrolls to the first line.
-func (t *transcript) Top() { t.ScrollBy(-t.total()) }
+func (t *Transcript) Top() { t.ScrollBy(-t.total()) }
 
 // Bottom scrolls to the end and follows new output again.
-func (t *transcript) Bottom() { t.ScrollBy(t.total()) }
+func (t *Transcript) Bottom() { t.ScrollBy(t.total()) }
 
 // Following reports whether the view sticks to the bottom.
-func (t *transcript) Following() bool { return t.follow }
+func (t *Transcript) Following() bool { return t.follow }
 
 // Focused returns the focused block, or nil.
-func (t *transcript) Focused() Block { return t.focused }
+func (t *Transcript) Focused() Block { return t.focused }
 
 // Blur gives the focus back to the input.
-func (t *transcript) Blur() {
+func (t *Transcript) Blur() {
 	if t.focused != nil {
 		t.touched = append(t.touched, t.focused)
 		t.focused = nil
-		t.sync()
+		t.Sync()
 	}
 }
 
 // HasFocusable reports whether any block can take the focus.
-func (t *transcript) HasFocusable() bool {
+func (t *Transcript) HasFocusable() bool {
 	for _, e := range t.entries {
 		if e.b.Focusable() {
 			return true
@@ -51,7 +53,7 @@ func (t *transcript) HasFocusable() bool {
 // MoveFocus moves the focus dir (+1 or -1) focusable blocks, wrapping
 // around. Without a focus it lands on the newest focusable block. It
 // reports whether a block has the focus afterwards.
-func (t *transcript) MoveFocus(dir int) bool {
+func (t *Transcript) MoveFocus(dir int) bool {
 	var focusable []int
 	cur := -1
 	for i, e := range t.entries {
@@ -75,18 +77,18 @@ func (t *transcript) MoveFocus(dir int) bool {
 }
 
 // SetFocus focuses b and scrolls it into view.
-func (t *transcript) SetFocus(b Block) {
+func (t *Transcript) SetFocus(b Block) {
 	if t.focused != nil {
 		t.touched = append(t.touched, t.focused)
 	}
 	t.focused = b
 	t.touched = append(t.touched, b)
-	t.sync()
+	t.Sync()
 	t.ScrollTo(b)
 }
 
 // ScrollTo brings b into view: its top, or all of it when it fits.
-func (t *transcript) ScrollTo(b Block) {
+func (t *Transcript) ScrollTo(b Block) {
 	i := t.IndexOf(b)
 	if i < 0 {
 		return
@@ -107,18 +109,18 @@ func (t *transcript) ScrollTo(b Block) {
 }
 
 // Toggle expands or collapses the focused block.
-func (t *transcript) Toggle() {
+func (t *Transcript) Toggle() {
 	if t.focused == nil {
 		return
 	}
 	t.focused.SetExpanded(!t.focused.Expanded())
 	t.touched = append(t.touched, t.focused)
-	t.sync()
+	t.Sync()
 	t.ScrollTo(t.focused)
 }
 
 // SetAllExpanded expands or collapses every focusable block.
-func (t *transcript) SetAllExpanded(expanded bool) {
+func (t *Transcript) SetAllExpanded(expanded bool) {
 	for i := range t.entries {
 		if b := t.entries[i].b; b.Focusable() && b.Expanded() != expanded {
 			b.SetExpanded(expanded)
@@ -126,7 +128,7 @@ func (t *transcript) SetAllExpanded(expanded bool) {
 			t.entries[i].exact = false
 		}
 	}
-	t.sync()
+	t.Sync()
 	if t.focused != nil {
 		t.ScrollTo(t.focused)
 	}

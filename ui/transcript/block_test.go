@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"strings"
@@ -33,9 +33,6 @@ func blockCtx(t testing.TB, width int) RenderContext {
 		Markdown: markdown.NewRenderer("dark", &th.Styles),
 	}
 }
-
-// visibleWidth is the cells a line takes on screen.
-func visibleWidth(s string) int { return ansi.StringWidth(s) }
 
 // checkWidth fails when a line is wider than width.
 func checkWidth(t testing.TB, lines []string, width int) {

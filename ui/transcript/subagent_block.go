@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"fmt"
@@ -66,12 +66,12 @@ type SubagentBlock struct {
 	openText bool              // the newest line is text still being written
 
 	expanded bool
-	changes
-	body      lineCache // body lines, keyed without the clock
-	left      lineCache // the header's styled left part, see header
+	Changes
+	body      LineCache // body lines, keyed without the clock
+	left      LineCache // the header's styled left part, see header
 	leftW     int       // the header's left part in cells, unstyled; 0 until measured
 	look      paneLook
-	cache     lineCache
+	cache     LineCache
 	recompute int
 	// worktree says where an isolated child works and from which base,
 	// and that a forked child started from its parent's conversation; it
@@ -114,7 +114,7 @@ func (b *SubagentBlock) SetStarted(t time.Time) { b.started = t }
 // ChildFinished are ignored.
 func (b *SubagentBlock) Apply(ev agent.Event) {
 	if b.applyCrew(ev) {
-		b.changed()
+		b.Changed()
 		return
 	}
 	if b.state != childRunning {
@@ -150,7 +150,7 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		if reason == "" {
 			reason = "request failed"
 		}
-		b.push(activity{kind: actNote, text: fmt.Sprintf("%s, retrying in %s", reason, waitText(e.Wait))})
+		b.push(activity{kind: actNote, text: fmt.Sprintf("%s, retrying in %s", reason, WaitText(e.Wait))})
 	case agent.ErrorEvent:
 		b.push(activity{kind: actError, text: cells.OneLine(e.Message)})
 	case agent.Compacted:
@@ -166,14 +166,14 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		}
 		b.shellBytes = e.Bytes
 	case agent.ChildFinished:
-		if b.isShell() {
+		if b.IsShell() {
 			b.model = cells.OneLine(e.Summary) // "exit 0", "killed": the overview's model column
 		}
 		b.finish(e)
 	default:
 		return
 	}
-	b.changed()
+	b.Changed()
 }
 
 // appendText adds streamed text, one activity line per line of text.
@@ -256,7 +256,7 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 		}
 	}
 	clear(b.openTool)
-	if b.isShell() {
+	if b.IsShell() {
 		return // its last lines stay; the header says how it ended
 	}
 	switch b.state {
@@ -309,7 +309,7 @@ func (b *SubagentBlock) saidLately(s string) bool {
 func (b *SubagentBlock) SetWaiting(v bool) {
 	if b.waiting != v && b.state == childRunning {
 		b.waiting = v
-		b.changed()
+		b.Changed()
 	}
 }
 
@@ -336,9 +336,9 @@ func (b *SubagentBlock) Description() string {
 	return b.src.Description
 }
 
-// typeName is the type shown in the header; a child always has one, but
+// TypeName is the type shown in the header; a child always has one, but
 // an empty pair of brackets would look like a bug.
-func (b *SubagentBlock) typeName() string {
+func (b *SubagentBlock) TypeName() string {
 	if b.src.AgentType == "" {
 		return "agent"
 	}
@@ -350,10 +350,6 @@ func (b *SubagentBlock) Model() string { return b.model }
 
 // ToolCalls is how many tool calls the child has made.
 func (b *SubagentBlock) ToolCalls() int { return b.tools }
-
-// Version counts the pane's changes; equal versions render alike (a running
-// pane still moves with the clock).
-func (b *SubagentBlock) Version() uint64 { return b.version }
 
 // Focusable implements Block.
 func (b *SubagentBlock) Focusable() bool { return true }
@@ -370,8 +366,8 @@ func (b *SubagentBlock) Live() bool {
 	return b.state == childRunning && !b.crew.queued
 }
 
-// working reports whether the child runs: not paused, not queued.
-func (b *SubagentBlock) working() bool { return b.Live() && !b.crew.paused }
+// Working reports whether the child runs: not paused, not queued.
+func (b *SubagentBlock) Working() bool { return b.Live() && !b.crew.paused }
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *SubagentBlock) Lines(ctx RenderContext) []string {
@@ -379,38 +375,38 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 		b.started = ctx.Now
 	}
 	b.lastNow = ctx.Now
-	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded, focused: ctx.Focused}
+	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
 	if b.Live() {
-		key.tick = b.clockText(ctx.Now)
-		if b.working() {
-			key.frame = ctx.Frame
+		key.Tick = b.ClockText(ctx.Now)
+		if b.Working() {
+			key.Frame = ctx.Frame
 		}
 	}
-	if lines, ok := b.cache.get(key); ok {
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	b.recompute++
 	width := max(ctx.Width, 1)
 	body := b.bodyLines(ctx, width)
 	lines := make([]string, 0, len(body)+1)
-	lines = append(lines, b.header(ctx, width))
+	lines = append(lines, b.Header(ctx, width))
 	lines = append(lines, body...)
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 
-// header is "glyph [type] description ... N tools · 3.2s · 12.4k tok · ctx 41%",
+// Header is "glyph [type] description ... N tools · 3.2s · 12.4k tok · ctx 41%",
 // the stats right-aligned and the description cut to make room. It runs on
 // every tick of a running pane, so the styled left part is cached until the
 // content, the width or the stats' width change.
-func (b *SubagentBlock) header(ctx RenderContext, width int) string {
+func (b *SubagentBlock) Header(ctx RenderContext, width int) string {
 	glyph, glyphLook := b.glyph(ctx)
 	glyph = b.look.style(ctx.Styles, glyphLook).Render(glyph)
-	stats := b.stats(ctx.Now)
+	stats := b.Stats(ctx.Now)
 	// Right-aligned within a readable width on a wide terminal.
 	width = b.headerWidth(ctx, width, utf8.RuneCountInString(stats))
 	left := b.cachedLeft(ctx, width, stats)
-	if g, _ := contextGauge(b.ctxTokens, b.ctxWindow); left == "" && g != "" {
+	if g, _ := ContextGauge(b.ctxTokens, b.ctxWindow); left == "" && g != "" {
 		// Narrow: the context gauge gives way first, the other stats stay.
 		stats = strings.TrimSuffix(stats, " · "+g)
 		left = b.cachedLeft(ctx, width, stats)
@@ -433,9 +429,9 @@ func (b *SubagentBlock) header(ctx RenderContext, width int) string {
 func (b *SubagentBlock) cachedLeft(ctx RenderContext, width int, stats string) string {
 	// Every rune of the stats is one cell wide (digits, letters, "·").
 	statsW := utf8.RuneCountInString(stats)
-	key := cacheKey{width: width, focused: ctx.Focused, frame: statsW}
+	key := CacheKey{Width: width, Focused: ctx.Focused, Frame: statsW}
 	if !b.left.valid || b.left.key != key {
-		b.left.put(key, []string{b.headerLeft(ctx, width, statsW)})
+		b.left.Put(key, []string{b.headerLeft(ctx, width, statsW)})
 	}
 	return b.left.lines[0]
 }
@@ -459,7 +455,7 @@ func (b *SubagentBlock) headerWidth(ctx RenderContext, width, statsW int) int {
 	// The name, type and description never change: measured once, on
 	// the plain text (this runs on every tick of a running pane).
 	if b.leftW == 0 {
-		typW := ansi.StringWidth(b.typeName()) + 2
+		typW := ansi.StringWidth(b.TypeName()) + 2
 		if n := cells.OneLine(b.src.Name); n != "" {
 			typW += ansi.StringWidth(n) + 1
 		}
@@ -473,11 +469,11 @@ func (b *SubagentBlock) headerWidth(ctx RenderContext, width, statsW int) int {
 	return min(width, max(headerReadable, min(natural, headerWidest)))
 }
 
-// stats is "N tools · elapsed · tokens" (and the approval wait); a
+// Stats is "N tools · elapsed · tokens" (and the approval wait); a
 // shell's is "elapsed · bytes printed · exit code".
-func (b *SubagentBlock) stats(now time.Time) string {
-	if b.isShell() {
-		stats := b.clockText(now) + " · " + byteText(b.shellBytes)
+func (b *SubagentBlock) Stats(now time.Time) string {
+	if b.IsShell() {
+		stats := b.ClockText(now) + " · " + ByteText(b.shellBytes)
 		if b.state != childRunning && b.model != "" {
 			stats += " · " + b.model
 		}
@@ -491,12 +487,12 @@ func (b *SubagentBlock) stats(now time.Time) string {
 	if f := b.crew.files.summary(); f != "" {
 		stats += " · " + f
 	}
-	stats += " · " + b.clockText(now) + " · " + b.tokenText()
+	stats += " · " + b.ClockText(now) + " · " + b.tokenText()
 	if c := b.costText(); c != "" {
 		stats += " · " + c
 	}
 	// Last, so a narrow header can drop it alone (see header).
-	if g, _ := contextGauge(b.ctxTokens, b.ctxWindow); g != "" {
+	if g, _ := ContextGauge(b.ctxTokens, b.ctxWindow); g != "" {
 		stats += " · " + g
 	}
 	return b.statePrefix() + stats
@@ -505,10 +501,10 @@ func (b *SubagentBlock) stats(now time.Time) string {
 // shortStats is the stats a narrow header keeps: the state and the
 // clock.
 func (b *SubagentBlock) shortStats(now time.Time) string {
-	if b.isShell() {
-		return cells.Elapsed(b.elapsedAt(now))
+	if b.IsShell() {
+		return cells.Elapsed(b.ElapsedAt(now))
 	}
-	return b.statePrefix() + b.clockText(now)
+	return b.statePrefix() + b.ClockText(now)
 }
 
 // statePrefix is what the stats say first: the approval wait, the
@@ -575,7 +571,7 @@ func (b *SubagentBlock) headerLeft(ctx RenderContext, width, statsW int) string 
 // child of a child is marked "↳" (indented further per level), since its
 // pane sits among its parent's siblings.
 func (b *SubagentBlock) typeLabel(ctx RenderContext) string {
-	typ := b.typeStyle(ctx).Render("[" + b.typeName() + "]")
+	typ := b.typeStyle(ctx).Render("[" + b.TypeName() + "]")
 	if n := cells.OneLine(b.src.Name); n != "" {
 		typ = ctx.Styles.Crew.Selected.Render(n) + " " + typ
 	}
@@ -620,8 +616,8 @@ func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 // bodyLines is the last lines of activity under a border. It depends on
 // the content and width only, so the clock's ticks reuse it.
 func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
-	key := cacheKey{width: width, version: b.version, expanded: b.expanded}
-	if lines, ok := b.body.get(key); ok {
+	key := CacheKey{Width: width, Version: b.version, Expanded: b.expanded}
+	if lines, ok := b.body.Get(key); ok {
 		return lines
 	}
 	limit := paneCollapsed
@@ -657,7 +653,7 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 		a := activity{kind: actMessage, text: cells.OneLine(m.text), queued: true}
 		out = append(out, cells.Fit(border+cells.Fit(a.render(look, inner, 1)[0], inner), width))
 	}
-	b.body.put(key, out)
+	b.body.Put(key, out)
 	return out
 }
 
@@ -675,10 +671,13 @@ func keepTail(s string, n int) string {
 	return "..." + s[cut:]
 }
 
-// waitText formats a retry wait in whole seconds (or milliseconds).
-func waitText(d time.Duration) string {
+// WaitText formats a retry wait in whole seconds (or milliseconds).
+func WaitText(d time.Duration) string {
 	if d < time.Second {
 		return fmt.Sprintf("%dms", max(d.Milliseconds(), 0))
 	}
 	return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
 }
+
+// IsShell reports whether the pane is a background shell's.
+func (b *SubagentBlock) IsShell() bool { return b.src.AgentType == agent.ShellType }

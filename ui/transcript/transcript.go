@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"sort"
@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// gutterWidth is the width of the focus marker column left of every block.
-const gutterWidth = 2
+// GutterWidth is the width of the focus marker column left of every block.
+const GutterWidth = 2
 
 // entry is one block of the transcript and what the transcript knows of its
 // size. height includes the blank separator line above the block (gap).
@@ -27,10 +27,10 @@ type paneBlock interface {
 	ParentCallID() string
 }
 
-// transcript is the virtualised list of blocks. It keeps every block's
+// Transcript is the virtualised list of blocks. It keeps every block's
 // height and the top line shown, and draws only the blocks that intersect
 // the viewport: a frame costs the same at 100 blocks and at 5,000.
-type transcript struct {
+type Transcript struct {
 	entries []entry
 	tops    []int // tops[i] is the first line of entry i; tops[n] is the total
 	// topsStale is set when a height changed or an entry moved.
@@ -52,60 +52,62 @@ type transcript struct {
 	buf                 strings.Builder
 }
 
-func newTranscript(base RenderContext) *transcript {
-	t := &transcript{
+// New returns an empty transcript whose blocks are drawn with base
+// (styles, markdown, keys); SetSize gives it its size.
+func New(base RenderContext) *Transcript {
+	t := &Transcript{
 		index:  map[Block]int{},
 		live:   map[Block]struct{}{},
 		base:   base,
 		follow: true,
 	}
-	t.gutterOff = strings.Repeat(" ", gutterWidth)
+	t.gutterOff = strings.Repeat(" ", GutterWidth)
 	t.gutterOn = t.gutterOff
 	if base.Styles != nil {
-		t.gutterOn = base.Styles.Focus.Gutter.Render("▌") + strings.Repeat(" ", gutterWidth-1)
+		t.gutterOn = base.Styles.Focus.Gutter.Render("▌") + strings.Repeat(" ", GutterWidth-1)
 	}
 	return t
 }
 
 // contentWidth is the width blocks draw at.
-func (t *transcript) contentWidth() int { return max(1, t.width-gutterWidth) }
+func (t *Transcript) contentWidth() int { return max(1, t.width-GutterWidth) }
 
 // SetSize changes the viewport. A new width makes every height an estimate;
 // only the blocks on screen are drawn again now, the rest by prewarm.
-func (t *transcript) SetSize(width, height int) {
+func (t *Transcript) SetSize(width, height int) {
 	if width != t.width {
 		for i := range t.entries {
 			t.entries[i].exact = false
 		}
 	}
 	t.width, t.height = width, max(1, height)
-	t.sync()
+	t.Sync()
 }
 
 // Len is the number of blocks.
-func (t *transcript) Len() int { return len(t.entries) }
+func (t *Transcript) Len() int { return len(t.entries) }
 
 // At is the i-th block.
-func (t *transcript) At(i int) Block { return t.entries[i].b }
+func (t *Transcript) At(i int) Block { return t.entries[i].b }
 
 // SetClock gives the blocks the time and spinner frame of the next draw.
-func (t *transcript) SetClock(now time.Time, frame int) {
+func (t *Transcript) SetClock(now time.Time, frame int) {
 	t.base.Now, t.base.Frame = now, frame
 }
 
 // Base is the render context the blocks are drawn with.
-func (t *transcript) Base() RenderContext { return t.base }
+func (t *Transcript) Base() RenderContext { return t.base }
 
 // Loaded is told that a replayed history is in: nothing it holds is new
 // output, and blocks never drawn get an estimated height until they
 // scroll into view.
-func (t *transcript) Loaded() {
+func (t *Transcript) Loaded() {
 	t.touched = t.touched[:0]
 	t.estimateUnmeasured()
 }
 
 // Blocks returns the blocks in order; callers must not modify the slice.
-func (t *transcript) Blocks() []Block {
+func (t *Transcript) Blocks() []Block {
 	out := make([]Block, len(t.entries))
 	for i, e := range t.entries {
 		out[i] = e.b
@@ -114,7 +116,7 @@ func (t *transcript) Blocks() []Block {
 }
 
 // Last returns the last block, or nil.
-func (t *transcript) Last() Block {
+func (t *Transcript) Last() Block {
 	if len(t.entries) == 0 {
 		return nil
 	}
@@ -122,7 +124,7 @@ func (t *transcript) Last() Block {
 }
 
 // Append adds b at the end.
-func (t *transcript) Append(b Block) {
+func (t *Transcript) Append(b Block) {
 	t.watch(b)
 	t.entries = append(t.entries, entry{b: b})
 	if !t.indexStale {
@@ -134,7 +136,7 @@ func (t *transcript) Append(b Block) {
 }
 
 // Insert puts b at position i (clamped), shifting later blocks down.
-func (t *transcript) Insert(i int, b Block) {
+func (t *Transcript) Insert(i int, b Block) {
 	i = min(max(i, 0), len(t.entries))
 	if i == len(t.entries) {
 		t.Append(b)
@@ -150,7 +152,7 @@ func (t *transcript) Insert(i int, b Block) {
 }
 
 // Remove takes b out of the transcript; it does nothing when b is absent.
-func (t *transcript) Remove(b Block) {
+func (t *Transcript) Remove(b Block) {
 	i := t.IndexOf(b)
 	if i < 0 {
 		return
@@ -164,11 +166,11 @@ func (t *transcript) Remove(b Block) {
 	}
 	t.indexStale = true
 	t.topsStale = true
-	t.offset = min(t.offset, t.maxOffset())
+	t.offset = min(t.offset, t.MaxOffset())
 }
 
 // IndexOf returns the position of b, or -1.
-func (t *transcript) IndexOf(b Block) int {
+func (t *Transcript) IndexOf(b Block) int {
 	if t.indexStale {
 		clear(t.index)
 		for i, e := range t.entries {
@@ -184,28 +186,28 @@ func (t *transcript) IndexOf(b Block) int {
 
 // Touch records that b changed; its height is measured again on sync.
 // Blocks that report their own changes (see changes) need no Touch.
-func (t *transcript) Touch(b Block) { t.touched = append(t.touched, b) }
+func (t *Transcript) Touch(b Block) { t.touched = append(t.touched, b) }
 
 // watch makes b report its changes to t.
-func (t *transcript) watch(b Block) {
+func (t *Transcript) watch(b Block) {
 	if w, ok := b.(watched); ok {
 		c := w.changeSet()
 		if c.holders == nil {
-			c.holders = map[*transcript]Block{}
+			c.holders = map[*Transcript]Block{}
 		}
 		c.holders[t] = b
 	}
 }
 
 // unwatch stops b reporting to t.
-func (t *transcript) unwatch(b Block) {
+func (t *Transcript) unwatch(b Block) {
 	if w, ok := b.(watched); ok {
 		delete(w.changeSet().holders, t)
 	}
 }
 
 // Clear removes every block.
-func (t *transcript) Clear() {
+func (t *Transcript) Clear() {
 	for _, e := range t.entries {
 		t.unwatch(e.b)
 	}
@@ -220,7 +222,7 @@ func (t *transcript) Clear() {
 }
 
 // AnyLive reports whether some block still changes with time.
-func (t *transcript) AnyLive() bool {
+func (t *Transcript) AnyLive() bool {
 	for b := range t.live {
 		if !b.Live() {
 			delete(t.live, b)
@@ -231,7 +233,7 @@ func (t *transcript) AnyLive() bool {
 }
 
 // ctxFor is the render context of b in this frame.
-func (t *transcript) ctxFor(b Block) RenderContext {
+func (t *Transcript) ctxFor(b Block) RenderContext {
 	ctx := t.base
 	ctx.Width = t.contentWidth()
 	ctx.Focused = b != nil && b == t.focused
@@ -249,7 +251,7 @@ func gapBefore(i int, b Block) int {
 }
 
 // measure draws entry i at the current width and records its height.
-func (t *transcript) measure(i int) {
+func (t *Transcript) measure(i int) {
 	e := &t.entries[i]
 	h := gapBefore(i, e.b) + len(e.b.Lines(t.ctxFor(e.b)))
 	if h != e.height {
@@ -264,7 +266,7 @@ func (t *transcript) measure(i int) {
 	}
 }
 
-func (t *transcript) layout() {
+func (t *Transcript) layout() {
 	if !t.topsStale && len(t.tops) == len(t.entries)+1 {
 		return
 	}
@@ -283,15 +285,26 @@ func (t *transcript) layout() {
 
 // total is the number of lines of the whole transcript (estimated where
 // heights are estimates).
-func (t *transcript) total() int {
+func (t *Transcript) total() int {
 	t.layout()
 	return t.tops[len(t.entries)]
 }
 
-func (t *transcript) maxOffset() int { return max(0, t.total()-t.height) }
+// MaxOffset is the offset that shows the transcript's last line at the
+// bottom.
+func (t *Transcript) MaxOffset() int { return max(0, t.total()-t.height) }
+
+// Measured is block i's height in lines and whether it is measured (true)
+// or still an estimate (false).
+func (t *Transcript) Measured(i int) (height int, exact bool) {
+	return t.entries[i].height, t.entries[i].exact
+}
+
+// Offset is the first line shown.
+func (t *Transcript) Offset() int { return t.offset }
 
 // indexAt returns the entry holding line y.
-func (t *transcript) indexAt(y int) int {
+func (t *Transcript) indexAt(y int) int {
 	t.layout()
 	n := len(t.entries)
 	i := sort.Search(n, func(i int) bool { return t.tops[i+1] > y })
@@ -299,7 +312,7 @@ func (t *transcript) indexAt(y int) int {
 }
 
 // anchor is the first visible entry and the line of it at the top.
-func (t *transcript) anchor() (int, int) {
+func (t *Transcript) anchor() (int, int) {
 	if len(t.entries) == 0 {
 		return 0, 0
 	}
@@ -308,19 +321,19 @@ func (t *transcript) anchor() (int, int) {
 }
 
 // restore puts entry i's line within at the top again after heights moved.
-func (t *transcript) restore(i, within int) {
+func (t *Transcript) restore(i, within int) {
 	if len(t.entries) == 0 {
 		t.offset = 0
 		return
 	}
 	t.layout()
 	within = min(within, max(t.entries[i].height-1, 0))
-	t.offset = min(max(t.tops[i]+within, 0), t.maxOffset())
+	t.offset = min(max(t.tops[i]+within, 0), t.MaxOffset())
 }
 
-// sync measures changed blocks and the ones on screen, keeping what the
+// Sync measures changed blocks and the ones on screen, keeping what the
 // user looks at in place (or the bottom in view when following).
-func (t *transcript) sync() {
+func (t *Transcript) Sync() {
 	if len(t.entries) == 0 {
 		t.touched = t.touched[:0]
 		t.offset = 0
@@ -347,7 +360,7 @@ func (t *transcript) sync() {
 			}
 			filled += t.entries[i].height
 		}
-		t.offset = t.maxOffset()
+		t.offset = t.MaxOffset()
 		return
 	}
 	t.restore(t.IndexOf(anchorBlock), within)
@@ -360,7 +373,7 @@ func (t *transcript) sync() {
 		}
 	}
 	t.restore(t.IndexOf(anchorBlock), within)
-	if t.maxOffset() == 0 {
+	if t.MaxOffset() == 0 {
 		// Everything fits (a tall block above went): nothing is scrolled
 		// away, so new output is followed again.
 		t.follow, t.unseen, t.offset = true, false, 0
@@ -373,7 +386,7 @@ func (t *transcript) sync() {
 
 // Prewarm measures up to n blocks whose height is only an estimate, nearest
 // the bottom first; it reports whether any are left.
-func (t *transcript) Prewarm(n int) bool {
+func (t *Transcript) Prewarm(n int) bool {
 	return t.prewarm(0, len(t.entries)-1, n)
 }
 
@@ -387,7 +400,7 @@ const prewarmScreens = 3
 
 // PrewarmNear is Prewarm limited to the blocks within prewarmScreens
 // screenfuls of the viewport.
-func (t *transcript) PrewarmNear(n int) bool {
+func (t *Transcript) PrewarmNear(n int) bool {
 	first, last, ok := t.nearRange()
 	if !ok {
 		return false
@@ -396,7 +409,7 @@ func (t *transcript) PrewarmNear(n int) bool {
 }
 
 // NeedsPrewarm reports whether a block near the viewport is an estimate.
-func (t *transcript) NeedsPrewarm() bool {
+func (t *Transcript) NeedsPrewarm() bool {
 	first, last, ok := t.nearRange()
 	if !ok {
 		return false
@@ -410,7 +423,7 @@ func (t *transcript) NeedsPrewarm() bool {
 }
 
 // nearRange is the entries within prewarmScreens screenfuls of the view.
-func (t *transcript) nearRange() (first, last int, ok bool) {
+func (t *Transcript) nearRange() (first, last int, ok bool) {
 	if len(t.entries) == 0 {
 		return 0, 0, false
 	}
@@ -420,7 +433,7 @@ func (t *transcript) nearRange() (first, last int, ok bool) {
 
 // prewarm measures up to n estimated entries of first..last, from the last
 // one up, keeping the view where it was.
-func (t *transcript) prewarm(first, last, n int) bool {
+func (t *Transcript) prewarm(first, last, n int) bool {
 	if len(t.entries) == 0 {
 		return false
 	}
@@ -439,7 +452,7 @@ func (t *transcript) prewarm(first, last, n int) bool {
 		n--
 	}
 	if t.follow {
-		t.offset = t.maxOffset()
+		t.offset = t.MaxOffset()
 	} else {
 		t.restore(t.IndexOf(anchorBlock), within)
 	}
@@ -449,7 +462,7 @@ func (t *transcript) prewarm(first, last, n int) bool {
 // estimateUnmeasured gives every block never drawn (a replayed one) a
 // height of one line and its gap, so it has a place to scroll to and sync
 // draws it when it comes into view.
-func (t *transcript) estimateUnmeasured() {
+func (t *Transcript) estimateUnmeasured() {
 	for i := range t.entries {
 		if e := &t.entries[i]; !e.exact && e.height == 0 {
 			e.height = gapBefore(i, e.b) + 1
@@ -459,11 +472,11 @@ func (t *transcript) estimateUnmeasured() {
 }
 
 // HasUnseen reports whether output arrived below while scrolled up.
-func (t *transcript) HasUnseen() bool { return t.unseen && !t.follow }
+func (t *Transcript) HasUnseen() bool { return t.unseen && !t.follow }
 
 // View draws the visible lines, exactly height of them. When output arrived
 // below while the user reads above, the last line says so.
-func (t *transcript) View() string {
+func (t *Transcript) View() string {
 	b := &t.buf
 	b.Reset()
 	b.Grow((t.width + 16) * t.height)
@@ -518,7 +531,7 @@ func (t *transcript) View() string {
 		if n > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(t.base.Styles.App.Accent.Render(ansi.Truncate("  ↓ new output below ("+keyName(keysOf(t.base).Bottom)+" to follow)", t.width, "…")))
+		b.WriteString(t.base.Styles.App.Accent.Render(ansi.Truncate("  ↓ new output below ("+t.base.Keys.Bottom.Help().Key+" to follow)", t.width, "…")))
 	}
 	return b.String()
 }

@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"strconv"
@@ -14,7 +14,7 @@ type FilesBlock struct {
 	files   *changeSet
 	version func() uint64 // changes whenever files may have
 	title   string
-	cache   lineCache
+	cache   LineCache
 	diffs   map[string]*diffview.View // parsed once per diff text
 }
 
@@ -23,16 +23,16 @@ func NewFilesBlock(pane *SubagentBlock, title string) *FilesBlock {
 	return &FilesBlock{files: &pane.crew.files, version: pane.Version, title: title, diffs: map[string]*diffview.View{}}
 }
 
-// newFilesSnapshot returns a block of pane's changed files as they are now.
-func newFilesSnapshot(pane *SubagentBlock, title string) *FilesBlock {
+// NewFilesSnapshot returns a block of pane's changed files as they are now.
+func NewFilesSnapshot(pane *SubagentBlock, title string) *FilesBlock {
 	cs := pane.crew.files.snapshot()
 	return &FilesBlock{files: &cs, version: func() uint64 { return 0 }, title: title, diffs: map[string]*diffview.View{}}
 }
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *FilesBlock) Lines(ctx RenderContext) []string {
-	key := cacheKey{width: ctx.Width, version: b.version()}
-	if lines, ok := b.cache.get(key); ok {
+	key := CacheKey{Width: ctx.Width, Version: b.version()}
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	st := ctx.Styles
@@ -60,7 +60,7 @@ func (b *FilesBlock) Lines(ctx RenderContext) []string {
 			lines = append(lines, indentLines(dv.Render(max(ctx.Width-4, 1), 0, st), "    ", ctx.Width)...)
 		}
 	}
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 

@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import "covey/ui/cells"
 
@@ -17,7 +17,7 @@ const (
 type NoticeBlock struct {
 	level NoticeLevel
 	text  string
-	cache lineCache
+	cache LineCache
 }
 
 // NewNoticeBlock returns a notice of the given level.
@@ -28,10 +28,13 @@ func NewNoticeBlock(level NoticeLevel, text string) *NoticeBlock {
 // Level returns the notice's severity.
 func (b *NoticeBlock) Level() NoticeLevel { return b.level }
 
+// Text is what the notice says.
+func (b *NoticeBlock) Text() string { return b.text }
+
 // Lines implements Block. The returned slice must not be modified.
 func (b *NoticeBlock) Lines(ctx RenderContext) []string {
-	key := cacheKey{width: ctx.Width}
-	if lines, ok := b.cache.get(key); ok {
+	key := CacheKey{Width: ctx.Width}
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	st, glyph := ctx.Styles.Notice.Info, "ℹ "
@@ -42,7 +45,7 @@ func (b *NoticeBlock) Lines(ctx RenderContext) []string {
 		st, glyph = ctx.Styles.Notice.Error, cells.GlyphFailed+" "
 	}
 	lines := prefixedLines(cells.Wrap(b.text, max(ctx.Width-2, 1)), ctx.Width, st.Render(glyph), "  ", st)
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 

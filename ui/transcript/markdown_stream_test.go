@@ -1,13 +1,12 @@
-package ui
+package transcript
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"covey/ui/cells/cellstest"
 	"covey/ui/markdown"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // TestAssistantStreamsListsRendered checks that a list streams as
@@ -25,7 +24,7 @@ func TestAssistantStreamsListsRendered(t *testing.T) {
 			final := NewAssistantBlock()
 			final.AppendText(answer)
 			final.Finish()
-			want := plainLines(final.Lines(ctx))
+			want := cellstest.Plain(final.Lines(ctx))
 
 			b := NewAssistantBlock()
 			// Stream up to the middle of the third item.
@@ -34,7 +33,7 @@ func TestAssistantStreamsListsRendered(t *testing.T) {
 				b.AppendText(answer[i:min(i+7, cut)])
 				b.Lines(ctx)
 			}
-			got := plainLines(b.Lines(ctx))
+			got := cellstest.Plain(b.Lines(ctx))
 			text := strings.Join(got, "\n")
 			// Every line of the finished items is where the final answer has it.
 			third := -1
@@ -93,14 +92,14 @@ func TestAssistantOpenItemInline(t *testing.T) {
 				final := NewAssistantBlock()
 				final.AppendText(answer)
 				final.Finish()
-				want := strings.Join(plainLines(final.Lines(ctx)), "\n")
+				want := strings.Join(cellstest.Plain(final.Lines(ctx)), "\n")
 
 				b := NewAssistantBlock()
 				for i := 0; i < len(answer); i += 5 {
 					b.AppendText(answer[i:min(i+5, len(answer))])
 					b.Lines(ctx)
 				}
-				got := strings.Join(plainLines(b.Lines(ctx)), "\n")
+				got := strings.Join(cellstest.Plain(b.Lines(ctx)), "\n")
 				if strings.ContainsAny(got, "*`~") {
 					t.Errorf("the open item shows raw markup:\n%s", got)
 				}
@@ -110,14 +109,6 @@ func TestAssistantOpenItemInline(t *testing.T) {
 			})
 		}
 	}
-}
-
-func plainLines(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = strings.TrimRight(ansi.Strip(l), " ")
-	}
-	return out
 }
 
 // FuzzMDSplit holds the stable-prefix split to its invariants for any text

@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"math"
@@ -24,7 +24,7 @@ type AssistantBlock struct {
 	reasoning strings.Builder
 	done      bool
 	expanded  bool
-	changes
+	Changes
 
 	// The stable-prefix scanner: the ends of the blocks finished so far.
 	split markdown.Split
@@ -44,7 +44,7 @@ type AssistantBlock struct {
 	think     wrapStream
 	final     []string
 	finalW    int
-	cache     lineCache
+	cache     LineCache
 	recompute int // how many times Lines rebuilt its output; tests read it
 	look      paneLook
 }
@@ -60,7 +60,7 @@ func (b *AssistantBlock) AppendText(s string) {
 	}
 	b.text.WriteString(s)
 	b.split.Feed(b.text.String())
-	b.changed()
+	b.Changed()
 }
 
 // AppendReasoning adds a fragment of the model's thinking.
@@ -69,7 +69,7 @@ func (b *AssistantBlock) AppendReasoning(s string) {
 		return
 	}
 	b.reasoning.WriteString(s)
-	b.changed()
+	b.Changed()
 }
 
 // Finish marks the answer complete: the next Lines renders all of it as
@@ -79,20 +79,17 @@ func (b *AssistantBlock) Finish() {
 		return
 	}
 	b.done = true
-	b.changed()
+	b.Changed()
 }
 
 // Text returns the answer received so far.
 func (b *AssistantBlock) Text() string { return b.text.String() }
 
-// Version counts the block's changes; equal versions render alike.
-func (b *AssistantBlock) Version() uint64 { return b.version }
-
 // Lines implements Block. The returned slice must not be modified; while
 // the answer streams, its tail is reused by the next call.
 func (b *AssistantBlock) Lines(ctx RenderContext) []string {
-	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded}
-	if lines, ok := b.cache.get(key); ok {
+	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded}
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	b.recompute++
@@ -112,7 +109,7 @@ func (b *AssistantBlock) Lines(ctx RenderContext) []string {
 	} else {
 		lines = appendLines(lines, b.streamingLines(ctx, width))
 	}
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 
@@ -137,7 +134,7 @@ func (b *AssistantBlock) reasoningLines(ctx RenderContext, width int) []string {
 	}
 	header := "✻ Thinking"
 	if shown < all {
-		header += " (" + countNoun(all-shown, "more line", "more lines") + ")"
+		header += " (" + CountNoun(all-shown, "more line", "more lines") + ")"
 	}
 	lines := make([]string, 0, shown+1)
 	lines = append(lines, cells.Fit(st.Render(header), width))

@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"fmt"
@@ -38,16 +38,16 @@ func (f *fakeBlock) Expanded() bool     { return f.expanded }
 func (f *fakeBlock) SetExpanded(v bool) { f.expanded = v }
 func (f *fakeBlock) Live() bool         { return f.live }
 
-func newTestTranscript(n, lines int) (*transcript, []*fakeBlock) {
+func newTestTranscript(n, lines int) (*Transcript, []*fakeBlock) {
 	th := theme.New(theme.ModeDark, true, false)
-	t := newTranscript(RenderContext{Styles: &th.Styles})
+	t := New(RenderContext{Styles: &th.Styles})
 	t.SetSize(80, 20)
 	blocks := make([]*fakeBlock, n)
 	for i := range blocks {
 		blocks[i] = &fakeBlock{name: fmt.Sprintf("b%d", i), n: lines, focusable: i%2 == 0}
 		t.Append(blocks[i])
 	}
-	t.sync()
+	t.Sync()
 	return t, blocks
 }
 
@@ -102,7 +102,7 @@ func TestTranscriptResizeMeasuresLazily(t *testing.T) {
 			t.Fatalf("entry %d still estimated after prewarm", i)
 		}
 	}
-	if tr.offset != tr.maxOffset() {
+	if tr.offset != tr.MaxOffset() {
 		t.Error("prewarm lost the bottom while following")
 	}
 }
@@ -124,7 +124,7 @@ func TestTranscriptScrolledUpStaysPut(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.change()
-			tr.sync()
+			tr.Sync()
 			if got := tr.View(); firstLines(got, 19) != firstLines(top, 19) {
 				t.Errorf("the view moved:\n%s\nwas:\n%s", got, top)
 			}
@@ -157,7 +157,7 @@ func TestTranscriptFocusScrollsIntoView(t *testing.T) {
 
 func TestTranscriptEmptyAndTiny(t *testing.T) {
 	th := theme.New(theme.ModeDark, true, false)
-	tr := newTranscript(RenderContext{Styles: &th.Styles})
+	tr := New(RenderContext{Styles: &th.Styles})
 	for _, size := range [][2]int{{0, 0}, {1, 1}, {3, 2}, {80, 20}} {
 		tr.SetSize(size[0], size[1])
 		_ = tr.View()
@@ -203,7 +203,7 @@ func TestTranscriptPrewarmNear(t *testing.T) {
 	if tr.entries[0].exact {
 		t.Error("the first block was drawn although it is far from the view")
 	}
-	if tr.offset != tr.maxOffset() {
+	if tr.offset != tr.MaxOffset() {
 		t.Error("prewarm lost the bottom while following")
 	}
 
@@ -243,7 +243,7 @@ func TestTranscriptFollowsAgainWhenAllFits(t *testing.T) {
 			tr, _ := newTestTranscript(2, 4) // 8 lines
 			tall := &fakeBlock{name: "approval", n: 40}
 			tr.Append(tall)
-			tr.sync()
+			tr.Sync()
 			tr.ScrollTo(tall)
 			tr.Top()
 			if tr.Following() {
@@ -251,7 +251,7 @@ func TestTranscriptFollowsAgainWhenAllFits(t *testing.T) {
 			}
 			tr.Remove(tall)
 			tr.Append(&fakeBlock{name: "new", n: tt.after})
-			tr.sync()
+			tr.Sync()
 			if tr.HasUnseen() == tt.fits {
 				t.Errorf("unseen hint %v with everything in view %v", tr.HasUnseen(), tt.fits)
 			}
@@ -267,19 +267,19 @@ func TestTranscriptFollowsAgainWhenAllFits(t *testing.T) {
 // transcript that holds it, and stops reporting to one it left.
 func TestBlocksReportTheirOwnChanges(t *testing.T) {
 	ctx := blockCtx(t, 60)
-	main, view := newTranscript(ctx), newTranscript(ctx)
-	for _, tr := range []*transcript{main, view} {
+	main, view := New(ctx), New(ctx)
+	for _, tr := range []*Transcript{main, view} {
 		tr.SetSize(60, 20)
 	}
 	b := NewAssistantBlock()
 	main.Append(b)
 	view.Append(b)
-	main.sync()
-	view.sync()
+	main.Sync()
+	view.Sync()
 	before := main.total()
 	b.AppendText("one line\nand another\nand a third")
-	main.sync()
-	view.sync()
+	main.Sync()
+	view.Sync()
 	if main.total() <= before || view.total() != main.total() {
 		t.Fatalf("heights %d and %d after the block grew from %d: a change did not reach both transcripts", main.total(), view.total(), before)
 	}

@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ const userPrompt = "❯ "
 // wrapped and indented under the marker.
 type UserBlock struct {
 	text  string
-	cache lineCache
+	cache LineCache
 }
 
 // NewUserBlock returns the block of a user message.
@@ -26,13 +26,13 @@ func (b *UserBlock) Text() string { return b.text }
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *UserBlock) Lines(ctx RenderContext) []string {
-	key := cacheKey{width: ctx.Width}
-	if lines, ok := b.cache.get(key); ok {
+	key := CacheKey{Width: ctx.Width}
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	lines := prefixedLines(cells.Wrap(shownText(b.text), max(ctx.Width-2, 1)), ctx.Width,
 		ctx.Styles.User.Prompt.Render(userPrompt), "  ", ctx.Styles.User.Text)
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 

@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"fmt"
@@ -53,8 +53,8 @@ type ToolBlock struct {
 	hasProgress bool
 
 	expanded bool
-	changes
-	cache     lineCache
+	Changes
+	cache     LineCache
 	recompute int
 }
 
@@ -78,7 +78,7 @@ func (b *ToolBlock) SetProgress(p tools.Progress) {
 		return
 	}
 	b.progress, b.hasProgress = p, true
-	b.changed()
+	b.Changed()
 }
 
 // progressText is "2/3 · indexing files" or "40% · …" or the message.
@@ -128,7 +128,7 @@ func (b *ToolBlock) Finish(ev agent.ToolFinished) {
 		text = ev.Result.Summary
 	}
 	b.output, b.more = headLines(strings.TrimRight(text, "\n"), outputExpanded)
-	b.changed()
+	b.Changed()
 }
 
 // headLines returns the first n lines of s and how many lines follow them,
@@ -158,19 +158,16 @@ func (b *ToolBlock) Name() string { return b.start.Name }
 // Running reports whether the call has not finished yet.
 func (b *ToolBlock) Running() bool { return !b.finished }
 
-// Version counts the block's changes; equal versions render alike.
-func (b *ToolBlock) Version() uint64 { return b.version }
-
 // Lines implements Block. The returned slice must not be modified.
 func (b *ToolBlock) Lines(ctx RenderContext) []string {
 	if b.started.IsZero() {
 		b.started = ctx.Now
 	}
-	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded, focused: ctx.Focused}
+	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
 	if !b.finished {
-		key.frame, key.tick = ctx.Frame, b.runningFor(ctx.Now)
+		key.Frame, key.Tick = ctx.Frame, b.runningFor(ctx.Now)
 	}
-	if lines, ok := b.cache.get(key); ok {
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	b.recompute++
@@ -184,7 +181,7 @@ func (b *ToolBlock) Lines(ctx RenderContext) []string {
 			lines = append(lines, cells.Fit(ctx.Styles.Tool.Arg.Render(outputFirstMark)+ctx.Styles.Tool.Output.Render(cells.Fit(text, inner)), width))
 		}
 	}
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 
@@ -289,7 +286,7 @@ func (b *ToolBlock) body(ctx RenderContext, width int) []string {
 		lines = append(lines, cells.Fit(st.Tool.Arg.Render(mark)+style.Render(cells.Fit(l, inner)), width))
 	}
 	if hidden := len(b.output) - shown + b.more; hidden > 0 {
-		lines = append(lines, cells.Fit(outputIndent+st.Tool.Output.Render("… "+countNoun(hidden, "more line", "more lines")), width))
+		lines = append(lines, cells.Fit(outputIndent+st.Tool.Output.Render("… "+CountNoun(hidden, "more line", "more lines")), width))
 	}
 	return lines
 }
@@ -328,9 +325,12 @@ func (b *ToolBlock) Expanded() bool { return b.expanded }
 func (b *ToolBlock) SetExpanded(v bool) {
 	if b.expanded != v {
 		b.expanded = v
-		b.changed()
+		b.Changed()
 	}
 }
+
+// KeyArg is the call's main argument (a path, a command), as shown.
+func (b *ToolBlock) KeyArg() string { return b.keyArg }
 
 // Live implements Block: a running call shows a spinner and its time.
 func (b *ToolBlock) Live() bool { return !b.finished }

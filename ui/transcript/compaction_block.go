@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"strings"
@@ -12,11 +12,11 @@ import (
 // sees the summary instead), which expands to show the summary. It shows
 // "compacting…" from the moment the summary is asked for.
 type CompactionBlock struct {
-	changes
+	Changes
 	ev       agent.Compacted
 	pending  *agent.Compacting // set until Finish
 	expanded bool
-	cache    lineCache
+	cache    LineCache
 }
 
 // NewCompactionBlock returns the divider of one compaction.
@@ -33,7 +33,7 @@ func NewCompactingBlock(ev agent.Compacting) *CompactionBlock {
 // Finish shows how the compaction ended.
 func (b *CompactionBlock) Finish(ev agent.Compacted) {
 	b.ev, b.pending = ev, nil
-	b.changed()
+	b.Changed()
 }
 
 // Summary returns the summary the model sees now.
@@ -41,8 +41,8 @@ func (b *CompactionBlock) Summary() string { return b.ev.Summary }
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *CompactionBlock) Lines(ctx RenderContext) []string {
-	key := cacheKey{width: ctx.Width, version: b.version, expanded: b.expanded, focused: ctx.Focused}
-	if lines, ok := b.cache.get(key); ok {
+	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
+	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	st := ctx.Styles.App.Muted
@@ -56,7 +56,8 @@ func (b *CompactionBlock) Lines(ctx RenderContext) []string {
 	default:
 		label = " " + agent.CompactionNote(b.ev) + " "
 		if !b.expanded {
-			label += "· " + firstKey(keysOf(ctx).Toggle) + ": summary "
+			toggle, _, _ := strings.Cut(ctx.Keys.Toggle.Help().Key, "/") // "enter" of "enter/space"
+			label += "· " + toggle + ": summary "
 		}
 	}
 	lines := []string{st.Render(cells.Fit(divider(label, ctx.Width), ctx.Width))}
@@ -65,7 +66,7 @@ func (b *CompactionBlock) Lines(ctx RenderContext) []string {
 		lines = append(lines, prefixedLines(body, ctx.Width, "  ", "  ", ctx.Styles.App.Text)...)
 		lines = append(lines, st.Render(strings.Repeat("─", max(ctx.Width, 1))))
 	}
-	b.cache.put(key, lines)
+	b.cache.Put(key, lines)
 	return lines
 }
 
@@ -88,7 +89,7 @@ func (b *CompactionBlock) Expanded() bool { return b.expanded }
 func (b *CompactionBlock) SetExpanded(on bool) {
 	if b.expanded != on {
 		b.expanded = on
-		b.changed()
+		b.Changed()
 	}
 }
 

@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 // crew controls' state (queued, paused, in the background), its budget and
 // cost, the files it changed, and when it last did anything.
 
-// stallAfter is how long a running child may go without an event before
+// StallAfter is how long a running child may go without an event before
 // the crew overview calls it stalled.
-const stallAfter = 30 * time.Second
+const StallAfter = 30 * time.Second
 
 // paneCrew is a child's crew state, kept by its SubagentBlock.
 type paneCrew struct {
@@ -112,9 +112,9 @@ func (b *SubagentBlock) runningElapsed(now time.Time) time.Duration {
 	return b.crew.base + max(now.Sub(b.started), 0)
 }
 
-// elapsedAt is the child's working time shown at now: frozen while paused
+// ElapsedAt is the child's working time shown at now: frozen while paused
 // or queued and once it finished.
-func (b *SubagentBlock) elapsedAt(now time.Time) time.Duration {
+func (b *SubagentBlock) ElapsedAt(now time.Time) time.Duration {
 	if b.state != childRunning {
 		return b.elapsed
 	}
@@ -217,20 +217,20 @@ func (b *SubagentBlock) pausedAtTime(now time.Time) time.Duration {
 	return d
 }
 
-// clockText is the child's working time, and its time paused after it
+// ClockText is the child's working time, and its time paused after it
 // when it was paused for a second or more: "1.8s + 1m00s paused".
-func (b *SubagentBlock) clockText(now time.Time) string {
-	t := cells.Elapsed(b.elapsedAt(now))
+func (b *SubagentBlock) ClockText(now time.Time) string {
+	t := cells.Elapsed(b.ElapsedAt(now))
 	if p := b.pausedAtTime(now); p >= time.Second {
 		t += " + " + cells.Elapsed(p.Truncate(time.Second)) + " paused"
 	}
 	return t
 }
 
-// shortClockText is clockText for a table cell: "1.8s ‖1m00s", the time
+// ShortClockText is ClockText for a table cell: "1.8s ‖1m00s", the time
 // paused after the pause glyph.
-func (b *SubagentBlock) shortClockText(now time.Time) string {
-	t := cells.Elapsed(b.elapsedAt(now))
+func (b *SubagentBlock) ShortClockText(now time.Time) string {
+	t := cells.Elapsed(b.ElapsedAt(now))
 	if p := b.pausedAtTime(now); p >= time.Second {
 		t += " " + cells.GlyphPaused + cells.Elapsed(p.Truncate(time.Second))
 	}
@@ -242,7 +242,7 @@ func (b *SubagentBlock) shortClockText(now time.Time) string {
 // ChildMessage).
 func (b *SubagentBlock) MarkSent(text string) {
 	b.crew.sent = append(b.crew.sent, sentMessage{text: text})
-	b.changed()
+	b.Changed()
 }
 
 // UnmarkSent takes back a message MarkSent showed that could not be sent.
@@ -251,7 +251,7 @@ func (b *SubagentBlock) UnmarkSent(text string) {
 		if m.text == text {
 			b.crew.sent = append(b.crew.sent[:i], b.crew.sent[i+1:]...)
 			b.push(activity{kind: actMessage, text: cells.OneLine(text), note: "not sent"})
-			b.changed()
+			b.Changed()
 			return
 		}
 	}
@@ -268,7 +268,7 @@ func (b *SubagentBlock) messageRead(text string) {
 	found := false
 	kept := b.crew.sent[:0]
 	for _, m := range b.crew.sent {
-		if !holdsMessage(text, m.text) {
+		if !HoldsMessage(text, m.text) {
 			kept = append(kept, m)
 			continue
 		}
@@ -286,14 +286,14 @@ func (b *SubagentBlock) messageRead(text string) {
 func (b *SubagentBlock) SetWaitingOn(text string) {
 	if b.crew.waitingOn != text {
 		b.crew.waitingOn = text
-		b.changed()
+		b.Changed()
 	}
 }
 
-// holdsMessage reports whether the text that entered a child's history
+// HoldsMessage reports whether the text that entered a child's history
 // holds the message sent: messages queued together enter as one, joined
 // by a blank line.
-func holdsMessage(text, sent string) bool {
+func HoldsMessage(text, sent string) bool {
 	return text == sent || strings.HasPrefix(text, sent+"\n\n") || strings.HasSuffix(text, "\n\n"+sent) ||
 		strings.Contains(text, "\n\n"+sent+"\n\n")
 }
@@ -318,13 +318,13 @@ func (b *SubagentBlock) SetContext(tokens, window int) {
 		return
 	}
 	b.ctxTokens, b.ctxWindow = tokens, window
-	b.changed()
+	b.Changed()
 }
 
-// contextText is the child's own gauge: "42%" of its window, its tokens
+// ContextText is the child's own gauge: "42%" of its window, its tokens
 // when the window is unknown, "-" before any report.
-func (b *SubagentBlock) contextText() string {
-	g, _ := contextGauge(b.ctxTokens, b.ctxWindow)
+func (b *SubagentBlock) ContextText() string {
+	g, _ := ContextGauge(b.ctxTokens, b.ctxWindow)
 	if g == "" {
 		return "-"
 	}
@@ -345,17 +345,17 @@ func (b *SubagentBlock) tokenText() string {
 func (b *SubagentBlock) costText() string {
 	switch {
 	case b.crew.costKnown && b.crew.maxCost > 0:
-		return dollars(b.crew.cost) + "/" + dollars(b.crew.maxCost)
+		return Dollars(b.crew.cost) + "/" + Dollars(b.crew.maxCost)
 	case b.crew.costKnown:
-		return dollars(b.crew.cost)
+		return Dollars(b.crew.cost)
 	case b.crew.maxCost > 0:
-		return dollars(b.crew.maxCost) + " budget: no price"
+		return Dollars(b.crew.maxCost) + " budget: no price"
 	}
 	return ""
 }
 
-// dollars formats a cost: cents, or tenths of cents below a cent.
-func dollars(v float64) string {
+// Dollars formats a cost: cents, or tenths of cents below a cent.
+func Dollars(v float64) string {
 	if v > 0 && v < 0.01 {
 		return fmt.Sprintf("$%.3f", v)
 	}
@@ -366,7 +366,7 @@ func dollars(v float64) string {
 func (b *SubagentBlock) SetCost(v float64) {
 	if !b.crew.costKnown || b.crew.cost != v {
 		b.crew.cost, b.crew.costKnown = v, true
-		b.changed()
+		b.Changed()
 	}
 }
 
@@ -391,6 +391,25 @@ func (b *SubagentBlock) Source() agent.Source { return b.src }
 // Paused reports whether the child is paused.
 func (b *SubagentBlock) Paused() bool { return b.state == childRunning && b.crew.paused }
 
+// Waiting reports whether the child waits for the user's approval.
+func (b *SubagentBlock) Waiting() bool { return b.waiting }
+
+// Queued reports whether the child waits for a slot to run in.
+func (b *SubagentBlock) Queued() bool { return b.crew.queued }
+
+// PauseSet reports whether the child is marked paused, whatever its state.
+func (b *SubagentBlock) PauseSet() bool { return b.crew.paused }
+
+// Unread is the messages sent to the child that it has not read yet,
+// oldest first.
+func (b *SubagentBlock) Unread() []string {
+	out := make([]string, len(b.crew.sent))
+	for i, m := range b.crew.sent {
+		out[i] = m.text
+	}
+	return out
+}
+
 // Background reports whether the child runs in the background.
 func (b *SubagentBlock) Background() bool { return b.crew.background }
 
@@ -410,10 +429,10 @@ func (b *SubagentBlock) Budget() (tokens int, cost float64) {
 }
 
 // Stalled reports whether a running child has done nothing for
-// stallAfter: no event while not paused, queued or waiting for the user.
+// StallAfter: no event while not paused, queued or waiting for the user.
 func (b *SubagentBlock) Stalled(now time.Time) bool {
 	// A quiet shell is a server waiting for work, not a stuck agent.
-	return b.Live() && !b.crew.paused && !b.waiting && !b.isShell() && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= stallAfter
+	return b.Live() && !b.crew.paused && !b.waiting && !b.IsShell() && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= StallAfter
 }
 
 // StateName is the child's state as the overview names it.
@@ -434,7 +453,7 @@ func (b *SubagentBlock) StateName() string {
 	if b.waiting {
 		return "waiting for approval"
 	}
-	if l := b.crew.label(true); l != "" && !b.isShell() {
+	if l := b.crew.label(true); l != "" && !b.IsShell() {
 		return l
 	}
 	switch {
@@ -446,9 +465,9 @@ func (b *SubagentBlock) StateName() string {
 	return "running"
 }
 
-// stateTrim shortens a state for narrow columns: a second state after
+// StateTrim shortens a state for narrow columns: a second state after
 // " · " shortens to its first letters, then goes.
-func stateTrim(s string, w int) string {
+func StateTrim(s string, w int) string {
 	if cells.PlainWidth(s) <= w {
 		return s
 	}

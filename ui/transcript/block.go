@@ -1,6 +1,9 @@
-// Package ui is covey's full-screen terminal interface: a Bubble Tea model
-// holding the conversation as a list of blocks, one SubagentBlock per child.
-package ui
+// Package transcript is the conversation as covey draws it: the blocks
+// (an answer, a tool call, a child's pane, a notice, ...) and the
+// transcript that lays them out, scrolls them and moves the focus among
+// them. Blocks only render: the root model's router gives them their
+// events through their methods (NewToolBlock, AppendText, Finish, ...).
+package transcript
 
 import (
 	"fmt"
@@ -28,22 +31,31 @@ type RenderContext struct {
 	// owned by the root model. Nil means markdown is shown as plain text.
 	Markdown *markdown.Renderer
 	// Keys names the keys blocks mention in their hints (read for the
-	// help text only), so a rebinding changes what the screen says. Nil
-	// means the default KeyMap.
-	Keys *KeyMap
+	// help text only), so a rebinding changes what the screen says.
+	Keys Keys
 }
 
-// changes is embedded by the blocks whose look changes after they are
+// Keys are the bindings the transcript and its blocks name in their hints;
+// the root model fills them from its KeyMap.
+type Keys struct {
+	Toggle key.Binding // expand or collapse the focused block
+	Bottom key.Binding // back to the end of the transcript, following it
+}
+
+// Changes is embedded by the blocks whose look changes after they are
 // shown (answers, tool calls, panes, approvals): it counts the changes (the
 // version their line caches key on) and tells every transcript holding the
 // block, so the code that changes a block never has to tell the transcript.
-type changes struct {
+type Changes struct {
 	version uint64
-	holders map[*transcript]Block
+	holders map[*Transcript]Block
 }
 
-// changed records one change of the block.
-func (c *changes) changed() {
+// Version counts the block's changes; equal versions render alike.
+func (c *Changes) Version() uint64 { return c.version }
+
+// Changed records one change of the block.
+func (c *Changes) Changed() {
 	c.version++
 	for t, b := range c.holders {
 		t.touched = append(t.touched, b)
@@ -51,28 +63,10 @@ func (c *changes) changed() {
 }
 
 // changeSet gives the transcript the block's changes to watch.
-func (c *changes) changeSet() *changes { return c }
+func (c *Changes) changeSet() *Changes { return c }
 
 // watched is a block that reports its own changes.
-type watched interface{ changeSet() *changes }
-
-// keyName is the key a binding is shown as ("tab", "y"), from its help.
-func keyName(b key.Binding) string { return b.Help().Key }
-
-// firstKey is the first of a binding's shown keys ("↑" of "↑/k").
-func firstKey(b key.Binding) string {
-	k, _, _ := strings.Cut(b.Help().Key, "/")
-	return k
-}
-
-// keysOf is ctx's KeyMap, or the default one.
-func keysOf(ctx RenderContext) *KeyMap {
-	if ctx.Keys != nil {
-		return ctx.Keys
-	}
-	k := DefaultKeyMap()
-	return &k
-}
+type watched interface{ changeSet() *Changes }
 
 // Block is one entry of the transcript. Implementations cache their lines by
 // width and an internal version bumped on every change; a block that no
@@ -141,33 +135,35 @@ func styleLines(lines []string, st lipgloss.Style) []string {
 	return lines
 }
 
-// cacheKey is everything a block's rendering depends on besides its own
+// CacheKey is everything a block's rendering depends on besides its own
 // content, whose changes bump version. Live blocks add the spinner frame
 // and the elapsed time as shown (tick), so a tick that changes neither
 // costs nothing.
-type cacheKey struct {
-	width    int
-	version  uint64
-	expanded bool
-	focused  bool
-	frame    int
-	tick     string
+type CacheKey struct {
+	Width    int
+	Version  uint64
+	Expanded bool
+	Focused  bool
+	Frame    int
+	Tick     string
 }
 
-// lineCache holds a block's last rendering.
-type lineCache struct {
+// LineCache holds a block's last rendering.
+type LineCache struct {
 	valid bool
-	key   cacheKey
+	key   CacheKey
 	lines []string
 }
 
-func (c *lineCache) get(k cacheKey) ([]string, bool) {
+// Get returns the lines cached for k, if k is what they were drawn for.
+func (c *LineCache) Get(k CacheKey) ([]string, bool) {
 	if c.valid && c.key == k {
 		return c.lines, true
 	}
 	return nil, false
 }
 
-func (c *lineCache) put(k cacheKey, lines []string) {
+// Put keeps lines as the rendering for k.
+func (c *LineCache) Put(k CacheKey, lines []string) {
 	c.valid, c.key, c.lines = true, k, lines
 }

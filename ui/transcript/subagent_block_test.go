@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"covey/tools"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 )
 
@@ -358,5 +359,124 @@ func TestSubagentBlockCancelledSaysItOnce(t *testing.T) {
 	text := strings.Join(b.Lines(blockCtx(t, 80)), "\n")
 	if n := strings.Count(text, "cancelled"); n != 1 { // the header shows ⊘
 		t.Errorf("%d mentions of cancelled, want one note:\n%s", n, text)
+	}
+}
+
+// TestPaneHeaderStatsNearName checks that a pane's stats stay within a
+// readable width of its name on a wide terminal, for subagent and shell
+// panes alike, and still fill a narrow one.
+func TestPaneHeaderStatsNearName(t *testing.T) {
+	shell := childSource
+	shell.AgentType = agent.ShellType
+	shell.Description = "npm run dev"
+	long := childSource
+	long.Description = strings.Repeat("a long description of the task ", 6)
+	named := childSource
+	named.AgentType, named.Name, named.Description, named.NameIsDescription = "general-purpose", "write-wide-notes", "write wide notes", true
+	for _, tc := range []struct {
+		name    string
+		src     agent.Source
+		width   int
+		wantEnd int // the column the stats end at
+	}{
+		{"subagent 80", childSource, 80, 80},
+		{"subagent 100", childSource, 100, 100},
+		{"subagent 200", childSource, 200, headerReadable},
+		{"shell 200", shell, 200, headerReadable},
+		{"long description 200", long, 200, headerWidest},
+		{"long description 110", long, 110, 110},
+		{"name without description 60", named, 60, 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewSubagentBlock(agent.ChildStarted{Source: tc.src, Model: "small"})
+			b.SetStarted(testNow)
+			header := ansi.Strip(b.Lines(blockCtx(t, tc.width))[0])
+			trimmed := strings.TrimRight(header, " ")
+			if got := ansi.StringWidth(trimmed); got != tc.wantEnd {
+				t.Errorf("stats end at column %d, want %d:\n%q", got, tc.wantEnd, header)
+			}
+			if !strings.HasSuffix(trimmed, "0 tok") && !strings.HasSuffix(trimmed, "0 B") {
+				t.Errorf("header does not end with its stats: %q", header)
+			}
+		})
+	}
+}
+
+func TestPaneTypeColourFromAgentFile(t *testing.T) {
+	th := theme.New(theme.ModeDark, true, false)
+	src := agent.Source{AgentID: "r-1", ParentCallID: "call_1", AgentType: "reviewer", Description: "review", Depth: 1}
+	ctx := RenderContext{Styles: &th.Styles, Now: time.Now()}
+	plain := NewSubagentBlock(agent.ChildStarted{Source: src})
+	red := NewSubagentBlock(agent.ChildStarted{Source: src, Color: "red"})
+	odd := NewSubagentBlock(agent.ChildStarted{Source: src, Color: "mauve"})
+	if got, want := red.typeStyle(ctx).GetForeground(), th.Styles.Subagent.TypeByColor["red"].GetForeground(); got != want {
+		t.Errorf("red pane type colour = %v, want the theme's red %v", got, want)
+	}
+	if got, want := red.typeStyle(ctx).GetForeground(), th.Styles.App.Error.GetForeground(); got != want {
+		t.Errorf("red maps to %v, want the theme's Error colour %v", got, want)
+	}
+	for name, b := range map[string]*SubagentBlock{"no colour": plain, "unknown colour": odd} {
+		if got, want := b.typeStyle(ctx).GetForeground(), th.Styles.Subagent.Type.GetForeground(); got != want {
+			t.Errorf("%s: type colour = %v, want the theme's %v", name, got, want)
+		}
+	}
+}
+
+// A child's running MCP call shows its progress on its pane line, until it
+// finishes.
+func TestSubagentPaneShowsToolProgress(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+	b.Apply(agent.ToolStarted{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users"})
+	b.Apply(agent.ToolProgress{Source: childSource, CallID: "c1", Progress: tools.Progress{Progress: 3, Total: 8, Message: "table users"}})
+	ctx := blockCtx(t, 80)
+	if got := b.Lines(ctx)[1]; got != "│ → mcp__db__export  users · 3/8 · table users" {
+		t.Errorf("running line = %q", got)
+	}
+	b.Apply(agent.ToolFinished{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users", Result: tools.Result{Summary: "8 tables"}})
+	if got := b.Lines(ctx)[1]; got != "│ ✓ mcp__db__export  users · 8 tables" {
+		t.Errorf("finished line = %q", got)
+	}
+	// A report for a call the pane does not know changes nothing.
+	b.Apply(agent.ToolProgress{Source: childSource, CallID: "zz", Progress: tools.Progress{Progress: 1}})
+}
+
+// A shell's pane shows its last lines as they are now, its bytes and, once
+// ended, how; it is never stalled, and the crew keys that make no sense for
+// a shell are off.
+func TestShellPane(t *testing.T) {
+	src := agent.Source{AgentID: "shell-1", Name: "shell-1", AgentType: agent.ShellType, Description: "npm run dev", Depth: 1, ParentID: "main", ParentCallID: "call_1"}
+	b := NewSubagentBlock(agent.ChildStarted{Source: src, Background: true, Prompt: "npm run dev"})
+	b.Observe(testNow.Add(-90 * time.Second))
+	b.Apply(agent.ChildState{Source: src, State: agent.StateRunning, Background: true})
+	b.Observe(testNow)
+	b.Apply(agent.ShellOutput{Source: src, Lines: []string{"compiling", "ready on :3000"}, Bytes: 2048})
+	b.Apply(agent.ShellOutput{Source: src, Lines: []string{"ready on :3000", "GET / 200", "\x1b[31mGET /x 404\x1b[0m"}, Bytes: 4096})
+	ctx := blockCtx(t, 80)
+	lines := b.Lines(ctx)
+	text := strings.Join(lines, "\n")
+	for _, want := range []string{"shell-1 [shell] npm run dev", "1m30s · 4.1 KB", "│ GET / 200", "│ GET /x 404"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("pane lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "compiling") || strings.Contains(text, "tools") || strings.Contains(text, "\x1b[31m") {
+		t.Errorf("pane:\n%s", text)
+	}
+	if b.StateName() != "running" || b.Stalled(testNow.Add(time.Hour)) {
+		t.Errorf("state %q, stalled %v", b.StateName(), b.Stalled(testNow.Add(time.Hour)))
+	}
+	b.Apply(agent.ChildFinished{Source: src, Reason: agent.StopError, Error: "exit 3", Summary: "exit 3", Elapsed: 95 * time.Second})
+	text = strings.Join(b.Lines(ctx), "\n")
+	if !strings.Contains(text, "1m35s · 4.1 KB · exit 3") || !strings.Contains(text, "│ GET /x 404") || b.Model() != "exit 3" || b.StateName() != "failed" {
+		t.Errorf("ended pane (model %q):\n%s", b.Model(), text)
+	}
+	checkWidth(t, b.Lines(ctx), 80)
+}
+
+func TestForkedPane(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource, Forked: true})
+	text := strings.Join(b.Lines(blockCtx(t, 100)), "\n")
+	if !strings.Contains(text, "forked from its parent's conversation") {
+		t.Errorf("pane does not say forked:\n%s", text)
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package transcript
 
 import (
 	"fmt"
@@ -205,5 +205,25 @@ func TestToolBlockOneMoreLineShown(t *testing.T) {
 	}
 	if b.Focusable() {
 		t.Error("a call showing all its output is focusable")
+	}
+}
+
+func TestProgressText(t *testing.T) {
+	tests := map[string]struct {
+		p    tools.Progress
+		want string
+	}{
+		"count":        {tools.Progress{Progress: 3, Total: 10}, "3/10"},
+		"fraction":     {tools.Progress{Progress: 0.25, Total: 1}, "25%"},
+		"message only": {tools.Progress{Message: "indexing"}, "indexing"},
+		"no total":     {tools.Progress{Progress: 42, Message: "rows"}, "42 · rows"},
+		"nothing":      {tools.Progress{}, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := progressText(tc.p); got != tc.want {
+				t.Errorf("progressText = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
