@@ -30,7 +30,7 @@ func BenchmarkApprovalScroll(b *testing.B) {
 	}
 	for _, width := range []int{100, 160} {
 		b.Run(fmt.Sprintf("width=%d", width), func(b *testing.B) {
-			blk := NewApprovalBlock(editRequest("big.txt", old.String(), cur.String()))
+			blk := newApprovalBlock(editRequest("big.txt", old.String(), cur.String()))
 			blk.SetActive(true)
 			blk.SetRows(30)
 			ctx := approvalCtx(width)

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"covey/tools/toolname"
+	"covey/ui/approval"
 	"covey/ui/diffview"
 	"covey/ui/transcript"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/permission"
@@ -81,39 +83,39 @@ func TestApprovalGolden(t *testing.T) {
 		req    permission.Request
 		width  int
 		active bool
-		setup  func(b *ApprovalBlock)
+		setup  func(b *approval.Block)
 	}{
 		{name: "edit", req: editRequest("internal/handlers/health.go", approvalOld, approvalNew), width: 100, active: true},
 		{name: "write_new_file", req: writeRequest("docs/RUNBOOK.md", "# Runbook\n\n1. Page the on-call.\n2. Check the dashboard.\n"), width: 100, active: true},
 		{name: toolname.Bash, req: bashRequest("go test ./... && go vet ./..."), width: 100, active: true},
 		{name: "side_by_side", req: editRequest("internal/handlers/health.go", approvalOld, approvalNew), width: 160, active: true},
 		{name: "child_waiting_input_focused", req: child, width: 100, active: false,
-			setup: func(b *ApprovalBlock) { b.SetWaiting(1) }},
+			setup: func(b *approval.Block) { b.SetWaiting(1) }},
 		{name: "scrolled", req: writeRequest("data.txt", numberedLines(40)), width: 100, active: true,
-			setup: func(b *ApprovalBlock) { b.SetRows(9); b.ScrollBy(5) }}, // 8 rows and a second line of keys
+			setup: func(b *approval.Block) { b.SetRows(9); b.ScrollBy(5) }}, // 8 rows and a second line of keys
 		{name: "mcp_call", req: permission.Request{Tool: "mcp__github__create_issue", Server: "github", ServerTool: "create_issue",
 			Args: `{"repo":"acme/api","title":"Health check returns 200","labels":["bug"]}`}, width: 100, active: true},
 		{name: "mcp_trust", req: permission.Request{Tool: permission.ToolMCPTrust, Path: ".mcp.json",
 			Args: "github: npx -y @modelcontextprotocol/server-github\nsearch: http https://mcp.example.com/mcp"}, width: 100, active: true},
 		{name: toolname.WebFetch, req: permission.Request{Tool: toolname.WebFetch, URL: "https://docs.example.com/guide/install?v=2"}, width: 100, active: true},
 		{name: "merge", req: mergeRequest(), width: 100, active: true,
-			setup: func(b *ApprovalBlock) { b.MoveFile(1); b.ToggleFile() }},
+			setup: func(b *approval.Block) { b.MoveFile(1); b.ToggleFile() }},
 		{name: "merge_side_by_side", req: mergeRequest(), width: 160, active: true},
 		{name: "hunks", req: editRequest("f.txt", hunkFile, hunkEdit), width: 100, active: true,
-			setup: func(b *ApprovalBlock) { b.SetRows(40); b.MoveHunk(1); b.MoveHunk(1); b.ToggleHunk() }},
+			setup: func(b *approval.Block) { b.SetRows(40); b.MoveHunk(1); b.MoveHunk(1); b.ToggleHunk() }},
 		{name: "hunks_side_by_side", req: editRequest("f.txt", hunkFile, hunkEdit), width: 160, active: true,
-			setup: func(b *ApprovalBlock) { b.SetRows(40); b.MoveHunk(1); b.ToggleHunk() }},
+			setup: func(b *approval.Block) { b.SetRows(40); b.MoveHunk(1); b.ToggleHunk() }},
 		{name: "pick", req: pickRequest(), width: 140, active: true,
-			setup: func(b *ApprovalBlock) { b.SetRows(40); b.MoveAttempt(1) }},
+			setup: func(b *approval.Block) { b.SetRows(40); b.MoveAttempt(1) }},
 		{name: "feedback", req: bashRequest("rm -rf build"), width: 100, active: true,
-			setup: func(b *ApprovalBlock) {
+			setup: func(b *approval.Block) {
 				b.StartFeedback()
-				b.feedback.SetValue("use make clean")
+				b.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("use make clean")})
 			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := NewApprovalBlock(tt.req)
+			b := newApprovalBlock(tt.req)
 			b.SetActive(tt.active)
 			b.Lines(approvalCtx(tt.width)) // learn the width, as the transcript does
 			if tt.setup != nil {
@@ -142,22 +144,22 @@ func TestApprovalRecord(t *testing.T) {
 	tests := []struct {
 		name    string
 		req     permission.Request
-		outcome approvalOutcome
+		outcome approval.Outcome
 		detail  string
 		want    string
 	}{
-		{"allowed", editRequest("a.go", "a\n", "b\n"), outcomeAllowed, "", "✓ allowed  edit_file a.go"},
-		{"session", editRequest("docs/x.md", "a\n", "b\n"), outcomeSession, "edit_file(docs/x.md)",
+		{"allowed", editRequest("a.go", "a\n", "b\n"), approval.OutcomeAllowed, "", "✓ allowed  edit_file a.go"},
+		{"session", editRequest("docs/x.md", "a\n", "b\n"), approval.OutcomeSession, "edit_file(docs/x.md)",
 			"✓ allowed for this session: edit_file(docs/x.md)"},
-		{"denied", bashRequest("make deploy"), outcomeDenied, "", "✗ denied  bash make deploy"},
-		{"denied with feedback", bashRequest("make deploy"), outcomeDenied, "not on a Friday",
+		{"denied", bashRequest("make deploy"), approval.OutcomeDenied, "", "✗ denied  bash make deploy"},
+		{"denied with feedback", bashRequest("make deploy"), approval.OutcomeDenied, "not on a Friday",
 			"✗ denied: not on a Friday  bash make deploy"},
-		{"edited", writeRequest("n.txt", "x\n"), outcomeEdited, "", "✎ allowed with your edits  write_file n.txt"},
+		{"edited", writeRequest("n.txt", "x\n"), approval.OutcomeEdited, "", "✎ allowed with your edits  write_file n.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := NewApprovalBlock(tt.req)
-			b.resolve(tt.outcome, tt.detail)
+			b := newApprovalBlock(tt.req)
+			b.Resolve(tt.outcome, tt.detail)
 			lines := b.Lines(approvalCtx(100))
 			if len(lines) != 1 {
 				t.Fatalf("%d lines, want a one-line record", len(lines))
@@ -170,7 +172,7 @@ func TestApprovalRecord(t *testing.T) {
 }
 
 func TestApprovalScrollAndLayout(t *testing.T) {
-	b := NewApprovalBlock(writeRequest("data.txt", numberedLines(50)))
+	b := newApprovalBlock(writeRequest("data.txt", numberedLines(50)))
 	b.SetActive(true)
 	b.SetRows(11) // less the second line of keys
 	ctx := approvalCtx(100)
@@ -189,8 +191,8 @@ func TestApprovalScrollAndLayout(t *testing.T) {
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			s.do()
-			if b.offset != s.want {
-				t.Errorf("offset %d, want %d", b.offset, s.want)
+			if b.Offset() != s.want {
+				t.Errorf("offset %d, want %d", b.Offset(), s.want)
 			}
 		})
 	}
@@ -207,37 +209,37 @@ func TestApprovalScrollAndLayout(t *testing.T) {
 	t.Run("t toggles side by side and back, from the top", func(t *testing.T) {
 		// A new file is always unified: toggle an edit.
 		old := numberedLines(50)
-		b := NewApprovalBlock(editRequest("data.txt", old, strings.Replace(old, "line 20", "line twenty", 1)))
+		b := newApprovalBlock(editRequest("data.txt", old, strings.Replace(old, "line 20", "line twenty", 1)))
 		b.SetActive(true)
 		b.SetRows(3)
 		b.Lines(ctx)
 		b.ScrollBy(2)
-		if b.sideBySide(100) {
+		if b.SideBySide(100) {
 			t.Fatal("side by side at 100 columns by default")
 		}
 		b.ToggleLayout()
-		if !b.sideBySide(100) || b.offset != 0 {
-			t.Errorf("after t: side by side %v, offset %d", b.sideBySide(100), b.offset)
+		if !b.SideBySide(100) || b.Offset() != 0 {
+			t.Errorf("after t: side by side %v, offset %d", b.SideBySide(100), b.Offset())
 		}
 		text := ansi.Strip(strings.Join(b.Lines(ctx), "\n"))
 		if !strings.Contains(text, "│") {
 			t.Errorf("no separator in the side-by-side form:\n%s", text)
 		}
 		b.ToggleLayout()
-		if b.sideBySide(100) {
+		if b.SideBySide(100) {
 			t.Error("second t did not go back to unified")
 		}
 	})
 	t.Run("wide terminals start side by side", func(t *testing.T) {
-		w := NewApprovalBlock(editRequest("a.go", approvalOld, approvalNew))
-		if !w.sideBySide(splitMinWidth) || w.sideBySide(splitMinWidth-1) {
-			t.Errorf("split at %d: %v, at %d: %v", splitMinWidth, w.sideBySide(splitMinWidth), splitMinWidth-1, w.sideBySide(splitMinWidth-1))
+		w := newApprovalBlock(editRequest("a.go", approvalOld, approvalNew))
+		if !w.SideBySide(approval.SplitMinWidth) || w.SideBySide(approval.SplitMinWidth-1) {
+			t.Errorf("split at %d: %v, at %d: %v", approval.SplitMinWidth, w.SideBySide(approval.SplitMinWidth), approval.SplitMinWidth-1, w.SideBySide(approval.SplitMinWidth-1))
 		}
 	})
 	t.Run("a command has no layout to toggle", func(t *testing.T) {
-		c := NewApprovalBlock(bashRequest("ls"))
+		c := newApprovalBlock(bashRequest("ls"))
 		c.ToggleLayout()
-		if c.sideBySide(200) || c.Editable() {
+		if c.SideBySide(200) || c.Editable() {
 			t.Error("a command is drawn as a diff or offered for editing")
 		}
 	})
@@ -262,7 +264,7 @@ func TestContentDiff(t *testing.T) {
 		})
 	}
 	t.Run("a write without a FileChange shows its content", func(t *testing.T) {
-		b := NewApprovalBlock(permission.Request{Tool: toolname.WriteFile, Path: "x.txt", Content: "hello\nworld\n"})
+		b := newApprovalBlock(permission.Request{Tool: toolname.WriteFile, Path: "x.txt", Content: "hello\nworld\n"})
 		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(80)), "\n"))
 		for _, want := range []string{"x.txt (new file)", "+2 -0", "+hello", "+world"} {
 			if !strings.Contains(text, want) {
@@ -278,9 +280,8 @@ func TestApprovalHintsFollowTheKeyMap(t *testing.T) {
 	keys := DefaultKeyMap()
 	keys.ApproveYes.SetHelp("ctrl+y", "allow")
 	keys.Cancel.SetHelp("ctrl+x", "cancel turn")
-	b := NewApprovalBlock(bashRequest("go test ./..."))
+	b := approval.New(bashRequest("go test ./..."), approvalHintKeys(keys))
 	b.SetActive(true)
-	b.keys = &keys
 	text := ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))
 	for _, want := range []string{"ctrl+y allow", "ctrl+x cancel turn"} {
 		if !strings.Contains(text, want) {

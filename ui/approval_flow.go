@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"covey/tools/toolname"
+	"covey/ui/approval"
 	"covey/ui/cells"
 	"covey/ui/transcript"
 
@@ -23,7 +24,7 @@ import (
 // and the ones behind it, first come first served.
 type approvals struct {
 	cur   *pendingApproval
-	block *ApprovalBlock
+	block *approval.Block
 	pane  *transcript.SubagentBlock // the asking child's pane, marked as waiting
 	queue []*pendingApproval
 }
@@ -49,7 +50,7 @@ func (m *Model) enqueueApproval(p *pendingApproval) tea.Cmd {
 // draft could answer it, so the keyboard stays with the input until tab.
 // hadFocus says the previous request had the keyboard.
 func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
-	b := NewApprovalBlock(p.req)
+	b := newApprovalBlock(p.req)
 	b.SetWaiting(len(m.appr.queue))
 	m.appr.cur, m.appr.block = p, b
 	if pane, ok := m.rt.children[p.req.AgentID]; ok && p.req.AgentID != "" {
@@ -83,7 +84,7 @@ func (m *Model) approvalPosition(req permission.Request) int {
 		return m.tr.Len()
 	}
 	for i+1 < m.tr.Len() {
-		next, ok := m.tr.At(i + 1).(*ApprovalBlock)
+		next, ok := m.tr.At(i + 1).(*approval.Block)
 		if !ok || next.Request().AgentID != req.AgentID {
 			break
 		}
@@ -119,7 +120,7 @@ func sameTarget(req permission.Request, arg string) bool {
 	if req.Tool == toolname.Bash {
 		return cells.OneLine(arg) == cells.OneLine(req.Command)
 	}
-	if callRequest(req) {
+	if approval.CallRequest(req) {
 		return req.Tool == toolname.WebFetch && arg == req.URL
 	}
 	if arg == "" || req.Path == "" {
@@ -161,7 +162,7 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 	}
 	if b.FeedbackOpen() {
 		switch {
-		case key.Matches(k, m.keys.FeedbackSend) && b.trimmed():
+		case key.Matches(k, m.keys.FeedbackSend) && b.Trimmed():
 			m.allowChosen(b.Feedback())
 		case key.Matches(k, m.keys.FeedbackSend):
 			m.deny(b.Feedback())
@@ -177,7 +178,7 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		m.allowChosen("")
 	case key.Matches(k, m.keys.ApproveSession):
 		rules := m.perms.Grant(b.Request())
-		m.answer(permission.Verdict{Allowed: true}, outcomeSession, strings.Join(rules, ", "))
+		m.answer(permission.Verdict{Allowed: true}, approval.OutcomeSession, strings.Join(rules, ", "))
 	case key.Matches(k, m.keys.ApproveNo):
 		m.deny("")
 	case key.Matches(k, m.keys.ApproveFeedback):
@@ -196,11 +197,11 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		cmd = m.startEdit()
 	case key.Matches(k, m.keys.ApproveLayout):
 		b.ToggleLayout()
-	case matchesAny(k, m.keys.ApproveLayout) && b.diff != nil && b.diff.OneSided():
+	case matchesAny(k, m.keys.ApproveLayout) && b.OneSided():
 		// Not ignored in silence: the word says why.
 		m.say("a new or deleted file is shown unified: no side by side")
 	case key.Matches(k, m.keys.ApproveKeep):
-		m.answer(permission.Verdict{Reason: "the user kept the change on its branch for later", Keep: true}, outcomeKept, "")
+		m.answer(permission.Verdict{Reason: "the user kept the change on its branch for later", Keep: true}, approval.OutcomeKept, "")
 	case key.Matches(k, m.keys.ApproveFileToggle):
 		b.ToggleFile()
 	case key.Matches(k, m.keys.ApproveFileNext):
@@ -241,16 +242,16 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 // applies the attempt shown.
 func (m *Model) allowChosen(note string) {
 	b := m.appr.block
-	files := b.chosenFiles()
-	if (files != nil && len(files) == 0) || b.allDropped() {
+	files := b.ChosenFiles()
+	if (files != nil && len(files) == 0) || b.AllDropped() {
 		m.deny(note)
 		return
 	}
-	v := permission.Verdict{Allowed: true, Files: files, Dropped: b.droppedHunks(), Note: note}
+	v := permission.Verdict{Allowed: true, Files: files, Dropped: b.DroppedHunks(), Note: note}
 	if b.IsPick() {
-		v.Attempt = b.pick.cur + 1
+		v.Attempt = b.Attempt()
 	}
-	m.answer(v, outcomeAllowed, note)
+	m.answer(v, approval.OutcomeAllowed, note)
 }
 
 // deny answers the shown request with a refusal carrying the user's
@@ -260,17 +261,17 @@ func (m *Model) deny(feedback string) {
 	if feedback != "" {
 		reason = reasonFeedback + feedback
 	}
-	m.answer(permission.Verdict{Reason: reason}, outcomeDenied, feedback)
+	m.answer(permission.Verdict{Reason: reason}, approval.OutcomeDenied, feedback)
 }
 
 // answer settles the shown request, leaves its record, and shows the next.
-func (m *Model) answer(v permission.Verdict, o approvalOutcome, detail string) {
+func (m *Model) answer(v permission.Verdict, o approval.Outcome, detail string) {
 	p, b := m.appr.cur, m.appr.block
 	if p == nil {
 		return
 	}
 	p.settle(v)
-	b.resolve(o, detail)
+	b.Resolve(o, detail)
 	m.closeCurrent()
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/approval"
 	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -105,7 +106,7 @@ func (h *approvalHarness) received() int {
 		n++
 	}
 	for _, b := range h.m.tr.Blocks() {
-		if ab, ok := b.(*ApprovalBlock); ok && !ab.Pending() {
+		if ab, ok := b.(*approval.Block); ok && !ab.Pending() {
 			n++
 		}
 	}
@@ -124,10 +125,10 @@ func verdictOf(t *testing.T, ch <-chan permission.Verdict) permission.Verdict {
 }
 
 // approvalBlocks lists the approval blocks in the transcript.
-func approvalBlocks(m Model) []*ApprovalBlock {
-	var out []*ApprovalBlock
+func approvalBlocks(m Model) []*approval.Block {
+	var out []*approval.Block
 	for _, b := range m.tr.Blocks() {
-		if ab, ok := b.(*ApprovalBlock); ok {
+		if ab, ok := b.(*approval.Block); ok {
 			out = append(out, ab)
 		}
 	}
@@ -353,14 +354,14 @@ func TestApprovalFocus(t *testing.T) {
 	}{
 		{"j scrolls the diff", runes("j"), 1},
 		{"down scrolls the diff", tea.KeyMsg{Type: tea.KeyDown}, 2},
-		{"pgdown pages the diff", tea.KeyMsg{Type: tea.KeyPgDown}, 2 + b.rows - 1},
-		{"k scrolls back", runes("k"), 1 + b.rows - 1},
+		{"pgdown pages the diff", tea.KeyMsg{Type: tea.KeyPgDown}, 2 + b.Rows() - 1},
+		{"k scrolls back", runes("k"), 1 + b.Rows() - 1},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			h.send(s.key)
-			if b.offset != s.offset {
-				t.Errorf("offset %d, want %d", b.offset, s.offset)
+			if b.Offset() != s.offset {
+				t.Errorf("offset %d, want %d", b.Offset(), s.offset)
 			}
 		})
 	}

@@ -117,7 +117,7 @@ func TestHunkApprovalAnswers(t *testing.T) {
 // dropped hunk marked, its lines drawn muted, the keys in the footer.
 func TestHunkApprovalViews(t *testing.T) {
 	for _, split := range []bool{false, true} {
-		b := NewApprovalBlock(editRequest("f.txt", hunkFile, hunkEdit))
+		b := newApprovalBlock(editRequest("f.txt", hunkFile, hunkEdit))
 		b.SetActive(true)
 		b.SetRows(40)
 		width := 100
@@ -145,7 +145,7 @@ func TestHunkApprovalViews(t *testing.T) {
 }
 
 func TestPickApprovalShowsAttempts(t *testing.T) {
-	b := NewApprovalBlock(pickRequest())
+	b := newApprovalBlock(pickRequest())
 	b.SetActive(true)
 	b.SetRows(40)
 	text := ansi.Strip(strings.Join(b.Lines(approvalCtx(150)), "\n"))

@@ -78,7 +78,7 @@ func TestMergeApprovalAnswers(t *testing.T) {
 }
 
 func TestMergeApprovalShowsEveryFile(t *testing.T) {
-	b := NewApprovalBlock(mergeRequest())
+	b := newApprovalBlock(mergeRequest())
 	b.SetActive(true)
 	b.SetRows(40)
 	text := ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/approval"
 	"covey/ui/cells"
 	"covey/ui/transcript"
 )
@@ -31,7 +32,7 @@ type childView struct {
 	tr    *transcript.Transcript
 	rt    *router
 	files *transcript.FilesBlock
-	appr  *ApprovalBlock // a request of the child's, shown here too
+	appr  *approval.Block // a request of the child's, shown here too
 	// briefed is set once the child's brief is shown.
 	briefed bool
 	// shell is a background shell's whole output, once read.
@@ -220,7 +221,7 @@ func (v *childView) Route(ev agent.Event, now time.Time) {
 // ShowApproval shows a waiting request of the child (or of one of its
 // children) above the files list, so it can be answered here; nil takes
 // the shown one away.
-func (v *childView) ShowApproval(b *ApprovalBlock) {
+func (v *childView) ShowApproval(b *approval.Block) {
 	if v.appr == b {
 		return // its changes reach this transcript by themselves
 	}

@@ -13,6 +13,7 @@ import (
 
 	"covey/internal/safefile"
 	"covey/permission"
+	"covey/ui/approval"
 	"covey/ui/painter"
 )
 
@@ -147,10 +148,10 @@ func (m *Model) handleEditResult(msg editResultMsg) {
 	case msg.err != nil:
 		b.SetNote(msg.err.Error() + "; the change still waits for your answer")
 	case msg.content == msg.proposed:
-		m.answer(permission.Verdict{Allowed: true}, outcomeAllowed, "")
+		m.answer(permission.Verdict{Allowed: true}, approval.OutcomeAllowed, "")
 	default:
 		edited := msg.content
-		m.answer(permission.Verdict{Allowed: true, Content: &edited}, outcomeEdited, "")
+		m.answer(permission.Verdict{Allowed: true, Content: &edited}, approval.OutcomeEdited, "")
 	}
 	if m.appr.block == b && m.focus == focusApproval {
 		m.focusApproval() // the editor had the terminal; take the keys back

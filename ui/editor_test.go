@@ -129,7 +129,7 @@ func TestEditorFlow(t *testing.T) {
 			prog.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
 
 			if tt.pending {
-				waitFor(t, prog, func(m Model) bool { return m.appr.block != nil && m.appr.block.note != "" })
+				waitFor(t, prog, func(m Model) bool { return m.appr.block != nil && m.appr.block.Note() != "" })
 				select {
 				case v := <-verdict:
 					t.Fatalf("answered %+v after the editor failed", v)

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
+	"covey/ui/approval"
 	"covey/ui/transcript"
 )
 
@@ -189,7 +190,7 @@ func TestApprovalGrace(t *testing.T) {
 	h.m.kx.graceFor = time.Hour // only its tick ends it here
 	got := h.ask(context.Background(), bashRequest("ls"))
 	h.deliver(1)
-	if !h.screenContains(approvalGraceNote + "y allow") {
+	if !h.screenContains(approval.GraceNote + "y allow") {
 		t.Fatalf("the grace is not shown:\n%s", ansi.Strip(h.m.View()))
 	}
 	id := h.m.kx.graceID
@@ -202,7 +203,7 @@ func TestApprovalGrace(t *testing.T) {
 		t.Fatal("a stale tick ended the grace")
 	}
 	h.send(graceMsg{id: h.m.kx.graceID})
-	if h.m.kx.grace || h.screenContains(approvalGraceNote) {
+	if h.m.kx.grace || h.screenContains(approval.GraceNote) {
 		t.Fatal("the grace did not end")
 	}
 	h.typeText("y")

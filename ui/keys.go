@@ -1,6 +1,10 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"covey/ui/approval"
+
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // KeyMap is every key the TUI reacts to. Bindings that do not apply in the
 // current state are disabled (SetEnabled) so the help line shows only what
@@ -230,7 +234,7 @@ type approvalKeys struct {
 }
 
 // approvalKeyState is what ab, the waiting request (nil: none), allows.
-func approvalKeyState(ab *ApprovalBlock) approvalKeys {
+func approvalKeyState(ab *approval.Block) approvalKeys {
 	if ab == nil {
 		return approvalKeys{}
 	}
@@ -238,11 +242,11 @@ func approvalKeyState(ab *ApprovalBlock) approvalKeys {
 		pending:  true,
 		feedback: ab.FeedbackOpen(),
 		editable: ab.Editable(),
-		oneSided: ab.diff != nil && ab.diff.OneSided(),
-		wideDiff: ab.maxShift() > 0,
+		oneSided: ab.OneSided(),
+		wideDiff: ab.MaxShift() > 0,
 		merge:    ab.IsMerge(),
 		hunks:    ab.ChoosesHunks(),
-		trimmed:  ab.trimmed(),
+		trimmed:  ab.Trimmed(),
 		attempts: ab.IsPick(),
 	}
 }

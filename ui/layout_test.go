@@ -28,10 +28,10 @@ func TestApprovalOneSidedIsUnified(t *testing.T) {
 		{"edit", editRequest("internal/handlers/health.go", approvalOld, approvalNew), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := NewApprovalBlock(tc.req)
+			b := newApprovalBlock(tc.req)
 			b.SetActive(true)
 			text := ansi.Strip(strings.Join(b.Lines(approvalCtx(200)), "\n"))
-			if got := b.sideBySide(200); got != tc.split {
+			if got := b.SideBySide(200); got != tc.split {
 				t.Fatalf("side by side at 200 columns: %v, want %v\n%s", got, tc.split, text)
 			}
 			if got := strings.Contains(text, diffview.SplitSeparator); got != tc.split {
@@ -41,7 +41,7 @@ func TestApprovalOneSidedIsUnified(t *testing.T) {
 				t.Errorf("layout key offered: %v, want %v\n%s", got, tc.split, text)
 			}
 			b.ToggleLayout()
-			if !tc.split && b.sideBySide(200) {
+			if !tc.split && b.SideBySide(200) {
 				t.Errorf("t turned a one-sided diff side by side")
 			}
 		})
@@ -59,12 +59,12 @@ func TestApprovalScrollsSideways(t *testing.T) {
 		width int
 	}{{"80 unified", 80}, {"200 side by side", 200}} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := NewApprovalBlock(editRequest("a.go", old, strings.Replace(old, "var x = 1\n", long, 1)))
+			b := newApprovalBlock(editRequest("a.go", old, strings.Replace(old, "var x = 1\n", long, 1)))
 			b.SetActive(true)
 			ctx := approvalCtx(tc.width)
 			text := ansi.Strip(strings.Join(b.Lines(ctx), "\n"))
-			if b.sideBySide(tc.width) != (tc.width == 200) {
-				t.Fatalf("layout at %d: side by side %v", tc.width, b.sideBySide(tc.width))
+			if b.SideBySide(tc.width) != (tc.width == 200) {
+				t.Fatalf("layout at %d: side by side %v", tc.width, b.SideBySide(tc.width))
 			}
 			if !strings.Contains(text, "cols 1–") || !strings.Contains(text, "< /> sideways") && !strings.Contains(text, "</> sideways") {
 				t.Errorf("no column note:\n%s", text)
@@ -72,7 +72,7 @@ func TestApprovalScrollsSideways(t *testing.T) {
 			if strings.Contains(text, "END") {
 				t.Fatalf("the line's end shows before scrolling:\n%s", text)
 			}
-			rows := b.bodyLen()
+			rows := b.BodyLen()
 			for i := 0; i < 20; i++ {
 				b.ShiftBy(1)
 			}
@@ -83,28 +83,28 @@ func TestApprovalScrollsSideways(t *testing.T) {
 			if !strings.Contains(text, "…") {
 				t.Errorf("no mark of the text scrolled off to the left:\n%s", text)
 			}
-			if b.shift != b.maxShift() || b.maxShift() <= 0 {
-				t.Errorf("shift %d, max %d", b.shift, b.maxShift())
+			if b.Shift() != b.MaxShift() || b.MaxShift() <= 0 {
+				t.Errorf("shift %d, max %d", b.Shift(), b.MaxShift())
 			}
-			if b.bodyLen() != rows {
-				t.Errorf("scrolling sideways changed the rows: %d, was %d", b.bodyLen(), rows)
+			if b.BodyLen() != rows {
+				t.Errorf("scrolling sideways changed the rows: %d, was %d", b.BodyLen(), rows)
 			}
-			note := fmt.Sprintf("cols %d–%d of %d", b.shift+1, b.diff.WidestText(), b.diff.WidestText())
+			note := fmt.Sprintf("cols %d–%d of %d", b.Shift()+1, b.WidestText(), b.WidestText())
 			if !strings.Contains(text, note) {
 				t.Errorf("want %q, the last column the widest line's:\n%s", note, text)
 			}
 			b.ShiftBy(-100)
-			if b.shift != 0 {
-				t.Errorf("back left: shift %d", b.shift)
+			if b.Shift() != 0 {
+				t.Errorf("back left: shift %d", b.Shift())
 			}
 		})
 	}
 	t.Run("a narrow diff does not scroll", func(t *testing.T) {
-		b := NewApprovalBlock(editRequest("a.go", old, strings.Replace(old, "1", "2", 1)))
+		b := newApprovalBlock(editRequest("a.go", old, strings.Replace(old, "1", "2", 1)))
 		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(80)), "\n"))
 		b.ShiftBy(1)
-		if b.shift != 0 || strings.Contains(text, "sideways") {
-			t.Errorf("shift %d:\n%s", b.shift, text)
+		if b.Shift() != 0 || strings.Contains(text, "sideways") {
+			t.Errorf("shift %d:\n%s", b.Shift(), text)
 		}
 	})
 }

@@ -253,7 +253,7 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 		}
 		if i == p.sel {
 			if s.LogPath != "" {
-				add("", "log: "+shortenHome(s.LogPath))
+				add("", "log: "+cells.ShortenHome(s.LogPath))
 			}
 			if len(s.Tools) > 0 {
 				names := make([]string, len(s.Tools))

@@ -14,6 +14,7 @@ import (
 	"covey/hooks"
 	"covey/permission"
 	"covey/theme"
+	"covey/ui/approval"
 	"covey/ui/cells"
 	"covey/ui/markdown"
 	"covey/ui/painter"
@@ -716,7 +717,7 @@ func (m *Model) layout() {
 	}
 	trHeight := max(1, m.height-fixed)
 	if ab != nil {
-		ab.SetRows(trHeight - approvalChrome) // a change re-measures it (changes)
+		ab.SetRows(trHeight - approval.Chrome) // a change re-measures it (changes)
 	}
 	m.tr.SetClock(now, m.frame)
 	m.tr.SetSize(m.width, trHeight)

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/approval"
 	"covey/ui/cells"
 	"covey/ui/transcript"
 )
@@ -284,7 +285,7 @@ func (m *Model) focusBlock(b transcript.Block) {
 
 // viewApproval is the waiting request when it comes from the child shown
 // full-screen or one of its children, else nil.
-func (m *Model) viewApproval() *ApprovalBlock {
+func (m *Model) viewApproval() *approval.Block {
 	cv := m.shownChild()
 	if cv == nil || m.appr.cur == nil || m.appr.block == nil {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/ui/approval"
 	"covey/ui/cells"
 	"covey/ui/transcript"
 )
@@ -346,7 +347,7 @@ func (r *router) worktreeNotice(pane *transcript.SubagentBlock, e agent.Worktree
 		return
 	}
 	for i+1 < r.t.Len() {
-		ab, ok := r.t.At(i + 1).(*ApprovalBlock)
+		ab, ok := r.t.At(i + 1).(*approval.Block)
 		if !ok || ab.Request().AgentID != e.AgentID {
 			break
 		}

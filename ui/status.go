@@ -2,8 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -110,22 +108,7 @@ func (s statusBar) retryText() string {
 }
 
 func newStatusBar(styles *theme.Styles, workspace, mode string) statusBar {
-	return statusBar{styles: styles, looks: newStatusLooks(styles), workspace: shortenHome(workspace), mode: mode}
-}
-
-// shortenHome writes the home directory as ~ so the workspace fits the bar.
-func shortenHome(path string) string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" || path == "" {
-		return path
-	}
-	if path == home {
-		return "~"
-	}
-	if rel, ok := strings.CutPrefix(path, home+string(filepath.Separator)); ok {
-		return "~" + string(filepath.Separator) + rel
-	}
-	return path
+	return statusBar{styles: styles, looks: newStatusLooks(styles), workspace: cells.ShortenHome(workspace), mode: mode}
 }
 
 // SetSize sets the bar's width.

@@ -88,7 +88,7 @@ func (b *WelcomeBlock) Lines(ctx transcript.RenderContext) []string {
 		title,
 		"",
 		row("model", "") + model,
-		row("workspace", shortenHome(cells.Clean(b.w.Workspace))),
+		row("workspace", cells.ShortenHome(cells.Clean(b.w.Workspace))),
 		row("project", "") + instr,
 	}
 	if b.w.Try != "" {

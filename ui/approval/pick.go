@@ -1,4 +1,4 @@
-package ui
+package approval
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ type pickView struct {
 }
 
 // newPick builds the review of req's attempts, showing the first.
-func (b *ApprovalBlock) newPick() {
+func (b *Block) newPick() {
 	p := &pickState{attempts: b.req.Attempts}
 	for _, a := range p.attempts {
 		d, rows := newMergeDiffView(a.Changes)
@@ -59,11 +59,11 @@ func (b *ApprovalBlock) newPick() {
 }
 
 // IsPick reports whether the block chooses among a task's attempts.
-func (b *ApprovalBlock) IsPick() bool { return b.pick != nil }
+func (b *Block) IsPick() bool { return b.pick != nil }
 
 // MoveAttempt shows the attempt delta places on, keeping each one's
 // choices and scroll.
-func (b *ApprovalBlock) MoveAttempt(delta int) {
+func (b *Block) MoveAttempt(delta int) {
 	p := b.pick
 	if p == nil || len(p.views) < 2 {
 		return
@@ -79,7 +79,7 @@ func (b *ApprovalBlock) MoveAttempt(delta int) {
 }
 
 // pickHeader is "? Pick one of 3 attempts  showing 2: fix-retry".
-func (b *ApprovalBlock) pickHeader(ctx transcript.RenderContext, width int) string {
+func (b *Block) pickHeader(ctx transcript.RenderContext, width int) string {
 	st := ctx.Styles
 	p := b.pick
 	s := st.Approval.Title.Render(fmt.Sprintf("? Apply one of %d attempts", len(p.attempts)))
@@ -98,7 +98,7 @@ func (b *ApprovalBlock) pickHeader(ctx transcript.RenderContext, width int) stri
 
 // pickColumns draws the attempts side by side, pickAttemptRows rows, the
 // one shown marked.
-func (b *ApprovalBlock) pickColumns(st *theme.Styles, width int) []string {
+func (b *Block) pickColumns(st *theme.Styles, width int) []string {
 	p := b.pick
 	n := len(p.attempts)
 	if n == 0 {
@@ -146,13 +146,13 @@ func (b *ApprovalBlock) pickColumns(st *theme.Styles, width int) []string {
 }
 
 // pickHints are the keys that answer a best-of-N review.
-func (b *ApprovalBlock) pickHints(k *KeyMap, width int) [][2]string {
+func (b *Block) pickHints(k *Keys, width int) [][2]string {
 	layout := "side by side"
-	if b.sideBySide(width) {
+	if b.SideBySide(width) {
 		layout = "unified"
 	}
 	yes, note := "apply this attempt", "apply none, with feedback"
-	if b.trimmed() {
+	if b.Trimmed() {
 		yes, note = "apply the chosen of this attempt", "apply the chosen, with a note"
 	}
 	h := [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), "apply none"}, {keyName(k.ApproveFeedback), note},
@@ -165,20 +165,20 @@ func (b *ApprovalBlock) pickHints(k *KeyMap, width int) [][2]string {
 }
 
 // pickRecord is the one line an answered review leaves.
-func (b *ApprovalBlock) pickRecord(st *theme.Styles) string {
+func (b *Block) pickRecord(st *theme.Styles) string {
 	p := b.pick
 	switch b.outcome {
-	case outcomeAllowed:
+	case OutcomeAllowed:
 		a := p.attempts[p.cur]
 		text := fmt.Sprintf("%s applied attempt %d (%s)", cells.GlyphOK, p.cur+1, a.Name)
-		if b.trimmed() {
+		if b.Trimmed() {
 			text += ", in part"
 		}
 		if b.detail != "" {
 			text += ": " + cells.OneLine(b.detail)
 		}
 		return st.Approval.Allowed.Render(text)
-	case outcomeKept:
+	case OutcomeKept:
 		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept all %d attempts on their branches for later", len(p.attempts)))
 	default:
 		text := fmt.Sprintf("%s applied none of %d attempts", cells.GlyphFailed, len(p.attempts))

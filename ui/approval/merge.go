@@ -1,4 +1,4 @@
-package ui
+package approval
 
 import (
 	"fmt"
@@ -41,10 +41,10 @@ func newMergeDiffView(files []permission.FileChange) (*diffview.View, []int) {
 }
 
 // IsMerge reports whether the block asks to merge a child's worktree.
-func (b *ApprovalBlock) IsMerge() bool { return b.merge != nil }
+func (b *Block) IsMerge() bool { return b.merge != nil }
 
-// chosenFiles is the answer's Files: nil when every file is chosen.
-func (b *ApprovalBlock) chosenFiles() []string {
+// ChosenFiles is the answer's Files: nil when every file is chosen.
+func (b *Block) ChosenFiles() []string {
 	if b.merge == nil {
 		return nil
 	}
@@ -67,7 +67,7 @@ func (b *ApprovalBlock) chosenFiles() []string {
 }
 
 // ToggleFile chooses or drops the file under the cursor.
-func (b *ApprovalBlock) ToggleFile() {
+func (b *Block) ToggleFile() {
 	if b.merge == nil || len(b.merge.files) == 0 {
 		return
 	}
@@ -78,7 +78,7 @@ func (b *ApprovalBlock) ToggleFile() {
 
 // MoveFile moves the file cursor by delta files and scrolls its header
 // into view.
-func (b *ApprovalBlock) MoveFile(delta int) {
+func (b *Block) MoveFile(delta int) {
 	if b.merge == nil || len(b.merge.files) == 0 {
 		return
 	}
@@ -91,9 +91,9 @@ func (b *ApprovalBlock) MoveFile(delta int) {
 }
 
 // scrollToFile puts file i's header at the top of the body window.
-func (b *ApprovalBlock) scrollToFile(i int) {
+func (b *Block) scrollToFile(i int) {
 	row := b.merge.rows[i]
-	if b.sideBySide(b.width) {
+	if b.SideBySide(b.width) {
 		for j, r := range b.splitRows() {
 			if r.Full != nil && r.Full.Kind == diffview.File && r.Full.Old == i {
 				row = j
@@ -105,7 +105,7 @@ func (b *ApprovalBlock) scrollToFile(i int) {
 }
 
 // fileRow draws the header row of file i: cursor, choice, path, counts.
-func (b *ApprovalBlock) fileRow(i, width int, st *theme.Styles) string {
+func (b *Block) fileRow(i, width int, st *theme.Styles) string {
 	f := b.merge.files[i]
 	mark := "  "
 	if i == b.merge.cursor && b.active && (b.hunks == nil || !b.hunks.engaged) {
@@ -131,7 +131,7 @@ func (b *ApprovalBlock) fileRow(i, width int, st *theme.Styles) string {
 }
 
 // mergeHeader is "? Apply the child's changes to 3 files  +12 -4".
-func (b *ApprovalBlock) mergeHeader(ctx transcript.RenderContext, width int) string {
+func (b *Block) mergeHeader(ctx transcript.RenderContext, width int) string {
 	st := ctx.Styles
 	added, removed, chosen := 0, 0, 0
 	for i, f := range b.merge.files {
@@ -152,13 +152,13 @@ func (b *ApprovalBlock) mergeHeader(ctx transcript.RenderContext, width int) str
 }
 
 // mergeHints are the keys that answer a merge.
-func (b *ApprovalBlock) mergeHints(k *KeyMap, width int) [][2]string {
+func (b *Block) mergeHints(k *Keys, width int) [][2]string {
 	layout := "side by side"
-	if b.sideBySide(width) {
+	if b.SideBySide(width) {
 		layout = "unified"
 	}
 	note := "discard with feedback"
-	if b.trimmed() {
+	if b.Trimmed() {
 		note = "apply the chosen, with a note"
 	}
 	h := [][2]string{{keyName(k.ApproveYes), "apply the chosen files"}, {keyName(k.ApproveNo), "discard all"}, {keyName(k.ApproveFeedback), note}, {keyName(k.ApproveKeep), "keep for later"}}
@@ -168,7 +168,7 @@ func (b *ApprovalBlock) mergeHints(k *KeyMap, width int) [][2]string {
 
 // choiceHints are the hints of choosing what lands: files, when there are
 // several, and hunks, when they can be chosen.
-func (b *ApprovalBlock) choiceHints(k *KeyMap) [][2]string {
+func (b *Block) choiceHints(k *Keys) [][2]string {
 	var h [][2]string
 	if len(b.merge.files) > 1 {
 		h = append(h, [2]string{keyName(k.ApproveFileToggle), "choose file"},
@@ -182,26 +182,26 @@ func (b *ApprovalBlock) choiceHints(k *KeyMap) [][2]string {
 }
 
 // mergeRecord is the one line an answered merge leaves.
-func (b *ApprovalBlock) mergeRecord(st *theme.Styles) string {
+func (b *Block) mergeRecord(st *theme.Styles) string {
 	n := len(b.merge.files)
 	switch b.outcome {
-	case outcomeAllowed:
+	case OutcomeAllowed:
 		chosen := n
-		if files := b.chosenFiles(); files != nil {
+		if files := b.ChosenFiles(); files != nil {
 			chosen = len(files)
 		}
 		text := fmt.Sprintf("%s apply %s", cells.GlyphOK, transcript.CountNoun(n, "file", "files"))
 		if chosen != n {
 			text = fmt.Sprintf("%s apply %d of %d files", cells.GlyphOK, chosen, n)
 		}
-		if d := len(flatten(b.droppedHunks())); d > 0 {
+		if d := len(flatten(b.DroppedHunks())); d > 0 {
 			text += fmt.Sprintf(", %s dropped", transcript.CountNoun(d, "hunk", "hunks"))
 		}
 		if b.detail != "" {
 			text += ": " + cells.OneLine(b.detail)
 		}
 		return st.Approval.Allowed.Render(text)
-	case outcomeKept:
+	case OutcomeKept:
 		return st.Approval.Edited.Render(fmt.Sprintf("⏸ kept %s on its branch for later", transcript.CountNoun(n, "file", "files")))
 	default:
 		text := fmt.Sprintf("%s discarded %s", cells.GlyphFailed, transcript.CountNoun(n, "file", "files"))
@@ -214,7 +214,7 @@ func (b *ApprovalBlock) mergeRecord(st *theme.Styles) string {
 
 // fileHunksPartly reports whether some, not all, of file i's hunks are
 // dropped.
-func (b *ApprovalBlock) fileHunksPartly(i int) bool {
+func (b *Block) fileHunksPartly(i int) bool {
 	if b.hunks == nil {
 		return false
 	}

@@ -1,4 +1,4 @@
-package ui
+package approval
 
 import (
 	"fmt"
@@ -64,10 +64,10 @@ func newHunkState(d *diffview.View) *hunkState {
 }
 
 // ChoosesHunks reports whether the shown diff's hunks can be chosen.
-func (b *ApprovalBlock) ChoosesHunks() bool { return b.hunks != nil }
+func (b *Block) ChoosesHunks() bool { return b.hunks != nil }
 
 // ToggleHunk takes or drops the hunk under the cursor.
-func (b *ApprovalBlock) ToggleHunk() {
+func (b *Block) ToggleHunk() {
 	if b.hunks == nil {
 		return
 	}
@@ -79,7 +79,7 @@ func (b *ApprovalBlock) ToggleHunk() {
 
 // MoveHunk moves the hunk cursor by delta hunks and scrolls its header
 // into view.
-func (b *ApprovalBlock) MoveHunk(delta int) {
+func (b *Block) MoveHunk(delta int) {
 	h := b.hunks
 	if h == nil {
 		return
@@ -93,7 +93,7 @@ func (b *ApprovalBlock) MoveHunk(delta int) {
 		b.merge.cursor = h.file[h.cursor] // the file cursor follows
 	}
 	row := h.rows[h.cursor]
-	if b.sideBySide(b.width) {
+	if b.SideBySide(b.width) {
 		for j, r := range b.splitRows() {
 			if r.Full != nil && r.Full.Kind == diffview.Hunk && r.Full.Hunk == h.cursor+1 {
 				row = j
@@ -108,7 +108,7 @@ func (b *ApprovalBlock) MoveHunk(delta int) {
 
 // droppedCount is how many hunks are dropped (of files still chosen, in
 // a merge).
-func (b *ApprovalBlock) droppedCount() int {
+func (b *Block) droppedCount() int {
 	if b.hunks == nil {
 		return 0
 	}
@@ -121,8 +121,8 @@ func (b *ApprovalBlock) droppedCount() int {
 	return n
 }
 
-// allDropped reports whether nothing of the change is taken.
-func (b *ApprovalBlock) allDropped() bool {
+// AllDropped reports whether nothing of the change is taken.
+func (b *Block) AllDropped() bool {
 	if b.hunks == nil || b.merge != nil {
 		return false
 	}
@@ -131,7 +131,7 @@ func (b *ApprovalBlock) allDropped() bool {
 
 // fileHunksDropped reports whether every choosable hunk of file i is
 // dropped (a file with none is never).
-func (b *ApprovalBlock) fileHunksDropped(i int) bool {
+func (b *Block) fileHunksDropped(i int) bool {
 	if b.hunks == nil {
 		return false
 	}
@@ -148,9 +148,9 @@ func (b *ApprovalBlock) fileHunksDropped(i int) bool {
 	return any
 }
 
-// droppedHunks is the answer's Dropped: by path, the hunks left out of
+// DroppedHunks is the answer's Dropped: by path, the hunks left out of
 // each chosen file; nil when none is.
-func (b *ApprovalBlock) droppedHunks() map[string][]int {
+func (b *Block) DroppedHunks() map[string][]int {
 	if b.hunks == nil {
 		return nil
 	}
@@ -175,17 +175,17 @@ func (b *ApprovalBlock) droppedHunks() map[string][]int {
 	return out
 }
 
-// trimmed reports whether the answer takes less than the whole change:
+// Trimmed reports whether the answer takes less than the whole change:
 // a hunk or (in a merge) a file is dropped.
-func (b *ApprovalBlock) trimmed() bool {
+func (b *Block) Trimmed() bool {
 	if b.droppedCount() > 0 {
 		return true
 	}
-	return b.merge != nil && b.chosenFiles() != nil
+	return b.merge != nil && b.ChosenFiles() != nil
 }
 
 // hunkRow draws a hunk's header with its choice: "▸ [x] @@ -1,6 +1,6 @@".
-func (b *ApprovalBlock) hunkRow(l diffview.Line, width int, st *theme.Styles) string {
+func (b *Block) hunkRow(l diffview.Line, width int, st *theme.Styles) string {
 	i := l.Hunk - 1
 	mark := "  "
 	if i == b.hunks.cursor && b.hunks.engaged && b.active {
@@ -204,7 +204,7 @@ func (b *ApprovalBlock) hunkRow(l diffview.Line, width int, st *theme.Styles) st
 
 // dimStyles are st with the diff's colours of added and removed lines
 // muted: how a dropped hunk's lines are drawn.
-func (b *ApprovalBlock) dimStyles(st *theme.Styles) *theme.Styles {
+func (b *Block) dimStyles(st *theme.Styles) *theme.Styles {
 	if b.dim == nil || b.dimOf != st {
 		d := *st
 		d.Diff.Added, d.Diff.Removed = st.Approval.Hint, st.Approval.Hint
@@ -214,12 +214,12 @@ func (b *ApprovalBlock) dimStyles(st *theme.Styles) *theme.Styles {
 }
 
 // isDropped reports whether l belongs to a dropped hunk.
-func (b *ApprovalBlock) isDropped(l *diffview.Line) bool {
+func (b *Block) isDropped(l *diffview.Line) bool {
 	return l != nil && b.hunks != nil && l.Hunk > 0 && b.hunks.dropped[l.Hunk-1]
 }
 
 // hunkNote is "(2 of 3 hunks)" for a header, "" when all are taken.
-func (b *ApprovalBlock) hunkNote() string {
+func (b *Block) hunkNote() string {
 	n := b.droppedCount()
 	if n == 0 {
 		return ""
@@ -230,7 +230,7 @@ func (b *ApprovalBlock) hunkNote() string {
 
 // fileMoved puts the hunk cursor on the first hunk of file i, leaving the
 // cursor on the file's header until a hunk key moves it.
-func (b *ApprovalBlock) fileMoved(i int) {
+func (b *Block) fileMoved(i int) {
 	if b.hunks == nil {
 		return
 	}

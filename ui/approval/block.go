@@ -1,4 +1,8 @@
-package ui
+// Package approval is the permission request as the transcript shows it:
+// a block with the change (its diff, unified or side by side, by file and
+// by hunk) or the command, the keys that answer it, and once answered a
+// one-line record. The root model's approval flow drives it; it renders.
+package approval
 
 import (
 	"encoding/json"
@@ -23,36 +27,39 @@ import (
 
 // Approval layout constants.
 const (
-	// splitMinWidth is the content width from which a diff is shown side
+	// SplitMinWidth is the content width from which a diff is shown side
 	// by side unless the user chose otherwise (a 140-column terminal less
 	// the focus gutter).
-	splitMinWidth     = 140 - transcript.GutterWidth
-	approvalBar       = "┃ "
-	approvalIndent    = "  "
-	defaultDiffRows   = 20
-	minApprovalRows   = 3
-	approvalChrome    = 5 // header, scroll note, keys, waiting note, slack
+	SplitMinWidth   = 140 - transcript.GutterWidth
+	approvalBar     = "┃ "
+	approvalIndent  = "  "
+	defaultDiffRows = 20
+	minApprovalRows = 3
+	// Chrome is the rows an approval takes besides its body: header,
+	// scroll note, keys, waiting note, slack.
+	Chrome            = 5
 	feedbackCharLimit = 2000
 )
 
-// approvalOutcome is how a request was answered.
-type approvalOutcome uint8
+// Outcome is how a request was answered.
+type Outcome uint8
 
+// The outcomes, from still pending to each way of answering.
 const (
-	outcomePending approvalOutcome = iota
-	outcomeAllowed
-	outcomeSession
-	outcomeDenied
-	outcomeEdited
-	outcomeKept // a merge kept on its branch for later
+	OutcomePending Outcome = iota
+	OutcomeAllowed
+	OutcomeSession
+	OutcomeDenied
+	OutcomeEdited
+	OutcomeKept // a merge kept on its branch for later
 )
 
-// ApprovalBlock is a write or command waiting for the user's answer, shown
+// Block is a write or command waiting for the user's answer, shown
 // in the transcript where the tool call stands: what would change (the file
 // and its diff, scrollable, unified or side by side; or the command and its
 // directory) and the keys that answer it. Once answered it collapses to a
 // one-line record of the answer.
-type ApprovalBlock struct {
+type Block struct {
 	req    permission.Request
 	diff   *diffview.View      // nil for a command
 	split  []diffview.SplitRow // the side-by-side rows, built on first use
@@ -68,7 +75,7 @@ type ApprovalBlock struct {
 	offset   int   // first body row shown
 	shift    int   // cells of each diff line scrolled off to the left
 	rows     int   // body rows shown at most
-	budget   int   // rows before the lines beyond approvalChrome (SetRows)
+	budget   int   // rows before the lines beyond Chrome (SetRows)
 	width    int   // content width of the last rendering
 	waiting  int   // requests queued behind this one
 	active   bool  // the approval has the keyboard
@@ -78,12 +85,11 @@ type ApprovalBlock struct {
 	feedbackOn bool
 	feedback   textinput.Model
 
-	outcome approvalOutcome
+	outcome Outcome
 	detail  string // the feedback or the granted rules
 
-	// keys are the bindings its hints name (read for their help text);
-	// nil is the default KeyMap, which is what the root model shows.
-	keys *KeyMap
+	// keys are the bindings its hints name (read for their help text).
+	keys Keys
 
 	transcript.Changes
 	cache transcript.LineCache
@@ -93,13 +99,65 @@ type ApprovalBlock struct {
 	rowKey   rowCacheKey
 }
 
-// keyMap is the KeyMap the approval's hints name.
-func (b *ApprovalBlock) keyMap() *KeyMap {
-	if b.keys != nil {
-		return b.keys
+// OneSided reports whether the request's diff only adds or only removes
+// lines (a new or a deleted file): it has no side-by-side layout.
+func (b *Block) OneSided() bool { return b.diff != nil && b.diff.OneSided() }
+
+// Attempt is the 1-based attempt a best-of-N review shows, 0 for any
+// other request.
+func (b *Block) Attempt() int {
+	if b.pick == nil {
+		return 0
 	}
-	k := DefaultKeyMap()
-	return &k
+	return b.pick.cur + 1
+}
+
+// Offset is the first body row shown.
+func (b *Block) Offset() int { return b.offset }
+
+// Shift is how many cells of each diff line are scrolled off to the left.
+func (b *Block) Shift() int { return b.shift }
+
+// Rows is how many body rows show at most.
+func (b *Block) Rows() int { return b.rows }
+
+// Note is the note the approval shows under its keys ("" for none).
+func (b *Block) Note() string { return b.note }
+
+// WidestText is the width in cells of the diff's widest line, 0 for a
+// command.
+func (b *Block) WidestText() int {
+	if b.diff == nil {
+		return 0
+	}
+	return b.diff.WidestText()
+}
+
+// keyMap is the bindings the approval's hints name.
+func (b *Block) keyMap() *Keys { return &b.keys }
+
+// Keys are the bindings an approval names in its hints (read for their
+// help text only, so a rebinding changes what it says); the root model
+// fills them from its KeyMap, whose fields have the same names.
+type Keys struct {
+	ApproveYes, ApproveSession, ApproveNo, ApproveFeedback, ApproveEdit key.Binding
+	ApproveLayout, ApproveKeep                                          key.Binding
+	ApproveUp, ApproveDown, ApprovePageUp, ApprovePageDown              key.Binding
+	ApproveLeft, ApproveRight                                           key.Binding
+	ApproveFileToggle, ApproveFileNext, ApproveFilePrev                 key.Binding
+	ApproveHunkToggle, ApproveHunkNext, ApproveHunkPrev                 key.Binding
+	ApproveAttemptNext, ApproveAttemptPrev                              key.Binding
+	FeedbackSend, FeedbackBack, FocusApproval                           key.Binding
+	Blur, Cancel                                                        key.Binding
+}
+
+// keyName is the key a binding is shown as ("tab", "y"), from its help.
+func keyName(b key.Binding) string { return b.Help().Key }
+
+// firstKey is the first of a binding's shown keys ("↑" of "↑/k").
+func firstKey(b key.Binding) string {
+	k, _, _ := strings.Cut(b.Help().Key, "/")
+	return k
 }
 
 // rowCacheKey is what a drawn body row depends on.
@@ -112,9 +170,9 @@ type rowCacheKey struct {
 // maxCachedRows bounds rowCache; past it the cache starts over.
 const maxCachedRows = 4096
 
-// NewApprovalBlock returns the pending approval of req.
-func NewApprovalBlock(req permission.Request) *ApprovalBlock {
-	b := &ApprovalBlock{req: req, rows: defaultDiffRows}
+// New returns the pending approval of req, whose hints name keys.
+func New(req permission.Request, keys Keys) *Block {
+	b := &Block{req: req, rows: defaultDiffRows, keys: keys}
 	if req.Tool == permission.ToolPickAttempt {
 		b.newPick()
 	} else if req.Tool == permission.ToolMerge {
@@ -125,7 +183,7 @@ func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 			b.merge.selected[i] = true
 		}
 		b.hunks = newHunkState(b.diff)
-	} else if req.Tool != toolname.Bash && !callRequest(req) {
+	} else if req.Tool != toolname.Bash && !CallRequest(req) {
 		text := ""
 		if req.Change != nil {
 			text = req.Change.Diff
@@ -147,22 +205,22 @@ func NewApprovalBlock(req permission.Request) *ApprovalBlock {
 }
 
 // Request is the request the block shows.
-func (b *ApprovalBlock) Request() permission.Request { return b.req }
+func (b *Block) Request() permission.Request { return b.req }
 
 // Pending reports whether the request still waits for an answer.
-func (b *ApprovalBlock) Pending() bool { return b.outcome == outcomePending }
+func (b *Block) Pending() bool { return b.outcome == OutcomePending }
 
 // Editable reports whether the request carries content the user may edit
 // before allowing it (writes do, commands do not).
-func (b *ApprovalBlock) Editable() bool {
-	return b.req.Tool != toolname.Bash && b.merge == nil && !callRequest(b.req)
+func (b *Block) Editable() bool {
+	return b.req.Tool != toolname.Bash && b.merge == nil && !CallRequest(b.req)
 }
 
-// callRequest reports whether req is a call with arguments rather than a
+// CallRequest reports whether req is a call with arguments rather than a
 // write or a command. Anything but a command, a write or a merge is one: a
 // web fetch, an MCP call, a trust question, or any other tool a PreToolUse
 // hook asked about.
-func callRequest(req permission.Request) bool {
+func CallRequest(req permission.Request) bool {
 	switch req.Tool {
 	case toolname.Bash, toolname.WriteFile, toolname.EditFile, permission.ToolMerge:
 		return false
@@ -170,11 +228,11 @@ func callRequest(req permission.Request) bool {
 	return true
 }
 
-func (b *ApprovalBlock) touch() { b.Changed() }
+func (b *Block) touch() { b.Changed() }
 
 // SetActive says whether the approval has the keyboard (its keys are shown)
 // or the input has (a hint says how to come back).
-func (b *ApprovalBlock) SetActive(v bool) {
+func (b *Block) SetActive(v bool) {
 	if b.active != v {
 		b.active = v
 		if b.merge != nil {
@@ -184,13 +242,13 @@ func (b *ApprovalBlock) SetActive(v bool) {
 	}
 }
 
-// approvalGraceNote leads the dimmed key hints while the request's grace
+// GraceNote leads the dimmed key hints while the request's grace
 // runs (keyflow.go).
-const approvalGraceNote = "wait… "
+const GraceNote = "wait… "
 
 // SetSettling says whether the request's grace runs: keys typed now are
 // not taken as answers, and its hints show dimmed.
-func (b *ApprovalBlock) SetSettling(v bool) {
+func (b *Block) SetSettling(v bool) {
 	if b.settling != v {
 		b.settling = v
 		b.touch()
@@ -199,7 +257,7 @@ func (b *ApprovalBlock) SetSettling(v bool) {
 
 // SetRows sets how many body rows the block shows at most; longer diffs
 // scroll.
-func (b *ApprovalBlock) SetRows(n int) {
+func (b *Block) SetRows(n int) {
 	if b.pick != nil {
 		n -= pickAttemptRows + 1 // the attempts' columns, a longer key list
 	}
@@ -211,16 +269,16 @@ func (b *ApprovalBlock) SetRows(n int) {
 }
 
 // fitRows sets the body rows to the budget less extra, the lines drawn
-// beyond those approvalChrome counts (more than one line of keys, the
+// beyond those Chrome counts (more than one line of keys, the
 // feedback input, a note, the asking agent), so the block's last line,
 // its keys, stays on the screen.
-func (b *ApprovalBlock) fitRows(extra int) {
+func (b *Block) fitRows(extra int) {
 	b.rows = max(b.budget-extra, minApprovalRows)
 	b.offset = min(b.offset, b.maxOffset())
 }
 
 // SetWaiting sets how many requests wait behind this one.
-func (b *ApprovalBlock) SetWaiting(n int) {
+func (b *Block) SetWaiting(n int) {
 	if b.waiting != n {
 		b.waiting = n
 		b.touch()
@@ -228,49 +286,49 @@ func (b *ApprovalBlock) SetWaiting(n int) {
 }
 
 // SetNote shows a one-line note (an editor failure) until the next answer.
-func (b *ApprovalBlock) SetNote(s string) {
+func (b *Block) SetNote(s string) {
 	b.note = s
 	b.touch()
 }
 
-// sideBySide reports whether the diff is drawn in two halves at width.
-func (b *ApprovalBlock) sideBySide(width int) bool {
+// SideBySide reports whether the diff is drawn in two halves at width.
+func (b *Block) SideBySide(width int) bool {
 	if b.diff == nil || b.diff.OneSided() {
 		return false // a new or deleted file would leave one half empty
 	}
 	if b.layout != nil {
 		return *b.layout
 	}
-	return width >= splitMinWidth
+	return width >= SplitMinWidth
 }
 
 // ToggleLayout switches between the unified and the side-by-side diff.
-func (b *ApprovalBlock) ToggleLayout() {
+func (b *Block) ToggleLayout() {
 	if b.diff == nil || b.diff.OneSided() {
 		return
 	}
-	v := !b.sideBySide(b.width)
+	v := !b.SideBySide(b.width)
 	b.layout = &v
 	b.offset = 0
-	b.shift = min(b.shift, b.maxShift())
+	b.shift = min(b.shift, b.MaxShift())
 	b.touch()
 }
 
-// bodyLen is the number of body rows at the last width.
-func (b *ApprovalBlock) bodyLen() int {
+// BodyLen is the number of body rows at the last width.
+func (b *Block) BodyLen() int {
 	switch {
 	case b.diff == nil:
 		return len(b.commandLines(max(b.width-len(approvalBar)-len(approvalIndent), 1)))
-	case b.sideBySide(b.width):
+	case b.SideBySide(b.width):
 		return len(b.splitRows())
 	}
 	return b.diff.Len()
 }
 
-func (b *ApprovalBlock) maxOffset() int { return max(b.bodyLen()-b.rows, 0) }
+func (b *Block) maxOffset() int { return max(b.BodyLen()-b.rows, 0) }
 
 // ScrollBy moves the body window by delta rows.
-func (b *ApprovalBlock) ScrollBy(delta int) {
+func (b *Block) ScrollBy(delta int) {
 	off := min(max(b.offset+delta, 0), b.maxOffset())
 	if off != b.offset {
 		b.offset = off
@@ -281,14 +339,14 @@ func (b *ApprovalBlock) ScrollBy(delta int) {
 // scrollNote says where the body window is and how to move it: the rows
 // shown when the body scrolls, the columns shown when the diff is wider
 // than the screen; "" when everything shows.
-func (b *ApprovalBlock) scrollNote(k *KeyMap, total int) string {
+func (b *Block) scrollNote(k *Keys, total int) string {
 	var parts []string
 	if total > b.rows {
 		parts = append(parts, fmt.Sprintf("rows %d–%d of %d · %s/%s %s/%s scroll", b.offset+1, min(b.offset+b.rows, total), total,
 			firstKey(k.ApproveUp), firstKey(k.ApproveDown), keyName(k.ApprovePageUp), keyName(k.ApprovePageDown)))
 	}
-	if b.diff != nil && b.maxShift() > 0 {
-		shift := min(b.shift, b.maxShift())
+	if b.diff != nil && b.MaxShift() > 0 {
+		shift := min(b.shift, b.MaxShift())
 		last := shift + b.textWidth()
 		if shift > 0 {
 			last-- // the "…" in place of the columns scrolled off takes one
@@ -301,14 +359,14 @@ func (b *ApprovalBlock) scrollNote(k *KeyMap, total int) string {
 
 // textWidth is how many cells of a diff line's text show at the last
 // width, in the current layout.
-func (b *ApprovalBlock) textWidth() int {
+func (b *Block) textWidth() int {
 	body := max(b.width-len(approvalBar)-len(approvalIndent), 1)
-	return b.diff.TextWidth(body, b.sideBySide(b.width))
+	return b.diff.TextWidth(body, b.SideBySide(b.width))
 }
 
-// maxShift is how far the diff's lines can scroll to the left: until the
+// MaxShift is how far the diff's lines can scroll to the left: until the
 // widest one's end shows.
-func (b *ApprovalBlock) maxShift() int {
+func (b *Block) MaxShift() int {
 	if b.diff == nil || b.width == 0 {
 		return 0
 	}
@@ -325,8 +383,8 @@ const approvalShiftStep = 16
 // the left edge). A line too long for the screen is cut with "…" and the
 // scroll note shows the columns in view: an approval keeps one row per
 // diff line, so its hunks and files stay where the keys find them.
-func (b *ApprovalBlock) ShiftBy(steps int) {
-	s := min(max(min(b.shift, b.maxShift())+steps*approvalShiftStep, 0), b.maxShift())
+func (b *Block) ShiftBy(steps int) {
+	s := min(max(min(b.shift, b.MaxShift())+steps*approvalShiftStep, 0), b.MaxShift())
 	if s != b.shift {
 		b.shift = s
 		b.touch()
@@ -334,12 +392,12 @@ func (b *ApprovalBlock) ShiftBy(steps int) {
 }
 
 // PageBy moves the body window by pages (negative is up).
-func (b *ApprovalBlock) PageBy(pages int) { b.ScrollBy(pages * max(b.rows-1, 1)) }
+func (b *Block) PageBy(pages int) { b.ScrollBy(pages * max(b.rows-1, 1)) }
 
 // diffRow is body row i of the diff at width, from the cache when drawn
 // before.
-func (b *ApprovalBlock) diffRow(i, width int, st *theme.Styles) string {
-	key := rowCacheKey{width: width, split: b.sideBySide(b.width), shift: b.shift}
+func (b *Block) diffRow(i, width int, st *theme.Styles) string {
+	key := rowCacheKey{width: width, split: b.SideBySide(b.width), shift: b.shift}
 	b.diff.Shift = b.shift
 	if b.rowCache == nil || b.rowKey != key || len(b.rowCache) >= maxCachedRows {
 		b.rowCache, b.rowKey = make(map[int]string, b.rows), key
@@ -375,7 +433,7 @@ func (b *ApprovalBlock) diffRow(i, width int, st *theme.Styles) string {
 	return r
 }
 
-func (b *ApprovalBlock) splitRows() []diffview.SplitRow {
+func (b *Block) splitRows() []diffview.SplitRow {
 	if b.split == nil && b.diff != nil {
 		b.split = diffview.SplitRows(b.diff)
 	}
@@ -383,27 +441,27 @@ func (b *ApprovalBlock) splitRows() []diffview.SplitRow {
 }
 
 // StartFeedback opens the one-line input for the reason of a denial.
-func (b *ApprovalBlock) StartFeedback() tea.Cmd {
+func (b *Block) StartFeedback() tea.Cmd {
 	b.feedbackOn = true
 	b.touch()
 	return b.feedback.Focus()
 }
 
 // StopFeedback closes the input, keeping what was typed.
-func (b *ApprovalBlock) StopFeedback() {
+func (b *Block) StopFeedback() {
 	b.feedbackOn = false
 	b.feedback.Blur()
 	b.touch()
 }
 
 // FeedbackOpen reports whether the denial's input is open.
-func (b *ApprovalBlock) FeedbackOpen() bool { return b.feedbackOn }
+func (b *Block) FeedbackOpen() bool { return b.feedbackOn }
 
 // Feedback is what was typed as the reason of a denial.
-func (b *ApprovalBlock) Feedback() string { return strings.TrimSpace(b.feedback.Value()) }
+func (b *Block) Feedback() string { return strings.TrimSpace(b.feedback.Value()) }
 
 // Update passes a key to the feedback input while it is open.
-func (b *ApprovalBlock) Update(msg tea.Msg) (*ApprovalBlock, tea.Cmd) {
+func (b *Block) Update(msg tea.Msg) (*Block, tea.Cmd) {
 	if !b.feedbackOn {
 		return b, nil
 	}
@@ -413,9 +471,9 @@ func (b *ApprovalBlock) Update(msg tea.Msg) (*ApprovalBlock, tea.Cmd) {
 	return b, cmd
 }
 
-// resolve records the answer and collapses the block to one line; detail
+// Resolve records the answer and collapses the block to one line; detail
 // is the user's feedback or the rules a session grant recorded.
-func (b *ApprovalBlock) resolve(o approvalOutcome, detail string) {
+func (b *Block) Resolve(o Outcome, detail string) {
 	b.outcome, b.detail = o, detail
 	b.feedbackOn, b.active, b.note = false, false, ""
 	b.feedback.Blur()
@@ -424,31 +482,31 @@ func (b *ApprovalBlock) resolve(o approvalOutcome, detail string) {
 
 // Focusable implements Block: the approval takes the keyboard by its own
 // keys, not by Tab.
-func (b *ApprovalBlock) Focusable() bool { return false }
+func (b *Block) Focusable() bool { return false }
 
 // Expanded implements Block.
-func (b *ApprovalBlock) Expanded() bool { return false }
+func (b *Block) Expanded() bool { return false }
 
 // SetExpanded implements Block; an approval has one form.
-func (b *ApprovalBlock) SetExpanded(bool) {}
+func (b *Block) SetExpanded(bool) {}
 
 // Live implements Block: nothing in it moves with the clock.
-func (b *ApprovalBlock) Live() bool { return false }
+func (b *Block) Live() bool { return false }
 
 // Lines implements Block. The returned slice must not be modified.
-func (b *ApprovalBlock) Lines(ctx transcript.RenderContext) []string {
+func (b *Block) Lines(ctx transcript.RenderContext) []string {
 	width := max(ctx.Width, 1)
 	if width != b.width {
 		b.width = width
 		b.offset = min(b.offset, b.maxOffset())
-		b.shift = min(b.shift, b.maxShift())
+		b.shift = min(b.shift, b.MaxShift())
 	}
 	key := transcript.CacheKey{Width: width, Version: b.Version()}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
 	var lines []string
-	if b.outcome != outcomePending {
+	if b.outcome != OutcomePending {
 		lines = []string{b.record(ctx, width)}
 	} else {
 		lines = b.pendingLines(ctx, width)
@@ -458,7 +516,7 @@ func (b *ApprovalBlock) Lines(ctx transcript.RenderContext) []string {
 }
 
 // subject names the request for records: "edit_file ui/model.go".
-func (b *ApprovalBlock) subject() string {
+func (b *Block) subject() string {
 	switch {
 	case b.req.Tool == toolname.Bash:
 		return toolname.Bash + " " + cells.OneLine(b.req.Command)
@@ -468,16 +526,16 @@ func (b *ApprovalBlock) subject() string {
 		return "the MCP servers of this project's .mcp.json (remembered for this folder)"
 	case b.req.Tool == permission.ToolHooksTrust:
 		return "the hooks this project brings (remembered for this folder)"
-	case callRequest(b.req) && b.req.Server != "":
+	case CallRequest(b.req) && b.req.Server != "":
 		return fmt.Sprintf("%s (MCP server %s)", b.req.ServerTool, b.req.Server)
-	case callRequest(b.req):
+	case CallRequest(b.req):
 		return b.req.Tool
 	}
 	return b.req.Tool + " " + b.req.Path
 }
 
 // record is the one line an answered request leaves.
-func (b *ApprovalBlock) record(ctx transcript.RenderContext, width int) string {
+func (b *Block) record(ctx transcript.RenderContext, width int) string {
 	st := ctx.Styles.Approval
 	if b.pick != nil {
 		return cells.Fit(b.pickRecord(ctx.Styles), width)
@@ -487,7 +545,7 @@ func (b *ApprovalBlock) record(ctx transcript.RenderContext, width int) string {
 	}
 	var head string
 	switch b.outcome {
-	case outcomeAllowed:
+	case OutcomeAllowed:
 		text := cells.GlyphOK + " allowed"
 		if n := b.droppedCount(); n > 0 {
 			total := len(b.hunks.rows)
@@ -497,11 +555,11 @@ func (b *ApprovalBlock) record(ctx transcript.RenderContext, width int) string {
 			text += ": " + cells.OneLine(b.detail)
 		}
 		head = st.Allowed.Render(text)
-	case outcomeSession:
+	case OutcomeSession:
 		return cells.Fit(st.Allowed.Render(cells.GlyphOK+" allowed for this session: "+b.detail), width)
-	case outcomeEdited:
+	case OutcomeEdited:
 		head = st.Edited.Render("✎ allowed with your edits")
-	case outcomeDenied:
+	case OutcomeDenied:
 		text := cells.GlyphFailed + " denied"
 		if b.detail != "" {
 			text += ": " + cells.OneLine(b.detail)
@@ -512,7 +570,7 @@ func (b *ApprovalBlock) record(ctx transcript.RenderContext, width int) string {
 }
 
 // pendingLines is the question, the body window and the keys.
-func (b *ApprovalBlock) pendingLines(ctx transcript.RenderContext, width int) []string {
+func (b *Block) pendingLines(ctx transcript.RenderContext, width int) []string {
 	st := ctx.Styles
 	bar := st.Approval.Bar.Render(approvalBar)
 	inner := max(width-len(approvalBar), 1)
@@ -521,7 +579,7 @@ func (b *ApprovalBlock) pendingLines(ctx transcript.RenderContext, width int) []
 	add := func(s string) { out = append(out, cells.Fit(bar+s, width)) }
 
 	// The keys come first: the body gives up the rows they take beyond
-	// the one approvalChrome counts.
+	// the one Chrome counts.
 	var keyLines []string
 	keys := b.keyMap()
 	hints := [][2]string{{keyName(keys.FocusApproval), "answer this request"}}
@@ -539,10 +597,10 @@ func (b *ApprovalBlock) pendingLines(ctx transcript.RenderContext, width int) []
 	}
 	if b.active && b.settling && !b.feedbackOn {
 		// The grace after the request appeared: its keys are not taken
-		// yet, and look it (approvalGraceNote).
-		for i, l := range keyHints(st, hints, max(bodyWidth-len(approvalGraceNote), 1)) {
+		// yet, and look it (GraceNote).
+		for i, l := range keyHints(st, hints, max(bodyWidth-len(GraceNote), 1)) {
 			if i == 0 {
-				l = approvalGraceNote + ansi.Strip(l)
+				l = GraceNote + ansi.Strip(l)
 			}
 			keyLines = append(keyLines, approvalIndent+st.Approval.Hint.Render(ansi.Strip(l)))
 		}
@@ -573,7 +631,7 @@ func (b *ApprovalBlock) pendingLines(ctx transcript.RenderContext, width int) []
 	default:
 		add(b.header(ctx, inner))
 	}
-	total := b.bodyLen()
+	total := b.BodyLen()
 	if b.diff == nil {
 		cmd := b.commandLines(bodyWidth)
 		for _, l := range cmd[min(b.offset, len(cmd)):min(b.offset+b.rows, len(cmd))] {
@@ -589,7 +647,7 @@ func (b *ApprovalBlock) pendingLines(ctx transcript.RenderContext, width int) []
 		add(approvalIndent + st.Approval.Hint.Render("(empty file)"))
 	}
 	if b.req.Tool == toolname.Bash && b.req.Dir != "" {
-		add(approvalIndent + st.Approval.Hint.Render("in "+shortenHome(b.req.Dir)))
+		add(approvalIndent + st.Approval.Hint.Render("in "+cells.ShortenHome(b.req.Dir)))
 	}
 	if note := b.scrollNote(b.keyMap(), total); note != "" {
 		add(approvalIndent + st.Approval.Scroll.Render(note))
@@ -607,10 +665,10 @@ func (b *ApprovalBlock) pendingLines(ctx transcript.RenderContext, width int) []
 }
 
 // header is "? Allow edit_file ui/model.go  +3 -1".
-func (b *ApprovalBlock) header(ctx transcript.RenderContext, width int) string {
+func (b *Block) header(ctx transcript.RenderContext, width int) string {
 	st := ctx.Styles
 	var s strings.Builder
-	if callRequest(b.req) {
+	if CallRequest(b.req) {
 		return cells.Fit(b.callHeader(st), width)
 	}
 	s.WriteString(st.Approval.Title.Render("? Allow " + b.req.Tool))
@@ -638,7 +696,7 @@ func (b *ApprovalBlock) header(ctx transcript.RenderContext, width int) string {
 
 // callHeader is "? Allow web_fetch to read docs.example.com?" or
 // "? Allow the MCP tool search of server github?".
-func (b *ApprovalBlock) callHeader(st *theme.Styles) string {
+func (b *Block) callHeader(st *theme.Styles) string {
 	t := st.Approval.Title
 	if b.req.Tool == toolname.WebFetch {
 		return t.Render("? Allow web_fetch to read ") + st.Approval.Target.Render(urlHost(b.req.URL)) + t.Render("?")
@@ -667,7 +725,7 @@ func urlHost(raw string) string {
 }
 
 // callLines are a call's URL or its arguments, indented JSON, wrapped.
-func (b *ApprovalBlock) callLines(width int) []string {
+func (b *Block) callLines(width int) []string {
 	text := b.req.URL
 	switch b.req.Tool {
 	case toolname.WebFetch:
@@ -704,8 +762,8 @@ func prettyArgs(args string) string {
 
 // commandLines is the command wrapped at width, "$ " before its first line;
 // for a call, its URL or arguments.
-func (b *ApprovalBlock) commandLines(width int) []string {
-	if callRequest(b.req) {
+func (b *Block) commandLines(width int) []string {
+	if CallRequest(b.req) {
 		return b.callLines(width)
 	}
 	var out []string
@@ -725,7 +783,7 @@ func (b *ApprovalBlock) commandLines(width int) []string {
 }
 
 // answerHints are the keys that answer the request, as shown in it.
-func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
+func (b *Block) answerHints(k *Keys, width int) [][2]string {
 	hint := func(b key.Binding) [2]string { return [2]string{keyName(b), b.Help().Desc} }
 	session := hint(k.ApproveSession)
 	if len(b.grants) > 0 {
@@ -754,7 +812,7 @@ func (b *ApprovalBlock) answerHints(k *KeyMap, width int) [][2]string {
 		switch {
 		case b.diff != nil && b.diff.OneSided():
 			// A new or deleted file is always unified: no layout to choose.
-		case b.sideBySide(width):
+		case b.SideBySide(width):
 			h = append(h, [2]string{keyName(k.ApproveLayout), "unified"})
 		default:
 			h = append(h, [2]string{keyName(k.ApproveLayout), "side by side"})
