@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"covey/tools/toolname"
 
@@ -181,7 +182,9 @@ func (v *optionalID) Set(s string) error {
 }
 
 // sessionIDLike matches a session ID or a prefix of one (20260102T150405Z-a1b2c3).
-var sessionIDLike = regexp.MustCompile(`^[0-9]{4}([0-9]{0,4}(T[0-9]{0,6}Z?(-[0-9a-f]{0,6})?)?)?$`)
+var sessionIDLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9]{4}([0-9]{0,4}(T[0-9]{0,6}Z?(-[0-9a-f]{0,6})?)?)?$`)
+})
 
 // normalizeArgs lets "--resume ID" mean "--resume=ID" when ID looks like a
 // session ID, so the flag keeps its optional value and a prompt after a
@@ -193,7 +196,7 @@ func normalizeArgs(argv []string) []string {
 		if a == "--" {
 			return append(out, argv[i:]...)
 		}
-		if (a == "--resume" || a == "-r") && i+1 < len(argv) && sessionIDLike.MatchString(argv[i+1]) {
+		if (a == "--resume" || a == "-r") && i+1 < len(argv) && sessionIDLike().MatchString(argv[i+1]) {
 			out = append(out, "--resume="+argv[i+1])
 			i++
 			continue

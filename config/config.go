@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -379,14 +380,14 @@ func (c Config) validateLimits() error {
 }
 
 // yamlUnknownField is how yaml.v3 words a key the struct does not have.
-var yamlUnknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+var yamlUnknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type \S+`) })
 
 // plainYAMLError words a decoding error for a user: one line per problem,
 // "unknown key" rather than Go's type names.
 func plainYAMLError(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
-	msg = yamlUnknownField.ReplaceAllString(msg, `unknown key "$1"`)
+	msg = yamlUnknownField().ReplaceAllString(msg, `unknown key "$1"`)
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimSpace(l)

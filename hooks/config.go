@@ -24,6 +24,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"crypto/sha256"
@@ -177,7 +178,7 @@ func sortedKeys(c Config) []string {
 }
 
 // plainName is a matcher that names one tool (or subject) exactly.
-var plainName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // compileMatcher turns a matcher into a whole-string regular expression,
 // or an exact name; both nil/"" for one that matches everything.
@@ -186,7 +187,7 @@ func compileMatcher(m string) (*regexp.Regexp, string, error) {
 	if m == "" || m == "*" {
 		return nil, "", nil
 	}
-	if plainName.MatchString(m) {
+	if plainName().MatchString(m) {
 		return nil, m, nil
 	}
 	re, err := regexp.Compile(`^(?:` + m + `)$`)

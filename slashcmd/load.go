@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"covey/agentdefs"
 	"covey/internal/safefile"
@@ -254,7 +255,9 @@ func Parse(path, name string, data []byte) (Command, []agentdefs.Problem, error)
 
 // argumentHintLine matches Claude Code's argument-hint: [file] [line],
 // which YAML would read as a broken list.
-var argumentHintLine = regexp.MustCompile(`(?m)^(argument[-_]hint:[ \t]*)(\[[^\r\n]*?)[ \t]*\r?$`)
+var argumentHintLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(argument[-_]hint:[ \t]*)(\[[^\r\n]*?)[ \t]*\r?$`)
+})
 
 // quoteArgumentHint quotes an argument-hint that starts with a bracket,
 // in the frontmatter only, so it reads as the text it is meant as.
@@ -264,8 +267,8 @@ func quoteArgumentHint(data []byte) []byte {
 	if end < 0 || !strings.HasPrefix(strings.TrimLeft(text, "\ufeff \t\r\n"), "---") {
 		return data
 	}
-	head := argumentHintLine.ReplaceAllStringFunc(text[:end], func(l string) string {
-		m := argumentHintLine.FindStringSubmatch(l)
+	head := argumentHintLine().ReplaceAllStringFunc(text[:end], func(l string) string {
+		m := argumentHintLine().FindStringSubmatch(l)
 		return m[1] + "'" + strings.ReplaceAll(m[2], "'", "''") + "'"
 	})
 	return []byte(head + text[end:])

@@ -291,10 +291,10 @@ func parentLabel(parent agent.Source, label string) string {
 }
 
 // judgePick matches the judge's answer: "PICK: 2".
-var judgePick = regexp.MustCompile(`(?i)\bpick\s*:\s*(?:attempt\s*)?(\d+)`)
+var judgePick = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bpick\s*:\s*(?:attempt\s*)?(\d+)`) })
 
 // judgeReason matches its reason: "REASON: ...".
-var judgeReason = regexp.MustCompile(`(?is)\breason\s*:\s*(.+)`)
+var judgeReason = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)\breason\s*:\s*(.+)`) })
 
 // maxJudgeDiff bounds each attempt's diff in the judge's brief.
 const maxJudgeDiff = 12 << 10
@@ -327,7 +327,7 @@ func (m *Manager) judge(ctx context.Context, parent agent.Source, g *attemptGrou
 	if out.reason != agent.StopOK {
 		return 0, "", fmt.Errorf("it ended %s: %s", out.reason, failureLine(out.text))
 	}
-	mm := judgePick.FindStringSubmatch(out.text)
+	mm := judgePick().FindStringSubmatch(out.text)
 	if mm == nil {
 		return 0, "", fmt.Errorf("its answer names no attempt (%q)", excerpt.Cut(excerpt.Line(out.text), 120))
 	}
@@ -336,7 +336,7 @@ func (m *Manager) judge(ctx context.Context, parent agent.Source, g *attemptGrou
 		return 0, "", fmt.Errorf("it picked attempt %s, which does not exist", mm[1])
 	}
 	reason := "no reason given"
-	if r := judgeReason.FindStringSubmatch(out.text); r != nil {
+	if r := judgeReason().FindStringSubmatch(out.text); r != nil {
 		reason = strings.TrimSuffix(strings.TrimSpace(excerpt.Line(r[1])), ".")
 	}
 	return k - 1, reason, nil

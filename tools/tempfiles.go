@@ -88,7 +88,7 @@ func (j *TempJournal) Close() {
 }
 
 // journalName is <pid>.<start>.list, the owner being pid.start.
-var journalName = regexp.MustCompile(`^([0-9]+\.[0-9]*)\.list$`)
+var journalName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+\.[0-9]*)\.list$`) })
 
 // SweepTemps removes the temporary files that covey processes now gone
 // left behind, as their journals in dir list them, and the journals. A
@@ -105,7 +105,7 @@ func SweepTemps(dir string) ([]string, error) {
 	var removed []string
 	var errs []error
 	for _, e := range ents {
-		m := journalName.FindStringSubmatch(e.Name())
+		m := journalName().FindStringSubmatch(e.Name())
 		if m == nil || procmark.Alive(m[1]) {
 			continue
 		}

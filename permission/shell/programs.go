@@ -36,7 +36,7 @@ func (a *analyser) wrapped(name string, words []word, depth int) (*inner, bool) 
 	if h := programs()[name]; h != nil {
 		return h(a, name, words[1:], depth)
 	}
-	if pythonName.MatchString(name) {
+	if pythonName().MatchString(name) {
 		return effect((*analyser).interpreter)(a, name, words[1:], depth)
 	}
 	return nil, false

@@ -3,6 +3,7 @@ package shell
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // This file holds the code runners: shells (whose scripts are parsed and
@@ -38,7 +39,7 @@ var interpreters = map[string]struct {
 	"pwsh":      {code: []string{"-c", "-Command"}},
 }
 
-var pythonName = regexp.MustCompile(`^python[0-9.]*$`)
+var pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python[0-9.]*$`) })
 
 // shell follows bash/sh/zsh: -c SCRIPT is parsed, a script file is
 // noted, and commands read from stdin are unknown.
