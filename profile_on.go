@@ -4,8 +4,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // startProfile writes a CPU profile of the whole run to $COVEY_CPUPROFILE
@@ -14,23 +16,34 @@ import (
 //	go build -tags coveyprof -o /tmp/covey-prof .
 //	COVEY_CPUPROFILE=/tmp/tui.pprof /tmp/covey-prof ...
 //	go tool pprof -top /tmp/covey-prof /tmp/tui.pprof
+//
+// $COVEY_TRACE names a file for an execution trace of the run instead (who
+// wakes whom: go tool trace -d=parsed FILE lists every event).
 func startProfile() (stop func()) {
-	path := os.Getenv("COVEY_CPUPROFILE")
-	if path == "" {
-		return func() {}
+	if path := os.Getenv("COVEY_TRACE"); path != "" {
+		return startRecording("trace", path, trace.Start, trace.Stop)
 	}
+	if path := os.Getenv("COVEY_CPUPROFILE"); path != "" {
+		return startRecording("cpu profile", path, pprof.StartCPUProfile, pprof.StopCPUProfile)
+	}
+	return func() {}
+}
+
+// startRecording starts a recording into the file path; the returned stop
+// ends it and closes the file.
+func startRecording(what, path string, start func(io.Writer) error, end func()) (stop func()) {
 	f, err := os.Create(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "covey: cpu profile:", err)
+		fmt.Fprintf(os.Stderr, "covey: %s: %v\n", what, err)
 		return func() {}
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		fmt.Fprintln(os.Stderr, "covey: cpu profile:", err)
+	if err := start(f); err != nil {
+		fmt.Fprintf(os.Stderr, "covey: %s: %v\n", what, err)
 		_ = f.Close()
 		return func() {}
 	}
 	return func() {
-		pprof.StopCPUProfile()
+		end()
 		_ = f.Close()
 	}
 }
