@@ -173,6 +173,14 @@ func (p *eventPump) run(ctx context.Context) {
 			}
 		} else if in == nil && !standing {
 			return // input closed and everything delivered
+		} else if d := time.Until(p.b.due()); in != nil && d > 0 {
+			// Just after a hand-over: sleep out the interval and drain
+			// then. Waiting on the input instead woke the pump for the
+			// first event of the next batch and again when it was due,
+			// twice a frame while a stream lasts.
+			timer.Reset(d)
+			wake = timer.C
+			recv = nil
 		}
 		select {
 		case <-ctx.Done():
