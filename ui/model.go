@@ -135,6 +135,16 @@ type Model struct {
 	// frameAt is when the spinner frame last moved (by a tick or by
 	// advanceFrame).
 	frameAt time.Time
+	// eventsAt is when the last batch of events arrived.
+	eventsAt time.Time
+	// idleTick is set by a tick that arrives while events stream (a
+	// batch in the last two frame intervals): it moves nothing, and the
+	// painter's program paints no frame for it, since the next batch is
+	// a frame interval away and moves the spinners itself (advanceFrame).
+	// A tick's frame painted just before a batch's made the batch's frame
+	// wait out an interval on the painter's goroutine, and every frame
+	// after it, a wake-up each, until the phases drifted apart.
+	idleTick bool
 	// prewarming is set while a prewarmMsg is on its way.
 	prewarming bool
 	// painter paints the frames when the program runs on a terminal (nil
@@ -370,6 +380,7 @@ func (m *Model) step(msg tea.Msg) tea.Cmd {
 	if _, ok := msg.(tickMsg); !ok {
 		m.advanceFrame()
 	}
+	m.idleTick = false
 	cmd := m.update(msg)
 	m.layout()
 	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm(), m.takeGraceCmd())
@@ -393,6 +404,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		m.handleMouse(msg)
 	case eventsMsg:
+		m.eventsAt = m.clock()
 		cmd := m.handleEvents(msg.events)
 		if m.pump != nil && m.pump.send == nil {
 			return tea.Batch(cmd, waitForEvents(m.pump.out))
@@ -410,10 +422,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.id != m.tickID || !m.ticking {
 			return nil
 		}
-		// A frame drawn for events in the last interval has moved the
-		// spinners already (see advanceFrame); this tick would only add
-		// a frame of its own.
-		if m.clock().Sub(m.frameAt) >= tickInterval {
+		// While events stream, their frames move the spinners (see
+		// advanceFrame and idleTick); otherwise a frame drawn in the last
+		// interval has moved them already.
+		switch {
+		case m.clock().Sub(m.eventsAt) < 2*frameInterval:
+			m.idleTick = true
+		case m.clock().Sub(m.frameAt) >= tickInterval:
 			m.frame++
 			m.frameAt = m.clock()
 		}

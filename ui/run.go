@@ -92,6 +92,8 @@ func (p *painterModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (p *painterModel) View() string {
-	p.scr.Write(p.m.render())
+	if !p.m.idleTick {
+		p.scr.Write(p.m.render())
+	}
 	return ""
 }

@@ -55,6 +55,14 @@ type Painter struct {
 	wg   sync.WaitGroup
 }
 
+// paintSlack: a frame written within interval/paintSlack of its due time
+// is painted at once. A stream's batches come one interval apart, counted
+// from their hand-over, while frames are counted from their paint, a
+// little later: without the slack about half the stream's frames missed
+// their time by a fraction of a millisecond and went to the painter's
+// goroutine, a wake-up each.
+const paintSlack = 8
+
 // Terminal modes the screen sets and clears.
 const (
 	modesOn  = "\x1b[?1049h\x1b[?25l\x1b[?1002h\x1b[?1006h\x1b[?2004h\x1b[?1004h\x1b[2J"
@@ -125,10 +133,10 @@ func (s *Painter) leaveLocked() {
 
 // Write hands the painter a frame.
 //
-// A frame due at once (the last one is an interval old) is painted right
-// here, on the caller's goroutine: waking the painter for it cost a
-// context switch per frame. Only a frame that must wait goes to the
-// painter, which sleeps out the rest of the interval.
+// A frame due at once (the last one is an interval old, or nearly: see
+// paintSlack) is painted right here, on the caller's goroutine: waking the
+// painter for it cost a context switch per frame. Only a frame that must
+// wait goes to the painter, which sleeps out the rest of the interval.
 func (s *Painter) Write(view string) {
 	s.mu.Lock()
 	s.view = view
@@ -136,7 +144,7 @@ func (s *Painter) Write(view string) {
 		s.mu.Unlock()
 		return
 	}
-	if time.Since(s.last) >= s.interval {
+	if time.Since(s.last) >= s.interval-s.interval/paintSlack {
 		s.paintLocked()
 		s.mu.Unlock()
 		return
