@@ -262,7 +262,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	ctx, cancel := context.WithCancel(ctx)
 	hintKeys := keys // the help text blocks show; never enabled or disabled
 	liveKeys := keys // the bindings enabled for the state (layout)
-	tr := transcript.New(transcript.RenderContext{Styles: styles, Markdown: markdown.NewRenderer(mdStyle, styles), Keys: transcript.Keys{Toggle: hintKeys.Toggle, Bottom: hintKeys.Bottom}})
+	tr := transcript.New(transcript.RenderContext{Styles: styles, Markdown: markdown.NewRenderer(mdStyle, styles), Keys: &transcript.Keys{Toggle: hintKeys.Toggle, Bottom: hintKeys.Bottom}})
 	m := Model{
 		engine:          opts.Engine,
 		agents:          opts.Agents,

@@ -31,8 +31,17 @@ type RenderContext struct {
 	// owned by the root model. Nil means markdown is shown as plain text.
 	Markdown *markdown.Renderer
 	// Keys names the keys blocks mention in their hints (read for the
-	// help text only), so a rebinding changes what the screen says.
-	Keys Keys
+	// help text only), so a rebinding changes what the screen says. A
+	// pointer: the context is copied for every block drawn. Nil names none.
+	Keys *Keys
+}
+
+// hintKeys is ctx's Keys, or none.
+func (ctx RenderContext) hintKeys() *Keys {
+	if ctx.Keys == nil {
+		return &Keys{}
+	}
+	return ctx.Keys
 }
 
 // Keys are the bindings the transcript and its blocks name in their hints;

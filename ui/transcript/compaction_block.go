@@ -56,7 +56,7 @@ func (b *CompactionBlock) Lines(ctx RenderContext) []string {
 	default:
 		label = " " + agent.CompactionNote(b.ev) + " "
 		if !b.expanded {
-			toggle, _, _ := strings.Cut(ctx.Keys.Toggle.Help().Key, "/") // "enter" of "enter/space"
+			toggle, _, _ := strings.Cut(ctx.hintKeys().Toggle.Help().Key, "/") // "enter" of "enter/space"
 			label += "· " + toggle + ": summary "
 		}
 	}

@@ -531,7 +531,7 @@ func (t *Transcript) View() string {
 		if n > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(t.base.Styles.App.Accent.Render(ansi.Truncate("  ↓ new output below ("+t.base.Keys.Bottom.Help().Key+" to follow)", t.width, "…")))
+		b.WriteString(t.base.Styles.App.Accent.Render(ansi.Truncate("  ↓ new output below ("+t.base.hintKeys().Bottom.Help().Key+" to follow)", t.width, "…")))
 	}
 	return b.String()
 }
