@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -108,6 +109,55 @@ func TestHunkApprovalAnswers(t *testing.T) {
 			}
 			if rec := ansi.Strip(bs[0].Lines(approvalCtx(120))[0]); !strings.HasPrefix(rec, tt.record) {
 				t.Errorf("record %q, want it to start %q", rec, tt.record)
+			}
+		})
+	}
+}
+
+// TestTrimmedAnswerSaysOneThing: with part of a change dropped, the
+// request's header counts the lines that will land, and its own hints
+// and the key bar say the same for y, n and d, for an edit, a merge and a
+// best-of-N pick, whole or trimmed.
+func TestTrimmedAnswerSaysOneThing(t *testing.T) {
+	right := tea.KeyMsg{Type: tea.KeyRight}
+	edit := editRequest("f.txt", hunkFile, strings.Replace(hunkEdit, "LINE 3\n", "LINE 3\nextra a\nextra b\n", 1))
+	tests := []struct {
+		name   string
+		req    permission.Request
+		keys   []tea.KeyMsg
+		header string // "" to leave the header's counts unchecked
+	}{
+		{"edit whole", edit, nil, "? Allow edit_file f.txt  +4 -2"},
+		{"edit, second hunk dropped", edit, []tea.KeyMsg{runes("}"), runes("}"), runes("s")}, "? Allow edit_file f.txt  +3 -1 (1 of 2 hunks)"},
+		{"edit, first hunk dropped", edit, []tea.KeyMsg{runes("}"), runes("s")}, "? Allow edit_file f.txt  +1 -1 (1 of 2 hunks)"},
+		{"merge whole", hunkMergeRequest(), nil, ""},
+		{"merge, a hunk dropped", hunkMergeRequest(), []tea.KeyMsg{runes("]"), runes("]"), runes("]"), runes("}"), runes("}"), runes("s")}, ""},
+		{"pick whole", pickRequest(), []tea.KeyMsg{right}, ""},
+		{"pick, a hunk dropped", pickRequest(), []tea.KeyMsg{right, runes("}"), runes("s")}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newApprovalHarness(t, 200, 60)
+			h.ask(context.Background(), tt.req)
+			h.deliver(1)
+			for _, k := range tt.keys {
+				h.send(k)
+			}
+			lines := h.screenLines()
+			screen := strings.Join(lines, "\n")
+			if tt.header != "" && !strings.Contains(screen, tt.header) {
+				t.Errorf("no header %q:\n%s", tt.header, screen)
+			}
+			bar := lines[len(lines)-1]
+			k := h.m.keys
+			for _, b := range []key.Binding{k.ApproveYes, k.ApproveNo, k.ApproveFeedback} {
+				hint := b.Help().Key + " " + b.Help().Desc
+				if !strings.Contains(bar, hint) {
+					t.Errorf("the key bar %q lacks %q", bar, hint)
+				}
+				if !strings.Contains(screen, hint+" ·") {
+					t.Errorf("the request's hints do not say %q:\n%s", hint, screen)
+				}
 			}
 		})
 	}

@@ -385,28 +385,17 @@ func (k *KeyMap) applyApproval(s keyState) {
 	k.FocusApproval.SetEnabled((s.focus == focusInput || s.focus == focusScreen) && a.pending && !s.completing)
 }
 
-// setApprovalWords says what y, n, d and l do for the request a is.
+// setApprovalWords says what y, n, d and l do for the request a is: the
+// request's own hints' words (approval.AnswerWords), so the two never differ.
 func (k *KeyMap) setApprovalWords(a approvalKeys) {
-	if a.merge {
-		k.ApproveYes.SetHelp("y", "apply chosen files")
-		k.ApproveNo.SetHelp("n", "discard")
-		k.ApproveFeedback.SetHelp("d", "discard with feedback")
-	} else {
-		k.ApproveYes.SetHelp("y", "allow")
-		k.ApproveNo.SetHelp("n", "deny")
-		k.ApproveFeedback.SetHelp("d", "deny with feedback")
-	}
+	yes, no, note := approval.AnswerWords(a.merge, a.attempts, a.trimmed)
+	k.ApproveYes.SetHelp("y", yes)
+	k.ApproveNo.SetHelp("n", no)
+	k.ApproveFeedback.SetHelp("d", note)
 	if a.attempts {
-		k.ApproveYes.SetHelp("y", "apply this attempt")
-		k.ApproveNo.SetHelp("n", "apply none")
-		k.ApproveFeedback.SetHelp("d", "apply none, with feedback")
 		k.ApproveKeep.SetHelp("l", "keep all for later")
 	} else {
 		k.ApproveKeep.SetHelp("l", "keep for later")
-	}
-	if a.trimmed {
-		k.ApproveYes.SetHelp("y", map[bool]string{true: "apply the chosen", false: "allow the hunks taken"}[a.merge])
-		k.ApproveFeedback.SetHelp("d", "take the chosen, with a note")
 	}
 }
 

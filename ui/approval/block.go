@@ -681,9 +681,12 @@ func (b *Block) header(ctx transcript.RenderContext, width int) string {
 		s.WriteString(" " + st.Approval.Hint.Render("(new file)"))
 	}
 	added, removed := 0, 0
-	if b.req.Change != nil {
+	switch {
+	case b.droppedCount() > 0 && b.diff != nil:
+		added, removed = b.takenCounts() // what lands, as the tool block will say
+	case b.req.Change != nil:
 		added, removed = b.req.Change.Added, b.req.Change.Removed
-	} else if b.diff != nil {
+	case b.diff != nil:
 		added = b.diff.Len() - 1 // all but the hunk header
 	}
 	s.WriteString("  " + st.Diff.Added.Render(fmt.Sprintf("+%d", max(added, 0))) + " " +
@@ -798,8 +801,8 @@ func (b *Block) answerHints(k *Keys, width int) [][2]string {
 	}
 	if b.droppedCount() > 0 {
 		// Part of the change: y writes the hunks taken, d with a note.
-		h = [][2]string{{keyName(k.ApproveYes), "allow the hunks taken"}, hint(k.ApproveNo),
-			{keyName(k.ApproveFeedback), "allow the hunks taken, with a note"}}
+		yes, no, note := AnswerWords(false, false, true)
+		h = [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), no}, {keyName(k.ApproveFeedback), note}}
 	}
 	if b.hunks != nil {
 		h = append(h, [2]string{keyName(k.ApproveHunkToggle), "take/drop hunk"},

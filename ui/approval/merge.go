@@ -157,11 +157,8 @@ func (b *Block) mergeHints(k *Keys, width int) [][2]string {
 	if b.SideBySide(width) {
 		layout = "unified"
 	}
-	note := "discard with feedback"
-	if b.Trimmed() {
-		note = "apply the chosen, with a note"
-	}
-	h := [][2]string{{keyName(k.ApproveYes), "apply the chosen files"}, {keyName(k.ApproveNo), "discard all"}, {keyName(k.ApproveFeedback), note}, {keyName(k.ApproveKeep), "keep for later"}}
+	yes, no, note := AnswerWords(true, false, b.Trimmed())
+	h := [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), no}, {keyName(k.ApproveFeedback), note}, {keyName(k.ApproveKeep), "keep for later"}}
 	h = append(h, b.choiceHints(k)...)
 	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps the change)"})
 }

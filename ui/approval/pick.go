@@ -151,11 +151,8 @@ func (b *Block) pickHints(k *Keys, width int) [][2]string {
 	if b.SideBySide(width) {
 		layout = "unified"
 	}
-	yes, note := "apply this attempt", "apply none, with feedback"
-	if b.Trimmed() {
-		yes, note = "apply the chosen of this attempt", "apply the chosen, with a note"
-	}
-	h := [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), "apply none"}, {keyName(k.ApproveFeedback), note},
+	yes, no, note := AnswerWords(true, true, b.Trimmed())
+	h := [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), no}, {keyName(k.ApproveFeedback), note},
 		{keyName(k.ApproveKeep), "keep all for later"}}
 	if len(b.pick.attempts) > 1 {
 		h = append(h, [2]string{keyName(k.ApproveAttemptPrev) + "/" + keyName(k.ApproveAttemptNext), "other attempt"})
