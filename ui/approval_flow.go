@@ -27,6 +27,12 @@ type approvals struct {
 	block *approval.Block
 	pane  *transcript.SubagentBlock // the asking child's pane, marked as waiting
 	queue []*pendingApproval
+	// follow: the transcript followed its end when the first request
+	// came. Showing a request scrolls it into view, which stops the
+	// following when the request is above the end (under its child's
+	// pane, or its tool call with later blocks below) or taller than the
+	// transcript; the last answer gives the end back.
+	follow bool
 }
 
 // enqueueApproval shows p, or queues it behind the one shown, and watches
@@ -37,6 +43,7 @@ func (m *Model) enqueueApproval(p *pendingApproval) tea.Cmd {
 		return nil
 	}
 	if m.appr.cur == nil {
+		m.appr.follow = m.tr.Following()
 		m.showApproval(p, false)
 	} else {
 		m.appr.queue = append(m.appr.queue, p)
@@ -292,6 +299,10 @@ func (m *Model) closeCurrent() {
 		}
 		m.showApproval(p, hadFocus)
 		return
+	}
+	if m.appr.follow {
+		m.tr.Bottom()
+		m.appr.follow = false
 	}
 	if hadFocus {
 		m.focusBack()

@@ -434,3 +434,74 @@ func TestApprovalKeysStayOnScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestAnsweredRequestGivesTheEndBack: a request shown above the end (under
+// its child's pane, or under its tool call with later blocks below it) or
+// taller than the transcript scrolls the transcript away from its end;
+// once answered, a transcript that followed its end before follows it
+// again, so the output after the answer shows. One scrolled up by the user
+// stays where it was put.
+func TestAnsweredRequestGivesTheEndBack(t *testing.T) {
+	tests := []struct {
+		name     string
+		size     [2]int
+		child    bool // the request is a child's, shown under its pane
+		later    bool // a later tool call of the main agent stands below the asking one
+		answer   func(h *approvalHarness)
+		scrolled bool // the user scrolled up before the request came
+	}{
+		{name: "a child's request under its pane", size: [2]int{80, 24}, child: true},
+		{name: "a call's request with a later call below", size: [2]int{80, 24}, later: true},
+		{name: "a request taller than the transcript", size: [2]int{60, 12}},
+		{name: "denied with feedback", size: [2]int{80, 24}, child: true, answer: func(h *approvalHarness) {
+			h.typeText("d")
+			h.typeText("not this way")
+			h.key(tea.KeyEnter)
+		}},
+		{name: "two requests in a row", size: [2]int{80, 24}, child: true, answer: func(h *approvalHarness) {
+			h.typeText("n")
+			h.typeText("n")
+		}},
+		{name: "scrolled up by the user", size: [2]int{80, 24}, child: true, scrolled: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newApprovalHarness(t, tt.size[0], tt.size[1])
+			for i := range 30 {
+				h.harness.events(agent.TextDelta{Source: mainSrc(), Text: fmt.Sprintf("filler paragraph %d\n\n", i)})
+			}
+			_, kids := withPanes(h.harness)
+			req := editRequest("f.txt", hunkFile, hunkEdit)
+			if tt.child {
+				req.AgentID = kids[0].AgentID
+			}
+			if tt.later {
+				h.harness.events(toolStarted(mainSrc(), "call_a", toolname.EditFile, "f.txt"),
+					toolStarted(mainSrc(), "call_b", toolname.ReadFile, "g.txt"))
+			}
+			if tt.scrolled {
+				h.m.tr.ScrollBy(-5)
+			}
+			h.ask(context.Background(), req)
+			h.deliver(1)
+			if strings.HasPrefix(tt.name, "two") {
+				h.ask(context.Background(), req)
+				h.deliver(2)
+			}
+			if h.m.tr.Following() {
+				t.Fatal("the request did not scroll the transcript away from its end: the case tests nothing")
+			}
+			if tt.answer != nil {
+				tt.answer(h)
+			} else {
+				h.typeText("n")
+			}
+			h.harness.events(agent.TextDelta{Source: mainSrc(), Text: "the answer after the request"})
+			shown := h.screenContains("the answer after the request")
+			if shown == tt.scrolled {
+				t.Errorf("following %v, the end shown %v (scrolled up before: %v):\n%s",
+					h.m.tr.Following(), shown, tt.scrolled, strings.Join(h.screenLines(), "\n"))
+			}
+		})
+	}
+}
