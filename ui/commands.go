@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/theme"
+	"covey/ui/cells"
 	"covey/ui/transcript"
 )
 
@@ -231,18 +232,43 @@ func (c completion) View() string {
 		return ""
 	}
 	first := min(max(0, c.sel-n+1), len(c.matches)-n)
-	lines := make([]string, 0, n)
-	for i := first; i < first+n; i++ {
-		cmd := c.matches[i]
+	label := func(cmd command) string {
 		name := string(c.lead) + cmd.name
 		if cmd.args != "" {
 			name += " " + cmd.args
 		}
+		return name
+	}
+	// The descriptions start in one column, after the widest name (of
+	// all matches, so it stays put as the selection scrolls), up to a
+	// share of the width; a longer name is cut, a path at its start so
+	// its file name shows.
+	widest := 0
+	for _, cmd := range c.matches {
+		widest = max(widest, cells.Width(label(cmd))+1)
+	}
+	room := max(c.width-2, 1) // less the selection marker
+	col := max(min(widest, room*transcript.NameShare/5), 1)
+	lines := make([]string, 0, n)
+	for i := first; i < first+n; i++ {
+		cmd := c.matches[i]
 		marker, st := "  ", c.styles.Completion.Item
 		if i == c.sel {
 			marker, st = "› ", c.styles.Completion.Selected
 		}
-		line := st.Render(fmt.Sprintf("%s%-14s", marker, name)) + " " + c.styles.Completion.Desc.Render(cmd.help)
+		// A path keeps its "@" when cut.
+		fit := func(w int) string {
+			if cmd.path {
+				return string(c.lead) + cutName(cmd.name, w-1, true)
+			}
+			return cutName(label(cmd), w, false)
+		}
+		var line string
+		if cmd.help == "" {
+			line = st.Render(marker + fit(room))
+		} else {
+			line = st.Render(marker+cells.Pad(fit(col-1), col)) + c.styles.Completion.Desc.Render(cmd.help)
+		}
 		lines = append(lines, ansi.Truncate(line, max(c.width, 0), "…"))
 	}
 	return strings.Join(lines, "\n")
@@ -281,7 +307,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 		for _, k := range col {
 			h := k.Help()
-			fmt.Fprintf(&b, "    %-18s %s\n", h.Key, h.Desc)
+			fmt.Fprintf(&b, "    %s\t%s\n", h.Key, h.Desc)
 		}
 	}
 	b.WriteString("Subagents\n")
@@ -290,18 +316,19 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 	fmt.Fprintf(&b, "  %s, %s, %s, %s, %s act on the focused pane, the crew overview's row (%s) or the subagent open full-screen\n",
 		keyName(k.ChildOpen), keyName(k.ChildMessage), keyName(k.ChildPause), keyName(k.CancelChild), keyName(k.ChildBackground), keyName(k.Crew))
 	b.WriteString("Input\n")
-	b.WriteString("  @path attaches a file (its content) or folder (its listing) to the message, completed as you type\n")
-	b.WriteString("  ! at the start runs the rest as a shell command (through the permission gate); the model sees its output\n")
-	fmt.Fprintf(&b, "  a long paste shows as [pasted N lines]; %s expands it, and the whole text is sent\n", keyName(k.ExpandPaste))
+	b.WriteString("  @path\tattaches a file (its content) or folder (its listing) to the message, completed as you type\n")
+	b.WriteString("  !command\tat the start, runs the command in the shell (through the permission gate); the model sees its output\n")
+	fmt.Fprintf(&b, "  long paste\tshows as [pasted N lines]; %s expands it, and the whole text is sent\n", keyName(k.ExpandPaste))
 	b.WriteString("Commands\n")
 	for _, c := range m.cmds {
 		name := "/" + c.name
 		if c.args != "" {
 			name += " " + c.args
 		}
-		fmt.Fprintf(&b, "  %-18s %s\n", name, c.help)
+		fmt.Fprintf(&b, "  %s\t%s\n", name, c.help)
 	}
-	m.notice(transcript.NoticeInfo, strings.TrimRight(b.String(), "\n"))
+	// Laid out in two columns at the width it is drawn at.
+	m.tr.Append(transcript.NewColumnsNotice(transcript.NoticeInfo, strings.TrimRight(b.String(), "\n")))
 	return nil
 }
 

@@ -17,12 +17,22 @@ const (
 type NoticeBlock struct {
 	level NoticeLevel
 	text  string
-	cache LineCache
+	// columns: its lines with a tab are rows of two columns (columnText),
+	// laid out at the width it is drawn at.
+	columns bool
+	cache   LineCache
 }
 
 // NewNoticeBlock returns a notice of the given level.
 func NewNoticeBlock(level NoticeLevel, text string) *NoticeBlock {
 	return &NoticeBlock{level: level, text: text}
+}
+
+// NewColumnsNotice returns a notice whose lines with a tab are rows of two
+// columns ("/name args\tdescription"), laid out at the width it is drawn
+// at (/help).
+func NewColumnsNotice(level NoticeLevel, text string) *NoticeBlock {
+	return &NoticeBlock{level: level, text: text, columns: true}
 }
 
 // Level returns the notice's severity.
@@ -44,7 +54,11 @@ func (b *NoticeBlock) Lines(ctx RenderContext) []string {
 	case NoticeError:
 		st, glyph = ctx.Styles.Notice.Error, cells.GlyphFailed+" "
 	}
-	lines := prefixedLines(cells.Wrap(b.text, max(ctx.Width-2, 1)), ctx.Width, st.Render(glyph), "  ", st)
+	wrapped := cells.Wrap
+	if b.columns {
+		wrapped = columnText
+	}
+	lines := prefixedLines(wrapped(b.text, max(ctx.Width-2, 1)), ctx.Width, st.Render(glyph), "  ", st)
 	b.cache.Put(key, lines)
 	return lines
 }
