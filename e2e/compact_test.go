@@ -387,7 +387,7 @@ func TestCompactTUIUndo(t *testing.T) {
 	tm.submit("/compact")
 	tm.waitText("context compacted:")
 	tm.submit("/undo")
-	tm.waitText("Undid turn 1: removed notes.txt")
+	tm.waitText("Undid the turn of “[long 1] write FACT-1 to notes.txt”: removed notes.txt")
 	if _, err := os.Stat(filepath.Join(ws, "notes.txt")); !os.IsNotExist(err) {
 		t.Errorf("notes.txt is still there after /undo: %v", err)
 	}

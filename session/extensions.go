@@ -229,7 +229,7 @@ func (s *Session) runCommand(ctx context.Context, typed string, c slashcmd.Comma
 		return agent.Result{Reason: agent.StopError}, err
 	}
 	hookText := strings.TrimPrefix(submitted, typed)
-	s.undoLog().BeginTurn()
+	s.undoLog().BeginTurnAs(undoLabel(typed))
 	text, err := c.Expand(ctx, args, slashcmd.Expander{Root: s.ws.Root, Home: s.ext.home, AllowRead: s.policy.AllowRead, Run: s.bangRunner(c, sc)})
 	if err != nil {
 		return agent.Result{}, fmt.Errorf("/%s was not sent: %w", c.Name, err)

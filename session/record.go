@@ -12,6 +12,7 @@ import (
 
 	"covey/agent"
 	"covey/agent/sessionfile"
+	"covey/internal/excerpt"
 	"covey/tools"
 )
 
@@ -250,7 +251,17 @@ func (r *recording) undoTurn(ctx context.Context, locks *tools.FileLocks) (strin
 	if len(parts) == 0 {
 		parts = append(parts, "nothing changed")
 	}
+	if res.Label != "" {
+		return fmt.Sprintf("Undid the turn of %s: %s.", res.Label, strings.Join(parts, "; ")), nil
+	}
 	return fmt.Sprintf("Undid turn %d: %s.", res.Turn, strings.Join(parts, "; ")), nil
+}
+
+// undoLabel names a turn by the message that started it, for /undo:
+// "“fix the tests”". A number would count the session's turns, which a
+// /clear (or a restart) puts out of sight.
+func undoLabel(prompt string) string {
+	return "“" + excerpt.Cut(excerpt.Line(prompt), 40) + "”"
 }
 
 // close flushes the file; a session in which nothing was said is removed

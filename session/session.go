@@ -298,7 +298,7 @@ func New(opts Options) (*Session, error) {
 	})
 	s.rec.setNotify(func(n agent.Notice) { s.events <- n })
 	s.modelFromFlag = opts.ModelFromFlag
-	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurn() })
+	s.driver = s.manager.NewDriver(s.main, func() { s.undoLog().BeginTurnAs("the reply to a background report") })
 	if !opts.DeferLoad {
 		if err := s.Load(); err != nil {
 			s.rec.close(io.Discard)
@@ -464,7 +464,7 @@ func (s *Session) Retry(ctx context.Context) error {
 	}
 	s.mcpReady(ctx)
 	s.waitWindow(ctx)
-	s.undoLog().BeginTurn()
+	s.undoLog().BeginTurnAs("the retry of your last message")
 	// A slash command's turn is retried on its model and with its tools.
 	ctx, model := s.ext.lastTurn(ctx)
 	_, err := s.driver.RetryWithModel(ctx, model)
@@ -618,9 +618,10 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 	if err != nil {
 		return agent.Result{Reason: agent.StopError}, err
 	}
+	typed := prompt
 	prompt = s.withInput(ctx, prompt)
 	s.waitWindow(ctx)
-	s.undoLog().BeginTurn()
+	s.undoLog().BeginTurnAs(undoLabel(typed))
 	return s.driver.Run(ctx, prompt)
 }
 

@@ -23,6 +23,7 @@ type UndoLog struct {
 
 	mu    sync.Mutex
 	turn  int                   // the current turn's number (0: none begun)
+	label string                // what started the current turn (BeginTurnAs)
 	saved map[string]*undoEntry // this turn's entries by absolute path
 }
 
@@ -37,7 +38,10 @@ type undoEntry struct {
 
 // UndoResult says what an undo did.
 type UndoResult struct {
-	Turn     int
+	Turn int
+	// Label says what started the turn ("“fix the tests”"), "" when the
+	// log did not keep it.
+	Label    string
 	Restored []string // workspace-relative
 	Removed  []string // files the turn had created
 	Problems []string // files that could not be restored, with why
@@ -63,13 +67,19 @@ func OpenUndoLog(dir string) (*UndoLog, error) {
 }
 
 // BeginTurn starts a new turn: files changed from now on are saved under it.
-func (u *UndoLog) BeginTurn() {
+func (u *UndoLog) BeginTurn() { u.BeginTurnAs("") }
+
+// BeginTurnAs is BeginTurn with what started the turn (the user's message,
+// quoted and cut), which /undo names: turn numbers count the session's
+// turns, which a /clear or a restart leave out of sight.
+func (u *UndoLog) BeginTurnAs(label string) {
 	if u == nil {
 		return
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.turn++
+	u.label = label
 	u.saved = map[string]*undoEntry{}
 }
 
@@ -84,6 +94,7 @@ func (u *UndoLog) Save(abs, rel string, existed bool, content []byte, mode fs.Fi
 	defer u.mu.Unlock()
 	if u.saved == nil {
 		u.turn++
+		u.label = ""
 		u.saved = map[string]*undoEntry{}
 	}
 	if _, done := u.saved[abs]; done {
@@ -92,6 +103,11 @@ func (u *UndoLog) Save(abs, rel string, existed bool, content []byte, mode fs.Fi
 	dir := u.turnDir(u.turn)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("keep a copy for undo: %w", err)
+	}
+	if len(u.saved) == 0 && u.label != "" {
+		if err := writeAtomic(osFS{}, filepath.Join(dir, undoLabelFile), []byte(u.label), 0o600); err != nil {
+			return fmt.Errorf("keep a copy for undo: %w", err)
+		}
 	}
 	e := &undoEntry{Abs: abs, Rel: rel, Existed: existed, Mode: mode}
 	if existed {
@@ -151,6 +167,9 @@ func (u *UndoLog) Undo(ctx context.Context, locks *FileLocks) (UndoResult, error
 		return UndoResult{}, fmt.Errorf("undo turn %d: broken manifest: %w", n, err)
 	}
 	res := UndoResult{Turn: n}
+	if label, err := os.ReadFile(filepath.Join(dir, undoLabelFile)); err == nil {
+		res.Label = string(label)
+	}
 	for _, e := range entries {
 		if err := restore(ctx, locks, dir, e); err != nil {
 			res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", e.Rel, err))
@@ -215,5 +234,8 @@ func (u *UndoLog) turns() ([]int, error) {
 	sort.Ints(out)
 	return out, nil
 }
+
+// undoLabelFile holds a turn's label in its folder.
+const undoLabelFile = "label"
 
 func (u *UndoLog) turnDir(n int) string { return filepath.Join(u.dir, fmt.Sprintf("turn-%06d", n)) }

@@ -48,7 +48,7 @@ func TestUndoAcrossTurnsAndRestart(t *testing.T) {
 		return string(b)
 	}
 
-	undo.BeginTurn() // turn 1: change a.txt twice, create b.txt
+	undo.BeginTurnAs("“first”") // turn 1: change a.txt twice, create b.txt
 	run("a.txt", "two\n")
 	run("a.txt", "three\n")
 	run("b.txt", "new\n")
@@ -72,7 +72,7 @@ func TestUndoAcrossTurnsAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(res.Restored, []string{"a.txt"}) || !slices.Equal(res.Removed, []string{"b.txt"}) {
+	if !slices.Equal(res.Restored, []string{"a.txt"}) || !slices.Equal(res.Removed, []string{"b.txt"}) || res.Label != "“first”" {
 		t.Fatalf("second undo: %+v", res)
 	}
 	if read("a.txt") != "one\n" || read("b.txt") != "<absent>" {
