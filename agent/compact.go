@@ -119,22 +119,12 @@ const (
 // other triggers).
 func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt int) (Compacted, error) {
 	hist := a.History()
-	before := a.estimateFill()
-	limit := a.compactLimit(before, overflowAt)
-	fixed := a.fixedTokens()
-	summaryTokens := min(max(limit/8, minSummaryTokens), maxSummaryTokens)
-	tail := int(float64(limit)*tailShare) - fixed - summaryTokens
-	share := int(float64(before-fixed) * historyTailShare)
-	switch {
-	case a.ContextWindow() == 0 && overflowAt == 0:
-		// No window to measure against (/compact on an unknown model):
-		// the tail keeps a share of what the history holds now.
-		tail = share
-	case trigger == CompactManual:
-		// Asked for, a compaction frees room even when the window is far.
-		tail = min(tail, share)
-	}
-	cut := tailStart(hist, tail)
+	p := a.planCompaction(hist, trigger, overflowAt)
+	limit, summaryTokens, cut := p.limit, p.summaryTokens, p.cut
+	// Before and after are both estimated: the gauge's number may be the
+	// server's count, which holds the request's JSON too, and against an
+	// estimate after it a compaction would seem to free that as well.
+	before := a.estimateRequest()
 	if cut == 0 {
 		return Compacted{}, ErrNothingToCompact
 	}
@@ -178,11 +168,40 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 	a.compacted = len(a.history)
 	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
-	ev := Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: a.estimateFill(),
+	ev := Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: a.estimateRequest(),
 		Summary: body, Messages: head, Kept: len(hist) - cut, Summarised: cut, Pruned: s.pruned, Pieces: s.pieces}
 	a.emit(ev)
 	a.cfg.Emit(a.contextReport()) // the gauge drops at once
 	return ev, nil
+}
+
+// compactionPlan is what a compaction of a history would do: the limit it
+// works against, the summary's size asked for, and where the verbatim
+// tail starts (0: nothing to compact).
+type compactionPlan struct {
+	limit, summaryTokens, cut int
+}
+
+// planCompaction plans a compaction of hist; compact follows it, and
+// ContextBreakdown estimates from it what /compact would free, so the two
+// never disagree.
+func (a *Agent) planCompaction(hist []Message, trigger string, overflowAt int) compactionPlan {
+	before := a.estimateFill()
+	limit := a.compactLimit(before, overflowAt)
+	fixed := a.fixedTokens()
+	summaryTokens := min(max(limit/8, minSummaryTokens), maxSummaryTokens)
+	tail := int(float64(limit)*tailShare) - fixed - summaryTokens
+	share := int(float64(before-fixed) * historyTailShare)
+	switch {
+	case a.ContextWindow() == 0 && overflowAt == 0:
+		// No window to measure against (/compact on an unknown model):
+		// the tail keeps a share of what the history holds now.
+		tail = share
+	case trigger == CompactManual:
+		// Asked for, a compaction frees room even when the window is far.
+		tail = min(tail, share)
+	}
+	return compactionPlan{limit: limit, summaryTokens: summaryTokens, cut: tailStart(hist, tail)}
 }
 
 // compactLimit is the size the compaction works against: the window when

@@ -20,3 +20,12 @@ func (a *Agent) estimateFill() int {
 	n, _ := a.ContextFill()
 	return n
 }
+
+// estimateRequest is the next request's size estimated from its parts
+// alone, never the server's count: what a compaction compares before and
+// after.
+func (a *Agent) estimateRequest() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.estimateRequestLocked()
+}

@@ -278,14 +278,11 @@ type ContextBreakdown struct {
 	// tool results, with their counts.
 	Messages, ToolResults     int
 	MessageCount, ResultCount int
-	// Compactable is about what a compaction would free: the history
-	// before the last keptTurns user turns, less a summary of it.
+	// Compactable is about what /compact would free: the history it
+	// would summarise (planCompaction, as compact cuts it), less a
+	// summary of it.
 	Compactable int
 }
-
-// keptTurns is how many of the last user turns a compaction keeps whole,
-// for ContextBreakdown's estimate of what it frees.
-const keptTurns = 2
 
 // mcpToolPrefix starts the name of every tool an MCP server offers.
 const mcpToolPrefix = "mcp__"
@@ -315,16 +312,8 @@ func (a *Agent) ContextBreakdown(memory string, memoryFiles []string) ContextBre
 			b.Builtins++
 		}
 	}
-	cut, users := len(history), 0
-	for i := len(history) - 1; i >= 0 && users < keptTurns; i-- {
-		if history[i].Role == RoleUser {
-			users++
-			cut = i
-		}
-	}
-	if users < keptTurns {
-		cut = 0 // nothing older than the turns a compaction keeps
-	}
+	p := a.planCompaction(history, CompactManual, 0)
+	cut := p.cut
 	old := 0
 	for i, m := range history {
 		n := EstimateMessage(m)
@@ -339,8 +328,9 @@ func (a *Agent) ContextBreakdown(memory string, memoryFiles []string) ContextBre
 			old += n
 		}
 	}
-	// A summary keeps about a tenth of what it replaces, 2k tokens at most.
-	b.Compactable = max(0, old-min(old/10, 2000))
+	// A summary keeps about a tenth of what it replaces, at most what the
+	// compaction asks for.
+	b.Compactable = max(0, old-min(old/10, p.summaryTokens))
 	return b
 }
 

@@ -256,9 +256,64 @@ func TestContextBreakdown(t *testing.T) {
 	if first := agent.EstimateMessages(h[:4]); b.Compactable <= first/2 || b.Compactable > first {
 		t.Errorf("compactable %d, want most of the first turn's %d", b.Compactable, first)
 	}
-	a.SetHistory(h[4:])
-	if b := a.ContextBreakdown("", nil); b.Compactable != 0 {
-		t.Errorf("compactable %d with only the kept turns, want 0", b.Compactable)
+}
+
+// TestContextBreakdownAgreesWithCompact: what /context says a compaction
+// would free is what /compact then does: it frees nothing exactly when
+// /compact finds nothing to compact, and otherwise about the history
+// /compact summarises, for histories of one to three turns with and
+// without a known window (it once said "nothing" for two turns, from
+// which /compact freed 0.6k).
+func TestContextBreakdownAgreesWithCompact(t *testing.T) {
+	srv := scriptedtest.New(t)
+	summaries := make([]scripted.Turn, 20)
+	for i := range summaries {
+		summaries[i] = scripted.Turn{Text: "Summary of the work so far."}
+	}
+	srv.Add(scripted.Conversation{Name: "summariser", Match: scripted.Match{SystemContains: "conversation summariser"}, Turns: summaries})
+	turn := func(q, result, answer string) []agent.Message {
+		return []agent.Message{
+			{Role: agent.RoleUser, Content: q},
+			{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c-" + q, Name: "echo", Arguments: `{}`}}},
+			{Role: agent.RoleTool, ToolCallID: "c-" + q, Name: "echo", Content: result},
+			{Role: agent.RoleAssistant, Content: answer},
+		}
+	}
+	big := turn("first question", strings.Repeat("old result ", 500), "first answer")
+	second := turn("second question", strings.Repeat("a middling result ", 60), "second answer")
+	third := turn("third question", "short", "third answer")
+	histories := map[string][]agent.Message{
+		"three turns": append(append(append([]agent.Message(nil), big...), second...), third...),
+		"two turns":   append(append([]agent.Message(nil), second...), third...),
+		"one turn":    append([]agent.Message(nil), second...),
+		"one message": {{Role: agent.RoleUser, Content: "hello"}},
+	}
+	for name, h := range histories {
+		for _, window := range []int{0, 32768} {
+			t.Run(fmt.Sprint(name, window), func(t *testing.T) {
+				a := agent.New(agent.Config{Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}), Model: "m",
+					System: testSystem, Tools: tools.NewRegistry(echoTool("echo", true)), Emit: (&recorder{}).emit})
+				a.SetContextWindow(window)
+				a.SetHistory(h)
+				b := a.ContextBreakdown("", nil)
+				ev, err := a.Compact(context.Background(), "")
+				if (b.Compactable > 0) != (err == nil) {
+					t.Fatalf("/context says %d tokens would be freed; /compact: %v", b.Compactable, err)
+				}
+				if err != nil {
+					return
+				}
+				old := agent.EstimateMessages(h[:ev.Summarised])
+				if b.Compactable > old || b.Compactable < old*9/10-1 {
+					t.Errorf("/context says %d; /compact summarised %d messages of about %d tokens", b.Compactable, ev.Summarised, old)
+				}
+				// What /compact then says it freed is about that (the
+				// summary's real length is not known before).
+				if freed := ev.TokensBefore - ev.TokensAfter; b.Compactable >= 500 && (freed < b.Compactable*8/10 || freed > b.Compactable*12/10) {
+					t.Errorf("/context says %d; /compact says it freed %d (%d → %d)", b.Compactable, freed, ev.TokensBefore, ev.TokensAfter)
+				}
+			})
+		}
 	}
 }
 
@@ -288,5 +343,42 @@ func TestParallelResultsFitTheWindow(t *testing.T) {
 	}
 	if half := 8192 / 2 * 4; total > half {
 		t.Errorf("8 parallel results take %d bytes, over half the window (%d)", total, half)
+	}
+}
+
+// TestCompactionComparesLikeWithLike: a compaction says what it freed by
+// comparing two estimates, not the server's count of the request before
+// (which holds the request's JSON too) with an estimate after it; so it
+// never claims more than the history it summarised.
+func TestCompactionComparesLikeWithLike(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "summariser", Match: scripted.Match{SystemContains: "conversation summariser"},
+		Turns: []scripted.Turn{{Text: "Summary of the work so far."}}})
+	var turns []scripted.Turn
+	for i := range 3 {
+		// The server counts far more than covey estimates.
+		turns = append(turns, scripted.Turn{Text: fmt.Sprintf("answer %d: %s", i, strings.Repeat("words ", 40)), Usage: &scripted.Usage{Prompt: 9000 + i, Completion: 50}})
+	}
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: testSystem}, Turns: turns})
+	a := agent.New(agent.Config{Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}), Model: "m",
+		System: testSystem, Emit: (&recorder{}).emit})
+	for _, q := range []string{"first", "second", "third"} {
+		if _, err := a.Run(context.Background(), q+" question"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fill, _ := a.ContextFill(); fill < 9000 {
+		t.Fatalf("the gauge %d does not hold the server's count", fill)
+	}
+	h := a.History()
+	b := a.ContextBreakdown("", nil)
+	ev, err := a.Compact(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := agent.EstimateMessages(h[:ev.Summarised])
+	if freed := ev.TokensBefore - ev.TokensAfter; freed > old || freed > b.Compactable+old/10 {
+		t.Errorf("/compact says it freed %d (%d → %d) of a history of about %d summarised; /context said %d",
+			freed, ev.TokensBefore, ev.TokensAfter, old, b.Compactable)
 	}
 }

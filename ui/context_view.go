@@ -72,9 +72,9 @@ func contextText(b agent.ContextBreakdown) string {
 		fmt.Fprintf(&s, "\n  %s%s  %6s", r.name, strings.Repeat(" ", width-cells.PlainWidth(r.name)), tok(r.n))
 	}
 	if b.Compactable > 0 {
-		fmt.Fprintf(&s, "\n  a compaction would free about %s tokens", tok(b.Compactable))
+		fmt.Fprintf(&s, "\n  /compact would free about %s tokens", tok(b.Compactable))
 	} else {
-		s.WriteString("\n  a compaction would free nothing yet: the history is only the last turns")
+		s.WriteString("\n  /compact would free nothing yet: the conversation is empty")
 	}
 	s.WriteString("\n  (parts are estimates, about 4 bytes a token; the total counts what the server counted)")
 	return s.String()

@@ -21,11 +21,11 @@ func TestContextText(t *testing.T) {
 			agent.ContextBreakdown{Tokens: 5200, Window: 8192, WindowFrom: "server", System: 700, Memory: 300, MemoryFiles: []string{"AGENTS.md"},
 				BuiltinTools: 2900, Builtins: 12, MCPTools: 400, MCPs: 3, Messages: 600, MessageCount: 4, ToolResults: 300, ResultCount: 2, Compactable: 450},
 			[]string{"Context: 5.2k of 8.2k tokens (63%)", "window: 8192 tokens, from the server", "system prompt", "memory files (AGENTS.md)",
-				"tools, built-in (12)", "2.9k", "tools, MCP (3)", "messages (4)", "tool results (2)", "a compaction would free about 450 tokens"},
+				"tools, built-in (12)", "2.9k", "tools, MCP (3)", "messages (4)", "tool results (2)", "/compact would free about 450 tokens"},
 		},
 		"unknown window": {
 			agent.ContextBreakdown{Tokens: 3000, System: 1000, BuiltinTools: 2000, Builtins: 12},
-			[]string{"3k tokens in the next request; the model's window is unknown (set context_window in config)", "a compaction would free nothing yet"},
+			[]string{"3k tokens in the next request; the model's window is unknown (set context_window in config)", "/compact would free nothing yet: the conversation is empty"},
 		},
 		"overflow": {
 			agent.ContextBreakdown{Tokens: 9000, Window: 8192, WindowFrom: agent.WindowFromOverflow},
