@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,7 +23,16 @@ func TestRedteamGitListingRunsNoRepoCommand(t *testing.T) {
 	git := func(args ...string) {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		// None of the caller's GIT_* variables: run from a git hook or
+		// `git rebase -x`, GIT_DIR would point init, add and config (the
+		// fsmonitor command) at the caller's repository.
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "GIT_") {
+				env = append(env, kv)
+			}
+		}
+		cmd.Env = append(env, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, b)
 		}
