@@ -8,6 +8,7 @@ import (
 	"covey/tools/toolname"
 	"covey/ui/approval"
 	"covey/ui/diffview"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -277,7 +278,7 @@ func TestContentDiff(t *testing.T) {
 // TestApprovalHintsFollowTheKeyMap: the keys an approval names come from
 // the KeyMap's help text, so a rebinding changes what the screen says.
 func TestApprovalHintsFollowTheKeyMap(t *testing.T) {
-	keys := DefaultKeyMap()
+	keys := keys.Default()
 	keys.ApproveYes.SetHelp("ctrl+y", "allow")
 	keys.Cancel.SetHelp("ctrl+x", "cancel turn")
 	b := approval.New(bashRequest("go test ./..."), approvalHintKeys(keys))

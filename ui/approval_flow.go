@@ -8,6 +8,7 @@ import (
 	"covey/tools/toolname"
 	"covey/ui/approval"
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -65,7 +66,7 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 		pane.SetWaiting(true)
 	}
 	m.tr.Insert(m.approvalPosition(p.req), b)
-	typing := m.focus != focusTranscript && m.input.Value() != ""
+	typing := m.focus != keys.FocusTranscript && m.input.Value() != ""
 	if hadFocus || !typing {
 		m.focusApproval()
 	}
@@ -143,7 +144,7 @@ func (m *Model) focusApproval() {
 	if m.appr.block == nil {
 		return
 	}
-	m.focus = focusApproval
+	m.focus = keys.FocusApproval
 	m.appr.block.SetActive(true)
 	m.tr.Blur()
 	m.input.Blur()
@@ -288,7 +289,7 @@ func (m *Model) closeCurrent() {
 	if m.appr.pane != nil {
 		m.appr.pane.SetWaiting(false)
 	}
-	hadFocus := m.focus == focusApproval
+	hadFocus := m.focus == keys.FocusApproval
 	m.appr.cur, m.appr.block, m.appr.pane = nil, nil, nil
 	for len(m.appr.queue) > 0 {
 		p := m.appr.queue[0]

@@ -10,6 +10,7 @@ import (
 
 	"covey/tools/toolname"
 	"covey/ui/approval"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -162,7 +163,7 @@ func TestApprovalAnswers(t *testing.T) {
 			h := newApprovalHarness(t, 100, 40)
 			got := h.ask(context.Background(), req)
 			h.deliver(1)
-			if h.m.focus != focusApproval {
+			if h.m.focus != keys.FocusApproval {
 				t.Fatal("the approval did not take the keyboard")
 			}
 			for _, k := range tt.keys {
@@ -182,8 +183,8 @@ func TestApprovalAnswers(t *testing.T) {
 			if rec := ansi.Strip(bs[0].Lines(approvalCtx(100))[0]); rec != tt.record {
 				t.Errorf("record %q, want %q", rec, tt.record)
 			}
-			if h.m.focus == focusApproval || h.m.input.Value() != "" {
-				t.Errorf("after the answer: approval focus %v, input %q; want the empty input focused", h.m.focus == focusApproval, h.m.input.Value())
+			if h.m.focus == keys.FocusApproval || h.m.input.Value() != "" {
+				t.Errorf("after the answer: approval focus %v, input %q; want the empty input focused", h.m.focus == keys.FocusApproval, h.m.input.Value())
 			}
 		})
 	}
@@ -266,7 +267,7 @@ func TestApprovalCancelled(t *testing.T) {
 		if bs := approvalBlocks(h.m); len(bs) != 0 {
 			t.Errorf("%d approval blocks left on screen", len(bs))
 		}
-		if h.m.focus == focusApproval || h.m.appr.cur != nil || h.screenContains("Allow bash") {
+		if h.m.focus == keys.FocusApproval || h.m.appr.cur != nil || h.screenContains("Allow bash") {
 			t.Error("the cancelled request still holds the screen or the keyboard")
 		}
 	})
@@ -325,7 +326,7 @@ func TestApprovalQueue(t *testing.T) {
 	if v := verdictOf(t, first); !v.Allowed {
 		t.Errorf("first verdict %+v", v)
 	}
-	if h.m.appr.block == nil || h.m.appr.block.Request().Path != "b.txt" || h.m.focus != focusApproval {
+	if h.m.appr.block == nil || h.m.appr.block.Request().Path != "b.txt" || h.m.focus != keys.FocusApproval {
 		t.Fatal("the second request was not shown with the keyboard after the first was answered")
 	}
 	if h.screenContains("more waiting") {
@@ -367,7 +368,7 @@ func TestApprovalFocus(t *testing.T) {
 	}
 	t.Run("tab lets the user type, and tab comes back", func(t *testing.T) {
 		h.key(tea.KeyTab)
-		if h.m.focus == focusApproval {
+		if h.m.focus == keys.FocusApproval {
 			t.Fatal("tab did not give the keyboard to the input")
 		}
 		if !h.screenContains("tab answer this request") {
@@ -378,7 +379,7 @@ func TestApprovalFocus(t *testing.T) {
 			t.Fatalf("input %q, pending %v: typing answered the request", h.m.input.Value(), b.Pending())
 		}
 		h.key(tea.KeyTab)
-		if h.m.focus != focusApproval {
+		if h.m.focus != keys.FocusApproval {
 			t.Fatal("tab from the input did not return to the request")
 		}
 		h.send(runes("y"))

@@ -3,16 +3,17 @@ package ui
 import (
 	"covey/permission"
 	"covey/ui/approval"
+	"covey/ui/keys"
 )
 
 // newApprovalBlock is the approval of req, its hints naming the default
 // KeyMap's keys (what the transcript's hints name too).
 func newApprovalBlock(req permission.Request) *approval.Block {
-	return approval.New(req, approvalHintKeys(DefaultKeyMap()))
+	return approval.New(req, approvalHintKeys(keys.Default()))
 }
 
 // approvalHintKeys are the bindings of k an approval names in its hints.
-func approvalHintKeys(k KeyMap) approval.Keys {
+func approvalHintKeys(k keys.KeyMap) approval.Keys {
 	return approval.Keys{
 		ApproveYes: k.ApproveYes, ApproveSession: k.ApproveSession, ApproveNo: k.ApproveNo,
 		ApproveFeedback: k.ApproveFeedback, ApproveEdit: k.ApproveEdit,
@@ -24,5 +25,23 @@ func approvalHintKeys(k KeyMap) approval.Keys {
 		ApproveAttemptNext: k.ApproveAttemptNext, ApproveAttemptPrev: k.ApproveAttemptPrev,
 		FeedbackSend: k.FeedbackSend, FeedbackBack: k.FeedbackBack, FocusApproval: k.FocusApproval,
 		Cancel: k.Cancel,
+	}
+}
+
+// approvalKeyState is what ab, the waiting request (nil: none), allows.
+func approvalKeyState(ab *approval.Block) keys.Approval {
+	if ab == nil {
+		return keys.Approval{}
+	}
+	return keys.Approval{
+		Pending:  true,
+		Feedback: ab.FeedbackOpen(),
+		Editable: ab.Editable(),
+		OneSided: ab.OneSided(),
+		WideDiff: ab.MaxShift() > 0,
+		Merge:    ab.IsMerge(),
+		Hunks:    ab.ChoosesHunks(),
+		Trimmed:  ab.Trimmed(),
+		Attempts: ab.IsPick(),
 	}
 }

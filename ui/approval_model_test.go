@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"covey/tools/toolname"
+	"covey/ui/keys"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -55,7 +56,7 @@ func TestApprovalLeavesADraftAlone(t *testing.T) {
 	h.typeText("now ")
 	got := h.ask(context.Background(), bashRequest("ls"))
 	h.deliver(1)
-	if h.m.focus == focusApproval {
+	if h.m.focus == keys.FocusApproval {
 		t.Fatal("the request took the keyboard from a draft being typed")
 	}
 	h.typeText("yes")

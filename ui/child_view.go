@@ -10,6 +10,7 @@ import (
 	"covey/agent"
 	"covey/ui/approval"
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -43,7 +44,7 @@ type childView struct {
 
 	// keys are the root's: the view takes the transcript's keys and the
 	// crew keys, as the conversation does.
-	keys *KeyMap
+	keys *keys.KeyMap
 	// back is the screen the view was opened from (the overview), nil
 	// when it was opened from the conversation.
 	back screen
@@ -61,7 +62,7 @@ const childViewChrome = 2
 // child and its descendants.
 // keys are the root's, back the screen it was opened from (nil: the
 // conversation).
-func newChildView(pane *transcript.SubagentBlock, history []loggedEvent, base transcript.RenderContext, cost CostFunc, keys *KeyMap, back screen) *childView {
+func newChildView(pane *transcript.SubagentBlock, history []loggedEvent, base transcript.RenderContext, cost CostFunc, keys *keys.KeyMap, back screen) *childView {
 	tr := transcript.New(base)
 	rt := newRouter(tr)
 	rt.root, rt.cost, rt.mainModel = pane.AgentID(), cost, pane.Model()

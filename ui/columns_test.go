@@ -10,6 +10,7 @@ import (
 
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/keys"
 )
 
 // longCommands are slash commands whose names, arguments and descriptions
@@ -27,7 +28,7 @@ func TestCompletionFitsLongEntries(t *testing.T) {
 	th := theme.New(theme.ModeDark, true, false)
 	deep := "internal/scripted/scriptedtest/fixtures/conversations/very_long_fixture_name_test.go"
 	for _, w := range []int{40, 80, 200} {
-		c := newCompletion(withCustom(defaultCommands(DefaultKeyMap()), longCommands), DefaultKeyMap(), &th.Styles)
+		c := newCompletion(withCustom(defaultCommands(keys.Default()), longCommands), keys.Default(), &th.Styles)
 		c.SetSize(w)
 		c.Filter("/qa")
 		one := ansi.Strip(c.View())
@@ -35,7 +36,7 @@ func TestCompletionFitsLongEntries(t *testing.T) {
 			t.Errorf("%d: a short name is padded far from its description: %q", w, one)
 		}
 		// Both custom commands: their descriptions start in one column.
-		both := newCompletion(withCustom(nil, longCommands), DefaultKeyMap(), &th.Styles)
+		both := newCompletion(withCustom(nil, longCommands), keys.Default(), &th.Styles)
 		both.SetSize(w)
 		both.Filter("/")
 		lines := strings.Split(ansi.Strip(both.View()), "\n")

@@ -11,6 +11,7 @@ import (
 
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -28,7 +29,7 @@ type command struct {
 
 // defaultCommands is covey's command registry, in the order /help lists
 // it; the keys it names come from keys.
-func defaultCommands(keys KeyMap) []command {
+func defaultCommands(km keys.KeyMap) []command {
 	return []command{
 		{name: "help", help: "show keys and commands", run: (*Model).cmdHelp},
 		{name: "clear", help: "start a fresh conversation", run: (*Model).cmdClear},
@@ -36,7 +37,7 @@ func defaultCommands(keys KeyMap) []command {
 		{name: "model", args: "NAME", help: "show or set the model", run: (*Model).cmdModel},
 		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
 		{name: "context", help: "what fills the context window: prompt, tools, memory, messages, tool results", run: (*Model).cmdContext},
-		{name: "crew", help: "overview of every subagent (" + keyName(keys.Crew) + ")", run: (*Model).cmdCrew},
+		{name: "crew", help: "overview of every subagent (" + keys.Name(km.Crew) + ")", run: (*Model).cmdCrew},
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
 		{name: "worktrees", args: "[prune|apply BRANCH]", help: "worktrees of isolated subagents: list, prune those left behind, or apply one", run: (*Model).cmdWorktrees},
 		{name: "mcp", help: "MCP servers: state, tools, errors; reconnect", run: (*Model).cmdMCP},
@@ -93,14 +94,14 @@ type completion struct {
 	files   pathIndex // the workspace's paths, for "@path"
 	lead    byte      // '/' or '@': what the matches complete
 	start   int       // where the completed word starts in the input
-	keys    KeyMap
+	keys    keys.KeyMap
 	styles  *theme.Styles
 	width   int
 	matches []command
 	sel     int
 }
 
-func newCompletion(cmds []command, keys KeyMap, styles *theme.Styles) completion {
+func newCompletion(cmds []command, keys keys.KeyMap, styles *theme.Styles) completion {
 	return completion{cmds: cmds, keys: keys, styles: styles}
 }
 
@@ -314,11 +315,11 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 	b.WriteString("  " + escNote(*m.keys) + "\n")
 	k := m.keys
 	fmt.Fprintf(&b, "  %s, %s, %s, %s, %s act on the focused pane, the crew overview's row (%s) or the subagent open full-screen\n",
-		keyName(k.ChildOpen), keyName(k.ChildMessage), keyName(k.ChildPause), keyName(k.CancelChild), keyName(k.ChildBackground), keyName(k.Crew))
+		keys.Name(k.ChildOpen), keys.Name(k.ChildMessage), keys.Name(k.ChildPause), keys.Name(k.CancelChild), keys.Name(k.ChildBackground), keys.Name(k.Crew))
 	b.WriteString("Input\n")
 	b.WriteString("  @path\tattaches a file (its content) or folder (its listing) to the message, completed as you type\n")
 	b.WriteString("  !command\tat the start, runs the command in the shell (through the permission gate); the model sees its output\n")
-	fmt.Fprintf(&b, "  long paste\tshows as [pasted N lines]; %s expands it, and the whole text is sent\n", keyName(k.ExpandPaste))
+	fmt.Fprintf(&b, "  long paste\tshows as [pasted N lines]; %s expands it, and the whole text is sent\n", keys.Name(k.ExpandPaste))
 	b.WriteString("Commands\n")
 	for _, c := range m.cmds {
 		name := "/" + c.name
@@ -334,7 +335,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 
 func (m *Model) cmdClear(string) tea.Cmd {
 	if m.turn != nil {
-		m.notice(transcript.NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /clear")
+		m.notice(transcript.NoticeError, "a turn is running: press "+keys.Name(m.keys.Cancel)+" to cancel it before /clear")
 		return nil
 	}
 	if m.appr.cur != nil {
@@ -365,7 +366,7 @@ func (m *Model) handleCleared() tea.Cmd {
 	m.clearing = false
 	m.tr.Clear()
 	m.rt.reset()
-	m.focus = focusInput
+	m.focus = keys.FocusInput
 	m.input.Focus()
 	if next, ok := m.input.Dequeue(); ok {
 		return m.startQueued(next)

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/keys"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -54,7 +55,7 @@ func TestCompletionFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.typed, func(t *testing.T) {
 			custom := []CustomCommand{{Name: "frontend:component", Description: "make a component"}, {Name: "review"}, {Name: "help", Description: "shadowed"}}
-			c := newCompletion(withCustom(defaultCommands(DefaultKeyMap()), custom), DefaultKeyMap(), nil)
+			c := newCompletion(withCustom(defaultCommands(keys.Default()), custom), keys.Default(), nil)
 			c.Filter(tt.typed)
 			var got []string
 			for _, m := range c.matches {
@@ -265,7 +266,7 @@ func TestEngineCommandsRunOutsideUpdate(t *testing.T) {
 // TestFullHelpGroupsNamed: /help names every group of the full help, so a
 // key listed twice (↑/k, enter, esc, t) says where each meaning applies.
 func TestFullHelpGroupsNamed(t *testing.T) {
-	if got, want := len(fullHelpGroups), len(DefaultKeyMap().FullHelp()); got != want {
+	if got, want := len(fullHelpGroups), len(keys.Default().FullHelp()); got != want {
 		t.Fatalf("%d group names for %d groups of keys", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -22,7 +23,7 @@ type compactDoneMsg struct{ err error }
 
 func (m *Model) cmdCompact(focus string) tea.Cmd {
 	if m.turn != nil {
-		m.notice(transcript.NoticeError, "a turn is running: /compact after it ends (or press "+keyName(m.keys.Cancel)+" to cancel it)")
+		m.notice(transcript.NoticeError, "a turn is running: /compact after it ends (or press "+keys.Name(m.keys.Cancel)+" to cancel it)")
 		return nil
 	}
 	c, ok := m.engine.(Compacter)

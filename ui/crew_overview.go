@@ -13,6 +13,7 @@ import (
 	"covey/agent"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -24,7 +25,7 @@ import (
 // always as current as the transcript.
 type crewOverview struct {
 	styles *theme.Styles
-	keys   *KeyMap // the root's: esc, the crew keys, paging
+	keys   *keys.KeyMap // the root's: esc, the crew keys, paging
 	own    crewOverviewKeys
 	width  int
 	height int
@@ -89,7 +90,7 @@ func newCrewOverviewKeys() crewOverviewKeys {
 	}
 }
 
-func newCrewOverview(styles *theme.Styles, keys *KeyMap) *crewOverview {
+func newCrewOverview(styles *theme.Styles, keys *keys.KeyMap) *crewOverview {
 	return &crewOverview{styles: styles, keys: keys, own: newCrewOverviewKeys(), q: newCrewLooks(styles)}
 }
 

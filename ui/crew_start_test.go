@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -32,7 +33,7 @@ func TestMention(t *testing.T) {
 }
 
 func TestCompletionAgents(t *testing.T) {
-	keys := DefaultKeyMap()
+	keys := keys.Default()
 	c := newCompletion(defaultCommands(keys), keys, nil)
 	c.agents = agentEntries([]AgentInfo{{Name: "Explore", Description: "Reads"}, {Name: "general-purpose"}, {Name: "Plan"}})
 	tests := map[string][]string{

@@ -14,6 +14,7 @@ import (
 	"covey/internal/safefile"
 	"covey/permission"
 	"covey/ui/approval"
+	"covey/ui/keys"
 	"covey/ui/painter"
 )
 
@@ -153,7 +154,7 @@ func (m *Model) handleEditResult(msg editResultMsg) {
 		edited := msg.content
 		m.answer(permission.Verdict{Allowed: true, Content: &edited}, approval.OutcomeEdited, "")
 	}
-	if m.appr.block == b && m.focus == focusApproval {
+	if m.appr.block == b && m.focus == keys.FocusApproval {
 		m.focusApproval() // the editor had the terminal; take the keys back
 	}
 }

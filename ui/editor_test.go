@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/keys"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -125,7 +126,7 @@ func TestEditorFlow(t *testing.T) {
 			verdict := make(chan permission.Verdict, 1)
 			req := permission.Request{Tool: toolname.WriteFile, Path: "cmd/main.go", Content: proposed}
 			go func() { verdict <- ap.Ask(ctx, req) }()
-			waitFor(t, prog, func(m Model) bool { return m.focus == focusApproval })
+			waitFor(t, prog, func(m Model) bool { return m.focus == keys.FocusApproval })
 			prog.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
 
 			if tt.pending {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,7 +51,7 @@ type MemoryInfo struct {
 // commands: a command file of the same name is not loaded (the built-in
 // wins, with a warning).
 func BuiltinCommandNames() []string {
-	cmds := defaultCommands(DefaultKeyMap())
+	cmds := defaultCommands(keys.Default())
 	names := make([]string, len(cmds))
 	for i, c := range cmds {
 		names[i] = c.name

@@ -12,6 +12,7 @@ import (
 	xgolden "github.com/charmbracelet/x/exp/golden"
 
 	"covey/tools/toolname"
+	"covey/ui/keys"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -282,7 +283,7 @@ func toolStarted(src agent.Source, id, name, arg string) agent.ToolStarted {
 }
 
 // defaultKeys is a fresh default KeyMap for a component under test.
-func defaultKeys() *KeyMap {
-	k := DefaultKeyMap()
+func defaultKeys() *keys.KeyMap {
+	k := keys.Default()
 	return &k
 }

@@ -11,6 +11,7 @@ import (
 
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/keys"
 )
 
 // maxInputLines is how tall the input grows before it scrolls.
@@ -22,7 +23,7 @@ const maxInputLines = 8
 type inputModel struct {
 	ta     textarea.Model
 	styles *theme.Styles
-	keys   KeyMap
+	keys   keys.KeyMap
 	width  int
 	sized  bool // SetSize has set the textarea's width once
 
@@ -57,7 +58,7 @@ const (
 	promptShell   = "! "
 )
 
-func newInput(styles *theme.Styles, keys KeyMap) inputModel {
+func newInput(styles *theme.Styles, keys keys.KeyMap) inputModel {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = promptMessage
@@ -182,7 +183,7 @@ func (m *inputModel) SetTarget(name string) {
 		m.syncPrompt()
 	} else {
 		m.ta.Prompt = "to " + cells.OneLine(name) + " › "
-		m.ta.Placeholder = "message for " + cells.OneLine(name) + " (" + keyName(m.keys.AddressCancel) + ": back to the main agent)"
+		m.ta.Placeholder = "message for " + cells.OneLine(name) + " (" + keys.Name(m.keys.AddressCancel) + ": back to the main agent)"
 	}
 	m.ta.SetWidth(max(m.width, 4))
 	m.fitHeight()

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/theme"
+	"covey/ui/keys"
 )
 
 var testFiles = []string{
@@ -94,7 +95,7 @@ func BenchmarkPathIndexMatch(b *testing.B) {
 // before the word; a file is followed by a space, a folder is not.
 func TestCompletionAt(t *testing.T) {
 	th := theme.New(theme.ModeDark, true, false)
-	c := newCompletion(nil, DefaultKeyMap(), &th.Styles)
+	c := newCompletion(nil, keys.Default(), &th.Styles)
 	c.agents = agentEntries([]AgentInfo{{Name: "Explore"}, {Name: "Plan"}})
 	c.files = newPathIndex([]string{"explain.md", "src/main.go"}, time.Now())
 	names := func() []string {
@@ -274,7 +275,7 @@ func TestShellCommand(t *testing.T) {
 // agent types, then paths, folders marked; at both sizes.
 func TestCompletionAtView(t *testing.T) {
 	th := theme.New(theme.ModeDark, true, false)
-	c := newCompletion(nil, DefaultKeyMap(), &th.Styles)
+	c := newCompletion(nil, keys.Default(), &th.Styles)
 	c.agents = agentEntries([]AgentInfo{{Name: "Explore", Description: "fast read-only search of the codebase"}})
 	c.files = newPathIndex(append([]string{"exp/lib.go", "docs/explain.md"}, testFiles...), time.Now())
 	c.Filter("@exp")

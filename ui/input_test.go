@@ -7,11 +7,12 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/theme"
+	"covey/ui/keys"
 )
 
 func newTestInput() inputModel {
 	th := theme.New(theme.ModeDark, true, false)
-	in := newInput(&th.Styles, DefaultKeyMap())
+	in := newInput(&th.Styles, keys.Default())
 	in.SetSize(60)
 	return in
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -84,7 +85,7 @@ func (m *Model) keyFlowFirst(k tea.KeyMsg) (tea.Cmd, bool) {
 			return nil, true // esc keeps it
 		}
 	}
-	if m.kx.grace && m.focus == focusApproval && m.appr.block != nil {
+	if m.kx.grace && m.focus == keys.FocusApproval && m.appr.block != nil {
 		// A key in flight: the request waits until the typing stops.
 		return m.restartGrace(), true
 	}
@@ -98,8 +99,8 @@ func (m *Model) armCancel(b *transcript.SubagentBlock) {
 	if b.IsShell() {
 		verb = "kill"
 	}
-	m.status.SetHint(keyName(m.keys.CancelChild) + " again to " + verb + " " + cells.OneLine(b.Name()) + " · " +
-		keyName(m.keys.ViewBack) + " keeps it")
+	m.status.SetHint(keys.Name(m.keys.CancelChild) + " again to " + verb + " " + cells.OneLine(b.Name()) + " · " +
+		keys.Name(m.keys.ViewBack) + " keeps it")
 }
 
 // startGrace starts the grace of a request just shown.
@@ -203,7 +204,7 @@ func (m *Model) backTo() string {
 			return "the pane"
 		}
 	case nil:
-		if m.focus == focusTranscript && m.appr.block != nil {
+		if m.focus == keys.FocusTranscript && m.appr.block != nil {
 			return "the request"
 		}
 	}
@@ -213,7 +214,7 @@ func (m *Model) backTo() string {
 // viewBarShown reports whether the view bar stands where the input does:
 // the screen shown has the keys.
 func (m *Model) viewBarShown() bool {
-	return m.focus == focusScreen
+	return m.focus == keys.FocusScreen
 }
 
 // inputHeight is the height of the input, or of the view bar in its

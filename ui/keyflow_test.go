@@ -11,6 +11,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/approval"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -76,23 +77,6 @@ func TestHelpPagesWhenTooTall(t *testing.T) {
 	}
 }
 
-func TestHelpListsBindingsNoGroupNames(t *testing.T) {
-	k := DefaultKeyMap()
-	k.apply(keyState{focus: focusTranscript, child: childKeys{any: true, running: true, foreground: true, canMessage: true}})
-	groups := k.helpGroups(nil)
-	seen := map[string]bool{}
-	for _, g := range groups {
-		for _, b := range g {
-			seen[b.Help().Key+" "+b.Help().Desc] = true
-		}
-	}
-	for _, b := range k.all() {
-		if b.Enabled() && !seen[b.Help().Key+" "+b.Help().Desc] {
-			t.Errorf("enabled %q is not in the help", b.Help().Key)
-		}
-	}
-}
-
 func TestEscGoesBackWhereTheUserCameFrom(t *testing.T) {
 	h := newHarness(t, 100, 30)
 	namedPanes(h)
@@ -105,7 +89,7 @@ func TestEscGoesBackWhereTheUserCameFrom(t *testing.T) {
 		t.Errorf("the overview does not say where esc goes:\n%s", ansi.Strip(h.m.View()))
 	}
 	h.key(tea.KeyEsc)
-	if h.m.scr != nil || h.m.focus != focusTranscript || h.m.tr.Focused() != pane {
+	if h.m.scr != nil || h.m.focus != keys.FocusTranscript || h.m.tr.Focused() != pane {
 		t.Fatalf("esc from the overview did not give the focus back to the pane")
 	}
 	// o then esc: the pane again; a letter after it is a key, not text.
@@ -118,13 +102,13 @@ func TestEscGoesBackWhereTheUserCameFrom(t *testing.T) {
 		t.Fatal("esc from the full-screen view did not go back to the pane")
 	}
 	h.key(tea.KeyEsc)
-	if h.m.focus == focusTranscript {
+	if h.m.focus == keys.FocusTranscript {
 		t.Fatal("esc from the pane did not go back to the input")
 	}
 	// The overview opened from the input goes back to the input.
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlG})
 	h.key(tea.KeyEsc)
-	if h.m.scr != nil || h.m.focus == focusTranscript {
+	if h.m.scr != nil || h.m.focus == keys.FocusTranscript {
 		t.Fatal("esc from an overview opened from the input did not go back to the input")
 	}
 }
@@ -179,7 +163,7 @@ func TestCancelAsksForASecondX(t *testing.T) {
 		if h.screenContains("x again") {
 			t.Errorf("%s: the confirm hint stayed", tt.name)
 		}
-		if h.m.focus != focusTranscript {
+		if h.m.focus != keys.FocusTranscript {
 			t.Errorf("%s: the pane lost the focus", tt.name)
 		}
 	}
@@ -223,7 +207,7 @@ func TestFinishedPaneSaysWhyPDoesNothing(t *testing.T) {
 	h.events(agent.ChildFinished{Source: kids[2], Reason: agent.StopOK, Summary: "done"})
 	h.key(tea.KeyTab)
 	h.typeText("p")
-	if h.m.focus != focusTranscript || h.m.input.Value() != "" {
+	if h.m.focus != keys.FocusTranscript || h.m.input.Value() != "" {
 		t.Fatal("p on a finished pane left the pane or typed into the input")
 	}
 	if !h.screenContains("has finished: nothing to pause") {
@@ -242,7 +226,7 @@ func TestHelpShowsAnApprovalsHunkKeys(t *testing.T) {
 		h := newApprovalHarness(t, size[0], size[1])
 		h.ask(context.Background(), editRequest("f.txt", hunkFile, hunkEdit))
 		h.deliver(1)
-		if h.m.focus != focusApproval {
+		if h.m.focus != keys.FocusApproval {
 			t.Fatal("the request did not take the keyboard")
 		}
 		help := helpText(t, h.harness)

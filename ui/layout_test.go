@@ -108,21 +108,3 @@ func TestApprovalScrollsSideways(t *testing.T) {
 		}
 	})
 }
-
-// TestApprovalSidewaysKeys checks that < and > are enabled, and listed by
-// ?, exactly while a waiting request's diff is wider than the screen.
-func TestApprovalSidewaysKeys(t *testing.T) {
-	for _, wide := range []bool{false, true} {
-		k := DefaultKeyMap()
-		k.apply(keyState{focus: focusApproval, approval: approvalKeys{pending: true, editable: true, wideDiff: wide}})
-		listed := false
-		for _, col := range k.FullHelp() {
-			for _, b := range col {
-				listed = listed || b.Enabled() && b.Help().Key == ">"
-			}
-		}
-		if k.ApproveLeft.Enabled() != wide || k.ApproveRight.Enabled() != wide || listed != wide {
-			t.Errorf("wide %v: < enabled %v, > enabled %v, listed by ? %v", wide, k.ApproveLeft.Enabled(), k.ApproveRight.Enabled(), listed)
-		}
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"covey/mcp"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -37,7 +38,7 @@ const mcpStderrLines = 5
 // trusts the project's.
 type mcpPanel struct {
 	styles *theme.Styles
-	keys   *KeyMap // the root's: esc
+	keys   *keys.KeyMap // the root's: esc
 	own    mcpPanelKeys
 	width  int
 	height int
@@ -62,7 +63,7 @@ func newMCPPanelKeys() mcpPanelKeys {
 	}
 }
 
-func newMCPPanel(styles *theme.Styles, keys *KeyMap) *mcpPanel {
+func newMCPPanel(styles *theme.Styles, keys *keys.KeyMap) *mcpPanel {
 	return &mcpPanel{styles: styles, keys: keys, own: newMCPPanelKeys()}
 }
 
@@ -268,11 +269,11 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 		out = append(out, "", cells.Fit(st.Notice.Info.Render(p.note), w))
 	}
 	k := p.own
-	hint := firstKey(k.Up) + "/" + firstKey(k.Down) + " select · " + keyName(k.Reconnect) + " reconnect"
+	hint := keys.First(k.Up) + "/" + keys.First(k.Down) + " select · " + keys.Name(k.Reconnect) + " reconnect"
 	if p.hasUntrusted() {
-		hint += " · " + keyName(k.Trust) + " trust this project's servers"
+		hint += " · " + keys.Name(k.Trust) + " trust this project's servers"
 	}
-	hint += " · " + keyName(p.keys.ViewBack) + " back" // the view bar says where to
+	hint += " · " + keys.Name(p.keys.ViewBack) + " back" // the view bar says where to
 	out = append(out, "", cells.Fit(st.Crew.Header.Render(hint), w))
 	return out, selAt
 }

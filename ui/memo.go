@@ -1,5 +1,7 @@
 package ui
 
+import "covey/ui/keys"
+
 // memo keeps the last rendering of a component with the inputs it was made
 // from: the input, status and help lines cost tens of microseconds each in
 // lipgloss and rarely change between two frames of streaming output.
@@ -48,5 +50,5 @@ type helpKey struct {
 	width, height int
 	full          bool
 	page          int
-	keys          keyState
+	keys          keys.State
 }

@@ -16,6 +16,7 @@ import (
 	"covey/theme"
 	"covey/ui/approval"
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/markdown"
 	"covey/ui/painter"
 	"covey/ui/transcript"
@@ -111,7 +112,7 @@ type Model struct {
 	// agentProblems are the agent files' problems, for /agents.
 	agentProblems []AgentFileProblems
 	styles        *theme.Styles
-	keys          *KeyMap // shared with the screens, which match and list its bindings
+	keys          *keys.KeyMap // shared with the screens, which match and list its bindings
 	help          help.Model
 	cmds          []command
 	skills        []SkillInfo
@@ -124,7 +125,7 @@ type Model struct {
 	status statusBar
 
 	width, height int
-	focus         focus // where the keys go
+	focus         keys.Focus // where the keys go
 	fullHelp      bool
 
 	turn    *turn
@@ -152,7 +153,7 @@ type Model struct {
 	painter *painter.Painter
 	frame   int
 
-	keyState keyState    // what the keys were last enabled for
+	keyState keys.State  // what the keys were last enabled for
 	memo     *chromeMemo // last renderings of the input, status and help
 
 	perms      Permissions
@@ -258,10 +259,10 @@ func newModel(ctx context.Context, opts Options) Model {
 			mdStyle = "notty"
 		}
 	}
-	keys := DefaultKeyMap()
+	km := keys.Default()
 	ctx, cancel := context.WithCancel(ctx)
-	hintKeys := keys // the help text blocks show; never enabled or disabled
-	liveKeys := keys // the bindings enabled for the state (layout)
+	hintKeys := km // the help text blocks show; never enabled or disabled
+	liveKeys := km // the bindings enabled for the state (layout)
 	tr := transcript.New(transcript.RenderContext{Styles: styles, Markdown: markdown.NewRenderer(mdStyle, styles), Keys: &transcript.Keys{Toggle: hintKeys.Toggle, Bottom: hintKeys.Bottom}})
 	m := Model{
 		engine:          opts.Engine,
@@ -270,12 +271,12 @@ func newModel(ctx context.Context, opts Options) Model {
 		styles:          styles,
 		keys:            &liveKeys,
 		help:            newHelp(styles),
-		cmds:            withCustom(defaultCommands(keys), opts.Commands),
+		cmds:            withCustom(defaultCommands(km), opts.Commands),
 		skills:          opts.Skills,
 		memory:          opts.Memory,
 		tr:              tr,
 		rt:              newRouter(tr),
-		input:           newInput(styles, keys),
+		input:           newInput(styles, km),
 		status:          newStatusBar(styles, opts.Workspace, opts.PermissionMode),
 		ctx:             ctx,
 		cancel:          cancel,
@@ -286,7 +287,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		quitAfter:       quitWindow,
 		kx:              keyFlow{graceFor: opts.ApprovalGrace},
 	}
-	m.comp = newCompletion(m.cmds, keys, styles)
+	m.comp = newCompletion(m.cmds, km, styles)
 	m.comp.SetAgents(agentEntries(opts.Agents))
 	m.ov = newCrewOverview(styles, m.keys)
 	m.mp = newMCPPanel(styles, m.keys)
@@ -295,7 +296,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.hooks, m.notifier = opts.Hooks, opts.Notify
 	m.rt.cost = opts.Cost
 	m.rt.keepLog = true
-	m.rt.retryHint = keys.Retry.Help().Key + " retries"
+	m.rt.retryHint = km.Retry.Help().Key + " retries"
 	if opts.Engine != nil {
 		m.status.SetModel(opts.Engine.Model())
 		m.rt.mainModel = opts.Engine.Model()
@@ -311,7 +312,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		}
 	}
 	if opts.Welcome != nil {
-		m.tr.Append(newWelcomeBlock(*opts.Welcome, keys))
+		m.tr.Append(newWelcomeBlock(*opts.Welcome, km))
 	}
 	m.replay(opts.Replay, opts.ResumeNote)
 	if opts.Load != nil {
@@ -697,26 +698,26 @@ func tick(id int) tea.Cmd {
 func (m *Model) layout() {
 	now := m.clock()
 	ab := m.appr.block
-	m.keyState = keyState{
-		focus:         m.focus,
-		inputEmpty:    m.input.Value() == "",
-		completing:    m.popupOpen(),
-		completingAt:  m.popupOpen() && m.comp.lead == '@',
-		running:       m.turn != nil || m.bgTurn,
-		historyAtEdge: m.input.HasHistory(),
-		pasted:        m.input.HasPastes(),
-		shell:         m.input.shell,
-		approval:      approvalKeyState(ab),
-		canGrant:      m.perms != nil && (ab == nil || !permission.IsTrustQuestion(ab.Request().Tool)),
-		canCycle:      m.perms != nil,
-		canRetry:      m.lastFailed && m.engine != nil,
-		addressing:    m.addr != nil,
-		screen:        m.screenKeyState(),
-		child:         m.childKeyState(),
-		backTo:        m.backTo(),
+	m.keyState = keys.State{
+		Focus:         m.focus,
+		InputEmpty:    m.input.Value() == "",
+		Completing:    m.popupOpen(),
+		CompletingAt:  m.popupOpen() && m.comp.lead == '@',
+		Running:       m.turn != nil || m.bgTurn,
+		HistoryAtEdge: m.input.HasHistory(),
+		Pasted:        m.input.HasPastes(),
+		Shell:         m.input.shell,
+		Approval:      approvalKeyState(ab),
+		CanGrant:      m.perms != nil && (ab == nil || !permission.IsTrustQuestion(ab.Request().Tool)),
+		CanCycle:      m.perms != nil,
+		CanRetry:      m.lastFailed && m.engine != nil,
+		Addressing:    m.addr != nil,
+		Screen:        m.screenKeyState(),
+		Child:         m.childKeyState(),
+		BackTo:        m.backTo(),
 	}
-	m.keys.apply(m.keyState)
-	m.keys.Help.SetHelp(keyName(m.keys.Help), m.helpKeyDesc())
+	m.keys.Apply(m.keyState)
+	m.keys.Help.SetHelp(keys.Name(m.keys.Help), m.helpKeyDesc())
 	m.help.Width = m.width
 	m.input.SetSize(m.width)
 	m.comp.SetSize(m.width)
@@ -753,7 +754,7 @@ func (m *Model) layout() {
 // popupOpen reports whether the command popup shows: it belongs to the
 // input, so only while the input has the focus.
 func (m *Model) popupOpen() bool {
-	return m.comp.Open() && m.focus != focusTranscript && m.focus != focusApproval
+	return m.comp.Open() && m.focus != keys.FocusTranscript && m.focus != keys.FocusApproval
 }
 
 func (m *Model) helpHeight() int {
@@ -765,9 +766,9 @@ func (m *Model) helpHeight() int {
 
 // escNote says what esc leaves running; the full help ends with it while
 // esc cancels a turn, and /help says it too. The keys come from k.
-func escNote(k KeyMap) string {
-	return keyName(k.Cancel) + " cancels the turn and its foreground subagents; background subagents keep running (" +
-		keyName(k.CancelChild) + " cancels one)"
+func escNote(k keys.KeyMap) string {
+	return keys.Name(k.Cancel) + " cancels the turn and its foreground subagents; background subagents keep running (" +
+		keys.Name(k.CancelChild) + " cancels one)"
 }
 
 // helpLines are the lines of the help: the one-line hint, or the page of
@@ -776,16 +777,14 @@ func (m *Model) helpLines() []string {
 	if !m.fullHelp {
 		var skip []key.Binding
 		if m.viewBarShown() {
-			skip = enabledKeys(m.scr.ShortHelp())
+			skip = keys.Enabled(m.scr.ShortHelp())
 		}
-		return []string{m.keys.shortHelpLine(m.styles, m.width, skip)}
+		return []string{m.keys.ShortHelpLine(m.styles, m.width, skip)}
 	}
 	pages := m.helpPages()
 	return pages[min(m.kx.helpPage, len(pages)-1)]
 }
 
-// helpPages is the full help cut into pages that leave the transcript a
-// few rows.
 // helpKeyDesc says what ? does next: with the full help open it turns
 // its page or hides it, so the full help does not offer "more keys". The
 // three words have one width: the pages do not change with them.
@@ -799,19 +798,25 @@ func (m *Model) helpKeyDesc() string {
 	return "hide keys"
 }
 
+// minTranscriptRows is what the full help leaves of the transcript at
+// least; taller help is paged.
+const minTranscriptRows = 3
+
+// helpPages is the full help cut into pages that leave the transcript a
+// few rows.
 func (m *Model) helpPages() [][]string {
 	var lead [][]key.Binding
-	if m.focus == focusScreen {
+	if m.focus == keys.FocusScreen {
 		lead = m.scr.FullHelp()
 	}
-	lines := m.keys.fullHelpLines(m.styles, m.width, lead)
+	lines := m.keys.FullHelpLines(m.styles, m.width, lead)
 	if m.keys.Cancel.Enabled() {
 		for _, l := range cells.Wrap(escNote(*m.keys), m.width) {
 			lines = append(lines, m.styles.Help.Desc.Render(l))
 		}
 	}
 	rows := m.height - m.inputHeight() - 1 - minTranscriptRows
-	return helpPages(m.styles, *m.keys, lines, rows)
+	return m.keys.HelpPages(m.styles, lines, rows)
 }
 
 // helpView is the help line (or the full help), every line cut to the
@@ -847,7 +852,7 @@ func (m *Model) render() string {
 	if m.viewBarShown() {
 		b.WriteString(m.styles.Input.Border.Render(strings.Repeat("─", max(m.width, 0))))
 		b.WriteByte('\n')
-		b.WriteString(m.keys.viewBar(m.styles, m.scr, m.width))
+		b.WriteString(m.keys.ViewBar(m.styles, m.scr.Title(), m.scr.ShortHelp(), m.width))
 	} else {
 		b.WriteString(m.memo.input.get(m.input.memoKey(), func() string { return m.input.View() }))
 	}

@@ -10,6 +10,7 @@ import (
 	"covey/agent"
 	"covey/ui/approval"
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -19,7 +20,7 @@ import (
 // input addressed to a child, and the crew commands (/crew, /diff, /cost).
 
 // address is the child the input's next message goes to. It is the
-// input's target, not a focus: the input has the keys (focusInput), and
+// input's target, not a focus: the input has the keys (keys.FocusInput), and
 // a waiting request may take them for a while and give them back.
 type address struct {
 	agentID, name string
@@ -56,7 +57,7 @@ func (m *Model) chosenChild() *transcript.SubagentBlock {
 		}
 		return nil
 	}
-	if m.focus != focusTranscript {
+	if m.focus != keys.FocusTranscript {
 		return nil
 	}
 	b, _ := m.tr.Focused().(*transcript.SubagentBlock)
@@ -64,17 +65,17 @@ func (m *Model) chosenChild() *transcript.SubagentBlock {
 }
 
 // childKeyState is what the chosen child allows, for the KeyMap.
-func (m *Model) childKeyState() childKeys {
+func (m *Model) childKeyState() keys.Child {
 	b := m.chosenChild()
 	if b == nil {
-		return childKeys{}
+		return keys.Child{}
 	}
-	return childKeys{
-		any:        true,
-		running:    b.Running(),
-		foreground: b.Running() && !b.Background(),
-		canMessage: m.engine != nil && !b.IsShell(),
-		shell:      b.IsShell(),
+	return keys.Child{
+		Any:        true,
+		Running:    b.Running(),
+		Foreground: b.Running() && !b.Background(),
+		CanMessage: m.engine != nil && !b.IsShell(),
+		Shell:      b.IsShell(),
 	}
 }
 
@@ -147,7 +148,7 @@ func (m *Model) startAddress(b *transcript.SubagentBlock) {
 	if m.scr == nil {
 		m.tr.Blur()
 	}
-	m.focus = focusInput
+	m.focus = keys.FocusInput
 	m.input.Focus()
 }
 
@@ -233,7 +234,7 @@ func (m *Model) openCrew() {
 	chosen := m.chosenChild()
 	if m.scr == nil {
 		var from transcript.Block
-		if m.focus == focusTranscript {
+		if m.focus == keys.FocusTranscript {
 			from = m.tr.Focused()
 		}
 		m.ov.SetFrom(from)
@@ -278,7 +279,7 @@ func (m *Model) closeScreen() {
 
 // focusBlock gives the keys to b, a block of the conversation.
 func (m *Model) focusBlock(b transcript.Block) {
-	m.focus = focusTranscript
+	m.focus = keys.FocusTranscript
 	m.input.Blur()
 	m.tr.SetFocus(b)
 }
@@ -349,7 +350,7 @@ func (m *Model) cmdDiff(arg string) tea.Cmd {
 	}
 	b := m.rt.find(arg)
 	if b == nil {
-		m.notice(transcript.NoticeError, "no subagent named "+arg+"; "+keyName(m.keys.Crew)+" lists them")
+		m.notice(transcript.NoticeError, "no subagent named "+arg+"; "+keys.Name(m.keys.Crew)+" lists them")
 		return nil
 	}
 	m.tr.Append(transcript.NewFilesSnapshot(b, "Files changed by "+b.Name()))

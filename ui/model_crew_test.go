@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -443,7 +444,7 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	if h.m.shownChild().appr == nil || h.m.shownChild().tr.IndexOf(h.m.shownChild().appr) < 0 {
 		t.Fatalf("the child's request is not shown in its view:\n%s", ansi.Strip(h.m.View()))
 	}
-	if h.m.focus != focusApproval {
+	if h.m.focus != keys.FocusApproval {
 		t.Fatal("the request did not take the keyboard in the child's view")
 	}
 	h.send(runes("y"))

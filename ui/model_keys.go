@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"covey/ui/keys"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -34,7 +36,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if cmd, done := m.keyFlowFirst(k); done {
 		return cmd
 	}
-	if m.focus == focusApproval {
+	if m.focus == keys.FocusApproval {
 		if cmd, handled := m.handleApprovalKey(k); handled {
 			return cmd
 		}
@@ -48,9 +50,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case m.focus == focusScreen:
+	case m.focus == keys.FocusScreen:
 		return m.handleScreenKey(k)
-	case m.focus == focusInput && m.addr != nil:
+	case m.focus == keys.FocusInput && m.addr != nil:
 		if cmd, ok := m.handleAddressKey(k); ok {
 			return cmd
 		}
@@ -104,9 +106,9 @@ func (m *Model) handleMainKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	switch m.focus {
-	case focusApproval:
+	case keys.FocusApproval:
 		return nil // the approval's keys only: typing must not reach the input
-	case focusTranscript:
+	case keys.FocusTranscript:
 		return m.handleTranscriptKey(k)
 	}
 	return m.handleInputKey(k)
@@ -201,7 +203,7 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 		return m.sendInput()
 	case key.Matches(k, m.keys.FocusNext), key.Matches(k, m.keys.FocusPrev):
 		if m.tr.MoveFocus(-1) {
-			m.focus = focusTranscript
+			m.focus = keys.FocusTranscript
 			m.input.Blur()
 		}
 		return nil
@@ -252,7 +254,7 @@ func (m *Model) handleTranscriptKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) focusInput() {
-	m.focus = focusInput
+	m.focus = keys.FocusInput
 	m.tr.Blur()
 	m.input.Focus()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -80,7 +81,7 @@ func TestModelFocus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h.key(tt.key)
-			if h.m.focus != focusTranscript {
+			if h.m.focus != keys.FocusTranscript {
 				t.Fatal("focus is not in the transcript")
 			}
 			if got := h.m.tr.Focused(); got != tt.want {
@@ -102,7 +103,7 @@ func TestModelFocus(t *testing.T) {
 	})
 	t.Run("typing returns to the input", func(t *testing.T) {
 		h.typeText("h")
-		if h.m.focus == focusTranscript || h.m.tr.Focused() != nil {
+		if h.m.focus == keys.FocusTranscript || h.m.tr.Focused() != nil {
 			t.Error("focus stayed in the transcript")
 		}
 		if got := h.m.input.Value(); got != "h" {
@@ -112,7 +113,7 @@ func TestModelFocus(t *testing.T) {
 	t.Run("esc returns to the input", func(t *testing.T) {
 		h.key(tea.KeyTab)
 		h.key(tea.KeyEsc)
-		if h.m.focus == focusTranscript {
+		if h.m.focus == keys.FocusTranscript {
 			t.Error("esc did not return to the input")
 		}
 	})
@@ -202,7 +203,7 @@ func TestModelCancelChild(t *testing.T) {
 		if len(cancelled) != 1 {
 			t.Errorf("CancelChild called again: %v", cancelled)
 		}
-		if h.m.focus != focusTranscript || h.m.input.Value() != "" {
+		if h.m.focus != keys.FocusTranscript || h.m.input.Value() != "" {
 			t.Error("x on a finished pane left the pane or typed into the input")
 		}
 		if !h.screenContains("has finished: nothing to cancel") {

@@ -11,6 +11,7 @@ import (
 
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/keys"
 )
 
 // ErrNoChoice is returned by PickSession when the user leaves the picker
@@ -167,7 +168,7 @@ func (p picker) View() string {
 	}
 	k := p.keys
 	hint := fmt.Sprintf("%s/%s choose · %s %s · %s %s · %d/%d",
-		firstKey(k.Up), firstKey(k.Down), keyName(k.Pick), k.Pick.Help().Desc, keyName(k.Quit), k.Quit.Help().Desc, p.sel+1, len(p.items))
+		keys.First(k.Up), keys.First(k.Down), keys.Name(k.Pick), k.Pick.Help().Desc, keys.Name(k.Quit), k.Quit.Help().Desc, p.sel+1, len(p.items))
 	lines = append(lines, cells.Fit(st.Hint.Render(hint), w))
 	return strings.Join(lines, "\n")
 }

@@ -1,27 +1,16 @@
 package ui
 
 import (
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// This file holds what decides where a key goes: the one focus value, and
-// the screens that fill the area above the input in place of the
+// This file holds what decides where a key goes: the one focus value
+// (keys.Focus), and the screens that fill the area above the input in place of the
 // conversation (the crew overview, a child's full-screen view, /mcp).
-
-// focus is where the keys go. There is exactly one: the input (which may
-// be addressed to a child, see address), a block of the conversation, the
-// waiting request, or the screen shown.
-type focus uint8
-
-const (
-	focusInput      focus = iota // the input
-	focusTranscript              // a block of the conversation
-	focusApproval                // the waiting request
-	focusScreen                  // the screen shown (Model.scr)
-)
 
 // screen is a view that stands in for the conversation and takes the keys
 // while it has the focus. It owns its keys: Update matches them and says
@@ -66,22 +55,14 @@ type blockScreen interface {
 	BlockFocused() bool
 }
 
-// screenKeys is what the keys need to know of the screen shown.
-type screenKeys struct {
-	open      bool // a screen stands in for the conversation
-	blocks    bool // it shows a child's transcript (blockScreen)
-	focusable bool // ... with a block tab can focus
-	focused   bool // ... and a block of it has the focus
-}
-
 // screenKeyState describes the screen shown for the KeyMap.
-func (m *Model) screenKeyState() screenKeys {
+func (m *Model) screenKeyState() keys.Screen {
 	if m.scr == nil {
-		return screenKeys{}
+		return keys.Screen{}
 	}
-	s := screenKeys{open: true}
+	s := keys.Screen{Open: true}
 	if b, ok := m.scr.(blockScreen); ok {
-		s.blocks, s.focusable, s.focused = true, b.HasFocusable(), b.BlockFocused()
+		s.Blocks, s.Focusable, s.Focused = true, b.HasFocusable(), b.BlockFocused()
 	}
 	return s
 }
@@ -90,9 +71,9 @@ func (m *Model) screenKeyState() screenKeys {
 // unless a message to a child is being typed: the input keeps them.
 func (m *Model) openScreen(s screen) {
 	m.scr = s
-	m.focus = focusScreen
+	m.focus = keys.FocusScreen
 	if m.addr != nil {
-		m.focus = focusInput
+		m.focus = keys.FocusInput
 	}
 	m.tr.Blur()
 	m.input.Blur()
@@ -124,11 +105,11 @@ func (m *Model) updateScreen(msg tea.Msg) tea.Cmd {
 // typed there, else to the input.
 func (m *Model) focusBack() {
 	if m.scr != nil && m.addr == nil {
-		m.focus = focusScreen
+		m.focus = keys.FocusScreen
 		m.input.Blur()
 		return
 	}
-	m.focus = focusInput
+	m.focus = keys.FocusInput
 	m.input.Focus()
 }
 

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"covey/ui/keys"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -12,7 +14,7 @@ import (
 // /sessions list): one type with its keys beside it, and nothing in the
 // root model but the call that opens it.
 type listScreen struct {
-	keys   *KeyMap // the root's: esc
+	keys   *keys.KeyMap // the root's: esc
 	next   key.Binding
 	items  []string
 	sel    int
@@ -78,7 +80,7 @@ func TestANewScreenNeedsNothingOfTheRoot(t *testing.T) {
 			t.Errorf("%dx%d: ? does not list the screen's keys:\n%s", size[0], size[1], help)
 		}
 		h.key(tea.KeyEsc)
-		if h.m.scr != nil || h.m.focus != focusInput || !h.screenContains("Ask covey") {
+		if h.m.scr != nil || h.m.focus != keys.FocusInput || !h.screenContains("Ask covey") {
 			t.Errorf("%dx%d: esc did not bring the input back:\n%s", size[0], size[1], strings.Join(h.screenLines(), "\n"))
 		}
 	}

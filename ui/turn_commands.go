@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/tools"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -21,7 +22,7 @@ type undoDoneMsg struct {
 
 func (m *Model) cmdUndo(string) tea.Cmd {
 	if m.turn != nil {
-		m.notice(transcript.NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /undo")
+		m.notice(transcript.NoticeError, "a turn is running: press "+keys.Name(m.keys.Cancel)+" to cancel it before /undo")
 		return nil
 	}
 	if m.engine == nil {
@@ -55,7 +56,7 @@ func (m *Model) cmdRetry(string) tea.Cmd { return m.retry() }
 // retry runs the last user turn again, like a new turn.
 func (m *Model) retry() tea.Cmd {
 	if m.turn != nil {
-		m.notice(transcript.NoticeError, "a turn is running: press "+keyName(m.keys.Cancel)+" to cancel it before /retry")
+		m.notice(transcript.NoticeError, "a turn is running: press "+keys.Name(m.keys.Cancel)+" to cancel it before /retry")
 		return nil
 	}
 	m.notice(transcript.NoticeInfo, "retrying your last message")

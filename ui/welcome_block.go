@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"covey/ui/cells"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -41,19 +42,19 @@ type WelcomeBlock struct {
 
 // newWelcomeBlock builds the card; its key hints come from keys, so a
 // rebinding changes them.
-func newWelcomeBlock(w Welcome, keys KeyMap) *WelcomeBlock {
+func newWelcomeBlock(w Welcome, km keys.KeyMap) *WelcomeBlock {
 	return &WelcomeBlock{w: w, hints: []keyHint{
-		{keys.Help.Help().Key, "help"},
+		{km.Help.Help().Key, "help"},
 		{"/agents", "subagent types"},
-		{keys.Quit.Help().Key + " twice", "quit"},
+		{km.Quit.Help().Key + " twice", "quit"},
 	}, crew: []keyHint{
-		{keyName(keys.FocusNext), "to a subagent's pane, then"},
-		{keyName(keys.ChildOpen), "open"},
-		{keyName(keys.ChildMessage), "message"},
-		{keyName(keys.ChildPause), "pause"},
-		{keyName(keys.ChildBackground), "background"},
-		{keyName(keys.CancelChild), "cancel"},
-		{keyName(keys.Crew), "crew overview"},
+		{keys.Name(km.FocusNext), "to a subagent's pane, then"},
+		{keys.Name(km.ChildOpen), "open"},
+		{keys.Name(km.ChildMessage), "message"},
+		{keys.Name(km.ChildPause), "pause"},
+		{keys.Name(km.ChildBackground), "background"},
+		{keys.Name(km.CancelChild), "cancel"},
+		{keys.Name(km.Crew), "crew overview"},
 	}}
 }
 
@@ -104,7 +105,7 @@ func (b *WelcomeBlock) Lines(ctx transcript.RenderContext) []string {
 	if len(crew) > 1 {
 		crew = append([]string{crew[0] + " " + crew[1]}, crew[2:]...) // "tab to a pane, then o open"
 	}
-	lines = append(lines, wrapItems(st, crew, ctx.Width)...)
+	lines = append(lines, keys.WrapItems(st, crew, ctx.Width)...)
 	lines = append(lines, "")
 	for i, l := range lines {
 		lines[i] = cells.Fit(l, ctx.Width)

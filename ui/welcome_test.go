@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"covey/theme"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -35,25 +36,25 @@ func welcomeModel(instructions string) Model {
 func TestWelcome(t *testing.T) {
 	for name, file := range map[string]string{"with AGENTS.md": "AGENTS.md", "without": ""} {
 		t.Run(name, func(t *testing.T) {
-			lines := newWelcomeBlock(*welcomeModel(file).welcomeOpts(), DefaultKeyMap()).Lines(blockCtx(t, 80))
+			lines := newWelcomeBlock(*welcomeModel(file).welcomeOpts(), keys.Default()).Lines(blockCtx(t, 80))
 			golden(t, lines, 80)
 		})
 	}
-	t.Run("hints follow the KeyMap", func(t *testing.T) {
-		keys := DefaultKeyMap()
+	t.Run("hints follow the keys.KeyMap", func(t *testing.T) {
+		keys := keys.Default()
 		keys.Quit.SetHelp("ctrl+q", "quit")
 		text := strings.Join(newWelcomeBlock(Welcome{}, keys).Lines(blockCtx(t, 80)), "\n")
 		if !strings.Contains(text, "ctrl+q twice") {
-			t.Fatalf("the quit hint does not follow the KeyMap:\n%s", text)
+			t.Fatalf("the quit hint does not follow the keys.KeyMap:\n%s", text)
 		}
 	})
 	t.Run("a suggested prompt", func(t *testing.T) {
-		lines := newWelcomeBlock(Welcome{Try: "a long exploration"}, DefaultKeyMap()).Lines(blockCtx(t, 80))
+		lines := newWelcomeBlock(Welcome{Try: "a long exploration"}, keys.Default()).Lines(blockCtx(t, 80))
 		golden(t, lines, 80)
 		if text := strings.Join(lines, "\n"); !strings.Contains(text, "try       “a long exploration”") {
 			t.Errorf("the card does not suggest the prompt:\n%s", text)
 		}
-		plain := strings.Join(newWelcomeBlock(Welcome{}, DefaultKeyMap()).Lines(blockCtx(t, 80)), "\n")
+		plain := strings.Join(newWelcomeBlock(Welcome{}, keys.Default()).Lines(blockCtx(t, 80)), "\n")
 		if strings.Contains(plain, "try ") {
 			t.Errorf("a card with nothing to try names it:\n%s", plain)
 		}

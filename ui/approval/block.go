@@ -13,6 +13,7 @@ import (
 	"covey/tools/toolname"
 	"covey/ui/cells"
 	"covey/ui/diffview"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -151,15 +152,6 @@ type Keys struct {
 	Blur, Cancel                                                        key.Binding
 }
 
-// keyName is the key a binding is shown as ("tab", "y"), from its help.
-func keyName(b key.Binding) string { return b.Help().Key }
-
-// firstKey is the first of a binding's shown keys ("↑" of "↑/k").
-func firstKey(b key.Binding) string {
-	k, _, _ := strings.Cut(b.Help().Key, "/")
-	return k
-}
-
 // rowCacheKey is what a drawn body row depends on.
 type rowCacheKey struct {
 	width int
@@ -171,8 +163,8 @@ type rowCacheKey struct {
 const maxCachedRows = 4096
 
 // New returns the pending approval of req, whose hints name keys.
-func New(req permission.Request, keys Keys) *Block {
-	b := &Block{req: req, rows: defaultDiffRows, keys: keys}
+func New(req permission.Request, k Keys) *Block {
+	b := &Block{req: req, rows: defaultDiffRows, keys: k}
 	if req.Tool == permission.ToolPickAttempt {
 		b.newPick()
 	} else if req.Tool == permission.ToolMerge {
@@ -343,7 +335,7 @@ func (b *Block) scrollNote(k *Keys, total int) string {
 	var parts []string
 	if total > b.rows {
 		parts = append(parts, fmt.Sprintf("rows %d–%d of %d · %s/%s %s/%s scroll", b.offset+1, min(b.offset+b.rows, total), total,
-			firstKey(k.ApproveUp), firstKey(k.ApproveDown), keyName(k.ApprovePageUp), keyName(k.ApprovePageDown)))
+			keys.First(k.ApproveUp), keys.First(k.ApproveDown), keys.Name(k.ApprovePageUp), keys.Name(k.ApprovePageDown)))
 	}
 	if b.diff != nil && b.MaxShift() > 0 {
 		shift := min(b.shift, b.MaxShift())
@@ -352,7 +344,7 @@ func (b *Block) scrollNote(k *Keys, total int) string {
 			last-- // the "…" in place of the columns scrolled off takes one
 		}
 		parts = append(parts, fmt.Sprintf("cols %d–%d of %d · %s/%s sideways", shift+1, min(last, b.diff.WidestText()), b.diff.WidestText(),
-			keyName(k.ApproveLeft), keyName(k.ApproveRight)))
+			keys.Name(k.ApproveLeft), keys.Name(k.ApproveRight)))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -581,19 +573,19 @@ func (b *Block) pendingLines(ctx transcript.RenderContext, width int) []string {
 	// The keys come first: the body gives up the rows they take beyond
 	// the one Chrome counts.
 	var keyLines []string
-	keys := b.keyMap()
-	hints := [][2]string{{keyName(keys.FocusApproval), "answer this request"}}
+	km := b.keyMap()
+	hints := [][2]string{{keys.Name(km.FocusApproval), "answer this request"}}
 	switch {
 	case b.feedbackOn:
 		b.feedback.Width = max(bodyWidth-len(b.feedback.Prompt)-1, 1)
 		keyLines = append(keyLines, approvalIndent+b.feedback.View())
-		hints = [][2]string{{keyName(keys.FeedbackSend), keys.FeedbackSend.Help().Desc}, {keyName(keys.FeedbackBack), "back"}}
+		hints = [][2]string{{keys.Name(km.FeedbackSend), km.FeedbackSend.Help().Desc}, {keys.Name(km.FeedbackBack), "back"}}
 	case b.active && b.pick != nil:
-		hints = b.pickHints(keys, width)
+		hints = b.pickHints(km, width)
 	case b.active && b.merge != nil:
-		hints = b.mergeHints(keys, width)
+		hints = b.mergeHints(km, width)
 	case b.active:
-		hints = b.answerHints(keys, width)
+		hints = b.answerHints(km, width)
 	}
 	if b.active && b.settling && !b.feedbackOn {
 		// The grace after the request appeared: its keys are not taken
@@ -787,26 +779,26 @@ func (b *Block) commandLines(width int) []string {
 
 // answerHints are the keys that answer the request, as shown in it.
 func (b *Block) answerHints(k *Keys, width int) [][2]string {
-	hint := func(b key.Binding) [2]string { return [2]string{keyName(b), b.Help().Desc} }
+	hint := func(b key.Binding) [2]string { return [2]string{keys.Name(b), b.Help().Desc} }
 	session := hint(k.ApproveSession)
 	if len(b.grants) > 0 {
 		session[1] += " (" + strings.Join(b.grants, ", ") + ")"
 	}
 	h := [][2]string{hint(k.ApproveYes), session, hint(k.ApproveNo), hint(k.ApproveFeedback)}
 	if b.req.Tool == permission.ToolMCPTrust {
-		h = [][2]string{{keyName(k.ApproveYes), "start them"}, {keyName(k.ApproveNo), "keep them off"}}
+		h = [][2]string{{keys.Name(k.ApproveYes), "start them"}, {keys.Name(k.ApproveNo), "keep them off"}}
 	}
 	if b.req.Tool == permission.ToolHooksTrust {
-		h = [][2]string{{keyName(k.ApproveYes), "run them"}, {keyName(k.ApproveNo), "keep them off"}}
+		h = [][2]string{{keys.Name(k.ApproveYes), "run them"}, {keys.Name(k.ApproveNo), "keep them off"}}
 	}
 	if b.droppedCount() > 0 {
 		// Part of the change: y writes the hunks taken, d with a note.
-		yes, no, note := AnswerWords(false, false, true)
-		h = [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), no}, {keyName(k.ApproveFeedback), note}}
+		yes, no, note := keys.AnswerWords(false, false, true)
+		h = [][2]string{{keys.Name(k.ApproveYes), yes}, {keys.Name(k.ApproveNo), no}, {keys.Name(k.ApproveFeedback), note}}
 	}
 	if b.hunks != nil {
-		h = append(h, [2]string{keyName(k.ApproveHunkToggle), "take/drop hunk"},
-			[2]string{keyName(k.ApproveHunkNext) + "/" + keyName(k.ApproveHunkPrev), "next/previous hunk"})
+		h = append(h, [2]string{keys.Name(k.ApproveHunkToggle), "take/drop hunk"},
+			[2]string{keys.Name(k.ApproveHunkNext) + "/" + keys.Name(k.ApproveHunkPrev), "next/previous hunk"})
 	}
 	if b.Editable() {
 		if b.droppedCount() == 0 {
@@ -816,9 +808,9 @@ func (b *Block) answerHints(k *Keys, width int) [][2]string {
 		case b.diff != nil && b.diff.OneSided():
 			// A new or deleted file is always unified: no layout to choose.
 		case b.SideBySide(width):
-			h = append(h, [2]string{keyName(k.ApproveLayout), "unified"})
+			h = append(h, [2]string{keys.Name(k.ApproveLayout), "unified"})
 		default:
-			h = append(h, [2]string{keyName(k.ApproveLayout), "side by side"})
+			h = append(h, [2]string{keys.Name(k.ApproveLayout), "side by side"})
 		}
 	}
 	return append(h, hint(k.Cancel))

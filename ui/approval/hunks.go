@@ -184,25 +184,6 @@ func (b *Block) Trimmed() bool {
 	return b.merge != nil && b.ChosenFiles() != nil
 }
 
-// AnswerWords are what y, n and d do for a request: a merge, a best-of-N
-// pick, an edit or command, each whole or trimmed (some of it dropped).
-// The request's own hints and the key bar both say these, so they agree.
-func AnswerWords(merge, pick, trimmed bool) (yes, no, note string) {
-	switch {
-	case pick && trimmed:
-		return "apply the chosen of this attempt", "apply none", "apply the chosen, with a note"
-	case pick:
-		return "apply this attempt", "apply none", "apply none, with feedback"
-	case merge && trimmed:
-		return "apply the chosen files", "discard all", "apply the chosen, with a note"
-	case merge:
-		return "apply the chosen files", "discard all", "discard with feedback"
-	case trimmed:
-		return "allow the hunks taken", "deny", "allow the hunks taken, with a note"
-	}
-	return "allow", "deny", "deny with feedback"
-}
-
 // takenCounts are the lines added and removed by the hunks taken: what
 // lands when some are dropped.
 func (b *Block) takenCounts() (added, removed int) {

@@ -8,6 +8,7 @@ import (
 	"covey/theme"
 	"covey/ui/cells"
 	"covey/ui/diffview"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -157,10 +158,10 @@ func (b *Block) mergeHints(k *Keys, width int) [][2]string {
 	if b.SideBySide(width) {
 		layout = "unified"
 	}
-	yes, no, note := AnswerWords(true, false, b.Trimmed())
-	h := [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), no}, {keyName(k.ApproveFeedback), note}, {keyName(k.ApproveKeep), "keep for later"}}
+	yes, no, note := keys.AnswerWords(true, false, b.Trimmed())
+	h := [][2]string{{keys.Name(k.ApproveYes), yes}, {keys.Name(k.ApproveNo), no}, {keys.Name(k.ApproveFeedback), note}, {keys.Name(k.ApproveKeep), "keep for later"}}
 	h = append(h, b.choiceHints(k)...)
-	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps the change)"})
+	return append(h, [2]string{keys.Name(k.ApproveLayout), layout}, [2]string{keys.Name(k.Cancel), "cancel turn (keeps the change)"})
 }
 
 // choiceHints are the hints of choosing what lands: files, when there are
@@ -168,12 +169,12 @@ func (b *Block) mergeHints(k *Keys, width int) [][2]string {
 func (b *Block) choiceHints(k *Keys) [][2]string {
 	var h [][2]string
 	if len(b.merge.files) > 1 {
-		h = append(h, [2]string{keyName(k.ApproveFileToggle), "choose file"},
-			[2]string{keyName(k.ApproveFileNext) + "/" + keyName(k.ApproveFilePrev), "next/previous file"})
+		h = append(h, [2]string{keys.Name(k.ApproveFileToggle), "choose file"},
+			[2]string{keys.Name(k.ApproveFileNext) + "/" + keys.Name(k.ApproveFilePrev), "next/previous file"})
 	}
 	if b.hunks != nil {
-		h = append(h, [2]string{keyName(k.ApproveHunkToggle), "take/drop hunk"},
-			[2]string{keyName(k.ApproveHunkNext) + "/" + keyName(k.ApproveHunkPrev), "next/previous hunk"})
+		h = append(h, [2]string{keys.Name(k.ApproveHunkToggle), "take/drop hunk"},
+			[2]string{keys.Name(k.ApproveHunkNext) + "/" + keys.Name(k.ApproveHunkPrev), "next/previous hunk"})
 	}
 	return h
 }

@@ -9,6 +9,7 @@ import (
 	"covey/theme"
 	"covey/ui/cells"
 	"covey/ui/diffview"
+	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
@@ -151,14 +152,14 @@ func (b *Block) pickHints(k *Keys, width int) [][2]string {
 	if b.SideBySide(width) {
 		layout = "unified"
 	}
-	yes, no, note := AnswerWords(true, true, b.Trimmed())
-	h := [][2]string{{keyName(k.ApproveYes), yes}, {keyName(k.ApproveNo), no}, {keyName(k.ApproveFeedback), note},
-		{keyName(k.ApproveKeep), "keep all for later"}}
+	yes, no, note := keys.AnswerWords(true, true, b.Trimmed())
+	h := [][2]string{{keys.Name(k.ApproveYes), yes}, {keys.Name(k.ApproveNo), no}, {keys.Name(k.ApproveFeedback), note},
+		{keys.Name(k.ApproveKeep), "keep all for later"}}
 	if len(b.pick.attempts) > 1 {
-		h = append(h, [2]string{keyName(k.ApproveAttemptPrev) + "/" + keyName(k.ApproveAttemptNext), "other attempt"})
+		h = append(h, [2]string{keys.Name(k.ApproveAttemptPrev) + "/" + keys.Name(k.ApproveAttemptNext), "other attempt"})
 	}
 	h = append(h, b.choiceHints(k)...)
-	return append(h, [2]string{keyName(k.ApproveLayout), layout}, [2]string{keyName(k.Cancel), "cancel turn (keeps them all)"})
+	return append(h, [2]string{keys.Name(k.ApproveLayout), layout}, [2]string{keys.Name(k.Cancel), "cancel turn (keeps them all)"})
 }
 
 // pickRecord is the one line an answered review leaves.

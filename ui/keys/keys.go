@@ -1,8 +1,11 @@
-package ui
+// Package keys is the TUI's KeyMap: every binding with its help text, the
+// defaults, which bindings apply in a State the root model fills, and the
+// help drawn from them (the hint line, the full help, a screen's view
+// bar). Screens and blocks import it to match and name keys without
+// importing ui.
+package keys
 
 import (
-	"covey/ui/approval"
-
 	"github.com/charmbracelet/bubbles/key"
 )
 
@@ -93,8 +96,8 @@ type KeyMap struct {
 	Retry     key.Binding
 }
 
-// DefaultKeyMap returns covey's default bindings.
-func DefaultKeyMap() KeyMap {
+// Default returns covey's default bindings.
+func Default() KeyMap {
 	return KeyMap{
 		Send:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 		Newline:     key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
@@ -196,79 +199,83 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-// keyState is what decides which bindings apply.
-type keyState struct {
-	focus         focus
-	inputEmpty    bool
-	completing    bool // the command popup is open
-	completingAt  bool // ... on an "@" word: enter completes, runs nothing
-	running       bool // a turn is running
-	historyAtEdge bool // the input has history to walk
-	pasted        bool // the input holds a collapsed paste
-	shell         bool // the input is a "!" shell command
-	approval      approvalKeys
-	canGrant      bool // there is a policy to grant through
-	canCycle      bool // there is a policy whose mode can change
-	canRetry      bool // the last turn ended in an error
-	addressing    bool // the input is addressed to a child
-	// screen is the screen shown; child what the chosen child (the
+// Focus is where the keys go. There is exactly one: the input (which may
+// be addressed to a child), a block of the conversation, the waiting
+// request, or the screen shown.
+type Focus uint8
+
+// The places the keys can go.
+const (
+	FocusInput      Focus = iota // the input
+	FocusTranscript              // a block of the conversation
+	FocusApproval                // the waiting request
+	FocusScreen                  // the screen shown
+)
+
+// State is what decides which bindings apply: plain data the root model
+// fills from its components on every layout.
+type State struct {
+	Focus         Focus
+	InputEmpty    bool
+	Completing    bool // the command popup is open
+	CompletingAt  bool // ... on an "@" word: enter completes, runs nothing
+	Running       bool // a turn is running
+	HistoryAtEdge bool // the input has history to walk
+	Pasted        bool // the input holds a collapsed paste
+	Shell         bool // the input is a "!" shell command
+	Approval      Approval
+	CanGrant      bool // there is a policy to grant through
+	CanCycle      bool // there is a policy whose mode can change
+	CanRetry      bool // the last turn ended in an error
+	Addressing    bool // the input is addressed to a child
+	// Screen is the screen shown; Child what the chosen child (the
 	// focused pane, the overview's selection or the child shown
 	// full-screen) allows.
-	screen screenKeys
-	child  childKeys
-	// backTo is where esc goes back to ("the input", "the pane", ...).
-	backTo string
+	Screen Screen
+	Child  Child
+	// BackTo is where esc goes back to ("the input", "the pane", ...).
+	BackTo string
 }
 
-// approvalKeys is what the waiting request allows.
-type approvalKeys struct {
-	pending  bool // a request waits for an answer
-	feedback bool // the denial's reason is being typed
-	editable bool // the waiting request is a write
-	oneSided bool // its diff only adds or only removes: no layout to choose
-	wideDiff bool // its diff is wider than the screen: it scrolls sideways
-	merge    bool // the waiting request is a child's worktree merge
-	hunks    bool // the waiting request's hunks can be chosen
-	trimmed  bool // some of its hunks (or files) are dropped
-	attempts bool // the waiting request chooses among attempts
+// Approval is what the waiting request allows.
+type Approval struct {
+	Pending  bool // a request waits for an answer
+	Feedback bool // the denial's reason is being typed
+	Editable bool // the waiting request is a write
+	OneSided bool // its diff only adds or only removes: no layout to choose
+	WideDiff bool // its diff is wider than the screen: it scrolls sideways
+	Merge    bool // the waiting request is a child's worktree merge
+	Hunks    bool // the waiting request's hunks can be chosen
+	Trimmed  bool // some of its hunks (or files) are dropped
+	Attempts bool // the waiting request chooses among attempts
 }
 
-// approvalKeyState is what ab, the waiting request (nil: none), allows.
-func approvalKeyState(ab *approval.Block) approvalKeys {
-	if ab == nil {
-		return approvalKeys{}
-	}
-	return approvalKeys{
-		pending:  true,
-		feedback: ab.FeedbackOpen(),
-		editable: ab.Editable(),
-		oneSided: ab.OneSided(),
-		wideDiff: ab.MaxShift() > 0,
-		merge:    ab.IsMerge(),
-		hunks:    ab.ChoosesHunks(),
-		trimmed:  ab.Trimmed(),
-		attempts: ab.IsPick(),
-	}
+// Child is what the chosen child allows.
+type Child struct {
+	Any        bool // a child is chosen
+	Running    bool
+	Foreground bool // running, not in the background
+	CanMessage bool // the engine takes messages
+	Shell      bool // a background shell: no pause
 }
 
-// childKeys is what the chosen child allows.
-type childKeys struct {
-	any        bool // a child is chosen
-	running    bool
-	foreground bool // running, not in the background
-	canMessage bool // the engine takes messages
-	shell      bool // a background shell: no pause
+// Screen is what the keys need to know of the screen shown.
+type Screen struct {
+	Open      bool // a screen stands in for the conversation
+	Blocks    bool // it shows a child's transcript
+	Focusable bool // ... with a block tab can focus
+	Focused   bool // ... and a block of it has the focus
 }
 
-// blockFocused reports whether a block has the keys: one of the
+// BlockFocused reports whether a block has the keys: one of the
 // conversation, or one of the screen shown.
-func (s keyState) blockFocused() bool {
-	return s.focus == focusTranscript || (s.focus == focusScreen && s.screen.focused)
+func (s State) BlockFocused() bool {
+	return s.Focus == FocusTranscript || (s.Focus == FocusScreen && s.Screen.Focused)
 }
 
-// apply enables exactly the bindings that make sense in s, context by
+// Apply enables exactly the bindings that make sense in s, context by
 // context.
-func (k *KeyMap) apply(s keyState) {
+func (k *KeyMap) Apply(s State) {
 	k.applyInput(s)
 	k.applyTranscript(s)
 	k.applyCrew(s)
@@ -277,122 +284,122 @@ func (k *KeyMap) apply(s keyState) {
 }
 
 // applyInput sets the input's and the completion popup's keys.
-func (k *KeyMap) applyInput(s keyState) {
-	inInput := s.focus == focusInput
-	k.Send.SetEnabled(inInput && !s.completing)
-	if s.shell {
-		k.Send.SetHelp(keyName(k.Send), "run command") // runs it here, sends nothing to the model
+func (k *KeyMap) applyInput(s State) {
+	inInput := s.Focus == FocusInput
+	k.Send.SetEnabled(inInput && !s.Completing)
+	if s.Shell {
+		k.Send.SetHelp(Name(k.Send), "run command") // runs it here, sends nothing to the model
 	} else {
-		k.Send.SetHelp(keyName(k.Send), "send")
+		k.Send.SetHelp(Name(k.Send), "send")
 	}
 	k.Newline.SetEnabled(inInput)
-	k.HistoryPrev.SetEnabled(inInput && !s.completing && s.historyAtEdge)
-	k.HistoryNext.SetEnabled(inInput && !s.completing && s.historyAtEdge)
-	k.ExpandPaste.SetEnabled(inInput && s.pasted)
+	k.HistoryPrev.SetEnabled(inInput && !s.Completing && s.HistoryAtEdge)
+	k.HistoryNext.SetEnabled(inInput && !s.Completing && s.HistoryAtEdge)
+	k.ExpandPaste.SetEnabled(inInput && s.Pasted)
 
-	k.Complete.SetEnabled(inInput && s.completing)
-	k.Accept.SetEnabled(inInput && s.completing)
-	if s.completingAt {
+	k.Complete.SetEnabled(inInput && s.Completing)
+	k.Accept.SetEnabled(inInput && s.Completing)
+	if s.CompletingAt {
 		k.Accept.SetHelp("enter", "complete")
 	} else {
 		k.Accept.SetHelp("enter", "run command")
 	}
-	k.Dismiss.SetEnabled(inInput && s.completing)
-	k.CompletePrev.SetEnabled(inInput && s.completing)
-	k.CompleteNext.SetEnabled(inInput && s.completing)
+	k.Dismiss.SetEnabled(inInput && s.Completing)
+	k.CompletePrev.SetEnabled(inInput && s.Completing)
+	k.CompleteNext.SetEnabled(inInput && s.Completing)
 }
 
 // applyTranscript sets the keys that move through and scroll the
 // conversation (or the transcript of the screen shown).
-func (k *KeyMap) applyTranscript(s keyState) {
-	blocks := s.blockFocused()
-	inView := s.focus == focusScreen
+func (k *KeyMap) applyTranscript(s State) {
+	blocks := s.BlockFocused()
+	inView := s.Focus == FocusScreen
 	// From the input, tab goes back to a waiting request first.
-	tabs := !s.completing && !s.addressing &&
-		(s.focus == focusInput || s.focus == focusTranscript || (inView && s.screen.blocks && s.screen.focusable))
-	k.FocusNext.SetEnabled(tabs && !(s.focus == focusInput && s.approval.pending))
+	tabs := !s.Completing && !s.Addressing &&
+		(s.Focus == FocusInput || s.Focus == FocusTranscript || (inView && s.Screen.Blocks && s.Screen.Focusable))
+	k.FocusNext.SetEnabled(tabs && !(s.Focus == FocusInput && s.Approval.Pending))
 	k.FocusPrev.SetEnabled(tabs)
 	k.Toggle.SetEnabled(blocks)
-	k.Back.SetHelp(keyName(k.Back), "back to "+s.backTo)
-	k.ViewBack.SetHelp(keyName(k.ViewBack), "back to "+s.backTo)
+	k.Back.SetHelp(Name(k.Back), "back to "+s.BackTo)
+	k.ViewBack.SetHelp(Name(k.ViewBack), "back to "+s.BackTo)
 	k.Back.SetEnabled(blocks)
-	k.LineUp.SetEnabled(blocks || (inView && s.screen.blocks))
-	k.LineDown.SetEnabled(blocks || (inView && s.screen.blocks))
-	k.ToggleAll.SetEnabled(!s.screen.open && !s.addressing)
-	k.Top.SetEnabled(blocks || s.inputEmpty || inView)
-	k.Bottom.SetEnabled(blocks || s.inputEmpty || inView)
-	k.PageUp.SetEnabled(s.focus != focusApproval)
-	k.PageDown.SetEnabled(s.focus != focusApproval)
+	k.LineUp.SetEnabled(blocks || (inView && s.Screen.Blocks))
+	k.LineDown.SetEnabled(blocks || (inView && s.Screen.Blocks))
+	k.ToggleAll.SetEnabled(!s.Screen.Open && !s.Addressing)
+	k.Top.SetEnabled(blocks || s.InputEmpty || inView)
+	k.Bottom.SetEnabled(blocks || s.InputEmpty || inView)
+	k.PageUp.SetEnabled(s.Focus != FocusApproval)
+	k.PageDown.SetEnabled(s.Focus != FocusApproval)
 }
 
 // applyCrew sets a child's keys: they apply to the focused pane, the
 // overview's selection and the child shown full-screen, while no text is
 // being typed.
-func (k *KeyMap) applyCrew(s keyState) {
-	onChild := s.child.any && (s.focus == focusTranscript || s.focus == focusScreen)
-	k.CancelChild.SetEnabled(onChild && s.child.running)
-	if s.child.shell {
-		k.CancelChild.SetHelp(keyName(k.CancelChild), "kill")
+func (k *KeyMap) applyCrew(s State) {
+	onChild := s.Child.Any && (s.Focus == FocusTranscript || s.Focus == FocusScreen)
+	k.CancelChild.SetEnabled(onChild && s.Child.Running)
+	if s.Child.Shell {
+		k.CancelChild.SetHelp(Name(k.CancelChild), "kill")
 	} else {
-		k.CancelChild.SetHelp(keyName(k.CancelChild), "cancel")
+		k.CancelChild.SetHelp(Name(k.CancelChild), "cancel")
 	}
-	k.ChildOpen.SetEnabled(onChild && !s.screen.blocks)
-	k.ChildMessage.SetEnabled(onChild && s.child.canMessage)
+	k.ChildOpen.SetEnabled(onChild && !s.Screen.Blocks)
+	k.ChildMessage.SetEnabled(onChild && s.Child.CanMessage)
 	// A message to an ended (finished, cancelled) child resumes it in
 	// the background: the hint says so, not just "message".
-	if s.child.running || !s.child.any {
-		k.ChildMessage.SetHelp(keyName(k.ChildMessage), "message")
+	if s.Child.Running || !s.Child.Any {
+		k.ChildMessage.SetHelp(Name(k.ChildMessage), "message")
 	} else {
-		k.ChildMessage.SetHelp(keyName(k.ChildMessage), "message to resume")
+		k.ChildMessage.SetHelp(Name(k.ChildMessage), "message to resume")
 	}
-	k.ChildPause.SetEnabled(onChild && s.child.running && !s.child.shell)
-	k.ChildBackground.SetEnabled(onChild && s.child.foreground)
-	k.ViewBack.SetEnabled(s.focus == focusScreen && !s.screen.focused)
-	k.AddressCancel.SetEnabled(s.addressing && s.focus != focusApproval)
-	k.Crew.SetEnabled(s.focus != focusApproval && !s.approval.feedback)
+	k.ChildPause.SetEnabled(onChild && s.Child.Running && !s.Child.Shell)
+	k.ChildBackground.SetEnabled(onChild && s.Child.Foreground)
+	k.ViewBack.SetEnabled(s.Focus == FocusScreen && !s.Screen.Focused)
+	k.AddressCancel.SetEnabled(s.Addressing && s.Focus != FocusApproval)
+	k.Crew.SetEnabled(s.Focus != FocusApproval && !s.Approval.Feedback)
 }
 
 // applyApproval sets the waiting request's keys, and their words: a
 // merge is applied or discarded, not allowed or denied.
-func (k *KeyMap) applyApproval(s keyState) {
-	a := s.approval
-	answering := s.focus == focusApproval && !a.feedback
+func (k *KeyMap) applyApproval(s State) {
+	a := s.Approval
+	answering := s.Focus == FocusApproval && !a.Feedback
 	k.ApproveYes.SetEnabled(answering)
-	k.ApproveSession.SetEnabled(answering && s.canGrant && !a.merge && !a.trimmed) // a grant allows whole changes
+	k.ApproveSession.SetEnabled(answering && s.CanGrant && !a.Merge && !a.Trimmed) // a grant allows whole changes
 	k.ApproveNo.SetEnabled(answering)
 	k.ApproveFeedback.SetEnabled(answering)
-	k.ApproveLayout.SetEnabled(answering && (a.editable || a.merge) && !a.oneSided)
+	k.ApproveLayout.SetEnabled(answering && (a.Editable || a.Merge) && !a.OneSided)
 	k.setApprovalWords(a)
-	k.ApproveEdit.SetEnabled(answering && a.editable && !a.trimmed)
-	k.ApproveHunkToggle.SetEnabled(answering && a.hunks)
-	k.ApproveHunkNext.SetEnabled(answering && a.hunks)
-	k.ApproveHunkPrev.SetEnabled(answering && a.hunks)
-	k.ApproveAttemptNext.SetEnabled(answering && a.attempts)
-	k.ApproveAttemptPrev.SetEnabled(answering && a.attempts)
-	k.ApproveFileToggle.SetEnabled(answering && a.merge)
-	k.ApproveFileNext.SetEnabled(answering && a.merge)
-	k.ApproveFilePrev.SetEnabled(answering && a.merge)
-	k.ApproveKeep.SetEnabled(answering && a.merge)
+	k.ApproveEdit.SetEnabled(answering && a.Editable && !a.Trimmed)
+	k.ApproveHunkToggle.SetEnabled(answering && a.Hunks)
+	k.ApproveHunkNext.SetEnabled(answering && a.Hunks)
+	k.ApproveHunkPrev.SetEnabled(answering && a.Hunks)
+	k.ApproveAttemptNext.SetEnabled(answering && a.Attempts)
+	k.ApproveAttemptPrev.SetEnabled(answering && a.Attempts)
+	k.ApproveFileToggle.SetEnabled(answering && a.Merge)
+	k.ApproveFileNext.SetEnabled(answering && a.Merge)
+	k.ApproveFilePrev.SetEnabled(answering && a.Merge)
+	k.ApproveKeep.SetEnabled(answering && a.Merge)
 	k.ApproveUp.SetEnabled(answering)
 	k.ApproveDown.SetEnabled(answering)
 	k.ApprovePageUp.SetEnabled(answering)
 	k.ApprovePageDown.SetEnabled(answering)
-	k.ApproveLeft.SetEnabled(answering && a.wideDiff)
-	k.ApproveRight.SetEnabled(answering && a.wideDiff)
+	k.ApproveLeft.SetEnabled(answering && a.WideDiff)
+	k.ApproveRight.SetEnabled(answering && a.WideDiff)
 	k.ApproveToInput.SetEnabled(answering)
-	k.FeedbackSend.SetEnabled(s.focus == focusApproval && a.feedback)
-	k.FeedbackBack.SetEnabled(s.focus == focusApproval && a.feedback)
-	k.FocusApproval.SetEnabled((s.focus == focusInput || s.focus == focusScreen) && a.pending && !s.completing)
+	k.FeedbackSend.SetEnabled(s.Focus == FocusApproval && a.Feedback)
+	k.FeedbackBack.SetEnabled(s.Focus == FocusApproval && a.Feedback)
+	k.FocusApproval.SetEnabled((s.Focus == FocusInput || s.Focus == FocusScreen) && a.Pending && !s.Completing)
 }
 
 // setApprovalWords says what y, n, d and l do for the request a is: the
-// request's own hints' words (approval.AnswerWords), so the two never differ.
-func (k *KeyMap) setApprovalWords(a approvalKeys) {
-	yes, no, note := approval.AnswerWords(a.merge, a.attempts, a.trimmed)
+// request's own hints' words (AnswerWords), so the two never differ.
+func (k *KeyMap) setApprovalWords(a Approval) {
+	yes, no, note := AnswerWords(a.Merge, a.Attempts, a.Trimmed)
 	k.ApproveYes.SetHelp("y", yes)
 	k.ApproveNo.SetHelp("n", no)
 	k.ApproveFeedback.SetHelp("d", note)
-	if a.attempts {
+	if a.Attempts {
 		k.ApproveKeep.SetHelp("l", "keep all for later")
 	} else {
 		k.ApproveKeep.SetHelp("l", "keep for later")
@@ -400,10 +407,29 @@ func (k *KeyMap) setApprovalWords(a approvalKeys) {
 }
 
 // applyGlobal sets the keys that work from most places.
-func (k *KeyMap) applyGlobal(s keyState) {
-	answering := s.focus == focusApproval && !s.approval.feedback
-	k.Cancel.SetEnabled((s.focus == focusInput && !s.screen.open && !s.addressing && s.running && !s.completing) || answering)
-	k.Help.SetEnabled(s.blockFocused() || s.inputEmpty || answering)
-	k.CycleMode.SetEnabled(s.canCycle && !s.approval.feedback)
-	k.Retry.SetEnabled(s.canRetry && !s.running && !s.approval.feedback)
+func (k *KeyMap) applyGlobal(s State) {
+	answering := s.Focus == FocusApproval && !s.Approval.Feedback
+	k.Cancel.SetEnabled((s.Focus == FocusInput && !s.Screen.Open && !s.Addressing && s.Running && !s.Completing) || answering)
+	k.Help.SetEnabled(s.BlockFocused() || s.InputEmpty || answering)
+	k.CycleMode.SetEnabled(s.CanCycle && !s.Approval.Feedback)
+	k.Retry.SetEnabled(s.CanRetry && !s.Running && !s.Approval.Feedback)
+}
+
+// AnswerWords are what y, n and d do for a request: a merge, a best-of-N
+// pick, an edit or command, each whole or trimmed (some of it dropped).
+// The request's own hints and the key bar both say these, so they agree.
+func AnswerWords(merge, pick, trimmed bool) (yes, no, note string) {
+	switch {
+	case pick && trimmed:
+		return "apply the chosen of this attempt", "apply none", "apply the chosen, with a note"
+	case pick:
+		return "apply this attempt", "apply none", "apply none, with feedback"
+	case merge && trimmed:
+		return "apply the chosen files", "discard all", "apply the chosen, with a note"
+	case merge:
+		return "apply the chosen files", "discard all", "discard with feedback"
+	case trimmed:
+		return "allow the hunks taken", "deny", "allow the hunks taken, with a note"
+	}
+	return "allow", "deny", "deny with feedback"
 }

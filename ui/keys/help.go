@@ -1,4 +1,4 @@
-package ui
+package keys
 
 import (
 	"reflect"
@@ -21,11 +21,11 @@ import (
 // helpSep separates two keys on a help line.
 const helpSep = " • "
 
-// helpGroups are the enabled bindings in the order the help shows them:
+// HelpGroups are the enabled bindings in the order the help shows them:
 // lead's groups (the focused screen's), FullHelp's groups (the focused
 // context's first), then any enabled binding of the KeyMap none of them
 // names, so none is ever left out.
-func (k KeyMap) helpGroups(lead [][]key.Binding) [][]key.Binding {
+func (k KeyMap) HelpGroups(lead [][]key.Binding) [][]key.Binding {
 	seen := map[string]bool{}
 	id := func(b key.Binding) string { return b.Help().Key + "\x00" + b.Help().Desc }
 	var groups [][]key.Binding
@@ -42,7 +42,7 @@ func (k KeyMap) helpGroups(lead [][]key.Binding) [][]key.Binding {
 		}
 	}
 	var rest []key.Binding
-	for _, b := range k.all() {
+	for _, b := range k.All() {
 		if b.Enabled() && b.Help().Key != "" && !seen[id(b)] {
 			seen[id(b)] = true
 			rest = append(rest, b)
@@ -54,8 +54,8 @@ func (k KeyMap) helpGroups(lead [][]key.Binding) [][]key.Binding {
 	return groups
 }
 
-// all is every binding of the KeyMap, in the order of its fields.
-func (k KeyMap) all() []key.Binding {
+// All is every binding of the KeyMap, in the order of its fields.
+func (k KeyMap) All() []key.Binding {
 	v := reflect.ValueOf(k)
 	var out []key.Binding
 	for i := range v.NumField() {
@@ -71,9 +71,9 @@ func helpItem(st *theme.Styles, b key.Binding) string {
 	return st.Help.Key.Render(b.Help().Key) + " " + st.Help.Desc.Render(b.Help().Desc)
 }
 
-// wrapItems lays items out on lines of at most width cells, separated by
+// WrapItems lays items out on lines of at most width cells, separated by
 // helpSep; an item wider than a line gets a line of its own, cut.
-func wrapItems(st *theme.Styles, items []string, width int) []string {
+func WrapItems(st *theme.Styles, items []string, width int) []string {
 	sep := st.Help.Sep.Render(helpSep)
 	sepW := ansi.StringWidth(helpSep)
 	var lines []string
@@ -96,23 +96,23 @@ func wrapItems(st *theme.Styles, items []string, width int) []string {
 	return lines
 }
 
-// fullHelpLines is every enabled key, each group starting a line, wrapped
+// FullHelpLines is every enabled key, each group starting a line, wrapped
 // to width; lead is the focused screen's groups.
-func (k KeyMap) fullHelpLines(st *theme.Styles, width int, lead [][]key.Binding) []string {
+func (k KeyMap) FullHelpLines(st *theme.Styles, width int, lead [][]key.Binding) []string {
 	var lines []string
-	for _, g := range k.helpGroups(lead) {
+	for _, g := range k.HelpGroups(lead) {
 		items := make([]string, len(g))
 		for i, b := range g {
 			items[i] = helpItem(st, b)
 		}
-		lines = append(lines, wrapItems(st, items, width)...)
+		lines = append(lines, WrapItems(st, items, width)...)
 	}
 	return lines
 }
 
-// helpPages cuts lines into pages of at most rows lines; each page but a
+// HelpPages cuts lines into pages of at most rows lines; each page but a
 // lone one ends with a line saying how to turn it.
-func helpPages(st *theme.Styles, k KeyMap, lines []string, rows int) [][]string {
+func (k KeyMap) HelpPages(st *theme.Styles, lines []string, rows int) [][]string {
 	if len(lines) <= rows || rows < 2 {
 		return [][]string{lines}
 	}
@@ -127,19 +127,19 @@ func helpPages(st *theme.Styles, k KeyMap, lines []string, rows int) [][]string 
 			next = "close"
 		}
 		pages[i] = append(pages[i], st.Help.Sep.Render("page "+strconv.Itoa(i+1)+"/"+strconv.Itoa(len(pages))+" · ")+
-			st.Help.Key.Render(keyName(k.Help))+" "+st.Help.Desc.Render(next))
+			st.Help.Key.Render(Name(k.Help))+" "+st.Help.Desc.Render(next))
 	}
 	return pages
 }
 
-// shortHelpLine is the one-line hint: the enabled short-help keys in
+// ShortHelpLine is the one-line hint: the enabled short-help keys in
 // order (the focused context's first) as far as they fit in width; when
 // some are left out, and `?` shows the rest, it ends with "? more". Keys
 // the view bar shows already (skip) are left out.
-func (k KeyMap) shortHelpLine(st *theme.Styles, width int, skip []key.Binding) string {
+func (k KeyMap) ShortHelpLine(st *theme.Styles, width int, skip []key.Binding) string {
 	var items []string
 	for _, b := range k.ShortHelp() {
-		if b.Enabled() && b.Help().Key != keyName(k.Help) && !containsBinding(skip, b) {
+		if b.Enabled() && b.Help().Key != Name(k.Help) && !containsBinding(skip, b) {
 			items = append(items, helpItem(st, b))
 		}
 	}
@@ -162,7 +162,7 @@ func containsBinding(bs []key.Binding, b key.Binding) bool {
 func fitItems(st *theme.Styles, items []string, k KeyMap, width int) string {
 	more := ""
 	if k.Help.Enabled() {
-		more = st.Help.Key.Render(keyName(k.Help)) + " " + st.Help.Desc.Render("more")
+		more = st.Help.Key.Render(Name(k.Help)) + " " + st.Help.Desc.Render("more")
 	}
 	sep := st.Help.Sep.Render(helpSep)
 	line := strings.Join(items, sep)
@@ -203,8 +203,8 @@ func fitItems(st *theme.Styles, items []string, k KeyMap, width int) string {
 	return cells.Fit(b.String(), width)
 }
 
-// enabledKeys are the enabled ones of bs.
-func enabledKeys(bs []key.Binding) []key.Binding {
+// Enabled are the enabled ones of bs.
+func Enabled(bs []key.Binding) []key.Binding {
 	var out []key.Binding
 	for _, b := range bs {
 		if b.Enabled() {
@@ -214,18 +214,14 @@ func enabledKeys(bs []key.Binding) []key.Binding {
 	return out
 }
 
-// viewBar is the line drawn where the input stands while a screen takes
-// the keys: its name and its enabled keys, so a view whose letters are
-// keys does not look like a prompt.
-func (k KeyMap) viewBar(st *theme.Styles, scr screen, width int) string {
-	lead := st.Help.Key.Render("▸ "+scr.Title()) + st.Help.Sep.Render(": ")
+// ViewBar is the line drawn where the input stands while a screen takes
+// the keys: its title and its enabled keys (bs, its short help), so a
+// view whose letters are keys does not look like a prompt.
+func (k KeyMap) ViewBar(st *theme.Styles, title string, bs []key.Binding, width int) string {
+	lead := st.Help.Key.Render("▸ "+title) + st.Help.Sep.Render(": ")
 	var items []string
-	for _, b := range enabledKeys(scr.ShortHelp()) {
+	for _, b := range Enabled(bs) {
 		items = append(items, helpItem(st, b))
 	}
 	return cells.Fit(lead+fitItems(st, items, k, max(width-ansi.StringWidth(ansi.Strip(lead)), 1)), width)
 }
-
-// minTranscriptRows is what the full help leaves of the transcript at
-// least; taller help is paged.
-const minTranscriptRows = 3
