@@ -241,7 +241,7 @@ func (s *Session) closeMCP() {
 	s.mcp.m.Close()
 }
 
-// MCPServers is a snapshot of every configured MCP server (ui.MCPEngine).
+// MCPServers is a snapshot of every configured MCP server (screens.MCPEngine).
 func (s *Session) MCPServers() []mcp.Status {
 	if s.mcp == nil {
 		return nil
@@ -249,7 +249,7 @@ func (s *Session) MCPServers() []mcp.Status {
 	return s.mcp.m.Statuses()
 }
 
-// ReconnectMCP restarts one MCP server (ui.MCPEngine).
+// ReconnectMCP restarts one MCP server (screens.MCPEngine).
 func (s *Session) ReconnectMCP(name string) error {
 	if s.mcp == nil {
 		return fmt.Errorf("no MCP server named %q", name)
@@ -258,7 +258,7 @@ func (s *Session) ReconnectMCP(name string) error {
 }
 
 // TrustProjectMCP starts the project's MCP servers the user had not
-// trusted and remembers that they are trusted (ui.MCPEngine).
+// trusted and remembers that they are trusted (screens.MCPEngine).
 func (s *Session) TrustProjectMCP() error {
 	if s.mcp == nil || len(s.mcp.m.Untrusted()) == 0 {
 		return errors.New("no project MCP server waits for your trust")

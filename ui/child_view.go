@@ -11,6 +11,7 @@ import (
 	"covey/ui/approval"
 	"covey/ui/cells"
 	"covey/ui/keys"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 )
 
@@ -47,7 +48,7 @@ type childView struct {
 	keys *keys.KeyMap
 	// back is the screen the view was opened from (the overview), nil
 	// when it was opened from the conversation.
-	back screen
+	back screens.Screen
 
 	width, height int
 	base          transcript.RenderContext
@@ -62,7 +63,7 @@ const childViewChrome = 2
 // child and its descendants.
 // keys are the root's, back the screen it was opened from (nil: the
 // conversation).
-func newChildView(pane *transcript.SubagentBlock, history []loggedEvent, base transcript.RenderContext, cost CostFunc, keys *keys.KeyMap, back screen) *childView {
+func newChildView(pane *transcript.SubagentBlock, history []loggedEvent, base transcript.RenderContext, cost CostFunc, keys *keys.KeyMap, back screens.Screen) *childView {
 	tr := transcript.New(base)
 	rt := newRouter(tr)
 	rt.root, rt.cost, rt.mainModel = pane.AgentID(), cost, pane.Model()
@@ -289,7 +290,7 @@ func (v *childView) BlockFocused() bool { return v.tr.Focused() != nil }
 // Update scrolls the view and moves the focus through its blocks; esc
 // leaves a focused block, then the view. The crew keys on the child
 // chosen (Chosen) are the root's.
-func (v *childView) Update(msg tea.Msg) (action, tea.Cmd) {
+func (v *childView) Update(msg tea.Msg) (screens.Action, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil, nil
@@ -299,7 +300,7 @@ func (v *childView) Update(msg tea.Msg) (action, tea.Cmd) {
 	case key.Matches(k, keys.Back):
 		tr.Blur()
 	case key.Matches(k, keys.ViewBack):
-		return actionBack{}, nil
+		return screens.Back{}, nil
 	case key.Matches(k, keys.FocusNext):
 		tr.MoveFocus(1)
 	case key.Matches(k, keys.FocusPrev):

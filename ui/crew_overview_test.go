@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"covey/tools/toolname"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -87,9 +88,9 @@ func crewRouter(t testing.TB) *router {
 	return r
 }
 
-func newTestOverview(t testing.TB, r *router, width, height int) *crewOverview {
+func newTestOverview(t testing.TB, r *router, width, height int) *screens.CrewOverview {
 	st := &theme.New(theme.ModeDark, true, false).Styles
-	o := newCrewOverview(st, defaultKeys())
+	o := screens.NewCrewOverview(st, defaultKeys())
 	o.SetSize(width, height)
 	o.SetRows(r.tree(), fixedNow, true)
 	return o
@@ -117,6 +118,10 @@ func TestCrewOverviewGolden(t *testing.T) {
 // TestCrewOverviewColumnsAt120 checks that a 120-column terminal shows
 // every column the issue names, also with long names, a long model name,
 // the widest state and the cost column: the task gives way first.
+// nameMin and modelMin are the overview's narrowest name and model
+// columns (screens/crew_overview.go).
+const nameMin, modelMin = 12, 10
+
 func TestCrewOverviewColumnsAt120(t *testing.T) {
 	all := []string{"NAME", "TYPE", "STATE", "TOOLS", "TOKENS", "CTX", "ELAPSED", "MODEL", "TASK"}
 	tests := map[string]struct {
@@ -146,7 +151,7 @@ func TestCrewOverviewColumnsAt120(t *testing.T) {
 				r.find(tt.name).SetWaiting(true)
 			}
 			st := &theme.New(theme.ModeDark, true, false).Styles
-			o := newCrewOverview(st, defaultKeys())
+			o := screens.NewCrewOverview(st, defaultKeys())
 			o.SetSize(120, 4)
 			o.SetRows(r.tree(), crewT0.Add(time.Minute), tt.priced)
 			view := ansi.Strip(o.View())
@@ -283,7 +288,7 @@ func BenchmarkCrewOverviewView(b *testing.B) {
 		r.route(agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 1000 * i, OutputTokens: 100 * i}})
 	}
 	st := &theme.New(theme.ModeDark, true, false).Styles
-	o := newCrewOverview(st, defaultKeys())
+	o := screens.NewCrewOverview(st, defaultKeys())
 	o.SetSize(160, 110)
 	rows := r.tree()
 	if len(rows) != 100 {
@@ -323,7 +328,7 @@ func TestCrewOverviewTitleCounts(t *testing.T) {
 				}
 				r.route(agent.ChildState{Source: src, State: state})
 			}
-			o := newCrewOverview(&theme.New(theme.ModeDark, true, false).Styles, defaultKeys())
+			o := screens.NewCrewOverview(&theme.New(theme.ModeDark, true, false).Styles, defaultKeys())
 			o.SetSize(120, 6)
 			o.SetRows(r.tree(), crewT0, false)
 			if got := strings.Split(ansi.Strip(o.View()), "\n")[0]; got != tt.want {

@@ -13,6 +13,7 @@ import (
 	"covey/agent"
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 )
 
@@ -35,6 +36,15 @@ func shellIn(t *testing.T, name string) *transcript.SubagentBlock {
 	b := transcript.NewSubagentBlock(agent.ChildStarted{Source: src, Background: true})
 	b.Observe(fixedNow)
 	return b
+}
+
+// crewCounts is the counts of the overview's title for rows, unpriced.
+func crewCounts(rows []*transcript.SubagentBlock) string {
+	o := screens.NewCrewOverview(&theme.New(theme.ModeDark, true, false).Styles, defaultKeys())
+	o.SetSize(200, 5)
+	o.SetRows(rows, fixedNow, false)
+	title, _, _ := strings.Cut(ansi.Strip(o.View()), "\n")
+	return strings.TrimSpace(strings.TrimPrefix(title, "Crew · "))
 }
 
 func TestCountCrew(t *testing.T) {
@@ -88,7 +98,7 @@ func TestCountCrew(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if got := countCrew(tc.rows(t), fixedNow).String(); got != tc.want {
+			if got := crewCounts(tc.rows(t)); got != tc.want {
 				t.Errorf("counts %q, want %q", got, tc.want)
 			}
 		})
@@ -225,7 +235,7 @@ func TestOverviewSelectedPausedRowIsNotTheSelection(t *testing.T) {
 	defer lipgloss.SetColorProfile(termenv.Ascii)
 	st := &theme.New(theme.ModeDark, true, false).Styles
 	rows := []*transcript.SubagentBlock{paneIn(t, "a", false, agent.ChildState{State: agent.StatePaused, Paused: true})}
-	o := newCrewOverview(st, defaultKeys())
+	o := screens.NewCrewOverview(st, defaultKeys())
 	o.SetSize(100, 5)
 	o.SetRows(rows, fixedNow, false)
 	line := strings.Split(o.View(), "\n")[2]

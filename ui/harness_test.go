@@ -251,6 +251,24 @@ func await[T tea.Msg](h *harness) T {
 	}
 }
 
+// awaitType is await for a message whose type another package keeps to
+// itself (a screen's results), named as %T prints it.
+func awaitType(h *harness, name string) tea.Msg {
+	h.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case msg := <-h.msgs:
+			if fmt.Sprintf("%T", msg) == name {
+				return msg
+			}
+		case <-deadline:
+			h.t.Fatalf("no %s arrived", name)
+			return nil
+		}
+	}
+}
+
 func (h *harness) key(t tea.KeyType) { h.t.Helper(); h.send(tea.KeyMsg{Type: t}) }
 
 func (h *harness) typeText(s string) {

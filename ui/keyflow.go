@@ -6,6 +6,7 @@ import (
 
 	"covey/ui/cells"
 	"covey/ui/keys"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -194,12 +195,12 @@ func (m *Model) backTo() string {
 		switch {
 		case s.BlockFocused():
 			return "the view"
-		case s.back != nil && s.back == screen(m.ov):
+		case s.back != nil && s.back == screens.Screen(m.ov):
 			return "the overview"
 		case m.tr.IndexOf(s.Pane()) >= 0:
 			return "the pane"
 		}
-	case *crewOverview:
+	case *screens.CrewOverview:
 		if from := s.From(); from != nil && m.tr.IndexOf(from) >= 0 {
 			return "the pane"
 		}

@@ -11,6 +11,7 @@ import (
 	"covey/agent"
 	"covey/mcp"
 	"covey/tools"
+	"covey/ui/screens"
 )
 
 // mcpFakeEngine is a fakeEngine with MCP servers.
@@ -68,7 +69,7 @@ func TestMCPPanel(t *testing.T) {
 	h, eng := newMCPHarness(t)
 	h.typeText("/mcp")
 	h.key(tea.KeyEnter)
-	if h.m.scr != screen(h.m.mp) {
+	if h.m.scr != screens.Screen(h.m.mp) {
 		t.Fatalf("/mcp did not open the MCP screen (screen %T)", h.m.scr)
 	}
 	for _, want := range []string{
@@ -90,7 +91,7 @@ func TestMCPPanel(t *testing.T) {
 	// Select flaky and reconnect it.
 	h.key(tea.KeyDown)
 	h.typeText("r")
-	msg := await[mcpReconnectedMsg](h)
+	msg := awaitType(h, "screens.mcpReconnectedMsg")
 	h.send(msg)
 	if len(eng.reconnects) != 1 || eng.reconnects[0] != "flaky" {
 		t.Fatalf("reconnected %v, want [flaky]", eng.reconnects)
@@ -108,7 +109,7 @@ func TestMCPPanel(t *testing.T) {
 	}
 	// t trusts the project's servers.
 	h.typeText("t")
-	h.send(await[mcpTrustedMsg](h))
+	h.send(awaitType(h, "screens.mcpTrustedMsg"))
 	if eng.trusted != 1 || !h.screenContains("repo  starting…") || !h.screenContains("covey remembers that you trust them") {
 		t.Errorf("trust: %d calls\n%s", eng.trusted, strings.Join(h.screenLines(), "\n"))
 	}

@@ -19,6 +19,7 @@ import (
 	"covey/ui/keys"
 	"covey/ui/markdown"
 	"covey/ui/painter"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 )
 
@@ -167,9 +168,9 @@ type Model struct {
 	// The screen shown in place of the conversation (nil: none; a child's
 	// view is made when shown, see shownChild), and the screens kept: the
 	// crew overview and /mcp.
-	scr screen
-	ov  *crewOverview
-	mp  *mcpPanel
+	scr screens.Screen
+	ov  *screens.CrewOverview
+	mp  *screens.MCPPanel
 	// Crew: the child the input is addressed to, and whether a
 	// background result started the main agent's current turn.
 	addr *address
@@ -289,8 +290,8 @@ func newModel(ctx context.Context, opts Options) Model {
 	}
 	m.comp = newCompletion(m.cmds, km, styles)
 	m.comp.SetAgents(agentEntries(opts.Agents))
-	m.ov = newCrewOverview(styles, m.keys)
-	m.mp = newMCPPanel(styles, m.keys)
+	m.ov = screens.NewCrewOverview(styles, m.keys)
+	m.mp = screens.NewMCPPanel(styles, m.keys)
 	m.cost = opts.Cost
 	m.worktrees = opts.Worktrees
 	m.hooks, m.notifier = opts.Hooks, opts.Notify
@@ -468,10 +469,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.handleUndoDone(msg)
 	case worktreesMsg:
 		m.notice(msg.level, msg.text)
-	case mcpReconnectedMsg:
-		m.handleMCPReconnected(msg)
-	case mcpTrustedMsg:
-		m.handleMCPTrusted(msg)
 	default:
 		if cmd, ok := m.updateCrew(msg); ok {
 			return cmd
@@ -745,7 +742,7 @@ func (m *Model) layout() {
 		cv.ShowApproval(m.viewApproval())
 	}
 	m.scr.SetSize(m.width, trHeight)
-	if m.scr == screen(m.ov) {
+	if m.scr == screens.Screen(m.ov) {
 		// The overview draws from the panes themselves.
 		m.ov.SetRows(m.rt.tree(), now, m.cost != nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"covey/ui/approval"
 	"covey/ui/cells"
 	"covey/ui/keys"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 )
 
@@ -260,7 +261,7 @@ func (m *Model) closeScreen() {
 	switch s := s.(type) {
 	case *childView:
 		pane := s.Pane()
-		if s.back != nil && s.back == screen(m.ov) {
+		if s.back != nil && s.back == screens.Screen(m.ov) {
 			m.showCrew(pane)
 			return
 		}
@@ -268,7 +269,7 @@ func (m *Model) closeScreen() {
 			m.focusBlock(pane)
 			return
 		}
-	case *crewOverview:
+	case *screens.CrewOverview:
 		if from := s.TakeFrom(); from != nil && m.tr.IndexOf(from) >= 0 {
 			m.focusBlock(from)
 			return

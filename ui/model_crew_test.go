@@ -9,6 +9,7 @@ import (
 
 	"covey/tools/toolname"
 	"covey/ui/keys"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -157,7 +158,7 @@ func TestCrewOverviewFromModel(t *testing.T) {
 		agent.ChildState{Source: kids[1], State: agent.StateRunning, Background: true},
 	)
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlG})
-	if h.m.scr != screen(h.m.ov) {
+	if h.m.scr != screens.Screen(h.m.ov) {
 		t.Fatal("ctrl+g did not open the overview")
 	}
 	s := ansi.Strip(h.m.View())
@@ -174,7 +175,7 @@ func TestCrewOverviewFromModel(t *testing.T) {
 		t.Fatalf("enter did not open hunter full-screen (screen %T)", h.m.scr)
 	}
 	h.key(tea.KeyEsc)
-	if h.m.scr != screen(h.m.ov) || h.m.ov.Selected().Name() != "hunter" {
+	if h.m.scr != screens.Screen(h.m.ov) || h.m.ov.Selected().Name() != "hunter" {
 		t.Fatalf("esc from the child view did not return to the overview on hunter")
 	}
 	h.key(tea.KeyEsc)
@@ -184,7 +185,7 @@ func TestCrewOverviewFromModel(t *testing.T) {
 	// /crew opens it too.
 	h.typeText("/crew")
 	h.key(tea.KeyEnter)
-	if h.m.scr != screen(h.m.ov) {
+	if h.m.scr != screens.Screen(h.m.ov) {
 		t.Fatal("/crew did not open the overview")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"covey/ui/keys"
+	"covey/ui/screens"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -42,7 +43,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 	}
 	if key.Matches(k, m.keys.Crew) {
-		if m.scr != nil && m.scr == screen(m.ov) {
+		if m.scr != nil && m.scr == screens.Screen(m.ov) {
 			m.closeScreen()
 		} else {
 			m.openCrew()

@@ -2,44 +2,15 @@ package ui
 
 import (
 	"covey/ui/keys"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 
-	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
 // This file holds what decides where a key goes: the one focus value
 // (keys.Focus), and the screens that fill the area above the input in place of the
 // conversation (the crew overview, a child's full-screen view, /mcp).
-
-// screen is a view that stands in for the conversation and takes the keys
-// while it has the focus. It owns its keys: Update matches them and says
-// what the root should do as an action (as crush's dialogs return an
-// Action), its help.KeyMap lists them for the view bar and the full help
-// (shared bindings it takes, such as esc, come from the root's KeyMap, so
-// they are enabled as they are everywhere), and Title names it on the view
-// bar. Update also gets the messages the root does not know, so the
-// results of the commands a screen starts (a list it asked for) come back
-// to it while it is shown. A new screen is one file: a type with these
-// methods, a constructor and the slash command or key that opens it with
-// openScreen; esc comes back to the input by itself (actionBack).
-type screen interface {
-	help.KeyMap
-	Title() string
-	Update(msg tea.Msg) (action, tea.Cmd)
-	View() string
-	SetSize(width, height int)
-}
-
-// action is what a screen's key asks of the root model; nil asks nothing.
-type action any
-
-// actionBack goes back one level: to the screen or the block the screen
-// was opened from, else to the input.
-type actionBack struct{}
-
-// actionOpenChild shows a child full-screen.
-type actionOpenChild struct{ child *transcript.SubagentBlock }
 
 // chooser is a screen that chooses a child the crew keys act on (o, m, p,
 // ctrl+b, x): the overview's selection, the child shown full-screen.
@@ -69,7 +40,7 @@ func (m *Model) screenKeyState() keys.Screen {
 
 // openScreen shows s in place of the conversation and gives it the keys,
 // unless a message to a child is being typed: the input keeps them.
-func (m *Model) openScreen(s screen) {
+func (m *Model) openScreen(s screens.Screen) {
 	m.scr = s
 	m.focus = keys.FocusScreen
 	if m.addr != nil {
@@ -80,12 +51,14 @@ func (m *Model) openScreen(s screen) {
 }
 
 // runAction does what a screen's key asked.
-func (m *Model) runAction(a action) tea.Cmd {
+func (m *Model) runAction(a screens.Action) tea.Cmd {
 	switch a := a.(type) {
-	case actionBack:
+	case screens.Back:
 		m.closeScreen()
-	case actionOpenChild:
-		return m.openChild(a.child)
+	case screens.OpenChild:
+		return m.openChild(a.Child)
+	case screens.MCPChanged:
+		m.refreshMCP()
 	}
 	return nil
 }
@@ -113,7 +86,7 @@ func (m *Model) focusBack() {
 	m.input.Focus()
 }
 
-// shownChild is the child's full-screen view when it is the screen
+// shownChild is the child's full-screen view when it is the screens.Screen
 // shown, else nil.
 func (m *Model) shownChild() *childView {
 	cv, _ := m.scr.(*childView)

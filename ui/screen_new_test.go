@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"covey/ui/keys"
+	"covey/ui/screens"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,14 +29,14 @@ func (s *listScreen) Title() string             { return "test list" }
 func (s *listScreen) ShortHelp() []key.Binding  { return []key.Binding{s.keys.ViewBack, s.next} }
 func (s *listScreen) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
 func (s *listScreen) SetSize(_, height int)     { s.height = height }
-func (s *listScreen) Update(msg tea.Msg) (action, tea.Cmd) {
+func (s *listScreen) Update(msg tea.Msg) (screens.Action, tea.Cmd) {
 	switch msg := msg.(type) {
 	case listLoadedMsg:
 		s.items = msg.items
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, s.keys.ViewBack):
-			return actionBack{}, nil
+			return screens.Back{}, nil
 		case key.Matches(msg, s.next) && len(s.items) > 0:
 			s.sel = (s.sel + 1) % len(s.items)
 		}
@@ -49,7 +50,7 @@ func (s *listScreen) View() string {
 		if i < len(lines) {
 			lines[i] = "  " + it
 			if i == s.sel {
-				lines[i] = selGlyph + it
+				lines[i] = screens.SelGlyph + it
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package ui
+package screens
 
 import (
 	"fmt"
@@ -7,12 +7,10 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"covey/agent"
 	"covey/mcp"
 	"covey/theme"
 	"covey/ui/cells"
 	"covey/ui/keys"
-	"covey/ui/transcript"
 )
 
 // MCPEngine is implemented by an Engine that runs MCP servers: /mcp shows
@@ -32,11 +30,11 @@ type MCPEngine interface {
 // panel shows.
 const mcpStderrLines = 5
 
-// mcpPanel is the /mcp screen: every MCP server with its state, tool
+// MCPPanel is the /mcp screen: every MCP server with its state, tool
 // count and, for a failed one, the reason and its last stderr lines. The
 // arrow keys move the selection; r reconnects the selected server, t
 // trusts the project's.
-type mcpPanel struct {
+type MCPPanel struct {
 	styles *theme.Styles
 	keys   *keys.KeyMap // the root's: esc
 	own    mcpPanelKeys
@@ -63,39 +61,41 @@ func newMCPPanelKeys() mcpPanelKeys {
 	}
 }
 
-func newMCPPanel(styles *theme.Styles, keys *keys.KeyMap) *mcpPanel {
-	return &mcpPanel{styles: styles, keys: keys, own: newMCPPanelKeys()}
+// NewMCPPanel is a panel with no servers yet (Open fills it); km is the
+// root's KeyMap, whose esc it takes.
+func NewMCPPanel(styles *theme.Styles, km *keys.KeyMap) *MCPPanel {
+	return &MCPPanel{styles: styles, keys: km, own: newMCPPanelKeys()}
 }
 
 // Open shows e's servers afresh, with no note.
-func (p *mcpPanel) Open(e MCPEngine) {
+func (p *MCPPanel) Open(e MCPEngine) {
 	p.engine = e
 	p.SetServers(e.MCPServers())
 	p.note = ""
 }
 
 // Title names the panel on the view bar.
-func (p *mcpPanel) Title() string { return "MCP servers" }
+func (p *MCPPanel) Title() string { return "MCP servers" }
 
 // trust is the Trust binding, enabled while a project server waits.
-func (p *mcpPanel) trust() key.Binding {
+func (p *MCPPanel) trust() key.Binding {
 	b := p.own.Trust
 	b.SetEnabled(p.hasUntrusted())
 	return b
 }
 
 // ShortHelp is the view bar's keys.
-func (p *mcpPanel) ShortHelp() []key.Binding {
+func (p *MCPPanel) ShortHelp() []key.Binding {
 	return []key.Binding{p.keys.ViewBack, p.own.Reconnect, p.trust(), p.own.Up, p.own.Down}
 }
 
 // FullHelp is the panel's group of the full help.
-func (p *mcpPanel) FullHelp() [][]key.Binding {
+func (p *MCPPanel) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{p.keys.ViewBack, p.own.Up, p.own.Down, p.own.Reconnect, p.trust()}}
 }
 
-// Reconnected shows a reconnect's outcome.
-func (p *mcpPanel) Reconnected(name string, err error) {
+// reconnected shows a reconnect's outcome.
+func (p *MCPPanel) reconnected(name string, err error) {
 	if err != nil {
 		p.note = fmt.Sprintf("%s: %v", name, err)
 	} else {
@@ -103,8 +103,8 @@ func (p *mcpPanel) Reconnected(name string, err error) {
 	}
 }
 
-// Trusted shows the outcome of trusting the project's servers.
-func (p *mcpPanel) Trusted(err error) {
+// trusted shows the outcome of trusting the project's servers.
+func (p *MCPPanel) trusted(err error) {
 	if err != nil {
 		p.note = err.Error()
 	} else {
@@ -113,12 +113,12 @@ func (p *mcpPanel) Trusted(err error) {
 }
 
 // SetSize sets the area the panel fills.
-func (p *mcpPanel) SetSize(width, height int) {
+func (p *MCPPanel) SetSize(width, height int) {
 	p.width, p.height = max(width, 1), max(height, 1)
 }
 
 // SetServers replaces the snapshot; the selection stays on its server.
-func (p *mcpPanel) SetServers(ss []mcp.Status) {
+func (p *MCPPanel) SetServers(ss []mcp.Status) {
 	name := p.Selected()
 	p.servers = ss
 	p.sel = 0
@@ -130,7 +130,7 @@ func (p *mcpPanel) SetServers(ss []mcp.Status) {
 }
 
 // Selected is the selected server's name, "" when there is none.
-func (p *mcpPanel) Selected() string {
+func (p *MCPPanel) Selected() string {
 	if p.sel < len(p.servers) {
 		return p.servers[p.sel].Name
 	}
@@ -139,15 +139,25 @@ func (p *mcpPanel) Selected() string {
 
 // Update moves the selection, reconnects the selected server, trusts the
 // project's servers (in commands: the outcome comes back as
-// mcpReconnectedMsg or mcpTrustedMsg), and goes back on esc.
-func (p *mcpPanel) Update(msg tea.Msg) (action, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
+// mcpReconnectedMsg or mcpTrustedMsg, shown in the note, and asks the root
+// to refresh what shows the servers), and goes back on esc.
+func (p *MCPPanel) Update(msg tea.Msg) (Action, tea.Cmd) {
+	var k tea.KeyMsg
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		k = msg
+	case mcpReconnectedMsg:
+		p.reconnected(msg.name, msg.err)
+		return p.refresh(), nil
+	case mcpTrustedMsg:
+		p.trusted(msg.err)
+		return p.refresh(), nil
+	default:
 		return nil, nil
 	}
 	switch {
 	case key.Matches(k, p.keys.ViewBack):
-		return actionBack{}, nil
+		return Back{}, nil
 	case key.Matches(k, p.own.Reconnect):
 		name, e := p.Selected(), p.engine
 		if name == "" || e == nil {
@@ -176,7 +186,7 @@ func (p *mcpPanel) Update(msg tea.Msg) (action, tea.Cmd) {
 }
 
 // stateText is a server's state in its colour, with its tool count.
-func (p mcpPanel) stateText(s mcp.Status) string {
+func (p MCPPanel) stateText(s mcp.Status) string {
 	st := p.styles
 	switch s.State {
 	case mcp.StateConnected:
@@ -196,7 +206,7 @@ func (p mcpPanel) stateText(s mcp.Status) string {
 }
 
 // lines is the whole panel, before scrolling.
-func (p mcpPanel) lines() (out []string, selAt int) {
+func (p MCPPanel) lines() (out []string, selAt int) {
 	st := p.styles
 	w := p.width
 	title := fmt.Sprintf("MCP servers · %d", len(p.servers))
@@ -218,7 +228,7 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 	for i, s := range p.servers {
 		mark, name := "  ", st.Crew.Row
 		if i == p.sel {
-			mark, name = selGlyph, st.Crew.Selected
+			mark, name = SelGlyph, st.Crew.Selected
 			selAt = len(out)
 		}
 		head := mark + name.Render(s.Name) + "  " + p.stateText(s) + "  " +
@@ -279,7 +289,7 @@ func (p mcpPanel) lines() (out []string, selAt int) {
 }
 
 // hasUntrusted reports whether a project server waits for the user's trust.
-func (p mcpPanel) hasUntrusted() bool {
+func (p MCPPanel) hasUntrusted() bool {
 	for _, s := range p.servers {
 		if s.State == mcp.StateUntrusted {
 			return true
@@ -289,7 +299,7 @@ func (p mcpPanel) hasUntrusted() bool {
 }
 
 // View draws the panel, scrolled so the selected server shows.
-func (p mcpPanel) View() string {
+func (p MCPPanel) View() string {
 	lines, selAt := p.lines()
 	h := p.height
 	off := 0
@@ -304,19 +314,6 @@ func (p mcpPanel) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// mcpNotice is the transcript's notice for a server's change: a failure
-// with its reason, or what a connected server's tools were renamed to.
-// Plain connects and starts make none: the status is in /mcp.
-func mcpNotice(e agent.MCPStatus) *transcript.NoticeBlock {
-	switch {
-	case e.State == string(mcp.StateFailed):
-		return transcript.NewNoticeBlock(transcript.NoticeError, fmt.Sprintf("MCP server %s failed: %s (/mcp shows it; r there reconnects)", e.Server, e.Error))
-	case e.State == string(mcp.StateConnected) && len(e.Notes) > 0:
-		return transcript.NewNoticeBlock(transcript.NoticeWarning, fmt.Sprintf("MCP server %s: %s", e.Server, strings.Join(e.Notes, "; ")))
-	}
-	return nil
-}
-
 // mcpReconnectedMsg reports the outcome of a reconnect request.
 type mcpReconnectedMsg struct {
 	name string
@@ -326,76 +323,15 @@ type mcpReconnectedMsg struct {
 // mcpTrustedMsg reports the outcome of trusting the project's servers.
 type mcpTrustedMsg struct{ err error }
 
-// mcpEngine is the engine's MCP side, or nil.
-func (m *Model) mcpEngine() MCPEngine {
-	e, _ := m.engine.(MCPEngine)
-	return e
-}
+// MCPChanged asks the root to show the servers afresh (the status bar,
+// the panel): an action of the panel's once a reconnect or a trust it
+// started has its outcome.
+type MCPChanged struct{}
 
-// cmdMCP opens the /mcp screen.
-func (m *Model) cmdMCP(string) tea.Cmd {
-	e := m.mcpEngine()
-	if e == nil {
-		m.notice(transcript.NoticeInfo, "no MCP servers in this session")
+// refresh is MCPChanged, when the panel has an engine to ask.
+func (p *MCPPanel) refresh() Action {
+	if p.engine == nil {
 		return nil
 	}
-	m.mp.Open(e)
-	m.openScreen(m.mp)
-	return nil
-}
-
-// refreshMCP updates the /mcp screen and the status bar after an
-// MCPStatus event.
-func (m *Model) refreshMCP() {
-	e := m.mcpEngine()
-	if e == nil {
-		return
-	}
-	ss := e.MCPServers()
-	m.status.SetMCP(mcpSummary(ss))
-	if m.scr == screen(m.mp) {
-		m.mp.SetServers(ss)
-	}
-}
-
-// mcpSummary is the status bar's word on the servers: "MCP 2/3" connected
-// of those that may run, and how many start or failed.
-func mcpSummary(ss []mcp.Status) string {
-	total, up, starting, failed := 0, 0, 0, 0
-	for _, s := range ss {
-		switch s.State {
-		case mcp.StateUntrusted, mcp.StateStopped:
-			continue
-		case mcp.StateConnected:
-			up++
-		case mcp.StateStarting:
-			starting++
-		case mcp.StateFailed:
-			failed++
-		}
-		total++
-	}
-	if total == 0 {
-		return ""
-	}
-	out := fmt.Sprintf("MCP %d/%d", up, total)
-	if failed > 0 {
-		out += fmt.Sprintf(", %d failed", failed)
-	}
-	if starting > 0 {
-		out += fmt.Sprintf(", %d starting", starting)
-	}
-	return out
-}
-
-// handleMCPTrusted shows the outcome of trusting the project's servers.
-func (m *Model) handleMCPTrusted(msg mcpTrustedMsg) {
-	m.mp.Trusted(msg.err)
-	m.refreshMCP()
-}
-
-// handleMCPReconnected shows a reconnect's outcome.
-func (m *Model) handleMCPReconnected(msg mcpReconnectedMsg) {
-	m.mp.Reconnected(msg.name, msg.err)
-	m.refreshMCP()
+	return MCPChanged{}
 }

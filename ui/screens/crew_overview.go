@@ -1,4 +1,4 @@
-package ui
+package screens
 
 import (
 	"strconv"
@@ -17,13 +17,13 @@ import (
 	"covey/ui/transcript"
 )
 
-// crewOverview is the crew overview (ctrl+g, /crew): one row per child of
+// CrewOverview is the crew overview (ctrl+g, /crew): one row per child of
 // the session, nested children indented under their parent, with its
 // type, state, tool calls, tokens, cost, elapsed time, model and task. The
 // arrow keys move the selection; the root model acts on Selected (open,
 // message, pause, cancel). It draws from the panes themselves, so it is
 // always as current as the transcript.
-type crewOverview struct {
+type CrewOverview struct {
 	styles *theme.Styles
 	keys   *keys.KeyMap // the root's: esc, the crew keys, paging
 	own    crewOverviewKeys
@@ -33,7 +33,7 @@ type crewOverview struct {
 	// conversation (esc goes back to it); nil: the input.
 	from transcript.Block
 
-	rows     []*transcript.SubagentBlock // depth first, see router.tree
+	rows     []*transcript.SubagentBlock // depth first, as the root gives them (SetRows)
 	sel      *transcript.SubagentBlock   // kept across changes of rows
 	offset   int                         // first row shown
 	now      time.Time
@@ -90,15 +90,17 @@ func newCrewOverviewKeys() crewOverviewKeys {
 	}
 }
 
-func newCrewOverview(styles *theme.Styles, keys *keys.KeyMap) *crewOverview {
-	return &crewOverview{styles: styles, keys: keys, own: newCrewOverviewKeys(), q: newCrewLooks(styles)}
+// NewCrewOverview is an empty overview; km is the root's KeyMap, whose
+// shared bindings (esc, the crew keys) it takes.
+func NewCrewOverview(styles *theme.Styles, km *keys.KeyMap) *CrewOverview {
+	return &CrewOverview{styles: styles, keys: km, own: newCrewOverviewKeys(), q: newCrewLooks(styles)}
 }
 
 // Title names the overview on the view bar.
-func (o *crewOverview) Title() string { return "crew overview" }
+func (o *CrewOverview) Title() string { return "crew overview" }
 
 // open is the Open binding, enabled when a child is selected.
-func (o *crewOverview) open() key.Binding {
+func (o *CrewOverview) open() key.Binding {
 	b := o.own.Open
 	b.SetEnabled(o.sel != nil)
 	return b
@@ -106,44 +108,44 @@ func (o *crewOverview) open() key.Binding {
 
 // ShortHelp is the view bar's keys: esc first, then what acts on the
 // selection, then moving it.
-func (o *crewOverview) ShortHelp() []key.Binding {
+func (o *CrewOverview) ShortHelp() []key.Binding {
 	k := o.keys
 	return []key.Binding{k.ViewBack, o.open(), k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
 		o.own.Up, o.own.Down}
 }
 
 // FullHelp is the overview's group of the full help.
-func (o *crewOverview) FullHelp() [][]key.Binding {
+func (o *CrewOverview) FullHelp() [][]key.Binding {
 	k := o.keys
 	return [][]key.Binding{{o.own.Up, o.own.Down, o.open(), k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground,
 		k.CancelChild, k.ViewBack, k.AddressCancel}}
 }
 
 // SetFrom remembers the pane focused when the overview was opened.
-func (o *crewOverview) SetFrom(b transcript.Block) { o.from = b }
+func (o *CrewOverview) SetFrom(b transcript.Block) { o.from = b }
 
 // TakeFrom is the pane the overview was opened from, forgotten.
-func (o *crewOverview) TakeFrom() transcript.Block {
+func (o *CrewOverview) TakeFrom() transcript.Block {
 	b := o.from
 	o.from = nil
 	return b
 }
 
 // From is the pane the overview was opened from, or nil.
-func (o *crewOverview) From() transcript.Block { return o.from }
+func (o *CrewOverview) From() transcript.Block { return o.from }
 
 // Chosen is the child the crew keys act on: the selection.
-func (o *crewOverview) Chosen() *transcript.SubagentBlock { return o.sel }
+func (o *CrewOverview) Chosen() *transcript.SubagentBlock { return o.sel }
 
 // SetSize sets the area the overview fills.
-func (o *crewOverview) SetSize(width, height int) {
+func (o *CrewOverview) SetSize(width, height int) {
 	o.width, o.height = max(width, 1), max(height, 1)
 	o.scroll()
 }
 
 // SetRows gives the overview the session's children (depth first) and the
 // frame's clock; the selection stays on its child, or goes to the first.
-func (o *crewOverview) SetRows(rows []*transcript.SubagentBlock, now time.Time, showCost bool) {
+func (o *CrewOverview) SetRows(rows []*transcript.SubagentBlock, now time.Time, showCost bool) {
 	o.rows, o.now, o.showCost = rows, now, showCost
 	if o.index(o.sel) < 0 {
 		o.sel = nil
@@ -155,7 +157,7 @@ func (o *crewOverview) SetRows(rows []*transcript.SubagentBlock, now time.Time, 
 }
 
 // Select puts the selection on b, when it is a row.
-func (o *crewOverview) Select(b *transcript.SubagentBlock) {
+func (o *CrewOverview) Select(b *transcript.SubagentBlock) {
 	if o.index(b) >= 0 {
 		o.sel = b
 		o.scroll()
@@ -163,9 +165,9 @@ func (o *crewOverview) Select(b *transcript.SubagentBlock) {
 }
 
 // Selected is the selected child, or nil when there is none.
-func (o *crewOverview) Selected() *transcript.SubagentBlock { return o.sel }
+func (o *CrewOverview) Selected() *transcript.SubagentBlock { return o.sel }
 
-func (o *crewOverview) index(b *transcript.SubagentBlock) int {
+func (o *CrewOverview) index(b *transcript.SubagentBlock) int {
 	if b == nil {
 		return -1
 	}
@@ -181,16 +183,16 @@ func (o *crewOverview) index(b *transcript.SubagentBlock) int {
 // PageDown), opens the selected child (enter) and goes back (esc); the
 // crew keys on the selection (o, m, p, ctrl+b, x) are the root's, since
 // they act on a focused pane too.
-func (o *crewOverview) Update(msg tea.Msg) (action, tea.Cmd) {
+func (o *CrewOverview) Update(msg tea.Msg) (Action, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil, nil
 	}
 	switch {
 	case key.Matches(k, o.keys.ViewBack):
-		return actionBack{}, nil
+		return Back{}, nil
 	case key.Matches(k, o.own.Open) && o.sel != nil:
-		return actionOpenChild{child: o.sel}, nil
+		return OpenChild{Child: o.sel}, nil
 	}
 	if len(o.rows) == 0 {
 		return nil, nil
@@ -219,10 +221,10 @@ func (o *crewOverview) Update(msg tea.Msg) (action, tea.Cmd) {
 }
 
 // listHeight is how many rows fit under the title and the column names.
-func (o crewOverview) listHeight() int { return max(o.height-2, 1) }
+func (o CrewOverview) listHeight() int { return max(o.height-2, 1) }
 
 // scroll keeps the selection in view.
-func (o *crewOverview) scroll() {
+func (o *CrewOverview) scroll() {
 	i, h := max(o.index(o.sel), 0), o.listHeight()
 	if i < o.offset {
 		o.offset = i
@@ -278,13 +280,16 @@ const (
 	taskFloor = 10 // below this the task is not worth showing beside every column
 	modelMin  = 10 // a model name cut shorter says nothing
 	colGap    = 2
-	selGlyph  = "› "
 )
+
+// SelGlyph marks the selected row of a screen's list (the overview's
+// children, /mcp's servers).
+const SelGlyph = "› "
 
 // contentWidths are the widths the type, state, elapsed and model columns
 // need for the rows (within their titles and their maxima), so short
 // values leave their room to the task instead of padding.
-func (o crewOverview) contentWidths() (typ, state, elapsed, model int) {
+func (o CrewOverview) contentWidths() (typ, state, elapsed, model int) {
 	typ, state, elapsed, model = len("TYPE"), len("STATE"), len("ELAPSED"), len("MODEL")
 	for _, r := range o.rows {
 		typ = max(typ, cells.PlainWidth(r.TypeName()))
@@ -305,7 +310,7 @@ func (o crewOverview) contentWidths() (typ, state, elapsed, model int) {
 // way first (to taskMin), then the model (to modelMin), the task again (to
 // taskFloor) and the name (to nameMin); when that is not enough, columns
 // are dropped instead, the rarer first.
-func (o crewOverview) layout() [colCount]int {
+func (o CrewOverview) layout() [colCount]int {
 	var w [colCount]int
 	for i, c := range crewColumns {
 		w[i] = c.width
@@ -314,7 +319,7 @@ func (o crewOverview) layout() [colCount]int {
 	if !o.showCost {
 		w[colCost] = 0
 	}
-	avail := o.width - len(selGlyph)
+	avail := o.width - len(SelGlyph)
 	used := func() int {
 		n := 0
 		for i, cw := range w {
@@ -386,7 +391,7 @@ func (o crewOverview) layout() [colCount]int {
 
 // View draws the title, the column names and the rows in view, exactly
 // height lines.
-func (o *crewOverview) View() string {
+func (o *CrewOverview) View() string {
 	b := &o.buf
 	b.Reset()
 	w := o.layout()
@@ -397,7 +402,7 @@ func (o *crewOverview) View() string {
 		b.WriteString(o.header(w))
 		lines++
 	}
-	rowWidth := len(selGlyph) - colGap
+	rowWidth := len(SelGlyph) - colGap
 	for _, cw := range w {
 		if cw > 0 {
 			rowWidth += cw + colGap
@@ -429,7 +434,7 @@ func (o *crewOverview) View() string {
 
 // title is "Crew · 5 subagents · 2 running · 1 paused · 1 queued · 1
 // awaiting approval · 2 in background · 1 stalled · $0.12".
-func (o crewOverview) title() string {
+func (o CrewOverview) title() string {
 	c := countCrew(o.rows, o.now)
 	t := "Crew · " + c.String()
 	if c.priced {
@@ -511,7 +516,7 @@ func (c crewCount) String() string {
 	return t
 }
 
-func (o crewOverview) header(w [colCount]int) string {
+func (o CrewOverview) header(w [colCount]int) string {
 	var b strings.Builder
 	b.WriteString("  ")
 	first := true
@@ -529,11 +534,11 @@ func (o crewOverview) header(w [colCount]int) string {
 }
 
 // row draws one child's row.
-func (o *crewOverview) row(b *strings.Builder, r *transcript.SubagentBlock, w [colCount]int) {
+func (o *CrewOverview) row(b *strings.Builder, r *transcript.SubagentBlock, w [colCount]int) {
 	selected := r == o.sel
 	text := o.q.row
 	if selected {
-		b.WriteString(o.q.selected.Render(selGlyph))
+		b.WriteString(o.q.selected.Render(SelGlyph))
 		text = o.q.selected
 	} else {
 		b.WriteString("  ")
@@ -591,7 +596,7 @@ func (o *crewOverview) row(b *strings.Builder, r *transcript.SubagentBlock, w [c
 
 // stateCell is the state in its colour (reversed on the selected row),
 // and "stalled" when the child did nothing for stallAfter.
-func (o *crewOverview) stateCell(b *strings.Builder, r *transcript.SubagentBlock, w int, selected bool) {
+func (o *CrewOverview) stateCell(b *strings.Builder, r *transcript.SubagentBlock, w int, selected bool) {
 	state := r.StateName()
 	looks := o.q.state
 	if selected {
