@@ -86,7 +86,7 @@ func (m *Model) focusBack() {
 	m.input.Focus()
 }
 
-// shownChild is the child's full-screen view when it is the screens.Screen
+// shownChild is the child's full-screen view when it is the screen
 // shown, else nil.
 func (m *Model) shownChild() *childView {
 	cv, _ := m.scr.(*childView)
