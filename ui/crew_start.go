@@ -123,72 +123,7 @@ func (m *Model) showShellOutput(msg shellOutputMsg) {
 	if msg.gone {
 		msg.out = "(its output is not kept: it ran in an earlier covey)"
 	}
-	cv.setShellOutput(msg.out, msg.cut)
-}
-
-// shellViewLines bounds the lines a shell's full-screen view draws: the
-// newest ones; the ring behind them holds at most a MiB.
-const shellViewLines = 5000
-
-// shellOutputBlock is a background shell's whole kept output in its
-// full-screen view, as plain text.
-type shellOutputBlock struct {
-	transcript.Changes
-	text  string
-	cache transcript.LineCache
-}
-
-func (b *shellOutputBlock) set(out string, cut int64) {
-	out = strings.TrimRight(out, "\n")
-	lines := strings.Split(out, "\n")
-	var head string
-	if len(lines) > shellViewLines {
-		dropped := len(lines) - shellViewLines
-		lines = lines[dropped:]
-		head = fmt.Sprintf("… %d earlier lines not shown\n", dropped)
-	}
-	if cut > 0 {
-		head = fmt.Sprintf("… %d bytes cut: covey keeps the last MiB of a shell's output\n", cut) + head
-	}
-	if out == "" {
-		lines = []string{"(no output yet)"}
-	}
-	b.text = head + cells.Clean(strings.Join(lines, "\n"))
-	b.Changed()
-}
-
-// Lines implements Block.
-func (b *shellOutputBlock) Lines(ctx transcript.RenderContext) []string {
-	key := transcript.CacheKey{Width: ctx.Width, Version: b.Version()}
-	if lines, ok := b.cache.Get(key); ok {
-		return lines
-	}
-	lines := cells.Wrap(b.text, max(ctx.Width, 1))
-	b.cache.Put(key, lines)
-	return lines
-}
-
-// Focusable implements Block.
-func (b *shellOutputBlock) Focusable() bool { return false }
-
-// Expanded implements Block.
-func (b *shellOutputBlock) Expanded() bool { return true }
-
-// SetExpanded implements Block; the output is always shown whole.
-func (b *shellOutputBlock) SetExpanded(bool) {}
-
-// Live implements Block.
-func (b *shellOutputBlock) Live() bool { return false }
-
-// setShellOutput shows a shell's output in its view, below its command.
-func (v *childView) setShellOutput(out string, cut int64) {
-	if v.shell == nil {
-		v.shell = &shellOutputBlock{}
-		v.tr.Append(v.shell)
-	}
-	v.shell.set(out, cut)
-	v.tr.Touch(v.shell)
-	v.keepFilesLast()
+	cv.SetShellOutput(msg.out, msg.cut)
 }
 
 // agentEntries are the agent types as completion entries after "@": an

@@ -50,3 +50,12 @@ func (m *Model) markPausedWaits() {
 		cv.MarkPausedWaits()
 	}
 }
+
+// MarkPausedWaits tells r's panes which paused children they wait on (a
+// child's view's router: screens.Router).
+func (r *router) MarkPausedWaits() {
+	waits := r.pausedWaits()
+	for _, b := range r.order {
+		b.SetWaitingOn(pausedWaitText(waits[b]))
+	}
+}

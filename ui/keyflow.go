@@ -191,11 +191,11 @@ func (m *Model) explainChildKey(k tea.KeyMsg, b *transcript.SubagentBlock) bool 
 // help's "esc back to …".
 func (m *Model) backTo() string {
 	switch s := m.scr.(type) {
-	case *childView:
+	case *screens.ChildView:
 		switch {
 		case s.BlockFocused():
 			return "the view"
-		case s.back != nil && s.back == screens.Screen(m.ov):
+		case s.OpenedFrom() != nil && s.OpenedFrom() == screens.Screen(m.ov):
 			return "the overview"
 		case m.tr.IndexOf(s.Pane()) >= 0:
 			return "the pane"

@@ -220,9 +220,15 @@ func (m *Model) handleAddressKey(k tea.KeyMsg) (tea.Cmd, bool) {
 func (m *Model) openChild(b *transcript.SubagentBlock) tea.Cmd {
 	back := m.scr // the overview, or nil: the conversation
 	if cv := m.shownChild(); cv != nil {
-		back = cv.back
+		back = cv.OpenedFrom()
 	}
-	m.openScreen(newChildView(b, m.rt.history(b), m.tr.Base(), m.cost, m.keys, back))
+	m.openScreen(screens.NewChildView(b, m.rt.history(b), m.tr.Base(), m.keys, back,
+		func(tr *transcript.Transcript, files *transcript.FilesBlock) screens.Router {
+			rt := newRouter(tr)
+			rt.root, rt.cost, rt.mainModel = b.AgentID(), m.cost, b.Model()
+			rt.trailer = files
+			return rt
+		}))
 	if b.IsShell() {
 		return m.fetchShellOutput(b.AgentID())
 	}
@@ -259,9 +265,9 @@ func (m *Model) closeScreen() {
 	s := m.scr
 	m.scr = nil
 	switch s := s.(type) {
-	case *childView:
+	case *screens.ChildView:
 		pane := s.Pane()
-		if s.back != nil && s.back == screens.Screen(m.ov) {
+		if s.OpenedFrom() != nil && s.OpenedFrom() == screens.Screen(m.ov) {
 			m.showCrew(pane)
 			return
 		}

@@ -442,7 +442,7 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	req.Agent, req.AgentID = "[general-purpose] write the fix", "c1"
 	got := h.ask(context.Background(), req)
 	h.deliver(1)
-	if h.m.shownChild().appr == nil || h.m.shownChild().tr.IndexOf(h.m.shownChild().appr) < 0 {
+	if h.m.shownChild().Approval() == nil || h.m.shownChild().Transcript().IndexOf(h.m.shownChild().Approval()) < 0 {
 		t.Fatalf("the child's request is not shown in its view:\n%s", ansi.Strip(h.m.View()))
 	}
 	if h.m.focus != keys.FocusApproval {
@@ -455,7 +455,7 @@ func TestCrewApprovalAnsweredInChildView(t *testing.T) {
 	if h.m.shownChild() == nil {
 		t.Error("answering left the child's view")
 	}
-	if h.m.shownChild().appr != nil {
+	if h.m.shownChild().Approval() != nil {
 		t.Error("the answered request is still shown in the child's view")
 	}
 }
@@ -484,7 +484,7 @@ func TestCrewChildViewStreamsIntoOneAnswer(t *testing.T) {
 				t.Errorf("the streamed answer is not one line %q:\n%s", want, ansi.Strip(h.m.View()))
 			}
 			answers := 0
-			for _, b := range h.m.shownChild().tr.Blocks() {
+			for _, b := range h.m.shownChild().Transcript().Blocks() {
 				if _, ok := b.(*transcript.AssistantBlock); ok {
 					answers++
 				}
@@ -523,7 +523,7 @@ func TestCrewChildViewSaysHowItEnded(t *testing.T) {
 			fin.Source = d
 			h.events(fin)
 			var notices []string
-			for _, b := range h.m.shownChild().tr.Blocks() {
+			for _, b := range h.m.shownChild().Transcript().Blocks() {
 				if n, ok := b.(*transcript.NoticeBlock); ok {
 					notices = append(notices, n.Text())
 				}

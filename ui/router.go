@@ -8,6 +8,7 @@ import (
 	"covey/agent"
 	"covey/ui/approval"
 	"covey/ui/cells"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 )
 
@@ -50,7 +51,7 @@ type router struct {
 	// keepLog keeps every child event in log, so a child's full-screen
 	// view can be built from its history when it is opened.
 	keepLog bool
-	log     []loggedEvent
+	log     []screens.Logged
 
 	now       time.Time // the time of the batch being routed
 	cost      CostFunc  // prices tokens; nil when no price table is set
@@ -139,7 +140,7 @@ func (r *router) lastOwn() transcript.Block {
 func (r *router) route(ev agent.Event) routeEffect {
 	if !r.isRoot(ev.From()) {
 		if r.keepLog {
-			r.log = append(r.log, loggedEvent{ev: ev, at: r.now})
+			r.log = append(r.log, screens.Logged{Event: ev, At: r.now})
 		}
 		r.routeChild(ev)
 		return routeEffect{}
@@ -454,12 +455,24 @@ func (r *router) within(b, anc *transcript.SubagentBlock) bool {
 	return false
 }
 
+// Route applies ev, which the UI got at now (screens.Router).
+func (r *router) Route(ev agent.Event, now time.Time) {
+	r.now = now
+	r.route(ev)
+}
+
+// FinishAssistant ends the answer being streamed (screens.Router).
+func (r *router) FinishAssistant() { r.finishAssistant() }
+
+// Pane is agentID's pane, nil when r has none (screens.Router).
+func (r *router) Pane(agentID string) *transcript.SubagentBlock { return r.children[agentID] }
+
 // history is every logged event of the child b and its descendants, in
 // order: what its full-screen view is built from.
-func (r *router) history(b *transcript.SubagentBlock) []loggedEvent {
-	var out []loggedEvent
+func (r *router) history(b *transcript.SubagentBlock) []screens.Logged {
+	var out []screens.Logged
 	for _, le := range r.log {
-		if p, ok := r.children[le.ev.From().AgentID]; ok && r.within(p, b) {
+		if p, ok := r.children[le.Event.From().AgentID]; ok && r.within(p, b) {
 			out = append(out, le)
 		}
 	}

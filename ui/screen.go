@@ -88,7 +88,7 @@ func (m *Model) focusBack() {
 
 // shownChild is the child's full-screen view when it is the screen
 // shown, else nil.
-func (m *Model) shownChild() *childView {
-	cv, _ := m.scr.(*childView)
+func (m *Model) shownChild() *screens.ChildView {
+	cv, _ := m.scr.(*screens.ChildView)
 	return cv
 }

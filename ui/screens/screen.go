@@ -1,8 +1,9 @@
 // Package screens holds the views that stand in for the conversation and
-// take the keys while shown (the crew overview, /mcp), and the interface
-// the root model drives them through: a screen's Update returns an Action
-// the root runs. A screen imports ui/keys for the keys it matches and
-// names, never ui.
+// take the keys while shown (the crew overview, a child's full-screen
+// view, /mcp), and the interface the root model drives them through: a
+// screen's Update returns an Action the root runs. A screen imports
+// ui/keys for the keys it matches and names, never ui; what it needs of
+// the root's it gets as an interface defined here (Router, MCPEngine).
 package screens
 
 import (

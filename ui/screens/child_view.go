@@ -1,6 +1,7 @@
-package ui
+package screens
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -11,34 +12,48 @@ import (
 	"covey/ui/approval"
 	"covey/ui/cells"
 	"covey/ui/keys"
-	"covey/ui/screens"
 	"covey/ui/transcript"
 )
 
-// loggedEvent is a child's event and when the UI got it, so a child's
-// view built later dates its nested panes as the main view did.
-type loggedEvent struct {
-	ev agent.Event
-	at time.Time
+// Logged is a child's event and when the UI got it, so a child's view
+// built later dates its nested panes as the main view did.
+type Logged struct {
+	Event agent.Event
+	At    time.Time
 }
 
-// childView is one child's whole transcript, full-screen: its answers as
+// Router sends the events of the child shown and of its descendants to
+// the view's blocks: the root's event router, which the root makes over
+// the view's transcript (NewChildView's newRouter), with files last.
+type Router interface {
+	// Route applies ev, which the UI got at now.
+	Route(ev agent.Event, now time.Time)
+	// FinishAssistant ends the answer being streamed, if any.
+	FinishAssistant()
+	// Pane is the pane of agentID in the view, nil when it has none.
+	Pane(agentID string) *transcript.SubagentBlock
+	// MarkPausedWaits tells the view's panes which paused children they
+	// wait on.
+	MarkPausedWaits()
+}
+
+// ChildView is one child's whole transcript, full-screen: its answers as
 // markdown, its tool calls as tool blocks with their diffs, its own
 // children as panes, the messages it was sent as user messages, and at
 // the end the files it changed with their diffs. It is built from the
 // child's logged events when opened and then follows its live ones. Its
 // header is the child's pane header, so state, budget and files read as
 // in the transcript.
-type childView struct {
+type ChildView struct {
 	pane  *transcript.SubagentBlock
 	tr    *transcript.Transcript
-	rt    *router
+	rt    Router
 	files *transcript.FilesBlock
 	appr  *approval.Block // a request of the child's, shown here too
 	// briefed is set once the child's brief is shown.
 	briefed bool
 	// shell is a background shell's whole output, once read.
-	shell *shellOutputBlock
+	shell *shellOutput
 	// sent is the messages sent to the child that it has not read yet,
 	// shown queued at the end until their ChildMessage.
 	sent []sentNotice
@@ -48,7 +63,7 @@ type childView struct {
 	keys *keys.KeyMap
 	// back is the screen the view was opened from (the overview), nil
 	// when it was opened from the conversation.
-	back screens.Screen
+	back Screen
 
 	width, height int
 	base          transcript.RenderContext
@@ -59,19 +74,18 @@ type childView struct {
 // and a rule.
 const childViewChrome = 2
 
-// newChildView builds pane's view from history, the logged events of the
-// child and its descendants.
-// keys are the root's, back the screen it was opened from (nil: the
+// NewChildView builds pane's view from history, the logged events of the
+// child and its descendants; newRouter makes the router of its
+// transcript, which keeps files (the list of changed files) last. km is
+// the root's KeyMap, back the screen it was opened from (nil: the
 // conversation).
-func newChildView(pane *transcript.SubagentBlock, history []loggedEvent, base transcript.RenderContext, cost CostFunc, keys *keys.KeyMap, back screens.Screen) *childView {
+func NewChildView(pane *transcript.SubagentBlock, history []Logged, base transcript.RenderContext, km *keys.KeyMap, back Screen,
+	newRouter func(tr *transcript.Transcript, files *transcript.FilesBlock) Router) *ChildView {
 	tr := transcript.New(base)
-	rt := newRouter(tr)
-	rt.root, rt.cost, rt.mainModel = pane.AgentID(), cost, pane.Model()
-	v := &childView{pane: pane, tr: tr, rt: rt, base: base, keys: keys, back: back}
-	v.files = transcript.NewFilesBlock(pane, "Changed files")
-	rt.trailer = v.files
+	files := transcript.NewFilesBlock(pane, "Changed files")
+	v := &ChildView{pane: pane, tr: tr, rt: newRouter(tr, files), files: files, base: base, keys: km, back: back}
 	for _, le := range history {
-		v.route(le.ev, le.at)
+		v.route(le.Event, le.At)
 	}
 	// Messages sent before the view opened that the child has not read.
 	for _, text := range pane.Unread() {
@@ -83,14 +97,13 @@ func newChildView(pane *transcript.SubagentBlock, history []loggedEvent, base tr
 }
 
 // route applies one event of the child or a descendant.
-func (v *childView) route(ev agent.Event, now time.Time) {
-	v.rt.now = now
+func (v *ChildView) route(ev agent.Event, now time.Time) {
 	if e, ok := ev.(agent.ChildMessage); ok && e.AgentID == v.pane.AgentID() && len(v.sent) > 0 {
 		// Read: the queued notice gives way to the message, where it
 		// entered the child's conversation.
 		v.dropSent(func(s string) bool { return transcript.HoldsMessage(e.Text, s) })
 	}
-	v.rt.route(ev)
+	v.rt.Route(ev, now)
 	if ev.From().AgentID == v.pane.AgentID() {
 		switch e := ev.(type) {
 		case agent.ChildStarted:
@@ -105,7 +118,7 @@ func (v *childView) route(ev agent.Event, now time.Time) {
 			// How it ended, where it ended, when that was not a plain answer
 			// (the pane says so; the whole transcript must too).
 			if n := outcomeNotice(e); n != nil {
-				v.rt.finishAssistant()
+				v.rt.FinishAssistant()
 				v.tr.Append(n)
 			}
 			v.tr.Touch(v.files)
@@ -123,7 +136,7 @@ type sentNotice struct {
 
 // ShowSent shows text, just sent to the child, as queued at the end of
 // the view; sent false takes it away (the send failed).
-func (v *childView) ShowSent(text string, sent bool) {
+func (v *ChildView) ShowSent(text string, sent bool) {
 	if !sent {
 		v.dropSent(func(s string) bool { return s == text })
 		return
@@ -138,12 +151,12 @@ func (v *childView) ShowSent(text string, sent bool) {
 // ShowSentTo shows text sent to agentID as queued, or takes it back (sent
 // false): the child shown, or a pane of its own (a child of the child
 // shown). False when agentID is neither.
-func (v *childView) ShowSentTo(agentID, text string, sent bool) bool {
+func (v *ChildView) ShowSentTo(agentID, text string, sent bool) bool {
 	if agentID == v.pane.AgentID() {
 		v.ShowSent(text, sent)
 		return true
 	}
-	p := v.rt.children[agentID]
+	p := v.rt.Pane(agentID)
 	if p == nil {
 		return false
 	}
@@ -157,19 +170,16 @@ func (v *childView) ShowSentTo(agentID, text string, sent bool) bool {
 }
 
 // AnyLive reports whether something in the view animates.
-func (v *childView) AnyLive() bool { return v.tr.AnyLive() }
+func (v *ChildView) AnyLive() bool { return v.tr.AnyLive() }
 
 // MarkPausedWaits tells the view's own panes which paused children they
 // wait on (the child shown is a pane of the main router, marked there).
-func (v *childView) MarkPausedWaits() {
-	cw := v.rt.pausedWaits()
-	for _, b := range v.rt.order {
-		b.SetWaitingOn(pausedWaitText(cw[b]))
-	}
+func (v *ChildView) MarkPausedWaits() {
+	v.rt.MarkPausedWaits()
 }
 
 // dropSent takes away the queued notices whose text matches.
-func (v *childView) dropSent(match func(string) bool) {
+func (v *ChildView) dropSent(match func(string) bool) {
 	kept := v.sent[:0]
 	for _, s := range v.sent {
 		if match(s.text) {
@@ -215,7 +225,7 @@ func outcomeNotice(e agent.ChildFinished) *transcript.NoticeBlock {
 }
 
 // Route applies a live event and keeps the files list last.
-func (v *childView) Route(ev agent.Event, now time.Time) {
+func (v *ChildView) Route(ev agent.Event, now time.Time) {
 	v.route(ev, now)
 	v.keepFilesLast()
 }
@@ -223,7 +233,7 @@ func (v *childView) Route(ev agent.Event, now time.Time) {
 // ShowApproval shows a waiting request of the child (or of one of its
 // children) above the files list, so it can be answered here; nil takes
 // the shown one away.
-func (v *childView) ShowApproval(b *approval.Block) {
+func (v *ChildView) ShowApproval(b *approval.Block) {
 	if v.appr == b {
 		return // its changes reach this transcript by themselves
 	}
@@ -239,7 +249,7 @@ func (v *childView) ShowApproval(b *approval.Block) {
 }
 
 // keepFilesLast moves the files list to the end after new blocks.
-func (v *childView) keepFilesLast() {
+func (v *ChildView) keepFilesLast() {
 	if v.pane.IsShell() {
 		return // a shell's changes are not tracked: no list to keep
 	}
@@ -250,12 +260,22 @@ func (v *childView) keepFilesLast() {
 	v.tr.Append(v.files)
 }
 
+// OpenedFrom is the screen the view was opened from (the overview), nil
+// when it was opened from the conversation.
+func (v *ChildView) OpenedFrom() Screen { return v.back }
+
+// Transcript is the view's transcript.
+func (v *ChildView) Transcript() *transcript.Transcript { return v.tr }
+
+// Approval is the request of the child's shown in the view, or nil.
+func (v *ChildView) Approval() *approval.Block { return v.appr }
+
 // Pane is the child shown.
-func (v *childView) Pane() *transcript.SubagentBlock { return v.pane }
+func (v *ChildView) Pane() *transcript.SubagentBlock { return v.pane }
 
 // Chosen is the child the crew keys act on: a focused nested pane, else
 // the child shown.
-func (v *childView) Chosen() *transcript.SubagentBlock {
+func (v *ChildView) Chosen() *transcript.SubagentBlock {
 	if b, ok := v.tr.Focused().(*transcript.SubagentBlock); ok {
 		return b
 	}
@@ -263,10 +283,10 @@ func (v *childView) Chosen() *transcript.SubagentBlock {
 }
 
 // Title names the view on the view bar.
-func (v *childView) Title() string { return "subagent view" }
+func (v *ChildView) Title() string { return "subagent view" }
 
 // ShortHelp is the view bar's keys.
-func (v *childView) ShortHelp() []key.Binding {
+func (v *ChildView) ShortHelp() []key.Binding {
 	k := v.keys
 	return []key.Binding{k.Back, k.ViewBack, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
 		k.LineUp, k.LineDown, k.FocusNext}
@@ -274,7 +294,7 @@ func (v *childView) ShortHelp() []key.Binding {
 
 // FullHelp is the view's group of the full help: the crew keys on the
 // child shown; the transcript's keys follow in their own group.
-func (v *childView) FullHelp() [][]key.Binding {
+func (v *ChildView) FullHelp() [][]key.Binding {
 	k := v.keys
 	return [][]key.Binding{{k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild, k.ViewBack,
 		k.AddressCancel}}
@@ -282,15 +302,15 @@ func (v *childView) FullHelp() [][]key.Binding {
 
 // HasFocusable reports whether the view has a block tab can focus (a long
 // tool output, an answer's reasoning).
-func (v *childView) HasFocusable() bool { return v.tr.HasFocusable() }
+func (v *ChildView) HasFocusable() bool { return v.tr.HasFocusable() }
 
 // BlockFocused reports whether a block of the view has the keys.
-func (v *childView) BlockFocused() bool { return v.tr.Focused() != nil }
+func (v *ChildView) BlockFocused() bool { return v.tr.Focused() != nil }
 
 // Update scrolls the view and moves the focus through its blocks; esc
 // leaves a focused block, then the view. The crew keys on the child
 // chosen (Chosen) are the root's.
-func (v *childView) Update(msg tea.Msg) (screens.Action, tea.Cmd) {
+func (v *ChildView) Update(msg tea.Msg) (Action, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return nil, nil
@@ -300,7 +320,7 @@ func (v *childView) Update(msg tea.Msg) (screens.Action, tea.Cmd) {
 	case key.Matches(k, keys.Back):
 		tr.Blur()
 	case key.Matches(k, keys.ViewBack):
-		return screens.Back{}, nil
+		return Back{}, nil
 	case key.Matches(k, keys.FocusNext):
 		tr.MoveFocus(1)
 	case key.Matches(k, keys.FocusPrev):
@@ -324,19 +344,19 @@ func (v *childView) Update(msg tea.Msg) (screens.Action, tea.Cmd) {
 }
 
 // SetSize sets the area the view fills.
-func (v *childView) SetSize(width, height int) {
+func (v *ChildView) SetSize(width, height int) {
 	v.width, v.height = max(width, 1), max(height, 1)
 	v.tr.SetSize(v.width, max(v.height-childViewChrome, 1))
 }
 
 // SetClock gives the view the frame's clock.
-func (v *childView) SetClock(now time.Time, frame int) {
+func (v *ChildView) SetClock(now time.Time, frame int) {
 	v.tr.SetClock(now, frame)
 	v.base.Now, v.base.Frame = now, frame
 }
 
 // View draws the header, a rule and the transcript, exactly height lines.
-func (v *childView) View() string {
+func (v *ChildView) View() string {
 	b := &v.buf
 	b.Reset()
 	ctx := v.base
@@ -352,4 +372,69 @@ func (v *childView) View() string {
 		b.WriteString(v.tr.View())
 	}
 	return b.String()
+}
+
+// shellViewLines bounds the lines a shell's full-screen view draws: the
+// newest ones; the ring behind them holds at most a MiB.
+const shellViewLines = 5000
+
+// shellOutput is a background shell's whole kept output in its
+// full-screen view, as plain text.
+type shellOutput struct {
+	transcript.Changes
+	text  string
+	cache transcript.LineCache
+}
+
+func (b *shellOutput) set(out string, cut int64) {
+	out = strings.TrimRight(out, "\n")
+	lines := strings.Split(out, "\n")
+	var head string
+	if len(lines) > shellViewLines {
+		dropped := len(lines) - shellViewLines
+		lines = lines[dropped:]
+		head = fmt.Sprintf("… %d earlier lines not shown\n", dropped)
+	}
+	if cut > 0 {
+		head = fmt.Sprintf("… %d bytes cut: covey keeps the last MiB of a shell's output\n", cut) + head
+	}
+	if out == "" {
+		lines = []string{"(no output yet)"}
+	}
+	b.text = head + cells.Clean(strings.Join(lines, "\n"))
+	b.Changed()
+}
+
+// Lines implements Block.
+func (b *shellOutput) Lines(ctx transcript.RenderContext) []string {
+	key := transcript.CacheKey{Width: ctx.Width, Version: b.Version()}
+	if lines, ok := b.cache.Get(key); ok {
+		return lines
+	}
+	lines := cells.Wrap(b.text, max(ctx.Width, 1))
+	b.cache.Put(key, lines)
+	return lines
+}
+
+// Focusable implements Block.
+func (b *shellOutput) Focusable() bool { return false }
+
+// Expanded implements Block.
+func (b *shellOutput) Expanded() bool { return true }
+
+// SetExpanded implements Block; the output is always shown whole.
+func (b *shellOutput) SetExpanded(bool) {}
+
+// Live implements Block.
+func (b *shellOutput) Live() bool { return false }
+
+// SetShellOutput shows a shell's output in its view, below its command.
+func (v *ChildView) SetShellOutput(out string, cut int64) {
+	if v.shell == nil {
+		v.shell = &shellOutput{}
+		v.tr.Append(v.shell)
+	}
+	v.shell.set(out, cut)
+	v.tr.Touch(v.shell)
+	v.keepFilesLast()
 }
