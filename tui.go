@@ -22,6 +22,8 @@ import (
 	"covey/session"
 	"covey/theme"
 	"covey/ui"
+	"covey/ui/notify"
+	"covey/ui/transcript"
 	"covey/worktree"
 )
 
@@ -73,7 +75,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	if o.demo {
 		ep = "a scripted server on loopback (no key, no network)"
 	}
-	welcome := &ui.Welcome{
+	welcome := &transcript.Welcome{
 		Version: version, Model: s.Model(), Endpoint: ep,
 		Workspace: s.Workspace(), InstructionsFile: s.InstructionsFile(),
 	}
@@ -329,21 +331,21 @@ func tuiHooks(s *session.Session, demo bool) ui.HooksSource {
 // notifier calls the user back as config's notifications: say (every
 // moment and both ways on unless turned off), through the protocol the
 // terminal understands, and fires the Notification hooks.
-func notifier(s *session.Session, getenv func(string) string) *ui.Notifier {
+func notifier(s *session.Session, getenv func(string) string) *notify.Notifier {
 	n := s.Config().Notifications
-	proto, tmux := ui.DetectProtocol(getenv)
+	proto, tmux := notify.DetectProtocol(getenv)
 	if p := n.Protocol; p != "" {
 		proto = p
 		if p == "none" {
-			proto = ui.ProtoNone
+			proto = notify.ProtoNone
 		}
 	}
-	return &ui.Notifier{
+	return &notify.Notifier{
 		Bell: config.On(n.Bell), Desktop: config.On(n.Desktop),
-		Moments: map[ui.Moment]bool{
-			ui.MomentApproval:   config.On(n.Approval),
-			ui.MomentBackground: config.On(n.Background),
-			ui.MomentTurnEnd:    config.On(n.TurnEnd),
+		Moments: map[notify.Moment]bool{
+			notify.MomentApproval:   config.On(n.Approval),
+			notify.MomentBackground: config.On(n.Background),
+			notify.MomentTurnEnd:    config.On(n.TurnEnd),
 		},
 		Protocol: proto, Tmux: tmux,
 		Hook: s.NotifyHooks,

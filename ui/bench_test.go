@@ -79,7 +79,7 @@ func BenchmarkView(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					m.tr.SetClock(m.tr.Base().Now, i)
-					m.status.frame = i
+					m.status.SetFrame(m.tr.Base().Now, i, agent.Usage{})
 					_ = m.View()
 				}
 			})

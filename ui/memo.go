@@ -1,6 +1,9 @@
 package ui
 
-import "covey/ui/keys"
+import (
+	"covey/ui/keys"
+	"covey/ui/status"
+)
 
 // memo keeps the last rendering of a component with the inputs it was made
 // from: the input, status and help lines cost tens of microseconds each in
@@ -22,7 +25,7 @@ func (c *memo[K]) get(k K, render func() string) string {
 // chromeMemo caches the parts of the screen around the transcript.
 type chromeMemo struct {
 	input  memo[inputKey]
-	status memo[statusKey]
+	status memo[status.Key]
 	help   memo[helpKey]
 }
 
@@ -33,16 +36,6 @@ type inputKey struct {
 	focused        bool
 	queued         string
 	line, row, col int
-}
-
-// statusKey is everything the status bar's look depends on.
-type statusKey struct {
-	bar     string // model, workspace, mode, note
-	width   int
-	in, out int // the gauge's tokens and window
-	running bool
-	glyph   int
-	elapsed int64
 }
 
 // helpKey is everything the help line depends on.

@@ -18,8 +18,10 @@ import (
 	"covey/ui/cells"
 	"covey/ui/keys"
 	"covey/ui/markdown"
+	"covey/ui/notify"
 	"covey/ui/painter"
 	"covey/ui/screens"
+	"covey/ui/status"
 	"covey/ui/transcript"
 )
 
@@ -84,7 +86,7 @@ type Options struct {
 	Cost CostFunc
 	// Welcome, when set, opens a new session's transcript with a short
 	// card about it and three key hints; nil shows none.
-	Welcome *Welcome
+	Welcome *transcript.Welcome
 	// Commands are the user's slash commands (files): in completion and
 	// /help after the built-ins, sent to the engine as messages.
 	Commands []CustomCommand
@@ -102,7 +104,7 @@ type Options struct {
 	// Notify calls the user back (bell, desktop notification) when an
 	// approval waits, a background child finishes or a turn ends
 	// unwatched; nil calls nobody.
-	Notify *Notifier
+	Notify *notify.Notifier
 }
 
 // Model is the root Bubble Tea model: it owns the transcript, the input,
@@ -123,7 +125,7 @@ type Model struct {
 	rt     *router
 	input  inputModel
 	comp   completion
-	status statusBar
+	status status.Bar
 
 	width, height int
 	focus         keys.Focus // where the keys go
@@ -181,7 +183,7 @@ type Model struct {
 	// hooks lists the hooks for /hooks (nil: hooks are off); notifier
 	// calls the user back; unfocused: the terminal reported losing focus.
 	hooks     HooksSource
-	notifier  *Notifier
+	notifier  *notify.Notifier
 	unfocused bool
 
 	pump          *eventPump
@@ -278,7 +280,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		tr:              tr,
 		rt:              newRouter(tr),
 		input:           newInput(styles, km),
-		status:          newStatusBar(styles, opts.Workspace, opts.PermissionMode),
+		status:          status.New(styles, opts.Workspace, opts.PermissionMode),
 		ctx:             ctx,
 		cancel:          cancel,
 		clock:           time.Now,
@@ -486,11 +488,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 	var cmds []tea.Cmd
 	m.rt.now = m.clock()
-	m.rt.mainModel = m.status.model
+	m.rt.mainModel = m.status.Model()
 	for _, ev := range events {
 		if a, ok := ev.(approvalEvent); ok {
 			cmds = append(cmds, m.enqueueApproval(a.p))
-			m.notifier.Notify(MomentApproval, approvalMessage(a.p.req))
+			m.notifier.Notify(notify.MomentApproval, notify.ApprovalMessage(a.p.req))
 			continue
 		}
 		if e, ok := ev.(agent.ErrorEvent); ok && m.turn == nil && m.lateErr != "" && !e.From().IsChild() && e.Message == m.lateErr {
@@ -526,12 +528,12 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 			m.status.SetIdle(m.bgTurn && m.turn == nil)
 			m.bgTurn = false
 			if m.unfocused {
-				m.notifier.Notify(MomentTurnEnd, "the turn ended")
+				m.notifier.Notify(notify.MomentTurnEnd, "the turn ended")
 			}
 		}
 		if f, ok := ev.(agent.ChildFinished); ok {
 			if b := m.rt.children[f.AgentID]; b != nil && b.Background() {
-				m.notifier.Notify(MomentBackground, "background agent "+firstNonEmpty(f.Name, f.Description)+" finished")
+				m.notifier.Notify(notify.MomentBackground, "background agent "+firstNonEmpty(f.Name, f.Description)+" finished")
 			}
 		}
 		if _, ok := ev.(agent.ErrorEvent); ok && !ev.From().IsChild() && m.turn != nil {
@@ -649,7 +651,7 @@ func (m *Model) notice(level transcript.NoticeLevel, text string) {
 
 func (m *Model) needsTick() bool {
 	cv := m.shownChild()
-	return m.status.running || m.tr.AnyLive() || (cv != nil && cv.AnyLive())
+	return m.status.Running() || m.tr.AnyLive() || (cv != nil && cv.AnyLive())
 }
 
 // ensurePrewarm asks for a prewarm message when blocks near the view are
@@ -854,7 +856,7 @@ func (m *Model) render() string {
 		b.WriteString(m.memo.input.get(m.input.memoKey(), func() string { return m.input.View() }))
 	}
 	b.WriteByte('\n')
-	b.WriteString(m.memo.status.get(m.status.memoKey(), func() string { return m.status.View() }))
+	b.WriteString(m.memo.status.get(m.status.Key(), func() string { return m.status.View() }))
 	b.WriteByte('\n')
 	b.WriteString(m.memo.help.get(helpKey{width: m.width, height: m.height, full: m.fullHelp, page: m.kx.helpPage, keys: m.keyState},
 		func() string { return m.helpView() }))

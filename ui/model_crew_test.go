@@ -320,7 +320,7 @@ func TestCrewBackgroundResultTurn(t *testing.T) {
 	if !h.screenContains("background child scout done") || !h.screenContains("Found it in router.go.") {
 		t.Errorf("the background result is not shown:\n%s", ansi.Strip(h.m.View()))
 	}
-	if !h.m.status.running {
+	if !h.m.status.Running() {
 		t.Error("the turn the result started does not show as running")
 	}
 	// Esc (from the input) cancels that turn through the engine.
@@ -341,7 +341,7 @@ func TestCrewBackgroundResultTurn(t *testing.T) {
 		}
 	}
 	h.events(agent.Done{Source: mainSrc(), Reason: agent.StopCancelled})
-	if h.m.status.running {
+	if h.m.status.Running() {
 		t.Error("the turn still shows as running after its Done")
 	}
 }

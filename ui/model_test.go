@@ -227,7 +227,7 @@ func TestModelEscCancelsTurn(t *testing.T) {
 		t.Errorf("Run returned %v, want context.Canceled", done.err)
 	}
 	h.send(done)
-	if h.m.turn != nil || h.m.status.running {
+	if h.m.turn != nil || h.m.status.Running() {
 		t.Error("the turn is still marked running")
 	}
 	if !h.screenContains("turn cancelled") {

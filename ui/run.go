@@ -30,8 +30,8 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("run ui: %w", err)
 	}
 	defer scr.Stop()
-	opts.Notify.setWriter(scr.Signal)
-	defer opts.Notify.setWriter(nil)
+	opts.Notify.SetWriter(scr.Signal)
+	defer opts.Notify.SetWriter(nil)
 	return runProgram(ctx, opts, scr, tea.WithoutRenderer(), tea.WithoutSignalHandler())
 }
 

@@ -23,7 +23,7 @@ func TestModeCycle(t *testing.T) {
 	want := []permission.Mode{permission.ModeAcceptEdits, permission.ModePlan, permission.ModeBypass, permission.ModeDefault, permission.ModeAcceptEdits}
 	for i, w := range want {
 		h.send(ctrl(tea.KeyCtrlT))
-		if got := h.m.status.mode; got != string(w) {
+		if got := h.m.status.Mode(); got != string(w) {
 			t.Errorf("press %d: status shows %q, want %q", i+1, got, w)
 		}
 	}
@@ -39,8 +39,8 @@ func TestModeCycle(t *testing.T) {
 	t.Run("without a policy the key does nothing", func(t *testing.T) {
 		p := newHarness(t, 100, 30)
 		p.send(ctrl(tea.KeyCtrlT))
-		if p.m.status.mode != "ask" || p.m.keys.CycleMode.Enabled() {
-			t.Errorf("mode %q, key enabled %v", p.m.status.mode, p.m.keys.CycleMode.Enabled())
+		if p.m.status.Mode() != "ask" || p.m.keys.CycleMode.Enabled() {
+			t.Errorf("mode %q, key enabled %v", p.m.status.Mode(), p.m.keys.CycleMode.Enabled())
 		}
 	})
 }
@@ -102,7 +102,7 @@ func TestRetry(t *testing.T) {
 		h.typeText("/retry")
 		h.key(tea.KeyEnter)
 		waitPrompt(t, h, "(retry)")
-		if h.eng.retries != 1 || h.m.turn == nil || !h.m.status.running {
+		if h.eng.retries != 1 || h.m.turn == nil || !h.m.status.Running() {
 			t.Errorf("retries %d, turn running %v", h.eng.retries, h.m.turn != nil)
 		}
 		if !h.screenContains("retrying your last message") {

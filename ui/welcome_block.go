@@ -1,127 +1,24 @@
 package ui
 
 import (
-	"strings"
-
-	"covey/ui/cells"
 	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
-// Welcome is what the first screen says about the session, so it is never
-// blank: the model and where it is served, the workspace, and whether the
-// project's instructions (AGENTS.md) were loaded.
-type Welcome struct {
-	// Version is covey's version.
-	Version string
-	// Model and Endpoint are the main agent's model and the provider's
-	// base URL (or its host).
-	Model, Endpoint string
-	// Workspace is the folder the agents work in.
-	Workspace string
-	// InstructionsFile is the instructions file that was loaded (AGENTS.md
-	// or CLAUDE.md); "" when there is none.
-	InstructionsFile string
-	// Try is a prompt the card suggests (the demo's long exploration, whose
-	// children run long enough to try the crew keys on); "" for none.
-	Try string
+// newWelcomeBlock builds the welcome card with its key hints named from
+// keys, so a rebinding changes them.
+func newWelcomeBlock(w transcript.Welcome, km keys.KeyMap) *transcript.WelcomeBlock {
+	return transcript.NewWelcomeBlock(w, []transcript.KeyHint{
+		{Key: km.Help.Help().Key, Desc: "help"},
+		{Key: "/agents", Desc: "subagent types"},
+		{Key: km.Quit.Help().Key + " twice", Desc: "quit"},
+	}, []transcript.KeyHint{
+		{Key: keys.Name(km.FocusNext), Desc: "to a subagent's pane, then"},
+		{Key: keys.Name(km.ChildOpen), Desc: "open"},
+		{Key: keys.Name(km.ChildMessage), Desc: "message"},
+		{Key: keys.Name(km.ChildPause), Desc: "pause"},
+		{Key: keys.Name(km.ChildBackground), Desc: "background"},
+		{Key: keys.Name(km.CancelChild), Desc: "cancel"},
+		{Key: keys.Name(km.Crew), Desc: "crew overview"},
+	})
 }
-
-// keyHint is one key and what it does, drawn from the KeyMap's help text.
-type keyHint struct{ key, desc string }
-
-// WelcomeBlock is the first block of a new session: a short card about the
-// session and three key hints. It is an ordinary transcript block, so it
-// scrolls away as the conversation grows.
-type WelcomeBlock struct {
-	w     Welcome
-	hints []keyHint
-	crew  []keyHint // the crew keys, one line (wrapped when narrow)
-	cache transcript.LineCache
-}
-
-// newWelcomeBlock builds the card; its key hints come from keys, so a
-// rebinding changes them.
-func newWelcomeBlock(w Welcome, km keys.KeyMap) *WelcomeBlock {
-	return &WelcomeBlock{w: w, hints: []keyHint{
-		{km.Help.Help().Key, "help"},
-		{"/agents", "subagent types"},
-		{km.Quit.Help().Key + " twice", "quit"},
-	}, crew: []keyHint{
-		{keys.Name(km.FocusNext), "to a subagent's pane, then"},
-		{keys.Name(km.ChildOpen), "open"},
-		{keys.Name(km.ChildMessage), "message"},
-		{keys.Name(km.ChildPause), "pause"},
-		{keys.Name(km.ChildBackground), "background"},
-		{keys.Name(km.CancelChild), "cancel"},
-		{keys.Name(km.Crew), "crew overview"},
-	}}
-}
-
-// Lines implements Block.
-func (b *WelcomeBlock) Lines(ctx transcript.RenderContext) []string {
-	key := transcript.CacheKey{Width: ctx.Width}
-	if lines, ok := b.cache.Get(key); ok {
-		return lines
-	}
-	st := ctx.Styles
-	title := st.App.Bold.Render("covey")
-	if b.w.Version != "" {
-		title += " " + st.App.Muted.Render(b.w.Version)
-	}
-	title += st.App.Muted.Render(" · a coding agent with live parallel subagents")
-	row := func(label, value string) string {
-		return st.Status.Key.Render(label+strings.Repeat(" ", max(0, 10-len(label)))) + st.Status.Value.Render(value)
-	}
-	model := cells.Clean(b.w.Model)
-	if ep := cells.Clean(b.w.Endpoint); ep != "" {
-		model += st.App.Muted.Render(" at ") + st.Status.Value.Render(ep)
-	}
-	instr := st.App.Muted.Render("no AGENTS.md here (add one to brief covey on this project)")
-	if b.w.InstructionsFile != "" {
-		instr = st.App.Success.Render(cells.Clean(b.w.InstructionsFile)+" loaded") + st.App.Muted.Render(" into every prompt")
-	}
-	var hints []string
-	for _, h := range b.hints {
-		hints = append(hints, st.Help.Key.Render(h.key)+" "+st.Help.Desc.Render(h.desc))
-	}
-	lines := []string{
-		title,
-		"",
-		row("model", "") + model,
-		row("workspace", cells.ShortenHome(cells.Clean(b.w.Workspace))),
-		row("project", "") + instr,
-	}
-	if b.w.Try != "" {
-		lines = append(lines, row("try", "")+st.Status.Value.Render("“"+cells.Clean(b.w.Try)+"”")+
-			st.App.Muted.Render(": slow explorers to try the keys below on"))
-	}
-	lines = append(lines, "", strings.Join(hints, st.Help.Sep.Render(" · ")))
-	// The crew keys, named once: they work on a focused pane.
-	crew := make([]string, len(b.crew))
-	for i, h := range b.crew {
-		crew[i] = st.Help.Key.Render(h.key) + " " + st.Help.Desc.Render(h.desc)
-	}
-	if len(crew) > 1 {
-		crew = append([]string{crew[0] + " " + crew[1]}, crew[2:]...) // "tab to a pane, then o open"
-	}
-	lines = append(lines, keys.WrapItems(st, crew, ctx.Width)...)
-	lines = append(lines, "")
-	for i, l := range lines {
-		lines[i] = cells.Fit(l, ctx.Width)
-	}
-	b.cache.Put(key, lines)
-	return lines
-}
-
-// Focusable implements Block.
-func (b *WelcomeBlock) Focusable() bool { return false }
-
-// Expanded implements Block.
-func (b *WelcomeBlock) Expanded() bool { return false }
-
-// SetExpanded implements Block; the card has one form.
-func (b *WelcomeBlock) SetExpanded(bool) {}
-
-// Live implements Block.
-func (b *WelcomeBlock) Live() bool { return false }

@@ -21,7 +21,7 @@ func welcomeModel(instructions string) Model {
 		Theme:         theme.New(theme.ModeDark, true, true),
 		Workspace:     "/work/project",
 		MarkdownStyle: "ascii",
-		Welcome: &Welcome{
+		Welcome: &transcript.Welcome{
 			Version: "1.2.3", Model: "qwen3-coder", Endpoint: "localhost:11434",
 			Workspace: "/work/project", InstructionsFile: instructions,
 		},
@@ -36,25 +36,25 @@ func welcomeModel(instructions string) Model {
 func TestWelcome(t *testing.T) {
 	for name, file := range map[string]string{"with AGENTS.md": "AGENTS.md", "without": ""} {
 		t.Run(name, func(t *testing.T) {
-			lines := newWelcomeBlock(*welcomeModel(file).welcomeOpts(), keys.Default()).Lines(blockCtx(t, 80))
+			lines := welcomeModel(file).tr.At(0).Lines(blockCtx(t, 80))
 			golden(t, lines, 80)
 		})
 	}
 	t.Run("hints follow the keys.KeyMap", func(t *testing.T) {
 		keys := keys.Default()
 		keys.Quit.SetHelp("ctrl+q", "quit")
-		text := strings.Join(newWelcomeBlock(Welcome{}, keys).Lines(blockCtx(t, 80)), "\n")
+		text := strings.Join(newWelcomeBlock(transcript.Welcome{}, keys).Lines(blockCtx(t, 80)), "\n")
 		if !strings.Contains(text, "ctrl+q twice") {
 			t.Fatalf("the quit hint does not follow the keys.KeyMap:\n%s", text)
 		}
 	})
 	t.Run("a suggested prompt", func(t *testing.T) {
-		lines := newWelcomeBlock(Welcome{Try: "a long exploration"}, keys.Default()).Lines(blockCtx(t, 80))
+		lines := newWelcomeBlock(transcript.Welcome{Try: "a long exploration"}, keys.Default()).Lines(blockCtx(t, 80))
 		golden(t, lines, 80)
 		if text := strings.Join(lines, "\n"); !strings.Contains(text, "try       “a long exploration”") {
 			t.Errorf("the card does not suggest the prompt:\n%s", text)
 		}
-		plain := strings.Join(newWelcomeBlock(Welcome{}, keys.Default()).Lines(blockCtx(t, 80)), "\n")
+		plain := strings.Join(newWelcomeBlock(transcript.Welcome{}, keys.Default()).Lines(blockCtx(t, 80)), "\n")
 		if strings.Contains(plain, "try ") {
 			t.Errorf("a card with nothing to try names it:\n%s", plain)
 		}
@@ -73,15 +73,6 @@ func TestWelcome(t *testing.T) {
 			t.Fatalf("the welcome did not scroll away:\n%s", h.m.View())
 		}
 	})
-}
-
-// welcomeOpts is the Welcome the model was built with, read back from its
-// first block.
-func (m Model) welcomeOpts() *Welcome {
-	if b, ok := m.tr.At(0).(*WelcomeBlock); ok {
-		return &b.w
-	}
-	return nil
 }
 
 // TestQuitTakesTwoCtrlC drives the whole program (teatest): one ctrl+c on

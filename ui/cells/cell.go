@@ -242,3 +242,28 @@ func PlainWidth(s string) int {
 	}
 	return len(s)
 }
+
+// WrapItems lays items (styled text) out on lines of at most width cells,
+// sep (styled too) between two on a line; an item wider than a line gets
+// a line of its own, cut.
+func WrapItems(items []string, sep string, width int) []string {
+	sepW := ansi.StringWidth(sep)
+	var lines []string
+	cur, curW := "", 0
+	for _, it := range items {
+		w := ansi.StringWidth(it)
+		if curW > 0 && curW+sepW+w <= width {
+			cur += sep + it
+			curW += sepW + w
+			continue
+		}
+		if curW > 0 {
+			lines = append(lines, cur)
+		}
+		cur, curW = Fit(it, width), min(w, width)
+	}
+	if curW > 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}

@@ -71,31 +71,6 @@ func helpItem(st *theme.Styles, b key.Binding) string {
 	return st.Help.Key.Render(b.Help().Key) + " " + st.Help.Desc.Render(b.Help().Desc)
 }
 
-// WrapItems lays items out on lines of at most width cells, separated by
-// helpSep; an item wider than a line gets a line of its own, cut.
-func WrapItems(st *theme.Styles, items []string, width int) []string {
-	sep := st.Help.Sep.Render(helpSep)
-	sepW := ansi.StringWidth(helpSep)
-	var lines []string
-	cur, curW := "", 0
-	for _, it := range items {
-		w := ansi.StringWidth(it)
-		if curW > 0 && curW+sepW+w <= width {
-			cur += sep + it
-			curW += sepW + w
-			continue
-		}
-		if curW > 0 {
-			lines = append(lines, cur)
-		}
-		cur, curW = cells.Fit(it, width), min(w, width)
-	}
-	if curW > 0 {
-		lines = append(lines, cur)
-	}
-	return lines
-}
-
 // FullHelpLines is every enabled key, each group starting a line, wrapped
 // to width; lead is the focused screen's groups.
 func (k KeyMap) FullHelpLines(st *theme.Styles, width int, lead [][]key.Binding) []string {
@@ -105,7 +80,7 @@ func (k KeyMap) FullHelpLines(st *theme.Styles, width int, lead [][]key.Binding)
 		for i, b := range g {
 			items[i] = helpItem(st, b)
 		}
-		lines = append(lines, WrapItems(st, items, width)...)
+		lines = append(lines, cells.WrapItems(items, st.Help.Sep.Render(helpSep), width)...)
 	}
 	return lines
 }

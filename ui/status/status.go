@@ -1,4 +1,6 @@
-package ui
+// Package status draws the one-line status bar under the input. It only
+// draws: the root model sets its fields through its setters.
+package status
 
 import (
 	"fmt"
@@ -13,10 +15,10 @@ import (
 	"covey/ui/transcript"
 )
 
-// statusBar is the one-line bar under the input: model, workspace,
-// permission mode, session tokens, and a spinner with the elapsed time while
-// a turn runs. It only draws; the root model sets its fields.
-type statusBar struct {
+// Bar is the one-line bar under the input: model, workspace, permission
+// mode, the context gauge, and a spinner with the elapsed time while a turn
+// runs.
+type Bar struct {
 	styles    *theme.Styles
 	looks     *statusLooks // styles as escape codes
 	width     int
@@ -46,24 +48,33 @@ type statusBar struct {
 	ctxTokens, ctxWindow int
 }
 
+// Running says whether a turn runs (SetRunning, not yet SetIdle).
+func (s Bar) Running() bool { return s.running }
+
+// Mode is the permission mode shown.
+func (s Bar) Mode() string { return s.mode }
+
+// Model is the main agent's model shown.
+func (s Bar) Model() string { return s.model }
+
 // SetContext sets the gauge: the tokens the next request will carry and
 // the window they must fit (0: unknown).
-func (s *statusBar) SetContext(tokens, window int) { s.ctxTokens, s.ctxWindow = tokens, window }
+func (s *Bar) SetContext(tokens, window int) { s.ctxTokens, s.ctxWindow = tokens, window }
 
 // SetModel names the main agent's model.
-func (s *statusBar) SetModel(model string) { s.model = model }
+func (s *Bar) SetModel(model string) { s.model = model }
 
 // SetMode names the permission mode.
-func (s *statusBar) SetMode(mode string) { s.mode = mode }
+func (s *Bar) SetMode(mode string) { s.mode = mode }
 
 // SetRunning shows a turn running since started (spinner and elapsed
 // time); any earlier note is dropped.
-func (s *statusBar) SetRunning(started time.Time) {
+func (s *Bar) SetRunning(started time.Time) {
 	s.running, s.started, s.note = true, started, ""
 }
 
 // SetIdle ends the running state; with clearNote the note goes too.
-func (s *statusBar) SetIdle(clearNote bool) {
+func (s *Bar) SetIdle(clearNote bool) {
 	s.running = false
 	if clearNote {
 		s.note = ""
@@ -71,31 +82,31 @@ func (s *statusBar) SetIdle(clearNote bool) {
 }
 
 // SetNote shows a note after the spinner ("cancelling…").
-func (s *statusBar) SetNote(note string) { s.note = note }
+func (s *Bar) SetNote(note string) { s.note = note }
 
 // SetWaitingOn says the turn waits on a paused child; "" when it does not.
-func (s *statusBar) SetWaitingOn(text string) { s.waitingOn = text }
+func (s *Bar) SetWaitingOn(text string) { s.waitingOn = text }
 
 // SetRetry counts down to until, saying reason; SetRetry("", zero) clears.
-func (s *statusBar) SetRetry(reason string, until time.Time) {
+func (s *Bar) SetRetry(reason string, until time.Time) {
 	s.retryReason, s.retryUntil = reason, until
 }
 
 // SetHint shows a passing word to the user; "" removes it.
-func (s *statusBar) SetHint(hint string) { s.hint = hint }
+func (s *Bar) SetHint(hint string) { s.hint = hint }
 
 // SetMCP sets the MCP servers' summary ("mcp 2/3"; "" for none).
-func (s *statusBar) SetMCP(summary string) { s.mcp = summary }
+func (s *Bar) SetMCP(summary string) { s.mcp = summary }
 
 // SetFrame gives the bar the frame's clock, spinner frame and the
 // session's token usage.
-func (s *statusBar) SetFrame(now time.Time, frame int, usage agent.Usage) {
+func (s *Bar) SetFrame(now time.Time, frame int, usage agent.Usage) {
 	s.now, s.frame, s.usage = now, frame, usage
 }
 
 // retryText is "rate limited, retrying in 12 s", counting down with now;
 // "" when no retry waits.
-func (s statusBar) retryText() string {
+func (s Bar) retryText() string {
 	if s.retryReason == "" {
 		return ""
 	}
@@ -107,16 +118,28 @@ func (s statusBar) retryText() string {
 	return fmt.Sprintf("%s, retrying in %d s", s.retryReason, secs)
 }
 
-func newStatusBar(styles *theme.Styles, workspace, mode string) statusBar {
-	return statusBar{styles: styles, looks: newStatusLooks(styles), workspace: cells.ShortenHome(workspace), mode: mode}
+// New makes a bar for the workspace and permission mode.
+func New(styles *theme.Styles, workspace, mode string) Bar {
+	return Bar{styles: styles, looks: newStatusLooks(styles), workspace: cells.ShortenHome(workspace), mode: mode}
 }
 
 // SetSize sets the bar's width.
-func (s *statusBar) SetSize(width int) { s.width = width }
+func (s *Bar) SetSize(width int) { s.width = width }
 
-// memoKey is what View's output depends on.
-func (s statusBar) memoKey() statusKey {
-	k := statusKey{
+// Key is everything the bar's look depends on: the root keeps the last
+// View for it, as the bar is drawn every frame of a stream.
+type Key struct {
+	bar     string // model, workspace, mode, note
+	width   int
+	in, out int // the gauge's tokens and window
+	running bool
+	glyph   int
+	elapsed int64
+}
+
+// Key is what View's output depends on.
+func (s Bar) Key() Key {
+	k := Key{
 		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp,
 		width: s.width, in: s.ctxTokens, out: s.ctxWindow, running: s.running,
 	}
@@ -132,7 +155,7 @@ func (s statusBar) memoKey() statusKey {
 // state and the tokens stay visible. The bar changes with every token
 // count while an answer streams, so it is drawn from cached escape codes
 // and measured on its plain text.
-func (s statusBar) View() string {
+func (s Bar) View() string {
 	lk := s.looks
 	if lk == nil {
 		lk = newStatusLooks(s.styles)

@@ -1,4 +1,7 @@
-package ui
+// Package notify calls the user back through the terminal (a bell, a
+// desktop notification) and the Notification hooks, for the moments the
+// root model names.
+package notify
 
 import (
 	"strings"
@@ -89,12 +92,12 @@ type Notifier struct {
 	Hook func(kind, message string)
 
 	mu    sync.Mutex
-	write func(string) // the terminal; set by the UI once it owns it
+	write func(string) // the terminal; set by the UI once it owns it (SetWriter)
 }
 
-// setWriter gives the notifier the terminal (the painter writes between
+// SetWriter gives the notifier the terminal (the painter writes between
 // frames, never inside one).
-func (n *Notifier) setWriter(w func(string)) {
+func (n *Notifier) SetWriter(w func(string)) {
 	if n == nil {
 		return
 	}
@@ -166,8 +169,8 @@ func oscSafe(s string) string {
 	}, s)
 }
 
-// approvalMessage is the notification's text for a waiting approval.
-func approvalMessage(req permission.Request) string {
+// ApprovalMessage is the notification's text for a waiting approval.
+func ApprovalMessage(req permission.Request) string {
 	who := ""
 	if req.Agent != "" {
 		who = req.Agent + " "

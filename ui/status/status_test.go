@@ -1,4 +1,4 @@
-package ui
+package status
 
 import (
 	"strings"
@@ -14,6 +14,8 @@ import (
 	"covey/ui/transcript"
 )
 
+var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
 // TestStatusBarView checks the bar's text, its exact width and its colours
 // at widths that drop the workspace, the model, and cut the rest.
 func TestStatusBarView(t *testing.T) {
@@ -21,7 +23,7 @@ func TestStatusBarView(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.TrueColor)
 	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
 	th := theme.New(theme.ModeDark, true, false)
-	s := newStatusBar(&th.Styles, "/work/project", "default")
+	s := New(&th.Styles, "/work/project", "default")
 	s.model = "gpt-x"
 	s.usage = agent.Usage{InputTokens: 1200, OutputTokens: 34}
 	s.SetContext(5200, 8192)
