@@ -23,6 +23,7 @@ import (
 	"covey/theme"
 	"covey/ui"
 	"covey/ui/notify"
+	"covey/ui/picker"
 	"covey/ui/transcript"
 	"covey/worktree"
 )
@@ -284,12 +285,12 @@ func pickSession(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var items []ui.SessionItem
+	var items []picker.SessionItem
 	for _, in := range infos {
 		if in.Messages == 0 {
 			continue
 		}
-		items = append(items, ui.SessionItem{
+		items = append(items, picker.SessionItem{
 			ID: in.ID, Title: in.FirstMessage, When: in.Modified.Local().Format("2006-01-02 15:04"),
 			Detail: fmt.Sprintf("%d messages · %s", in.Messages, in.Model),
 		})
@@ -301,7 +302,7 @@ func pickSession(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return ui.PickSession(ctx, items, th)
+	return picker.PickSession(ctx, items, th)
 }
 
 // hookLister is the session's hooks as /hooks lists them.

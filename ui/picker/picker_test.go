@@ -1,4 +1,4 @@
-package ui
+package picker
 
 import (
 	"bytes"
@@ -137,3 +137,5 @@ func TestPickSession(t *testing.T) {
 		}
 	})
 }
+
+func runes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }

@@ -1,4 +1,7 @@
-package ui
+// Package picker is the session picker covey --resume shows before the
+// TUI starts: a program of its own, sharing nothing with the root model
+// but the theme.
+package picker
 
 import (
 	"context"
