@@ -52,7 +52,7 @@ func TestCompletionFitsLongEntries(t *testing.T) {
 				t.Errorf("%d: line wider than the screen: %q", w, l)
 			}
 		}
-		c.files = newPathIndex([]string{deep, "docs/"}, time.Now())
+		c.SetFiles([]string{deep, "docs/"}, nil, time.Now())
 		c.Filter("@very_long")
 		got := ansi.Strip(c.View())
 		if !strings.Contains(got, "very_long_fixture_name_test.go") {
@@ -73,7 +73,7 @@ func TestHelpColumnsFit(t *testing.T) {
 	for _, w := range []int{60, 80, 200} {
 		h := newHarness(t, w, 200)
 		h.m.cmds = withCustom(h.m.cmds, longCommands)
-		h.m.comp.cmds = h.m.cmds
+		h.m.comp = newCompletion(h.m.cmds, *h.m.keys, h.m.styles)
 		h.typeText("/help")
 		h.key(tea.KeyEnter)
 		var rows []string

@@ -3,14 +3,11 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"covey/theme"
-	"covey/ui/cells"
+	"covey/ui/input"
 	"covey/ui/keys"
 	"covey/ui/transcript"
 )
@@ -22,9 +19,6 @@ type command struct {
 	args string // usage of the argument, "" when it takes none
 	help string
 	run  func(m *Model, arg string) tea.Cmd
-	// path marks an "@" completion's file or folder (a folder ends in
-	// "/").
-	path bool
 }
 
 // defaultCommands is covey's command registry, in the order /help lists
@@ -80,199 +74,6 @@ func commandNames(cmds []command) string {
 		names[i] = "/" + c.name
 	}
 	return strings.Join(names, ", ")
-}
-
-// maxCompletions is how many matches the popup shows at once.
-const maxCompletions = 6
-
-// completion is the popup of commands matching what is typed after "/",
-// and, for a word starting with "@", of agent types (when the word starts
-// the input) and then of the workspace's files and folders.
-type completion struct {
-	cmds    []command
-	agents  []command // agent types, as entries whose name is the type's
-	files   pathIndex // the workspace's paths, for "@path"
-	lead    byte      // '/' or '@': what the matches complete
-	start   int       // where the completed word starts in the input
-	keys    keys.KeyMap
-	styles  *theme.Styles
-	width   int
-	matches []command
-	sel     int
-}
-
-func newCompletion(cmds []command, keys keys.KeyMap, styles *theme.Styles) completion {
-	return completion{cmds: cmds, keys: keys, styles: styles}
-}
-
-// Filter recomputes the matches for the input's text. The popup is open
-// while the text is a "/" followed by part of a command name, or while
-// its last word is an "@" followed by part of an agent type or a path.
-func (c *completion) Filter(value string) {
-	prev := ""
-	if c.sel < len(c.matches) {
-		prev = c.matches[c.sel].name
-	}
-	c.matches = c.matches[:0]
-	c.sel, c.start, c.lead = 0, 0, 0
-	start, word, at := atWord(value)
-	switch {
-	case value != "" && value[0] == '/' && !strings.ContainsAny(value, " \n"):
-		c.lead = '/'
-		typed := strings.ToLower(value[1:])
-		for _, cmd := range c.cmds {
-			if strings.HasPrefix(strings.ToLower(cmd.name), typed) {
-				c.matches = append(c.matches, cmd)
-			}
-		}
-	case at:
-		c.lead, c.start = '@', start
-		typed := strings.ToLower(word)
-		if start == 0 && !strings.Contains(typed, "/") {
-			for _, a := range c.agents {
-				if strings.HasPrefix(strings.ToLower(a.name), typed) {
-					c.matches = append(c.matches, a)
-				}
-			}
-		}
-		for _, p := range c.files.Match(typed) {
-			help := ""
-			if strings.HasSuffix(p, "/") {
-				help = "folder"
-			}
-			c.matches = append(c.matches, command{name: p, help: help, path: true})
-		}
-	}
-	for i, m := range c.matches {
-		if m.name == prev {
-			c.sel = i
-		}
-	}
-}
-
-// wantsFiles reports whether an "@" word is being completed with no
-// fresh listing of the workspace's files.
-func (c *completion) wantsFiles(now time.Time) bool {
-	return c.lead == '@' && c.files.stale(now)
-}
-
-// ListingFiles marks a listing of the workspace's files on its way, so
-// the next keys do not ask again.
-func (c *completion) ListingFiles() { c.files.loading = true }
-
-// SetFiles takes a listing of the workspace's files made at now; a
-// failed one (err) keeps the old listing, or none, until it is stale.
-func (c *completion) SetFiles(files []string, err error, now time.Time) {
-	if err != nil {
-		c.files.loading = false
-		c.files.at = now
-		return
-	}
-	c.files = newPathIndex(files, now)
-}
-
-// SetAgents sets the agent types an "@" completes.
-func (c *completion) SetAgents(agents []command) { c.agents = agents }
-
-// Complete is the input's text with the selected entry in place of the
-// word being completed, and whether that entry was a path.
-func (c completion) Complete(value string) (string, command) {
-	sel, _ := c.Selected()
-	full := value[:min(c.start, len(value))] + string(c.lead) + sel.name
-	if c.lead == '/' {
-		full = "/" + sel.name
-	}
-	// A command or type that takes an argument, and a file, are followed
-	// by a space; a folder is not, so its completion goes on inside it.
-	if sel.args != "" || (sel.path && !strings.HasSuffix(sel.name, "/")) {
-		full += " "
-	}
-	return full, sel
-}
-
-// Open reports whether the popup is shown.
-func (c completion) Open() bool { return len(c.matches) > 0 }
-
-// Selected is the highlighted command.
-func (c completion) Selected() (command, bool) {
-	if c.sel < len(c.matches) {
-		return c.matches[c.sel], true
-	}
-	return command{}, false
-}
-
-// Close hides the popup until the next Filter.
-func (c *completion) Close() { c.matches = c.matches[:0] }
-
-// Update moves the selection.
-func (c completion) Update(msg tea.Msg) (completion, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok || len(c.matches) == 0 {
-		return c, nil
-	}
-	n := len(c.matches)
-	switch {
-	case key.Matches(k, c.keys.CompletePrev):
-		c.sel = (c.sel - 1 + n) % n
-	case key.Matches(k, c.keys.CompleteNext):
-		c.sel = (c.sel + 1) % n
-	}
-	return c, nil
-}
-
-// SetSize sets the popup's width.
-func (c *completion) SetSize(width int) { c.width = width }
-
-// Height is the number of lines View draws.
-func (c completion) Height() int { return min(len(c.matches), maxCompletions) }
-
-// View draws the visible matches, keeping the selection in the window.
-func (c completion) View() string {
-	n := c.Height()
-	if n == 0 {
-		return ""
-	}
-	first := min(max(0, c.sel-n+1), len(c.matches)-n)
-	label := func(cmd command) string {
-		name := string(c.lead) + cmd.name
-		if cmd.args != "" {
-			name += " " + cmd.args
-		}
-		return name
-	}
-	// The descriptions start in one column, after the widest name (of
-	// all matches, so it stays put as the selection scrolls), up to a
-	// share of the width; a longer name is cut, a path at its start so
-	// its file name shows.
-	widest := 0
-	for _, cmd := range c.matches {
-		widest = max(widest, cells.Width(label(cmd))+1)
-	}
-	room := max(c.width-2, 1) // less the selection marker
-	col := max(min(widest, room*transcript.NameShare/5), 1)
-	lines := make([]string, 0, n)
-	for i := first; i < first+n; i++ {
-		cmd := c.matches[i]
-		marker, st := "  ", c.styles.Completion.Item
-		if i == c.sel {
-			marker, st = "› ", c.styles.Completion.Selected
-		}
-		// A path keeps its "@" when cut.
-		fit := func(w int) string {
-			if cmd.path {
-				return string(c.lead) + cutName(cmd.name, w-1, true)
-			}
-			return cutName(label(cmd), w, false)
-		}
-		var line string
-		if cmd.help == "" {
-			line = st.Render(marker + fit(room))
-		} else {
-			line = st.Render(marker+cells.Pad(fit(col-1), col)) + c.styles.Completion.Desc.Render(cmd.help)
-		}
-		lines = append(lines, ansi.Truncate(line, max(c.width, 0), "…"))
-	}
-	return strings.Join(lines, "\n")
 }
 
 // runCommand runs the named command, or lists the commands when there is
@@ -460,3 +261,17 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 }
 
 func (m *Model) cmdQuit(string) tea.Cmd { return m.quit() }
+
+// newCompletion is the popup over cmds, its keys from keys.
+func newCompletion(cmds []command, km keys.KeyMap, styles *theme.Styles) input.Completion {
+	return input.NewCompletion(commandEntries(cmds), inputKeys(km), styles)
+}
+
+// commandEntries are the commands as completion entries after "/".
+func commandEntries(cmds []command) []input.Entry {
+	out := make([]input.Entry, len(cmds))
+	for i, c := range cmds {
+		out[i] = input.Entry{Name: c.name, Args: c.args, Help: c.help}
+	}
+	return out
+}

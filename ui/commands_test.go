@@ -58,8 +58,8 @@ func TestCompletionFilter(t *testing.T) {
 			c := newCompletion(withCustom(defaultCommands(keys.Default()), custom), keys.Default(), nil)
 			c.Filter(tt.typed)
 			var got []string
-			for _, m := range c.matches {
-				got = append(got, m.name)
+			for _, m := range c.Matches() {
+				got = append(got, m.Name)
 			}
 			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
 				t.Errorf("matches %v, want %v", got, tt.want)
@@ -93,8 +93,8 @@ func TestCompletionKeys(t *testing.T) {
 		for range 3 {
 			h.key(tea.KeyDown)
 		}
-		if sel, _ := h.m.comp.Selected(); sel.name != "model" {
-			t.Fatalf("selected %q, want model", sel.name)
+		if sel, _ := h.m.comp.Selected(); sel.Name != "model" {
+			t.Fatalf("selected %q, want model", sel.Name)
 		}
 		h.key(tea.KeyEnter)
 		if got := h.m.input.Value(); got != "/model " {

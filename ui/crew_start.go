@@ -8,6 +8,7 @@ import (
 
 	"covey/agent"
 	"covey/ui/cells"
+	"covey/ui/input"
 	"covey/ui/transcript"
 )
 
@@ -128,10 +129,10 @@ func (m *Model) showShellOutput(msg shellOutputMsg) {
 
 // agentEntries are the agent types as completion entries after "@": an
 // agent started by name always waits for its brief.
-func agentEntries(infos []AgentInfo) []command {
-	out := make([]command, 0, len(infos))
+func agentEntries(infos []AgentInfo) []input.Entry {
+	out := make([]input.Entry, 0, len(infos))
 	for _, a := range infos {
-		out = append(out, command{name: a.Name, args: "BRIEF", help: cells.OneLine(a.Description)})
+		out = append(out, input.Entry{Name: a.Name, Args: "BRIEF", Help: cells.OneLine(a.Description)})
 	}
 	return out
 }

@@ -35,7 +35,7 @@ func TestMention(t *testing.T) {
 func TestCompletionAgents(t *testing.T) {
 	keys := keys.Default()
 	c := newCompletion(defaultCommands(keys), keys, nil)
-	c.agents = agentEntries([]AgentInfo{{Name: "Explore", Description: "Reads"}, {Name: "general-purpose"}, {Name: "Plan"}})
+	c.SetAgents(agentEntries([]AgentInfo{{Name: "Explore", Description: "Reads"}, {Name: "general-purpose"}, {Name: "Plan"}}))
 	tests := map[string][]string{
 		"@":         {"Explore", "general-purpose", "Plan"},
 		"@ex":       {"Explore"},
@@ -47,14 +47,14 @@ func TestCompletionAgents(t *testing.T) {
 	for value, want := range tests {
 		c.Filter(value)
 		var got []string
-		for _, m := range c.matches {
-			got = append(got, m.name)
+		for _, m := range c.Matches() {
+			got = append(got, m.Name)
 		}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("Filter(%q) = %v, want %v", value, got, want)
 		}
-		if len(want) > 0 && c.lead != value[0] {
-			t.Errorf("Filter(%q): lead %q", value, c.lead)
+		if len(want) > 0 && c.CompletesAt() != (value[0] == '@') {
+			t.Errorf("Filter(%q): completes an @ word %v", value, c.CompletesAt())
 		}
 	}
 }

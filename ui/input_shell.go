@@ -6,13 +6,24 @@ import (
 	"fmt"
 	"strings"
 
-	"covey/ui/transcript"
-
 	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/ui/input"
+	"covey/ui/keys"
+	"covey/ui/transcript"
 )
 
 // This file holds what the root model does for the input's conveniences:
 // "!command" runs a shell command, "@path" completion lists the files.
+
+// inputKeys are the input's keys, from the KeyMap.
+func inputKeys(k keys.KeyMap) input.Keys {
+	return input.Keys{
+		Newline: k.Newline, HistoryPrev: k.HistoryPrev, HistoryNext: k.HistoryNext,
+		ExpandPaste: k.ExpandPaste, AddressCancel: k.AddressCancel,
+		CompletePrev: k.CompletePrev, CompleteNext: k.CompleteNext,
+	}
+}
 
 // ShellRunner is implemented by an Engine that runs the user's own shell
 // commands ("!make test"): through the bash tool's gate and sandbox, shown
@@ -69,7 +80,7 @@ func (m *Model) startQueued(text string) tea.Cmd {
 // being completed and the listing is missing or old.
 func (m *Model) listFilesIfWanted() tea.Cmd {
 	lister, ok := m.engine.(FileLister)
-	if !ok || !m.comp.wantsFiles(m.clock()) {
+	if !ok || !m.comp.WantsFiles(m.clock()) {
 		return nil
 	}
 	m.comp.ListingFiles()

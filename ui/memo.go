@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"covey/ui/input"
 	"covey/ui/keys"
 	"covey/ui/status"
 )
@@ -24,18 +25,9 @@ func (c *memo[K]) get(k K, render func() string) string {
 
 // chromeMemo caches the parts of the screen around the transcript.
 type chromeMemo struct {
-	input  memo[inputKey]
+	input  memo[input.Key]
 	status memo[status.Key]
 	help   memo[helpKey]
-}
-
-// inputKey is everything the input's look depends on.
-type inputKey struct {
-	value          string
-	width, height  int
-	focused        bool
-	queued         string
-	line, row, col int
 }
 
 // helpKey is everything the help line depends on.

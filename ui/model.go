@@ -16,6 +16,7 @@ import (
 	"covey/theme"
 	"covey/ui/approval"
 	"covey/ui/cells"
+	"covey/ui/input"
 	"covey/ui/keys"
 	"covey/ui/markdown"
 	"covey/ui/notify"
@@ -123,8 +124,8 @@ type Model struct {
 
 	tr     *transcript.Transcript
 	rt     *router
-	input  inputModel
-	comp   completion
+	input  input.Model
+	comp   input.Completion
 	status status.Bar
 
 	width, height int
@@ -279,7 +280,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		memory:          opts.Memory,
 		tr:              tr,
 		rt:              newRouter(tr),
-		input:           newInput(styles, km),
+		input:           input.New(styles, inputKeys(km)),
 		status:          status.New(styles, opts.Workspace, opts.PermissionMode),
 		ctx:             ctx,
 		cancel:          cancel,
@@ -701,11 +702,11 @@ func (m *Model) layout() {
 		Focus:         m.focus,
 		InputEmpty:    m.input.Value() == "",
 		Completing:    m.popupOpen(),
-		CompletingAt:  m.popupOpen() && m.comp.lead == '@',
+		CompletingAt:  m.popupOpen() && m.comp.CompletesAt(),
 		Running:       m.turn != nil || m.bgTurn,
 		HistoryAtEdge: m.input.HasHistory(),
 		Pasted:        m.input.HasPastes(),
-		Shell:         m.input.shell,
+		Shell:         m.input.Shell(),
 		Approval:      approvalKeyState(ab),
 		CanGrant:      m.perms != nil && (ab == nil || !permission.IsTrustQuestion(ab.Request().Tool)),
 		CanCycle:      m.perms != nil,
@@ -853,7 +854,7 @@ func (m *Model) render() string {
 		b.WriteByte('\n')
 		b.WriteString(m.keys.ViewBar(m.styles, m.scr.Title(), m.scr.ShortHelp(), m.width))
 	} else {
-		b.WriteString(m.memo.input.get(m.input.memoKey(), func() string { return m.input.View() }))
+		b.WriteString(m.memo.input.get(m.input.Key(), func() string { return m.input.View() }))
 	}
 	b.WriteByte('\n')
 	b.WriteString(m.memo.status.get(m.status.Key(), func() string { return m.status.View() }))

@@ -184,7 +184,7 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 			// command that needs an argument; Enter runs any other
 			// command (one whose argument is optional, [like this], too)
 			// at once.
-			if key.Matches(k, m.keys.Complete) || sel.path || (sel.args != "" && !strings.HasPrefix(sel.args, "[")) {
+			if key.Matches(k, m.keys.Complete) || sel.Path || (sel.Args != "" && !strings.HasPrefix(sel.Args, "[")) {
 				return nil
 			}
 			return m.sendInput()

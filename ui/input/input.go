@@ -1,4 +1,8 @@
-package ui
+// Package input is the prompt under the transcript: a textarea with the
+// history of sent messages, the queue typed while a turn runs, long pastes
+// shown as markers and the "!" shell mode. It takes keys and gives text;
+// what a sent message does is the root model's.
+package input
 
 import (
 	"strings"
@@ -11,19 +15,34 @@ import (
 
 	"covey/theme"
 	"covey/ui/cells"
-	"covey/ui/keys"
 )
 
 // maxInputLines is how tall the input grows before it scrolls.
 const maxInputLines = 8
 
-// inputModel is the multi-line prompt: a textarea with a history of sent
+// Keys are the keys the input reads, filled by the root from its KeyMap.
+type Keys struct {
+	// Newline breaks the line instead of sending.
+	Newline key.Binding
+	// HistoryPrev and HistoryNext walk the history, at the first and the
+	// last line.
+	HistoryPrev, HistoryNext key.Binding
+	// ExpandPaste puts a collapsed paste's text into the input.
+	ExpandPaste key.Binding
+	// AddressCancel stops addressing a child; its key is named in the
+	// placeholder.
+	AddressCancel key.Binding
+	// CompletePrev and CompleteNext move the completion's selection.
+	CompletePrev, CompleteNext key.Binding
+}
+
+// Model is the multi-line prompt: a textarea with a history of sent
 // messages (walked with Up at the first line and Down at the last) and the
 // queue of messages typed while a turn runs.
-type inputModel struct {
+type Model struct {
 	ta     textarea.Model
 	styles *theme.Styles
-	keys   keys.KeyMap
+	keys   Keys
 	width  int
 	sized  bool // SetSize has set the textarea's width once
 
@@ -58,7 +77,8 @@ const (
 	promptShell   = "! "
 )
 
-func newInput(styles *theme.Styles, keys keys.KeyMap) inputModel {
+// New makes an empty input, focused.
+func New(styles *theme.Styles, keys Keys) Model {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = promptMessage
@@ -81,11 +101,11 @@ func newInput(styles *theme.Styles, keys keys.KeyMap) inputModel {
 	ta.FocusedStyle, ta.BlurredStyle = st, st
 	ta.Focus()
 	ta.SetHeight(1)
-	return inputModel{ta: ta, styles: styles, keys: keys}
+	return Model{ta: ta, styles: styles, keys: keys}
 }
 
 // SetSize sets the input's width; its height follows its content.
-func (m *inputModel) SetSize(width int) {
+func (m *Model) SetSize(width int) {
 	// The root model lays out on every message; textarea's SetWidth is
 	// not free, so it runs only when the width changes.
 	if width != m.width || !m.sized {
@@ -95,14 +115,17 @@ func (m *inputModel) SetSize(width int) {
 	m.fitHeight()
 }
 
+// Shell reports whether the input is a "!" shell command.
+func (m *Model) Shell() bool { return m.shell }
+
 // Focus and Blur show or hide the cursor; a blurred input ignores keys.
-func (m *inputModel) Focus() { m.ta.Focus() }
+func (m *Model) Focus() { m.ta.Focus() }
 
 // Blur hides the cursor while the transcript has the focus.
-func (m *inputModel) Blur() { m.ta.Blur() }
+func (m *Model) Blur() { m.ta.Blur() }
 
 // Value is the text typed so far, with a leading "!" in shell mode.
-func (m *inputModel) Value() string {
+func (m *Model) Value() string {
 	if m.shell {
 		return "!" + m.ta.Value()
 	}
@@ -111,7 +134,7 @@ func (m *inputModel) Value() string {
 
 // SetValue replaces the text and puts the cursor at its end; the pastes
 // whose markers it keeps stay collapsed.
-func (m *inputModel) SetValue(s string) {
+func (m *Model) SetValue(s string) {
 	m.ta.SetValue(s)
 	m.shell = false
 	var kept []paste
@@ -126,7 +149,7 @@ func (m *inputModel) SetValue(s string) {
 }
 
 // Reset empties the input.
-func (m *inputModel) Reset() {
+func (m *Model) Reset() {
 	m.ta.Reset()
 	m.pastes = nil
 	m.shell = false
@@ -136,7 +159,7 @@ func (m *inputModel) Reset() {
 
 // syncPrompt enters shell mode when the text to the main agent starts
 // with "!" (typed, pasted or recalled): the "!" becomes the prompt glyph.
-func (m *inputModel) syncPrompt() {
+func (m *Model) syncPrompt() {
 	if m.target != "" {
 		m.shell = false
 		return
@@ -154,7 +177,7 @@ func (m *inputModel) syncPrompt() {
 // Submit takes the text out of the input, with every collapsed paste's
 // whole text in place of its marker, records it in the history and
 // returns it; blank input gives "".
-func (m *inputModel) Submit() string {
+func (m *Model) Submit() string {
 	v := m.expandAll(m.Value())
 	if strings.TrimSpace(v) == "" {
 		return ""
@@ -175,7 +198,7 @@ func (m *inputModel) Submit() string {
 
 // SetTarget addresses the input to a child ("to scout › "); "" addresses
 // it to the main agent again.
-func (m *inputModel) SetTarget(name string) {
+func (m *Model) SetTarget(name string) {
 	m.target = name
 	if name == "" {
 		m.ta.Prompt = promptMessage
@@ -183,17 +206,17 @@ func (m *inputModel) SetTarget(name string) {
 		m.syncPrompt()
 	} else {
 		m.ta.Prompt = "to " + cells.OneLine(name) + " › "
-		m.ta.Placeholder = "message for " + cells.OneLine(name) + " (" + keys.Name(m.keys.AddressCancel) + ": back to the main agent)"
+		m.ta.Placeholder = "message for " + cells.OneLine(name) + " (" + m.keys.AddressCancel.Help().Key + ": back to the main agent)"
 	}
 	m.ta.SetWidth(max(m.width, 4))
 	m.fitHeight()
 }
 
 // Enqueue keeps a message to send when the running turn ends.
-func (m *inputModel) Enqueue(s string) { m.queued = append(m.queued, s) }
+func (m *Model) Enqueue(s string) { m.queued = append(m.queued, s) }
 
 // Dequeue returns the oldest queued message.
-func (m *inputModel) Dequeue() (string, bool) {
+func (m *Model) Dequeue() (string, bool) {
 	if len(m.queued) == 0 {
 		return "", false
 	}
@@ -203,22 +226,22 @@ func (m *inputModel) Dequeue() (string, bool) {
 }
 
 // Queued is the number of messages waiting for the turn to end.
-func (m *inputModel) Queued() int { return len(m.queued) }
+func (m *Model) Queued() int { return len(m.queued) }
 
 // HasHistory reports whether Up or Down would recall a message.
-func (m *inputModel) HasHistory() bool { return len(m.history) > 0 }
+func (m *Model) HasHistory() bool { return len(m.history) > 0 }
 
-func (m *inputModel) atFirstLine() bool {
+func (m *Model) atFirstLine() bool {
 	return m.ta.Line() == 0 && m.ta.LineInfo().RowOffset == 0
 }
 
-func (m *inputModel) atLastLine() bool {
+func (m *Model) atLastLine() bool {
 	li := m.ta.LineInfo()
 	return m.ta.Line() == m.ta.LineCount()-1 && li.RowOffset >= li.Height-1
 }
 
 // Update edits the text; Up and Down at the edges walk the history.
-func (m inputModel) Update(msg tea.Msg) (inputModel, tea.Cmd) {
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
 		switch {
 		case key.Matches(k, m.keys.HistoryPrev) && m.atFirstLine() && m.hist > 0:
@@ -260,7 +283,7 @@ func (m inputModel) Update(msg tea.Msg) (inputModel, tea.Cmd) {
 	return m, cmd
 }
 
-func (m *inputModel) recall(s string) {
+func (m *Model) recall(s string) {
 	m.ta.SetValue(s)
 	m.shell = false
 	m.pastes = nil
@@ -269,7 +292,7 @@ func (m *inputModel) recall(s string) {
 }
 
 // fitHeight grows the textarea with its content, up to maxInputLines.
-func (m *inputModel) fitHeight() {
+func (m *Model) fitHeight() {
 	w := max(1, m.ta.Width())
 	rows := 0
 	for _, l := range strings.Split(m.ta.Value(), "\n") {
@@ -279,20 +302,30 @@ func (m *inputModel) fitHeight() {
 	m.ta.SetHeight(min(max(rows, 1), maxInputLines))
 }
 
-// memoKey is what View's output depends on.
-func (m *inputModel) memoKey() inputKey {
+// Key is everything the input's look depends on: the root keeps the last
+// View for it.
+type Key struct {
+	value          string
+	width, height  int
+	focused        bool
+	queued         string
+	line, row, col int
+}
+
+// Key is what View's output depends on.
+func (m *Model) Key() Key {
 	li := m.ta.LineInfo()
-	return inputKey{
+	return Key{
 		value: m.ta.Prompt + "\x00" + m.ta.Value(), width: m.width, height: m.ta.Height(), focused: m.ta.Focused(),
 		queued: strings.Join(m.queued, "\x00"), line: m.ta.Line(), row: li.RowOffset, col: li.ColumnOffset,
 	}
 }
 
 // Height is the number of lines View draws.
-func (m *inputModel) Height() int { return 1 + len(m.queued) + m.ta.Height() }
+func (m *Model) Height() int { return 1 + len(m.queued) + m.ta.Height() }
 
 // View draws a rule, the queued messages, then the textarea.
-func (m *inputModel) View() string {
+func (m *Model) View() string {
 	var b strings.Builder
 	b.WriteString(m.styles.Input.Border.Render(strings.Repeat("─", max(m.width, 0))))
 	for _, q := range m.queued {

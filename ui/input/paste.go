@@ -1,4 +1,4 @@
-package ui
+package input
 
 import (
 	"fmt"
@@ -54,7 +54,7 @@ func pastedText(k tea.KeyMsg) string {
 }
 
 // insertPaste puts a long paste into the input as a marker.
-func (m *inputModel) insertPaste(text string) {
+func (m *Model) insertPaste(text string) {
 	marker := pasteMarker(text, 1)
 	for n := 2; strings.Contains(m.ta.Value(), marker) || m.hasMarker(marker); n++ {
 		marker = pasteMarker(text, n)
@@ -63,7 +63,7 @@ func (m *inputModel) insertPaste(text string) {
 	m.ta.InsertString(marker)
 }
 
-func (m *inputModel) hasMarker(marker string) bool {
+func (m *Model) hasMarker(marker string) bool {
 	for _, p := range m.pastes {
 		if p.marker == marker {
 			return true
@@ -73,10 +73,10 @@ func (m *inputModel) hasMarker(marker string) bool {
 }
 
 // HasPastes reports whether the input holds a collapsed paste.
-func (m *inputModel) HasPastes() bool { return len(m.pastes) > 0 }
+func (m *Model) HasPastes() bool { return len(m.pastes) > 0 }
 
 // expandAll replaces every marker with its text.
-func (m *inputModel) expandAll(v string) string {
+func (m *Model) expandAll(v string) string {
 	for _, p := range m.pastes {
 		v = strings.Replace(v, p.marker, p.text, 1)
 	}
@@ -84,7 +84,7 @@ func (m *inputModel) expandAll(v string) string {
 }
 
 // ExpandPastes puts the pasted texts themselves into the input.
-func (m *inputModel) ExpandPastes() {
+func (m *Model) ExpandPastes() {
 	if len(m.pastes) == 0 {
 		return
 	}
@@ -98,7 +98,7 @@ func (m *inputModel) ExpandPastes() {
 // marker the edit reached into (changed without removing it whole)
 // expands instead, so no key edits a marker into garbage; a marker removed
 // whole takes its paste with it.
-func (m *inputModel) guardPastes(before string) {
+func (m *Model) guardPastes(before string) {
 	if len(m.pastes) == 0 {
 		return
 	}
@@ -135,7 +135,7 @@ func (m *inputModel) guardPastes(before string) {
 // TakeShown is how the transcript shows a message sent from the input:
 // with its long pastes as markers, as it was in the input. It gives text
 // itself for a message that held none.
-func (m *inputModel) TakeShown(text string) string {
+func (m *Model) TakeShown(text string) string {
 	if s, ok := m.shown[text]; ok {
 		delete(m.shown, text)
 		return s
