@@ -264,7 +264,7 @@ func (m *Model) cmdQuit(string) tea.Cmd { return m.quit() }
 
 // newCompletion is the popup over cmds, its keys from keys.
 func newCompletion(cmds []command, km keys.KeyMap, styles *theme.Styles) input.Completion {
-	return input.NewCompletion(commandEntries(cmds), inputKeys(km), styles)
+	return input.NewCompletion(commandEntries(cmds), input.KeysOf(km), styles)
 }
 
 // commandEntries are the commands as completion entries after "/".

@@ -8,22 +8,11 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"covey/ui/input"
-	"covey/ui/keys"
 	"covey/ui/transcript"
 )
 
 // This file holds what the root model does for the input's conveniences:
 // "!command" runs a shell command, "@path" completion lists the files.
-
-// inputKeys are the input's keys, from the KeyMap.
-func inputKeys(k keys.KeyMap) input.Keys {
-	return input.Keys{
-		Newline: k.Newline, HistoryPrev: k.HistoryPrev, HistoryNext: k.HistoryNext,
-		ExpandPaste: k.ExpandPaste, AddressCancel: k.AddressCancel,
-		CompletePrev: k.CompletePrev, CompleteNext: k.CompleteNext,
-	}
-}
 
 // ShellRunner is implemented by an Engine that runs the user's own shell
 // commands ("!make test"): through the bash tool's gate and sandbox, shown

@@ -280,7 +280,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		memory:          opts.Memory,
 		tr:              tr,
 		rt:              newRouter(tr),
-		input:           input.New(styles, inputKeys(km)),
+		input:           input.New(styles, input.KeysOf(km)),
 		status:          status.New(styles, opts.Workspace, opts.PermissionMode),
 		ctx:             ctx,
 		cancel:          cancel,

@@ -15,12 +15,13 @@ import (
 
 	"covey/theme"
 	"covey/ui/cells"
+	"covey/ui/keys"
 )
 
 // maxInputLines is how tall the input grows before it scrolls.
 const maxInputLines = 8
 
-// Keys are the keys the input reads, filled by the root from its KeyMap.
+// Keys are the keys the input reads, taken from the KeyMap (KeysOf).
 type Keys struct {
 	// Newline breaks the line instead of sending.
 	Newline key.Binding
@@ -34,6 +35,15 @@ type Keys struct {
 	AddressCancel key.Binding
 	// CompletePrev and CompleteNext move the completion's selection.
 	CompletePrev, CompleteNext key.Binding
+}
+
+// KeysOf takes the input's keys from the KeyMap.
+func KeysOf(k keys.KeyMap) Keys {
+	return Keys{
+		Newline: k.Newline, HistoryPrev: k.HistoryPrev, HistoryNext: k.HistoryNext,
+		ExpandPaste: k.ExpandPaste, AddressCancel: k.AddressCancel,
+		CompletePrev: k.CompletePrev, CompleteNext: k.CompleteNext,
+	}
 }
 
 // Model is the multi-line prompt: a textarea with a history of sent

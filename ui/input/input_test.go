@@ -5,22 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/theme"
+	"covey/ui/keys"
 )
 
 // testKeys are the root's default bindings of the input's keys.
-func testKeys() Keys {
-	return Keys{
-		Newline:       key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
-		HistoryPrev:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous message")),
-		HistoryNext:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next message")),
-		ExpandPaste:   key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "expand pasted text")),
-		AddressCancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop addressing the subagent")),
-	}
-}
+func testKeys() Keys { return KeysOf(keys.Default()) }
 
 func newTestInput() Model {
 	th := theme.New(theme.ModeDark, true, false)
