@@ -255,3 +255,23 @@ func TestFullHelpDoesNotOfferMoreKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpOnAScreenWithADraft: on a screen, letters are its keys, not
+// text, so ? opens the help even while the input holds a draft (it used to
+// do nothing there), and the draft is kept.
+func TestHelpOnAScreenWithADraft(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	namedPanes(h)
+	h.typeText("half a thought")
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	if h.m.focus != keys.FocusScreen {
+		t.Fatalf("ctrl+g did not open the overview (focus %v)", h.m.focus)
+	}
+	if help := helpText(t, h); !strings.Contains(help, "crew overview") && !strings.Contains(help, "enter open") {
+		t.Errorf("? on the overview showed no help:\n%s", help)
+	}
+	h.key(tea.KeyEsc)
+	if got := h.m.input.Value(); got != "half a thought" {
+		t.Errorf("the draft is %q after the help and esc", got)
+	}
+}

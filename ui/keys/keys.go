@@ -410,7 +410,9 @@ func (k *KeyMap) setApprovalWords(a Approval) {
 func (k *KeyMap) applyGlobal(s State) {
 	answering := s.Focus == FocusApproval && !s.Approval.Feedback
 	k.Cancel.SetEnabled((s.Focus == FocusInput && !s.Screen.Open && !s.Addressing && s.Running && !s.Completing) || answering)
-	k.Help.SetEnabled(s.BlockFocused() || s.InputEmpty || answering)
+	// ? is text only where text is typed: in a draft in the input. On a
+	// screen or a block, letters are keys, draft or not.
+	k.Help.SetEnabled(s.Focus == FocusScreen || s.BlockFocused() || s.InputEmpty || answering)
 	k.CycleMode.SetEnabled(s.CanCycle && !s.Approval.Feedback)
 	k.Retry.SetEnabled(s.CanRetry && !s.Running && !s.Approval.Feedback)
 }
