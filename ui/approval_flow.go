@@ -139,10 +139,17 @@ func sameTarget(req permission.Request, arg string) bool {
 	return a == p || strings.HasSuffix(a, "/"+p)
 }
 
-// focusApproval gives the keyboard to the waiting request.
+// focusApproval gives the keyboard to the waiting request. It takes the
+// keys only where it can be seen: a screen that cannot show it (the
+// overview, /mcp, another child's view) gives way to the conversation,
+// where it stands under its call or its child's pane, so a y meant for
+// the screen never answers a request the user has not seen.
 func (m *Model) focusApproval() {
 	if m.appr.block == nil {
 		return
+	}
+	for m.scr != nil && m.viewApproval() == nil {
+		m.closeScreen()
 	}
 	m.focus = keys.FocusApproval
 	m.appr.block.SetActive(true)

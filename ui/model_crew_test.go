@@ -587,3 +587,49 @@ func TestChildViewOffersTabOnlyWithSomethingToFocus(t *testing.T) {
 		t.Error("tab is enabled in a child's view with nothing to focus")
 	}
 }
+
+// TestRequestNeverAnsweredUnseen: a request that takes the keys while a
+// screen that cannot show it is open (the overview, another child's view)
+// brings the conversation back, where it stands under its child's pane,
+// so y never answers a request the user cannot see.
+func TestRequestNeverAnsweredUnseen(t *testing.T) {
+	for name, open := range map[string]func(h *approvalHarness){
+		"the overview": func(h *approvalHarness) { h.send(tea.KeyMsg{Type: tea.KeyCtrlG}) },
+		"another child's view": func(h *approvalHarness) {
+			h.key(tea.KeyTab) // the newest pane: the reader
+			h.send(runes("o"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newApprovalHarness(t, 100, 40)
+			writer := childSrc("c1", "call_task", "general-purpose", "write the fix")
+			writer.Name = "writer"
+			reader := childSrc("c2", "call_task", "Explore", "read the logs")
+			reader.Name = "reader"
+			h.events <- agent.ToolStarted{Source: mainSrc(), CallID: "call_task", Name: toolname.Task}
+			h.events <- agent.ChildStarted{Source: writer, Model: "small"}
+			h.events <- agent.ChildStarted{Source: reader, Model: "small"}
+			h.events <- toolStarted(writer, "w1", toolname.WriteFile, "fix.go")
+			for h.m.rt.children["c2"] == nil || h.m.rt.children["c1"] == nil || h.m.rt.children["c1"].ToolCalls() == 0 {
+				h.send(await[eventsMsg](h.harness))
+			}
+			open(h)
+			if h.m.scr == nil {
+				t.Fatal("no screen opened")
+			}
+			req := writeRequest("fix.go", "package fix\n")
+			req.Agent, req.AgentID = "[general-purpose] write the fix", "c1"
+			h.ask(context.Background(), req)
+			h.deliver(1)
+			if h.m.focus != keys.FocusApproval {
+				t.Fatalf("the request did not take the keys (focus %v)", h.m.focus)
+			}
+			if h.m.scr != nil {
+				t.Errorf("the request took the keys while %T, which cannot show it, stayed open:\n%s", h.m.scr, ansi.Strip(h.m.View()))
+			}
+			if !h.screenContains("fix.go") {
+				t.Errorf("the request is not on the screen:\n%s", ansi.Strip(h.m.View()))
+			}
+		})
+	}
+}
