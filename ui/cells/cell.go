@@ -5,6 +5,7 @@ package cells
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"covey/internal/excerpt"
@@ -29,7 +30,9 @@ const tabWidth = 4
 // safe to draw: escape sequences and other control characters would move
 // the cursor or recolour the screen, invalid UTF-8 has no known width,
 // carriage returns would jump to the line's start, and tabs have no known
-// width either, so they become spaces.
+// width either, so they become spaces. A prepended mark (an Arabic number
+// sign, say) joins whatever follows it into its own cell, the padding
+// after it too, so no width holds for it: it becomes U+FFFD.
 func Clean(s string) string {
 	if !needsCleaning(s) {
 		return s
@@ -49,6 +52,8 @@ func Clean(s string) string {
 			b.WriteRune(r)
 		case r < 0x20 || (r >= 0x7f && r < 0xa0):
 			// dropped: a control character draws nothing useful
+		case r >= 0x600 && unicode.Is(prependRunes, r):
+			b.WriteRune(utf8.RuneError)
 		default:
 			b.WriteRune(r)
 		}
@@ -58,17 +63,45 @@ func Clean(s string) string {
 
 // needsCleaning reports whether s holds anything Clean changes.
 func needsCleaning(s string) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if (c < 0x20 && c != '\n') || c == 0x7f {
-			return true
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n') || c == 0x7f {
+				return true
+			}
+			i++
+			continue
 		}
-		// C1 controls, U+0080..U+009F, are encoded 0xC2 0x80..0x9F.
-		if c == 0xc2 && i+1 < len(s) && s[i+1] < 0xa0 {
-			return true
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || r < 0xa0 || (r >= 0x600 && unicode.Is(prependRunes, r)) {
+			return true // invalid UTF-8, a C1 control or a prepended mark
 		}
+		i += size
 	}
-	return !utf8.ValidString(s)
+	return false
+}
+
+// prependRunes are the runes that join the next one into their grapheme
+// cluster (Unicode's Grapheme_Cluster_Break=Prepend, as of Unicode 15
+// and 17 both: the width helpers' segmenter follows the newer).
+var prependRunes = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x0600, Hi: 0x0605, Stride: 1},
+		{Lo: 0x06dd, Hi: 0x070f, Stride: 0x070f - 0x06dd},
+		{Lo: 0x0890, Hi: 0x0891, Stride: 1},
+		{Lo: 0x08e2, Hi: 0x08e2, Stride: 1},
+		{Lo: 0x0d4e, Hi: 0x0d4e, Stride: 1},
+	},
+	R32: []unicode.Range32{
+		{Lo: 0x110bd, Hi: 0x110cd, Stride: 0x110cd - 0x110bd},
+		{Lo: 0x111c2, Hi: 0x111c3, Stride: 1},
+		{Lo: 0x113d1, Hi: 0x113d1, Stride: 1},
+		{Lo: 0x1193f, Hi: 0x11941, Stride: 2},
+		{Lo: 0x11a3a, Hi: 0x11a3a, Stride: 1},
+		{Lo: 0x11a84, Hi: 0x11a89, Stride: 1},
+		{Lo: 0x11d46, Hi: 0x11d46, Stride: 1},
+		{Lo: 0x11f02, Hi: 0x11f02, Stride: 1},
+	},
 }
 
 // Wrap wraps plain text to width cells, breaking words that do not fit
@@ -101,10 +134,36 @@ func AppendWrapped(out []string, line string, width int) []string {
 
 // fastRune reports whether r's width is the same rune by rune as by
 // grapheme cluster, so wrapFast can measure it without segmentation: no
-// controls or escapes, no emoji, joiners or variation selectors.
+// controls or escapes, no emoji, joiners or variation selectors, and
+// none of the scripts whose letters join into clusters (see joiningRunes).
 func fastRune(r rune) bool {
-	return r >= 0x20 && r != 0x7f && (r < 0x80 || (r >= 0xa0 && r < 0x1f000 && r != 0x200d && (r < 0xfe00 || r > 0xfe0f)))
+	if r < 0x80 {
+		return r >= 0x20 && r != 0x7f
+	}
+	return r >= 0xa0 && r < 0x10000 && r != 0x200d && (r < 0xfe00 || r > 0xfe0f) &&
+		!unicode.Is(joiningRunes, r)
 }
+
+// joiningRunes are the blocks (below U+10000) where a rune's width can
+// depend on its neighbours: Arabic's prepended marks, the spacing vowel
+// signs of the Indic and Southeast Asian scripts, which a cluster draws
+// in its base's cell, and Hangul jamo, which join into one syllable.
+// Text with them is measured by grapheme cluster, as Lip Gloss does;
+// TestFastRunesMeasureAsClusters holds this table to that.
+var joiningRunes = &unicode.RangeTable{R16: []unicode.Range16{
+	{Lo: 0x0600, Hi: 0x0605, Stride: 1},
+	{Lo: 0x06dd, Hi: 0x070f, Stride: 0x070f - 0x06dd},
+	{Lo: 0x0890, Hi: 0x0897, Stride: 1},
+	{Lo: 0x08e2, Hi: 0x08e2, Stride: 1},
+	{Lo: 0x0900, Hi: 0x0fff, Stride: 1}, // Indic, Thai, Lao, Tibetan
+	{Lo: 0x1000, Hi: 0x109f, Stride: 1}, // Myanmar
+	{Lo: 0x1100, Hi: 0x11ff, Stride: 1}, // Hangul jamo
+	{Lo: 0x1700, Hi: 0x1cff, Stride: 1}, // Philippine to Vedic
+	{Lo: 0x302e, Hi: 0x302f, Stride: 1}, // Hangul tone marks
+	{Lo: 0xa800, Hi: 0xabff, Stride: 1}, // Syloti Nagri to Meetei Mayek
+	{Lo: 0xd7b0, Hi: 0xd7ff, Stride: 1}, // Hangul jamo extended B
+	{Lo: 0xff9e, Hi: 0xff9f, Stride: 1}, // halfwidth voiced sound marks
+}}
 
 // RuneWidth is the cells rune r takes alone; ASCII needs no lookup.
 func RuneWidth(r rune) int {

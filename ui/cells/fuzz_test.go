@@ -15,6 +15,8 @@ func FuzzWidths(f *testing.F) {
 	f.Add("\t\r\n\x1b[1mbold\x1b[0m\u009b", 3)
 	f.Add(strings.Repeat("日本語 ", 20), 5)
 	f.Add("emoji 👍🏽 and a joiner 👨‍👩‍👧 \xe8\xaa", 2)
+	f.Add("\u0600", 67) // a prepended mark joins the padding after it
+	f.Add("ᄀ가 का", 4)   // jamo and a spacing vowel sign join their neighbours
 	f.Fuzz(func(t *testing.T, text string, width int) {
 		if width < 0 {
 			width = -width
