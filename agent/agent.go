@@ -3,10 +3,12 @@ package agent
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"covey/internal/excerpt"
 	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
 
@@ -396,5 +398,8 @@ func (a *Agent) Retry(ctx context.Context) (Result, error) {
 	a.history = a.history[:last]
 	a.forgetPromptUsageLocked()
 	a.mu.Unlock()
+	// Said here, where the message is known to exist, not by the caller
+	// before it asked: "retrying" followed by "nothing to retry" misleads.
+	a.emit(Notice{Source: a.cfg.Source, Level: NoticeInfo, Message: "retrying your last message: " + strconv.Quote(excerpt.Clip(excerpt.Line(prompt), 60))})
 	return a.Run(ctx, prompt)
 }

@@ -293,17 +293,23 @@ func TestRetryResendsTheLastTurn(t *testing.T) {
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "flaky"}, Turns: []scripted.Turn{
 		{Text: "partial answ", DisconnectAfter: 400},
 	}})
+	rec := &recorder{}
 	a := agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), MaxAttempts: 1}),
-		Model:    "m", Tools: tools.NewRegistry(),
+		Model:    "m", Tools: tools.NewRegistry(), Emit: rec.emit,
 	})
 	if _, err := a.Run(context.Background(), "flaky question"); err == nil {
 		t.Fatal("the cut stream did not fail the run")
 	}
 	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "flaky", Model: "m"}, Turns: []scripted.Turn{{Text: "whole answer"}}})
+	rec.events = nil
 	res, err := a.Retry(context.Background())
 	if err != nil || res.Answer != "whole answer" {
 		t.Fatalf("retry = %+v, %v", res, err)
+	}
+	// The retry says so first, naming the message it sends again.
+	if n, ok := rec.events[0].(agent.Notice); !ok || n.Message != `retrying your last message: "flaky question"` {
+		t.Fatalf("first event of the retry = %#v", rec.events[0])
 	}
 	h := a.History()
 	if len(h) != 2 || h[0].Content != "flaky question" || h[1].Content != "whole answer" {

@@ -28,7 +28,7 @@ func defaultCommands(km keys.KeyMap) []command {
 		{name: "help", help: "show keys and commands", run: (*Model).cmdHelp},
 		{name: "clear", help: "start a fresh conversation", run: (*Model).cmdClear},
 		{name: "agents", help: "list agent definitions and where they come from", run: (*Model).cmdAgents},
-		{name: "model", args: "NAME", help: "show or set the model", run: (*Model).cmdModel},
+		{name: "model", args: "[NAME]", help: "show or set the model", run: (*Model).cmdModel},
 		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
 		{name: "context", help: "what fills the context window: prompt, tools, memory, messages, tool results", run: (*Model).cmdContext},
 		{name: "crew", help: "overview of every subagent (" + keys.Name(km.Crew) + ")", run: (*Model).cmdCrew},
@@ -250,6 +250,11 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 	}
 	if arg == "" {
 		m.notice(transcript.NoticeInfo, "model: "+m.engine.Model())
+		return nil
+	}
+	if strings.HasPrefix(arg, "/") || strings.ContainsAny(arg, " \t") {
+		// "/model /memory": a command typed after a completed /model.
+		m.notice(transcript.NoticeError, fmt.Sprintf("%q is not a model name; /model NAME sets the model, /model alone shows it", arg))
 		return nil
 	}
 	// SetModel records the switch in the session file: I/O, so a command.

@@ -90,18 +90,31 @@ func TestCompletionKeys(t *testing.T) {
 	t.Run("down selects, enter on a command with an argument waits for it", func(t *testing.T) {
 		h := newHarness(t, 100, 30)
 		h.typeText("/")
-		for range 3 {
+		for range 7 {
 			h.key(tea.KeyDown)
 		}
-		if sel, _ := h.m.comp.Selected(); sel.Name != "model" {
-			t.Fatalf("selected %q, want model", sel.Name)
+		if sel, _ := h.m.comp.Selected(); sel.Name != "diff" {
+			t.Fatalf("selected %q, want diff", sel.Name)
 		}
 		h.key(tea.KeyEnter)
-		if got := h.m.input.Value(); got != "/model " {
-			t.Errorf("input %q, want %q", got, "/model ")
+		if got := h.m.input.Value(); got != "/diff " {
+			t.Errorf("input %q, want %q", got, "/diff ")
 		}
 		if h.m.comp.Open() {
 			t.Error("popup still open after the command was chosen")
+		}
+	})
+	t.Run("enter runs /model at once: it shows the model, and a command typed after it is no model name", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		h.typeText("/model")
+		h.key(tea.KeyEnter)
+		if got := h.m.input.Value(); got != "" || !h.screenContains("model: test-model") {
+			t.Errorf("enter on /model did not run it: input %q", got)
+		}
+		h.typeText("/model /memory")
+		h.key(tea.KeyEnter)
+		if h.eng.Model() != "test-model" || !strings.Contains(lastNotice(h.m), "not a model name") {
+			t.Errorf("model %q after /model /memory; notice %q", h.eng.Model(), lastNotice(h.m))
 		}
 	})
 	t.Run("enter runs /compact at once: its focus is optional", func(t *testing.T) {

@@ -557,10 +557,13 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	// The answer block is finished by the turn's own Done event, which the
 	// event pump may still hold for a frame: finishing it here would split
 	// a late chunk into a second block.
-	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled) && !errors.Is(msg.err, hooks.ErrPromptBlocked))
+	nothingSent := errors.Is(msg.err, hooks.ErrPromptBlocked) || errors.Is(msg.err, agent.ErrNothingToRetry)
+	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled) && !nothingSent)
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.notice(transcript.NoticeInfo, "turn cancelled")
+	case errors.Is(msg.err, agent.ErrNothingToRetry):
+		m.notice(transcript.NoticeInfo, msg.err.Error())
 	case errors.Is(msg.err, hooks.ErrPromptBlocked):
 		// Nothing was sent: there is nothing to retry.
 		m.notice(transcript.NoticeWarning, msg.err.Error())

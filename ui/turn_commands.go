@@ -59,7 +59,7 @@ func (m *Model) retry() tea.Cmd {
 		m.notice(transcript.NoticeError, "a turn is running: press "+keys.Name(m.keys.Cancel)+" to cancel it before /retry")
 		return nil
 	}
-	m.notice(transcript.NoticeInfo, "retrying your last message")
 	m.tr.Bottom()
+	// The engine says "retrying", naming the message, once it has found it.
 	return m.runTurn(func(ctx context.Context, e Engine) error { return e.Retry(ctx) })
 }

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"covey/agent"
 	"covey/permission"
 	"covey/tools"
 	"covey/ui/transcript"
@@ -105,13 +106,29 @@ func TestRetry(t *testing.T) {
 		if h.eng.retries != 1 || h.m.turn == nil || !h.m.status.Running() {
 			t.Errorf("retries %d, turn running %v", h.eng.retries, h.m.turn != nil)
 		}
-		if !h.screenContains("retrying your last message") {
-			t.Error("no notice of the retry")
+		// The engine says "retrying" once it has found the message; the UI
+		// claims nothing before it knows.
+		if h.screenContains("retrying") {
+			t.Error("the UI announced a retry before the engine found a message")
 		}
 		h.eng.release <- nil
 		h.send(await[turnDoneMsg](h))
 		if h.m.turn != nil {
 			t.Error("the retried turn did not end")
+		}
+	})
+	t.Run("nothing to retry is news, not a failure ctrl+r retries", func(t *testing.T) {
+		h := newHarness(t, 100, 30)
+		h.typeText("/retry")
+		h.key(tea.KeyEnter)
+		waitPrompt(t, h, "(retry)")
+		h.eng.release <- agent.ErrNothingToRetry
+		h.send(await[turnDoneMsg](h))
+		if got := lastNotice(h.m); got != agent.ErrNothingToRetry.Error() {
+			t.Errorf("notice = %q", got)
+		}
+		if h.m.keys.Retry.Enabled() || h.screenContains("ctrl+r") {
+			t.Error("ctrl+r is offered with nothing to retry")
 		}
 	})
 	t.Run("ctrl+r works only after a failed turn", func(t *testing.T) {

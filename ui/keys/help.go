@@ -194,9 +194,24 @@ func Enabled(bs []key.Binding) []key.Binding {
 // view whose letters are keys does not look like a prompt.
 func (k KeyMap) ViewBar(st *theme.Styles, title string, bs []key.Binding, width int) string {
 	lead := st.Help.Key.Render("▸ "+title) + st.Help.Sep.Render(": ")
-	var items []string
-	for _, b := range Enabled(bs) {
+	room := max(width-ansi.StringWidth(ansi.Strip(lead)), 1)
+	items := viewBarItems(st, Enabled(bs), false)
+	if ansi.StringWidth(fitItems(st, items, k, 1<<20)) > room {
+		// Narrow: "esc back" says enough, and leaves room for a key
+		// further on ("m message to resume" at 80 columns).
+		items = viewBarItems(st, Enabled(bs), true)
+	}
+	return cells.Fit(lead+fitItems(st, items, k, room), width)
+}
+
+// viewBarItems are the bar's keys; short drops where "back" goes back to.
+func viewBarItems(st *theme.Styles, bs []key.Binding, short bool) []string {
+	items := make([]string, 0, len(bs))
+	for _, b := range bs {
+		if desc := b.Help().Desc; short && strings.HasPrefix(desc, "back to ") {
+			b.SetHelp(b.Help().Key, "back")
+		}
 		items = append(items, helpItem(st, b))
 	}
-	return cells.Fit(lead+fitItems(st, items, k, max(width-ansi.StringWidth(ansi.Strip(lead)), 1)), width)
+	return items
 }

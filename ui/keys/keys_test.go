@@ -1,6 +1,14 @@
 package keys
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"covey/theme"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/ansi"
+)
 
 func TestHelpListsBindingsNoGroupNames(t *testing.T) {
 	k := Default()
@@ -33,6 +41,31 @@ func TestApprovalSidewaysKeys(t *testing.T) {
 		}
 		if k.ApproveLeft.Enabled() != wide || k.ApproveRight.Enabled() != wide || listed != wide {
 			t.Errorf("wide %v: < enabled %v, > enabled %v, listed by ? %v", wide, k.ApproveLeft.Enabled(), k.ApproveRight.Enabled(), listed)
+		}
+	}
+}
+
+// TestViewBarShortensBackWhenNarrow: at 80 columns the overview's bar for
+// an ended child keeps "m message to resume" by saying "esc back" alone;
+// wide, esc says where it goes back to.
+func TestViewBarShortensBackWhenNarrow(t *testing.T) {
+	st := &theme.New(theme.ModeDark, true, false).Styles
+	k := Default()
+	k.Apply(State{Focus: FocusScreen, BackTo: "the input", Child: Child{Any: true, CanMessage: true}})
+	bs := []key.Binding{k.ViewBack, k.ChildOpen, k.ChildMessage}
+	for _, tc := range []struct {
+		width      int
+		want, lost string
+	}{
+		{80, "esc back • ", "back to the input"},
+		{120, "esc back to the input", ""},
+	} {
+		bar := ansi.Strip(k.ViewBar(st, "crew overview", bs, tc.width))
+		if !strings.Contains(bar, tc.want) || !strings.Contains(bar, "m message to resume") || (tc.lost != "" && strings.Contains(bar, tc.lost)) {
+			t.Errorf("at %d columns: %q", tc.width, bar)
+		}
+		if w := ansi.StringWidth(bar); w > tc.width {
+			t.Errorf("at %d columns the bar is %d wide", tc.width, w)
 		}
 	}
 }
