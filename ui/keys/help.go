@@ -196,10 +196,13 @@ func (k KeyMap) ViewBar(st *theme.Styles, title string, bs []key.Binding, width 
 	lead := st.Help.Key.Render("▸ "+title) + st.Help.Sep.Render(": ")
 	room := max(width-ansi.StringWidth(ansi.Strip(lead)), 1)
 	items := viewBarItems(st, Enabled(bs), false)
-	if ansi.StringWidth(fitItems(st, items, k, 1<<20)) > room {
-		// Narrow: "esc back" says enough, and leaves room for a key
-		// further on ("m message to resume" at 80 columns).
-		items = viewBarItems(st, Enabled(bs), true)
+	if whole := func(items []string) bool { return ansi.StringWidth(fitItems(st, items, k, 1<<20)) <= room }; !whole(items) {
+		// "esc back" alone, where that makes room for every key ("m
+		// message to resume" of an ended child at 80 columns); where
+		// keys are cut anyway, esc keeps saying where it goes.
+		if short := viewBarItems(st, Enabled(bs), true); whole(short) {
+			items = short
+		}
 	}
 	return cells.Fit(lead+fitItems(st, items, k, room), width)
 }
