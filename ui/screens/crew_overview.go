@@ -107,11 +107,13 @@ func (o *CrewOverview) open() key.Binding {
 }
 
 // ShortHelp is the view bar's keys: esc first, then what acts on the
-// selection, then moving it.
+// selection.
 func (o *CrewOverview) ShortHelp() []key.Binding {
 	k := o.keys
-	return []key.Binding{k.ViewBack, o.open(), k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
-		o.own.Up, o.own.Down}
+	// The arrows that move between rows are in the full help: a table's
+	// rows move with arrows anyway, and the bar's room is for the keys
+	// that act on the selected child.
+	return []key.Binding{k.ViewBack, o.open(), k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild}
 }
 
 // FullHelp is the overview's group of the full help.
