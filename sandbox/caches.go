@@ -1,18 +1,13 @@
 package sandbox
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"covey/internal/safefile"
 )
-
-// cacheTimeout bounds each toolchain's answer about its cache.
-const cacheTimeout = 3 * time.Second
 
 // toolchainCaches finds the folders the usual toolchains write while
 // building and testing, from their own settings: Go's build and module
@@ -45,26 +40,64 @@ func toolchainCaches() []string {
 	return out
 }
 
-// goCaches asks go for its build and module caches, making them as go
-// would on first use; none when go is not installed.
+// goCaches finds Go's build and module caches as the go command would,
+// making them as it would on first use; none when go is not installed.
+// It reads go's settings instead of running "go env": the go command
+// writes telemetry into the user's config folder and may leave a child
+// behind to upload it, which covey must not start.
 func goCaches() []string {
 	if _, err := exec.LookPath("go"); err != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cacheTimeout)
-	defer cancel()
-	b, err := exec.CommandContext(ctx, "go", "env", "GOCACHE", "GOMODCACHE").Output()
-	if err != nil {
-		return nil
-	}
 	var dirs []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); filepath.IsAbs(line) {
-			_ = os.MkdirAll(line, 0o755)
-			dirs = append(dirs, line)
+	for _, dir := range []string{goSetting("GOCACHE"), goModCache()} {
+		if filepath.IsAbs(dir) {
+			_ = os.MkdirAll(dir, 0o755)
+			dirs = append(dirs, dir)
 		}
 	}
 	return dirs
+}
+
+// goSetting is a go setting: the environment's, else the one "go env -w"
+// wrote, else Go's default ("" for those with none here).
+func goSetting(key string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	file := os.Getenv("GOENV")
+	if file == "" {
+		if conf, err := os.UserConfigDir(); err == nil {
+			file = filepath.Join(conf, "go", "env")
+		}
+	}
+	if file != "" && file != "off" {
+		if v := iniValue(file, key); v != "" {
+			return v
+		}
+	}
+	switch key {
+	case "GOCACHE":
+		if dir, err := os.UserCacheDir(); err == nil {
+			return filepath.Join(dir, "go-build")
+		}
+	case "GOPATH":
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, "go")
+		}
+	}
+	return ""
+}
+
+// goModCache is GOMODCACHE, by default pkg/mod in GOPATH's first folder.
+func goModCache() string {
+	if v := goSetting("GOMODCACHE"); v != "" {
+		return v
+	}
+	if paths := filepath.SplitList(goSetting("GOPATH")); len(paths) > 0 && paths[0] != "" {
+		return filepath.Join(paths[0], "pkg", "mod")
+	}
+	return ""
 }
 
 // npmCache is npm's cache folder: npm_config_cache, a cache= line of
