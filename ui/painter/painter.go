@@ -33,7 +33,8 @@ import (
 // It owns the terminal modes Bubble Tea's renderer would have set: raw input,
 // the alternate screen, a hidden cursor, mouse cell motion with SGR
 // coordinates and bracketed paste; window size changes reach the program as
-// tea.WindowSizeMsg. Paint rewrites only the lines that changed.
+// tea.WindowSizeMsg. Paint rewrites only the lines that changed, and moves
+// lines that moved up (a transcript following its end) by scrolling them.
 type Painter struct {
 	in, out  *os.File
 	interval time.Duration
@@ -233,6 +234,9 @@ func (s *Painter) paintLocked() {
 	b.Reset()
 	b.WriteString("\x1b[?2026h") // synchronized output: terminals that know it show the frame at once
 	n := len(lines)
+	if len(s.lines) == n {
+		s.scrollLocked(lines)
+	}
 	for i, l := range lines {
 		// The last line is drawn after the others, changed or not: the
 		// cursor then rests after the frame, as Bubble Tea's renderer
@@ -249,7 +253,7 @@ func (s *Painter) paintLocked() {
 	if n < len(s.lines) {
 		b.WriteString("\x1b[")
 		b.WriteString(strconv.Itoa(n + 1))
-		b.WriteString(";1H\x1b[J")
+		b.WriteString(";1H\x1b[m\x1b[J")
 	}
 	if n > 0 {
 		s.paintLine(n-1, lines[n-1])
@@ -262,7 +266,64 @@ func (s *Painter) paintLocked() {
 	s.paints++
 }
 
-// paintLine writes line i of a frame, cut to the terminal's width. A line
+// maxScroll is the most lines a frame is scrolled by: a stream adds a
+// line or two a frame; a bigger jump (a page) is painted whole.
+const maxScroll = 8
+
+// scrollLocked moves the lines a new frame shares with the painted one,
+// shifted up (a transcript following its end), by scrolling that region
+// of the terminal instead of rewriting them: a streaming answer's frame
+// then writes its new lines alone, not the whole screen. It notes the
+// moved lines in s.lines, so the paint that follows rewrites only the
+// rest. The last line is never in the region (it is drawn last anyway).
+func (s *Painter) scrollLocked(lines []string) {
+	old := s.lines
+	n := len(lines) - 1
+	same := 0 // rows with text that need no paint as they are
+	for i := range n {
+		if lines[i] != "" && lines[i] == old[i] {
+			same++
+		}
+	}
+	bestK, bestTop, bestLen, bestText := 0, 0, 0, 0
+	for k := 1; k <= maxScroll && k < n; k++ {
+		// The run of rows showing what was k rows lower that holds the
+		// most text (blank rows match too, but save nothing).
+		start, text := 0, 0
+		for i := 0; i+k < n; i++ {
+			if lines[i] != old[i+k] {
+				start, text = i+1, 0
+				continue
+			}
+			if lines[i] != "" {
+				text++
+			}
+			if text > bestText {
+				bestK, bestTop, bestLen, bestText = k, start, i-start+1, text
+			}
+		}
+	}
+	// Worth it only when the scroll saves more rows than it costs.
+	if bestText < 4 || bestText <= same+2 {
+		return
+	}
+	top, bot := bestTop, bestTop+bestLen+bestK // rows top..bot-1 scroll up by k
+	b := &s.buf
+	b.WriteString("\x1b[m\x1b[")
+	b.WriteString(strconv.Itoa(top + 1))
+	b.WriteByte(';')
+	b.WriteString(strconv.Itoa(bot))
+	b.WriteString("r\x1b[")
+	b.WriteString(strconv.Itoa(bestK))
+	b.WriteString("S\x1b[r")
+	copy(old[top:bot-bestK], old[top+bestK:bot])
+	for i := bot - bestK; i < bot; i++ {
+		old[i] = "\x00" // blank on the terminal, and unlike any line of a frame
+	}
+}
+
+// paintLine writes line i of a frame, cut to the terminal's width, from no
+// colour. A line
 // as wide as the terminal leaves the cursor waiting to wrap, where erasing
 // the rest of the line would erase its last cell, so only a shorter line
 // is followed by an erase.
@@ -274,7 +335,11 @@ func (s *Painter) paintLine(i int, l string) {
 	b := &s.buf
 	b.WriteString("\x1b[")
 	b.WriteString(strconv.Itoa(i + 1))
-	b.WriteString(";1H")
+	// Each line starts from no colour: what the line painted before it
+	// left set must not colour this one's leading blanks and erase, now
+	// that which lines are painted, and in which order, depends on what
+	// scrolled.
+	b.WriteString(";1H\x1b[m")
 	b.WriteString(l)
 	if s.width == 0 || w < s.width {
 		b.WriteString("\x1b[K")

@@ -43,15 +43,15 @@ func TestPainterPaintsOnlyChangedLines(t *testing.T) {
 		want       []string // substrings of what is written
 		not        []string
 	}{
-		{"first frame is painted whole", "a\nb\nc", []string{"\x1b[1;1Ha\x1b[K", "\x1b[2;1Hb\x1b[K", "\x1b[3;1Hc\x1b[K"}, nil},
+		{"first frame is painted whole", "a\nb\nc", []string{"\x1b[1;1H\x1b[ma\x1b[K", "\x1b[2;1H\x1b[mb\x1b[K", "\x1b[3;1H\x1b[mc\x1b[K"}, nil},
 		// The last line is drawn last, changed or not, so the cursor rests
 		// after the frame.
-		{"one changed line", "a\nB\nc", []string{"\x1b[2;1HB\x1b[K\x1b[3;1Hc\x1b[K\x1b[?2026l"}, []string{"\x1b[1;1H"}},
-		{"a shorter frame clears below", "a\nB", []string{"\x1b[3;1H\x1b[J\x1b[2;1HB\x1b[K\x1b[?2026l"}, []string{"\x1b[1;1H"}},
+		{"one changed line", "a\nB\nc", []string{"\x1b[2;1H\x1b[mB\x1b[K\x1b[3;1H\x1b[mc\x1b[K\x1b[?2026l"}, []string{"\x1b[1;1H"}},
+		{"a shorter frame clears below", "a\nB", []string{"\x1b[3;1H\x1b[m\x1b[J\x1b[2;1H\x1b[mB\x1b[K\x1b[?2026l"}, []string{"\x1b[1;1H"}},
 		// A full-width line is not followed by an erase, which would
 		// erase its last cell.
-		{"a line wider than the terminal is cut", "a\nB\n" + strings.Repeat("x", 30), []string{"\x1b[3;1H" + strings.Repeat("x", 20) + "\x1b[?2026l"}, nil},
-		{"a taller frame keeps its last lines", "1\n2\n3\n4\n5\n6", []string{"\x1b[1;1H2\x1b[K", "\x1b[5;1H6\x1b[K"}, nil},
+		{"a line wider than the terminal is cut", "a\nB\n" + strings.Repeat("x", 30), []string{"\x1b[3;1H\x1b[m" + strings.Repeat("x", 20) + "\x1b[?2026l"}, nil},
+		{"a taller frame keeps its last lines", "1\n2\n3\n4\n5\n6", []string{"\x1b[1;1H\x1b[m2\x1b[K", "\x1b[5;1H\x1b[m6\x1b[K"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
