@@ -324,11 +324,19 @@ type Key struct {
 
 // Key is what View's output depends on.
 func (m *Model) Key() Key {
-	li := m.ta.LineInfo()
-	return Key{
-		value: m.ta.Prompt + "\x00" + m.ta.Value(), width: m.width, height: m.ta.Height(), focused: m.ta.Focused(),
-		queued: strings.Join(m.queued, "\x00"), line: m.ta.Line(), row: li.RowOffset, col: li.ColumnOffset,
+	v := m.ta.Value()
+	k := Key{
+		value: m.ta.Prompt + "\x00" + v, width: m.width, height: m.ta.Height(), focused: m.ta.Focused(),
+		queued: strings.Join(m.queued, "\x00"), line: m.ta.Line(),
 	}
+	// Where the cursor sits in its wrapped line: asked only of a text
+	// there is, as LineInfo hashes the line with SHA-256 on every call
+	// (the textarea's memo), and the key is taken every frame.
+	if v != "" {
+		li := m.ta.LineInfo()
+		k.row, k.col = li.RowOffset, li.ColumnOffset
+	}
+	return k
 }
 
 // Height is the number of lines View draws.

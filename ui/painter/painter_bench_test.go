@@ -35,3 +35,34 @@ func BenchmarkPaintScroll(b *testing.B) {
 		p.mu.Unlock()
 	}
 }
+
+// BenchmarkPaintFollow paints a transcript that follows its end: each
+// frame shows the 38 lines one further down a long answer, above the
+// same input and status lines, as a streaming answer's frames do.
+func BenchmarkPaintFollow(b *testing.B) {
+	frame, err := os.ReadFile("testdata/scroll_frame.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := strings.Split(string(frame), "\n")
+	body = append(append(body, body...), body...) // a long answer
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devnull.Close()
+	p := New(nil, devnull, 0)
+	p.width, p.height, p.active = 120, 40, true
+	frames := make([]string, len(body)-38)
+	for i := range frames {
+		frames[i] = strings.Join(append(append([]string(nil), body[i:i+38]...), "── input", "status"), "\n")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p.mu.Lock()
+		p.view = frames[i%len(frames)]
+		p.paintLocked()
+		p.mu.Unlock()
+	}
+}
