@@ -66,10 +66,10 @@ func contextText(b agent.ContextBreakdown) string {
 	}
 	width := 0
 	for _, r := range rows {
-		width = max(width, cells.PlainWidth(r.name))
+		width = max(width, cells.Width(r.name))
 	}
 	for _, r := range rows {
-		fmt.Fprintf(&s, "\n  %s%s  %6s", r.name, strings.Repeat(" ", width-cells.PlainWidth(r.name)), tok(r.n))
+		fmt.Fprintf(&s, "\n  %s%s  %6s", r.name, strings.Repeat(" ", width-cells.Width(r.name)), tok(r.n))
 	}
 	if b.Compactable > 0 {
 		fmt.Fprintf(&s, "\n  /compact would free about %s tokens", tok(b.Compactable))

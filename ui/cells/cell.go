@@ -291,17 +291,6 @@ func StyledWidth(s string) int {
 // OneLine is the first line of s (excerpt.Line), cleaned for the screen.
 func OneLine(s string) string { return Clean(excerpt.Line(s)) }
 
-// PlainWidth is the width of plain text in cells as go-runewidth measures
-// it; ASCII needs no lookup.
-func PlainWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return runewidth.StringWidth(s)
-		}
-	}
-	return len(s)
-}
-
 // WrapItems lays items (styled text) out on lines of at most width cells,
 // sep (styled too) between two on a line; an item wider than a line gets
 // a line of its own, cut.

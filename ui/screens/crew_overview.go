@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/mattn/go-runewidth"
 
 	"covey/agent"
 	"covey/theme"
@@ -294,14 +293,14 @@ const SelGlyph = "› "
 func (o CrewOverview) contentWidths() (typ, state, elapsed, model int) {
 	typ, state, elapsed, model = len("TYPE"), len("STATE"), len("ELAPSED"), len("MODEL")
 	for _, r := range o.rows {
-		typ = max(typ, cells.PlainWidth(r.TypeName()))
-		s := cells.PlainWidth(r.StateName())
+		typ = max(typ, cells.Width(r.TypeName()))
+		s := cells.Width(r.StateName())
 		if r.Stalled(o.now) {
 			s += len(", stalled")
 		}
 		state = max(state, s)
-		elapsed = max(elapsed, cells.PlainWidth(r.ShortClockText(o.now)))
-		model = max(model, cells.PlainWidth(cells.OneLine(r.Model())))
+		elapsed = max(elapsed, cells.Width(r.ShortClockText(o.now)))
+		model = max(model, cells.Width(cells.OneLine(r.Model())))
 	}
 	return min(typ, crewColumns[colType].width), min(state, crewColumns[colState].width),
 		min(elapsed, crewColumns[colElapsed].width), min(model, crewColumns[colModel].width)
@@ -336,7 +335,7 @@ func (o CrewOverview) layout() [colCount]int {
 	// nameMin and nameMax.
 	want := nameMin
 	for _, r := range o.rows {
-		want = max(want, cells.PlainWidth(r.Name())+2*max(r.Depth()-1, 0))
+		want = max(want, cells.Width(r.Name())+2*max(r.Depth()-1, 0))
 	}
 	want = min(want, nameMax)
 	// Every column shows when truncating the task, the model and the name
@@ -425,7 +424,7 @@ func (o *CrewOverview) View() string {
 	}
 	if len(o.rows) == 0 && lines < o.height {
 		b.WriteByte('\n')
-		b.WriteString(o.q.number.Render(fitCell("  no subagents in this session yet", o.width)))
+		b.WriteString(o.q.number.Render(cells.Fit("  no subagents in this session yet", o.width)))
 		lines++
 	}
 	for ; lines < o.height; lines++ {
@@ -442,7 +441,7 @@ func (o CrewOverview) title() string {
 	if c.priced {
 		t += " · " + transcript.Dollars(c.cost)
 	}
-	return o.q.title.Render(fitCell(t, o.width))
+	return o.q.title.Render(cells.Fit(t, o.width))
 }
 
 // crewCount is the crew overview's title counts. Every row that has not
@@ -532,7 +531,7 @@ func (o CrewOverview) header(w [colCount]int) string {
 		first = false
 		b.WriteString(cell(c.title, w[i], c.right))
 	}
-	return o.q.header.Render(fitCell(strings.TrimRight(b.String(), " "), o.width))
+	return o.q.header.Render(cells.Fit(strings.TrimRight(b.String(), " "), o.width))
 }
 
 // row draws one child's row.
@@ -550,12 +549,12 @@ func (o *CrewOverview) row(b *strings.Builder, r *transcript.SubagentBlock, w [c
 	if d := r.Depth(); d > 1 {
 		indent = strings.Repeat("  ", d-2) + "└ "
 	}
-	name := fitCell(r.Name(), max(w[colName]-cells.PlainWidth(indent), 1))
+	name := cells.Fit(r.Name(), max(w[colName]-cells.Width(indent), 1))
 	if indent != "" {
 		b.WriteString(o.q.tree.Render(indent))
 	}
 	b.WriteString(text.Render(name))
-	pad(b, w[colName]-cells.PlainWidth(indent)-cells.PlainWidth(name))
+	pad(b, w[colName]-cells.Width(indent)-cells.Width(name))
 	for i := colType; i < len(crewColumns); i++ {
 		if w[i] == 0 {
 			continue
@@ -591,7 +590,7 @@ func (o *CrewOverview) row(b *strings.Builder, r *transcript.SubagentBlock, w [c
 		case colModel:
 			b.WriteString(o.q.number.Render(cell(cells.OneLine(r.Model()), w[i], false)))
 		case colTask:
-			b.WriteString(text.Render(fitCell(cells.OneLine(r.Description()), w[i])))
+			b.WriteString(text.Render(cells.Fit(cells.OneLine(r.Description()), w[i])))
 		}
 	}
 }
@@ -622,29 +621,18 @@ func (o *CrewOverview) stateCell(b *strings.Builder, r *transcript.SubagentBlock
 		s := transcript.StateTrim(state, max(w-len(", stalled"), 1))
 		b.WriteString(look.Render(s))
 		b.WriteString(o.q.stalled.Render(", stalled"))
-		pad(b, w-cells.PlainWidth(s)-len(", stalled"))
+		pad(b, w-cells.Width(s)-len(", stalled"))
 		return
 	}
 	s := transcript.StateTrim(state, w)
 	b.WriteString(look.Render(s))
-	pad(b, w-cells.PlainWidth(s))
-}
-
-// fitCell cuts plain text to w cells, ending it with … when cut.
-func fitCell(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if cells.PlainWidth(s) <= w {
-		return s
-	}
-	return runewidth.Truncate(s, w, "…")
+	pad(b, w-cells.Width(s))
 }
 
 // cell is plain text cut or padded to exactly w cells.
 func cell(s string, w int, right bool) string {
-	s = fitCell(s, w)
-	n := w - cells.PlainWidth(s)
+	s = cells.Fit(s, w)
+	n := w - cells.Width(s)
 	if n <= 0 {
 		return s
 	}

@@ -468,15 +468,15 @@ func (b *SubagentBlock) StateName() string {
 // StateTrim shortens a state for narrow columns: a second state after
 // " · " shortens to its first letters, then goes.
 func StateTrim(s string, w int) string {
-	if cells.PlainWidth(s) <= w {
+	if cells.Width(s) <= w {
 		return s
 	}
 	if first, second, ok := strings.Cut(s, " · "); ok {
-		if short := first + " · " + second[:min(2, len(second))]; cells.PlainWidth(short) <= w {
+		if short := first + " · " + second[:min(2, len(second))]; cells.Width(short) <= w {
 			return short
 		}
 		s = first
-		if cells.PlainWidth(s) <= w {
+		if cells.Width(s) <= w {
 			return s
 		}
 	}
