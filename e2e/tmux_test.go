@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -76,13 +77,90 @@ func startTUI(t testing.TB, dir string, env []string, args ...string) *term {
 	script := strings.Join(quoted, " ") + "; echo " + exitMarker + "$?; " +
 		"echo " + ttyMarker + "$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '); " +
 		"exec sleep 600"
+	var pane int
 	t.Cleanup(func() {
-		// Killing the server hangs up covey if it still runs.
+		// Killing the server hangs up covey if it still runs. covey then
+		// ends by itself, writing its session on the way out: wait for it
+		// (and whatever it started), or the test's temp dirs, removed by
+		// the cleanups that run next, would be written to while they go.
+		procs := processTree(pane)
 		_ = exec.Command("tmux", "-S", tm.socket, "kill-server").Run()
+		if left := waitProcessesGone(procs, waitLong); len(left) > 0 {
+			t.Errorf("%d processes of the pane still ran %s after its terminal closed:\n%s", len(left), waitLong, strings.Join(left, "\n"))
+		}
 	})
 	tm.tmux("-f", conf, "new-session", "-d", "-s", sessionName, "-c", dir,
 		"-x", fmt.Sprint(termWidth), "-y", fmt.Sprint(termHeight), "sh", "-c", script)
+	pane, _ = strconv.Atoi(strings.TrimSpace(tm.tmux("list-panes", "-t", sessionName, "-F", "#{pane_pid}")))
 	return tm
+}
+
+// proc is one process, by its pid and its start time (field 22 of
+// /proc/PID/stat), so a pid reused by a later process is not taken for it.
+type proc struct {
+	pid   int
+	start string
+}
+
+// procStat reads pid's state, parent and start time from /proc.
+func procStat(pid int) (state string, ppid int, start string, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", 0, "", false
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 20 {
+		return "", 0, "", false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return f[0], ppid, f[19], true
+}
+
+// processTree lists root and its descendants (none for root 0).
+func processTree(root int) []proc {
+	if root <= 0 {
+		return nil
+	}
+	children := map[int][]proc{}
+	var self []proc
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if _, ppid, start, ok := procStat(pid); ok {
+			children[ppid] = append(children[ppid], proc{pid, start})
+			if pid == root {
+				self = append(self, proc{pid, start})
+			}
+		}
+	}
+	out := self
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i].pid]...)
+	}
+	return out
+}
+
+// waitProcessesGone waits up to timeout for procs to end (a zombie has)
+// and returns the command lines of those still running then.
+func waitProcessesGone(procs []proc, timeout time.Duration) []string {
+	deadline := time.Now().Add(timeout)
+	for {
+		var left []string
+		for _, p := range procs {
+			if state, _, start, ok := procStat(p.pid); ok && start == p.start && state != "Z" {
+				cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
+				left = append(left, fmt.Sprintf("%d %s", p.pid, strings.ReplaceAll(string(cmdline), "\x00", " ")))
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(pollEvery)
+	}
 }
 
 // shellQuote quotes s for sh.
