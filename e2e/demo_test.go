@@ -151,7 +151,12 @@ func TestTUIDemoLong(t *testing.T) {
 		t.Errorf("the full-screen view shows a sibling's activity:\n%s", frame(s))
 	}
 	tm.press("Escape")
-	tm.waitMatch(paneRe(walk))
+	// Back on the pane: the full-screen view shows the pane's header too,
+	// so only the view's bar gone says the escape was read (a tab sent
+	// after an unread escape would arrive as alt+tab).
+	tm.waitFor("the pane back from the full-screen view", waitLong, func(s string) bool {
+		return paneRe(walk).MatchString(s) && !strings.Contains(s, "subagent view:")
+	})
 	// p again: it resumes, reads the message at its next request and
 	// searches for its words.
 	focusPane(tm, walk)
