@@ -3,6 +3,7 @@ package e2e
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,8 @@ const (
 type term struct {
 	t      testing.TB
 	socket string
+	// record is the file recordOutput keeps the pane's output in.
+	record string
 }
 
 // requireTmux skips a TUI test when tmux is missing; .ci/run installs it,
@@ -275,6 +278,73 @@ func (tm *term) waitMatch(re *regexp.Regexp) string {
 	return tm.waitFor(fmt.Sprintf("a match of %s", re), waitLong, re.MatchString)
 }
 
+// recordOutput starts keeping every byte covey writes to the terminal, for
+// waitPainted.
+func (tm *term) recordOutput() {
+	tm.t.Helper()
+	tm.record = filepath.Join(tm.t.TempDir(), "pane-output")
+	tm.tmux("pipe-pane", "-O", "-t", sessionName, "cat >> "+shellQuote(tm.record))
+	// The pipe exists once pipe-pane returns; the file says cat has it.
+	tm.waitFor("the pane's output recorded", waitLong, func(string) bool {
+		_, err := os.Stat(tm.record)
+		return err == nil
+	})
+}
+
+// waitPainted waits until covey has painted a line that matches re, in a
+// frame the screen may no longer show: a state that lasts less than a poll
+// of the screen can take on a loaded machine (a count that rises by one
+// and at once by one more) is found in the output recordOutput keeps.
+// covey paints whole lines (ui/painter), each placed by a cursor move:
+// the text between escape sequences other than colours is one line.
+func (tm *term) waitPainted(re *regexp.Regexp) string {
+	tm.t.Helper()
+	if tm.record == "" {
+		tm.t.Fatal("waitPainted needs recordOutput first")
+	}
+	var read int64
+	var rest string
+	return tm.waitFor(fmt.Sprintf("a line matching %s painted", re), waitLong, func(s string) bool {
+		if re.MatchString(s) {
+			return true
+		}
+		f, err := os.Open(tm.record)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		data, _ := io.ReadAll(io.NewSectionReader(f, read, 1<<40))
+		read += int64(len(data))
+		// An escape sequence may be cut at the end: its line waits for
+		// the next read.
+		text := rest + string(data)
+		cut := max(strings.LastIndexByte(text, 0x1b), 0)
+		text, rest = text[:cut], text[cut:]
+		for _, l := range paintedLines(text) {
+			if re.MatchString(l) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// escapeRe matches a terminal escape sequence: CSI, OSC or two bytes.
+var escapeRe = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[^\[\]])`)
+
+// paintedLines splits terminal output into the runs of text written in
+// one place: colours (SGR) are dropped, every other escape sequence and
+// CR or LF ends a run.
+func paintedLines(out string) []string {
+	out = escapeRe.ReplaceAllStringFunc(out, func(seq string) string {
+		if strings.HasPrefix(seq, "\x1b[") && strings.HasSuffix(seq, "m") {
+			return ""
+		}
+		return "\n"
+	})
+	return strings.FieldsFunc(out, func(r rune) bool { return r == '\n' || r == '\r' })
+}
+
 // exited waits for covey to end and returns its exit code line and the
 // terminal mode line sh printed after it.
 func (tm *term) exited() (code, tty string, screen string) {
@@ -378,4 +448,16 @@ func (tm *term) waitApprovalReady() {
 		quiet++
 		return quiet >= 2
 	})
+}
+
+// TestPaintedLines: painted output splits into its lines, colours dropped,
+// whatever the cursor moves and modes around them.
+func TestPaintedLines(t *testing.T) {
+	out := "\x1b[?2026h\x1b[3;1H\x1b[1;38;5;2m✓ find\x1b[0m [Explore]  1 tool · 0.4s\x1b[K" +
+		"\x1b[4;1H│ ✓ grep\x1b[K\x1b]0;title\x07\x1b[40;1Hhint\r\nnext\x1b[?2026l"
+	got := paintedLines(out)
+	want := []string{"✓ find [Explore]  1 tool · 0.4s", "│ ✓ grep", "hint", "next"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("paintedLines = %q, want %q", got, want)
+	}
 }
