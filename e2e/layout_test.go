@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -204,8 +205,14 @@ func TestTUILayoutMarkdownStreams(t *testing.T) {
 			"- **loop**: the agent loop retries a failed request " + words + "until it gives up.\n" +
 			"- **provider**: the provider wraps every request " + words + "with its timeout.\n" +
 			"- **session**: the session file is written after each turn " + words + "LAST-WORD.\n"
+		// The stream holds in the third item, a chunk before its last
+		// word, until the screen has been read: caught in passing, the
+		// state could come and go between two polls of a loaded machine.
+		const chunk = 12
+		third := newGate(t)
 		tm, _ := startAt(t, w, h, sampleFiles(), fmt.Sprintf("[e2e:layout-md-%d] what did you find", w),
-			scripted.Turn{Text: answer, ChunkSize: 12, ChunkDelay: 60 * time.Millisecond})
+			scripted.Turn{Text: answer, ChunkSize: chunk, ChunkDelay: 60 * time.Millisecond,
+				Hold: third.ch, HoldAt: utf8.RuneCountInString(answer[:strings.Index(answer, "LAST-WORD")]) - chunk})
 		s := tm.waitFor("the third item to stream", waitLong, func(s string) bool {
 			return strings.Contains(s, "session") && !strings.Contains(s, "LAST-WORD")
 		})
@@ -232,6 +239,7 @@ func TestTUILayoutMarkdownStreams(t *testing.T) {
 		if len(bullets) != 3 || !strings.Contains(bullets[0], "• loop:") || !strings.Contains(bullets[1], "• provider:") {
 			t.Errorf("want the two finished items rendered and the open one bulleted, got %q\n%s", bullets, frame(s))
 		}
+		third.open()
 		final := tm.waitFor("the finished answer rendered", waitLong, func(s string) bool {
 			return strings.Contains(s, "LAST-WORD") && strings.Contains(s, "• session:") && !strings.Contains(s, "**")
 		})
