@@ -135,8 +135,11 @@ func TestTUIContextGauge(t *testing.T) {
 		t.Errorf("gauge %d%% before any request, want the prompt and tools' share of 16k:\n%s", before, frame(s))
 	}
 	tm.submit("read main.go")
-	tm.waitText("E2E gauge answer.")
-	s = tm.waitMatch(gauge)
+	// The gauge after the turn: the answer's text can be on screen a
+	// frame before the usage that ends its stream is.
+	s = tm.waitFor("the answer and the end of its turn", waitLong, func(s string) bool {
+		return strings.Contains(s, "E2E gauge answer.") && !strings.Contains(s, "esc cancel turn") && gauge.MatchString(s)
+	})
 	if after, _ := strconv.Atoi(gauge.FindStringSubmatch(s)[1]); after <= before {
 		t.Errorf("gauge %d%% after a turn with a tool result, want more than %d%%:\n%s", after, before, frame(s))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
@@ -140,19 +141,37 @@ func hasUser(e scripted.Entry, s string) bool {
 }
 
 // focusPane presses tab until the pane with this description has the focus.
+// After each tab it waits for the focus to move: a frame from before the
+// tab was read, on a slow machine, would make it press tab again and skip
+// past the pane.
 func focusPane(tm *term, description string) {
 	tm.t.Helper()
 	for range 8 {
-		if h, _, ok := paneHeader(tm.screen(), description); ok && strings.HasPrefix(h, "▌") {
+		s := tm.screen()
+		if h, _, ok := paneHeader(s, description); ok && strings.HasPrefix(h, "▌") {
 			return
 		}
+		was := focusedBlock(s)
 		tm.press("Tab")
-		time.Sleep(100 * time.Millisecond) // let the frame show the new focus
+		tm.waitFor("tab to move the focus", waitLong, func(s string) bool { return focusedBlock(s) != was })
 	}
 	tm.waitFor("the pane "+description+" to take the focus", waitLong, func(s string) bool {
 		h, _, ok := paneHeader(s, description)
 		return ok && strings.HasPrefix(h, "▌")
 	})
+}
+
+// focusedBlock names the block that has the focus by the words of its
+// first line (the focused block's lines carry the "▌" gutter), without
+// the digits and spinners that change while it runs; "" when the input has
+// the focus.
+func focusedBlock(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "▌") {
+			return strings.Join(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }), " ")
+		}
+	}
+	return ""
 }
 
 // TestTUICrewBackgroundSteerPauseResume drives one child through the crew

@@ -89,14 +89,14 @@ func TestTUIWelcomeAndQuit(t *testing.T) {
 	tm.press("C-c")
 	tm.waitText(ask)
 	// The question lapses; covey is still running.
-	tm.waitFor("the quit question to lapse", 10*time.Second, func(s string) bool {
+	tm.waitFor("the quit question to lapse", waitLong, func(s string) bool {
 		return !strings.Contains(s, ask) && strings.Contains(s, helpLine)
 	})
 	time.Sleep(300 * time.Millisecond)
 	tm.press("C-c")
 	tm.waitText(ask) // a lone press after the window only asks again
 	tm.press("Escape")
-	tm.waitFor("another key to end the question", 5*time.Second, func(s string) bool { return !strings.Contains(s, ask) })
+	tm.waitFor("another key to end the question", waitLong, func(s string) bool { return !strings.Contains(s, ask) })
 
 	tm.quitAndCheck(helpLine)
 }

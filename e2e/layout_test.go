@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -153,26 +154,31 @@ func TestTUILayoutWideDiff(t *testing.T) {
 			t.Errorf("side by side at %d columns: %v\n%s", w, strings.Contains(s, " │ "), frame(s))
 		}
 		// One key at a time, each seen before the next: keys typed in one
-		// burst reach Bubble Tea as one run of letters.
-		colsRe := regexp.MustCompile(`cols (\d+)–`)
-		step := func(key string) bool {
-			before := colsRe.FindString(tm.screen())
-			tm.press(key)
-			for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(pollEvery) {
-				if colsRe.FindString(tm.screen()) != before {
-					return true
+		// burst reach Bubble Tea as one run of letters. The note says when
+		// the edge is reached ("cols 1–" at the left, "–N of N" at the
+		// right), so no key is pressed there and none waits in vain.
+		colsRe := regexp.MustCompile(`cols (\d+)–(\d+) of (\d+)`)
+		scroll := func(key string, atEdge func(first, last, of string) bool) {
+			for range 40 {
+				s := tm.screen()
+				m := colsRe.FindStringSubmatch(s)
+				if m == nil {
+					t.Fatalf("no column note:\n%s", frame(s))
 				}
+				if atEdge(m[1], m[2], m[3]) {
+					return
+				}
+				tm.press(key)
+				tm.waitFor(key+" to move the columns", waitLong, func(s string) bool { return colsRe.FindString(s) != m[0] })
 			}
-			return false // at the edge: nothing moved
+			t.Fatalf("%s did not reach the edge in 40 keys:\n%s", key, frame(tm.screen()))
 		}
-		for i := 0; i < 40 && step(">"); i++ {
-		}
+		scroll(">", func(_, last, of string) bool { return last == of })
 		s = tm.waitText("END-OF-LINE")
 		if !regexp.MustCompile(`cols \d+–(\d+) of `).MatchString(s) || strings.Contains(s, "cols 1–") {
 			t.Errorf("the column note did not follow the scroll:\n%s", frame(s))
 		}
-		for i := 0; i < 40 && step("<"); i++ {
-		}
+		scroll("<", func(first, _, _ string) bool { return first == "1" })
 		tm.waitFor("the diff back at its left edge", waitLong, func(s string) bool {
 			return strings.Contains(s, "cols 1–") && !strings.Contains(s, "END-OF-LINE")
 		})
@@ -199,8 +205,14 @@ func TestTUILayoutMarkdownStreams(t *testing.T) {
 			"- **loop**: the agent loop retries a failed request " + words + "until it gives up.\n" +
 			"- **provider**: the provider wraps every request " + words + "with its timeout.\n" +
 			"- **session**: the session file is written after each turn " + words + "LAST-WORD.\n"
+		// The stream holds in the third item, a chunk before its last
+		// word, until the screen has been read: caught in passing, the
+		// state could come and go between two polls of a loaded machine.
+		const chunk = 12
+		third := newGate(t)
 		tm, _ := startAt(t, w, h, sampleFiles(), fmt.Sprintf("[e2e:layout-md-%d] what did you find", w),
-			scripted.Turn{Text: answer, ChunkSize: 12, ChunkDelay: 60 * time.Millisecond})
+			scripted.Turn{Text: answer, ChunkSize: chunk, ChunkDelay: 60 * time.Millisecond,
+				Hold: third.ch, HoldAt: utf8.RuneCountInString(answer[:strings.Index(answer, "LAST-WORD")]) - chunk})
 		s := tm.waitFor("the third item to stream", waitLong, func(s string) bool {
 			return strings.Contains(s, "session") && !strings.Contains(s, "LAST-WORD")
 		})
@@ -227,6 +239,7 @@ func TestTUILayoutMarkdownStreams(t *testing.T) {
 		if len(bullets) != 3 || !strings.Contains(bullets[0], "• loop:") || !strings.Contains(bullets[1], "• provider:") {
 			t.Errorf("want the two finished items rendered and the open one bulleted, got %q\n%s", bullets, frame(s))
 		}
+		third.open()
 		final := tm.waitFor("the finished answer rendered", waitLong, func(s string) bool {
 			return strings.Contains(s, "LAST-WORD") && strings.Contains(s, "• session:") && !strings.Contains(s, "**")
 		})

@@ -3,10 +3,12 @@ package e2e
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +33,8 @@ const (
 type term struct {
 	t      testing.TB
 	socket string
+	// record is the file recordOutput keeps the pane's output in.
+	record string
 }
 
 // requireTmux skips a TUI test when tmux is missing; .ci/run installs it,
@@ -76,13 +80,90 @@ func startTUI(t testing.TB, dir string, env []string, args ...string) *term {
 	script := strings.Join(quoted, " ") + "; echo " + exitMarker + "$?; " +
 		"echo " + ttyMarker + "$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '); " +
 		"exec sleep 600"
+	var pane int
 	t.Cleanup(func() {
-		// Killing the server hangs up covey if it still runs.
+		// Killing the server hangs up covey if it still runs. covey then
+		// ends by itself, writing its session on the way out: wait for it
+		// (and whatever it started), or the test's temp dirs, removed by
+		// the cleanups that run next, would be written to while they go.
+		procs := processTree(pane)
 		_ = exec.Command("tmux", "-S", tm.socket, "kill-server").Run()
+		if left := waitProcessesGone(procs, waitLong); len(left) > 0 {
+			t.Errorf("%d processes of the pane still ran %s after its terminal closed:\n%s", len(left), waitLong, strings.Join(left, "\n"))
+		}
 	})
 	tm.tmux("-f", conf, "new-session", "-d", "-s", sessionName, "-c", dir,
 		"-x", fmt.Sprint(termWidth), "-y", fmt.Sprint(termHeight), "sh", "-c", script)
+	pane, _ = strconv.Atoi(strings.TrimSpace(tm.tmux("list-panes", "-t", sessionName, "-F", "#{pane_pid}")))
 	return tm
+}
+
+// proc is one process, by its pid and its start time (field 22 of
+// /proc/PID/stat), so a pid reused by a later process is not taken for it.
+type proc struct {
+	pid   int
+	start string
+}
+
+// procStat reads pid's state, parent and start time from /proc.
+func procStat(pid int) (state string, ppid int, start string, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", 0, "", false
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 20 {
+		return "", 0, "", false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return f[0], ppid, f[19], true
+}
+
+// processTree lists root and its descendants (none for root 0).
+func processTree(root int) []proc {
+	if root <= 0 {
+		return nil
+	}
+	children := map[int][]proc{}
+	var self []proc
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if _, ppid, start, ok := procStat(pid); ok {
+			children[ppid] = append(children[ppid], proc{pid, start})
+			if pid == root {
+				self = append(self, proc{pid, start})
+			}
+		}
+	}
+	out := self
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i].pid]...)
+	}
+	return out
+}
+
+// waitProcessesGone waits up to timeout for procs to end (a zombie has)
+// and returns the command lines of those still running then.
+func waitProcessesGone(procs []proc, timeout time.Duration) []string {
+	deadline := time.Now().Add(timeout)
+	for {
+		var left []string
+		for _, p := range procs {
+			if state, _, start, ok := procStat(p.pid); ok && start == p.start && state != "Z" {
+				cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
+				left = append(left, fmt.Sprintf("%d %s", p.pid, strings.ReplaceAll(string(cmdline), "\x00", " ")))
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(pollEvery)
+	}
 }
 
 // shellQuote quotes s for sh.
@@ -197,6 +278,73 @@ func (tm *term) waitMatch(re *regexp.Regexp) string {
 	return tm.waitFor(fmt.Sprintf("a match of %s", re), waitLong, re.MatchString)
 }
 
+// recordOutput starts keeping every byte covey writes to the terminal, for
+// waitPainted.
+func (tm *term) recordOutput() {
+	tm.t.Helper()
+	tm.record = filepath.Join(tm.t.TempDir(), "pane-output")
+	tm.tmux("pipe-pane", "-O", "-t", sessionName, "cat >> "+shellQuote(tm.record))
+	// The pipe exists once pipe-pane returns; the file says cat has it.
+	tm.waitFor("the pane's output recorded", waitLong, func(string) bool {
+		_, err := os.Stat(tm.record)
+		return err == nil
+	})
+}
+
+// waitPainted waits until covey has painted a line that matches re, in a
+// frame the screen may no longer show: a state that lasts less than a poll
+// of the screen can take on a loaded machine (a count that rises by one
+// and at once by one more) is found in the output recordOutput keeps.
+// covey paints whole lines (ui/painter), each placed by a cursor move:
+// the text between escape sequences other than colours is one line.
+func (tm *term) waitPainted(re *regexp.Regexp) string {
+	tm.t.Helper()
+	if tm.record == "" {
+		tm.t.Fatal("waitPainted needs recordOutput first")
+	}
+	var read int64
+	var rest string
+	return tm.waitFor(fmt.Sprintf("a line matching %s painted", re), waitLong, func(s string) bool {
+		if re.MatchString(s) {
+			return true
+		}
+		f, err := os.Open(tm.record)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		data, _ := io.ReadAll(io.NewSectionReader(f, read, 1<<40))
+		read += int64(len(data))
+		// An escape sequence may be cut at the end: its line waits for
+		// the next read.
+		text := rest + string(data)
+		cut := max(strings.LastIndexByte(text, 0x1b), 0)
+		text, rest = text[:cut], text[cut:]
+		for _, l := range paintedLines(text) {
+			if re.MatchString(l) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// escapeRe matches a terminal escape sequence: CSI, OSC or two bytes.
+var escapeRe = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[^\[\]])`)
+
+// paintedLines splits terminal output into the runs of text written in
+// one place: colours (SGR) are dropped, every other escape sequence and
+// CR or LF ends a run.
+func paintedLines(out string) []string {
+	out = escapeRe.ReplaceAllStringFunc(out, func(seq string) string {
+		if strings.HasPrefix(seq, "\x1b[") && strings.HasSuffix(seq, "m") {
+			return ""
+		}
+		return "\n"
+	})
+	return strings.FieldsFunc(out, func(r rune) bool { return r == '\n' || r == '\r' })
+}
+
 // exited waits for covey to end and returns its exit code line and the
 // terminal mode line sh printed after it.
 func (tm *term) exited() (code, tty string, screen string) {
@@ -300,4 +448,16 @@ func (tm *term) waitApprovalReady() {
 		quiet++
 		return quiet >= 2
 	})
+}
+
+// TestPaintedLines: painted output splits into its lines, colours dropped,
+// whatever the cursor moves and modes around them.
+func TestPaintedLines(t *testing.T) {
+	out := "\x1b[?2026h\x1b[3;1H\x1b[1;38;5;2m✓ find\x1b[0m [Explore]  1 tool · 0.4s\x1b[K" +
+		"\x1b[4;1H│ ✓ grep\x1b[K\x1b]0;title\x07\x1b[40;1Hhint\r\nnext\x1b[?2026l"
+	got := paintedLines(out)
+	want := []string{"✓ find [Explore]  1 tool · 0.4s", "│ ✓ grep", "hint", "next"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("paintedLines = %q, want %q", got, want)
+	}
 }

@@ -334,3 +334,53 @@ func TestAbandonedRequestIsNotUnmatched(t *testing.T) {
 		t.Errorf("cleanup reported %q for an abandoned request", rec.errs)
 	}
 }
+
+// TestHoldPausesTheText: a held turn streams its text up to HoldAt, sends
+// nothing more while Hold is open, and the rest once it is closed; closed
+// from the start, the stream is the unheld one.
+func TestHoldPausesTheText(t *testing.T) {
+	turn := Turn{Text: "before|after", ChunkSize: 3, HoldAt: 6}
+	stream := func(t *testing.T, hold chan struct{}) []byte {
+		s := NewTest(t, WithClock(fixedClock), WithIDs(SequentialIDs()))
+		held := turn
+		held.Hold = hold
+		s.Add(Conversation{Turns: []Turn{held}})
+		return readAll(t, post(t, s, chatBody(t, "m", true, false, "user", "hi")))
+	}
+	open := make(chan struct{})
+	close(open)
+	s := NewTest(t, WithClock(fixedClock), WithIDs(SequentialIDs()))
+	s.Add(Conversation{Turns: []Turn{turn}})
+	if got, want := stream(t, open), readAll(t, post(t, s, chatBody(t, "m", true, false, "user", "hi"))); !bytes.Equal(got, want) {
+		t.Errorf("an open hold changed the stream:\n%s\nwant\n%s", got, want)
+	}
+
+	hold := make(chan struct{})
+	s = NewTest(t)
+	held := turn
+	held.Hold = hold
+	s.Add(Conversation{Turns: []Turn{held}})
+	resp := post(t, s, chatBody(t, "m", true, false, "user", "hi"))
+	defer resp.Body.Close()
+	// The text before the hold comes; then the body waits for it.
+	var got bytes.Buffer
+	for !strings.Contains(got.String(), `"content":"ore"`) {
+		buf := make([]byte, 512)
+		n, err := resp.Body.Read(buf)
+		got.Write(buf[:n])
+		if err != nil {
+			t.Fatalf("read %q: %v", got.String(), err)
+		}
+	}
+	if strings.Contains(got.String(), `"content":"|af"`) {
+		t.Fatalf("text after the hold came before it was closed:\n%s", got.String())
+	}
+	close(hold)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := assemble(t, append(got.Bytes(), rest...)); a.text != turn.Text {
+		t.Errorf("the held stream's text is %q, want %q", a.text, turn.Text)
+	}
+}

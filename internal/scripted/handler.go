@@ -162,7 +162,7 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-	err := writeEvents(ctx, w, events, turn.ChunkDelay, turn.DisconnectAfter)
+	err := writeEvents(ctx, w, events, turn.ChunkDelay, turn.DisconnectAfter, turn.Hold)
 	if turn.Endless != "" {
 		err = writeEndless(ctx, w, turn, e.Model)
 	}

@@ -106,6 +106,12 @@ type Turn struct {
 	// ignored. It runs on the serving goroutine, concurrently with other
 	// requests, and is Go-only: scripts cannot set it.
 	Func func(Request) Turn `yaml:"-"`
+	// Hold, when set, pauses the stream once its content deltas have sent
+	// HoldAt runes of Text or more, until Hold is closed (or the client
+	// goes away), so a test can look at a half-streamed answer for as long
+	// as it takes rather than catch it in passing. Go-only, like Func.
+	Hold   <-chan struct{} `yaml:"-"`
+	HoldAt int             `yaml:"-"`
 }
 
 // Call is one tool call the scripted model makes.

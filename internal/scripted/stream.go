@@ -148,7 +148,12 @@ func (r reply) events() ([][]byte, error) {
 			return nil, err
 		}
 	}
+	at, held := 0, false
 	for _, part := range split(r.turn.Text, size) {
+		if r.turn.Hold != nil && !held && at >= r.turn.HoldAt {
+			out, held = append(out, nil), true // writeEvents waits for Hold here
+		}
+		at += utf8.RuneCountInString(part)
 		if err := add(wireDelta{Content: jsonString(part)}, nil); err != nil {
 			return nil, err
 		}
@@ -267,12 +272,21 @@ type errAborted struct{}
 func (errAborted) Error() string { return "stream cut by DisconnectAfter" }
 
 // writeEvents writes events with ChunkDelay between them and a flush after
-// each. With a positive cut it stops after that many bytes and returns
-// errAborted, so the caller can drop the connection mid-body.
-func writeEvents(ctx context.Context, w http.ResponseWriter, events [][]byte, delay time.Duration, cut int) error {
+// each; a nil event waits for hold (Turn.Hold). With a positive cut it
+// stops after that many bytes and returns errAborted, so the caller can
+// drop the connection mid-body.
+func writeEvents(ctx context.Context, w http.ResponseWriter, events [][]byte, delay time.Duration, cut int, hold <-chan struct{}) error {
 	flusher, _ := w.(http.Flusher)
 	written := 0
 	for i, ev := range events {
+		if ev == nil {
+			select {
+			case <-hold:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		if i > 0 && delay > 0 {
 			if err := sleep(ctx, delay); err != nil {
 				return err
