@@ -198,6 +198,9 @@ func (w *mdWriter) block(n gast.Node, width int) []string {
 		}
 		return w.wrap(splitRuns(strings.TrimRight(b.String(), "\n"), mdQuote), width)
 	case *gast.Blockquote:
+		if width-2 < minNestWidth {
+			return w.blocks(n, width, false) // nested too deep to draw another bar
+		}
 		bar := w.styled(mdRun{"│ ", mdQuote})
 		inner := w.blocks(n, width-2, false)
 		for i, l := range inner {
@@ -215,6 +218,12 @@ func (w *mdWriter) block(n gast.Node, width int) []string {
 	return nil
 }
 
+// minNestWidth is the narrowest a quote or a list item indents its content
+// to: deeper nesting draws no further bar or marker. A model's text (or a
+// hostile file it quotes) nested thousands deep would otherwise cost a
+// frame the square of its depth, and leave no room for the text itself.
+const minNestWidth = 12
+
 // list draws a list's items behind their bullets or numbers.
 func (w *mdWriter) list(l *gast.List, width int) []string {
 	var out []string
@@ -228,6 +237,15 @@ func (w *mdWriter) list(l *gast.List, width int) []string {
 		mw := len(marker)
 		if !l.IsOrdered() {
 			mw = 2
+		}
+		if width-mw < minNestWidth {
+			// Nested too deep to indent further: the items' text goes on
+			// at this width, without markers.
+			if len(out) > 0 && !l.IsTight {
+				out = append(out, "")
+			}
+			out = append(out, w.blocks(item, width, l.IsTight)...)
+			continue
 		}
 		inner := w.blocks(item, width-mw, l.IsTight)
 		if len(inner) == 0 {

@@ -211,3 +211,38 @@ const benchMarkdown = "## Where retries happen\n\nThe loop calls `provider.Strea
 	"```go\nfor attempt := 0; attempt < 4; attempt++ {\n\tif err == nil {\n\t\tbreak\n\t}\n}\n```\n\n" +
 	"| status | retried |\n|---|---|\n| 429 | yes |\n| 500 | yes |\n| 400 | no |\n\n" +
 	"> Note: a long quoted paragraph that goes on for a while so that it wraps over more than one line at the usual widths of a terminal.\n"
+
+// TestDeepNestingKeepsRoomForText: quotes and lists nested far deeper than
+// the screen is wide stop indenting at minNestWidth, so their text is drawn
+// in readable lines, not one cell wide, and within the width.
+func TestDeepNestingKeepsRoomForText(t *testing.T) {
+	cellstest.ASCII(t)
+	m := NewRenderer("dark", &theme.New(theme.ModeDark, true, false).Styles)
+	for name, md := range map[string]string{
+		"quotes":       strings.Repeat(">", 200) + " the words at the bottom of it all",
+		"bullets":      strings.Repeat("- ", 200) + "the words at the bottom of it all",
+		"numbers":      strings.Repeat("1. ", 200) + "the words at the bottom of it all",
+		"indented":     nestedItems(60),
+		"quoted lists": strings.Repeat("> - ", 100) + "the words at the bottom of it all",
+	} {
+		lines, err := m.Render(md, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cellstest.CheckWidth(t, lines, 40)
+		text := strings.Join(cellstest.Plain(lines), "\n")
+		if !strings.Contains(text, "the words at") || !strings.Contains(text, "bottom") {
+			t.Errorf("%s: the innermost text has no room:\n%s", name, text)
+		}
+	}
+}
+
+// nestedItems is a list n levels deep, each item indented under the last.
+func nestedItems(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.Repeat("  ", i) + "- level\n")
+	}
+	b.WriteString(strings.Repeat("  ", n) + "- the words at the bottom of it all\n")
+	return b.String()
+}

@@ -8,6 +8,9 @@ import (
 	"covey/tools"
 )
 
+// maxFuzzFrames bounds how many frames a fuzz input is streamed in.
+const maxFuzzFrames = 64
+
 // FuzzBlocksText streams arbitrary text into an answer and a pane.
 func FuzzBlocksText(f *testing.F) {
 	f.Add("# T\n\n```go\nx\n\ny\n```\n\n- a\n- b", 7, 40)
@@ -16,7 +19,7 @@ func FuzzBlocksText(f *testing.F) {
 	f.Add("\xe8\xaa00\xe60\xa5 \x1b[2J\u009b", 3, 12)
 	f.Add("x\n| a | b \\| |\n|:-:|--:|\n| 1 |\n\n- [x] ~~y~~ ~~~z~\n- [ ]", 5, 9)
 	f.Fuzz(func(t *testing.T, text string, step, width int) {
-		step = 1 + abs(step)%32
+		step = max(1+abs(step)%32, len(text)/maxFuzzFrames) // see FuzzMDSplit
 		width = 1 + abs(width)%160
 		ctx := blockCtx(t, width)
 		a := NewAssistantBlock()
