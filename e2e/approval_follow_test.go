@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"covey/internal/scripted"
@@ -25,10 +24,7 @@ func TestTUIAnsweredRequestFollowsTheEnd(t *testing.T) {
 				prompt = "[e2e:follow] two helpers"
 				answer = "THE END of the story."
 			)
-			var once sync.Once
-			answered := make(chan struct{})
-			release := func() { once.Do(func() { close(answered) }) }
-			t.Cleanup(release)
+			answered := newGate(t)
 			var intro strings.Builder
 			for i := 1; i <= 12; i++ {
 				fmt.Fprintf(&intro, "Paragraph %d of a long introduction.\n\n", i)
@@ -50,7 +46,7 @@ func TestTUIAnsweredRequestFollowsTheEnd(t *testing.T) {
 				{ToolCalls: []scripted.Call{call("list_dir", map[string]any{"path": "."})}},
 				{ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "*.txt"})}},
 				{Text: "Step three, thinking it over.", ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "long.txt"})}},
-				{Func: func(scripted.Request) scripted.Turn { <-answered; return scripted.Turn{Text: "waited and done"} }},
+				answered.hold(scripted.Turn{Text: "waited and done"}),
 			}})
 			files := sampleFiles()
 			files["long.txt"] = longText
@@ -72,7 +68,7 @@ func TestTUIAnsweredRequestFollowsTheEnd(t *testing.T) {
 			})
 			tm.press("y")
 			tm.waitText("✓ allowed")
-			release()
+			answered.open()
 			s := tm.waitText(answer)
 			if strings.Contains(s, "new output below") {
 				t.Errorf("the transcript does not follow its end after the answer:\n%s", frame(s))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"covey/internal/scripted"
@@ -21,10 +20,7 @@ func TestTUIRequestNeverAnsweredUnseen(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
 			const prompt = "[e2e:unseen] one helper"
-			var once sync.Once
-			gate := make(chan struct{})
-			release := func() { once.Do(func() { close(gate) }) }
-			t.Cleanup(release)
+			g := newGate(t)
 			srv := scriptedtest.New(t)
 			srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, FirstUser: prompt}, Turns: []scripted.Turn{
 				{Text: "Starting a helper.", ToolCalls: []scripted.Call{{ID: "call_task", Name: "task", Args: map[string]any{
@@ -33,10 +29,7 @@ func TestTUIRequestNeverAnsweredUnseen(t *testing.T) {
 			}})
 			srv.Add(scripted.Conversation{Name: "kid", Match: scripted.Match{FirstUser: "[kid-unseen]"}, Turns: []scripted.Turn{
 				{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "long.txt"})}},
-				{Func: func(scripted.Request) scripted.Turn {
-					<-gate
-					return scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", twoHunkEdit("long.txt"))}}
-				}},
+				g.hold(scripted.Turn{ToolCalls: []scripted.Call{call("edit_file", twoHunkEdit("long.txt"))}}),
 				{Text: "edited"},
 			}})
 			files := sampleFiles()
@@ -48,7 +41,7 @@ func TestTUIRequestNeverAnsweredUnseen(t *testing.T) {
 			tm.waitMatch(regexp.MustCompile(`edit-file \[general-purpose\].*\b1 tool · `))
 			tm.press("C-g")
 			tm.waitText("Crew · 1 subagent")
-			release()
+			g.open()
 			s := tm.waitText("? Allow edit_file long.txt")
 			if strings.Contains(s, "Crew · ") {
 				t.Fatalf("the request took the keys behind the overview:\n%s", frame(s))
