@@ -18,13 +18,28 @@ import (
 //	go tool pprof -top /tmp/covey-prof /tmp/tui.pprof
 //
 // $COVEY_TRACE names a file for an execution trace of the run instead (who
-// wakes whom: go tool trace -d=parsed FILE lists every event).
+// wakes whom: go tool trace -d=parsed FILE lists every event), and
+// $COVEY_MEMPROFILE one for the allocations of the whole run.
 func startProfile() (stop func()) {
 	if path := os.Getenv("COVEY_TRACE"); path != "" {
 		return startRecording("trace", path, trace.Start, trace.Stop)
 	}
 	if path := os.Getenv("COVEY_CPUPROFILE"); path != "" {
 		return startRecording("cpu profile", path, pprof.StartCPUProfile, pprof.StopCPUProfile)
+	}
+	if path := os.Getenv("COVEY_MEMPROFILE"); path != "" {
+		// Every allocation of the run, by where it was made (go tool
+		// pprof -sample_index=alloc_space): what makes the collector run.
+		return func() {
+			f, err := os.Create(path)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				_ = f.Close()
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "covey: memory profile: %v\n", err)
+			}
+		}
 	}
 	return func() {}
 }

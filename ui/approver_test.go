@@ -116,7 +116,7 @@ func TestEventPumpApprovalAfterItsEvents(t *testing.T) {
 func TestEventPumpApprovalsOnly(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	asks := make(chan *pendingApproval)
-	p := newEventPump(nil, frameInterval)
+	p := newEventPump(nil, batchInterval)
 	p.asks = asks
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -143,9 +143,9 @@ type Model struct {
 	// eventsAt is when the last batch of events arrived.
 	eventsAt time.Time
 	// idleTick is set by a tick that arrives while events stream (a
-	// batch in the last two frame intervals): it moves nothing, and the
+	// batch in the last two batch intervals): it moves nothing, and the
 	// painter's program paints no frame for it, since the next batch is
-	// a frame interval away and moves the spinners itself (advanceFrame).
+	// a batch interval away and moves the spinners itself (advanceFrame).
 	// A tick's frame painted just before a batch's made the batch's frame
 	// wait out an interval on the painter's goroutine, and every frame
 	// after it, a wake-up each, until the phases drifted apart.
@@ -310,7 +310,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		m.status.SetMode(string(opts.Permissions.Mode()))
 	}
 	if opts.Events != nil || opts.Approver != nil {
-		m.pump = newEventPump(opts.Events, frameInterval)
+		m.pump = newEventPump(opts.Events, batchInterval)
 		if opts.Approver != nil {
 			m.pump.asks = opts.Approver.asks
 		}
@@ -431,7 +431,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// advanceFrame and idleTick); otherwise a frame drawn in the last
 		// interval has moved them already.
 		switch {
-		case m.clock().Sub(m.eventsAt) < 2*frameInterval:
+		case m.clock().Sub(m.eventsAt) < 2*batchInterval:
 			m.idleTick = true
 		case m.clock().Sub(m.frameAt) >= tickInterval:
 			m.frame++
@@ -681,7 +681,7 @@ func (m *Model) ensureTick() tea.Cmd {
 }
 
 // advanceFrame moves the spinners on when a frame is drawn for another
-// reason (events stream in at 30 frames a second) and the last move is a
+// reason (events stream in at 20 batches a second) and the last move is a
 // tick interval old, so the tick itself finds nothing to move and its
 // frame paints nothing: while output streams, spinners cost no frames of
 // their own.
