@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"covey/internal/scripted"
 )
@@ -121,26 +122,58 @@ func TestHostileRepositoryFiles(t *testing.T) {
 	}
 }
 
-// startCovey starts the binary without waiting for it; stdin stays open
-// until the test ends.
-func startCovey(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+// startCovey starts the binary without waiting for it. Its stdin is a pipe
+// that stays open until the test ends; the test writes to it through the
+// returned file.
+func startCovey(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, *os.File) {
 	t.Helper()
 	cmd := exec.Command(coveyBin(t), args...)
 	cmd.Dir, cmd.Env = dir, env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	stdin, err := cmd.StdinPipe()
+	// A pipe of our own, not StdinPipe's, so unread can ask it how much
+	// covey has not read yet.
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdin = r
+	err = cmd.Start()
+	_ = r.Close() // covey holds its own copy
+	if err != nil {
+		_ = w.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = stdin.Close()
+		_ = w.Close()
 		_ = cmd.Process.Kill()
 	})
-	return cmd, &out
+	return cmd, &out, w
+}
+
+// unread is how many bytes written to the pipe w its reader has not read
+// (FIONREAD, which Linux names TIOCINQ; a pipe answers it at either end).
+func unread(t *testing.T, w *os.File) int {
+	t.Helper()
+	var n int32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, w.Fd(), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		t.Fatalf("FIONREAD on covey's stdin: %v", errno)
+	}
+	return int(n)
+}
+
+// waitPhase waits up to waitLong for covey to show it is in a phase
+// (inPhase reports it) and fails the test if it never does.
+func waitPhase(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, what string, inPhase func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(waitLong); !inPhase(); time.Sleep(pollEvery) {
+		if time.Now().After(deadline) {
+			// Ended first, so its output is complete and no longer written.
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("covey never got to %s in %s:\n%s", what, waitLong, out)
+		}
+	}
 }
 
 // waitExit waits up to d for cmd to end and returns its exit code.
@@ -161,19 +194,45 @@ func waitExit(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, d time.Duration) i
 
 // TestSIGTERMEndsEveryPhase sends SIGTERM to covey in phases that do not
 // watch for it (reading a prompt from a stdin that never ends) and ones
-// that should (listing an MCP server that never answers): covey ends.
+// that should (listing an MCP server that never answers): covey ends, by
+// its own hand, and takes its processes with it. Each case waits for
+// evidence that covey is in its phase before it signals: a signal that
+// came earlier would test only covey's start.
 func TestSIGTERMEndsEveryPhase(t *testing.T) {
 	t.Parallel()
+	const server = "sleep\x00281.3" // the silent server's command line
 	tests := map[string]struct {
 		args  []string
 		setup func(t *testing.T, ws string)
+		// phase is what covey is doing; inPhase reports that it is, given
+		// covey's pid and its stdin.
+		phase   string
+		inPhase func(t *testing.T, pid int, stdin *os.File) bool
 	}{
-		"reading the prompt from stdin": {args: []string{"-p", "-"}},
-		"mcp list of a silent server": {args: []string{"mcp", "list"}, setup: func(t *testing.T, ws string) {
-			if err := os.WriteFile(filepath.Join(ws, "mcp.json"), []byte(`{"mcpServers":{"silent":{"command":"sleep","args":["281.3"]}}}`), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		"reading the prompt from stdin": {
+			args:  []string{"-p", "-"},
+			phase: "reading the prompt from stdin",
+			// The start of a prompt, read: covey is in the read, which
+			// waits for an end of stdin that never comes.
+			inPhase: func(t *testing.T, _ int, stdin *os.File) bool { return unread(t, stdin) == 0 },
+		},
+		"mcp list of a silent server": {
+			args: []string{"mcp", "list"},
+			setup: func(t *testing.T, ws string) {
+				if err := os.WriteFile(filepath.Join(ws, "mcp.json"), []byte(`{"mcpServers":{"silent":{"command":"sleep","args":["281.3"]}}}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			phase: "starting the silent MCP server",
+			inPhase: func(_ *testing.T, pid int, _ *os.File) bool {
+				for _, p := range processTree(pid) {
+					if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline"); err == nil && strings.Contains(string(cmdline), server) {
+						return true
+					}
+				}
+				return false
+			},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -184,13 +243,24 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 				tc.setup(t, h.ws)
 				args = append(args, "--mcp-config", filepath.Join(h.ws, "mcp.json"))
 			}
-			cmd, out := startCovey(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), args...)
-			time.Sleep(500 * time.Millisecond) // into the phase
+			cmd, out, stdin := startCovey(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), args...)
+			// Every case's stdin holds the start of a prompt and never ends.
+			if _, err := stdin.WriteString("the start of a prompt that never ends\n"); err != nil {
+				t.Fatal(err)
+			}
+			waitPhase(t, cmd, out, tc.phase, func() bool { return tc.inPhase(t, cmd.Process.Pid, stdin) })
+			tree := processTree(cmd.Process.Pid)
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
-			if code := waitExit(t, cmd, out, 15*time.Second); code == 0 {
+			switch code := waitExit(t, cmd, out, 15*time.Second); code {
+			case 0:
 				t.Errorf("exit 0 after SIGTERM:\n%s", out)
+			case -1:
+				t.Errorf("covey was killed by the signal (%v), not ended by its own handler:\n%s", cmd.ProcessState, out)
+			}
+			if left := waitProcessesGone(tree, 5*time.Second); len(left) > 0 {
+				t.Errorf("processes covey started outlived it: %v", left)
 			}
 		})
 	}
@@ -214,7 +284,7 @@ func TestSIGTERMTakesSetsidGrandchild(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	cmd, out := startCovey(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), "--model", "e2e-model", "--permission-mode", "bypassPermissions", "-p", "run it")
+	cmd, out, _ := startCovey(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), "--model", "e2e-model", "--permission-mode", "bypassPermissions", "-p", "run it")
 	for deadline := time.Now().Add(20 * time.Second); len(processesWith(grandchild)) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the grandchild never started:\n%s", out)
