@@ -176,6 +176,15 @@ func waitPhase(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, what string, inPh
 	}
 }
 
+// killLeft kills those of procs still running (a failed test's leftovers).
+func killLeft(procs []proc) {
+	for _, p := range procs {
+		if _, _, start, ok := procStat(p.pid); ok && start == p.start {
+			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+		}
+	}
+}
+
 // waitExit waits up to d for cmd to end and returns its exit code.
 func waitExit(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer, d time.Duration) int {
 	t.Helper()
@@ -250,6 +259,7 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 			}
 			waitPhase(t, cmd, out, tc.phase, func() bool { return tc.inPhase(t, cmd.Process.Pid, stdin) })
 			tree := processTree(cmd.Process.Pid)
+			t.Cleanup(func() { killLeft(tree) })
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
