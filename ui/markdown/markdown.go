@@ -66,18 +66,22 @@ func (m *Renderer) Render(md string, width int) ([]string, error) {
 	if width < 1 {
 		return nil, nil
 	}
+	m.renders++
+	return m.draw([]byte(flattenDeep(cells.Clean(md))), width), nil
+}
+
+// draw parses src and draws it in lines of at most width cells.
+func (m *Renderer) draw(src []byte, width int) []string {
 	if m.md == nil {
 		m.md = goldmark.New(goldmark.WithParserOptions(gfmOptions()...))
 	}
-	m.renders++
-	src := []byte(cells.Clean(md))
 	doc := m.md.Parser().Parse(text.NewReader(src))
 	w := mdWriter{r: m, src: src}
 	lines := w.blocks(doc, width, false)
 	for i, l := range lines {
 		lines[i] = cells.Fit(l, width)
 	}
-	return TrimBlankLines(lines), nil
+	return TrimBlankLines(lines)
 }
 
 // mdFlags are the inline attributes of a run of text.
