@@ -17,7 +17,7 @@ const maxNesting = 32
 // the line's last marker, so its text stays a quote or an item of its
 // own. Lines are read once, each up to its text, so this costs linear
 // time; a document without such a line comes back unchanged. A code line
-// indented 64 columns or more before a "- " or "> " is cut too: telling
+// indented 64 columns or more before a list marker or ">" is cut too: telling
 // it from a list needs the parse this avoids.
 func flattenDeep(src string) string {
 	var b strings.Builder
