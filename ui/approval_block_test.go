@@ -110,8 +110,9 @@ func TestApprovalGolden(t *testing.T) {
 			setup: func(b *approval.Block) { b.SetRows(40); b.MoveAttempt(1) }},
 		{name: "feedback", req: bashRequest("rm -rf build"), width: 100, active: true,
 			setup: func(b *approval.Block) {
+				km := keys.Default()
 				b.StartFeedback()
-				b.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("use make clean")})
+				b.HandleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("use make clean")}, &km)
 			}},
 	}
 	for _, tt := range tests {

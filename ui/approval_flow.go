@@ -11,15 +11,14 @@ import (
 	"covey/ui/keys"
 	"covey/ui/transcript"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/permission"
 )
 
 // This file holds the root model's side of the approval flow: the queue of
-// waiting requests, where each one is shown, the keys that answer it, and
-// the permission mode key.
+// waiting requests, where each one is shown, what its keys ask of the root
+// (the block matches them: approval.HandleKey), and the permission mode key.
 
 // approvals is the queue of requests waiting for the user: the one shown
 // and the ones behind it, first come first served.
@@ -167,77 +166,37 @@ func (m *Model) focusInputFromApproval() {
 	m.focusBack()
 }
 
-// handleApprovalKey answers or scrolls the shown request; handled is false
-// for keys it leaves to the global bindings.
+// handleApprovalKey gives a key to the shown request, which owns its keys,
+// and runs what it asks; handled is false for keys it leaves to the global
+// bindings.
 func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 	b := m.appr.block
 	if b == nil {
 		m.focusBack()
 		return nil, false
 	}
-	if b.FeedbackOpen() {
-		switch {
-		case key.Matches(k, m.keys.FeedbackSend) && b.Trimmed():
-			m.allowChosen(b.Feedback())
-		case key.Matches(k, m.keys.FeedbackSend):
-			m.deny(b.Feedback())
-		case key.Matches(k, m.keys.FeedbackBack):
-			b.StopFeedback()
-		default:
-			_, cmd = b.Update(k)
-		}
-		return cmd, true
-	}
-	switch {
-	case key.Matches(k, m.keys.ApproveYes):
-		m.allowChosen("")
-	case key.Matches(k, m.keys.ApproveSession):
-		rules := m.perms.Grant(b.Request())
+	a, cmd, handled := b.HandleKey(k, m.keys)
+	return tea.Batch(cmd, m.runApprovalAction(a)), handled
+}
+
+// runApprovalAction does what the shown request's key asked.
+func (m *Model) runApprovalAction(a approval.Action) tea.Cmd {
+	switch a := a.(type) {
+	case approval.Allow:
+		v := permission.Verdict{Allowed: true, Files: a.Files, Dropped: a.Dropped, Attempt: a.Attempt, Note: a.Note}
+		m.answer(v, approval.OutcomeAllowed, a.Note)
+	case approval.Deny:
+		m.deny(a.Feedback)
+	case approval.GrantSession:
+		rules := m.perms.Grant(m.appr.block.Request())
 		m.answer(permission.Verdict{Allowed: true}, approval.OutcomeSession, strings.Join(rules, ", "))
-	case key.Matches(k, m.keys.ApproveNo):
-		m.deny("")
-	case key.Matches(k, m.keys.ApproveFeedback):
-		cmd = b.StartFeedback()
-	case key.Matches(k, m.keys.ApproveHunkToggle):
-		b.ToggleHunk()
-	case key.Matches(k, m.keys.ApproveHunkNext):
-		b.MoveHunk(1)
-	case key.Matches(k, m.keys.ApproveHunkPrev):
-		b.MoveHunk(-1)
-	case key.Matches(k, m.keys.ApproveAttemptNext):
-		b.MoveAttempt(1)
-	case key.Matches(k, m.keys.ApproveAttemptPrev):
-		b.MoveAttempt(-1)
-	case key.Matches(k, m.keys.ApproveEdit):
-		cmd = m.startEdit()
-	case key.Matches(k, m.keys.ApproveLayout):
-		b.ToggleLayout()
-	case matchesAny(k, m.keys.ApproveLayout) && b.OneSided():
-		// Not ignored in silence: the word says why.
-		m.say("a new or deleted file is shown unified: no side by side")
-	case key.Matches(k, m.keys.ApproveKeep):
+	case approval.Keep:
 		m.answer(permission.Verdict{Reason: "the user kept the change on its branch for later", Keep: true}, approval.OutcomeKept, "")
-	case key.Matches(k, m.keys.ApproveFileToggle):
-		b.ToggleFile()
-	case key.Matches(k, m.keys.ApproveFileNext):
-		b.MoveFile(1)
-	case key.Matches(k, m.keys.ApproveFilePrev):
-		b.MoveFile(-1)
-	case key.Matches(k, m.keys.ApproveUp):
-		b.ScrollBy(-1)
-	case key.Matches(k, m.keys.ApproveDown):
-		b.ScrollBy(1)
-	case key.Matches(k, m.keys.ApprovePageUp):
-		b.PageBy(-1)
-	case key.Matches(k, m.keys.ApprovePageDown):
-		b.PageBy(1)
-	case key.Matches(k, m.keys.ApproveLeft):
-		b.ShiftBy(-1)
-	case key.Matches(k, m.keys.ApproveRight):
-		b.ShiftBy(1)
-	case key.Matches(k, m.keys.ApproveToInput):
+	case approval.Edit:
+		return m.startEdit()
+	case approval.ToInput:
 		m.focusInputFromApproval()
-	case key.Matches(k, m.keys.Cancel):
+	case approval.CancelTurn:
 		// The request belongs to the running turn: cancelling the turn
 		// withdraws it. With no turn of ours running, deny it instead.
 		if m.turn != nil {
@@ -245,28 +204,10 @@ func (m *Model) handleApprovalKey(k tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 		} else {
 			m.deny("")
 		}
-	default:
-		return nil, false
+	case approval.Say:
+		m.say(a.Text)
 	}
-	return cmd, true
-}
-
-// allowChosen allows what the shown request's block has chosen: the
-// whole change, or the files and hunks taken (with the user's note for
-// the model); taking nothing is a denial. For a best-of-N review it
-// applies the attempt shown.
-func (m *Model) allowChosen(note string) {
-	b := m.appr.block
-	files := b.ChosenFiles()
-	if (files != nil && len(files) == 0) || b.AllDropped() {
-		m.deny(note)
-		return
-	}
-	v := permission.Verdict{Allowed: true, Files: files, Dropped: b.DroppedHunks(), Note: note}
-	if b.IsPick() {
-		v.Attempt = b.Attempt()
-	}
-	m.answer(v, approval.OutcomeAllowed, note)
+	return nil
 }
 
 // deny answers the shown request with a refusal carrying the user's

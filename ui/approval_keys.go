@@ -27,21 +27,3 @@ func approvalHintKeys(k keys.KeyMap) approval.Keys {
 		Cancel: k.Cancel,
 	}
 }
-
-// approvalKeyState is what ab, the waiting request (nil: none), allows.
-func approvalKeyState(ab *approval.Block) keys.Approval {
-	if ab == nil {
-		return keys.Approval{}
-	}
-	return keys.Approval{
-		Pending:  true,
-		Feedback: ab.FeedbackOpen(),
-		Editable: ab.Editable(),
-		OneSided: ab.OneSided(),
-		WideDiff: ab.MaxShift() > 0,
-		Merge:    ab.IsMerge(),
-		Hunks:    ab.ChoosesHunks(),
-		Trimmed:  ab.Trimmed(),
-		Attempts: ab.IsPick(),
-	}
-}

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"slices"
 	"time"
 
 	"covey/ui/cells"
@@ -9,7 +8,6 @@ import (
 	"covey/ui/screens"
 	"covey/ui/transcript"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -79,10 +77,10 @@ func (m *Model) keyFlowFirst(k tea.KeyMsg) (tea.Cmd, bool) {
 		m.kx.armID, m.kx.armName = "", ""
 		m.status.SetHint("")
 		b := m.chosenChild()
-		if matchesAny(k, m.keys.CancelChild) && b != nil && b.AgentID() == id {
+		if keys.MatchesAny(k, m.keys.CancelChild) && b != nil && b.AgentID() == id {
 			return m.cancelChild(b), true
 		}
-		if matchesAny(k, m.keys.ViewBack) {
+		if keys.MatchesAny(k, m.keys.ViewBack) {
 			return nil, true // esc keeps it
 		}
 	}
@@ -139,12 +137,6 @@ func (m *Model) endGrace(msg graceMsg) {
 	}
 }
 
-// matchesAny is key.Matches that ignores whether b is enabled: it finds
-// the keys that mean something elsewhere but not here.
-func matchesAny(k tea.KeyMsg, b key.Binding) bool {
-	return slices.Contains(b.Keys(), k.String())
-}
-
 // explainChildKey says why a crew key does nothing on b now, so the key
 // neither falls into the input nor vanishes; false when k is none of
 // them.
@@ -152,25 +144,25 @@ func (m *Model) explainChildKey(k tea.KeyMsg, b *transcript.SubagentBlock) bool 
 	name := cells.OneLine(b.Name())
 	why := ""
 	switch {
-	case matchesAny(k, m.keys.ChildPause):
+	case keys.MatchesAny(k, m.keys.ChildPause):
 		switch {
 		case b.IsShell():
 			why = "a background shell cannot be paused"
 		case !b.Running():
 			why = name + " has finished: nothing to pause"
 		}
-	case matchesAny(k, m.keys.ChildBackground):
+	case keys.MatchesAny(k, m.keys.ChildBackground):
 		switch {
 		case !b.Running():
 			why = name + " has finished: nothing to move to the background"
 		case b.Background():
 			why = name + " already runs in the background"
 		}
-	case matchesAny(k, m.keys.CancelChild):
+	case keys.MatchesAny(k, m.keys.CancelChild):
 		if !b.Running() {
 			why = name + " has finished: nothing to cancel"
 		}
-	case matchesAny(k, m.keys.ChildMessage):
+	case keys.MatchesAny(k, m.keys.ChildMessage):
 		switch {
 		case b.IsShell():
 			why = "a background shell takes no messages"

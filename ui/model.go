@@ -710,7 +710,7 @@ func (m *Model) layout() {
 		HistoryAtEdge: m.input.HasHistory(),
 		Pasted:        m.input.HasPastes(),
 		Shell:         m.input.Shell(),
-		Approval:      approvalKeyState(ab),
+		Approval:      ab.KeyState(),
 		CanGrant:      m.perms != nil && (ab == nil || !permission.IsTrustQuestion(ab.Request().Tool)),
 		CanCycle:      m.perms != nil,
 		CanRetry:      m.lastFailed && m.engine != nil,

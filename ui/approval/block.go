@@ -1,7 +1,9 @@
 // Package approval is the permission request as the transcript shows it:
 // a block with the change (its diff, unified or side by side, by file and
 // by hunk) or the command, the keys that answer it, and once answered a
-// one-line record. The root model's approval flow drives it; it renders.
+// one-line record. It owns its keys (HandleKey) and names what only the
+// root model can do as an Action; the root's approval flow queues the
+// requests and runs those actions.
 package approval
 
 import (
@@ -452,15 +454,15 @@ func (b *Block) FeedbackOpen() bool { return b.feedbackOn }
 // Feedback is what was typed as the reason of a denial.
 func (b *Block) Feedback() string { return strings.TrimSpace(b.feedback.Value()) }
 
-// Update passes a key to the feedback input while it is open.
-func (b *Block) Update(msg tea.Msg) (*Block, tea.Cmd) {
+// typeFeedback passes a key to the feedback input while it is open.
+func (b *Block) typeFeedback(msg tea.Msg) tea.Cmd {
 	if !b.feedbackOn {
-		return b, nil
+		return nil
 	}
 	var cmd tea.Cmd
 	b.feedback, cmd = b.feedback.Update(msg)
 	b.touch()
-	return b, cmd
+	return cmd
 }
 
 // Resolve records the answer and collapses the block to one line; detail
