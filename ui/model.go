@@ -155,7 +155,10 @@ type Model struct {
 	// painter paints the frames when the program runs on a terminal (nil
 	// in tests and when Bubble Tea's renderer draws).
 	painter *painter.Painter
-	frame   int
+	// spin delivers the spinner ticks in a program (nil in tests, where
+	// tea.Tick does).
+	spin  *spinTimer
+	frame int
 
 	keyState keys.State  // what the keys were last enabled for
 	memo     *chromeMemo // last renderings of the input, status and help
@@ -410,6 +413,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.handleMouse(msg)
 	case eventsMsg:
 		m.eventsAt = m.clock()
+		m.spin.putOff(tickInterval)
 		cmd := m.handleEvents(msg.events)
 		if m.pump != nil && m.pump.send == nil {
 			return tea.Batch(cmd, waitForEvents(m.pump.out))
@@ -438,7 +442,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.frameAt = m.clock()
 		}
 		if m.needsTick() {
-			return tick(m.tickID)
+			return m.tick()
 		}
 		m.ticking = false
 	case prewarmMsg:
@@ -677,7 +681,7 @@ func (m *Model) ensureTick() tea.Cmd {
 	m.ticking = true
 	m.frameAt = m.clock()
 	m.tickID++
-	return tick(m.tickID)
+	return m.tick()
 }
 
 // advanceFrame moves the spinners on when a frame is drawn for another
@@ -692,8 +696,55 @@ func (m *Model) advanceFrame() {
 	}
 }
 
-func tick(id int) tea.Cmd {
+// tick asks for the next spinner tick, a tick interval from now.
+func (m *Model) tick() tea.Cmd {
+	if m.spin != nil && m.spin.send != nil {
+		m.spin.arm(m.tickID, tickInterval)
+		return nil
+	}
+	id := m.tickID
 	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{id: id} })
+}
+
+// spinTimer delivers the spinner's ticks when the model runs in a program:
+// one timer, which every batch of events pushes back. While output streams
+// a batch comes every 50 ms and moves the spinners itself (advanceFrame),
+// so the tick never fires. A fired tick woke the whole program for an
+// update that, while events stream, moves and paints nothing: ten a second
+// cost some 7% of the TUI's CPU over a streamed answer (docs/performance.md,
+// "Issue 22, fourth pass"). Used from the program's goroutine only; the
+// timer's function uses nothing but what it captured.
+type spinTimer struct {
+	send  func(tea.Msg) // the program's Send; nil until the program exists
+	id    int           // the tick id the timer delivers
+	timer *time.Timer
+}
+
+// arm makes the timer deliver tickMsg{id} after d.
+func (s *spinTimer) arm(id int, d time.Duration) {
+	if s.timer != nil && s.id == id {
+		s.timer.Reset(d)
+		return
+	}
+	s.stop()
+	s.id = id
+	send := s.send
+	s.timer = time.AfterFunc(d, func() { send(tickMsg{id: id}) })
+}
+
+// putOff moves a tick still to come to d from now; a tick already on its
+// way is left alone (its handling arms the next one).
+func (s *spinTimer) putOff(d time.Duration) {
+	if s != nil && s.timer != nil && s.timer.Stop() {
+		s.timer.Reset(d)
+	}
+}
+
+// stop drops a tick still to come.
+func (s *spinTimer) stop() {
+	if s != nil && s.timer != nil {
+		s.timer.Stop()
+	}
 }
 
 // layout gives every component its size and the frame's clock, and sets

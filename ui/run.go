@@ -54,6 +54,9 @@ func runProgram(ctx context.Context, opts Options, scr *painter.Painter, popts .
 		}
 	}()
 	m := newModel(ctx, opts)
+	spin := &spinTimer{} // its Send is set once the program exists
+	m.spin = spin
+	defer spin.stop()
 	var root tea.Model = m
 	if scr != nil {
 		m.painter = scr
@@ -63,6 +66,7 @@ func runProgram(ctx context.Context, opts Options, scr *painter.Painter, popts .
 	if m.pump != nil {
 		m.pump.send = p.Send
 	}
+	spin.send = p.Send
 	if scr != nil {
 		scr.WatchSize(p)
 	}
