@@ -69,6 +69,10 @@ type Styles struct {
 	// table Borders.
 	Markdown struct {
 		Text, Heading, Mark, Code, CodeBlock, Link, URL, Quote, Marker, Rule, Border lipgloss.Style
+		// CodeKeyword, CodeString, CodeComment and CodeNumber colour the
+		// code of a fence that names its language (a diff's lines take
+		// the Diff styles).
+		CodeKeyword, CodeString, CodeComment, CodeNumber lipgloss.Style
 	}
 	// Picker is the session picker shown before the TUI starts.
 	Picker struct {
@@ -201,6 +205,10 @@ func newStyles(p Palette) Styles {
 	s.Markdown.Mark = fg(p.Primary)
 	s.Markdown.Code = fg(p.Accent)
 	s.Markdown.CodeBlock = fg(p.Text)
+	s.Markdown.CodeKeyword = fg(p.Accent)
+	s.Markdown.CodeString = fg(p.Success)
+	s.Markdown.CodeComment = fg(p.Muted).Italic(true)
+	s.Markdown.CodeNumber = fg(p.Warning)
 	s.Markdown.Link = fg(p.Accent).Underline(true)
 	s.Markdown.URL = fg(p.Muted)
 	s.Markdown.Quote = fg(p.Muted)

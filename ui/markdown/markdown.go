@@ -11,6 +11,7 @@ import (
 	"covey/theme"
 	"covey/ui/cells"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
@@ -32,6 +33,11 @@ type Renderer struct {
 	err    error
 	md     goldmark.Markdown // built by the first Render
 	looks  map[mdFlags]cells.Style
+	// toks are the looks of code's classes (tok), set by the first
+	// highlighted code block.
+	toks [numToks]cells.Style
+	// toksSet says toks holds the looks.
+	toksSet bool
 	// renders counts Render calls (Renders).
 	renders int
 }
@@ -273,11 +279,21 @@ func (w *mdWriter) list(l *gast.List, width int) []string {
 	return out
 }
 
-// code draws a code block's lines indented, cut (not wrapped) at width.
+// code draws a code block's lines indented, cut (not wrapped) at width;
+// a fence that names a language it knows is highlighted (highlight.go).
 func (w *mdWriter) code(n gast.Node, width int) []string {
 	segs := n.Lines()
 	out := make([]string, 0, segs.Len())
 	q := w.r.look(mdCodeBlock)
+	var (
+		hl    lang
+		ok    bool
+		st    hlState
+		spans []span
+	)
+	if f, fenced := n.(*gast.FencedCodeBlock); fenced && w.r.styles != nil {
+		hl, ok = langFor(string(f.Language(w.src)))
+	}
 	for i := 0; i < segs.Len(); i++ {
 		seg := segs.At(i)
 		line := strings.TrimRight(string(seg.Value(w.src)), " \n")
@@ -285,12 +301,43 @@ func (w *mdWriter) code(n gast.Node, width int) []string {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, cells.Fit("  "+q.Render(line), width))
+		if !ok {
+			out = append(out, cells.Fit("  "+q.Render(line), width))
+			continue
+		}
+		spans = hl.scan(&st, line, spans[:0])
+		out = append(out, cells.Fit("  "+w.r.highlighted(line, spans), width))
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
 	}
 	return out
+}
+
+// highlighted draws line with each span in its class's look.
+func (m *Renderer) highlighted(line string, spans []span) string {
+	if !m.toksSet {
+		st, diff := m.styles.Markdown, m.styles.Diff
+		for k, s := range [numToks]lipgloss.Style{
+			tokPlain: st.CodeBlock, tokKeyword: st.CodeKeyword, tokString: st.CodeString,
+			tokComment: st.CodeComment, tokNumber: st.CodeNumber, tokAdded: diff.Added,
+			tokRemoved: diff.Removed, tokHunk: diff.Hunk, tokHeader: diff.Header,
+		} {
+			m.toks[k] = cells.NewStyle(s)
+		}
+		m.toksSet = true
+	}
+	var b strings.Builder
+	b.Grow(len(line) + 16*len(spans))
+	start := 0
+	for _, sp := range spans {
+		pre, post := m.toks[sp.kind].Codes()
+		b.WriteString(pre)
+		b.WriteString(line[start:sp.end])
+		b.WriteString(post)
+		start = sp.end
+	}
+	return b.String()
 }
 
 func (w *mdWriter) segments(b *strings.Builder, segs *text.Segments) {
