@@ -102,12 +102,12 @@ func TestHighlightClasses(t *testing.T) {
 		"json": {"json", []string{`{"a": [1, true, null, "x\"y"]}`}, []string{`{s«"a"»: [n«1», k«true», k«null», s«"x\"y"»]}`}},
 		"yaml": {"yml", []string{`key: 'v#1' # c`, `on: true`}, []string{`key: s«'v#1'» c«# c»`, `k«on»: k«true»`}},
 		"toml": {"toml", []string{`[a]`, `b = "c" # d`, `e = false`}, []string{`[a]`, `b = s«"c"» c«# d»`, `e = k«false»`}},
-		"sql": {"sql", []string{`SELECT id FROM t WHERE n = 'it''s' -- c`}, []string{`k«SELECT» id k«FROM» t k«WHERE» n = s«'it''s'» c«-- c»`}},
+		"sql":  {"sql", []string{`SELECT id FROM t WHERE n = 'it''s' -- c`}, []string{`k«SELECT» id k«FROM» t k«WHERE» n = s«'it''s'» c«-- c»`}},
 		"diff": {"diff", []string{"--- a/x", "+++ b/x", "@@ -1 +1 @@", "-old", "+new", " same"}, []string{
 			"h«--- a/x»", "h«+++ b/x»", "@«@@ -1 +1 @@»", "-«-old»", "+«+new»", " same",
 		}},
 		"unclosed string ends at the line": {"c", []string{`x = "abc`, `y`}, []string{`x = s«"abc»`, `y`}},
-		"non-ASCII": {"go", []string{`s := "é" // ü`, `x := 'é'`}, []string{`s := s«"é"» c«// ü»`, `x := s«'é'»`}},
+		"non-ASCII":                        {"go", []string{`s := "é" // ü`, `x := 'é'`}, []string{`s := s«"é"» c«// ü»`, `x := s«'é'»`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
