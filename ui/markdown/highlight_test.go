@@ -12,6 +12,14 @@ import (
 	"github.com/muesli/termenv"
 )
 
+// trueColor makes Lip Gloss draw in true colour until the test ends.
+func trueColor(t testing.TB) {
+	t.Helper()
+	old := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+}
+
 // marked shows the classes of code's lines as text: each span that is not
 // plain is written k«...», with k one of the letters below.
 func marked(t *testing.T, language string, lines []string) []string {
@@ -125,9 +133,7 @@ const highlightFence = "```go\nfunc main() {\n\treturn \"x\" // done\n}\n```\n"
 // language is drawn byte for byte as before highlighting existed, and
 // that with colours an unknown language is drawn in one colour.
 func TestHighlightStylesOff(t *testing.T) {
-	old := lipgloss.ColorProfile()
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+	trueColor(t)
 	th := theme.New(theme.ModeDark, true, false)
 	for _, style := range []string{"notty", "ascii"} {
 		lines, _ := NewRenderer(style, &th.Styles).Render(highlightFence, 40)
@@ -151,9 +157,7 @@ func TestHighlightStylesOff(t *testing.T) {
 // TestHighlightStyled checks that a known language's classes reach the
 // output in their styles, and that only colours change.
 func TestHighlightStyled(t *testing.T) {
-	old := lipgloss.ColorProfile()
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+	trueColor(t)
 	th := theme.New(theme.ModeDark, true, false)
 	m := NewRenderer("dark", &th.Styles)
 	lines, _ := m.Render(highlightFence, 40)
@@ -193,9 +197,7 @@ func FuzzHighlight(f *testing.F) {
 	} {
 		f.Add(seed[0], seed[1])
 	}
-	old := lipgloss.ColorProfile()
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	f.Cleanup(func() { lipgloss.SetColorProfile(old) })
+	trueColor(f)
 	th := theme.New(theme.ModeDark, true, false)
 	m := NewRenderer("dark", &th.Styles)
 	f.Fuzz(func(t *testing.T, language, text string) {

@@ -7,9 +7,7 @@ import (
 	"covey/theme"
 	"covey/ui/cells/cellstest"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 )
 
 func TestRenderer(t *testing.T) {
@@ -169,9 +167,7 @@ func TestMarkdownElements(t *testing.T) {
 // TestMarkdownStyled checks that colours reach the output in a colour
 // profile, one pair of codes per run of one look.
 func TestMarkdownStyled(t *testing.T) {
-	old := lipgloss.ColorProfile()
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+	trueColor(t)
 	th := theme.New(theme.ModeDark, true, false)
 	m := NewRenderer("dark", &th.Styles)
 	lines, err := m.Render("plain **bold** `code`", 40)
