@@ -50,6 +50,7 @@ type lang struct {
 	charQuote      bool   // ' opens a character only ('a', '\n'), not a lifetime
 	foldCase       bool   // keywords in any case (SQL)
 	diff           bool   // whole lines: added, removed, hunk headers
+	preproc        bool   // a line's leading #word is a keyword (#include)
 }
 
 // langFor returns how to scan the language a fence's info string names,
@@ -65,7 +66,7 @@ func langFor(name string) (lang, bool) {
 	case "rust", "rs":
 		return lang{keyword: rustKeyword, lineComment: "//", blockComment: true, quotes: `"'`, charQuote: true}, true
 	case "c", "h", "cpp", "c++", "cc", "hpp", "cxx", "java", "kotlin", "kt", "swift", "csharp", "cs", "c#":
-		return lang{keyword: cKeyword, lineComment: "//", blockComment: true, quotes: `"'`}, true
+		return lang{keyword: cKeyword, lineComment: "//", blockComment: true, quotes: `"'`, preproc: true}, true
 	case "sh", "bash", "shell", "zsh", "console", "shellsession":
 		return lang{keyword: shellKeyword, lineComment: "#", hashAfterSpace: true, quotes: `"`, rawQuotes: `'`}, true
 	case "json", "jsonc":
@@ -104,6 +105,18 @@ func (l *lang) scan(st *hlState, s string, spans []span) []span {
 			*st = hlState{}
 		}
 		i = end
+	}
+	if l.preproc && i == 0 {
+		j := len(s) - len(strings.TrimLeft(s, " "))
+		if j < len(s) && s[j] == '#' {
+			spans = addSpan(spans, j, tokPlain)
+			j++
+			for j < len(s) && isIdent(s[j]) {
+				j++
+			}
+			spans = addSpan(spans, j, tokKeyword)
+			i = j
+		}
 	}
 	for i < len(s) {
 		c := s[i]
@@ -266,7 +279,8 @@ func jsKeyword(w string) bool {
 		"interface", "keyof", "let", "namespace", "new", "null", "of", "private",
 		"protected", "public", "readonly", "return", "static", "super", "switch",
 		"this", "throw", "true", "try", "type", "typeof", "undefined", "var",
-		"void", "while", "with", "yield":
+		"void", "while", "with", "yield",
+		"any", "boolean", "never", "number", "string", "unknown":
 		return true
 	}
 	return false

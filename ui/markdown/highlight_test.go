@@ -81,10 +81,12 @@ func TestHighlightClasses(t *testing.T) {
 			"const s = `a ${b}",
 			"\\` c` /* x */ // y",
 			`let n: Num = 42;`,
+			`let s: string = "";`,
 		}, []string{
 			"k«const» s = s«`a ${b}»",
 			"s«\\` c`» c«/* x */» c«// y»",
 			`k«let» n: Num = n«42»;`,
+			`k«let» s: k«string» = s«""»;`,
 		}},
 		"rust lifetimes are not strings": {"rs", []string{
 			`fn f<'a>(s: &'a str) -> char { 'x' }`,
@@ -93,6 +95,7 @@ func TestHighlightClasses(t *testing.T) {
 			`k«fn» f<'a>(s: &'a str) -> char { s«'x'» }`,
 			`k«let» c = s«'\n'»; c«// done»`,
 		}},
+		"c preprocessor": {"cpp", []string{`  #include <stdio.h> // io`, `x = a # b;`}, []string{`  k«#include» <stdio.h> c«// io»`, `x = a # b;`}},
 		"c family": {"java", []string{
 			`public static int x = 10; /* a`,
 			`b */ String s = "\"";`,
@@ -193,7 +196,7 @@ func FuzzHighlight(f *testing.F) {
 	for _, seed := range [][2]string{
 		{"go", "func f() { return `a\n\\` /* x\n*/ \"é\\"}, {"py", `"""a\` + "\n" + `'''b"""`},
 		{"rs", "'\\"}, {"rs", "'é"}, {"ts", "`${a}\\"}, {"sql", "SELECT 'a"}, {"diff", "+a\n-b\n@@"},
-		{"sh", "# x\n$#"}, {"json", "1e+"}, {"klingon", "x"},
+		{"sh", "# x\n$#"}, {"c", " #\n#if"}, {"json", "1e+"}, {"klingon", "x"},
 	} {
 		f.Add(seed[0], seed[1])
 	}
