@@ -185,13 +185,15 @@ func (b *ToolBlock) Lines(ctx RenderContext) []string {
 	return lines
 }
 
-// runningFor is the running time as shown: whole seconds, none at first.
+// runningFor is the running time as shown, none in the first second. It
+// is written as a subagent's is ("6.3s"): cut to whole seconds it read
+// "6.0s" beside its own children's "6.3s".
 func (b *ToolBlock) runningFor(now time.Time) string {
 	d := now.Sub(b.started)
 	if d < time.Second {
 		return ""
 	}
-	return cells.Elapsed(d.Truncate(time.Second))
+	return cells.Elapsed(d)
 }
 
 // header is "⏺ name  key-arg  state", the argument cut to fit.

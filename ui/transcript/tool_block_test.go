@@ -227,3 +227,27 @@ func TestProgressText(t *testing.T) {
 		})
 	}
 }
+
+// A running call's time is written as a subagent's is, so a task's header
+// never reads behind the children it started.
+func TestToolBlockRunningTime(t *testing.T) {
+	for _, tc := range []struct {
+		ran  time.Duration
+		want string
+	}{
+		{300 * time.Millisecond, ""},
+		{6300 * time.Millisecond, "6.3s"},
+		{75 * time.Second, "1m15s"},
+	} {
+		b := NewToolBlock(toolStart("bash", `{"command":"sleep 100"}`))
+		b.SetStarted(testNow.Add(-tc.ran))
+		if got := b.runningFor(testNow); got != tc.want {
+			t.Errorf("after %v: running time %q, want %q", tc.ran, got, tc.want)
+		}
+		ctx := blockCtx(t, 80)
+		header := ansi.Strip(b.Lines(ctx)[0])
+		if tc.want != "" && !strings.Contains(header, tc.want) {
+			t.Errorf("after %v: header %q lacks %q", tc.ran, header, tc.want)
+		}
+	}
+}
