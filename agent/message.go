@@ -25,6 +25,34 @@ type Message struct {
 	// ToolCallID and Name are set on tool results.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	Name       string `json:"name,omitempty"`
+	// Native holds items of an assistant message in the form of the wire
+	// that produced them, which that wire requires back verbatim before the
+	// message's text and calls: Anthropic's thinking and redacted_thinking
+	// blocks (signatures included), the Responses API's reasoning items
+	// (encrypted_content included). Another wire ignores them.
+	Native *NativeItems `json:"native,omitempty"`
+}
+
+// Wires covey speaks: the API a provider profile or model is served by.
+const (
+	APIChat      = "chat"      // OpenAI-compatible Chat Completions
+	APIResponses = "responses" // OpenAI Responses
+	APIAnthropic = "anthropic" // Anthropic Messages
+)
+
+// NativeItems are one wire's own items of a message, kept byte for byte.
+type NativeItems struct {
+	// API is the wire that produced Items (APIAnthropic, APIResponses).
+	API   string            `json:"api"`
+	Items []json.RawMessage `json:"items"`
+}
+
+// For returns the items when they belong to wire api, else nil.
+func (n *NativeItems) For(api string) []json.RawMessage {
+	if n == nil || n.API != api {
+		return nil
+	}
+	return n.Items
 }
 
 // ToolCall is one complete call the model asked for.
@@ -43,7 +71,10 @@ type Usage struct {
 	InputTokens     int `json:"input_tokens"`
 	OutputTokens    int `json:"output_tokens"`
 	CachedTokens    int `json:"cached_tokens,omitempty"`
-	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// CacheWriteTokens counts input written to a prompt cache (Anthropic's
+	// cache_creation_input_tokens); InputTokens includes them.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
 }
 
 // Add accumulates o into u.
@@ -51,6 +82,7 @@ func (u *Usage) Add(o Usage) {
 	u.InputTokens += o.InputTokens
 	u.OutputTokens += o.OutputTokens
 	u.CachedTokens += o.CachedTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
 	u.ReasoningTokens += o.ReasoningTokens
 }
 
