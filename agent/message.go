@@ -68,9 +68,9 @@ type ToolCall struct {
 
 // Usage counts the tokens of one or more requests.
 type Usage struct {
-	InputTokens     int `json:"input_tokens"`
-	OutputTokens    int `json:"output_tokens"`
-	CachedTokens    int `json:"cached_tokens,omitempty"`
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	CachedTokens int `json:"cached_tokens,omitempty"`
 	// CacheWriteTokens counts input written to a prompt cache (Anthropic's
 	// cache_creation_input_tokens); InputTokens includes them.
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
