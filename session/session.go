@@ -421,8 +421,11 @@ func (s *Session) provider(profile string) (agent.Provider, error) {
 			return nil, err
 		}
 	}
-	p := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}, IdleTimeout: s.cfg.StreamIdleTimeout,
+	p, err := agent.NewProvider(agent.APIChat, agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}, IdleTimeout: s.cfg.StreamIdleTimeout,
 		KeepAliveTimeout: s.cfg.StreamKeepAliveTimeout, Limits: s.cfg.StreamLimits})
+	if err != nil {
+		return nil, err
+	}
 	s.providers[profile] = p
 	return p, nil
 }
