@@ -239,3 +239,52 @@ func TestAnthropicOverflowCompacts(t *testing.T) {
 		t.Errorf("%d requests refused, %d compactions, %d summaries on the Anthropic wire: want each at least once", over, compacted, summaries)
 	}
 }
+
+// TestTUIAnthropicCrewAcrossWires: in the terminal, a main agent on
+// Anthropic's wire (its model says api: anthropic) starts a child whose
+// model is served by Chat Completions on the same server: each speaks its
+// own wire, the welcome card and /model name the main agent's.
+func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	files := sampleFiles()
+	files[".covey/config.yaml"] = "model: claude-e2e\nbase_url: " + srv.URL() + "\nmodels:\n  claude-e2e: {api: anthropic}\n"
+	files[".covey/agents/scout.md"] = "---\nname: scout\ndescription: Finds files.\nmodel: local-e2e\ntools: [glob]\n---\nYou find files.\n"
+	ws := workspace(t, files)
+	srv.Add(scripted.Conversation{Name: "scout", Match: scripted.Match{FirstUser: "[e2e:scout]", Model: "local-e2e"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "*.go"})}},
+		{Text: "greet.go is there."},
+	}})
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, Model: "claude-e2e"}, Turns: []scripted.Turn{
+		{Reasoning: "A scout can look.", Text: "Sending a scout.", ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{
+			"description": "find go files", "subagent_type": "scout", "prompt": "[e2e:scout] Find the Go files."}}}},
+		{Text: "E2E CREW ACROSS WIRES.", ChunkSize: 100},
+	}})
+	tm := startTUI(t, ws, newSandbox(t).env("ANTHROPIC_API_KEY="+antKey))
+	tm.waitText(helpLine, "(Anthropic Messages)")
+	tm.submit("find the go files")
+	s := tm.waitText("E2E CREW ACROSS WIRES.")
+	if !typedPaneRe("scout", "find go files").MatchString(s) {
+		t.Errorf("no pane for the scout:\n%s", frame(s))
+	}
+	tm.submit("/model")
+	tm.waitText("model: claude-e2e (Anthropic Messages)")
+	for _, e := range srv.Journal() {
+		switch e.Conversation {
+		case "main":
+			if e.API != scripted.APIAnthropic || !e.HasAuth {
+				t.Errorf("main agent's request on %q (key sent: %v), want anthropic with x-api-key", e.API, e.HasAuth)
+			}
+		case "scout":
+			if e.API != "" {
+				t.Errorf("scout's request on %q, want Chat Completions", e.API)
+			}
+		default:
+			t.Errorf("unexpected request: %+v", e)
+		}
+	}
+	if len(requestsOf(srv, "main")) != 2 || len(requestsOf(srv, "scout")) != 2 {
+		t.Errorf("requests: %d main, %d scout; want 2 and 2", len(requestsOf(srv, "main")), len(requestsOf(srv, "scout")))
+	}
+	tm.quitAndCheck(helpLine)
+}
