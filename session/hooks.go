@@ -77,7 +77,7 @@ func (s *Session) setUpHooks(opts Options) {
 		}
 	}
 	st.hash = hooks.Hash(st.project)
-	trusted := st.hash == ""
+	trusted := st.hash == "" || opts.TrustProject
 	answer := mcp.TrustUnknown
 	if !trusted {
 		answer, _ = st.trust.Get(s.ws.Root, st.hash)

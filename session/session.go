@@ -125,6 +125,10 @@ type Options struct {
 	Version string
 	// NoHooks runs no hook (the demo must do what it shows).
 	NoHooks bool
+	// TrustProject trusts the project's hooks and MCP servers without
+	// asking: the user trusted the folder (--trust-project, or the
+	// trusted_folders of their config).
+	TrustProject bool
 	// ReservedCommands are the built-in slash commands' names: a command
 	// file of one of these names is not loaded (the built-in wins).
 	ReservedCommands []string
