@@ -97,6 +97,10 @@ type child struct {
 	// group is the best-of-N task it is an attempt of; nil for most.
 	// Its worktree is reviewed with the group's, not on its own.
 	group *attemptGroup
+
+	// act is what it is doing and has done (crew_status); it has its own
+	// lock, taken per event.
+	act activity
 }
 
 // spawn prepares one child and announces it (ChildStarted), so panes appear
@@ -530,8 +534,12 @@ func (c *child) withTimeout(ctx context.Context) (context.Context, func()) {
 // tool calls (not those of its own children).
 func (c *child) emit(e agent.Event) {
 	tf, ok := e.(agent.ToolFinished)
-	if ok && e.From().AgentID == c.src.AgentID {
+	own := e.From().AgentID == c.src.AgentID
+	if ok && own {
 		c.calls.Add(1)
+	}
+	if own {
+		c.act.observe(e)
 	}
 	c.m.cfg.Emit(e)
 	if ok && c.iso != nil && e.From().AgentID == c.src.AgentID && changesFiles(tf.Name) {

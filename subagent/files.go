@@ -280,7 +280,7 @@ func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tools.Resul
 		}
 	}
 	if files := b.w.changes(look, before, after); len(files) > 0 {
-		b.c.m.cfg.Emit(agent.ChildFiles{Source: b.c.src, CallID: tools.CallID(ctx), Files: files})
+		b.c.emit(agent.ChildFiles{Source: b.c.src, CallID: tools.CallID(ctx), Files: files})
 	}
 	return r
 }
