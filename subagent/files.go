@@ -281,6 +281,11 @@ func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tools.Resul
 	}
 	if files := b.w.changes(look, before, after); len(files) > 0 {
 		b.c.emit(agent.ChildFiles{Source: b.c.src, CallID: tools.CallID(ctx), Files: files})
+		for _, f := range files {
+			if note := b.c.m.touched(b.c.src, b.w.root, filepath.Join(b.w.root, f.Path), touchWrote, tools.CallID(ctx)); note != "" {
+				r.Content += "\n\n" + note
+			}
+		}
 	}
 	return r
 }

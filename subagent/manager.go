@@ -176,6 +176,10 @@ type Manager struct {
 	usage    agent.Usage
 	closed   bool
 	files    *fileWatcher // made on first use
+	// radar is the collision radar (radar.go); mainBusy says the main
+	// agent is in a turn.
+	radar    radar
+	mainBusy atomic.Bool
 
 	// The repository around the workspace, opened for the first isolated
 	// child, and the worktrees of isolated children opened as
