@@ -250,7 +250,7 @@ func New(opts Options) (*Session, error) {
 	// gets only its allowed-tools (scopedTool).
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
-			reg.Add(scopedTool{t})
+			reg.Add(scopedTool{s.manager.Radar(t, agent.Source{AgentID: agent.MainAgentID}, ws.Root)})
 		}
 	}
 	if mode != permission.ModePlan {
