@@ -364,7 +364,7 @@ func (a *Agent) requestMark() (Request, int) {
 	for _, t := range a.cfg.Tools.Tools() {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
-	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap}, len(a.history)
+	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap, OutputRoom: a.cfg.MaxOutputTokens}, len(a.history)
 }
 
 func (a *Agent) begin() error {

@@ -34,7 +34,7 @@ func (o outcome) state() string {
 		return agent.StateDone
 	case agent.StopCancelled:
 		return agent.StateCancelled
-	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget, agent.StopLength, agent.StopContentFilter:
+	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget, agent.StopLength, agent.StopContentFilter, agent.StopRefusal, agent.StopPaused:
 		return agent.StateCutShort
 	}
 	return agent.StateFailed
@@ -358,7 +358,8 @@ func (c *child) finish(out outcome) {
 	}
 	c.mu.Lock()
 	delta := agent.Usage{InputTokens: u.InputTokens - c.counted.InputTokens, OutputTokens: u.OutputTokens - c.counted.OutputTokens,
-		CachedTokens: u.CachedTokens - c.counted.CachedTokens, ReasoningTokens: u.ReasoningTokens - c.counted.ReasoningTokens}
+		CachedTokens: u.CachedTokens - c.counted.CachedTokens, CacheWriteTokens: u.CacheWriteTokens - c.counted.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens - c.counted.ReasoningTokens}
 	c.counted = u
 	c.mu.Unlock()
 	c.m.addUsage(delta) // a resumed child's earlier runs are counted already
