@@ -76,6 +76,13 @@ type Config struct {
 	// only keeps room, since some servers refuse max_tokens for some
 	// models (OpenAI's reasoning models want max_completion_tokens).
 	AnswerCap int
+	// CacheKey names this agent's conversation for the provider's prompt
+	// cache (Request.CacheKey): the session's id for the main agent, the
+	// session's and the child's for a child. "" sends none.
+	CacheKey string
+	// ReasoningEffort is sent with each request (Request.ReasoningEffort);
+	// "" leaves it to the server.
+	ReasoningEffort string
 }
 
 // Steered is a message queued for an agent by Steer.
@@ -148,6 +155,20 @@ func (a *Agent) SetModel(m string) {
 	a.mu.Lock()
 	a.cfg.Model = m
 	a.mu.Unlock()
+}
+
+// SetReasoningEffort sets the reasoning effort sent with later requests
+// ("" leaves it to the server); a model switch brings the new model's.
+func (a *Agent) SetReasoningEffort(effort string) {
+	a.mu.Lock()
+	a.cfg.ReasoningEffort = effort
+	a.mu.Unlock()
+}
+
+func (a *Agent) reasoningEffort() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.ReasoningEffort
 }
 
 // History returns a copy of the conversation so far.
@@ -348,7 +369,8 @@ func (a *Agent) requestMark() (Request, int) {
 	for _, t := range a.cfg.Tools.Tools() {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
-	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap}, len(a.history)
+	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap,
+		CacheKey: a.cfg.CacheKey, ReasoningEffort: a.cfg.ReasoningEffort}, len(a.history)
 }
 
 func (a *Agent) begin() error {

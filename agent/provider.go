@@ -19,6 +19,14 @@ type Request struct {
 	Tools    []ToolSpec
 	// MaxTokens caps the answer (max_tokens); 0 leaves it to the server.
 	MaxTokens int
+	// CacheKey names the conversation for a provider's prompt cache (the
+	// Responses API's prompt_cache_key): stable across an agent's turns,
+	// one per agent of a session. "" sends none.
+	CacheKey string
+	// ReasoningEffort is the model's reasoning effort ("low", "medium",
+	// "high", ...) from the config's models: entry; "" leaves it to the
+	// server.
+	ReasoningEffort string
 }
 
 // ToolSpec is a tool as offered to the model.

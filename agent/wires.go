@@ -9,7 +9,9 @@ func NewProvider(api string, cfg OpenAIConfig) (Provider, error) {
 	switch api {
 	case "", APIChat:
 		return NewOpenAI(cfg), nil
+	case APIResponses:
+		return NewResponses(cfg), nil
 	default:
-		return nil, fmt.Errorf("unknown api %q: covey speaks %s", api, APIChat)
+		return nil, fmt.Errorf("unknown api %q: covey speaks %s and %s", api, APIChat, APIResponses)
 	}
 }
