@@ -83,10 +83,10 @@ type responsesItem struct {
 // responsesObject is the response object of response.completed,
 // response.incomplete and response.failed, and of a whole JSON body.
 type responsesObject struct {
-	Status            string            `json:"status"`
-	Error             json.RawMessage   `json:"error"`
+	Status            string                   `json:"status"`
+	Error             json.RawMessage          `json:"error"`
 	IncompleteDetails *struct{ Reason string } `json:"incomplete_details"`
-	Output            []json.RawMessage `json:"output"`
+	Output            []json.RawMessage        `json:"output"`
 	Usage             *struct {
 		InputTokens        float64 `json:"input_tokens"`
 		OutputTokens       float64 `json:"output_tokens"`
