@@ -235,17 +235,19 @@ func (c *child) newAgent() {
 	c.a = agent.New(agent.Config{
 		Hooks:         loopHooks(c.hk),
 		ContextWindow: lim.Window, ContextWindowFrom: lim.From, MaxOutputTokens: lim.MaxOutput, AnswerCap: lim.AnswerCap,
-		Provider:  c.provider,
-		Model:     c.model,
-		System:    system,
-		Tools:     c.tools(),
-		MaxTurns:  c.maxTurns,
-		Source:    c.src,
-		Emit:      c.emit,
-		Hold:      c.hold,
-		MaxTokens: c.maxTokens,
-		MaxCost:   c.maxCost,
-		Cost:      c.m.cfg.Cost,
+		ReasoningEffort: lim.ReasoningEffort,
+		CacheKey:        c.cacheKey(),
+		Provider:        c.provider,
+		Model:           c.model,
+		System:          system,
+		Tools:           c.tools(),
+		MaxTurns:        c.maxTurns,
+		Source:          c.src,
+		Emit:            c.emit,
+		Hold:            c.hold,
+		MaxTokens:       c.maxTokens,
+		MaxCost:         c.maxCost,
+		Cost:            c.m.cfg.Cost,
 		// It compacts against its own model's window (ContextWindow), and
 		// its summary keeps its own children.
 		AutoCompact:   c.m.cfg.AutoCompact,
@@ -257,6 +259,16 @@ func (c *child) newAgent() {
 			}
 		},
 	})
+}
+
+// cacheKey names the child's conversation for the prompt cache: its own
+// beside the session's, so its turns find their prefix ("" outside a
+// recorded session).
+func (c *child) cacheKey() string {
+	if c.m.cfg.SessionID == "" {
+		return ""
+	}
+	return c.m.cfg.SessionID + "/" + c.src.AgentID
 }
 
 // start runs the child's first run on its own goroutine.
