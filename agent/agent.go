@@ -80,9 +80,6 @@ type Config struct {
 	// cache (Request.CacheKey): the session's id for the main agent, the
 	// session's and the child's for a child. "" sends none.
 	CacheKey string
-	// ReasoningEffort is sent with each request (Request.ReasoningEffort);
-	// "" leaves it to the server.
-	ReasoningEffort string
 }
 
 // Steered is a message queued for an agent by Steer.
@@ -155,20 +152,6 @@ func (a *Agent) SetModel(m string) {
 	a.mu.Lock()
 	a.cfg.Model = m
 	a.mu.Unlock()
-}
-
-// SetReasoningEffort sets the reasoning effort sent with later requests
-// ("" leaves it to the server); a model switch brings the new model's.
-func (a *Agent) SetReasoningEffort(effort string) {
-	a.mu.Lock()
-	a.cfg.ReasoningEffort = effort
-	a.mu.Unlock()
-}
-
-func (a *Agent) reasoningEffort() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.cfg.ReasoningEffort
 }
 
 // History returns a copy of the conversation so far.
@@ -370,7 +353,7 @@ func (a *Agent) requestMark() (Request, int) {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
 	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap,
-		CacheKey: a.cfg.CacheKey, ReasoningEffort: a.cfg.ReasoningEffort}, len(a.history)
+		CacheKey: a.cfg.CacheKey}, len(a.history)
 }
 
 func (a *Agent) begin() error {

@@ -153,7 +153,7 @@ func (a *Agent) summaryRequest(ctx context.Context, input string) (string, error
 	req := Request{Model: a.Model(), Messages: []Message{
 		{Role: RoleSystem, Content: SummaryPrompt},
 		{Role: RoleUser, Content: input},
-	}, ReasoningEffort: a.reasoningEffort()}
+	}}
 	if a.cfg.CacheKey != "" {
 		// Its prefix is the summary prompt's, not the conversation's.
 		req.CacheKey = a.cfg.CacheKey + "/summary"

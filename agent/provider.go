@@ -23,10 +23,6 @@ type Request struct {
 	// Responses API's prompt_cache_key): stable across an agent's turns,
 	// one per agent of a session. "" sends none.
 	CacheKey string
-	// ReasoningEffort is the model's reasoning effort ("low", "medium",
-	// "high", ...) from the config's models: entry; "" leaves it to the
-	// server.
-	ReasoningEffort string
 }
 
 // ToolSpec is a tool as offered to the model.

@@ -50,7 +50,7 @@ func (r *Responses) Stream(ctx context.Context, req Request, on StreamHandler) (
 	if req.Model == "" {
 		return Completion{}, errors.New("responses request: no model set")
 	}
-	body, err := encodeResponsesRequest(req)
+	body, err := encodeResponsesRequest(req, r.effort(req.Model))
 	if err != nil {
 		return Completion{}, err
 	}
@@ -59,6 +59,11 @@ func (r *Responses) Stream(ctx context.Context, req Request, on StreamHandler) (
 		comp.Message.Native = nil
 	}
 	return comp, err
+}
+
+// effort is the configured reasoning effort of model ("" when none).
+func (r *Responses) effort(model string) string {
+	return ""
 }
 
 // retrying makes attempts until one succeeds, fails for good, or the

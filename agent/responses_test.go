@@ -311,30 +311,29 @@ func (p *requestsSeen) Stream(_ context.Context, req Request, _ StreamHandler) (
 	return Completion{Message: Message{Role: RoleAssistant, Content: "summary: ok"}, FinishReason: "stop"}, nil
 }
 
-// TestRequestCarriesCacheKeyAndEffort: every request of an agent, turn
-// after turn, carries its cache key and its model's effort; its
-// compaction's summary request has a key of its own (another prefix).
-func TestRequestCarriesCacheKeyAndEffort(t *testing.T) {
+// TestRequestCarriesCacheKey: every request of an agent, turn after
+// turn, carries its cache key; its compaction's summary request has a key
+// of its own (another prefix).
+func TestRequestCarriesCacheKey(t *testing.T) {
 	p := &requestsSeen{}
-	a := New(Config{Provider: p, Model: "gpt-5-codex", System: "sys", CacheKey: "sess-1/explore-2", ReasoningEffort: "low"})
+	a := New(Config{Provider: p, Model: "gpt-5-codex", System: "sys", CacheKey: "sess-1/explore-2"})
 	for _, prompt := range []string{"one", "two"} {
 		if _, err := a.Run(context.Background(), prompt); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a.SetReasoningEffort("high")
 	if _, err := a.Compact(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	want := []struct{ key, effort string }{{"sess-1/explore-2", "low"}, {"sess-1/explore-2", "low"}, {"sess-1/explore-2/summary", "high"}}
+	want := []string{"sess-1/explore-2", "sess-1/explore-2", "sess-1/explore-2/summary"}
 	if len(p.reqs) != len(want) {
 		t.Fatalf("%d requests, want %d", len(p.reqs), len(want))
 	}
 	for i, w := range want {
-		if p.reqs[i].CacheKey != w.key || p.reqs[i].ReasoningEffort != w.effort {
-			t.Errorf("request %d: key %q effort %q, want %q %q", i, p.reqs[i].CacheKey, p.reqs[i].ReasoningEffort, w.key, w.effort)
+		if p.reqs[i].CacheKey != w {
+			t.Errorf("request %d: key %q, want %q", i, p.reqs[i].CacheKey, w)
 		}
 	}
 }

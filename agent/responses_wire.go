@@ -47,8 +47,9 @@ type responsesReasoning struct {
 // back: with store false the server keeps nothing between requests.
 const includeEncryptedReasoning = "reasoning.encrypted_content"
 
-// encodeResponsesRequest builds the request body.
-func encodeResponsesRequest(req Request) ([]byte, error) {
+// encodeResponsesRequest builds the request body; effort is the model's
+// reasoning effort from config ("" leaves it to the server).
+func encodeResponsesRequest(req Request, effort string) ([]byte, error) {
 	instructions, input, err := responsesInput(req.Messages)
 	if err != nil {
 		return nil, err
@@ -63,8 +64,8 @@ func encodeResponsesRequest(req Request) ([]byte, error) {
 		PromptCacheKey:  req.CacheKey,
 		MaxOutputTokens: req.MaxTokens,
 	}
-	if req.ReasoningEffort != "" || reasons(req.Model) {
-		body.Reasoning = &responsesReasoning{Effort: req.ReasoningEffort, Summary: "auto"}
+	if effort != "" || reasons(req.Model) {
+		body.Reasoning = &responsesReasoning{Effort: effort, Summary: "auto"}
 	}
 	for _, t := range req.Tools {
 		params := any(t.Parameters)

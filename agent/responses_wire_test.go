@@ -27,11 +27,10 @@ func TestResponsesRequestBody(t *testing.T) {
 			{Role: RoleAssistant, Content: "ok", Reasoning: "thought", Native: &NativeItems{API: APIAnthropic, Items: []json.RawMessage{json.RawMessage(`{"type":"thinking"}`)}}},
 		},
 		Tools:           []ToolSpec{{Name: "glob", Description: "Find files.", Parameters: map[string]any{"type": "object", "properties": map[string]any{"pattern": map[string]any{"type": "string"}}}}, {Name: "ls"}},
-		MaxTokens:       1000,
-		CacheKey:        "session-1",
-		ReasoningEffort: "high",
+		MaxTokens: 1000,
+		CacheKey:  "session-1",
 	}
-	body, err := encodeResponsesRequest(req)
+	body, err := encodeResponsesRequest(req, "high")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +60,7 @@ func TestResponsesReasoningParameter(t *testing.T) {
 		"gpt-5-codex": true, "gpt-5.1": true, "o3-mini": true, "o4-mini": true, "openai/gpt-oss-120b": true,
 		"gpt-4.1": false, "gpt-4o": false, "qwen3-coder": false, "codex-mini-latest": true,
 	} {
-		body, err := encodeResponsesRequest(Request{Model: model})
+		body, err := encodeResponsesRequest(Request{Model: model}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +69,7 @@ func TestResponsesReasoningParameter(t *testing.T) {
 		}
 	}
 	// An effort in the config is sent to any model: the user knows it.
-	body, _ := encodeResponsesRequest(Request{Model: "my-model", ReasoningEffort: "low"})
+	body, _ := encodeResponsesRequest(Request{Model: "my-model"}, "low")
 	if !bytes.Contains(body, []byte(`"reasoning":{"effort":"low","summary":"auto"}`)) {
 		t.Errorf("effort not sent: %s", body)
 	}
@@ -84,7 +83,7 @@ func TestResponsesPrefixStable(t *testing.T) {
 	tools := []ToolSpec{{Name: "ls", Description: "List.", Parameters: map[string]any{"type": "object", "b": 1, "a": 2}}}
 	prev := ""
 	for turn := range 4 {
-		body, err := encodeResponsesRequest(Request{Model: "gpt-5", Messages: msgs, Tools: tools, CacheKey: "k"})
+		body, err := encodeResponsesRequest(Request{Model: "gpt-5", Messages: msgs, Tools: tools, CacheKey: "k"}, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,9 +67,6 @@ type Limits struct {
 	// MaxOutput is the part of the window kept for an answer; AnswerCap
 	// is sent as max_tokens (see Config.AnswerCap).
 	MaxOutput, AnswerCap int
-	// ReasoningEffort is the model's configured effort (see
-	// Config.ReasoningEffort).
-	ReasoningEffort string
 }
 
 // inputRoom is what a request may fill of window w: the window less the

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -108,19 +107,12 @@ type Config struct {
 	Models          map[string]ModelLimits `yaml:"models"`
 }
 
-// ModelLimits are one model's context window and output budget in tokens
-// (0 leaves a value to be found out), and how hard it reasons.
+// ModelLimits are one model's context window and output budget in tokens;
+// 0 leaves a value to be found out.
 type ModelLimits struct {
 	ContextWindow   int `yaml:"context_window"`
 	MaxOutputTokens int `yaml:"max_output_tokens"`
-	// ReasoningEffort is sent with each request to the model (one of
-	// ReasoningEfforts); "" leaves it to the server.
-	ReasoningEffort string `yaml:"reasoning_effort"`
 }
-
-// ReasoningEfforts lists the values reasoning_effort takes: OpenAI's
-// reasoning efforts (none and minimal on the models that have them).
-const ReasoningEfforts = "none, minimal, low, medium, high, xhigh"
 
 // Limits returns the configured window and output budget of model served
 // by profile ("" for the top-level endpoint); mainModel is the model the
@@ -137,9 +129,6 @@ func (c Config) Limits(profile, model, mainModel string) ModelLimits {
 		if out.MaxOutputTokens == 0 {
 			out.MaxOutputTokens = l.MaxOutputTokens
 		}
-		if out.ReasoningEffort == "" {
-			out.ReasoningEffort = l.ReasoningEffort
-		}
 	}
 	p, hasProfile := c.Providers[profile]
 	if hasProfile {
@@ -147,10 +136,10 @@ func (c Config) Limits(profile, model, mainModel string) ModelLimits {
 	}
 	take(c.Models[model])
 	if hasProfile && (p.Model == model || (p.Model == "" && model == mainModel)) {
-		take(ModelLimits{ContextWindow: p.ContextWindow, MaxOutputTokens: p.MaxOutputTokens})
+		take(ModelLimits{p.ContextWindow, p.MaxOutputTokens})
 	}
 	if model == mainModel {
-		take(ModelLimits{ContextWindow: c.ContextWindow, MaxOutputTokens: c.MaxOutputTokens})
+		take(ModelLimits{c.ContextWindow, c.MaxOutputTokens})
 	}
 	return out
 }
@@ -366,12 +355,10 @@ func (c Config) validateLimits() error {
 			return fmt.Errorf("%scontext_window %d is too small: covey needs at least %d tokens", where, l.ContextWindow, minContextWindow)
 		case l.ContextWindow > 0 && l.MaxOutputTokens >= l.ContextWindow:
 			return fmt.Errorf("%smax_output_tokens %d leaves no room in context_window %d", where, l.MaxOutputTokens, l.ContextWindow)
-		case l.ReasoningEffort != "" && !slices.Contains(strings.Split(ReasoningEfforts, ", "), l.ReasoningEffort):
-			return fmt.Errorf("%sreasoning_effort %q is not one of %s", where, l.ReasoningEffort, ReasoningEfforts)
 		}
 		return nil
 	}
-	if err := check("", ModelLimits{ContextWindow: c.ContextWindow, MaxOutputTokens: c.MaxOutputTokens}); err != nil {
+	if err := check("", ModelLimits{c.ContextWindow, c.MaxOutputTokens}); err != nil {
 		return err
 	}
 	for m, l := range c.Models {
@@ -380,7 +367,7 @@ func (c Config) validateLimits() error {
 		}
 	}
 	for name, p := range c.Providers {
-		if err := check("providers."+name+": ", ModelLimits{ContextWindow: p.ContextWindow, MaxOutputTokens: p.MaxOutputTokens}); err != nil {
+		if err := check("providers."+name+": ", ModelLimits{p.ContextWindow, p.MaxOutputTokens}); err != nil {
 			return err
 		}
 		for m, l := range p.Models {

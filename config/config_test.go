@@ -119,12 +119,12 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 					profile, model, main string
 					want                 ModelLimits
 				}{
-					{"", "main-model", "main-model", ModelLimits{ContextWindow: 32768, MaxOutputTokens: 0}},
-					{"", "qwen3-coder", "main-model", ModelLimits{ContextWindow: 65536, MaxOutputTokens: 8192}},
-					{"", "small", "main-model", ModelLimits{ContextWindow: 4096, MaxOutputTokens: 0}}, // the project's entry
+					{"", "main-model", "main-model", ModelLimits{32768, 0}},
+					{"", "qwen3-coder", "main-model", ModelLimits{65536, 8192}},
+					{"", "small", "main-model", ModelLimits{4096, 0}}, // the project's entry
 					{"", "other", "main-model", ModelLimits{}},
-					{"local", "llama", "main-model", ModelLimits{ContextWindow: 16384, MaxOutputTokens: 0}},
-					{"local", "qwen3-coder", "main-model", ModelLimits{ContextWindow: 40960, MaxOutputTokens: 8192}}, // profile's entry, top-level's output
+					{"local", "llama", "main-model", ModelLimits{16384, 0}},
+					{"local", "qwen3-coder", "main-model", ModelLimits{40960, 8192}}, // profile's entry, top-level's output
 				} {
 					if got := c.Limits(tc.profile, tc.model, tc.main); got != tc.want {
 						t.Errorf("Limits(%q, %q) = %+v, want %+v", tc.profile, tc.model, got, tc.want)
@@ -132,23 +132,6 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
-		"reasoning effort per model": {
-			user:    "models: {gpt-5-codex: {reasoning_effort: high}}\nproviders: {oa: {base_url: https://api.openai.com/v1, models: {gpt-5-codex: {reasoning_effort: low}}}}\n",
-			project: "models:\n  gpt-5-mini: {reasoning_effort: minimal, context_window: 400000}\n",
-			check: func(t *testing.T, c Config) {
-				for _, tc := range []struct{ profile, model, want string }{
-					{"", "gpt-5-codex", "high"},
-					{"oa", "gpt-5-codex", "low"}, // the profile's entry wins
-					{"", "gpt-5-mini", "minimal"},
-					{"", "other", ""},
-				} {
-					if got := c.Limits(tc.profile, tc.model, "main").ReasoningEffort; got != tc.want {
-						t.Errorf("Limits(%q, %q).ReasoningEffort = %q, want %q", tc.profile, tc.model, got, tc.want)
-					}
-				}
-			},
-		},
-		"reasoning effort unknown":  {user: "models: {m: {reasoning_effort: extreme}}\n", wantErr: `models.m: reasoning_effort "extreme" is not one of none, minimal, low, medium, high, xhigh`},
 		"context window negative":   {project: "context_window: -1\n", wantErr: "must not be negative"},
 		"context window tiny":       {project: "models: {m: {context_window: 100}}\n", wantErr: "models.m: context_window 100 is too small"},
 		"output budget over window": {user: "providers: {p: {base_url: http://x/v1, context_window: 8192, max_output_tokens: 8192}}\n", wantErr: "providers.p: max_output_tokens 8192 leaves no room"},

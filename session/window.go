@@ -101,7 +101,6 @@ func (s *Session) applyWindow(a *agent.Agent, ep config.Endpoint, model string) 
 	n, maxOut, from, ask := s.knownWindow(ep, model)
 	a.SetMaxOutputTokens(maxOut)
 	a.SetAnswerCap(s.answerCap(ep, model))
-	a.SetReasoningEffort(s.cfg.Limits(ep.Name, model, s.windows.mainModel).ReasoningEffort)
 	a.LearnContextWindow(n, from)
 	if !ask {
 		close(done)
@@ -163,8 +162,7 @@ func (s *Session) childWindow(p agent.Provider, model string) agent.Limits {
 			n, from = info.Tokens, window.FromServer
 		}
 	}
-	return agent.Limits{Window: n, From: from, MaxOutput: maxOut, AnswerCap: s.answerCap(ep, model),
-		ReasoningEffort: s.cfg.Limits(ep.Name, model, s.windows.mainModel).ReasoningEffort}
+	return agent.Limits{Window: n, From: from, MaxOutput: maxOut, AnswerCap: s.answerCap(ep, model)}
 }
 
 // answerCap is the max_tokens sent for model at ep: the user's own
