@@ -26,7 +26,7 @@ func TestResponsesRequestBody(t *testing.T) {
 			// Another wire's items are not this wire's to send.
 			{Role: RoleAssistant, Content: "ok", Reasoning: "thought", Native: &NativeItems{API: APIAnthropic, Items: []json.RawMessage{json.RawMessage(`{"type":"thinking"}`)}}},
 		},
-		Tools:           []ToolSpec{{Name: "glob", Description: "Find files.", Parameters: map[string]any{"type": "object", "properties": map[string]any{"pattern": map[string]any{"type": "string"}}}}, {Name: "ls"}},
+		Tools:     []ToolSpec{{Name: "glob", Description: "Find files.", Parameters: map[string]any{"type": "object", "properties": map[string]any{"pattern": map[string]any{"type": "string"}}}}, {Name: "ls"}},
 		MaxTokens: 1000,
 		CacheKey:  "session-1",
 	}
