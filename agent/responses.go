@@ -63,7 +63,10 @@ func (r *Responses) Stream(ctx context.Context, req Request, on StreamHandler) (
 
 // effort is the configured reasoning effort of model ("" when none).
 func (r *Responses) effort(model string) string {
-	return ""
+	if r.o.cfg.Reasoning == nil {
+		return ""
+	}
+	return r.o.cfg.Reasoning(model).Effort
 }
 
 // retrying makes attempts until one succeeds, fails for good, or the
