@@ -82,7 +82,7 @@ func (r *Responses) retrying(ctx context.Context, body []byte, on StreamHandler)
 			return comp, fmt.Errorf("responses request stopped: %w", ctx.Err())
 		}
 		if delivered {
-			err = o.midAnswer(err, comp)
+			err = r.midAnswer(err, comp)
 		}
 		var pe *ProviderError
 		if delivered || !errors.As(err, &pe) || !pe.Retryable || attempt >= o.cfg.MaxAttempts {
@@ -105,6 +105,17 @@ func (r *Responses) retrying(ctx context.Context, body []byte, on StreamHandler)
 			return Completion{}, fmt.Errorf("responses request stopped while waiting to retry: %w", err)
 		}
 	}
+}
+
+// midAnswer is OpenAI.midAnswer, with the Responses stream's own end
+// named.
+func (r *Responses) midAnswer(err error, comp Completion) error {
+	err = r.o.midAnswer(err, comp)
+	var pe *ProviderError
+	if errors.As(err, &pe) && errors.Is(pe.Kind, ErrStreamEndedEarly) {
+		pe.Message = strings.Replace(pe.Message, "without [DONE] or a finish reason", "without response.completed", 1)
+	}
+	return err
 }
 
 // unreached is OpenAI.unreached, with the Responses stream's own end

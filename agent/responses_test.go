@@ -173,7 +173,7 @@ func TestResponsesStream(t *testing.T) {
 			want:    Completion{Message: Message{Content: "half"}},
 			text:    "half",
 			errKind: ErrStreamEndedEarly,
-			errText: "closed mid-answer",
+			errText: "closed mid-answer (the stream ended early, without response.completed)",
 		},
 		"keep-alive comments and unknown events are skipped": {
 			pieces: []string{
@@ -289,12 +289,17 @@ func TestResponsesCancelKeepsNoReasoning(t *testing.T) {
 
 func TestResponsesRequestAuth(t *testing.T) {
 	srv := newScriptServer(t, rawResponse{pieces: []string{respEvent("response.completed", `{"type":"response.completed","response":{}}`)}})
-	if _, err := NewResponses(testConfig(srv.URL+"/", nil)).Stream(context.Background(), Request{Model: "m"}, StreamHandler{}); err != nil {
+	cfg := testConfig(srv.URL+"/", nil)
+	cfg.Reasoning = func(model string) Reasoning { return Reasoning{Effort: "xhigh-for-" + model} }
+	if _, err := NewResponses(cfg).Stream(context.Background(), Request{Model: "m"}, StreamHandler{}); err != nil {
 		t.Fatal(err)
 	}
 	r := srv.request(0)
 	if r.method != http.MethodPost || r.path != "/responses" || r.header.Get("Authorization") != "Bearer test-key" {
 		t.Fatalf("request %s %s auth %q", r.method, r.path, r.header.Get("Authorization"))
+	}
+	if !strings.Contains(string(r.body), `"reasoning":{"effort":"xhigh-for-m","summary":"auto"}`) {
+		t.Errorf("the configured effort is not sent: %s", r.body)
 	}
 }
 
