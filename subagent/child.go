@@ -246,6 +246,7 @@ func (c *child) newAgent() {
 	c.a = agent.New(agent.Config{
 		Hooks:         loopHooks(c.hk),
 		ContextWindow: lim.Window, ContextWindowFrom: lim.From, MaxOutputTokens: lim.MaxOutput, AnswerCap: lim.AnswerCap,
+		CacheKey:  c.cacheKey(),
 		Provider:  c.provider,
 		Model:     c.model,
 		System:    system,
@@ -268,6 +269,16 @@ func (c *child) newAgent() {
 			}
 		},
 	})
+}
+
+// cacheKey names the child's conversation for the prompt cache: its own
+// beside the session's, so its turns find their prefix ("" outside a
+// recorded session).
+func (c *child) cacheKey() string {
+	if c.m.cfg.SessionID == "" {
+		return ""
+	}
+	return c.m.cfg.SessionID + "/" + c.src.AgentID
 }
 
 // start runs the child's first run on its own goroutine.
