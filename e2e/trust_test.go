@@ -177,3 +177,38 @@ func hostOf(u string) string {
 	host, _, _ := strings.Cut(u, "/")
 	return host
 }
+
+// TestTrustForgedWorktreeRecord: the model's sandboxed bash writes a
+// worktree record naming a folder outside the workspace; `covey worktrees
+// prune` and `apply` (run outside the sandbox) refuse it, name the record
+// and remove nothing.
+func TestTrustForgedWorktreeRecord(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	victim := t.TempDir()
+	precious := filepath.Join(victim, "precious.txt")
+	if err := os.WriteFile(precious, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record := `{"name":"evil-1","path":"` + victim + `","branch":"covey/evil-1","complete":true,"base_commit":"HEAD","kept":true}`
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "mkdir -p .git/covey-worktrees && printf '%s' '" + record + "' > .git/covey-worktrees/evil-1.json"})}},
+		{Text: "DONE"},
+	}})
+	r := h.run(t, "", "-p", "tidy up", "--permission-mode", "bypassPermissions")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, ".git", "covey-worktrees", "evil-1.json")); err != nil {
+		t.Fatalf("the model could not write the record (the attack did not play): %v", err)
+	}
+	for _, args := range [][]string{{"worktrees", "prune"}, {"worktrees", "apply", "covey/evil-1"}} {
+		r := runCovey(t, h.ws, h.box.env(), "", args...)
+		if r.code == 0 || !strings.Contains(r.stderr, "forged record") || !strings.Contains(r.stderr, "evil-1.json") {
+			t.Errorf("covey %v: exit %d, want a refusal naming the record\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
+		}
+		if b, err := os.ReadFile(precious); err != nil || string(b) != "keep me\n" {
+			t.Fatalf("covey %v removed the folder the forged record named: %q %v", args, b, err)
+		}
+	}
+}
