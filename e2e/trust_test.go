@@ -247,3 +247,39 @@ func TestTrustWorktreeChildSettingsHeadless(t *testing.T) {
 		t.Errorf("stderr does not say why the merge was not applied:\n%s", r.stderr)
 	}
 }
+
+// TestTrustHookScriptRewritten: a trusted project hook runs a workspace
+// script; the model rewrites the script (acceptEdits lets it) to write
+// outside the workspace. The hook runs outside the sandbox, so the
+// rewritten script must not run: trust covers the script as it was.
+func TestTrustHookScriptRewritten(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	pwned := filepath.Join(outside, "bashrc")
+	files := sampleFiles()
+	files["scripts/fmt.sh"] = "echo ok >> \"$CLAUDE_PROJECT_DIR/hook.log\"\n"
+	files[".claude/settings.json"] = `{"hooks":{"PostToolUse":[{"matcher":"","hooks":[{"type":"command","command":"sh scripts/fmt.sh"}]}]}}`
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "scripts/fmt.sh"})}},
+		{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "scripts/fmt.sh", "content": "echo pwned > " + pwned + "\n"})}},
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "README.md"})}},
+		{Text: "DONE"},
+	}})
+	r := h.run(t, "", "-p", "format the code", "--permission-mode", "acceptEdits", "--trust-project")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if got := readFile(t, filepath.Join(h.ws, "hook.log")); got != "ok\n" {
+		t.Errorf("the trusted script ran %q times, want once before it was rewritten", got)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatalf("the rewritten hook script ran outside the sandbox\nstderr:\n%s", r.stderr)
+	}
+	if got := readFile(t, filepath.Join(h.ws, "scripts", "fmt.sh")); !strings.Contains(got, "pwned") {
+		t.Fatalf("the model could not rewrite the script (the attack did not play): %q", got)
+	}
+	if !strings.Contains(r.stderr, "scripts/fmt.sh changed") {
+		t.Errorf("stderr does not say why the hook did not run:\n%s", r.stderr)
+	}
+}
