@@ -109,7 +109,7 @@ type Hook struct {
 	// the hooks were read (see Pin).
 	Scripts []Script
 	match   *regexp.Regexp // nil: matches everything
-	exact  string         // a plain name matched as it is
+	exact   string         // a plain name matched as it is
 }
 
 // Validate reports what is wrong with c: unknown events, hooks of another
