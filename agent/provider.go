@@ -23,6 +23,10 @@ type Request struct {
 	// the catalog; 0: unknown), for a wire that must send a max_tokens
 	// when MaxTokens is 0 (Anthropic's).
 	OutputRoom int
+	// CacheKey names the conversation for a provider's prompt cache (the
+	// Responses API's prompt_cache_key): stable across an agent's turns,
+	// one per agent of a session. "" sends none.
+	CacheKey string
 }
 
 // ToolSpec is a tool as offered to the model.

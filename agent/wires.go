@@ -11,8 +11,10 @@ func NewProvider(api string, cfg OpenAIConfig) (Provider, error) {
 		return NewOpenAI(cfg), nil
 	case APIAnthropic:
 		return NewAnthropic(cfg), nil
+	case APIResponses:
+		return NewResponses(cfg), nil
 	default:
-		return nil, fmt.Errorf("unknown api %q: covey speaks %s and %s", api, APIChat, APIAnthropic)
+		return nil, fmt.Errorf("unknown api %q: covey speaks %s, %s and %s", api, APIChat, APIResponses, APIAnthropic)
 	}
 }
 

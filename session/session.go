@@ -125,6 +125,10 @@ type Options struct {
 	Version string
 	// NoHooks runs no hook (the demo must do what it shows).
 	NoHooks bool
+	// TrustProject trusts the project's hooks and MCP servers without
+	// asking: the user trusted the folder (--trust-project, or the
+	// trusted_folders of their config).
+	TrustProject bool
 	// ReservedCommands are the built-in slash commands' names: a command
 	// file of one of these names is not loaded (the built-in wins).
 	ReservedCommands []string
@@ -246,7 +250,7 @@ func New(opts Options) (*Session, error) {
 	// gets only its allowed-tools (scopedTool).
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
-			reg.Add(scopedTool{t})
+			reg.Add(scopedTool{s.manager.Radar(t, agent.Source{AgentID: agent.MainAgentID}, ws.Root)})
 		}
 	}
 	if mode != permission.ModePlan {
@@ -294,7 +298,10 @@ func New(opts Options) (*Session, error) {
 		},
 		AutoCompact:   cfg.AutoCompact.Threshold(),
 		ContextWindow: cfg.ContextWindow,
-		CrewNote:      func() string { return s.manager.CrewNote(agent.MainAgentID) },
+		// The session's id names its conversation for the prompt cache,
+		// across --continue too.
+		CacheKey: s.sessionID(),
+		CrewNote: func() string { return s.manager.CrewNote(agent.MainAgentID) },
 		// The PreCompact hooks run before each of the main agent's
 		// compactions.
 		BeforeCompact: s.BeforeCompact,
