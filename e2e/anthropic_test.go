@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -247,10 +249,21 @@ func TestAnthropicOverflowCompacts(t *testing.T) {
 func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
-	files := sampleFiles()
-	files[".covey/config.yaml"] = "model: claude-e2e\nbase_url: " + srv.URL() + "\nmodels:\n  claude-e2e: {api: anthropic}\n"
-	files[".covey/agents/scout.md"] = "---\nname: scout\ndescription: Finds files.\nmodel: local-e2e\ntools: [glob]\n---\nYou find files.\n"
-	ws := workspace(t, files)
+	// The user's config and agent (a project's would first ask for trust).
+	box := newSandbox(t)
+	userDir := filepath.Join(box.home, ".config", "covey")
+	for name, content := range map[string]string{
+		"config.yaml":     "model: claude-e2e\nbase_url: " + srv.URL() + "\nmodels:\n  claude-e2e: {api: anthropic}\n",
+		"agents/scout.md": "---\nname: scout\ndescription: Finds files.\nmodel: local-e2e\ntools: [glob]\n---\nYou find files.\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(userDir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(userDir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := workspace(t, sampleFiles())
 	srv.Add(scripted.Conversation{Name: "scout", Match: scripted.Match{FirstUser: "[e2e:scout]", Model: "local-e2e"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "*.go"})}},
 		{Text: "greet.go is there."},
@@ -260,7 +273,7 @@ func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
 			"description": "find go files", "subagent_type": "scout", "prompt": "[e2e:scout] Find the Go files."}}}},
 		{Text: "E2E CREW ACROSS WIRES.", ChunkSize: 100},
 	}})
-	tm := startTUI(t, ws, newSandbox(t).env("ANTHROPIC_API_KEY="+antKey))
+	tm := startTUI(t, ws, box.env("ANTHROPIC_API_KEY="+antKey))
 	tm.waitText(helpLine, "(Anthropic Messages)")
 	tm.submit("find the go files")
 	s := tm.waitText("E2E CREW ACROSS WIRES.")
