@@ -301,3 +301,25 @@ func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
 	}
 	tm.quitAndCheck(helpLine)
 }
+
+// TestAnthropicResumeOnAnotherWire: a session made on Anthropic's wire and
+// resumed on Chat Completions says so, and goes on.
+func TestAnthropicResumeOnAnotherWire(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "thinking on anthropic", Text: "FIRST."}, {Text: "SECOND."}}})
+	if r := h.run(t, "-p", "hello"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	r := runCovey(t, h.ws, h.box.env(), "", "--api", "chat", "--base-url", h.srv.URL(), "--model", "claude-e2e", "-p", "again", "--continue")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "SECOND." {
+		t.Fatalf("resumed run: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "made on Anthropic Messages and now speaks Chat Completions") {
+		t.Errorf("stderr does not say the wire changed:\n%s", r.stderr)
+	}
+	if j := h.srv.Journal(); len(j) != 2 || j[1].API != "" {
+		t.Errorf("the resumed request: %+v", j)
+	}
+}
