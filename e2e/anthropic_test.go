@@ -323,3 +323,52 @@ func TestAnthropicResumeOnAnotherWire(t *testing.T) {
 		t.Errorf("the resumed request: %+v", j)
 	}
 }
+
+// TestAnthropicRawQuirks: a raw stream with every quirk of a real one
+// (pings, empty deltas, a redacted thinking block, a thinking block with
+// only a signature, tool input streamed as an empty object) runs its call,
+// and the next request carries both thinking blocks byte for byte before
+// the tool use.
+func TestAnthropicRawQuirks(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	redacted := `{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4a+/=="}`
+	ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
+	raw := ev("message_start", `{"type":"message_start","message":{"id":"msg_raw","type":"message","role":"assistant","model":"claude-e2e","content":[],"usage":{"input_tokens":20,"cache_read_input_tokens":7,"output_tokens":1}}}`) +
+		ev("ping", `{"type":"ping"}`) +
+		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":`+redacted+`}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":0}`) +
+		ev("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}`) +
+		ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"b25seQ=="}}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":1}`) +
+		ev("content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`) +
+		ev("content_block_delta", `{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":""}}`) +
+		ev("ping", `{"type":"ping"}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":2}`) +
+		ev("content_block_start", `{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_raw1","name":"glob","input":{}}}`) +
+		ev("content_block_delta", `{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":""}}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":3}`) +
+		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`) +
+		ev("message_stop", `{"type":"message_stop"}`)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Raw: raw}, {Text: "RAW DONE."}}})
+	r := h.run(t, "-p", "list", "--output-format", "stream-json")
+	if r.code != 0 || !strings.Contains(r.stdout, "RAW DONE.") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"cached_tokens":7`) {
+		t.Errorf("stream-json does not carry the cache reads:\n%s", r.stdout)
+	}
+	j := h.srv.Journal()
+	if len(j) != 2 {
+		t.Fatalf("%d requests, want 2", len(j))
+	}
+	asst := parseAnt(t, j[1]).Messages[1].Content
+	if len(asst) != 3 || string(asst[0]) != redacted || string(asst[1]) != `{"type":"thinking","thinking":"","signature":"b25seQ=="}` ||
+		!bytes.Contains(asst[2], []byte(`"id":"toolu_raw1","name":"glob","input":{}`)) {
+		t.Errorf("assistant blocks sent back = %s", asst)
+	}
+	if res := parseAnt(t, j[1]).Messages[2].Content; len(res) != 1 || !bytes.Contains(res[0], []byte(`"tool_use_id":"toolu_raw1"`)) {
+		t.Errorf("tool result = %s", res)
+	}
+}
