@@ -373,3 +373,25 @@ func TestResponsesWireMixedCrew(t *testing.T) {
 		}
 	}
 }
+
+// TestResponsesFirstRequestSize holds the Responses wire's first request
+// of a one-line prompt to the same budget as Chat's (maxFirstRequest),
+// and reports both sizes.
+func TestResponsesFirstRequestSize(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Text: "hi"}}})
+	ws, box := workspace(t, sampleFiles()), newSandbox(t)
+	if r := runCovey(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "", "--api", "responses", "--model", "e2e-model", "-p", "say hi"); r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	j := srv.Journal()
+	if len(j) != 1 {
+		t.Fatalf("%d requests, want 1", len(j))
+	}
+	chat := firstRequest(t)
+	t.Logf("first request of a one-line prompt: Responses %d bytes, Chat Completions %d bytes", len(j[0].Body), len(chat))
+	if len(j[0].Body) > maxFirstRequest {
+		t.Errorf("the Responses first request is %d bytes, over the budget of %d", len(j[0].Body), maxFirstRequest)
+	}
+}
