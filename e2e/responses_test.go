@@ -395,3 +395,31 @@ func TestResponsesFirstRequestSize(t *testing.T) {
 		t.Errorf("the Responses first request is %d bytes, over the budget of %d", len(j[0].Body), maxFirstRequest)
 	}
 }
+
+// TestResponsesWireTUI: in the TUI, on the Responses wire, the welcome
+// card names the wire, a reasoning summary shows folded (its header and
+// last lines) above the answer, and the next turn carries the reasoning
+// item back.
+func TestResponsesWireTUI(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	ws := workspace(t, sampleFiles())
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "step one\nstep two\nstep three\nstep four\nstep five: answer briefly", Text: "TUI answer on the Responses wire."},
+		{Text: "Second answer."},
+	}})
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--api", "responses", "--model", "gpt-5-codex")
+	tm.waitText(helpLine, "OpenAI Responses")
+	tm.submit("think, then answer")
+	screen := tm.waitText("TUI answer on the Responses wire.", "✻ Thinking (2 more lines)", "step five: answer briefly")
+	if strings.Contains(screen, "step one") {
+		t.Errorf("the reasoning is not folded:\n%s", screen)
+	}
+	tm.submit("again")
+	tm.waitText("Second answer.")
+	j := srv.Journal()
+	if len(j) != 2 || !bytes.Contains(j[1].Body, []byte(`"type":"reasoning"`)) || !bytes.Contains(j[1].Body, []byte(`"encrypted_content":"gAAAA`)) {
+		t.Errorf("the second request lacks the reasoning item: %d requests", len(j))
+	}
+	tm.quitAndCheck(helpLine)
+}
