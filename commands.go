@@ -74,6 +74,7 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.StringVar(&o.permissionMode, "permission-mode", "", "permission `MODE`: default, acceptEdits, plan or bypassPermissions")
 	pf.StringVar(&o.sandboxMode, "sandbox", "", "confine bash (`MODE`): workspace-write (writes only in the workspace, temp and caches; the default on Linux) or off")
 	pf.BoolVar(&o.debug, "debug", false, "write a debug log (its path is printed on exit)")
+	pf.BoolVar(&o.trustProject, "trust-project", false, "trust this folder's settings, hooks and MCP servers for this run (see docs/permissions.md)")
 	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` or JSON string ({\"mcpServers\": …}; repeatable)")
 
 	root.AddCommand(agentsCmd(o, stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),

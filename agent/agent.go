@@ -368,7 +368,7 @@ func (a *Agent) requestMark() (Request, int) {
 	for _, t := range a.cfg.Tools.Tools() {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
-	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap,
+	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap, OutputRoom: a.cfg.MaxOutputTokens,
 		CacheKey: a.cfg.CacheKey}, len(a.history)
 }
 

@@ -62,7 +62,7 @@ func runResponsesCases(t *testing.T, cases map[string]streamCase) {
 	}
 }
 
-func native(items ...string) *NativeItems {
+func rsNative(items ...string) *NativeItems {
 	n := &NativeItems{API: APIResponses}
 	for _, it := range items {
 		n.Items = append(n.Items, json.RawMessage(it))
@@ -86,7 +86,7 @@ func TestResponsesStream(t *testing.T) {
 			pieces: fileEvents(t, "sse_responses_reasoning_text.txt"),
 			want: Completion{
 				Message: Message{Content: "Hello <b>", Reasoning: "**Planning** the answer\n\nThen greet.",
-					Native: native(rsText)},
+					Native: rsNative(rsText)},
 				FinishReason: "stop",
 				Usage:        Usage{InputTokens: 1200, OutputTokens: 90, CachedTokens: 1024, ReasoningTokens: 64},
 			},
@@ -99,7 +99,7 @@ func TestResponsesStream(t *testing.T) {
 				Message: Message{ToolCalls: []ToolCall{
 					{ID: "call_A", Name: "read_file", Arguments: `{"path":"a.go"}`},
 					{ID: "call_B", Name: "glob", Arguments: `{"pattern":"*.go"}`},
-				}, Native: native(`{"id":"rs_2","type":"reasoning","encrypted_content":"gAAAAABo-ONLY-SIG==","summary":[]}`)},
+				}, Native: rsNative(`{"id":"rs_2","type":"reasoning","encrypted_content":"gAAAAABo-ONLY-SIG==","summary":[]}`)},
 				FinishReason: "tool_calls",
 				Usage:        Usage{InputTokens: 50, OutputTokens: 30, ReasoningTokens: 12},
 			},
@@ -111,7 +111,7 @@ func TestResponsesStream(t *testing.T) {
 				`{"type":"response.output_item.done","output_index":1,"item":{"id":"msg_9","type":"message","role":"assistant","content":[{"type":"output_text","text":"Only in done."}]}}`,
 				`{"type":"response.completed","response":{"status":"completed"}}`),
 			want: Completion{
-				Message:      Message{Content: "Only in done.", Reasoning: "Thought.", Native: native(`{"id":"rs_9","type":"reasoning","encrypted_content":"E","summary":[{"type":"summary_text","text":"Thought."}]}`)},
+				Message:      Message{Content: "Only in done.", Reasoning: "Thought.", Native: rsNative(`{"id":"rs_9","type":"reasoning","encrypted_content":"E","summary":[{"type":"summary_text","text":"Thought."}]}`)},
 				FinishReason: "stop",
 			},
 			text: "Only in done.", reasoning: "Thought.",

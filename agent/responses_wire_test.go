@@ -14,7 +14,7 @@ func TestResponsesRequestBody(t *testing.T) {
 		Messages: []Message{
 			{Role: RoleSystem, Content: "You are covey."},
 			{Role: RoleUser, Content: "read a.go & b.go"},
-			{Role: RoleAssistant, Content: "Reading.", Native: native(reasoning), ToolCalls: []ToolCall{
+			{Role: RoleAssistant, Content: "Reading.", Native: rsNative(reasoning), ToolCalls: []ToolCall{
 				{ID: "call_A", Name: "read_file", Arguments: `{"path":"a.go"}`},
 				{ID: "", Name: "read_file", Arguments: ""},
 				{ID: "call_C", Name: "glob", Arguments: `{}`},
@@ -96,7 +96,7 @@ func TestResponsesPrefixStable(t *testing.T) {
 		}
 		prev = s[:end]
 		msgs = append(msgs,
-			Message{Role: RoleAssistant, Native: native(`{"type":"reasoning","encrypted_content":"E` + string(rune('0'+turn)) + `"}`),
+			Message{Role: RoleAssistant, Native: rsNative(`{"type":"reasoning","encrypted_content":"E` + string(rune('0'+turn)) + `"}`),
 				ToolCalls: []ToolCall{{ID: "c" + string(rune('0'+turn)), Name: "ls", Arguments: "{}"}}},
 			Message{Role: RoleTool, ToolCallID: "c" + string(rune('0'+turn)), Content: "x"})
 	}

@@ -55,6 +55,10 @@ type Config struct {
 	// permissive than the session's mode. It is read from the user's
 	// config only: a repository must not raise its own agents.
 	AllowAgentModeRaise bool `yaml:"allow_agent_mode_raise"`
+	// TrustedFolders are folders whose repositories' settings the user
+	// trusts without being asked (and their subfolders); read from the
+	// user's config only. See docs/permissions.md.
+	TrustedFolders []string `yaml:"trusted_folders"`
 	// StreamIdleTimeout is how long a model's stream may stay silent
 	// before the request is abandoned (default 120s); slow local models
 	// thinking before their first token want more.
@@ -247,41 +251,11 @@ func UserDir() string {
 
 // Load reads and merges the user's and the project's config files.
 // A missing file is fine; a broken one is an error naming the file and line.
+// The project's settings that need trust apply only once the user trusted
+// them (see trust.go); LoadTrusted says which those are.
 func Load(workspace string) (Config, error) {
-	user, project := Paths(workspace)
-	var merged Config
-	for _, path := range []string{user, project} {
-		c, err := readFile(path)
-		if err != nil {
-			return Config{}, err
-		}
-		if path == project {
-			if loose := c.Sandbox.Loosens(); loose != "" {
-				return Config{}, fmt.Errorf("config %s: %s is read from the user's config only (%s), so a repository cannot loosen its own sandbox", path, loose, user)
-			}
-		}
-		if path == project {
-			if raised := raisesStream(merged, c); raised != "" {
-				return Config{}, fmt.Errorf("config %s: %s may only be lowered by a project (raise it in %s), so a repository cannot unbound its own streams", path, raised, user)
-			}
-		}
-		if path == project && c.AllowAgentModeRaise {
-			return Config{}, fmt.Errorf("config %s: allow_agent_mode_raise is read from the user's config only (%s), so a repository cannot raise its own agents", path, user)
-		}
-		if path == project {
-			// A repository's file may not start programs unasked.
-			c.ProjectMCPServers, c.MCPServers = c.MCPServers, nil
-			c.ProjectHooks, c.Hooks = c.Hooks, nil
-		}
-		merged = merge(merged, c)
-	}
-	// Checked now, not when the first child starts and fails.
-	if p := merged.SubagentProvider; p != "" {
-		if _, ok := merged.Providers[p]; !ok {
-			return Config{}, fmt.Errorf("config %s or %s: subagent_provider %q is not a profile under providers; configured: %s", user, project, p, profileNames(merged))
-		}
-	}
-	return merged, nil
+	c, _, err := LoadTrusted(workspace, LoadOptions{})
+	return c, err
 }
 
 // maxConfigSize bounds a config file: a real one is a few KB, and the
@@ -289,14 +263,19 @@ func Load(workspace string) (Config, error) {
 const maxConfigSize = 1 << 20
 
 func readFile(path string) (Config, error) {
-	var c Config
 	data, err := safefile.Read(path, maxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
+		return Config{}, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("config: %w", err) // err names the file
+		return Config{}, fmt.Errorf("config: %w", err) // err names the file
 	}
+	return parseFile(path, data)
+}
+
+// parseFile decodes and checks one config file's content.
+func parseFile(path string, data []byte) (Config, error) {
+	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
@@ -341,7 +320,7 @@ func readFile(path string) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: subagents.max_tokens and max_cost must not be negative", path)
 	}
 	for model, p := range c.Prices {
-		if p.Input < 0 || p.Output < 0 {
+		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
 			return Config{}, fmt.Errorf("config %s: prices.%s: a price must not be negative", path, model)
 		}
 	}
@@ -547,6 +526,7 @@ func merge(base, over Config) Config {
 		base.ModelAliases[k] = v
 	}
 	base.AllowAgentModeRaise = base.AllowAgentModeRaise || over.AllowAgentModeRaise
+	base.TrustedFolders = append(base.TrustedFolders, over.TrustedFolders...)
 	return base
 }
 

@@ -84,8 +84,10 @@ func TestResolveEndpoint(t *testing.T) {
 func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 	tests := map[string]struct {
 		user, project string
-		check         func(t *testing.T, c Config)
-		wantErr       string
+		// trusted: the user trusted the project's settings.
+		trusted bool
+		check   func(t *testing.T, c Config)
+		wantErr string
 	}{
 		"project over user": {
 			user:    "model: a\nbase_url: http://user/v1\nsubagents: {concurrency: 2, timeout: 90s}\npermissions: {allow: [\"bash(go test:*)\"]}\n",
@@ -134,6 +136,7 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"prices and budgets": {
 			user:    "prices: {big: {input: 3, output: 15}, small: {input: 0.1, output: 0.4}}\nsubagents: {max_tokens: 50000, max_cost: 0.5}\n",
 			project: "prices:\n  small: {input: 0.2, output: 0.8}\nsubagents: {max_cost: 0.25}\n",
+			trusted: true,
 			check: func(t *testing.T, c Config) {
 				want := agent.Prices{"big": {Input: 3, Output: 15}, "small": {Input: 0.2, Output: 0.8}}
 				if !reflect.DeepEqual(c.Prices, want) || c.Subagents.MaxTokens != 50000 || c.Subagents.MaxCost != 0.25 {
@@ -219,7 +222,7 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 			},
 		},
 		"approval grace": {
-			user: "approval_grace: 1s\n", project: "approval_grace: 0s\n",
+			user: "approval_grace: 1s\n", project: "approval_grace: 0s\n", trusted: true,
 			check: func(t *testing.T, c Config) {
 				if c.ApprovalGrace == nil || *c.ApprovalGrace != 0 {
 					t.Fatalf("approval_grace = %v, want the project's 0s (none)", c.ApprovalGrace)
@@ -246,8 +249,8 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"missing dirs":                       {check: func(t *testing.T, c Config) {}},
 		"nested unknown key on one line":     {project: "subagents:\n  concurency: 3\n", wantErr: "line 2: unknown key \"concurency\""},
 		"not a mapping":                      {project: "- model\n", wantErr: "line 1"},
-		"subagent provider unknown":          {project: "subagent_provider: nope\n", wantErr: `subagent_provider "nope" is not a profile under providers; configured: (none)`},
-		"subagent provider from the user's profiles": {user: "providers: {local: {base_url: \"http://x/v1\"}}\n", project: "subagent_provider: local\n", check: func(t *testing.T, c Config) {
+		"subagent provider unknown":          {project: "subagent_provider: nope\n", trusted: true, wantErr: `subagent_provider "nope" is not a profile under providers; configured: (none)`},
+		"subagent provider from the user's profiles": {user: "providers: {local: {base_url: \"http://x/v1\"}}\n", project: "subagent_provider: local\n", trusted: true, check: func(t *testing.T, c Config) {
 			if c.SubagentProvider != "local" {
 				t.Fatalf("subagent_provider = %q", c.SubagentProvider)
 			}
@@ -273,7 +276,7 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"hooks unknown event": {user: "hooks: {Sometimes: []}\n", wantErr: `hooks: unknown hook event "Sometimes"`},
 		"hooks unknown key":   {project: "hooks: {Stop: [{hooks: [{comand: x}]}]}\n", wantErr: `unknown key "comand"`},
 		"hooks empty command": {project: "hooks: {Stop: [{hooks: [{type: command}]}]}\n", wantErr: "command is empty"},
-		"notifications": {user: "notifications: {bell: false, protocol: osc777}\n", project: "notifications: {turn_end: false}\n", check: func(t *testing.T, c Config) {
+		"notifications": {user: "notifications: {bell: false, protocol: osc777}\n", project: "notifications: {turn_end: false}\n", trusted: true, check: func(t *testing.T, c Config) {
 			n := c.Notifications
 			if On(n.Bell) || !On(n.Desktop) || On(n.TurnEnd) || !On(n.Approval) || n.Protocol != "osc777" {
 				t.Fatalf("notifications = %+v", n)
@@ -299,7 +302,8 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 			user, project := Paths(ws)
 			write(user, tc.user)
 			write(project, tc.project)
-			c, err := Load(ws)
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			c, _, err := LoadTrusted(ws, LoadOptions{TrustProject: tc.trusted})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)

@@ -125,6 +125,10 @@ type Options struct {
 	Version string
 	// NoHooks runs no hook (the demo must do what it shows).
 	NoHooks bool
+	// TrustProject trusts the project's hooks and MCP servers without
+	// asking: the user trusted the folder (--trust-project, or the
+	// trusted_folders of their config).
+	TrustProject bool
 	// ReservedCommands are the built-in slash commands' names: a command
 	// file of one of these names is not loaded (the built-in wins).
 	ReservedCommands []string
@@ -246,7 +250,7 @@ func New(opts Options) (*Session, error) {
 	// gets only its allowed-tools (scopedTool).
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
-			reg.Add(scopedTool{t})
+			reg.Add(scopedTool{s.manager.Radar(t, agent.Source{AgentID: agent.MainAgentID}, ws.Root)})
 		}
 	}
 	if mode != permission.ModePlan {

@@ -168,6 +168,8 @@ func (s *Server) Start() error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.handleChat)
 	mux.HandleFunc("/chat/completions", s.handleChat)
+	mux.HandleFunc("/v1/messages", s.handleMessages)
+	mux.HandleFunc("/messages", s.handleMessages)
 	mux.HandleFunc("/v1/responses", s.handleResponses)
 	mux.HandleFunc("/responses", s.handleResponses)
 	mux.HandleFunc("/v1/models", s.handleModels)
