@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -422,4 +423,49 @@ func TestResponsesWireTUI(t *testing.T) {
 		t.Errorf("the second request lacks the reasoning item: %d requests", len(j))
 	}
 	tm.quitAndCheck(helpLine)
+}
+
+// TestResponsesWireOverflowCompacts: on the Responses wire, with the
+// window unknown, a request the server refuses as too long is compacted
+// (the summary asked on the same wire) and sent again; the session goes
+// on, turn after turn, with every fact kept.
+func TestResponsesWireOverflowCompacts(t *testing.T) {
+	t.Parallel()
+	const turns = 12
+	h := newLongSessionRun(t, "")
+	env := h.box.env("OPENAI_BASE_URL=" + h.srv.URL())
+	sawOverflow := false
+	for i := 1; i <= turns; i++ {
+		args := []string{"--api", "responses", "--model", "gpt-5-codex", "-p", fmt.Sprintf("[long %d] remember FACT-%d and read big.txt", i, i)}
+		if i > 1 {
+			args = append(args, "--continue")
+		}
+		r := runCovey(t, h.ws, env, "", args...)
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "Noted." {
+			t.Fatalf("turn %d: exit %d, stdout %q\nstderr:\n%s", i, r.code, r.stdout, r.stderr)
+		}
+		sawOverflow = sawOverflow || strings.Contains(r.stderr, "request over the model's window: compacted ")
+	}
+	r := runCovey(t, h.ws, env, "", "--api", "responses", "--model", "gpt-5-codex", "--continue", "-p", "[long question] which facts do you know?")
+	facts := strings.Fields(r.stdout)
+	for i := 1; i <= turns; i++ {
+		if !slices.Contains(facts, fmt.Sprintf("FACT-%d", i)) {
+			t.Errorf("the answer lacks FACT-%d: %s", i, r.stdout)
+		}
+	}
+	over, summaries := 0, 0
+	for _, e := range h.srv.Journal() {
+		if e.Overflow {
+			over++
+		}
+		if strings.HasSuffix(e.Conversation, "summary") {
+			summaries++
+			if b := decodeRespBody(t, e); b.Input == nil || !strings.HasSuffix(b.PromptCacheKey, "/summary") {
+				t.Errorf("a summary request not on the Responses wire with its own key: %.300s", e.Body)
+			}
+		}
+	}
+	if over == 0 || summaries == 0 || !sawOverflow {
+		t.Errorf("%d requests refused, %d summaries, a line said so: %v; want an overflow compacted", over, summaries, sawOverflow)
+	}
 }
