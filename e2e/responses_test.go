@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -468,4 +469,54 @@ func TestResponsesWireOverflowCompacts(t *testing.T) {
 	if over == 0 || summaries == 0 || !sawOverflow {
 		t.Errorf("%d requests refused, %d summaries, a line said so: %v; want an overflow compacted", over, summaries, sawOverflow)
 	}
+}
+
+// TestResponsesWireTUIMixedCrew: in the TUI, a main agent on Chat
+// Completions sends two children whose model is served by Responses;
+// their panes fill and finish, the final answer shows, and every request
+// went out in its agent's wire.
+func TestResponsesWireTUIMixedCrew(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	files := sampleFiles()
+	files[".covey/config.yaml"] = "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n"
+	ws := workspace(t, files)
+	north := child{marker: "[e2e:north]", description: "scan north", turns: []scripted.Turn{
+		{Reasoning: "List first.", ToolCalls: []scripted.Call{call("list_dir", map[string]any{"path": "."}), call("glob", map[string]any{"pattern": "**/*.go"})}},
+		{Text: "north report: two Go files."},
+	}}
+	south := child{marker: "[e2e:south]", description: "scan south", turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "greet.go"})}},
+		{Text: "south report: greeting is in greet.go."},
+	}}
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, Model: "e2e-model"}, Turns: []scripted.Turn{
+		spawn("Sending two explorers on Responses.", north, south),
+		{Text: "Mixed crew final answer."},
+	}})
+	for _, c := range []child{north, south} {
+		conv := c.conversation()
+		conv.Match.Model = "gpt-5-codex"
+		srv.Add(conv)
+	}
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+	tm.submit("explore with a mixed crew")
+	tm.waitText("Mixed crew final answer.", "north report: two Go files.", "south report: greeting is in greet.go.")
+	wires := map[string]string{}
+	for _, e := range srv.Journal() {
+		b := decodeRespBody(t, e)
+		wire := "chat"
+		if b.Input != nil {
+			wire = "responses"
+		}
+		if prev, ok := wires[e.Conversation]; ok && prev != wire {
+			t.Errorf("%s spoke two wires", e.Conversation)
+		}
+		wires[e.Conversation] = wire
+	}
+	want := map[string]string{"main": "chat", north.marker: "responses", south.marker: "responses"}
+	if !maps.Equal(wires, want) {
+		t.Errorf("wires = %v, want %v", wires, want)
+	}
+	tm.quitAndCheck(helpLine)
 }
