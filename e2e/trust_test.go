@@ -283,3 +283,45 @@ func TestTrustHookScriptRewritten(t *testing.T) {
 		t.Errorf("stderr does not say why the hook did not run:\n%s", r.stderr)
 	}
 }
+
+// TestTrustWebFetchLoopback: in bypassPermissions, the model's web_fetch
+// of a service on 127.0.0.1 (and of localhost) is refused: nothing
+// reaches it; the user's allow rule naming the host lets it through.
+func TestTrustWebFetchLoopback(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, userConfig string
+		wantReached      bool
+	}{
+		{"no rule", "", false},
+		{"an allow rule naming the host", "permissions:\n  allow: [\"web_fetch(domain:127.0.0.1)\"]\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			local := newHostileHost(t)
+			_, port, _ := strings.Cut(hostOf(local.srv.URL), ":")
+			h := newHeadlessRun(t)
+			if tc.userConfig != "" {
+				writeUserConfig(t, h.box, tc.userConfig)
+			}
+			h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{
+					{ID: "call_ip", Name: "web_fetch", Args: map[string]any{"url": local.srv.URL + "/admin"}},
+					{ID: "call_name", Name: "web_fetch", Args: map[string]any{"url": "http://localhost:" + port + "/admin"}},
+				}},
+				{Text: "DONE"},
+			}})
+			r := h.run(t, "", "-p", "read the admin page", "--permission-mode", "bypassPermissions")
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+			}
+			reached := len(local.requests()) > 0
+			if reached != tc.wantReached {
+				t.Fatalf("the local service was reached: %v (%q), want %v\nstderr:\n%s", reached, local.requests(), tc.wantReached, r.stderr)
+			}
+			if res := toolResult(t, h.srv, "call_name"); !strings.Contains(res, "private address") {
+				t.Errorf("web_fetch of localhost: %s", res)
+			}
+		})
+	}
+}
