@@ -325,3 +325,41 @@ func TestTrustWebFetchLoopback(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustSymlinkedSkillAndAgent: a repository's SKILL.md and agent file
+// that are symbolic links to a file outside it (a key) are not loaded:
+// no request carries that file's text, and stderr names them.
+func TestTrustSymlinkedSkillAndAgent(t *testing.T) {
+	t.Parallel()
+	const marker = "E2E-PRIVATE-KEY-MATERIAL"
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(secret, []byte("---\nname: keyholder\ndescription: "+marker+"\n---\n"+marker+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHeadlessRun(t)
+	for _, link := range []string{".claude/skills/keyholder/SKILL.md", ".claude/agents/keyholder.md"} {
+		p := filepath.Join(h.ws, filepath.FromSlash(link))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(secret, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Text: "DONE"}}})
+	r := h.run(t, "", "-p", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	for _, e := range h.srv.Journal() {
+		if strings.Contains(string(e.Body), marker) {
+			t.Fatalf("a request carried the linked file's text")
+		}
+	}
+	if len(h.srv.Journal()) == 0 {
+		t.Fatal("no request was made")
+	}
+	if !strings.Contains(r.stderr, "leads outside the project") {
+		t.Errorf("stderr does not name the refused links:\n%s", r.stderr)
+	}
+}
