@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -249,6 +250,7 @@ func LoadTrusted(workspace string, opts LoadOptions) (Config, Trust, error) {
 	}{
 		{"allow_agent_mode_raise", "a repository cannot raise its own agents", full.AllowAgentModeRaise},
 		{"trusted_folders", "a repository cannot trust itself", len(full.TrustedFolders) > 0},
+		{"pass_keys_to_tools", "a repository cannot hand your keys to its commands", full.PassKeysToTools},
 	} {
 		if f.set {
 			return Config{}, t, fmt.Errorf("config %s: %s is read from the user's config only (%s), so %s", project, f.key, user, f.why)
@@ -408,4 +410,31 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// KeyEnvNames are the environment variables holding covey's API keys:
+// the well-known ones and every api_key_env configured. Commands do not
+// get them (see sandbox.Environ) unless pass_keys_to_tools is set.
+func KeyEnvNames(c Config) []string {
+	names := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "COVEY_API_KEY"}
+	add := func(n string) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	add(c.APIKeyEnv)
+	for _, name := range sortedProfiles(c) {
+		add(c.Providers[name].APIKeyEnv)
+	}
+	return names
+}
+
+// sortedProfiles are c's provider profile names in order.
+func sortedProfiles(c Config) []string {
+	out := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }

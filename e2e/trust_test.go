@@ -363,3 +363,37 @@ func TestTrustSymlinkedSkillAndAgent(t *testing.T) {
 		t.Errorf("stderr does not name the refused links:\n%s", r.stderr)
 	}
 }
+
+// TestTrustKeyNotInToolsOrOutput: bash does not see covey's API key; and a
+// key that turns up anyway (the model types it) is redacted from
+// stream-json and the --debug log as from the session file.
+func TestTrustKeyNotInToolsOrOutput(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{
+			{ID: "call_env", Name: "bash", Args: map[string]any{"command": "echo \"k=${OPENAI_API_KEY:-absent} a=${ANTHROPIC_API_KEY:-absent} n=$(env | grep -c _API_KEY)\""}},
+			{ID: "call_typed", Name: "bash", Args: map[string]any{"command": "echo typed " + e2eKey}},
+		}},
+		{Text: "DONE"},
+	}})
+	r := runCovey(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL(), "OPENAI_API_KEY="+e2eKey, "ANTHROPIC_API_KEY="+e2eKey+"-anthropic"),
+		"", "--model", "e2e-model", "-p", "show the environment", "--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--debug")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if res := toolResult(t, h.srv, "call_env"); !strings.Contains(res, "k=absent a=absent n=0") {
+		t.Errorf("bash saw the keys: %s", res)
+	}
+	if strings.Contains(r.stdout, e2eKey) || !strings.Contains(r.stdout, "[redacted]") {
+		t.Errorf("stream-json carries the key (or nothing was redacted):\n%s", r.stdout)
+	}
+	_, path, ok := strings.Cut(r.stderr, "covey: debug log: ")
+	if !ok {
+		t.Fatalf("no debug log path on stderr:\n%s", r.stderr)
+	}
+	log := readFile(t, strings.TrimSpace(strings.SplitN(path, "\n", 2)[0]))
+	if strings.Contains(log, e2eKey) || !strings.Contains(log, "[redacted]") {
+		t.Errorf("the debug log carries the key (or nothing was redacted)")
+	}
+}
