@@ -84,6 +84,9 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	if u, err := url.Parse(ep); err == nil && u.Host != "" {
 		ep = u.Host
 	}
+	if api := s.API(); api != "" && !o.demo {
+		ep += " (" + agent.WireName(api) + ")"
+	}
 	if o.demo {
 		ep = "a scripted server on loopback (no key, no network)"
 	}

@@ -27,13 +27,13 @@ func TestResolveEndpoint(t *testing.T) {
 		want    Endpoint
 		wantErr string
 	}{
-		"config only":              {cfg: cfg, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model"}},
-		"env over config":          {cfg: cfg, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://env/v1", Model: "env-model"}},
-		"flags over env":           {cfg: cfg, flags: Overrides{BaseURL: "http://flag/v1", Model: "flag-model"}, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://flag/v1", Model: "flag-model"}},
-		"profile":                  {cfg: cfg, profile: "local", want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
-		"profile key env":          {cfg: cfg, profile: "router", env: map[string]string{"ROUTER_KEY": "rk", "OPENAI_API_KEY": "ok"}, want: Endpoint{Name: "router", BaseURL: "https://router/v1", APIKey: "rk", Model: "ds"}},
-		"profile from config":      {cfg: Config{Provider: "local", Providers: cfg.Providers}, want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
-		"key only means openai":    {cfg: Config{Model: "gpt"}, env: map[string]string{"OPENAI_API_KEY": "sk"}, want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt"}},
+		"config only":              {cfg: cfg, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model", API: agent.APIChat}},
+		"env over config":          {cfg: cfg, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://env/v1", Model: "env-model", API: agent.APIChat}},
+		"flags over env":           {cfg: cfg, flags: Overrides{BaseURL: "http://flag/v1", Model: "flag-model"}, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://flag/v1", Model: "flag-model", API: agent.APIChat}},
+		"profile":                  {cfg: cfg, profile: "local", want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen", API: agent.APIChat}},
+		"profile key env":          {cfg: cfg, profile: "router", env: map[string]string{"ROUTER_KEY": "rk", "OPENAI_API_KEY": "ok"}, want: Endpoint{Name: "router", BaseURL: "https://router/v1", APIKey: "rk", Model: "ds", API: agent.APIChat}},
+		"profile from config":      {cfg: Config{Provider: "local", Providers: cfg.Providers}, want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen", API: agent.APIChat}},
+		"key only means openai":    {cfg: Config{Model: "gpt"}, env: map[string]string{"OPENAI_API_KEY": "sk"}, want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt", API: agent.APIChat}},
 		"nothing configured":       {wantErr: "--demo"},
 		"unknown profile":          {cfg: cfg, profile: "nope", wantErr: `unknown provider profile "nope"; configured: local, router`},
 		"no model":                 {cfg: Config{BaseURL: "http://x/v1"}, wantErr: "no model is configured"},
@@ -41,7 +41,29 @@ func TestResolveEndpoint(t *testing.T) {
 		"base url without host":    {cfg: Config{BaseURL: "http://", Model: "m"}, wantErr: "not an http(s) URL with a host"},
 		"base url of another kind": {cfg: Config{BaseURL: "ftp://x/v1", Model: "m"}, wantErr: "not an http(s) URL"},
 		"openai url without key":   {cfg: Config{BaseURL: defaultOpenAIURL, Model: "m"}, wantErr: "OPENAI_API_KEY is not set"},
-		"custom key env honoured":  {cfg: Config{BaseURL: "http://x/v1", Model: "m", APIKeyEnv: "MY_KEY"}, env: map[string]string{"MY_KEY": "mine"}, want: Endpoint{BaseURL: "http://x/v1", APIKey: "mine", Model: "m"}},
+		"api flag":                 {cfg: cfg, flags: Overrides{API: "anthropic"}, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model", API: agent.APIAnthropic, APIFlag: "anthropic"}},
+		"bad api flag":             {cfg: cfg, flags: Overrides{API: "grpc"}, wantErr: `--api: "grpc" is not a wire`},
+		"anthropic key only": {cfg: Config{Model: "claude-x"}, env: map[string]string{"ANTHROPIC_API_KEY": "ak"},
+			want: Endpoint{BaseURL: "https://api.anthropic.com", APIKey: "ak", Model: "claude-x", API: agent.APIAnthropic}},
+		"openai key wins over anthropic's": {cfg: Config{Model: "gpt"}, env: map[string]string{"ANTHROPIC_API_KEY": "ak", "OPENAI_API_KEY": "sk"},
+			want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt", API: agent.APIChat}},
+		"anthropic host means anthropic": {cfg: Config{Model: "claude-x", BaseURL: "https://api.anthropic.com/v1"}, env: map[string]string{"ANTHROPIC_API_KEY": "ak", "OPENAI_API_KEY": "sk"},
+			want: Endpoint{BaseURL: "https://api.anthropic.com/v1", APIKey: "ak", Model: "claude-x", API: agent.APIAnthropic}},
+		"api anthropic defaults its base and key": {cfg: Config{Model: "claude-x", API: "anthropic"}, env: map[string]string{"ANTHROPIC_API_KEY": "ak", "OPENAI_BASE_URL": "http://openai-only/v1"},
+			want: Endpoint{BaseURL: "https://api.anthropic.com", APIKey: "ak", Model: "claude-x", API: agent.APIAnthropic}},
+		"anthropic base from its env": {cfg: Config{Model: "claude-x", API: "anthropic"}, env: map[string]string{"ANTHROPIC_BASE_URL": "http://proxy:4000"},
+			want: Endpoint{BaseURL: "http://proxy:4000", Model: "claude-x", API: agent.APIAnthropic}},
+		"anthropic without key": {cfg: Config{Model: "claude-x", API: "anthropic"}, wantErr: "ANTHROPIC_API_KEY is not set: Anthropic needs an API key"},
+		"codex means responses": {cfg: Config{Model: "gpt-5-codex"}, env: map[string]string{"OPENAI_API_KEY": "sk"},
+			want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt-5-codex", API: agent.APIResponses}},
+		"codex at a gateway stays chat": {cfg: Config{Model: "openai/gpt-5-codex", BaseURL: "https://openrouter.ai/api/v1"},
+			want: Endpoint{BaseURL: "https://openrouter.ai/api/v1", Model: "openai/gpt-5-codex", API: agent.APIChat}},
+		"model api wins over profile api": {cfg: Config{Providers: map[string]ProviderProfile{"p": {BaseURL: "http://gw/v1", Model: "m", API: "chat",
+			Models: map[string]ModelSettings{"m": {API: "responses"}}}}}, profile: "p",
+			want: Endpoint{Name: "p", BaseURL: "http://gw/v1", Model: "m", API: agent.APIResponses}},
+		"profile api": {cfg: Config{Providers: map[string]ProviderProfile{"claude": {API: "anthropic", Model: "c", APIKeyEnv: "CK"}}}, profile: "claude", env: map[string]string{"CK": "ck"},
+			want: Endpoint{Name: "claude", BaseURL: "https://api.anthropic.com", APIKey: "ck", Model: "c", API: agent.APIAnthropic}},
+		"custom key env honoured": {cfg: Config{BaseURL: "http://x/v1", Model: "m", APIKeyEnv: "MY_KEY"}, env: map[string]string{"MY_KEY": "mine"}, want: Endpoint{BaseURL: "http://x/v1", APIKey: "mine", Model: "m", API: agent.APIChat}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -79,6 +101,20 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
+		"wires and thinking": {
+			user: "api: anthropic\nproviders: {local: {base_url: \"http://localhost:1/v1\", api: chat}}\n" +
+				"models: {claude-x: {api: anthropic, thinking_budget: 2048, effort: high, context_window: 200000}}\n",
+			check: func(t *testing.T, c Config) {
+				m := c.Models["claude-x"]
+				if c.API != "anthropic" || c.Providers["local"].API != "chat" || m.API != "anthropic" || m.ThinkingBudget != 2048 || m.Effort != "high" || m.ContextWindow != 200000 {
+					t.Fatalf("wires = %q %+v %+v", c.API, c.Providers, m)
+				}
+			},
+		},
+		"unknown api":             {user: "api: grpc\n", wantErr: `api: "grpc" is not a wire covey speaks`},
+		"unknown model api":       {user: "models: {m: {api: soap}}\n", wantErr: `models.m: api: "soap"`},
+		"unknown profile api":     {user: "providers: {p: {api: soap}}\n", wantErr: `providers.p: api: "soap"`},
+		"thinking budget too low": {user: "models: {m: {thinking_budget: 100}}\n", wantErr: "thinking_budget must be 0 (off) or at least 1024"},
 		"worktree base": {
 			user: "worktree: {base: working}\n", project: "worktree:\n  base: head\n",
 			check: func(t *testing.T, c Config) {
@@ -279,5 +315,34 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 			}
 			tc.check(t, c)
 		})
+	}
+}
+
+func TestAPIFor(t *testing.T) {
+	cfg := Config{
+		Models: map[string]ModelSettings{"claude-x": {API: "anthropic"}},
+		Providers: map[string]ProviderProfile{
+			"gw": {BaseURL: "http://gw/v1", Models: map[string]ModelSettings{"c": {API: "responses"}}},
+		},
+	}
+	env := func(string) string { return "" }
+	main := Endpoint{BaseURL: "http://gw/v1", Model: "qwen", API: agent.APIChat}
+	for _, tc := range []struct {
+		ep    Endpoint
+		model string
+		want  string
+	}{
+		{main, "qwen", agent.APIChat},
+		{main, "claude-x", agent.APIAnthropic}, // the model's own api
+		{main, "other", agent.APIChat},
+		{Endpoint{Name: "gw", BaseURL: "http://gw/v1", Model: "m", API: agent.APIChat}, "c", agent.APIResponses},
+		{Endpoint{BaseURL: "https://api.openai.com/v1", Model: "gpt-4o", API: agent.APIChat}, "gpt-5-codex", agent.APIResponses},
+		{Endpoint{BaseURL: "https://api.anthropic.com", Model: "a", API: agent.APIAnthropic}, "b", agent.APIAnthropic},
+		// --api wins for every model of the main endpoint.
+		{Endpoint{BaseURL: "http://gw/v1", Model: "qwen", API: agent.APIAnthropic, APIFlag: "anthropic"}, "other", agent.APIAnthropic},
+	} {
+		if got := cfg.APIFor(tc.ep, tc.model, env); got != tc.want {
+			t.Errorf("APIFor(%+v, %s) = %q, want %q", tc.ep, tc.model, got, tc.want)
+		}
 	}
 }

@@ -290,7 +290,7 @@ func (s *Session) SkippedMCP() []string {
 // answerFetch answers web_fetch's prompt over a page with the configured
 // fetch_model, on the main endpoint.
 func (s *Session) answerFetch(ctx context.Context, prompt, pageURL, page string) (string, error) {
-	prov, err := s.provider(s.endpoint.Name)
+	prov, _, err := s.provider(s.endpoint.Name, s.cfg.FetchModel)
 	if err != nil {
 		return "", err
 	}
