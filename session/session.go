@@ -168,8 +168,10 @@ func New(opts Options) (*Session, error) {
 		s.cleanUp()
 	} // else the TUI's first frame comes first: StartMCP starts it
 	s.windows = newWindows(opts.Endpoint.Model)
+	secrets := config.Secrets(cfg, opts.Endpoint, os.Getenv)
+	opts.Log.SetSecrets(secrets)
 	if opts.Record {
-		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
+		s.rec, err = openRecording(ws.Root, opts, secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +184,11 @@ func New(opts Options) (*Session, error) {
 	if opts.SandboxMode != "" {
 		sbCfg.Mode = opts.SandboxMode
 	}
-	box, err := sandbox.New(sbCfg, sandbox.Options{})
+	var scrub []string
+	if !cfg.PassKeysToTools {
+		scrub = config.KeyEnvNames(cfg)
+	}
+	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: scrub})
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, fmt.Errorf("config sandbox: %w", err)
@@ -258,7 +264,7 @@ func New(opts Options) (*Session, error) {
 			reg.Add(shellScoped{t})
 		}
 	}
-	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
