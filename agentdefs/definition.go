@@ -267,6 +267,10 @@ type Problem struct {
 	Field string `json:"field,omitempty"`
 	// Warning is true when the definition still loaded despite the problem.
 	Warning bool `json:"warning"`
+	// Quiet marks what Claude Code accepts without a word (a key or a
+	// tool covey has no use for): the file loads, and the note goes to
+	// the --debug log only, never to the user's screen.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // Error returns "path:line: field: message", or without the line when it

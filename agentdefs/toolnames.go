@@ -92,6 +92,11 @@ func mapToolName(raw string) mappedTool {
 	default:
 		if strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
 			m.name = name
+		} else if t, ok := toolname.FromClaude(name); ok && slices.Contains(append(toolname.All(), toolname.Skill), t) {
+			// WebSearch, AskUserQuestion, ExitPlanMode, SlashCommand: once
+			// covey offers the tool (it is in toolname.All), its Claude
+			// Code name means it; before, the name is one covey lacks.
+			m.name = t
 		}
 	}
 	if m.name == "" {
