@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"covey/agentdefs"
+	"covey/hooks"
 	"covey/internal/safefile"
 )
 
@@ -48,6 +49,17 @@ type Command struct {
 	Model string
 	// Body is the markdown after the frontmatter: the prompt template.
 	Body string
+	// Hooks run while the command's turn runs (Claude Code's hooks: key
+	// of a command or skill), beside the session's.
+	Hooks hooks.Config
+	// Skill is set when the command is a skill typed as /name: Path is
+	// its SKILL.md and Dir its folder.
+	Skill bool
+	Dir   string
+	// Fork runs the command in a child of its own (a skill's
+	// context: fork), of type Agent ("" for the default type).
+	Fork  bool
+	Agent string
 	// Path is the file the command came from.
 	Path string
 	// Scope is agentdefs.Project for a repository's command, User for the
@@ -193,8 +205,10 @@ func nameOf(rel string) (string, error) {
 	rel = strings.TrimSuffix(filepath.ToSlash(rel), filepath.Ext(rel))
 	parts := strings.Split(rel, "/")
 	for _, p := range parts {
-		if p == "" || strings.ContainsAny(p, " \t\n:") {
-			return "", fmt.Errorf("%q cannot name a command: a name holds no blanks or colons (a subfolder makes the namespace)", rel)
+		// A colon is kept: group/name:variant.md is /group:name:variant,
+		// as Claude Code names it.
+		if p == "" || strings.ContainsAny(p, " \t\n") {
+			return "", fmt.Errorf("%q cannot name a command: a name holds no blanks (a subfolder makes the namespace)", rel)
 		}
 	}
 	return strings.ToLower(strings.Join(parts, ":")), nil
@@ -217,9 +231,12 @@ func ParseFile(path, name string) (Command, []agentdefs.Problem, error) {
 	return Parse(path, name, data)
 }
 
-// Parse reads a command from data. Frontmatter is optional; its keys are
-// description, argument-hint, allowed-tools and model (Claude Code's
-// spellings; underscores are accepted too). Unknown keys are warnings.
+// Parse reads a command from data. Frontmatter is optional; the keys
+// covey acts on are description, argument-hint, allowed-tools, model and
+// hooks (Claude Code's spellings; underscores are accepted too). Every
+// other key, and a value covey cannot use (a description YAML reads as a
+// mapping, a tool covey lacks), loads as it does in Claude Code: with a
+// quiet note only --debug lists.
 func Parse(path, name string, data []byte) (Command, []agentdefs.Problem, error) {
 	fm, err := agentdefs.ParseFrontmatter(path, quoteArgumentHint(data))
 	if err != nil {
@@ -227,24 +244,42 @@ func Parse(path, name string, data []byte) (Command, []agentdefs.Problem, error)
 	}
 	c := Command{Name: name, Path: path, Body: strings.TrimSpace(fm.Body)}
 	for _, f := range fm.Fields {
-		switch strings.ReplaceAll(strings.ToLower(f.Key), "_", "-") {
+		var ferr error
+		switch key := strings.ReplaceAll(strings.ToLower(f.Key), "_", "-"); key {
 		case "description":
-			c.Description, err = fm.Text(f)
+			c.Description, ferr = fm.Text(f)
 		case "argument-hint":
-			c.ArgumentHint, err = fm.Text(f)
+			c.ArgumentHint, ferr = fm.Text(f)
 		case "model":
-			c.Model, err = fm.Text(f)
+			c.Model, ferr = fm.Text(f)
+			if strings.EqualFold(c.Model, "inherit") {
+				c.Model = ""
+			}
 		case "allowed-tools":
-			c.AllowedTools, err = fm.Tools(f)
-		case "disable-model-invocation":
-			// Claude Code's: keeps the model from running the command
-			// through its SlashCommand tool. covey's model never runs
-			// commands, so there is nothing to disable.
+			c.AllowedTools = fm.ToolsAsClaude(f)
+		case "hooks":
+			var h hooks.Config
+			if ferr = fm.Value(f, &h); ferr == nil {
+				c.Hooks, ferr = h, h.Validate()
+			}
+		case "context":
+			v, _ := fm.Text(f)
+			c.Fork = strings.EqualFold(v, "fork")
+		case "agent":
+			c.Agent, ferr = fm.Text(f)
 		default:
-			fm.Warn(f, "unknown key %q ignored (known keys: description, argument-hint, allowed-tools, model)", f.Key)
+			// Claude Code's disable-model-invocation, arguments,
+			// disallowed-tools, a skill's name, effort, ...: accepted.
+			fm.Note(f, "key %q is accepted and has no effect in covey", f.Key)
 		}
-		if err != nil {
-			return Command{}, nil, err
+		if ferr != nil {
+			// Claude Code loads the file all the same.
+			msg := ferr.Error()
+			var p agentdefs.Problem
+			if errors.As(ferr, &p) {
+				msg = p.Message
+			}
+			fm.Note(f, "%s; ignored", msg)
 		}
 	}
 	if c.Body == "" {
