@@ -98,7 +98,7 @@ func TestLoadNamespacesAndPrecedence(t *testing.T) {
 		got[c.Name] = c
 		names = append(names, c.Name)
 	}
-	if strings.Join(names, " ") != "frontend:component mine review" {
+	if strings.Join(names, " ") != "frontend:component git:commit:amend mine review" {
 		t.Fatalf("names = %v", names)
 	}
 	if got["review"].Body != "covey project review" || got["review"].Scope != agentdefs.Project {
