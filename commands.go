@@ -238,7 +238,7 @@ func agentsCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 			}
 			home, _ := os.UserHomeDir()
 			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root})
-			problems = append(problems, agentdefs.ModelProblems(set, cfg.ModelAliases)...)
+			problems = agentdefs.Loud(append(problems, agentdefs.ModelProblems(set, cfg.ModelAliases)...))
 			opts := agentdefs.ListOptions{JSON: asJSON, ParentModel: parent, Aliases: cfg.ModelAliases, InheritModel: cfg.SubagentModel}
 			if err := agentdefs.WriteList(stdout, set, problems, opts); err != nil {
 				return runErr(stderr, err)

@@ -273,6 +273,18 @@ type Problem struct {
 	Quiet bool `json:"quiet,omitempty"`
 }
 
+// Loud returns the problems the user is told about: all but the quiet
+// ones (what Claude Code accepts without a word, for --debug only).
+func Loud(problems []Problem) []Problem {
+	out := make([]Problem, 0, len(problems))
+	for _, p := range problems {
+		if !p.Quiet {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Error returns "path:line: field: message", or without the line when it
 // is unknown (the form editors and terminals turn into links); the field
 // is left out when the message starts with it.

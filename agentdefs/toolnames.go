@@ -105,6 +105,15 @@ func mapToolName(raw string) mappedTool {
 	return m
 }
 
+// claudeTool reports whether raw names one of Claude Code's tools
+// (WebSearch, NotebookEdit, ...), which a valid Claude Code file may list
+// whether covey has it or not.
+func claudeTool(raw string) bool {
+	name, _, _ := splitCall(strings.TrimSuffix(raw, " (it comes with Bash)"))
+	_, known := toolname.FromClaude(name)
+	return known || toolname.ClaudeOnly(name)
+}
+
 // checkRule reports why src (such as "Bash(git diff:*)") is not a
 // permission rule covey can enforce, or nil when it is.
 func checkRule(src string) error {

@@ -82,6 +82,7 @@ func (s *Session) setUpHooks(opts Options) {
 			st.project = append(st.project, c.Hooks.Hooks("command /"+c.Name, hooks.ScopeProject)...)
 		}
 	}
+	st.project = append(st.project, s.statusLineHooks()...)
 	for _, n := range set.Notes {
 		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
 	}

@@ -25,6 +25,7 @@ import (
 	"covey/internal/procmark"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
 	"covey/worktree"
@@ -49,9 +50,13 @@ type Session struct {
 	mode          permission.Mode
 	endpoint      config.Endpoint
 
-	log    *debuglog.Log
-	rec    *recording // nil without a session file (the demo)
-	policy *permission.Policy
+	log *debuglog.Log
+	// status are the status lines of Claude Code's settings; version is
+	// covey's, which they are told.
+	status  statusline.Settings
+	version string
+	rec     *recording // nil without a session file (the demo)
+	policy  *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
@@ -158,6 +163,11 @@ func New(opts Options) (*Session, error) {
 	for _, n := range s.ext.notes {
 		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
 	}
+	for _, p := range problems {
+		if p.Quiet {
+			s.log.Debugf("accepted as Claude Code accepts it: agent %s", p.Error())
+		}
+	}
 	s.fixed = opts.Provider
 	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
@@ -197,7 +207,9 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.version = opts.Version
 	if !opts.NoHooks {
+		s.readStatusLines()
 		s.setUpHooks(opts)
 	}
 	gate := s.policy
@@ -676,7 +688,7 @@ func (s *Session) SubagentModel() string { return s.cfg.SubagentModel }
 
 // Problems are what was wrong with the agent definition files, and the
 // Claude model names in them that model_aliases does not map.
-func (s *Session) Problems() []agentdefs.Problem { return s.problems }
+func (s *Session) Problems() []agentdefs.Problem { return agentdefs.Loud(s.problems) }
 
 // Replay is a resumed session's history as events the TUI can draw (nil
 // for a new session).

@@ -158,7 +158,9 @@ func leadingNumber(s string) (n, digits int) {
 	return n, digits
 }
 
-func isWord(b byte) bool { return isDigit(b) || b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+func isWord(b byte) bool {
+	return isDigit(b) || b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
 
 // substitute replaces the arguments in s (a command line or a path).
 func (e *expansion) substitute(s string) string {

@@ -38,12 +38,12 @@ func TestParse(t *testing.T) {
 			want:  Command{Description: "Make a commit", ArgumentHint: "[message]", Model: "haiku", Body: "Commit: $ARGUMENTS"},
 			rules: []string{"Bash(git add:*)", "Bash(git commit:*)"},
 		},
-		"argument-hint of two lists": {file: "---\nargument-hint: [pr] [priority]\n---\nx", want: Command{ArgumentHint: "[pr] [priority]", Body: "x"}},
+		"argument-hint of two lists":  {file: "---\nargument-hint: [pr] [priority]\n---\nx", want: Command{ArgumentHint: "[pr] [priority]", Body: "x"}},
 		"unknown key is a quiet note": {file: "---\ncolour: red\n---\nx", want: Command{Body: "x"}, warns: []string{`"colour" is accepted`}},
-		"empty body warns":           {file: "---\ndescription: d\n---\n", want: Command{Description: "d"}, warns: []string{"body is empty"}},
-		"unclosed frontmatter":       {file: "---\ndescription: d\n", wantErr: "never closed"},
-		"tools covey lacks":          {file: "---\nallowed-tools: NotebookEdit\n---\nx", want: Command{Body: "x"}, warns: []string{"covey has none of NotebookEdit"}},
-		"description as a mapping":   {file: "---\ndescription: {{DESCRIPTION}}\n---\nx", want: Command{Body: "x"}, warns: []string{"description must be text"}},
+		"empty body warns":            {file: "---\ndescription: d\n---\n", want: Command{Description: "d"}, warns: []string{"body is empty"}},
+		"unclosed frontmatter":        {file: "---\ndescription: d\n", wantErr: "never closed"},
+		"tools covey lacks":           {file: "---\nallowed-tools: NotebookEdit\n---\nx", want: Command{Body: "x"}, warns: []string{"covey has none of NotebookEdit"}},
+		"description as a mapping":    {file: "---\ndescription: {{DESCRIPTION}}\n---\nx", want: Command{Body: "x"}, warns: []string{"description must be text"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,100 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
+)
+
+// claudeProject is a repository's .claude folder written the way real
+// ones are: a namespaced command with a colon in its file name, $0 and a
+// $8 nobody types, a description a template left as a YAML mapping,
+// allowed-tools naming tools covey lacks, keys covey has no use for; a
+// skill without a description; a command and a skill of one name; a
+// settings file with Claude Code's newer hook events and a status line.
+func claudeProject() map[string]string {
+	files := sampleFiles()
+	files[".claude/commands/git/commit:amend.md"] = "---\ndescription: {{DESCRIPTION}}\nargument-hint: [message] [scope]\n" +
+		"allowed-tools: Bash(git commit:*), NotebookEdit, WebSearch, AskUserQuestion\narguments: [message]\ndisallowed-tools: Write\n" +
+		"disable-model-invocation: true\n---\n" +
+		"AMEND with $0 in $1, price $5M, missing $8, all: $ARGUMENTS\n" +
+		"Quoted \"!`echo NOT-RUN`\" stays, usage [@FILE] stays.\n"
+	files[".claude/commands/deploy.md"] = "COMMAND-DEPLOY-BODY\n"
+	files[".claude/skills/deploy/SKILL.md"] = "---\nname: deploy\ndisable-model-invocation: true\nmodel: inherit\nargument-hint: [env]\neffort: high\n---\nSKILL-DEPLOY-BODY to $0\n"
+	files[".claude/skills/tidy/SKILL.md"] = "---\nname: tidy\nallowed-tools: Read, NotebookEdit\nuser-invocable: true\ncontext: default\n---\n# Tidy\n\nTidy the imports of a Go file\nwith goimports.\n\nSteps follow.\n"
+	files[".claude/agents/reviewer.md"] = "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep, WebSearch\nmodel: sonnet\ncolor: blue\n---\nReview.\n"
+	files[".claude/settings.json"] = `{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {"allow": ["Bash(ls*)", "WebFetch(*)", "WebSearch"], "deny": ["Read(./.env)"]},
+  "hooks": {
+    "Setup": [{"hooks": [{"type": "command", "command": "true"}]}],
+    "ConfigChange": [{"hooks": [{"type": "command", "command": "true"}]}],
+    "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work done?"}]}]
+  },
+  "enabledPlugins": {},
+  "model": "sonnet"
+}`
+	files[".covey/config.yaml"] = "model_aliases:\n  sonnet: e2e-model\n"
+	return files
+}
+
+// TestClaudeCodeProjectHeadless runs covey -p in a repository holding only
+// valid Claude Code files: it prints no warning, and the commands and
+// skills expand as Claude Code expands them.
+func TestClaudeCodeProjectHeadless(t *testing.T) {
+	t.Parallel()
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, claudeProject()), box: newSandbox(t)}
+	h.srv.Add(scripted.Conversation{Name: "amend", Match: scripted.Match{FirstUser: "AMEND with"}, Turns: []scripted.Turn{{Text: "amended"}}})
+	h.srv.Add(scripted.Conversation{Name: "deploy", Match: scripted.Match{FirstUser: "SKILL-DEPLOY-BODY"}, Turns: []scripted.Turn{{Text: "deployed"}}})
+	h.srv.Add(scripted.Conversation{Name: "tidy", Match: scripted.Match{FirstUser: "Tidy the imports"}, Turns: []scripted.Turn{{Text: "tidied"}}})
+
+	r := h.run(t, "", "-p", `/git:commit:amend "fix the bug" core`)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "amended" {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(l, "covey:") && !strings.Contains(l, "saved; resume it with") {
+			t.Errorf("a warning about valid Claude Code files: %s", l)
+		}
+	}
+	got := userText(lastOf(h.srv.Journal(), "amend"))
+	for _, want := range []string{"AMEND with fix the bug in core, price $5M, missing $8, all: \"fix the bug\" core",
+		"Quoted \"!`echo NOT-RUN`\" stays, usage [@FILE] stays."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the command's text lacks %q:\n%s", want, got)
+		}
+	}
+
+	// The skill wins over the command of its name, typed as /deploy.
+	r = h.run(t, "", "-p", "/deploy staging")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "deployed" {
+		t.Fatalf("/deploy: exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	deploy := lastOf(h.srv.Journal(), "deploy")
+	if got := userText(deploy); !strings.Contains(got, "SKILL-DEPLOY-BODY to staging") || !strings.Contains(got, "Base directory for this skill:") || strings.Contains(got, "COMMAND-DEPLOY-BODY") {
+		t.Errorf("/deploy did not run the skill:\n%s", got)
+	}
+	// A skill without a description is offered by its first paragraph;
+	// one with disable-model-invocation is not offered to the model.
+	body := string(deploy.Body)
+	if !strings.Contains(body, "tidy: Tidy the imports of a Go file with goimports.") || strings.Contains(body, "- deploy:") {
+		t.Errorf("the skill tool's description is wrong:\n%s", body)
+	}
+	r = h.run(t, "", "-p", "/tidy")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "tidied" {
+		t.Fatalf("/tidy: exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// lastOf is the last request of the named conversation.
+func lastOf(j []scripted.Entry, name string) scripted.Entry {
+	var out scripted.Entry
+	for _, e := range j {
+		if e.Conversation == name {
+			out = e
+		}
+	}
+	return out
+}

@@ -1,0 +1,206 @@
+package ui
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"covey/statusline"
+	"covey/ui/cells"
+)
+
+// StatusLiner runs the status line of Claude Code's settings (the
+// session implements it).
+type StatusLiner interface {
+	// StatusLines are the status line and the subagent one (nil: none).
+	StatusLines() (main, subagent *statusline.Setting)
+	// RunStatusLine runs st with in (the session's fields filled in) and
+	// returns its first line.
+	RunStatusLine(ctx context.Context, st statusline.Setting, in statusline.Input) (string, error)
+}
+
+// statusLineEvery is how often the status line may run at most, as in
+// Claude Code (300 ms).
+const statusLineEvery = 300 * time.Millisecond
+
+// statusLine is the line under the status bar that the user's statusLine
+// command prints. It runs when the state it is given changes: one run at
+// a time (a change during a run runs it again after), at most every
+// statusLineEvery, each bounded by statusline.Timeout.
+type statusLine struct {
+	run     StatusLiner
+	setting *statusline.Setting
+	line    string // the last line, cleaned (colours kept)
+	running bool
+	pending bool             // the state changed during a run
+	sent    statusline.Input // the state of the last run started
+	want    statusline.Input // the state now
+	lastRun time.Time        // when the last run started
+	started time.Time        // the session's start, for total_duration_ms
+}
+
+// statusLineMsg is a run's outcome.
+type statusLineMsg struct {
+	line string
+	err  error
+}
+
+// newStatusLine is the status line of run, inactive when it has none.
+func newStatusLine(run StatusLiner, now time.Time) statusLine {
+	sl := statusLine{run: run, started: now}
+	if run != nil {
+		sl.setting, _ = run.StatusLines()
+	}
+	return sl
+}
+
+// active reports whether a status line is configured.
+func (sl *statusLine) active() bool { return sl.setting != nil }
+
+// height is the rows the line takes: one when configured.
+func (sl *statusLine) height() int {
+	if sl.active() {
+		return 1
+	}
+	return 0
+}
+
+// set records the state now; cmd starts a run when it changed and none
+// is running (a run in progress marks it pending instead).
+func (sl *statusLine) set(in statusline.Input, now time.Time) tea.Cmd {
+	if !sl.active() {
+		return nil
+	}
+	sl.want = in
+	if sl.running {
+		if !sameState(in, sl.sent) {
+			sl.pending = true
+		}
+		return nil
+	}
+	if !sl.lastRun.IsZero() && sameState(in, sl.sent) {
+		return nil
+	}
+	if wait := statusLineEvery - now.Sub(sl.lastRun); !sl.lastRun.IsZero() && wait > 0 {
+		sl.pending = true
+		sl.running = true // the wait holds the one slot
+		return tea.Tick(wait, func(time.Time) tea.Msg { return statusLineMsg{err: errStatusLineWait} })
+	}
+	return sl.start(now)
+}
+
+// errStatusLineWait marks the end of a wait between runs, no run.
+var errStatusLineWait = &waitErr{}
+
+type waitErr struct{}
+
+func (*waitErr) Error() string { return "waiting" }
+
+// start runs the command on sl.want.
+func (sl *statusLine) start(now time.Time) tea.Cmd {
+	in := sl.want
+	in.Cost.TotalDurationMS = now.Sub(sl.started).Milliseconds()
+	sl.sent, sl.lastRun, sl.running, sl.pending = sl.want, now, true, false
+	run, st := sl.run, *sl.setting
+	return func() tea.Msg {
+		line, err := run.RunStatusLine(context.Background(), st, in)
+		return statusLineMsg{line: line, err: err}
+	}
+}
+
+// done takes a run's outcome, and runs again when the state changed
+// meanwhile. A failed run keeps the last line.
+func (sl *statusLine) done(msg statusLineMsg, now time.Time) tea.Cmd {
+	sl.running = false
+	if msg.err == nil {
+		sl.line = keepColours(msg.line)
+	}
+	if sl.pending || (msg.err == errStatusLineWait && !sameState(sl.want, sl.sent)) {
+		return sl.start(now)
+	}
+	return nil
+}
+
+// view is the line cut to width.
+func (sl *statusLine) view(width int) string {
+	if sl.line == "" {
+		return ""
+	}
+	return cells.Fit(sl.line, width)
+}
+
+// sameState compares two states, the duration aside: it changes every
+// moment and alone is no reason to run.
+func sameState(a, b statusline.Input) bool {
+	a.Cost.TotalDurationMS, b.Cost.TotalDurationMS = 0, 0
+	if (a.ContextWindow.UsedPercentage == nil) != (b.ContextWindow.UsedPercentage == nil) {
+		return false
+	}
+	if a.ContextWindow.UsedPercentage != nil && *a.ContextWindow.UsedPercentage != *b.ContextWindow.UsedPercentage {
+		return false
+	}
+	a.ContextWindow.UsedPercentage, b.ContextWindow.UsedPercentage = nil, nil
+	a.ContextWindow.RemainingPercentage, b.ContextWindow.RemainingPercentage = nil, nil
+	a.ContextWindow.CurrentUsage, b.ContextWindow.CurrentUsage = nil, nil
+	return a.Model == b.Model && a.Cost == b.Cost && a.ContextWindow.ContextWindowSize == b.ContextWindow.ContextWindowSize &&
+		a.ContextWindow.TotalInputTokens == b.ContextWindow.TotalInputTokens && a.ContextWindow.TotalOutputTokens == b.ContextWindow.TotalOutputTokens &&
+		a.Exceeds200K == b.Exceeds200K
+}
+
+// sgr matches one SGR sequence (colours, bold, ...): the only escapes a
+// status line keeps.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// keepColours cleans a line of the command's output as every outside
+// text is cleaned (cells.Clean), its colours aside, and ends it reset.
+func keepColours(s string) string {
+	var b strings.Builder
+	last, coloured := 0, false
+	for _, loc := range sgr.FindAllStringIndex(s, -1) {
+		b.WriteString(cells.Clean(s[last:loc[0]]))
+		b.WriteString(s[loc[0]:loc[1]])
+		last, coloured = loc[1], true
+	}
+	b.WriteString(cells.Clean(s[last:]))
+	out := strings.ReplaceAll(b.String(), "\n", " ")
+	if coloured {
+		out += "\x1b[0m"
+	}
+	return out
+}
+
+// statusInput is the state the status line is told: the main agent's
+// model, the session's cost and tokens, the context's fill.
+func (m *Model) statusInput() statusline.Input {
+	var in statusline.Input
+	model := m.status.Model()
+	in.Model = statusline.Model{ID: model, DisplayName: model}
+	in.Cost.TotalCostUSD = m.sessionCost()
+	in.ContextWindow.TotalInputTokens = m.rt.usage.InputTokens
+	in.ContextWindow.TotalOutputTokens = m.rt.usage.OutputTokens
+	in.ContextWindow.Fill(m.rt.fill.Tokens, m.rt.fill.Window)
+	in.Exceeds200K = m.rt.fill.Tokens > 200_000
+	return in
+}
+
+// sessionCost is what the main agent and every child spent (0 unpriced).
+func (m *Model) sessionCost() float64 {
+	total := m.rt.mainCost
+	for _, c := range m.rt.order {
+		if v, ok := c.Cost(); ok {
+			total += v
+		}
+	}
+	return total
+}
+
+// statusLineCmd runs the status line when the state changed.
+func (m *Model) statusLineCmd() tea.Cmd {
+	if !m.sl.active() {
+		return nil
+	}
+	return m.sl.set(m.statusInput(), m.clock())
+}
