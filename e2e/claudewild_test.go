@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,4 +99,58 @@ func lastOf(j []scripted.Entry, name string) scripted.Entry {
 		}
 	}
 	return out
+}
+
+// statusScript prints, on its first line, the fields of Claude Code's
+// JSON it was given (and a second line covey must not show).
+const statusScript = `#!/bin/sh
+in=$(cat)
+field() { printf '%s' "$in" | sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p"; }
+printf 'SL event=%s model=%s proj=%s in=%s win=%s\n' "$(field hook_event_name)" "$(field id)" "$(basename "$(field project_dir)")" "$(field total_input_tokens)" "$(field context_window_size)"
+echo SECOND-LINE-HIDDEN
+`
+
+// TestStatusLineTUI: the user's statusLine command runs with Claude
+// Code's JSON on stdin, its first line shows under the status bar, and a
+// turn (new token counts) runs it again.
+func TestStatusLineTUI(t *testing.T) {
+	t.Parallel()
+	requireTmux(t)
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "hi", Match: scripted.Match{FirstUser: "say hi"}, Turns: []scripted.Turn{{Text: "E2E-HI"}}})
+	ws := workspace(t, sampleFiles())
+	box := newSandbox(t)
+	writeHome(t, box, map[string]string{
+		".claude/statusline.sh": statusScript,
+		".claude/settings.json": `{"statusLine": {"type": "command", "command": "sh ~/.claude/statusline.sh", "padding": 0}}`,
+	})
+	tm := startTUI(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine, "SL event=Status model=e2e-model proj="+filepath.Base(ws)+" in=0")
+	tm.submit("say hi")
+	s := tm.waitMatch(regexp.MustCompile(`SL event=Status model=e2e-model proj=\S+ in=[1-9]`))
+	if strings.Contains(s, "SECOND-LINE-HIDDEN") {
+		t.Errorf("more than the first line is shown:\n%s", frame(s))
+	}
+}
+
+// TestProjectStatusLineTrust: a repository's statusLine is a command
+// covey would run by itself, so it runs only once the project's hooks are
+// trusted; the trust question names it.
+func TestProjectStatusLineTrust(t *testing.T) {
+	t.Parallel()
+	requireTmux(t)
+	srv := scriptedtest.New(t)
+	files := sampleFiles()
+	files[".claude/statusline.sh"] = statusScript
+	files[".claude/settings.json"] = `{"statusLine": {"type": "command", "command": "sh .claude/statusline.sh"}}`
+	ws := workspace(t, files)
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	s := tm.waitText("? Run the hooks this project brings?", "statusLine: sh .claude/statusline.sh")
+	if strings.Contains(s, "SL event=") {
+		t.Fatalf("the untrusted status line ran:\n%s", frame(s))
+	}
+	tm.waitApprovalReady()
+	tm.press("y")
+	tm.submit("/hooks")
+	tm.waitText("SL event=Status model=e2e-model")
 }

@@ -26,6 +26,10 @@ type StatusLiner interface {
 // Claude Code (300 ms).
 const statusLineEvery = 300 * time.Millisecond
 
+// statusLineRetry is how long a failed run first waits before the same
+// state runs it again.
+const statusLineRetry = 2 * time.Second
+
 // statusLine is the line under the status bar that the user's statusLine
 // command prints. It runs when the state it is given changes: one run at
 // a time (a change during a run runs it again after), at most every
@@ -39,6 +43,10 @@ type statusLine struct {
 	sent    statusline.Input // the state of the last run started
 	want    statusline.Input // the state now
 	lastRun time.Time        // when the last run started
+	// backoff is the wait before a failed run (a timeout, a project's
+	// line not trusted yet) runs again on the same state: doubled at each
+	// failure up to a minute, zero after a success.
+	backoff time.Duration
 	started time.Time        // the session's start, for total_duration_ms
 }
 
@@ -115,8 +123,15 @@ func (sl *statusLine) start(now time.Time) tea.Cmd {
 // meanwhile. A failed run keeps the last line.
 func (sl *statusLine) done(msg statusLineMsg, now time.Time) tea.Cmd {
 	sl.running = false
-	if msg.err == nil {
-		sl.line = keepColours(msg.line)
+	switch {
+	case msg.err == nil:
+		sl.line, sl.backoff = keepColours(msg.line), 0
+	case msg.err != errStatusLineWait && !sl.pending:
+		// Run again after a while though nothing changed: the one slot
+		// is held by the wait.
+		sl.backoff = min(max(2*sl.backoff, statusLineRetry), time.Minute)
+		sl.running, sl.pending = true, true
+		return tea.Tick(sl.backoff, func(time.Time) tea.Msg { return statusLineMsg{err: errStatusLineWait} })
 	}
 	if sl.pending || (msg.err == errStatusLineWait && !sameState(sl.want, sl.sent)) {
 		return sl.start(now)
