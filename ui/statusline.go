@@ -47,7 +47,7 @@ type statusLine struct {
 	// line not trusted yet) runs again on the same state: doubled at each
 	// failure up to a minute, zero after a success.
 	backoff time.Duration
-	started time.Time        // the session's start, for total_duration_ms
+	started time.Time // the session's start, for total_duration_ms
 }
 
 // statusLineMsg is a run's outcome.
