@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -153,4 +154,73 @@ func TestProjectStatusLineTrust(t *testing.T) {
 	tm.press("y")
 	tm.submit("/hooks")
 	tm.waitText("SL event=Status model=e2e-model")
+}
+
+// TestHookToolFailureHeadless: a call that fails runs the
+// PostToolUseFailure hooks (with the error), not PostToolUse's.
+func TestHookToolFailureHeadless(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	marks := t.TempDir()
+	hookHome(t, h.box, map[string][]map[string]any{
+		"PostToolUseFailure": {group("Read", "cat > "+shellQuote(filepath.Join(marks, "failure.json")))},
+		"PostToolUse":        {group("Read", "touch "+shellQuote(filepath.Join(marks, "post")))},
+		"Setup":              {group("", "touch "+shellQuote(filepath.Join(marks, "setup")))},
+	})
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: "read the missing file"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "missing.go"})}},
+		{Text: "it is missing"},
+	}})
+	r := h.run(t, "", "-p", "read the missing file")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(marks, "failure.json"))
+	if err != nil {
+		t.Fatalf("the PostToolUseFailure hook did not run: %v\nstderr:\n%s", err, r.stderr)
+	}
+	for _, want := range []string{`"hook_event_name":"PostToolUseFailure"`, `"tool_name":"Read"`, `"error":`, "missing.go"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the hook's input lacks %s:\n%s", want, data)
+		}
+	}
+	for _, f := range []string{"post", "setup"} {
+		if _, err := os.Stat(filepath.Join(marks, f)); err == nil {
+			t.Errorf("the %s hook ran", f)
+		}
+	}
+	if strings.Contains(r.stderr, "Setup") {
+		t.Errorf("the Setup event is warned about:\n%s", r.stderr)
+	}
+}
+
+// TestHookPermissionRequestTUI: when the gate is about to ask about a
+// call, the PermissionRequest hooks run first; one that allows answers for
+// the user, so nothing is asked.
+func TestHookPermissionRequestTUI(t *testing.T) {
+	t.Parallel()
+	requireTmux(t)
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{FirstUser: "make the marker"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "touch permreq-ran"})}},
+		{Text: "E2E-MARKED"},
+	}})
+	ws := workspace(t, sampleFiles())
+	box := newSandbox(t)
+	input := filepath.Join(t.TempDir(), "permreq.json")
+	allow := `cat > ` + shellQuote(input) + `; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'`
+	hookHome(t, box, map[string][]map[string]any{"PermissionRequest": {group("Bash", allow)}})
+	tm := startTUI(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+	tm.submit("make the marker")
+	s := tm.waitText("E2E-MARKED")
+	if strings.Contains(s, "Allow bash") {
+		t.Errorf("the user was asked though the hook allowed:\n%s", frame(s))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "permreq-ran")); err != nil {
+		t.Errorf("the command did not run: %v", err)
+	}
+	if data, _ := os.ReadFile(input); !strings.Contains(string(data), `"tool_input":{"command":"touch permreq-ran"}`) {
+		t.Errorf("the hook's input: %s", data)
+	}
 }
