@@ -224,3 +224,82 @@ func TestHookPermissionRequestTUI(t *testing.T) {
 		t.Errorf("the hook's input: %s", data)
 	}
 }
+
+// pluginHome installs plugins the way Claude Code lays them out: fmt
+// (one of each kind, enabled by the user), old (disabled) and broken (its
+// plugin.json is no JSON, enabled), and returns fmt's folder.
+func pluginHome(t *testing.T, box sandbox, settings string) string {
+	t.Helper()
+	base := ".claude/plugins/cache/tools-market/"
+	root := filepath.Join(box.home, filepath.FromSlash(base+"fmt/1.2.0"))
+	writeHome(t, box, map[string]string{
+		base + "fmt/1.2.0/.claude-plugin/plugin.json":    `{"name": "fmt", "version": "1.2.0", "description": "Formatting helpers", "author": {"name": "e2e"}, "keywords": ["go"]}`,
+		base + "fmt/1.2.0/commands/fix.md":               "---\ndescription: Fix formatting\n---\nPLUGIN-FIX the file $0\n",
+		base + "fmt/1.2.0/agents/checker.md":             "---\nname: checker\ndescription: Checks formatting.\ntools: Read, Grep\n---\nPLUGIN-CHECKER-PROMPT: check the formatting.\n",
+		base + "fmt/1.2.0/skills/style/SKILL.md":         "---\nname: style\ndescription: The house style for Go files.\n---\nPLUGIN-STYLE-BODY\n",
+		base + "fmt/1.2.0/hooks/hooks.json":              `{"description": "marks prompts", "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"${CLAUDE_PLUGIN_ROOT}/hook-ran\""}]}]}}`,
+		base + "fmt/1.2.0/.mcp.json":                     `{"mcpServers": {"fmtdb": {"command": "sh", "args": ["-c", "touch ${CLAUDE_PLUGIN_ROOT}/mcp-started"]}}}`,
+		base + "fmt/1.2.0/.lsp.json":                     `{"go": {"command": "gopls", "args": ["serve"], "extensionToLanguage": {".go": "go"}}}`,
+		base + "old/0.1.0/commands/legacy.md":            "LEGACY\n",
+		base + "broken/2.0.0/.claude-plugin/plugin.json": `{"name": "broken",`,
+		".claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {
+  "fmt@tools-market": [{"scope": "user", "installPath": "` + root + `", "version": "1.2.0", "installedAt": "2026-11-01T10:00:00.000Z"}],
+  "old@tools-market": [{"scope": "user", "installPath": "` + filepath.Join(box.home, filepath.FromSlash(base+"old/0.1.0")) + `", "version": "0.1.0"}],
+  "broken@tools-market": [{"scope": "user", "installPath": "` + filepath.Join(box.home, filepath.FromSlash(base+"broken/2.0.0")) + `", "version": "2.0.0"}]
+}}`,
+		".claude/settings.json": settings,
+	})
+	return root
+}
+
+// TestPluginsHeadless: an installed, enabled plugin's command
+// (/fmt:fix), agent (fmt:checker), skill (fmt:style), hook (with
+// ${CLAUDE_PLUGIN_ROOT}) and MCP server load; covey plugins lists each
+// plugin with its state; a broken one is named with its error and costs
+// nothing else.
+func TestPluginsHeadless(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	root := pluginHome(t, h.box, `{"enabledPlugins": {"fmt@tools-market": true, "old@tools-market": false, "broken@tools-market": true}}`)
+
+	r := runCovey(t, h.ws, h.box.env(), "", "plugins")
+	for _, want := range []string{"fmt@tools-market 1.2.0  enabled (~/.claude/settings.json)", "Formatting helpers",
+		"1 command folders, 1 agent folders, 1 skill folders, 1 hook events, 1 MCP servers, 1 language servers (kept, not run)",
+		"MCP: plugin_fmt_fmtdb", "old@tools-market 0.1.0  disabled", "broken@tools-market 2.0.0  broken", "error: "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("covey plugins lacks %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+
+	h.srv.Add(scripted.Conversation{Name: "fix", Match: scripted.Match{FirstUser: "PLUGIN-FIX the file main.go"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{"description": "check", "subagent_type": "fmt:checker", "prompt": "[e2e:plugin] check main.go"}}}},
+		{Text: "fixed"},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "checker", Match: scripted.Match{SystemContains: "PLUGIN-CHECKER-PROMPT"}, Turns: []scripted.Turn{{Text: "checked"}}})
+	r = h.run(t, "", "-p", "/fmt:fix main.go")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "fixed" {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "plugin broken@tools-market:") || !strings.Contains(r.stderr, "it is not loaded") {
+		t.Errorf("the broken plugin is not named:\n%s", r.stderr)
+	}
+	if lastOf(h.srv.Journal(), "checker").Conversation == "" {
+		t.Error("the plugin's agent fmt:checker did not run")
+	}
+	body := string(lastOf(h.srv.Journal(), "fix").Body)
+	if !strings.Contains(body, "fmt:style: The house style for Go files.") {
+		t.Errorf("the plugin's skill is not offered:\n%s", body)
+	}
+	for _, f := range []string{"hook-ran", "mcp-started"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("the plugin's %s marker is missing: %v", f, err)
+		}
+	}
+	h.srv.AllowUnmatched()
+	_ = h.run(t, "", "-p", "/old:legacy")
+	for _, e := range h.srv.Journal() {
+		if strings.Contains(userText(e), "LEGACY") {
+			t.Errorf("a disabled plugin's command ran:\n%s", userText(e))
+		}
+	}
+}

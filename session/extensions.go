@@ -16,6 +16,7 @@ import (
 	"covey/hooks"
 	"covey/memory"
 	"covey/permission"
+	"covey/plugins"
 	"covey/skills"
 	"covey/slashcmd"
 	"covey/tools"
@@ -68,15 +69,16 @@ func (x *extensions) lastTurn(ctx context.Context) (context.Context, string) {
 
 // loadExtensions reads the commands, skills and memory of the workspace
 // at root and of the user.
-func loadExtensions(root, home, userDir string, reserved []string) *extensions {
+func loadExtensions(root, home, userDir string, reserved []string, plugs []plugins.Plugin) *extensions {
 	x := &extensions{home: home}
 	x.mem = memory.Load(memory.Options{Home: home, UserConfigDir: userDir, RepoRoot: memory.FindRepoRoot(root), WorkDir: root})
 	x.nested = x.mem.Nested()
 	x.warnings = append(x.warnings, x.mem.Warnings...)
 	var problems []agentdefs.Problem
-	x.skills, problems = skills.Load(skills.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home})
+	x.skills, problems = skills.Load(skills.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home, Plugins: pluginFolders(plugs, "skills")})
 	x.problems("skill ", problems)
-	x.commands, problems = slashcmd.Load(slashcmd.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home, Reserved: reserved})
+	x.commands, problems = slashcmd.Load(slashcmd.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home, Reserved: reserved,
+		Plugins: pluginFolders(plugs, "commands")})
 	x.problems("command ", problems)
 	x.addSkillCommands(reserved)
 	return x

@@ -65,6 +65,7 @@ func (s *Session) setUpHooks(opts Options) {
 		User: s.cfg.Hooks, UserSource: user,
 		Project: s.cfg.ProjectHooks, ProjectSource: filepath.Join(".covey", "config.yaml"),
 	})
+	set.Hooks = append(set.Hooks, s.pluginHooks()...)
 	st := &hookState{set: set, trust: HooksTrustStore(), started: make(chan struct{}), sid: s.sessionID()}
 	if st.sid == "" {
 		var b [8]byte

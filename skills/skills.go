@@ -56,12 +56,15 @@ type Skill struct {
 // LoadOptions says where skills are looked for.
 type LoadOptions struct {
 	ProjectDir, UserConfigDir, HomeDir string
+	// Plugins are the skills/ folders of enabled plugins, each with its
+	// plugin's name as namespace (plugin:skill).
+	Plugins []Folder
 }
 
 // Folders returns the skill folders in order of precedence: the project's
-// before the user's, covey's own before Claude Code's.
+// before the user's, covey's own before Claude Code's, the plugins' last.
 func Folders(o LoadOptions) []Folder {
-	return agentdefs.Folders("skills", o.ProjectDir, o.UserConfigDir, o.HomeDir)
+	return append(agentdefs.Folders("skills", o.ProjectDir, o.UserConfigDir, o.HomeDir), o.Plugins...)
 }
 
 // Folder is one folder skills are read from.
@@ -110,7 +113,10 @@ func Load(o LoadOptions) (*Set, []agentdefs.Problem) {
 				continue
 			}
 			s.Scope = f.Scope
-			if f.Scope == agentdefs.Project && !inside(o.ProjectDir, s.Dir) {
+			if f.Namespace != "" {
+				s.Name = f.Namespace + ":" + s.Name
+			}
+			if f.Scope == agentdefs.Project && f.Namespace == "" && !inside(o.ProjectDir, s.Dir) {
 				// read_file may read a skill's folder anywhere: a
 				// repository's skill linked outside it would open that.
 				problems = append(problems, agentdefs.Problem{Path: path, Message: fmt.Sprintf("the skill's folder leads outside the project (to %s); not loaded", s.Dir)})

@@ -96,12 +96,15 @@ type LoadOptions struct {
 	// Reserved are the names of built-in commands: a file with one of
 	// these names is not loaded, with a warning (the built-in wins).
 	Reserved []string
+	// Plugins are the commands/ folders of enabled plugins, each with
+	// its plugin's name as namespace (/plugin:command).
+	Plugins []Folder
 }
 
 // Folders returns the command folders in order of precedence: the project's
-// before the user's, covey's own before Claude Code's.
+// before the user's, covey's own before Claude Code's, the plugins' last.
 func Folders(o LoadOptions) []Folder {
-	return agentdefs.Folders("commands", o.ProjectDir, o.UserConfigDir, o.HomeDir)
+	return append(agentdefs.Folders("commands", o.ProjectDir, o.UserConfigDir, o.HomeDir), o.Plugins...)
 }
 
 // Folder is one folder commands are read from.
@@ -140,15 +143,25 @@ func Load(o LoadOptions) ([]Command, []agentdefs.Problem) {
 
 // loadFolder reads the .md files under one folder, subfolders included.
 func loadFolder(f Folder) ([]Command, []agentdefs.Problem) {
-	if fi, err := os.Stat(f.Path); err != nil || !fi.IsDir() {
+	fi, err := os.Stat(f.Path)
+	if err != nil {
 		return nil, nil
+	}
+	if !fi.IsDir() {
+		// A plugin's manifest may name one command file.
+		c, ps, ok := loadOne(f.Path, filepath.Base(f.Path))
+		if !ok {
+			return nil, ps
+		}
+		c.Scope, c.Name = f.Scope, namespaced(f.Namespace, c.Name)
+		return []Command{c}, ps
 	}
 	var (
 		out      []Command
 		problems []agentdefs.Problem
 		n        int
 	)
-	err := filepath.WalkDir(f.Path, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(f.Path, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			problems = append(problems, agentdefs.Problem{Path: path, Message: err.Error(), Warning: true})
 			if d != nil && d.IsDir() {
@@ -174,7 +187,7 @@ func loadFolder(f Folder) ([]Command, []agentdefs.Problem) {
 		c, ps, ok := loadOne(path, rel)
 		problems = append(problems, ps...)
 		if ok {
-			c.Scope = f.Scope
+			c.Scope, c.Name = f.Scope, namespaced(f.Namespace, c.Name)
 			out = append(out, c)
 		}
 		return nil
@@ -197,6 +210,14 @@ func loadOne(path, rel string) (Command, []agentdefs.Problem, bool) {
 		return Command{}, append(ps, asProblem(path, err)), false
 	}
 	return c, ps, true
+}
+
+// namespaced is name under a plugin's namespace.
+func namespaced(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return strings.ToLower(ns) + ":" + name
 }
 
 // nameOf turns a file's path under its folder into the command's name:
