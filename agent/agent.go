@@ -150,6 +150,22 @@ func (a *Agent) SetModel(m string) {
 	a.mu.Unlock()
 }
 
+// SetProvider changes the provider of later requests (a /model switch to
+// a model served on another wire); the history is kept, each wire putting
+// it in its own form.
+func (a *Agent) SetProvider(p Provider) {
+	a.mu.Lock()
+	a.cfg.Provider = p
+	a.mu.Unlock()
+}
+
+// provider is the provider of the next request.
+func (a *Agent) provider() Provider {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.Provider
+}
+
 // History returns a copy of the conversation so far.
 func (a *Agent) History() []Message {
 	a.mu.Lock()

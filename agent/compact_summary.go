@@ -155,7 +155,7 @@ func (a *Agent) summaryRequest(ctx context.Context, input string) (string, error
 		{Role: RoleUser, Content: input},
 	}}
 	src := a.cfg.Source
-	comp, err := a.cfg.Provider.Stream(ctx, req, StreamHandler{Retry: func(attempt int, wait time.Duration, reason string) {
+	comp, err := a.provider().Stream(ctx, req, StreamHandler{Retry: func(attempt int, wait time.Duration, reason string) {
 		a.emit(Retrying{Source: src, Attempt: attempt, Wait: wait, Reason: "summary: " + reason})
 	}})
 	if comp.Usage != (Usage{}) {

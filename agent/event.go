@@ -316,6 +316,20 @@ type ChildFinished struct {
 	Summary   string        `json:"summary,omitempty"` // first line of its answer
 }
 
+// Collision reports that an agent (Source) wrote a file that another agent
+// still at work in the same tree read or wrote during its task, or that
+// the paths two running children declared they will touch overlap
+// (Action "declared"; Path then lists the overlapping pairs).
+type Collision struct {
+	Source
+	CallID   string        `json:"call_id,omitempty"`
+	Path     string        `json:"path"` // workspace-relative
+	WithID   string        `json:"with_id"`
+	WithName string        `json:"with_name"` // "scout (explore-2)", "the main agent"
+	Action   string        `json:"action"`    // what the other agent did: read, wrote, declared
+	Ago      time.Duration `json:"ago_ns,omitempty"`
+}
+
 // ShellType is the AgentType of a background shell (bash with
 // run_in_background): a member of the crew like a child, whose Source
 // has the shell's id as AgentID and Name, its command as Description, and
@@ -451,6 +465,9 @@ func (BackgroundResult) Kind() string {
 
 // Kind implements Event.
 func (ChildFiles) Kind() string { return "child_files" }
+
+// Kind implements Event.
+func (Collision) Kind() string { return "collision" }
 
 // Kind implements Event.
 func (WorktreeResult) Kind() string { return "worktree_result" }

@@ -93,7 +93,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		}
 		res.Turns++
 		req, mark := a.requestMark()
-		comp, err := a.cfg.Provider.Stream(ctx, req, a.streamHandler())
+		comp, err := a.provider().Stream(ctx, req, a.streamHandler())
 		if comp.Usage != (Usage{}) {
 			a.notePromptUsage(comp.Usage, mark)
 			res.Usage.Add(comp.Usage)

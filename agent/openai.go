@@ -68,6 +68,10 @@ type OpenAIConfig struct {
 	// NewCallID makes up an id for a tool call the server sent without one;
 	// nil means "call_" and 24 random alphanumerics.
 	NewCallID func() string
+	// Reasoning tells how much a model should think (config's effort and
+	// thinking_budget per model); nil leaves it to the server. The
+	// Anthropic and Responses wires send it; Chat Completions does not.
+	Reasoning func(model string) Reasoning
 	// ProviderName is an optional hint ("mistral") for server-specific wire
 	// rules that the base URL does not reveal.
 	ProviderName string

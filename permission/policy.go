@@ -747,7 +747,7 @@ func (p *Policy) headlessReason(req Request) string {
 }
 
 // configFiles names where permission rules live.
-const configFiles = ".covey/config.yaml (this project) or ~/.config/covey/config.yaml (all projects)"
+const configFiles = "~/.config/covey/config.yaml (all projects) or .covey/config.yaml (this project, once you trust its settings)"
 
 // missingRules lists the rules that would allow the commands of c that no
 // rule or grant allows yet.

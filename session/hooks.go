@@ -88,7 +88,7 @@ func (s *Session) setUpHooks(opts Options) {
 		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
 	}
 	st.hash = hooks.Hash(st.project)
-	trusted := st.hash == ""
+	trusted := st.hash == "" || opts.TrustProject
 	answer := mcp.TrustUnknown
 	if !trusted {
 		answer, _ = st.trust.Get(s.ws.Root, st.hash)

@@ -97,6 +97,13 @@ type child struct {
 	// group is the best-of-N task it is an attempt of; nil for most.
 	// Its worktree is reviewed with the group's, not on its own.
 	group *attemptGroup
+
+	// act is what it is doing and has done (crew_status); it has its own
+	// lock, taken per event.
+	act activity
+	// overlap warns that the paths it declared (spec.Touches) overlap a
+	// running sibling's; its parent reads it in the task result.
+	overlap string
 }
 
 // spawn prepares one child and announces it (ChildStarted), so panes appear
@@ -189,6 +196,10 @@ func (m *Manager) launch(ctx context.Context, c *child, started agent.ChildStart
 		turn()
 	}
 	m.cfg.Emit(started)
+	if note := m.declareTouches(c); note != "" {
+		c.overlap = note
+		c.spec.Prompt = note + "\n\n" + c.spec.Prompt
+	}
 	if c.spec.Background {
 		c.background = true
 		close(c.bg)
@@ -328,6 +339,7 @@ func (c *child) finish(out outcome) {
 	c.mu.Lock()
 	c.stopClockLocked()
 	c.state, c.out, c.paused = out.state(), out, false
+	c.m.radar.forget(c.src.AgentID)
 	if c.resume != nil {
 		close(c.resume)
 		c.resume = nil
@@ -530,8 +542,12 @@ func (c *child) withTimeout(ctx context.Context) (context.Context, func()) {
 // tool calls (not those of its own children).
 func (c *child) emit(e agent.Event) {
 	tf, ok := e.(agent.ToolFinished)
-	if ok && e.From().AgentID == c.src.AgentID {
+	own := e.From().AgentID == c.src.AgentID
+	if ok && own {
 		c.calls.Add(1)
+	}
+	if own {
+		c.act.observe(e)
 	}
 	c.m.cfg.Emit(e)
 	if ok && c.iso != nil && e.From().AgentID == c.src.AgentID && changesFiles(tf.Name) {
@@ -590,6 +606,7 @@ func (c *child) tools() *tools.Registry {
 			// in a worktree they come from its diff instead.
 			t = c.m.watchFiles(t, c)
 		}
+		t = c.m.Radar(t, c.src, ws.Root)
 		reg.Add(t)
 		if t.Name() == toolname.Bash {
 			for _, st := range tools.ShellTools(env) {
