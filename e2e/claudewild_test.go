@@ -111,19 +111,34 @@ printf 'SL event=%s model=%s proj=%s in=%s win=%s\n' "$(field hook_event_name)" 
 echo SECOND-LINE-HIDDEN
 `
 
+// subStatusScript prints a pane's fields: the child's own.
+const subStatusScript = `#!/bin/sh
+in=$(cat)
+field() { printf '%s' "$in" | sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p"; }
+printf 'SUB type=%s state=%s\n' "$(field type)" "$(field state)"
+`
+
 // TestStatusLineTUI: the user's statusLine command runs with Claude
 // Code's JSON on stdin, its first line shows under the status bar, and a
-// turn (new token counts) runs it again.
+// turn (new token counts) runs it again; subagentStatusLine's line heads
+// a child's pane, with the child's own fields.
 func TestStatusLineTUI(t *testing.T) {
 	t.Parallel()
 	requireTmux(t)
 	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{Name: "hi", Match: scripted.Match{FirstUser: "say hi"}, Turns: []scripted.Turn{{Text: "E2E-HI"}}})
+	srv.Add(scripted.Conversation{Name: "delegate", Match: scripted.Match{FirstUser: "delegate it"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{"description": "look around", "subagent_type": "Explore", "prompt": "[e2e:sub] look"}}}},
+		{Text: "E2E-DELEGATED"},
+	}})
+	srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:sub]"}, Turns: []scripted.Turn{{Text: "looked"}}})
 	ws := workspace(t, sampleFiles())
 	box := newSandbox(t)
 	writeHome(t, box, map[string]string{
-		".claude/statusline.sh": statusScript,
-		".claude/settings.json": `{"statusLine": {"type": "command", "command": "sh ~/.claude/statusline.sh", "padding": 0}}`,
+		".claude/statusline.sh":     statusScript,
+		".claude/sub-statusline.sh": subStatusScript,
+		".claude/settings.json": `{"statusLine": {"type": "command", "command": "sh ~/.claude/statusline.sh", "padding": 0},
+ "subagentStatusLine": {"type": "command", "command": "sh ~/.claude/sub-statusline.sh"}}`,
 	})
 	tm := startTUI(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
 	tm.waitText(helpLine, "SL event=Status model=e2e-model proj="+filepath.Base(ws)+" in=0")
@@ -132,6 +147,10 @@ func TestStatusLineTUI(t *testing.T) {
 	if strings.Contains(s, "SECOND-LINE-HIDDEN") {
 		t.Errorf("more than the first line is shown:\n%s", frame(s))
 	}
+	tm.submit("/clear")
+	tm.waitText(helpLine)
+	tm.submit("delegate it")
+	tm.waitText("E2E-DELEGATED", "SUB type=Explore state=done")
 }
 
 // TestProjectStatusLineTrust: a repository's statusLine is a command

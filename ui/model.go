@@ -417,7 +417,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		m.handleMouse(msg)
 	case statusLineMsg:
-		return m.sl.done(msg, m.clock())
+		return m.statusLineDone(msg)
 	case eventsMsg:
 		m.eventsAt = m.clock()
 		m.spin.putOff(tickInterval)

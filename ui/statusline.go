@@ -10,6 +10,7 @@ import (
 
 	"covey/statusline"
 	"covey/ui/cells"
+	"covey/ui/transcript"
 )
 
 // StatusLiner runs the status line of Claude Code's settings (the
@@ -43,6 +44,12 @@ type statusLine struct {
 	sent    statusline.Input // the state of the last run started
 	want    statusline.Input // the state now
 	lastRun time.Time        // when the last run started
+	// sub is the subagentStatusLine and children its run per pane, by
+	// AgentID (the main line's component only).
+	sub      *statusline.Setting
+	children map[string]*statusLine
+	// agent is the AgentID a pane's line runs for ("" for the main line).
+	agent string
 	// backoff is the wait before a failed run (a timeout, a project's
 	// line not trusted yet) runs again on the same state: doubled at each
 	// failure up to a minute, zero after a success.
@@ -50,17 +57,19 @@ type statusLine struct {
 	started time.Time // the session's start, for total_duration_ms
 }
 
-// statusLineMsg is a run's outcome.
+// statusLineMsg is a run's outcome; agent is the pane's AgentID ("" for
+// the main line).
 type statusLineMsg struct {
-	line string
-	err  error
+	agent string
+	line  string
+	err   error
 }
 
 // newStatusLine is the status line of run, inactive when it has none.
 func newStatusLine(run StatusLiner, now time.Time) statusLine {
 	sl := statusLine{run: run, started: now}
 	if run != nil {
-		sl.setting, _ = run.StatusLines()
+		sl.setting, sl.sub = run.StatusLines()
 	}
 	return sl
 }
@@ -95,7 +104,8 @@ func (sl *statusLine) set(in statusline.Input, now time.Time) tea.Cmd {
 	if wait := statusLineEvery - now.Sub(sl.lastRun); !sl.lastRun.IsZero() && wait > 0 {
 		sl.pending = true
 		sl.running = true // the wait holds the one slot
-		return tea.Tick(wait, func(time.Time) tea.Msg { return statusLineMsg{err: errStatusLineWait} })
+		agent := sl.agent
+		return tea.Tick(wait, func(time.Time) tea.Msg { return statusLineMsg{agent: agent, err: errStatusLineWait} })
 	}
 	return sl.start(now)
 }
@@ -112,10 +122,10 @@ func (sl *statusLine) start(now time.Time) tea.Cmd {
 	in := sl.want
 	in.Cost.TotalDurationMS = now.Sub(sl.started).Milliseconds()
 	sl.sent, sl.lastRun, sl.running, sl.pending = sl.want, now, true, false
-	run, st := sl.run, *sl.setting
+	run, st, agent := sl.run, *sl.setting, sl.agent
 	return func() tea.Msg {
 		line, err := run.RunStatusLine(context.Background(), st, in)
-		return statusLineMsg{line: line, err: err}
+		return statusLineMsg{agent: agent, line: line, err: err}
 	}
 }
 
@@ -131,7 +141,8 @@ func (sl *statusLine) done(msg statusLineMsg, now time.Time) tea.Cmd {
 		// is held by the wait.
 		sl.backoff = min(max(2*sl.backoff, statusLineRetry), time.Minute)
 		sl.running, sl.pending = true, true
-		return tea.Tick(sl.backoff, func(time.Time) tea.Msg { return statusLineMsg{err: errStatusLineWait} })
+		agent := sl.agent
+		return tea.Tick(sl.backoff, func(time.Time) tea.Msg { return statusLineMsg{agent: agent, err: errStatusLineWait} })
 	}
 	if sl.pending || (msg.err == errStatusLineWait && !sameState(sl.want, sl.sent)) {
 		return sl.start(now)
@@ -160,6 +171,9 @@ func sameState(a, b statusline.Input) bool {
 	a.ContextWindow.UsedPercentage, b.ContextWindow.UsedPercentage = nil, nil
 	a.ContextWindow.RemainingPercentage, b.ContextWindow.RemainingPercentage = nil, nil
 	a.ContextWindow.CurrentUsage, b.ContextWindow.CurrentUsage = nil, nil
+	if (a.Agent == nil) != (b.Agent == nil) || (a.Agent != nil && *a.Agent != *b.Agent) {
+		return false
+	}
 	return a.Model == b.Model && a.Cost == b.Cost && a.ContextWindow.ContextWindowSize == b.ContextWindow.ContextWindowSize &&
 		a.ContextWindow.TotalInputTokens == b.ContextWindow.TotalInputTokens && a.ContextWindow.TotalOutputTokens == b.ContextWindow.TotalOutputTokens &&
 		a.Exceeds200K == b.Exceeds200K
@@ -212,10 +226,59 @@ func (m *Model) sessionCost() float64 {
 	return total
 }
 
-// statusLineCmd runs the status line when the state changed.
+// statusLineCmd runs the status line, and each pane's, when its state
+// changed.
 func (m *Model) statusLineCmd() tea.Cmd {
-	if !m.sl.active() {
+	var cmds []tea.Cmd
+	if m.sl.active() {
+		cmds = append(cmds, m.sl.set(m.statusInput(), m.clock()))
+	}
+	if m.sl.sub != nil {
+		for _, b := range m.rt.order {
+			if b.IsShell() {
+				continue
+			}
+			c := m.sl.children[b.AgentID()]
+			if c == nil {
+				if m.sl.children == nil {
+					m.sl.children = map[string]*statusLine{}
+				}
+				c = &statusLine{run: m.sl.run, setting: m.sl.sub, started: m.clock(), agent: b.AgentID()}
+				m.sl.children[b.AgentID()] = c
+			}
+			cmds = append(cmds, c.set(childStatusInput(b), m.clock()))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// childStatusInput is the state a pane's status line is told: the
+// child's own model, identity, state, tokens and cost.
+func childStatusInput(b *transcript.SubagentBlock) statusline.Input {
+	var in statusline.Input
+	in.Model = statusline.Model{ID: b.Model(), DisplayName: b.Model()}
+	in.Agent = &statusline.Agent{ID: b.AgentID(), Name: b.Name(), Type: b.TypeName(), Description: b.Description(), State: b.StateName()}
+	u := b.Usage()
+	in.ContextWindow.TotalInputTokens, in.ContextWindow.TotalOutputTokens = u.InputTokens, u.OutputTokens
+	if v, ok := b.Cost(); ok {
+		in.Cost.TotalCostUSD = v
+	}
+	return in
+}
+
+// statusLineDone takes a run's outcome: the main line's, or a pane's,
+// whose header then shows it.
+func (m *Model) statusLineDone(msg statusLineMsg) tea.Cmd {
+	if msg.agent == "" {
+		return m.sl.done(msg, m.clock())
+	}
+	c := m.sl.children[msg.agent]
+	if c == nil {
 		return nil
 	}
-	return m.sl.set(m.statusInput(), m.clock())
+	cmd := c.done(msg, m.clock())
+	if b := m.rt.children[msg.agent]; b != nil {
+		b.SetStatusLine(c.line)
+	}
+	return cmd
 }
