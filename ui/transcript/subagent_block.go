@@ -49,9 +49,6 @@ const (
 type SubagentBlock struct {
 	src     agent.Source
 	model   string
-	// statusLine is what the user's subagentStatusLine printed for this
-	// child: the header shows it after the glyph, in place of its own.
-	statusLine string
 	color   string // the agent file's colour for the type, "" for the theme's
 	started time.Time
 	lastNow time.Time
@@ -85,6 +82,10 @@ type SubagentBlock struct {
 	// attempt is "attempt 2/3" for a child of a best-of-N task: its
 	// header and overview row say which of the group it is.
 	attempt string
+
+	// statusLine is what the user's subagentStatusLine printed for this
+	// child: the header shows it after the glyph, in place of its own.
+	statusLine string
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
