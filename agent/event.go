@@ -155,6 +155,10 @@ func CutOffNote(reason string) string {
 		return "cut off: the model hit its output limit"
 	case StopContentFilter:
 		return "stopped by the provider's content filter"
+	case StopRefusal:
+		return "the model refused to answer"
+	case StopPaused:
+		return "the provider paused the turn (pause_turn): send a message to go on"
 	}
 	return ""
 }

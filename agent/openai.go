@@ -164,8 +164,17 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, on StreamHandler) (Com
 	if err != nil {
 		return Completion{}, err
 	}
+	return o.retrying(ctx, on, func() (Completion, bool, error) { return o.attempt(ctx, body, on) })
+}
+
+// retrying makes attempts until one succeeds or fails for good, waiting
+// between them as the server or the backoff says: the retry policy of
+// every wire (Anthropic's provider shares it through its transport). An
+// attempt reports whether any part of the answer was delivered (then it
+// is never retried).
+func (o *OpenAI) retrying(ctx context.Context, on StreamHandler, try func() (Completion, bool, error)) (Completion, error) {
 	for attempt := 1; ; attempt++ {
-		comp, delivered, err := o.attempt(ctx, body, on)
+		comp, delivered, err := try()
 		if err == nil {
 			return comp, nil
 		}

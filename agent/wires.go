@@ -9,8 +9,12 @@ func NewProvider(api string, cfg OpenAIConfig) (Provider, error) {
 	switch api {
 	case "", APIChat:
 		return NewOpenAI(cfg), nil
+	case APIAnthropic:
+		return NewAnthropic(cfg), nil
+	case APIResponses:
+		return NewResponses(cfg), nil
 	default:
-		return nil, fmt.Errorf("unknown api %q: covey speaks %s", api, APIChat)
+		return nil, fmt.Errorf("unknown api %q: covey speaks %s, %s and %s", api, APIChat, APIResponses, APIAnthropic)
 	}
 }
 

@@ -320,7 +320,7 @@ func parseFile(path string, data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: subagents.max_tokens and max_cost must not be negative", path)
 	}
 	for model, p := range c.Prices {
-		if p.Input < 0 || p.Output < 0 {
+		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
 			return Config{}, fmt.Errorf("config %s: prices.%s: a price must not be negative", path, model)
 		}
 	}

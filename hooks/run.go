@@ -111,3 +111,8 @@ func RunCommand(ctx context.Context, command string, input []byte, dir string, e
 	r := execHook(ctx, Hook{Command: command, Timeout: timeout}, input, dir, env)
 	return r.stdout, r.exit, r.err
 }
+
+// ChangedScript names the first workspace script h runs (see Pin) whose
+// content changed since it was pinned, "" when none did: for commands
+// covey runs by itself beside the hooks (the status line).
+func ChangedScript(h Hook, dir string) string { return changedScript(h, dir) }

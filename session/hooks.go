@@ -87,6 +87,9 @@ func (s *Session) setUpHooks(opts Options) {
 	for _, n := range set.Notes {
 		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
 	}
+	// The scripts the project's hooks run are pinned now, with what the
+	// user is asked to trust; a script changed later does not run.
+	st.project = hooks.Pin(st.project, s.ws.Root)
 	st.hash = hooks.Hash(st.project)
 	trusted := st.hash == "" || opts.TrustProject
 	answer := mcp.TrustUnknown
@@ -334,7 +337,7 @@ func (c childHooks) Bind(def agentdefs.Definition, src agent.Source, gate permis
 	}
 	r := s.hooks.runner
 	if len(def.Hooks) > 0 {
-		r = r.With(def.Hooks.Hooks("agent "+def.Name, agentScope(def)),
+		r = r.With(s.hooks.pinned(def.Hooks.Hooks("agent "+def.Name, agentScope(def))),
 			hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted()})
 	}
 	if r == nil {
@@ -507,4 +510,20 @@ func (s *Session) childHooks() subagent.Hooks {
 		return nil
 	}
 	return childHooks{s}
+}
+
+// pinned gives hs the scripts pinned for the same hooks at the start, so
+// an agent file's hook runs its script as it was when trusted.
+func (st *hookState) pinned(hs []hooks.Hook) []hooks.Hook {
+	out := make([]hooks.Hook, len(hs))
+	for i, h := range hs {
+		for _, p := range st.project {
+			if p.Source == h.Source && p.Command == h.Command && p.Event == h.Event {
+				h.Scripts = p.Scripts
+				break
+			}
+		}
+		out[i] = h
+	}
+	return out
 }

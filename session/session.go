@@ -324,7 +324,10 @@ func New(opts Options) (*Session, error) {
 		},
 		AutoCompact:   cfg.AutoCompact.Threshold(),
 		ContextWindow: cfg.ContextWindow,
-		CrewNote:      func() string { return s.manager.CrewNote(agent.MainAgentID) },
+		// The session's id names its conversation for the prompt cache,
+		// across --continue too.
+		CacheKey: s.sessionID(),
+		CrewNote: func() string { return s.manager.CrewNote(agent.MainAgentID) },
 		// The PreCompact hooks run before each of the main agent's
 		// compactions.
 		BeforeCompact: s.BeforeCompact,

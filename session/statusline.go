@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	"covey/hooks"
@@ -10,7 +11,11 @@ import (
 	"covey/statusline"
 )
 
-// statusLines reads the status lines of Claude Code's settings files.
+// statusLineEvent names a status line among the project's hooks in the
+// trust question ("statusLine: sh .claude/statusline.sh").
+const statusLineEvent = "statusLine"
+
+// readStatusLines reads the status lines of Claude Code's settings files.
 func (s *Session) readStatusLines() {
 	home, _ := os.UserHomeDir()
 	s.status = statusline.Read(home, s.ws.Root)
@@ -26,7 +31,7 @@ func (s *Session) statusLineHooks() []hooks.Hook {
 	var out []hooks.Hook
 	for _, st := range []*statusline.Setting{s.status.Main, s.status.Subagent} {
 		if st != nil && st.Project {
-			out = append(out, hooks.Hook{Event: "statusLine", Command: st.Command, Source: st.Source, Scope: hooks.ScopeProject})
+			out = append(out, hooks.Hook{Event: statusLineEvent, Command: st.Command, Source: st.Source, Scope: hooks.ScopeProject})
 		}
 	}
 	return out
@@ -48,6 +53,15 @@ var ErrStatusLineUntrusted = errors.New("the project's status line runs once its
 func (s *Session) RunStatusLine(ctx context.Context, st statusline.Setting, in statusline.Input) (string, error) {
 	if st.Project && !s.projectTrusted() {
 		return "", ErrStatusLineUntrusted
+	}
+	if st.Project {
+		for _, h := range s.hooks.project {
+			if h.Event == statusLineEvent && h.Command == st.Command {
+				if changed := hooks.ChangedScript(h, s.ws.Root); changed != "" {
+					return "", fmt.Errorf("%s changed since the project's hooks were trusted; the status line does not run (restart covey to be asked again)", changed)
+				}
+			}
+		}
 	}
 	base := s.hookBase()
 	in.SessionID, in.TranscriptPath, in.Cwd = base.SessionID, base.TranscriptPath, s.ws.Root

@@ -34,7 +34,7 @@ func (o outcome) state() string {
 		return agent.StateDone
 	case agent.StopCancelled:
 		return agent.StateCancelled
-	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget, agent.StopLength, agent.StopContentFilter:
+	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget, agent.StopLength, agent.StopContentFilter, agent.StopRefusal, agent.StopPaused:
 		return agent.StateCutShort
 	}
 	return agent.StateFailed
@@ -246,6 +246,7 @@ func (c *child) newAgent() {
 	c.a = agent.New(agent.Config{
 		Hooks:         loopHooks(c.hk),
 		ContextWindow: lim.Window, ContextWindowFrom: lim.From, MaxOutputTokens: lim.MaxOutput, AnswerCap: lim.AnswerCap,
+		CacheKey:  c.cacheKey(),
 		Provider:  c.provider,
 		Model:     c.model,
 		System:    system,
@@ -268,6 +269,16 @@ func (c *child) newAgent() {
 			}
 		},
 	})
+}
+
+// cacheKey names the child's conversation for the prompt cache: its own
+// beside the session's, so its turns find their prefix ("" outside a
+// recorded session).
+func (c *child) cacheKey() string {
+	if c.m.cfg.SessionID == "" {
+		return ""
+	}
+	return c.m.cfg.SessionID + "/" + c.src.AgentID
 }
 
 // start runs the child's first run on its own goroutine.
@@ -358,7 +369,8 @@ func (c *child) finish(out outcome) {
 	}
 	c.mu.Lock()
 	delta := agent.Usage{InputTokens: u.InputTokens - c.counted.InputTokens, OutputTokens: u.OutputTokens - c.counted.OutputTokens,
-		CachedTokens: u.CachedTokens - c.counted.CachedTokens, ReasoningTokens: u.ReasoningTokens - c.counted.ReasoningTokens}
+		CachedTokens: u.CachedTokens - c.counted.CachedTokens, CacheWriteTokens: u.CacheWriteTokens - c.counted.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens - c.counted.ReasoningTokens}
 	c.counted = u
 	c.mu.Unlock()
 	c.m.addUsage(delta) // a resumed child's earlier runs are counted already

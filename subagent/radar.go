@@ -245,15 +245,15 @@ func (m *Manager) touched(src agent.Source, root, abs, kind, callID string) stri
 	rel = filepath.ToSlash(rel)
 	now := time.Now()
 	var parts []string
-	for i, o := range others {
+	for i, o := range byAgent(others) {
 		m.cfg.Emit(agent.Collision{Source: src, CallID: callID, Path: rel, WithID: o.src.AgentID,
 			WithName: agentName(o.src), Action: o.kind, Ago: now.Sub(o.at)})
 		if i < maxCollisionNote {
-			parts = append(parts, fmt.Sprintf("%s %s it %s ago", agentName(o.src), o.kind, roundAgo(now.Sub(o.at))))
+			parts = append(parts, fmt.Sprintf("%s %s it (%s ago)", agentName(o.src), o.kind, roundAgo(now.Sub(o.at))))
 		}
 	}
-	if len(others) > maxCollisionNote {
-		parts = append(parts, fmt.Sprintf("%d more", len(others)-maxCollisionNote))
+	if n := len(byAgent(others)); n > maxCollisionNote {
+		parts = append(parts, fmt.Sprintf("%d more", n-maxCollisionNote))
 	}
 	return fmt.Sprintf("[covey: collision] Another agent still at work in this same tree touched %s during its task: %s. "+
 		"What it saw may now be stale, and it may write the file again: re-read before building on it, or coordinate (send_message reaches your own subagents).",
@@ -272,6 +272,26 @@ func (m *Manager) topAtWork(id string) func(bool) {
 			m.radar.forget(id)
 		}
 	}
+}
+
+// byAgent folds the touches of one agent into one: "read and wrote" at
+// the time of the later, in the order the agents first touched the file.
+func byAgent(ts []touch) []touch {
+	var out []touch
+	for _, t := range ts {
+		i := slices.IndexFunc(out, func(o touch) bool { return o.src.AgentID == t.src.AgentID })
+		if i < 0 {
+			out = append(out, t)
+			continue
+		}
+		if out[i].kind != t.kind {
+			out[i].kind = touchRead + " and " + touchWrote
+		}
+		if t.at.After(out[i].at) {
+			out[i].at = t.at
+		}
+	}
+	return out
 }
 
 // atWork reports whether the agent id is still at its task: a child that

@@ -51,7 +51,7 @@ func TestCollisionNamesTheSiblingThatTouchedFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := h.taskResult("w2")
-	for _, want := range []string{"[covey: collision]", "auth.go", "first (writer-", "read it", "wrote it"} {
+	for _, want := range []string{"[covey: collision]", "auth.go", "first (writer-", "read and wrote it ("} {
 		if !strings.Contains(second, want) {
 			t.Errorf("the second writer's result lacks %q:\n%s", want, second)
 		}
@@ -63,11 +63,11 @@ func TestCollisionNamesTheSiblingThatTouchedFirst(t *testing.T) {
 	for _, e := range h.eventsOf("collision") {
 		got = append(got, e.(agent.Collision))
 	}
-	if len(got) != 2 {
-		t.Fatalf("%d collision events, want 2 (read and wrote): %+v", len(got), got)
+	if len(got) != 1 {
+		t.Fatalf("%d collision events, want 1 (first read and wrote): %+v", len(got), got)
 	}
 	for _, c := range got {
-		if c.Name != "second" || c.Path != "auth.go" || !strings.HasPrefix(c.WithName, "first (") || c.CallID != "w2" {
+		if c.Name != "second" || c.Path != "auth.go" || !strings.HasPrefix(c.WithName, "first (") || c.CallID != "w2" || c.Action != "read and wrote" {
 			t.Errorf("collision = %+v", c)
 		}
 	}
