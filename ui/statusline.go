@@ -57,12 +57,13 @@ type statusLine struct {
 	started time.Time // the session's start, for total_duration_ms
 }
 
-// statusLineMsg is a run's outcome; agent is the pane's AgentID ("" for
-// the main line).
+// statusLineMsg is a run's outcome, or the end of a wait between runs
+// (wait); agent is the pane's AgentID ("" for the main line).
 type statusLineMsg struct {
 	agent string
 	line  string
 	err   error
+	wait  bool
 }
 
 // newStatusLine is the status line of run, inactive when it has none.
@@ -105,17 +106,10 @@ func (sl *statusLine) set(in statusline.Input, now time.Time) tea.Cmd {
 		sl.pending = true
 		sl.running = true // the wait holds the one slot
 		agent := sl.agent
-		return tea.Tick(wait, func(time.Time) tea.Msg { return statusLineMsg{agent: agent, err: errStatusLineWait} })
+		return tea.Tick(wait, func(time.Time) tea.Msg { return statusLineMsg{agent: agent, wait: true} })
 	}
 	return sl.start(now)
 }
-
-// errStatusLineWait marks the end of a wait between runs, no run.
-var errStatusLineWait = &waitErr{}
-
-type waitErr struct{}
-
-func (*waitErr) Error() string { return "waiting" }
 
 // start runs the command on sl.want.
 func (sl *statusLine) start(now time.Time) tea.Cmd {
@@ -134,17 +128,18 @@ func (sl *statusLine) start(now time.Time) tea.Cmd {
 func (sl *statusLine) done(msg statusLineMsg, now time.Time) tea.Cmd {
 	sl.running = false
 	switch {
+	case msg.wait:
 	case msg.err == nil:
 		sl.line, sl.backoff = keepColours(msg.line), 0
-	case msg.err != errStatusLineWait && !sl.pending:
+	case !sl.pending:
 		// Run again after a while though nothing changed: the one slot
 		// is held by the wait.
 		sl.backoff = min(max(2*sl.backoff, statusLineRetry), time.Minute)
 		sl.running, sl.pending = true, true
 		agent := sl.agent
-		return tea.Tick(sl.backoff, func(time.Time) tea.Msg { return statusLineMsg{agent: agent, err: errStatusLineWait} })
+		return tea.Tick(sl.backoff, func(time.Time) tea.Msg { return statusLineMsg{agent: agent, wait: true} })
 	}
-	if sl.pending || (msg.err == errStatusLineWait && !sameState(sl.want, sl.sent)) {
+	if sl.pending || (msg.wait && !sameState(sl.want, sl.sent)) {
 		return sl.start(now)
 	}
 	return nil
