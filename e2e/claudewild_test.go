@@ -53,12 +53,23 @@ func TestClaudeCodeProjectHeadless(t *testing.T) {
 	h.srv.Add(scripted.Conversation{Name: "deploy", Match: scripted.Match{FirstUser: "SKILL-DEPLOY-BODY"}, Turns: []scripted.Turn{{Text: "deployed"}}})
 	h.srv.Add(scripted.Conversation{Name: "tidy", Match: scripted.Match{FirstUser: "Tidy the imports"}, Turns: []scripted.Turn{{Text: "tidied"}}})
 
-	r := h.run(t, "", "-p", `/git:commit:amend "fix the bug" core`)
+	r := h.run(t, "", "--debug", "-p", `/git:commit:amend "fix the bug" core`)
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "amended" {
 		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	// What was accepted silently is listed once by --debug.
+	logs, _ := filepath.Glob(filepath.Join(h.box.home, ".local/state/covey/logs/*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("debug logs: %v", logs)
+	}
+	debug, _ := os.ReadFile(logs[0])
+	for _, want := range []string{`key \"disallowed-tools\" is accepted`, "hook event ConfigChange is accepted", "Stop hook of type prompt is accepted", "covey has no WebSearch"} {
+		if n := strings.Count(string(debug), want); n != 1 {
+			t.Errorf("the debug log names %q %d times, want once", want, n)
+		}
+	}
 	for _, l := range strings.Split(r.stderr, "\n") {
-		if strings.HasPrefix(l, "covey:") && !strings.Contains(l, "saved; resume it with") {
+		if strings.HasPrefix(l, "covey:") && !strings.Contains(l, "saved; resume it with") && !strings.HasPrefix(l, "covey: debug log:") {
 			t.Errorf("a warning about valid Claude Code files: %s", l)
 		}
 	}
@@ -321,4 +332,25 @@ func TestPluginsHeadless(t *testing.T) {
 			t.Errorf("a disabled plugin's command ran:\n%s", userText(e))
 		}
 	}
+}
+
+// TestClaudeCodeProjectTUI: covey started in a repository holding only
+// valid Claude Code files shows no warning, and a skill typed as /name
+// runs it.
+func TestClaudeCodeProjectTUI(t *testing.T) {
+	t.Parallel()
+	requireTmux(t)
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "deploy", Match: scripted.Match{FirstUser: "SKILL-DEPLOY-BODY to prod"}, Turns: []scripted.Turn{{Text: "E2E-DEPLOYED"}}})
+	ws := workspace(t, claudeProject())
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	s := tm.waitText(helpLine)
+	if strings.Contains(s, "⚠") || strings.Contains(s, "warning") {
+		t.Fatalf("a warning at start:\n%s", frame(s))
+	}
+	tm.typeText("/depl")
+	tm.waitText("/deploy [env]")
+	tm.typeText("oy prod")
+	tm.press("Enter")
+	tm.waitText("E2E-DEPLOYED")
 }
