@@ -23,6 +23,7 @@ import (
 	"covey/internal/excerpt"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/session"
 	"covey/tools"
 )
 
@@ -239,7 +240,8 @@ func agentsCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 				parent = ep.Model
 			}
 			home, _ := os.UserHomeDir()
-			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root})
+			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root,
+				Plugins: session.PluginFolders(home, root, "agents")})
 			problems = agentdefs.Loud(append(problems, agentdefs.ModelProblems(set, cfg.ModelAliases)...))
 			opts := agentdefs.ListOptions{JSON: asJSON, ParentModel: parent, Aliases: cfg.ModelAliases, InheritModel: cfg.SubagentModel}
 			if err := agentdefs.WriteList(stdout, set, problems, opts); err != nil {

@@ -354,3 +354,33 @@ func TestClaudeCodeProjectTUI(t *testing.T) {
 	tm.press("Enter")
 	tm.waitText("E2E-DEPLOYED")
 }
+
+// TestProjectPluginTrustHeadless: a plugin only the project enables is the
+// project's: its hooks do not run in a headless run until the project is
+// trusted (the run says it skipped them), while its command loads; covey
+// agents lists its agent under the plugin's namespace.
+func TestProjectPluginTrustHeadless(t *testing.T) {
+	t.Parallel()
+	files := sampleFiles()
+	files[".claude/settings.json"] = `{"enabledPlugins": {"fmt@tools-market": true}}`
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+	root := pluginHome(t, h.box, `{}`)
+	h.srv.Add(scripted.Conversation{Name: "fix", Match: scripted.Match{FirstUser: "PLUGIN-FIX the file a.go"}, Turns: []scripted.Turn{{Text: "fixed"}}})
+	r := h.run(t, "", "-p", "/fmt:fix a.go")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "fixed" {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "hook-ran")); err == nil {
+		t.Error("the project-enabled plugin's hook ran untrusted")
+	}
+	if _, err := os.Stat(filepath.Join(root, "mcp-started")); err == nil {
+		t.Error("the project-enabled plugin's MCP server started untrusted")
+	}
+	if !strings.Contains(r.stderr, "not trusted") {
+		t.Errorf("the run does not say it skipped the project's hooks:\n%s", r.stderr)
+	}
+	a := runCovey(t, h.ws, h.box.env(), "", "agents")
+	if !strings.Contains(a.stdout, "fmt:checker") {
+		t.Errorf("covey agents lacks the plugin's agent:\n%s%s", a.stdout, a.stderr)
+	}
+}

@@ -27,6 +27,14 @@ func discoverPlugins(home, root string) ([]plugins.Plugin, []string) {
 	return all, warnings
 }
 
+// PluginFolders are the agents/ folders (kind "agents"), commands/ or
+// skills/ of the enabled plugins under home, for listings outside a
+// session (covey agents).
+func PluginFolders(home, root, kind string) []agentdefs.Folder {
+	all, _ := plugins.Discover(home, root)
+	return pluginFolders(all, kind)
+}
+
 // pluginFolders are the folders of kind (commands, agents, skills) of the
 // loaded plugins, namespaced by each plugin's name. A plugin the project
 // enabled gives its files the project's scope (its hooks then need the
