@@ -384,3 +384,27 @@ func TestProjectPluginTrustHeadless(t *testing.T) {
 		t.Errorf("covey agents lacks the plugin's agent:\n%s%s", a.stdout, a.stderr)
 	}
 }
+
+// TestCommandHooksHeadless: a command's own hooks: run in its turn only.
+func TestCommandHooksHeadless(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	writeHome(t, h.box, map[string]string{".claude/commands/guarded.md": "---\ndescription: no shell here\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: \"echo NO-SHELL-IN-GUARDED >&2; exit 2\"\n---\nGUARDED-BODY\n"})
+	for _, first := range []string{"GUARDED-BODY", "plain prompt"} {
+		h.srv.Add(scripted.Conversation{Name: first, Match: scripted.Match{FirstUser: first}, Turns: []scripted.Turn{
+			{ToolCalls: []scripted.Call{{ID: "call_" + strings.Fields(first)[0], Name: "bash", Args: map[string]any{"command": "echo SHELL-RAN"}}}},
+			{Text: "done"},
+		}})
+	}
+	for _, prompt := range []string{"/guarded", "plain prompt"} {
+		if r := h.run(t, "", "--permission-mode", "bypassPermissions", "-p", prompt); r.code != 0 {
+			t.Fatalf("%s: exit %d\nstderr:\n%s", prompt, r.code, r.stderr)
+		}
+	}
+	if res, _ := lastToolResult(h.srv, "call_GUARDED-BODY"); !strings.Contains(res, "NO-SHELL-IN-GUARDED") || strings.Contains(res, "SHELL-RAN") {
+		t.Errorf("the command's hook did not block its turn's bash: %q", res)
+	}
+	if res, _ := lastToolResult(h.srv, "call_plain"); !strings.Contains(res, "SHELL-RAN") {
+		t.Errorf("the command's hook ran outside its turn: %q", res)
+	}
+}

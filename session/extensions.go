@@ -264,6 +264,10 @@ func (s *Session) runCommand(ctx context.Context, typed string, c slashcmd.Comma
 			return agent.Result{}, fmt.Errorf("/%s was not sent: %w", c.Name, err)
 		}
 		fresh.Scope, fresh.Skill, fresh.Dir = c.Scope, c.Skill, c.Dir
+		// The hooks are those read at start, which the trust question
+		// named: an edit since cannot add hooks that run unasked. A
+		// skill's hooks do not run (covey has no skill lifecycle).
+		fresh.Hooks = c.Hooks
 		if c.Skill {
 			// As Claude Code gives a skill: where its files are.
 			fresh.Body = "Base directory for this skill: " + c.Dir + "\n\n" + fresh.Body
