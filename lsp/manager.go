@@ -393,3 +393,42 @@ func inside(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+// Changed tells the server serving abs its new content when it has the
+// file open (a rename's files), without waiting for its diagnostics.
+func (m *Manager) Changed(ctx context.Context, wsRoot, abs, content string) {
+	if m == nil || !m.Serves(abs) {
+		return
+	}
+	s, err := m.serverFor(wsRoot, abs)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	_, open := s.docs[fileURI(abs)]
+	c := s.conn
+	running := s.state == StateRunning
+	s.mu.Unlock()
+	if open && running && c != nil {
+		ctx, cancel := context.WithTimeout(ctx, notifyWait)
+		defer cancel()
+		_, _ = s.sync(ctx, c, abs, content)
+	}
+}
+
+// Reported reports whether a server of the workspace root has reported
+// diagnostics (even none) for a file in it.
+func (m *Manager) Reported(wsRoot string) bool {
+	if m == nil {
+		return false
+	}
+	for _, s := range m.serversUnder(wsRoot) {
+		s.mu.Lock()
+		n := len(s.diags)
+		s.mu.Unlock()
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}

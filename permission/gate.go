@@ -65,6 +65,8 @@ type Attempt struct {
 	Changes []FileChange
 	Tokens  int
 	Cost    float64 // 0 when unpriced
+	// Check is its check's outcome and diagnostics (nil: none).
+	Check *tool.AttemptCheck
 }
 
 // ToolPickAttempt is the Request.Tool of the choice among the attempts
