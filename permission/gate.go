@@ -69,6 +69,9 @@ type Attempt struct {
 	Check *tool.AttemptCheck
 }
 
+// AttemptCheck is an attempt's check and diagnostics (tool.AttemptCheck).
+type AttemptCheck = tool.AttemptCheck
+
 // ToolPickAttempt is the Request.Tool of the choice among the attempts
 // of a best-of-N task. Nobody but the user makes it: every mode asks, and
 // with nobody to ask it is refused (the attempts are then kept, or a
