@@ -122,7 +122,7 @@ func TestTUIGoplsRenameAsks(t *testing.T) {
 	tm.waitText("edit_file", "lib.go", "+func assist() int { return 1 }")
 	tm.waitApprovalReady()
 	tm.press("y")
-	tm.waitText("main.go", "+\t_ = assist()")
+	tm.waitText("Allow edit_file main.go", "_ = assist()")
 	tm.waitApprovalReady()
 	tm.press("y")
 	tm.waitText("E2E renamed.")
@@ -259,9 +259,11 @@ func TestTUICheckedBestOfTwo(t *testing.T) {
 	tm.submit(prompt)
 	s := tm.waitText("? Apply one of 2 attempts", "✓ check passed", "✗ check failed (exit 1)")
 	// The failed check is in the column of the attempt that wrote the
-	// broken file.
+	// broken file (the review's columns, the last lines that say so).
 	col := func(sub string) int {
-		for _, l := range strings.Split(s, "\n") {
+		lines := strings.Split(s, "\n")
+		for k := len(lines) - 1; k >= 0; k-- {
+			l := lines[k]
 			if i := strings.Index(l, sub); i >= 0 {
 				return len([]rune(l[:i]))
 			}
