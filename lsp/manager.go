@@ -432,3 +432,24 @@ func (m *Manager) Reported(wsRoot string) bool {
 	}
 	return false
 }
+
+// Warm starts the server serving abs, if any, and opens the file in it,
+// in the background: nothing waits. Reading a file calls it, so a server's
+// cold start (gopls loading a module) overlaps the model's next request
+// rather than delaying the edit's diagnostics.
+func (m *Manager) Warm(wsRoot, abs, content string) {
+	if m == nil || !m.Serves(abs) {
+		return
+	}
+	s, err := m.serverFor(wsRoot, abs)
+	if err != nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		if c, err := s.ensure(ctx); err == nil {
+			_, _ = s.syncDoc(ctx, c, abs, content, true)
+		}
+	}()
+}

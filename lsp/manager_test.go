@@ -221,3 +221,21 @@ func TestRenameComputesEachFilesContent(t *testing.T) {
 		t.Errorf("definition = %q", d.Text)
 	}
 }
+
+func TestWarmStartsInTheBackgroundAndNeverAfterClose(t *testing.T) {
+	m, ws := fakeManager(t, "ok", 10*time.Second)
+	abs := filepath.Join(ws, "a.fake")
+	m.Warm(ws, abs, "BAD before the edit\n")
+	waitState(t, m, StateRunning)
+	if got := write(t, m, ws, "a.fake", "fine now\n"); !strings.Contains(got, "no problems") {
+		t.Errorf("after a warm open, the edit's own diagnostics: %s", got)
+	}
+	m.Close()
+	m2, ws2 := fakeManager(t, "ok", time.Second)
+	m2.Close()
+	m2.Warm(ws2, filepath.Join(ws2, "b.fake"), "x")
+	time.Sleep(200 * time.Millisecond)
+	if st := m2.Status(); len(st) != 0 {
+		t.Errorf("Warm after Close started %+v", st)
+	}
+}

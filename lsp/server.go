@@ -74,6 +74,10 @@ type server struct {
 	stderr    *tailBuffer
 	rename    bool // the server can rename
 	notify    func()
+	ended     bool // stopped for good (covey is ending): never started again
+	// sendMu keeps a document's version order and the order its
+	// notifications are sent in the same.
+	sendMu sync.Mutex
 }
 
 func newServer(sp spec, root string, notify func()) *server {
@@ -86,6 +90,10 @@ func newServer(sp spec, root string, notify func()) *server {
 // It waits at most as ctx allows; the start goes on without the caller.
 func (s *server) ensure(ctx context.Context) (*conn, error) {
 	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return nil, errors.New("covey is ending: language servers are stopped")
+	}
 	switch s.state {
 	case StateFailed:
 		err := s.startErr
@@ -288,6 +296,7 @@ func (s *server) stop() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.ended = true
 	if s.state == StateStarting {
 		s.startErr = fmt.Errorf("%s was stopped", s.spec.name)
 		close(s.ready)
@@ -367,9 +376,22 @@ func (s *server) broadcastLocked() {
 // sync tells the server a document's new content (opening it the first
 // time) and returns the version sent.
 func (s *server) sync(ctx context.Context, c *conn, abs, text string) (int, error) {
+	return s.syncDoc(ctx, c, abs, text, false)
+}
+
+// syncDoc is sync; with onlyOpen it does nothing to a document already
+// open (decided under the lock, so a background open never sends older
+// content after an edit's).
+func (s *server) syncDoc(ctx context.Context, c *conn, abs, text string, onlyOpen bool) (int, error) {
 	uri := fileURI(abs)
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
 	s.mu.Lock()
 	d, open := s.docs[uri]
+	if open && onlyOpen {
+		s.mu.Unlock()
+		return d.version, nil
+	}
 	if !open {
 		d = &openDoc{}
 		s.docs[uri] = d
