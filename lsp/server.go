@@ -416,23 +416,6 @@ func (s *server) syncDoc(ctx context.Context, c *conn, abs, text string, onlyOpe
 	return v, err
 }
 
-// ensureOpen opens a document covey has not opened yet, from disk, so
-// queries about it work.
-func (s *server) ensureOpen(ctx context.Context, c *conn, abs string) error {
-	s.mu.Lock()
-	_, open := s.docs[fileURI(abs)]
-	s.mu.Unlock()
-	if open {
-		return nil
-	}
-	b, err := readBounded(abs)
-	if err != nil {
-		return err
-	}
-	_, err = s.sync(ctx, c, abs, string(b))
-	return err
-}
-
 // waitDiagnostics waits until the server has published diagnostics for
 // version v of the document (or, from a server that sends no versions,
 // any publish for it after the change was sent), and returns them.
@@ -520,9 +503,10 @@ func (s *server) status() Status {
 	}
 	for _, p := range s.diags {
 		for _, d := range p.diags {
-			if d.Severity == SeverityError || d.Severity == 0 {
+			switch d.Severity {
+			case SeverityError, 0:
 				st.Errors++
-			} else if d.Severity == SeverityWarning {
+			case SeverityWarning:
 				st.Warnings++
 			}
 		}

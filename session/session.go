@@ -6,7 +6,6 @@ package session
 
 import (
 	"context"
-	"covey/lsp"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"covey/hooks"
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
+	"covey/lsp"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/subagent"

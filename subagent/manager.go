@@ -10,7 +10,6 @@ package subagent
 
 import (
 	"context"
-	"covey/lsp"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,6 +22,7 @@ import (
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/hooks"
+	"covey/lsp"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/tools"
