@@ -86,6 +86,8 @@ type SubagentBlock struct {
 	// language servers report there (subagent_diag.go).
 	root     string
 	diagErrs int
+	// collide is what the collision radar reported of the pane's child.
+	collide collisions
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
@@ -531,6 +533,9 @@ func (b *SubagentBlock) statePrefix() string {
 	}
 	if l := b.crew.label(b.state == childRunning); l != "" {
 		p += l + " · "
+	}
+	if c := b.collide.badge(); c != "" && b.state == childRunning {
+		p += c + " · "
 	}
 	return p
 }
