@@ -83,7 +83,7 @@ func TestParseRulesBad(t *testing.T) {
 		"unclosed":             {"bash(go test", "missing closing parenthesis"},
 		"open only":            {"bash(", "missing closing parenthesis"},
 		"empty pattern":        {"bash()", "empty pattern"},
-		"unknown tool":         {"WebSearch(x)", "unknown tool"},
+		"unknown tool":         {"ExitPlanMode(x)", "unknown tool"},
 		"pattern on bare tool": {"task(x)", "takes no pattern"},
 		"bad domain":           {"web_fetch(example.com)", "names a host"},
 		"mcp wildcard server":  {"mcp__*", "unknown tool"},

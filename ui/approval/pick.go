@@ -18,8 +18,20 @@ import (
 // below them the diff of the attempt shown, chosen by file and by hunk as
 // in a merge. ←/→ show another attempt; y applies the one shown, n none.
 
-// pickAttemptRows is how many rows each attempt's column takes.
+// pickAttemptRows is how many rows each attempt's column takes at most
+// (one more than without checks: see pickRows).
 const pickAttemptRows = 6
+
+// pickRows is how many rows the columns take: the check row only when an
+// attempt was checked.
+func (p *pickState) pickRows() int {
+	for _, a := range p.attempts {
+		if a.Check != nil {
+			return pickAttemptRows
+		}
+	}
+	return pickAttemptRows - 1
+}
 
 // pickState is a best-of-N review: every attempt's diff and choices, and
 // which attempt is shown.
@@ -130,13 +142,17 @@ func (b *Block) pickColumns(st *theme.Styles, width int) []string {
 			st.Approval.Key.Render(mark) + title.Render(fmt.Sprintf("%d %s", i+1, a.Name)) + st.Approval.Hint.Render(" "+a.Status),
 			st.Approval.Hint.Render("  "+transcript.CountNoun(len(a.Changes), "file", "files")+" ") + st.Diff.Added.Render(fmt.Sprintf("+%d", added)) +
 				" " + st.Diff.Removed.Render(fmt.Sprintf("-%d", removed)),
-			checkLine(st, a.Check),
-			st.Approval.Hint.Render("  " + agent.FormatTokens(a.Tokens) + " tok" + cost),
-			st.Approval.Hint.Render("  " + report[0]),
-			st.Approval.Hint.Render("  " + report[1]),
 		}
+		if p.pickRows() == pickAttemptRows {
+			cols[i] = append(cols[i], checkLine(st, a.Check))
+		}
+		cols[i] = append(cols[i],
+			st.Approval.Hint.Render("  "+agent.FormatTokens(a.Tokens)+" tok"+cost),
+			st.Approval.Hint.Render("  "+report[0]),
+			st.Approval.Hint.Render("  "+report[1]),
+		)
 	}
-	out := make([]string, pickAttemptRows)
+	out := make([]string, p.pickRows())
 	for r := range out {
 		parts := make([]string, n)
 		for i := range cols {
