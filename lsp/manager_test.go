@@ -163,7 +163,7 @@ func TestAHungServerHoldsUpNothing(t *testing.T) {
 func TestAFloodOfDiagnosticsIsBounded(t *testing.T) {
 	m, ws := fakeManager(t, "flood", 30*time.Second)
 	got := write(t, m, ws, "a.fake", "BAD\n")
-	if !strings.Contains(got, "BAD is not allowed") || !strings.Contains(got, "… and ") {
+	if !strings.Contains(got, "BAD is not allowed") || !strings.Contains(got, "… and ") || !strings.Contains(got, "fake reports errors in other files:") {
 		t.Errorf("the flooded result should list the first errors and count the rest:\n%.2000s", got)
 	}
 	if len(got) > 8<<10 {
