@@ -229,9 +229,9 @@ func TestLoadToolNamesInEveryFolder(t *testing.T) {
 		warnings int
 	}{
 		"claude names in claude folder, ExitPlanMode dropped": {projClaude + "x.md", "Read, Grep, ExitPlanMode", []string{toolname.ReadFile, toolname.Grep}, 1},
-		"covey names in claude folder":                     {userClaude + "x.md", "[read_file, bash]", []string{toolname.ReadFile, toolname.Bash}, 0},
-		"claude names in covey folder":                     {projCovey + "x.md", "[LS, Edit, TodoWrite]", []string{toolname.ListDir, toolname.EditFile, toolname.TodoWrite}, 0},
-		"mixed list in user covey folder":                  {userCovey + "x.md", "[Glob, write_file, Agent]", []string{toolname.Glob, toolname.WriteFile, toolname.Task}, 0},
+		"covey names in claude folder":                        {userClaude + "x.md", "[read_file, bash]", []string{toolname.ReadFile, toolname.Bash}, 0},
+		"claude names in covey folder":                        {projCovey + "x.md", "[LS, Edit, TodoWrite]", []string{toolname.ListDir, toolname.EditFile, toolname.TodoWrite}, 0},
+		"mixed list in user covey folder":                     {userCovey + "x.md", "[Glob, write_file, Agent]", []string{toolname.Glob, toolname.WriteFile, toolname.Task}, 0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

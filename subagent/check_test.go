@@ -31,7 +31,7 @@ func TestRunCheck(t *testing.T) {
 	}{
 		"passes":            {command: "echo building; true", timeout: time.Minute, passed: true, exit: 0, output: "building"},
 		"fails":             {command: "echo 'main.go:5:6: undefined: x' >&2; exit 1", timeout: time.Minute, exit: 1, output: "main.go:5:6: undefined: x"},
-		"times out":         {command: "echo started; sleep 30", timeout: 300 * time.Millisecond, exit: -1, timedOut: true, output: "started"},
+		"times out":         {command: "echo started; sleep 30", timeout: 3 * time.Second, exit: -1, timedOut: true, output: "started"},
 		"keeps the tail":    {command: "for i in $(seq 1 5000); do echo line-$i; done; exit 3", timeout: time.Minute, exit: 3, output: "line-5000"},
 		"runs in its place": {command: "test -f marker", timeout: time.Minute, passed: true},
 	}
