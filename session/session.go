@@ -23,6 +23,7 @@ import (
 	"covey/hooks"
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
+	"covey/lsp"
 	"covey/permission"
 	"covey/plugins"
 	"covey/sandbox"
@@ -80,6 +81,8 @@ type Session struct {
 	// shells are the background shells of every agent of the session.
 	shells  *tools.Shells
 	windows *windows // the context windows of the session's models
+	// lsp runs the language servers every agent of the session shares.
+	lsp *lsp.Manager
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
 
@@ -234,19 +237,28 @@ func New(opts Options) (*Session, error) {
 	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
+	s.lsp = lsp.NewManager(cfg.LSP)
+	offline := sbCfg.Network != nil && !*sbCfg.Network
+	webSearch := func(g permission.Gate) tools.Tool {
+		return tools.NewWebSearch(tools.WebSearchConfig{Search: cfg.WebSearch, Gate: g, Offline: offline})
+	}
 	s.manager = subagent.NewManager(subagent.Config{
 		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
-		Resolve:     s.resolveChild,
-		Emit:        s.emit,
-		Concurrency: cfg.Subagents.Concurrency,
-		MaxDepth:    cfg.Subagents.MaxDepth,
-		MaxTurns:    cfg.Subagents.MaxTurns,
-		Timeout:     cfg.Subagents.Timeout,
-		MaxTokens:   cfg.Subagents.MaxTokens,
-		MaxCost:     cfg.Subagents.MaxCost,
-		Judge:       cfg.Subagents.Judge,
-		Cost:        cfg.Prices.CostFunc(),
-		ReadOnly:    mode == permission.ModePlan,
+		Resolve:      s.resolveChild,
+		Emit:         s.emit,
+		Concurrency:  cfg.Subagents.Concurrency,
+		MaxDepth:     cfg.Subagents.MaxDepth,
+		MaxTurns:     cfg.Subagents.MaxTurns,
+		Timeout:      cfg.Subagents.Timeout,
+		MaxTokens:    cfg.Subagents.MaxTokens,
+		MaxCost:      cfg.Subagents.MaxCost,
+		Judge:        cfg.Subagents.Judge,
+		Check:        cfg.Subagents.Check,
+		CheckTimeout: cfg.Subagents.CheckTimeout,
+		LSP:          s.lsp,
+		WebSearch:    webSearch,
+		Cost:         cfg.Prices.CostFunc(),
+		ReadOnly:     mode == permission.ModePlan,
 		// An agent file's permissionMode may exceed the session's only
 		// when the user's config says so.
 		RaiseAgentModes: cfg.AllowAgentModeRaise,
@@ -276,7 +288,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID}
+		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID, LSP: s.lsp}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
@@ -291,6 +303,12 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
+	if t := webSearch(env.Gate); t != nil {
+		reg.Add(scopedTool{t})
+	}
+	if t := tools.NewLSP(env); t != nil {
+		reg.Add(scopedTool{t})
+	}
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -665,6 +683,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
@@ -698,6 +717,7 @@ func (s *Session) EndEvents() {
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil)
 	close(s.events)
