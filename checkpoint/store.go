@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -43,7 +44,7 @@ const DefaultLimit = 10 << 20
 var ErrNoGit = errors.New("git is not installed (not found on PATH), so covey keeps no checkpoints for /rewind")
 
 // emptyTree is git's well-known ID of the tree with nothing in it.
-const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbdebf4b"
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 // Store takes and restores the snapshots of one workspace for one session.
 type Store struct {
@@ -58,6 +59,10 @@ type Store struct {
 
 	mu      sync.Mutex // one git command that writes the index at a time
 	filters []string   // options emptying the filter drivers git's config names
+	// last is the tree of the last snapshot ("" before the first); big
+	// the files found too big, left out of every snapshot while they are.
+	last string
+	big  map[string]bool
 }
 
 // Snapshot is the state of the workspace at one moment.
@@ -89,7 +94,7 @@ func Open(ctx context.Context, dir, root, session string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoints: %w", err)
 	}
-	s := &Store{root: abs, dir: dir, gitDir: filepath.Join(dir, "git"), index: filepath.Join(dir, "index-"+session), session: session}
+	s := &Store{root: abs, dir: dir, gitDir: filepath.Join(dir, "git"), index: filepath.Join(dir, "index-"+session), session: session, big: map[string]bool{}}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("checkpoints: %w", err)
 	}
@@ -148,7 +153,7 @@ func (s *Store) env() []string {
 		env = append(env, kv)
 	}
 	return append(env, "GIT_DIR="+s.gitDir, "GIT_WORK_TREE="+s.root, "GIT_INDEX_FILE="+s.index,
-		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
+		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
 }
 
 // git runs git at the workspace root against the shadow store.
@@ -198,43 +203,76 @@ func (s *Store) Take(ctx context.Context) (Snapshot, error) {
 }
 
 func (s *Store) take(ctx context.Context) (Snapshot, error) {
-	// What is new or changed since the last snapshot, to leave out what
-	// is too big before git hashes it.
-	out, err := s.git(ctx, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
-	if err != nil {
-		return Snapshot{}, err
-	}
 	var snap Snapshot
+	// One pass of lstat calls (git compares stat data with the private
+	// index) finds and hashes what is new or changed; the files known to
+	// be too big are left out before git reads them.
 	args := []string{"add", "-A", "--ignore-errors", "--", "."}
-	seen := map[string]bool{}
-	for _, rel := range strings.Split(string(out), "\x00") {
-		if rel == "" || seen[rel] {
-			continue
-		}
-		seen[rel] = true
-		fi, err := os.Lstat(filepath.Join(s.root, rel))
-		if err == nil && fi.Mode().IsRegular() && fi.Size() > s.limit() {
+	for _, rel := range sortedKeys(s.big) {
+		if s.tooBig(rel) {
 			snap.Skipped = append(snap.Skipped, rel)
 			args = append(args, ":(exclude,literal)"+rel)
-		}
-	}
-	if len(snap.Skipped) > 0 {
-		// A file that grew past the limit leaves the index: it is not
-		// covered from now on (and says so).
-		rm := append([]string{"update-index", "--force-remove", "--"}, snap.Skipped...)
-		if _, err := s.git(ctx, nil, rm...); err != nil {
-			return Snapshot{}, err
+		} else {
+			delete(s.big, rel)
 		}
 	}
 	if _, err := s.git(ctx, nil, args...); err != nil {
 		return Snapshot{}, err
 	}
-	tree, err := s.git(ctx, nil, "write-tree")
+	tree, err := s.writeTree(ctx)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	snap.Tree = strings.TrimSpace(string(tree))
+	if tree != s.last {
+		// What changed since the last snapshot (trees compared in the
+		// store: no file is read) is checked for size once; a file too
+		// big leaves the index and is named, from now on, as not covered.
+		out, err := s.git(ctx, nil, "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=AMT", orEmpty(s.last), tree)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		var big []string
+		for _, rel := range strings.Split(string(out), "\x00") {
+			if rel != "" && s.tooBig(rel) {
+				big = append(big, rel)
+			}
+		}
+		if len(big) > 0 {
+			rm := append([]string{"update-index", "--force-remove", "--"}, big...)
+			if _, err := s.git(ctx, nil, rm...); err != nil {
+				return Snapshot{}, err
+			}
+			for _, rel := range big {
+				s.big[rel] = true
+			}
+			snap.Skipped = append(snap.Skipped, big...)
+			sort.Strings(snap.Skipped)
+			if tree, err = s.writeTree(ctx); err != nil {
+				return Snapshot{}, err
+			}
+		}
+	}
+	s.last, snap.Tree = tree, tree
 	return snap, nil
+}
+
+func (s *Store) writeTree(ctx context.Context) (string, error) {
+	out, err := s.git(ctx, nil, "write-tree")
+	return strings.TrimSpace(string(out)), err
+}
+
+func (s *Store) tooBig(rel string) bool {
+	fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(rel)))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > s.limit()
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // seed starts the private index from the repository's own when the

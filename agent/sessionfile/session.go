@@ -105,6 +105,9 @@ type Header struct {
 	Created   time.Time `json:"created"`
 	Model     string    `json:"model"`
 	Version   int       `json:"version"`
+	// ForkedFrom is the session this one was forked from (/fork,
+	// --fork-session), "" for one started afresh.
+	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
 // Store is a folder of session files. The zero value is unusable: set Dir
