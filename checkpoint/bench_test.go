@@ -99,7 +99,7 @@ func BenchmarkCheckpoint30k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := s.Restore(ctx, now.Tree, base.Tree, "bench", nil, nil); err != nil {
+			if _, err := s.Restore(ctx, now.Tree, base.Tree, "bench", nil, nil, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

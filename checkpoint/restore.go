@@ -117,9 +117,12 @@ func (s *Store) journalPath() string { return filepath.Join(s.dir, "restore-"+s.
 // Restore puts the workspace back from tree from (a snapshot just taken)
 // to tree to: files created since are removed, changed and deleted ones
 // written back. skip names files to leave as they are. label says what the
-// restore goes back to, for the note after an interrupted one. Between
-// files, step (when set) is called with the count done: tests stop there.
-func (s *Store) Restore(ctx context.Context, from, to, label string, skip []string, step func(int)) (Restored, error) {
+// restore goes back to, for the note after an interrupted one. before
+// (when set) runs once the journal is written and before any file is
+// touched (the session file records the rewind there); its error stops
+// the restore. Between files, step (when set) is called with the count
+// done: tests stop there.
+func (s *Store) Restore(ctx context.Context, from, to, label string, skip []string, before func() error, step func(int)) (Restored, error) {
 	j := journal{Session: s.session, From: from, To: to, Label: label, Started: time.Now().UTC(), Skip: skip}
 	data, err := json.Marshal(j)
 	if err != nil {
@@ -128,6 +131,13 @@ func (s *Store) Restore(ctx context.Context, from, to, label string, skip []stri
 	f, err := createLocked(s.journalPath(), data)
 	if err != nil {
 		return Restored{}, fmt.Errorf("restore: write the journal: %w", err)
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			_ = os.Remove(s.journalPath())
+			_ = f.Close()
+			return Restored{}, err
+		}
 	}
 	res, err := s.apply(ctx, j, step)
 	if err == nil {

@@ -216,8 +216,16 @@ func (s *Store) take(ctx context.Context) (Snapshot, error) {
 			delete(s.big, rel)
 		}
 	}
+	before, _ := os.Stat(s.index)
 	if _, err := s.git(ctx, nil, args...); err != nil {
 		return Snapshot{}, err
+	}
+	// git rewrites the index (a new file renamed over it) whenever
+	// anything in it changed; when it did not, neither did the tree.
+	after, _ := os.Stat(s.index)
+	if s.last != "" && before != nil && after != nil && os.SameFile(before, after) && before.ModTime().Equal(after.ModTime()) && before.Size() == after.Size() {
+		snap.Tree = s.last
+		return snap, nil
 	}
 	tree, err := s.writeTree(ctx)
 	if err != nil {

@@ -94,7 +94,7 @@ func TestRestoreRoundTripLeavesTheRepositoryAlone(t *testing.T) {
 	if got, want := Paths(cs), []string{"a.txt", "gone.txt", "new/c.txt"}; !slices.Equal(got, want) {
 		t.Fatalf("changes %v, want %v", got, want)
 	}
-	res, err := s.Restore(ctx, now.Tree, before.Tree, "test", nil, nil)
+	res, err := s.Restore(ctx, now.Tree, before.Tree, "test", nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestHelperRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = s.Restore(context.Background(), f[2], f[3], "helper", nil, func(done int) {
+	_, _ = s.Restore(context.Background(), f[2], f[3], "helper", nil, nil, func(done int) {
 		if done == 2 {
 			_ = os.WriteFile(f[4], nil, 0o600)
 			select {}

@@ -73,6 +73,8 @@ type Session struct {
 	windows *windows // the context windows of the session's models
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
+	// cps are the checkpoints of /rewind.
+	cps *checkpoints
 
 	mu        sync.Mutex
 	providers map[string]agent.Provider // by profile name
@@ -168,6 +170,7 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.setUpCheckpoints()
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
 	if err != nil {
 		return nil, fmt.Errorf("config permissions: %w", err)
@@ -612,6 +615,8 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 	if err := s.Load(); err != nil {
 		return agent.Result{}, err
 	}
+	s.beginTurn(ctx, prompt)
+	defer s.endTurn()
 	if c, args, ok := s.ext.command(prompt); ok {
 		return s.runCommand(ctx, prompt, c, args)
 	}
@@ -708,6 +713,7 @@ func (s *Session) Warnings() []string {
 		out = append(out, p+"; those hooks do not run")
 	}
 	out = append(out, s.ext.warnings...)
+	out = append(out, s.cps.recovered...)
 	return append(out, s.MCPProblems()...)
 }
 
