@@ -55,6 +55,8 @@ type options struct {
 	showVersion    bool
 	cont           bool
 	resume         string
+	// forkSession (with --resume or --continue) goes on in a copy.
+	forkSession bool
 	resumeSet      bool
 	debug          bool
 	log            *debuglog.Log
@@ -243,6 +245,9 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		return exitUsage
 	}
 	defer s.Close(stderr)
+	if from, id := s.Forked(); from != "" {
+		fmt.Fprintf(stderr, "covey: forked session %s as %s (the original is left as it was)\n", from, id)
+	}
 	if skipped := s.SkippedMCP(); len(skipped) > 0 {
 		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet (run covey here once to answer, or pass the file with --mcp-config)\n",
 			strings.Join(skipped, ", "))
@@ -313,6 +318,9 @@ func (o *options) check() error {
 	}
 	if o.maxTurns < 0 {
 		return usageError{"--max-turns must be 0 or more"}
+	}
+	if o.forkSession && !o.cont && !o.resumeSet {
+		return usageError{"--fork-session goes with --resume ID or --continue: it copies that session"}
 	}
 	if o.debug && o.log == nil {
 		var err error

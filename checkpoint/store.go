@@ -346,3 +346,21 @@ func abs(root, p string) string {
 	}
 	return filepath.Join(root, p)
 }
+
+// ForSession returns a store of the same workspace for another session
+// (a fork), whose private index starts as a copy of this one's.
+func (s *Store) ForSession(session string) *Store {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := &Store{root: s.root, dir: s.dir, gitDir: s.gitDir, index: filepath.Join(s.dir, "index-"+session), session: session,
+		Limit: s.Limit, filters: s.filters, last: s.last, big: map[string]bool{}}
+	for k := range s.big {
+		n.big[k] = true
+	}
+	if data, err := os.ReadFile(s.index); err == nil {
+		_ = os.WriteFile(n.index, data, 0o600)
+	} else {
+		n.last = ""
+	}
+	return n
+}

@@ -101,6 +101,9 @@ type Options struct {
 	// given one (an ID or a unique prefix). Both need Record.
 	Continue bool
 	ResumeID string
+	// Fork (with Continue or ResumeID) goes on in a copy of that session
+	// with a new ID, leaving the original file as it is.
+	Fork bool
 	// DeferLoad leaves reading the resumed session to Load, so the TUI
 	// draws its first frame before a large session is read.
 	DeferLoad bool
