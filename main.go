@@ -57,12 +57,12 @@ type options struct {
 	resume         string
 	// forkSession (with --resume or --continue) goes on in a copy.
 	forkSession bool
-	resumeSet      bool
-	debug          bool
-	log            *debuglog.Log
-	flags          config.Overrides
-	mcpConfigs     []string
-	args           []string
+	resumeSet   bool
+	debug       bool
+	log         *debuglog.Log
+	flags       config.Overrides
+	mcpConfigs  []string
+	args        []string
 }
 
 func main() {
