@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,7 +197,7 @@ func (s *Session) PlanRewind(ctx context.Context, id string) (checkpoint.Plan, e
 		return checkpoint.Plan{}, err
 	}
 	plan := checkpoint.Plan{Files: checkpoint.Paths(cs), Skipped: now.Skipped}
-	outside, err := s.outsideChanges(ctx, l, t.index, now.Tree)
+	outside, err := s.outsideChanges(ctx, l, id, now.Tree)
 	if err != nil {
 		return checkpoint.Plan{}, err
 	}
@@ -219,10 +220,11 @@ func (s *Session) noCode() error {
 	return errors.New("the files cannot be put back: no snapshot was taken at that point")
 }
 
-// outsideChanges are the files changed while no turn ran, since the
-// checkpoint at index from: between each turn's end and the next one's
-// start, and since the last turn's end.
-func (s *Session) outsideChanges(ctx context.Context, l *sessionfile.Loaded, from int, now string) (map[string]bool, error) {
+// outsideChanges are the files changed while covey was not changing
+// them, since the point id: between the end of each turn or rewind and the
+// start of the next (on whatever branch: the files have one history), and
+// since the last one's end.
+func (s *Session) outsideChanges(ctx context.Context, l *sessionfile.Loaded, id, now string) (map[string]bool, error) {
 	out := map[string]bool{}
 	st := s.cps.store
 	add := func(a, b string) error {
@@ -235,20 +237,27 @@ func (s *Session) outsideChanges(ctx context.Context, l *sessionfile.Loaded, fro
 		}
 		return err
 	}
-	cps := l.Checkpoints
-	if from >= 0 {
-		for i := from; i+1 < len(cps); i++ {
-			if err := add(cps[i].End, cps[i+1].Tree); err != nil {
-				return nil, err
-			}
+	from := -1
+	for i, m := range l.Timeline {
+		if m.Start && m.ID == id {
+			from = i
 		}
 	}
-	if n := len(cps); n > 0 {
-		if err := add(cps[n-1].End, now); err != nil {
+	if from < 0 {
+		return out, nil
+	}
+	lastEnd := ""
+	for _, m := range l.Timeline[from+1:] {
+		if !m.Start {
+			lastEnd = m.Tree
+			continue
+		}
+		if err := add(lastEnd, m.Tree); err != nil {
 			return nil, err
 		}
+		lastEnd = ""
 	}
-	return out, nil
+	return out, add(lastEnd, now)
 }
 
 // Rewind goes back (or forward, to a redo point) as req says: the files
@@ -296,12 +305,19 @@ func (s *Session) Rewind(ctx context.Context, req checkpoint.Request) (checkpoin
 			if err != nil {
 				return out, nil, err
 			}
+			// The end of covey's change: what follows is the user's.
+			after := t.tree
+			if snap, err := st.Take(ctx); err == nil {
+				after = snap.Tree
+			}
+			s.rec.rec.TurnEnd(rw.ID, after, append(res.Written, res.Removed...))
 			out.Summary = fmt.Sprintf("files put back as they were before %s: %s", label, countFiles(res))
 			if len(req.Keep) > 0 {
 				out.Summary += fmt.Sprintf("; kept as you have them: %s", strings.Join(req.Keep, ", "))
 			}
 		} else {
 			s.rec.rec.Rewind(rw)
+			s.rec.rec.TurnEnd(rw.ID, rw.Tree, nil)
 		}
 	} else {
 		if code {
@@ -372,12 +388,17 @@ func (s *Session) dropChildren(before, after *sessionfile.Loaded) (names, worktr
 	for _, rec := range before.Replay {
 		if cs, ok := rec.Event.(agent.ChildStarted); ok && dropped[cs.AgentID] {
 			names = append(names, childLabel(cs.Source))
-			if cs.Worktree != nil {
+			if cs.Worktree != nil && exists(cs.Worktree.Path) {
 				worktrees = append(worktrees, fmt.Sprintf("%s at %s (branch %s)", childLabel(cs.Source), cs.Worktree.Path, cs.Worktree.Branch))
 			}
 		}
 	}
 	return slices.Compact(names), worktrees
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func childLabel(src agent.Source) string {

@@ -3,10 +3,13 @@ package session
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"covey/agent"
 	"covey/checkpoint"
@@ -152,4 +155,101 @@ func TestRewindPutsBackFilesOfEveryKindAndCutsTheConversation(t *testing.T) {
 	if h := s.main.History(); len(h) == 0 || !strings.Contains(h[len(h)-1].Content, "edited a") {
 		t.Fatalf("history after redo ends %+v", h[len(h)-1])
 	}
+}
+
+// TestKilledRewindIsFinishedAndSaidAtNextStart kills (SIGKILL) a process
+// in the middle of a restore; the next session started in the workspace
+// finishes it before anything else and says so.
+func TestKilledRewindIsFinishedAndSaidAtNextStart(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	names := []string{"f1", "f2", "f3", "f4", "f5"}
+	put := func(suffix string) {
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(ws, n), []byte(n+suffix), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ctx := context.Background()
+	put(" before\n")
+	st, err := checkpoint.Open(ctx, checkpoint.Dir(StateDir(), ws), ws, "killed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := st.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(" after\n")
+	after, err := st.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "marker")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKilledRewind$")
+	cmd.Env = append(os.Environ(), "COVEY_REWIND_HELPER="+strings.Join([]string{ws, after.Tree, before.Tree, marker}, "\n"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if i > 3000 {
+			_ = cmd.Process.Kill()
+			t.Fatal("the helper never reached the middle of its restore")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	half := 0
+	for _, n := range names {
+		if b, _ := os.ReadFile(filepath.Join(ws, n)); string(b) == n+" before\n" {
+			half++
+		}
+	}
+	if half == 0 || half == len(names) {
+		t.Fatalf("the kill left %d of %d files restored: not in the middle", half, len(names))
+	}
+	srv := scriptedtest.New(t)
+	s := newRewindSession(t, srv, ws, Options{})
+	var said string
+	for _, w := range s.Warnings() {
+		if strings.Contains(w, "stopped during a /rewind") {
+			said = w
+		}
+	}
+	if !strings.Contains(said, "fully restored to before “the point”") {
+		t.Errorf("the start says %q", said)
+	}
+	for _, n := range names {
+		fileIs(t, ws, n, n+" before\n")
+	}
+}
+
+// TestHelperKilledRewind is the process the test above kills mid-restore.
+func TestHelperKilledRewind(t *testing.T) {
+	spec := os.Getenv("COVEY_REWIND_HELPER")
+	if spec == "" {
+		t.Skip("run by TestKilledRewindIsFinishedAndSaidAtNextStart")
+	}
+	f := strings.Split(spec, "\n")
+	ctx := context.Background()
+	st, err := checkpoint.Open(ctx, checkpoint.Dir(StateDir(), f[0]), f[0], "killed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = st.Restore(ctx, f[1], f[2], "“the point”", nil, nil, func(done int) {
+		if done == 2 {
+			_ = os.WriteFile(f[3], nil, 0o600)
+			select {}
+		}
+	})
 }

@@ -201,7 +201,10 @@ type Model struct {
 	// quitArmed is set by a ctrl+c on an empty input: a second one within
 	// quitWindow quits. quitID tags the tick that disarms it.
 	quitArmed bool
-	quitID    int
+	// rewindArmed is set by esc on an empty input while nothing runs: a
+	// second esc opens /rewind.
+	rewindArmed bool
+	quitID      int
 	// load is set while Options.Load reads the resumed session.
 	load *sessionLoad
 	// clearing is set while /clear resets the engine.
@@ -478,6 +481,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.notice(msg.level, msg.text)
 	default:
 		if cmd, ok := m.updateCrew(msg); ok {
+			return cmd
+		}
+		if cmd, ok := m.updateRewind(msg); ok {
 			return cmd
 		}
 		if cmd, ok := m.updateInputExtras(msg); ok {

@@ -78,9 +78,9 @@ func writeChildEvent(b *strings.Builder, l *Loaded, e agent.Event, path string) 
 		if ev.AgentType == agent.ShellType {
 			return
 		}
-		report, n := childReport(l, ev.Source.AgentID, ev.Summary)
+		report, n := childReport(l, ev.AgentID, ev.Summary)
 		fmt.Fprintf(b, "\n**Report of %s** (%s):\n\n%s\n", childName(ev.Source), ev.Reason, excerpt.Clip(report, reportRunes))
-		fmt.Fprintf(b, "\n_Its whole transcript (%d messages) is not inlined: it is in %s, agent %s._\n", n, path, ev.Source.AgentID)
+		fmt.Fprintf(b, "\n_Its whole transcript (%d messages) is not inlined: it is in %s, agent %s._\n", n, path, ev.AgentID)
 	}
 }
 

@@ -40,6 +40,10 @@ type Loaded struct {
 	// Rewinds every /rewind of the file, the branches redo goes to.
 	Checkpoints []Checkpoint
 	Rewinds     []Rewind
+	// Timeline is every turn's and rewind's start and end in the order
+	// they happened, on every branch: what tells covey's changes to the
+	// files from the user's.
+	Timeline []Mark
 
 	// fix is the repaired end, in order, which Open appends to the file.
 	fix []Record
@@ -194,7 +198,7 @@ func readSized(r io.Reader, size int64) ([]byte, error) {
 
 // parse reads a session file's bytes (see Read).
 func parse(data []byte) (*Loaded, error) {
-	l := &Loaded{}
+	l := &Loaded{Timeline: timeline(data)}
 	if bytes.Contains(data, rewindMark) {
 		data, l.Rewinds = splice(data)
 	}

@@ -122,7 +122,7 @@ func (l *Loaded) noteRewindLine(typ string, raw []byte) {
 	case typeCheckpoint:
 		var c cpLine
 		if json.Unmarshal(raw, &c) == nil && c.ID != "" {
-			c.Checkpoint.Files, c.End = nil, ""
+			c.Files, c.End = nil, ""
 			l.Checkpoints = append(l.Checkpoints, c.Checkpoint)
 		}
 	case typeTurnEnd:
@@ -137,6 +137,54 @@ func (l *Loaded) noteRewindLine(typ string, raw []byte) {
 			}
 		}
 	}
+}
+
+// Mark is one point of the workspace's history as covey saw it, in the
+// order it happened (every line of the file, whatever branch it is on):
+// the start of a turn or a rewind (Start: the snapshot just before covey
+// touched the files) or its end (the snapshot just after). Between one
+// mark's end and the next one's start, nobody but the user changed the
+// files.
+type Mark struct {
+	ID    string
+	Start bool
+	Tree  string
+}
+
+var (
+	checkpointMark = []byte(`{"type":"checkpoint"`)
+	turnEndMark    = []byte(`{"type":"turn_end"`)
+)
+
+// timeline lists the marks of every line of a file, in file order.
+func timeline(data []byte) []Mark {
+	if !bytes.Contains(data, checkpointMark) {
+		return nil
+	}
+	var out []Mark
+	for len(data) > 0 {
+		raw, rest, _ := bytes.Cut(data, []byte("\n"))
+		data = rest
+		t := bytes.TrimSpace(raw)
+		switch {
+		case bytes.HasPrefix(t, checkpointMark):
+			var c cpLine
+			if json.Unmarshal(t, &c) == nil && c.ID != "" {
+				out = append(out, Mark{ID: c.ID, Start: true, Tree: c.Tree})
+			}
+		case bytes.HasPrefix(t, rewindMark):
+			var r rwLine
+			if json.Unmarshal(t, &r) == nil && r.ID != "" {
+				out = append(out, Mark{ID: r.ID, Start: true, Tree: r.Tree})
+			}
+		case bytes.HasPrefix(t, turnEndMark):
+			var e endLine
+			if json.Unmarshal(t, &e) == nil && e.ID != "" {
+				out = append(out, Mark{ID: e.ID, Tree: e.Tree})
+			}
+		}
+	}
+	return out
 }
 
 // span is the lines [from, to) of a file.
