@@ -119,7 +119,7 @@ func (s *Store) create(ctx context.Context) error {
 	}
 	args := [][]string{{"init", "-q", "--bare", s.gitDir}}
 	for _, kv := range [][2]string{{"gc.auto", "0"}, {"core.autocrlf", "false"}, {"core.safecrlf", "false"},
-		{"core.untrackedCache", "true"}, {"index.version", "4"}, {"core.bare", "false"}} {
+		{"core.untrackedCache", "false"}, {"index.version", "4"}, {"core.bare", "false"}} {
 		args = append(args, []string{"config", "--file", filepath.Join(s.gitDir, "config"), kv[0], kv[1]})
 	}
 	for _, a := range args {
@@ -158,7 +158,9 @@ func (s *Store) env() []string {
 
 // git runs git at the workspace root against the shadow store.
 func (s *Store) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	all := append(append(gitsafe.Options(), s.filters...), args...)
+	// No untracked cache: it trusts folder mtimes, and a file created in
+	// the same moment as the last look could be missed.
+	all := append(append(append(gitsafe.Options(), "-c", "core.untrackedCache=false"), s.filters...), args...)
 	cmd := exec.CommandContext(ctx, "git", all...)
 	cmd.Dir = s.root
 	cmd.Env = s.env()

@@ -87,6 +87,11 @@ func (r rewindRun) files(what string, want map[string]string) {
 // waits for its effect.
 func (r rewindRun) rewind(down, choice int) {
 	r.t.Helper()
+	// esc cancels a turn still running (its answer may be on screen
+	// before it has ended).
+	r.tm.waitFor("the turn and the last rewind over", waitLong, func(s string) bool {
+		return !strings.Contains(s, "cancel turn") && !strings.Contains(s, "rewinding to")
+	})
 	r.tm.press("Escape")
 	r.tm.waitText("again to rewind")
 	r.tm.press("Escape")

@@ -28,6 +28,17 @@ type checkpoints struct {
 	mu sync.Mutex
 	// cur and start are the running turn's checkpoint and its tree.
 	cur, start string
+	// ending is the end of the last turn being recorded (its snapshot is
+	// taken after the turn returns, so the answer is not held up by it);
+	// whatever reads or writes the timeline waits for it.
+	ending sync.WaitGroup
+}
+
+// settle waits until the last turn's end is recorded.
+func (c *checkpoints) settle() {
+	if c != nil {
+		c.ending.Wait()
+	}
 }
 
 // setUpCheckpoints finishes what a killed covey's /rewind left half done
@@ -66,6 +77,7 @@ func newMark(prefix string) string {
 // beginTurn records the checkpoint before a user turn: the workspace's
 // snapshot and the message.
 func (s *Session) beginTurn(ctx context.Context, text string) {
+	s.cps.settle()
 	if s.rec == nil || s.rec.rec == nil {
 		return
 	}
@@ -85,8 +97,9 @@ func (s *Session) beginTurn(ctx context.Context, text string) {
 	c.mu.Unlock()
 }
 
-// endTurn records the end of the running turn: the snapshot then and the
-// files the turn changed, by whatever means (tools, bash, children).
+// endTurn records the end of the running turn, in the background: the
+// snapshot then and the files the turn changed, by whatever means (tools,
+// bash, children).
 func (s *Session) endTurn() {
 	c := s.cps
 	c.mu.Lock()
@@ -96,6 +109,15 @@ func (s *Session) endTurn() {
 	if id == "" || s.rec == nil || s.rec.rec == nil {
 		return
 	}
+	c.ending.Add(1)
+	go func() {
+		defer c.ending.Done()
+		s.recordEnd(id, start)
+	}()
+}
+
+func (s *Session) recordEnd(id, start string) {
+	c := s.cps
 	tree := ""
 	var files []string
 	if c.store != nil && start != "" {
@@ -125,6 +147,7 @@ func (s *Session) reload() (*sessionfile.Loaded, error) {
 	if err := s.Load(); err != nil {
 		return nil, err
 	}
+	s.cps.settle()
 	if err := s.rec.rec.Flush(); err != nil {
 		return nil, err
 	}

@@ -80,7 +80,9 @@ func TestRewindPutsBackFilesOfEveryKindAndCutsTheConversation(t *testing.T) {
 	ctx := context.Background()
 	for i, p := range []string{"one: write a", "two: run bash", "three: edit a"} {
 		if i == 2 {
-			// An editor, between turns.
+			// An editor, between turns (after the turn's end is
+			// recorded, as a person's edit comes).
+			s.cps.settle()
 			if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("mine, edited\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -596,6 +596,7 @@ func (s *Session) API() string {
 // Close stops every child and delivery, then ends the session's recording
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
+	s.cps.settle() // the last turn's end reaches the file
 	s.endHooks("other")
 	s.windows.stop()
 	s.closeMCP()
@@ -645,6 +646,7 @@ func (s *Session) Events() <-chan agent.Event { return s.events }
 // Call it once, after the last run and Wait have returned; nothing emits
 // after it.
 func (s *Session) EndEvents() {
+	s.cps.settle()
 	s.endHooks("other")
 	s.windows.stop()
 	s.closeMCP()

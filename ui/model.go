@@ -204,7 +204,9 @@ type Model struct {
 	// rewindArmed is set by esc on an empty input while nothing runs: a
 	// second esc opens /rewind.
 	rewindArmed bool
-	quitID      int
+	// rewinding is set while a rewind runs: another waits for it.
+	rewinding bool
+	quitID    int
 	// load is set while Options.Load reads the resumed session.
 	load *sessionLoad
 	// clearing is set while /clear resets the engine.

@@ -55,6 +55,8 @@ func (m *Model) rewinder(what string) (Rewinder, bool) {
 		m.notice(transcript.NoticeError, "a turn is running: press "+keys.Name(m.keys.Cancel)+" to cancel it before /"+what)
 	case m.appr.cur != nil:
 		m.notice(transcript.NoticeError, "a request waits for your answer: answer it before /"+what)
+	case m.rewinding:
+		m.notice(transcript.NoticeError, "a rewind is running: wait for it before /"+what)
 	default:
 		return r, true
 	}
@@ -67,7 +69,7 @@ func (m *Model) cmdRewind(string) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	m.rewindArmed = false
+	m.disarmRewind()
 	scr := screens.NewRewind(m.ctx, m.styles, m.keys, r)
 	m.openScreen(scr)
 	return scr.Load()
@@ -80,7 +82,7 @@ func (m *Model) escRewind() tea.Cmd {
 		return m.cmdRewind("")
 	}
 	m.rewindArmed = true
-	m.status.SetHint("press " + keys.First(m.keys.Rewind) + " again to rewind")
+	m.status.SetHint("press " + m.keys.Rewind.Keys()[0] + " again to rewind")
 	return nil
 }
 
@@ -99,6 +101,7 @@ func (m *Model) runRewind(a screens.RewindTo) tea.Cmd {
 	if !ok {
 		return nil
 	}
+	m.rewinding = true
 	m.status.SetNote("rewinding to before " + a.Label + "…")
 	ctx := m.ctx
 	return func() tea.Msg {
@@ -112,6 +115,7 @@ func (m *Model) runRewind(a screens.RewindTo) tea.Cmd {
 // the input and says what happened.
 func (m *Model) handleRewound(msg rewoundMsg) {
 	m.status.SetNote("")
+	m.rewinding = false
 	if msg.err != nil {
 		m.notice(transcript.NoticeError, "rewind: "+msg.err.Error())
 		return
@@ -124,8 +128,7 @@ func (m *Model) handleRewound(msg rewoundMsg) {
 	if msg.out.Text != "" {
 		m.input.SetValue(msg.out.Text)
 	}
-	m.focus = keys.FocusInput
-	m.input.Focus()
+	m.focusBack() // a screen opened meanwhile keeps the keys
 	m.notice(transcript.NoticeInfo, "Rewound: "+msg.out.Summary+".")
 	m.tr.Bottom()
 }
