@@ -29,6 +29,10 @@ func (s *Session) Fork() (string, error) {
 	if err := s.Load(); err != nil {
 		return "", err
 	}
+	if len(s.manager.Running()) > 0 || len(s.shells.Running()) > 0 {
+		return "", errors.New("subagents or background shells are running: wait for them (or stop them) before /fork")
+	}
+	s.cps.settle()
 	r := s.rec
 	if err := r.rec.Flush(); err != nil {
 		return "", fmt.Errorf("fork: %w", err)

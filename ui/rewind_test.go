@@ -88,3 +88,22 @@ func TestEscTwiceOpensRewindAfterATurn(t *testing.T) {
 		t.Fatalf("the second time, esc twice did not open /rewind:\n%s", h.m.View())
 	}
 }
+
+// TestForkAndExportSayWhatTheyDid: /fork names the new session, /export
+// the file written.
+func TestForkAndExportSayWhatTheyDid(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.m.engine = rewindEngine{fakeEngine: h.eng, reqs: make(chan checkpoint.Request, 1)}
+	h.typeText("/fork")
+	h.key(tea.KeyEnter)
+	h.send(await[forkedMsg](h))
+	if !h.screenContains("this is now session new-id") {
+		t.Fatalf("/fork:\n%s", h.m.View())
+	}
+	h.typeText("/export notes.md")
+	h.key(tea.KeyEnter)
+	h.send(await[exportedMsg](h))
+	if !h.screenContains("Exported the conversation to /tmp/x.md") {
+		t.Fatalf("/export:\n%s", h.m.View())
+	}
+}
