@@ -338,6 +338,9 @@ func (s *Session) Rewind(ctx context.Context, req checkpoint.Request) (checkpoin
 			if len(req.Keep) > 0 {
 				out.Summary += fmt.Sprintf("; kept as you have them: %s", strings.Join(req.Keep, ", "))
 			}
+			if len(now.Skipped) > 0 {
+				out.Summary += fmt.Sprintf("; not covered (over 10 MB), left as they are: %s", strings.Join(now.Skipped, ", "))
+			}
 		} else {
 			s.rec.rec.Rewind(rw)
 			s.rec.rec.TurnEnd(rw.ID, rw.Tree, nil)
