@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,12 @@ func (s *Session) setUpCheckpoints() {
 		s.cps.recovered = append(s.cps.recovered, fmt.Sprintf("covey was stopped during a /rewind (started %s): it is finished now, the files are fully restored to before %s (%d files)", at, in.Label, in.Files))
 	}
 	if s.rec == nil {
+		return
+	}
+	// A whole home folder (or the root) is no project: snapshotting it
+	// would copy everything in it.
+	if home, _ := os.UserHomeDir(); s.ws.Root == "/" || (home != "" && filepath.Clean(home) == s.ws.Root) {
+		s.cps.err = errors.New("covey keeps no file checkpoints when started in your home folder or /: start it in a project folder")
 		return
 	}
 	s.cps.store, s.cps.err = checkpoint.Open(ctx, dir, s.ws.Root, s.rec.id)
