@@ -85,6 +85,8 @@ type Session struct {
 	lsp *lsp.Manager
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
+	// cps are the checkpoints of /rewind.
+	cps *checkpoints
 
 	mu        sync.Mutex
 	providers map[providerKey]agent.Provider
@@ -113,6 +115,9 @@ type Options struct {
 	// given one (an ID or a unique prefix). Both need Record.
 	Continue bool
 	ResumeID string
+	// Fork (with Continue or ResumeID) goes on in a copy of that session
+	// with a new ID, leaving the original file as it is.
+	Fork bool
 	// DeferLoad leaves reading the resumed session to Load, so the TUI
 	// draws its first frame before a large session is read.
 	DeferLoad bool
@@ -199,6 +204,7 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.setUpCheckpoints()
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
 	if err != nil {
 		return nil, fmt.Errorf("config permissions: %w", err)
@@ -662,6 +668,7 @@ func (s *Session) API() string {
 // Close stops every child and delivery, then ends the session's recording
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
+	s.cps.settle() // the last turn's end reaches the file
 	s.endHooks("other")
 	s.windows.stop()
 	s.closeMCP()
@@ -712,6 +719,7 @@ func (s *Session) Events() <-chan agent.Event { return s.events }
 // Call it once, after the last run and Wait have returned; nothing emits
 // after it.
 func (s *Session) EndEvents() {
+	s.cps.settle()
 	s.endHooks("other")
 	s.windows.stop()
 	s.closeMCP()
@@ -729,6 +737,8 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 	if err := s.Load(); err != nil {
 		return agent.Result{}, err
 	}
+	s.beginTurn(ctx, prompt)
+	defer s.endTurn()
 	if c, args, ok := s.ext.command(prompt); ok {
 		return s.runCommand(ctx, prompt, c, args)
 	}
@@ -825,6 +835,7 @@ func (s *Session) Warnings() []string {
 		out = append(out, p+"; those hooks do not run")
 	}
 	out = append(out, s.ext.warnings...)
+	out = append(out, s.cps.recovered...)
 	return append(out, s.MCPProblems()...)
 }
 
