@@ -208,7 +208,9 @@ func New(opts Options) (*Session, error) {
 		MaxCost:     cfg.Subagents.MaxCost,
 		Judge:       cfg.Subagents.Judge,
 		Cost:        cfg.Prices.CostFunc(),
-		ReadOnly:    mode == permission.ModePlan,
+		// In plan mode children get read-only tools, until the mode changes.
+		Planning:  func() bool { return s.policy.Mode() == permission.ModePlan },
+		NoAskUser: cfg.AskUser == "deny",
 		// An agent file's permissionMode may exceed the session's only
 		// when the user's config says so.
 		RaiseAgentModes: cfg.AllowAgentModeRaise,
@@ -242,16 +244,41 @@ func New(opts Options) (*Session, error) {
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
+	// In plan mode the tools that change things are offered only once
+	// the mode changes (an approved plan, a key), and exit_plan_mode only
+	// while it holds.
+	var writers []tools.Tool
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
 			reg.Add(scopedTool{t})
+		} else {
+			writers = append(writers, scopedTool{t})
 		}
 	}
-	if mode != permission.ModePlan {
-		for _, t := range tools.ShellTools(env) {
+	for _, t := range tools.ShellTools(env) {
+		if mode != permission.ModePlan {
 			reg.Add(shellScoped{t})
+		} else {
+			writers = append(writers, shellScoped{t})
 		}
 	}
+	planning := func() bool { return s.policy.Mode() == permission.ModePlan }
+	if len(writers) > 0 {
+		reg.AddSource(func() []tools.Tool {
+			if planning() {
+				return nil
+			}
+			return writers
+		})
+	}
+	reg.Add(scopedTool{tools.NewAskUser(env.Gate, cfg.AskUser == "deny")})
+	exitPlan := scopedTool{tools.NewExitPlanMode(tools.ExitPlanConfig{Gate: env.Gate, Mode: s.policy.Mode})}
+	reg.AddSource(func() []tools.Tool {
+		if !planning() {
+			return nil
+		}
+		return []tools.Tool{exitPlan}
+	})
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
@@ -273,7 +300,7 @@ func New(opts Options) (*Session, error) {
 	}
 	s.base = agent.BasePrompt
 	if mode == permission.ModePlan {
-		s.base += "\n\nYou are in plan mode: you can only read. Investigate, then answer with a numbered implementation plan; do not try to change anything."
+		s.base += "\n\nYou are in plan mode: you can only read. Investigate, then present a numbered implementation plan with the exit_plan_mode tool for the user's approval; do not try to change anything before it is approved."
 	}
 	s.main = agent.New(agent.Config{
 		Provider: prov, Model: opts.Endpoint.Model,

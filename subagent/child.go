@@ -579,9 +579,11 @@ func (c *child) tools() *tools.Registry {
 	base := append(slices.Clone(toolname.Base()), toolname.Task)
 	allowed := agentdefs.EffectiveTools(c.def, base)
 	reg := tools.NewRegistry()
+	planChild := c.def.PermissionMode == string(permission.ModePlan) || c.def.Name == agentdefs.Plan
+	readOnly := c.m.cfg.ReadOnly || c.def.PermissionMode == string(permission.ModePlan) ||
+		(c.m.cfg.Planning != nil && c.m.cfg.Planning())
 	for _, t := range tools.Builtins(env) {
 		// A plan-mode child is offered only what it may use.
-		readOnly := c.m.cfg.ReadOnly || c.def.PermissionMode == string(permission.ModePlan)
 		if !slices.Contains(allowed, t.Name()) || (readOnly && !t.ReadOnly()) {
 			continue
 		}
@@ -596,6 +598,14 @@ func (c *child) tools() *tools.Registry {
 				reg.Add(st)
 			}
 		}
+	}
+	// Every child may ask the user (unless its definition disallows it);
+	// a planning child's plan, presented, is its report.
+	if len(agentdefs.EffectiveTools(agentdefs.Definition{DisallowedTools: c.def.DisallowedTools}, []string{toolname.AskUser})) == 1 {
+		reg.Add(tools.NewAskUser(env.Gate, c.m.cfg.NoAskUser))
+	}
+	if planChild {
+		reg.Add(tools.NewExitPlanMode(tools.ExitPlanConfig{Child: true}))
 	}
 	if slices.Contains(allowed, toolname.Task) {
 		if t := c.m.toolFor(c.src, c.def.SpawnTypes); t != nil {
