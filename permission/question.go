@@ -35,3 +35,6 @@ type QuestionOption struct {
 // asked in (headless).
 const NoUserReason = "no user is available to answer (covey runs without a user, headless): " +
 	"decide yourself, say in your answer what you assumed, and go on"
+
+// DeclinedAnswer is a question's refusal when the user declines to answer.
+const DeclinedAnswer = "the user declined to answer"

@@ -17,9 +17,6 @@ const (
 	maxQuestionText    = 2000
 )
 
-// DeclinedAnswer is ask_user's result when the user declines to answer.
-const DeclinedAnswer = "the user declined to answer"
-
 // askUserTool is ask_user: a question put to the user through the gate,
 // whose asker (the TUI) shows it and returns the answer.
 type askUserTool struct {

@@ -451,7 +451,7 @@ func (b *SubagentBlock) StateName() string {
 		return "cut short"
 	}
 	if b.waiting {
-		return "waiting for approval"
+		return "waiting for " + b.waitingWord()
 	}
 	if l := b.crew.label(true); l != "" && !b.IsShell() {
 		return l
