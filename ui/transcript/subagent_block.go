@@ -323,13 +323,6 @@ func (b *SubagentBlock) SetWaitingFor(v bool, what string) {
 	}
 }
 
-// waitingWord is what the child waits for: "approval" or b.asking.
-func (b *SubagentBlock) waitingWord() string {
-	if b.asking != "" {
-		return b.asking
-	}
-	return "approval"
-}
 
 // AgentID is the child's agent ID.
 func (b *SubagentBlock) AgentID() string { return b.src.AgentID }
@@ -532,7 +525,7 @@ func (b *SubagentBlock) statePrefix() string {
 	var p string
 	switch {
 	case b.waiting && b.asking != "":
-		p += "needs you: " + b.asking + " · "
+		p += "needs " + b.asking + " · "
 	case b.waiting:
 		p += "awaiting approval · "
 	}
