@@ -307,4 +307,3 @@ func TestTUIPlanRejectedWithFeedback(t *testing.T) {
 		})
 	}
 }
-

@@ -56,7 +56,7 @@ type SubagentBlock struct {
 	waiting bool
 	// asking says what the child waits for when it is not an approval:
 	// "your answer" (its question), "plan approval".
-	asking string
+	asking  string
 	elapsed time.Duration // frozen when the child finishes
 	tools   int
 	usage   agent.Usage
@@ -322,7 +322,6 @@ func (b *SubagentBlock) SetWaitingFor(v bool, what string) {
 		b.Changed()
 	}
 }
-
 
 // AgentID is the child's agent ID.
 func (b *SubagentBlock) AgentID() string { return b.src.AgentID }
