@@ -33,7 +33,7 @@ func (a *Agent) Run(ctx context.Context, prompt string) (Result, error) {
 	// A turn cut off before any answer (a cancel, a failure) left its user
 	// message unanswered: request() joins it to this one, so nothing the
 	// model cannot use is carried.
-	a.append(Message{Role: RoleUser, Content: prompt})
+	a.append(Message{Role: RoleUser, Content: prompt, Images: imagesOf(ctx)})
 	a.halted.Store(false)
 	a.takeFinal()
 	res, err := a.safeLoop(ctx)
@@ -293,7 +293,7 @@ func (a *Agent) finishTool(ctx context.Context, c ToolCall, sc startedCall) Mess
 	if content == "" {
 		content = "(no output)"
 	}
-	return Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
+	return Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content, Images: r.Images}
 }
 
 // runHooked runs a known call with valid arguments, between its

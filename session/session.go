@@ -236,7 +236,7 @@ func New(opts Options) (*Session, error) {
 			}
 		},
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(),
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(), NoImages: !s.TakesImages(),
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
@@ -371,6 +371,10 @@ func (s *Session) Load() error {
 		s.env.Date = s.rec.startDate(s.env.Date)
 		s.main.SetSystem(agent.SystemPrompt(s.base, s.env))
 		s.manager.SetEnvironment(s.env)
+		s.rec.loadImages(l.Messages)
+		for _, c := range l.Children {
+			s.rec.loadImages(c.Messages)
+		}
 		s.main.SetHistory(l.Messages)
 		if m := l.Model; m != "" && !s.modelFromFlag {
 			s.main.SetModel(m)
@@ -649,7 +653,11 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 		return agent.Result{Reason: agent.StopError}, err
 	}
 	typed := prompt
-	prompt = s.withInput(ctx, prompt)
+	if w := s.imageWord(prompt); w != "" && !s.TakesImages() {
+		return agent.Result{Reason: agent.StopError}, fmt.Errorf("%s takes no images (vision: false in the config): send the message without %s", s.main.Model(), w)
+	}
+	prompt, imgs := s.withInputImages(ctx, prompt)
+	ctx = agent.WithImages(ctx, imgs)
 	s.waitWindow(ctx)
 	s.undoLog().BeginTurnAs(undoLabel(typed))
 	return s.driver.Run(ctx, prompt)

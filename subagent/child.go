@@ -599,9 +599,11 @@ func (c *child) tools() *tools.Registry {
 			}
 		}
 	}
-	// Every child may ask the user (unless its definition disallows it);
-	// a planning child's plan, presented, is its report.
-	if len(agentdefs.EffectiveTools(agentdefs.Definition{DisallowedTools: c.def.DisallowedTools}, []string{toolname.AskUser})) == 1 {
+	// A child may ask the user: a built-in type, or a definition without
+	// a tools list or naming ask_user in it, unless it disallows it. A
+	// planning child's plan, presented, is its report.
+	asks := c.def.Tools == nil || c.def.Scope == agentdefs.BuiltIn || len(agentdefs.EffectiveTools(c.def, []string{toolname.AskUser})) == 1
+	if asks && len(agentdefs.EffectiveTools(agentdefs.Definition{DisallowedTools: c.def.DisallowedTools}, []string{toolname.AskUser})) == 1 {
 		reg.Add(tools.NewAskUser(env.Gate, c.m.cfg.NoAskUser))
 	}
 	if planChild {

@@ -50,6 +50,9 @@ type Result struct {
 	// plan, where nobody approves it: a child's report, a headless
 	// run's output).
 	Final string `json:"final,omitempty"`
+	// Images are images the result gives the model (read_file of an
+	// image); Content then describes them in a line each.
+	Images []Image `json:"images,omitempty"`
 }
 
 // Errorf builds an error Result whose content and summary are the message.
