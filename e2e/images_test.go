@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
 )
 
 // testPNG is a small PNG of w×h with varied pixels (so its bytes are not
@@ -157,5 +158,57 @@ func TestHeadlessImageNoVision(t *testing.T) {
 	}
 	if n := len(h.srv.Journal()); n != 0 {
 		t.Errorf("%d requests were sent", n)
+	}
+}
+
+// TestTUIPasteClipboardImage: ctrl+v with an image on the clipboard (a
+// stand-in xclip on PATH) puts a path in the input, and sending the
+// message attaches the image: the server receives the clipboard's bytes.
+func TestTUIPasteClipboardImage(t *testing.T) {
+	t.Parallel()
+	shot := testPNG(t, 32, 20)
+	bin := t.TempDir()
+	clip := filepath.Join(bin, "clip.png")
+	if err := os.WriteFile(clip, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\ncase \"$*\" in\n*TARGETS*) printf 'TARGETS\\nimage/png\\n' ;;\n*image/png*) cat " + clip + " ;;\n*) printf 'text' ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(bin, "xclip"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "what is wrong here"
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Text: "PASTED SEEN."}}})
+	env := newSandbox(t).env("OPENAI_BASE_URL="+srv.URL(), "DISPLAY=:99")
+	for i, e := range env {
+		if strings.HasPrefix(e, "PATH=") {
+			env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(e, "PATH=")
+		}
+	}
+	tm := startTUI(t, workspace(t, sampleFiles()), env, "--model", "e2e-model")
+	tm.waitText(helpLine)
+	tm.typeText(prompt + " ")
+	tm.press("C-v")
+	tm.waitText("pasted an image", "covey-pasted/pasted-")
+	tm.press("Enter")
+	tm.waitText("PASTED SEEN.")
+	imgs, _ := requestImages(t, lastRequest(t, srv, "main").Body)
+	if len(imgs) != 1 || !bytes.Equal(imgs[0], shot) {
+		t.Errorf("the request carries %d images; want the clipboard's %d bytes", len(imgs), len(shot))
+	}
+}
+
+// TestTUIPasteNoClipboard: without a display, ctrl+v says why nothing was
+// pasted, and the input is left as it was.
+func TestTUIPasteNoClipboard(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	tm := startTUI(t, workspace(t, sampleFiles()), newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+	tm.typeText("draft")
+	tm.press("C-v")
+	s := tm.waitText("no clipboard here")
+	if !strings.Contains(s, "› draft") {
+		t.Errorf("the draft changed:\n%s", frame(s))
 	}
 }

@@ -194,6 +194,8 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.FocusApproval):
 		m.focusApproval()
 		return nil
+	case key.Matches(k, m.keys.PasteClipboard):
+		return pasteClipboard()
 	case key.Matches(k, m.keys.Cancel):
 		if m.turn == nil {
 			return m.cancelBackgroundTurn()

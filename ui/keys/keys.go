@@ -22,6 +22,9 @@ type KeyMap struct {
 	HistoryNext key.Binding
 	// ExpandPaste puts a collapsed paste's text into the input.
 	ExpandPaste key.Binding
+	// PasteClipboard pastes the clipboard: an image (attached when the
+	// message is sent) or text.
+	PasteClipboard key.Binding
 
 	// Completion popup.
 	Complete     key.Binding
@@ -107,11 +110,12 @@ type KeyMap struct {
 // Default returns covey's default bindings.
 func Default() KeyMap {
 	return KeyMap{
-		Send:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-		Newline:     key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
-		HistoryPrev: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous message")),
-		HistoryNext: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next message")),
-		ExpandPaste: key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "expand pasted text")),
+		Send:           key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
+		Newline:        key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
+		HistoryPrev:    key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous message")),
+		HistoryNext:    key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next message")),
+		ExpandPaste:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "expand pasted text")),
+		PasteClipboard: key.NewBinding(key.WithKeys("ctrl+v"), key.WithHelp("ctrl+v", "paste an image (or text)")),
 
 		Complete:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
 		Accept:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run command")),
@@ -205,7 +209,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 			k.FeedbackSend, k.FeedbackBack, k.QuestionNumber, k.QuestionPick, k.QuestionToggle},
 		{k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild, k.ViewBack, k.AddressCancel},
 		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
-		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
+		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.PasteClipboard, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
@@ -312,6 +316,7 @@ func (k *KeyMap) applyInput(s State) {
 	k.HistoryPrev.SetEnabled(inInput && !s.Completing && s.HistoryAtEdge)
 	k.HistoryNext.SetEnabled(inInput && !s.Completing && s.HistoryAtEdge)
 	k.ExpandPaste.SetEnabled(inInput && s.Pasted)
+	k.PasteClipboard.SetEnabled(inInput)
 
 	k.Complete.SetEnabled(inInput && s.Completing)
 	k.Accept.SetEnabled(inInput && s.Completing)
