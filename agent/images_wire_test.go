@@ -58,7 +58,7 @@ func TestWiresCarryImages(t *testing.T) {
 		var roles []string
 		for _, m := range req.Messages {
 			var parts []struct {
-				Type     string `json:"type"`
+				Type     string               `json:"type"`
 				ImageURL struct{ URL string } `json:"image_url"`
 			}
 			if json.Unmarshal(m.Content, &parts) != nil {
