@@ -146,11 +146,31 @@ func TestTUIChildAsksSiblingWorks(t *testing.T) {
 			if !lineHas(s, "asker", "needs your answer") {
 				t.Errorf("the overview does not say the child waits for your answer:\n%s", frame(s))
 			}
-			tm.press("Escape")
-			tm.waitText("? Keep the old API?")
+			// The asking child's full-screen view shows the question
+			// too, and takes the answer there.
+			if !regexp.MustCompile(`› asker\b`).MatchString(s) {
+				// The rows' order is the children's start order.
+				move := "Up"
+				if strings.Index(s, "› worker") < strings.Index(s, "  asker ") {
+					move = "Down"
+				}
+				tm.press(move)
+				tm.waitMatch(regexp.MustCompile(`› asker\b`))
+			}
+			tm.press("o")
+			s = tm.waitText("? Keep the old API?", "1. keep it")
+			if strings.Contains(s, "Crew · ") {
+				t.Errorf("the overview is still shown:\n%s", frame(s))
+			}
 			tm.press("Tab")
 			tm.waitApprovalReady()
 			tm.press("2")
+			tm.waitText("✓ drop it")
+			// Back from the child's view, through the overview, to the
+			// conversation.
+			tm.press("Escape")
+			tm.waitText("Crew · 2 subagents")
+			tm.press("Escape")
 			tm.waitText("KIDS DONE.")
 			if got := toolResult(t, srv, "call_kid_ask"); got != "The user answered: drop it" {
 				t.Errorf("the asking child read %q", got)
@@ -208,6 +228,7 @@ func TestTUIApprovalAndQuestionAtOnce(t *testing.T) {
 			tm.waitApprovalReady()
 			// A number is no answer to a write: it does nothing there.
 			tm.press("1")
+			tm.waitApprovalReady() // a pause: "1y" read at once would be one paste
 			tm.press("y")
 			tm.waitText("? Tabs or spaces?")
 			tm.waitApprovalReady()

@@ -217,6 +217,7 @@ func New(opts Options) (*Session, error) {
 		// In plan mode children get read-only tools, until the mode changes.
 		Planning:  func() bool { return s.policy.Mode() == permission.ModePlan },
 		NoAskUser: cfg.AskUser == "deny",
+		NoImages:  cfg.Vision != nil && !*cfg.Vision,
 		// An agent file's permissionMode may exceed the session's only
 		// when the user's config says so.
 		RaiseAgentModes: cfg.AllowAgentModeRaise,

@@ -578,6 +578,7 @@ func (c *child) tools() *tools.Registry {
 		Locks:        c.m.cfg.Locks,
 		Gate:         c.gate(),
 		AllowedPaths: c.def.AllowedPaths,
+		NoImages:     c.m.cfg.NoImages,
 		Todos:        tools.NewTodoList(),
 		AllowRead:    c.m.cfg.AllowRead,
 		AllowFound:   c.m.cfg.AllowFound,

@@ -75,6 +75,9 @@ type Config struct {
 	// NoAskUser keeps ask_user from the children (config ask_user: deny):
 	// its calls are refused.
 	NoAskUser bool
+	// NoImages says the models take no images (config vision: false):
+	// the children's read_file refuses an image, saying so.
+	NoImages bool
 	// RaiseAgentModes lets an agent file's permissionMode be more
 	// permissive than the session's mode (config opts in); otherwise the
 	// session's mode caps it.
