@@ -221,6 +221,12 @@ type turn struct {
 	id       int
 	cancel   context.CancelFunc
 	errShown bool // an ErrorEvent already told the user what went wrong
+	// cancelling is set once the user asked to stop it: a second ctrl+c
+	// then goes on to clear and quit.
+	cancelling bool
+	// interrupted is set when the transcript already marks its answer
+	// cut: "turn cancelled" would say it twice.
+	interrupted bool
 }
 
 // turnDoneMsg reports that Engine.Run returned for turn id.
@@ -304,6 +310,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.rt.cost = opts.Cost
 	m.rt.keepLog = true
 	m.rt.retryHint = km.Retry.Help().Key + " retries"
+	m.status.SetInterrupt(km.Cancel.Help().Key + " interrupt")
 	if opts.Engine != nil {
 		m.status.SetModel(opts.Engine.Model())
 		m.rt.mainModel = opts.Engine.Model()
@@ -529,6 +536,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 			// Any other word from the main agent means the retry went out.
 			m.status.SetRetry("", time.Time{})
 		}
+		if eff.interrupted && m.turn != nil {
+			m.turn.interrupted = true
+		}
 		if eff.done {
 			m.status.SetIdle(m.bgTurn && m.turn == nil)
 			m.bgTurn = false
@@ -565,7 +575,9 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled) && !nothingSent)
 	switch {
 	case errors.Is(msg.err, context.Canceled):
-		m.notice(transcript.NoticeInfo, "turn cancelled")
+		if !t.interrupted {
+			m.notice(transcript.NoticeInfo, "turn cancelled")
+		}
 	case errors.Is(msg.err, agent.ErrNothingToRetry):
 		m.notice(transcript.NoticeInfo, msg.err.Error())
 	case errors.Is(msg.err, hooks.ErrPromptBlocked):
@@ -641,6 +653,7 @@ func (m *Model) runTurn(run func(context.Context, Engine) error) tea.Cmd {
 func (m *Model) cancelTurn() {
 	if m.turn != nil {
 		m.turn.cancel()
+		m.turn.cancelling = true
 		m.status.SetNote("cancelling…")
 	}
 }

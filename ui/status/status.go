@@ -43,6 +43,9 @@ type Bar struct {
 	hint string
 	// mcp sums up the MCP servers ("MCP 2/3, 1 failed"); "" without any.
 	mcp string
+	// interrupt says how to stop a running turn ("esc interrupt"), shown
+	// beside the spinner until a note ("cancelling…") takes its place.
+	interrupt string
 	// ctxTokens and ctxWindow are the fill of the main agent's next
 	// request and its model's window (0: unknown).
 	ctxTokens, ctxWindow int
@@ -95,6 +98,10 @@ func (s *Bar) SetRetry(reason string, until time.Time) {
 // SetHint shows a passing word to the user; "" removes it.
 func (s *Bar) SetHint(hint string) { s.hint = hint }
 
+// SetInterrupt names the key that interrupts a running turn, shown beside
+// the spinner at every width ("esc interrupt"); "" shows none.
+func (s *Bar) SetInterrupt(text string) { s.interrupt = text }
+
 // SetMCP sets the MCP servers' summary ("mcp 2/3"; "" for none).
 func (s *Bar) SetMCP(summary string) { s.mcp = summary }
 
@@ -140,7 +147,7 @@ type Key struct {
 // Key is what View's output depends on.
 func (s Bar) Key() Key {
 	k := Key{
-		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp,
+		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp + "\x00" + s.interrupt,
 		width: s.width, in: s.ctxTokens, out: s.ctxWindow, running: s.running,
 	}
 	if s.running {
@@ -169,6 +176,9 @@ func (s Bar) View() string {
 	if s.running {
 		el := s.now.Sub(s.started).Truncate(100 * time.Millisecond)
 		right = append(right, styled(lk.spinner, cells.Spinner(s.frame)+" "+cells.Elapsed(el)))
+		if s.interrupt != "" && s.note == "" {
+			right = append(right, styled(lk.key, s.interrupt))
+		}
 	}
 	if s.running && s.waitingOn != "" {
 		right = append(right, styled(lk.spinner, s.waitingOn))
@@ -210,8 +220,9 @@ func (s Bar) View() string {
 		return b.String(), w
 	}
 	line, w := join()
-	// Drop the workspace, then the model, before cutting anything.
-	for _, drop := range []int{1, 0} {
+	// Drop the workspace, then the model, the MCP summary, the mode and the
+	// gauge before cutting anything: what runs, and how to stop it, stays.
+	for _, drop := range []int{1, 0, 4, 2, 3} {
 		if w <= avail {
 			break
 		}
