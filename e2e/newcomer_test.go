@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,66 @@ func TestTUICtrlCInterruptsTurn(t *testing.T) {
 			}
 			if !strings.HasPrefix(cut, "SLOW ANSWER begins") || !strings.HasSuffix(cut, agent.InterruptedNote) || strings.Contains(cut, "SLOW END") {
 				t.Errorf("the model was sent the cut answer as %q, want its text up to the cut, then %q", cut, agent.InterruptedNote)
+			}
+		})
+	}
+}
+
+// TestTUIFailureShowsAsFailure: a child whose call failed reports in an
+// upbeat tone; its pane header says "1 failed" with no tick, the crew
+// overview says so, the parent's task call says so and its result tells
+// the model; a command that exits 1 gets a cross, not a tick.
+func TestTUIFailureShowsAsFailure(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			srv := scriptedtest.New(t)
+			ws := workspace(t, sampleFiles())
+			env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
+			checker := child{marker: "[e2e:upbeat]", description: "check things", turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "missing.go"})}},
+				{Text: "All good: everything checked out."},
+			}}
+			srv.Add(checker.conversation())
+			srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+				spawn("Checking.", checker),
+				{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "echo trying; exit 3"})}},
+				{Text: "FINAL words.", ChunkSize: 20},
+			}})
+			tm := startSized(t, ws, env, size.w, size.h, "--model", "e2e-model", "--permission-mode", "bypassPermissions")
+			tm.waitText(readyLine)
+			tm.submit("check")
+			s := tm.waitText("FINAL words.")
+			h, _, ok := paneHeader(s, "check things")
+			if !ok || !strings.Contains(h, "1 failed") || strings.Contains(h, "✓") {
+				t.Errorf("the pane header of a child with a failed call is %q, want \"1 failed\" and no tick:\n%s", h, frame(s))
+			}
+			if taskLine := regexp.MustCompile(`task .*`).FindString(s); !strings.Contains(taskLine, "1 failed call") || strings.Contains(taskLine, "✓") {
+				t.Errorf("the task call does not say a call of its child failed:\n%s", frame(s))
+			}
+			bashLine := ""
+			for _, l := range strings.Split(s, "\n") {
+				if strings.Contains(l, "bash") && strings.Contains(l, "exit 3") {
+					bashLine = l
+				}
+			}
+			if !strings.Contains(bashLine, "✗") || strings.Contains(bashLine, "✓") {
+				t.Errorf("the command that exited 3 is drawn %q, want a cross and no tick:\n%s", bashLine, frame(s))
+			}
+			var result string
+			for _, m := range lastRequest(t, srv, "main").Messages {
+				if m.Role == "tool" && strings.Contains(m.Content, "All good") {
+					result = m.Content
+				}
+			}
+			if !strings.Contains(result, "1 tool call of this run failed: read_file missing.go") {
+				t.Errorf("the task result the model got does not say the call failed:\n%s", result)
+			}
+			tm.press("C-g")
+			s = tm.waitText("crew overview")
+			if !regexp.MustCompile(`check-things .*done · 1 failed`).MatchString(s) {
+				t.Errorf("the crew overview does not say the child's call failed:\n%s", frame(s))
 			}
 		})
 	}
