@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -146,4 +148,78 @@ func TestTUIFailureShowsAsFailure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inputRows is the input's rows on screen: between the last rule and the
+// status bar and hint line under it.
+func inputRows(screen string) []string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	rule := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "────") {
+			rule = i
+		}
+	}
+	if rule < 0 || len(lines)-2 < rule+1 {
+		return nil
+	}
+	return lines[rule+1 : len(lines)-2]
+}
+
+// TestTUIMultiLineDraft: a draft of three lines shows all three under one
+// prompt glyph, with no empty row; a long paste expanded with ctrl+x
+// shows its end, where the cursor is.
+func TestTUIMultiLineDraft(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			srv := scriptedtest.New(t)
+			ws := workspace(t, sampleFiles())
+			env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
+			tm := startSized(t, ws, env, size.w, size.h, "--model", "e2e-model")
+			tm.waitText(readyLine)
+			tm.typeText("line one")
+			tm.press("M-Enter")
+			tm.typeText("line two")
+			tm.press("M-Enter")
+			tm.typeText("line three")
+			s := tm.waitText("line three")
+			rows := inputRows(s)
+			want := []string{"› line one", "  line two", "  line three"}
+			if len(rows) != len(want) {
+				t.Fatalf("the input shows %d rows, want %d:\n%s", len(rows), len(want), frame(s))
+			}
+			for i, w := range want {
+				if strings.TrimRight(rows[i], " ") != w {
+					t.Errorf("input row %d is %q, want %q:\n%s", i+1, rows[i], w, frame(s))
+				}
+			}
+
+			tm.press("C-c") // clears the draft
+			tm.waitFor("the draft cleared", waitLong, func(s string) bool { return !strings.Contains(s, "line one") })
+			var paste strings.Builder
+			for i := 1; i <= 30; i++ {
+				fmt.Fprintf(&paste, "pasted line %d\n", i)
+			}
+			tm.pasteText(paste.String())
+			tm.waitText("[pasted 30 lines]")
+			tm.press("C-x")
+			s = tm.waitText("pasted line 30")
+			if rows := inputRows(s); len(rows) == 0 || strings.Count(strings.Join(rows, "\n"), "pasted line") < 7 {
+				t.Errorf("the expanded paste does not fill the input up to its end:\n%s", frame(s))
+			}
+		})
+	}
+}
+
+// pasteText pastes s as a terminal does, in a bracketed paste.
+func (tm *term) pasteText(s string) {
+	tm.t.Helper()
+	f := filepath.Join(tm.t.TempDir(), "paste")
+	if err := os.WriteFile(f, []byte(s), 0o600); err != nil {
+		tm.t.Fatal(err)
+	}
+	tm.tmux("load-buffer", "-b", "paste", f)
+	tm.tmux("paste-buffer", "-p", "-b", "paste", "-t", sessionName)
 }
