@@ -214,7 +214,23 @@ func (r *recording) replay() []agent.Event {
 	if r == nil || r.loaded == nil {
 		return nil
 	}
-	return r.loaded.Events()
+	events := r.loaded.Events()
+	out := make([]agent.Event, 0, len(events))
+	for _, e := range events {
+		u, ok := e.(agent.UserMessage)
+		if !ok || u.IsChild() {
+			out = append(out, e)
+			continue
+		}
+		// As it was typed, with the notices of its attachments.
+		typed, notes := typedPrompt(u.Text)
+		u.Text = typed
+		out = append(out, u)
+		for _, n := range notes {
+			out = append(out, agent.Notice{Source: u.Source, Level: agent.NoticeInfo, Message: n})
+		}
+	}
+	return out
 }
 
 // resumeNote tells the user which session came back.
