@@ -267,3 +267,47 @@ func TestTUIResumeShowsAttachmentAsTyped(t *testing.T) {
 		})
 	}
 }
+
+// TestTUIHunkReviewDMeansDeny: in an edit's review by hunk the cursor
+// starts on the first hunk, shown there; after a hunk is dropped, d still
+// denies with feedback (it used to allow the hunks taken): the file stays
+// as it was and the model is told why.
+func TestTUIHunkReviewDMeansDeny(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			const prompt = "[e2e:hunk-deny] shout lines 3 and 25"
+			srv := scriptedtest.New(t)
+			srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, FirstUser: prompt}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{{ID: "call_read_long", Name: "read_file", Args: map[string]any{"path": "long.txt"}}}},
+				{ToolCalls: []scripted.Call{{ID: "call_edit_long", Name: "edit_file", Args: twoHunkEdit("long.txt")}}},
+				{Text: "DENIED ANSWER", ChunkSize: 100},
+			}})
+			files := sampleFiles()
+			files["long.txt"] = longText
+			ws := workspace(t, files)
+			tm := startSized(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), size.w, size.h, "--model", "e2e-model")
+			tm.submit(prompt)
+			tm.waitText("Allow edit_file long.txt")
+			tm.waitApprovalReady()
+			tm.waitText("▸ [x] @@ -1,6 +1,6 @@") // on the first hunk before any key
+			tm.press("s")
+			tm.waitText("▸ [ ] @@ -1,6 +1,6 @@  (dropped)")
+			tm.press("d")
+			tm.waitText("why? ›")
+			tm.typeText("not now")
+			tm.press("Enter")
+			s := tm.waitText("DENIED ANSWER")
+			if recs := approvalRecords(s); len(recs) != 1 || !strings.Contains(recs[0], "✗ denied: not now") {
+				t.Errorf("d after a drop did not deny with the feedback: records %q\n%s", recs, frame(s))
+			}
+			if got := readFile(t, filepath.Join(ws, "long.txt")); got != longText {
+				t.Errorf("long.txt changed after a denial:\n%s", got)
+			}
+			if res := toolResult(t, srv, "call_edit_long"); !strings.Contains(res, "not now") {
+				t.Errorf("the model was not told why: %q", res)
+			}
+		})
+	}
+}

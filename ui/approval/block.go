@@ -186,7 +186,7 @@ func New(req permission.Request, k Keys) *Block {
 			text = diffview.ContentDiff(req.Content)
 		}
 		b.diff = diffview.New(text)
-		b.hunks = newHunkState(b.diff)
+		b.hunks = newHunkState(b.diff).onFirstHunk()
 	}
 	b.grants = permission.SessionGrantRules(req)
 	ti := textinput.New()
@@ -794,7 +794,7 @@ func (b *Block) answerHints(k *Keys, width int) [][2]string {
 		h = [][2]string{{keys.Name(k.ApproveYes), "run them"}, {keys.Name(k.ApproveNo), "keep them off"}}
 	}
 	if b.droppedCount() > 0 {
-		// Part of the change: y writes the hunks taken, d with a note.
+		// Part of the change: y writes the hunks taken; d still denies.
 		yes, no, note := keys.AnswerWords(false, false, true)
 		h = [][2]string{{keys.Name(k.ApproveYes), yes}, {keys.Name(k.ApproveNo), no}, {keys.Name(k.ApproveFeedback), note}}
 	}

@@ -56,9 +56,9 @@ type Say struct{ Text string }
 func (b *Block) HandleKey(k tea.KeyMsg, km *keys.KeyMap) (a Action, cmd tea.Cmd, handled bool) {
 	if b.feedbackOn {
 		switch {
-		case key.Matches(k, km.FeedbackSend) && b.Trimmed():
-			a = b.allowChosen(b.Feedback())
 		case key.Matches(k, km.FeedbackSend):
+			// d denies with feedback, whatever hunks are dropped: one key,
+			// one meaning (y allows the hunks taken).
 			a = Deny{Feedback: b.Feedback()}
 		case key.Matches(k, km.FeedbackBack):
 			b.StopFeedback()
@@ -69,7 +69,7 @@ func (b *Block) HandleKey(k tea.KeyMsg, km *keys.KeyMap) (a Action, cmd tea.Cmd,
 	}
 	switch {
 	case key.Matches(k, km.ApproveYes):
-		a = b.allowChosen("")
+		a = b.allowChosen()
 	case key.Matches(k, km.ApproveSession):
 		a = GrantSession{}
 	case key.Matches(k, km.ApproveNo):
@@ -124,14 +124,14 @@ func (b *Block) HandleKey(k tea.KeyMsg, km *keys.KeyMap) (a Action, cmd tea.Cmd,
 }
 
 // allowChosen allows what the block has chosen: the whole change, or the
-// files and hunks taken, with note; taking nothing is a denial. For a
-// best-of-N review it applies the attempt shown.
-func (b *Block) allowChosen(note string) Action {
+// files and hunks taken; taking nothing is a denial. For a best-of-N
+// review it applies the attempt shown.
+func (b *Block) allowChosen() Action {
 	files := b.ChosenFiles()
 	if (files != nil && len(files) == 0) || b.AllDropped() {
-		return Deny{Feedback: note}
+		return Deny{}
 	}
-	return Allow{Files: files, Dropped: b.DroppedHunks(), Attempt: b.Attempt(), Note: note}
+	return Allow{Files: files, Dropped: b.DroppedHunks(), Attempt: b.Attempt()}
 }
 
 // KeyState is what the waiting request b (nil: none) allows, for the

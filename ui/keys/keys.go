@@ -423,15 +423,15 @@ func (k *KeyMap) applyGlobal(s State) {
 func AnswerWords(merge, pick, trimmed bool) (yes, no, note string) {
 	switch {
 	case pick && trimmed:
-		return "apply the chosen of this attempt", "apply none", "apply the chosen, with a note"
+		return "apply the chosen of this attempt", "apply none", "apply none, with feedback"
 	case pick:
 		return "apply this attempt", "apply none", "apply none, with feedback"
 	case merge && trimmed:
-		return "apply the chosen files", "discard all", "apply the chosen, with a note"
+		return "apply the chosen files", "discard all", "discard with feedback"
 	case merge:
 		return "apply the chosen files", "discard all", "discard with feedback"
 	case trimmed:
-		return "allow the hunks taken", "deny", "allow the hunks taken, with a note"
+		return "allow the hunks taken", "deny", "deny with feedback"
 	}
 	return "allow", "deny", "deny with feedback"
 }
