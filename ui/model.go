@@ -62,6 +62,10 @@ type Options struct {
 	// screen (in a command, off the UI goroutine): background work such as
 	// starting MCP servers waits for it, so it never delays that frame.
 	AfterFirstFrame func()
+	// OnBackground, when set, has the terminal asked for its background
+	// colour after the first frame (--theme auto); it is called, on the
+	// input's goroutine, with the answer whenever it comes.
+	OnBackground func(dark bool)
 	// Approver brings the permission policy's questions to the screen;
 	// nil means nobody is asked (the policy decides alone).
 	Approver *Approver
