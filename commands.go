@@ -70,9 +70,11 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.StringVar(&o.flags.Model, "model", "", "model `NAME` for the main agent (also COVEY_MODEL)")
 	pf.StringVar(&o.flags.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (e.g. http://localhost:11434/v1)")
 	pf.StringVar(&o.flags.Provider, "provider", "", "provider profile `NAME` from config")
+	pf.StringVar(&o.flags.API, "api", "", "the wire (`API`) the endpoint speaks: chat (Chat Completions), responses (OpenAI Responses) or anthropic (Anthropic Messages); default: picked from the base URL, keys and model")
 	pf.StringVar(&o.permissionMode, "permission-mode", "", "permission `MODE`: default, acceptEdits, plan or bypassPermissions")
 	pf.StringVar(&o.sandboxMode, "sandbox", "", "confine bash (`MODE`): workspace-write (writes only in the workspace, temp and caches; the default on Linux) or off")
 	pf.BoolVar(&o.debug, "debug", false, "write a debug log (its path is printed on exit)")
+	pf.BoolVar(&o.trustProject, "trust-project", false, "trust this folder's settings, hooks and MCP servers for this run (see docs/permissions.md)")
 	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` or JSON string ({\"mcpServers\": …}; repeatable)")
 
 	root.AddCommand(agentsCmd(o, stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),

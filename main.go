@@ -60,6 +60,7 @@ type options struct {
 	log            *debuglog.Log
 	flags          config.Overrides
 	mcpConfigs     []string
+	trustProject   bool
 	args           []string
 }
 
@@ -236,7 +237,11 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 			defer stop()
 		}
 	} else {
-		s, err = openSession(o, nil, false, false)
+		var tr config.Trust
+		s, tr, err = openSession(o, nil, false, false)
+		if skipped := tr.Skipped(); len(skipped) > 0 {
+			fmt.Fprintln(stderr, "covey:", skippedSettings(tr))
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -244,11 +249,11 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 	}
 	defer s.Close(stderr)
 	if skipped := s.SkippedMCP(); len(skipped) > 0 {
-		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet (run covey here once to answer, or pass the file with --mcp-config)\n",
+		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet (run covey here once to answer, pass --trust-project, or pass the file with --mcp-config)\n",
 			strings.Join(skipped, ", "))
 	}
 	if skipped := s.SkippedHooks(); len(skipped) > 0 {
-		fmt.Fprintf(stderr, "covey: skipped the project's hooks, not trusted yet (run covey here once to answer): %s\n",
+		fmt.Fprintf(stderr, "covey: skipped the project's hooks, not trusted yet (run covey here once to answer, or pass --trust-project): %s\n",
 			strings.Join(skipped, "; "))
 	}
 	return headless.Run(ctx, s, prompt, o.outputFormat, stdout, stderr)

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"covey/config"
 	"covey/tools/toolname"
+	"covey/ui"
 )
 
 // parse runs the command line on args without running covey, returning the
@@ -370,5 +372,13 @@ func TestHeadlessDemo(t *testing.T) {
 	code := run([]string{"-p", "hi", "--demo"}, strings.NewReader(""), &stdout, &stderr)
 	if code != exitOK || strings.TrimSpace(stdout.String()) == "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want the demo's answer", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestApprovalGraceDefaultsAgree: the trust rule's floor for a project's
+// approval_grace is the TUI's default.
+func TestApprovalGraceDefaultsAgree(t *testing.T) {
+	if config.DefaultApprovalGrace != ui.DefaultApprovalGrace {
+		t.Fatalf("config.DefaultApprovalGrace %s != ui.DefaultApprovalGrace %s", config.DefaultApprovalGrace, ui.DefaultApprovalGrace)
 	}
 }

@@ -46,8 +46,9 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	}
 	approver := ui.NewApprover()
 	var (
-		s   *session.Session
-		err error
+		s     *session.Session
+		err   error
+		notes []string
 	)
 	if o.demo {
 		var stop func()
@@ -56,7 +57,17 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 			defer stop()
 		}
 	} else {
-		s, err = openSession(o, approver, true, true)
+		// Before anything is sent anywhere: the project may name the
+		// endpoint, which only the user's yes lets it do.
+		if err := askProjectTrust(ctx, o, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(stderr, "covey:", err)
+			return exitUsage
+		}
+		var tr config.Trust
+		s, tr, err = openSession(o, approver, true, true)
+		if len(tr.Skipped()) > 0 {
+			notes = append(notes, skippedSettings(tr))
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
@@ -80,6 +91,9 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	ep := s.Endpoint().BaseURL
 	if u, err := url.Parse(ep); err == nil && u.Host != "" {
 		ep = u.Host
+	}
+	if api := s.API(); api != "" && !o.demo {
+		ep += " (" + agent.WireName(api) + ")"
 	}
 	if o.demo {
 		ep = "a scripted server on loopback (no key, no network)"
@@ -120,7 +134,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Theme:          th,
 		Workspace:      s.Workspace(),
 		PermissionMode: string(s.Mode()),
-		Warnings:       s.Warnings(),
+		Warnings:       append(notes, s.Warnings()...),
 		Agents:         infos,
 		AgentProblems:  agentProblems,
 		MarkdownStyle:  mdStyle,
@@ -182,23 +196,28 @@ func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {
 	return infos, files
 }
 
-func openSession(o *options, asker permission.Asker, deferMCP, deferLoad bool) (*session.Session, error) {
+// openSession opens the session of the configured endpoint, with the
+// project's settings that need trust left out unless trusted (tr says
+// which).
+func openSession(o *options, asker permission.Asker, deferMCP, deferLoad bool) (s *session.Session, tr config.Trust, err error) {
 	root, err := workDir()
 	if err != nil {
-		return nil, err
+		return nil, tr, err
 	}
-	cfg, err := config.Load(root)
+	cfg, tr, err := config.LoadTrusted(root, config.LoadOptions{TrustProject: o.trustProject})
 	if err != nil {
-		return nil, err
+		return nil, tr, err
 	}
 	ep, err := config.ResolveEndpoint(cfg, o.flags.Provider, o.flags, os.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, tr, err
 	}
 	opts := sessionOptions(o, root, cfg, ep, asker, true)
 	opts.DeferMCPStart = deferMCP
 	opts.DeferLoad = deferLoad
-	return session.New(opts)
+	opts.TrustProject = o.trustProject || cfg.TrustsFolder(root)
+	s, err = session.New(opts)
+	return s, tr, err
 }
 
 func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoint, asker permission.Asker, record bool) session.Options {

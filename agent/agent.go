@@ -76,6 +76,10 @@ type Config struct {
 	// only keeps room, since some servers refuse max_tokens for some
 	// models (OpenAI's reasoning models want max_completion_tokens).
 	AnswerCap int
+	// CacheKey names this agent's conversation for the provider's prompt
+	// cache (Request.CacheKey): the session's id for the main agent, the
+	// session's and the child's for a child. "" sends none.
+	CacheKey string
 }
 
 // Steered is a message queued for an agent by Steer.
@@ -148,6 +152,22 @@ func (a *Agent) SetModel(m string) {
 	a.mu.Lock()
 	a.cfg.Model = m
 	a.mu.Unlock()
+}
+
+// SetProvider changes the provider of later requests (a /model switch to
+// a model served on another wire); the history is kept, each wire putting
+// it in its own form.
+func (a *Agent) SetProvider(p Provider) {
+	a.mu.Lock()
+	a.cfg.Provider = p
+	a.mu.Unlock()
+}
+
+// provider is the provider of the next request.
+func (a *Agent) provider() Provider {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.Provider
 }
 
 // History returns a copy of the conversation so far.
@@ -348,7 +368,8 @@ func (a *Agent) requestMark() (Request, int) {
 	for _, t := range a.cfg.Tools.Tools() {
 		specs = append(specs, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
-	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap}, len(a.history)
+	return Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.AnswerCap, OutputRoom: a.cfg.MaxOutputTokens,
+		CacheKey: a.cfg.CacheKey}, len(a.history)
 }
 
 func (a *Agent) begin() error {

@@ -154,8 +154,12 @@ func (a *Agent) summaryRequest(ctx context.Context, input string) (string, error
 		{Role: RoleSystem, Content: SummaryPrompt},
 		{Role: RoleUser, Content: input},
 	}}
+	if a.cfg.CacheKey != "" {
+		// Its prefix is the summary prompt's, not the conversation's.
+		req.CacheKey = a.cfg.CacheKey + "/summary"
+	}
 	src := a.cfg.Source
-	comp, err := a.cfg.Provider.Stream(ctx, req, StreamHandler{Retry: func(attempt int, wait time.Duration, reason string) {
+	comp, err := a.provider().Stream(ctx, req, StreamHandler{Retry: func(attempt int, wait time.Duration, reason string) {
 		a.emit(Retrying{Source: src, Attempt: attempt, Wait: wait, Reason: "summary: " + reason})
 	}})
 	if comp.Usage != (Usage{}) {

@@ -155,6 +155,10 @@ func CutOffNote(reason string) string {
 		return "cut off: the model hit its output limit"
 	case StopContentFilter:
 		return "stopped by the provider's content filter"
+	case StopRefusal:
+		return "the model refused to answer"
+	case StopPaused:
+		return "the provider paused the turn (pause_turn): send a message to go on"
 	}
 	return ""
 }
@@ -316,6 +320,20 @@ type ChildFinished struct {
 	Summary   string        `json:"summary,omitempty"` // first line of its answer
 }
 
+// Collision reports that an agent (Source) wrote a file that another agent
+// still at work in the same tree read or wrote during its task, or that
+// the paths two running children declared they will touch overlap
+// (Action "declared"; Path then lists the overlapping pairs).
+type Collision struct {
+	Source
+	CallID   string        `json:"call_id,omitempty"`
+	Path     string        `json:"path"` // workspace-relative
+	WithID   string        `json:"with_id"`
+	WithName string        `json:"with_name"` // "scout (explore-2)", "the main agent"
+	Action   string        `json:"action"`    // what the other agent did: read, wrote, declared
+	Ago      time.Duration `json:"ago_ns,omitempty"`
+}
+
 // ShellType is the AgentType of a background shell (bash with
 // run_in_background): a member of the crew like a child, whose Source
 // has the shell's id as AgentID and Name, its command as Description, and
@@ -451,6 +469,9 @@ func (BackgroundResult) Kind() string {
 
 // Kind implements Event.
 func (ChildFiles) Kind() string { return "child_files" }
+
+// Kind implements Event.
+func (Collision) Kind() string { return "collision" }
 
 // Kind implements Event.
 func (WorktreeResult) Kind() string { return "worktree_result" }

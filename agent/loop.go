@@ -98,7 +98,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		}
 		res.Turns++
 		req, mark := a.requestMark()
-		comp, err := a.cfg.Provider.Stream(ctx, req, a.streamHandler())
+		comp, err := a.provider().Stream(ctx, req, a.streamHandler())
 		if comp.Usage != (Usage{}) {
 			a.notePromptUsage(comp.Usage, mark)
 			res.Usage.Add(comp.Usage)
@@ -148,7 +148,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		if len(msg.ToolCalls) == 0 {
 			a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})
 			// A cut-off answer is kept, but the run says it was cut off.
-			if r := comp.FinishReason; r == StopLength || r == StopContentFilter {
+			if r := comp.FinishReason; CutOffNote(r) != "" {
 				res.Reason = r
 				return res, nil
 			}

@@ -68,6 +68,10 @@ type OpenAIConfig struct {
 	// NewCallID makes up an id for a tool call the server sent without one;
 	// nil means "call_" and 24 random alphanumerics.
 	NewCallID func() string
+	// Reasoning tells how much a model should think (config's effort and
+	// thinking_budget per model); nil leaves it to the server. The
+	// Anthropic and Responses wires send it; Chat Completions does not.
+	Reasoning func(model string) Reasoning
 	// ProviderName is an optional hint ("mistral") for server-specific wire
 	// rules that the base URL does not reveal.
 	ProviderName string
@@ -160,8 +164,17 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, on StreamHandler) (Com
 	if err != nil {
 		return Completion{}, err
 	}
+	return o.retrying(ctx, on, func() (Completion, bool, error) { return o.attempt(ctx, body, on) })
+}
+
+// retrying makes attempts until one succeeds or fails for good, waiting
+// between them as the server or the backoff says: the retry policy of
+// every wire (Anthropic's provider shares it through its transport). An
+// attempt reports whether any part of the answer was delivered (then it
+// is never retried).
+func (o *OpenAI) retrying(ctx context.Context, on StreamHandler, try func() (Completion, bool, error)) (Completion, error) {
 	for attempt := 1; ; attempt++ {
-		comp, delivered, err := o.attempt(ctx, body, on)
+		comp, delivered, err := try()
 		if err == nil {
 			return comp, nil
 		}

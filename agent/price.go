@@ -5,11 +5,25 @@ package agent
 type Price struct {
 	Input  float64 `yaml:"input" json:"input"`
 	Output float64 `yaml:"output" json:"output"`
+	// CacheRead and CacheWrite price input read from and written to a
+	// prompt cache (Anthropic: a tenth of Input, and 1.25 times it); 0
+	// prices it as Input.
+	CacheRead  float64 `yaml:"cache_read" json:"cache_read,omitempty"`
+	CacheWrite float64 `yaml:"cache_write" json:"cache_write,omitempty"`
 }
 
 // Cost returns the cost of u at price p.
 func (p Price) Cost(u Usage) float64 {
-	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output) / 1e6
+	read, write := p.CacheRead, p.CacheWrite
+	if read == 0 {
+		read = p.Input
+	}
+	if write == 0 {
+		write = p.Input
+	}
+	fresh := max(u.InputTokens-u.CachedTokens-u.CacheWriteTokens, 0)
+	return (float64(fresh)*p.Input + float64(u.CachedTokens)*read + float64(u.CacheWriteTokens)*write +
+		float64(u.OutputTokens)*p.Output) / 1e6
 }
 
 // Prices is the price table of config, by model name.

@@ -19,6 +19,14 @@ type Request struct {
 	Tools    []ToolSpec
 	// MaxTokens caps the answer (max_tokens); 0 leaves it to the server.
 	MaxTokens int
+	// OutputRoom is the part of the window kept for an answer (config or
+	// the catalog; 0: unknown), for a wire that must send a max_tokens
+	// when MaxTokens is 0 (Anthropic's).
+	OutputRoom int
+	// CacheKey names the conversation for a provider's prompt cache (the
+	// Responses API's prompt_cache_key): stable across an agent's turns,
+	// one per agent of a session. "" sends none.
+	CacheKey string
 }
 
 // ToolSpec is a tool as offered to the model.

@@ -156,6 +156,9 @@ func (ir *idleReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// statusOverloaded is Anthropic's HTTP status for an overloaded API.
+const statusOverloaded = 529
+
 // retryReason is the short human reason given to StreamHandler.Retry.
 func (e *ProviderError) retryReason() string {
 	//nolint:errorlint // Kind is one of this package's sentinels, never wrapped
@@ -163,14 +166,18 @@ func (e *ProviderError) retryReason() string {
 	case ErrRateLimited:
 		return "rate limited"
 	case ErrServer:
-		if e.InStream {
+		overloaded := strings.Contains(strings.ToLower(e.Code), "overloaded")
+		switch {
+		case e.InStream && overloaded:
+			return "provider overloaded"
+		case e.InStream:
 			return "provider error"
-		}
-		switch e.Status {
-		case http.StatusRequestTimeout:
+		case e.Status == http.StatusRequestTimeout:
 			return "request timeout"
-		case http.StatusConflict:
+		case e.Status == http.StatusConflict:
 			return "conflict (409)"
+		case overloaded || e.Status == statusOverloaded:
+			return "server overloaded (" + strconv.Itoa(e.Status) + ")"
 		}
 		return "server error " + strconv.Itoa(e.Status)
 	case ErrConnection, ErrIdleTimeout:

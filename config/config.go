@@ -55,6 +55,10 @@ type Config struct {
 	// permissive than the session's mode. It is read from the user's
 	// config only: a repository must not raise its own agents.
 	AllowAgentModeRaise bool `yaml:"allow_agent_mode_raise"`
+	// TrustedFolders are folders whose repositories' settings the user
+	// trusts without being asked (and their subfolders); read from the
+	// user's config only. See docs/permissions.md.
+	TrustedFolders []string `yaml:"trusted_folders"`
 	// StreamIdleTimeout is how long a model's stream may stay silent
 	// before the request is abandoned (default 120s); slow local models
 	// thinking before their first token want more.
@@ -101,10 +105,15 @@ type Config struct {
 	AutoCompact AutoCompact `yaml:"auto_compact"`
 	// ContextWindow and MaxOutputTokens are the main model's window and
 	// the part of it kept for an answer, in tokens (0: found out, see
-	// docs/context.md); Models sets them per model name.
-	ContextWindow   int                    `yaml:"context_window"`
-	MaxOutputTokens int                    `yaml:"max_output_tokens"`
-	Models          map[string]ModelLimits `yaml:"models"`
+	// docs/context.md); Models sets them per model name, with the
+	// model's wire and reasoning.
+	ContextWindow   int                      `yaml:"context_window"`
+	MaxOutputTokens int                      `yaml:"max_output_tokens"`
+	Models          map[string]ModelSettings `yaml:"models"`
+	// API is the wire the top-level endpoint speaks: chat (Chat
+	// Completions, the default), responses (OpenAI Responses) or anthropic
+	// (Anthropic Messages); "" lets covey pick (see ResolveEndpoint).
+	API string `yaml:"api"`
 }
 
 // ModelLimits are one model's context window and output budget in tokens;
@@ -112,6 +121,22 @@ type Config struct {
 type ModelLimits struct {
 	ContextWindow   int `yaml:"context_window"`
 	MaxOutputTokens int `yaml:"max_output_tokens"`
+}
+
+// ModelSettings are what config says of one model under models: its
+// limits, the wire it is served by, and how much it thinks.
+type ModelSettings struct {
+	ModelLimits `yaml:",inline"`
+	// API is the model's wire (chat, responses, anthropic); "" is the
+	// endpoint's.
+	API string `yaml:"api"`
+	// Effort is the model's reasoning effort (low, medium, high, ...):
+	// Anthropic's output_config.effort, the Responses API's
+	// reasoning.effort. "" leaves it to the server.
+	Effort string `yaml:"effort"`
+	// ThinkingBudget turns on Anthropic's extended thinking with this
+	// many tokens (budget_tokens, at least 1024); 0 leaves it off.
+	ThinkingBudget int `yaml:"thinking_budget"`
 }
 
 // Limits returns the configured window and output budget of model served
@@ -132,14 +157,14 @@ func (c Config) Limits(profile, model, mainModel string) ModelLimits {
 	}
 	p, hasProfile := c.Providers[profile]
 	if hasProfile {
-		take(p.Models[model])
+		take(p.Models[model].ModelLimits)
 	}
-	take(c.Models[model])
+	take(c.Models[model].ModelLimits)
 	if hasProfile && (p.Model == model || (p.Model == "" && model == mainModel)) {
-		take(ModelLimits{p.ContextWindow, p.MaxOutputTokens})
+		take(ModelLimits{ContextWindow: p.ContextWindow, MaxOutputTokens: p.MaxOutputTokens})
 	}
 	if model == mainModel {
-		take(ModelLimits{c.ContextWindow, c.MaxOutputTokens})
+		take(ModelLimits{ContextWindow: c.ContextWindow, MaxOutputTokens: c.MaxOutputTokens})
 	}
 	return out
 }
@@ -178,11 +203,15 @@ type ProviderProfile struct {
 	BaseURL   string `yaml:"base_url"`
 	APIKeyEnv string `yaml:"api_key_env"`
 	Model     string `yaml:"model"`
+	// API is the profile's wire (chat, responses, anthropic); "" lets
+	// covey pick.
+	API string `yaml:"api"`
 	// ContextWindow and MaxOutputTokens are the profile's model's; Models
-	// sets them for any model the profile serves.
-	ContextWindow   int                    `yaml:"context_window"`
-	MaxOutputTokens int                    `yaml:"max_output_tokens"`
-	Models          map[string]ModelLimits `yaml:"models"`
+	// sets them (and a wire, a reasoning effort) for any model the profile
+	// serves.
+	ContextWindow   int                      `yaml:"context_window"`
+	MaxOutputTokens int                      `yaml:"max_output_tokens"`
+	Models          map[string]ModelSettings `yaml:"models"`
 }
 
 // SubagentConfig holds the limits of children.
@@ -222,41 +251,11 @@ func UserDir() string {
 
 // Load reads and merges the user's and the project's config files.
 // A missing file is fine; a broken one is an error naming the file and line.
+// The project's settings that need trust apply only once the user trusted
+// them (see trust.go); LoadTrusted says which those are.
 func Load(workspace string) (Config, error) {
-	user, project := Paths(workspace)
-	var merged Config
-	for _, path := range []string{user, project} {
-		c, err := readFile(path)
-		if err != nil {
-			return Config{}, err
-		}
-		if path == project {
-			if loose := c.Sandbox.Loosens(); loose != "" {
-				return Config{}, fmt.Errorf("config %s: %s is read from the user's config only (%s), so a repository cannot loosen its own sandbox", path, loose, user)
-			}
-		}
-		if path == project {
-			if raised := raisesStream(merged, c); raised != "" {
-				return Config{}, fmt.Errorf("config %s: %s may only be lowered by a project (raise it in %s), so a repository cannot unbound its own streams", path, raised, user)
-			}
-		}
-		if path == project && c.AllowAgentModeRaise {
-			return Config{}, fmt.Errorf("config %s: allow_agent_mode_raise is read from the user's config only (%s), so a repository cannot raise its own agents", path, user)
-		}
-		if path == project {
-			// A repository's file may not start programs unasked.
-			c.ProjectMCPServers, c.MCPServers = c.MCPServers, nil
-			c.ProjectHooks, c.Hooks = c.Hooks, nil
-		}
-		merged = merge(merged, c)
-	}
-	// Checked now, not when the first child starts and fails.
-	if p := merged.SubagentProvider; p != "" {
-		if _, ok := merged.Providers[p]; !ok {
-			return Config{}, fmt.Errorf("config %s or %s: subagent_provider %q is not a profile under providers; configured: %s", user, project, p, profileNames(merged))
-		}
-	}
-	return merged, nil
+	c, _, err := LoadTrusted(workspace, LoadOptions{})
+	return c, err
 }
 
 // maxConfigSize bounds a config file: a real one is a few KB, and the
@@ -264,14 +263,19 @@ func Load(workspace string) (Config, error) {
 const maxConfigSize = 1 << 20
 
 func readFile(path string) (Config, error) {
-	var c Config
 	data, err := safefile.Read(path, maxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
+		return Config{}, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("config: %w", err) // err names the file
+		return Config{}, fmt.Errorf("config: %w", err) // err names the file
 	}
+	return parseFile(path, data)
+}
+
+// parseFile decodes and checks one config file's content.
+func parseFile(path string, data []byte) (Config, error) {
+	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
@@ -316,7 +320,7 @@ func readFile(path string) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: subagents.max_tokens and max_cost must not be negative", path)
 	}
 	for model, p := range c.Prices {
-		if p.Input < 0 || p.Output < 0 {
+		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
 			return Config{}, fmt.Errorf("config %s: prices.%s: a price must not be negative", path, model)
 		}
 	}
@@ -358,20 +362,38 @@ func (c Config) validateLimits() error {
 		}
 		return nil
 	}
-	if err := check("", ModelLimits{c.ContextWindow, c.MaxOutputTokens}); err != nil {
+	model := func(where string, m ModelSettings) error {
+		if err := check(where, m.ModelLimits); err != nil {
+			return err
+		}
+		if err := checkAPI(where, m.API); err != nil {
+			return err
+		}
+		if m.ThinkingBudget < 0 || (m.ThinkingBudget > 0 && m.ThinkingBudget < MinThinkingBudget) {
+			return fmt.Errorf("%sthinking_budget must be 0 (off) or at least %d tokens (got %d)", where, MinThinkingBudget, m.ThinkingBudget)
+		}
+		return nil
+	}
+	if err := check("", ModelLimits{ContextWindow: c.ContextWindow, MaxOutputTokens: c.MaxOutputTokens}); err != nil {
+		return err
+	}
+	if err := checkAPI("", c.API); err != nil {
 		return err
 	}
 	for m, l := range c.Models {
-		if err := check("models."+m+": ", l); err != nil {
+		if err := model("models."+m+": ", l); err != nil {
 			return err
 		}
 	}
 	for name, p := range c.Providers {
-		if err := check("providers."+name+": ", ModelLimits{p.ContextWindow, p.MaxOutputTokens}); err != nil {
+		if err := check("providers."+name+": ", ModelLimits{ContextWindow: p.ContextWindow, MaxOutputTokens: p.MaxOutputTokens}); err != nil {
+			return err
+		}
+		if err := checkAPI("providers."+name+": ", p.API); err != nil {
 			return err
 		}
 		for m, l := range p.Models {
-			if err := check("providers."+name+".models."+m+": ", l); err != nil {
+			if err := model("providers."+name+".models."+m+": ", l); err != nil {
 				return err
 			}
 		}
@@ -410,6 +432,7 @@ func merge(base, over Config) Config {
 	setS(&base.BaseURL, over.BaseURL)
 	setS(&base.APIKeyEnv, over.APIKeyEnv)
 	setS(&base.Provider, over.Provider)
+	setS(&base.API, over.API)
 	setS(&base.SubagentModel, over.SubagentModel)
 	setS(&base.SubagentProvider, over.SubagentProvider)
 	setS(&base.PermissionMode, over.PermissionMode)
@@ -472,7 +495,7 @@ func merge(base, over Config) Config {
 	}
 	for model, l := range over.Models {
 		if base.Models == nil {
-			base.Models = map[string]ModelLimits{}
+			base.Models = map[string]ModelSettings{}
 		}
 		base.Models[model] = l
 	}
@@ -503,6 +526,7 @@ func merge(base, over Config) Config {
 		base.ModelAliases[k] = v
 	}
 	base.AllowAgentModeRaise = base.AllowAgentModeRaise || over.AllowAgentModeRaise
+	base.TrustedFolders = append(base.TrustedFolders, over.TrustedFolders...)
 	return base
 }
 
@@ -529,40 +553,60 @@ func mergeServers(base, over map[string]mcp.ServerConfig) map[string]mcp.ServerC
 	return base
 }
 
-// Endpoint is a resolved provider: where to send requests, with which key
-// and default model.
+// Endpoint is a resolved provider: where to send requests, with which key,
+// wire and default model.
 type Endpoint struct {
 	Name    string // profile name, "" for the top-level settings
 	BaseURL string
 	APIKey  string
 	Model   string
+	// API is the wire Model is spoken to in (agent.APIChat, APIResponses,
+	// APIAnthropic); APIFor tells another model's.
+	API string
+	// APIFlag is --api: it wins for every model of the main endpoint.
+	APIFlag string
 }
 
 // ErrNoEndpoint is the one clear message for a covey with nothing to talk to.
 var ErrNoEndpoint = errors.New(`no model endpoint is configured.
 Set one of:
   OPENAI_API_KEY=sk-...                          (OpenAI)
+  ANTHROPIC_API_KEY=sk-ant-... --model NAME      (Anthropic, spoken natively)
   OPENAI_BASE_URL=http://localhost:11434/v1      (Ollama, vLLM, llama.cpp, any OpenAI-compatible server)
-  --base-url URL --model NAME                    (flags)
+  --base-url URL --model NAME                    (flags; --api anthropic or responses for those wires)
   base_url / model / providers in ~/.config/covey/config.yaml or .covey/config.yaml
 Or try covey without any key: covey --demo`)
 
-// defaultOpenAIURL is used when only a key is configured.
-const defaultOpenAIURL = "https://api.openai.com/v1"
+// Default endpoints of each wire, used when only a key is configured.
+const (
+	defaultOpenAIURL    = "https://api.openai.com/v1"
+	defaultAnthropicURL = "https://api.anthropic.com"
+)
 
 // Overrides are the command-line values that override config and the
 // environment.
 type Overrides struct {
 	Model, BaseURL, Provider string
+	// API is --api: chat, responses or anthropic.
+	API string
 }
 
 // ResolveEndpoint works out the endpoint for a profile name ("" = the
 // configured default), honouring flags, then the environment, then config.
+//
+// The wire is --api, else the model's api under models (the profile's,
+// then the top level's), else the profile's (or the top level's) api,
+// else picked: a base URL on api.anthropic.com, or no base URL with only
+// ANTHROPIC_API_KEY set, means anthropic; a model the catalog says OpenAI
+// serves through Responses only means responses; anything else chat.
 func ResolveEndpoint(c Config, profile string, fl Overrides, getenv func(string) string) (Endpoint, error) {
 	if profile == "" {
 		profile = c.Provider
 	}
 	var ep Endpoint
+	if _, err := ParseAPI(fl.API); err != nil {
+		return ep, fmt.Errorf("--api: %w", err)
+	}
 	keyEnv := c.APIKeyEnv
 	if profile != "" {
 		p, ok := c.Providers[profile]
@@ -574,33 +618,49 @@ func ResolveEndpoint(c Config, profile string, fl Overrides, getenv func(string)
 			keyEnv = p.APIKeyEnv
 		}
 	}
-	if ep.BaseURL == "" {
-		ep.BaseURL = FirstNonEmpty(getenv("OPENAI_BASE_URL"), c.BaseURL)
-	}
 	if ep.Model == "" {
 		ep.Model = c.Model
-	}
-	if fl.BaseURL != "" {
-		ep.BaseURL = fl.BaseURL
 	}
 	if m := FirstNonEmpty(fl.Model, getenv("COVEY_MODEL")); m != "" && profile == c.Provider {
 		ep.Model = m
 	}
+	ep.APIFlag = fl.API // the flags are the main endpoint's
+	api := c.explicitAPI(ep, ep.Model)
+	if ep.BaseURL == "" {
+		envURL := "OPENAI_BASE_URL"
+		if api == agent.APIAnthropic {
+			envURL = "ANTHROPIC_BASE_URL"
+		}
+		ep.BaseURL = FirstNonEmpty(getenv(envURL), c.BaseURL)
+	}
+	if fl.BaseURL != "" {
+		ep.BaseURL = fl.BaseURL
+	}
+	if api == "" {
+		api = inferAPI(ep.BaseURL, ep.Model, keyEnv, getenv)
+	}
+	ep.API = api
 	if keyEnv == "" {
 		keyEnv = "OPENAI_API_KEY"
+		if api == agent.APIAnthropic {
+			keyEnv = "ANTHROPIC_API_KEY"
+		}
 	}
 	ep.APIKey = getenv(keyEnv)
-	if ep.BaseURL == "" {
-		if ep.APIKey == "" {
-			return ep, ErrNoEndpoint
-		}
+	switch {
+	case ep.BaseURL != "":
+	case api == agent.APIAnthropic:
+		ep.BaseURL = defaultAnthropicURL
+	case ep.APIKey == "":
+		return ep, ErrNoEndpoint
+	default:
 		ep.BaseURL = defaultOpenAIURL
 	}
 	if u, err := url.Parse(ep.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return ep, fmt.Errorf("base URL %q is not an http(s) URL with a host (e.g. http://localhost:11434/v1)", ep.BaseURL)
 	}
-	if ep.BaseURL == defaultOpenAIURL && ep.APIKey == "" {
-		return ep, fmt.Errorf("%s is not set: OpenAI needs an API key (or point --base-url at a local server, or try --demo)", keyEnv)
+	if (ep.BaseURL == defaultOpenAIURL || ep.BaseURL == defaultAnthropicURL) && ep.APIKey == "" {
+		return ep, fmt.Errorf("%s is not set: %s needs an API key (or point --base-url at a local server, or try --demo)", keyEnv, hostName(ep.BaseURL))
 	}
 	if ep.Model == "" {
 		return ep, fmt.Errorf("no model is configured for %s: pass --model NAME, set COVEY_MODEL, or set model in config", ep.BaseURL)
@@ -633,7 +693,7 @@ func FirstNonEmpty(ss ...string) string {
 // Secrets lists the configured keys, so no session line ever holds one.
 func Secrets(cfg Config, ep Endpoint, getenv func(string) string) []string {
 	out := []string{ep.APIKey}
-	for _, name := range []string{"OPENAI_API_KEY", cfg.APIKeyEnv} {
+	for _, name := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", cfg.APIKeyEnv} {
 		if name != "" {
 			out = append(out, getenv(name))
 		}

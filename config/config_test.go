@@ -27,13 +27,13 @@ func TestResolveEndpoint(t *testing.T) {
 		want    Endpoint
 		wantErr string
 	}{
-		"config only":              {cfg: cfg, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model"}},
-		"env over config":          {cfg: cfg, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://env/v1", Model: "env-model"}},
-		"flags over env":           {cfg: cfg, flags: Overrides{BaseURL: "http://flag/v1", Model: "flag-model"}, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://flag/v1", Model: "flag-model"}},
-		"profile":                  {cfg: cfg, profile: "local", want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
-		"profile key env":          {cfg: cfg, profile: "router", env: map[string]string{"ROUTER_KEY": "rk", "OPENAI_API_KEY": "ok"}, want: Endpoint{Name: "router", BaseURL: "https://router/v1", APIKey: "rk", Model: "ds"}},
-		"profile from config":      {cfg: Config{Provider: "local", Providers: cfg.Providers}, want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen"}},
-		"key only means openai":    {cfg: Config{Model: "gpt"}, env: map[string]string{"OPENAI_API_KEY": "sk"}, want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt"}},
+		"config only":              {cfg: cfg, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model", API: agent.APIChat}},
+		"env over config":          {cfg: cfg, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://env/v1", Model: "env-model", API: agent.APIChat}},
+		"flags over env":           {cfg: cfg, flags: Overrides{BaseURL: "http://flag/v1", Model: "flag-model"}, env: map[string]string{"OPENAI_BASE_URL": "http://env/v1", "COVEY_MODEL": "env-model"}, want: Endpoint{BaseURL: "http://flag/v1", Model: "flag-model", API: agent.APIChat}},
+		"profile":                  {cfg: cfg, profile: "local", want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen", API: agent.APIChat}},
+		"profile key env":          {cfg: cfg, profile: "router", env: map[string]string{"ROUTER_KEY": "rk", "OPENAI_API_KEY": "ok"}, want: Endpoint{Name: "router", BaseURL: "https://router/v1", APIKey: "rk", Model: "ds", API: agent.APIChat}},
+		"profile from config":      {cfg: Config{Provider: "local", Providers: cfg.Providers}, want: Endpoint{Name: "local", BaseURL: "http://localhost:11434/v1", Model: "qwen", API: agent.APIChat}},
+		"key only means openai":    {cfg: Config{Model: "gpt"}, env: map[string]string{"OPENAI_API_KEY": "sk"}, want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt", API: agent.APIChat}},
 		"nothing configured":       {wantErr: "--demo"},
 		"unknown profile":          {cfg: cfg, profile: "nope", wantErr: `unknown provider profile "nope"; configured: local, router`},
 		"no model":                 {cfg: Config{BaseURL: "http://x/v1"}, wantErr: "no model is configured"},
@@ -41,7 +41,29 @@ func TestResolveEndpoint(t *testing.T) {
 		"base url without host":    {cfg: Config{BaseURL: "http://", Model: "m"}, wantErr: "not an http(s) URL with a host"},
 		"base url of another kind": {cfg: Config{BaseURL: "ftp://x/v1", Model: "m"}, wantErr: "not an http(s) URL"},
 		"openai url without key":   {cfg: Config{BaseURL: defaultOpenAIURL, Model: "m"}, wantErr: "OPENAI_API_KEY is not set"},
-		"custom key env honoured":  {cfg: Config{BaseURL: "http://x/v1", Model: "m", APIKeyEnv: "MY_KEY"}, env: map[string]string{"MY_KEY": "mine"}, want: Endpoint{BaseURL: "http://x/v1", APIKey: "mine", Model: "m"}},
+		"api flag":                 {cfg: cfg, flags: Overrides{API: "anthropic"}, want: Endpoint{BaseURL: "http://cfg/v1", Model: "cfg-model", API: agent.APIAnthropic, APIFlag: "anthropic"}},
+		"bad api flag":             {cfg: cfg, flags: Overrides{API: "grpc"}, wantErr: `--api: "grpc" is not a wire`},
+		"anthropic key only": {cfg: Config{Model: "claude-x"}, env: map[string]string{"ANTHROPIC_API_KEY": "ak"},
+			want: Endpoint{BaseURL: "https://api.anthropic.com", APIKey: "ak", Model: "claude-x", API: agent.APIAnthropic}},
+		"openai key wins over anthropic's": {cfg: Config{Model: "gpt"}, env: map[string]string{"ANTHROPIC_API_KEY": "ak", "OPENAI_API_KEY": "sk"},
+			want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt", API: agent.APIChat}},
+		"anthropic host means anthropic": {cfg: Config{Model: "claude-x", BaseURL: "https://api.anthropic.com/v1"}, env: map[string]string{"ANTHROPIC_API_KEY": "ak", "OPENAI_API_KEY": "sk"},
+			want: Endpoint{BaseURL: "https://api.anthropic.com/v1", APIKey: "ak", Model: "claude-x", API: agent.APIAnthropic}},
+		"api anthropic defaults its base and key": {cfg: Config{Model: "claude-x", API: "anthropic"}, env: map[string]string{"ANTHROPIC_API_KEY": "ak", "OPENAI_BASE_URL": "http://openai-only/v1"},
+			want: Endpoint{BaseURL: "https://api.anthropic.com", APIKey: "ak", Model: "claude-x", API: agent.APIAnthropic}},
+		"anthropic base from its env": {cfg: Config{Model: "claude-x", API: "anthropic"}, env: map[string]string{"ANTHROPIC_BASE_URL": "http://proxy:4000"},
+			want: Endpoint{BaseURL: "http://proxy:4000", Model: "claude-x", API: agent.APIAnthropic}},
+		"anthropic without key": {cfg: Config{Model: "claude-x", API: "anthropic"}, wantErr: "ANTHROPIC_API_KEY is not set: Anthropic needs an API key"},
+		"codex means responses": {cfg: Config{Model: "gpt-5-codex"}, env: map[string]string{"OPENAI_API_KEY": "sk"},
+			want: Endpoint{BaseURL: defaultOpenAIURL, APIKey: "sk", Model: "gpt-5-codex", API: agent.APIResponses}},
+		"codex at a gateway stays chat": {cfg: Config{Model: "openai/gpt-5-codex", BaseURL: "https://openrouter.ai/api/v1"},
+			want: Endpoint{BaseURL: "https://openrouter.ai/api/v1", Model: "openai/gpt-5-codex", API: agent.APIChat}},
+		"model api wins over profile api": {cfg: Config{Providers: map[string]ProviderProfile{"p": {BaseURL: "http://gw/v1", Model: "m", API: "chat",
+			Models: map[string]ModelSettings{"m": {API: "responses"}}}}}, profile: "p",
+			want: Endpoint{Name: "p", BaseURL: "http://gw/v1", Model: "m", API: agent.APIResponses}},
+		"profile api": {cfg: Config{Providers: map[string]ProviderProfile{"claude": {API: "anthropic", Model: "c", APIKeyEnv: "CK"}}}, profile: "claude", env: map[string]string{"CK": "ck"},
+			want: Endpoint{Name: "claude", BaseURL: "https://api.anthropic.com", APIKey: "ck", Model: "c", API: agent.APIAnthropic}},
+		"custom key env honoured": {cfg: Config{BaseURL: "http://x/v1", Model: "m", APIKeyEnv: "MY_KEY"}, env: map[string]string{"MY_KEY": "mine"}, want: Endpoint{BaseURL: "http://x/v1", APIKey: "mine", Model: "m", API: agent.APIChat}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -62,8 +84,10 @@ func TestResolveEndpoint(t *testing.T) {
 func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 	tests := map[string]struct {
 		user, project string
-		check         func(t *testing.T, c Config)
-		wantErr       string
+		// trusted: the user trusted the project's settings.
+		trusted bool
+		check   func(t *testing.T, c Config)
+		wantErr string
 	}{
 		"project over user": {
 			user:    "model: a\nbase_url: http://user/v1\nsubagents: {concurrency: 2, timeout: 90s}\npermissions: {allow: [\"bash(go test:*)\"]}\n",
@@ -77,6 +101,20 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 				}
 			},
 		},
+		"wires and thinking": {
+			user: "api: anthropic\nproviders: {local: {base_url: \"http://localhost:1/v1\", api: chat}}\n" +
+				"models: {claude-x: {api: anthropic, thinking_budget: 2048, effort: high, context_window: 200000}}\n",
+			check: func(t *testing.T, c Config) {
+				m := c.Models["claude-x"]
+				if c.API != "anthropic" || c.Providers["local"].API != "chat" || m.API != "anthropic" || m.ThinkingBudget != 2048 || m.Effort != "high" || m.ContextWindow != 200000 {
+					t.Fatalf("wires = %q %+v %+v", c.API, c.Providers, m)
+				}
+			},
+		},
+		"unknown api":             {user: "api: grpc\n", wantErr: `api: "grpc" is not a wire covey speaks`},
+		"unknown model api":       {user: "models: {m: {api: soap}}\n", wantErr: `models.m: api: "soap"`},
+		"unknown profile api":     {user: "providers: {p: {api: soap}}\n", wantErr: `providers.p: api: "soap"`},
+		"thinking budget too low": {user: "models: {m: {thinking_budget: 100}}\n", wantErr: "thinking_budget must be 0 (off) or at least 1024"},
 		"worktree base": {
 			user: "worktree: {base: working}\n", project: "worktree:\n  base: head\n",
 			check: func(t *testing.T, c Config) {
@@ -98,6 +136,7 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"prices and budgets": {
 			user:    "prices: {big: {input: 3, output: 15}, small: {input: 0.1, output: 0.4}}\nsubagents: {max_tokens: 50000, max_cost: 0.5}\n",
 			project: "prices:\n  small: {input: 0.2, output: 0.8}\nsubagents: {max_cost: 0.25}\n",
+			trusted: true,
 			check: func(t *testing.T, c Config) {
 				want := agent.Prices{"big": {Input: 3, Output: 15}, "small": {Input: 0.2, Output: 0.8}}
 				if !reflect.DeepEqual(c.Prices, want) || c.Subagents.MaxTokens != 50000 || c.Subagents.MaxCost != 0.25 {
@@ -183,7 +222,7 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 			},
 		},
 		"approval grace": {
-			user: "approval_grace: 1s\n", project: "approval_grace: 0s\n",
+			user: "approval_grace: 1s\n", project: "approval_grace: 0s\n", trusted: true,
 			check: func(t *testing.T, c Config) {
 				if c.ApprovalGrace == nil || *c.ApprovalGrace != 0 {
 					t.Fatalf("approval_grace = %v, want the project's 0s (none)", c.ApprovalGrace)
@@ -210,8 +249,8 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"missing dirs":                       {check: func(t *testing.T, c Config) {}},
 		"nested unknown key on one line":     {project: "subagents:\n  concurency: 3\n", wantErr: "line 2: unknown key \"concurency\""},
 		"not a mapping":                      {project: "- model\n", wantErr: "line 1"},
-		"subagent provider unknown":          {project: "subagent_provider: nope\n", wantErr: `subagent_provider "nope" is not a profile under providers; configured: (none)`},
-		"subagent provider from the user's profiles": {user: "providers: {local: {base_url: \"http://x/v1\"}}\n", project: "subagent_provider: local\n", check: func(t *testing.T, c Config) {
+		"subagent provider unknown":          {project: "subagent_provider: nope\n", trusted: true, wantErr: `subagent_provider "nope" is not a profile under providers; configured: (none)`},
+		"subagent provider from the user's profiles": {user: "providers: {local: {base_url: \"http://x/v1\"}}\n", project: "subagent_provider: local\n", trusted: true, check: func(t *testing.T, c Config) {
 			if c.SubagentProvider != "local" {
 				t.Fatalf("subagent_provider = %q", c.SubagentProvider)
 			}
@@ -237,7 +276,7 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 		"hooks unknown event": {user: "hooks: {Sometimes: []}\n", wantErr: `hooks: unknown hook event "Sometimes"`},
 		"hooks unknown key":   {project: "hooks: {Stop: [{hooks: [{comand: x}]}]}\n", wantErr: `unknown key "comand"`},
 		"hooks empty command": {project: "hooks: {Stop: [{hooks: [{type: command}]}]}\n", wantErr: "command is empty"},
-		"notifications": {user: "notifications: {bell: false, protocol: osc777}\n", project: "notifications: {turn_end: false}\n", check: func(t *testing.T, c Config) {
+		"notifications": {user: "notifications: {bell: false, protocol: osc777}\n", project: "notifications: {turn_end: false}\n", trusted: true, check: func(t *testing.T, c Config) {
 			n := c.Notifications
 			if On(n.Bell) || !On(n.Desktop) || On(n.TurnEnd) || !On(n.Approval) || n.Protocol != "osc777" {
 				t.Fatalf("notifications = %+v", n)
@@ -263,7 +302,8 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 			user, project := Paths(ws)
 			write(user, tc.user)
 			write(project, tc.project)
-			c, err := Load(ws)
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			c, _, err := LoadTrusted(ws, LoadOptions{TrustProject: tc.trusted})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -275,5 +315,34 @@ func TestLoadConfigMergesAndReportsErrors(t *testing.T) {
 			}
 			tc.check(t, c)
 		})
+	}
+}
+
+func TestAPIFor(t *testing.T) {
+	cfg := Config{
+		Models: map[string]ModelSettings{"claude-x": {API: "anthropic"}},
+		Providers: map[string]ProviderProfile{
+			"gw": {BaseURL: "http://gw/v1", Models: map[string]ModelSettings{"c": {API: "responses"}}},
+		},
+	}
+	env := func(string) string { return "" }
+	main := Endpoint{BaseURL: "http://gw/v1", Model: "qwen", API: agent.APIChat}
+	for _, tc := range []struct {
+		ep    Endpoint
+		model string
+		want  string
+	}{
+		{main, "qwen", agent.APIChat},
+		{main, "claude-x", agent.APIAnthropic}, // the model's own api
+		{main, "other", agent.APIChat},
+		{Endpoint{Name: "gw", BaseURL: "http://gw/v1", Model: "m", API: agent.APIChat}, "c", agent.APIResponses},
+		{Endpoint{BaseURL: "https://api.openai.com/v1", Model: "gpt-4o", API: agent.APIChat}, "gpt-5-codex", agent.APIResponses},
+		{Endpoint{BaseURL: "https://api.anthropic.com", Model: "a", API: agent.APIAnthropic}, "b", agent.APIAnthropic},
+		// --api wins for every model of the main endpoint.
+		{Endpoint{BaseURL: "http://gw/v1", Model: "qwen", API: agent.APIAnthropic, APIFlag: "anthropic"}, "other", agent.APIAnthropic},
+	} {
+		if got := cfg.APIFor(tc.ep, tc.model, env); got != tc.want {
+			t.Errorf("APIFor(%+v, %s) = %q, want %q", tc.ep, tc.model, got, tc.want)
+		}
 	}
 }

@@ -30,6 +30,7 @@ func TestHeadlessRestrictedAgent(t *testing.T) {
 		"bypassPermissions session": {args: []string{"--permission-mode", "bypassPermissions"}},
 		"default session with an allow rule": {
 			config: "permissions:\n  allow: [\"bash(git status:*)\", \"bash(ls:*)\"]\n",
+			args:   []string{"--trust-project"}, // allow rules need the user's trust
 		},
 	}
 	for name, tc := range tests {

@@ -67,7 +67,7 @@ func TestSlashCommandHeadless(t *testing.T) {
 		writeHome(t, h.box, map[string]string{".claude/commands/frontend/component.md": "---\ndescription: a component\n---\nMake the $ARGUMENTS component.\n"})
 		h.srv.Add(scripted.Conversation{Name: "fix", Match: scripted.Match{FirstUser: "Fix issue", Model: "e2e-small"}, Turns: []scripted.Turn{{Text: "fixed"}}})
 		h.srv.Add(scripted.Conversation{Name: "component", Match: scripted.Match{FirstUser: "Make the Button component."}, Turns: []scripted.Turn{{Text: "made"}}})
-		fixRun := h.run(t, "", "-p", `/fix 42 "right now"`)
+		fixRun := h.run(t, "", "-p", `/fix 42 "right now"`, "--trust-project") // the allow rule needs trust
 		if fixRun.code != 0 || strings.TrimSpace(fixRun.stdout) != "fixed" {
 			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", fixRun.code, fixRun.stdout, fixRun.stderr)
 		}
@@ -231,7 +231,8 @@ func TestExtensionsTUI(t *testing.T) {
 		".claude/CLAUDE.md":           "User notes.\n",
 	})
 	srv.Add(scripted.Conversation{Name: "review", Match: scripted.Match{FirstUser: "REVIEW-BODY focusing on errors"}, Turns: []scripted.Turn{{Text: "E2E-REVIEWED"}}})
-	tm := startTUI(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	// The allow rule needs the user's trust.
+	tm := startTUI(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model", "--trust-project")
 	tm.waitText(helpLine)
 
 	tm.typeText("/rev")

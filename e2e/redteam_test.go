@@ -99,7 +99,7 @@ func TestRedteamDenyHeadless(t *testing.T) {
 		{ToolCalls: calls},
 		{Text: "RED DONE"},
 	}})
-	r := h.run(t, "", "-p", "try the deny rule")
+	r := h.run(t, "", "-p", "try the deny rule", "--trust-project") // the allow rules need trust
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

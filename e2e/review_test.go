@@ -291,7 +291,8 @@ func TestHeadlessBestOfJudge(t *testing.T) {
 	h.srv.Add(scripted.Conversation{Name: "judge", Match: scripted.Match{FirstUser: "You are judging 3 attempts", SystemContains: "You judge attempts"},
 		Turns: []scripted.Turn{{Text: "PICK: 3\nREASON: the third is best."}}})
 	start := time.Now()
-	r := h.run(t, "", "-p", prompt, "--permission-mode", "acceptEdits", "--output-format", "stream-json")
+	// subagents.judge names an agent covey runs by itself: it needs trust.
+	r := h.run(t, "", "-p", prompt, "--permission-mode", "acceptEdits", "--output-format", "stream-json", "--trust-project")
 	if r.code != 0 {
 		t.Fatalf("exit %d after %s\nstderr:\n%s", r.code, time.Since(start), r.stderr)
 	}

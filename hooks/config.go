@@ -105,8 +105,11 @@ type Hook struct {
 	// Source names the file (or "agent NAME") it was read from.
 	Source string
 	Scope  Scope
-	match  *regexp.Regexp // nil: matches everything
-	exact  string         // a plain name matched as it is
+	// Scripts are the workspace files a project hook runs, pinned when
+	// the hooks were read (see Pin).
+	Scripts []Script
+	match   *regexp.Regexp // nil: matches everything
+	exact   string         // a plain name matched as it is
 }
 
 // Validate reports what is wrong with c: unknown events, hooks of another
@@ -332,8 +335,9 @@ func (s Set) Trusted(trusted bool) Set {
 }
 
 // Hash returns the key a trust decision is remembered under: a hash of
-// every given hook's event, matcher, command and timeout, so any change to
-// what would run asks again. "" for no hooks.
+// every given hook's event, matcher, command, timeout and the content of
+// the workspace scripts it runs (Pin), so any change to what would run
+// asks again. "" for no hooks.
 func Hash(hs []Hook) string {
 	if len(hs) == 0 {
 		return ""
@@ -341,6 +345,9 @@ func Hash(hs []Hook) string {
 	lines := make([]string, len(hs))
 	for i, h := range hs {
 		lines[i] = fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", h.Event, h.Matcher, h.Command, h.Timeout, h.Source)
+		for _, s := range h.Scripts {
+			lines[i] += "\x00" + s.Path + "\x00" + s.Hash
+		}
 	}
 	sort.Strings(lines)
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
@@ -354,5 +361,13 @@ func Describe(h Hook) string {
 	if m != "" {
 		m = " " + m
 	}
-	return fmt.Sprintf("%s%s: %s (%s)", h.Event, m, h.Command, h.Source)
+	runs := ""
+	if len(h.Scripts) > 0 {
+		paths := make([]string, len(h.Scripts))
+		for i, s := range h.Scripts {
+			paths[i] = s.Path
+		}
+		runs = "; runs " + strings.Join(paths, ", ") + " as it is now"
+	}
+	return fmt.Sprintf("%s%s: %s (%s%s)", h.Event, m, h.Command, h.Source, runs)
 }

@@ -175,6 +175,7 @@ func NewRunner(hs []Hook, opts RunnerOptions) *Runner {
 	if len(hs) == 0 {
 		return nil
 	}
+	hs = Pin(hs, opts.Dir)
 	r := &Runner{hooks: hs, byEvent: map[string][]Hook{}, dir: opts.Dir, onRun: opts.OnRun,
 		env:     []string{"CLAUDE_PROJECT_DIR=" + opts.Dir, "COVEY_PROJECT_DIR=" + opts.Dir},
 		trusted: &atomic.Bool{}}
@@ -284,9 +285,9 @@ func (r *Runner) matching(in Input, coveyTool string) []Hook {
 // matchers that use it) in parallel and returns what they said together.
 // It returns when every hook has ended or been killed at its timeout.
 func (r *Runner) Run(ctx context.Context, in Input, coveyTool string) Outcome {
-	hs := r.matching(in, coveyTool)
+	hs, changed := r.unchanged(r.matching(in, coveyTool))
 	if len(hs) == 0 {
-		return Outcome{}
+		return Outcome{Notes: changed}
 	}
 	stdin, err := json.Marshal(in)
 	if err != nil {
@@ -302,7 +303,25 @@ func (r *Runner) Run(ctx context.Context, in Input, coveyTool string) Outcome {
 		}()
 	}
 	wg.Wait()
-	return r.combine(in.HookEventName, runs)
+	o := r.combine(in.HookEventName, runs)
+	o.Notes = append(changed, o.Notes...)
+	return o
+}
+
+// unchanged keeps the hooks whose workspace scripts are as they were when
+// read, and notes each one left out.
+func (r *Runner) unchanged(hs []Hook) ([]Hook, []Note) {
+	var keep []Hook
+	var notes []Note
+	for _, h := range hs {
+		if p := changedScript(h, r.dir); p != "" {
+			notes = append(notes, Note{Command: h.Command, Error: true,
+				Text: fmt.Sprintf("not run: %s changed since the project's hooks were read, and trusting a hook trusts its script as it was; restart covey to be asked about it again", p)})
+			continue
+		}
+		keep = append(keep, h)
+	}
+	return keep, notes
 }
 
 // combine reads every run as Claude Code defines exit codes and output.

@@ -10,6 +10,7 @@ import (
 func TestMergeAndIsolatedWrites(t *testing.T) {
 	merge := Request{Tool: ToolMerge, Path: "covey/general-1-abc123", Changes: []FileChange{{Path: "a.go"}, {Path: "docs/b.md"}}}
 	isolated := Request{Tool: toolname.EditFile, Path: "a.go", Isolated: true}
+	settings := Request{Tool: ToolMerge, Path: "covey/x", Changes: []FileChange{{Path: "a.go"}, {Path: ".covey/config.yaml"}}}
 	tests := map[string]struct {
 		mode        Mode
 		allow, deny []string
@@ -17,17 +18,20 @@ func TestMergeAndIsolatedWrites(t *testing.T) {
 		want        string // allow, ask, refuse
 		reason      string
 	}{
-		"merge asks by default":                       {mode: ModeDefault, req: merge, want: "ask"},
-		"merge allowed by acceptEdits":                {mode: ModeAcceptEdits, req: merge, want: "allow"},
-		"merge allowed by bypass":                     {mode: ModeBypass, req: merge, want: "allow"},
-		"merge refused in plan mode":                  {mode: ModePlan, req: merge, want: "refuse", reason: "plan"},
-		"merge refused by a deny on a file":           {mode: ModeBypass, deny: []string{"edit_file(docs/**)"}, req: merge, want: "refuse", reason: "docs/b.md"},
-		"merge allowed when rules cover all":          {mode: ModeDefault, allow: []string{"edit_file(**)"}, req: merge, want: "allow"},
-		"merge asks when rules cover some":            {mode: ModeDefault, allow: []string{"edit_file(docs/**)"}, req: merge, want: "ask"},
-		"merge into a parent's worktree goes through": {mode: ModeDefault, req: Request{Tool: ToolMerge, Path: "covey/x", Changes: merge.Changes, Isolated: true}, want: "allow"},
-		"merge into a parent's worktree obeys deny":   {mode: ModeDefault, deny: []string{"edit_file(a.go)"}, req: Request{Tool: ToolMerge, Path: "covey/x", Changes: merge.Changes, Isolated: true}, want: "refuse", reason: "a.go"},
-		"isolated write goes through":                 {mode: ModeDefault, req: isolated, want: "allow"},
-		"isolated write still obeys deny":             {mode: ModeDefault, deny: []string{"write_file(a.go)"}, req: isolated, want: "refuse", reason: "a.go"},
+		"merge asks by default":                         {mode: ModeDefault, req: merge, want: "ask"},
+		"merge allowed by acceptEdits":                  {mode: ModeAcceptEdits, req: merge, want: "allow"},
+		"merge allowed by bypass":                       {mode: ModeBypass, req: merge, want: "allow"},
+		"merge refused in plan mode":                    {mode: ModePlan, req: merge, want: "refuse", reason: "plan"},
+		"merge refused by a deny on a file":             {mode: ModeBypass, deny: []string{"edit_file(docs/**)"}, req: merge, want: "refuse", reason: "docs/b.md"},
+		"merge allowed when rules cover all":            {mode: ModeDefault, allow: []string{"edit_file(**)"}, req: merge, want: "allow"},
+		"merge asks when rules cover some":              {mode: ModeDefault, allow: []string{"edit_file(docs/**)"}, req: merge, want: "ask"},
+		"merge into a parent's worktree goes through":   {mode: ModeDefault, req: Request{Tool: ToolMerge, Path: "covey/x", Changes: merge.Changes, Isolated: true}, want: "allow"},
+		"merge into a parent's worktree obeys deny":     {mode: ModeDefault, deny: []string{"edit_file(a.go)"}, req: Request{Tool: ToolMerge, Path: "covey/x", Changes: merge.Changes, Isolated: true}, want: "refuse", reason: "a.go"},
+		"isolated write goes through":                   {mode: ModeDefault, req: isolated, want: "allow"},
+		"merge of covey's settings asks in acceptEdits": {mode: ModeAcceptEdits, req: settings, want: "ask"},
+		"merge of Claude's settings asks in bypass":     {mode: ModeBypass, req: Request{Tool: ToolMerge, Path: "covey/x", Changes: []FileChange{{Path: ".claude/settings.json"}}}, want: "ask"},
+		"merge of settings allowed by an explicit rule": {mode: ModeDefault, allow: []string{"edit_file(**)"}, req: settings, want: "allow"},
+		"isolated write still obeys deny":               {mode: ModeDefault, deny: []string{"write_file(a.go)"}, req: isolated, want: "refuse", reason: "a.go"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -282,8 +282,10 @@ func (p *Policy) decide(req Request) (verdictKind, string) {
 func (p *Policy) decideMerge(req Request, s snapshot) (verdictKind, string) {
 	allows := [][]rule{p.rules.allowList(), s.grants}
 	all := len(req.Changes) > 0
+	protected := false
 	for _, c := range req.Changes {
 		forms := pathFormsOf(c.Path, s.root)
+		protected = protected || protectedPath(forms)
 		for _, deny := range p.denyLists() {
 			if r, ok := deniedPath(deny, toolname.EditFile, forms); ok {
 				return kindRefuse, fmt.Sprintf("the merge of %s was denied: the rule %s in permissions.deny of the config covers %s", req.Path, r.src, c.Path)
@@ -295,7 +297,18 @@ func (p *Policy) decideMerge(req Request, s snapshot) (verdictKind, string) {
 	}
 	// Into a parent child's own worktree (Isolated), the merge is
 	// reviewed with that parent's.
-	if s.mode == ModeBypass || s.mode == ModeAcceptEdits || all || req.Isolated {
+	if all || req.Isolated {
+		return kindAllow, ""
+	}
+	// covey's and Claude Code's settings (.covey/, .claude/) steer the
+	// next session: the main agent's commands cannot change them (the
+	// settings guard puts them back) and acceptEdits asks before its file
+	// tools do. A child's worktree cannot tell a command's write from a
+	// tool's, so a merge that changes them is asked about in every mode.
+	if protected {
+		return kindAsk, "it changes covey's or Claude Code's settings (.covey/, .claude/), which steer the next session"
+	}
+	if s.mode == ModeBypass || s.mode == ModeAcceptEdits {
 		return kindAllow, ""
 	}
 	return kindAsk, ""
@@ -747,7 +760,7 @@ func (p *Policy) headlessReason(req Request) string {
 }
 
 // configFiles names where permission rules live.
-const configFiles = ".covey/config.yaml (this project) or ~/.config/covey/config.yaml (all projects)"
+const configFiles = "~/.config/covey/config.yaml (all projects) or .covey/config.yaml (this project, once you trust its settings)"
 
 // missingRules lists the rules that would allow the commands of c that no
 // rule or grant allows yet.

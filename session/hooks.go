@@ -76,8 +76,11 @@ func (s *Session) setUpHooks(opts Options) {
 			st.project = append(st.project, d.Hooks.Hooks("agent "+d.Name, hooks.ScopeProject)...)
 		}
 	}
+	// The scripts the project's hooks run are pinned now, with what the
+	// user is asked to trust; a script changed later does not run.
+	st.project = hooks.Pin(st.project, s.ws.Root)
 	st.hash = hooks.Hash(st.project)
-	trusted := st.hash == ""
+	trusted := st.hash == "" || opts.TrustProject
 	answer := mcp.TrustUnknown
 	if !trusted {
 		answer, _ = st.trust.Get(s.ws.Root, st.hash)
@@ -294,7 +297,7 @@ func (c childHooks) Bind(def agentdefs.Definition, src agent.Source, gate permis
 	}
 	r := s.hooks.runner
 	if len(def.Hooks) > 0 {
-		r = r.With(def.Hooks.Hooks("agent "+def.Name, agentScope(def)),
+		r = r.With(s.hooks.pinned(def.Hooks.Hooks("agent "+def.Name, agentScope(def))),
 			hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted()})
 	}
 	if r == nil {
@@ -467,4 +470,20 @@ func (s *Session) childHooks() subagent.Hooks {
 		return nil
 	}
 	return childHooks{s}
+}
+
+// pinned gives hs the scripts pinned for the same hooks at the start, so
+// an agent file's hook runs its script as it was when trusted.
+func (st *hookState) pinned(hs []hooks.Hook) []hooks.Hook {
+	out := make([]hooks.Hook, len(hs))
+	for i, h := range hs {
+		for _, p := range st.project {
+			if p.Source == h.Source && p.Command == h.Command && p.Event == h.Event {
+				h.Scripts = p.Scripts
+				break
+			}
+		}
+		out[i] = h
+	}
+	return out
 }

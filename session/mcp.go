@@ -41,13 +41,7 @@ type mcpState struct {
 
 // StateDir is covey's folder under XDG_STATE_HOME (default
 // ~/.local/state): MCP trust answers and server logs live there.
-func StateDir() string {
-	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
-		return filepath.Join(x, "covey")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".local", "state", "covey")
-}
+func StateDir() string { return config.StateDir() }
 
 // setUpMCP reads the MCP servers of every source and starts those that may
 // start, in the background; nothing here waits for a server.
@@ -64,7 +58,7 @@ func (s *Session) setUpMCP(opts Options) error {
 	if st.grace <= 0 {
 		st.grace = DefaultMCPStartupGrace
 	}
-	trusted := ProjectTrusted(s.ws.Root, loaded)
+	trusted := opts.TrustProject || ProjectTrusted(s.ws.Root, loaded)
 	outputCap := 0
 	tokens := s.cfg.MCPMaxOutputTokens
 	if tokens <= 0 {
@@ -296,7 +290,7 @@ func (s *Session) SkippedMCP() []string {
 // answerFetch answers web_fetch's prompt over a page with the configured
 // fetch_model, on the main endpoint.
 func (s *Session) answerFetch(ctx context.Context, prompt, pageURL, page string) (string, error) {
-	prov, err := s.provider(s.endpoint.Name)
+	prov, _, err := s.provider(s.endpoint.Name, s.cfg.FetchModel)
 	if err != nil {
 		return "", err
 	}

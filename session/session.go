@@ -75,7 +75,9 @@ type Session struct {
 	input userInput
 
 	mu        sync.Mutex
-	providers map[string]agent.Provider // by profile name
+	providers map[providerKey]agent.Provider
+	// mainAPI is the wire of the main agent's model.
+	mainAPI string
 	// fixed, when set, serves every profile (the demo's scripted model).
 	fixed agent.Provider
 }
@@ -123,6 +125,10 @@ type Options struct {
 	Version string
 	// NoHooks runs no hook (the demo must do what it shows).
 	NoHooks bool
+	// TrustProject trusts the project's hooks and MCP servers without
+	// asking: the user trusted the folder (--trust-project, or the
+	// trusted_folders of their config).
+	TrustProject bool
 	// ReservedCommands are the built-in slash commands' names: a command
 	// file of one of these names is not loaded (the built-in wins).
 	ReservedCommands []string
@@ -147,7 +153,7 @@ func New(opts Options) (*Session, error) {
 		env:       agent.DetectEnvironment(ws.Root, time.Now()),
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
-		providers: map[string]agent.Provider{},
+		providers: map[providerKey]agent.Provider{},
 		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
 		shells:    tools.NewShells(),
 	}
@@ -244,7 +250,7 @@ func New(opts Options) (*Session, error) {
 	// gets only its allowed-tools (scopedTool).
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
-			reg.Add(scopedTool{t})
+			reg.Add(scopedTool{s.manager.Radar(t, agent.Source{AgentID: agent.MainAgentID}, ws.Root)})
 		}
 	}
 	if mode != permission.ModePlan {
@@ -266,7 +272,8 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	maxTurns := firstPositive(opts.MaxTurns, cfg.MaxTurns, DefaultMaxTurns)
-	prov, err := s.provider(opts.Endpoint.Name)
+	prov, api, err := s.provider(opts.Endpoint.Name, opts.Endpoint.Model)
+	s.mainAPI = api
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, err
@@ -291,7 +298,10 @@ func New(opts Options) (*Session, error) {
 		},
 		AutoCompact:   cfg.AutoCompact.Threshold(),
 		ContextWindow: cfg.ContextWindow,
-		CrewNote:      func() string { return s.manager.CrewNote(agent.MainAgentID) },
+		// The session's id names its conversation for the prompt cache,
+		// across --continue too.
+		CacheKey: s.sessionID(),
+		CrewNote: func() string { return s.manager.CrewNote(agent.MainAgentID) },
 		// The PreCompact hooks run before each of the main agent's
 		// compactions.
 		BeforeCompact: s.BeforeCompact,
@@ -346,7 +356,7 @@ func (s *Session) Load() error {
 		s.manager.SetEnvironment(s.env)
 		s.main.SetHistory(l.Messages)
 		if m := l.Model; m != "" && !s.modelFromFlag {
-			s.main.SetModel(m)
+			s.setMainModel(m)
 		}
 		s.manager.Restore(restoredChildren(l.Children))
 		s.shells.SkipIDs(lastShell(l.Children))
@@ -403,46 +413,51 @@ func (s *Session) emit(e agent.Event) {
 	s.events <- e
 }
 
-// provider returns (building once) the provider of a profile.
-func (s *Session) provider(profile string) (agent.Provider, error) {
+// providerKey names a provider: a profile spoken to in one wire.
+type providerKey struct{ profile, api string }
+
+// provider returns (building once) the provider of a profile for model,
+// in the wire model is served by there, and that wire's name.
+func (s *Session) provider(profile, model string) (agent.Provider, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.fixed != nil {
-		return s.fixed, nil
-	}
-	if p, ok := s.providers[profile]; ok {
-		return p, nil
-	}
 	ep := s.endpoint
 	if profile != s.endpoint.Name {
 		var err error
 		ep, err = config.ResolveEndpoint(s.cfg, profile, config.Overrides{}, os.Getenv)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
-	p, err := agent.NewProvider(agent.APIChat, agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}, IdleTimeout: s.cfg.StreamIdleTimeout,
-		KeepAliveTimeout: s.cfg.StreamKeepAliveTimeout, Limits: s.cfg.StreamLimits})
-	if err != nil {
-		return nil, err
+	api := s.cfg.APIFor(ep, model, os.Getenv)
+	if s.fixed != nil {
+		return s.fixed, api, nil
 	}
-	s.providers[profile] = p
-	return p, nil
+	key := providerKey{profile, api}
+	if p, ok := s.providers[key]; ok {
+		return p, api, nil
+	}
+	p, err := agent.NewProvider(api, agent.OpenAIConfig{BaseURL: ep.BaseURL, APIKey: ep.APIKey, HTTPClient: &http.Client{}, IdleTimeout: s.cfg.StreamIdleTimeout,
+		KeepAliveTimeout: s.cfg.StreamKeepAliveTimeout, Limits: s.cfg.StreamLimits,
+		Reasoning: func(model string) agent.Reasoning { return s.cfg.ReasoningOf(ep.Name, model) }})
+	if err != nil {
+		return nil, api, err
+	}
+	s.providers[key] = p
+	return p, api, nil
 }
 
 // resolveChild picks a child's provider and model: the definition's
 // (Claude Code's sonnet, opus, haiku and full ids through config's
 // model_aliases; one that nothing maps runs the parent's model), else
-// subagent_provider / subagent_model from config, else the parent's.
+// subagent_provider / subagent_model from config, else the parent's. The
+// provider speaks the wire the child's model is served by, which may not
+// be its parent's.
 func (s *Session) resolveChild(def agentdefs.Definition) (agent.Provider, string, error) {
 	profile := config.FirstNonEmpty(def.Provider, s.cfg.SubagentProvider)
 	model, unmapped := agentdefs.ResolveModel(def.Model, "", s.cfg.ModelAliases)
 	if unmapped != "" {
 		model = s.main.Model() // warned about once, at load
-	}
-	p, err := s.provider(config.FirstNonEmpty(profile, s.endpoint.Name))
-	if err != nil {
-		return nil, "", fmt.Errorf("provider for %s: %w", def.Name, err)
 	}
 	if model == "" && profile != "" && profile != s.endpoint.Name {
 		if pp, ok := s.cfg.Providers[profile]; ok {
@@ -450,6 +465,10 @@ func (s *Session) resolveChild(def agentdefs.Definition) (agent.Provider, string
 		}
 	}
 	model = config.FirstNonEmpty(model, s.cfg.SubagentModel, s.main.Model())
+	p, _, err := s.provider(config.FirstNonEmpty(profile, s.endpoint.Name), model)
+	if err != nil {
+		return nil, "", fmt.Errorf("provider for %s: %w", def.Name, err)
+	}
 	return p, model, nil
 }
 
@@ -537,11 +556,35 @@ func (s *Session) Model() string { return s.main.Model() }
 // SetModel changes the main agent's model (ui.Engine).
 func (s *Session) SetModel(m string) {
 	_ = s.Load() // else the loaded model would override m
-	s.main.SetModel(m)
+	s.setMainModel(m)
 	s.applyMainWindow(m)
 	if s.rec != nil && s.rec.rec != nil {
 		s.rec.rec.SetModel(m)
 	}
+}
+
+// setMainModel puts the main agent on model m, in the wire m is served
+// by; a wire that cannot be built keeps the provider it had (the next
+// request says what is wrong).
+func (s *Session) setMainModel(m string) {
+	p, api, err := s.provider(s.endpoint.Name, m)
+	s.main.SetModel(m)
+	if err != nil {
+		s.log.Errorf("model %s: %v", m, err)
+		return
+	}
+	s.main.SetProvider(p)
+	s.mu.Lock()
+	s.mainAPI = api
+	s.mu.Unlock()
+}
+
+// API is the wire the main agent speaks: chat, responses or anthropic
+// (the welcome card and /model name it).
+func (s *Session) API() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mainAPI
 }
 
 // Close stops every child and delivery, then ends the session's recording

@@ -176,9 +176,9 @@ func (s *Session) answerCap(ep config.Endpoint, model string) int {
 func (s *Session) endpointOf(p agent.Provider) config.Endpoint {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for profile, q := range s.providers {
-		if q == p && profile != s.endpoint.Name {
-			if ep, err := config.ResolveEndpoint(s.cfg, profile, config.Overrides{}, os.Getenv); err == nil {
+	for key, q := range s.providers {
+		if q == p && key.profile != s.endpoint.Name {
+			if ep, err := config.ResolveEndpoint(s.cfg, key.profile, config.Overrides{}, os.Getenv); err == nil {
 				return ep
 			}
 		}

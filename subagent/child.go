@@ -38,7 +38,7 @@ func (o outcome) state() string {
 		return agent.StateDone
 	case agent.StopCancelled:
 		return agent.StateCancelled
-	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget, agent.StopLength, agent.StopContentFilter:
+	case agent.StopTimeout, agent.StopMaxTurns, agent.StopBudget, agent.StopLength, agent.StopContentFilter, agent.StopRefusal, agent.StopPaused:
 		return agent.StateCutShort
 	}
 	return agent.StateFailed
@@ -106,6 +106,13 @@ type child struct {
 	// group is the best-of-N task it is an attempt of; nil for most.
 	// Its worktree is reviewed with the group's, not on its own.
 	group *attemptGroup
+
+	// act is what it is doing and has done (crew_status); it has its own
+	// lock, taken per event.
+	act activity
+	// overlap warns that the paths it declared (spec.Touches) overlap a
+	// running sibling's; its parent reads it in the task result.
+	overlap string
 }
 
 // spawn prepares one child and announces it (ChildStarted), so panes appear
@@ -198,6 +205,10 @@ func (m *Manager) launch(ctx context.Context, c *child, started agent.ChildStart
 		turn()
 	}
 	m.cfg.Emit(started)
+	if note := m.declareTouches(c); note != "" {
+		c.overlap = note
+		c.spec.Prompt = note + "\n\n" + c.spec.Prompt
+	}
 	if c.spec.Background {
 		c.background = true
 		close(c.bg)
@@ -244,6 +255,7 @@ func (c *child) newAgent() {
 	c.a = agent.New(agent.Config{
 		Hooks:         loopHooks(c.hk),
 		ContextWindow: lim.Window, ContextWindowFrom: lim.From, MaxOutputTokens: lim.MaxOutput, AnswerCap: lim.AnswerCap,
+		CacheKey:  c.cacheKey(),
 		Provider:  c.provider,
 		Model:     c.model,
 		System:    system,
@@ -266,6 +278,16 @@ func (c *child) newAgent() {
 			}
 		},
 	})
+}
+
+// cacheKey names the child's conversation for the prompt cache: its own
+// beside the session's, so its turns find their prefix ("" outside a
+// recorded session).
+func (c *child) cacheKey() string {
+	if c.m.cfg.SessionID == "" {
+		return ""
+	}
+	return c.m.cfg.SessionID + "/" + c.src.AgentID
 }
 
 // start runs the child's first run on its own goroutine.
@@ -337,6 +359,7 @@ func (c *child) finish(out outcome) {
 	c.mu.Lock()
 	c.stopClockLocked()
 	c.state, c.out, c.paused = out.state(), out, false
+	c.m.radar.forget(c.src.AgentID)
 	if c.resume != nil {
 		close(c.resume)
 		c.resume = nil
@@ -355,7 +378,8 @@ func (c *child) finish(out outcome) {
 	}
 	c.mu.Lock()
 	delta := agent.Usage{InputTokens: u.InputTokens - c.counted.InputTokens, OutputTokens: u.OutputTokens - c.counted.OutputTokens,
-		CachedTokens: u.CachedTokens - c.counted.CachedTokens, ReasoningTokens: u.ReasoningTokens - c.counted.ReasoningTokens}
+		CachedTokens: u.CachedTokens - c.counted.CachedTokens, CacheWriteTokens: u.CacheWriteTokens - c.counted.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens - c.counted.ReasoningTokens}
 	c.counted = u
 	c.mu.Unlock()
 	c.m.addUsage(delta) // a resumed child's earlier runs are counted already
@@ -546,11 +570,15 @@ func (c *child) withTimeout(ctx context.Context) (context.Context, func()) {
 // tool calls (not those of its own children).
 func (c *child) emit(e agent.Event) {
 	tf, ok := e.(agent.ToolFinished)
-	if ok && e.From().AgentID == c.src.AgentID {
+	own := e.From().AgentID == c.src.AgentID
+	if ok && own {
 		c.calls.Add(1)
 		if tool.Failed(tf.Result) {
 			c.noteFailure(tf)
 		}
+	}
+	if own {
+		c.act.observe(e)
 	}
 	c.m.cfg.Emit(e)
 	if ok && c.iso != nil && e.From().AgentID == c.src.AgentID && changesFiles(tf.Name) {
@@ -646,6 +674,7 @@ func (c *child) tools() *tools.Registry {
 			// in a worktree they come from its diff instead.
 			t = c.m.watchFiles(t, c)
 		}
+		t = c.m.Radar(t, c.src, ws.Root)
 		reg.Add(t)
 		if t.Name() == toolname.Bash {
 			for _, st := range tools.ShellTools(env) {

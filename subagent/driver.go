@@ -21,6 +21,9 @@ type Driver struct {
 	// OnTurn, when set, is called before every turn the driver starts on
 	// its own (the session begins an undo step there).
 	onTurn func()
+	// atWork tells the manager whether the agent is in a turn (the
+	// collision radar counts its touches only then).
+	atWork func(bool)
 
 	turn chan struct{} // holds one token while a turn runs
 	stop chan struct{}
@@ -41,7 +44,7 @@ type Driver struct {
 // when set, is called before each delivered turn.
 func (m *Manager) NewDriver(a *agent.Agent, onTurn func()) *Driver {
 	d := &Driver{
-		a: a, inbox: m.Inbox(a.Source().AgentID), emit: m.cfg.Emit, onTurn: onTurn,
+		a: a, inbox: m.Inbox(a.Source().AgentID), emit: m.cfg.Emit, onTurn: onTurn, atWork: m.topAtWork(a.Source().AgentID),
 		turn: make(chan struct{}, 1), stop: make(chan struct{}), kick: make(chan struct{}, 1),
 		done: make(chan struct{}), idle: make(chan struct{}),
 	}
@@ -102,6 +105,7 @@ func (d *Driver) do(ctx context.Context, run func() (agent.Result, error)) (agen
 	case <-ctx.Done():
 		return agent.Result{Reason: agent.StopCancelled}, ctx.Err()
 	}
+	d.atWork(true)
 	res, err := run()
 	d.release()
 	return res, err
@@ -121,6 +125,7 @@ func (d *Driver) release() {
 // token was held (deliver holds it while it looks for outcomes, even when
 // it finds none).
 func (d *Driver) putToken() {
+	d.atWork(false)
 	<-d.turn
 	d.mu.Lock()
 	close(d.idle)
@@ -212,6 +217,7 @@ func (d *Driver) deliver() {
 			return
 		}
 		ctx, cancel := context.WithCancel(context.Background())
+		d.atWork(true)
 		d.mu.Lock()
 		d.cancel, d.delivering = cancel, true
 		d.mu.Unlock()

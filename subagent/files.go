@@ -280,7 +280,12 @@ func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tools.Resul
 		}
 	}
 	if files := b.w.changes(look, before, after); len(files) > 0 {
-		b.c.m.cfg.Emit(agent.ChildFiles{Source: b.c.src, CallID: tools.CallID(ctx), Files: files})
+		b.c.emit(agent.ChildFiles{Source: b.c.src, CallID: tools.CallID(ctx), Files: files})
+		for _, f := range files {
+			if note := b.c.m.touched(b.c.src, b.w.root, filepath.Join(b.w.root, f.Path), touchWrote, tools.CallID(ctx)); note != "" {
+				r.Content += "\n\n" + note
+			}
+		}
 	}
 	return r
 }

@@ -194,7 +194,7 @@ func (c *child) reportFiles(ctx context.Context, iso *isolation, callID string) 
 		}
 		files = append(files, agent.FileChange{Path: fc.Path, Status: status, Added: fc.Added, Removed: fc.Removed})
 	}
-	c.m.cfg.Emit(agent.ChildFiles{Source: c.src, CallID: callID, Files: files})
+	c.emit(agent.ChildFiles{Source: c.src, CallID: callID, Files: files})
 }
 
 // fileChanges turns the worktree's changes into the permission request's

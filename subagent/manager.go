@@ -176,6 +176,10 @@ type Manager struct {
 	usage    agent.Usage
 	closed   bool
 	files    *fileWatcher // made on first use
+	// radar is the collision radar (radar.go); mainBusy says the main
+	// agent is in a turn.
+	radar    radar
+	mainBusy atomic.Bool
 
 	// The repository around the workspace, opened for the first isolated
 	// child, and the worktrees of isolated children opened as
@@ -248,10 +252,11 @@ func (m *Manager) toolFor(parent agent.Source, spawn []string) tools.Tool {
 	return &taskTool{m: m, parent: parent, spawn: spawn}
 }
 
-// CrewTools returns the send_message and stop_agent tools of the agent whose
-// events carry parent: they reach that agent's own descendants.
+// CrewTools returns the crew tools (send_message, stop_agent, crew_status)
+// of the agent whose events carry parent: they reach that agent's own
+// descendants.
 func (m *Manager) CrewTools(parent agent.Source) []tools.Tool {
-	return []tools.Tool{&sendTool{m: m, from: parent}, &stopTool{m: m, from: parent}}
+	return []tools.Tool{&sendTool{m: m, from: parent}, &stopTool{m: m, from: parent}, &statusTool{m: m, from: parent}}
 }
 
 // Cancel cancels one running (or queued) child by its AgentID or name; its

@@ -45,6 +45,9 @@ type TaskSpec struct {
 	// Attempt numbers one child of a best-of-N task, from 1; set by
 	// covey, not the model.
 	Attempt int `json:"-"`
+	// Touches declares the paths or globs the child means to change; an
+	// overlap with a running sibling's is warned before it writes.
+	Touches []string `json:"touches,omitempty" jsonschema:"Paths or globs this child means to change, so overlaps with running siblings are caught"`
 }
 
 // reasonBackground stands in a task result's summary for a child that went
@@ -146,6 +149,11 @@ func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
 			how = "moved to the background by the user"
 		}
 		outcomes[i] = children[i].backgroundOutcome(how)
+	}
+	for i, c := range children {
+		if c != nil && c.overlap != "" {
+			outcomes[i].text = c.overlap + "\n" + outcomes[i].text
+		}
 	}
 	return t.m.report(specs, outcomes)
 }

@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"covey/agent"
 	"covey/theme"
 	"covey/ui/input"
 	"covey/ui/keys"
@@ -176,7 +177,7 @@ func (m *Model) handleCleared() tea.Cmd {
 }
 
 // modelSetMsg reports that the engine switched to model (/model NAME).
-type modelSetMsg struct{ model string }
+type modelSetMsg struct{ model, wire string }
 
 func (m *Model) cmdAgents(string) tea.Cmd {
 	if len(m.agents) == 0 && len(m.agentProblems) == 0 {
@@ -249,7 +250,7 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 		return nil
 	}
 	if arg == "" {
-		m.notice(transcript.NoticeInfo, "model: "+m.engine.Model())
+		m.notice(transcript.NoticeInfo, "model: "+m.engine.Model()+wireOf(m.engine))
 		return nil
 	}
 	if strings.HasPrefix(arg, "/") || strings.ContainsAny(arg, " \t") {
@@ -261,8 +262,20 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 	engine := m.engine
 	return func() tea.Msg {
 		engine.SetModel(arg)
-		return modelSetMsg{model: engine.Model()}
+		return modelSetMsg{model: engine.Model(), wire: wireOf(engine)}
 	}
+}
+
+// wiredEngine is an engine that tells the wire its main agent speaks.
+type wiredEngine interface{ API() string }
+
+// wireOf is " (Anthropic Messages)": the wire e's main agent speaks, for
+// /model; "" when e does not tell.
+func wireOf(e Engine) string {
+	if w, ok := e.(wiredEngine); ok && w.API() != "" {
+		return " (" + agent.WireName(w.API()) + ")"
+	}
+	return ""
 }
 
 func (m *Model) cmdQuit(string) tea.Cmd { return m.quit() }

@@ -470,7 +470,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleCleared()
 	case modelSetMsg:
 		m.status.SetModel(msg.model)
-		m.notice(transcript.NoticeInfo, "model set to "+msg.model+" for the next turns")
+		m.notice(transcript.NoticeInfo, "model set to "+msg.model+msg.wire+" for the next turns")
 	case graceMsg:
 		m.endGrace(msg)
 	case quitExpiredMsg:

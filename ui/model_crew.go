@@ -405,6 +405,9 @@ func (m *Model) cmdCost(string) tea.Cmd {
 	}
 	u := m.rt.usage
 	fmt.Fprintf(&b, "\n  session total: %s / %s", agent.FormatTokens(u.InputTokens), agent.FormatTokens(u.OutputTokens))
+	if u.CachedTokens > 0 || u.CacheWriteTokens > 0 {
+		fmt.Fprintf(&b, " (input cache: %s read, %s written)", agent.FormatTokens(u.CachedTokens), agent.FormatTokens(u.CacheWriteTokens))
+	}
 	if priced {
 		fmt.Fprintf(&b, " · %s", transcript.Dollars(total))
 	} else {

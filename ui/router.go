@@ -246,6 +246,8 @@ func (r *router) route(ev agent.Event) routeEffect {
 			r.t.Append(transcript.NewNoticeBlock(transcript.NoticeWarning, note))
 		}
 		return routeEffect{done: true, interrupted: cut}
+	case agent.Collision:
+		r.collision(e)
 	case agent.ChildStarted, agent.ChildFinished:
 		// A child event without a depth is malformed; ignore it rather
 		// than guess where it belongs.
@@ -260,6 +262,30 @@ func interruptedMark(e agent.Done) string {
 		return e.Error
 	}
 	return "interrupted"
+}
+
+// collision marks a collision on the panes of both agents; when the
+// writer is the agent this transcript belongs to, a notice says it here.
+func (r *router) collision(e agent.Collision) {
+	if b := r.children[e.AgentID]; b != nil {
+		b.ApplyCollision(e, true)
+		r.t.Touch(b)
+	} else if r.isRoot(e.Source) {
+		r.finishAssistant()
+		r.t.Append(transcript.NewNoticeBlock(transcript.NoticeWarning, collisionNote(e)))
+	}
+	if b := r.children[e.WithID]; b != nil {
+		b.ApplyCollision(e, false)
+		r.t.Touch(b)
+	}
+}
+
+// collisionNote is the notice of a collision whose writer has no pane.
+func collisionNote(e agent.Collision) string {
+	if e.Action == "declared" {
+		return fmt.Sprintf("overlap: the paths declared overlap those of %s: %s", e.WithName, e.Path)
+	}
+	return fmt.Sprintf("collision: wrote %s, which %s %s %s ago", e.Path, e.WithName, e.Action, cells.Elapsed(e.Ago))
 }
 
 // withRetryHint ends the notice of a failed run with the retry key, in the
@@ -293,6 +319,10 @@ func (r *router) routeChild(ev agent.Event) {
 		// Priced from the start, so a budget reads "$0.00/$0.50" as it
 		// will later, not "budget $0.50" until the first usage.
 		r.price(b)
+		return
+	}
+	if e, ok := ev.(agent.Collision); ok {
+		r.collision(e)
 		return
 	}
 	b, ok := r.children[src.AgentID]

@@ -23,6 +23,9 @@ type catalogModel struct {
 	ID        string `json:"id"`
 	Window    int    `json:"window"`
 	MaxOutput int    `json:"max_output"`
+	// API is "responses" for a model served through OpenAI's Responses
+	// API only; "" for the rest.
+	API string `json:"api"`
 }
 
 type catalogProvider struct {
@@ -102,4 +105,27 @@ func findModel(ms []catalogModel, id string) (catalogModel, bool) {
 		}
 	}
 	return catalogModel{}, false
+}
+
+// CatalogAPI returns the wire the catalog says model is served by at
+// baseURL when it is not Chat Completions ("responses" for OpenAI's codex
+// and pro models), else "". Only the provider baseURL names is asked: a
+// gateway serving the same model id may speak Chat Completions for it.
+func CatalogAPI(baseURL, model string) string {
+	if model == "" || IsLocal(baseURL) {
+		return ""
+	}
+	host := ""
+	if u, err := url.Parse(baseURL); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	for _, p := range catalog() {
+		if p.Host != host && hostAliases[host] != p.ID {
+			continue
+		}
+		if m, ok := findModel(p.Models, model); ok {
+			return m.API
+		}
+	}
+	return ""
 }

@@ -118,6 +118,22 @@ func TestCatalog(t *testing.T) {
 	}
 }
 
+func TestCatalogAPI(t *testing.T) {
+	for _, tc := range []struct{ base, model, want string }{
+		{"https://api.openai.com/v1", "gpt-5-codex", "responses"},
+		{"https://api.openai.com/v1", "gpt-5.1-codex-mini", "responses"},
+		{"https://api.openai.com/v1", "gpt-5.5-pro", "responses"},
+		{"https://api.openai.com/v1", "gpt-4o", ""},
+		// A gateway serves the same id through Chat Completions.
+		{"https://openrouter.ai/api/v1", "openai/gpt-5-codex", ""},
+		{"http://localhost:11434/v1", "gpt-5-codex", ""},
+	} {
+		if got := window.CatalogAPI(tc.base, tc.model); got != tc.want {
+			t.Errorf("CatalogAPI(%s, %s) = %q, want %q", tc.base, tc.model, got, tc.want)
+		}
+	}
+}
+
 func TestIsLocal(t *testing.T) {
 	for url, want := range map[string]bool{
 		"http://localhost:11434/v1":    true,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"covey/internal/excerpt"
 )
 
 // WriteList writes one block per worktree: branch, owner, changes, folder
@@ -18,6 +20,8 @@ func WriteList(w io.Writer, entries []Entry) error {
 	for _, e := range entries {
 		owner := fmt.Sprintf("in use by covey (pid %d)", e.PID)
 		switch {
+		case e.Forged != "":
+			owner = "FORGED RECORD, refused (" + e.Forged + ")"
 		case e.Kept:
 			orphans++
 			owner = "kept (its child finished; the change was not applied)"
@@ -28,8 +32,8 @@ func WriteList(w io.Writer, entries []Entry) error {
 				owner += fmt.Sprintf(" (covey pid %d has exited)", e.PID)
 			}
 		}
-		fmt.Fprintf(&b, "%s  %s, %s\n", e.Branch, owner, e.ChangeSummary())
-		fmt.Fprintf(&b, "    %s\n", e.Path)
+		fmt.Fprintf(&b, "%s  %s, %s\n", excerpt.TermSafe(e.Branch), excerpt.TermSafe(owner), e.ChangeSummary())
+		fmt.Fprintf(&b, "    %s\n", excerpt.TermSafe(e.Path))
 		if e.Head != "" {
 			fmt.Fprintf(&b, "    from %s, created %s", e.BaseDescription(), e.Created.Local().Format("2006-01-02 15:04"))
 			if e.Session != "" {

@@ -51,6 +51,15 @@ type Record struct {
 	// Version is recordVersion for records that say Complete; an older
 	// record (0) is judged by git's own mark of an unfinished add.
 	Version int `json:"version,omitempty"`
+
+	// Forged says why covey will not act on this record: it names a
+	// folder that is not its own under covey's worktree folder. Records
+	// live in the git directory, which the model's commands can write;
+	// covey checks what it reads back before removing or applying
+	// anything (see validate).
+	Forged string `json:"-"`
+	// Registered says git lists the worktree (git worktree list).
+	Registered bool `json:"-"`
 }
 
 // recordVersion is the version of records that carry Complete.
@@ -161,7 +170,7 @@ func (r *Repo) Orphans(ctx context.Context) ([]Entry, error) {
 // entries lists the records keep accepts, with their state and how many
 // files each changed.
 func (r *Repo) entries(ctx context.Context, keep func(Record) bool) ([]Entry, error) {
-	recs, err := r.records()
+	recs, err := r.records(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +180,13 @@ func (r *Repo) entries(ctx context.Context, keep func(Record) bool) ([]Entry, er
 			continue
 		}
 		e := Entry{Record: rec, Live: rec.Live(), Changed: -1}
+		if rec.Forged != "" {
+			out = append(out, e)
+			continue // nothing is read from a folder it names
+		}
 		if _, err := os.Stat(rec.Path); err != nil {
 			e.Missing = true
-		} else if rec.BaseCommit != "" && rec.Usable() {
+		} else if rec.BaseCommit != "" && rec.Usable() && rec.Registered {
 			w := &Worktree{repo: r, rec: rec}
 			if ch, err := w.Diff(ctx); err == nil {
 				e.Changed = len(ch)
@@ -196,6 +209,11 @@ func (r *Repo) Prune(ctx context.Context) ([]Entry, error) {
 	var done []Entry
 	var errs []error
 	for _, e := range orphans {
+		if e.Forged != "" {
+			errs = append(errs, fmt.Errorf("refusing the forged record %s: %s; nothing was removed for it (delete the record file yourself once you have looked at it)",
+				e.Record.recordPath(r.root()), e.Forged))
+			continue
+		}
 		if err := removeRecord(ctx, r, e.Record); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", e.Name, err))
 			continue
@@ -207,7 +225,7 @@ func (r *Repo) Prune(ctx context.Context) ([]Entry, error) {
 
 // records reads every ownership record, plus a bare entry for a worktree
 // folder whose record is missing (so nothing covey made stays hidden).
-func (r *Repo) records() ([]Record, error) {
+func (r *Repo) records(ctx context.Context) ([]Record, error) {
 	ents, err := os.ReadDir(r.root())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -243,6 +261,14 @@ func (r *Repo) records() ([]Record, error) {
 		if e.IsDir() && !seen[e.Name()] {
 			recs = append(recs, Record{Name: e.Name(), Path: filepath.Join(r.root(), e.Name()), Branch: BranchPrefix + e.Name()})
 		}
+	}
+	registered, err := r.registered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range recs {
+		recs[i].Forged = r.validate(recs[i])
+		recs[i].Registered = registered[recs[i].Path]
 	}
 	sort.SliceStable(recs, func(i, j int) bool {
 		if !recs[i].Created.Equal(recs[j].Created) {
@@ -280,14 +306,55 @@ func (r *Repo) Adopt(ctx context.Context, nameOrBranch string) (*Worktree, error
 			continue
 		}
 		switch {
+		case e.Forged != "":
+			return nil, fmt.Errorf("refusing the forged record %s: %s", e.Record.recordPath(r.root()), e.Forged)
 		case e.Live && !e.Kept:
 			return nil, fmt.Errorf("%s belongs to a running covey (pid %d) whose child still works there; that session reviews the change", e.Branch, e.PID)
 		case e.Missing || e.BaseCommit == "":
 			return nil, fmt.Errorf("%s has no usable worktree or record left; `covey worktrees prune` removes what remains", e.Branch)
 		case !e.Usable():
 			return nil, fmt.Errorf("refusing to apply %s: %w", e.Branch, ErrIncomplete)
+		case !e.Registered:
+			return nil, fmt.Errorf("refusing to apply %s: git does not list %s as a worktree of this repository; `covey worktrees prune` removes what remains", e.Branch, e.Path)
 		}
 		return &Worktree{repo: r, rec: e.Record}, nil
 	}
 	return nil, fmt.Errorf("no worktree made by covey is named %q here (`covey worktrees` lists them)", nameOrBranch)
+}
+
+// validate says why rec may not be acted on, "" when it may: its name is
+// one folder name, its path is that folder in covey's worktree folder
+// (and no symbolic link out of it), its branch one of covey's.
+func (r *Repo) validate(rec Record) string {
+	root := r.root()
+	switch {
+	case rec.Name == "" || rec.Name == "." || rec.Name == ".." || strings.ContainsAny(rec.Name, `/\`):
+		return fmt.Sprintf("its name %q is not a folder name", rec.Name)
+	case filepath.Clean(rec.Path) != filepath.Join(root, rec.Name):
+		return fmt.Sprintf("it names %s, which is not its folder in %s", rec.Path, root)
+	case rec.Branch != "" && (!strings.HasPrefix(rec.Branch, BranchPrefix) || strings.Contains(rec.Branch, "..")):
+		return fmt.Sprintf("its branch %q is not one covey makes", rec.Branch)
+	}
+	if fi, err := os.Lstat(rec.Path); err == nil && !fi.IsDir() {
+		return fmt.Sprintf("%s is not a folder (a symbolic link?)", rec.Path)
+	}
+	return ""
+}
+
+// registered is the set of worktree folders git lists for the repository.
+func (r *Repo) registered(ctx context.Context) (map[string]bool, error) {
+	out, err := git(ctx, r.Top, nil, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("list git's worktrees: %w", err)
+	}
+	set := map[string]bool{}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if p, ok := strings.CutPrefix(f, "worktree "); ok {
+			set[filepath.Clean(p)] = true
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				set[real] = true
+			}
+		}
+	}
+	return set, nil
 }

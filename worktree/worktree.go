@@ -390,6 +390,9 @@ func (w *Worktree) removeLocked(ctx context.Context) error {
 // or locked), then the branch, then the record itself, last, so an
 // interrupted removal can be finished by Prune.
 func removeRecord(ctx context.Context, r *Repo, rec Record) error {
+	if why := r.validate(rec); why != "" {
+		return fmt.Errorf("refusing the forged record %s: %s", rec.recordPath(r.root()), why)
+	}
 	if !rec.Complete {
 		if err := stopCreators(rec.Path); err != nil {
 			return err

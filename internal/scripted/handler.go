@@ -11,6 +11,18 @@ import (
 
 // handleChat records, matches and answers one chat completion request.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	s.handle(w, r, parseRequest, r.Header.Get("Authorization") != "")
+}
+
+// handleMessages is handleChat on Anthropic's Messages wire: the key comes
+// as x-api-key, the answer streams Anthropic's events.
+func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
+	s.handle(w, r, parseAnthropicRequest, r.Header.Get("X-Api-Key") != "")
+}
+
+// handle records, matches and answers one request of a wire, parse
+// reading its body.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, parse func([]byte) (Entry, error), hasAuth bool) {
 	if !s.enter() {
 		http.Error(w, "scripted server closing", http.StatusServiceUnavailable)
 		return
@@ -32,9 +44,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, e, http.StatusBadRequest, e.Unmatched, "invalid_request_error")
 		return
 	}
-	entry, err := parseRequest(body)
+	entry, err := parse(body)
 	entry.Time, entry.Body = arrived, body
-	entry.HasAuth = r.Header.Get("Authorization") != ""
+	entry.HasAuth = hasAuth
 	if err != nil {
 		entry.Unmatched = "bad request: " + err.Error()
 		e := s.record(entry)
@@ -134,7 +146,7 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 		}
 	default:
 		r, err := s.newReply(turn, *e)
-		if err == nil && !e.Stream {
+		if err == nil && !e.Stream && e.API != APIAnthropic {
 			var b []byte
 			if b, err = r.completion(); err == nil {
 				h.Set("Content-Type", "application/json")
@@ -142,7 +154,10 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, e *Entry, tur
 				return
 			}
 		}
-		if err == nil {
+		switch {
+		case err == nil && e.API == APIAnthropic:
+			events, err = r.anthropicEvents()
+		case err == nil:
 			events, err = r.events()
 		}
 		if err != nil {
@@ -232,5 +247,5 @@ func (s *Server) handleUnknown(w http.ResponseWriter, r *http.Request) {
 		HasAuth:   r.Header.Get("Authorization") != "",
 		Unmatched: "unknown path " + r.Method + " " + r.URL.Path,
 	})
-	s.writeError(w, e, http.StatusNotFound, "scripted server: "+e.Unmatched+" (serve /v1/chat/completions)", "invalid_request_error")
+	s.writeError(w, e, http.StatusNotFound, "scripted server: "+e.Unmatched+" (serve /v1/chat/completions or /v1/messages)", "invalid_request_error")
 }

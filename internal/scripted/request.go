@@ -48,6 +48,9 @@ type Entry struct {
 	Stream  bool   `json:"stream"`
 	// StreamOptions reports whether stream_options.include_usage was asked.
 	StreamOptions bool `json:"stream_options"`
+	// API is the wire the request came on: "" for Chat Completions,
+	// APIAnthropic for Messages.
+	API string `json:"api,omitempty"`
 }
 
 // Message is one message of a request, parsed from the wire form (content may

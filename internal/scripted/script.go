@@ -132,6 +132,9 @@ type Usage struct {
 	// completion_tokens_details.reasoning_tokens.
 	Cached    int `yaml:"cached"`
 	Reasoning int `yaml:"reasoning"`
+	// CacheWrite is the prompt written to the cache (Anthropic's
+	// cache_creation_input_tokens; Prompt includes it, and Cached).
+	CacheWrite int `yaml:"cache_write"`
 }
 
 // Validate reports the first problem that would make c unservable, so a

@@ -42,7 +42,8 @@ const systemFingerprint = "fp_scripted"
 // maxBody bounds a request body so a runaway client cannot exhaust memory.
 const maxBody = 64 << 20
 
-// Server serves /v1/chat/completions (and /chat/completions) on 127.0.0.1.
+// Server serves /v1/chat/completions (and /chat/completions) on 127.0.0.1,
+// and the Responses wire on /v1/responses (see responses.go).
 // All its methods are safe for concurrent use, also while serving.
 type Server struct {
 	addr      string
@@ -167,6 +168,10 @@ func (s *Server) Start() error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.handleChat)
 	mux.HandleFunc("/chat/completions", s.handleChat)
+	mux.HandleFunc("/v1/messages", s.handleMessages)
+	mux.HandleFunc("/messages", s.handleMessages)
+	mux.HandleFunc("/v1/responses", s.handleResponses)
+	mux.HandleFunc("/responses", s.handleResponses)
 	mux.HandleFunc("/v1/models", s.handleModels)
 	mux.HandleFunc("/models", s.handleModels)
 	mux.HandleFunc("/props", s.handleProps)

@@ -34,9 +34,13 @@ type resolvedCall struct {
 
 // newReply resolves t for the request e.
 func (s *Server) newReply(t Turn, e Entry) (reply, error) {
+	idPrefix, callPrefix := "chatcmpl-", "call_"
+	if e.API == APIAnthropic {
+		idPrefix, callPrefix = "msg_", "toolu_"
+	}
 	r := reply{
 		turn:         t,
-		id:           s.ids("chatcmpl-"),
+		id:           s.ids(idPrefix),
 		created:      s.now().Unix(),
 		model:        e.Model,
 		includeUsage: e.StreamOptions,
@@ -49,7 +53,7 @@ func (s *Server) newReply(t Turn, e Entry) (reply, error) {
 		}
 		id := c.ID
 		if id == "" {
-			id = s.ids("call_")
+			id = s.ids(callPrefix)
 		}
 		r.calls = append(r.calls, resolvedCall{id: id, name: c.Name, args: args})
 		output += len(c.Name) + len(args)

@@ -136,7 +136,11 @@ func (s *Server) refuseOverflow(w http.ResponseWriter, e *Entry) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(overflowBody(win, e.PromptTokens))
+	body := overflowBody(win, e.PromptTokens)
+	if e.API == APIAnthropic {
+		body = antOverflowBody(e.PromptTokens, win.Tokens)
+	}
+	_, _ = w.Write(body)
 	s.finish(e, http.StatusBadRequest)
 }
 

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"charm.land/catwalk/pkg/catwalk"
 	"charm.land/catwalk/pkg/embedded"
 )
 
@@ -26,6 +27,9 @@ type model struct {
 	ID        string `json:"id"`
 	Window    int64  `json:"window"`
 	MaxOutput int64  `json:"max_output,omitempty"`
+	// API is "responses" for a model OpenAI serves through its Responses
+	// API only; omitted for the rest.
+	API string `json:"api,omitempty"`
 }
 
 // provider is one hosted provider: the host of its API, when the catalog
@@ -52,7 +56,7 @@ func main() {
 		}
 		for _, m := range p.Models {
 			if m.ContextWindow > 0 {
-				pr.Models = append(pr.Models, model{ID: m.ID, Window: m.ContextWindow, MaxOutput: m.DefaultMaxTokens})
+				pr.Models = append(pr.Models, model{ID: m.ID, Window: m.ContextWindow, MaxOutput: m.DefaultMaxTokens, API: api(p.ID, m.ID)})
 			}
 		}
 		sort.Slice(pr.Models, func(i, j int) bool { return pr.Models[i].ID < pr.Models[j].ID })
@@ -65,6 +69,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "catalog:", err)
 		os.Exit(1)
 	}
+}
+
+// api names the wire a model is served by when it is not Chat Completions.
+// catwalk does not say; OpenAI serves its codex models and its "-pro"
+// models through the Responses API only (their model pages say so), so
+// the snapshot marks them for covey to pick that wire by itself.
+func api(provider catwalk.InferenceProvider, id string) string {
+	if provider == catwalk.InferenceProviderOpenAI && (strings.Contains(id, "codex") || strings.HasSuffix(id, "-pro")) {
+		return "responses"
+	}
+	return ""
 }
 
 // write prints the snapshot with one model a line, so a refresh reads as

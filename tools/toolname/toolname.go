@@ -26,6 +26,8 @@ const (
 	// stops one of its children by handle.
 	SendMessage = "send_message"
 	StopAgent   = "stop_agent"
+	// CrewStatus is the crew tool that reports each child's live state.
+	CrewStatus = "crew_status"
 	// Skill loads a skill's instructions (package skills implements it).
 	Skill = "skill"
 	// MergeWorktree is no tool the model calls: it names the permission

@@ -257,6 +257,7 @@ var crewColumns = [colCount]crewColumn{
 	{title: "COST", width: 8, right: true, drop: 3},
 	{title: "ELAPSED", width: 14, right: true, drop: 1},
 	{title: "MODEL", width: 24, drop: 7},
+	{title: "COLLIDES", width: 22, drop: 1},
 	{title: "TASK", width: 0},
 }
 
@@ -270,6 +271,7 @@ const (
 	colCost
 	colElapsed
 	colModel
+	colCollides
 	colTask
 	colCount
 )
@@ -306,6 +308,19 @@ func (o CrewOverview) contentWidths() (typ, state, elapsed, model int) {
 		min(elapsed, crewColumns[colElapsed].width), min(model, crewColumns[colModel].width)
 }
 
+// collidesWidth is what the collision column needs for the rows: none
+// until a row collided (the column then appears), the newest collision up
+// to its maximum.
+func (o CrewOverview) collidesWidth() int {
+	n := 0
+	for _, r := range o.rows {
+		if r.Collisions() > 0 {
+			n = max(n, len(crewColumns[colCollides].title), cells.Width(r.CollisionText()))
+		}
+	}
+	return min(n, crewColumns[colCollides].width)
+}
+
 // layout decides the width of each column at the overview's width: 0
 // means the column is not shown. When the row is too wide, the task gives
 // way first (to taskMin), then the model (to modelMin), the task again (to
@@ -317,6 +332,7 @@ func (o CrewOverview) layout() [colCount]int {
 		w[i] = c.width
 	}
 	w[colType], w[colState], w[colElapsed], w[colModel] = o.contentWidths()
+	w[colCollides] = o.collidesWidth()
 	if !o.showCost {
 		w[colCost] = 0
 	}
@@ -589,6 +605,12 @@ func (o *CrewOverview) row(b *strings.Builder, r *transcript.SubagentBlock, w [c
 			b.WriteString(o.q.number.Render(cell(r.ShortClockText(o.now), w[i], true)))
 		case colModel:
 			b.WriteString(o.q.number.Render(cell(cells.OneLine(r.Model()), w[i], false)))
+		case colCollides:
+			look := o.q.number
+			if r.Collisions() > 0 {
+				look = o.q.stalled
+			}
+			b.WriteString(look.Render(cell(r.CollisionText(), w[i], false)))
 		case colTask:
 			b.WriteString(text.Render(cells.Fit(cells.OneLine(r.Description()), w[i])))
 		}

@@ -87,6 +87,8 @@ type SubagentBlock struct {
 	// attempt is "attempt 2/3" for a child of a best-of-N task: its
 	// header and overview row say which of the group it is.
 	attempt string
+	// collide is what the collision radar reported of the pane's child.
+	collide collisions
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
@@ -533,6 +535,9 @@ func (b *SubagentBlock) statePrefix() string {
 	}
 	if l := b.crew.label(b.state == childRunning); l != "" {
 		p += l + " · "
+	}
+	if c := b.collide.badge(); c != "" && b.state == childRunning {
+		p += c + " · "
 	}
 	if b.failed > 0 {
 		p += strconv.Itoa(b.failed) + " failed · "

@@ -1,0 +1,290 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
+)
+
+// antKey is the Anthropic key of the e2e runs: it must arrive as
+// x-api-key, never as a bearer token.
+const antKey = "sk-ant-e2e-0123456789"
+
+// antRun is a headless covey speaking Anthropic's Messages wire to the
+// scripted server.
+type antRun struct{ headlessRun }
+
+func newAntRun(t *testing.T, opts ...scripted.Option) antRun {
+	t.Helper()
+	return antRun{headlessRun{srv: scriptedtest.New(t, opts...), ws: workspace(t, sampleFiles()), box: newSandbox(t)}}
+}
+
+func (h antRun) run(t *testing.T, args ...string) result {
+	t.Helper()
+	return runCovey(t, h.ws, h.box.env("ANTHROPIC_API_KEY="+antKey), "",
+		append([]string{"--api", "anthropic", "--base-url", h.srv.URL(), "--model", "claude-e2e"}, args...)...)
+}
+
+// antBody is the part of a Messages request the tests read.
+type antBody struct {
+	MaxTokens int               `json:"max_tokens"`
+	Tools     []json.RawMessage `json:"tools"`
+	System    []json.RawMessage `json:"system"`
+	Messages  []struct {
+		Role    string            `json:"role"`
+		Content []json.RawMessage `json:"content"`
+	} `json:"messages"`
+}
+
+func parseAnt(t *testing.T, e scripted.Entry) antBody {
+	t.Helper()
+	var b antBody
+	if err := json.Unmarshal(e.Body, &b); err != nil {
+		t.Fatalf("request body is not a Messages request: %v\n%s", err, e.Body)
+	}
+	return b
+}
+
+func blockType(raw json.RawMessage) string {
+	var b struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(raw, &b)
+	return b.Type
+}
+
+// TestAnthropicHeadless: covey speaks Anthropic's wire end to end: a
+// thinking model answers with two parallel tool calls, both results go
+// back in one user message with the thinking block before the calls byte
+// for byte, four cache breakpoints move forward over a byte-stable prefix,
+// the cache counts reach the json output, and --continue sends the same
+// thinking bytes again.
+func TestAnthropicHeadless(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt, Model: "claude-e2e"}, Turns: []scripted.Turn{
+		{Reasoning: "I should <grep> & read.", ToolCalls: []scripted.Call{
+			call("grep", map[string]any{"pattern": "func greeting", "output_mode": "files_with_matches"}),
+			call("read_file", map[string]any{"path": "greet.go"})},
+			Usage: &scripted.Usage{Prompt: 6000, Completion: 40, Cached: 0, CacheWrite: 5000}},
+		{Text: "ANT ANSWER: greet.go defines greeting.", Usage: &scripted.Usage{Prompt: 6400, Completion: 12, Cached: 5000, CacheWrite: 300}},
+		{Text: "ANT AGAIN.", Usage: &scripted.Usage{Prompt: 6500, Completion: 3, Cached: 5300}},
+	}})
+	r := h.run(t, "-p", "where is greeting?", "--output-format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var out struct {
+		Answer string `json:"answer"`
+		Usage  struct {
+			In         int `json:"input_tokens"`
+			Cached     int `json:"cached_tokens"`
+			CacheWrite int `json:"cache_write_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if out.Answer != "ANT ANSWER: greet.go defines greeting." || out.Usage.In != 12400 || out.Usage.Cached != 5000 || out.Usage.CacheWrite != 5300 {
+		t.Errorf("json output = %+v", out)
+	}
+	j := h.srv.Journal()
+	if len(j) != 2 {
+		t.Fatalf("%d requests, want 2: %+v", len(j), j)
+	}
+	for i, e := range j {
+		if e.API != scripted.APIAnthropic || !e.HasAuth || e.Unmatched != "" {
+			t.Fatalf("request %d: api %q, key sent %v, unmatched %q", i, e.API, e.HasAuth, e.Unmatched)
+		}
+	}
+	first, second := parseAnt(t, j[0]), parseAnt(t, j[1])
+	if first.MaxTokens <= 0 {
+		t.Errorf("max_tokens %d, want it always set", first.MaxTokens)
+	}
+	// The assistant's blocks: the thinking block first, as streamed, then
+	// both calls; then one user message with both results.
+	if len(second.Messages) != 3 {
+		t.Fatalf("second request has %d messages, want user, assistant, user", len(second.Messages))
+	}
+	asst := second.Messages[1].Content
+	thinking := asst[0]
+	if blockType(thinking) != "thinking" || !bytes.Contains(thinking, []byte(`"thinking":"I should \u003cgrep\u003e \u0026 read."`)) ||
+		!bytes.Contains(thinking, []byte(`"signature":"sig-msg_`)) {
+		t.Errorf("first assistant block = %s, want the thinking block with its signature", thinking)
+	}
+	if len(asst) != 3 || blockType(asst[1]) != "tool_use" || blockType(asst[2]) != "tool_use" {
+		t.Errorf("assistant blocks = %s, want thinking then two tool_use", asst)
+	}
+	results := second.Messages[2]
+	if results.Role != "user" || len(results.Content) != 2 || blockType(results.Content[0]) != "tool_result" || blockType(results.Content[1]) != "tool_result" {
+		t.Errorf("results message = %s %s, want one user message with both tool_result blocks", results.Role, results.Content)
+	}
+	// Cache: three breakpoints on the first request (tools, system, the
+	// prompt), four on the second (the prompt's stays, the results get
+	// one); tools and system the same bytes.
+	if n := bytes.Count(j[0].Body, []byte(`"cache_control"`)); n != 3 {
+		t.Errorf("first request: %d breakpoints, want 3", n)
+	}
+	if n := bytes.Count(j[1].Body, []byte(`"cache_control"`)); n != 4 {
+		t.Errorf("second request: %d breakpoints, want 4", n)
+	}
+	if !bytes.Equal(joinRaw(first.Tools), joinRaw(second.Tools)) || !bytes.Equal(joinRaw(first.System), joinRaw(second.System)) {
+		t.Error("tools or system prompt changed between the turns: the cached prefix is lost")
+	}
+	if !bytes.Equal(first.Messages[0].Content[0], second.Messages[0].Content[0]) {
+		t.Errorf("the prompt's block changed: %s then %s", first.Messages[0].Content[0], second.Messages[0].Content[0])
+	}
+
+	// --continue: the thinking block goes back with the same bytes.
+	r = h.run(t, "-p", "and again?", "--continue")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "ANT AGAIN." {
+		t.Fatalf("--continue: exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	j = h.srv.Journal()
+	third := parseAnt(t, j[2])
+	if len(third.Messages) < 4 || !bytes.Equal(third.Messages[1].Content[0], thinking) {
+		t.Errorf("after --continue the thinking block is %s, want %s", third.Messages[1].Content[0], thinking)
+	}
+}
+
+func joinRaw(rs []json.RawMessage) []byte {
+	var b []byte
+	for _, r := range rs {
+		b = append(append(b, r...), ',')
+	}
+	return b
+}
+
+// TestAnthropicErrorsAndCutOffs: 529 and an overloaded error event before
+// any answer are retried; a refusal is told and exits 1.
+func TestAnthropicErrorsAndCutOffs(t *testing.T) {
+	t.Parallel()
+	t.Run("retries", func(t *testing.T) {
+		t.Parallel()
+		h := newAntRun(t)
+		overloaded := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
+		h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{
+			Attempts: []scripted.Turn{
+				{Status: 529, Body: overloaded},
+				{Raw: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\nevent: ping\ndata: {\"type\":\"ping\"}\n\nevent: error\ndata: " + overloaded + "\n\n"},
+			},
+			Text: "RECOVERED.",
+		}}})
+		r := h.run(t, "-p", "hello")
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "RECOVERED." {
+			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		if n := len(h.srv.Journal()); n != 3 {
+			t.Errorf("%d requests, want 3 (two retried)", n)
+		}
+		if !strings.Contains(r.stderr, "retrying in") || !strings.Contains(r.stderr, "server overloaded (529)") || !strings.Contains(r.stderr, "provider overloaded") {
+			t.Errorf("stderr does not tell of the retries:\n%s", r.stderr)
+		}
+	})
+	t.Run("refusal", func(t *testing.T) {
+		t.Parallel()
+		h := newAntRun(t)
+		h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+			{Text: "I can't", FinishReason: "refusal"}}})
+		r := h.run(t, "-p", "hello", "--output-format", "json")
+		if r.code != 1 || !strings.Contains(r.stdout, `"reason": "refusal"`) || !strings.Contains(r.stderr+r.stdout, "refused") {
+			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// TestAnthropicOverflowCompacts: a conversation that passes the model's
+// window is refused in Anthropic's words ("prompt is too long"), compacted
+// on the same wire, and sent again; every turn is answered.
+func TestAnthropicOverflowCompacts(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t, scripted.WithWindow("", scripted.Window{Tokens: compactWindow, Hidden: true}))
+	ls := &scriptedtest.LongSession{Tool: "read_file", Args: map[string]any{"path": "big.txt"}, SummaryMarker: "conversation summariser"}
+	for _, c := range ls.Conversations(scripted.Match{SystemContains: mainPrompt}, 100) {
+		srv.Add(c)
+	}
+	files := sampleFiles()
+	files["big.txt"] = bigFile()
+	h := antRun{headlessRun{srv: srv, ws: workspace(t, files), box: newSandbox(t)}}
+	compacted := 0
+	for i := 1; i <= 6; i++ {
+		args := []string{"-p", fmt.Sprintf("[long %d] remember FACT-%d and read big.txt", i, i)}
+		if i > 1 {
+			args = append(args, "--continue")
+		}
+		r := h.run(t, args...)
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "Noted." {
+			t.Fatalf("turn %d: exit %d, stdout %q\nstderr:\n%s", i, r.code, r.stdout, r.stderr)
+		}
+		compacted += strings.Count(r.stderr, "compacted ")
+	}
+	over, summaries := 0, 0
+	for _, e := range srv.Journal() {
+		if e.API != scripted.APIAnthropic {
+			t.Errorf("a request on another wire: %+v", e)
+		}
+		if e.Overflow {
+			over++
+		}
+		if !e.Overflow && strings.Contains(e.System, "conversation summariser") {
+			summaries++
+		}
+	}
+	if over == 0 || compacted == 0 || summaries == 0 {
+		t.Errorf("%d requests refused, %d compactions, %d summaries on the Anthropic wire: want each at least once", over, compacted, summaries)
+	}
+}
+
+// TestTUIAnthropicCrewAcrossWires: in the terminal, a main agent on
+// Anthropic's wire (its model says api: anthropic) starts a child whose
+// model is served by Chat Completions on the same server: each speaks its
+// own wire, the welcome card and /model name the main agent's.
+func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	files := sampleFiles()
+	files[".covey/config.yaml"] = "model: claude-e2e\nbase_url: " + srv.URL() + "\nmodels:\n  claude-e2e: {api: anthropic}\n"
+	files[".covey/agents/scout.md"] = "---\nname: scout\ndescription: Finds files.\nmodel: local-e2e\ntools: [glob]\n---\nYou find files.\n"
+	ws := workspace(t, files)
+	srv.Add(scripted.Conversation{Name: "scout", Match: scripted.Match{FirstUser: "[e2e:scout]", Model: "local-e2e"}, Turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "*.go"})}},
+		{Text: "greet.go is there."},
+	}})
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, Model: "claude-e2e"}, Turns: []scripted.Turn{
+		{Reasoning: "A scout can look.", Text: "Sending a scout.", ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{
+			"description": "find go files", "subagent_type": "scout", "prompt": "[e2e:scout] Find the Go files."}}}},
+		{Text: "E2E CREW ACROSS WIRES.", ChunkSize: 100},
+	}})
+	tm := startTUI(t, ws, newSandbox(t).env("ANTHROPIC_API_KEY="+antKey))
+	tm.waitText(helpLine, "(Anthropic Messages)")
+	tm.submit("find the go files")
+	s := tm.waitText("E2E CREW ACROSS WIRES.")
+	if !typedPaneRe("scout", "find go files").MatchString(s) {
+		t.Errorf("no pane for the scout:\n%s", frame(s))
+	}
+	tm.submit("/model")
+	tm.waitText("model: claude-e2e (Anthropic Messages)")
+	for _, e := range srv.Journal() {
+		switch e.Conversation {
+		case "main":
+			if e.API != scripted.APIAnthropic || !e.HasAuth {
+				t.Errorf("main agent's request on %q (key sent: %v), want anthropic with x-api-key", e.API, e.HasAuth)
+			}
+		case "scout":
+			if e.API != "" {
+				t.Errorf("scout's request on %q, want Chat Completions", e.API)
+			}
+		default:
+			t.Errorf("unexpected request: %+v", e)
+		}
+	}
+	if len(requestsOf(srv, "main")) != 2 || len(requestsOf(srv, "scout")) != 2 {
+		t.Errorf("requests: %d main, %d scout; want 2 and 2", len(requestsOf(srv, "main")), len(requestsOf(srv, "scout")))
+	}
+	tm.quitAndCheck(helpLine)
+}
