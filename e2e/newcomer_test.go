@@ -311,3 +311,34 @@ func TestTUIHunkReviewDMeansDeny(t *testing.T) {
 		})
 	}
 }
+
+// TestTUIChildApprovalNamesTheChild: a child's request names the child as
+// its pane does ("auditor [general-purpose] asks:"), not its type alone.
+func TestTUIChildApprovalNamesTheChild(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			srv := scriptedtest.New(t)
+			srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("task", map[string]any{"description": "audit the code", "subagent_type": "general-purpose",
+					"name": "auditor", "prompt": "[e2e:auditor] run the check"})}},
+				{Text: "AUDIT DONE", ChunkSize: 20},
+			}})
+			srv.Add(scripted.Conversation{Name: "auditor", Match: scripted.Match{FirstUser: "[e2e:auditor]"}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("bash", map[string]any{"command": "echo audited"})}},
+				{Text: "audited"},
+			}})
+			ws := workspace(t, sampleFiles())
+			tm := startSized(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), size.w, size.h, "--model", "e2e-model")
+			tm.submit("audit")
+			s := tm.waitText("asks:")
+			if !strings.Contains(s, "auditor [general-purpose] asks:") {
+				t.Errorf("the child's request does not name the child:\n%s", frame(s))
+			}
+			tm.waitApprovalReady()
+			tm.press("y")
+			tm.waitText("AUDIT DONE")
+		})
+	}
+}

@@ -783,7 +783,12 @@ func (c *child) gate() permission.Gate {
 	if g == nil {
 		return nil
 	}
+	// The child by its name first, as its pane and the overview call it
+	// ("auditor [general-purpose] asks:"), not its type alone.
 	label := fmt.Sprintf("[%s] %s", c.def.Name, c.spec.Description)
+	if c.src.Name != "" {
+		label = fmt.Sprintf("%s [%s]", c.src.Name, c.def.Name)
+	}
 	dontAsk := c.policy != nil && c.def.PermissionMode == modeDontAsk
 	return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
 		req.Agent, req.AgentID = label, c.src.AgentID
