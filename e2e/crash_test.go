@@ -67,7 +67,7 @@ func (tm *term) coveyPID() int {
 }
 
 // resumedRe matches the notice of a resumed session and captures its ID.
-var resumedRe = regexp.MustCompile(`resumed session (\S+) \((\d+) messages\)`)
+var resumedRe = regexp.MustCompile(`resumed session (\S+) \((\d+) messages?\)`)
 
 // TestTUIContinueAfterSIGKILL kills covey with SIGKILL while an answer
 // streams in, then starts `covey --continue` in the same workspace: the

@@ -238,7 +238,11 @@ func (r *recording) resumeNote() string {
 	if r == nil || r.loaded == nil {
 		return ""
 	}
-	note := fmt.Sprintf("resumed session %s (%d messages)", r.id, len(r.loaded.Messages))
+	n := len(r.loaded.Messages)
+	note := fmt.Sprintf("resumed session %s (%d messages)", r.id, n)
+	if n == 1 {
+		note = fmt.Sprintf("resumed session %s (1 message)", r.id)
+	}
 	for _, w := range r.loaded.Warnings {
 		note += "\nwarning: " + w
 	}

@@ -206,7 +206,7 @@ func TestModelCancelChild(t *testing.T) {
 		if h.m.focus != keys.FocusTranscript || h.m.input.Value() != "" {
 			t.Error("x on a finished pane left the pane or typed into the input")
 		}
-		if !h.screenContains("has finished: nothing to cancel") {
+		if !h.screenContains("has ended (done): nothing to cancel") {
 			t.Errorf("x on a finished pane did not say why it does nothing:\n%s", ansi.Strip(h.m.View()))
 		}
 	})
