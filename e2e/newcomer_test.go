@@ -342,3 +342,35 @@ func TestTUIChildApprovalNamesTheChild(t *testing.T) {
 		})
 	}
 }
+
+// TestTUIBypassModeWarns: ctrl+t into bypassPermissions says what it means
+// and draws the mode in another colour than default's.
+func TestTUIBypassModeWarns(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			srv := scriptedtest.New(t)
+			ws := workspace(t, sampleFiles())
+			tm := startSized(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), size.w, size.h, "--model", "e2e-model")
+			modeStyle := func(mode string) string {
+				for _, l := range strings.Split(tm.colorScreen(), "\n") {
+					if i := strings.Index(l, mode); i >= 0 && strings.Contains(l, "e2e-model") {
+						return l[max(0, i-30):i] // the escape codes before it
+					}
+				}
+				return ""
+			}
+			tm.waitText(" default ")
+			def := modeStyle("default")
+			for _, next := range []string{"acceptEdits", "plan", "bypassPermissions"} {
+				tm.press("C-t")
+				tm.waitText(next)
+			}
+			s := tm.waitText("every tool call runs without asking")
+			if bypass := modeStyle("bypassPermissions"); bypass == "" || bypass == def {
+				t.Errorf("bypassPermissions is drawn like default (%q):\n%s", bypass, frame(s))
+			}
+		})
+	}
+}

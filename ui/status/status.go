@@ -199,7 +199,11 @@ func (s Bar) View() string {
 		}
 	}
 
-	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), styled(lk.mode, s.mode), tokens, styled(lk.key, s.mcp)}
+	mode := styled(lk.mode, s.mode)
+	if s.mode == bypassMode {
+		mode = styled(lk.hint, s.mode) // asks nothing: not in default's colour
+	}
+	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), mode, tokens, styled(lk.key, s.mcp)}
 	parts = append(parts, right...)
 	avail := max(0, s.width-2)
 	join := func() (string, int) {
@@ -236,6 +240,9 @@ func (s Bar) View() string {
 	pad := max(0, s.width-1-w)
 	return lk.bar.Render(" ") + line + lk.bar.Render(strings.Repeat(" ", pad))
 }
+
+// bypassMode is the permission mode that asks nothing, drawn as a warning.
+const bypassMode = "bypassPermissions"
 
 // statusLooks are the bar's styles as escape codes, made once.
 type statusLooks struct {
