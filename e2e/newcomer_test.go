@@ -374,3 +374,30 @@ func TestTUIBypassModeWarns(t *testing.T) {
 		})
 	}
 }
+
+// TestTUIHookTrustAt80Columns: the hook trust question says
+// "unsandboxed" within 80 columns, and its hint line offers y and n, not
+// the edit approval's keys (d deny with feedback, a allow for the session).
+func TestTUIHookTrustAt80Columns(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	files := sampleFiles()
+	files[".claude/settings.json"] = `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch hookran"}]}]}}`
+	ws := workspace(t, files)
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.resize(80, 24)
+	s := tm.waitText("touch hookran", "keep them off")
+	if !strings.Contains(s, "unsandboxed") {
+		t.Errorf("the trust question is cut before \"unsandboxed\" at 80 columns:\n%s", frame(s))
+	}
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if bar := lines[len(lines)-1]; strings.Contains(bar, "deny with feedback") || strings.Contains(bar, "allow for this session") {
+		t.Errorf("the hint line offers the edit approval's keys: %q", bar)
+	}
+	tm.waitApprovalReady()
+	tm.press("?")
+	s = tm.waitText("run them")
+	if strings.Contains(s, "deny with feedback") {
+		t.Errorf("? lists d for a trust question:\n%s", frame(s))
+	}
+}

@@ -703,7 +703,8 @@ func (b *Block) callHeader(st *theme.Styles) string {
 			st.Approval.Hint.Render("(remembered for this folder)")
 	}
 	if b.req.Tool == permission.ToolHooksTrust {
-		return t.Render("? Run the hooks this project brings? They run as your own commands, unsandboxed. ") +
+		// "unsandboxed" first: the words that matter fit 80 columns.
+		return t.Render("? Run this project's hooks? They run unsandboxed, as your own commands. ") +
 			st.Approval.Hint.Render("(remembered for this folder until they change)")
 	}
 	if b.req.Server == "" {

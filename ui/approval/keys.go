@@ -4,6 +4,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"covey/permission"
 	"covey/ui/keys"
 )
 
@@ -150,5 +151,17 @@ func (b *Block) KeyState() keys.Approval {
 		Hunks:    b.ChoosesHunks(),
 		Trimmed:  b.Trimmed(),
 		Attempts: b.IsPick(),
+		TrustYes: trustYes(b.req.Tool),
 	}
+}
+
+// trustYes is what y does for a trust question of tool; "" for another.
+func trustYes(tool string) string {
+	switch tool {
+	case permission.ToolMCPTrust:
+		return "start them"
+	case permission.ToolHooksTrust:
+		return "run them"
+	}
+	return ""
 }

@@ -248,6 +248,9 @@ type Approval struct {
 	Hunks    bool // the waiting request's hunks can be chosen
 	Trimmed  bool // some of its hunks (or files) are dropped
 	Attempts bool // the waiting request chooses among attempts
+	// TrustYes is what y does for a trust question (MCP servers, hooks:
+	// "run them"), which takes y and n alone; "" for any other request.
+	TrustYes string
 }
 
 // Child is what the chosen child allows.
@@ -367,7 +370,7 @@ func (k *KeyMap) applyApproval(s State) {
 	k.ApproveYes.SetEnabled(answering)
 	k.ApproveSession.SetEnabled(answering && s.CanGrant && !a.Merge && !a.Trimmed) // a grant allows whole changes
 	k.ApproveNo.SetEnabled(answering)
-	k.ApproveFeedback.SetEnabled(answering)
+	k.ApproveFeedback.SetEnabled(answering && a.TrustYes == "")
 	k.ApproveLayout.SetEnabled(answering && (a.Editable || a.Merge) && !a.OneSided)
 	k.setApprovalWords(a)
 	k.ApproveEdit.SetEnabled(answering && a.Editable && !a.Trimmed)
@@ -399,6 +402,10 @@ func (k *KeyMap) setApprovalWords(a Approval) {
 	k.ApproveYes.SetHelp("y", yes)
 	k.ApproveNo.SetHelp("n", no)
 	k.ApproveFeedback.SetHelp("d", note)
+	if a.TrustYes != "" {
+		k.ApproveYes.SetHelp("y", a.TrustYes)
+		k.ApproveNo.SetHelp("n", "keep them off")
+	}
 	if a.Attempts {
 		k.ApproveKeep.SetHelp("l", "keep all for later")
 	} else {
