@@ -86,10 +86,10 @@ func run(args []string, answer bool, timeout time.Duration) (time.Duration, bool
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		slave.Close()
+		_ = slave.Close()
 		return 0, false, err
 	}
-	slave.Close()
+	_ = slave.Close()
 	defer func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -141,22 +141,22 @@ func openPTY(rows, cols uint16) (master, slave *os.File, err error) {
 	}
 	fd := int(master.Fd())
 	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		master.Close()
+		_ = master.Close()
 		return nil, nil, fmt.Errorf("unlock pty: %w", err)
 	}
 	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
 	if err != nil {
-		master.Close()
+		_ = master.Close()
 		return nil, nil, fmt.Errorf("pty number: %w", err)
 	}
 	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		master.Close()
+		_ = master.Close()
 		return nil, nil, err
 	}
 	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}); err != nil {
-		master.Close()
-		slave.Close()
+		_ = master.Close()
+		_ = slave.Close()
 		return nil, nil, err
 	}
 	return master, slave, nil
