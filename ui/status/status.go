@@ -46,6 +46,9 @@ type Bar struct {
 	// interrupt says how to stop a running turn ("esc interrupt"), shown
 	// beside the spinner until a note ("cancelling…") takes its place.
 	interrupt string
+	// diag is the language servers' word on the workspace ("2 errors");
+	// "" when they report none.
+	diag string
 	// ctxTokens and ctxWindow are the fill of the main agent's next
 	// request and its model's window (0: unknown).
 	ctxTokens, ctxWindow int
@@ -102,6 +105,22 @@ func (s *Bar) SetHint(hint string) { s.hint = hint }
 // the spinner at every width ("esc interrupt"); "" shows none.
 func (s *Bar) SetInterrupt(text string) { s.interrupt = text }
 
+// SetDiagnostics sets the errors and warnings the language servers
+// report in the workspace; the bar shows them when there are any.
+func (s *Bar) SetDiagnostics(errs, warns int) {
+	switch {
+	case errs == 1:
+		s.diag = "1 error"
+	case errs > 1:
+		s.diag = fmt.Sprintf("%d errors", errs)
+	default:
+		s.diag = ""
+	}
+	if warns > 0 {
+		s.diag = strings.TrimPrefix(s.diag+fmt.Sprintf(", %d warning", warns)+map[bool]string{true: "s"}[warns > 1], ", ")
+	}
+}
+
 // SetMCP sets the MCP servers' summary ("mcp 2/3"; "" for none).
 func (s *Bar) SetMCP(summary string) { s.mcp = summary }
 
@@ -147,7 +166,7 @@ type Key struct {
 // Key is what View's output depends on.
 func (s Bar) Key() Key {
 	k := Key{
-		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp + "\x00" + s.interrupt,
+		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp + "\x00" + s.interrupt + "\x00" + s.diag,
 		width: s.width, in: s.ctxTokens, out: s.ctxWindow, running: s.running,
 	}
 	if s.running {
@@ -203,7 +222,7 @@ func (s Bar) View() string {
 	if s.mode == bypassMode {
 		mode = styled(lk.hint, s.mode) // asks nothing: not in default's colour
 	}
-	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), mode, tokens, styled(lk.key, s.mcp)}
+	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), mode, tokens, styled(lk.key, s.mcp), styled(lk.hint, s.diag)}
 	parts = append(parts, right...)
 	avail := max(0, s.width-2)
 	join := func() (string, int) {
