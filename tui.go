@@ -18,6 +18,7 @@ import (
 	"covey/agentdefs"
 	"covey/config"
 	"covey/internal/scripted/demo"
+	"covey/internal/termbg"
 	"covey/permission"
 	"covey/session"
 	"covey/theme"
@@ -73,10 +74,17 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer s.Close(stderr)
-	th, mdStyle, err := chooseTheme(config.FirstNonEmpty(o.theme, s.Config().Theme))
+	themeName := config.FirstNonEmpty(o.theme, s.Config().Theme)
+	th, mdStyle, err := chooseTheme(themeName)
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitUsage
+	}
+	// With --theme auto the terminal is asked after the first frame; its
+	// answer is kept for the next start (internal/termbg).
+	var onBackground func(bool)
+	if mode, _ := theme.ParseMode(themeName); mode == theme.ModeAuto && os.Getenv("NO_COLOR") == "" {
+		onBackground = func(dark bool) { _ = termbg.Remember(dark) }
 	}
 	infos, agentProblems := agentInfos(s)
 	worktrees := worktree.NewCommands(s.Workspace())
@@ -137,6 +145,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Load:           load,
 		// MCP servers start once the first frame is up.
 		AfterFirstFrame: s.StartMCP,
+		OnBackground:    onBackground,
 		Cost:            costFunc(s.Config().Prices),
 		Hooks:           tuiHooks(s, o.demo),
 		Notify:          notifier(s, os.Getenv),
@@ -251,6 +260,9 @@ func chooseTheme(name string) (*theme.Theme, string, error) {
 	}
 	dark := true
 	if mode == theme.ModeAuto {
+		// The answer remembered from the last start (internal/termbg's
+		// init set it): asking the terminal now would hold the first
+		// frame up, for 5 s on a terminal that never answers.
 		dark = lipgloss.HasDarkBackground()
 	}
 	th := theme.New(mode, dark, noColor)

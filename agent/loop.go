@@ -21,6 +21,11 @@ const CancelledResult = "cancelled by the user"
 // to the next one, in the request (the history keeps both as they came).
 const UnansweredNote = "[covey: the message above got no answer: its turn was interrupted]"
 
+// InterruptedNote ends an answer the user interrupted while it streamed,
+// in the history: the model sees what the user saw, and that it stops
+// there.
+const InterruptedNote = "[covey: the user interrupted this answer here]"
+
 // Run adds prompt as a user message and runs the loop until the model
 // answers without tool calls, MaxTurns is reached, the context ends or an
 // error occurs. It emits events as it goes and a Done event last. The
@@ -107,8 +112,11 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			if comp.Message.Content != "" || comp.Message.Reasoning != "" {
 				partial := comp.Message
 				partial.Role, partial.ToolCalls = RoleAssistant, nil
-				a.append(partial)
 				res.Answer = partial.Content
+				if isCancel(ctx, err) && stopReason(ctx) == StopCancelled && partial.Content != "" {
+					partial.Content = strings.TrimRight(partial.Content, " \n") + "\n\n" + InterruptedNote
+				}
+				a.append(partial)
 			}
 			if isCancel(ctx, err) {
 				res.Reason = stopReason(ctx)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -448,5 +449,44 @@ func TestConcurrentCallsAnnouncedInCallOrder(t *testing.T) {
 		if len(order) != n {
 			t.Fatalf("%d calls announced, want %d", len(order), n)
 		}
+	}
+}
+
+// TestInterruptedAnswerCarriesItsText: an answer the user interrupts while
+// it streams stays in the history as far as it came, marked interrupted,
+// and the next request carries both: the model sees what the user saw.
+func TestInterruptedAnswerCarriesItsText(t *testing.T) {
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "tell"}, Turns: []scripted.Turn{
+		{Text: "Once upon a time there was a very long story that never ended.", ChunkSize: 5, ChunkDelay: 50 * time.Millisecond},
+		{Text: "ok"},
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var seen atomic.Int32
+	a := agent.New(agent.Config{
+		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
+		Model:    "m", Tools: tools.NewRegistry(),
+		Emit: func(e agent.Event) {
+			if _, ok := e.(agent.TextDelta); ok && seen.Add(1) == 2 {
+				cancel()
+			}
+		},
+	})
+	if _, err := a.Run(ctx, "tell me a story"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("run error %v, want a cancel", err)
+	}
+	if _, err := a.Run(context.Background(), "go on"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Journal()[1].Messages
+	var cut string
+	for _, m := range msgs {
+		if m.Role == agent.RoleAssistant {
+			cut = m.Content
+		}
+	}
+	if !strings.HasPrefix(cut, "Once upon") || !strings.HasSuffix(cut, agent.InterruptedNote) {
+		t.Fatalf("the interrupted answer sent back = %q, want its streamed text ending in %q", cut, agent.InterruptedNote)
 	}
 }

@@ -67,7 +67,7 @@ func (tm *term) coveyPID() int {
 }
 
 // resumedRe matches the notice of a resumed session and captures its ID.
-var resumedRe = regexp.MustCompile(`resumed session (\S+) \((\d+) messages\)`)
+var resumedRe = regexp.MustCompile(`resumed session (\S+) \((\d+) messages?\)`)
 
 // TestTUIContinueAfterSIGKILL kills covey with SIGKILL while an answer
 // streams in, then starts `covey --continue` in the same workspace: the
@@ -125,6 +125,9 @@ func TestTUIContinueAfterSIGKILL(t *testing.T) {
 		}
 		return nil
 	})
+	if !strings.Contains(s, "interrupted: covey stopped") {
+		t.Errorf("the answer cut by the kill is not marked interrupted:\n%s", frame(s))
+	}
 	id := resumedRe.FindStringSubmatch(s)[1]
 	if got := runCovey(t, ws, env, "", "sessions"); got.code != 0 || !strings.Contains(got.stdout, id) {
 		t.Errorf("covey sessions (exit %d) does not list the resumed session %s:\n%s%s", got.code, id, got.stdout, got.stderr)
@@ -141,7 +144,9 @@ func TestTUIContinueAfterSIGKILL(t *testing.T) {
 		history = append(history, m.Role+": "+m.Content)
 	}
 	joined := strings.Join(history, "\n")
-	for _, want := range []string{"user: " + first, "assistant: " + firstAnswer, "user: " + second} {
+	// The answer the kill cut is carried as far as it came: the model
+	// sees what the user saw.
+	for _, want := range []string{"user: " + first, "assistant: " + firstAnswer, "user: " + second, "assistant: SLOW ANSWER begins"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("the request after --continue lacks %q; its messages:\n%s", want, joined)
 		}

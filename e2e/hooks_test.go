@@ -278,7 +278,7 @@ func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
 	files[".claude/settings.json"] = `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch hookran"}]}]}}`
 	ws := workspace(t, files)
 	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
-	tm.waitText("? Run the hooks this project brings?", "touch hookran")
+	tm.waitText("? Run this project's hooks? They run unsandboxed", "touch hookran")
 	tm.waitApprovalReady()
 	tm.press("y")
 	tm.waitText("✓ allowed  the hooks this project brings") // "y/hooks" read at once would be text, no answer
@@ -293,7 +293,7 @@ func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
 	tm.tmux("pipe-pane", "-o", "-t", sessionName, "cat >> "+shellQuote(raw))
 
 	tm.submit("list the files")
-	tm.waitText("? Allow bash", "[general-purpose] list files")
+	tm.waitText("? Allow bash", "[general-purpose] asks:")
 	tm.poll("the bell", waitLong, func(string) error {
 		data, _ := os.ReadFile(raw)
 		if !strings.Contains(string(data), "\a") {
@@ -367,7 +367,7 @@ func TestHookTrustRememberedUntilChanged(t *testing.T) {
 	env := box.env("OPENAI_BASE_URL=" + srv.URL())
 
 	tm := startTUI(t, ws, env, "--model", "e2e-model")
-	tm.waitText("? Run the hooks this project brings?", "touch ran1")
+	tm.waitText("? Run this project's hooks? They run unsandboxed", "touch ran1")
 	tm.waitApprovalReady()
 	tm.press("y")
 	tm.waitText("✓ allowed  the hooks this project brings")

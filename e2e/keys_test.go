@@ -133,7 +133,7 @@ func TestTUIKeysAndViews(t *testing.T) {
 			tm.waitText("E2E keys: the runner was cancelled.")
 			focusPane(tm, "run long")
 			tm.press("p")
-			s = tm.waitText("run-long has finished: nothing to pause")
+			s = tm.waitText("run-long has ended (cancelled): nothing to pause")
 			if strings.Contains(s, "› p") || !paneFocused(s, "run long") {
 				t.Errorf("p on a finished pane typed into the input or left the pane:\n%s", frame(s))
 			}

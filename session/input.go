@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,7 +110,49 @@ func shellNote(command string, res tools.Result) string {
 		out = out[:half] + fmt.Sprintf("\n… %d bytes cut …\n", len(out)-2*half) + out[len(out)-half:]
 		out = strings.ToValidUTF8(out, "")
 	}
-	return "<user-shell-command>\nThe user ran `" + command + "` in the shell (" + res.Summary + "):\n" + out + "\n</user-shell-command>"
+	return shellNoteOpen + "The user ran `" + command + "` in the shell (" + res.Summary + "):\n" + out + shellNoteClose
+}
+
+// The tags around a "!command"'s note, which withInput puts before the
+// prompt with a blank line after each.
+const (
+	shellNoteOpen  = "<user-shell-command>\n"
+	shellNoteClose = "\n</user-shell-command>"
+)
+
+// typedPrompt is what the user typed of a prompt withInput sent: without
+// the notes of their shell commands before it and the files attached
+// after it, which it returns as the notices the live session showed
+// ("attached file @greet.go"), in order. A resumed session shows these,
+// as the live one did (the commands show as their bash blocks).
+func typedPrompt(content string) (typed string, notes []string) {
+	for strings.HasPrefix(content, shellNoteOpen) {
+		end := strings.Index(content, shellNoteClose+"\n\n")
+		if end < 0 {
+			break
+		}
+		content = content[end+len(shellNoteClose)+2:]
+	}
+	for {
+		var cut int
+		what := "file"
+		switch {
+		case strings.HasSuffix(content, "\n</attached-file>"):
+			cut = strings.LastIndex(content, "\n\n<attached-file path=")
+		case strings.HasSuffix(content, "\n</attached-folder>"):
+			cut, what = strings.LastIndex(content, "\n\n<attached-folder path="), "folder"
+		default:
+			return content, notes
+		}
+		if cut < 0 {
+			return content, notes
+		}
+		path, err := strconv.QuotedPrefix(content[strings.IndexByte(content[cut:], '=')+cut+1:])
+		if p, uerr := strconv.Unquote(path); err == nil && uerr == nil {
+			notes = append([]string{fmt.Sprintf("attached %s @%s", what, p)}, notes...)
+		}
+		content = content[:cut]
+	}
 }
 
 // WorkspaceFiles lists the workspace's visible files (ui.FileLister: the
@@ -197,7 +240,7 @@ func (s *Session) attachments(ctx context.Context, prompt string, imgs *[]agent.
 			s.attachNote(agent.NoticeWarning, fmt.Sprintf("@%s not attached: %s", w, strings.TrimPrefix(excerpt.Line(res.Content), "Error: ")))
 			continue
 		}
-		block := fmt.Sprintf("\n\n<%s path=%q>\n%s\n</%s>", tag, w, res.Content, tag)
+		block := fmt.Sprintf("\n\n<%s path=%q>\n%s\n</%s>", tag, w, res.Content, tag) // typedPrompt takes it off again
 		if b.Len()+len(block) > maxAttachBytes {
 			s.attachNote(agent.NoticeWarning, fmt.Sprintf("@%s not attached: the message's attachments would pass %d KB", w, maxAttachBytes>>10))
 			continue

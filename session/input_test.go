@@ -190,3 +190,31 @@ func TestUserShellInPlanMode(t *testing.T) {
 		t.Errorf("the model is told of a command that did not run:\n%s", got)
 	}
 }
+
+// TestTypedPrompt: what withInput added to a prompt (shell notes before
+// it, attachments after it) comes off again, so a resumed session shows
+// what the user typed, as the live one did.
+func TestTypedPrompt(t *testing.T) {
+	note := shellNote("ls", tools.Result{Content: "a\nb\n", Summary: "exit 0"})
+	file := "\n\n<attached-file path=\"greet.go\">\npackage main\n</attached-file>"
+	folder := "\n\n<attached-folder path=\"docs\">\nguide.md\n</attached-folder>"
+	tests := map[string]struct {
+		sent, want string
+		notes      []string
+	}{
+		"plain":             {"explain this", "explain this", nil},
+		"attached file":     {"explain @greet.go" + file, "explain @greet.go", []string{"attached file @greet.go"}},
+		"file and folder":   {"see @greet.go @docs" + file + folder, "see @greet.go @docs", []string{"attached file @greet.go", "attached folder @docs"}},
+		"shell notes":       {note + "\n\n" + note + "\n\nwhat now", "what now", nil},
+		"note and file":     {note + "\n\nexplain @greet.go" + file, "explain @greet.go", []string{"attached file @greet.go"}},
+		"a tag in the text": {"what is <attached-file path=\"x\">?", "what is <attached-file path=\"x\">?", nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, notes := typedPrompt(tc.sent)
+			if got != tc.want || strings.Join(notes, "|") != strings.Join(tc.notes, "|") {
+				t.Errorf("typedPrompt(%q) = %q, %q; want %q, %q", tc.sent, got, notes, tc.want, tc.notes)
+			}
+		})
+	}
+}

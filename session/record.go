@@ -230,7 +230,23 @@ func (r *recording) replay() []agent.Event {
 	if r == nil || r.loaded == nil {
 		return nil
 	}
-	return r.loaded.Events()
+	events := r.loaded.Events()
+	out := make([]agent.Event, 0, len(events))
+	for _, e := range events {
+		u, ok := e.(agent.UserMessage)
+		if !ok || u.IsChild() {
+			out = append(out, e)
+			continue
+		}
+		// As it was typed, with the notices of its attachments.
+		typed, notes := typedPrompt(u.Text)
+		u.Text = typed
+		out = append(out, u)
+		for _, n := range notes {
+			out = append(out, agent.Notice{Source: u.Source, Level: agent.NoticeInfo, Message: n})
+		}
+	}
+	return out
 }
 
 // resumeNote tells the user which session came back.
@@ -238,9 +254,13 @@ func (r *recording) resumeNote() string {
 	if r == nil || r.loaded == nil {
 		return ""
 	}
-	note := fmt.Sprintf("resumed session %s (%d messages)", r.id, len(r.loaded.Messages))
+	n := len(r.loaded.Messages)
+	note := fmt.Sprintf("resumed session %s (%d messages)", r.id, n)
+	if n == 1 {
+		note = fmt.Sprintf("resumed session %s (1 message)", r.id)
+	}
 	if r.forkedFrom != "" {
-		note = fmt.Sprintf("forked session %s as %s (%d messages); the original is left as it was", r.forkedFrom, r.id, len(r.loaded.Messages))
+		note = fmt.Sprintf("forked session %s as %s (%d messages); the original is left as it was", r.forkedFrom, r.id, n)
 	}
 	for _, w := range r.loaded.Warnings {
 		note += "\nwarning: " + w

@@ -19,12 +19,16 @@ import (
 	"covey/hooks"
 	"covey/permission"
 	"covey/tools"
+	"covey/tools/tool"
 )
 
 // outcome is how one child ended and what goes back to its parent.
 type outcome struct {
 	reason string // one of agent's Stop constants
 	text   string // the body of its slot in the task result
+	// failedCalls counts the tool calls of a child that finished well
+	// (StopOK) that failed: its report says so, and so does the result.
+	failedCalls int
 }
 
 // state maps a stop reason to the child's final state.
@@ -58,6 +62,11 @@ type child struct {
 
 	a     *agent.Agent // nil when its provider could not be resolved
 	calls atomic.Int64
+	// failures lists its own tool calls that failed (an error, a
+	// command's non-zero exit), "edit_file greet.go: old_string not
+	// found", the first few of them; failedN counts them all.
+	failures []string
+	failedN  int
 	// iso is the child's own worktree; nil when it works where its parent
 	// works (home: the session's workspace, or an isolated ancestor's
 	// worktree).
@@ -436,6 +445,9 @@ func detailOf(out outcome) string {
 func (c *child) run(ctx context.Context, prompt string) (out outcome) {
 	runCtx, stop := c.withTimeout(ctx)
 	defer stop()
+	c.mu.Lock()
+	c.failures, c.failedN = nil, 0 // a resumed child reports its new run
+	c.mu.Unlock()
 
 	defer func() {
 		if p := recover(); p != nil {
@@ -510,6 +522,10 @@ func (c *child) run(ctx context.Context, prompt string) (out outcome) {
 		if out.text == "" {
 			out.text = "[the agent finished without a report]\n\n" + c.findings()
 		}
+		if note, n := c.failureNote(); n > 0 {
+			out.text += "\n\n" + note
+			out.failedCalls = n
+		}
 	}
 	return out
 }
@@ -565,6 +581,9 @@ func (c *child) emit(e agent.Event) {
 	own := e.From().AgentID == c.src.AgentID
 	if ok && own {
 		c.calls.Add(1)
+		if tool.Failed(tf.Result) {
+			c.noteFailure(tf)
+		}
 	}
 	if own {
 		c.act.observe(e)
@@ -573,6 +592,43 @@ func (c *child) emit(e agent.Event) {
 	if ok && c.iso != nil && e.From().AgentID == c.src.AgentID && changesFiles(tf.Name) {
 		c.noteChange(c.runCtx(), tf.CallID)
 	}
+}
+
+// maxFailuresNamed is how many failed calls a report names.
+const maxFailuresNamed = 3
+
+// noteFailure keeps a failed call of the child's own for its report.
+func (c *child) noteFailure(tf agent.ToolFinished) {
+	what := tf.Name
+	if tf.KeyArg != "" {
+		what += " " + excerpt.Cut(excerpt.Line(tf.KeyArg), 60)
+	}
+	why := strings.TrimPrefix(excerpt.Line(tf.Result.Summary), "Error: ")
+	if why == "" {
+		why = excerpt.Cut(strings.TrimPrefix(excerpt.Line(tf.Result.Content), "Error: "), 80)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failedN++
+	if len(c.failures) < maxFailuresNamed {
+		c.failures = append(c.failures, what+" ("+why+")")
+	}
+}
+
+// failureNote is what ends the report of a child that finished well but
+// some of whose calls failed, so its parent does not take an upbeat report
+// for the whole story; "" when none failed.
+func (c *child) failureNote() (string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failedN == 0 {
+		return "", 0
+	}
+	list := strings.Join(c.failures, "; ")
+	if more := c.failedN - len(c.failures); more > 0 {
+		list += fmt.Sprintf("; %d more", more)
+	}
+	return fmt.Sprintf("[covey: %s of this run failed: %s]", plural(c.failedN, "tool call"), list), c.failedN
 }
 
 // tools builds the child's tool set: a fresh read record, the shared locks,
@@ -763,7 +819,12 @@ func (c *child) gate() permission.Gate {
 	if g == nil {
 		return nil
 	}
+	// The child by its name first, as its pane and the overview call it
+	// ("auditor [general-purpose] asks:"), not its type alone.
 	label := fmt.Sprintf("[%s] %s", c.def.Name, c.spec.Description)
+	if c.src.Name != "" {
+		label = fmt.Sprintf("%s [%s]", c.src.Name, c.def.Name)
+	}
 	dontAsk := c.policy != nil && c.def.PermissionMode == modeDontAsk
 	return permission.GateFunc(func(ctx context.Context, req permission.Request) permission.Verdict {
 		req.Agent, req.AgentID = label, c.src.AgentID

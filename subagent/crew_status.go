@@ -203,10 +203,11 @@ func shownState(state string, bg, paused bool, asking string) string {
 	return s
 }
 
-// countStates is crew_status's one-line summary: "2 running, 1 done".
+// countStates is crew_status's one-line summary: "2 running, 1 paused",
+// the states in the order of a child's life, whatever order the children
+// started in.
 func countStates(crew []*child) string {
 	counts := map[string]int{}
-	var order []string
 	for _, c := range crew {
 		c.mu.Lock()
 		st := c.state
@@ -214,17 +215,14 @@ func countStates(crew []*child) string {
 			st = agent.StatePaused
 		}
 		c.mu.Unlock()
-		if st == agent.StateCutShort {
-			st = "cut short"
-		}
-		if counts[st] == 0 {
-			order = append(order, st)
-		}
 		counts[st]++
 	}
-	parts := make([]string, len(order))
-	for i, st := range order {
-		parts[i] = fmt.Sprintf("%d %s", counts[st], st)
+	var parts []string
+	for _, st := range []string{agent.StateRunning, agent.StateQueued, agent.StatePaused, agent.StateDone,
+		agent.StateFailed, agent.StateCutShort, agent.StateCancelled, agent.StateInterrupted} {
+		if n := counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(st, "_", " ")))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

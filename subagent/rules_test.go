@@ -187,7 +187,7 @@ func TestAskedBecauseOfTheAgentFileSaysSo(t *testing.T) {
 	if _, err := h.main.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
-	if asked != 1 || len(labels) != 1 || labels[0] != "[greeter] greet (outside its agent file's Bash(echo hello:*))" {
+	if asked != 1 || len(labels) != 1 || labels[0] != "greet [greeter] (outside its agent file's Bash(echo hello:*))" {
 		t.Errorf("asked %d times, labels %q; want once, about ls, naming the rule", asked, labels)
 	}
 }

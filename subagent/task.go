@@ -229,7 +229,7 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 // report joins the children's outcomes into the tool result, in call order.
 func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
 	var b strings.Builder
-	failed := 0
+	failed, failedCalls := 0, 0
 	var summary []string
 	for i, o := range outs {
 		if i > 0 {
@@ -245,8 +245,14 @@ func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
 		}
 		b.WriteString(capText(o.text, m.cfg.ResultCap))
 		summary = append(summary, o.reason)
+		failedCalls += o.failedCalls
 	}
 	r := tools.Result{Content: b.String(), Summary: summarize(summary)}
+	if failedCalls > 0 {
+		// Shown on the task call's line: its children finished, not all
+		// they tried worked.
+		r.Summary += " · " + plural(failedCalls, "failed call")
+	}
 	if len(outs) == 1 && outs[0].reason == agent.StopError {
 		// One failed child: its summary line says why, not just "error".
 		r.Summary += ": " + failureLine(outs[0].text)

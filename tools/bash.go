@@ -21,6 +21,7 @@ import (
 	"covey/internal/proctree"
 	"covey/permission"
 	"covey/permission/shell"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -414,7 +415,7 @@ func (b *bashRun) result(note string, timeout time.Duration) Result {
 	// A failing command is information, not a tool failure: tests that fail
 	// are what the model ran them to find out.
 	fmt.Fprintf(&sb, "[exit code %d]", b.exitCode)
-	return Result{Content: sb.String(), Summary: fmt.Sprintf("exit %d", b.exitCode)}
+	return Result{Content: sb.String(), Summary: tool.ExitSummary(b.exitCode)}
 }
 
 // headTail keeps the first and last n bytes written to it and counts the

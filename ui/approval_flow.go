@@ -309,7 +309,13 @@ func (m *Model) cycleMode() {
 	if m.perms == nil {
 		return
 	}
-	m.status.SetMode(string(m.perms.CycleMode()))
+	mode := m.perms.CycleMode()
+	m.status.SetMode(string(mode))
+	if mode == permission.ModeBypass {
+		// The one mode that asks nothing: said where the user looks.
+		m.notice(transcript.NoticeWarning, "bypassPermissions: every tool call runs without asking (deny rules and the sandbox still apply); "+
+			m.keys.CycleMode.Help().Key+" again leaves it")
+	}
 }
 
 // waitingFor is what a child's pane says it waits for while req is shown:

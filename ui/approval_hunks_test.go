@@ -69,16 +69,16 @@ func TestHunkApprovalAnswers(t *testing.T) {
 	}{
 		{name: "y takes every hunk", req: editRequest("f.txt", hunkFile, hunkEdit), keys: []tea.KeyMsg{runes("y")},
 			want: permission.Verdict{Allowed: true}, record: "✓ allowed  edit_file f.txt"},
-		{name: "} s drops the first hunk", req: editRequest("f.txt", hunkFile, hunkEdit), keys: []tea.KeyMsg{runes("}"), runes("s"), runes("y")},
+		{name: "s drops the first hunk, under the cursor from the start", req: editRequest("f.txt", hunkFile, hunkEdit), keys: []tea.KeyMsg{runes("s"), runes("y")},
 			want: permission.Verdict{Allowed: true, Dropped: map[string][]int{"f.txt": {0}}}, record: "✓ allowed 1 of 2 hunks"},
-		{name: "} } s drops the second, { s the first too: a denial", req: editRequest("f.txt", hunkFile, hunkEdit),
-			keys: []tea.KeyMsg{runes("}"), runes("}"), runes("s"), runes("{"), runes("s"), runes("y")},
+		{name: "} s drops the second, { s the first too: a denial", req: editRequest("f.txt", hunkFile, hunkEdit),
+			keys: []tea.KeyMsg{runes("}"), runes("s"), runes("{"), runes("s"), runes("y")},
 			want: permission.Verdict{Reason: reasonDenied}, record: "✗ denied"},
-		{name: "d after a drop takes the rest with a note", req: editRequest("f.txt", hunkFile, hunkEdit),
-			keys: append([]tea.KeyMsg{runes("}"), runes("}"), runes("s")}, note("keep line 25")...),
-			want: permission.Verdict{Allowed: true, Dropped: map[string][]int{"f.txt": {1}}, Note: "keep line 25"}, record: "✓ allowed 1 of 2 hunks: keep line 25"},
+		{name: "d after a drop still denies with feedback: one key, one meaning", req: editRequest("f.txt", hunkFile, hunkEdit),
+			keys: append([]tea.KeyMsg{runes("}"), runes("s")}, note("keep line 25")...),
+			want: permission.Verdict{Reason: reasonFeedback + "keep line 25"}, record: "✗ denied: keep line 25"},
 		{name: "a is no answer once a hunk is dropped", req: editRequest("f.txt", hunkFile, hunkEdit),
-			keys: []tea.KeyMsg{runes("}"), runes("s"), runes("a"), runes("y")},
+			keys: []tea.KeyMsg{runes("s"), runes("a"), runes("y")},
 			want: permission.Verdict{Allowed: true, Dropped: map[string][]int{"f.txt": {0}}}, record: "✓ allowed 1 of 2 hunks"},
 		{name: "d with nothing dropped still denies with feedback", req: editRequest("f.txt", hunkFile, hunkEdit),
 			keys: note("no"), want: permission.Verdict{Reason: reasonFeedback + "no"}, record: "✗ denied: no"},
@@ -90,7 +90,7 @@ func TestHunkApprovalAnswers(t *testing.T) {
 			want: permission.Verdict{Allowed: true, Files: []string{"a.go", "b.go", "c.go"}}, record: "✓ apply 3 of 4 files"},
 		{name: "pick: → y applies the second attempt", req: pickRequest(), keys: []tea.KeyMsg{right, runes("y")},
 			want: permission.Verdict{Allowed: true, Attempt: 2}, record: "✓ applied attempt 2 (fix-retry-2)"},
-		{name: "pick: by hunk", req: pickRequest(), keys: []tea.KeyMsg{right, runes("}"), runes("s"), runes("y")},
+		{name: "pick: by hunk", req: pickRequest(), keys: []tea.KeyMsg{right, runes("s"), runes("y")},
 			want: permission.Verdict{Allowed: true, Attempt: 2, Dropped: map[string][]int{"d.go": {0}}}, record: "✓ applied attempt 2 (fix-retry-2), in part"},
 		{name: "pick: n applies none", req: pickRequest(), keys: []tea.KeyMsg{runes("n")},
 			want: permission.Verdict{Reason: reasonDenied}, record: "✗ applied none of 3 attempts"},
@@ -138,8 +138,8 @@ func TestTrimmedAnswerSaysOneThing(t *testing.T) {
 		header string // "" to leave the header's counts unchecked
 	}{
 		{"edit whole", edit, nil, "? Allow edit_file f.txt  +4 -2"},
-		{"edit, second hunk dropped", edit, []tea.KeyMsg{runes("}"), runes("}"), runes("s")}, "? Allow edit_file f.txt  +3 -1 (1 of 2 hunks)"},
-		{"edit, first hunk dropped", edit, []tea.KeyMsg{runes("}"), runes("s")}, "? Allow edit_file f.txt  +1 -1 (1 of 2 hunks)"},
+		{"edit, second hunk dropped", edit, []tea.KeyMsg{runes("}"), runes("s")}, "? Allow edit_file f.txt  +3 -1 (1 of 2 hunks)"},
+		{"edit, first hunk dropped", edit, []tea.KeyMsg{runes("s")}, "? Allow edit_file f.txt  +1 -1 (1 of 2 hunks)"},
 		{"merge whole", hunkMergeRequest(), nil, ""},
 		{"merge, a hunk dropped", hunkMergeRequest(), []tea.KeyMsg{runes("]"), runes("]"), runes("]"), runes("}"), runes("}"), runes("s")}, ""},
 		{"pick whole", pickRequest(), []tea.KeyMsg{right}, ""},
@@ -186,11 +186,10 @@ func TestHunkApprovalViews(t *testing.T) {
 		}
 		b.Lines(approvalCtx(width))
 		b.MoveHunk(1)
-		b.MoveHunk(1)
 		b.ToggleHunk()
 		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(width)), "\n"))
 		for _, want := range []string{"[x] @@ -1,6 +1,6 @@", "▸ [ ] @@ -22,7 +22,7 @@  (dropped)", "(1 of 2 hunks)",
-			"s take/drop hunk", "}/{ next/previous hunk", "d allow the hunks taken, with a note"} {
+			"s take/drop hunk", "}/{ next/previous hunk", "d deny with feedback"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("split=%v: the approval does not show %q:\n%s", split, want, text)
 			}

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"errors"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -10,13 +9,6 @@ import (
 	"covey/ui/keys"
 	"covey/ui/transcript"
 )
-
-// Compacter is the optional part of an Engine that compacts the main
-// agent's conversation on demand (/compact); focus steers the summary.
-// The Compacted event it emits draws the divider.
-type Compacter interface {
-	Compact(ctx context.Context, focus string) (agent.Compacted, error)
-}
 
 // compactDoneMsg carries the engine's answer to /compact.
 type compactDoneMsg struct{ err error }

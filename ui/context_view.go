@@ -11,13 +11,6 @@ import (
 	"covey/ui/transcript"
 )
 
-// ContextEngine is implemented by an Engine that can break the main
-// agent's context down (/context). Engines without it get the gauge's
-// numbers alone.
-type ContextEngine interface {
-	ContextBreakdown() agent.ContextBreakdown
-}
-
 // cmdContext shows what the next request carries: the fill against the
 // window, then each part in tokens, and what a compaction would free.
 func (m *Model) cmdContext(string) tea.Cmd {

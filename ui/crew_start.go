@@ -16,21 +16,6 @@ import (
 // panes: subagents started by name ("@Explore find the retry logic") and
 // background shells (a pane whose open key shows the shell's whole output).
 
-// ChildStarter is implemented by an Engine that starts a subagent at the
-// user's word: of type agentType, with brief, as a background child of the
-// main agent, whose report comes back like a background child's. It
-// returns the child's name.
-type ChildStarter interface {
-	StartChild(agentType, brief string) (name string, err error)
-}
-
-// ShellReader is implemented by an Engine that runs background shells:
-// all a shell's kept output, and how many bytes before it were cut. (Its
-// pane's cancel key stops it through CancelChild.)
-type ShellReader interface {
-	ShellOutput(id string) (out string, cut int64, ok bool)
-}
-
 // childStartedByUserMsg reports a subagent the user started by name.
 type childStartedByUserMsg struct {
 	typ, name string

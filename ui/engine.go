@@ -1,6 +1,20 @@
 package ui
 
-import "context"
+import (
+	"context"
+
+	"covey/agent"
+)
+
+// This file is the UI's whole contract with the session it drives: Engine,
+// which every engine implements, and the optional interfaces a command
+// finds at run time (a type assertion on the engine), each of which turns
+// a feature on: /compact, /context, @Name to start a child, a background
+// shell's view, "!" commands, "@" completion, and /mcp (screens.MCPEngine,
+// which the screen defines).
+// The main package checks at compile time that session.Session implements
+// every one (engine_check.go), so renaming a method cannot quietly turn a
+// feature off.
 
 // Engine is what the TUI drives. The engine reports progress as agent events
 // on the channel given to New; the UI never calls into agent internals.
@@ -63,4 +77,48 @@ type AgentFileProblems struct {
 	Lines []string
 	// Errors counts the problems that kept the file from loading.
 	Errors int
+}
+
+// Compacter is the optional part of an Engine that compacts the main
+// agent's conversation on demand (/compact); focus steers the summary.
+// The Compacted event it emits draws the divider.
+type Compacter interface {
+	Compact(ctx context.Context, focus string) (agent.Compacted, error)
+}
+
+// ContextEngine is implemented by an Engine that can break the main
+// agent's context down (/context). Engines without it get the gauge's
+// numbers alone.
+type ContextEngine interface {
+	ContextBreakdown() agent.ContextBreakdown
+}
+
+// ChildStarter is implemented by an Engine that starts a subagent at the
+// user's word: of type agentType, with brief, as a background child of the
+// main agent, whose report comes back like a background child's. It
+// returns the child's name.
+type ChildStarter interface {
+	StartChild(agentType, brief string) (name string, err error)
+}
+
+// ShellReader is implemented by an Engine that runs background shells:
+// all a shell's kept output, and how many bytes before it were cut. (Its
+// pane's cancel key stops it through CancelChild.)
+type ShellReader interface {
+	ShellOutput(id string) (out string, cut int64, ok bool)
+}
+
+// ShellRunner is implemented by an Engine that runs the user's own shell
+// commands ("!make test"): through the bash tool's gate and sandbox, shown
+// as a bash call of the main agent, and told to the model in its next
+// request.
+type ShellRunner interface {
+	RunUserShell(ctx context.Context, command string) error
+}
+
+// FileLister is implemented by an Engine that lists the workspace's files
+// for the "@" completion: the visible files (.gitignore respected, as
+// glob sees them), as slash paths relative to the workspace root.
+type FileLister interface {
+	WorkspaceFiles(ctx context.Context) ([]string, error)
 }

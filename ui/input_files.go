@@ -7,13 +7,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// FileLister is implemented by an Engine that lists the workspace's files
-// for the "@" completion: the visible files (.gitignore respected, as
-// glob sees them), as slash paths relative to the workspace root.
-type FileLister interface {
-	WorkspaceFiles(ctx context.Context) ([]string, error)
-}
-
 // filesTimeout bounds one listing.
 const filesTimeout = 10 * time.Second
 

@@ -14,14 +14,6 @@ import (
 // This file holds what the root model does for the input's conveniences:
 // "!command" runs a shell command, "@path" completion lists the files.
 
-// ShellRunner is implemented by an Engine that runs the user's own shell
-// commands ("!make test"): through the bash tool's gate and sandbox, shown
-// as a bash call of the main agent, and told to the model in its next
-// request.
-type ShellRunner interface {
-	RunUserShell(ctx context.Context, command string) error
-}
-
 // shellCommand is the command of a "!command" input; ok is false for any
 // other input.
 func shellCommand(text string) (command string, ok bool) {

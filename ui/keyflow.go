@@ -142,6 +142,8 @@ func (m *Model) endGrace(msg graceMsg) {
 // them.
 func (m *Model) explainChildKey(k tea.KeyMsg, b *transcript.SubagentBlock) bool {
 	name := cells.OneLine(b.Name())
+	// "has ended (cancelled)": a cancelled child did not finish its work.
+	ended := name + " has ended (" + b.StateName() + ")"
 	why := ""
 	switch {
 	case keys.MatchesAny(k, m.keys.ChildPause):
@@ -149,18 +151,18 @@ func (m *Model) explainChildKey(k tea.KeyMsg, b *transcript.SubagentBlock) bool 
 		case b.IsShell():
 			why = "a background shell cannot be paused"
 		case !b.Running():
-			why = name + " has finished: nothing to pause"
+			why = ended + ": nothing to pause"
 		}
 	case keys.MatchesAny(k, m.keys.ChildBackground):
 		switch {
 		case !b.Running():
-			why = name + " has finished: nothing to move to the background"
+			why = ended + ": nothing to move to the background"
 		case b.Background():
 			why = name + " already runs in the background"
 		}
 	case keys.MatchesAny(k, m.keys.CancelChild):
 		if !b.Running() {
-			why = name + " has finished: nothing to cancel"
+			why = ended + ": nothing to cancel"
 		}
 	case keys.MatchesAny(k, m.keys.ChildMessage):
 		switch {

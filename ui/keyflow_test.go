@@ -210,7 +210,7 @@ func TestFinishedPaneSaysWhyPDoesNothing(t *testing.T) {
 	if h.m.focus != keys.FocusTranscript || h.m.input.Value() != "" {
 		t.Fatal("p on a finished pane left the pane or typed into the input")
 	}
-	if !h.screenContains("has finished: nothing to pause") {
+	if !h.screenContains("has ended (done): nothing to pause") {
 		t.Errorf("no reason shown:\n%s", ansi.Strip(h.m.View()))
 	}
 	h.key(tea.KeyDown)

@@ -64,6 +64,10 @@ type Options struct {
 	// screen (in a command, off the UI goroutine): background work such as
 	// starting MCP servers waits for it, so it never delays that frame.
 	AfterFirstFrame func()
+	// OnBackground, when set, has the terminal asked for its background
+	// colour after the first frame (--theme auto); it is called, on the
+	// input's goroutine, with the answer whenever it comes.
+	OnBackground func(dark bool)
 	// Approver brings the permission policy's questions to the screen;
 	// nil means nobody is asked (the policy decides alone).
 	Approver *Approver
@@ -230,6 +234,12 @@ type turn struct {
 	id       int
 	cancel   context.CancelFunc
 	errShown bool // an ErrorEvent already told the user what went wrong
+	// cancelling is set once the user asked to stop it: a second ctrl+c
+	// then goes on to clear and quit.
+	cancelling bool
+	// interrupted is set when the transcript already marks its answer
+	// cut: "turn cancelled" would say it twice.
+	interrupted bool
 }
 
 // turnDoneMsg reports that Engine.Run returned for turn id.
@@ -314,6 +324,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.rt.cost = opts.Cost
 	m.rt.keepLog = true
 	m.rt.retryHint = km.Retry.Help().Key + " retries"
+	m.status.SetInterrupt(km.Cancel.Help().Key + " interrupt")
 	if opts.Engine != nil {
 		m.status.SetModel(opts.Engine.Model())
 		m.rt.mainModel = opts.Engine.Model()
@@ -549,6 +560,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 			// Any other word from the main agent means the retry went out.
 			m.status.SetRetry("", time.Time{})
 		}
+		if eff.interrupted && m.turn != nil {
+			m.turn.interrupted = true
+		}
 		if eff.done {
 			m.status.SetIdle(m.bgTurn && m.turn == nil)
 			m.bgTurn = false
@@ -585,7 +599,9 @@ func (m *Model) handleTurnDone(msg turnDoneMsg) tea.Cmd {
 	m.lastFailed = t.errShown || (msg.err != nil && !errors.Is(msg.err, context.Canceled) && !nothingSent)
 	switch {
 	case errors.Is(msg.err, context.Canceled):
-		m.notice(transcript.NoticeInfo, "turn cancelled")
+		if !t.interrupted {
+			m.notice(transcript.NoticeInfo, "turn cancelled")
+		}
 	case errors.Is(msg.err, agent.ErrNothingToRetry):
 		m.notice(transcript.NoticeInfo, msg.err.Error())
 	case errors.Is(msg.err, hooks.ErrPromptBlocked):
@@ -661,6 +677,7 @@ func (m *Model) runTurn(run func(context.Context, Engine) error) tea.Cmd {
 func (m *Model) cancelTurn() {
 	if m.turn != nil {
 		m.turn.cancel()
+		m.turn.cancelling = true
 		m.status.SetNote("cancelling…")
 	}
 }

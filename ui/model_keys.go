@@ -133,9 +133,15 @@ func (m *Model) handleEverywhereKey(k tea.KeyMsg) bool {
 	return true
 }
 
-// ctrlC clears a draft; on an empty input it asks for a second press,
+// ctrlC interrupts a running turn first (the draft stays), as esc does;
+// then it clears a draft; on an empty input it asks for a second press,
 // which quits if it comes within quitWindow.
 func (m *Model) ctrlC() tea.Cmd {
+	if m.turn != nil && !m.turn.cancelling {
+		m.disarmQuit()
+		m.cancelTurn()
+		return nil
+	}
 	if m.input.Value() != "" {
 		m.input.Reset()
 		m.comp.Filter("")

@@ -206,7 +206,7 @@ func TestModelCancelChild(t *testing.T) {
 		if h.m.focus != keys.FocusTranscript || h.m.input.Value() != "" {
 			t.Error("x on a finished pane left the pane or typed into the input")
 		}
-		if !h.screenContains("has finished: nothing to cancel") {
+		if !h.screenContains("has ended (done): nothing to cancel") {
 			t.Errorf("x on a finished pane did not say why it does nothing:\n%s", ansi.Strip(h.m.View()))
 		}
 	})
@@ -295,19 +295,30 @@ func TestModelCtrlC(t *testing.T) {
 			t.Error("the second ctrl+c did not quit")
 		}
 	})
-	t.Run("second press quits and cancels the turn", func(t *testing.T) {
+	t.Run("first press interrupts the turn and keeps the draft", func(t *testing.T) {
 		h := newHarness(t, 80, 24)
 		h.m.quitAfter = time.Hour
 		h.startTurn("work")
+		h.typeText("next")
 		_, ctxs, _ := h.eng.snapshot()
-		if cmd := h.update(tea.KeyMsg{Type: tea.KeyCtrlC}); isQuitNoWait(cmd) || ctxs[0].Err() != nil {
-			t.Fatal("one ctrl+c quit or cancelled the turn")
+		if cmd := h.update(tea.KeyMsg{Type: tea.KeyCtrlC}); isQuitNoWait(cmd) || ctxs[0].Err() == nil {
+			t.Fatal("the first ctrl+c did not interrupt the turn, or quit")
 		}
+		if h.m.input.Value() != "next" || h.m.quitArmed {
+			t.Fatalf("interrupting lost the draft (%q) or armed quitting", h.m.input.Value())
+		}
+		if !strings.Contains(h.m.View(), "cancelling…") {
+			t.Errorf("the bar does not say the turn is being cancelled:\n%s", h.m.View())
+		}
+		// The turn may take a moment to end: the next presses clear the
+		// draft, ask, and quit.
+		h.update(tea.KeyMsg{Type: tea.KeyCtrlC})
+		if h.m.input.Value() != "" {
+			t.Fatal("the second ctrl+c did not clear the draft")
+		}
+		h.update(tea.KeyMsg{Type: tea.KeyCtrlC})
 		if cmd := h.update(tea.KeyMsg{Type: tea.KeyCtrlC}); !isQuit(cmd) {
-			t.Fatal("the second ctrl+c did not quit")
-		}
-		if ctxs[0].Err() == nil {
-			t.Error("quitting left the turn running")
+			t.Fatal("ctrl+c did not quit after the interrupt")
 		}
 	})
 	t.Run("the window expires", func(t *testing.T) {

@@ -23,6 +23,9 @@ type routeEffect struct {
 	// background is set by a BackgroundResult to the main agent: the
 	// engine calls the model again with it, a turn the UI did not start.
 	background bool
+	// interrupted is set when the run ended cancelled in the middle of an
+	// answer, which the transcript now marks "interrupted".
+	interrupted bool
 }
 
 // router sends each agent event to the block it belongs to: the main
@@ -225,7 +228,13 @@ func (r *router) route(ev agent.Event) routeEffect {
 		r.finishAssistant()
 		r.t.Append(transcript.NewCompactionBlock(e))
 	case agent.Done:
+		cut := e.Reason == agent.StopCancelled && r.assistant != nil && r.lastOwn() == transcript.Block(r.assistant) && r.assistant.Text() != ""
 		r.finishAssistant()
+		if cut {
+			// Live and resumed alike, a cut answer does not pass for a
+			// whole one.
+			r.t.Append(transcript.NewNoticeBlock(transcript.NoticeWarning, interruptedMark(e)))
+		}
 		if r.compacting != nil {
 			// A compaction that never ended (covey stopped while the
 			// summary was written, in a replayed session).
@@ -236,7 +245,7 @@ func (r *router) route(ev agent.Event) routeEffect {
 			// The answer stays; the notice says it is not the whole of it.
 			r.t.Append(transcript.NewNoticeBlock(transcript.NoticeWarning, note))
 		}
-		return routeEffect{done: true}
+		return routeEffect{done: true, interrupted: cut}
 	case agent.Collision:
 		r.collision(e)
 	case agent.ChildStarted, agent.ChildFinished:
@@ -244,6 +253,15 @@ func (r *router) route(ev agent.Event) routeEffect {
 		// than guess where it belongs.
 	}
 	return routeEffect{}
+}
+
+// interruptedMark is what follows an answer cut by a cancel: "interrupted",
+// or the reason covey gave when it stopped while the answer streamed.
+func interruptedMark(e agent.Done) string {
+	if strings.HasPrefix(e.Error, "interrupted:") {
+		return e.Error
+	}
+	return "interrupted"
 }
 
 // collision marks a collision on the panes of both agents; when the

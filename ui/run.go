@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"covey/internal/termbg"
 	"covey/ui/painter"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -26,13 +27,21 @@ func Run(ctx context.Context, opts Options) error {
 		return runProgram(ctx, opts, nil, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithReportFocus(), tea.WithoutSignalHandler())
 	}
 	scr := painter.New(os.Stdin, os.Stdout, frameInterval)
+	var popts []tea.ProgramOption
+	if opts.OnBackground != nil {
+		// Asked after the first frame; the answer is taken out of the
+		// keys whenever it comes.
+		in := &termbg.Input{File: os.Stdin, OnAnswer: opts.OnBackground}
+		scr.AfterFirstPaint(termbg.Query, in.Asked)
+		popts = append(popts, tea.WithInput(in))
+	}
 	if err := scr.Start(); err != nil {
 		return fmt.Errorf("run ui: %w", err)
 	}
 	defer scr.Stop()
 	opts.Notify.SetWriter(scr.Signal)
 	defer opts.Notify.SetWriter(nil)
-	return runProgram(ctx, opts, scr, tea.WithoutRenderer(), tea.WithoutSignalHandler())
+	return runProgram(ctx, opts, scr, append(popts, tea.WithoutRenderer(), tea.WithoutSignalHandler())...)
 }
 
 // runProgram is Run with the program's options open, so tests can give it

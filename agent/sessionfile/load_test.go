@@ -437,6 +437,65 @@ func TestEventsLeaveOutBackgroundDeliveries(t *testing.T) {
 	}
 }
 
+// TestCutAnswerIsKept: covey stopped while the main agent streamed an
+// answer (killed, or quit mid-answer): the text the user saw comes back as
+// an assistant message ending in CutNote, written to the file once, so the
+// model is told what was on screen and not only that the turn stopped.
+// Text after which the run ended, or a child's text, is no cut answer.
+func TestCutAnswerIsKept(t *testing.T) {
+	tests := map[string]struct {
+		events []agent.Event
+		want   string // the last message's content; "" for no cut answer
+	}{
+		"streaming when killed": {[]agent.Event{
+			agent.TextDelta{Source: mainSrc, Text: "Here is "}, agent.TextDelta{Source: mainSrc, Text: "half of it"},
+		}, "Here is half of it\n\n" + CutNote},
+		"the run ended": {[]agent.Event{
+			agent.TextDelta{Source: mainSrc, Text: "whole"}, agent.Done{Source: mainSrc, Reason: agent.StopCancelled},
+		}, ""},
+		"only a child streamed": {[]agent.Event{agent.TextDelta{Source: childSrc, Text: "child text"}}, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := testStore(t)
+			r, err := s.Create("/ws", "m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Message(agent.Message{Role: agent.RoleUser, Content: "tell me"})
+			for _, e := range tc.events {
+				r.Event(e)
+			}
+			if err := r.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			r.f.Close()
+			r2, l, err := s.Open(r.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := l.Messages[len(l.Messages)-1]
+			if tc.want == "" {
+				if last.Role == agent.RoleAssistant {
+					t.Fatalf("an assistant message was made up: %q", last.Content)
+				}
+				return
+			}
+			if last.Role != agent.RoleAssistant || last.Content != tc.want {
+				t.Fatalf("last message %s %q, want the cut answer %q", last.Role, last.Content, tc.want)
+			}
+			if err := r2.Close(); err != nil {
+				t.Fatal(err)
+			}
+			again, err := s.Load(r.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustEqual(t, "messages on the next load", again.Messages, l.Messages)
+		})
+	}
+}
+
 // TestEventTimesReadBack: an event line carries the time it was recorded
 // at its end, which Read gives back as Record.At; a line written before
 // events were timed reads with a zero time, and a torn time is no time.

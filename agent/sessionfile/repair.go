@@ -1,6 +1,8 @@
 package sessionfile
 
 import (
+	"strings"
+
 	"covey/agent"
 	tools "covey/tools/tool" // the tool interface alone: no tool implementation is linked
 )
@@ -21,6 +23,10 @@ const resumedDetail = agent.DetailResumed
 func (l *Loaded) repair() {
 	var tail []agent.Message
 	l.Messages, tail = l.repairHistory(l.Messages)
+	cut := l.cutAnswer()
+	if cut != nil && len(tail) == 0 {
+		l.Messages = append(l.Messages, *cut)
+	}
 	n := len(l.Messages)
 	l.Messages = alternate(l.Messages)
 	l.placeholders = len(l.Messages) - n
@@ -46,6 +52,9 @@ func (l *Loaded) repair() {
 	for i := range tail {
 		l.fix = append(l.fix, Record{Message: &tail[i]})
 	}
+	if cut != nil && len(tail) == 0 {
+		l.fix = append(l.fix, Record{Message: cut})
+	}
 	for _, e := range mainDone {
 		l.fix = append(l.fix, Record{Event: e})
 	}
@@ -66,6 +75,39 @@ func (l *Loaded) repair() {
 	if len(tail) > 0 {
 		l.warnf("%d tool call(s) had no result (covey stopped while they ran); marked interrupted", len(tail))
 	}
+}
+
+// CutNote ends an answer the main agent was streaming when covey stopped,
+// kept from its text events: the model sees what the user saw, and that
+// it stops there.
+const CutNote = "[covey: this answer was cut off here: covey stopped while it streamed]"
+
+// cutAnswer is the answer the main agent was streaming when the writer
+// died: its text events after the last message, with no Done or tool call
+// after them, as an assistant message ending in CutNote. Nil when there
+// is none.
+func (l *Loaded) cutAnswer() *agent.Message {
+	start := len(l.Replay)
+	for start > 0 && l.Replay[start-1].Message == nil {
+		start--
+	}
+	var text strings.Builder
+	for _, rec := range l.Replay[start:] {
+		if rec.Event.From().IsChild() {
+			continue
+		}
+		switch e := rec.Event.(type) {
+		case agent.Done, agent.ToolStarted, agent.ToolFinished:
+			return nil
+		case agent.TextDelta:
+			text.WriteString(e.Text)
+		}
+	}
+	body := strings.TrimRight(text.String(), " \n")
+	if body == "" {
+		return nil
+	}
+	return &agent.Message{Role: agent.RoleAssistant, Content: body + "\n\n" + CutNote}
 }
 
 // repairHistory answers every unanswered tool call with InterruptedResult,

@@ -11,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"covey/internal/excerpt"
 	"covey/tools/toolname"
@@ -53,6 +55,29 @@ type Result struct {
 	// Images are images the result gives the model (read_file of an
 	// image); Content then describes them in a line each.
 	Images []Image `json:"images,omitempty"`
+}
+
+// ExitSummary is the Summary of a command that exited with code: "exit 0".
+// A non-zero exit is no tool failure (the model ran the command to learn
+// what it says) but no success either: ExitCode reads it back for a UI.
+func ExitSummary(code int) string { return "exit " + strconv.Itoa(code) }
+
+// ExitCode reads the exit code out of a Summary made by ExitSummary; ok is
+// false for any other summary.
+func ExitCode(summary string) (code int, ok bool) {
+	rest, found := strings.CutPrefix(summary, "exit ")
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil
+}
+
+// Failed reports whether r is a failure to show as one: an error, or a
+// command's non-zero exit.
+func Failed(r Result) bool {
+	code, ok := ExitCode(r.Summary)
+	return r.IsError || (ok && code != 0)
 }
 
 // Errorf builds an error Result whose content and summary are the message.

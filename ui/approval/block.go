@@ -199,7 +199,7 @@ func New(req permission.Request, k Keys) *Block {
 			text = diffview.ContentDiff(req.Content)
 		}
 		b.diff = diffview.New(text)
-		b.hunks = newHunkState(b.diff)
+		b.hunks = newHunkState(b.diff).onFirstHunk()
 	}
 	b.grants = permission.SessionGrantRules(req)
 	ti := textinput.New()
@@ -729,7 +729,8 @@ func (b *Block) callHeader(st *theme.Styles) string {
 			st.Approval.Hint.Render("(remembered for this folder)")
 	}
 	if b.req.Tool == permission.ToolHooksTrust {
-		return t.Render("? Run the hooks this project brings? They run as your own commands, unsandboxed. ") +
+		// "unsandboxed" first: the words that matter fit 80 columns.
+		return t.Render("? Run this project's hooks? They run unsandboxed, as your own commands. ") +
 			st.Approval.Hint.Render("(remembered for this folder until they change)")
 	}
 	if b.req.Server == "" {
@@ -820,7 +821,7 @@ func (b *Block) answerHints(k *Keys, width int) [][2]string {
 		h = [][2]string{{keys.Name(k.ApproveYes), "run them"}, {keys.Name(k.ApproveNo), "keep them off"}}
 	}
 	if b.droppedCount() > 0 {
-		// Part of the change: y writes the hunks taken, d with a note.
+		// Part of the change: y writes the hunks taken; d still denies.
 		yes, no, note := keys.AnswerWords(false, false, true)
 		h = [][2]string{{keys.Name(k.ApproveYes), yes}, {keys.Name(k.ApproveNo), no}, {keys.Name(k.ApproveFeedback), note}}
 	}

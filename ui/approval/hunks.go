@@ -63,6 +63,16 @@ func newHunkState(d *diffview.View) *hunkState {
 	return h
 }
 
+// onFirstHunk puts h's cursor on its first hunk, shown there, so s drops
+// it at once (a write's review; a merge's starts on its first file). Nil
+// is left alone.
+func (h *hunkState) onFirstHunk() *hunkState {
+	if h != nil {
+		h.engaged = true
+	}
+	return h
+}
+
 // ChoosesHunks reports whether the shown diff's hunks can be chosen.
 func (b *Block) ChoosesHunks() bool { return b.hunks != nil }
 

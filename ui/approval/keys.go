@@ -1,11 +1,10 @@
 package approval
 
 import (
-	"covey/permission"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"covey/permission"
 	"covey/ui/keys"
 )
 
@@ -71,9 +70,9 @@ func (b *Block) HandleKey(k tea.KeyMsg, km *keys.KeyMap) (a Action, cmd tea.Cmd,
 	}
 	if b.feedbackOn {
 		switch {
-		case key.Matches(k, km.FeedbackSend) && b.Trimmed():
-			a = b.allowChosen(b.Feedback())
 		case key.Matches(k, km.FeedbackSend):
+			// d denies with feedback, whatever hunks are dropped: one key,
+			// one meaning (y allows the hunks taken).
 			a = Deny{Feedback: b.Feedback()}
 		case key.Matches(k, km.FeedbackBack):
 			b.StopFeedback()
@@ -84,7 +83,7 @@ func (b *Block) HandleKey(k tea.KeyMsg, km *keys.KeyMap) (a Action, cmd tea.Cmd,
 	}
 	switch {
 	case key.Matches(k, km.ApproveYes):
-		a = b.allowChosen("")
+		a = b.allowChosen()
 	case key.Matches(k, km.ApproveSession):
 		a = GrantSession{}
 	case key.Matches(k, km.ApproveNo):
@@ -139,14 +138,14 @@ func (b *Block) HandleKey(k tea.KeyMsg, km *keys.KeyMap) (a Action, cmd tea.Cmd,
 }
 
 // allowChosen allows what the block has chosen: the whole change, or the
-// files and hunks taken, with note; taking nothing is a denial. For a
-// best-of-N review it applies the attempt shown.
-func (b *Block) allowChosen(note string) Action {
+// files and hunks taken; taking nothing is a denial. For a best-of-N
+// review it applies the attempt shown.
+func (b *Block) allowChosen() Action {
 	files := b.ChosenFiles()
 	if (files != nil && len(files) == 0) || b.AllDropped() {
-		return Deny{Feedback: note}
+		return Deny{}
 	}
-	return Allow{Files: files, Dropped: b.DroppedHunks(), Attempt: b.Attempt(), Note: note}
+	return Allow{Files: files, Dropped: b.DroppedHunks(), Attempt: b.Attempt()}
 }
 
 // KeyState is what the waiting request b (nil: none) allows, for the
@@ -169,6 +168,7 @@ func (b *Block) KeyState() keys.Approval {
 		Multi:    b.question != nil && b.question.q.MultiSelect,
 		Options:  b.questionRows(),
 		Plan:     b.plan != nil,
+		TrustYes: trustYes(b.req.Tool),
 	}
 }
 
@@ -179,4 +179,15 @@ func (b *Block) questionRows() int {
 		return 0
 	}
 	return b.question.typeRow() + 1
+}
+
+// trustYes is what y does for a trust question of tool; "" for another.
+func trustYes(tool string) string {
+	switch tool {
+	case permission.ToolMCPTrust:
+		return "start them"
+	case permission.ToolHooksTrust:
+		return "run them"
+	}
+	return ""
 }

@@ -157,8 +157,8 @@ func TestHandleKey(t *testing.T) {
 		{name: "tab goes to the input", req: twoHunkEdit(), key: "tab", want: ToInput{}},
 		{name: "esc cancels the turn", req: twoHunkEdit(), key: "esc", want: CancelTurn{}},
 		{name: "s drops the hunk", req: twoHunkEdit(), key: "s", changed: func(p *probe) { p.Dropped[0] = true }},
-		{name: "} shows the first hunk", req: twoHunkEdit(), key: "}"}, // the cursor is there, now shown
-		{name: "} moves to the next hunk", req: twoHunkEdit(), before: []string{"}"}, key: "}",
+		// The cursor starts on the first hunk, shown there.
+		{name: "} moves to the next hunk", req: twoHunkEdit(), key: "}",
 			changed: func(p *probe) { p.Hunk, p.Offset = 1, 8 }}, // the second hunk's header row
 		{name: "down scrolls", req: twoHunkEdit(), key: "down", changed: func(p *probe) { p.Offset = 1 }},
 		{name: "k scrolls up", req: twoHunkEdit(), before: []string{"j", "j"}, key: "k", changed: func(p *probe) { p.Offset = 1 }},
@@ -203,10 +203,11 @@ func TestHandleKey(t *testing.T) {
 		{name: "feedback: enter with text denies with it", req: twoHunkEdit(), before: []string{"d", "use", " ", "sed"}, key: "enter",
 			want: Deny{Feedback: "use sed"}},
 		{name: "feedback: enter with no text denies", req: twoHunkEdit(), before: []string{"d"}, key: "enter", want: Deny{}},
-		{name: "feedback: enter with hunks dropped allows with the note", req: twoHunkEdit(), before: []string{"s", "d", "why"}, key: "enter",
-			want: Allow{Dropped: map[string][]int{"f.txt": {0}}, Note: "why"}},
-		{name: "feedback: enter with hunks dropped and no text allows", req: twoHunkEdit(), before: []string{"s", "d"}, key: "enter",
-			want: Allow{Dropped: map[string][]int{"f.txt": {0}}}},
+		// d means one thing, whatever is dropped: y allows the hunks taken.
+		{name: "feedback: enter with hunks dropped denies with the note", req: twoHunkEdit(), before: []string{"s", "d", "why"}, key: "enter",
+			want: Deny{Feedback: "why"}},
+		{name: "feedback: enter with hunks dropped and no text denies", req: twoHunkEdit(), before: []string{"s", "d"}, key: "enter",
+			want: Deny{}},
 		{name: "feedback: enter with every file dropped denies with the note", req: threeFileMerge(),
 			before: []string{" ", "]", " ", "]", " ", "d", "later"}, key: "enter", want: Deny{Feedback: "later"}},
 		{name: "feedback: esc closes it, keeping the text", req: twoHunkEdit(), before: []string{"d", "no"}, key: "esc",

@@ -42,6 +42,7 @@ const (
 	GlyphTool      = "⏺"
 	GlyphOK        = "✓"
 	GlyphFailed    = "✗"
+	GlyphPartly    = "!" // done, but some of its tool calls failed
 	GlyphCancelled = "⊘"
 	GlyphTimeout   = "⏱"
 	GlyphMaxTurns  = "↻"

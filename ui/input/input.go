@@ -73,6 +73,9 @@ type Model struct {
 	// shell is set while the input is a "!" shell command: the "!" shows
 	// as the prompt glyph, not in the text (Value puts it back).
 	shell bool
+	// tall is set while the text has more rows than the input shows, so
+	// the textarea scrolls (see fitHeight).
+	tall bool
 }
 
 // mainPlaceholder is the empty input's hint to the main agent.
@@ -91,7 +94,6 @@ const (
 func New(styles *theme.Styles, keys Keys) Model {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
-	ta.Prompt = promptMessage
 	ta.Placeholder = mainPlaceholder
 	ta.CharLimit = 0
 	ta.MaxHeight = 0
@@ -111,7 +113,30 @@ func New(styles *theme.Styles, keys Keys) Model {
 	ta.FocusedStyle, ta.BlurredStyle = st, st
 	ta.Focus()
 	ta.SetHeight(1)
-	return Model{ta: ta, styles: styles, keys: keys}
+	m := Model{ta: ta, styles: styles, keys: keys}
+	m.setPrompt(promptMessage)
+	return m
+}
+
+// setPrompt shows p before the text's first row only: the rows after it
+// are indented under the text, so a draft of several lines reads as one
+// message under one glyph.
+func (m *Model) setPrompt(p string) {
+	if m.ta.Prompt == p {
+		return
+	}
+	m.ta.Prompt = p
+	w := ansi.StringWidth(p)
+	pad := strings.Repeat(" ", w)
+	m.ta.SetPromptFunc(w, func(row int) string {
+		if row == 0 {
+			return p
+		}
+		return pad
+	})
+	if m.sized {
+		m.ta.SetWidth(max(m.width, 4)) // the prompt's width is taken from the text's
+	}
 }
 
 // SetSize sets the input's width; its height follows its content.
@@ -178,10 +203,12 @@ func (m *Model) syncPrompt() {
 		m.shell = true
 		m.ta.SetValue(v[1:])
 	}
-	m.ta.Prompt, m.ta.Placeholder = promptMessage, mainPlaceholder
+	prompt := promptMessage
+	m.ta.Placeholder = mainPlaceholder
 	if m.shell {
-		m.ta.Prompt, m.ta.Placeholder = promptShell, shellPlaceholder
+		prompt, m.ta.Placeholder = promptShell, shellPlaceholder
 	}
+	m.setPrompt(prompt)
 }
 
 // Submit takes the text out of the input, with every collapsed paste's
@@ -211,11 +238,11 @@ func (m *Model) Submit() string {
 func (m *Model) SetTarget(name string) {
 	m.target = name
 	if name == "" {
-		m.ta.Prompt = promptMessage
+		m.setPrompt(promptMessage)
 		m.ta.Placeholder = mainPlaceholder
 		m.syncPrompt()
 	} else {
-		m.ta.Prompt = "to " + cells.OneLine(name) + " › "
+		m.setPrompt("to " + cells.OneLine(name) + " › ")
 		m.ta.Placeholder = "message for " + cells.OneLine(name) + " (" + m.keys.AddressCancel.Help().Key + ": back to the main agent)"
 	}
 	m.ta.SetWidth(max(m.width, 4))
@@ -286,6 +313,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	before := m.ta.Value()
 	var cmd tea.Cmd
+	// At its full height while it edits, the textarea scrolls only for a
+	// text taller than the input can grow (see fitHeight).
+	m.ta.SetHeight(maxInputLines)
 	m.ta, cmd = m.ta.Update(msg)
 	m.guardPastes(before)
 	m.syncPrompt()
@@ -301,7 +331,12 @@ func (m *Model) recall(s string) {
 	m.fitHeight()
 }
 
-// fitHeight grows the textarea with its content, up to maxInputLines.
+// fitHeight grows the textarea with its content, up to maxInputLines,
+// and keeps the text in view: all of it when it fits, else the rows
+// around the cursor. bubbles' textarea scrolls only in its Update, to keep
+// the cursor within the height it has then, and never scrolls back when it
+// grows: left alone, a draft of a few lines hid its first line above an
+// empty row, and a long paste expanded left the cursor out of view.
 func (m *Model) fitHeight() {
 	w := max(1, m.ta.Width())
 	rows := 0
@@ -309,7 +344,40 @@ func (m *Model) fitHeight() {
 		// The cursor may sit after the last character, hence the +1.
 		rows += (ansi.StringWidth(l) + w) / w
 	}
-	m.ta.SetHeight(min(max(rows, 1), maxInputLines))
+	if rows > maxInputLines {
+		m.tall = true
+		m.ta.SetHeight(maxInputLines)
+		if m.ta.Focused() {
+			// Its view scrolls over the rows its last View laid out:
+			// lay out the text it has now, then scroll the cursor into
+			// view.
+			_ = m.ta.View()
+			m.ta, _ = m.ta.Update(nil)
+		}
+		return
+	}
+	if m.tall {
+		m.tall = false
+		m.toTop()
+	}
+	m.ta.SetHeight(max(rows, 1))
+}
+
+// toTop scrolls the textarea back to its first row, the cursor kept where
+// it was: the text fits again after it did not.
+func (m *Model) toTop() {
+	line, li := m.ta.Line(), m.ta.LineInfo()
+	v := m.ta.Value()
+	m.ta.Reset() // its view goes back to the top
+	m.ta.InsertString(v)
+	for m.ta.Line() > line || (m.ta.Line() == line && m.ta.LineInfo().RowOffset > li.RowOffset) {
+		before, row := m.ta.Line(), m.ta.LineInfo().RowOffset
+		m.ta.CursorUp()
+		if m.ta.Line() == before && m.ta.LineInfo().RowOffset == row {
+			break
+		}
+	}
+	m.ta.SetCursor(li.StartColumn + li.ColumnOffset)
 }
 
 // Key is everything the input's look depends on: the root keeps the last

@@ -271,6 +271,9 @@ type Approval struct {
 	Multi    bool // ... of which several options may be marked
 	Options  int  // ... with this many rows to pick (its options and "type an answer")
 	Plan     bool // the waiting request is a plan to approve (exit_plan_mode)
+	// TrustYes is what y does for a trust question (MCP servers, hooks:
+	// "run them"), which takes y and n alone; "" for any other request.
+	TrustYes string
 }
 
 // Child is what the chosen child allows.
@@ -400,7 +403,7 @@ func (k *KeyMap) applyApproval(s State) {
 	// accepted.
 	k.ApproveSession.SetEnabled(answering && ((s.CanGrant && !a.Merge && !a.Trimmed) || a.Plan))
 	k.ApproveNo.SetEnabled(answering)
-	k.ApproveFeedback.SetEnabled(answering)
+	k.ApproveFeedback.SetEnabled(answering && a.TrustYes == "")
 	k.ApproveLayout.SetEnabled(answering && (a.Editable || a.Merge) && !a.OneSided)
 	k.setApprovalWords(a)
 	k.ApproveEdit.SetEnabled(answering && a.Editable && !a.Trimmed)
@@ -468,6 +471,10 @@ func (k *KeyMap) setApprovalWords(a Approval) {
 	k.FeedbackBack.SetHelp(Name(k.FeedbackBack), "back to the request")
 	k.ApproveUp.SetHelp(Name(k.ApproveUp), "scroll diff up")
 	k.ApproveDown.SetHelp(Name(k.ApproveDown), "scroll diff down")
+	if a.TrustYes != "" {
+		k.ApproveYes.SetHelp("y", a.TrustYes)
+		k.ApproveNo.SetHelp("n", "keep them off")
+	}
 	if a.Attempts {
 		k.ApproveKeep.SetHelp("l", "keep all for later")
 	} else {
@@ -499,15 +506,15 @@ func PlanWords() (yes, edits, no, note, send string) {
 func AnswerWords(merge, pick, trimmed bool) (yes, no, note string) {
 	switch {
 	case pick && trimmed:
-		return "apply the chosen of this attempt", "apply none", "apply the chosen, with a note"
+		return "apply the chosen of this attempt", "apply none", "apply none, with feedback"
 	case pick:
 		return "apply this attempt", "apply none", "apply none, with feedback"
 	case merge && trimmed:
-		return "apply the chosen files", "discard all", "apply the chosen, with a note"
+		return "apply the chosen files", "discard all", "discard with feedback"
 	case merge:
 		return "apply the chosen files", "discard all", "discard with feedback"
 	case trimmed:
-		return "allow the hunks taken", "deny", "allow the hunks taken, with a note"
+		return "allow the hunks taken", "deny", "deny with feedback"
 	}
 	return "allow", "deny", "deny with feedback"
 }

@@ -107,68 +107,91 @@ func (l *lang) scan(st *hlState, s string, spans []span) []span {
 		i = end
 	}
 	if l.preproc && i == 0 {
-		j := len(s) - len(strings.TrimLeft(s, " "))
-		if j < len(s) && s[j] == '#' {
-			spans = addSpan(spans, j, tokPlain)
-			j++
-			for j < len(s) && isIdent(s[j]) {
-				j++
-			}
-			spans = addSpan(spans, j, tokKeyword)
-			i = j
-		}
+		i, spans = directive(s, spans)
 	}
 	for i < len(s) {
-		c := s[i]
-		rest := s[i:]
-		switch {
-		case l.blockComment && strings.HasPrefix(rest, "/*"):
-			i = l.open(st, &spans, s, i, 2, "*/", tokComment, false)
-		case l.lineComment != "" && strings.HasPrefix(rest, l.lineComment) &&
-			(!l.hashAfterSpace || i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
-			spans = addSpan(spans, len(s), tokComment)
-			i = len(s)
-		case l.triple && (strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, `'''`)):
-			i = l.open(st, &spans, s, i, 3, rest[:3], tokString, true)
-		case l.multi != 0 && c == l.multi:
-			i = l.open(st, &spans, s, i, 1, rest[:1], tokString, l.multiEscapes)
-		case l.charQuote && c == '\'' && !isCharLiteral(rest):
-			spans = addSpan(spans, i+1, tokPlain) // a lifetime's tick
-			i++
-		case strings.IndexByte(l.quotes, c) >= 0:
-			i, _ = findClose(s, i+1, rest[:1], true)
-			spans = addSpan(spans, i, tokString)
-		case strings.IndexByte(l.rawQuotes, c) >= 0:
-			i, _ = findClose(s, i+1, rest[:1], false)
-			spans = addSpan(spans, i, tokString)
-		case isDigit(c) || (c == '.' && i+1 < len(s) && isDigit(s[i+1])):
-			i++
-			for i < len(s) && (isIdent(s[i]) || s[i] == '.' ||
-				((s[i] == '-' || s[i] == '+') && (s[i-1] == 'e' || s[i-1] == 'E'))) {
-				i++
-			}
-			spans = addSpan(spans, i, tokNumber)
-		case isIdentStart(c):
-			j := i + 1
-			for j < len(s) && isIdent(s[j]) {
-				j++
-			}
-			w := s[i:j]
-			if l.foldCase {
-				w = strings.ToLower(w)
-			}
-			kind := tokPlain
-			if l.keyword != nil && l.keyword(w) {
-				kind = tokKeyword
-			}
-			spans = addSpan(spans, j, kind)
-			i = j
-		default:
-			spans = addSpan(spans, i+1, tokPlain)
-			i++
-		}
+		i, spans = l.token(st, s, i, spans)
 	}
 	return spans
+}
+
+// directive scans a C preprocessor line's "#word" (after any indent),
+// returning where the scan goes on; 0 when s is no directive.
+func directive(s string, spans []span) (int, []span) {
+	j := len(s) - len(strings.TrimLeft(s, " "))
+	if j == len(s) || s[j] != '#' {
+		return 0, spans
+	}
+	spans = addSpan(spans, j, tokPlain)
+	j++
+	for j < len(s) && isIdent(s[j]) {
+		j++
+	}
+	return j, addSpan(spans, j, tokKeyword)
+}
+
+// token scans the token at s[i:], appending its span, and returns where
+// the next one starts.
+func (l *lang) token(st *hlState, s string, i int, spans []span) (int, []span) {
+	c := s[i]
+	rest := s[i:]
+	switch {
+	case l.blockComment && strings.HasPrefix(rest, "/*"):
+		i = l.open(st, &spans, s, i, 2, "*/", tokComment, false)
+	case l.lineComment != "" && strings.HasPrefix(rest, l.lineComment) &&
+		(!l.hashAfterSpace || i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
+		spans = addSpan(spans, len(s), tokComment)
+		i = len(s)
+	case l.triple && (strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, `'''`)):
+		i = l.open(st, &spans, s, i, 3, rest[:3], tokString, true)
+	case l.multi != 0 && c == l.multi:
+		i = l.open(st, &spans, s, i, 1, rest[:1], tokString, l.multiEscapes)
+	case l.charQuote && c == '\'' && !isCharLiteral(rest):
+		spans = addSpan(spans, i+1, tokPlain) // a lifetime's tick
+		i++
+	case strings.IndexByte(l.quotes, c) >= 0:
+		i, _ = findClose(s, i+1, rest[:1], true)
+		spans = addSpan(spans, i, tokString)
+	case strings.IndexByte(l.rawQuotes, c) >= 0:
+		i, _ = findClose(s, i+1, rest[:1], false)
+		spans = addSpan(spans, i, tokString)
+	case isDigit(c) || (c == '.' && i+1 < len(s) && isDigit(s[i+1])):
+		i = numberEnd(s, i)
+		spans = addSpan(spans, i, tokNumber)
+	case isIdentStart(c):
+		i, spans = l.word(s, i, spans)
+	default:
+		spans = addSpan(spans, i+1, tokPlain)
+		i++
+	}
+	return i, spans
+}
+
+// numberEnd is where the number starting at s[i] ends (1e-9, 0x1F, 1.5).
+func numberEnd(s string, i int) int {
+	i++
+	for i < len(s) && (isIdent(s[i]) || s[i] == '.' ||
+		((s[i] == '-' || s[i] == '+') && (s[i-1] == 'e' || s[i-1] == 'E'))) {
+		i++
+	}
+	return i
+}
+
+// word scans the identifier at s[i:], a keyword of the language or not.
+func (l *lang) word(s string, i int, spans []span) (int, []span) {
+	j := i + 1
+	for j < len(s) && isIdent(s[j]) {
+		j++
+	}
+	w := s[i:j]
+	if l.foldCase {
+		w = strings.ToLower(w)
+	}
+	kind := tokPlain
+	if l.keyword != nil && l.keyword(w) {
+		kind = tokKeyword
+	}
+	return j, addSpan(spans, j, kind)
 }
 
 // open scans a token that may go on past the line: its opener (n bytes at

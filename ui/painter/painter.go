@@ -50,6 +50,10 @@ type Painter struct {
 	active  bool // the terminal is in the program's modes
 	buf     bytes.Buffer
 	paints  int // frames painted; tests read it
+	// first is written right after the first frame, once, after
+	// firstFn runs (AfterFirstPaint).
+	first   string
+	firstFn func()
 
 	kick chan struct{}
 	done chan struct{}
@@ -264,6 +268,21 @@ func (s *Painter) paintLocked() {
 	s.painted = s.view
 	s.last = time.Now()
 	s.paints++
+	if s.paints == 1 && s.first != "" {
+		if s.firstFn != nil {
+			s.firstFn()
+		}
+		_, _ = io.WriteString(s.out, s.first)
+	}
+}
+
+// AfterFirstPaint writes seq (a query to the terminal) right after the
+// first frame is painted, once, calling fn first: nothing the program asks
+// the terminal holds that frame up. Call it before Start.
+func (s *Painter) AfterFirstPaint(seq string, fn func()) {
+	s.mu.Lock()
+	s.first, s.firstFn = seq, fn
+	s.mu.Unlock()
 }
 
 // maxScroll is the most lines a frame is scrolled by: a stream adds a

@@ -630,6 +630,9 @@ func (o *CrewOverview) stateCell(b *strings.Builder, r *transcript.SubagentBlock
 	switch first {
 	case "done":
 		look = looks.done
+		if r.FailedCalls() > 0 {
+			look = looks.cutShort // done, but not all it tried worked
+		}
 	case "failed":
 		look = looks.failed
 	case "cancelled", "interrupted":

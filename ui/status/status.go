@@ -43,6 +43,9 @@ type Bar struct {
 	hint string
 	// mcp sums up the MCP servers ("MCP 2/3, 1 failed"); "" without any.
 	mcp string
+	// interrupt says how to stop a running turn ("esc interrupt"), shown
+	// beside the spinner until a note ("cancelling…") takes its place.
+	interrupt string
 	// diag is the language servers' word on the workspace ("2 errors");
 	// "" when they report none.
 	diag string
@@ -97,6 +100,10 @@ func (s *Bar) SetRetry(reason string, until time.Time) {
 
 // SetHint shows a passing word to the user; "" removes it.
 func (s *Bar) SetHint(hint string) { s.hint = hint }
+
+// SetInterrupt names the key that interrupts a running turn, shown beside
+// the spinner at every width ("esc interrupt"); "" shows none.
+func (s *Bar) SetInterrupt(text string) { s.interrupt = text }
 
 // SetDiagnostics sets the errors and warnings the language servers
 // report in the workspace; the bar shows them when there are any.
@@ -159,7 +166,7 @@ type Key struct {
 // Key is what View's output depends on.
 func (s Bar) Key() Key {
 	k := Key{
-		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp + "\x00" + s.diag,
+		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp + "\x00" + s.interrupt + "\x00" + s.diag,
 		width: s.width, in: s.ctxTokens, out: s.ctxWindow, running: s.running,
 	}
 	if s.running {
@@ -188,6 +195,9 @@ func (s Bar) View() string {
 	if s.running {
 		el := s.now.Sub(s.started).Truncate(100 * time.Millisecond)
 		right = append(right, styled(lk.spinner, cells.Spinner(s.frame)+" "+cells.Elapsed(el)))
+		if s.interrupt != "" && s.note == "" {
+			right = append(right, styled(lk.key, s.interrupt))
+		}
 	}
 	if s.running && s.waitingOn != "" {
 		right = append(right, styled(lk.spinner, s.waitingOn))
@@ -208,7 +218,11 @@ func (s Bar) View() string {
 		}
 	}
 
-	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), styled(lk.mode, s.mode), tokens, styled(lk.key, s.mcp), styled(lk.hint, s.diag)}
+	mode := styled(lk.mode, s.mode)
+	if s.mode == bypassMode {
+		mode = styled(lk.hint, s.mode) // asks nothing: not in default's colour
+	}
+	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), mode, tokens, styled(lk.key, s.mcp), styled(lk.hint, s.diag)}
 	parts = append(parts, right...)
 	avail := max(0, s.width-2)
 	join := func() (string, int) {
@@ -229,8 +243,9 @@ func (s Bar) View() string {
 		return b.String(), w
 	}
 	line, w := join()
-	// Drop the workspace, then the model, before cutting anything.
-	for _, drop := range []int{1, 0} {
+	// Drop the workspace, then the model, the MCP summary, the mode and the
+	// gauge before cutting anything: what runs, and how to stop it, stays.
+	for _, drop := range []int{1, 0, 4, 2, 3} {
 		if w <= avail {
 			break
 		}
@@ -244,6 +259,9 @@ func (s Bar) View() string {
 	pad := max(0, s.width-1-w)
 	return lk.bar.Render(" ") + line + lk.bar.Render(strings.Repeat(" ", pad))
 }
+
+// bypassMode is the permission mode that asks nothing, drawn as a warning.
+const bypassMode = "bypassPermissions"
 
 // statusLooks are the bar's styles as escape codes, made once.
 type statusLooks struct {

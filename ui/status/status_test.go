@@ -17,7 +17,8 @@ import (
 var fixedNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 // TestStatusBarView checks the bar's text, its exact width and its colours
-// at widths that drop the workspace, the model, and cut the rest.
+// at widths that drop the workspace, the model, the mode and the gauge,
+// and cut the rest: the spinner and how to interrupt stay longest.
 func TestStatusBarView(t *testing.T) {
 	old := lipgloss.ColorProfile()
 	lipgloss.SetColorProfile(termenv.TrueColor)
@@ -27,15 +28,18 @@ func TestStatusBarView(t *testing.T) {
 	s.model = "gpt-x"
 	s.usage = agent.Usage{InputTokens: 1200, OutputTokens: 34}
 	s.SetContext(5200, 8192)
+	s.SetInterrupt("esc interrupt")
 	s.running, s.started, s.now, s.frame = true, fixedNow, fixedNow.Add(2900*time.Millisecond), 0
 	tests := map[string]struct {
 		width int
 		plain string
 	}{
-		"wide":              {80, " gpt-x · /work/project · default · ctx 63% · ⠋ 2.9s"},
-		"workspace dropped": {45, " gpt-x · default · ctx 63% · ⠋ 2.9s"},
-		"model dropped too": {34, " default · ctx 63% · ⠋ 2.9s"},
-		"cut":               {20, " default · ctx 63%…"},
+		"wide":              {80, " gpt-x · /work/project · default · ctx 63% · ⠋ 2.9s · esc interrupt"},
+		"workspace dropped": {55, " gpt-x · default · ctx 63% · ⠋ 2.9s · esc interrupt"},
+		"model dropped too": {45, " default · ctx 63% · ⠋ 2.9s · esc interrupt"},
+		"mode dropped too":  {36, " ctx 63% · ⠋ 2.9s · esc interrupt"},
+		"gauge dropped too": {25, " ⠋ 2.9s · esc interrupt"},
+		"cut":               {15, " ⠋ 2.9s · esc…"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -47,10 +51,31 @@ func TestStatusBarView(t *testing.T) {
 			if p := strings.TrimRight(ansi.Strip(got), " "); p != tc.plain {
 				t.Errorf("text %q, want %q", p, tc.plain)
 			}
-			if !strings.Contains(got, th.Styles.Status.Mode.Render("default")) {
+			if strings.Contains(tc.plain, "default") && !strings.Contains(got, th.Styles.Status.Mode.Render("default")) {
 				t.Errorf("the mode is not drawn in its style: %q", got)
 			}
 		})
+	}
+}
+
+// TestStatusBarInterruptGoesWithNote checks that "esc interrupt" shows
+// only while a turn runs and no note ("cancelling…") has replaced it.
+func TestStatusBarInterruptGoesWithNote(t *testing.T) {
+	th := theme.New(theme.ModeDark, true, false)
+	s := New(&th.Styles, "/w", "default")
+	s.SetInterrupt("esc interrupt")
+	s.SetSize(80)
+	if strings.Contains(ansi.Strip(s.View()), "interrupt") {
+		t.Errorf("idle bar offers to interrupt: %q", ansi.Strip(s.View()))
+	}
+	s.SetRunning(fixedNow)
+	s.SetFrame(fixedNow, 0, agent.Usage{})
+	if !strings.Contains(ansi.Strip(s.View()), "esc interrupt") {
+		t.Errorf("running bar lacks esc interrupt: %q", ansi.Strip(s.View()))
+	}
+	s.SetNote("cancelling…")
+	if v := ansi.Strip(s.View()); strings.Contains(v, "interrupt") || !strings.Contains(v, "cancelling…") {
+		t.Errorf("cancelling bar: %q", v)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"covey/agent"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/ui/cells"
 
 	"github.com/charmbracelet/lipgloss"
@@ -59,8 +60,12 @@ type SubagentBlock struct {
 	asking  string
 	elapsed time.Duration // frozen when the child finishes
 	tools   int
-	usage   agent.Usage
-	crew    paneCrew // background, pause, budget, files: see subagent_crew.go
+	// failed counts its tool calls that failed (an error, a command's
+	// non-zero exit): the header says "1 failed", so a child's upbeat
+	// report is not all the user sees.
+	failed int
+	usage  agent.Usage
+	crew   paneCrew // background, pause, budget, files: see subagent_crew.go
 	// ctxTokens and ctxWindow are the child's own context fill and window.
 	ctxTokens, ctxWindow int
 
@@ -219,8 +224,9 @@ func (b *SubagentBlock) push(a activity) uint64 {
 // already scrolled out of memory.
 func (b *SubagentBlock) finishTool(e agent.ToolFinished) {
 	st := toolOK
-	if e.Result.IsError {
+	if tool.Failed(e.Result) {
 		st = toolFailed
+		b.failed++
 	}
 	note := cells.OneLine(e.Result.Summary)
 	if seq, ok := b.openTool[e.CallID]; ok {
@@ -377,6 +383,10 @@ func (b *SubagentBlock) SetStatusLine(line string) {
 
 // Model is the model the child runs on.
 func (b *SubagentBlock) Model() string { return b.model }
+
+// FailedCalls is how many of its tool calls failed (an error, or a
+// command's non-zero exit).
+func (b *SubagentBlock) FailedCalls() int { return b.failed }
 
 // ToolCalls is how many tool calls the child has made.
 func (b *SubagentBlock) ToolCalls() int { return b.tools }
@@ -566,6 +576,9 @@ func (b *SubagentBlock) statePrefix() string {
 	if c := b.collide.badge(); c != "" && b.state == childRunning {
 		p += c + " · "
 	}
+	if b.failed > 0 {
+		p += strconv.Itoa(b.failed) + " failed · "
+	}
 	return p
 }
 
@@ -637,6 +650,9 @@ func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 	switch {
 	case b.waiting:
 		return cells.GlyphWaiting, lookWaiting
+	case b.state == childDone && b.failed > 0:
+		// It finished, but not everything it tried worked: no tick.
+		return cells.GlyphPartly, lookMaxTurns
 	case b.state == childDone:
 		return cells.GlyphOK, lookDone
 	case b.state == childFailed:

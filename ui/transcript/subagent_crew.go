@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -439,6 +440,9 @@ func (b *SubagentBlock) Stalled(now time.Time) bool {
 func (b *SubagentBlock) StateName() string {
 	switch b.state {
 	case childDone:
+		if b.failed > 0 {
+			return "done · " + strconv.Itoa(b.failed) + " failed"
+		}
 		return "done"
 	case childFailed:
 		return "failed"

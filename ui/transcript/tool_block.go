@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/ui/cells"
 	"covey/ui/diffview"
@@ -236,8 +237,13 @@ func (b *ToolBlock) outcome(ctx RenderContext) (lipgloss.Style, string) {
 	st := ctx.Styles
 	res := b.end.Result
 	style, glyph := st.Tool.OK, cells.GlyphOK
-	if res.IsError {
+	switch {
+	case tool.Failed(res):
+		// A command's non-zero exit gets no tick: "✗ exit 1".
 		style, glyph = st.Tool.Error, cells.GlyphFailed
+	case b.start.Name == taskToolName && strings.Contains(res.Summary, "failed call"):
+		// Its children finished, but calls of theirs failed.
+		style, glyph = st.Blocks.MaxTurns, cells.GlyphPartly
 	}
 	state := style.Render(glyph)
 	summary := cells.OneLine(res.Summary)
@@ -245,8 +251,9 @@ func (b *ToolBlock) outcome(ctx RenderContext) (lipgloss.Style, string) {
 		done, total := todoCounts(b.todos)
 		summary = fmt.Sprintf("%d/%d done", done, total)
 	}
-	// The body already shows an error and a diff its counts.
-	if summary != "" && b.start.Name != taskToolName && !res.IsError && b.change == nil {
+	// The body already shows an error and a diff its counts; a task's
+	// children show how they ended, but not that calls of theirs failed.
+	if summary != "" && (b.start.Name != taskToolName || strings.Contains(summary, "failed call")) && !res.IsError && b.change == nil {
 		state += " " + st.Tool.Output.Render(cells.Fit(summary, 40))
 	}
 	return style, state + " " + st.Tool.Duration.Render("· "+cells.Elapsed(b.end.Duration))

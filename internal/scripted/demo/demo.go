@@ -285,7 +285,7 @@ func demoEntryRead(r scripted.Request) scripted.Turn {
 		return scripted.Turn{Text: "No main function or script entry point turned up in this workspace."}
 	}
 	return scripted.Turn{
-		Text:      fmt.Sprintf("%d candidate files; reading the first.", len(paths)),
+		Text:      candidates(len(paths)),
 		ToolCalls: []scripted.Call{{Name: toolname.ReadFile, Args: map[string]any{"path": paths[0], "limit": 30}}},
 	}
 }
@@ -379,4 +379,12 @@ func Start() (url string, stop func(), err error) {
 		return "", nil, fmt.Errorf("start the demo model: %w", err)
 	}
 	return srv.URL(), srv.Close, nil
+}
+
+// candidates is the demo's word on how many files it found.
+func candidates(n int) string {
+	if n == 1 {
+		return "1 candidate file; reading it."
+	}
+	return fmt.Sprintf("%d candidate files; reading the first.", n)
 }

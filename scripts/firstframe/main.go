@@ -1,0 +1,163 @@
+// Command firstframe measures how long covey takes to put its first frame
+// on a terminal: it runs covey in a pseudo-terminal of its own, which
+// answers the terminal queries covey sends (the background colour, OSC 11,
+// and the cursor position) or answers nothing, and times the first paint
+// of the input's hint line. scripts/bench-startup runs it both ways.
+//
+//	firstframe [-n 9] [-answer] [-timeout 10s] -- COVEY ARGS
+//
+// It prints the median, fastest and slowest time to the first frame, and
+// whether covey asked the terminal anything before that frame.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ready is on covey's first frame: the input's hint line.
+var ready = []byte("enter send")
+
+// sgr matches a colour escape sequence.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// Queries covey may send, and how an answering terminal answers them.
+var (
+	queryBackground  = []byte("\x1b]11;?")
+	answerBackground = []byte("\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\")
+	queryCursor      = []byte("\x1b[6n")
+	answerCursor     = []byte("\x1b[1;1R")
+)
+
+func main() {
+	n := flag.Int("n", 9, "runs")
+	answer := flag.Bool("answer", false, "answer covey's terminal queries")
+	timeout := flag.Duration("timeout", 10*time.Second, "give up on a run after this")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: firstframe [-n 9] [-answer] -- COVEY ARGS")
+		os.Exit(2)
+	}
+	var times []time.Duration
+	asked := 0
+	for range *n {
+		d, before, err := run(flag.Args(), *answer, *timeout)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "firstframe:", err)
+			os.Exit(1)
+		}
+		times = append(times, d)
+		if before {
+			asked++
+		}
+	}
+	slices.Sort(times)
+	mode := "a terminal that answers nothing"
+	if *answer {
+		mode = "a terminal that answers at once"
+	}
+	fmt.Printf("first frame in %s: median %.1f ms (fastest %.1f, slowest %.1f, %d runs); asked the terminal before it in %d runs\n",
+		mode, ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]), len(times), asked)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// run starts args in a new pseudo-terminal and returns the time to the
+// first frame and whether a query came before it.
+func run(args []string, answer bool, timeout time.Duration) (time.Duration, bool, error) {
+	master, slave, err := openPTY(24, 80)
+	if err != nil {
+		return 0, false, err
+	}
+	defer master.Close()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		_ = slave.Close()
+		return 0, false, err
+	}
+	_ = slave.Close()
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	type seen struct {
+		at     time.Duration
+		before bool
+	}
+	done := make(chan seen, 1)
+	go func() {
+		var out []byte
+		buf := make([]byte, 4096)
+		for {
+			k, err := master.Read(buf)
+			out = append(out, buf[:k]...)
+			if answer {
+				for _, q := range [][2][]byte{{queryBackground, answerBackground}, {queryCursor, answerCursor}} {
+					for c := bytes.Count(out, q[0]) - bytes.Count(out[:len(out)-k], q[0]); c > 0; c-- {
+						_, _ = master.Write(q[1])
+					}
+				}
+			}
+			// Colours may part the hint's words: look at the text
+			// without them, and at where the query came in it.
+			plain := sgr.ReplaceAll(out, nil)
+			if i := bytes.Index(plain, ready); i >= 0 {
+				first := bytes.Index(plain, queryBackground)
+				done <- seen{at: time.Since(start), before: first >= 0 && first < i}
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case s := <-done:
+		return s.at, s.before, nil
+	case <-time.After(timeout):
+		return 0, false, errors.New("no first frame within " + timeout.String())
+	}
+}
+
+// openPTY opens a pseudo-terminal of rows×cols: its master and its slave.
+func openPTY(rows, cols uint16) (master, slave *os.File, err error) {
+	master, err = os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fd := int(master.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		_ = master.Close()
+		return nil, nil, fmt.Errorf("unlock pty: %w", err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		_ = master.Close()
+		return nil, nil, fmt.Errorf("pty number: %w", err)
+	}
+	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		_ = master.Close()
+		return nil, nil, err
+	}
+	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}); err != nil {
+		_ = master.Close()
+		_ = slave.Close()
+		return nil, nil, err
+	}
+	return master, slave, nil
+}
