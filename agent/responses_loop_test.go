@@ -218,7 +218,8 @@ func TestResponsesCancelLeavesValidHistory(t *testing.T) {
 	}
 	want := []string{
 		`{"type":"message","role":"user","content":"cancel me"}`,
-		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"partial"}]}`,
+		// The cut answer is carried, marked interrupted (agent.InterruptedNote).
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"partial\n\n[covey: the user interrupted this answer here]"}]}`,
 		`{"type":"message","role":"user","content":"next"}`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
