@@ -23,6 +23,7 @@ import (
 	"covey/hooks"
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
+	"covey/lsp"
 	"covey/permission"
 	"covey/plugins"
 	"covey/sandbox"
@@ -80,6 +81,8 @@ type Session struct {
 	// shells are the background shells of every agent of the session.
 	shells  *tools.Shells
 	windows *windows // the context windows of the session's models
+	// lsp runs the language servers every agent of the session shares.
+	lsp *lsp.Manager
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
 
@@ -188,8 +191,10 @@ func New(opts Options) (*Session, error) {
 		s.cleanUp()
 	} // else the TUI's first frame comes first: StartMCP starts it
 	s.windows = newWindows(opts.Endpoint.Model)
+	secrets := config.Secrets(cfg, opts.Endpoint, os.Getenv)
+	opts.Log.SetSecrets(secrets)
 	if opts.Record {
-		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
+		s.rec, err = openRecording(ws.Root, opts, secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +207,11 @@ func New(opts Options) (*Session, error) {
 	if opts.SandboxMode != "" {
 		sbCfg.Mode = opts.SandboxMode
 	}
-	box, err := sandbox.New(sbCfg, sandbox.Options{})
+	var scrub []string
+	if !cfg.PassKeysToTools {
+		scrub = config.KeyEnvNames(cfg)
+	}
+	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: scrub})
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, fmt.Errorf("config sandbox: %w", err)
@@ -228,19 +237,28 @@ func New(opts Options) (*Session, error) {
 	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
+	s.lsp = lsp.NewManager(cfg.LSP)
+	offline := sbCfg.Network != nil && !*sbCfg.Network
+	webSearch := func(g permission.Gate) tools.Tool {
+		return tools.NewWebSearch(tools.WebSearchConfig{Search: cfg.WebSearch, Gate: g, Offline: offline})
+	}
 	s.manager = subagent.NewManager(subagent.Config{
 		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
-		Resolve:     s.resolveChild,
-		Emit:        s.emit,
-		Concurrency: cfg.Subagents.Concurrency,
-		MaxDepth:    cfg.Subagents.MaxDepth,
-		MaxTurns:    cfg.Subagents.MaxTurns,
-		Timeout:     cfg.Subagents.Timeout,
-		MaxTokens:   cfg.Subagents.MaxTokens,
-		MaxCost:     cfg.Subagents.MaxCost,
-		Judge:       cfg.Subagents.Judge,
-		Cost:        cfg.Prices.CostFunc(),
-		ReadOnly:    mode == permission.ModePlan,
+		Resolve:      s.resolveChild,
+		Emit:         s.emit,
+		Concurrency:  cfg.Subagents.Concurrency,
+		MaxDepth:     cfg.Subagents.MaxDepth,
+		MaxTurns:     cfg.Subagents.MaxTurns,
+		Timeout:      cfg.Subagents.Timeout,
+		MaxTokens:    cfg.Subagents.MaxTokens,
+		MaxCost:      cfg.Subagents.MaxCost,
+		Judge:        cfg.Subagents.Judge,
+		Check:        cfg.Subagents.Check,
+		CheckTimeout: cfg.Subagents.CheckTimeout,
+		LSP:          s.lsp,
+		WebSearch:    webSearch,
+		Cost:         cfg.Prices.CostFunc(),
+		ReadOnly:     mode == permission.ModePlan,
 		// An agent file's permissionMode may exceed the session's only
 		// when the user's config says so.
 		RaiseAgentModes: cfg.AllowAgentModeRaise,
@@ -270,7 +288,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID}
+		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID, LSP: s.lsp}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
@@ -284,7 +302,13 @@ func New(opts Options) (*Session, error) {
 			reg.Add(shellScoped{t})
 		}
 	}
-	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
+	if t := webSearch(env.Gate); t != nil {
+		reg.Add(scopedTool{t})
+	}
+	if t := tools.NewLSP(env); t != nil {
+		reg.Add(scopedTool{t})
+	}
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -384,10 +408,32 @@ func (s *Session) Load() error {
 		if m := l.Model; m != "" && !s.modelFromFlag {
 			s.setMainModel(m)
 		}
+		if note := wireChanged(l.Messages, s.API()); note != "" {
+			l.Warnings = append(l.Warnings, note)
+		}
 		s.manager.Restore(restoredChildren(l.Children))
 		s.shells.SkipIDs(lastShell(l.Children))
 	})
 	return s.loadErr
+}
+
+// wireChanged says, for a resumed history, that it was made on another
+// wire than the one now in use (the config or --api changed it): its
+// thinking or reasoning items, which only their own wire reads, are kept
+// in the file but not sent. "" when nothing tells or nothing changed.
+func wireChanged(history []agent.Message, now string) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		n := history[i].Native
+		if n == nil || n.API == "" {
+			continue
+		}
+		if n.API == now {
+			return ""
+		}
+		return fmt.Sprintf("this session was made on %s and now speaks %s (the config or --api changed the wire): "+
+			"its earlier thinking is kept in the session file but not sent", agent.WireName(n.API), agent.WireName(now))
+	}
+	return ""
 }
 
 // tempDir holds the journals of temporary files (tools.TempJournal).
@@ -637,6 +683,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
@@ -670,6 +717,7 @@ func (s *Session) EndEvents() {
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil)
 	close(s.events)

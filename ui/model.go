@@ -477,6 +477,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if !msg.ok {
 			m.notice(transcript.NoticeWarning, "subagent "+msg.agentID+" was not running")
 		}
+	case reportDoneMsg:
+		m.handleReportDone(msg)
 	case compactDoneMsg:
 		m.handleCompactDone(msg)
 	case undoDoneMsg:
@@ -523,6 +525,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		if _, ok := ev.(agent.MCPStatus); ok {
 			m.refreshMCP()
+		}
+		if _, ok := ev.(agent.ToolFinished); ok {
+			m.refreshDiagnostics()
 		}
 		if eff.background && m.turn == nil {
 			// The engine calls the main agent with the child's result:
