@@ -27,7 +27,7 @@ func claudeProject() map[string]string {
 	files[".claude/commands/deploy.md"] = "COMMAND-DEPLOY-BODY\n"
 	files[".claude/skills/deploy/SKILL.md"] = "---\nname: deploy\ndisable-model-invocation: true\nmodel: inherit\nargument-hint: [env]\neffort: high\n---\nSKILL-DEPLOY-BODY to $0\n"
 	files[".claude/skills/tidy/SKILL.md"] = "---\nname: tidy\nallowed-tools: Read, NotebookEdit\nuser-invocable: true\ncontext: default\n---\n# Tidy\n\nTidy the imports of a Go file\nwith goimports.\n\nSteps follow.\n"
-	files[".claude/agents/reviewer.md"] = "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep, WebSearch\nmodel: sonnet\ncolor: blue\n---\nReview.\n"
+	files[".claude/agents/reviewer.md"] = "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep, TaskOutput\nmodel: sonnet\ncolor: blue\n---\nReview.\n"
 	files[".claude/settings.json"] = `{
   "$schema": "https://json.schemastore.org/claude-code-settings.json",
   "permissions": {"allow": ["Bash(ls*)", "WebFetch(*)", "WebSearch"], "deny": ["Read(./.env)"]},
@@ -63,7 +63,7 @@ func TestClaudeCodeProjectHeadless(t *testing.T) {
 		t.Fatalf("debug logs: %v", logs)
 	}
 	debug, _ := os.ReadFile(logs[0])
-	for _, want := range []string{`key \"disallowed-tools\" is accepted`, "hook event ConfigChange is accepted", "Stop hook of type prompt is accepted", "covey has no WebSearch"} {
+	for _, want := range []string{`key \"disallowed-tools\" is accepted`, "hook event ConfigChange is accepted", "Stop hook of type prompt is accepted", "covey has no TaskOutput"} {
 		if n := strings.Count(string(debug), want); n != 1 {
 			t.Errorf("the debug log names %q %d times, want once", want, n)
 		}
@@ -357,8 +357,7 @@ func TestClaudeCodeProjectTUI(t *testing.T) {
 
 // TestProjectPluginTrustHeadless: a plugin only the project enables is the
 // project's: its hooks do not run in a headless run until the project is
-// trusted (the run says it skipped them), while its command loads; covey
-// agents lists its agent under the plugin's namespace.
+// trusted (the run says it skipped them), while its command loads.
 func TestProjectPluginTrustHeadless(t *testing.T) {
 	t.Parallel()
 	files := sampleFiles()
@@ -378,10 +377,6 @@ func TestProjectPluginTrustHeadless(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "not trusted") {
 		t.Errorf("the run does not say it skipped the project's hooks:\n%s", r.stderr)
-	}
-	a := runCovey(t, h.ws, h.box.env(), "", "agents")
-	if !strings.Contains(a.stdout, "fmt:checker") {
-		t.Errorf("covey agents lacks the plugin's agent:\n%s%s", a.stdout, a.stderr)
 	}
 }
 

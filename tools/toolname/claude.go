@@ -3,11 +3,10 @@ package toolname
 import "strings"
 
 // claudeTools maps Claude Code's tool names (lower case) to covey's, for
-// the tools that come under another name in covey. Names whose tool other
-// parts of covey provide under their own constant are written out here
-// as the names those tools take (web_search, ask_user, exit_plan_mode),
-// so a rule or a tool list naming them means the same tool the day it is
-// offered, and simply matches nothing before.
+// the tools that come under another name in covey. Names whose tool covey
+// does not offer yet are written out as the names those tools will take
+// (ask_user, exit_plan_mode), so a rule or a tool list naming them means
+// that tool the day it is offered, and simply matches nothing before.
 var claudeTools = map[string]string{
 	"read": ReadFile, "notebookread": ReadFile,
 	"write": WriteFile,
@@ -25,7 +24,7 @@ var claudeTools = map[string]string{
 	"killshell":       KillShell,
 	"killbash":        KillShell,
 	"sendmessage":     SendMessage,
-	"websearch":       "web_search",
+	"websearch":       WebSearch,
 	"askuserquestion": "ask_user",
 	"exitplanmode":    "exit_plan_mode",
 }
