@@ -264,7 +264,7 @@ func New(opts Options) (*Session, error) {
 			reg.Add(shellScoped{t})
 		}
 	}
-	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy), NetworkOff: box.NetworkOff()})})
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}

@@ -644,7 +644,7 @@ func (c *child) tools() *tools.Registry {
 		if pol == nil {
 			pol, _ = c.m.cfg.Gate.(*permission.Policy)
 		}
-		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer, AllowPrivate: tools.PrivateByRule(pol)}))
+		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer, AllowPrivate: tools.PrivateByRule(pol), NetworkOff: env.Sandbox.NetworkOff()}))
 	}
 	if c.m.cfg.MCPTools != nil {
 		planChild := c.def.PermissionMode == string(permission.ModePlan)
