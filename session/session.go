@@ -364,10 +364,32 @@ func (s *Session) Load() error {
 		if m := l.Model; m != "" && !s.modelFromFlag {
 			s.setMainModel(m)
 		}
+		if note := wireChanged(l.Messages, s.API()); note != "" {
+			l.Warnings = append(l.Warnings, note)
+		}
 		s.manager.Restore(restoredChildren(l.Children))
 		s.shells.SkipIDs(lastShell(l.Children))
 	})
 	return s.loadErr
+}
+
+// wireChanged says, for a resumed history, that it was made on another
+// wire than the one now in use (the config or --api changed it): its
+// thinking or reasoning items, which only their own wire reads, are kept
+// in the file but not sent. "" when nothing tells or nothing changed.
+func wireChanged(history []agent.Message, now string) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		n := history[i].Native
+		if n == nil || n.API == "" {
+			continue
+		}
+		if n.API == now {
+			return ""
+		}
+		return fmt.Sprintf("this session was made on %s and now speaks %s (the config or --api changed the wire): "+
+			"its earlier thinking is kept in the session file but not sent", agent.WireName(n.API), agent.WireName(now))
+	}
+	return ""
 }
 
 // tempDir holds the journals of temporary files (tools.TempJournal).
