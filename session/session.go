@@ -24,7 +24,9 @@ import (
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
 	"covey/permission"
+	"covey/plugins"
 	"covey/sandbox"
+	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
 	"covey/worktree"
@@ -49,9 +51,16 @@ type Session struct {
 	mode          permission.Mode
 	endpoint      config.Endpoint
 
-	log    *debuglog.Log
-	rec    *recording // nil without a session file (the demo)
-	policy *permission.Policy
+	log *debuglog.Log
+	// status are the status lines of Claude Code's settings; version is
+	// covey's, which they are told.
+	status  statusline.Settings
+	version string
+	// plugins are Claude Code's installed plugins (the enabled ones'
+	// commands, agents, skills, hooks and MCP servers are loaded).
+	plugins []plugins.Plugin
+	rec     *recording // nil without a session file (the demo)
+	policy  *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
@@ -146,7 +155,9 @@ func New(opts Options) (*Session, error) {
 		return nil, err
 	}
 	home, _ := os.UserHomeDir()
-	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root})
+	plugs, plugWarnings := discoverPlugins(home, ws.Root)
+	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root,
+		Plugins: pluginFolders(plugs, "agents")})
 	problems = append(problems, agentdefs.ModelProblems(defs, cfg.ModelAliases)...)
 	s := &Session{
 		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: opts.Endpoint, log: opts.Log,
@@ -154,13 +165,22 @@ func New(opts Options) (*Session, error) {
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
 		providers: map[providerKey]agent.Provider{},
-		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
+		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands, plugs),
+		plugins:   plugs,
 		shells:    tools.NewShells(),
 	}
 	s.shells.Observe(s.shellEvent)
 	s.ext.instructions(&s.env, ws.Root)
-	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
+	s.ext.warnings = append(append(plugWarnings, s.ext.warnings...), s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
+	for _, n := range s.ext.notes {
+		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
+	}
+	for _, p := range problems {
+		if p.Quiet {
+			s.log.Debugf("accepted as Claude Code accepts it: agent %s", p.Error())
+		}
+	}
 	s.fixed = opts.Provider
 	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
@@ -194,7 +214,11 @@ func New(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("config sandbox: %w", err)
 	}
 	s.sandbox = box
-	s.policy = permission.NewPolicy(mode, rules, opts.Asker)
+	var asker permission.Asker
+	if opts.Asker != nil {
+		asker = hookedAsker{s: s, next: opts.Asker}
+	}
+	s.policy = permission.NewPolicy(mode, rules, asker)
 	s.policy.SetWorkspace(ws.Root)
 	if !opts.NoMCP {
 		if err := s.setUpMCP(opts); err != nil {
@@ -202,7 +226,9 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.version = opts.Version
 	if !opts.NoHooks {
+		s.readStatusLines()
 		s.setUpHooks(opts)
 	}
 	gate := s.policy
@@ -740,7 +766,7 @@ func (s *Session) SubagentModel() string { return s.cfg.SubagentModel }
 
 // Problems are what was wrong with the agent definition files, and the
 // Claude model names in them that model_aliases does not map.
-func (s *Session) Problems() []agentdefs.Problem { return s.problems }
+func (s *Session) Problems() []agentdefs.Problem { return agentdefs.Loud(s.problems) }
 
 // Replay is a resumed session's history as events the TUI can draw (nil
 // for a new session).
