@@ -67,6 +67,7 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	f.BoolVarP(&o.cont, "continue", "c", false, "resume the newest session of this workspace")
 	f.VarP(&optionalID{val: &o.resume, set: &o.resumeSet}, "resume", "r", "resume session `ID` (without an ID: pick from a list)")
 	f.Lookup("resume").NoOptDefVal = pickSentinel
+	f.BoolVar(&o.forkSession, "fork-session", false, "with --resume or --continue: go on in a copy with a new ID (the original is left as it was)")
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.flags.Model, "model", "", "model `NAME` for the main agent (also COVEY_MODEL)")
 	pf.StringVar(&o.flags.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (e.g. http://localhost:11434/v1)")
@@ -78,7 +79,7 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.BoolVar(&o.trustProject, "trust-project", false, "trust this folder's settings, hooks and MCP servers for this run (see docs/permissions.md)")
 	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` or JSON string ({\"mcpServers\": …}; repeatable)")
 
-	root.AddCommand(agentsCmd(o, stdout, stderr), pluginsCmd(stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),
+	root.AddCommand(agentsCmd(o, stdout, stderr), pluginsCmd(stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), exportCmd(stdout, stderr), worktreesCmd(stdout, stderr),
 		mcpCmd(o, stdout, stderr), reportCmd(stdout, stderr))
 	// "covey help me fix this" is a prompt, not a request for help on a
 	// command called "me": -h and --help show help.

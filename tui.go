@@ -215,7 +215,7 @@ func openSession(o *options, asker permission.Asker, deferMCP, deferLoad bool) (
 func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoint, asker permission.Asker, record bool) session.Options {
 	return session.Options{
 		Workspace: root, Config: cfg, Endpoint: ep, Asker: asker, Record: record,
-		Continue: o.cont, ResumeID: o.resume,
+		Continue: o.cont, ResumeID: o.resume, Fork: o.forkSession,
 		PermissionMode: o.permissionMode, MaxTurns: o.maxTurns, SandboxMode: o.sandboxMode,
 		ModelFromFlag: o.flags.Model != "", Log: o.log,
 		MCPConfigFiles: o.mcpConfigs, Version: version,

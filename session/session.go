@@ -23,6 +23,7 @@ import (
 	"covey/hooks"
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
+	"covey/lsp"
 	"covey/permission"
 	"covey/plugins"
 	"covey/sandbox"
@@ -80,8 +81,12 @@ type Session struct {
 	// shells are the background shells of every agent of the session.
 	shells  *tools.Shells
 	windows *windows // the context windows of the session's models
+	// lsp runs the language servers every agent of the session shares.
+	lsp *lsp.Manager
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
+	// cps are the checkpoints of /rewind.
+	cps *checkpoints
 
 	mu        sync.Mutex
 	providers map[providerKey]agent.Provider
@@ -110,6 +115,9 @@ type Options struct {
 	// given one (an ID or a unique prefix). Both need Record.
 	Continue bool
 	ResumeID string
+	// Fork (with Continue or ResumeID) goes on in a copy of that session
+	// with a new ID, leaving the original file as it is.
+	Fork bool
 	// DeferLoad leaves reading the resumed session to Load, so the TUI
 	// draws its first frame before a large session is read.
 	DeferLoad bool
@@ -196,6 +204,7 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.setUpCheckpoints()
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
 	if err != nil {
 		return nil, fmt.Errorf("config permissions: %w", err)
@@ -234,19 +243,28 @@ func New(opts Options) (*Session, error) {
 	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
+	s.lsp = lsp.NewManager(cfg.LSP)
+	offline := sbCfg.Network != nil && !*sbCfg.Network
+	webSearch := func(g permission.Gate) tools.Tool {
+		return tools.NewWebSearch(tools.WebSearchConfig{Search: cfg.WebSearch, Gate: g, Offline: offline})
+	}
 	s.manager = subagent.NewManager(subagent.Config{
 		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
-		Resolve:     s.resolveChild,
-		Emit:        s.emit,
-		Concurrency: cfg.Subagents.Concurrency,
-		MaxDepth:    cfg.Subagents.MaxDepth,
-		MaxTurns:    cfg.Subagents.MaxTurns,
-		Timeout:     cfg.Subagents.Timeout,
-		MaxTokens:   cfg.Subagents.MaxTokens,
-		MaxCost:     cfg.Subagents.MaxCost,
-		Judge:       cfg.Subagents.Judge,
-		Cost:        cfg.Prices.CostFunc(),
-		ReadOnly:    mode == permission.ModePlan,
+		Resolve:      s.resolveChild,
+		Emit:         s.emit,
+		Concurrency:  cfg.Subagents.Concurrency,
+		MaxDepth:     cfg.Subagents.MaxDepth,
+		MaxTurns:     cfg.Subagents.MaxTurns,
+		Timeout:      cfg.Subagents.Timeout,
+		MaxTokens:    cfg.Subagents.MaxTokens,
+		MaxCost:      cfg.Subagents.MaxCost,
+		Judge:        cfg.Subagents.Judge,
+		Check:        cfg.Subagents.Check,
+		CheckTimeout: cfg.Subagents.CheckTimeout,
+		LSP:          s.lsp,
+		WebSearch:    webSearch,
+		Cost:         cfg.Prices.CostFunc(),
+		ReadOnly:     mode == permission.ModePlan,
 		// An agent file's permissionMode may exceed the session's only
 		// when the user's config says so.
 		RaiseAgentModes: cfg.AllowAgentModeRaise,
@@ -276,7 +294,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID}
+		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID, LSP: s.lsp}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
@@ -291,6 +309,12 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy), NetworkOff: box.NetworkOff()})})
+	if t := webSearch(env.Gate); t != nil {
+		reg.Add(scopedTool{t})
+	}
+	if t := tools.NewLSP(env); t != nil {
+		reg.Add(scopedTool{t})
+	}
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -644,6 +668,7 @@ func (s *Session) API() string {
 // Close stops every child and delivery, then ends the session's recording
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
+	s.cps.settle() // the last turn's end reaches the file
 	s.endHooks("other")
 	s.windows.stop()
 	s.closeMCP()
@@ -665,6 +690,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
@@ -693,11 +719,13 @@ func (s *Session) Events() <-chan agent.Event { return s.events }
 // Call it once, after the last run and Wait have returned; nothing emits
 // after it.
 func (s *Session) EndEvents() {
+	s.cps.settle()
 	s.endHooks("other")
 	s.windows.stop()
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil)
 	close(s.events)
@@ -709,6 +737,8 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 	if err := s.Load(); err != nil {
 		return agent.Result{}, err
 	}
+	s.beginTurn(ctx, prompt)
+	defer s.endTurn()
 	if c, args, ok := s.ext.command(prompt); ok {
 		return s.runCommand(ctx, prompt, c, args)
 	}
@@ -805,6 +835,7 @@ func (s *Session) Warnings() []string {
 		out = append(out, p+"; those hooks do not run")
 	}
 	out = append(out, s.ext.warnings...)
+	out = append(out, s.cps.recovered...)
 	return append(out, s.MCPProblems()...)
 }
 

@@ -205,6 +205,11 @@ type Model struct {
 	// quitArmed is set by a ctrl+c on an empty input: a second one within
 	// quitWindow quits. quitID tags the tick that disarms it.
 	quitArmed bool
+	// rewindArmed is set by esc on an empty input while nothing runs: a
+	// second esc opens /rewind.
+	rewindArmed bool
+	// rewinding is set while a rewind runs: another waits for it.
+	rewinding bool
 	quitID    int
 	// load is set while Options.Load reads the resumed session.
 	load *sessionLoad
@@ -489,6 +494,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if cmd, ok := m.updateCrew(msg); ok {
 			return cmd
 		}
+		if cmd, ok := m.updateRewind(msg); ok {
+			return cmd
+		}
 		if cmd, ok := m.updateInputExtras(msg); ok {
 			return cmd
 		}
@@ -525,6 +533,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		if _, ok := ev.(agent.MCPStatus); ok {
 			m.refreshMCP()
+		}
+		if _, ok := ev.(agent.ToolFinished); ok {
+			m.refreshDiagnostics()
 		}
 		if eff.background && m.turn == nil {
 			// The engine calls the main agent with the child's result:

@@ -36,6 +36,15 @@ type Loaded struct {
 	Children []Child
 	// Warnings describe lines that were skipped or repaired.
 	Warnings []string
+	// Checkpoints are the points before the user's turns in effect, oldest
+	// first (a /clear does not hide them: /rewind can go back past it);
+	// Rewinds every /rewind of the file, the branches redo goes to.
+	Checkpoints []Checkpoint
+	Rewinds     []Rewind
+	// Timeline is every turn's and rewind's start and end in the order
+	// they happened, on every branch: what tells covey's changes to the
+	// files from the user's.
+	Timeline []Mark
 
 	// fix is the repaired end, in order, which Open appends to the file.
 	fix []Record
@@ -194,7 +203,10 @@ func readSized(r io.Reader, size int64) ([]byte, error) {
 
 // parse reads a session file's bytes (see Read).
 func parse(data []byte) (*Loaded, error) {
-	l := &Loaded{}
+	l := &Loaded{Timeline: timeline(data)}
+	if bytes.Contains(data, rewindMark) {
+		data, l.Rewinds = splice(data)
+	}
 	n := 0
 	header := false
 	for len(data) > 0 {
@@ -227,6 +239,8 @@ func parse(data []byte) (*Loaded, error) {
 			l.Model = model
 		case typeClear:
 			l.Messages, l.Replay, l.Children = nil, nil, nil
+		case typeCheckpoint, typeTurnEnd:
+			l.noteRewindLine(typ, raw)
 		case typeChildMessage:
 			c := l.child(rec.childSrc)
 			c.Messages = append(c.Messages, *rec.Message)

@@ -82,6 +82,10 @@ type SubagentBlock struct {
 	// attempt is "attempt 2/3" for a child of a best-of-N task: its
 	// header and overview row say which of the group it is.
 	attempt string
+	// root is an isolated child's worktree; diagErrs the errors the
+	// language servers report there (subagent_diag.go).
+	root     string
+	diagErrs int
 	// collide is what the collision radar reported of the pane's child.
 	collide collisions
 
@@ -97,6 +101,7 @@ func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
 	b.crew.maxTokens, b.crew.maxCost = ev.MaxTokens, ev.MaxCost
 	if w := ev.Worktree; w != nil {
 		b.worktree = fmt.Sprintf("in its own worktree (%s), from %s", w.Branch, w.Base)
+		b.root = w.Path
 	}
 	if ev.Forked {
 		b.worktree = strings.TrimSuffix("forked from its parent's conversation; "+b.worktree, "; ")
@@ -504,6 +509,9 @@ func (b *SubagentBlock) Stats(now time.Time) string {
 	stats := tools
 	if f := b.crew.files.summary(); f != "" {
 		stats += " · " + f
+	}
+	if d := b.diagText(); d != "" {
+		stats += " · " + d
 	}
 	stats += " · " + b.ClockText(now) + " · " + b.tokenText()
 	if c := b.costText(); c != "" {
