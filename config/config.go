@@ -73,6 +73,12 @@ type Config struct {
 	// keyboard has been quiet (unset: the TUI's default, 425ms; 0s: none;
 	// at most MaxApprovalGrace).
 	ApprovalGrace *time.Duration `yaml:"approval_grace"`
+	// AskUser is "deny" to refuse the ask_user tool (the model decides
+	// alone); "" or "ask" puts its questions to the user.
+	AskUser string `yaml:"ask_user"`
+	// Vision false says the model takes no images: an attached image is
+	// refused before any request is sent.
+	Vision *bool `yaml:"vision"`
 	// StreamKeepAliveTimeout is how long a stream may go without progress
 	// while only keep-alives or empty chunks arrive (default 10m);
 	// StreamLimits cap one streamed answer
@@ -299,6 +305,9 @@ func parseFile(path string, data []byte) (Config, error) {
 	if g := c.ApprovalGrace; g != nil && (*g < 0 || *g > MaxApprovalGrace) {
 		return Config{}, fmt.Errorf("config %s: approval_grace must be between 0s and %s (got %s)", path, MaxApprovalGrace, *g)
 	}
+	if c.AskUser != "" && c.AskUser != "ask" && c.AskUser != "deny" {
+		return Config{}, fmt.Errorf("config %s: ask_user must be ask or deny (got %q)", path, c.AskUser)
+	}
 	if c.StreamIdleTimeout < 0 {
 		return Config{}, fmt.Errorf("config %s: stream_idle_timeout must not be negative (got %s)", path, c.StreamIdleTimeout)
 	}
@@ -461,6 +470,10 @@ func merge(base, over Config) Config {
 	setS(&base.SubagentProvider, over.SubagentProvider)
 	setS(&base.PermissionMode, over.PermissionMode)
 	setS(&base.Theme, over.Theme)
+	setS(&base.AskUser, over.AskUser)
+	if over.Vision != nil {
+		base.Vision = over.Vision
+	}
 	setS(&base.Worktree.Base, over.Worktree.Base)
 	base.Sandbox = base.Sandbox.Merge(over.Sandbox)
 	if over.MaxTurns != 0 {

@@ -70,6 +70,15 @@ type Config struct {
 	ResultCap int
 	// ReadOnly limits every child to read-only tools (plan mode).
 	ReadOnly bool
+	// Planning, when set, reports whether the session is in plan mode
+	// now: a child started meanwhile gets read-only tools, as ReadOnly.
+	Planning func() bool
+	// NoAskUser keeps ask_user from the children (config ask_user: deny):
+	// its calls are refused.
+	NoAskUser bool
+	// NoImages says the models take no images (config vision: false):
+	// the children's read_file refuses an image, saying so.
+	NoImages bool
 	// RaiseAgentModes lets an agent file's permissionMode be more
 	// permissive than the session's mode (config opts in); otherwise the
 	// session's mode caps it.

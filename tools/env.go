@@ -12,6 +12,9 @@ import (
 // Workspace and Locks are shared by all agents of a session.
 type Env struct {
 	WS *Workspace
+	// NoImages says the model takes no images: read_file refuses an image
+	// with a message saying so instead of returning it.
+	NoImages bool
 	// Reads records the content hash of every file this agent read, so a
 	// write can tell whether the file changed underneath since.
 	Reads *ReadTracker

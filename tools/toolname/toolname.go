@@ -48,6 +48,12 @@ const (
 	// PickAttempt is no tool either: it names the choice among the
 	// finished attempts of a best-of-N task.
 	PickAttempt = "pick_attempt"
+	// AskUser puts a question to the user (with options to pick from, or
+	// a free answer) and returns the answer.
+	AskUser = "ask_user"
+	// ExitPlanMode presents the plan made in plan mode for the user's
+	// approval.
+	ExitPlanMode = "exit_plan_mode"
 )
 
 // MCPPrefix starts the name of every tool an MCP server provides

@@ -54,6 +54,9 @@ type SubagentBlock struct {
 	lastNow time.Time
 	state   childState
 	waiting bool
+	// asking says what the child waits for when it is not an approval:
+	// "your answer" (its question), "plan approval".
+	asking  string
 	elapsed time.Duration // frozen when the child finishes
 	tools   int
 	usage   agent.Usage
@@ -317,9 +320,16 @@ func (b *SubagentBlock) saidLately(s string) bool {
 }
 
 // SetWaiting marks the child as waiting for the user's approval.
-func (b *SubagentBlock) SetWaiting(v bool) {
-	if b.waiting != v && b.state == childRunning {
-		b.waiting = v
+func (b *SubagentBlock) SetWaiting(v bool) { b.SetWaitingFor(v, "") }
+
+// SetWaitingFor marks the child as waiting for the user: for what
+// ("your answer" to its question; "" for an approval).
+func (b *SubagentBlock) SetWaitingFor(v bool, what string) {
+	if !v {
+		what = ""
+	}
+	if (b.waiting != v || b.asking != what) && b.state == childRunning {
+		b.waiting, b.asking = v, what
 		b.Changed()
 	}
 }
@@ -538,7 +548,10 @@ func (b *SubagentBlock) shortStats(now time.Time) string {
 // followed by " · ".
 func (b *SubagentBlock) statePrefix() string {
 	var p string
-	if b.waiting {
+	switch {
+	case b.waiting && b.asking != "":
+		p += "needs " + b.asking + " · "
+	case b.waiting:
 		p += "awaiting approval · "
 	}
 	if n := len(b.crew.sent); n > 0 && b.state == childRunning {
