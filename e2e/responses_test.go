@@ -498,7 +498,7 @@ func TestResponsesWireTUIMixedCrew(t *testing.T) {
 		conv.Match.Model = "gpt-5-codex"
 		srv.Add(conv)
 	}
-	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model", "--trust-project") // a model's wire needs trust
 	tm.waitText(helpLine)
 	tm.submit("explore with a mixed crew")
 	tm.waitText("Mixed crew final answer.", "north report: two Go files.", "south report: greeting is in greet.go.")

@@ -207,6 +207,10 @@ func New(cfg Config, opts Options) (*Sandbox, error) {
 // Mode returns the sandbox mode.
 func (s *Sandbox) Mode() Mode { return s.mode }
 
+// NetworkOff reports whether the config cut the network off (network:
+// false): covey's own network tools (web_fetch) honour it too.
+func (s *Sandbox) NetworkOff() bool { return s != nil && !s.network }
+
 // Backend names the backend in use, or "" when commands run unconfined.
 func (s *Sandbox) Backend() string {
 	if s == nil || s.backend == nil {

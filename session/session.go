@@ -336,7 +336,7 @@ func New(opts Options) (*Session, error) {
 		}
 		return []tools.Tool{exitPlan}
 	})
-	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy), NetworkOff: box.NetworkOff()})})
 	if t := webSearch(env.Gate); t != nil {
 		reg.Add(scopedTool{t})
 	}

@@ -722,7 +722,7 @@ func (c *child) tools() *tools.Registry {
 		if pol == nil {
 			pol, _ = c.m.cfg.Gate.(*permission.Policy)
 		}
-		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer, AllowPrivate: tools.PrivateByRule(pol)}))
+		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer, AllowPrivate: tools.PrivateByRule(pol), NetworkOff: env.Sandbox.NetworkOff()}))
 	}
 	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.LSP}), toolname.LSP) {
 		if t := tools.NewLSP(env); t != nil {

@@ -56,6 +56,8 @@ type WebFetchConfig struct {
 	// a policy with an allow rule naming it, as web_fetch(domain:HOST));
 	// see web_fetch_addr.go and PrivateByRule.
 	AllowPrivate func(rawURL string) bool
+	// NetworkOff refuses every fetch: the user's sandbox.network is false.
+	NetworkOff bool
 }
 
 type webFetchTool struct{ cfg WebFetchConfig }
@@ -113,6 +115,9 @@ func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		return Errorf("web_fetch reads http:// and https:// URLs only, not %q", args.URL)
 	case u.Hostname() == "":
 		return Errorf("%q has no host", args.URL)
+	}
+	if t.cfg.NetworkOff {
+		return Errorf("web_fetch is off: sandbox.network is false in the config, so neither commands nor covey's tools reach the network")
 	}
 	if t.cfg.Gate != nil {
 		v := t.cfg.Gate.Check(ctx, permission.Request{Tool: toolname.WebFetch, URL: u.String()})

@@ -54,3 +54,15 @@ func TestWebFetchRefusesLocalAddresses(t *testing.T) {
 		t.Fatalf("an allow rule naming the host did not let the fetch through: %+v", r)
 	}
 }
+
+// TestWebFetchNetworkOff: with sandbox.network false, web_fetch reaches
+// nothing either.
+func TestWebFetchNetworkOff(t *testing.T) {
+	reached := false
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }))
+	defer srv.Close()
+	r := runFetch(t, NewWebFetch(WebFetchConfig{AllowPrivate: testServersOK, NetworkOff: true}), map[string]any{"url": srv.URL + "/"})
+	if !r.IsError || reached || !strings.Contains(r.Content, "sandbox.network is false") {
+		t.Fatalf("a fetch went out with the network off: %+v (reached %v)", r, reached)
+	}
+}
