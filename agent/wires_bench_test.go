@@ -49,6 +49,22 @@ func responsesTokens(n int) []byte {
 	return []byte(b.String())
 }
 
+// anthropicTokens is the same answer as an Anthropic Messages stream:
+// message_start (with cache usage), a text block of n deltas, its stop,
+// message_delta and message_stop.
+func anthropicTokens(n int) []byte {
+	var b strings.Builder
+	b.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-x\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":888,\"output_tokens\":1}}}\n\n")
+	b.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
+	for i := range n {
+		fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%q}}\n\n", benchToken(i))
+	}
+	b.WriteString("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n")
+	b.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":1000}}\n\n")
+	b.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	return []byte(b.String())
+}
+
 func benchToken(i int) string {
 	return [...]string{" the", " code", " func", "tion", " is", " in", " main", ".go"}[i%8]
 }
@@ -81,12 +97,12 @@ func benchProvider(api string, body []byte) Provider {
 
 // BenchmarkWireStream is the CPU of one answer of 1,000 streamed tokens on
 // each wire, request encoding included: one op is 1,000 tokens. The goal
-// is Responses within 1.1x of Chat Completions.
+// is Responses and Anthropic each within 1.1x of Chat Completions.
 func BenchmarkWireStream(b *testing.B) {
 	for _, w := range []struct {
 		api  string
 		body []byte
-	}{{APIChat, chatTokens(1000)}, {APIResponses, responsesTokens(1000)}} {
+	}{{APIChat, chatTokens(1000)}, {APIResponses, responsesTokens(1000)}, {APIAnthropic, anthropicTokens(1000)}} {
 		b.Run(w.api, func(b *testing.B) {
 			p, req := benchProvider(w.api, w.body), benchRequest()
 			b.SetBytes(int64(len(w.body)))
@@ -108,7 +124,7 @@ func BenchmarkWireFirstToken(b *testing.B) {
 	for _, w := range []struct {
 		api  string
 		body []byte
-	}{{APIChat, chatTokens(10)}, {APIResponses, responsesTokens(10)}} {
+	}{{APIChat, chatTokens(10)}, {APIResponses, responsesTokens(10)}, {APIAnthropic, anthropicTokens(10)}} {
 		b.Run(w.api, func(b *testing.B) {
 			p, req := benchProvider(w.api, w.body), benchRequest()
 			var total time.Duration

@@ -24,7 +24,9 @@ import (
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
 	"covey/permission"
+	"covey/plugins"
 	"covey/sandbox"
+	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
 	"covey/worktree"
@@ -49,9 +51,16 @@ type Session struct {
 	mode          permission.Mode
 	endpoint      config.Endpoint
 
-	log    *debuglog.Log
-	rec    *recording // nil without a session file (the demo)
-	policy *permission.Policy
+	log *debuglog.Log
+	// status are the status lines of Claude Code's settings; version is
+	// covey's, which they are told.
+	status  statusline.Settings
+	version string
+	// plugins are Claude Code's installed plugins (the enabled ones'
+	// commands, agents, skills, hooks and MCP servers are loaded).
+	plugins []plugins.Plugin
+	rec     *recording // nil without a session file (the demo)
+	policy  *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
@@ -151,7 +160,9 @@ func New(opts Options) (*Session, error) {
 		return nil, err
 	}
 	home, _ := os.UserHomeDir()
-	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root})
+	plugs, plugWarnings := discoverPlugins(home, ws.Root)
+	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root,
+		Plugins: pluginFolders(plugs, "agents")})
 	problems = append(problems, agentdefs.ModelProblems(defs, cfg.ModelAliases)...)
 	s := &Session{
 		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: opts.Endpoint, log: opts.Log,
@@ -159,13 +170,22 @@ func New(opts Options) (*Session, error) {
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
 		providers: map[providerKey]agent.Provider{},
-		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
+		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands, plugs),
+		plugins:   plugs,
 		shells:    tools.NewShells(),
 	}
 	s.shells.Observe(s.shellEvent)
 	s.ext.instructions(&s.env, ws.Root)
-	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
+	s.ext.warnings = append(append(plugWarnings, s.ext.warnings...), s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
+	for _, n := range s.ext.notes {
+		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
+	}
+	for _, p := range problems {
+		if p.Quiet {
+			s.log.Debugf("accepted as Claude Code accepts it: agent %s", p.Error())
+		}
+	}
 	s.fixed = opts.Provider
 	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
@@ -173,8 +193,10 @@ func New(opts Options) (*Session, error) {
 		s.cleanUp()
 	} // else the TUI's first frame comes first: StartMCP starts it
 	s.windows = newWindows(opts.Endpoint.Model)
+	secrets := config.Secrets(cfg, opts.Endpoint, os.Getenv)
+	opts.Log.SetSecrets(secrets)
 	if opts.Record {
-		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
+		s.rec, err = openRecording(ws.Root, opts, secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -188,13 +210,21 @@ func New(opts Options) (*Session, error) {
 	if opts.SandboxMode != "" {
 		sbCfg.Mode = opts.SandboxMode
 	}
-	box, err := sandbox.New(sbCfg, sandbox.Options{})
+	var scrub []string
+	if !cfg.PassKeysToTools {
+		scrub = config.KeyEnvNames(cfg)
+	}
+	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: scrub})
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, fmt.Errorf("config sandbox: %w", err)
 	}
 	s.sandbox = box
-	s.policy = permission.NewPolicy(mode, rules, opts.Asker)
+	var asker permission.Asker
+	if opts.Asker != nil {
+		asker = hookedAsker{s: s, next: opts.Asker}
+	}
+	s.policy = permission.NewPolicy(mode, rules, asker)
 	s.policy.SetWorkspace(ws.Root)
 	if !opts.NoMCP {
 		if err := s.setUpMCP(opts); err != nil {
@@ -202,7 +232,9 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.version = opts.Version
 	if !opts.NoHooks {
+		s.readStatusLines()
 		s.setUpHooks(opts)
 	}
 	gate := s.policy
@@ -264,7 +296,7 @@ func New(opts Options) (*Session, error) {
 			reg.Add(shellScoped{t})
 		}
 	}
-	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -364,10 +396,32 @@ func (s *Session) Load() error {
 		if m := l.Model; m != "" && !s.modelFromFlag {
 			s.setMainModel(m)
 		}
+		if note := wireChanged(l.Messages, s.API()); note != "" {
+			l.Warnings = append(l.Warnings, note)
+		}
 		s.manager.Restore(restoredChildren(l.Children))
 		s.shells.SkipIDs(lastShell(l.Children))
 	})
 	return s.loadErr
+}
+
+// wireChanged says, for a resumed history, that it was made on another
+// wire than the one now in use (the config or --api changed it): its
+// thinking or reasoning items, which only their own wire reads, are kept
+// in the file but not sent. "" when nothing tells or nothing changed.
+func wireChanged(history []agent.Message, now string) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		n := history[i].Native
+		if n == nil || n.API == "" {
+			continue
+		}
+		if n.API == now {
+			return ""
+		}
+		return fmt.Sprintf("this session was made on %s and now speaks %s (the config or --api changed the wire): "+
+			"its earlier thinking is kept in the session file but not sent", agent.WireName(n.API), agent.WireName(now))
+	}
+	return ""
 }
 
 // tempDir holds the journals of temporary files (tools.TempJournal).
@@ -722,7 +776,7 @@ func (s *Session) SubagentModel() string { return s.cfg.SubagentModel }
 
 // Problems are what was wrong with the agent definition files, and the
 // Claude model names in them that model_aliases does not map.
-func (s *Session) Problems() []agentdefs.Problem { return s.problems }
+func (s *Session) Problems() []agentdefs.Problem { return agentdefs.Loud(s.problems) }
 
 // Replay is a resumed session's history as events the TUI can draw (nil
 // for a new session).

@@ -46,6 +46,7 @@ func defaultCommands(km keys.KeyMap) []command {
 		{name: "export", args: "[FILE]", help: "write the conversation as markdown", run: (*Model).cmdExport},
 		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},
 		{name: "compact", args: "[FOCUS]", help: "summarise the conversation to free the context window; FOCUS says what to keep", run: (*Model).cmdCompact},
+		{name: "report", help: "the crew report: each agent's work, cost and changes, and a timeline (html and markdown)", run: (*Model).cmdReport},
 		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},
 	}
 }
