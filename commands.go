@@ -79,8 +79,8 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.BoolVar(&o.trustProject, "trust-project", false, "trust this folder's settings, hooks and MCP servers for this run (see docs/permissions.md)")
 	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` or JSON string ({\"mcpServers\": …}; repeatable)")
 
-	root.AddCommand(agentsCmd(o, stdout, stderr), pluginsCmd(stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), exportCmd(stdout, stderr),
-		worktreesCmd(stdout, stderr), mcpCmd(o, stdout, stderr), reportCmd(stdout, stderr))
+	root.AddCommand(agentsCmd(o, stdout, stderr), pluginsCmd(stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), exportCmd(stdout, stderr), worktreesCmd(stdout, stderr),
+		mcpCmd(o, stdout, stderr), reportCmd(stdout, stderr))
 	// "covey help me fix this" is a prompt, not a request for help on a
 	// command called "me": -h and --help show help.
 	root.SetHelpCommand(&cobra.Command{Use: "no-help", Hidden: true})

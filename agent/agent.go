@@ -118,6 +118,9 @@ type Agent struct {
 	// halted is set when a hook said continue false: the run ends after
 	// the current step.
 	halted atomic.Bool
+	// final is a tool's Final answer that halted the run (guarded by
+	// mu: calls run concurrently).
+	final string
 	// counted is the server's count of the last request's prompt (see
 	// ContextFill).
 	counted promptCount

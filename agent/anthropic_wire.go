@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 )
@@ -59,9 +60,35 @@ type antBlock struct {
 	Input        json.RawMessage `json:"input,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
 	Content      string          `json:"content,omitempty"`
+	Source       *antImageSource `json:"source,omitempty"`
 	CacheControl *antCache       `json:"cache_control,omitempty"`
+	// Parts, when set, is a tool_result's content as blocks (its text and
+	// images) in place of Content.
+	Parts []antBlock `json:"-"`
 
 	raw json.RawMessage
+}
+
+// antImageSource is an image block's bytes, base64.
+type antImageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+// antImages are the image blocks of imgs; an image whose bytes are gone
+// (a resumed session lacking them) is its line, as text.
+func antImages(imgs []Image) []antBlock {
+	out := make([]antBlock, 0, len(imgs))
+	for _, img := range imgs {
+		if len(img.Data) == 0 {
+			out = append(out, antBlock{Type: "text", Text: img.Line() + " (the image itself is no longer available)"})
+			continue
+		}
+		out = append(out, antBlock{Type: "image", Source: &antImageSource{Type: "base64", MediaType: img.MediaType,
+			Data: base64.StdEncoding.EncodeToString(img.Data)}})
+	}
+	return out
 }
 
 // MarshalJSON writes a native block verbatim and any other as its fields.
@@ -70,6 +97,12 @@ func (b antBlock) MarshalJSON() ([]byte, error) {
 		return b.raw, nil
 	}
 	type plain antBlock // without the method
+	if b.Parts != nil {
+		return marshalNoEscape(struct {
+			plain
+			Content []antBlock `json:"content"`
+		}{plain(b), b.Parts})
+	}
 	return marshalNoEscape(plain(b))
 }
 
@@ -186,9 +219,15 @@ func antMessages(msgs []Message) []antMessage {
 		case RoleAssistant:
 			add(RoleAssistant, assistantBlocks(m)...)
 		case RoleTool:
-			add(RoleUser, antBlock{Type: "tool_result", ToolUseID: antID(m.ToolCallID), Content: nonEmpty(m.Content)})
+			res := antBlock{Type: "tool_result", ToolUseID: antID(m.ToolCallID), Content: nonEmpty(m.Content)}
+			if len(m.Images) > 0 {
+				// An image a tool returned goes inside its tool_result.
+				res.Parts = append([]antBlock{{Type: "text", Text: res.Content}}, antImages(m.Images)...)
+				res.Content = ""
+			}
+			add(RoleUser, res)
 		default: // user, and a system message past the start
-			add(RoleUser, antBlock{Type: "text", Text: nonEmpty(m.Content)})
+			add(RoleUser, append([]antBlock{{Type: "text", Text: nonEmpty(m.Content)}}, antImages(m.Images)...)...)
 		}
 	}
 	return out

@@ -33,8 +33,9 @@ func (a *Agent) Run(ctx context.Context, prompt string) (Result, error) {
 	// A turn cut off before any answer (a cancel, a failure) left its user
 	// message unanswered: request() joins it to this one, so nothing the
 	// model cannot use is carried.
-	a.append(Message{Role: RoleUser, Content: prompt})
+	a.append(Message{Role: RoleUser, Content: prompt, Images: imagesOf(ctx)})
 	a.halted.Store(false)
+	a.takeFinal()
 	res, err := a.safeLoop(ctx)
 	done := Done{Source: a.cfg.Source, Answer: res.Answer, Reason: res.Reason, Usage: res.Usage, Turns: res.Turns}
 	if err != nil {
@@ -160,12 +161,26 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		a.append(results...)
 		a.emit(TurnFinished{Source: a.cfg.Source, Turn: res.Turns, FinishReason: comp.FinishReason})
 		if a.halted.Load() {
-			// A hook said continue false: the results are kept, the
-			// model is not asked again.
+			// A hook said continue false, or a tool ended the run with
+			// its answer (a plan nobody approves here): the results are
+			// kept, the model is not asked again.
+			if f := a.takeFinal(); f != "" {
+				res.Answer = f
+			}
 			res.Reason = StopOK
 			return res, nil
 		}
 	}
+}
+
+// takeFinal returns the Final answer a tool ended the run with, and
+// forgets it.
+func (a *Agent) takeFinal() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f := a.final
+	a.final = ""
+	return f
 }
 
 func stopReason(ctx context.Context) string {
@@ -278,7 +293,7 @@ func (a *Agent) finishTool(ctx context.Context, c ToolCall, sc startedCall) Mess
 	if content == "" {
 		content = "(no output)"
 	}
-	return Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
+	return Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content, Images: r.Images}
 }
 
 // runHooked runs a known call with valid arguments, between its
@@ -301,6 +316,12 @@ func (a *Agent) runHooked(ctx context.Context, c ToolCall, t tools.Tool, args js
 	})
 	tctx = tools.WithResultBudget(tctx, a.toolBudget())
 	r := safeRun(tctx, t, args)
+	if r.Final != "" {
+		a.mu.Lock()
+		a.final = r.Final
+		a.mu.Unlock()
+		a.halted.Store(true)
+	}
 	// A tool that failed because of the cancel says so plainly; one that
 	// finished as the cancel landed keeps its result.
 	if ctx.Err() != nil && r.IsError {

@@ -3,7 +3,12 @@
 // It never imports the UI.
 package agent
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+
+	"covey/tools/tool"
+)
 
 // Roles of conversation messages.
 const (
@@ -31,6 +36,31 @@ type Message struct {
 	// blocks (signatures included), the Responses API's reasoning items
 	// (encrypted_content included). Another wire ignores them.
 	Native *NativeItems `json:"native,omitempty"`
+	// Images are the images of a user message (attached) or of a tool
+	// result (read_file of an image), wire-neutral: each wire builds its
+	// own form from MediaType and Data. The session file keeps them by
+	// hash only (Data is not written), the bytes beside the file.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is an image given to a model (see tool.Image).
+type Image = tool.Image
+
+type imagesKey struct{}
+
+// WithImages returns ctx carrying images for the user message of the run
+// it starts (Agent.Run): the images attached to a prompt.
+func WithImages(ctx context.Context, images []Image) context.Context {
+	if len(images) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, imagesKey{}, images)
+}
+
+// imagesOf returns the images WithImages put on ctx.
+func imagesOf(ctx context.Context) []Image {
+	imgs, _ := ctx.Value(imagesKey{}).([]Image)
+	return imgs
 }
 
 // Wires covey speaks: the API a provider profile or model is served by.

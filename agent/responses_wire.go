@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -124,7 +125,29 @@ type (
 		CallID string `json:"call_id"`
 		Output string `json:"output"`
 	}
+	responsesImage struct {
+		Type     string `json:"type"`
+		ImageURL string `json:"image_url"`
+	}
 )
+
+// responsesContent is a user message's content: its text alone, or input
+// parts with its images (input_image with a data URL) after the text.
+func responsesContent(text string, imgs []Image) any {
+	if len(imgs) == 0 {
+		return text
+	}
+	parts := []any{responsesText{Type: "input_text", Text: text}}
+	for _, img := range imgs {
+		if len(img.Data) == 0 {
+			parts = append(parts, responsesText{Type: "input_text", Text: img.Line() + " (the image itself is no longer available)"})
+			continue
+		}
+		parts = append(parts, responsesImage{Type: "input_image",
+			ImageURL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)})
+	}
+	return parts
+}
 
 // responsesInput turns covey's history into instructions (the first
 // system message) and input items that the API accepts: each assistant
@@ -141,8 +164,9 @@ func responsesInput(msgs []Message) (string, []json.RawMessage, error) {
 		}
 		return err
 	}
-	var open []string     // call ids of the last assistant message not yet answered
-	var blankIDs []string // ids given to calls that had none, awaiting their results
+	var open []string      // call ids of the last assistant message not yet answered
+	var blankIDs []string  // ids given to calls that had none, awaiting their results
+	var toolImages []Image // images of the outputs just written
 	closeCalls := func() error {
 		for _, id := range open {
 			if err := add(responsesOutput{Type: "function_call_output", CallID: id, Output: missingToolResult}); err != nil {
@@ -150,6 +174,13 @@ func responsesInput(msgs []Message) (string, []json.RawMessage, error) {
 			}
 		}
 		open, blankIDs = nil, nil
+		if len(toolImages) > 0 {
+			// An output is text: the images the calls returned follow
+			// them in a user message.
+			imgs := toolImages
+			toolImages = nil
+			return add(responsesMessage{Type: "message", Role: RoleUser, Content: responsesContent(toolImagesText, imgs)})
+		}
 		return nil
 	}
 	for i, m := range msgs {
@@ -168,6 +199,7 @@ func responsesInput(msgs []Message) (string, []json.RawMessage, error) {
 			}
 			open = slices.DeleteFunc(open, func(c string) bool { return c == id })
 			err = add(responsesOutput{Type: "function_call_output", CallID: id, Output: content})
+			toolImages = append(toolImages, m.Images...)
 		case m.Role == RoleSystem && i == 0:
 			instructions = m.Content
 		default:
@@ -221,7 +253,7 @@ func addMessage(m Message, i int, add func(any) error, open, blankIDs *[]string,
 		// A system message after the first (none today) is the developer's.
 		return add(responsesMessage{Type: "message", Role: "developer", Content: m.Content})
 	default:
-		return add(responsesMessage{Type: "message", Role: m.Role, Content: m.Content})
+		return add(responsesMessage{Type: "message", Role: m.Role, Content: responsesContent(m.Content, m.Images)})
 	}
 }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -50,7 +51,64 @@ type wireMessage struct {
 	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string         `json:"tool_call_id,omitempty"`
 	Name             string         `json:"name,omitempty"`
+	// Parts, when set, is the content as parts (text and images) in
+	// place of Content.
+	Parts []wirePart `json:"-"`
 }
+
+// wirePart is one part of a message's content: text, or an image as a
+// data URL (Chat Completions' image_url).
+type wirePart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *wireImageURL `json:"image_url,omitempty"`
+}
+
+type wireImageURL struct {
+	URL string `json:"url"`
+}
+
+// MarshalJSON writes the message, its content as parts when it has any.
+func (m wireMessage) MarshalJSON() ([]byte, error) {
+	type plain wireMessage
+	var v any = plain(m)
+	if m.Parts != nil {
+		v = struct {
+			plain
+			Content []wirePart `json:"content"`
+		}{plain(m), m.Parts}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// imageParts are text followed by images, as content parts.
+func imageParts(text string, imgs []Image) []wirePart {
+	parts := make([]wirePart, 0, len(imgs)+1)
+	if text != "" {
+		parts = append(parts, wirePart{Type: "text", Text: text})
+	}
+	for _, img := range imgs {
+		if len(img.Data) == 0 {
+			// Its bytes were not found (a session resumed without them):
+			// the model reads the line instead.
+			parts = append(parts, wirePart{Type: "text", Text: img.Line() + " (the image itself is no longer available)"})
+			continue
+		}
+		url := "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+		parts = append(parts, wirePart{Type: "image_url", ImageURL: &wireImageURL{URL: url}})
+	}
+	return parts
+}
+
+// toolImagesText leads the user message that carries tool results'
+// images: a tool message cannot hold an image on most servers.
+const toolImagesText = "The images the tool calls above returned, in order:"
 
 // wireToolCall is a call replayed in an assistant message.
 type wireToolCall struct {
@@ -145,11 +203,16 @@ func wireMessages(msgs []Message, mistral bool) []wireMessage {
 	var open []wireToolCall // calls of the last assistant message not yet answered
 	var blankIDs []string   // wire ids given to calls that had none, awaiting their results
 	callNames := map[string]string{}
+	var toolImages []Image // images of the tool results just written
 	closeCalls := func() {
 		for _, c := range open {
 			out = append(out, toolResult(c.ID, c.Name, missingToolResult))
 		}
 		open, blankIDs = nil, nil
+		if len(toolImages) > 0 {
+			out = append(out, wireMessage{Role: RoleUser, Parts: imageParts(toolImagesText, toolImages)})
+			toolImages = nil
+		}
 	}
 	for i, m := range msgs {
 		if m.Role == RoleTool {
@@ -168,6 +231,7 @@ func wireMessages(msgs []Message, mistral bool) []wireMessage {
 				content = emptyToolOutput
 			}
 			out = append(out, toolResult(id, name, content))
+			toolImages = append(toolImages, m.Images...)
 			open = slices.DeleteFunc(open, func(c wireToolCall) bool { return c.ID == id })
 			continue
 		}
@@ -176,6 +240,9 @@ func wireMessages(msgs []Message, mistral bool) []wireMessage {
 			out = append(out, wireMessage{Role: RoleAssistant, Content: ptr(continuingText)})
 		}
 		wm := wireMessage{Role: m.Role, Content: ptr(m.Content)}
+		if m.Role == RoleUser && len(m.Images) > 0 {
+			wm.Parts = imageParts(m.Content, m.Images)
+		}
 		if m.Role == RoleAssistant {
 			wm.ReasoningContent = m.Reasoning
 			for j, c := range m.ToolCalls {

@@ -85,6 +85,10 @@ func mapToolName(raw string) mappedTool {
 		m.name = toolname.TodoWrite
 	case "webfetch", toolname.WebFetch:
 		m.name = toolname.WebFetch
+	case "websearch", toolname.WebSearch:
+		m.name = toolname.WebSearch
+	case toolname.LSP:
+		m.name = toolname.LSP
 	case toolname.Task, "agent":
 		m.name = toolname.Task
 	case toolname.Skill:

@@ -124,6 +124,9 @@ var untrustedKeys = map[string]keyRule{
 	"notifications.approval":     onlyTrue,
 	"notifications.background":   onlyTrue,
 	"notifications.turn_end":     onlyTrue,
+	"ask_user":                   always, // asking the user or not: no harm either way
+	"vision":                     always, // whether images are sent: no harm either way
+	"models.*.vision":            always,
 	"hooks":                      ownTrust,
 	"mcp_servers":                ownTrust,
 }

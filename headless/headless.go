@@ -23,9 +23,15 @@ import (
 	"covey/config"
 	"covey/internal/excerpt"
 	"covey/session"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/worktree"
 )
+
+// ReasonPlan is the reason of a run that ended presenting a plan
+// (exit_plan_mode in plan mode): the plan is the answer, for the user to
+// approve by running again in another mode.
+const ReasonPlan = "plan"
 
 // Exit codes of a headless run.
 const (
@@ -115,6 +121,9 @@ type headlessOutput struct {
 	mainTurns int
 	// compactions counts the compactions of every agent of the run.
 	compactions int
+	// planned: the main agent presented a plan (exit_plan_mode) that
+	// nobody here can approve; the run ended with it.
+	planned bool
 }
 
 type callRecord struct {
@@ -252,6 +261,9 @@ func (o *headlessOutput) childState(src agent.Source, ev agent.ChildState) {
 
 // toolFinished records the main agent's finished call (and reports it), or counts a child's.
 func (o *headlessOutput) toolFinished(src agent.Source, ev agent.ToolFinished) {
+	if !src.IsChild() && ev.Name == toolname.ExitPlanMode && ev.Result.Final != "" {
+		o.planned = true
+	}
 	if src.IsChild() {
 		if !ev.Result.IsError && (ev.Name == toolname.WriteFile || ev.Name == toolname.EditFile) {
 			o.addFiles(src.AgentID, ev.KeyArg)
@@ -316,6 +328,34 @@ func (o *headlessOutput) worktreeResult(src agent.Source, ev agent.WorktreeResul
 	// Always on stderr, whatever the format: a kept change must not
 	// go unnoticed.
 	fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
+	if c := ev.Check; c != nil {
+		fmt.Fprintf(o.stderr, "[%s] %s: attempt %s: %s\n", src.AgentType, src.Description, childLabel(src), checkText(c))
+	}
+}
+
+// checkText says an attempt's check in a line: the command and its
+// outcome, the language servers' counts, the output's last line.
+func checkText(c *tool.AttemptCheck) string {
+	var parts []string
+	switch {
+	case c.Command == "":
+	case c.Error != "":
+		parts = append(parts, fmt.Sprintf("check %q %s", c.Command, c.Error))
+	case c.TimedOut:
+		parts = append(parts, fmt.Sprintf("check %q timed out", c.Command))
+	case c.Passed:
+		parts = append(parts, fmt.Sprintf("check %q passed", c.Command))
+	default:
+		last := strings.TrimSpace(c.Output)
+		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+			last = last[i+1:]
+		}
+		parts = append(parts, fmt.Sprintf("check %q failed (exit %d): %s", c.Command, c.ExitCode, last))
+	}
+	if c.Diagnosed {
+		parts = append(parts, fmt.Sprintf("%d errors, %d warnings from the language server", c.Errors, c.Warnings))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // childLabel names a child by its handle, else its description.
@@ -351,6 +391,8 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 		code, msg = ExitRun, runErr.Error()
 	case agent.CutOffNote(res.Reason) != "":
 		code, msg = ExitRun, agent.CutOffNote(res.Reason)
+	case o.planned && res.Reason == agent.StopOK:
+		res.Reason = ReasonPlan
 	case res.Reason == agent.StopMaxTurns:
 		turns := "turns"
 		if res.Turns == 1 {
@@ -390,9 +432,16 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 			b, _ := json.Marshal(map[string]string{"type": "error", "reason": res.Reason, "message": msg})
 			fmt.Fprintf(o.stdout, "%s\n", b)
 		}
+		if res.Reason == ReasonPlan {
+			b, _ := json.Marshal(map[string]string{"type": "plan", "plan": res.Answer})
+			fmt.Fprintf(o.stdout, "%s\n", b)
+		}
 	}
 	if msg != "" {
 		fmt.Fprintln(o.stderr, "covey:", msg)
+	} else if res.Reason == ReasonPlan {
+		fmt.Fprintln(o.stderr, "covey: plan ready for approval (the run ends here): "+
+			"rerun with --permission-mode default or acceptEdits to carry it out")
 	} else if strings.TrimSpace(res.Answer) == "" {
 		// An empty stdout and exit 0 would look like covey lost the answer.
 		fmt.Fprintln(o.stderr, "covey: the model's answer was empty")

@@ -93,6 +93,10 @@ func (b *Binding) beforeTool(ctx context.Context, callID, name string, args json
 	switch {
 	case o.Halt:
 		return Verdict{Block: true, Halt: true, Reason: "Stopped by a PreToolUse hook" + suffix(o.StopReason)}, ctx
+	case o.Block && name == toolname.AskUser && strings.TrimSpace(o.Reason) != "":
+		// A hook may answer a question in the user's place: its reason
+		// is the answer.
+		return Verdict{Block: true, Reason: "The answer, given by a PreToolUse hook: " + o.Reason}, ctx
 	case o.Block:
 		return Verdict{Block: true, Reason: "Blocked by a PreToolUse hook: " + o.Reason}, ctx
 	case o.Permission == Allow:

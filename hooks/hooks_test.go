@@ -368,3 +368,16 @@ func TestBindingAsk(t *testing.T) {
 		})
 	}
 }
+
+// TestBindingAnswersQuestion: a PreToolUse hook that blocks ask_user with
+// a reason answers the question: the model reads the reason as the
+// answer, not as a block.
+func TestBindingAnswersQuestion(t *testing.T) {
+	out := `echo '{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"use Postgres"}}'`
+	b := &Binding{Runner: NewRunner([]Hook{cmdHook(PreToolUse, "", out)}, RunnerOptions{Dir: t.TempDir()})}
+	args := json.RawMessage(`{"question":"Which database?","options":[{"label":"Postgres"}]}`)
+	_, blocked, reason, _ := b.BeforeTool(context.Background(), "c1", toolname.AskUser, args)
+	if !blocked || reason != "The answer, given by a PreToolUse hook: use Postgres" {
+		t.Errorf("blocked %v, reason %q; want the hook's answer", blocked, reason)
+	}
+}

@@ -53,6 +53,10 @@ type Request struct {
 	// Attempts, for ToolPickAttempt, are the finished attempts of one
 	// best-of-N task, to choose one from.
 	Attempts []Attempt
+	// Question, for ToolAskUser, is the question put to the user.
+	Question *Question
+	// Plan, for ToolExitPlanMode, is the plan presented (markdown).
+	Plan string
 }
 
 // Attempt is one finished attempt of a best-of-N task, as the user
@@ -65,7 +69,12 @@ type Attempt struct {
 	Changes []FileChange
 	Tokens  int
 	Cost    float64 // 0 when unpriced
+	// Check is its check's outcome and diagnostics (nil: none).
+	Check *tool.AttemptCheck
 }
+
+// AttemptCheck is an attempt's check and diagnostics (tool.AttemptCheck).
+type AttemptCheck = tool.AttemptCheck
 
 // ToolPickAttempt is the Request.Tool of the choice among the attempts
 // of a best-of-N task. Nobody but the user makes it: every mode asks, and
@@ -130,6 +139,12 @@ type Verdict struct {
 	// Attempt, on an allowed ToolPickAttempt, is the attempt chosen,
 	// counted from 1.
 	Attempt int
+	// Answer, on an allowed ToolAskUser, is the user's answer: the labels
+	// picked (one a line) or the text typed.
+	Answer string
+	// Mode, on an allowed ToolExitPlanMode, is the permission mode the
+	// user chose to carry the plan out in (the UI has set it).
+	Mode Mode
 }
 
 // FileChange is a change to one file: what a write proposes (shown to the

@@ -42,6 +42,9 @@ const hookAskReason = "a PreToolUse hook asks for confirmation of this call"
 // ask. Refusals stand.
 func (p *Policy) decideWith(ctx context.Context, req Request) (verdictKind, string) {
 	k, reason := p.decide(req)
+	if IsUserQuestion(req.Tool) {
+		return k, reason // a hook's allow answers no question
+	}
 	switch hookDecision(ctx) {
 	case HookAllow:
 		if k == kindAsk && reason == "" {

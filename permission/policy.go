@@ -251,6 +251,10 @@ func (p *Policy) snapshot() snapshot {
 // says why.
 func (p *Policy) decide(req Request) (verdictKind, string) {
 	s := p.snapshot()
+	if IsUserQuestion(req.Tool) {
+		// Only the user answers these, in every mode, plan included.
+		return kindAsk, ""
+	}
 	if s.mode == ModePlan && !readTool(req.Tool) && !p.PlanOffers(req.Tool) {
 		return kindRefuse, fmt.Sprintf("%s was refused: permission mode is plan, which is read-only. "+
 			"Finish the plan and present it; the user leaves plan mode to carry it out.", describeRequest(req))
@@ -487,7 +491,7 @@ func (p *Policy) PlanOffers(tool string) bool {
 // about and read_file rules govern it.
 func readTool(tool string) bool {
 	switch tool {
-	case toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.ListDir, toolname.WebFetch:
+	case toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.ListDir, toolname.WebFetch, toolname.WebSearch:
 		return true
 	}
 	return false
@@ -603,6 +607,8 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 		return Verdict{Reason: fmt.Sprintf("%s needs permission: %s, and nobody can be asked in a headless run.", describeRequest(req), reason)}
 	case p.asker == nil:
 		return Verdict{Reason: p.headlessReason(req)}
+	case IsUserQuestion(req.Tool):
+		return p.askNow(ctx, req)
 	}
 	select {
 	case p.askTurn <- struct{}{}:
@@ -615,6 +621,13 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 	if k, reason = p.decideWith(ctx, req); k != kindAsk {
 		return Verdict{Allowed: k == kindAllow, Reason: reason}
 	}
+	return p.askNow(ctx, req)
+}
+
+// askNow puts req to the asker and waits for the answer or ctx's end.
+// A question (IsUserQuestion) comes here without waiting its turn behind
+// the permission requests: the asker queues it in the order asked.
+func (p *Policy) askNow(ctx context.Context, req Request) Verdict {
 	answer := make(chan Verdict, 1) // buffered: an Ask outliving ctx does not leak its goroutine
 	go func() {
 		defer func() {
@@ -761,6 +774,8 @@ func (p *Policy) headlessReason(req Request) string {
 		missing := p.missingRules(c)
 		how = fmt.Sprintf("rerun with --permission-mode bypassPermissions, or add %s to permissions.allow in %s",
 			quoteList(missing), configFiles)
+	case IsUserQuestion(req.Tool):
+		return NoUserReason
 	case req.Tool == ToolPickAttempt:
 		return fmt.Sprintf("%s needs the user, and nobody can be asked in a headless run: every attempt is kept on its branch. "+
 			"To let an agent pick one, set subagents.judge to an agent type in %s.", describeRequest(req), configFiles)
@@ -825,8 +840,8 @@ func describeRequest(req Request) string {
 	switch req.Tool {
 	case toolname.Bash:
 		return fmt.Sprintf("bash %q", req.Command)
-	case toolname.WebFetch:
-		return fmt.Sprintf("web_fetch %s", req.URL)
+	case toolname.WebFetch, toolname.WebSearch:
+		return fmt.Sprintf("%s %s", req.Tool, req.URL)
 	case ToolPickAttempt:
 		return fmt.Sprintf("the choice among %d attempts", len(req.Attempts))
 	case ToolMerge:

@@ -153,6 +153,10 @@ func canonicalTool(name string) (tool, prefix string, ok bool) {
 		return toolname.ReadFile, "", true
 	case toolname.WebFetch, "webfetch":
 		return toolname.WebFetch, "", true
+	case toolname.WebSearch, "websearch":
+		return toolname.WebSearch, "", true
+	case toolname.LSP:
+		return toolname.LSP, "", true
 	case toolname.Task, "agent":
 		return toolname.Task, "", true
 	case toolname.SendMessage, "sendmessage":
@@ -190,6 +194,10 @@ func canonicalTool(name string) (tool, prefix string, ok bool) {
 	return name, "", true
 }
 
+// domainTool reports whether tool's rules name domains: web_fetch, and
+// web_search (the search backend's host).
+func domainTool(tool string) bool { return tool == toolname.WebFetch || tool == toolname.WebSearch }
+
 // toolNameChars reports whether name holds only the characters
 // OpenAI-compatible servers allow in a function name (and a * wildcard).
 func toolNameChars(name string) bool {
@@ -219,7 +227,7 @@ func parseRule(s string, home func() (string, error)) (rule, error) {
 	tool, prefix, ok := canonicalTool(name)
 	if !ok {
 		return rule{}, fmt.Errorf("unknown tool %q: rules name bash, edit_file, write_file, read_file (which also governs grep, glob and list_dir), "+
-			"web_fetch, task, send_message, stop_agent, todo_write or an MCP tool (mcp__server, mcp__server__tool), "+
+			"web_fetch, web_search, lsp, task, send_message, stop_agent, todo_write or an MCP tool (mcp__server, mcp__server__tool), "+
 			"or the Claude Code spellings Bash, Edit, MultiEdit, Write, Read, WebFetch, Task", name)
 	}
 	r := rule{src: src, tool: tool, toolPrefix: prefix}
@@ -234,10 +242,10 @@ func parseRule(s string, home func() (string, error)) (rule, error) {
 		return parseBashRule(r, spec)
 	case pathRuleTool(tool):
 		return parsePathRule(r, spec, home)
-	case tool == toolname.WebFetch && spec == "*":
+	case domainTool(tool) && spec == "*":
 		// Claude Code's WebFetch(*): every fetch, as the bare name.
 		return r, nil
-	case tool == toolname.WebFetch:
+	case domainTool(tool):
 		return parseDomainRule(r, spec)
 	case toolname.ClaudeOnly(name):
 		return r, nil

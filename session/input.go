@@ -122,10 +122,20 @@ func (s *Session) WorkspaceFiles(ctx context.Context) ([]string, error) {
 // user's shell commands before it, the files its "@path" words name after
 // it.
 func (s *Session) withInput(ctx context.Context, prompt string) string {
+	text, _ := s.withInputImages(ctx, prompt)
+	return text
+}
+
+// withInputImages is withInput and the images the prompt attaches: its
+// "@image.png" words and the image paths pasted into it.
+func (s *Session) withInputImages(ctx context.Context, prompt string) (string, []agent.Image) {
 	if notes := s.input.take(); len(notes) > 0 {
 		prompt = strings.Join(notes, "\n\n") + "\n\n" + prompt
 	}
-	return prompt + s.attachments(ctx, prompt)
+	var imgs []agent.Image
+	text := s.attachments(ctx, prompt, &imgs)
+	text += s.pastedImages(prompt, &imgs)
+	return prompt + text, imgs
 }
 
 // atWords are the "@path" words of text (an "@" at the start of a word),
@@ -152,7 +162,7 @@ func atWords(text string) []string {
 // name, through read_file and list_dir (so their read and deny rules
 // apply), and returns them as blocks to append. Each attached or refused
 // path shows as a notice; a word that names nothing stays a word.
-func (s *Session) attachments(ctx context.Context, prompt string) string {
+func (s *Session) attachments(ctx context.Context, prompt string, imgs *[]agent.Image) string {
 	words := atWords(prompt)
 	if len(words) == 0 {
 		return ""
@@ -194,9 +204,13 @@ func (s *Session) attachments(ctx context.Context, prompt string) string {
 		}
 		n++
 		b.WriteString(block)
+		*imgs = append(*imgs, res.Images...)
 		what := "file"
 		if fi.IsDir() {
 			what = "folder"
+		}
+		if len(res.Images) > 0 {
+			what = "image"
 		}
 		s.attachNote(agent.NoticeInfo, fmt.Sprintf("attached %s @%s (%s)", what, w, res.Summary))
 	}

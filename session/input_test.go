@@ -109,7 +109,7 @@ func TestAttachments(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := s.attachments(context.Background(), tc.prompt)
+			got := s.attachments(context.Background(), tc.prompt, new([]agent.Image))
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("attachments lack %q:\n%s", w, got)

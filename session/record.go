@@ -212,6 +212,7 @@ func (r *recording) message(m agent.Message) {
 		return // closed
 	}
 	r.messages.Add(1)
+	r.keepImages(m.Images)
 	r.rec.Message(m)
 }
 
@@ -220,6 +221,7 @@ func (r *recording) childMessage(src agent.Source, m agent.Message) {
 	if r.open() != nil {
 		return // closed
 	}
+	r.keepImages(m.Images)
 	r.rec.ChildMessage(src, m)
 }
 

@@ -23,6 +23,7 @@ import (
 	"covey/hooks"
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
+	"covey/lsp"
 	"covey/permission"
 	"covey/plugins"
 	"covey/sandbox"
@@ -80,6 +81,8 @@ type Session struct {
 	// shells are the background shells of every agent of the session.
 	shells  *tools.Shells
 	windows *windows // the context windows of the session's models
+	// lsp runs the language servers every agent of the session shares.
+	lsp *lsp.Manager
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
 	// cps are the checkpoints of /rewind.
@@ -240,19 +243,31 @@ func New(opts Options) (*Session, error) {
 	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
+	s.lsp = lsp.NewManager(cfg.LSP)
+	offline := sbCfg.Network != nil && !*sbCfg.Network
+	webSearch := func(g permission.Gate) tools.Tool {
+		return tools.NewWebSearch(tools.WebSearchConfig{Search: cfg.WebSearch, Gate: g, Offline: offline})
+	}
 	s.manager = subagent.NewManager(subagent.Config{
 		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
-		Resolve:     s.resolveChild,
-		Emit:        s.emit,
-		Concurrency: cfg.Subagents.Concurrency,
-		MaxDepth:    cfg.Subagents.MaxDepth,
-		MaxTurns:    cfg.Subagents.MaxTurns,
-		Timeout:     cfg.Subagents.Timeout,
-		MaxTokens:   cfg.Subagents.MaxTokens,
-		MaxCost:     cfg.Subagents.MaxCost,
-		Judge:       cfg.Subagents.Judge,
-		Cost:        cfg.Prices.CostFunc(),
-		ReadOnly:    mode == permission.ModePlan,
+		Resolve:      s.resolveChild,
+		Emit:         s.emit,
+		Concurrency:  cfg.Subagents.Concurrency,
+		MaxDepth:     cfg.Subagents.MaxDepth,
+		MaxTurns:     cfg.Subagents.MaxTurns,
+		Timeout:      cfg.Subagents.Timeout,
+		MaxTokens:    cfg.Subagents.MaxTokens,
+		MaxCost:      cfg.Subagents.MaxCost,
+		Judge:        cfg.Subagents.Judge,
+		Check:        cfg.Subagents.Check,
+		CheckTimeout: cfg.Subagents.CheckTimeout,
+		LSP:          s.lsp,
+		WebSearch:    webSearch,
+		Cost:         cfg.Prices.CostFunc(),
+		// In plan mode children get read-only tools, until the mode changes.
+		Planning:  func() bool { return s.policy.Mode() == permission.ModePlan },
+		NoAskUser: cfg.AskUser == "deny",
+		NoImages:  cfg.Vision != nil && !*cfg.Vision,
 		// An agent file's permissionMode may exceed the session's only
 		// when the user's config says so.
 		RaiseAgentModes: cfg.AllowAgentModeRaise,
@@ -278,25 +293,56 @@ func New(opts Options) (*Session, error) {
 			}
 		},
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(),
+	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(), NoImages: !s.TakesImages(),
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID}
+		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID, LSP: s.lsp}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
+	// In plan mode the tools that change things are offered only once
+	// the mode changes (an approved plan, a key), and exit_plan_mode only
+	// while it holds.
+	var writers []tools.Tool
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
 			reg.Add(scopedTool{s.manager.Radar(t, agent.Source{AgentID: agent.MainAgentID}, ws.Root)})
+		} else {
+			writers = append(writers, scopedTool{s.manager.Radar(t, agent.Source{AgentID: agent.MainAgentID}, ws.Root)})
 		}
 	}
-	if mode != permission.ModePlan {
-		for _, t := range tools.ShellTools(env) {
+	for _, t := range tools.ShellTools(env) {
+		if mode != permission.ModePlan {
 			reg.Add(shellScoped{t})
+		} else {
+			writers = append(writers, shellScoped{t})
 		}
 	}
+	planning := func() bool { return s.policy.Mode() == permission.ModePlan }
+	if len(writers) > 0 {
+		reg.AddSource(func() []tools.Tool {
+			if planning() {
+				return nil
+			}
+			return writers
+		})
+	}
+	reg.Add(scopedTool{tools.NewAskUser(env.Gate, cfg.AskUser == "deny")})
+	exitPlan := scopedTool{tools.NewExitPlanMode(tools.ExitPlanConfig{Gate: env.Gate, Mode: s.policy.Mode})}
+	reg.AddSource(func() []tools.Tool {
+		if !planning() {
+			return nil
+		}
+		return []tools.Tool{exitPlan}
+	})
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
+	if t := webSearch(env.Gate); t != nil {
+		reg.Add(scopedTool{t})
+	}
+	if t := tools.NewLSP(env); t != nil {
+		reg.Add(scopedTool{t})
+	}
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -318,7 +364,7 @@ func New(opts Options) (*Session, error) {
 	}
 	s.base = agent.BasePrompt
 	if mode == permission.ModePlan {
-		s.base += "\n\nYou are in plan mode: you can only read. Investigate, then answer with a numbered implementation plan; do not try to change anything."
+		s.base += "\n\nYou are in plan mode: you can only read. Investigate, then present a numbered implementation plan with the exit_plan_mode tool for the user's approval; do not try to change anything before it is approved."
 	}
 	s.main = agent.New(agent.Config{
 		Provider: prov, Model: opts.Endpoint.Model,
@@ -392,6 +438,10 @@ func (s *Session) Load() error {
 		s.env.Date = s.rec.startDate(s.env.Date)
 		s.main.SetSystem(agent.SystemPrompt(s.base, s.env))
 		s.manager.SetEnvironment(s.env)
+		s.rec.loadImages(l.Messages)
+		for _, c := range l.Children {
+			s.rec.loadImages(c.Messages)
+		}
 		s.main.SetHistory(l.Messages)
 		if m := l.Model; m != "" && !s.modelFromFlag {
 			s.setMainModel(m)
@@ -672,6 +722,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
@@ -706,6 +757,7 @@ func (s *Session) EndEvents() {
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil)
 	close(s.events)
@@ -729,7 +781,11 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 		return agent.Result{Reason: agent.StopError}, err
 	}
 	typed := prompt
-	prompt = s.withInput(ctx, prompt)
+	if w := s.imageWord(prompt); w != "" && !s.TakesImages() {
+		return agent.Result{Reason: agent.StopError}, fmt.Errorf("%s takes no images (vision: false in the config): send the message without %s", s.main.Model(), w)
+	}
+	prompt, imgs := s.withInputImages(ctx, prompt)
+	ctx = agent.WithImages(ctx, imgs)
 	s.waitWindow(ctx)
 	s.undoLog().BeginTurnAs(undoLabel(typed))
 	return s.driver.Run(ctx, prompt)

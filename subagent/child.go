@@ -586,6 +586,7 @@ func (c *child) tools() *tools.Registry {
 		Locks:        c.m.cfg.Locks,
 		Gate:         c.gate(),
 		AllowedPaths: c.def.AllowedPaths,
+		NoImages:     c.m.cfg.NoImages,
 		Todos:        tools.NewTodoList(),
 		AllowRead:    c.m.cfg.AllowRead,
 		AllowFound:   c.m.cfg.AllowFound,
@@ -594,6 +595,7 @@ func (c *child) tools() *tools.Registry {
 		Shells:       c.m.cfg.Shells,
 		Agent:        c.src.AgentID,
 		AgentDepth:   c.src.Depth,
+		LSP:          c.m.cfg.LSP,
 	}
 	if c.policy != nil {
 		env.AllowRead, env.AllowFound = c.policy.AllowRead, c.policy.AllowReadFound
@@ -615,9 +617,11 @@ func (c *child) tools() *tools.Registry {
 	base := append(slices.Clone(toolname.Base()), toolname.Task)
 	allowed := agentdefs.EffectiveTools(c.def, base)
 	reg := tools.NewRegistry()
+	planChild := c.def.PermissionMode == string(permission.ModePlan) || c.def.Name == agentdefs.Plan
+	readOnly := c.m.cfg.ReadOnly || c.def.PermissionMode == string(permission.ModePlan) ||
+		(c.m.cfg.Planning != nil && c.m.cfg.Planning())
 	for _, t := range tools.Builtins(env) {
 		// A plan-mode child is offered only what it may use.
-		readOnly := c.m.cfg.ReadOnly || c.def.PermissionMode == string(permission.ModePlan)
 		if !slices.Contains(allowed, t.Name()) || (readOnly && !t.ReadOnly()) {
 			continue
 		}
@@ -633,6 +637,16 @@ func (c *child) tools() *tools.Registry {
 				reg.Add(st)
 			}
 		}
+	}
+	// A child may ask the user: a built-in type, or a definition without
+	// a tools list or naming ask_user in it, unless it disallows it. A
+	// planning child's plan, presented, is its report.
+	asks := c.def.Tools == nil || c.def.Scope == agentdefs.BuiltIn || len(agentdefs.EffectiveTools(c.def, []string{toolname.AskUser})) == 1
+	if asks && len(agentdefs.EffectiveTools(agentdefs.Definition{DisallowedTools: c.def.DisallowedTools}, []string{toolname.AskUser})) == 1 {
+		reg.Add(tools.NewAskUser(env.Gate, c.m.cfg.NoAskUser))
+	}
+	if planChild {
+		reg.Add(tools.NewExitPlanMode(tools.ExitPlanConfig{Child: true}))
 	}
 	if slices.Contains(allowed, toolname.Task) {
 		if t := c.m.toolFor(c.src, c.def.SpawnTypes); t != nil {
@@ -653,6 +667,16 @@ func (c *child) tools() *tools.Registry {
 			pol, _ = c.m.cfg.Gate.(*permission.Policy)
 		}
 		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer, AllowPrivate: tools.PrivateByRule(pol)}))
+	}
+	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.LSP}), toolname.LSP) {
+		if t := tools.NewLSP(env); t != nil {
+			reg.Add(t)
+		}
+	}
+	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.WebSearch}), toolname.WebSearch) && !(c.def.Tools == nil && c.def.ReadOnly) && c.m.cfg.WebSearch != nil {
+		if t := c.m.cfg.WebSearch(env.Gate); t != nil {
+			reg.Add(t)
+		}
 	}
 	if c.m.cfg.MCPTools != nil {
 		planChild := c.def.PermissionMode == string(permission.ModePlan)

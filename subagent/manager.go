@@ -22,6 +22,7 @@ import (
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/hooks"
+	"covey/lsp"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/tools"
@@ -69,6 +70,15 @@ type Config struct {
 	ResultCap int
 	// ReadOnly limits every child to read-only tools (plan mode).
 	ReadOnly bool
+	// Planning, when set, reports whether the session is in plan mode
+	// now: a child started meanwhile gets read-only tools, as ReadOnly.
+	Planning func() bool
+	// NoAskUser keeps ask_user from the children (config ask_user: deny):
+	// its calls are refused.
+	NoAskUser bool
+	// NoImages says the models take no images (config vision: false):
+	// the children's read_file refuses an image, saying so.
+	NoImages bool
 	// RaiseAgentModes lets an agent file's permissionMode be more
 	// permissive than the session's mode (config opts in); otherwise the
 	// session's mode caps it.
@@ -122,6 +132,18 @@ type Config struct {
 	// Judge is the agent type that picks one attempt of a best-of-N task
 	// when nobody can be asked; "" keeps them all.
 	Judge string
+	// Check is the command run in each finished attempt's worktree of a
+	// best-of-N task (subagents.check; a task's own check wins): its
+	// result is shown beside the attempt's diff and given to the judge.
+	Check string
+	// CheckTimeout bounds a check (default 5m).
+	CheckTimeout time.Duration
+	// LSP runs the language servers: a child's edits get their
+	// diagnostics, and a child allowed it gets the lsp tool.
+	LSP *lsp.Manager
+	// WebSearch, when set, returns the web_search tool asking gate (nil
+	// when no backend is configured).
+	WebSearch func(gate permission.Gate) tools.Tool
 	// Window, when set, tells a child's context window and output budget
 	// in tokens from its provider and model, where the window came from
 	// (see agent.Config.ContextWindowFrom) and the answer cap the user set

@@ -219,8 +219,8 @@ func TestChildToolsAndModelPerDefinition(t *testing.T) {
 		model string
 		tools []string
 	}{
-		"child-explore": {"inherited-model", []string{toolname.ReadFile, toolname.ListDir, toolname.Glob, toolname.Grep}},
-		"child-general": {"inherited-model", append(toolname.Base(), toolname.WebFetch)},
+		"child-explore": {"inherited-model", []string{toolname.ReadFile, toolname.ListDir, toolname.Glob, toolname.Grep, toolname.AskUser}},
+		"child-general": {"inherited-model", append(toolname.Base(), toolname.AskUser, toolname.WebFetch)},
 	}
 	for _, e := range h.srv.Journal() {
 		w, ok := want[e.FirstUser]

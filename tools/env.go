@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"covey/lsp"
 	"covey/permission"
 	"covey/sandbox"
 )
@@ -11,6 +12,9 @@ import (
 // Workspace and Locks are shared by all agents of a session.
 type Env struct {
 	WS *Workspace
+	// NoImages says the model takes no images: read_file refuses an image
+	// with a message saying so instead of returning it.
+	NoImages bool
 	// Reads records the content hash of every file this agent read, so a
 	// write can tell whether the file changed underneath since.
 	Reads *ReadTracker
@@ -51,6 +55,10 @@ type Env struct {
 	Shells     *Shells
 	Agent      string
 	AgentDepth int
+	// LSP runs the language servers: write_file and edit_file append the
+	// file's diagnostics after the change, and the lsp tool asks them.
+	// Nil runs none.
+	LSP *lsp.Manager
 }
 
 // resolveRead resolves p for reading: only what AllowRead permits. The

@@ -37,7 +37,7 @@ func (t *readFile) ReadOnly() bool { return true }
 
 func (t *readFile) Description() string {
 	return "Read a text file as numbered lines (cat -n style), up to 2000 lines; offset and limit read other parts of long files. " +
-		"Required before editing a file."
+		"Required before editing a file. An image (png, jpeg, gif, webp) is returned as the image itself."
 }
 
 func (t *readFile) Schema() map[string]any { return readFileSchema() }
@@ -106,12 +106,19 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("cannot read %s: %v", args.Path, err)
 	}
+	if ImageType(data) != "" {
+		return t.readImage(args.Path, data)
+	}
 	if isBinary(data) {
 		return Errorf("%s looks like a binary file (%s); read_file shows text files only", args.Path, humanSize(int64(len(data))))
 	}
 	if t.env.Reads != nil {
 		t.env.Reads.Record(abs, data)
 	}
+	// A file read is often a file about to be edited: its language server
+	// starts loading now, in the background, so the edit's diagnostics
+	// do not wait for a cold start.
+	t.env.LSP.Warm(t.env.WS.Root, abs, string(data))
 	content, summary, err := numberLines(data, offset, limit, ResultBudget(ctx, readMaxOutput))
 	if err != nil {
 		return Errorf("%s: %v", args.Path, err)
@@ -122,6 +129,18 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 		}
 	}
 	return Result{Content: content, Summary: summary}
+}
+
+// readImage returns an image file to the model, or says why it cannot.
+func (t *readFile) readImage(path string, data []byte) Result {
+	if t.env.NoImages {
+		return Errorf("%s is an image, and this model takes no images (vision: false in the config, or the model is known not to)", path)
+	}
+	img, err := NewImage(path, data)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	return Result{Content: img.Line(), Summary: img.Line(), Images: []Image{img}}
 }
 
 // numberLines renders lines offset..offset+limit-1 of data cat -n style,

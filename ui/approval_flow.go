@@ -62,7 +62,7 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 	m.appr.cur, m.appr.block = p, b
 	if pane, ok := m.rt.children[p.req.AgentID]; ok && p.req.AgentID != "" {
 		m.appr.pane = pane
-		pane.SetWaiting(true)
+		pane.SetWaitingFor(true, waitingFor(p.req))
 	}
 	m.tr.Insert(m.approvalPosition(p.req), b)
 	typing := m.focus != keys.FocusTranscript && m.input.Value() != ""
@@ -206,6 +206,16 @@ func (m *Model) runApprovalAction(a approval.Action) tea.Cmd {
 		}
 	case approval.Say:
 		m.say(a.Text)
+	case approval.Answer:
+		m.answer(permission.Verdict{Allowed: true, Answer: a.Text}, approval.OutcomeAllowed, a.Text)
+	case approval.Decline:
+		m.answer(permission.Verdict{Reason: permission.DeclinedAnswer}, approval.OutcomeDenied, "")
+	case approval.ApprovePlan:
+		if m.perms != nil {
+			m.perms.SetMode(a.Mode)
+			m.status.SetMode(string(a.Mode))
+		}
+		m.answer(permission.Verdict{Allowed: true, Mode: a.Mode}, approval.OutcomeAllowed, string(a.Mode))
 	}
 	return nil
 }
@@ -300,4 +310,16 @@ func (m *Model) cycleMode() {
 		return
 	}
 	m.status.SetMode(string(m.perms.CycleMode()))
+}
+
+// waitingFor is what a child's pane says it waits for while req is shown:
+// "" for an approval.
+func waitingFor(req permission.Request) string {
+	switch req.Tool {
+	case permission.ToolAskUser:
+		return "your answer"
+	case permission.ToolExitPlanMode:
+		return "plan approval"
+	}
+	return ""
 }

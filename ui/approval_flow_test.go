@@ -44,6 +44,13 @@ func (p *fakePerms) CycleMode() permission.Mode {
 	return p.mode
 }
 
+func (p *fakePerms) SetMode(m permission.Mode) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = m
+	p.set = append(p.set, m)
+}
+
 func (p *fakePerms) Grant(req permission.Request) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -24,6 +24,8 @@ func approvalHintKeys(k keys.KeyMap) approval.Keys {
 		ApproveHunkToggle: k.ApproveHunkToggle, ApproveHunkNext: k.ApproveHunkNext, ApproveHunkPrev: k.ApproveHunkPrev,
 		ApproveAttemptNext: k.ApproveAttemptNext, ApproveAttemptPrev: k.ApproveAttemptPrev,
 		FeedbackSend: k.FeedbackSend, FeedbackBack: k.FeedbackBack, FocusApproval: k.FocusApproval,
-		Cancel: k.Cancel,
+		QuestionNumber: k.QuestionNumber, QuestionPick: k.QuestionPick, QuestionToggle: k.QuestionToggle,
+		ApproveToInput: k.ApproveToInput,
+		Cancel:         k.Cancel,
 	}
 }

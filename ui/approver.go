@@ -30,6 +30,8 @@ type Permissions interface {
 	// Grant allows requests like req for the rest of the session and
 	// returns the rules it recorded, as the UI shows them.
 	Grant(permission.Request) []string
+	// SetMode changes the mode (an approved plan leaves plan mode).
+	SetMode(permission.Mode)
 }
 
 // The policy and the approver meet through these interfaces.

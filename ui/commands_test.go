@@ -38,7 +38,7 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "rewind", "fork", "export", "retry", "compact", "report", "quit", "frontend:component", "review"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "lsp", "hooks", "skills", "memory", "init", "undo", "rewind", "fork", "export", "retry", "compact", "report", "quit", "frontend:component", "review"}},
 		{"/m", []string{"model", "mcp", "memory"}},
 		{"/fr", []string{"frontend:component"}},
 		{"/rev", []string{"review"}},

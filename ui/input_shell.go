@@ -80,6 +80,9 @@ func (m *Model) listFilesIfWanted() tea.Cmd {
 // any other message.
 func (m *Model) updateInputExtras(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
+	case clipboardMsg:
+		m.handleClipboard(msg)
+		return nil, true
 	case filesListedMsg:
 		m.comp.SetFiles(msg.files, msg.err, m.clock())
 		if msg.err == nil {

@@ -534,6 +534,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		if _, ok := ev.(agent.MCPStatus); ok {
 			m.refreshMCP()
 		}
+		if _, ok := ev.(agent.ToolFinished); ok {
+			m.refreshDiagnostics()
+		}
 		if eff.background && m.turn == nil {
 			// The engine calls the main agent with the child's result:
 			// a turn the UI did not start, shown running until its Done.

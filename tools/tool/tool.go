@@ -45,6 +45,14 @@ type Result struct {
 	// Display carries structured data for UIs: *FileChange for edits and
 	// writes, []Todo for todo_write. Nil for most tools.
 	Display any `json:"display,omitempty"`
+	// Final, when not empty, ends the agent's run after this step with
+	// Final as its answer, the model not asked again (exit_plan_mode's
+	// plan, where nobody approves it: a child's report, a headless
+	// run's output).
+	Final string `json:"final,omitempty"`
+	// Images are images the result gives the model (read_file of an
+	// image); Content then describes them in a line each.
+	Images []Image `json:"images,omitempty"`
 }
 
 // Errorf builds an error Result whose content and summary are the message.

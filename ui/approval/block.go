@@ -70,6 +70,10 @@ type Block struct {
 	merge  *mergeState         // the per-file choice of a worktree merge; nil otherwise
 	hunks  *hunkState          // the per-hunk choice; nil when there is none to make
 	pick   *pickState          // a best-of-N review's attempts; nil otherwise
+	// question is the model's question (ask_user), plan a plan to approve
+	// (exit_plan_mode); nil otherwise.
+	question *questionState
+	plan     *planState
 	// dim is the styles a dropped hunk's lines are drawn with, made from
 	// dimOf.
 	dim, dimOf *theme.Styles
@@ -151,6 +155,7 @@ type Keys struct {
 	ApproveHunkToggle, ApproveHunkNext, ApproveHunkPrev                 key.Binding
 	ApproveAttemptNext, ApproveAttemptPrev                              key.Binding
 	FeedbackSend, FeedbackBack, FocusApproval                           key.Binding
+	QuestionNumber, QuestionPick, QuestionToggle, ApproveToInput        key.Binding
 	Blur, Cancel                                                        key.Binding
 }
 
@@ -167,7 +172,15 @@ const maxCachedRows = 4096
 // New returns the pending approval of req, whose hints name keys.
 func New(req permission.Request, k Keys) *Block {
 	b := &Block{req: req, rows: defaultDiffRows, keys: k}
-	if req.Tool == permission.ToolPickAttempt {
+	switch req.Tool {
+	case permission.ToolAskUser:
+		b.question = newQuestion(req)
+	case permission.ToolExitPlanMode:
+		b.plan = &planState{}
+	}
+	if b.question != nil || b.plan != nil {
+		// No diff, no command: the question or the plan is the body.
+	} else if req.Tool == permission.ToolPickAttempt {
 		b.newPick()
 	} else if req.Tool == permission.ToolMerge {
 		d, rows := newMergeDiffView(req.Changes)
@@ -253,7 +266,7 @@ func (b *Block) SetSettling(v bool) {
 // scroll.
 func (b *Block) SetRows(n int) {
 	if b.pick != nil {
-		n -= pickAttemptRows + 1 // the attempts' columns, a longer key list
+		n -= b.pick.pickRows() + 1 // the attempts' columns, a longer key list
 	}
 	if b.budget != n {
 		b.budget = n
@@ -311,6 +324,10 @@ func (b *Block) ToggleLayout() {
 // BodyLen is the number of body rows at the last width.
 func (b *Block) BodyLen() int {
 	switch {
+	case b.plan != nil:
+		return len(b.plan.lines)
+	case b.question != nil:
+		return 0
 	case b.diff == nil:
 		return len(b.commandLines(max(b.width-len(approvalBar)-len(approvalIndent), 1)))
 	case b.SideBySide(b.width):
@@ -500,9 +517,18 @@ func (b *Block) Lines(ctx transcript.RenderContext) []string {
 		return lines
 	}
 	var lines []string
-	if b.outcome != OutcomePending {
+	switch {
+	case b.outcome != OutcomePending && b.question != nil:
+		lines = []string{b.questionRecord(ctx.Styles, width)}
+	case b.outcome != OutcomePending && b.plan != nil:
+		lines = []string{b.planRecord(ctx.Styles, width)}
+	case b.outcome != OutcomePending:
 		lines = []string{b.record(ctx, width)}
-	} else {
+	case b.question != nil:
+		lines = b.questionLines(ctx, width)
+	case b.plan != nil:
+		lines = b.planLines(ctx, width)
+	default:
 		lines = b.pendingLines(ctx, width)
 	}
 	b.cache.Put(key, lines)

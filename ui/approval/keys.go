@@ -1,6 +1,8 @@
 package approval
 
 import (
+	"covey/permission"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -54,6 +56,19 @@ type Say struct{ Text string }
 // bindings that do not apply now disabled. handled is false for the keys it
 // leaves to the root's global bindings.
 func (b *Block) HandleKey(k tea.KeyMsg, km *keys.KeyMap) (a Action, cmd tea.Cmd, handled bool) {
+	if b.question != nil {
+		return b.questionKey(k, km)
+	}
+	if b.plan != nil && !b.feedbackOn {
+		switch {
+		case key.Matches(k, km.ApproveYes):
+			return ApprovePlan{Mode: permission.ModeDefault}, nil, true
+		case key.Matches(k, km.ApproveSession):
+			return ApprovePlan{Mode: permission.ModeAcceptEdits}, nil, true
+		case key.Matches(k, km.ApproveFeedback):
+			b.startPlanFeedback()
+		}
+	}
 	if b.feedbackOn {
 		switch {
 		case key.Matches(k, km.FeedbackSend) && b.Trimmed():
@@ -150,5 +165,18 @@ func (b *Block) KeyState() keys.Approval {
 		Hunks:    b.ChoosesHunks(),
 		Trimmed:  b.Trimmed(),
 		Attempts: b.IsPick(),
+		Question: b.question != nil,
+		Multi:    b.question != nil && b.question.q.MultiSelect,
+		Options:  b.questionRows(),
+		Plan:     b.plan != nil,
 	}
+}
+
+// questionRows is how many rows a question offers to pick (its options
+// and "type an answer"), 0 for any other request.
+func (b *Block) questionRows() int {
+	if b.question == nil {
+		return 0
+	}
+	return b.question.typeRow() + 1
 }

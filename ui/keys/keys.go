@@ -6,6 +6,8 @@
 package keys
 
 import (
+	"fmt"
+
 	"github.com/charmbracelet/bubbles/key"
 )
 
@@ -20,6 +22,9 @@ type KeyMap struct {
 	HistoryNext key.Binding
 	// ExpandPaste puts a collapsed paste's text into the input.
 	ExpandPaste key.Binding
+	// PasteClipboard pastes the clipboard: an image (attached when the
+	// message is sent) or text.
+	PasteClipboard key.Binding
 
 	// Completion popup.
 	Complete     key.Binding
@@ -75,6 +80,12 @@ type KeyMap struct {
 	FeedbackBack       key.Binding
 	// FocusApproval gives the keyboard back to a waiting request.
 	FocusApproval key.Binding
+	// A question of the model's (ask_user): its number picks an option,
+	// enter the one under the cursor (ApproveUp/ApproveDown move it),
+	// space marks one of several.
+	QuestionNumber key.Binding
+	QuestionPick   key.Binding
+	QuestionToggle key.Binding
 
 	// Crew: a focused pane, the crew overview or a child's full-screen
 	// view (CancelChild above works in all three). A screen's own keys
@@ -101,11 +112,12 @@ type KeyMap struct {
 // Default returns covey's default bindings.
 func Default() KeyMap {
 	return KeyMap{
-		Send:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-		Newline:     key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
-		HistoryPrev: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous message")),
-		HistoryNext: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next message")),
-		ExpandPaste: key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "expand pasted text")),
+		Send:           key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
+		Newline:        key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
+		HistoryPrev:    key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous message")),
+		HistoryNext:    key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next message")),
+		ExpandPaste:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "expand pasted text")),
+		PasteClipboard: key.NewBinding(key.WithKeys("ctrl+v"), key.WithHelp("ctrl+v", "paste an image (or text)")),
 
 		Complete:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
 		Accept:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run command")),
@@ -152,6 +164,9 @@ func Default() KeyMap {
 		FeedbackSend:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
 		FeedbackBack:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the request")),
 		FocusApproval:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "answer the waiting request")),
+		QuestionNumber:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "pick")),
+		QuestionPick:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
+		QuestionToggle:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark/unmark")),
 
 		ChildOpen:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open full-screen")),
 		ChildMessage:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "message")),
@@ -177,7 +192,8 @@ func Default() KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
-		k.ApproveHunkToggle, k.ApproveAttemptNext, k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
+		k.ApproveHunkToggle, k.ApproveAttemptNext, k.QuestionNumber, k.QuestionPick, k.QuestionToggle,
+		k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
 		k.AddressCancel, k.Send, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss,
 		k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild,
 		k.Toggle, k.Back, k.ViewBack, k.FocusNext, k.ToggleAll, k.Cancel, k.Retry, k.Quit, k.Crew, k.Help,
@@ -193,10 +209,10 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveLeft, k.ApproveRight, k.ApproveToInput,
 			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev, k.ApproveKeep,
 			k.ApproveHunkToggle, k.ApproveHunkNext, k.ApproveHunkPrev, k.ApproveAttemptNext, k.ApproveAttemptPrev,
-			k.FeedbackSend, k.FeedbackBack},
+			k.FeedbackSend, k.FeedbackBack, k.QuestionNumber, k.QuestionPick, k.QuestionToggle},
 		{k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild, k.ViewBack, k.AddressCancel},
 		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
-		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
+		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.PasteClipboard, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Rewind, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
@@ -251,6 +267,10 @@ type Approval struct {
 	Hunks    bool // the waiting request's hunks can be chosen
 	Trimmed  bool // some of its hunks (or files) are dropped
 	Attempts bool // the waiting request chooses among attempts
+	Question bool // the waiting request is the model's question (ask_user)
+	Multi    bool // ... of which several options may be marked
+	Options  int  // ... with this many rows to pick (its options and "type an answer")
+	Plan     bool // the waiting request is a plan to approve (exit_plan_mode)
 }
 
 // Child is what the chosen child allows.
@@ -299,6 +319,7 @@ func (k *KeyMap) applyInput(s State) {
 	k.HistoryPrev.SetEnabled(inInput && !s.Completing && s.HistoryAtEdge)
 	k.HistoryNext.SetEnabled(inInput && !s.Completing && s.HistoryAtEdge)
 	k.ExpandPaste.SetEnabled(inInput && s.Pasted)
+	k.PasteClipboard.SetEnabled(inInput)
 
 	k.Complete.SetEnabled(inInput && s.Completing)
 	k.Accept.SetEnabled(inInput && s.Completing)
@@ -367,8 +388,17 @@ func (k *KeyMap) applyCrew(s State) {
 func (k *KeyMap) applyApproval(s State) {
 	a := s.Approval
 	answering := s.Focus == FocusApproval && !a.Feedback
+	if a.Question {
+		k.applyQuestion(s)
+		return
+	}
+	k.QuestionNumber.SetEnabled(false)
+	k.QuestionPick.SetEnabled(false)
+	k.QuestionToggle.SetEnabled(false)
 	k.ApproveYes.SetEnabled(answering)
-	k.ApproveSession.SetEnabled(answering && s.CanGrant && !a.Merge && !a.Trimmed) // a grant allows whole changes
+	// A grant allows whole changes; on a plan, a approves it with edits
+	// accepted.
+	k.ApproveSession.SetEnabled(answering && ((s.CanGrant && !a.Merge && !a.Trimmed) || a.Plan))
 	k.ApproveNo.SetEnabled(answering)
 	k.ApproveFeedback.SetEnabled(answering)
 	k.ApproveLayout.SetEnabled(answering && (a.Editable || a.Merge) && !a.OneSided)
@@ -395,13 +425,49 @@ func (k *KeyMap) applyApproval(s State) {
 	k.FocusApproval.SetEnabled((s.Focus == FocusInput || s.Focus == FocusScreen) && a.Pending && !s.Completing)
 }
 
+// applyQuestion sets the keys of the model's question: a number or the
+// cursor and enter answer, tab gives the input the keys, esc declines.
+func (k *KeyMap) applyQuestion(s State) {
+	a := s.Approval
+	answering := s.Focus == FocusApproval && !a.Feedback
+	for _, b := range []*key.Binding{&k.ApproveYes, &k.ApproveSession, &k.ApproveNo, &k.ApproveFeedback, &k.ApproveEdit,
+		&k.ApproveLayout, &k.ApproveHunkToggle, &k.ApproveHunkNext, &k.ApproveHunkPrev, &k.ApproveAttemptNext,
+		&k.ApproveAttemptPrev, &k.ApproveFileToggle, &k.ApproveFileNext, &k.ApproveFilePrev, &k.ApproveKeep,
+		&k.ApprovePageUp, &k.ApprovePageDown, &k.ApproveLeft, &k.ApproveRight} {
+		b.SetEnabled(false)
+	}
+	k.ApproveUp.SetEnabled(answering)
+	k.ApproveDown.SetEnabled(answering)
+	k.ApproveUp.SetHelp(Name(k.ApproveUp), "previous option")
+	k.ApproveDown.SetHelp(Name(k.ApproveDown), "next option")
+	k.QuestionNumber.SetEnabled(answering)
+	k.QuestionNumber.SetHelp(fmt.Sprintf("1-%d", max(a.Options, 1)), "pick")
+	k.QuestionPick.SetEnabled(answering)
+	k.QuestionToggle.SetEnabled(answering && a.Multi)
+	k.ApproveToInput.SetEnabled(answering)
+	k.FeedbackSend.SetEnabled(s.Focus == FocusApproval && a.Feedback)
+	k.FeedbackSend.SetHelp(Name(k.FeedbackSend), "send this answer")
+	k.FeedbackBack.SetEnabled(s.Focus == FocusApproval && a.Feedback)
+	k.FeedbackBack.SetHelp(Name(k.FeedbackBack), "back to the options")
+	k.FocusApproval.SetEnabled((s.Focus == FocusInput || s.Focus == FocusScreen) && a.Pending && !s.Completing)
+}
+
 // setApprovalWords says what y, n, d and l do for the request a is: the
 // request's own hints' words (AnswerWords), so the two never differ.
 func (k *KeyMap) setApprovalWords(a Approval) {
 	yes, no, note := AnswerWords(a.Merge, a.Attempts, a.Trimmed)
+	session, send := "allow for this session", "deny with this reason"
+	if a.Plan {
+		yes, session, no, note, send = PlanWords()
+	}
 	k.ApproveYes.SetHelp("y", yes)
+	k.ApproveSession.SetHelp("a", session)
 	k.ApproveNo.SetHelp("n", no)
 	k.ApproveFeedback.SetHelp("d", note)
+	k.FeedbackSend.SetHelp(Name(k.FeedbackSend), send)
+	k.FeedbackBack.SetHelp(Name(k.FeedbackBack), "back to the request")
+	k.ApproveUp.SetHelp(Name(k.ApproveUp), "scroll diff up")
+	k.ApproveDown.SetHelp(Name(k.ApproveDown), "scroll diff down")
 	if a.Attempts {
 		k.ApproveKeep.SetHelp("l", "keep all for later")
 	} else {
@@ -419,6 +485,12 @@ func (k *KeyMap) applyGlobal(s State) {
 	k.CycleMode.SetEnabled(s.CanCycle && !s.Approval.Feedback)
 	k.Retry.SetEnabled(s.CanRetry && !s.Running && !s.Approval.Feedback)
 	k.Rewind.SetEnabled(s.Focus == FocusInput && !s.Screen.Open && !s.Addressing && !s.Running && !s.Completing && s.InputEmpty)
+}
+
+// PlanWords are what y, a, n, d and enter (in the feedback) do for a plan
+// presented for approval.
+func PlanWords() (yes, edits, no, note, send string) {
+	return "approve (ask before edits)", "approve, accept edits", "keep planning", "keep planning, with feedback", "send the feedback"
 }
 
 // AnswerWords are what y, n and d do for a request: a merge, a best-of-N

@@ -177,6 +177,10 @@ func ApprovalMessage(req permission.Request) string {
 	}
 	var what string
 	switch {
+	case req.Question != nil:
+		return who + "asks you: " + req.Question.Question
+	case req.Tool == permission.ToolExitPlanMode:
+		return who + "presents a plan for your approval"
 	case req.Command != "":
 		what = req.Tool + " " + req.Command
 	case req.Path != "":

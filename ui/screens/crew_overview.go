@@ -636,7 +636,7 @@ func (o *CrewOverview) stateCell(b *strings.Builder, r *transcript.SubagentBlock
 		look = looks.cancelled
 	case "cut short":
 		look = looks.cutShort
-	case "waiting for approval", "paused", "queued":
+	case "waiting for approval", "paused", "queued", transcript.StateNeedsAnswer, transcript.StateNeedsPlan:
 		look = looks.waiting
 	}
 	if r.Stalled(o.now) {

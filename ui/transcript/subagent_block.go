@@ -54,6 +54,9 @@ type SubagentBlock struct {
 	lastNow time.Time
 	state   childState
 	waiting bool
+	// asking says what the child waits for when it is not an approval:
+	// "your answer" (its question), "plan approval".
+	asking  string
 	elapsed time.Duration // frozen when the child finishes
 	tools   int
 	usage   agent.Usage
@@ -82,6 +85,10 @@ type SubagentBlock struct {
 	// attempt is "attempt 2/3" for a child of a best-of-N task: its
 	// header and overview row say which of the group it is.
 	attempt string
+	// root is an isolated child's worktree; diagErrs the errors the
+	// language servers report there (subagent_diag.go).
+	root     string
+	diagErrs int
 	// collide is what the collision radar reported of the pane's child.
 	collide collisions
 
@@ -97,6 +104,7 @@ func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
 	b.crew.maxTokens, b.crew.maxCost = ev.MaxTokens, ev.MaxCost
 	if w := ev.Worktree; w != nil {
 		b.worktree = fmt.Sprintf("in its own worktree (%s), from %s", w.Branch, w.Base)
+		b.root = w.Path
 	}
 	if ev.Forked {
 		b.worktree = strings.TrimSuffix("forked from its parent's conversation; "+b.worktree, "; ")
@@ -312,9 +320,16 @@ func (b *SubagentBlock) saidLately(s string) bool {
 }
 
 // SetWaiting marks the child as waiting for the user's approval.
-func (b *SubagentBlock) SetWaiting(v bool) {
-	if b.waiting != v && b.state == childRunning {
-		b.waiting = v
+func (b *SubagentBlock) SetWaiting(v bool) { b.SetWaitingFor(v, "") }
+
+// SetWaitingFor marks the child as waiting for the user: for what
+// ("your answer" to its question; "" for an approval).
+func (b *SubagentBlock) SetWaitingFor(v bool, what string) {
+	if !v {
+		what = ""
+	}
+	if (b.waiting != v || b.asking != what) && b.state == childRunning {
+		b.waiting, b.asking = v, what
 		b.Changed()
 	}
 }
@@ -505,6 +520,9 @@ func (b *SubagentBlock) Stats(now time.Time) string {
 	if f := b.crew.files.summary(); f != "" {
 		stats += " · " + f
 	}
+	if d := b.diagText(); d != "" {
+		stats += " · " + d
+	}
 	stats += " · " + b.ClockText(now) + " · " + b.tokenText()
 	if c := b.costText(); c != "" {
 		stats += " · " + c
@@ -530,7 +548,10 @@ func (b *SubagentBlock) shortStats(now time.Time) string {
 // followed by " · ".
 func (b *SubagentBlock) statePrefix() string {
 	var p string
-	if b.waiting {
+	switch {
+	case b.waiting && b.asking != "":
+		p += "needs " + b.asking + " · "
+	case b.waiting:
 		p += "awaiting approval · "
 	}
 	if n := len(b.crew.sent); n > 0 && b.state == childRunning {

@@ -450,7 +450,12 @@ func (b *SubagentBlock) StateName() string {
 	case childTimedOut, childMaxTurns, childBudget:
 		return "cut short"
 	}
-	if b.waiting {
+	switch {
+	case b.waiting && b.asking == "plan approval":
+		return StateNeedsPlan
+	case b.waiting && b.asking != "":
+		return StateNeedsAnswer
+	case b.waiting:
 		return "waiting for approval"
 	}
 	if l := b.crew.label(true); l != "" && !b.IsShell() {
@@ -464,6 +469,13 @@ func (b *SubagentBlock) StateName() string {
 	}
 	return "running"
 }
+
+// The states of a child waiting for the user's answer to its question,
+// or for the approval of its plan.
+const (
+	StateNeedsAnswer = "needs your answer"
+	StateNeedsPlan   = "plan to approve"
+)
 
 // StateTrim shortens a state for narrow columns: a second state after
 // " · " shortens to its first letters, then goes.
