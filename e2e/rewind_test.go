@@ -205,10 +205,11 @@ func rewindScenario(t *testing.T, width, height int) {
 
 	// Redo: forward again to the branch the rewind left.
 	r.rewind(0, 0)
-	r.waitFiles("redo", map[string]string{"a.txt": "a from turn one\n", "b.txt": "b\n", "c.txt": "c from the child\n", "README.md": ""})
+	redo := map[string]string{"a.txt": "a from turn one\n", "b.txt": "b\n", "c.txt": "c from the child\n", "README.md": ""}
 	if wApplied {
-		r.files("redo", map[string]string{"w.txt": "w from the worktree\n"})
+		redo["w.txt"] = "w from the worktree\n" // written last: waited for with the rest
 	}
+	r.waitFiles("redo", redo)
 	tm.waitText("T3 done")
 
 	// 2. Conversation only: the files stay as they are.
