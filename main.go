@@ -55,13 +55,15 @@ type options struct {
 	showVersion    bool
 	cont           bool
 	resume         string
-	resumeSet      bool
-	debug          bool
-	log            *debuglog.Log
-	flags          config.Overrides
-	mcpConfigs     []string
-	trustProject   bool
-	args           []string
+	// forkSession (with --resume or --continue) goes on in a copy.
+	forkSession  bool
+	resumeSet    bool
+	debug        bool
+	log          *debuglog.Log
+	flags        config.Overrides
+	mcpConfigs   []string
+	trustProject bool
+	args         []string
 }
 
 func main() {
@@ -248,6 +250,9 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		return exitUsage
 	}
 	defer s.Close(stderr)
+	if from, id := s.Forked(); from != "" {
+		fmt.Fprintf(stderr, "covey: forked session %s as %s (the original is left as it was)\n", from, id)
+	}
 	if skipped := s.SkippedMCP(); len(skipped) > 0 {
 		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet (run covey here once to answer, pass --trust-project, or pass the file with --mcp-config)\n",
 			strings.Join(skipped, ", "))
@@ -318,6 +323,9 @@ func (o *options) check() error {
 	}
 	if o.maxTurns < 0 {
 		return usageError{"--max-turns must be 0 or more"}
+	}
+	if o.forkSession && !o.cont && !o.resumeSet {
+		return usageError{"--fork-session goes with --resume ID or --continue: it copies that session"}
 	}
 	if o.debug && o.log == nil {
 		var err error

@@ -122,6 +122,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Welcome:        welcome,
 		Worktrees:      worktrees,
 		Engine:         s,
+		StatusLine:     s,
 		Events:         s.Events(),
 		Theme:          th,
 		Workspace:      s.Workspace(),
@@ -214,7 +215,7 @@ func openSession(o *options, asker permission.Asker, deferMCP, deferLoad bool) (
 func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoint, asker permission.Asker, record bool) session.Options {
 	return session.Options{
 		Workspace: root, Config: cfg, Endpoint: ep, Asker: asker, Record: record,
-		Continue: o.cont, ResumeID: o.resume,
+		Continue: o.cont, ResumeID: o.resume, Fork: o.forkSession,
 		PermissionMode: o.permissionMode, MaxTurns: o.maxTurns, SandboxMode: o.sandboxMode,
 		ModelFromFlag: o.flags.Model != "", Log: o.log,
 		MCPConfigFiles: o.mcpConfigs, Version: version,

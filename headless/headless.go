@@ -18,9 +18,12 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"covey/agent"
+	"covey/agent/sessionfile"
 	"covey/agentdefs"
+	"covey/config"
 	"covey/internal/excerpt"
 	"covey/session"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/worktree"
 )
@@ -50,6 +53,11 @@ func CheckFormat(format string) error {
 // stderr (text), or JSON for scripts. It drains s's events, ends the stream
 // when the run is over, and returns the process exit code.
 func Run(ctx context.Context, s *session.Session, prompt, format string, stdout, stderr io.Writer) int {
+	tty := isTerminal(stdout)
+	// The configured keys never reach stdout or stderr (stream-json
+	// carries tool output, where a command could print one).
+	secrets := config.Secrets(s.Config(), s.Endpoint(), os.Getenv)
+	stdout, stderr = sessionfile.NewRedactingWriter(stdout, secrets), sessionfile.NewRedactingWriter(stderr, secrets)
 	// The agent files' problems, once, before anything else: a headless
 	// run has no /agents to show them later.
 	if err := agentdefs.WriteProblems(stderr, s.Problems(), "covey: "); err != nil {
@@ -69,6 +77,7 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 		fmt.Fprintln(stderr, "covey:", n)
 	}
 	out := newHeadlessOutput(format, stdout, stderr)
+	out.tty = tty
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -97,6 +106,7 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 type headlessOutput struct {
 	format         string
 	stdout, stderr io.Writer
+	tty            bool // stdout is a terminal
 	start          time.Time
 
 	calls    []callRecord
@@ -318,6 +328,34 @@ func (o *headlessOutput) worktreeResult(src agent.Source, ev agent.WorktreeResul
 	// Always on stderr, whatever the format: a kept change must not
 	// go unnoticed.
 	fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
+	if c := ev.Check; c != nil {
+		fmt.Fprintf(o.stderr, "[%s] %s: attempt %s: %s\n", src.AgentType, src.Description, childLabel(src), checkText(c))
+	}
+}
+
+// checkText says an attempt's check in a line: the command and its
+// outcome, the language servers' counts, the output's last line.
+func checkText(c *tool.AttemptCheck) string {
+	var parts []string
+	switch {
+	case c.Command == "":
+	case c.Error != "":
+		parts = append(parts, fmt.Sprintf("check %q %s", c.Command, c.Error))
+	case c.TimedOut:
+		parts = append(parts, fmt.Sprintf("check %q timed out", c.Command))
+	case c.Passed:
+		parts = append(parts, fmt.Sprintf("check %q passed", c.Command))
+	default:
+		last := strings.TrimSpace(c.Output)
+		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+			last = last[i+1:]
+		}
+		parts = append(parts, fmt.Sprintf("check %q failed (exit %d): %s", c.Command, c.ExitCode, last))
+	}
+	if c.Diagnosed {
+		parts = append(parts, fmt.Sprintf("%d errors, %d warnings from the language server", c.Errors, c.Warnings))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // childLabel names a child by its handle, else its description.
@@ -366,7 +404,7 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 	case "text":
 		if res.Answer != "" {
 			answer := strings.TrimRight(res.Answer, "\n")
-			if isTerminal(o.stdout) {
+			if o.tty {
 				// Piped, the answer is passed on exactly; on a screen,
 				// escape sequences in it could hide the cursor or clear
 				// the screen (a file the model read can carry them).

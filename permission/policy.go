@@ -491,7 +491,7 @@ func (p *Policy) PlanOffers(tool string) bool {
 // about and read_file rules govern it.
 func readTool(tool string) bool {
 	switch tool {
-	case toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.ListDir, toolname.WebFetch:
+	case toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.ListDir, toolname.WebFetch, toolname.WebSearch:
 		return true
 	}
 	return false
@@ -563,6 +563,25 @@ func deniedReason(req Request, r rule, note string) string {
 	}
 	return fmt.Sprintf("%s was denied by the rule %s in permissions.deny of the config%s; "+
 		"do not try to get around it, ask the user instead", describeRequest(req), r.src, note)
+}
+
+// RuleAllows reports whether an allow rule naming req's domain
+// (web_fetch(domain:HOST), in the config or granted this session) covers
+// req, whatever the mode: what web_fetch needs to reach a loopback,
+// link-local or private address.
+func (p *Policy) RuleAllows(req Request) bool {
+	host, ok := hostOf(req.URL)
+	if !ok {
+		return false
+	}
+	for _, set := range [][]rule{p.rules.allowList(), p.snapshot().grants} {
+		for _, r := range set {
+			if r.forTool(req.Tool) && r.kind == ruleDomain && r.matchDomain(host) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // AllowedWithoutAsking reports whether Check would allow req now without
@@ -821,8 +840,8 @@ func describeRequest(req Request) string {
 	switch req.Tool {
 	case toolname.Bash:
 		return fmt.Sprintf("bash %q", req.Command)
-	case toolname.WebFetch:
-		return fmt.Sprintf("web_fetch %s", req.URL)
+	case toolname.WebFetch, toolname.WebSearch:
+		return fmt.Sprintf("%s %s", req.Tool, req.URL)
 	case ToolPickAttempt:
 		return fmt.Sprintf("the choice among %d attempts", len(req.Attempts))
 	case ToolMerge:

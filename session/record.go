@@ -24,6 +24,9 @@ type recording struct {
 	loaded *sessionfile.Loaded // set when the session was resumed
 	// id and path name the session file, known before it is read.
 	id, path string
+	// forkedFrom is the session this one is a fork of (--fork-session,
+	// /fork), "" otherwise.
+	forkedFrom string
 	// lock is a resumed session taken but not read yet; open reads it
 	// (once: openOnce), the TUI after its first frame.
 	lock     *sessionfile.Locked
@@ -90,6 +93,17 @@ func openRecording(workspace string, opts Options, secrets []string) (*recording
 			if id, err = r.latestWithMessages(workspace); err != nil {
 				return nil, err
 			}
+		}
+		if opts.Fork {
+			// The copy is resumed; the original is only read.
+			from, err := r.store.Resolve(id)
+			if err != nil {
+				return nil, err
+			}
+			if id, err = r.store.Fork(from); err != nil {
+				return nil, err
+			}
+			r.forkedFrom = from
 		}
 		// Taken now (another covey holding it is an error before anything
 		// is drawn), read by open.
@@ -225,6 +239,9 @@ func (r *recording) resumeNote() string {
 		return ""
 	}
 	note := fmt.Sprintf("resumed session %s (%d messages)", r.id, len(r.loaded.Messages))
+	if r.forkedFrom != "" {
+		note = fmt.Sprintf("forked session %s as %s (%d messages); the original is left as it was", r.forkedFrom, r.id, len(r.loaded.Messages))
+	}
 	for _, w := range r.loaded.Warnings {
 		note += "\nwarning: " + w
 	}

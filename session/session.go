@@ -23,8 +23,11 @@ import (
 	"covey/hooks"
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
+	"covey/lsp"
 	"covey/permission"
+	"covey/plugins"
 	"covey/sandbox"
+	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
 	"covey/worktree"
@@ -49,9 +52,16 @@ type Session struct {
 	mode          permission.Mode
 	endpoint      config.Endpoint
 
-	log    *debuglog.Log
-	rec    *recording // nil without a session file (the demo)
-	policy *permission.Policy
+	log *debuglog.Log
+	// status are the status lines of Claude Code's settings; version is
+	// covey's, which they are told.
+	status  statusline.Settings
+	version string
+	// plugins are Claude Code's installed plugins (the enabled ones'
+	// commands, agents, skills, hooks and MCP servers are loaded).
+	plugins []plugins.Plugin
+	rec     *recording // nil without a session file (the demo)
+	policy  *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
@@ -71,8 +81,12 @@ type Session struct {
 	// shells are the background shells of every agent of the session.
 	shells  *tools.Shells
 	windows *windows // the context windows of the session's models
+	// lsp runs the language servers every agent of the session shares.
+	lsp *lsp.Manager
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
+	// cps are the checkpoints of /rewind.
+	cps *checkpoints
 
 	mu        sync.Mutex
 	providers map[providerKey]agent.Provider
@@ -101,6 +115,9 @@ type Options struct {
 	// given one (an ID or a unique prefix). Both need Record.
 	Continue bool
 	ResumeID string
+	// Fork (with Continue or ResumeID) goes on in a copy of that session
+	// with a new ID, leaving the original file as it is.
+	Fork bool
 	// DeferLoad leaves reading the resumed session to Load, so the TUI
 	// draws its first frame before a large session is read.
 	DeferLoad bool
@@ -146,7 +163,9 @@ func New(opts Options) (*Session, error) {
 		return nil, err
 	}
 	home, _ := os.UserHomeDir()
-	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root})
+	plugs, plugWarnings := discoverPlugins(home, ws.Root)
+	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root,
+		Plugins: pluginFolders(plugs, "agents")})
 	problems = append(problems, agentdefs.ModelProblems(defs, cfg.ModelAliases)...)
 	s := &Session{
 		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: opts.Endpoint, log: opts.Log,
@@ -154,13 +173,22 @@ func New(opts Options) (*Session, error) {
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
 		providers: map[providerKey]agent.Provider{},
-		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
+		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands, plugs),
+		plugins:   plugs,
 		shells:    tools.NewShells(),
 	}
 	s.shells.Observe(s.shellEvent)
 	s.ext.instructions(&s.env, ws.Root)
-	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
+	s.ext.warnings = append(append(plugWarnings, s.ext.warnings...), s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
+	for _, n := range s.ext.notes {
+		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
+	}
+	for _, p := range problems {
+		if p.Quiet {
+			s.log.Debugf("accepted as Claude Code accepts it: agent %s", p.Error())
+		}
+	}
 	s.fixed = opts.Provider
 	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
@@ -168,12 +196,15 @@ func New(opts Options) (*Session, error) {
 		s.cleanUp()
 	} // else the TUI's first frame comes first: StartMCP starts it
 	s.windows = newWindows(opts.Endpoint.Model)
+	secrets := config.Secrets(cfg, opts.Endpoint, os.Getenv)
+	opts.Log.SetSecrets(secrets)
 	if opts.Record {
-		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
+		s.rec, err = openRecording(ws.Root, opts, secrets)
 		if err != nil {
 			return nil, err
 		}
 	}
+	s.setUpCheckpoints()
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
 	if err != nil {
 		return nil, fmt.Errorf("config permissions: %w", err)
@@ -182,13 +213,21 @@ func New(opts Options) (*Session, error) {
 	if opts.SandboxMode != "" {
 		sbCfg.Mode = opts.SandboxMode
 	}
-	box, err := sandbox.New(sbCfg, sandbox.Options{})
+	var scrub []string
+	if !cfg.PassKeysToTools {
+		scrub = config.KeyEnvNames(cfg)
+	}
+	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: scrub})
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, fmt.Errorf("config sandbox: %w", err)
 	}
 	s.sandbox = box
-	s.policy = permission.NewPolicy(mode, rules, opts.Asker)
+	var asker permission.Asker
+	if opts.Asker != nil {
+		asker = hookedAsker{s: s, next: opts.Asker}
+	}
+	s.policy = permission.NewPolicy(mode, rules, asker)
 	s.policy.SetWorkspace(ws.Root)
 	if !opts.NoMCP {
 		if err := s.setUpMCP(opts); err != nil {
@@ -196,24 +235,35 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.version = opts.Version
 	if !opts.NoHooks {
+		s.readStatusLines()
 		s.setUpHooks(opts)
 	}
 	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
+	s.lsp = lsp.NewManager(cfg.LSP)
+	offline := sbCfg.Network != nil && !*sbCfg.Network
+	webSearch := func(g permission.Gate) tools.Tool {
+		return tools.NewWebSearch(tools.WebSearchConfig{Search: cfg.WebSearch, Gate: g, Offline: offline})
+	}
 	s.manager = subagent.NewManager(subagent.Config{
 		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
-		Resolve:     s.resolveChild,
-		Emit:        s.emit,
-		Concurrency: cfg.Subagents.Concurrency,
-		MaxDepth:    cfg.Subagents.MaxDepth,
-		MaxTurns:    cfg.Subagents.MaxTurns,
-		Timeout:     cfg.Subagents.Timeout,
-		MaxTokens:   cfg.Subagents.MaxTokens,
-		MaxCost:     cfg.Subagents.MaxCost,
-		Judge:       cfg.Subagents.Judge,
-		Cost:        cfg.Prices.CostFunc(),
+		Resolve:      s.resolveChild,
+		Emit:         s.emit,
+		Concurrency:  cfg.Subagents.Concurrency,
+		MaxDepth:     cfg.Subagents.MaxDepth,
+		MaxTurns:     cfg.Subagents.MaxTurns,
+		Timeout:      cfg.Subagents.Timeout,
+		MaxTokens:    cfg.Subagents.MaxTokens,
+		MaxCost:      cfg.Subagents.MaxCost,
+		Judge:        cfg.Subagents.Judge,
+		Check:        cfg.Subagents.Check,
+		CheckTimeout: cfg.Subagents.CheckTimeout,
+		LSP:          s.lsp,
+		WebSearch:    webSearch,
+		Cost:         cfg.Prices.CostFunc(),
 		// In plan mode children get read-only tools, until the mode changes.
 		Planning:  func() bool { return s.policy.Mode() == permission.ModePlan },
 		NoAskUser: cfg.AskUser == "deny",
@@ -247,7 +297,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID}
+		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID, LSP: s.lsp}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
@@ -286,7 +336,13 @@ func New(opts Options) (*Session, error) {
 		}
 		return []tools.Tool{exitPlan}
 	})
-	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
+	if t := webSearch(env.Gate); t != nil {
+		reg.Add(scopedTool{t})
+	}
+	if t := tools.NewLSP(env); t != nil {
+		reg.Add(scopedTool{t})
+	}
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -644,6 +700,7 @@ func (s *Session) API() string {
 // Close stops every child and delivery, then ends the session's recording
 // and tells the user on w how to come back to it.
 func (s *Session) Close(w io.Writer) {
+	s.cps.settle() // the last turn's end reaches the file
 	s.endHooks("other")
 	s.windows.stop()
 	s.closeMCP()
@@ -665,6 +722,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
@@ -693,11 +751,13 @@ func (s *Session) Events() <-chan agent.Event { return s.events }
 // Call it once, after the last run and Wait have returned; nothing emits
 // after it.
 func (s *Session) EndEvents() {
+	s.cps.settle()
 	s.endHooks("other")
 	s.windows.stop()
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil)
 	close(s.events)
@@ -709,6 +769,8 @@ func (s *Session) Prompt(ctx context.Context, prompt string) (agent.Result, erro
 	if err := s.Load(); err != nil {
 		return agent.Result{}, err
 	}
+	s.beginTurn(ctx, prompt)
+	defer s.endTurn()
 	if c, args, ok := s.ext.command(prompt); ok {
 		return s.runCommand(ctx, prompt, c, args)
 	}
@@ -770,7 +832,7 @@ func (s *Session) SubagentModel() string { return s.cfg.SubagentModel }
 
 // Problems are what was wrong with the agent definition files, and the
 // Claude model names in them that model_aliases does not map.
-func (s *Session) Problems() []agentdefs.Problem { return s.problems }
+func (s *Session) Problems() []agentdefs.Problem { return agentdefs.Loud(s.problems) }
 
 // Replay is a resumed session's history as events the TUI can draw (nil
 // for a new session).
@@ -809,6 +871,7 @@ func (s *Session) Warnings() []string {
 		out = append(out, p+"; those hooks do not run")
 	}
 	out = append(out, s.ext.warnings...)
+	out = append(out, s.cps.recovered...)
 	return append(out, s.MCPProblems()...)
 }
 

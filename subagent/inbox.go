@@ -50,6 +50,9 @@ type Inbox struct {
 	notices     []Notice
 	outstanding int
 	changed     chan struct{} // closed and replaced on every change
+	// dropped are children a /rewind dropped: their outcomes are never
+	// delivered (see Discard).
+	dropped map[string]bool
 }
 
 func newInbox() *Inbox { return &Inbox{changed: make(chan struct{})} }
@@ -106,7 +109,9 @@ func (in *Inbox) add() {
 // post delivers a background child's outcome and counts it done.
 func (in *Inbox) post(n Notice) {
 	in.mu.Lock()
-	in.notices = append(in.notices, n)
+	if !in.dropped[n.ChildID] {
+		in.notices = append(in.notices, n)
+	}
 	if in.outstanding > 0 {
 		in.outstanding--
 	}
@@ -129,7 +134,11 @@ func (in *Inbox) forward(to *Inbox, n Notice) {
 // deliver adds outcomes that were counted elsewhere.
 func (in *Inbox) deliver(ns ...Notice) {
 	in.mu.Lock()
-	in.notices = append(in.notices, ns...)
+	for _, n := range ns {
+		if !in.dropped[n.ChildID] {
+			in.notices = append(in.notices, n)
+		}
+	}
 	in.signalLocked()
 	in.mu.Unlock()
 }

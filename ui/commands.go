@@ -36,13 +36,18 @@ func defaultCommands(km keys.KeyMap) []command {
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
 		{name: "worktrees", args: "[prune|apply BRANCH]", help: "worktrees of isolated subagents: list, prune those left behind, or apply one", run: (*Model).cmdWorktrees},
 		{name: "mcp", help: "MCP servers: state, tools, errors; reconnect", run: (*Model).cmdMCP},
+		{name: "lsp", help: "language servers: state, errors, last failure", run: (*Model).cmdLSP},
 		{name: "hooks", args: "[trust]", help: "the hooks in force and where they come from; trust the project's", run: (*Model).cmdHooks},
 		{name: "skills", help: "the skills the model may load", run: (*Model).cmdSkills},
 		{name: "memory", help: "memory files in the context (AGENTS.md, CLAUDE.md) with their tokens", run: (*Model).cmdMemory},
 		{name: "init", help: "explore the repository with a crew and write AGENTS.md", run: (*Model).cmdInit},
 		{name: "undo", help: "restore the files the last turn changed", run: (*Model).cmdUndo},
+		{name: "rewind", help: "go back before a message: code, conversation or both (" + km.Rewind.Keys()[0] + " twice)", run: (*Model).cmdRewind},
+		{name: "fork", help: "go on in a copy of this session (the original stays)", run: (*Model).cmdFork},
+		{name: "export", args: "[FILE]", help: "write the conversation as markdown", run: (*Model).cmdExport},
 		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},
 		{name: "compact", args: "[FOCUS]", help: "summarise the conversation to free the context window; FOCUS says what to keep", run: (*Model).cmdCompact},
+		{name: "report", help: "the crew report: each agent's work, cost and changes, and a timeline (html and markdown)", run: (*Model).cmdReport},
 		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},
 	}
 }

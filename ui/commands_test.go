@@ -38,11 +38,11 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "quit", "frontend:component", "review"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "lsp", "hooks", "skills", "memory", "init", "undo", "rewind", "fork", "export", "retry", "compact", "report", "quit", "frontend:component", "review"}},
 		{"/m", []string{"model", "mcp", "memory"}},
 		{"/fr", []string{"frontend:component"}},
 		{"/rev", []string{"review"}},
-		{"/re", []string{"retry", "review"}},
+		{"/re", []string{"rewind", "retry", "report", "review"}},
 		{"/c", []string{"clear", "cost", "context", "crew", "compact"}},
 		{"/CO", []string{"cost", "context", "compact"}},
 		{"/com", []string{"compact"}},
@@ -83,8 +83,8 @@ func TestCompletionKeys(t *testing.T) {
 			t.Errorf("tab gave %q, want /help", got)
 		}
 		h.key(tea.KeyEnter)
-		if h.m.input.Value() != "" || !h.screenContains("Commands") {
-			t.Error("enter did not run /help")
+		if h.m.input.Value() != "" || !h.screenContains("/quit") {
+			t.Errorf("enter did not run /help: %q\n%s", h.m.input.Value(), h.m.View())
 		}
 	})
 	t.Run("down selects, enter on a command with an argument waits for it", func(t *testing.T) {

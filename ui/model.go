@@ -37,6 +37,8 @@ const (
 type Options struct {
 	// Engine runs turns; the UI calls it from commands, never in Update.
 	Engine Engine
+	// StatusLine runs the statusLine of Claude Code's settings; nil: none.
+	StatusLine StatusLiner
 	// ApprovalGrace is how long a new request ignores keys until the
 	// keyboard has been quiet (DefaultApprovalGrace; config
 	// approval_grace); 0 takes none.
@@ -127,6 +129,8 @@ type Model struct {
 	input  input.Model
 	comp   input.Completion
 	status status.Bar
+	// sl is the user's statusLine command's line under the status bar.
+	sl statusLine
 
 	width, height int
 	focus         keys.Focus // where the keys go
@@ -201,6 +205,11 @@ type Model struct {
 	// quitArmed is set by a ctrl+c on an empty input: a second one within
 	// quitWindow quits. quitID tags the tick that disarms it.
 	quitArmed bool
+	// rewindArmed is set by esc on an empty input while nothing runs: a
+	// second esc opens /rewind.
+	rewindArmed bool
+	// rewinding is set while a rewind runs: another waits for it.
+	rewinding bool
 	quitID    int
 	// load is set while Options.Load reads the resumed session.
 	load *sessionLoad
@@ -301,6 +310,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.cost = opts.Cost
 	m.worktrees = opts.Worktrees
 	m.hooks, m.notifier = opts.Hooks, opts.Notify
+	m.sl = newStatusLine(opts.StatusLine, m.clock())
 	m.rt.cost = opts.Cost
 	m.rt.keepLog = true
 	m.rt.retryHint = km.Retry.Help().Key + " retries"
@@ -391,7 +401,7 @@ func (m *Model) step(msg tea.Msg) tea.Cmd {
 	m.idleTick = false
 	cmd := m.update(msg)
 	m.layout()
-	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm(), m.takeGraceCmd())
+	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm(), m.takeGraceCmd(), m.statusLineCmd())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -411,6 +421,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleKey(msg)
 	case tea.MouseMsg:
 		m.handleMouse(msg)
+	case statusLineMsg:
+		return m.statusLineDone(msg)
 	case eventsMsg:
 		m.eventsAt = m.clock()
 		m.spin.putOff(tickInterval)
@@ -470,6 +482,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if !msg.ok {
 			m.notice(transcript.NoticeWarning, "subagent "+msg.agentID+" was not running")
 		}
+	case reportDoneMsg:
+		m.handleReportDone(msg)
 	case compactDoneMsg:
 		m.handleCompactDone(msg)
 	case undoDoneMsg:
@@ -478,6 +492,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.notice(msg.level, msg.text)
 	default:
 		if cmd, ok := m.updateCrew(msg); ok {
+			return cmd
+		}
+		if cmd, ok := m.updateRewind(msg); ok {
 			return cmd
 		}
 		if cmd, ok := m.updateInputExtras(msg); ok {
@@ -516,6 +533,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		if _, ok := ev.(agent.MCPStatus); ok {
 			m.refreshMCP()
+		}
+		if _, ok := ev.(agent.ToolFinished); ok {
+			m.refreshDiagnostics()
 		}
 		if eff.background && m.turn == nil {
 			// The engine calls the main agent with the child's result:
@@ -781,7 +801,7 @@ func (m *Model) layout() {
 	m.status.SetContext(m.rt.fill.Tokens, m.rt.fill.Window)
 	m.help.ShowAll = m.fullHelp
 
-	fixed := m.inputHeight() + 1 + m.helpHeight()
+	fixed := m.inputHeight() + 1 + m.sl.height() + m.helpHeight()
 	if m.popupOpen() {
 		fixed += m.comp.Height()
 	}
@@ -913,6 +933,10 @@ func (m *Model) render() string {
 	b.WriteByte('\n')
 	b.WriteString(m.memo.status.get(m.status.Key(), func() string { return m.status.View() }))
 	b.WriteByte('\n')
+	if m.sl.active() {
+		b.WriteString(m.sl.view(m.width))
+		b.WriteByte('\n')
+	}
 	b.WriteString(m.memo.help.get(helpKey{width: m.width, height: m.height, full: m.fullHelp, page: m.kx.helpPage, keys: m.keyState},
 		func() string { return m.helpView() }))
 	return b.String()

@@ -34,6 +34,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	}
 	// Any other key means the user is not leaving.
 	m.disarmQuit()
+	if !key.Matches(k, m.keys.Rewind) {
+		m.disarmRewind()
+	}
 	if cmd, done := m.keyFlowFirst(k); done {
 		return cmd
 	}
@@ -196,6 +199,8 @@ func (m *Model) handleInputKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(k, m.keys.PasteClipboard):
 		return pasteClipboard()
+	case key.Matches(k, m.keys.Rewind) && m.input.Value() == "":
+		return m.escRewind()
 	case key.Matches(k, m.keys.Cancel):
 		if m.turn == nil {
 			return m.cancelBackgroundTurn()

@@ -59,6 +59,8 @@ func (m *Model) runAction(a screens.Action) tea.Cmd {
 		return m.openChild(a.Child)
 	case screens.MCPChanged:
 		m.refreshMCP()
+	case screens.RewindTo:
+		return m.runRewind(a)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,15 @@ type Loaded struct {
 	Children []Child
 	// Warnings describe lines that were skipped or repaired.
 	Warnings []string
+	// Checkpoints are the points before the user's turns in effect, oldest
+	// first (a /clear does not hide them: /rewind can go back past it);
+	// Rewinds every /rewind of the file, the branches redo goes to.
+	Checkpoints []Checkpoint
+	Rewinds     []Rewind
+	// Timeline is every turn's and rewind's start and end in the order
+	// they happened, on every branch: what tells covey's changes to the
+	// files from the user's.
+	Timeline []Mark
 
 	// fix is the repaired end, in order, which Open appends to the file.
 	fix []Record
@@ -152,6 +162,9 @@ type Record struct {
 	// Event is decoded to its concrete type (see DecodeEvent), a value as
 	// the agent emits it, ready to feed to the TUI.
 	Event agent.Event
+	// At is when the event was recorded; zero for messages, text deltas
+	// and lines of files written before events were timed.
+	At time.Time
 }
 
 // line is the generic form of every line but the header.
@@ -161,6 +174,7 @@ type line struct {
 	Event   json.RawMessage `json:"event"`
 	Model   string          `json:"model"`
 	Agent   *agent.Source   `json:"agent"`
+	At      int64           `json:"at"`
 }
 
 var (
@@ -189,7 +203,10 @@ func readSized(r io.Reader, size int64) ([]byte, error) {
 
 // parse reads a session file's bytes (see Read).
 func parse(data []byte) (*Loaded, error) {
-	l := &Loaded{}
+	l := &Loaded{Timeline: timeline(data)}
+	if bytes.Contains(data, rewindMark) {
+		data, l.Rewinds = splice(data)
+	}
 	n := 0
 	header := false
 	for len(data) > 0 {
@@ -222,6 +239,8 @@ func parse(data []byte) (*Loaded, error) {
 			l.Model = model
 		case typeClear:
 			l.Messages, l.Replay, l.Children = nil, nil, nil
+		case typeCheckpoint, typeTurnEnd:
+			l.noteRewindLine(typ, raw)
 		case typeChildMessage:
 			c := l.child(rec.childSrc)
 			c.Messages = append(c.Messages, *rec.Message)
@@ -256,9 +275,10 @@ func (l *Loaded) readHeader(raw []byte) error {
 // parseLine decodes one line. Lines this package wrote are sliced by their
 // known prefix so each is parsed once; anything else takes the generic way.
 func parseLine(raw []byte) (rec Record, typ, model string, err error) {
-	if body, ok := cutWrapped(raw, prefixEvent); ok {
+	untimed, at := cutTime(raw)
+	if body, ok := cutWrapped(untimed, prefixEvent); ok {
 		if e, err := DecodeEvent(body); err == nil {
-			return Record{Event: e}, typeEvent, "", nil
+			return Record{Event: e, At: at}, typeEvent, "", nil
 		}
 	}
 	if body, ok := cutWrapped(raw, prefixMessage); ok {
@@ -284,7 +304,11 @@ func parseLine(raw []byte) (rec Record, typ, model string, err error) {
 		if err != nil {
 			return Record{}, "", "", err
 		}
-		return Record{Event: e}, typeEvent, "", nil
+		rec := Record{Event: e}
+		if ln.At > 0 {
+			rec.At = time.UnixMilli(ln.At)
+		}
+		return rec, typeEvent, "", nil
 	case typeChildMessage:
 		if ln.Message == nil || ln.Agent == nil || ln.Agent.AgentID == "" || !validRole(ln.Message.Role) {
 			return Record{}, "", "", errors.New("child message line without a valid agent and message")
@@ -292,6 +316,31 @@ func parseLine(raw []byte) (rec Record, typ, model string, err error) {
 		return Record{Message: ln.Message, childSrc: *ln.Agent}, typeChildMessage, "", nil
 	}
 	return Record{}, ln.Type, ln.Model, nil
+}
+
+// cutTime takes the time withTime put at the end of an event line: raw
+// without it (ending in "}"), and the time; raw itself and a zero time
+// for a line without one.
+func cutTime(raw []byte) ([]byte, time.Time) {
+	const key = `,"at":`
+	if len(raw) < len(key)+2 || raw[len(raw)-1] != '}' {
+		return raw, time.Time{}
+	}
+	i := len(raw) - 2
+	for i >= 0 && raw[i] >= '0' && raw[i] <= '9' {
+		i--
+	}
+	start := i + 1 - len(key)
+	if i == len(raw)-2 || start < 0 || string(raw[start:i+1]) != key {
+		return raw, time.Time{}
+	}
+	ms, err := strconv.ParseInt(string(raw[i+1:len(raw)-1]), 10, 64)
+	if err != nil {
+		return raw, time.Time{}
+	}
+	out := make([]byte, 0, start+1)
+	out = append(out, raw[:start]...)
+	return append(out, '}'), time.UnixMilli(ms)
 }
 
 // cutWrapped returns the value in prefix<value>} when raw has that shape.

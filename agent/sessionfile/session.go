@@ -12,6 +12,8 @@
 //	{"type":"clear"}               /clear: loading starts after the last one
 //	{"type":"child_message","agent":{<agent.Source>},"message":{<agent.Message>}}
 //	                               one message of a subagent's history
+//	{"type":"checkpoint",…}, {"type":"turn_end",…}, {"type":"rewind",…}
+//	                               /rewind's points and jumps (see rewind.go)
 //
 // The header is always the first line. Events are nested rather than
 // flattened so an event keeps its own "type" exactly as stream-json prints
@@ -105,6 +107,9 @@ type Header struct {
 	Created   time.Time `json:"created"`
 	Model     string    `json:"model"`
 	Version   int       `json:"version"`
+	// ForkedFrom is the session this one was forked from (/fork,
+	// --fork-session), "" for one started afresh.
+	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
 // Store is a folder of session files. The zero value is unusable: set Dir

@@ -105,6 +105,8 @@ type KeyMap struct {
 	Help      key.Binding
 	CycleMode key.Binding
 	Retry     key.Binding
+	// Rewind is esc twice on an empty input while nothing runs: /rewind.
+	Rewind key.Binding
 }
 
 // Default returns covey's default bindings.
@@ -179,6 +181,7 @@ func Default() KeyMap {
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
 		CycleMode: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "permission mode")),
 		Retry:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "retry last message")),
+		Rewind:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc esc", "rewind")),
 	}
 }
 
@@ -210,7 +213,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.ChildOpen, k.ChildMessage, k.ChildPause, k.ChildBackground, k.CancelChild, k.ViewBack, k.AddressCancel},
 		{k.FocusNext, k.FocusPrev, k.Toggle, k.ToggleAll, k.Back},
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.PasteClipboard, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
-		{k.Cancel, k.CycleMode, k.Retry, k.Crew, k.Quit, k.Help, k.FocusApproval},
+		{k.Cancel, k.CycleMode, k.Retry, k.Rewind, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 	}
 }
@@ -481,6 +484,7 @@ func (k *KeyMap) applyGlobal(s State) {
 	k.Help.SetEnabled(s.Focus == FocusScreen || s.BlockFocused() || s.InputEmpty || answering)
 	k.CycleMode.SetEnabled(s.CanCycle && !s.Approval.Feedback)
 	k.Retry.SetEnabled(s.CanRetry && !s.Running && !s.Approval.Feedback)
+	k.Rewind.SetEnabled(s.Focus == FocusInput && !s.Screen.Open && !s.Addressing && !s.Running && !s.Completing && s.InputEmpty)
 }
 
 // PlanWords are what y, a, n, d and enter (in the feedback) do for a plan
