@@ -23,6 +23,7 @@ import (
 	"covey/internal/excerpt"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/session"
 	"covey/tools"
 )
 
@@ -77,8 +78,8 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.BoolVar(&o.trustProject, "trust-project", false, "trust this folder's settings, hooks and MCP servers for this run (see docs/permissions.md)")
 	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` or JSON string ({\"mcpServers\": …}; repeatable)")
 
-	root.AddCommand(agentsCmd(o, stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),
-		mcpCmd(o, stdout, stderr))
+	root.AddCommand(agentsCmd(o, stdout, stderr), pluginsCmd(stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),
+		mcpCmd(o, stdout, stderr), reportCmd(stdout, stderr))
 	// "covey help me fix this" is a prompt, not a request for help on a
 	// command called "me": -h and --help show help.
 	root.SetHelpCommand(&cobra.Command{Use: "no-help", Hidden: true})
@@ -239,8 +240,9 @@ func agentsCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 				parent = ep.Model
 			}
 			home, _ := os.UserHomeDir()
-			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root})
-			problems = append(problems, agentdefs.ModelProblems(set, cfg.ModelAliases)...)
+			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root,
+				Plugins: session.PluginFolders(home, root, "agents")})
+			problems = agentdefs.Loud(append(problems, agentdefs.ModelProblems(set, cfg.ModelAliases)...))
 			opts := agentdefs.ListOptions{JSON: asJSON, ParentModel: parent, Aliases: cfg.ModelAliases, InheritModel: cfg.SubagentModel}
 			if err := agentdefs.WriteList(stdout, set, problems, opts); err != nil {
 				return runErr(stderr, err)
@@ -332,7 +334,8 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 	}
 	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList(), Sandbox: box}
 	reg := tools.NewRegistry(tools.Builtins(env)...)
-	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate}))
+	// The URL is the user's own here, not a model's: any address goes.
+	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, AllowPrivate: func(string) bool { return true }}))
 	t, ok := reg.Get(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "covey: unknown tool %q; tools: %s\n", args[0], strings.Join(handTools(), ", "))

@@ -273,7 +273,8 @@ func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
 			"description": "find go files", "subagent_type": "scout", "prompt": "[e2e:scout] Find the Go files."}}}},
 		{Text: "E2E CREW ACROSS WIRES.", ChunkSize: 100},
 	}})
-	tm := startTUI(t, ws, box.env("ANTHROPIC_API_KEY="+antKey))
+	// The endpoint and wire come from the project's config: trusted.
+	tm := startTUI(t, ws, box.env("ANTHROPIC_API_KEY="+antKey), "--trust-project")
 	tm.waitText(helpLine, "(Anthropic Messages)")
 	tm.submit("find the go files")
 	s := tm.waitText("E2E CREW ACROSS WIRES.")

@@ -53,6 +53,9 @@ const (
 	rulePath                        // the path matches glob
 	rulePathLiteral                 // grants only: the path equals glob
 	ruleDomain                      // web_fetch: the URL's host matches domain
+	// ruleCmdWordPrefix is Claude Code's Bash(ls*): the command's words
+	// begin with words, the last of them only by its start (ls, lsof).
+	ruleCmdWordPrefix
 )
 
 // rule is one parsed permission rule.
@@ -163,6 +166,18 @@ func canonicalTool(name string) (tool, prefix string, ok bool) {
 	case toolname.TodoWrite, "todowrite":
 		return toolname.TodoWrite, "", true
 	}
+	if t, ok := toolname.FromClaude(name); ok && t != toolname.Grep && t != toolname.Glob && t != toolname.ListDir {
+		// WebSearch, AskUserQuestion, ExitPlanMode, SlashCommand: the
+		// names of covey's tools for them (matching nothing until such a
+		// tool is offered). Grep, Glob and LS stay refused: read_file
+		// rules govern them, and a deny naming them must not be inert.
+		return t, "", true
+	}
+	if toolname.ClaudeOnly(name) {
+		// A Claude Code tool covey has no counterpart for: the rule is
+		// accepted and governs nothing.
+		return strings.ToLower(name), "", true
+	}
 	rest, isMCP := strings.CutPrefix(name, "mcp__")
 	if !isMCP || rest == "" || !toolNameChars(name) {
 		return "", "", false
@@ -227,8 +242,13 @@ func parseRule(s string, home func() (string, error)) (rule, error) {
 		return parseBashRule(r, spec)
 	case pathRuleTool(tool):
 		return parsePathRule(r, spec, home)
+	case domainTool(tool) && spec == "*":
+		// Claude Code's WebFetch(*): every fetch, as the bare name.
+		return r, nil
 	case domainTool(tool):
 		return parseDomainRule(r, spec)
+	case toolname.ClaudeOnly(name):
+		return r, nil
 	}
 	return rule{}, fmt.Errorf("%s takes no pattern: write the bare name to match every call", name)
 }
@@ -246,6 +266,10 @@ func parseBashRule(r rule, spec string) (rule, error) {
 			r.kind, spec = ruleCmdPrefix, strings.TrimSpace(cut)
 			break
 		}
+	}
+	if cut, ok := strings.CutSuffix(spec, "*"); ok && r.kind == ruleCmdExact && cut != "" && !unquotedStar(cut) {
+		// Claude Code's Bash(ls*): ls, ls -la and lsof alike.
+		r.kind, spec = ruleCmdWordPrefix, cut
 	}
 	if unquotedStar(spec) {
 		return rule{}, errors.New("a wildcard is only understood at the end, as in bash(go test:*)")
@@ -460,6 +484,9 @@ func (r rule) matchWords(args []string, openArgs bool) bool {
 		return !openArgs && slices.Equal(args, r.words)
 	case ruleCmdPrefix:
 		return len(args) >= len(r.words) && slices.Equal(args[:len(r.words)], r.words)
+	case ruleCmdWordPrefix:
+		n := len(r.words)
+		return n > 0 && len(args) >= n && slices.Equal(args[:n-1], r.words[:n-1]) && strings.HasPrefix(args[n-1], r.words[n-1])
 	}
 	return false
 }

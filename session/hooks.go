@@ -16,8 +16,10 @@ import (
 	"covey/agentdefs"
 	"covey/config"
 	"covey/hooks"
+	"covey/internal/excerpt"
 	"covey/mcp"
 	"covey/permission"
+	"covey/slashcmd"
 	"covey/subagent"
 )
 
@@ -64,6 +66,7 @@ func (s *Session) setUpHooks(opts Options) {
 		User: s.cfg.Hooks, UserSource: user,
 		Project: s.cfg.ProjectHooks, ProjectSource: filepath.Join(".covey", "config.yaml"),
 	})
+	set.Hooks = append(set.Hooks, s.pluginHooks()...)
 	st := &hookState{set: set, trust: HooksTrustStore(), started: make(chan struct{}), sid: s.sessionID()}
 	if st.sid == "" {
 		var b [8]byte
@@ -75,6 +78,15 @@ func (s *Session) setUpHooks(opts Options) {
 		if d.Scope == agentdefs.Project && len(d.Hooks) > 0 {
 			st.project = append(st.project, d.Hooks.Hooks("agent "+d.Name, hooks.ScopeProject)...)
 		}
+	}
+	for _, c := range s.ext.commands {
+		if c.Scope == agentdefs.Project && len(c.Hooks) > 0 {
+			st.project = append(st.project, c.Hooks.Hooks("command /"+c.Name, hooks.ScopeProject)...)
+		}
+	}
+	st.project = append(st.project, s.statusLineHooks()...)
+	for _, n := range set.Notes {
+		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
 	}
 	// The scripts the project's hooks run are pinned now, with what the
 	// user is asked to trust; a script changed later does not run.
@@ -111,9 +123,13 @@ func clip(s string) string {
 // change asks again), and lets them run when trusted.
 func (s *Session) askHookTrust(asker permission.Asker) {
 	st := s.hooks
-	lines := make([]string, 0, len(st.project))
-	for _, h := range st.project {
-		lines = append(lines, hooks.Describe(h))
+	lines, whole := hookTrustLines(st.project)
+	if !whole {
+		// A list longer than the question shows would have y trust hooks
+		// nobody saw: /hooks lists them all, /hooks trust trusts them.
+		s.emit(agent.Notice{Source: agent.Source{AgentID: agent.MainAgentID}, Level: agent.NoticeWarning,
+			Message: fmt.Sprintf("this project brings %d hooks, which do not run until you trust them: review them with /hooks, then /hooks trust", len(st.project))})
+		return
 	}
 	v := asker.Ask(context.Background(), permission.Request{Tool: permission.ToolHooksTrust, Path: ".claude/settings.json", Args: strings.Join(lines, "\n")})
 	if v.Reason == "cancelled by the user" {
@@ -277,13 +293,42 @@ func hookNoteText(n hooks.Note) string {
 	return n.Text
 }
 
-// mainHooks binds the hooks to the main agent; nil when there are none.
+// mainHooks binds the hooks to the main agent; nil when there are none
+// (neither the session's nor a slash command's).
 func (s *Session) mainHooks() agent.Hooks {
-	if s.hooks == nil || s.hooks.runner == nil {
+	if s.hooks == nil || (s.hooks.runner == nil && !s.ext.commandHooks()) {
 		return nil
 	}
 	return &hooks.Binding{Runner: s.hooks.runner, Base: s.hookBase, StopEvent: hooks.Stop, Gate: s.policy,
-		Notify: s.hookNotify(agent.Source{AgentID: agent.MainAgentID})}
+		Notify: s.hookNotify(agent.Source{AgentID: agent.MainAgentID}),
+		Turn: func(ctx context.Context) *hooks.Runner {
+			if sc := scopeOf(ctx); sc != nil {
+				return sc.hooks
+			}
+			return nil
+		}}
+}
+
+// turnHooks is the runner of a slash command's turn: the session's hooks
+// plus the command's own (a project command's only once the project's
+// hooks are trusted, as its settings' hooks); nil when it has none.
+func (s *Session) turnHooks(c slashcmd.Command) *hooks.Runner {
+	st := s.hooks
+	if st == nil || len(c.Hooks) == 0 {
+		return nil
+	}
+	scope := hooks.ScopeUser
+	if c.Scope == agentdefs.Project {
+		scope = hooks.ScopeProject
+	}
+	trusted := st.hash == ""
+	if st.runner != nil {
+		trusted = st.runner.ProjectTrusted()
+	} else if !trusted {
+		answer, _ := st.trust.Get(s.ws.Root, st.hash)
+		trusted = answer == mcp.TrustYes
+	}
+	return st.runner.With(c.Hooks.Hooks("command /"+c.Name, scope), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted})
 }
 
 // childHooks is the subagent manager's side of the hooks.
@@ -486,4 +531,22 @@ func (st *hookState) pinned(hs []hooks.Hook) []hooks.Hook {
 		out[i] = h
 	}
 	return out
+}
+
+// maxTrustLines is how many hooks the trust question lists: each on one
+// line, so the whole list is on screen when y is pressed.
+const maxTrustLines = 8
+
+// hookTrustLines is the trust question's list: a count, then each hook on
+// one line, escaped and cut; whole is false when the hooks are too many
+// to show at once.
+func hookTrustLines(hs []hooks.Hook) (lines []string, whole bool) {
+	if len(hs) > maxTrustLines {
+		return nil, false
+	}
+	lines = append(lines, fmt.Sprintf("%d %s:", len(hs), map[bool]string{true: "hook", false: "hooks"}[len(hs) == 1]))
+	for i, h := range hs {
+		lines = append(lines, fmt.Sprintf("%d. %s", i+1, excerpt.TermSafe(excerpt.Cut(hooks.Describe(h), 160))))
+	}
+	return lines, true
 }

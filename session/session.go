@@ -25,7 +25,9 @@ import (
 	"covey/internal/procmark"
 	"covey/lsp"
 	"covey/permission"
+	"covey/plugins"
 	"covey/sandbox"
+	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
 	"covey/worktree"
@@ -50,9 +52,16 @@ type Session struct {
 	mode          permission.Mode
 	endpoint      config.Endpoint
 
-	log    *debuglog.Log
-	rec    *recording // nil without a session file (the demo)
-	policy *permission.Policy
+	log *debuglog.Log
+	// status are the status lines of Claude Code's settings; version is
+	// covey's, which they are told.
+	status  statusline.Settings
+	version string
+	// plugins are Claude Code's installed plugins (the enabled ones'
+	// commands, agents, skills, hooks and MCP servers are loaded).
+	plugins []plugins.Plugin
+	rec     *recording // nil without a session file (the demo)
+	policy  *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
@@ -149,7 +158,9 @@ func New(opts Options) (*Session, error) {
 		return nil, err
 	}
 	home, _ := os.UserHomeDir()
-	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root})
+	plugs, plugWarnings := discoverPlugins(home, ws.Root)
+	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root,
+		Plugins: pluginFolders(plugs, "agents")})
 	problems = append(problems, agentdefs.ModelProblems(defs, cfg.ModelAliases)...)
 	s := &Session{
 		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: opts.Endpoint, log: opts.Log,
@@ -157,13 +168,22 @@ func New(opts Options) (*Session, error) {
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
 		providers: map[providerKey]agent.Provider{},
-		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
+		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands, plugs),
+		plugins:   plugs,
 		shells:    tools.NewShells(),
 	}
 	s.shells.Observe(s.shellEvent)
 	s.ext.instructions(&s.env, ws.Root)
-	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
+	s.ext.warnings = append(append(plugWarnings, s.ext.warnings...), s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
+	for _, n := range s.ext.notes {
+		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
+	}
+	for _, p := range problems {
+		if p.Quiet {
+			s.log.Debugf("accepted as Claude Code accepts it: agent %s", p.Error())
+		}
+	}
 	s.fixed = opts.Provider
 	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
@@ -171,8 +191,10 @@ func New(opts Options) (*Session, error) {
 		s.cleanUp()
 	} // else the TUI's first frame comes first: StartMCP starts it
 	s.windows = newWindows(opts.Endpoint.Model)
+	secrets := config.Secrets(cfg, opts.Endpoint, os.Getenv)
+	opts.Log.SetSecrets(secrets)
 	if opts.Record {
-		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
+		s.rec, err = openRecording(ws.Root, opts, secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -185,13 +207,21 @@ func New(opts Options) (*Session, error) {
 	if opts.SandboxMode != "" {
 		sbCfg.Mode = opts.SandboxMode
 	}
-	box, err := sandbox.New(sbCfg, sandbox.Options{})
+	var scrub []string
+	if !cfg.PassKeysToTools {
+		scrub = config.KeyEnvNames(cfg)
+	}
+	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: scrub})
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, fmt.Errorf("config sandbox: %w", err)
 	}
 	s.sandbox = box
-	s.policy = permission.NewPolicy(mode, rules, opts.Asker)
+	var asker permission.Asker
+	if opts.Asker != nil {
+		asker = hookedAsker{s: s, next: opts.Asker}
+	}
+	s.policy = permission.NewPolicy(mode, rules, asker)
 	s.policy.SetWorkspace(ws.Root)
 	if !opts.NoMCP {
 		if err := s.setUpMCP(opts); err != nil {
@@ -199,7 +229,9 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.version = opts.Version
 	if !opts.NoHooks {
+		s.readStatusLines()
 		s.setUpHooks(opts)
 	}
 	gate := s.policy
@@ -270,7 +302,7 @@ func New(opts Options) (*Session, error) {
 			reg.Add(shellScoped{t})
 		}
 	}
-	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
 	if t := webSearch(env.Gate); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -754,7 +786,7 @@ func (s *Session) SubagentModel() string { return s.cfg.SubagentModel }
 
 // Problems are what was wrong with the agent definition files, and the
 // Claude model names in them that model_aliases does not map.
-func (s *Session) Problems() []agentdefs.Problem { return s.problems }
+func (s *Session) Problems() []agentdefs.Problem { return agentdefs.Loud(s.problems) }
 
 // Replay is a resumed session's history as events the TUI can draw (nil
 // for a new session).

@@ -273,12 +273,20 @@ func (c *child) newAgent() {
 
 // cacheKey names the child's conversation for the prompt cache: its own
 // beside the session's, so its turns find their prefix ("" outside a
-// recorded session).
+// recorded session). A fork's requests begin as its parent's did, so it
+// takes its parent's key and finds the parent's prefix cached.
 func (c *child) cacheKey() string {
 	if c.m.cfg.SessionID == "" {
 		return ""
 	}
-	return c.m.cfg.SessionID + "/" + c.src.AgentID
+	id := c.src.AgentID
+	if c.fork != nil {
+		id = c.src.ParentID
+	}
+	if id == "" || id == agent.MainAgentID {
+		return c.m.cfg.SessionID
+	}
+	return c.m.cfg.SessionID + "/" + id
 }
 
 // start runs the child's first run on its own goroutine.
@@ -641,7 +649,11 @@ func (c *child) tools() *tools.Registry {
 		}
 	}
 	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.WebFetch}), toolname.WebFetch) && !(c.def.Tools == nil && c.def.ReadOnly) {
-		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer}))
+		pol := c.policy
+		if pol == nil {
+			pol, _ = c.m.cfg.Gate.(*permission.Policy)
+		}
+		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer, AllowPrivate: tools.PrivateByRule(pol)}))
 	}
 	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.LSP}), toolname.LSP) {
 		if t := tools.NewLSP(env); t != nil {

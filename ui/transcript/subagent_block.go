@@ -88,6 +88,10 @@ type SubagentBlock struct {
 	diagErrs int
 	// collide is what the collision radar reported of the pane's child.
 	collide collisions
+
+	// statusLine is what the user's subagentStatusLine printed for this
+	// child: the header shows it after the glyph, in place of its own.
+	statusLine string
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
@@ -352,6 +356,15 @@ func (b *SubagentBlock) TypeName() string {
 	return cells.OneLine(b.src.AgentType)
 }
 
+// SetStatusLine sets the line the user's subagentStatusLine printed for
+// the child (cleaned, colours kept); "" gives the header its own back.
+func (b *SubagentBlock) SetStatusLine(line string) {
+	if b.statusLine != line {
+		b.statusLine = line
+		b.Changed()
+	}
+}
+
 // Model is the model the child runs on.
 func (b *SubagentBlock) Model() string { return b.model }
 
@@ -409,6 +422,9 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 func (b *SubagentBlock) Header(ctx RenderContext, width int) string {
 	glyph, glyphLook := b.glyph(ctx)
 	glyph = b.look.style(ctx.Styles, glyphLook).Render(glyph)
+	if b.statusLine != "" {
+		return glyph + " " + cells.Fit(b.statusLine, max(width-2, 0))
+	}
 	stats := b.Stats(ctx.Now)
 	// Right-aligned within a readable width on a wide terminal.
 	width = b.headerWidth(ctx, width, utf8.RuneCountInString(stats))
