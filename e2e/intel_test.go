@@ -19,7 +19,9 @@ import (
 // The end-to-end tests of code intelligence and the web: a real gopls's
 // diagnostics in edit results, its definition, references and a rename
 // through the approval; web_search against a SearXNG fixture; a checked
-// best-of-2.
+// best-of-2. Their settings are the repository's (lsp, web_search,
+// subagents.check, allow rules), which apply once it is trusted, hence
+// --trust-project.
 
 // e2eGopls is the gopls these tests give covey: COVEY_GOPLS (.ci/run
 // installs it, pinned) or gopls on PATH. Locally a missing gopls skips
@@ -86,7 +88,7 @@ func TestHeadlessGoplsEditsAndQueries(t *testing.T) {
 		}},
 		{Text: "E2E gopls done.", ChunkSize: 100},
 	}})
-	r := runCovey(t, h.ws, h.box.env(append(goEnv(t), "OPENAI_BASE_URL="+h.srv.URL())...), "", "--model", "e2e-model", "-p", prompt, "--permission-mode", "acceptEdits")
+	r := runCovey(t, h.ws, h.box.env(append(goEnv(t), "OPENAI_BASE_URL="+h.srv.URL())...), "", "--model", "e2e-model", "-p", prompt, "--permission-mode", "acceptEdits", "--trust-project")
 	if r.code != 0 || !strings.Contains(r.stdout, "E2E gopls done.") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -116,7 +118,7 @@ func TestTUIGoplsRenameAsks(t *testing.T) {
 		{Text: "E2E renamed.", ChunkSize: 100},
 	}})
 	ws := workspace(t, goModule(gopls))
-	tm := startTUI(t, ws, newSandbox(t).env(append(goEnv(t), "OPENAI_BASE_URL="+srv.URL())...), "--model", "e2e-model")
+	tm := startTUI(t, ws, newSandbox(t).env(append(goEnv(t), "OPENAI_BASE_URL="+srv.URL())...), "--model", "e2e-model", "--trust-project")
 	tm.waitText(helpLine)
 	tm.submit(prompt)
 	tm.waitText("edit_file", "lib.go", "+func assist() int { return 1 }")
@@ -193,7 +195,7 @@ func TestHeadlessWebSearch(t *testing.T) {
 				}},
 				{Text: "E2E searched.", ChunkSize: 100},
 			}})
-			r := h.run(t, "", "-p", prompt)
+			r := h.run(t, "", "-p", prompt, "--trust-project")
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 			}
@@ -254,7 +256,7 @@ func TestTUICheckedBestOfTwo(t *testing.T) {
 	files := goModule("")
 	files[".covey/config.yaml"] += "subagents:\n  check: go build ./...\n"
 	ws := workspace(t, files)
-	tm := startTUI(t, ws, newSandbox(t).env(append(goEnv(t), "OPENAI_BASE_URL="+srv.URL())...), "--model", "e2e-model")
+	tm := startTUI(t, ws, newSandbox(t).env(append(goEnv(t), "OPENAI_BASE_URL="+srv.URL())...), "--model", "e2e-model", "--trust-project")
 	tm.waitText(helpLine)
 	tm.submit(prompt)
 	s := tm.waitText("? Apply one of 2 attempts", "✓ check passed", "✗ check failed (exit 1)")
@@ -296,7 +298,7 @@ func TestHeadlessCheckedBestOfTwo(t *testing.T) {
 	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
 	scriptCheckedAttempts(h.srv, prompt, "E2E checked answer.")
 	r := runCovey(t, h.ws, h.box.env(append(goEnv(t), "OPENAI_BASE_URL="+h.srv.URL())...), "", "--model", "e2e-model", "-p", prompt,
-		"--permission-mode", "acceptEdits", "--output-format", "json")
+		"--permission-mode", "acceptEdits", "--output-format", "json", "--trust-project")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
