@@ -177,3 +177,51 @@ func TestResponsesLongSessionCompacts(t *testing.T) {
 		}
 	}
 }
+
+// TestResponsesCancelLeavesValidHistory: a turn cancelled mid-answer on
+// the Responses wire keeps the text that streamed, without the reasoning
+// item (the API refuses one without its following item), and the next
+// request is well formed.
+func TestResponsesCancelLeavesValidHistory(t *testing.T) {
+	item := `{"id":"rs_c","type":"reasoning","encrypted_content":"E","summary":[]}`
+	raw := "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":" + item + "}\n\n" +
+		"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"m\",\"output_index\":1,\"delta\":\"partial\"}\n\n"
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: "cancel me"}, Turns: []scripted.Turn{
+		{Raw: raw, Stall: true},
+		{Text: "fresh"},
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	rec := &recorder{}
+	a := agent.New(agent.Config{
+		Provider: agent.NewResponses(agent.OpenAIConfig{BaseURL: srv.URL()}),
+		Model:    "gpt-5-codex", System: testSystem,
+		Emit: func(e agent.Event) {
+			rec.emit(e)
+			if _, ok := e.(agent.TextDelta); ok {
+				cancel()
+			}
+		},
+	})
+	if _, err := a.Run(ctx, "cancel me"); err == nil {
+		t.Fatal("the cancelled run reported no error")
+	}
+	res, err := a.Run(context.Background(), "next")
+	if err != nil || res.Answer != "fresh" {
+		t.Fatalf("next run: %q, %v", res.Answer, err)
+	}
+	j := srv.Journal()
+	b := decodeResp(t, j[len(j)-1].Body)
+	var got []string
+	for _, it := range b.Input {
+		got = append(got, string(it))
+	}
+	want := []string{
+		`{"type":"message","role":"user","content":"cancel me"}`,
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"partial"}]}`,
+		`{"type":"message","role":"user","content":"next"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("input after a cancel:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -20,7 +20,7 @@ type responsesRequest struct {
 	Tools           []responsesTool     `json:"tools,omitempty"`
 	Stream          bool                `json:"stream"`
 	Store           bool                `json:"store"`
-	Include         []string            `json:"include"`
+	Include         []string            `json:"include,omitempty"`
 	PromptCacheKey  string              `json:"prompt_cache_key,omitempty"`
 	Reasoning       *responsesReasoning `json:"reasoning,omitempty"`
 	MaxOutputTokens int                 `json:"max_output_tokens,omitempty"`
@@ -60,12 +60,13 @@ func encodeResponsesRequest(req Request, effort string) ([]byte, error) {
 		Input:           input,
 		Stream:          true,
 		Store:           false,
-		Include:         []string{includeEncryptedReasoning},
 		PromptCacheKey:  req.CacheKey,
 		MaxOutputTokens: req.MaxTokens,
 	}
 	if effort != "" || reasons(req.Model) {
+		// A model that does not reason refuses both.
 		body.Reasoning = &responsesReasoning{Effort: effort, Summary: "auto"}
+		body.Include = []string{includeEncryptedReasoning}
 	}
 	for _, t := range req.Tools {
 		params := any(t.Parameters)
@@ -85,8 +86,8 @@ func encodeResponsesRequest(req Request, effort string) ([]byte, error) {
 
 // reasons reports whether a model is one of OpenAI's reasoning models
 // (o-series, gpt-5 and its codex models, gpt-oss), which take the
-// reasoning parameter; others refuse it, so it is sent to them only when
-// the config sets an effort.
+// reasoning parameter and return encrypted reasoning; others refuse both,
+// so they are sent to them only when the config sets an effort.
 func reasons(model string) bool {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {

@@ -64,8 +64,10 @@ func TestResponsesReasoningParameter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := bytes.Contains(body, []byte(`"reasoning":{"summary":"auto"}`)); got != want {
-			t.Errorf("%s: reasoning sent = %v, want %v (%s)", model, got, want, body)
+		r := bytes.Contains(body, []byte(`"reasoning":{"summary":"auto"}`))
+		inc := bytes.Contains(body, []byte(`"include":["reasoning.encrypted_content"]`))
+		if r != want || inc != want {
+			t.Errorf("%s: reasoning sent %v, include sent %v, want %v (%s)", model, r, inc, want, body)
 		}
 	}
 	// An effort in the config is sent to any model: the user knows it.

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -372,4 +374,149 @@ func TestResponsesWireMixedCrew(t *testing.T) {
 			t.Errorf("the child's reasoning item did not come back: %s", e.Body)
 		}
 	}
+}
+
+// TestResponsesFirstRequestSize holds the Responses wire's first request
+// of a one-line prompt to the same budget as Chat's (maxFirstRequest),
+// and reports both sizes.
+func TestResponsesFirstRequestSize(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Text: "hi"}}})
+	ws, box := workspace(t, sampleFiles()), newSandbox(t)
+	if r := runCovey(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "", "--api", "responses", "--model", "e2e-model", "-p", "say hi"); r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	j := srv.Journal()
+	if len(j) != 1 {
+		t.Fatalf("%d requests, want 1", len(j))
+	}
+	chat := firstRequest(t)
+	t.Logf("first request of a one-line prompt: Responses %d bytes, Chat Completions %d bytes", len(j[0].Body), len(chat))
+	if len(j[0].Body) > maxFirstRequest {
+		t.Errorf("the Responses first request is %d bytes, over the budget of %d", len(j[0].Body), maxFirstRequest)
+	}
+}
+
+// TestResponsesWireTUI: in the TUI, on the Responses wire, the welcome
+// card names the wire, a reasoning summary shows folded (its header and
+// last lines) above the answer, and the next turn carries the reasoning
+// item back.
+func TestResponsesWireTUI(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	ws := workspace(t, sampleFiles())
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "step one\nstep two\nstep three\nstep four\nstep five: answer briefly", Text: "TUI answer on the Responses wire."},
+		{Text: "Second answer."},
+	}})
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--api", "responses", "--model", "gpt-5-codex")
+	tm.waitText(helpLine, "OpenAI Responses")
+	tm.submit("think, then answer")
+	screen := tm.waitText("TUI answer on the Responses wire.", "✻ Thinking (2 more lines)", "step five: answer briefly")
+	if strings.Contains(screen, "step one") {
+		t.Errorf("the reasoning is not folded:\n%s", screen)
+	}
+	tm.submit("again")
+	tm.waitText("Second answer.")
+	j := srv.Journal()
+	if len(j) != 2 || !bytes.Contains(j[1].Body, []byte(`"type":"reasoning"`)) || !bytes.Contains(j[1].Body, []byte(`"encrypted_content":"gAAAA`)) {
+		t.Errorf("the second request lacks the reasoning item: %d requests", len(j))
+	}
+	tm.quitAndCheck(helpLine)
+}
+
+// TestResponsesWireOverflowCompacts: on the Responses wire, with the
+// window unknown, a request the server refuses as too long is compacted
+// (the summary asked on the same wire) and sent again; the session goes
+// on, turn after turn, with every fact kept.
+func TestResponsesWireOverflowCompacts(t *testing.T) {
+	t.Parallel()
+	const turns = 12
+	h := newLongSessionRun(t, "")
+	env := h.box.env("OPENAI_BASE_URL=" + h.srv.URL())
+	sawOverflow := false
+	for i := 1; i <= turns; i++ {
+		args := []string{"--api", "responses", "--model", "gpt-5-codex", "-p", fmt.Sprintf("[long %d] remember FACT-%d and read big.txt", i, i)}
+		if i > 1 {
+			args = append(args, "--continue")
+		}
+		r := runCovey(t, h.ws, env, "", args...)
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "Noted." {
+			t.Fatalf("turn %d: exit %d, stdout %q\nstderr:\n%s", i, r.code, r.stdout, r.stderr)
+		}
+		sawOverflow = sawOverflow || strings.Contains(r.stderr, "request over the model's window: compacted ")
+	}
+	r := runCovey(t, h.ws, env, "", "--api", "responses", "--model", "gpt-5-codex", "--continue", "-p", "[long question] which facts do you know?")
+	facts := strings.Fields(r.stdout)
+	for i := 1; i <= turns; i++ {
+		if !slices.Contains(facts, fmt.Sprintf("FACT-%d", i)) {
+			t.Errorf("the answer lacks FACT-%d: %s", i, r.stdout)
+		}
+	}
+	over, summaries := 0, 0
+	for _, e := range h.srv.Journal() {
+		if e.Overflow {
+			over++
+		}
+		if strings.HasSuffix(e.Conversation, "summary") {
+			summaries++
+			if b := decodeRespBody(t, e); b.Input == nil || !strings.HasSuffix(b.PromptCacheKey, "/summary") {
+				t.Errorf("a summary request not on the Responses wire with its own key: %.300s", e.Body)
+			}
+		}
+	}
+	if over == 0 || summaries == 0 || !sawOverflow {
+		t.Errorf("%d requests refused, %d summaries, a line said so: %v; want an overflow compacted", over, summaries, sawOverflow)
+	}
+}
+
+// TestResponsesWireTUIMixedCrew: in the TUI, a main agent on Chat
+// Completions sends two children whose model is served by Responses;
+// their panes fill and finish, the final answer shows, and every request
+// went out in its agent's wire.
+func TestResponsesWireTUIMixedCrew(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	files := sampleFiles()
+	files[".covey/config.yaml"] = "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n"
+	ws := workspace(t, files)
+	north := child{marker: "[e2e:north]", description: "scan north", turns: []scripted.Turn{
+		{Reasoning: "List first.", ToolCalls: []scripted.Call{call("list_dir", map[string]any{"path": "."}), call("glob", map[string]any{"pattern": "**/*.go"})}},
+		{Text: "north report: two Go files."},
+	}}
+	south := child{marker: "[e2e:south]", description: "scan south", turns: []scripted.Turn{
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "greet.go"})}},
+		{Text: "south report: greeting is in greet.go."},
+	}}
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, Model: "e2e-model"}, Turns: []scripted.Turn{
+		spawn("Sending two explorers on Responses.", north, south),
+		{Text: "Mixed crew final answer."},
+	}})
+	for _, c := range []child{north, south} {
+		conv := c.conversation()
+		conv.Match.Model = "gpt-5-codex"
+		srv.Add(conv)
+	}
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.waitText(helpLine)
+	tm.submit("explore with a mixed crew")
+	tm.waitText("Mixed crew final answer.", "north report: two Go files.", "south report: greeting is in greet.go.")
+	wires := map[string]string{}
+	for _, e := range srv.Journal() {
+		b := decodeRespBody(t, e)
+		wire := "chat"
+		if b.Input != nil {
+			wire = "responses"
+		}
+		if prev, ok := wires[e.Conversation]; ok && prev != wire {
+			t.Errorf("%s spoke two wires", e.Conversation)
+		}
+		wires[e.Conversation] = wire
+	}
+	want := map[string]string{"main": "chat", north.marker: "responses", south.marker: "responses"}
+	if !maps.Equal(wires, want) {
+		t.Errorf("wires = %v, want %v", wires, want)
+	}
+	tm.quitAndCheck(helpLine)
 }

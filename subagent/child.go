@@ -273,12 +273,20 @@ func (c *child) newAgent() {
 
 // cacheKey names the child's conversation for the prompt cache: its own
 // beside the session's, so its turns find their prefix ("" outside a
-// recorded session).
+// recorded session). A fork's requests begin as its parent's did, so it
+// takes its parent's key and finds the parent's prefix cached.
 func (c *child) cacheKey() string {
 	if c.m.cfg.SessionID == "" {
 		return ""
 	}
-	return c.m.cfg.SessionID + "/" + c.src.AgentID
+	id := c.src.AgentID
+	if c.fork != nil {
+		id = c.src.ParentID
+	}
+	if id == "" || id == agent.MainAgentID {
+		return c.m.cfg.SessionID
+	}
+	return c.m.cfg.SessionID + "/" + id
 }
 
 // start runs the child's first run on its own goroutine.
