@@ -686,6 +686,11 @@ func ResolveEndpoint(c Config, profile string, fl Overrides, getenv func(string)
 		api = inferAPI(ep.BaseURL, ep.Model, keyEnv, getenv)
 	}
 	ep.API = api
+	if p, ok := c.Providers[profile]; ok && p.APIKeyEnv == "" && api == agent.APIAnthropic {
+		// The top level's api_key_env is its own endpoint's (OpenAI's,
+		// most likely): an Anthropic profile without one takes Anthropic's.
+		keyEnv = ""
+	}
 	if keyEnv == "" {
 		keyEnv = "OPENAI_API_KEY"
 		if api == agent.APIAnthropic {
