@@ -78,7 +78,7 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` or JSON string ({\"mcpServers\": …}; repeatable)")
 
 	root.AddCommand(agentsCmd(o, stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),
-		mcpCmd(o, stdout, stderr))
+		mcpCmd(o, stdout, stderr), reportCmd(stdout, stderr))
 	// "covey help me fix this" is a prompt, not a request for help on a
 	// command called "me": -h and --help show help.
 	root.SetHelpCommand(&cobra.Command{Use: "no-help", Hidden: true})
@@ -332,7 +332,8 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 	}
 	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList(), Sandbox: box}
 	reg := tools.NewRegistry(tools.Builtins(env)...)
-	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate}))
+	// The URL is the user's own here, not a model's: any address goes.
+	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, AllowPrivate: func(string) bool { return true }}))
 	t, ok := reg.Get(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "covey: unknown tool %q; tools: %s\n", args[0], strings.Join(handTools(), ", "))

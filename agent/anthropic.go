@@ -105,7 +105,9 @@ func (a *Anthropic) attempt(ctx context.Context, body []byte, on StreamHandler) 
 		if rerr != nil && len(raw) == 0 {
 			return Completion{}, false, a.t.transportError(reqCtx, rerr)
 		}
-		return Completion{}, false, httpError(resp.StatusCode, resp.Header, raw, cfg.Now())
+		pe := httpError(resp.StatusCode, resp.Header, raw, cfg.Now())
+		pe.KeyEnv = "ANTHROPIC_API_KEY"
+		return Completion{}, false, pe
 	}
 	if ct := resp.Header.Get("Content-Type"); !isMediaType(ct, "text/event-stream") {
 		raw, _ := io.ReadAll(io.LimitReader(r, maxErrorBody))

@@ -437,3 +437,14 @@ func TestPriceCache(t *testing.T) {
 		t.Errorf("Cost without cache prices = %v, want %v", got, want)
 	}
 }
+
+// TestAnthropicAuthNamesItsKey: a rejected key names ANTHROPIC_API_KEY,
+// not OpenAI's.
+func TestAnthropicAuthNamesItsKey(t *testing.T) {
+	srv := newScriptServer(t, rawResponse{status: 401, header: map[string]string{"Content-Type": "application/json"},
+		pieces: []string{`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`}})
+	_, err := NewAnthropic(testConfig(srv.URL, nil)).Stream(context.Background(), Request{Model: "m"}, StreamHandler{})
+	if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "check ANTHROPIC_API_KEY (HTTP 401): invalid x-api-key") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -67,6 +67,9 @@ type ProviderError struct {
 	RetryAfter time.Duration
 	// Err is the underlying transport error, if any.
 	Err error
+	// KeyEnv names the variable whose key a rejection is about
+	// (ANTHROPIC_API_KEY on Anthropic's wire); "" names OPENAI_API_KEY.
+	KeyEnv string
 	// ContextLimit is the context window in tokens that an ErrContextLength
 	// error names ("maximum context length is 8192 tokens", llama.cpp's
 	// n_ctx); 0 when it names none.
@@ -90,7 +93,7 @@ func (e *ProviderError) Error() string {
 	//nolint:errorlint // Kind is one of this package's sentinels, never wrapped
 	switch e.Kind {
 	case ErrAuth:
-		s = "the API key was rejected: check OPENAI_API_KEY" + status
+		s = "the API key was rejected: check " + keyEnvName(e.KeyEnv) + status
 	case ErrServer:
 		s = "server error"
 		if e.Status != 0 {
@@ -524,3 +527,12 @@ func stripTags(s string) string {
 }
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// keyEnvName is the key variable an auth error names: keyEnv, or
+// OPENAI_API_KEY.
+func keyEnvName(keyEnv string) string {
+	if keyEnv == "" {
+		return "OPENAI_API_KEY"
+	}
+	return keyEnv
+}

@@ -93,6 +93,12 @@ func Load(opts LoadOptions) (*Set, []Problem) {
 		byName := map[string]int{} // name → index in loaded
 		var loaded []Definition
 		for _, path := range files {
+			if f.scope == Project && !WithinReal(opts.ProjectDir, path) {
+				// A repository's agent file linked to a file outside it (a
+				// key, say) would send that file to the model.
+				problems = append(problems, Problem{Path: path, Message: "the agent file leads outside the project (a symbolic link); not loaded"})
+				continue
+			}
 			d, nameLine, warnings, err := loadFile(path)
 			if err != nil {
 				var p Problem
@@ -241,4 +247,20 @@ func listMarkdown(dir string) ([]string, []Problem) {
 		problems = append(problems, Problem{Path: dir, Message: fmt.Sprintf("cannot read agents folder: %v", err)})
 	}
 	return files, problems
+}
+
+// WithinReal reports whether path, its symbolic links followed, lies in
+// root (its links followed too): a repository's file that leads outside
+// the repository is not read as its own.
+func WithinReal(root, path string) bool {
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(r, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

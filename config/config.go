@@ -59,6 +59,10 @@ type Config struct {
 	// trusts without being asked (and their subfolders); read from the
 	// user's config only. See docs/permissions.md.
 	TrustedFolders []string `yaml:"trusted_folders"`
+	// PassKeysToTools gives commands (bash) covey's API key variables,
+	// which they do not get otherwise (see KeyEnvNames); read from the
+	// user's config only.
+	PassKeysToTools bool `yaml:"pass_keys_to_tools"`
 	// StreamIdleTimeout is how long a model's stream may stay silent
 	// before the request is abandoned (default 120s); slow local models
 	// thinking before their first token want more.
@@ -527,6 +531,7 @@ func merge(base, over Config) Config {
 	}
 	base.AllowAgentModeRaise = base.AllowAgentModeRaise || over.AllowAgentModeRaise
 	base.TrustedFolders = append(base.TrustedFolders, over.TrustedFolders...)
+	base.PassKeysToTools = base.PassKeysToTools || over.PassKeysToTools
 	return base
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,31 +100,32 @@ func stricterMode(user Config, v *yaml.Node) bool {
 // make the gate, the sandbox or the user's call-backs weaker, cannot raise
 // a limit.
 var untrustedKeys = map[string]keyRule{
-	"theme":                    always,
-	"model":                    always, // a model of the user's own endpoint
-	"subagent_model":           always,
-	"model_aliases":            always,
-	"fetch_model":              always,
-	"permission_mode":          stricterMode,
-	"approval_grace":           longerGrace,
-	"permissions.deny":         always,
-	"permissions.ask":          always,
-	"sandbox":                  always, // Load refuses a project's sandbox that loosens
-	"stream_limits":            always, // Load refuses a project's raise
-	"stream_keepalive_timeout": always,
-	"stream_idle_timeout":      always,
-	"worktree.base":            always,
-	"auto_compact":             always,
-	"context_window":           always,
-	"max_output_tokens":        always,
-	"models":                   always,
-	"notifications.bell":       onlyTrue,
-	"notifications.desktop":    onlyTrue,
-	"notifications.approval":   onlyTrue,
-	"notifications.background": onlyTrue,
-	"notifications.turn_end":   onlyTrue,
-	"hooks":                    ownTrust,
-	"mcp_servers":              ownTrust,
+	"theme":                      always,
+	"model":                      always, // a model of the user's own endpoint
+	"subagent_model":             always,
+	"model_aliases":              always,
+	"fetch_model":                always,
+	"permission_mode":            stricterMode,
+	"approval_grace":             longerGrace,
+	"permissions.deny":           always,
+	"permissions.ask":            always,
+	"sandbox":                    always, // Load refuses a project's sandbox that loosens
+	"stream_limits":              always, // Load refuses a project's raise
+	"stream_keepalive_timeout":   always,
+	"stream_idle_timeout":        always,
+	"worktree.base":              always,
+	"auto_compact":               always,
+	"context_window":             always,
+	"max_output_tokens":          always,
+	"models.*.context_window":    always, // * is any one key (a model's name)
+	"models.*.max_output_tokens": always,
+	"notifications.bell":         onlyTrue,
+	"notifications.desktop":      onlyTrue,
+	"notifications.approval":     onlyTrue,
+	"notifications.background":   onlyTrue,
+	"notifications.turn_end":     onlyTrue,
+	"hooks":                      ownTrust,
+	"mcp_servers":                ownTrust,
 }
 
 // Setting is one project setting that needs the user's trust: its dotted
@@ -249,6 +251,7 @@ func LoadTrusted(workspace string, opts LoadOptions) (Config, Trust, error) {
 	}{
 		{"allow_agent_mode_raise", "a repository cannot raise its own agents", full.AllowAgentModeRaise},
 		{"trusted_folders", "a repository cannot trust itself", len(full.TrustedFolders) > 0},
+		{"pass_keys_to_tools", "a repository cannot hand your keys to its commands", full.PassKeysToTools},
 	} {
 		if f.set {
 			return Config{}, t, fmt.Errorf("config %s: %s is read from the user's config only (%s), so %s", project, f.key, user, f.why)
@@ -300,7 +303,7 @@ func filterUntrusted(m *yaml.Node, prefix string, user Config) []Setting {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		key := prefix + k.Value
-		if rule, ok := untrustedKeys[key]; ok {
+		if rule, ok := ruleFor(key); ok {
 			if rule(user, v) {
 				kept = append(kept, k, v)
 			} else {
@@ -319,10 +322,39 @@ func filterUntrusted(m *yaml.Node, prefix string, user Config) []Setting {
 	return out
 }
 
+// ruleFor finds key's rule in the allow-list, where a * segment stands
+// for any one key.
+func ruleFor(key string) (keyRule, bool) {
+	if r, ok := untrustedKeys[key]; ok {
+		return r, true
+	}
+	for k, r := range untrustedKeys {
+		if strings.Contains(k, "*") && segmentsMatch(strings.Split(k, "."), strings.Split(key, ".")) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// segmentsMatch reports whether the dotted pattern's segments match key's.
+func segmentsMatch(pattern, key []string) bool {
+	if len(pattern) != len(key) {
+		return false
+	}
+	for i := range pattern {
+		if pattern[i] != "*" && pattern[i] != key[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // hasKeysUnder reports whether the allow-list names a key below prefix.
 func hasKeysUnder(prefix string) bool {
+	want := strings.Split(prefix, ".")
 	for k := range untrustedKeys {
-		if strings.HasPrefix(k, prefix+".") {
+		segs := strings.Split(k, ".")
+		if len(segs) > len(want) && segmentsMatch(segs[:len(want)], want) {
 			return true
 		}
 	}
@@ -408,4 +440,31 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// KeyEnvNames are the environment variables holding covey's API keys:
+// the well-known ones and every api_key_env configured. Commands do not
+// get them (see sandbox.Environ) unless pass_keys_to_tools is set.
+func KeyEnvNames(c Config) []string {
+	names := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "COVEY_API_KEY"}
+	add := func(n string) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	add(c.APIKeyEnv)
+	for _, name := range sortedProfiles(c) {
+		add(c.Providers[name].APIKeyEnv)
+	}
+	return names
+}
+
+// sortedProfiles are c's provider profile names in order.
+func sortedProfiles(c Config) []string {
+	out := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }

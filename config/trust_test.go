@@ -98,6 +98,15 @@ func TestProjectSettingsNeedTrust(t *testing.T) {
 				}
 			},
 		},
+		"a model's limits apply, its wire and thinking need trust": {
+			project:   "api: anthropic\nmodels: {m: {context_window: 4096, api: anthropic, thinking_budget: 5000}}\n",
+			wantNeeds: []string{"api", "models.m.api", "models.m.thinking_budget"},
+			check: func(t *testing.T, c Config) {
+				if c.API != "" || c.Models["m"].API != "" || c.Models["m"].ThinkingBudget != 0 || c.Models["m"].ContextWindow != 4096 {
+					t.Fatalf("models = %+v, api %q", c.Models, c.API)
+				}
+			},
+		},
 		"hooks and MCP servers wait for their own trust": {
 			project: "hooks:\n  Stop:\n    - hooks: [{type: command, command: x}]\nmcp_servers: {s: {command: y}}\n",
 			check: func(t *testing.T, c Config) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -247,10 +249,21 @@ func TestAnthropicOverflowCompacts(t *testing.T) {
 func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
-	files := sampleFiles()
-	files[".covey/config.yaml"] = "model: claude-e2e\nbase_url: " + srv.URL() + "\nmodels:\n  claude-e2e: {api: anthropic}\n"
-	files[".covey/agents/scout.md"] = "---\nname: scout\ndescription: Finds files.\nmodel: local-e2e\ntools: [glob]\n---\nYou find files.\n"
-	ws := workspace(t, files)
+	// The user's config and agent (a project's would first ask for trust).
+	box := newSandbox(t)
+	userDir := filepath.Join(box.home, ".config", "covey")
+	for name, content := range map[string]string{
+		"config.yaml":     "model: claude-e2e\nbase_url: " + srv.URL() + "\nmodels:\n  claude-e2e: {api: anthropic}\n",
+		"agents/scout.md": "---\nname: scout\ndescription: Finds files.\nmodel: local-e2e\ntools: [glob]\n---\nYou find files.\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(userDir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(userDir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := workspace(t, sampleFiles())
 	srv.Add(scripted.Conversation{Name: "scout", Match: scripted.Match{FirstUser: "[e2e:scout]", Model: "local-e2e"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{call("glob", map[string]any{"pattern": "*.go"})}},
 		{Text: "greet.go is there."},
@@ -260,7 +273,8 @@ func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
 			"description": "find go files", "subagent_type": "scout", "prompt": "[e2e:scout] Find the Go files."}}}},
 		{Text: "E2E CREW ACROSS WIRES.", ChunkSize: 100},
 	}})
-	tm := startTUI(t, ws, newSandbox(t).env("ANTHROPIC_API_KEY="+antKey))
+	// The endpoint and wire come from the project's config: trusted.
+	tm := startTUI(t, ws, box.env("ANTHROPIC_API_KEY="+antKey), "--trust-project")
 	tm.waitText(helpLine, "(Anthropic Messages)")
 	tm.submit("find the go files")
 	s := tm.waitText("E2E CREW ACROSS WIRES.")
@@ -287,4 +301,75 @@ func TestTUIAnthropicCrewAcrossWires(t *testing.T) {
 		t.Errorf("requests: %d main, %d scout; want 2 and 2", len(requestsOf(srv, "main")), len(requestsOf(srv, "scout")))
 	}
 	tm.quitAndCheck(helpLine)
+}
+
+// TestAnthropicResumeOnAnotherWire: a session made on Anthropic's wire and
+// resumed on Chat Completions says so, and goes on.
+func TestAnthropicResumeOnAnotherWire(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "thinking on anthropic", Text: "FIRST."}, {Text: "SECOND."}}})
+	if r := h.run(t, "-p", "hello"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	r := runCovey(t, h.ws, h.box.env(), "", "--api", "chat", "--base-url", h.srv.URL(), "--model", "claude-e2e", "-p", "again", "--continue")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "SECOND." {
+		t.Fatalf("resumed run: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "made on Anthropic Messages and now speaks Chat Completions") {
+		t.Errorf("stderr does not say the wire changed:\n%s", r.stderr)
+	}
+	if j := h.srv.Journal(); len(j) != 2 || j[1].API != "" {
+		t.Errorf("the resumed request: %+v", j)
+	}
+}
+
+// TestAnthropicRawQuirks: a raw stream with every quirk of a real one
+// (pings, empty deltas, a redacted thinking block, a thinking block with
+// only a signature, tool input streamed as an empty object) runs its call,
+// and the next request carries both thinking blocks byte for byte before
+// the tool use.
+func TestAnthropicRawQuirks(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	redacted := `{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4a+/=="}`
+	ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
+	raw := ev("message_start", `{"type":"message_start","message":{"id":"msg_raw","type":"message","role":"assistant","model":"claude-e2e","content":[],"usage":{"input_tokens":20,"cache_read_input_tokens":7,"output_tokens":1}}}`) +
+		ev("ping", `{"type":"ping"}`) +
+		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":`+redacted+`}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":0}`) +
+		ev("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}`) +
+		ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"b25seQ=="}}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":1}`) +
+		ev("content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`) +
+		ev("content_block_delta", `{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":""}}`) +
+		ev("ping", `{"type":"ping"}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":2}`) +
+		ev("content_block_start", `{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_raw1","name":"glob","input":{}}}`) +
+		ev("content_block_delta", `{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":""}}`) +
+		ev("content_block_stop", `{"type":"content_block_stop","index":3}`) +
+		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`) +
+		ev("message_stop", `{"type":"message_stop"}`)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Raw: raw}, {Text: "RAW DONE."}}})
+	r := h.run(t, "-p", "list", "--output-format", "stream-json")
+	if r.code != 0 || !strings.Contains(r.stdout, "RAW DONE.") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"cached_tokens":7`) {
+		t.Errorf("stream-json does not carry the cache reads:\n%s", r.stdout)
+	}
+	j := h.srv.Journal()
+	if len(j) != 2 {
+		t.Fatalf("%d requests, want 2", len(j))
+	}
+	asst := parseAnt(t, j[1]).Messages[1].Content
+	if len(asst) != 3 || string(asst[0]) != redacted || string(asst[1]) != `{"type":"thinking","thinking":"","signature":"b25seQ=="}` ||
+		!bytes.Contains(asst[2], []byte(`"id":"toolu_raw1","name":"glob","input":{}`)) {
+		t.Errorf("assistant blocks sent back = %s", asst)
+	}
+	if res := parseAnt(t, j[1]).Messages[2].Content; len(res) != 1 || !bytes.Contains(res[0], []byte(`"tool_use_id":"toolu_raw1"`)) {
+		t.Errorf("tool result = %s", res)
+	}
 }

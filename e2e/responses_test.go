@@ -359,7 +359,7 @@ func TestResponsesWireMixedCrew(t *testing.T) {
 		{Reasoning: "Look in greet.go.", ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "greet.go"})}},
 		{Text: "greet.go defines greeting."},
 	}})
-	r := h.run(t, "", "-p", "where is greeting defined?")
+	r := h.run(t, "", "-p", "where is greeting defined?", "--trust-project") // a model's wire needs trust
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "Main on chat, child on responses." {
 		t.Fatalf("exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
 	}

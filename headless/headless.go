@@ -18,7 +18,9 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"covey/agent"
+	"covey/agent/sessionfile"
 	"covey/agentdefs"
+	"covey/config"
 	"covey/internal/excerpt"
 	"covey/session"
 	"covey/tools/toolname"
@@ -45,6 +47,11 @@ func CheckFormat(format string) error {
 // stderr (text), or JSON for scripts. It drains s's events, ends the stream
 // when the run is over, and returns the process exit code.
 func Run(ctx context.Context, s *session.Session, prompt, format string, stdout, stderr io.Writer) int {
+	tty := isTerminal(stdout)
+	// The configured keys never reach stdout or stderr (stream-json
+	// carries tool output, where a command could print one).
+	secrets := config.Secrets(s.Config(), s.Endpoint(), os.Getenv)
+	stdout, stderr = sessionfile.NewRedactingWriter(stdout, secrets), sessionfile.NewRedactingWriter(stderr, secrets)
 	// The agent files' problems, once, before anything else: a headless
 	// run has no /agents to show them later.
 	if err := agentdefs.WriteProblems(stderr, s.Problems(), "covey: "); err != nil {
@@ -64,6 +71,7 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 		fmt.Fprintln(stderr, "covey:", n)
 	}
 	out := newHeadlessOutput(format, stdout, stderr)
+	out.tty = tty
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -92,6 +100,7 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 type headlessOutput struct {
 	format         string
 	stdout, stderr io.Writer
+	tty            bool // stdout is a terminal
 	start          time.Time
 
 	calls    []callRecord
@@ -353,7 +362,7 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 	case "text":
 		if res.Answer != "" {
 			answer := strings.TrimRight(res.Answer, "\n")
-			if isTerminal(o.stdout) {
+			if o.tty {
 				// Piped, the answer is passed on exactly; on a screen,
 				// escape sequences in it could hide the cursor or clear
 				// the screen (a file the model read can carry them).

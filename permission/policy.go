@@ -561,6 +561,25 @@ func deniedReason(req Request, r rule, note string) string {
 		"do not try to get around it, ask the user instead", describeRequest(req), r.src, note)
 }
 
+// RuleAllows reports whether an allow rule naming req's domain
+// (web_fetch(domain:HOST), in the config or granted this session) covers
+// req, whatever the mode: what web_fetch needs to reach a loopback,
+// link-local or private address.
+func (p *Policy) RuleAllows(req Request) bool {
+	host, ok := hostOf(req.URL)
+	if !ok {
+		return false
+	}
+	for _, set := range [][]rule{p.rules.allowList(), p.snapshot().grants} {
+		for _, r := range set {
+			if r.forTool(req.Tool) && r.kind == ruleDomain && r.matchDomain(host) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // AllowedWithoutAsking reports whether Check would allow req now without
 // asking anyone (a UI may mark such calls, or skip showing a prompt).
 func (p *Policy) AllowedWithoutAsking(req Request) bool {

@@ -144,6 +144,7 @@ type Sandbox struct {
 	extra    []string
 	backend  backend // nil when none works (or mode is off)
 	reason   string  // why no backend works
+	scrub    []string
 
 	cachesOnce sync.Once
 	caches     []string
@@ -153,6 +154,9 @@ type Sandbox struct {
 // and for forcing the second backend; empty tries them in order.
 type Options struct {
 	Backend string
+	// Scrub names environment variables the commands do not get (covey's
+	// own API keys): see Environ.
+	Scrub []string
 }
 
 // New returns the sandbox cfg describes, with the first backend that works
@@ -162,7 +166,7 @@ func New(cfg Config, opts Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{mode: mode, network: cfg.Network == nil || *cfg.Network, required: cfg.Required != nil && *cfg.Required}
+	s := &Sandbox{mode: mode, network: cfg.Network == nil || *cfg.Network, required: cfg.Required != nil && *cfg.Required, scrub: opts.Scrub}
 	for _, p := range cfg.Writable {
 		abs, err := extraPath(p)
 		if err != nil {
@@ -419,4 +423,23 @@ func realPath(p string) string {
 		return r
 	}
 	return abs
+}
+
+// Environ is covey's environment for a command: os.Environ() without the
+// variables the sandbox scrubs (covey's own API keys, which a command
+// has no use for and a prompt-injected one would send away). A nil
+// Sandbox scrubs nothing.
+func (s *Sandbox) Environ() []string {
+	env := os.Environ()
+	if s == nil || len(s.scrub) == 0 {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(s.scrub, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

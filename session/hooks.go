@@ -16,6 +16,7 @@ import (
 	"covey/agentdefs"
 	"covey/config"
 	"covey/hooks"
+	"covey/internal/excerpt"
 	"covey/mcp"
 	"covey/permission"
 	"covey/subagent"
@@ -111,9 +112,13 @@ func clip(s string) string {
 // change asks again), and lets them run when trusted.
 func (s *Session) askHookTrust(asker permission.Asker) {
 	st := s.hooks
-	lines := make([]string, 0, len(st.project))
-	for _, h := range st.project {
-		lines = append(lines, hooks.Describe(h))
+	lines, whole := hookTrustLines(st.project)
+	if !whole {
+		// A list longer than the question shows would have y trust hooks
+		// nobody saw: /hooks lists them all, /hooks trust trusts them.
+		s.emit(agent.Notice{Source: agent.Source{AgentID: agent.MainAgentID}, Level: agent.NoticeWarning,
+			Message: fmt.Sprintf("this project brings %d hooks, which do not run until you trust them: review them with /hooks, then /hooks trust", len(st.project))})
+		return
 	}
 	v := asker.Ask(context.Background(), permission.Request{Tool: permission.ToolHooksTrust, Path: ".claude/settings.json", Args: strings.Join(lines, "\n")})
 	if v.Reason == "cancelled by the user" {
@@ -486,4 +491,22 @@ func (st *hookState) pinned(hs []hooks.Hook) []hooks.Hook {
 		out[i] = h
 	}
 	return out
+}
+
+// maxTrustLines is how many hooks the trust question lists: each on one
+// line, so the whole list is on screen when y is pressed.
+const maxTrustLines = 8
+
+// hookTrustLines is the trust question's list: a count, then each hook on
+// one line, escaped and cut; whole is false when the hooks are too many
+// to show at once.
+func hookTrustLines(hs []hooks.Hook) (lines []string, whole bool) {
+	if len(hs) > maxTrustLines {
+		return nil, false
+	}
+	lines = append(lines, fmt.Sprintf("%d %s:", len(hs), map[bool]string{true: "hook", false: "hooks"}[len(hs) == 1]))
+	for i, h := range hs {
+		lines = append(lines, fmt.Sprintf("%d. %s", i+1, excerpt.TermSafe(excerpt.Cut(hooks.Describe(h), 160))))
+	}
+	return lines, true
 }

@@ -168,8 +168,10 @@ func New(opts Options) (*Session, error) {
 		s.cleanUp()
 	} // else the TUI's first frame comes first: StartMCP starts it
 	s.windows = newWindows(opts.Endpoint.Model)
+	secrets := config.Secrets(cfg, opts.Endpoint, os.Getenv)
+	opts.Log.SetSecrets(secrets)
 	if opts.Record {
-		s.rec, err = openRecording(ws.Root, opts, config.Secrets(cfg, opts.Endpoint, os.Getenv))
+		s.rec, err = openRecording(ws.Root, opts, secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +184,11 @@ func New(opts Options) (*Session, error) {
 	if opts.SandboxMode != "" {
 		sbCfg.Mode = opts.SandboxMode
 	}
-	box, err := sandbox.New(sbCfg, sandbox.Options{})
+	var scrub []string
+	if !cfg.PassKeysToTools {
+		scrub = config.KeyEnvNames(cfg)
+	}
+	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: scrub})
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, fmt.Errorf("config sandbox: %w", err)
@@ -258,7 +264,7 @@ func New(opts Options) (*Session, error) {
 			reg.Add(shellScoped{t})
 		}
 	}
-	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer()})})
+	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -358,10 +364,32 @@ func (s *Session) Load() error {
 		if m := l.Model; m != "" && !s.modelFromFlag {
 			s.setMainModel(m)
 		}
+		if note := wireChanged(l.Messages, s.API()); note != "" {
+			l.Warnings = append(l.Warnings, note)
+		}
 		s.manager.Restore(restoredChildren(l.Children))
 		s.shells.SkipIDs(lastShell(l.Children))
 	})
 	return s.loadErr
+}
+
+// wireChanged says, for a resumed history, that it was made on another
+// wire than the one now in use (the config or --api changed it): its
+// thinking or reasoning items, which only their own wire reads, are kept
+// in the file but not sent. "" when nothing tells or nothing changed.
+func wireChanged(history []agent.Message, now string) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		n := history[i].Native
+		if n == nil || n.API == "" {
+			continue
+		}
+		if n.API == now {
+			return ""
+		}
+		return fmt.Sprintf("this session was made on %s and now speaks %s (the config or --api changed the wire): "+
+			"its earlier thinking is kept in the session file but not sent", agent.WireName(n.API), agent.WireName(now))
+	}
+	return ""
 }
 
 // tempDir holds the journals of temporary files (tools.TempJournal).

@@ -38,6 +38,9 @@ type Skill struct {
 	Dir, Path string
 	// Scope is agentdefs.Project or agentdefs.User.
 	Scope agentdefs.Scope
+	// root is the project a project skill must stay inside (checked again
+	// when the skill is read).
+	root string
 }
 
 // LoadOptions says where skills are looked for.
@@ -86,6 +89,12 @@ func Load(o LoadOptions) (*Set, []agentdefs.Problem) {
 			if _, err := os.Stat(path); err != nil {
 				continue
 			}
+			if f.Scope == agentdefs.Project && !agentdefs.WithinReal(o.ProjectDir, path) {
+				// Its text goes to the model: a repository's SKILL.md
+				// linked outside it (to a key, say) would send that file.
+				problems = append(problems, agentdefs.Problem{Path: path, Message: "SKILL.md leads outside the project (a symbolic link); not loaded"})
+				continue
+			}
 			if n++; n > maxSkills {
 				problems = append(problems, agentdefs.Problem{Path: f.Path, Warning: true, Message: fmt.Sprintf("more than %d skills; the rest are not read", maxSkills)})
 				break
@@ -97,6 +106,9 @@ func Load(o LoadOptions) (*Set, []agentdefs.Problem) {
 				continue
 			}
 			s.Scope = f.Scope
+			if f.Scope == agentdefs.Project {
+				s.root = o.ProjectDir
+			}
 			if f.Scope == agentdefs.Project && !inside(o.ProjectDir, s.Dir) {
 				// read_file may read a skill's folder anywhere: a
 				// repository's skill linked outside it would open that.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/agentdefs"
 	"covey/tools"
 	"covey/tools/tool"
 	"covey/tools/toolname"
@@ -80,7 +81,11 @@ func (t *skillTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	if err := ctx.Err(); err != nil {
 		return tool.Errorf("skill: %v", err)
 	}
-	// Read now, not at start: the file may have been edited since.
+	// Read now, not at start: the file may have been edited since, or
+	// replaced by a symbolic link out of the project.
+	if k.root != "" && !agentdefs.WithinReal(k.root, k.Path) {
+		return tool.Errorf("skill %s: its SKILL.md now leads outside the project (a symbolic link); not read", k.Name)
+	}
 	_, body, _, err := ParseFile(k.Path)
 	if err != nil {
 		return tool.Errorf("skill %s: %v", k.Name, err)

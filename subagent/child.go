@@ -648,7 +648,11 @@ func (c *child) tools() *tools.Registry {
 		}
 	}
 	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.WebFetch}), toolname.WebFetch) && !(c.def.Tools == nil && c.def.ReadOnly) {
-		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer}))
+		pol := c.policy
+		if pol == nil {
+			pol, _ = c.m.cfg.Gate.(*permission.Policy)
+		}
+		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer, AllowPrivate: tools.PrivateByRule(pol)}))
 	}
 	if c.m.cfg.MCPTools != nil {
 		planChild := c.def.PermissionMode == string(permission.ModePlan)

@@ -372,7 +372,7 @@ func (t *bashTool) start(command, dir string, attr *syscall.SysProcAttr) (cmd *e
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // Stdin nil reads from /dev/null
 	mark = proctree.NewMark()
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", proctree.EnvEntry(mark))
+	cmd.Env = append(t.env.Sandbox.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", proctree.EnvEntry(mark))
 	// A session of its own (and so a process group whose id is its pid):
 	// without a controlling terminal a command cannot open /dev/tty to
 	// draw over the TUI, read the user's keys or push keystrokes into

@@ -51,6 +51,11 @@ type WebFetchConfig struct {
 	Timeout   time.Duration
 	MaxBytes  int64
 	OutputCap int
+	// AllowPrivate says whether a URL's host may be reached at a
+	// loopback, link-local or private address (nil: only when the gate is
+	// a policy with an allow rule naming it, as web_fetch(domain:HOST));
+	// see web_fetch_addr.go and PrivateByRule.
+	AllowPrivate func(rawURL string) bool
 }
 
 type webFetchTool struct{ cfg WebFetchConfig }
@@ -165,6 +170,7 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 		client = *t.cfg.Client
 	}
 	host := strings.ToLower(u.Hostname())
+	client.Transport = guardedTransport(client.Transport, t.mayReachPrivate(u.String()))
 	var redirectTo string
 	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if strings.ToLower(req.URL.Hostname()) != host {
@@ -192,6 +198,10 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 			Content: fmt.Sprintf("%s redirects to another host: %s\nThat page was not fetched. Call web_fetch again with that URL if you want it.", u, redirectTo),
 			Summary: "redirect to " + hostOf(redirectTo),
 		}
+	}
+	if err != nil && dialRefused(err) {
+		r := Errorf("web_fetch %s: %s", u, privateNote(host))
+		return fetchedPage{}, &r
 	}
 	if err != nil {
 		msg := err.Error()

@@ -78,7 +78,7 @@ func runFetch(t *testing.T, tool Tool, args map[string]any) Result {
 
 func TestWebFetch(t *testing.T) {
 	srv := fetchServer(t)
-	tool := NewWebFetch(WebFetchConfig{})
+	tool := NewWebFetch(WebFetchConfig{AllowPrivate: testServersOK})
 	tests := map[string]struct {
 		path    string
 		isError bool
@@ -139,7 +139,7 @@ func head(s string) string {
 }
 
 func TestWebFetchBadURLs(t *testing.T) {
-	tool := NewWebFetch(WebFetchConfig{})
+	tool := NewWebFetch(WebFetchConfig{AllowPrivate: testServersOK})
 	for _, u := range []string{"", "ftp://example.com/x", "file:///etc/passwd", "https://", "::nope"} {
 		r := runFetch(t, tool, map[string]any{"url": u})
 		if !r.IsError {
@@ -151,7 +151,7 @@ func TestWebFetchBadURLs(t *testing.T) {
 func TestWebFetchGateSeesDomain(t *testing.T) {
 	srv := fetchServer(t)
 	var seen permission.Request
-	tool := NewWebFetch(WebFetchConfig{Gate: permission.GateFunc(func(_ context.Context, req permission.Request) permission.Verdict {
+	tool := NewWebFetch(WebFetchConfig{AllowPrivate: testServersOK, Gate: permission.GateFunc(func(_ context.Context, req permission.Request) permission.Verdict {
 		seen = req
 		return permission.Verdict{Reason: "no fetching"}
 	})})
@@ -167,7 +167,7 @@ func TestWebFetchGateSeesDomain(t *testing.T) {
 func TestWebFetchPrompt(t *testing.T) {
 	srv := fetchServer(t)
 	var gotPrompt, gotPage string
-	tool := NewWebFetch(WebFetchConfig{Answer: func(_ context.Context, prompt, pageURL, md string) (string, error) {
+	tool := NewWebFetch(WebFetchConfig{AllowPrivate: testServersOK, Answer: func(_ context.Context, prompt, pageURL, md string) (string, error) {
 		gotPrompt, gotPage = prompt, md
 		return "Run go install.", nil
 	}})
@@ -179,13 +179,13 @@ func TestWebFetchPrompt(t *testing.T) {
 		t.Errorf("answerer saw %q over %q", gotPrompt, gotPage)
 	}
 	// Without a fetch model the page comes back, with a note.
-	r = runFetch(t, NewWebFetch(WebFetchConfig{}), map[string]any{"url": srv.URL + "/page", "prompt": "How?"})
+	r = runFetch(t, NewWebFetch(WebFetchConfig{AllowPrivate: testServersOK}), map[string]any{"url": srv.URL + "/page", "prompt": "How?"})
 	if r.IsError || !strings.Contains(r.Content, "no fetch_model") || !strings.Contains(r.Content, "# Install") {
 		t.Errorf("result without fetch model %+v", r)
 	}
 	// The answer has a time of its own, not what is left of the
 	// download's; a model that fails leaves the page, with why.
-	slow := NewWebFetch(WebFetchConfig{Timeout: 100 * time.Millisecond, Answer: func(ctx context.Context, _, _, _ string) (string, error) {
+	slow := NewWebFetch(WebFetchConfig{AllowPrivate: testServersOK, Timeout: 100 * time.Millisecond, Answer: func(ctx context.Context, _, _, _ string) (string, error) {
 		select {
 		case <-time.After(300 * time.Millisecond):
 			return "slow but sure", nil
@@ -196,7 +196,7 @@ func TestWebFetchPrompt(t *testing.T) {
 	if r = runFetch(t, slow, map[string]any{"url": srv.URL + "/page", "prompt": "How?"}); r.IsError || r.Content != "slow but sure" {
 		t.Errorf("a fetch model slower than the download's timeout: %+v", r)
 	}
-	failing := NewWebFetch(WebFetchConfig{Answer: func(context.Context, string, string, string) (string, error) {
+	failing := NewWebFetch(WebFetchConfig{AllowPrivate: testServersOK, Answer: func(context.Context, string, string, string) (string, error) {
 		return "", errors.New("model overloaded")
 	}})
 	if r = runFetch(t, failing, map[string]any{"url": srv.URL + "/page", "prompt": "How?"}); r.IsError ||

@@ -43,6 +43,7 @@ func defaultCommands(km keys.KeyMap) []command {
 		{name: "undo", help: "restore the files the last turn changed", run: (*Model).cmdUndo},
 		{name: "retry", help: "send the last message again", run: (*Model).cmdRetry},
 		{name: "compact", args: "[FOCUS]", help: "summarise the conversation to free the context window; FOCUS says what to keep", run: (*Model).cmdCompact},
+		{name: "report", help: "the crew report: each agent's work, cost and changes, and a timeline (html and markdown)", run: (*Model).cmdReport},
 		{name: "quit", help: "leave covey", run: (*Model).cmdQuit},
 	}
 }

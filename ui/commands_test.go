@@ -38,11 +38,11 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "quit", "frontend:component", "review"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "report", "quit", "frontend:component", "review"}},
 		{"/m", []string{"model", "mcp", "memory"}},
 		{"/fr", []string{"frontend:component"}},
 		{"/rev", []string{"review"}},
-		{"/re", []string{"retry", "review"}},
+		{"/re", []string{"retry", "report", "review"}},
 		{"/c", []string{"clear", "cost", "context", "crew", "compact"}},
 		{"/CO", []string{"cost", "context", "compact"}},
 		{"/com", []string{"compact"}},

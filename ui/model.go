@@ -470,6 +470,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if !msg.ok {
 			m.notice(transcript.NoticeWarning, "subagent "+msg.agentID+" was not running")
 		}
+	case reportDoneMsg:
+		m.handleReportDone(msg)
 	case compactDoneMsg:
 		m.handleCompactDone(msg)
 	case undoDoneMsg:

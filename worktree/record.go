@@ -211,7 +211,7 @@ func (r *Repo) Prune(ctx context.Context) ([]Entry, error) {
 	for _, e := range orphans {
 		if e.Forged != "" {
 			errs = append(errs, fmt.Errorf("refusing the forged record %s: %s; nothing was removed for it (delete the record file yourself once you have looked at it)",
-				e.Record.recordPath(r.root()), e.Forged))
+				e.recordPath(r.root()), e.Forged))
 			continue
 		}
 		if err := removeRecord(ctx, r, e.Record); err != nil {
@@ -307,7 +307,7 @@ func (r *Repo) Adopt(ctx context.Context, nameOrBranch string) (*Worktree, error
 		}
 		switch {
 		case e.Forged != "":
-			return nil, fmt.Errorf("refusing the forged record %s: %s", e.Record.recordPath(r.root()), e.Forged)
+			return nil, fmt.Errorf("refusing the forged record %s: %s", e.recordPath(r.root()), e.Forged)
 		case e.Live && !e.Kept:
 			return nil, fmt.Errorf("%s belongs to a running covey (pid %d) whose child still works there; that session reviews the change", e.Branch, e.PID)
 		case e.Missing || e.BaseCommit == "":

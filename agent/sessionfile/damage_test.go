@@ -19,6 +19,7 @@ func realSession(t testing.TB) []byte {
 	t.Helper()
 	f := &faultyFile{}
 	r := newRecorder(f, "x", "/s/x.jsonl", nil, nil, nil)
+	r.now = fixedNow
 	(&retryTimers{}).install(r)
 	f.buf.WriteString(faultHeader)
 	bash := agent.ToolCall{ID: "b1", Name: toolname.Bash, Arguments: `{"command":"make"}`}

@@ -96,6 +96,7 @@ func TestWriterFaults(t *testing.T) {
 	const turns = 3
 	healthy := &faultyFile{}
 	hr := newRecorder(healthy, "x", "/s/x.jsonl", nil, nil, nil)
+	hr.now = fixedNow
 	(&retryTimers{}).install(hr)
 	healthy.buf.WriteString(faultHeader)
 	for i := range turns {
@@ -150,6 +151,7 @@ func TestWriterFaults(t *testing.T) {
 			var errs []error
 			recovered := 0
 			r := newRecorder(f, "x", "/s/x.jsonl", nil, func(err error) { errs = append(errs, err) }, func() { recovered++ })
+			r.now = fixedNow
 			rt := &retryTimers{}
 			rt.install(r)
 			for i := range turns {
@@ -202,6 +204,7 @@ func TestWriterFaultsLost(t *testing.T) {
 			return len(p), nil
 		}}
 		r := newRecorder(f, "x", "/s/x.jsonl", nil, nil, nil)
+		r.now = fixedNow
 		(&retryTimers{}).install(r)
 		recordTurn(r, 0)
 		err := r.Close()
@@ -222,6 +225,7 @@ func TestWriterFaultsLost(t *testing.T) {
 		}}
 		f.buf.WriteString(faultHeader)
 		r := newRecorder(f, "x", "/s/x.jsonl", nil, nil, nil)
+		r.now = fixedNow
 		rt := &retryTimers{}
 		rt.install(r)
 		r.maxPending = 600
@@ -248,3 +252,7 @@ func TestWriterFaultsLost(t *testing.T) {
 		}
 	})
 }
+
+// fixedNow stamps recorded events with one time, so two files of the same
+// events are byte for byte equal.
+func fixedNow() time.Time { return time.UnixMilli(1_700_000_000_000) }

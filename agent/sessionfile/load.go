@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,6 +153,9 @@ type Record struct {
 	// Event is decoded to its concrete type (see DecodeEvent), a value as
 	// the agent emits it, ready to feed to the TUI.
 	Event agent.Event
+	// At is when the event was recorded; zero for messages, text deltas
+	// and lines of files written before events were timed.
+	At time.Time
 }
 
 // line is the generic form of every line but the header.
@@ -161,6 +165,7 @@ type line struct {
 	Event   json.RawMessage `json:"event"`
 	Model   string          `json:"model"`
 	Agent   *agent.Source   `json:"agent"`
+	At      int64           `json:"at"`
 }
 
 var (
@@ -256,9 +261,10 @@ func (l *Loaded) readHeader(raw []byte) error {
 // parseLine decodes one line. Lines this package wrote are sliced by their
 // known prefix so each is parsed once; anything else takes the generic way.
 func parseLine(raw []byte) (rec Record, typ, model string, err error) {
-	if body, ok := cutWrapped(raw, prefixEvent); ok {
+	untimed, at := cutTime(raw)
+	if body, ok := cutWrapped(untimed, prefixEvent); ok {
 		if e, err := DecodeEvent(body); err == nil {
-			return Record{Event: e}, typeEvent, "", nil
+			return Record{Event: e, At: at}, typeEvent, "", nil
 		}
 	}
 	if body, ok := cutWrapped(raw, prefixMessage); ok {
@@ -284,7 +290,11 @@ func parseLine(raw []byte) (rec Record, typ, model string, err error) {
 		if err != nil {
 			return Record{}, "", "", err
 		}
-		return Record{Event: e}, typeEvent, "", nil
+		rec := Record{Event: e}
+		if ln.At > 0 {
+			rec.At = time.UnixMilli(ln.At)
+		}
+		return rec, typeEvent, "", nil
 	case typeChildMessage:
 		if ln.Message == nil || ln.Agent == nil || ln.Agent.AgentID == "" || !validRole(ln.Message.Role) {
 			return Record{}, "", "", errors.New("child message line without a valid agent and message")
@@ -292,6 +302,31 @@ func parseLine(raw []byte) (rec Record, typ, model string, err error) {
 		return Record{Message: ln.Message, childSrc: *ln.Agent}, typeChildMessage, "", nil
 	}
 	return Record{}, ln.Type, ln.Model, nil
+}
+
+// cutTime takes the time withTime put at the end of an event line: raw
+// without it (ending in "}"), and the time; raw itself and a zero time
+// for a line without one.
+func cutTime(raw []byte) ([]byte, time.Time) {
+	const key = `,"at":`
+	if len(raw) < len(key)+2 || raw[len(raw)-1] != '}' {
+		return raw, time.Time{}
+	}
+	i := len(raw) - 2
+	for i >= 0 && raw[i] >= '0' && raw[i] <= '9' {
+		i--
+	}
+	start := i + 1 - len(key)
+	if i == len(raw)-2 || start < 0 || string(raw[start:i+1]) != key {
+		return raw, time.Time{}
+	}
+	ms, err := strconv.ParseInt(string(raw[i+1:len(raw)-1]), 10, 64)
+	if err != nil {
+		return raw, time.Time{}
+	}
+	out := make([]byte, 0, start+1)
+	out = append(out, raw[:start]...)
+	return append(out, '}'), time.UnixMilli(ms)
 }
 
 // cutWrapped returns the value in prefix<value>} when raw has that shape.

@@ -3,6 +3,7 @@ package sessionfile
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -433,5 +434,30 @@ func TestEventsLeaveOutBackgroundDeliveries(t *testing.T) {
 				t.Errorf("user messages %q and %d results, want %q and %d", users, results, tt.want, tt.results)
 			}
 		})
+	}
+}
+
+// TestEventTimesReadBack: an event line carries the time it was recorded
+// at its end, which Read gives back as Record.At; a line written before
+// events were timed reads with a zero time, and a torn time is no time.
+func TestEventTimesReadBack(t *testing.T) {
+	head := `{"type":"session","id":"x","workspace":"/ws","created":"2026-01-01T00:00:00Z","model":"m","version":1}` + "\n"
+	lines := head +
+		`{"type":"event","event":{"type":"tool_started","agent_id":"main","call_id":"c1","name":"glob","args":{},"read_only":true},"at":1700000000123}` + "\n" +
+		`{"type":"event","event":{"type":"tool_started","agent_id":"main","call_id":"c2","name":"glob","args":{},"read_only":true}}` + "\n" +
+		`{"type":"event","event":{"type":"tool_started","agent_id":"main","call_id":"c3","name":"glob","args":{},"read_only":true},"at":}` + "\n"
+	l, err := Read(strings.NewReader(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rec := range l.Replay {
+		if ts, ok := rec.Event.(agent.ToolStarted); ok {
+			got = append(got, fmt.Sprintf("%s@%d", ts.CallID, rec.At.UnixMilli()))
+		}
+	}
+	want := []string{"c1@1700000000123", fmt.Sprintf("c2@%d", time.Time{}.UnixMilli())}
+	if strings.Join(got[:min(2, len(got))], " ") != strings.Join(want, " ") {
+		t.Errorf("events read back as %v, want %v first", got, want)
 	}
 }

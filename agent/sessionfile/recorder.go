@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -76,6 +77,8 @@ type Recorder struct {
 	// writing started failing, or works again.
 	started   error
 	recovered bool
+	// now stamps each event line (withTime); tests fix it.
+	now func() time.Time
 }
 
 // item is one buffered line: an encoded line, or a text/reasoning delta
@@ -102,6 +105,7 @@ func newRecorder(f sink, id, path string, secrets []string, onError func(error),
 		schedule: func(d time.Duration, fn func()) func() bool {
 			return time.AfterFunc(d, fn).Stop
 		},
+		now: time.Now,
 	}
 }
 
@@ -193,7 +197,7 @@ func (r *Recorder) Event(e agent.Event) {
 		r.report(fmt.Errorf("record %s event: %w", e.Kind(), err))
 		return
 	}
-	line := wrap(typeEvent, "event", body)
+	line := withTime(wrap(typeEvent, "event", body), r.now())
 	src := e.From()
 	r.mu.Lock()
 	if r.closed {
@@ -554,6 +558,16 @@ func (r *Recorder) report(err error) {
 }
 
 // wrap returns {"type":typ,"field":body}\n.
+// withTime puts the time an event was recorded at the end of its line,
+// `,"at":UNIX_MS}`, where a reader that knows nothing of it skips it: the
+// crew report's timeline and covey replay place events by it.
+func withTime(line []byte, at time.Time) []byte {
+	line = line[:len(line)-2] // "}\n"
+	line = append(line, `,"at":`...)
+	line = strconv.AppendInt(line, at.UnixMilli(), 10)
+	return append(line, "}\n"...)
+}
+
 func wrap(typ, field string, body []byte) []byte {
 	out := make([]byte, 0, len(body)+len(typ)+len(field)+20)
 	out = append(out, `{"type":"`...)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/agent/sessionfile"
 )
 
 // Log is the --debug log: a file the user can attach to a bug report.
@@ -18,6 +19,7 @@ import (
 type Log struct {
 	path string
 	file *os.File
+	out  *sessionfile.RedactingWriter
 	log  *slog.Logger
 }
 
@@ -41,7 +43,16 @@ func Open() (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("debug log: %w", err)
 	}
-	return &Log{path: path, file: f, log: slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))}, nil
+	out := sessionfile.NewRedactingWriter(f, nil)
+	return &Log{path: path, file: f, out: out, log: slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))}, nil
+}
+
+// SetSecrets makes the log redact secrets (the configured keys) from
+// here on, as the session file does.
+func (d *Log) SetSecrets(secrets []string) {
+	if d != nil {
+		d.out.SetSecrets(secrets)
+	}
 }
 
 // Event logs one agent event. Text deltas are left out: they would dwarf

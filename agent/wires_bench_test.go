@@ -11,12 +11,12 @@ import (
 	"time"
 )
 
-// respBenchTransport answers every request with the same stream, in memory, so
+// bodyTransport answers every request with the same stream, in memory, so
 // a benchmark measures covey's own work (encoding the request, reading
 // the stream), not a network.
-type respBenchTransport struct{ body []byte }
+type bodyTransport struct{ body []byte }
 
-func (t respBenchTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (t bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	_ = r.Body.Close()
 	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
@@ -25,11 +25,11 @@ func (t respBenchTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // chatTokens is a Chat Completions stream of n text deltas of about a
 // token each, in OpenAI's shape, with its usage chunk.
-func respBenchChat(n int) []byte {
+func chatTokens(n int) []byte {
 	var b strings.Builder
 	head := `{"id":"chatcmpl-B1","object":"chat.completion.chunk","created":1750000000,"model":"gpt-5-codex","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":`
 	for i := range n {
-		fmt.Fprintf(&b, "data: %s%q},\"logprobs\":null,\"finish_reason\":null}],\"usage\":null,\"obfuscation\":\"ab%d\"}\n\n", head, respBenchToken(i), i%10)
+		fmt.Fprintf(&b, "data: %s%q},\"logprobs\":null,\"finish_reason\":null}],\"usage\":null,\"obfuscation\":\"ab%d\"}\n\n", head, benchToken(i), i%10)
 	}
 	b.WriteString(`data: {"id":"chatcmpl-B1","object":"chat.completion.chunk","created":1750000000,"model":"gpt-5-codex","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}` + "\n\n")
 	b.WriteString(`data: {"id":"chatcmpl-B1","object":"chat.completion.chunk","created":1750000000,"model":"gpt-5-codex","choices":[],"usage":{"prompt_tokens":900,"completion_tokens":1000,"total_tokens":1900}}` + "\n\ndata: [DONE]\n\n")
@@ -38,24 +38,40 @@ func respBenchChat(n int) []byte {
 
 // responsesTokens is the same answer as a Responses stream: its item
 // events around n output_text deltas, each numbered.
-func respBenchResponses(n int) []byte {
+func responsesTokens(n int) []byte {
 	var b strings.Builder
 	b.WriteString("event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\",\"model\":\"gpt-5-codex\",\"output\":[]}}\n\n")
 	b.WriteString("event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"sequence_number\":1,\"output_index\":0,\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"status\":\"in_progress\",\"content\":[],\"role\":\"assistant\"}}\n\n")
 	for i := range n {
-		fmt.Fprintf(&b, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":%d,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":%q,\"logprobs\":[],\"obfuscation\":\"ab%d\"}\n\n", i+2, respBenchToken(i), i%10)
+		fmt.Fprintf(&b, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":%d,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":%q,\"logprobs\":[],\"obfuscation\":\"ab%d\"}\n\n", i+2, benchToken(i), i%10)
 	}
 	b.WriteString("event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":9999,\"response\":{\"id\":\"resp_1\",\"status\":\"completed\",\"usage\":{\"input_tokens\":900,\"output_tokens\":1000,\"total_tokens\":1900}}}\n\n")
 	return []byte(b.String())
 }
 
-func respBenchToken(i int) string {
+// anthropicTokens is the same answer as an Anthropic Messages stream:
+// message_start (with cache usage), a text block of n deltas, its stop,
+// message_delta and message_stop.
+func anthropicTokens(n int) []byte {
+	var b strings.Builder
+	b.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-x\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":888,\"output_tokens\":1}}}\n\n")
+	b.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
+	for i := range n {
+		fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%q}}\n\n", benchToken(i))
+	}
+	b.WriteString("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n")
+	b.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":1000}}\n\n")
+	b.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	return []byte(b.String())
+}
+
+func benchToken(i int) string {
 	return [...]string{" the", " code", " func", "tion", " is", " in", " main", ".go"}[i%8]
 }
 
 // benchRequest is a request as a working session makes one: a system
 // prompt, tools, a few turns.
-func respBenchRequest() Request {
+func benchRequest() Request {
 	msgs := []Message{{Role: RoleSystem, Content: strings.Repeat("You are covey, a coding agent. ", 60)}}
 	for i := range 4 {
 		msgs = append(msgs,
@@ -71,24 +87,24 @@ func respBenchRequest() Request {
 	return Request{Model: "gpt-5-codex", Messages: msgs, Tools: tools, CacheKey: "bench"}
 }
 
-func respBenchProvider(api string, body []byte) Provider {
-	p, err := NewProvider(api, OpenAIConfig{BaseURL: "http://bench.invalid/v1", HTTPClient: &http.Client{Transport: respBenchTransport{body}}})
+func benchProvider(api string, body []byte) Provider {
+	p, err := NewProvider(api, OpenAIConfig{BaseURL: "http://bench.invalid/v1", HTTPClient: &http.Client{Transport: bodyTransport{body}}})
 	if err != nil {
 		panic(err)
 	}
 	return p
 }
 
-// BenchmarkResponsesStream is the CPU of one answer of 1,000 streamed tokens on
+// BenchmarkWireStream is the CPU of one answer of 1,000 streamed tokens on
 // each wire, request encoding included: one op is 1,000 tokens. The goal
-// is Responses within 1.1x of Chat Completions.
-func BenchmarkResponsesStream(b *testing.B) {
+// is Responses and Anthropic each within 1.1x of Chat Completions.
+func BenchmarkWireStream(b *testing.B) {
 	for _, w := range []struct {
 		api  string
 		body []byte
-	}{{APIChat, respBenchChat(1000)}, {APIResponses, respBenchResponses(1000)}} {
+	}{{APIChat, chatTokens(1000)}, {APIResponses, responsesTokens(1000)}, {APIAnthropic, anthropicTokens(1000)}} {
 		b.Run(w.api, func(b *testing.B) {
-			p, req := respBenchProvider(w.api, w.body), respBenchRequest()
+			p, req := benchProvider(w.api, w.body), benchRequest()
 			b.SetBytes(int64(len(w.body)))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -101,16 +117,16 @@ func BenchmarkResponsesStream(b *testing.B) {
 	}
 }
 
-// BenchmarkResponsesFirstToken is the time from Stream's call to the first
+// BenchmarkWireFirstToken is the time from Stream's call to the first
 // text delta on each wire (encoding the request, reading the headers and
 // the events before the first token), reported as ns/first-token.
-func BenchmarkResponsesFirstToken(b *testing.B) {
+func BenchmarkWireFirstToken(b *testing.B) {
 	for _, w := range []struct {
 		api  string
 		body []byte
-	}{{APIChat, respBenchChat(10)}, {APIResponses, respBenchResponses(10)}} {
+	}{{APIChat, chatTokens(10)}, {APIResponses, responsesTokens(10)}, {APIAnthropic, anthropicTokens(10)}} {
 		b.Run(w.api, func(b *testing.B) {
-			p, req := respBenchProvider(w.api, w.body), respBenchRequest()
+			p, req := benchProvider(w.api, w.body), benchRequest()
 			var total time.Duration
 			for b.Loop() {
 				start := time.Now()
