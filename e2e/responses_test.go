@@ -347,9 +347,8 @@ func TestResponsesWireErrors(t *testing.T) {
 // to the same server, and the child's result reaches the main agent.
 func TestResponsesWireMixedCrew(t *testing.T) {
 	t.Parallel()
-	files := sampleFiles()
-	files[".covey/config.yaml"] = "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n"
-	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, sampleFiles()), box: newSandbox(t)}
+	writeUserConfig(t, h.box, "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n")
 	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, Model: "e2e-model"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{{ID: "call_mix", Name: "task", Args: map[string]any{
 			"description": "look", "subagent_type": "Explore", "prompt": "[e2e:mix] Find greeting."}}}},
@@ -478,9 +477,9 @@ func TestResponsesWireOverflowCompacts(t *testing.T) {
 func TestResponsesWireTUIMixedCrew(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
-	files := sampleFiles()
-	files[".covey/config.yaml"] = "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n"
-	ws := workspace(t, files)
+	ws, box := workspace(t, sampleFiles()), newSandbox(t)
+	// The user's config (a project's would first ask for trust).
+	writeUserConfig(t, box, "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n")
 	north := child{marker: "[e2e:north]", description: "scan north", turns: []scripted.Turn{
 		{Reasoning: "List first.", ToolCalls: []scripted.Call{call("list_dir", map[string]any{"path": "."}), call("glob", map[string]any{"pattern": "**/*.go"})}},
 		{Text: "north report: two Go files."},
@@ -498,7 +497,7 @@ func TestResponsesWireTUIMixedCrew(t *testing.T) {
 		conv.Match.Model = "gpt-5-codex"
 		srv.Add(conv)
 	}
-	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm := startTUI(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
 	tm.waitText(helpLine)
 	tm.submit("explore with a mixed crew")
 	tm.waitText("Mixed crew final answer.", "north report: two Go files.", "south report: greeting is in greet.go.")
