@@ -23,6 +23,7 @@ import (
 	"covey/internal/excerpt"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/session"
 	"covey/tools"
 )
 
@@ -77,7 +78,7 @@ func newRootCmd(o *options, stdin io.Reader, stdout, stderr io.Writer, runRoot f
 	pf.BoolVar(&o.trustProject, "trust-project", false, "trust this folder's settings, hooks and MCP servers for this run (see docs/permissions.md)")
 	pf.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP servers from this JSON `FILE` or JSON string ({\"mcpServers\": …}; repeatable)")
 
-	root.AddCommand(agentsCmd(o, stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),
+	root.AddCommand(agentsCmd(o, stdout, stderr), pluginsCmd(stdout, stderr), toolCmd(o, stdout, stderr), sessionsCmd(stdout, stderr), worktreesCmd(stdout, stderr),
 		mcpCmd(o, stdout, stderr), reportCmd(stdout, stderr))
 	// "covey help me fix this" is a prompt, not a request for help on a
 	// command called "me": -h and --help show help.
@@ -239,8 +240,9 @@ func agentsCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 				parent = ep.Model
 			}
 			home, _ := os.UserHomeDir()
-			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root})
-			problems = append(problems, agentdefs.ModelProblems(set, cfg.ModelAliases)...)
+			set, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: root,
+				Plugins: session.PluginFolders(home, root, "agents")})
+			problems = agentdefs.Loud(append(problems, agentdefs.ModelProblems(set, cfg.ModelAliases)...))
 			opts := agentdefs.ListOptions{JSON: asJSON, ParentModel: parent, Aliases: cfg.ModelAliases, InheritModel: cfg.SubagentModel}
 			if err := agentdefs.WriteList(stdout, set, problems, opts); err != nil {
 				return runErr(stderr, err)

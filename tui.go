@@ -122,6 +122,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		Welcome:        welcome,
 		Worktrees:      worktrees,
 		Engine:         s,
+		StatusLine:     s,
 		Events:         s.Events(),
 		Theme:          th,
 		Workspace:      s.Workspace(),

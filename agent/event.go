@@ -236,6 +236,9 @@ type WorktreeResult struct {
 	Conflicts []string `json:"conflicts,omitempty"`
 	// Message says it in a sentence, naming the kept branch and folder.
 	Message string `json:"message"`
+	// Check is an attempt of a best-of-N task's check and diagnostics
+	// (nil for other children, or when nothing was checked).
+	Check *tools.AttemptCheck `json:"check,omitempty"`
 }
 
 // States of ChildState: where a child is in its life.

@@ -267,6 +267,22 @@ type Problem struct {
 	Field string `json:"field,omitempty"`
 	// Warning is true when the definition still loaded despite the problem.
 	Warning bool `json:"warning"`
+	// Quiet marks what Claude Code accepts without a word (a key or a
+	// tool covey has no use for): the file loads, and the note goes to
+	// the --debug log only, never to the user's screen.
+	Quiet bool `json:"quiet,omitempty"`
+}
+
+// Loud returns the problems the user is told about: all but the quiet
+// ones (what Claude Code accepts without a word, for --debug only).
+func Loud(problems []Problem) []Problem {
+	out := make([]Problem, 0, len(problems))
+	for _, p := range problems {
+		if !p.Quiet {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Error returns "path:line: field: message", or without the line when it

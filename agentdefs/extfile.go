@@ -1,6 +1,7 @@
 package agentdefs
 
 import (
+	"errors"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -130,6 +131,68 @@ func (fm *Frontmatter) Tools(f FrontmatterField) (AllowedTools, error) {
 		return AllowedTools{}, err
 	}
 	return AllowedTools{Names: tl.names, Rules: tl.rules}, nil
+}
+
+// ToolsAsClaude reads f's value as a tool list the way Claude Code reads a
+// command's or a skill's allowed-tools: an entry covey cannot use (a tool
+// it lacks, a pattern it cannot read) is left out with a quiet note, not
+// a warning, and a list left with no entry covey knows limits nothing
+// (Names nil), since Claude Code loads the file and the names it cannot
+// match simply never apply.
+func (fm *Frontmatter) ToolsAsClaude(f FrontmatterField) AllowedTools {
+	before := len(fm.p.warnings)
+	tl, err := fm.p.tools(f.Key, f.v, true)
+	for i := before; i < len(fm.p.warnings); i++ {
+		fm.p.warnings[i].Quiet = true
+	}
+	if err != nil {
+		msg := err.Error()
+		var pr Problem
+		if errors.As(err, &pr) {
+			msg = pr.Message
+		}
+		fm.p.warnings = append(fm.p.warnings, Problem{Path: fm.p.path, Line: f.Line, Field: f.Key, Warning: true, Quiet: true,
+			Message: msg + "; the list limits nothing"})
+		fm.Warnings = fm.p.warnings
+		return AllowedTools{}
+	}
+	fm.Warnings = fm.p.warnings
+	return AllowedTools{Names: tl.names, Rules: tl.rules}
+}
+
+// Note adds a quiet note about f: something Claude Code accepts without a
+// word, which only --debug lists.
+func (fm *Frontmatter) Note(f FrontmatterField, format string, a ...any) {
+	fm.p.warn(f.Line, f.Key, format, a...)
+	fm.p.warnings[len(fm.p.warnings)-1].Quiet = true
+	fm.Warnings = fm.p.warnings
+}
+
+// Value decodes f's value into v (a YAML-tagged struct or map), for the
+// keys whose value is no text or tool list (a command's hooks).
+func (fm *Frontmatter) Value(f FrontmatterField, v any) error {
+	if err := f.v.Decode(v); err != nil {
+		return fm.p.fail(f.v, "%s: %v", f.Key, err)
+	}
+	return nil
+}
+
+// IsText reports whether f's value is a single value (text, a number, a
+// boolean), not a list or a mapping.
+func (f FrontmatterField) IsText() bool { return f.v.Kind == yaml.ScalarNode }
+
+// Bool reads f's value as a boolean (true, false, yes, no).
+func (fm *Frontmatter) Bool(f FrontmatterField) (bool, bool) {
+	if f.v.Kind != yaml.ScalarNode {
+		return false, false
+	}
+	switch strings.ToLower(strings.TrimSpace(f.v.Value)) {
+	case "true", "yes", "on":
+		return true, true
+	case "false", "no", "off", "":
+		return false, true
+	}
+	return false, false
 }
 
 // Warn adds a warning about f.

@@ -47,7 +47,7 @@ func listFixture() (*Set, []Problem) {
 	)
 	problems := []Problem{
 		{Path: "/p/.claude/agents/bad.md", Line: 4, Field: "tools", Message: `tools must be a list of tool names or a comma-separated string, but it is a mapping`},
-		{Path: "/p/.claude/agents/web.md", Line: 3, Field: "tools", Message: `tools: covey has no WebSearch; dropped`, Warning: true},
+		{Path: "/p/.claude/agents/web.md", Line: 3, Field: "tools", Message: `tools: covey has no ExitPlanMode; dropped`, Warning: true},
 		{Path: "/h/.claude/agents", Message: "cannot read agents folder: permission denied"},
 		{Path: "/p/.claude/agents/web.md", Line: 5, Field: "skills", Message: `skills is not supported yet; ignored`, Warning: true},
 	}

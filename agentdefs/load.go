@@ -24,20 +24,24 @@ type LoadOptions struct {
 	// ProjectDir is the workspace root, for .covey/agents/ and
 	// .claude/agents/.
 	ProjectDir string
+	// Plugins are the agents/ folders of enabled plugins, read last, each
+	// with its plugin's name as namespace.
+	Plugins []Folder
 }
 
 // folder is one place definitions are read from.
 type folder struct {
-	dir   string
-	scope Scope
+	dir       string
+	scope     Scope
+	namespace string
 }
 
 // folders returns the definition folders in falling precedence (see
-// Folders).
+// Folders), the plugins' last.
 func (o LoadOptions) folders() []folder {
 	var out []folder
-	for _, f := range Folders("agents", o.ProjectDir, o.UserConfigDir, o.HomeDir) {
-		out = append(out, folder{dir: f.Path, scope: f.Scope})
+	for _, f := range append(Folders("agents", o.ProjectDir, o.UserConfigDir, o.HomeDir), o.Plugins...) {
+		out = append(out, folder{dir: f.Path, scope: f.Scope, namespace: f.Namespace})
 	}
 	return out
 }
@@ -47,6 +51,9 @@ func (o LoadOptions) folders() []folder {
 type Folder struct {
 	Path  string
 	Scope Scope
+	// Namespace prefixes the names of what a plugin's folder holds
+	// ("formatter" makes /formatter:fix); "" for none.
+	Namespace string
 }
 
 // Folders returns the folders files of kind ("agents", "commands",
@@ -110,6 +117,9 @@ func Load(opts LoadOptions) (*Set, []Problem) {
 			}
 			problems = append(problems, warnings...)
 			d.Scope = f.scope
+			if f.namespace != "" {
+				d.Name = f.namespace + ":" + d.Name
+			}
 			if i, dup := byName[d.Name]; dup {
 				problems = append(problems, Problem{
 					Path: path, Line: nameLine, Field: "name", Warning: true,

@@ -228,10 +228,10 @@ func TestLoadToolNamesInEveryFolder(t *testing.T) {
 		want     []string
 		warnings int
 	}{
-		"claude names in claude folder, WebSearch dropped": {projClaude + "x.md", "Read, Grep, WebSearch", []string{toolname.ReadFile, toolname.Grep}, 1},
-		"covey names in claude folder":                     {userClaude + "x.md", "[read_file, bash]", []string{toolname.ReadFile, toolname.Bash}, 0},
-		"claude names in covey folder":                     {projCovey + "x.md", "[LS, Edit, TodoWrite]", []string{toolname.ListDir, toolname.EditFile, toolname.TodoWrite}, 0},
-		"mixed list in user covey folder":                  {userCovey + "x.md", "[Glob, write_file, Agent]", []string{toolname.Glob, toolname.WriteFile, toolname.Task}, 0},
+		"claude names in claude folder, ExitPlanMode dropped": {projClaude + "x.md", "Read, Grep, ExitPlanMode", []string{toolname.ReadFile, toolname.Grep}, 1},
+		"covey names in claude folder":                        {userClaude + "x.md", "[read_file, bash]", []string{toolname.ReadFile, toolname.Bash}, 0},
+		"claude names in covey folder":                        {projCovey + "x.md", "[LS, Edit, TodoWrite]", []string{toolname.ListDir, toolname.EditFile, toolname.TodoWrite}, 0},
+		"mixed list in user covey folder":                     {userCovey + "x.md", "[Glob, write_file, Agent]", []string{toolname.Glob, toolname.WriteFile, toolname.Task}, 0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -246,8 +246,8 @@ func TestLoadToolNamesInEveryFolder(t *testing.T) {
 				t.Fatalf("problems = %v, want %d", problems, tc.warnings)
 			}
 			for _, p := range problems {
-				if !p.Warning || p.Line != 4 || !strings.Contains(p.Message, "WebSearch") {
-					t.Errorf("problem = %+v, want a WebSearch warning at line 4", p)
+				if !p.Warning || p.Line != 4 || !strings.Contains(p.Message, "ExitPlanMode") {
+					t.Errorf("problem = %+v, want a ExitPlanMode warning at line 4", p)
 				}
 			}
 		})

@@ -584,6 +584,11 @@ func (p *fileParser) tools(key string, v *yaml.Node, allow bool) (toolList, erro
 				Message: fmt.Sprintf("covey has none of %s, so this agent would have no tools at all", strings.Join(unknown, ", "))}
 		}
 		p.warn(unknownLine, key, "covey has no %s; %s", strings.Join(unknown, ", "), map[bool]string{true: "dropped", false: "ignored"}[allow])
+		if !slices.ContainsFunc(unknown, func(u string) bool { return !claudeTool(u) }) {
+			// Claude Code's own tools, which covey lacks (yet): a valid
+			// file there, so no warning here.
+			p.warnings[len(p.warnings)-1].Quiet = true
+		}
 	}
 	if allow && len(out.names) == 0 && len(refs) > 0 {
 		return toolList{}, Problem{Path: p.path, Line: p.line(v), Field: key,

@@ -151,9 +151,9 @@ func TestParseWarnings(t *testing.T) {
 		want  []Problem // Message is matched as a substring
 	}{
 		"unknown tools: one warning naming all, at the first one's line": {
-			file:  "---\nname: web\ndescription: d\ntools:\n  - Read\n  - NotebookEdit\n  - WebSearch\n---\np\n",
+			file:  "---\nname: web\ndescription: d\ntools:\n  - Read\n  - NotebookEdit\n  - ExitPlanMode\n---\np\n",
 			tools: []string{toolname.ReadFile},
-			want:  []Problem{{Line: 6, Field: "tools", Message: "covey has no NotebookEdit, WebSearch; dropped", Warning: true}},
+			want:  []Problem{{Line: 6, Field: "tools", Message: "covey has no NotebookEdit, ExitPlanMode; dropped", Warning: true}},
 		},
 		"Claude's BashOutput and KillShell come with Bash": {
 			file:  "---\nname: srv\ndescription: d\ntools: Read, Bash, BashOutput, KillShell\n---\np\n",
@@ -246,7 +246,7 @@ func TestParseBroken(t *testing.T) {
 		"tools entry is a list":         {"---\nname: a\ndescription: d\ntools:\n  - [Read]\n---\np\n", 5, "must be a tool name"},
 		"bad glob":                      {"---\nname: a\ndescription: d\nallowed_paths: [\"src/[\"]\n---\np\n", 4, "not a valid glob"},
 		"name with a control character": {"---\nname: \"a\\x01b\"\ndescription: d\n---\np\n", 2, "control character"},
-		"tools all unknown":             {"---\nname: a\ndescription: d\ntools: NotebookEdit, WebSearch\n---\np\n", 4, "would have no tools at all"},
+		"tools all unknown":             {"---\nname: a\ndescription: d\ntools: NotebookEdit, ExitPlanMode\n---\np\n", 4, "would have no tools at all"},
 		"tools all unenforceable":       {"---\nname: a\ndescription: d\ntools: Grep(foo)\n---\np\n", 4, "would have no tools at all"},
 		"isolation unknown":             {"---\nname: a\ndescription: d\nisolation: container\n---\np\n", 4, `isolation must be "worktree"`},
 		"file too large":                {"---\nname: a\ndescription: d\n---\n" + strings.Repeat("x", maxFileSize), 0, "limited to"},

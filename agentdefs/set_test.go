@@ -18,7 +18,7 @@ func TestBuiltins(t *testing.T) {
 	}{
 		Explore:        {readOnly, true, []string{"never create, edit", "line number", "concise report"}},
 		Plan:           {readOnly, true, []string{"numbered implementation plan", "risks", "tests"}},
-		GeneralPurpose: {append(BaseTools(), toolname.WebFetch), false, []string{"full set of tools", "report"}},
+		GeneralPurpose: {append(BaseTools(), toolname.WebFetch, toolname.WebSearch, toolname.LSP), false, []string{"full set of tools", "report"}},
 	}
 	s := NewSet(Builtins()...)
 	for name, tc := range tests {

@@ -85,6 +85,10 @@ func mapToolName(raw string) mappedTool {
 		m.name = toolname.TodoWrite
 	case "webfetch", toolname.WebFetch:
 		m.name = toolname.WebFetch
+	case "websearch", toolname.WebSearch:
+		m.name = toolname.WebSearch
+	case toolname.LSP:
+		m.name = toolname.LSP
 	case toolname.Task, "agent":
 		m.name = toolname.Task
 	case toolname.Skill:
@@ -92,12 +96,26 @@ func mapToolName(raw string) mappedTool {
 	default:
 		if strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
 			m.name = name
+		} else if t, ok := toolname.FromClaude(name); ok && slices.Contains(append(toolname.All(), toolname.Skill), t) {
+			// WebSearch, AskUserQuestion, ExitPlanMode, SlashCommand: once
+			// covey offers the tool (it is in toolname.All), its Claude
+			// Code name means it; before, the name is one covey lacks.
+			m.name = t
 		}
 	}
 	if m.name == "" {
 		return mappedTool{}
 	}
 	return m
+}
+
+// claudeTool reports whether raw names one of Claude Code's tools
+// (WebSearch, NotebookEdit, ...), which a valid Claude Code file may list
+// whether covey has it or not.
+func claudeTool(raw string) bool {
+	name, _, _ := splitCall(strings.TrimSuffix(raw, " (it comes with Bash)"))
+	_, known := toolname.FromClaude(name)
+	return known || toolname.ClaudeOnly(name)
 }
 
 // checkRule reports why src (such as "Bash(git diff:*)") is not a

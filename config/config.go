@@ -23,9 +23,11 @@ import (
 	"covey/agent"
 	"covey/hooks"
 	"covey/internal/safefile"
+	"covey/lsp"
 	"covey/mcp"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/websearch"
 	"covey/worktree"
 )
 
@@ -118,6 +120,10 @@ type Config struct {
 	// Completions, the default), responses (OpenAI Responses) or anthropic
 	// (Anthropic Messages); "" lets covey pick (see ResolveEndpoint).
 	API string `yaml:"api"`
+	// LSP configures the language servers (docs/code-intelligence.md).
+	LSP lsp.Config `yaml:"lsp"`
+	// WebSearch is web_search's backend; unset, the tool is not offered.
+	WebSearch websearch.Config `yaml:"web_search"`
 }
 
 // ModelLimits are one model's context window and output budget in tokens;
@@ -231,6 +237,11 @@ type SubagentConfig struct {
 	// Judge names the agent type that picks one attempt of a best-of-N
 	// task when nobody can be asked (headless); "": all are kept.
 	Judge string `yaml:"judge"`
+	// Check is a command run in each finished attempt's worktree of a
+	// best-of-N task ("go build ./..."); CheckTimeout bounds it (default
+	// 5m).
+	Check        string        `yaml:"check"`
+	CheckTimeout time.Duration `yaml:"check_timeout"`
 }
 
 // PermissionRules are allow and deny rules such as bash(go test:*).
@@ -335,6 +346,15 @@ func parseFile(path string, data []byte) (Config, error) {
 	}
 	if err := c.Hooks.Validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: hooks: %w", path, err)
+	}
+	if err := c.LSP.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := c.WebSearch.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	if c.Subagents.CheckTimeout < 0 {
+		return Config{}, fmt.Errorf("config %s: subagents.check_timeout must not be negative", path)
 	}
 	if err := c.validateLimits(); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
@@ -481,6 +501,14 @@ func merge(base, over Config) Config {
 		base.Subagents.MaxCost = over.Subagents.MaxCost
 	}
 	setS(&base.Subagents.Judge, over.Subagents.Judge)
+	setS(&base.Subagents.Check, over.Subagents.Check)
+	if over.Subagents.CheckTimeout != 0 {
+		base.Subagents.CheckTimeout = over.Subagents.CheckTimeout
+	}
+	base.LSP = mergeLSP(base.LSP, over.LSP)
+	if over.WebSearch.Enabled() {
+		base.WebSearch = over.WebSearch
+	}
 	for model, p := range over.Prices {
 		if base.Prices == nil {
 			base.Prices = agent.Prices{}
@@ -787,4 +815,21 @@ func raisesStream(u, p Config) string {
 		return "stream_keepalive_timeout"
 	}
 	return ""
+}
+
+// mergeLSP lays over's lsp settings on base's: servers by name, the
+// switches when set.
+func mergeLSP(base, over lsp.Config) lsp.Config {
+	for name, sc := range over.Servers {
+		if base.Servers == nil {
+			base.Servers = map[string]lsp.ServerConfig{}
+		}
+		base.Servers[name] = sc
+	}
+	base.Disabled = base.Disabled || over.Disabled
+	base.OtherFiles = base.OtherFiles || over.OtherFiles
+	if over.Wait != 0 {
+		base.Wait = over.Wait
+	}
+	return base
 }

@@ -199,7 +199,7 @@ func TestHeadlessModelAlias(t *testing.T) {
 func TestAgentFileProblems(t *testing.T) {
 	t.Parallel()
 	files := sampleFiles()
-	files[".claude/agents/strangers.md"] = "---\nname: strangers\ndescription: Lists only tools covey lacks.\ntools: NotebookEdit, WebSearch\n---\np\n"
+	files[".claude/agents/strangers.md"] = "---\nname: strangers\ndescription: Lists only tools covey lacks.\ntools: NotebookEdit, ExitPlanMode\n---\np\n"
 	files[".claude/agents/chatty.md"] = "---\nname: chatty\ndescription: Use it when: the user asks. Note: it warns.\ntools: Read, KillShell\nmaxTurns: many\n---\np\n"
 	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
 	env := h.box.env("OPENAI_BASE_URL=" + h.srv.URL())

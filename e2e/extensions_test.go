@@ -56,7 +56,7 @@ func TestSlashCommandHeadless(t *testing.T) {
 	t.Parallel()
 	files := sampleFiles()
 	files[".claude/commands/fix.md"] = "---\ndescription: Fix an issue\nargument-hint: [issue] [how]\nmodel: haiku\n---\n" +
-		"Fix issue $1 ($2), all of it: $ARGUMENTS.\nThe code: @greet.go\nBranch: !`echo BANG-OUTPUT`\n"
+		"Fix issue $0 ($1), all of it: $ARGUMENTS.\nThe code: @greet.go\nBranch: !`echo BANG-OUTPUT`\n"
 	files[".claude/commands/danger.md"] = "Clean up: !`rm -rf build`\n"
 	files[".claude/commands/readonly.md"] = "---\nallowed-tools: Read, Grep\n---\nLook only.\n"
 	files[".covey/config.yaml"] = "model_aliases:\n  haiku: e2e-small\npermissions:\n  allow: [\"bash(echo:*)\"]\n"

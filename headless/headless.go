@@ -23,6 +23,7 @@ import (
 	"covey/config"
 	"covey/internal/excerpt"
 	"covey/session"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/worktree"
 )
@@ -316,6 +317,34 @@ func (o *headlessOutput) worktreeResult(src agent.Source, ev agent.WorktreeResul
 	// Always on stderr, whatever the format: a kept change must not
 	// go unnoticed.
 	fmt.Fprintf(o.stderr, "[%s] %s: worktree %s: %s\n", src.AgentType, src.Description, ev.Status, ev.Message)
+	if c := ev.Check; c != nil {
+		fmt.Fprintf(o.stderr, "[%s] %s: attempt %s: %s\n", src.AgentType, src.Description, childLabel(src), checkText(c))
+	}
+}
+
+// checkText says an attempt's check in a line: the command and its
+// outcome, the language servers' counts, the output's last line.
+func checkText(c *tool.AttemptCheck) string {
+	var parts []string
+	switch {
+	case c.Command == "":
+	case c.Error != "":
+		parts = append(parts, fmt.Sprintf("check %q %s", c.Command, c.Error))
+	case c.TimedOut:
+		parts = append(parts, fmt.Sprintf("check %q timed out", c.Command))
+	case c.Passed:
+		parts = append(parts, fmt.Sprintf("check %q passed", c.Command))
+	default:
+		last := strings.TrimSpace(c.Output)
+		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+			last = last[i+1:]
+		}
+		parts = append(parts, fmt.Sprintf("check %q failed (exit %d): %s", c.Command, c.ExitCode, last))
+	}
+	if c.Diagnosed {
+		parts = append(parts, fmt.Sprintf("%d errors, %d warnings from the language server", c.Errors, c.Warnings))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // childLabel names a child by its handle, else its description.

@@ -36,11 +36,25 @@ type Binding struct {
 	// worth showing (a block, a failure, a message); subject names the
 	// call or moment ("bash", "stop").
 	Notify func(event, subject string, o Outcome)
+	// Turn, when set, may return the runner of the moment in place of
+	// Runner: a slash command's turn runs its own hooks: beside the
+	// session's.
+	Turn func(ctx context.Context) *Runner
 }
 
 // Active reports whether b runs any hook at all: a nil or empty binding
 // costs the loop nothing.
-func (b *Binding) Active() bool { return b != nil && b.Runner != nil }
+func (b *Binding) Active() bool { return b != nil && (b.Runner != nil || b.Turn != nil) }
+
+// runner is the runner for a call in ctx.
+func (b *Binding) runner(ctx context.Context) *Runner {
+	if b.Turn != nil {
+		if r := b.Turn(ctx); r != nil {
+			return r
+		}
+	}
+	return b.Runner
+}
 
 func (b *Binding) input(event string) Input {
 	var in Input
@@ -67,14 +81,14 @@ func (b *Binding) BeforeTool(ctx context.Context, callID, name string, args json
 }
 
 func (b *Binding) beforeTool(ctx context.Context, callID, name string, args json.RawMessage) (Verdict, context.Context) {
-	if !b.Active() || !b.Runner.Has(PreToolUse) {
+	if !b.Active() || !b.runner(ctx).Has(PreToolUse) {
 		return Verdict{}, ctx
 	}
 	in := b.input(PreToolUse)
 	in.ToolName = ClaudeName(name, args)
 	in.ToolInput = ClaudeInput(name, args, in.Cwd)
 	in.ToolUseID = callID
-	o := b.Runner.Run(ctx, in, name)
+	o := b.runner(ctx).Run(ctx, in, name)
 	b.notify(PreToolUse, name, o)
 	switch {
 	case o.Halt:
@@ -101,19 +115,28 @@ func (b *Binding) beforeTool(ctx context.Context, callID, name string, args json
 // block or additional context comes back as feedback, for the model to
 // read beside the result.
 func (b *Binding) AfterTool(ctx context.Context, callID, name string, args json.RawMessage, content string, isError bool) (feedback string, halt bool) {
-	if !b.Active() || !b.Runner.Has(PostToolUse) {
+	event := PostToolUse
+	if isError {
+		// Claude Code's event for a call that failed.
+		event = PostToolUseFailure
+	}
+	if !b.Active() || !b.runner(ctx).Has(event) {
 		return "", false
 	}
-	in := b.input(PostToolUse)
+	in := b.input(event)
 	in.ToolName = ClaudeName(name, args)
 	in.ToolInput = ClaudeInput(name, args, in.Cwd)
 	in.ToolUseID = callID
-	in.ToolResponse = toolResponse(in.ToolInput, content, isError)
-	o := b.Runner.Run(ctx, in, name)
-	b.notify(PostToolUse, name, o)
+	if isError {
+		in.Error = content
+	} else {
+		in.ToolResponse = toolResponse(in.ToolInput, content, isError)
+	}
+	o := b.runner(ctx).Run(ctx, in, name)
+	b.notify(event, name, o)
 	var parts []string
 	if o.Block {
-		parts = append(parts, "PostToolUse hook: "+o.Reason)
+		parts = append(parts, event+" hook: "+o.Reason)
 	}
 	if o.Context != "" {
 		parts = append(parts, o.Context)
@@ -125,13 +148,13 @@ func (b *Binding) AfterTool(ctx context.Context, callID, name string, args json.
 // to end its turn with answer (agent.Hooks); active says a Stop hook
 // already made it go on. A block makes it go on with the hook's reason.
 func (b *Binding) BeforeStop(ctx context.Context, answer string, active bool) (goOn string, halt bool) {
-	if !b.Active() || !b.Runner.Has(b.StopEvent) {
+	if !b.Active() || !b.runner(ctx).Has(b.StopEvent) {
 		return "", false
 	}
 	in := b.input(b.StopEvent)
 	in.StopHookActive = &active
 	in.AgentID, in.AgentType = b.AgentID, b.AgentType
-	o := b.Runner.Run(ctx, in, "")
+	o := b.runner(ctx).Run(ctx, in, "")
 	b.notify(b.StopEvent, "stop", o)
 	if o.Halt || !o.Block {
 		return "", o.Halt

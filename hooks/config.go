@@ -45,12 +45,46 @@ const (
 	SessionStart     = "SessionStart"
 	SessionEnd       = "SessionEnd"
 	Notification     = "Notification"
+	// PostToolUseFailure runs after a call that failed (PostToolUse after
+	// one that did not).
+	PostToolUseFailure = "PostToolUseFailure"
+	// PermissionRequest runs when the permission gate is about to ask the
+	// user about a call.
+	PermissionRequest = "PermissionRequest"
 )
 
 // Events lists every event covey runs hooks at.
 func Events() []string {
-	return []string{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStart, SubagentStop,
+	return []string{PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop,
 		PreCompact, SessionStart, SessionEnd, Notification}
+}
+
+// acceptedEvents are Claude Code's other hook events: moments covey has
+// no counterpart of (yet). A file naming them is valid, as it is for
+// Claude Code; their hooks are read and never run (Quiet lists them).
+var acceptedEvents = []string{"PostToolBatch", "PermissionDenied", "UserPromptExpansion", "StopFailure", "PostCompact",
+	"Elicitation", "ElicitationResult", "TeammateIdle", "TaskCreated", "TaskCompleted", "Setup", "InstructionsLoaded",
+	"CwdChanged", "FileChanged", "ConfigChange", "WorktreeCreate", "WorktreeRemove", "PreModelSwitch", "PostModelSwitch",
+	"MessageDisplay", "DirectoryAdded"}
+
+// Quiet names the events of c that covey accepts and never runs (Claude
+// Code events with no counterpart in covey), one line each, for --debug.
+func (c Config) Quiet(source string) []string {
+	var out []string
+	for _, ev := range sortedKeys(c) {
+		if slices.Contains(acceptedEvents, ev) {
+			out = append(out, fmt.Sprintf("%s: hook event %s is accepted; covey has no such moment, so its hooks never run", source, ev))
+			continue
+		}
+		for _, g := range c[ev] {
+			for _, h := range g.Hooks {
+				if h.Type != "" && h.Type != "command" {
+					out = append(out, fmt.Sprintf("%s: %s hook of type %s is accepted and not run (covey runs command hooks)", source, ev, h.Type))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // DefaultTimeout is how long a hook may run when it sets no timeout, as in
@@ -118,6 +152,9 @@ type Hook struct {
 func (c Config) Validate() error {
 	var errs []error
 	for _, ev := range sortedKeys(c) {
+		if slices.Contains(acceptedEvents, ev) {
+			continue
+		}
 		if !slices.Contains(Events(), ev) {
 			errs = append(errs, fmt.Errorf("unknown hook event %q (events: %s)", ev, strings.Join(Events(), ", ")))
 			continue
@@ -130,7 +167,9 @@ func (c Config) Validate() error {
 				where := fmt.Sprintf("%s[%d].hooks[%d]", ev, i, j)
 				switch {
 				case h.Type != "" && h.Type != "command":
-					errs = append(errs, fmt.Errorf("%s: type %q is not supported (only command hooks run)", where, h.Type))
+					// Claude Code's prompt, agent, http and mcp_tool
+					// hooks: valid there, not run here (Quiet says so).
+					continue
 				case strings.TrimSpace(h.Command) == "":
 					errs = append(errs, fmt.Errorf("%s: command is empty", where))
 				case h.Timeout < 0:
@@ -276,6 +315,9 @@ type Set struct {
 	// Problems are what could not be read, one line each (a broken file
 	// costs its own hooks, not the session).
 	Problems []string
+	// Notes are what was accepted and never runs (Claude Code's events
+	// and hook types covey has no counterpart of): for --debug.
+	Notes []string
 }
 
 // Load reads every source. A file that cannot be read is a problem, not an
@@ -286,6 +328,7 @@ func Load(src Sources) Set {
 		if err != nil {
 			s.Problems = append(s.Problems, err.Error())
 		}
+		s.Notes = append(s.Notes, c.Quiet(source)...)
 		s.Hooks = append(s.Hooks, c.Hooks(source, scope)...)
 	}
 	if src.Home != "" {

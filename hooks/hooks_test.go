@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,13 +61,43 @@ func TestValidate(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{`PreToolUse[0].matcher "("`, `unknown hook event "Whenever"`, `type "prompt" is not supported`, "command is empty", "timeout must not be negative"} {
+	for _, want := range []string{`PreToolUse[0].matcher "("`, `unknown hook event "Whenever"`, "command is empty", "timeout must not be negative"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
+	if strings.Contains(err.Error(), "prompt") {
+		t.Errorf("a prompt hook, valid in Claude Code, is an error: %v", err)
+	}
 	if hs := c.Hooks("f", ScopeUser); len(hs) != 0 {
 		t.Errorf("invalid hooks were kept: %+v", hs)
+	}
+}
+
+// TestClaudeCodeEvents: every event of Claude Code's current list is
+// valid; those covey has no moment for are named quietly, never run.
+func TestClaudeCodeEvents(t *testing.T) {
+	c := Config{}
+	for _, ev := range append(Events(), acceptedEvents...) {
+		c[ev] = []Group{{Hooks: []Command{{Command: "true"}}}}
+	}
+	c["Stop"] = append(c["Stop"], Group{Hooks: []Command{{Type: "prompt"}}})
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Claude Code's events refused: %v", err)
+	}
+	quiet := strings.Join(c.Quiet("s.json"), "\n")
+	for _, want := range []string{"Setup is accepted", "ConfigChange is accepted", "Stop hook of type prompt is accepted"} {
+		if !strings.Contains(quiet, want) {
+			t.Errorf("quiet notes lack %q:\n%s", want, quiet)
+		}
+	}
+	if strings.Contains(quiet, "PostToolUseFailure") || strings.Contains(quiet, "PermissionRequest") {
+		t.Errorf("events covey runs are called never run:\n%s", quiet)
+	}
+	for _, h := range c.Hooks("s.json", ScopeUser) {
+		if slices.Contains(acceptedEvents, h.Event) {
+			t.Errorf("a hook of %s would run", h.Event)
+		}
 	}
 }
 

@@ -32,6 +32,8 @@ func ClaudeName(name string, args json.RawMessage) string {
 		return "LS"
 	case toolname.WebFetch:
 		return "WebFetch"
+	case toolname.WebSearch:
+		return "WebSearch"
 	case toolname.TodoWrite:
 		return "TodoWrite"
 	case toolname.Task:

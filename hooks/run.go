@@ -101,3 +101,18 @@ func execHook(ctx context.Context, h Hook, input []byte, dir string, env []strin
 	}
 	return r
 }
+
+// RunCommand runs a command covey runs by itself that is no hook (the
+// status line) the way a hook runs: /bin/sh -c in dir with input on
+// stdin, in its own process group killed whole at timeout or when ctx
+// ends, each output kept to OutputCap. exit is -1 when it did not exit by
+// itself; err says why it did not run to its end.
+func RunCommand(ctx context.Context, command string, input []byte, dir string, env []string, timeout time.Duration) (stdout string, exit int, err error) {
+	r := execHook(ctx, Hook{Command: command, Timeout: timeout}, input, dir, env)
+	return r.stdout, r.exit, r.err
+}
+
+// ChangedScript names the first workspace script h runs (see Pin) whose
+// content changed since it was pinned, "" when none did: for commands
+// covey runs by itself beside the hooks (the status line).
+func ChangedScript(h Hook, dir string) string { return changedScript(h, dir) }

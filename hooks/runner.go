@@ -25,6 +25,8 @@ type Input struct {
 	ToolInput    json.RawMessage `json:"tool_input,omitempty"`
 	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	// PostToolUseFailure: what went wrong.
+	Error string `json:"error,omitempty"`
 
 	// UserPromptSubmit.
 	Prompt string `json:"prompt,omitempty"`
@@ -50,7 +52,7 @@ type Input struct {
 // subject is what a matcher of the event is compared with.
 func (in Input) subjects(coveyTool string) []string {
 	switch in.HookEventName {
-	case PreToolUse, PostToolUse:
+	case PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest:
 		return []string{in.ToolName, coveyTool}
 	case SessionStart:
 		return []string{in.Source}
@@ -78,6 +80,11 @@ type output struct {
 		PermissionDecision       string `json:"permissionDecision"`
 		PermissionDecisionReason string `json:"permissionDecisionReason"`
 		AdditionalContext        string `json:"additionalContext"`
+		// PermissionRequest's answer on the user's behalf.
+		Decision struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message"`
+		} `json:"decision"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -375,6 +382,15 @@ func (r *Runner) combine(event string, runs []run) Outcome {
 			case "approve": // the old spelling of allow
 				if event == PreToolUse && rank[Allow] > rank[o.Permission] {
 					o.Permission = Allow
+				}
+			}
+			if b := strings.ToLower(out.Specific.Decision.Behavior); event == PermissionRequest && (b == Allow || b == Deny) {
+				if rank[b] > rank[o.Permission] {
+					o.Permission = b
+				}
+				if b == Deny {
+					blocked = true
+					reasons = append(reasons, firstNonEmpty(out.Specific.Decision.Message, "denied by hook: "+x.hook.Command))
 				}
 			}
 			if d := strings.ToLower(out.Specific.PermissionDecision); event == PreToolUse && rank[d] > 0 {

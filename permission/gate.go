@@ -65,7 +65,12 @@ type Attempt struct {
 	Changes []FileChange
 	Tokens  int
 	Cost    float64 // 0 when unpriced
+	// Check is its check's outcome and diagnostics (nil: none).
+	Check *tool.AttemptCheck
 }
+
+// AttemptCheck is an attempt's check and diagnostics (tool.AttemptCheck).
+type AttemptCheck = tool.AttemptCheck
 
 // ToolPickAttempt is the Request.Tool of the choice among the attempts
 // of a best-of-N task. Nobody but the user makes it: every mode asks, and

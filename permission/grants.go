@@ -31,12 +31,12 @@ func grantRules(req Request) []rule {
 	switch {
 	case req.Tool == ToolMerge, req.Tool == ToolPickAttempt:
 		return nil // each merge is its own question
-	case req.Tool == toolname.WebFetch:
+	case domainTool(req.Tool):
 		host, ok := hostOf(req.URL)
 		if !ok {
-			return []rule{{src: toolname.WebFetch + "(" + req.URL + ")", tool: toolname.WebFetch, kind: ruleCmdRaw, raw: req.URL}}
+			return []rule{{src: req.Tool + "(" + req.URL + ")", tool: req.Tool, kind: ruleCmdRaw, raw: req.URL}}
 		}
-		return []rule{{src: toolname.WebFetch + "(domain:" + host + ")", tool: toolname.WebFetch, kind: ruleDomain, domain: host}}
+		return []rule{{src: req.Tool + "(domain:" + host + ")", tool: req.Tool, kind: ruleDomain, domain: host}}
 	case req.Tool != toolname.Bash && !pathRuleTool(req.Tool):
 		return []rule{{src: req.Tool, tool: req.Tool, kind: ruleAll}}
 	}

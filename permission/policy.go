@@ -487,7 +487,7 @@ func (p *Policy) PlanOffers(tool string) bool {
 // about and read_file rules govern it.
 func readTool(tool string) bool {
 	switch tool {
-	case toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.ListDir, toolname.WebFetch:
+	case toolname.ReadFile, toolname.Grep, toolname.Glob, toolname.ListDir, toolname.WebFetch, toolname.WebSearch:
 		return true
 	}
 	return false
@@ -825,8 +825,8 @@ func describeRequest(req Request) string {
 	switch req.Tool {
 	case toolname.Bash:
 		return fmt.Sprintf("bash %q", req.Command)
-	case toolname.WebFetch:
-		return fmt.Sprintf("web_fetch %s", req.URL)
+	case toolname.WebFetch, toolname.WebSearch:
+		return fmt.Sprintf("%s %s", req.Tool, req.URL)
 	case ToolPickAttempt:
 		return fmt.Sprintf("the choice among %d attempts", len(req.Attempts))
 	case ToolMerge:

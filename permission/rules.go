@@ -53,6 +53,9 @@ const (
 	rulePath                        // the path matches glob
 	rulePathLiteral                 // grants only: the path equals glob
 	ruleDomain                      // web_fetch: the URL's host matches domain
+	// ruleCmdWordPrefix is Claude Code's Bash(ls*): the command's words
+	// begin with words, the last of them only by its start (ls, lsof).
+	ruleCmdWordPrefix
 )
 
 // rule is one parsed permission rule.
@@ -150,6 +153,10 @@ func canonicalTool(name string) (tool, prefix string, ok bool) {
 		return toolname.ReadFile, "", true
 	case toolname.WebFetch, "webfetch":
 		return toolname.WebFetch, "", true
+	case toolname.WebSearch, "websearch":
+		return toolname.WebSearch, "", true
+	case toolname.LSP:
+		return toolname.LSP, "", true
 	case toolname.Task, "agent":
 		return toolname.Task, "", true
 	case toolname.SendMessage, "sendmessage":
@@ -158,6 +165,18 @@ func canonicalTool(name string) (tool, prefix string, ok bool) {
 		return toolname.StopAgent, "", true
 	case toolname.TodoWrite, "todowrite":
 		return toolname.TodoWrite, "", true
+	}
+	if t, ok := toolname.FromClaude(name); ok && t != toolname.Grep && t != toolname.Glob && t != toolname.ListDir {
+		// WebSearch, AskUserQuestion, ExitPlanMode, SlashCommand: the
+		// names of covey's tools for them (matching nothing until such a
+		// tool is offered). Grep, Glob and LS stay refused: read_file
+		// rules govern them, and a deny naming them must not be inert.
+		return t, "", true
+	}
+	if toolname.ClaudeOnly(name) {
+		// A Claude Code tool covey has no counterpart for: the rule is
+		// accepted and governs nothing.
+		return strings.ToLower(name), "", true
 	}
 	rest, isMCP := strings.CutPrefix(name, "mcp__")
 	if !isMCP || rest == "" || !toolNameChars(name) {
@@ -174,6 +193,10 @@ func canonicalTool(name string) (tool, prefix string, ok bool) {
 	}
 	return name, "", true
 }
+
+// domainTool reports whether tool's rules name domains: web_fetch, and
+// web_search (the search backend's host).
+func domainTool(tool string) bool { return tool == toolname.WebFetch || tool == toolname.WebSearch }
 
 // toolNameChars reports whether name holds only the characters
 // OpenAI-compatible servers allow in a function name (and a * wildcard).
@@ -204,7 +227,7 @@ func parseRule(s string, home func() (string, error)) (rule, error) {
 	tool, prefix, ok := canonicalTool(name)
 	if !ok {
 		return rule{}, fmt.Errorf("unknown tool %q: rules name bash, edit_file, write_file, read_file (which also governs grep, glob and list_dir), "+
-			"web_fetch, task, send_message, stop_agent, todo_write or an MCP tool (mcp__server, mcp__server__tool), "+
+			"web_fetch, web_search, lsp, task, send_message, stop_agent, todo_write or an MCP tool (mcp__server, mcp__server__tool), "+
 			"or the Claude Code spellings Bash, Edit, MultiEdit, Write, Read, WebFetch, Task", name)
 	}
 	r := rule{src: src, tool: tool, toolPrefix: prefix}
@@ -219,8 +242,13 @@ func parseRule(s string, home func() (string, error)) (rule, error) {
 		return parseBashRule(r, spec)
 	case pathRuleTool(tool):
 		return parsePathRule(r, spec, home)
-	case tool == toolname.WebFetch:
+	case domainTool(tool) && spec == "*":
+		// Claude Code's WebFetch(*): every fetch, as the bare name.
+		return r, nil
+	case domainTool(tool):
 		return parseDomainRule(r, spec)
+	case toolname.ClaudeOnly(name):
+		return r, nil
 	}
 	return rule{}, fmt.Errorf("%s takes no pattern: write the bare name to match every call", name)
 }
@@ -238,6 +266,10 @@ func parseBashRule(r rule, spec string) (rule, error) {
 			r.kind, spec = ruleCmdPrefix, strings.TrimSpace(cut)
 			break
 		}
+	}
+	if cut, ok := strings.CutSuffix(spec, "*"); ok && r.kind == ruleCmdExact && cut != "" && !unquotedStar(cut) {
+		// Claude Code's Bash(ls*): ls, ls -la and lsof alike.
+		r.kind, spec = ruleCmdWordPrefix, cut
 	}
 	if unquotedStar(spec) {
 		return rule{}, errors.New("a wildcard is only understood at the end, as in bash(go test:*)")
@@ -452,6 +484,9 @@ func (r rule) matchWords(args []string, openArgs bool) bool {
 		return !openArgs && slices.Equal(args, r.words)
 	case ruleCmdPrefix:
 		return len(args) >= len(r.words) && slices.Equal(args[:len(r.words)], r.words)
+	case ruleCmdWordPrefix:
+		n := len(r.words)
+		return n > 0 && len(args) >= n && slices.Equal(args[:n-1], r.words[:n-1]) && strings.HasPrefix(args[n-1], r.words[n-1])
 	}
 	return false
 }

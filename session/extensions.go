@@ -13,8 +13,10 @@ import (
 
 	"covey/agent"
 	"covey/agentdefs"
+	"covey/hooks"
 	"covey/memory"
 	"covey/permission"
+	"covey/plugins"
 	"covey/skills"
 	"covey/slashcmd"
 	"covey/tools"
@@ -33,6 +35,10 @@ type extensions struct {
 	skills   *skills.Set
 	commands []slashcmd.Command
 	warnings []string
+	// notes are what Claude Code accepts without a word (a key or a tool
+	// covey has no use for, a command a skill shadows): the --debug log
+	// lists them once, the screen never does.
+	notes []string
 	// bangSeq numbers the !`command` calls, for their events' call IDs.
 	bangSeq atomic.Int64
 
@@ -63,21 +69,65 @@ func (x *extensions) lastTurn(ctx context.Context) (context.Context, string) {
 
 // loadExtensions reads the commands, skills and memory of the workspace
 // at root and of the user.
-func loadExtensions(root, home, userDir string, reserved []string) *extensions {
+func loadExtensions(root, home, userDir string, reserved []string, plugs []plugins.Plugin) *extensions {
 	x := &extensions{home: home}
 	x.mem = memory.Load(memory.Options{Home: home, UserConfigDir: userDir, RepoRoot: memory.FindRepoRoot(root), WorkDir: root})
 	x.nested = x.mem.Nested()
 	x.warnings = append(x.warnings, x.mem.Warnings...)
 	var problems []agentdefs.Problem
-	x.skills, problems = skills.Load(skills.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home})
-	for _, p := range problems {
-		x.warnings = append(x.warnings, "skill "+p.Error())
-	}
-	x.commands, problems = slashcmd.Load(slashcmd.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home, Reserved: reserved})
-	for _, p := range problems {
-		x.warnings = append(x.warnings, "command "+p.Error())
-	}
+	x.skills, problems = skills.Load(skills.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home, Plugins: pluginFolders(plugs, "skills")})
+	x.problems("skill ", problems)
+	x.commands, problems = slashcmd.Load(slashcmd.LoadOptions{ProjectDir: root, UserConfigDir: userDir, HomeDir: home, Reserved: reserved,
+		Plugins: pluginFolders(plugs, "commands")})
+	x.problems("command ", problems)
+	x.addSkillCommands(reserved)
 	return x
+}
+
+// commandHooks reports whether any command brings hooks of its own.
+func (x *extensions) commandHooks() bool {
+	return slices.ContainsFunc(x.commands, func(c slashcmd.Command) bool { return len(c.Hooks) > 0 })
+}
+
+// problems sorts problems into warnings and quiet notes.
+func (x *extensions) problems(prefix string, ps []agentdefs.Problem) {
+	for _, p := range ps {
+		if p.Quiet {
+			x.notes = append(x.notes, prefix+p.Error())
+		} else {
+			x.warnings = append(x.warnings, prefix+p.Error())
+		}
+	}
+}
+
+// addSkillCommands makes every skill the user may run a slash command of
+// its name (/pdf), as Claude Code does; a skill wins over a command file
+// of the same name, and a built-in command over both.
+func (x *extensions) addSkillCommands(reserved []string) {
+	byName := map[string]int{}
+	for i, c := range x.commands {
+		byName[c.Name] = i
+	}
+	for _, k := range x.skills.All() {
+		name := strings.ToLower(k.Name)
+		if !k.UserInvocable || strings.ContainsAny(name, " \t/") {
+			continue
+		}
+		if slices.Contains(reserved, name) {
+			x.notes = append(x.notes, fmt.Sprintf("skill %s: /%s is one of covey's built-in commands, which wins; the model can still load the skill", k.Path, name))
+			continue
+		}
+		c := slashcmd.Command{Name: name, Description: k.Description, ArgumentHint: k.ArgumentHint, AllowedTools: k.AllowedTools,
+			Model: k.Model, Path: k.Path, Scope: k.Scope, Skill: true, Dir: k.Dir, Fork: k.Fork, Agent: k.Agent}
+		if i, ok := byName[name]; ok {
+			x.notes = append(x.notes, fmt.Sprintf("command %s: /%s runs the skill %s, which wins as in Claude Code", x.commands[i].Path, name, k.Path))
+			x.commands[i] = c
+			continue
+		}
+		byName[name] = len(x.commands)
+		x.commands = append(x.commands, c)
+	}
+	slices.SortFunc(x.commands, func(a, b slashcmd.Command) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // onRead is the main agent's tools.Env.OnRead.
@@ -213,7 +263,15 @@ func (s *Session) runCommand(ctx context.Context, typed string, c slashcmd.Comma
 		if err != nil {
 			return agent.Result{}, fmt.Errorf("/%s was not sent: %w", c.Name, err)
 		}
-		fresh.Scope = c.Scope
+		fresh.Scope, fresh.Skill, fresh.Dir = c.Scope, c.Skill, c.Dir
+		// The hooks are those read at start, which the trust question
+		// named: an edit since cannot add hooks that run unasked. A
+		// skill's hooks do not run (covey has no skill lifecycle).
+		fresh.Hooks = c.Hooks
+		if c.Skill {
+			// As Claude Code gives a skill: where its files are.
+			fresh.Body = "Base directory for this skill: " + c.Dir + "\n\n" + fresh.Body
+		}
 		c = fresh
 	}
 	sc, err := s.commandScope(c)
@@ -230,9 +288,12 @@ func (s *Session) runCommand(ctx context.Context, typed string, c slashcmd.Comma
 	}
 	hookText := strings.TrimPrefix(submitted, typed)
 	s.undoLog().BeginTurnAs(undoLabel(typed))
-	text, err := c.Expand(ctx, args, slashcmd.Expander{Root: s.ws.Root, Home: s.ext.home, AllowRead: s.policy.AllowRead, Run: s.bangRunner(c, sc)})
+	text, err := c.Expand(ctx, args, slashcmd.Expander{Root: s.ws.Root, Home: s.ext.home, SessionID: s.hookSessionID(), AllowRead: s.policy.AllowRead, Run: s.bangRunner(c, sc)})
 	if err != nil {
 		return agent.Result{}, fmt.Errorf("/%s was not sent: %w", c.Name, err)
+	}
+	if c.Fork {
+		text = forkPrompt(c, text)
 	}
 	text += hookText
 	model := ""
@@ -249,10 +310,36 @@ func (s *Session) runCommand(ctx context.Context, typed string, c slashcmd.Comma
 	return s.driver.RunWithModel(ctx, text, model)
 }
 
-// turnScope is what a slash command's allowed-tools leaves its turn.
+// hookSessionID is the session id hooks and ${CLAUDE_SESSION_ID} see.
+func (s *Session) hookSessionID() string {
+	if s.hooks != nil {
+		return s.hooks.sid
+	}
+	return s.sessionID()
+}
+
+// Notes are what covey accepted without a word where Claude Code does
+// (keys, tools and events it has no use for): for the --debug log.
+func (s *Session) Notes() []string { return slices.Clone(s.ext.notes) }
+
+// forkPrompt is the turn of a command with context: fork: the main agent
+// hands the expanded text to one child, so the work runs in a context of
+// its own and only the child's report joins the conversation.
+func forkPrompt(c slashcmd.Command, text string) string {
+	typ := c.Agent
+	if typ == "" {
+		typ = agentdefs.GeneralPurpose
+	}
+	return fmt.Sprintf("/%s runs in a forked context: call the task tool once, with subagent_type %q and exactly the prompt between the <prompt> tags below, "+
+		"then tell the user in a few lines what it reported. Do no part of the work yourself.\n\n<prompt>\n%s\n</prompt>", c.Name, typ, text)
+}
+
+// turnScope is what a slash command leaves its turn: its allowed-tools
+// (names nil: no limit) and its hooks.
 type turnScope struct {
 	command string
 	names   []string
+	hooks   *hooks.Runner
 	// gate is the session's policy with the command's patterns
 	// (Bash(git status:*)): calls outside them are asked about.
 	gate *permission.Policy
@@ -267,15 +354,20 @@ func scopeOf(ctx context.Context) *turnScope {
 
 // allows reports whether the command's turn may call tool.
 func (sc *turnScope) allows(tool string) bool {
-	return len(agentdefs.EffectiveTools(agentdefs.Definition{Tools: sc.names}, []string{tool})) == 1
+	return sc.names == nil || len(agentdefs.EffectiveTools(agentdefs.Definition{Tools: sc.names}, []string{tool})) == 1
 }
 
-// commandScope is c's scope, nil when it names no allowed-tools.
+// commandScope is c's scope, nil when it names no allowed-tools and
+// brings no hooks.
 func (s *Session) commandScope(c slashcmd.Command) (*turnScope, error) {
+	h := s.turnHooks(c)
 	if c.AllowedTools.Names == nil {
-		return nil, nil
+		if h == nil {
+			return nil, nil
+		}
+		return &turnScope{command: c.Name, hooks: h, gate: s.policy}, nil
 	}
-	sc := &turnScope{command: c.Name, names: c.AllowedTools.Names, gate: s.policy}
+	sc := &turnScope{command: c.Name, names: c.AllowedTools.Names, gate: s.policy, hooks: h}
 	if src := c.AllowedTools.Sources(); len(src) > 0 {
 		p, err := s.policy.Scoped(src, nil)
 		if err != nil {

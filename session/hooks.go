@@ -19,6 +19,7 @@ import (
 	"covey/internal/excerpt"
 	"covey/mcp"
 	"covey/permission"
+	"covey/slashcmd"
 	"covey/subagent"
 )
 
@@ -65,6 +66,7 @@ func (s *Session) setUpHooks(opts Options) {
 		User: s.cfg.Hooks, UserSource: user,
 		Project: s.cfg.ProjectHooks, ProjectSource: filepath.Join(".covey", "config.yaml"),
 	})
+	set.Hooks = append(set.Hooks, s.pluginHooks()...)
 	st := &hookState{set: set, trust: HooksTrustStore(), started: make(chan struct{}), sid: s.sessionID()}
 	if st.sid == "" {
 		var b [8]byte
@@ -76,6 +78,15 @@ func (s *Session) setUpHooks(opts Options) {
 		if d.Scope == agentdefs.Project && len(d.Hooks) > 0 {
 			st.project = append(st.project, d.Hooks.Hooks("agent "+d.Name, hooks.ScopeProject)...)
 		}
+	}
+	for _, c := range s.ext.commands {
+		if c.Scope == agentdefs.Project && len(c.Hooks) > 0 {
+			st.project = append(st.project, c.Hooks.Hooks("command /"+c.Name, hooks.ScopeProject)...)
+		}
+	}
+	st.project = append(st.project, s.statusLineHooks()...)
+	for _, n := range set.Notes {
+		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
 	}
 	// The scripts the project's hooks run are pinned now, with what the
 	// user is asked to trust; a script changed later does not run.
@@ -282,13 +293,42 @@ func hookNoteText(n hooks.Note) string {
 	return n.Text
 }
 
-// mainHooks binds the hooks to the main agent; nil when there are none.
+// mainHooks binds the hooks to the main agent; nil when there are none
+// (neither the session's nor a slash command's).
 func (s *Session) mainHooks() agent.Hooks {
-	if s.hooks == nil || s.hooks.runner == nil {
+	if s.hooks == nil || (s.hooks.runner == nil && !s.ext.commandHooks()) {
 		return nil
 	}
 	return &hooks.Binding{Runner: s.hooks.runner, Base: s.hookBase, StopEvent: hooks.Stop, Gate: s.policy,
-		Notify: s.hookNotify(agent.Source{AgentID: agent.MainAgentID})}
+		Notify: s.hookNotify(agent.Source{AgentID: agent.MainAgentID}),
+		Turn: func(ctx context.Context) *hooks.Runner {
+			if sc := scopeOf(ctx); sc != nil {
+				return sc.hooks
+			}
+			return nil
+		}}
+}
+
+// turnHooks is the runner of a slash command's turn: the session's hooks
+// plus the command's own (a project command's only once the project's
+// hooks are trusted, as its settings' hooks); nil when it has none.
+func (s *Session) turnHooks(c slashcmd.Command) *hooks.Runner {
+	st := s.hooks
+	if st == nil || len(c.Hooks) == 0 {
+		return nil
+	}
+	scope := hooks.ScopeUser
+	if c.Scope == agentdefs.Project {
+		scope = hooks.ScopeProject
+	}
+	trusted := st.hash == ""
+	if st.runner != nil {
+		trusted = st.runner.ProjectTrusted()
+	} else if !trusted {
+		answer, _ := st.trust.Get(s.ws.Root, st.hash)
+		trusted = answer == mcp.TrustYes
+	}
+	return st.runner.With(c.Hooks.Hooks("command /"+c.Name, scope), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted})
 }
 
 // childHooks is the subagent manager's side of the hooks.

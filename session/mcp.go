@@ -50,6 +50,7 @@ func (s *Session) setUpMCP(opts Options) error {
 	if err != nil {
 		return err
 	}
+	loaded.Problems = append(loaded.Problems, addPluginServers(&loaded, s.plugins)...)
 	st := &mcpState{
 		loaded: loaded, trust: TrustStore(),
 		interactive: opts.Asker != nil,

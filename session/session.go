@@ -23,8 +23,11 @@ import (
 	"covey/hooks"
 	"covey/internal/debuglog"
 	"covey/internal/procmark"
+	"covey/lsp"
 	"covey/permission"
+	"covey/plugins"
 	"covey/sandbox"
+	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
 	"covey/worktree"
@@ -49,9 +52,16 @@ type Session struct {
 	mode          permission.Mode
 	endpoint      config.Endpoint
 
-	log    *debuglog.Log
-	rec    *recording // nil without a session file (the demo)
-	policy *permission.Policy
+	log *debuglog.Log
+	// status are the status lines of Claude Code's settings; version is
+	// covey's, which they are told.
+	status  statusline.Settings
+	version string
+	// plugins are Claude Code's installed plugins (the enabled ones'
+	// commands, agents, skills, hooks and MCP servers are loaded).
+	plugins []plugins.Plugin
+	rec     *recording // nil without a session file (the demo)
+	policy  *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
@@ -71,6 +81,8 @@ type Session struct {
 	// shells are the background shells of every agent of the session.
 	shells  *tools.Shells
 	windows *windows // the context windows of the session's models
+	// lsp runs the language servers every agent of the session shares.
+	lsp *lsp.Manager
 	// input is what the user's "!command"s leave for the next prompt.
 	input userInput
 
@@ -146,7 +158,9 @@ func New(opts Options) (*Session, error) {
 		return nil, err
 	}
 	home, _ := os.UserHomeDir()
-	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root})
+	plugs, plugWarnings := discoverPlugins(home, ws.Root)
+	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root,
+		Plugins: pluginFolders(plugs, "agents")})
 	problems = append(problems, agentdefs.ModelProblems(defs, cfg.ModelAliases)...)
 	s := &Session{
 		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: opts.Endpoint, log: opts.Log,
@@ -154,13 +168,22 @@ func New(opts Options) (*Session, error) {
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
 		providers: map[providerKey]agent.Provider{},
-		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands),
+		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands, plugs),
+		plugins:   plugs,
 		shells:    tools.NewShells(),
 	}
 	s.shells.Observe(s.shellEvent)
 	s.ext.instructions(&s.env, ws.Root)
-	s.ext.warnings = append(s.ext.warnings, s.ext.skillProblems(defs.All())...)
+	s.ext.warnings = append(append(plugWarnings, s.ext.warnings...), s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
+	for _, n := range s.ext.notes {
+		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
+	}
+	for _, p := range problems {
+		if p.Quiet {
+			s.log.Debugf("accepted as Claude Code accepts it: agent %s", p.Error())
+		}
+	}
 	s.fixed = opts.Provider
 	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
@@ -194,7 +217,11 @@ func New(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("config sandbox: %w", err)
 	}
 	s.sandbox = box
-	s.policy = permission.NewPolicy(mode, rules, opts.Asker)
+	var asker permission.Asker
+	if opts.Asker != nil {
+		asker = hookedAsker{s: s, next: opts.Asker}
+	}
+	s.policy = permission.NewPolicy(mode, rules, asker)
 	s.policy.SetWorkspace(ws.Root)
 	if !opts.NoMCP {
 		if err := s.setUpMCP(opts); err != nil {
@@ -202,25 +229,36 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	s.version = opts.Version
 	if !opts.NoHooks {
+		s.readStatusLines()
 		s.setUpHooks(opts)
 	}
 	gate := s.policy
 	locks := tools.NewFileLocks()
 	s.locks = locks
+	s.lsp = lsp.NewManager(cfg.LSP)
+	offline := sbCfg.Network != nil && !*sbCfg.Network
+	webSearch := func(g permission.Gate) tools.Tool {
+		return tools.NewWebSearch(tools.WebSearchConfig{Search: cfg.WebSearch, Gate: g, Offline: offline})
+	}
 	s.manager = subagent.NewManager(subagent.Config{
 		Defs: defs, Workspace: ws, Locks: locks, Gate: gate, Environment: s.env,
-		Resolve:     s.resolveChild,
-		Emit:        s.emit,
-		Concurrency: cfg.Subagents.Concurrency,
-		MaxDepth:    cfg.Subagents.MaxDepth,
-		MaxTurns:    cfg.Subagents.MaxTurns,
-		Timeout:     cfg.Subagents.Timeout,
-		MaxTokens:   cfg.Subagents.MaxTokens,
-		MaxCost:     cfg.Subagents.MaxCost,
-		Judge:       cfg.Subagents.Judge,
-		Cost:        cfg.Prices.CostFunc(),
-		ReadOnly:    mode == permission.ModePlan,
+		Resolve:      s.resolveChild,
+		Emit:         s.emit,
+		Concurrency:  cfg.Subagents.Concurrency,
+		MaxDepth:     cfg.Subagents.MaxDepth,
+		MaxTurns:     cfg.Subagents.MaxTurns,
+		Timeout:      cfg.Subagents.Timeout,
+		MaxTokens:    cfg.Subagents.MaxTokens,
+		MaxCost:      cfg.Subagents.MaxCost,
+		Judge:        cfg.Subagents.Judge,
+		Check:        cfg.Subagents.Check,
+		CheckTimeout: cfg.Subagents.CheckTimeout,
+		LSP:          s.lsp,
+		WebSearch:    webSearch,
+		Cost:         cfg.Prices.CostFunc(),
+		ReadOnly:     mode == permission.ModePlan,
 		// An agent file's permissionMode may exceed the session's only
 		// when the user's config says so.
 		RaiseAgentModes: cfg.AllowAgentModeRaise,
@@ -250,7 +288,7 @@ func New(opts Options) (*Session, error) {
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
-		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID}
+		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID, LSP: s.lsp}
 	reg := tools.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
@@ -265,6 +303,12 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy)})})
+	if t := webSearch(env.Gate); t != nil {
+		reg.Add(scopedTool{t})
+	}
+	if t := tools.NewLSP(env); t != nil {
+		reg.Add(scopedTool{t})
+	}
 	if t := s.ext.skills.Tool(); t != nil {
 		reg.Add(scopedTool{t})
 	}
@@ -639,6 +683,7 @@ func (s *Session) Close(w io.Writer) {
 	}()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
@@ -672,6 +717,7 @@ func (s *Session) EndEvents() {
 	s.closeMCP()
 	s.driver.Close()
 	s.manager.Close()
+	s.lsp.Close()
 	s.shells.Close()
 	s.rec.setNotify(nil)
 	close(s.events)
@@ -740,7 +786,7 @@ func (s *Session) SubagentModel() string { return s.cfg.SubagentModel }
 
 // Problems are what was wrong with the agent definition files, and the
 // Claude model names in them that model_aliases does not map.
-func (s *Session) Problems() []agentdefs.Problem { return s.problems }
+func (s *Session) Problems() []agentdefs.Problem { return agentdefs.Loud(s.problems) }
 
 // Replay is a resumed session's history as events the TUI can draw (nil
 // for a new session).

@@ -34,6 +34,19 @@ type Skill struct {
 	// AllowedTools is the frontmatter's allowed-tools (Names nil when
 	// there is none). covey shows it; it grants nothing (see the docs).
 	AllowedTools agentdefs.AllowedTools
+	// Model is the model of the turn a /name runs the skill in.
+	Model string
+	// ArgumentHint says what /name takes.
+	ArgumentHint string
+	// ModelInvocable is false for disable-model-invocation: true, a skill
+	// only the user runs (/name): the skill tool does not offer it.
+	ModelInvocable bool
+	// UserInvocable is false for user-invocable: false, a skill only the
+	// model loads: it is no slash command.
+	UserInvocable bool
+	// Fork is context: fork: /name runs it in a child of type Agent.
+	Fork  bool
+	Agent string
 	// Dir is the skill's folder (its real path) and Path its SKILL.md.
 	Dir, Path string
 	// Scope is agentdefs.Project or agentdefs.User.
@@ -46,12 +59,15 @@ type Skill struct {
 // LoadOptions says where skills are looked for.
 type LoadOptions struct {
 	ProjectDir, UserConfigDir, HomeDir string
+	// Plugins are the skills/ folders of enabled plugins, each with its
+	// plugin's name as namespace (plugin:skill).
+	Plugins []Folder
 }
 
 // Folders returns the skill folders in order of precedence: the project's
-// before the user's, covey's own before Claude Code's.
+// before the user's, covey's own before Claude Code's, the plugins' last.
 func Folders(o LoadOptions) []Folder {
-	return agentdefs.Folders("skills", o.ProjectDir, o.UserConfigDir, o.HomeDir)
+	return append(agentdefs.Folders("skills", o.ProjectDir, o.UserConfigDir, o.HomeDir), o.Plugins...)
 }
 
 // Folder is one folder skills are read from.
@@ -89,7 +105,7 @@ func Load(o LoadOptions) (*Set, []agentdefs.Problem) {
 			if _, err := os.Stat(path); err != nil {
 				continue
 			}
-			if f.Scope == agentdefs.Project && !agentdefs.WithinReal(o.ProjectDir, path) {
+			if f.Scope == agentdefs.Project && f.Namespace == "" && !agentdefs.WithinReal(o.ProjectDir, path) {
 				// Its text goes to the model: a repository's SKILL.md
 				// linked outside it (to a key, say) would send that file.
 				problems = append(problems, agentdefs.Problem{Path: path, Message: "SKILL.md leads outside the project (a symbolic link); not loaded"})
@@ -106,10 +122,13 @@ func Load(o LoadOptions) (*Set, []agentdefs.Problem) {
 				continue
 			}
 			s.Scope = f.Scope
-			if f.Scope == agentdefs.Project {
+			if f.Namespace != "" {
+				s.Name = f.Namespace + ":" + s.Name
+			}
+			if f.Scope == agentdefs.Project && f.Namespace == "" {
 				s.root = o.ProjectDir
 			}
-			if f.Scope == agentdefs.Project && !inside(o.ProjectDir, s.Dir) {
+			if f.Scope == agentdefs.Project && f.Namespace == "" && !inside(o.ProjectDir, s.Dir) {
 				// read_file may read a skill's folder anywhere: a
 				// repository's skill linked outside it would open that.
 				problems = append(problems, agentdefs.Problem{Path: path, Message: fmt.Sprintf("the skill's folder leads outside the project (to %s); not loaded", s.Dir)})
@@ -145,8 +164,9 @@ func ParseFile(path string) (Skill, string, []agentdefs.Problem, error) {
 }
 
 // Parse reads a skill from SKILL.md's content. name defaults to the
-// folder's name; description is required (without it the model cannot
-// tell when to use the skill).
+// folder's name, description to the body's first paragraph (as Claude
+// Code does). Keys covey has no use for, and values it cannot use (a tool
+// it lacks), load with quiet notes only --debug lists.
 func Parse(path string, data []byte) (Skill, string, []agentdefs.Problem, error) {
 	fm, err := agentdefs.ParseFrontmatter(path, data)
 	if err != nil {
@@ -156,22 +176,44 @@ func Parse(path string, data []byte) (Skill, string, []agentdefs.Problem, error)
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	s := Skill{Dir: dir, Path: path}
+	s := Skill{Dir: dir, Path: path, ModelInvocable: true, UserInvocable: true}
 	for _, f := range fm.Fields {
+		var ferr error
 		switch strings.ReplaceAll(strings.ToLower(f.Key), "_", "-") {
 		case "name":
 			s.Name, err = fm.Text(f)
 		case "description":
-			s.Description, err = fm.Text(f)
+			s.Description, ferr = fm.Text(f)
 		case "allowed-tools":
-			s.AllowedTools, err = fm.Tools(f)
-		case "license", "metadata", "version", "when-to-use":
-			// Keys of the Agent Skills format covey has no use for.
+			s.AllowedTools = fm.ToolsAsClaude(f)
+		case "model":
+			s.Model, ferr = fm.Text(f)
+			if strings.EqualFold(s.Model, "inherit") {
+				s.Model = ""
+			}
+		case "argument-hint":
+			s.ArgumentHint, ferr = fm.Text(f)
+		case "disable-model-invocation":
+			off, ok := fm.Bool(f)
+			s.ModelInvocable = !(ok && off)
+		case "user-invocable":
+			on, ok := fm.Bool(f)
+			s.UserInvocable = !ok || on
+		case "context":
+			v, _ := fm.Text(f)
+			s.Fork = strings.EqualFold(v, "fork")
+		case "agent":
+			s.Agent, ferr = fm.Text(f)
 		default:
-			fm.Warn(f, "unknown key %q ignored (known keys: name, description, allowed-tools)", f.Key)
+			// effort, hooks (run when /name runs the skill), license,
+			// metadata, version, when-to-use, ...: accepted.
+			fm.Note(f, "key %q is accepted and has no effect on the skill tool", f.Key)
 		}
 		if err != nil {
 			return Skill{}, "", nil, err
+		}
+		if ferr != nil {
+			fm.Note(f, "%v; ignored", ferr)
 		}
 	}
 	if s.Name == "" {
@@ -180,10 +222,33 @@ func Parse(path string, data []byte) (Skill, string, []agentdefs.Problem, error)
 	if strings.ContainsAny(s.Name, "\n\r\t") {
 		return Skill{}, "", nil, agentdefs.Problem{Path: path, Field: "name", Message: fmt.Sprintf("name %q holds a control character", s.Name)}
 	}
+	body := strings.TrimSpace(fm.Body)
 	if s.Description == "" {
-		return Skill{}, "", nil, agentdefs.Problem{Path: path, Field: "description", Message: "missing required key description (when the model should use this skill)"}
+		s.Description = firstParagraph(body)
 	}
-	return s, strings.TrimSpace(fm.Body), fm.Warnings, nil
+	if s.Description == "" {
+		return Skill{}, "", nil, agentdefs.Problem{Path: path, Field: "description", Message: "no description and an empty body: nothing tells the model when to use this skill"}
+	}
+	return s, body, fm.Warnings, nil
+}
+
+// firstParagraph is the first paragraph of body that is no heading, on
+// one line: what Claude Code offers a skill by when it has no
+// description.
+func firstParagraph(body string) string {
+	var para []string
+	for _, l := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "" && len(para) > 0:
+			return strings.Join(para, " ")
+		case t == "", strings.HasPrefix(t, "#") && len(para) == 0:
+			continue
+		default:
+			para = append(para, t)
+		}
+	}
+	return strings.Join(para, " ")
 }
 
 // All returns the skills sorted by name.

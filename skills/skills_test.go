@@ -27,14 +27,17 @@ func TestLoadAndTool(t *testing.T) {
 	write(t, filepath.Join(root, ".claude/skills/pdf/scripts/fill.py"), "print(1)")
 	write(t, filepath.Join(home, ".claude/skills/pdf/SKILL.md"), "---\nname: pdf\ndescription: the user's\n---\nshadowed")
 	write(t, filepath.Join(home, ".claude/skills/release/SKILL.md"), "---\ndescription: Cut a release.\n---\nTag it.")
-	write(t, filepath.Join(home, ".claude/skills/broken/SKILL.md"), "---\nname: broken\n---\nno description")
+	write(t, filepath.Join(home, ".claude/skills/broken/SKILL.md"), "---\nname: broken\n---\n")
+	write(t, filepath.Join(home, ".claude/skills/plain/SKILL.md"), "---\nname: plain\nmodel: haiku\neffort: high\nuser-invocable: false\nallowed-tools: NotebookEdit\n---\n# Plain\n\nTidy the imports\nof a Go file.\n\nThen run gofmt.")
+	write(t, filepath.Join(home, ".claude/skills/manual/SKILL.md"), "---\ndescription: Deploy to production.\ndisable-model-invocation: true\n---\nDeploy.")
+	write(t, filepath.Join(home, ".claude/skills/long/SKILL.md"), "---\ndescription: "+strings.Repeat("word ", 400)+"\n---\nx")
 	write(t, filepath.Join(home, ".claude/skills/notaskill/README.md"), "x")
 	set, problems := Load(LoadOptions{ProjectDir: root, HomeDir: home})
 	var names []string
 	for _, s := range set.All() {
 		names = append(names, s.Name)
 	}
-	if strings.Join(names, " ") != "pdf release" {
+	if strings.Join(names, " ") != "long manual pdf plain release" {
 		t.Fatalf("skills = %v", names)
 	}
 	pdf, _ := set.Lookup("PDF")
@@ -46,14 +49,29 @@ func TestLoadAndTool(t *testing.T) {
 		msgs = append(msgs, p.Error())
 	}
 	all := strings.Join(msgs, "\n")
-	if !strings.Contains(all, "missing required key description") || !strings.Contains(all, "also defined by") {
+	if !strings.Contains(all, "no description and an empty body") || !strings.Contains(all, "also defined by") {
 		t.Errorf("problems:\n%s", all)
+	}
+	for _, p := range problems {
+		if strings.Contains(p.Path, "plain") && !p.Quiet {
+			t.Errorf("a valid Claude Code skill got a warning: %v", p)
+		}
+	}
+	plain, _ := set.Lookup("plain")
+	if plain.Description != "Tidy the imports of a Go file." || plain.Model != "haiku" || plain.UserInvocable || !plain.ModelInvocable || plain.AllowedTools.Names != nil {
+		t.Errorf("plain = %+v", plain)
 	}
 
 	tool := set.Tool()
 	desc := tool.Description()
 	if !strings.Contains(desc, "- pdf: Fill in PDF forms.") || !strings.Contains(desc, "- release: Cut a release.") || strings.Contains(desc, "Run scripts") {
 		t.Errorf("description:\n%s", desc)
+	}
+	if strings.Contains(desc, "manual") || !strings.Contains(desc, "- plain: Tidy the imports of a Go file.") {
+		t.Errorf("a skill with disable-model-invocation is offered, or one without a description is not:\n%s", desc)
+	}
+	if !strings.Contains(desc, strings.Repeat("word ", 300)) || strings.Contains(desc, strings.Repeat("word ", 310)) {
+		t.Errorf("a long description is not cut at 1,536 characters")
 	}
 	if again := set.Tool().Description(); again != desc {
 		t.Error("the description is not byte-stable")
@@ -62,7 +80,7 @@ func TestLoadAndTool(t *testing.T) {
 	if res.IsError || !strings.Contains(res.Content, "Run scripts/fill.py.") || !strings.Contains(res.Content, "scripts/fill.py") || strings.Contains(res.Content, "SKILL.md,") {
 		t.Errorf("skill pdf:\n%s", res.Content)
 	}
-	if res := tool.Run(context.Background(), json.RawMessage(`{"name":"nope"}`)); !res.IsError || !strings.Contains(res.Content, "skills: pdf, release") {
+	if res := tool.Run(context.Background(), json.RawMessage(`{"name":"nope"}`)); !res.IsError || !strings.Contains(res.Content, "skills: long, pdf, plain, release") {
 		t.Errorf("unknown skill: %+v", res)
 	}
 

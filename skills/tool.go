@@ -15,19 +15,29 @@ import (
 )
 
 // maxListedDescription bounds one skill's description in the tool's
-// description: every request carries it.
-const maxListedDescription = 250
+// description (every request carries it): Claude Code's bound.
+const maxListedDescription = 1536
 
 // maxListedFiles bounds the folder listing a loaded skill comes with.
 const maxListedFiles = 50
 
-// Tool returns the skill tool for the set, nil when it holds no skill
-// (no tool is offered then, so nothing is spent on it).
+// Tool returns the skill tool for the set's skills the model may load
+// (not those with disable-model-invocation), nil when there is none (no
+// tool is offered then, so nothing is spent on it).
 func (s *Set) Tool() tool.Tool {
-	if s == nil || len(s.skills) == 0 {
+	if s == nil {
 		return nil
 	}
-	return &skillTool{set: s, desc: describe(s.skills)}
+	offered := &Set{}
+	for _, k := range s.skills {
+		if k.ModelInvocable {
+			offered.skills = append(offered.skills, k)
+		}
+	}
+	if len(offered.skills) == 0 {
+		return nil
+	}
+	return &skillTool{set: offered, desc: describe(offered.skills)}
 }
 
 // describe builds the tool's description once: the same skills give the

@@ -29,6 +29,8 @@ type Expander struct {
 	// policy's read check: deny rules, the workspace, read_file allow
 	// rules); nil allows the workspace only.
 	AllowRead func(abs string) bool
+	// SessionID is what ${CLAUDE_SESSION_ID} stands for.
+	SessionID string
 	// Run runs the command of one !`command` and returns its output, or an
 	// error when it did not run (not allowed, cancelled, timed out); nil
 	// refuses every such command.
@@ -39,13 +41,15 @@ type Expander struct {
 var ErrCommandRefused = errors.New("a !`command` of the command did not run")
 
 // Expand turns c's body into the prompt for args: $ARGUMENTS is args as
-// typed, $1..$9 its words (quotes group words); !`command` is replaced by
+// typed, $0, $1, ... (and $ARGUMENTS[0], ...) its words from the first
+// (split as a shell splits them); !`command` is replaced by
 // the command's output; a file named @path is attached after the text
 // (the mention stays). Text that came in through an argument, a file or a
 // command's output is never expanded again. When the body uses no
 // argument and args is not empty, args is appended, as Claude Code does.
 func (c Command) Expand(ctx context.Context, args string, x Expander) (string, error) {
-	e := expansion{x: x, args: strings.TrimSpace(args), words: splitArgs(args), seen: map[string]bool{}}
+	e := expansion{x: x, args: strings.TrimSpace(args), words: splitArgs(args), seen: map[string]bool{},
+		vars: map[string]string{"CLAUDE_SESSION_ID": x.SessionID, "CLAUDE_SKILL_DIR": c.Dir}}
 	var b strings.Builder
 	body := c.Body
 	for i := 0; i < len(body); {
@@ -99,26 +103,63 @@ type expansion struct {
 	words []string
 	used  bool // the body used $ARGUMENTS or $N
 
+	vars map[string]string // ${NAME} substitutions (CLAUDE_SESSION_ID, CLAUDE_SKILL_DIR)
+
 	files    []string // attachments, rendered
 	seen     map[string]bool
 	attached int // bytes attached so far
 }
 
-// argument reads $ARGUMENTS or $1..$9 at the start of s.
+// argument reads an argument at the start of s: $ARGUMENTS (the whole
+// text as typed), $ARGUMENTS[N] or $N (the Nth word, from 0, as Claude
+// Code numbers them). An index no word has is not an argument, so it is
+// left as written ("$5M" in a price, "$3" with two words typed); so is
+// $N followed by a letter, digit or underscore.
 func (e *expansion) argument(s string) (string, int, bool) {
+	if rest, ok := strings.CutPrefix(s, "$ARGUMENTS["); ok {
+		n, digits := leadingNumber(rest)
+		if digits > 0 && digits < len(rest) && rest[digits] == ']' {
+			if n < len(e.words) {
+				e.used = true
+				return e.words[n], len("$ARGUMENTS[") + digits + 1, true
+			}
+			return "", 0, false
+		}
+	}
 	if strings.HasPrefix(s, "$ARGUMENTS") {
 		e.used = true
 		return e.args, len("$ARGUMENTS"), true
 	}
-	if len(s) >= 2 && s[1] >= '1' && s[1] <= '9' && (len(s) == 2 || !isDigit(s[2])) {
-		e.used = true
-		n := int(s[1] - '1')
-		if n < len(e.words) {
-			return e.words[n], 2, true
+	if s[0] == '$' && s[1:] != "" && s[1] == '{' {
+		for name, value := range e.vars {
+			if strings.HasPrefix(s, "${"+name+"}") && value != "" {
+				return value, len(name) + 3, true
+			}
 		}
-		return "", 2, true
 	}
-	return "", 0, false
+	n, digits := leadingNumber(s[1:])
+	if digits == 0 || (1+digits < len(s) && isWord(s[1+digits])) || n >= len(e.words) {
+		return "", 0, false
+	}
+	e.used = true
+	return e.words[n], 1 + digits, true
+}
+
+// leadingNumber reads the decimal number s starts with and how many
+// digits it took (at most 4; a longer run is no index).
+func leadingNumber(s string) (n, digits int) {
+	for digits < len(s) && isDigit(s[digits]) {
+		n = n*10 + int(s[digits]-'0')
+		digits++
+	}
+	if digits > 4 {
+		return 0, 0
+	}
+	return n, digits
+}
+
+func isWord(b byte) bool {
+	return isDigit(b) || b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // substitute replaces the arguments in s (a command line or a path).
@@ -230,14 +271,10 @@ func (e *expansion) readable(abs string) bool {
 }
 
 // boundary reports whether the character at i starts a token: at the
-// start of the text or after a blank or an opening bracket, so
-// "user@host" and "wow!`x`" are left alone.
+// start of the text or after a blank, as Claude Code reads them, so
+// "user@host", "[@FILE]", "wow!`x`" and "\"!`x`\"" are left alone.
 func boundary(s string, i int) bool {
-	if i == 0 {
-		return true
-	}
-	r := rune(s[i-1])
-	return unicode.IsSpace(r) || r == '(' || r == '[' || r == '"' || r == '\''
+	return i == 0 || unicode.IsSpace(rune(s[i-1]))
 }
 
 // tokenEnd is the length of the path at the start of s: up to a blank or
@@ -253,17 +290,24 @@ func tokenEnd(s string) int {
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
-// splitArgs splits args into words at blanks; single or double quotes
-// keep blanks in a word (and are dropped).
+// splitArgs splits args into words as a shell does: at blanks; single or
+// double quotes keep blanks in a word (and are dropped); a backslash
+// keeps the next character (outside single quotes).
 func splitArgs(args string) []string {
 	var (
-		out   []string
-		cur   strings.Builder
-		quote rune
-		in    bool
+		out    []string
+		cur    strings.Builder
+		quote  rune
+		in     bool
+		escape bool
 	)
 	for _, r := range args {
 		switch {
+		case escape:
+			cur.WriteRune(r)
+			escape, in = false, true
+		case r == '\\' && quote != '\'':
+			escape, in = true, true
 		case quote != 0 && r == quote:
 			quote = 0
 		case quote != 0:

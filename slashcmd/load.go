@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"covey/agentdefs"
+	"covey/hooks"
 	"covey/internal/safefile"
 )
 
@@ -48,6 +49,17 @@ type Command struct {
 	Model string
 	// Body is the markdown after the frontmatter: the prompt template.
 	Body string
+	// Hooks run while the command's turn runs (Claude Code's hooks: key
+	// of a command or skill), beside the session's.
+	Hooks hooks.Config
+	// Skill is set when the command is a skill typed as /name: Path is
+	// its SKILL.md and Dir its folder.
+	Skill bool
+	Dir   string
+	// Fork runs the command in a child of its own (a skill's
+	// context: fork), of type Agent ("" for the default type).
+	Fork  bool
+	Agent string
 	// Path is the file the command came from.
 	Path string
 	// Scope is agentdefs.Project for a repository's command, User for the
@@ -84,12 +96,15 @@ type LoadOptions struct {
 	// Reserved are the names of built-in commands: a file with one of
 	// these names is not loaded, with a warning (the built-in wins).
 	Reserved []string
+	// Plugins are the commands/ folders of enabled plugins, each with
+	// its plugin's name as namespace (/plugin:command).
+	Plugins []Folder
 }
 
 // Folders returns the command folders in order of precedence: the project's
-// before the user's, covey's own before Claude Code's.
+// before the user's, covey's own before Claude Code's, the plugins' last.
 func Folders(o LoadOptions) []Folder {
-	return agentdefs.Folders("commands", o.ProjectDir, o.UserConfigDir, o.HomeDir)
+	return append(agentdefs.Folders("commands", o.ProjectDir, o.UserConfigDir, o.HomeDir), o.Plugins...)
 }
 
 // Folder is one folder commands are read from.
@@ -128,15 +143,25 @@ func Load(o LoadOptions) ([]Command, []agentdefs.Problem) {
 
 // loadFolder reads the .md files under one folder, subfolders included.
 func loadFolder(f Folder) ([]Command, []agentdefs.Problem) {
-	if fi, err := os.Stat(f.Path); err != nil || !fi.IsDir() {
+	fi, err := os.Stat(f.Path)
+	if err != nil {
 		return nil, nil
+	}
+	if !fi.IsDir() {
+		// A plugin's manifest may name one command file.
+		c, ps, ok := loadOne(f.Path, filepath.Base(f.Path))
+		if !ok {
+			return nil, ps
+		}
+		c.Scope, c.Name = f.Scope, namespaced(f.Namespace, c.Name)
+		return []Command{c}, ps
 	}
 	var (
 		out      []Command
 		problems []agentdefs.Problem
 		n        int
 	)
-	err := filepath.WalkDir(f.Path, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(f.Path, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			problems = append(problems, agentdefs.Problem{Path: path, Message: err.Error(), Warning: true})
 			if d != nil && d.IsDir() {
@@ -162,7 +187,7 @@ func loadFolder(f Folder) ([]Command, []agentdefs.Problem) {
 		c, ps, ok := loadOne(path, rel)
 		problems = append(problems, ps...)
 		if ok {
-			c.Scope = f.Scope
+			c.Scope, c.Name = f.Scope, namespaced(f.Namespace, c.Name)
 			out = append(out, c)
 		}
 		return nil
@@ -187,14 +212,24 @@ func loadOne(path, rel string) (Command, []agentdefs.Problem, bool) {
 	return c, ps, true
 }
 
+// namespaced is name under a plugin's namespace.
+func namespaced(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return strings.ToLower(ns) + ":" + name
+}
+
 // nameOf turns a file's path under its folder into the command's name:
 // review.md is review, frontend/component.md is frontend:component.
 func nameOf(rel string) (string, error) {
 	rel = strings.TrimSuffix(filepath.ToSlash(rel), filepath.Ext(rel))
 	parts := strings.Split(rel, "/")
 	for _, p := range parts {
-		if p == "" || strings.ContainsAny(p, " \t\n:") {
-			return "", fmt.Errorf("%q cannot name a command: a name holds no blanks or colons (a subfolder makes the namespace)", rel)
+		// A colon is kept: group/name:variant.md is /group:name:variant,
+		// as Claude Code names it.
+		if p == "" || strings.ContainsAny(p, " \t\n") {
+			return "", fmt.Errorf("%q cannot name a command: a name holds no blanks (a subfolder makes the namespace)", rel)
 		}
 	}
 	return strings.ToLower(strings.Join(parts, ":")), nil
@@ -217,9 +252,12 @@ func ParseFile(path, name string) (Command, []agentdefs.Problem, error) {
 	return Parse(path, name, data)
 }
 
-// Parse reads a command from data. Frontmatter is optional; its keys are
-// description, argument-hint, allowed-tools and model (Claude Code's
-// spellings; underscores are accepted too). Unknown keys are warnings.
+// Parse reads a command from data. Frontmatter is optional; the keys
+// covey acts on are description, argument-hint, allowed-tools, model and
+// hooks (Claude Code's spellings; underscores are accepted too). Every
+// other key, and a value covey cannot use (a description YAML reads as a
+// mapping, a tool covey lacks), loads as it does in Claude Code: with a
+// quiet note only --debug lists.
 func Parse(path, name string, data []byte) (Command, []agentdefs.Problem, error) {
 	fm, err := agentdefs.ParseFrontmatter(path, quoteArgumentHint(data))
 	if err != nil {
@@ -227,24 +265,42 @@ func Parse(path, name string, data []byte) (Command, []agentdefs.Problem, error)
 	}
 	c := Command{Name: name, Path: path, Body: strings.TrimSpace(fm.Body)}
 	for _, f := range fm.Fields {
-		switch strings.ReplaceAll(strings.ToLower(f.Key), "_", "-") {
+		var ferr error
+		switch key := strings.ReplaceAll(strings.ToLower(f.Key), "_", "-"); key {
 		case "description":
-			c.Description, err = fm.Text(f)
+			c.Description, ferr = fm.Text(f)
 		case "argument-hint":
-			c.ArgumentHint, err = fm.Text(f)
+			c.ArgumentHint, ferr = fm.Text(f)
 		case "model":
-			c.Model, err = fm.Text(f)
+			c.Model, ferr = fm.Text(f)
+			if strings.EqualFold(c.Model, "inherit") {
+				c.Model = ""
+			}
 		case "allowed-tools":
-			c.AllowedTools, err = fm.Tools(f)
-		case "disable-model-invocation":
-			// Claude Code's: keeps the model from running the command
-			// through its SlashCommand tool. covey's model never runs
-			// commands, so there is nothing to disable.
+			c.AllowedTools = fm.ToolsAsClaude(f)
+		case "hooks":
+			var h hooks.Config
+			if ferr = fm.Value(f, &h); ferr == nil {
+				c.Hooks, ferr = h, h.Validate()
+			}
+		case "context":
+			v, _ := fm.Text(f)
+			c.Fork = strings.EqualFold(v, "fork")
+		case "agent":
+			c.Agent, ferr = fm.Text(f)
 		default:
-			fm.Warn(f, "unknown key %q ignored (known keys: description, argument-hint, allowed-tools, model)", f.Key)
+			// Claude Code's disable-model-invocation, arguments,
+			// disallowed-tools, a skill's name, effort, ...: accepted.
+			fm.Note(f, "key %q is accepted and has no effect in covey", f.Key)
 		}
-		if err != nil {
-			return Command{}, nil, err
+		if ferr != nil {
+			// Claude Code loads the file all the same.
+			msg := ferr.Error()
+			var p agentdefs.Problem
+			if errors.As(ferr, &p) {
+				msg = p.Message
+			}
+			fm.Note(f, "%s; ignored", msg)
 		}
 	}
 	if c.Body == "" {

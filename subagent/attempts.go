@@ -12,6 +12,7 @@ import (
 	"covey/agent"
 	"covey/internal/excerpt"
 	"covey/permission"
+	"covey/tools"
 )
 
 // This file holds best of N: a task with attempts runs the same brief in
@@ -152,6 +153,7 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 		}()
 	}
 	wg.Wait()
+	checks := m.checkAttempts(rctx, g, views)
 	for i, c := range g.children {
 		v := views[i]
 		c.mu.Lock()
@@ -162,6 +164,7 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 			v.at.Tokens, v.at.Cost = a.Usage().Total(), a.Cost()
 		}
 		v.at.Changes = v.pr.fcs
+		v.at.Check, v.mg.res.Check = checks[i], checks[i]
 		if len(v.pr.changes) > 0 {
 			changed++
 		}
@@ -172,7 +175,7 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 	if changed == 0 {
 		// Nothing to choose: each attempt reports its empty worktree gone.
 		for i, v := range views {
-			fmt.Fprintf(&b, "## Attempt %d (%s, %s)\n%s\n[worktree] %s\n\n", i+1, v.at.Name, v.at.Status, v.at.Report, v.c.reviewChanges(v.mg))
+			fmt.Fprintf(&b, "## Attempt %d (%s, %s%s)\n%s\n[worktree] %s\n\n", i+1, v.at.Name, v.at.Status, checkNote(v.at.Check), v.at.Report, v.c.reviewChanges(v.mg))
 		}
 		b.WriteString("No attempt changed a file, so there was nothing to apply.")
 		return outcome{reason: groupReason(views), text: b.String()}
@@ -233,7 +236,7 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 			what = "chosen, but not applied (see below)"
 		}
 		fmt.Fprintf(&b, "Attempt %d of %d (%s) was %s: %s.\n\n", pick+1, len(views), v.at.Name, what, why)
-		fmt.Fprintf(&b, "## Attempt %d (%s, %s): %s\n%s\n[worktree] %s\n", pick+1, v.at.Name, v.at.Status, strings.Fields(what)[0], v.at.Report, res)
+		fmt.Fprintf(&b, "## Attempt %d (%s, %s%s): %s\n%s\n[worktree] %s\n", pick+1, v.at.Name, v.at.Status, checkNote(v.at.Check), strings.Fields(what)[0], v.at.Report, res)
 		for i, o := range views {
 			if i == pick {
 				continue
@@ -243,8 +246,8 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 			m.later(func() {
 				o.mg.discard(fmt.Sprintf("Attempt %d was not chosen; its worktree and branch were removed.", i+1))
 			})
-			fmt.Fprintf(&b, "\n## Attempt %d (%s, %s): not chosen\n%s\n[worktree] Not chosen: its worktree %s and branch %s are removed.\n",
-				i+1, o.at.Name, o.at.Status, excerpt.Cut(firstLines(o.at.Report, 3), 600), o.c.iso.wt.Path(), o.at.Branch)
+			fmt.Fprintf(&b, "\n## Attempt %d (%s, %s%s): not chosen\n%s\n[worktree] Not chosen: its worktree %s and branch %s are removed.\n",
+				i+1, o.at.Name, o.at.Status, checkNote(o.at.Check), excerpt.Cut(firstLines(o.at.Report, 3), 600), o.c.iso.wt.Path(), o.at.Branch)
 		}
 		return outcome{reason: views[pick].c.out.reason, text: strings.TrimRight(b.String(), "\n")}
 	}
@@ -265,7 +268,7 @@ func (m *Manager) settleAttempts(ctx context.Context, parent agent.Source, g *at
 		} else {
 			msg = v.mg.discard(fmt.Sprintf("Attempt %d was not applied; its worktree and branch were removed.", i+1))
 		}
-		fmt.Fprintf(&b, "\n## Attempt %d (%s, %s)\n%s\n[worktree] %s\n", i+1, v.at.Name, v.at.Status, v.at.Report, msg)
+		fmt.Fprintf(&b, "\n## Attempt %d (%s, %s%s)\n%s\n[worktree] %s\n", i+1, v.at.Name, v.at.Status, checkNote(v.at.Check), v.at.Report, msg)
 	}
 	return outcome{reason: groupReason(views), text: strings.TrimRight(b.String(), "\n")}
 }
@@ -303,10 +306,17 @@ const maxJudgeDiff = 12 << 10
 // pick (0-based) and reason.
 func (m *Manager) judge(ctx context.Context, parent agent.Source, g *attemptGroup, views []*attemptView) (int, string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are judging %d attempts at the same task, each made independently in its own git worktree. Pick the one that best does what the brief asks: correct, complete, minimal, and in keeping with the code around it. An attempt that changed nothing or failed should not win unless all did.\n\n", len(views))
+	fmt.Fprintf(&b, "You are judging %d attempts at the same task, each made independently in its own git worktree. Pick the one that best does what the brief asks: correct, complete, minimal, and in keeping with the code around it. An attempt that changed nothing or failed, or whose check failed, should not win unless all did.\n\n", len(views))
 	fmt.Fprintf(&b, "# The brief\n%s\n", g.spec.Prompt)
 	for i, v := range views {
-		fmt.Fprintf(&b, "\n# Attempt %d (%s)\n## Its report\n%s\n## Its changes\n", i+1, v.at.Status, capText(v.at.Report, 4<<10))
+		fmt.Fprintf(&b, "\n# Attempt %d (%s)\n## Its report\n%s\n", i+1, v.at.Status, capText(v.at.Report, 4<<10))
+		if c := v.at.Check; c != nil {
+			fmt.Fprintf(&b, "## Its check\n%s\n", checkWords(c))
+			if c.Command != "" {
+				fmt.Fprintf(&b, "Command: %s\nOutput's end:\n%s\n", c.Command, capText(c.Output, 2<<10))
+			}
+		}
+		b.WriteString("## Its changes\n")
 		var d strings.Builder
 		for _, fc := range v.pr.fcs {
 			d.WriteString(fc.Diff)
@@ -357,4 +367,12 @@ func (m *Manager) later(f func()) {
 		defer m.wg.Done()
 		f()
 	}()
+}
+
+// checkNote is ", check passed" and the like for an attempt's heading.
+func checkNote(c *tools.AttemptCheck) string {
+	if w := checkWords(c); w != "" {
+		return ", " + w
+	}
+	return ""
 }

@@ -594,6 +594,7 @@ func (c *child) tools() *tools.Registry {
 		Shells:       c.m.cfg.Shells,
 		Agent:        c.src.AgentID,
 		AgentDepth:   c.src.Depth,
+		LSP:          c.m.cfg.LSP,
 	}
 	if c.policy != nil {
 		env.AllowRead, env.AllowFound = c.policy.AllowRead, c.policy.AllowReadFound
@@ -653,6 +654,16 @@ func (c *child) tools() *tools.Registry {
 			pol, _ = c.m.cfg.Gate.(*permission.Policy)
 		}
 		reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: c.m.cfg.FetchAnswer, AllowPrivate: tools.PrivateByRule(pol)}))
+	}
+	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.LSP}), toolname.LSP) {
+		if t := tools.NewLSP(env); t != nil {
+			reg.Add(t)
+		}
+	}
+	if slices.Contains(agentdefs.EffectiveTools(c.def, []string{toolname.WebSearch}), toolname.WebSearch) && !(c.def.Tools == nil && c.def.ReadOnly) && c.m.cfg.WebSearch != nil {
+		if t := c.m.cfg.WebSearch(env.Gate); t != nil {
+			reg.Add(t)
+		}
 	}
 	if c.m.cfg.MCPTools != nil {
 		planChild := c.def.PermissionMode == string(permission.ModePlan)

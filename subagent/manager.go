@@ -22,6 +22,7 @@ import (
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/hooks"
+	"covey/lsp"
 	"covey/permission"
 	"covey/sandbox"
 	"covey/tools"
@@ -122,6 +123,18 @@ type Config struct {
 	// Judge is the agent type that picks one attempt of a best-of-N task
 	// when nobody can be asked; "" keeps them all.
 	Judge string
+	// Check is the command run in each finished attempt's worktree of a
+	// best-of-N task (subagents.check; a task's own check wins): its
+	// result is shown beside the attempt's diff and given to the judge.
+	Check string
+	// CheckTimeout bounds a check (default 5m).
+	CheckTimeout time.Duration
+	// LSP runs the language servers: a child's edits get their
+	// diagnostics, and a child allowed it gets the lsp tool.
+	LSP *lsp.Manager
+	// WebSearch, when set, returns the web_search tool asking gate (nil
+	// when no backend is configured).
+	WebSearch func(gate permission.Gate) tools.Tool
 	// Window, when set, tells a child's context window and output budget
 	// in tokens from its provider and model, where the window came from
 	// (see agent.Config.ContextWindowFrom) and the answer cap the user set

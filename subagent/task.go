@@ -42,6 +42,9 @@ type TaskSpec struct {
 	// Attempts (2 to 4) runs the brief in that many isolated children at
 	// once, and one of them is applied (best of N).
 	Attempts int `json:"attempts,omitempty" minimum:"2" maximum:"4" jsonschema:"Best of N"`
+	// Check is a command run in each attempt's worktree when it ends
+	// (best of N only); its outcome is shown beside each attempt.
+	Check string `json:"check,omitempty" jsonschema:"Best of N: a command each attempt must pass, e.g. go build ./..."`
 	// Attempt numbers one child of a best-of-N task, from 1; set by
 	// covey, not the model.
 	Attempt int `json:"-"`
@@ -201,6 +204,9 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 		if s.Attempts == 0 && a.Attempts != 0 && len(a.Tasks) > 0 {
 			s.Attempts = a.Attempts
 		}
+		if s.Check == "" && len(a.Tasks) > 0 {
+			s.Check = a.Check
+		}
 		switch {
 		case s.Attempts == 1:
 			s.Attempts = 0 // one attempt is a plain task
@@ -210,6 +216,8 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 			return nil, fmt.Errorf("task %d: attempts cannot run in the background: the user reviews them side by side when all have ended", i+1)
 		case s.Attempts != 0:
 			s.Isolation = IsolationWorktree
+		case strings.TrimSpace(s.Check) != "":
+			return nil, fmt.Errorf("task %d: check is for best of N: give attempts (2 to 4) too, or leave check out", i+1)
 		}
 		if strings.TrimSpace(s.Description) == "" {
 			s.Description = excerpt.Cut(excerpt.Line(s.Prompt), 40)

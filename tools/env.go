@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"covey/lsp"
 	"covey/permission"
 	"covey/sandbox"
 )
@@ -51,6 +52,10 @@ type Env struct {
 	Shells     *Shells
 	Agent      string
 	AgentDepth int
+	// LSP runs the language servers: write_file and edit_file append the
+	// file's diagnostics after the change, and the lsp tool asks them.
+	// Nil runs none.
+	LSP *lsp.Manager
 }
 
 // resolveRead resolves p for reading: only what AllowRead permits. The

@@ -112,6 +112,10 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	if t.env.Reads != nil {
 		t.env.Reads.Record(abs, data)
 	}
+	// A file read is often a file about to be edited: its language server
+	// starts loading now, in the background, so the edit's diagnostics
+	// do not wait for a cold start.
+	t.env.LSP.Warm(t.env.WS.Root, abs, string(data))
 	content, summary, err := numberLines(data, offset, limit, ResultBudget(ctx, readMaxOutput))
 	if err != nil {
 		return Errorf("%s: %v", args.Path, err)

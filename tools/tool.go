@@ -29,6 +29,9 @@ type FileChange = tool.FileChange
 // Todo is one item of the agent's task list.
 type Todo = tool.Todo
 
+// AttemptCheck is tool.AttemptCheck: an attempt's check and diagnostics.
+type AttemptCheck = tool.AttemptCheck
+
 // Source supplies tools that come and go while a session runs (see
 // tool.Source).
 type Source = tool.Source

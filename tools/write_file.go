@@ -94,6 +94,9 @@ func matchConventions(old, proposed string) string {
 type mutator struct {
 	env *Env
 	fs  fileSystem // osFS{} but in tests
+	// quiet skips the diagnostics after the write (a rename's files,
+	// reported once for all).
+	quiet bool
 }
 
 // target is a file about to be written, as found under its lock.
@@ -188,7 +191,12 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 		return Errorf("%s: %v; the file is unchanged", tool, err)
 	}
 	env.Reads.Record(abs, []byte(final))
-	return writeResult(tg, proposed, final, userEdited, trim)
+	res := writeResult(tg, proposed, final, userEdited, trim)
+	if env.LSP != nil && !m.quiet {
+		// The server's word on this very version, still under the lock.
+		res.Content += env.LSP.AfterWrite(ctx, env.WS.Root, abs, final)
+	}
+	return res
 }
 
 // trimmed is a change the user took part of: the hunks they dropped, out

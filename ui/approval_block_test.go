@@ -108,6 +108,8 @@ func TestApprovalGolden(t *testing.T) {
 			setup: func(b *approval.Block) { b.SetRows(40); b.MoveHunk(1); b.ToggleHunk() }},
 		{name: "pick", req: pickRequest(), width: 140, active: true,
 			setup: func(b *approval.Block) { b.SetRows(40); b.MoveAttempt(1) }},
+		{name: "pick_checked", req: checkedPickRequest(), width: 140, active: true,
+			setup: func(b *approval.Block) { b.SetRows(40) }},
 		{name: "feedback", req: bashRequest("rm -rf build"), width: 100, active: true,
 			setup: func(b *approval.Block) {
 				km := keys.Default()

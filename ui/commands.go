@@ -36,6 +36,7 @@ func defaultCommands(km keys.KeyMap) []command {
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
 		{name: "worktrees", args: "[prune|apply BRANCH]", help: "worktrees of isolated subagents: list, prune those left behind, or apply one", run: (*Model).cmdWorktrees},
 		{name: "mcp", help: "MCP servers: state, tools, errors; reconnect", run: (*Model).cmdMCP},
+		{name: "lsp", help: "language servers: state, errors, last failure", run: (*Model).cmdLSP},
 		{name: "hooks", args: "[trust]", help: "the hooks in force and where they come from; trust the project's", run: (*Model).cmdHooks},
 		{name: "skills", help: "the skills the model may load", run: (*Model).cmdSkills},
 		{name: "memory", help: "memory files in the context (AGENTS.md, CLAUDE.md) with their tokens", run: (*Model).cmdMemory},

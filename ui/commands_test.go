@@ -38,7 +38,7 @@ func TestCompletionFilter(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "report", "quit", "frontend:component", "review"}},
+		{"/", []string{"help", "clear", "agents", "model", "cost", "context", "crew", "diff", "worktrees", "mcp", "lsp", "hooks", "skills", "memory", "init", "undo", "retry", "compact", "report", "quit", "frontend:component", "review"}},
 		{"/m", []string{"model", "mcp", "memory"}},
 		{"/fr", []string{"frontend:component"}},
 		{"/rev", []string{"review"}},
@@ -83,7 +83,7 @@ func TestCompletionKeys(t *testing.T) {
 			t.Errorf("tab gave %q, want /help", got)
 		}
 		h.key(tea.KeyEnter)
-		if h.m.input.Value() != "" || !h.screenContains("Commands") {
+		if h.m.input.Value() != "" || !(h.screenContains("Commands") || h.screenContains("leave covey")) {
 			t.Error("enter did not run /help")
 		}
 	})

@@ -37,6 +37,8 @@ const (
 type Options struct {
 	// Engine runs turns; the UI calls it from commands, never in Update.
 	Engine Engine
+	// StatusLine runs the statusLine of Claude Code's settings; nil: none.
+	StatusLine StatusLiner
 	// ApprovalGrace is how long a new request ignores keys until the
 	// keyboard has been quiet (DefaultApprovalGrace; config
 	// approval_grace); 0 takes none.
@@ -127,6 +129,8 @@ type Model struct {
 	input  input.Model
 	comp   input.Completion
 	status status.Bar
+	// sl is the user's statusLine command's line under the status bar.
+	sl statusLine
 
 	width, height int
 	focus         keys.Focus // where the keys go
@@ -301,6 +305,7 @@ func newModel(ctx context.Context, opts Options) Model {
 	m.cost = opts.Cost
 	m.worktrees = opts.Worktrees
 	m.hooks, m.notifier = opts.Hooks, opts.Notify
+	m.sl = newStatusLine(opts.StatusLine, m.clock())
 	m.rt.cost = opts.Cost
 	m.rt.keepLog = true
 	m.rt.retryHint = km.Retry.Help().Key + " retries"
@@ -391,7 +396,7 @@ func (m *Model) step(msg tea.Msg) tea.Cmd {
 	m.idleTick = false
 	cmd := m.update(msg)
 	m.layout()
-	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm(), m.takeGraceCmd())
+	return tea.Batch(cmd, m.ensureTick(), m.ensurePrewarm(), m.takeGraceCmd(), m.statusLineCmd())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -411,6 +416,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleKey(msg)
 	case tea.MouseMsg:
 		m.handleMouse(msg)
+	case statusLineMsg:
+		return m.statusLineDone(msg)
 	case eventsMsg:
 		m.eventsAt = m.clock()
 		m.spin.putOff(tickInterval)
@@ -518,6 +525,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		if _, ok := ev.(agent.MCPStatus); ok {
 			m.refreshMCP()
+		}
+		if _, ok := ev.(agent.ToolFinished); ok {
+			m.refreshDiagnostics()
 		}
 		if eff.background && m.turn == nil {
 			// The engine calls the main agent with the child's result:
@@ -783,7 +793,7 @@ func (m *Model) layout() {
 	m.status.SetContext(m.rt.fill.Tokens, m.rt.fill.Window)
 	m.help.ShowAll = m.fullHelp
 
-	fixed := m.inputHeight() + 1 + m.helpHeight()
+	fixed := m.inputHeight() + 1 + m.sl.height() + m.helpHeight()
 	if m.popupOpen() {
 		fixed += m.comp.Height()
 	}
@@ -915,6 +925,10 @@ func (m *Model) render() string {
 	b.WriteByte('\n')
 	b.WriteString(m.memo.status.get(m.status.Key(), func() string { return m.status.View() }))
 	b.WriteByte('\n')
+	if m.sl.active() {
+		b.WriteString(m.sl.view(m.width))
+		b.WriteByte('\n')
+	}
 	b.WriteString(m.memo.help.get(helpKey{width: m.width, height: m.height, full: m.fullHelp, page: m.kx.helpPage, keys: m.keyState},
 		func() string { return m.helpView() }))
 	return b.String()

@@ -19,6 +19,12 @@ const (
 	KillShell  = "kill_shell"
 	TodoWrite  = "todo_write"
 	WebFetch   = "web_fetch"
+	// LSP asks the language servers (definition, references, rename, ...);
+	// offered when a server is configured or found on PATH.
+	LSP = "lsp"
+	// WebSearch searches the web through the configured backend; offered
+	// only when one is configured.
+	WebSearch = "web_search"
 	// Task is the subagent tool (package subagent implements it); children
 	// get it only when their definition names it.
 	Task = "task"
@@ -55,6 +61,6 @@ func Base() []string {
 	return []string{ReadFile, ListDir, Glob, Grep, WriteFile, EditFile, Bash, TodoWrite}
 }
 
-// All returns the base tools plus web_fetch and task: the built-in names an
-// agent definition's tool list may use.
-func All() []string { return append(Base(), WebFetch, Task) }
+// All returns the base tools plus web_fetch, web_search, lsp and task: the
+// built-in names an agent definition's tool list may use.
+func All() []string { return append(Base(), WebFetch, WebSearch, LSP, Task) }

@@ -253,7 +253,7 @@ func (b *Block) SetSettling(v bool) {
 // scroll.
 func (b *Block) SetRows(n int) {
 	if b.pick != nil {
-		n -= pickAttemptRows + 1 // the attempts' columns, a longer key list
+		n -= b.pick.pickRows() + 1 // the attempts' columns, a longer key list
 	}
 	if b.budget != n {
 		b.budget = n

@@ -18,8 +18,20 @@ import (
 // below them the diff of the attempt shown, chosen by file and by hunk as
 // in a merge. ←/→ show another attempt; y applies the one shown, n none.
 
-// pickAttemptRows is how many rows each attempt's column takes.
-const pickAttemptRows = 5
+// pickAttemptRows is how many rows each attempt's column takes at most
+// (one more than without checks: see pickRows).
+const pickAttemptRows = 6
+
+// pickRows is how many rows the columns take: the check row only when an
+// attempt was checked.
+func (p *pickState) pickRows() int {
+	for _, a := range p.attempts {
+		if a.Check != nil {
+			return pickAttemptRows
+		}
+	}
+	return pickAttemptRows - 1
+}
 
 // pickState is a best-of-N review: every attempt's diff and choices, and
 // which attempt is shown.
@@ -130,12 +142,17 @@ func (b *Block) pickColumns(st *theme.Styles, width int) []string {
 			st.Approval.Key.Render(mark) + title.Render(fmt.Sprintf("%d %s", i+1, a.Name)) + st.Approval.Hint.Render(" "+a.Status),
 			st.Approval.Hint.Render("  "+transcript.CountNoun(len(a.Changes), "file", "files")+" ") + st.Diff.Added.Render(fmt.Sprintf("+%d", added)) +
 				" " + st.Diff.Removed.Render(fmt.Sprintf("-%d", removed)),
-			st.Approval.Hint.Render("  " + agent.FormatTokens(a.Tokens) + " tok" + cost),
-			st.Approval.Hint.Render("  " + report[0]),
-			st.Approval.Hint.Render("  " + report[1]),
 		}
+		if p.pickRows() == pickAttemptRows {
+			cols[i] = append(cols[i], checkLine(st, a.Check))
+		}
+		cols[i] = append(cols[i],
+			st.Approval.Hint.Render("  "+agent.FormatTokens(a.Tokens)+" tok"+cost),
+			st.Approval.Hint.Render("  "+report[0]),
+			st.Approval.Hint.Render("  "+report[1]),
+		)
 	}
-	out := make([]string, pickAttemptRows)
+	out := make([]string, p.pickRows())
 	for r := range out {
 		parts := make([]string, n)
 		for i := range cols {
@@ -185,4 +202,37 @@ func (b *Block) pickRecord(st *theme.Styles) string {
 		}
 		return st.Approval.Denied.Render(text)
 	}
+}
+
+// checkLine is an attempt's check and diagnostics: "✓ check passed",
+// "✗ check failed (exit 1)", "· 2 errors"; "no check" without any.
+func checkLine(st *theme.Styles, c *permission.AttemptCheck) string {
+	if c == nil {
+		return st.Approval.Hint.Render("  no check")
+	}
+	var out string
+	switch {
+	case c.Command == "":
+		out = st.Approval.Hint.Render("  no check")
+	case c.Error != "":
+		out = st.Tool.Error.Render("  "+cells.GlyphFailed+" check ") + st.Approval.Hint.Render(c.Error)
+	case c.TimedOut:
+		out = st.Tool.Error.Render("  " + cells.GlyphFailed + " check timed out")
+	case c.Passed:
+		out = st.Tool.OK.Render("  " + cells.GlyphOK + " check passed")
+	default:
+		out = st.Tool.Error.Render(fmt.Sprintf("  %s check failed (exit %d)", cells.GlyphFailed, c.ExitCode))
+	}
+	if c.Diagnosed {
+		d := fmt.Sprintf(" · %d errors", c.Errors)
+		if c.Errors == 1 {
+			d = " · 1 error"
+		}
+		if c.Errors > 0 {
+			out += st.Tool.Error.Render(d)
+		} else {
+			out += st.Approval.Hint.Render(d)
+		}
+	}
+	return out
 }

@@ -43,6 +43,9 @@ type Bar struct {
 	hint string
 	// mcp sums up the MCP servers ("MCP 2/3, 1 failed"); "" without any.
 	mcp string
+	// diag is the language servers' word on the workspace ("2 errors");
+	// "" when they report none.
+	diag string
 	// ctxTokens and ctxWindow are the fill of the main agent's next
 	// request and its model's window (0: unknown).
 	ctxTokens, ctxWindow int
@@ -95,6 +98,22 @@ func (s *Bar) SetRetry(reason string, until time.Time) {
 // SetHint shows a passing word to the user; "" removes it.
 func (s *Bar) SetHint(hint string) { s.hint = hint }
 
+// SetDiagnostics sets the errors and warnings the language servers
+// report in the workspace; the bar shows them when there are any.
+func (s *Bar) SetDiagnostics(errs, warns int) {
+	switch {
+	case errs == 1:
+		s.diag = "1 error"
+	case errs > 1:
+		s.diag = fmt.Sprintf("%d errors", errs)
+	default:
+		s.diag = ""
+	}
+	if warns > 0 {
+		s.diag = strings.TrimPrefix(s.diag+fmt.Sprintf(", %d warning", warns)+map[bool]string{true: "s"}[warns > 1], ", ")
+	}
+}
+
 // SetMCP sets the MCP servers' summary ("mcp 2/3"; "" for none).
 func (s *Bar) SetMCP(summary string) { s.mcp = summary }
 
@@ -140,7 +159,7 @@ type Key struct {
 // Key is what View's output depends on.
 func (s Bar) Key() Key {
 	k := Key{
-		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp,
+		bar:   s.model + "\x00" + s.workspace + "\x00" + s.mode + "\x00" + s.note + "\x00" + s.retryText() + "\x00" + s.hint + "\x00" + s.mcp + "\x00" + s.diag,
 		width: s.width, in: s.ctxTokens, out: s.ctxWindow, running: s.running,
 	}
 	if s.running {
@@ -189,7 +208,7 @@ func (s Bar) View() string {
 		}
 	}
 
-	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), styled(lk.mode, s.mode), tokens, styled(lk.key, s.mcp)}
+	parts := []part{styled(lk.value, s.model), styled(lk.key, s.workspace), styled(lk.mode, s.mode), tokens, styled(lk.key, s.mcp), styled(lk.hint, s.diag)}
 	parts = append(parts, right...)
 	avail := max(0, s.width-2)
 	join := func() (string, int) {

@@ -77,3 +77,33 @@ func TestContextGauge(t *testing.T) {
 		})
 	}
 }
+
+func TestStatusBarDiagnostics(t *testing.T) {
+	tests := map[string]struct {
+		errs, warns int
+		want        string // "" when the bar must say nothing of them
+	}{
+		"none":             {0, 0, ""},
+		"one error":        {1, 0, "1 error"},
+		"errors, warnings": {3, 2, "3 errors, 2 warnings"},
+		"a warning alone":  {0, 1, "1 warning"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := New(nil, "/w", "default")
+			b.SetSize(120)
+			b.SetModel("m")
+			b.SetDiagnostics(tt.errs, tt.warns)
+			v := ansi.Strip(b.View())
+			if tt.want == "" {
+				if strings.Contains(v, "error") || strings.Contains(v, "warning") {
+					t.Errorf("bar %q", v)
+				}
+				return
+			}
+			if !strings.Contains(v, tt.want) {
+				t.Errorf("bar %q lacks %q", v, tt.want)
+			}
+		})
+	}
+}

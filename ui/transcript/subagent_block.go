@@ -82,8 +82,16 @@ type SubagentBlock struct {
 	// attempt is "attempt 2/3" for a child of a best-of-N task: its
 	// header and overview row say which of the group it is.
 	attempt string
+	// root is an isolated child's worktree; diagErrs the errors the
+	// language servers report there (subagent_diag.go).
+	root     string
+	diagErrs int
 	// collide is what the collision radar reported of the pane's child.
 	collide collisions
+
+	// statusLine is what the user's subagentStatusLine printed for this
+	// child: the header shows it after the glyph, in place of its own.
+	statusLine string
 }
 
 // NewSubagentBlock returns the pane of a child that just started.
@@ -93,6 +101,7 @@ func NewSubagentBlock(ev agent.ChildStarted) *SubagentBlock {
 	b.crew.maxTokens, b.crew.maxCost = ev.MaxTokens, ev.MaxCost
 	if w := ev.Worktree; w != nil {
 		b.worktree = fmt.Sprintf("in its own worktree (%s), from %s", w.Branch, w.Base)
+		b.root = w.Path
 	}
 	if ev.Forked {
 		b.worktree = strings.TrimSuffix("forked from its parent's conversation; "+b.worktree, "; ")
@@ -347,6 +356,15 @@ func (b *SubagentBlock) TypeName() string {
 	return cells.OneLine(b.src.AgentType)
 }
 
+// SetStatusLine sets the line the user's subagentStatusLine printed for
+// the child (cleaned, colours kept); "" gives the header its own back.
+func (b *SubagentBlock) SetStatusLine(line string) {
+	if b.statusLine != line {
+		b.statusLine = line
+		b.Changed()
+	}
+}
+
 // Model is the model the child runs on.
 func (b *SubagentBlock) Model() string { return b.model }
 
@@ -404,6 +422,9 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 func (b *SubagentBlock) Header(ctx RenderContext, width int) string {
 	glyph, glyphLook := b.glyph(ctx)
 	glyph = b.look.style(ctx.Styles, glyphLook).Render(glyph)
+	if b.statusLine != "" {
+		return glyph + " " + cells.Fit(b.statusLine, max(width-2, 0))
+	}
 	stats := b.Stats(ctx.Now)
 	// Right-aligned within a readable width on a wide terminal.
 	width = b.headerWidth(ctx, width, utf8.RuneCountInString(stats))
@@ -488,6 +509,9 @@ func (b *SubagentBlock) Stats(now time.Time) string {
 	stats := tools
 	if f := b.crew.files.summary(); f != "" {
 		stats += " · " + f
+	}
+	if d := b.diagText(); d != "" {
+		stats += " · " + d
 	}
 	stats += " · " + b.ClockText(now) + " · " + b.tokenText()
 	if c := b.costText(); c != "" {
