@@ -156,10 +156,10 @@ func (r *Responses) attempt(ctx context.Context, body []byte, on StreamHandler) 
 		return Completion{}, false, o.transportError(reqCtx, err)
 	}
 	defer resp.Body.Close()
-	body2 := &idleReader{r: resp.Body, reset: func() { watchdog.Reset(o.cfg.IdleTimeout) }}
+	in := &idleReader{r: resp.Body, reset: func() { watchdog.Reset(o.cfg.IdleTimeout) }}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		raw, rerr := io.ReadAll(io.LimitReader(body2, maxErrorBody))
+		raw, rerr := io.ReadAll(io.LimitReader(in, maxErrorBody))
 		if rerr != nil && len(raw) == 0 {
 			return Completion{}, false, o.transportError(reqCtx, rerr)
 		}
@@ -168,13 +168,13 @@ func (r *Responses) attempt(ctx context.Context, body []byte, on StreamHandler) 
 	acc := newResponsesAcc(o.cfg.NewCallID, o.cfg.Limits)
 	switch ct := resp.Header.Get("Content-Type"); {
 	case isMediaType(ct, "text/html"):
-		raw, _ := io.ReadAll(io.LimitReader(body2, maxErrorBody))
+		raw, _ := io.ReadAll(io.LimitReader(in, maxErrorBody))
 		return Completion{}, false, &ProviderError{
 			Kind:    ErrBadRequest,
 			Message: "the server answered with a web page, not an API stream (check the base URL): " + summariseHTML(string(raw)),
 		}
 	case isMediaType(ct, "application/json"):
-		raw, err := io.ReadAll(io.LimitReader(body2, maxWholeBody))
+		raw, err := io.ReadAll(io.LimitReader(in, maxWholeBody))
 		if err != nil {
 			return Completion{}, false, o.transportError(reqCtx, err)
 		}
@@ -185,7 +185,7 @@ func (r *Responses) attempt(ctx context.Context, body []byte, on StreamHandler) 
 		}
 		return acc.result(), true, nil
 	default:
-		return r.readStream(reqCtx, body2, acc, on, func() { stalled.Reset(o.cfg.KeepAliveTimeout) })
+		return r.readStream(reqCtx, in, acc, on, func() { stalled.Reset(o.cfg.KeepAliveTimeout) })
 	}
 }
 

@@ -347,9 +347,8 @@ func TestResponsesWireErrors(t *testing.T) {
 // to the same server, and the child's result reaches the main agent.
 func TestResponsesWireMixedCrew(t *testing.T) {
 	t.Parallel()
-	files := sampleFiles()
-	files[".covey/config.yaml"] = "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n"
-	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, files), box: newSandbox(t)}
+	h := headlessRun{srv: scriptedtest.New(t), ws: workspace(t, sampleFiles()), box: newSandbox(t)}
+	writeUserConfig(t, h.box, "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n")
 	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt, Model: "e2e-model"}, Turns: []scripted.Turn{
 		{ToolCalls: []scripted.Call{{ID: "call_mix", Name: "task", Args: map[string]any{
 			"description": "look", "subagent_type": "Explore", "prompt": "[e2e:mix] Find greeting."}}}},
@@ -377,8 +376,8 @@ func TestResponsesWireMixedCrew(t *testing.T) {
 }
 
 // TestResponsesFirstRequestSize holds the Responses wire's first request
-// of a one-line prompt to the same budget as Chat's (maxFirstRequest),
-// and reports both sizes.
+// of a one-line prompt to Chat's, measured in the same run (within 2%:
+// Chat's own budget is TestFirstRequestSize's), and reports both sizes.
 func TestResponsesFirstRequestSize(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
@@ -393,8 +392,8 @@ func TestResponsesFirstRequestSize(t *testing.T) {
 	}
 	chat := firstRequest(t)
 	t.Logf("first request of a one-line prompt: Responses %d bytes, Chat Completions %d bytes", len(j[0].Body), len(chat))
-	if len(j[0].Body) > maxFirstRequest {
-		t.Errorf("the Responses first request is %d bytes, over the budget of %d", len(j[0].Body), maxFirstRequest)
+	if limit := len(chat) + len(chat)/50; len(j[0].Body) > limit {
+		t.Errorf("the Responses first request is %d bytes, over Chat's %d by more than 2%%", len(j[0].Body), len(chat))
 	}
 }
 
@@ -478,9 +477,9 @@ func TestResponsesWireOverflowCompacts(t *testing.T) {
 func TestResponsesWireTUIMixedCrew(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
-	files := sampleFiles()
-	files[".covey/config.yaml"] = "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n"
-	ws := workspace(t, files)
+	ws, box := workspace(t, sampleFiles()), newSandbox(t)
+	// The user's config (a project's would first ask for trust).
+	writeUserConfig(t, box, "subagent_model: gpt-5-codex\nmodels:\n  gpt-5-codex: {api: responses}\n")
 	north := child{marker: "[e2e:north]", description: "scan north", turns: []scripted.Turn{
 		{Reasoning: "List first.", ToolCalls: []scripted.Call{call("list_dir", map[string]any{"path": "."}), call("glob", map[string]any{"pattern": "**/*.go"})}},
 		{Text: "north report: two Go files."},
@@ -498,7 +497,7 @@ func TestResponsesWireTUIMixedCrew(t *testing.T) {
 		conv.Match.Model = "gpt-5-codex"
 		srv.Add(conv)
 	}
-	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model", "--trust-project") // a model's wire needs trust
+	tm := startTUI(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model", "--trust-project") // a model's wire needs trust
 	tm.waitText(helpLine)
 	tm.submit("explore with a mixed crew")
 	tm.waitText("Mixed crew final answer.", "north report: two Go files.", "south report: greeting is in greet.go.")
