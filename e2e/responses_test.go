@@ -383,6 +383,7 @@ func TestResponsesFirstRequestSize(t *testing.T) {
 	srv := scriptedtest.New(t)
 	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Text: "hi"}}})
 	ws, box := workspace(t, sampleFiles()), newSandbox(t)
+	noLanguageServers(t, box)
 	if r := runCovey(t, ws, box.env("OPENAI_BASE_URL="+srv.URL()), "", "--api", "responses", "--model", "e2e-model", "-p", "say hi"); r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -32,7 +32,7 @@ func (t *statusTool) ReadOnly() bool   { return true }
 func (t *statusTool) Concurrent() bool { return true }
 
 func (t *statusTool) Description() string {
-	return `See your subagents' live state, as the user's panes show it: for each child (and its own children) its name, id, type, state (queued, running, paused, background, waiting for the user's approval, done, failed, cancelled, cut short), what it is doing now, its last tool call, turns, elapsed time, tokens and budget left, and the files it changed. Use it to check on background children instead of waiting blind; give "to" for one child.`
+	return `Your subagents' live state, as the user's panes show it: state, current step, last tool call, turns, elapsed, tokens and budget left, files changed. Check background children with it instead of waiting blind; "to" names one.`
 }
 
 func (t *statusTool) Schema() map[string]any { return statusSchema() }

@@ -50,7 +50,7 @@ type TaskSpec struct {
 	Attempt int `json:"-"`
 	// Touches declares the paths or globs the child means to change; an
 	// overlap with a running sibling's is warned before it writes.
-	Touches []string `json:"touches,omitempty" jsonschema:"Paths or globs this child means to change, so overlaps with running siblings are caught"`
+	Touches []string `json:"touches,omitempty" jsonschema:"Paths or globs it will change (overlaps with siblings are warned)"`
 }
 
 // reasonBackground stands in a task result's summary for a child that went
