@@ -152,7 +152,6 @@ func equalJSON(t *testing.T, a, b []byte, field string) bool {
 	return string(x[field]) == string(y[field])
 }
 
-
 // noLanguageServers turns the language servers off in the sandbox's user
 // config: the lsp tool is offered only where one is on PATH, and a request
 // size must not depend on the machine.
