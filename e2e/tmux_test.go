@@ -400,6 +400,9 @@ func frame(s string) string {
 // screen gone.
 func (tm *term) quitAndCheck(uiMarker string) {
 	tm.t.Helper()
+	// ctrl+c interrupts a running turn before it clears a draft: the
+	// turn's end (the status bar's "esc interrupt" gone) comes first.
+	tm.waitFor("the turn to end", waitLong, func(s string) bool { return !strings.Contains(s, "esc interrupt") })
 	tm.typeText("draft to discard")
 	tm.waitText("draft to discard")
 	tm.press("C-c")
