@@ -176,7 +176,7 @@ func TestProjectStatusLineTrust(t *testing.T) {
 	files[".claude/settings.json"] = `{"statusLine": {"type": "command", "command": "sh .claude/statusline.sh"}}`
 	ws := workspace(t, files)
 	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
-	s := tm.waitText("? Run the hooks this project brings?", "statusLine: sh .claude/statusline.sh")
+	s := tm.waitText("? Run this project's hooks?", "statusLine: sh .claude/statusline.sh")
 	if strings.Contains(s, "SL event=") {
 		t.Fatalf("the untrusted status line ran:\n%s", frame(s))
 	}
