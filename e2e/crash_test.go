@@ -77,7 +77,8 @@ func TestTUIContinueAfterSIGKILL(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
 	ws := workspace(t, sampleFiles())
-	env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
+	box := newSandbox(t)
+	env := box.env("OPENAI_BASE_URL=" + srv.URL())
 
 	const (
 		first       = "crash first prompt"
@@ -97,10 +98,19 @@ func TestTUIContinueAfterSIGKILL(t *testing.T) {
 	tm.waitText(helpLine)
 	tm.submit(first)
 	tm.waitFor("the first answer and the end of its turn", waitLong, func(s string) bool {
-		return strings.Contains(s, firstAnswer) && !strings.Contains(s, "esc cancel turn")
+		return strings.Contains(s, firstAnswer) && !strings.Contains(s, "esc interrupt")
 	})
 	tm.submit(second)
 	tm.waitText("SLOW ANSWER begins")
+	// The screen may be ahead of the session file by the recorder's
+	// flush: the kill comes once the file holds what the screen showed.
+	deadline := time.Now().Add(waitLong)
+	for !sessionFilesHold(t, box, "begins") {
+		if time.Now().After(deadline) {
+			t.Fatal("the session file never held the streamed text")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if s := tm.screen(); strings.Contains(s, "SLOW END") {
 		t.Fatalf("the slow answer finished before the kill:\n%s", frame(s))
 	}
@@ -192,4 +202,16 @@ func TestHeadlessContinue(t *testing.T) {
 	if missing := unansweredCalls(last.Messages); len(missing) > 0 {
 		t.Errorf("the continued request leaves tool calls unanswered: %v", missing)
 	}
+}
+
+// sessionFilesHold reports whether a session file in box holds text.
+func sessionFilesHold(t *testing.T, box sandbox, text string) bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(box.home, ".local", "share", "covey", "sessions", "*.jsonl"))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), text) {
+			return true
+		}
+	}
+	return false
 }
