@@ -223,6 +223,8 @@ func (o *headlessOutput) event(e agent.Event) {
 		o.childFinished(src, ev)
 	case agent.WorktreeResult:
 		o.worktreeResult(src, ev)
+	case agent.Collision:
+		o.collision(src, ev)
 	case agent.Retrying:
 		o.progress("%sretrying in %s: %s", childPrefix(src), seconds(ev.Wait), ev.Reason)
 	case agent.HookRan:
@@ -316,6 +318,20 @@ func (o *headlessOutput) childFinished(src agent.Source, ev agent.ChildFinished)
 		word = ev.Reason
 	}
 	o.progress("[%s] %s: %s (%s, %s, %s tokens)", src.AgentType, src.Description, word, toolCount(ev.ToolCalls), seconds(ev.Elapsed), agent.FormatTokens(ev.Usage.Total()))
+}
+
+// collision says on stderr that an agent wrote a file another agent at
+// work in the same tree had touched, or that declared paths overlap.
+func (o *headlessOutput) collision(src agent.Source, ev agent.Collision) {
+	who := childPrefix(src)
+	if who == "" {
+		who = "main: "
+	}
+	if ev.Action == "declared" {
+		o.progress("%s⚠ overlap: its declared paths meet those of %s (%s)", who, ev.WithName, ev.Path)
+		return
+	}
+	o.progress("%s⚠ collision: wrote %s, which %s %s %s ago", who, ev.Path, ev.WithName, ev.Action, seconds(ev.Ago))
 }
 
 // worktreeResult records what became of a child's worktree and says it on stderr.

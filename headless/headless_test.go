@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"covey/agent"
 )
@@ -56,5 +57,28 @@ func TestProgressIsTermSafe(t *testing.T) {
 	o.finish(agent.Result{Answer: "exact \x1b[1mbold\x1b[0m", Reason: agent.StopOK}, nil)
 	if stdout.String() != "exact \x1b[1mbold\x1b[0m\n" {
 		t.Errorf("piped answer %q was changed", stdout.String())
+	}
+}
+
+// TestCollisionLines checks the stderr lines of the collision radar: a
+// write to a file a sibling touched, and declared paths that overlap.
+func TestCollisionLines(t *testing.T) {
+	src := agent.Source{AgentID: "general-purpose-2", Name: "narrow", AgentType: "general-purpose", Description: "write docs", Depth: 1, ParentID: agent.MainAgentID}
+	tests := map[string]struct {
+		ev   agent.Collision
+		want string
+	}{
+		"wrote":    {agent.Collision{Source: src, Path: "a.go", WithName: "wide (general-purpose-1)", Action: "read", Ago: 2 * time.Second}, "[general-purpose] write docs: ⚠ collision: wrote a.go, which wide (general-purpose-1) read 2.0s ago\n"},
+		"declared": {agent.Collision{Source: src, Path: "NOTES.md ~ *.md", WithName: "wide (general-purpose-1)", Action: "declared"}, "[general-purpose] write docs: ⚠ overlap: its declared paths meet those of wide (general-purpose-1) (NOTES.md ~ *.md)\n"},
+		"main":     {agent.Collision{Source: agent.Source{AgentID: agent.MainAgentID}, Path: "a.go", WithName: "wide (general-purpose-1)", Action: "wrote", Ago: time.Second}, "main: ⚠ collision: wrote a.go, which wide (general-purpose-1) wrote 1.0s ago\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			newHeadlessOutput("text", &stdout, &stderr).event(tc.ev)
+			if stderr.String() != tc.want {
+				t.Errorf("stderr %q, want %q", stderr.String(), tc.want)
+			}
+		})
 	}
 }
