@@ -73,6 +73,15 @@ func TestHeadlessCollisionNamesFirstWriter(t *testing.T) {
 	if !regexp.MustCompile(`\[general-purpose\] second edits greet: ⚠ collision: wrote greet\.go, which first \(general-purpose-\d+\) read and wrote \d+(ms|\.\ds) ago`).MatchString(r.stderr) {
 		t.Errorf("stderr does not report the collision:\n%s", r.stderr)
 	}
+	// The journal keeps it: the crew report lists it on the writer's row,
+	// and the session loads without a damaged line.
+	j := h.run(t, "", "report", "--format", "json")
+	if j.code != 0 || !regexp.MustCompile(`"collisions": \[\s*"read and wrote greet\.go with first \(general-purpose-\d+\)"`).MatchString(j.stdout) {
+		t.Errorf("the report does not list the collision (exit %d):\n%s\n%s", j.code, j.stdout, j.stderr)
+	}
+	if strings.Contains(j.stderr, "damaged") {
+		t.Errorf("the session file has a damaged line:\n%s", j.stderr)
+	}
 }
 
 // TestHeadlessCollisionDeclaredOverlap: two background children declare

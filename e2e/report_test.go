@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,8 +118,41 @@ func TestHeadlessCrewReport(t *testing.T) {
 // checkInBrowser opens the page in headless Chromium (installed by .ci/run
 // from Debian's packages; skipped with a reason where it is missing): no
 // console error, rows timeline rows in the DOM, and screenshots at laptop
-// and phone sizes kept in COVEY_ARTIFACTS (or the test's temp folder).
+// and phone sizes kept in COVEY_ARTIFACTS (else covey-artifacts in the
+// temp folder, which outlives the test).
 func checkInBrowser(t *testing.T, page string, rows int) {
+	t.Helper()
+	bin := chromium(t)
+	dom, errs := browserErrors(t, bin, page)
+	for _, e := range errs {
+		t.Errorf("console error in the browser: %s", e)
+	}
+	if n := strings.Count(dom, `class="tl-row"`); n != rows {
+		t.Errorf("the browser's DOM has %d timeline rows, want %d", n, rows)
+	}
+	art := os.Getenv("COVEY_ARTIFACTS")
+	if art == "" {
+		art = filepath.Join(os.TempDir(), "covey-artifacts")
+	}
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []string{"1280,800", "390,844"} {
+		shot := filepath.Join(art, "crew-report-"+strings.Replace(size, ",", "x", 1)+".png")
+		out, err := exec.Command(bin, append(chromiumFlags(t), "--window-size="+size, "--screenshot="+shot, "file://"+page)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("chromium screenshot %s: %v\n%s", size, err, out)
+		}
+		if fi, err := os.Stat(shot); err != nil || fi.Size() < 1000 {
+			t.Errorf("no screenshot at %s: %v", size, err)
+		}
+		t.Logf("screenshot %s: %s", size, shot)
+	}
+}
+
+// chromium is the browser's path; a test without it is skipped, or fails
+// in CI, where .ci/run installs it.
+func chromium(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -127,33 +161,98 @@ func checkInBrowser(t *testing.T, page string, rows int) {
 		}
 		t.Skip("chromium is not installed (apt-get install chromium): the page is not opened in a browser")
 	}
-	art := os.Getenv("COVEY_ARTIFACTS")
-	if art == "" {
-		art = t.TempDir()
-	}
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	return bin
+}
+
+func chromiumFlags(t *testing.T) []string {
+	return []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0"}
-	url := "file://" + page
-	dom, err := exec.Command(bin, append(base, "--dump-dom", url)...).CombinedOutput()
+}
+
+// consoleWatch goes first in the page's head: it writes every uncaught
+// error, failed load, refused content and console.error or warn into the
+// DOM, where --dump-dom shows it, whatever the browser logs.
+const consoleWatch = `<script>(function(){var d=document.documentElement;d.setAttribute("data-console-watch","on");` +
+	`function rec(s){var p=d.getAttribute("data-console-errors")||"";d.setAttribute("data-console-errors",p+String(s).replace(/[\n|]/g," ")+"|");}` +
+	`window.addEventListener("error",function(e){rec(e.message?"uncaught: "+e.message:"failed to load: "+((e.target&&(e.target.src||e.target.href))||"?"));},true);` +
+	`window.addEventListener("unhandledrejection",function(e){rec("unhandled rejection: "+e.reason);});` +
+	`document.addEventListener("securitypolicyviolation",function(e){rec("refused: "+e.blockedURI);});` +
+	`["error","warn"].forEach(function(k){var f=console[k];console[k]=function(){rec("console."+k+": "+Array.prototype.join.call(arguments," "));return f.apply(console,arguments);};});})();</script>`
+
+var (
+	consoleErrorsRe = regexp.MustCompile(`data-console-errors="([^"]*)"`)
+	// A page's own console line in Chromium's log ("INFO:CONSOLE:12]" or
+	// "CONSOLE(12)]"): the report logs nothing, so any is a fault.
+	consoleLogRe = regexp.MustCompile(`:CONSOLE[:(]\d+\)?\] [^\n]*`)
+)
+
+// browserErrors loads a copy of page with consoleWatch put first in its
+// head, and returns the DOM Chromium dumps after the load and the errors
+// the page met (from the watch in the DOM and from the browser's log).
+func browserErrors(t *testing.T, bin, page string) (dom string, errs []string) {
+	t.Helper()
+	body, err := os.ReadFile(page)
 	if err != nil {
-		t.Fatalf("chromium --dump-dom: %v\n%s", err, dom)
+		t.Fatal(err)
 	}
-	if n := strings.Count(string(dom), `class="tl-row"`); n != rows {
-		t.Errorf("the browser's DOM has %d timeline rows, want %d", n, rows)
+	i := strings.Index(string(body), "<head>")
+	if i < 0 {
+		t.Fatalf("%s has no <head>", page)
 	}
-	if m := regexp.MustCompile(`(?i)(Uncaught|CONSOLE\(\d+\)\].*error)[^\n]*`).Find(dom); m != nil {
-		t.Errorf("console error in the browser: %s", m)
+	i += len("<head>")
+	watched := filepath.Join(filepath.Dir(page), "watched-"+filepath.Base(page))
+	if err := os.WriteFile(watched, []byte(string(body[:i])+consoleWatch+string(body[i:])), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, size := range []string{"1280,800", "390,844"} {
-		shot := filepath.Join(art, "crew-report-"+strings.Replace(size, ",", "x", 1)+".png")
-		out, err := exec.Command(bin, append(base, "--window-size="+size, "--screenshot="+shot, url)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("chromium screenshot %s: %v\n%s", size, err, out)
+	cmd := exec.Command(bin, append(chromiumFlags(t), "--dump-dom", "file://"+watched)...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium --dump-dom: %v\n%s", err, stderr.String())
+	}
+	dom = stdout.String()
+	if !strings.Contains(dom, `data-console-watch="on"`) {
+		t.Fatalf("the console watch did not run in the page (a content policy?):\n%s", dom)
+	}
+	if m := consoleErrorsRe.FindStringSubmatch(dom); m != nil {
+		for _, e := range strings.Split(strings.TrimSuffix(m[1], "|"), "|") {
+			errs = append(errs, html.UnescapeString(e))
 		}
-		if fi, err := os.Stat(shot); err != nil || fi.Size() < 1000 {
-			t.Errorf("no screenshot at %s: %v", size, err)
+	}
+	errs = append(errs, consoleLogRe.FindAllString(stderr.String(), -1)...)
+	return dom, errs
+}
+
+// TestReportBrowserCatchesErrors: the browser check itself finds an
+// uncaught error, a console.error and a failed load in a page, and
+// nothing in a clean one.
+func TestReportBrowserCatchesErrors(t *testing.T) {
+	t.Parallel()
+	bin := chromium(t)
+	dir := t.TempDir()
+	pages := map[string]struct {
+		body string
+		want []string
+	}{
+		"clean.html": {`<p>fine</p><script>document.title="ok";</script>`, nil},
+		"bad.html": {`<p>bad</p><img src="missing.png"><script>console.error("told off");undefinedFn();</script>`,
+			[]string{"failed to load: file://", "console.error: told off", "uncaught: ", "undefinedFn"}},
+	}
+	for name, p := range pages {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("<!DOCTYPE html><html><head><title>t</title></head><body>"+p.body+"</body></html>"), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("screenshot %s: %s", size, shot)
+		_, errs := browserErrors(t, bin, path)
+		all := strings.Join(errs, "\n")
+		if p.want == nil && len(errs) > 0 {
+			t.Errorf("%s: errors in a clean page:\n%s", name, all)
+		}
+		for _, w := range p.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: no %q among the errors found:\n%s", name, w, all)
+			}
+		}
 	}
 }

@@ -144,10 +144,14 @@ func Build(l *sessionfile.Loaded, o Options) *Report {
 		Started: l.Header.Created, Transcript: o.Path}}, byID: map[string]*Agent{}, opts: o}
 	main := b.agentOf(agent.Source{AgentID: agent.MainAgentID})
 	main.Name, main.Model, main.State = "main", l.Model, "done"
-	for _, rec := range l.Replay {
-		if rec.Message != nil && rec.Message.Role == agent.RoleUser && rec.Event == nil {
+	// The user's prompts, as the TUI shows them on resume: not the
+	// messages that delivered background children's outcomes.
+	for _, e := range l.Events() {
+		if _, ok := e.(agent.UserMessage); ok {
 			b.r.Session.UserTurns++
 		}
+	}
+	for _, rec := range l.Replay {
 		if rec.Event != nil {
 			b.event(rec.Event, rec.At)
 		}

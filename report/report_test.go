@@ -96,3 +96,25 @@ func TestReportSpansAndReview(t *testing.T) {
 		t.Error("an unknown format is no error")
 	}
 }
+
+// TestReportUserTurns counts the user's prompts, not the message that
+// delivers background children's outcomes to the main agent.
+func TestReportUserTurns(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"session","id":"s1","workspace":"/ws","created":"2026-01-01T00:00:00Z","model":"m","version":1}` + "\n")
+	for _, line := range []string{
+		`{"type":"message","message":{"role":"user","content":"start the scout"}}`,
+		`{"type":"event","event":{"type":"background_result","agent_id":"main","child_id":"explore-1","name":"scout","status":"done","text":"found"}}`,
+		`{"type":"message","message":{"role":"user","content":"[background agent \"scout\" (explore-1) finished: done]\nfound"}}`,
+		`{"type":"message","message":{"role":"user","content":"thanks, now fix it"}}`,
+	} {
+		b.WriteString(line + "\n")
+	}
+	l, err := sessionfile.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Build(l, Options{}).Session.UserTurns; got != 2 {
+		t.Errorf("user turns %d, want 2", got)
+	}
+}

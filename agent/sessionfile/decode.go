@@ -69,6 +69,8 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.ChildState](raw)
 	case agent.ChildMessage{}.Kind():
 		e, err = decodeAs[agent.ChildMessage](raw)
+	case agent.Collision{}.Kind():
+		e, err = decodeAs[agent.Collision](raw)
 	case agent.BackgroundResult{}.Kind():
 		e, err = decodeAs[agent.BackgroundResult](raw)
 	case agent.ChildFiles{}.Kind():
