@@ -13,8 +13,8 @@ import (
 // that write greet.go in turn, at 80x24 and 200x50: both panes get the
 // badge naming the file and the other child, the second's write_file
 // result (in the scripted server's journal) names the first, and the crew
-// overview shows the COLLIDES column. p on the later writer's pane pauses
-// it, as on any pane.
+// overview shows the COLLIDES column. p on the later writer's badged pane
+// pauses it and resumes it, as on any pane.
 func TestTUICollisionBadgeAndOverview(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {200, 50}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
@@ -67,9 +67,49 @@ func TestTUICollisionBadgeAndOverview(t *testing.T) {
 			tm.press("Escape")
 			tm.waitText("❯ edit greet twice")
 
+			// p on the badged pane of the later writer pauses it, and again
+			// resumes it.
+			// (The badge takes the room of the task's words: the header is
+			// found by the name.)
+			header := regexp.MustCompile(`second \[general-purpose\] `)
+			for range 8 {
+				s := tm.screen()
+				if l := lineMatching(s, header); strings.HasPrefix(l, "▌") {
+					break
+				}
+				was := focusedBlock(s)
+				tm.press("Tab")
+				tm.waitFor("tab to move the focus", waitLong, func(s string) bool { return focusedBlock(s) != was })
+			}
+			tm.press("p")
+			tm.waitOK("the second's pane to say paused", func(s string) error {
+				if l := lineMatching(s, header); !strings.Contains(l, "paused") || !strings.Contains(l, "⚠ greet.go ↔ first") {
+					return fmt.Errorf("header %q", l)
+				}
+				return nil
+			})
+			tm.press("p")
+			tm.waitOK("the second's pane to run again", func(s string) error {
+				if l := lineMatching(s, header); strings.Contains(l, "paused") {
+					return fmt.Errorf("header %q", l)
+				}
+				return nil
+			})
+			tm.press("Escape")
+
 			release.open()
 			tm.waitText("E2E crew answer: both edited.")
 			tm.quitAndCheck(helpLine)
 		})
 	}
+}
+
+// lineMatching is the first line of screen that re matches, or "".
+func lineMatching(screen string, re *regexp.Regexp) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if re.MatchString(l) {
+			return l
+		}
+	}
+	return ""
 }
