@@ -70,7 +70,7 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, on StreamHandler) (
 	if err != nil {
 		return Completion{}, err
 	}
-	return a.t.retrying(ctx, on, func() (Completion, bool, error) { return a.attempt(ctx, body, on) })
+	return a.t.retrying(ctx, on, anthropicWords, func() (Completion, bool, error) { return a.attempt(ctx, body, on) })
 }
 
 // attempt makes one request; see OpenAI.attempt, whose clocks it keeps.
