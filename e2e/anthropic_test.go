@@ -325,6 +325,64 @@ func TestAnthropicResumeOnAnotherWire(t *testing.T) {
 	}
 }
 
+// TestAnthropicResumeOnRecordedWire: a session resumes on the wire it was
+// made on, though the config now names another for its model (saying
+// so), its thinking going back byte for byte; --api then moves it, also
+// saying so.
+func TestAnthropicResumeOnRecordedWire(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "thinking on anthropic", Text: "FIRST."}, {Text: "SECOND."}, {Text: "THIRD."}}})
+	// The first run names its wire in the user's config (no --api).
+	cfgDir := filepath.Join(h.box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeWire := func(api string) {
+		t.Helper()
+		cfg := fmt.Sprintf("base_url: %s\nmodel: claude-e2e\napi: %s\napi_key_env: ANTHROPIC_API_KEY\n", h.srv.URL(), api)
+		if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := h.box.env("ANTHROPIC_API_KEY=" + antKey)
+	writeWire("anthropic")
+	if r := runCovey(t, h.ws, env, "", "-p", "hello"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	// The config now says chat: the session goes on on Anthropic's wire.
+	writeWire("chat")
+	r := runCovey(t, h.ws, env, "", "--continue", "-p", "again")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "SECOND." {
+		t.Fatalf("resumed run: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "made on Anthropic Messages and goes on in it, though the config now names Chat Completions for claude-e2e") {
+		t.Errorf("stderr does not say the session stays on its wire:\n%s", r.stderr)
+	}
+	j := h.srv.Journal()
+	if len(j) != 2 || j[1].API != "anthropic" {
+		t.Fatalf("%d requests, the last on wire %q; want 2, the resumed one on Anthropic's", len(j), j[len(j)-1].API)
+	}
+	// Its thinking went back as it came.
+	first := parseAnt(t, j[1])
+	if len(first.Messages) < 2 || len(first.Messages[1].Content) == 0 || blockType(first.Messages[1].Content[0]) != "thinking" ||
+		!bytes.Contains(first.Messages[1].Content[0], []byte(`"thinking on anthropic"`)) {
+		t.Errorf("the resumed request does not carry the thinking first: %+v", first.Messages)
+	}
+	// --api moves it, and says so.
+	r = runCovey(t, h.ws, env, "", "--api", "chat", "--continue", "-p", "third")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "THIRD." {
+		t.Fatalf("third run: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "made on Anthropic Messages and now speaks Chat Completions (--api chat)") {
+		t.Errorf("stderr does not say --api changed the wire:\n%s", r.stderr)
+	}
+	if j := h.srv.Journal(); len(j) != 3 || j[2].API != "" {
+		t.Errorf("%d requests, the last on wire %q; want 3, the last on Chat Completions", len(j), j[len(j)-1].API)
+	}
+}
+
 // TestAnthropicRawQuirks: a raw stream with every quirk of a real one
 // (pings, empty deltas, a redacted thinking block, a thinking block with
 // only a signature, tool input streamed as an empty object) runs its call,
