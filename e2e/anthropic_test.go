@@ -383,6 +383,42 @@ func TestAnthropicResumeOnRecordedWire(t *testing.T) {
 	}
 }
 
+// TestAnthropicJSONCost: the json result prices cache reads and writes at
+// their own prices and says the cache counts.
+func TestAnthropicJSONCost(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	cfgDir := filepath.Join(h.box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "prices:\n  claude-e2e: {input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}\n"
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Text: "PRICED.", Usage: &scripted.Usage{Prompt: 1_000_000, Completion: 10_000, Cached: 800_000, CacheWrite: 100_000}}}})
+	r := h.run(t, "--output-format", "json", "-p", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var res struct {
+		Cost  *float64 `json:"cost"`
+		Usage struct {
+			Cached     int `json:"cached_tokens"`
+			CacheWrite int `json:"cache_write_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	// 0.1M fresh at 3, 0.8M read at 0.3, 0.1M written at 3.75, 10k out at 15
+	want := 0.3 + 0.24 + 0.375 + 0.15
+	if res.Cost == nil || *res.Cost < want-1e-9 || *res.Cost > want+1e-9 || res.Usage.Cached != 800_000 || res.Usage.CacheWrite != 100_000 {
+		t.Errorf("cost %v, usage %+v; want %v with the cache counts\n%s", res.Cost, res.Usage, want, r.stdout)
+	}
+}
+
 // TestAnthropicRawQuirks: a raw stream with every quirk of a real one
 // (pings, empty deltas, a redacted thinking block, a thinking block with
 // only a signature, tool input streamed as an empty object) runs its call,

@@ -44,14 +44,17 @@ type Session struct {
 	loadOnce      sync.Once
 	loadErr       error
 	modelFromFlag bool
-	cfg           config.Config
-	ws            *tools.Workspace
-	env           agent.Environment // in the prompts; Load puts a resumed session's start date in
-	base          string            // the main agent's prompt before env (agent.SystemPrompt)
-	defs          *agentdefs.Set
-	problems      []agentdefs.Problem
-	mode          permission.Mode
-	endpoint      config.Endpoint
+	// prices price tokens for budgets, /cost and the json results: the
+	// config's table, then the catalog's (config.PriceBook).
+	prices   agent.PriceBook
+	cfg      config.Config
+	ws       *tools.Workspace
+	env      agent.Environment // in the prompts; Load puts a resumed session's start date in
+	base     string            // the main agent's prompt before env (agent.SystemPrompt)
+	defs     *agentdefs.Set
+	problems []agentdefs.Problem
+	mode     permission.Mode
+	endpoint config.Endpoint
 
 	log *debuglog.Log
 	// status are the status lines of Claude Code's settings; version is
@@ -191,6 +194,7 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	s.fixed = opts.Provider
+	s.prices = cfg.PriceBook(opts.Endpoint)
 	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
 	if !opts.DeferMCPStart {
@@ -264,7 +268,7 @@ func New(opts Options) (*Session, error) {
 		CheckTimeout: cfg.Subagents.CheckTimeout,
 		LSP:          s.lsp,
 		WebSearch:    webSearch,
-		Cost:         cfg.Prices.CostFunc(),
+		Cost:         s.prices.CostFunc(),
 		// In plan mode children get read-only tools, until the mode changes.
 		Planning:  func() bool { return s.policy.Mode() == permission.ModePlan },
 		NoAskUser: cfg.AskUser == "deny",
@@ -374,7 +378,7 @@ func New(opts Options) (*Session, error) {
 		Tools:  reg, MaxTurns: maxTurns,
 		Source: agent.Source{AgentID: agent.MainAgentID},
 		Emit:   s.emit,
-		Cost:   cfg.Prices.CostFunc(),
+		Cost:   s.prices.CostFunc(),
 		Hooks:  s.mainHooks(),
 		OnMessage: func(m agent.Message) {
 			if s.rec != nil {
@@ -869,6 +873,10 @@ func (s *Session) Mode() permission.Mode { return s.mode }
 // Policy is the session's permission policy (the TUI cycles its mode and
 // grants for the session).
 func (s *Session) Policy() *permission.Policy { return s.policy }
+
+// Prices is what prices the session's tokens: config's prices: table,
+// then the catalog's vendor prices (cache reads and writes included).
+func (s *Session) Prices() agent.PriceBook { return s.prices }
 
 // Config is the configuration the session was built from.
 func (s *Session) Config() config.Config { return s.cfg }
