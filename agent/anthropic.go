@@ -56,6 +56,10 @@ func NewAnthropic(cfg OpenAIConfig) *Anthropic {
 // URL is where requests go.
 func (a *Anthropic) URL() string { return a.t.url }
 
+// marksCachePrefix tells the agent its requests carry cache breakpoints
+// (see prefixCacher).
+func (a *Anthropic) marksCachePrefix() {}
+
 // Stream sends req and streams the answer to on, with the retries and
 // errors of OpenAI.Stream.
 func (a *Anthropic) Stream(ctx context.Context, req Request, on StreamHandler) (Completion, error) {
