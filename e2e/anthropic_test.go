@@ -188,6 +188,33 @@ func TestAnthropicErrorsAndCutOffs(t *testing.T) {
 			t.Errorf("stderr does not tell of the retries:\n%s", r.stderr)
 		}
 	})
+	t.Run("error event mid-answer", func(t *testing.T) {
+		t.Parallel()
+		h := newAntRun(t)
+		ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
+		raw := ev("message_start", `{"type":"message_start","message":{"id":"msg_m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}`) +
+			ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`) +
+			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Half an ans"}}`) +
+			ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+		h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Raw: raw}}})
+		r := h.run(t, "-p", "hello")
+		if r.code != 1 || strings.TrimSpace(r.stdout) != "Half an ans" || !strings.Contains(r.stderr, "Overloaded") {
+			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		if n := len(h.srv.Journal()); n != 1 {
+			t.Errorf("%d requests: an answer broken midway must not be retried", n)
+		}
+	})
+	t.Run("max_tokens", func(t *testing.T) {
+		t.Parallel()
+		h := newAntRun(t)
+		h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+			{Text: "The essay begins", FinishReason: "length"}}})
+		r := h.run(t, "-p", "hello")
+		if r.code != 1 || strings.TrimSpace(r.stdout) != "The essay begins" || !strings.Contains(r.stderr, "cut off") {
+			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
 	t.Run("refusal", func(t *testing.T) {
 		t.Parallel()
 		h := newAntRun(t)
@@ -239,6 +266,63 @@ func TestAnthropicOverflowCompacts(t *testing.T) {
 	}
 	if over == 0 || compacted == 0 || summaries == 0 {
 		t.Errorf("%d requests refused, %d compactions, %d summaries on the Anthropic wire: want each at least once", over, compacted, summaries)
+	}
+}
+
+// TestAnthropicChildCachePrefix: a child on Anthropic's wire gets its
+// own breakpoints over its own byte-stable prefix, as its parent does:
+// every request of each agent marks the last tool, the system prompt and
+// its last user messages (four at most), and each request's tools, system
+// and messages begin with the previous request's bytes (the marks left
+// out, as the cache hashes them).
+func TestAnthropicChildCachePrefix(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:antchild]"}, Turns: []scripted.Turn{
+		{Reasoning: "Grep first.", ToolCalls: []scripted.Call{call("grep", map[string]any{"pattern": "func greeting", "output_mode": "files_with_matches"})}},
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "greet.go"})}},
+		{Text: "greet.go defines greeting."},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "Delegate.", ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{
+			"description": "find greeting", "subagent_type": "Explore", "prompt": "[e2e:antchild] Find greeting."}}}},
+		{Text: "ANT CREW DONE."},
+	}})
+	r := h.run(t, "-p", "where is greeting?")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "ANT CREW DONE." {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	strip := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(`,"cache_control":{"type":"ephemeral"}`), nil) }
+	for _, conv := range []string{"main", "child"} {
+		reqs := requestsOf(h.srv, conv)
+		if want := map[string]int{"main": 2, "child": 3}[conv]; len(reqs) != want {
+			t.Fatalf("%s: %d requests, want %d", conv, len(reqs), want)
+		}
+		var prev antBody
+		for i, e := range reqs {
+			if e.API != scripted.APIAnthropic {
+				t.Fatalf("%s request %d on wire %q", conv, i, e.API)
+			}
+			body := parseAnt(t, e)
+			n := bytes.Count(e.Body, []byte(`"cache_control"`))
+			lastTool, lastSys := body.Tools[len(body.Tools)-1], body.System[len(body.System)-1]
+			lastMsg := body.Messages[len(body.Messages)-1]
+			if n < 3 || n > 4 || !bytes.Contains(lastTool, []byte("cache_control")) || !bytes.Contains(lastSys, []byte("cache_control")) ||
+				!bytes.Contains(lastMsg.Content[len(lastMsg.Content)-1], []byte("cache_control")) {
+				t.Errorf("%s request %d: %d breakpoints, not on the last tool, the system prompt and the latest message", conv, i, n)
+			}
+			if i > 0 {
+				if !bytes.Equal(strip(joinRaw(prev.Tools)), strip(joinRaw(body.Tools))) || !bytes.Equal(strip(joinRaw(prev.System)), strip(joinRaw(body.System))) {
+					t.Errorf("%s request %d: tools or system changed", conv, i)
+				}
+				for m, pm := range prev.Messages {
+					if !bytes.Equal(strip(joinRaw(pm.Content)), strip(joinRaw(body.Messages[m].Content))) {
+						t.Errorf("%s request %d: message %d changed:\n%s\nwas\n%s", conv, i, m, joinRaw(body.Messages[m].Content), joinRaw(pm.Content))
+					}
+				}
+			}
+			prev = body
+		}
 	}
 }
 
