@@ -467,6 +467,41 @@ func TestAnthropicResumeOnRecordedWire(t *testing.T) {
 	}
 }
 
+// TestTUIAnthropicResumeOnRecordedWire: in the terminal too, a session
+// resumed after the config changed its model's wire says so in the resume
+// notice and goes on on the wire it was made on.
+func TestTUIAnthropicResumeOnRecordedWire(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "thinking on anthropic", Text: "FIRST."}, {Text: "TUI SECOND."}}})
+	cfgDir := filepath.Join(h.box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeWire := func(api string) {
+		t.Helper()
+		cfg := fmt.Sprintf("base_url: %s\nmodel: claude-e2e\napi: %s\napi_key_env: ANTHROPIC_API_KEY\n", h.srv.URL(), api)
+		if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := h.box.env("ANTHROPIC_API_KEY=" + antKey)
+	writeWire("anthropic")
+	if r := runCovey(t, h.ws, env, "", "-p", "hello"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	writeWire("chat")
+	tm := startTUI(t, h.ws, env, "--continue")
+	tm.waitText("goes on in it, though the config now names Chat Completions")
+	tm.submit("again")
+	tm.waitText("TUI SECOND.")
+	if j := h.srv.Journal(); len(j) != 2 || j[1].API != scripted.APIAnthropic {
+		t.Errorf("%d requests, the last on wire %q; want the resumed one on Anthropic's", len(j), j[len(j)-1].API)
+	}
+	tm.quitAndCheck(helpLine)
+}
+
 // TestAnthropicJSONCost: the json result prices cache reads and writes at
 // their own prices and says the cache counts.
 func TestAnthropicJSONCost(t *testing.T) {
