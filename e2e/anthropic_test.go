@@ -292,7 +292,9 @@ func TestAnthropicChildCachePrefix(t *testing.T) {
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "ANT CREW DONE." {
 		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	strip := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(`,"cache_control":{"type":"ephemeral"}`), nil) }
+	strip := func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`,"cache_control":{"type":"ephemeral"}`), nil)
+	}
 	for _, conv := range []string{"main", "child"} {
 		reqs := requestsOf(h.srv, conv)
 		if want := map[string]int{"main": 2, "child": 3}[conv]; len(reqs) != want {
