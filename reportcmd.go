@@ -69,9 +69,12 @@ func buildReport(args []string) (*report.Report, error) {
 		return nil, err
 	}
 	o := report.Options{Path: store.Path(id)}
-	// Prices are display only: the repository's config may set them.
-	if cfg, err := config.Load(root); err == nil && len(cfg.Prices) > 0 {
-		o.Cost = cfg.Prices.Cost
+	// Prices are display only: the repository's config may set them. The
+	// catalog's prices apply at the base URL the session recorded.
+	if cfg, err := config.Load(root); err == nil {
+		if book := cfg.PriceBook(config.Endpoint{BaseURL: l.Wire.BaseURL}); !book.Empty() {
+			o.Cost = book.Cost
+		}
 	}
 	return report.Build(l, o), nil
 }

@@ -146,7 +146,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		// MCP servers start once the first frame is up.
 		AfterFirstFrame: s.StartMCP,
 		OnBackground:    onBackground,
-		Cost:            costFunc(s.Config().Prices),
+		Cost:            costFunc(s.Prices()),
 		Hooks:           tuiHooks(s, o.demo),
 		Notify:          notifier(s, os.Getenv),
 		Commands:        customCommands(s),
@@ -164,10 +164,11 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 	return exitOK
 }
 
-// costFunc prices tokens for the UI from config's price table; nil without
-// one, so the UI shows no costs.
-func costFunc(prices agent.Prices) ui.CostFunc {
-	if len(prices) == 0 {
+// costFunc prices tokens for the UI from config's price table and the
+// catalog's prices; nil when neither can price anything, so the UI shows
+// no costs.
+func costFunc(prices agent.PriceBook) ui.CostFunc {
+	if prices.Empty() {
 		return nil
 	}
 	return prices.Cost

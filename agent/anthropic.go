@@ -56,6 +56,10 @@ func NewAnthropic(cfg OpenAIConfig) *Anthropic {
 // URL is where requests go.
 func (a *Anthropic) URL() string { return a.t.url }
 
+// marksCachePrefix tells the agent its requests carry cache breakpoints
+// (see prefixCacher).
+func (a *Anthropic) marksCachePrefix() {}
+
 // Stream sends req and streams the answer to on, with the retries and
 // errors of OpenAI.Stream.
 func (a *Anthropic) Stream(ctx context.Context, req Request, on StreamHandler) (Completion, error) {
@@ -70,7 +74,7 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, on StreamHandler) (
 	if err != nil {
 		return Completion{}, err
 	}
-	return a.t.retrying(ctx, on, func() (Completion, bool, error) { return a.attempt(ctx, body, on) })
+	return a.t.retrying(ctx, on, anthropicWords, func() (Completion, bool, error) { return a.attempt(ctx, body, on) })
 }
 
 // attempt makes one request; see OpenAI.attempt, whose clocks it keeps.

@@ -448,3 +448,39 @@ func TestAnthropicAuthNamesItsKey(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestAnthropicReusePrefixMarks: a question asked after tool results (it
+// joins their user message) leaves the last tool_result marked, the one
+// before the question, and the user message before it (the previous
+// turn's write point); the question is not marked.
+func TestAnthropicReusePrefixMarks(t *testing.T) {
+	h := []Message{
+		{Role: RoleSystem, Content: "sys"},
+		{Role: RoleUser, Content: "first"},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "toolu_1", Name: "a", Arguments: "{}"}}},
+		{Role: RoleTool, ToolCallID: "toolu_1", Content: "r1"},
+		{Role: RoleAssistant, Native: native(`{"type":"thinking","thinking":"t","signature":"s"}`), ToolCalls: []ToolCall{{ID: "toolu_2", Name: "a", Arguments: "{}"}}},
+		{Role: RoleTool, ToolCallID: "toolu_2", Content: "r2"},
+		{Role: RoleUser, Content: "QUESTION"},
+	}
+	body, err := encodeAnthropic(Request{Model: "claude-x", Messages: h, Tools: []ToolSpec{{Name: "a"}}, ReusePrefix: true}, Reasoning{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parsed antRequestJSON
+	if err := json.Unmarshal(body, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	marked := func(raw json.RawMessage) bool { return bytes.Contains(raw, []byte("cache_control")) }
+	last := parsed.Messages[len(parsed.Messages)-1].Content
+	if len(last) != 2 || !bytes.Contains(last[1], []byte("QUESTION")) || marked(last[1]) || !marked(last[0]) {
+		t.Fatalf("the last user message: %s", last)
+	}
+	prevUser := parsed.Messages[len(parsed.Messages)-3].Content
+	if !marked(prevUser[len(prevUser)-1]) || !bytes.Contains(prevUser[len(prevUser)-1], []byte("r1")) {
+		t.Errorf("the previous turn's write point (r1) is not marked: %s", prevUser)
+	}
+	if n := bytes.Count(body, []byte(`"cache_control"`)); n != maxCacheBreakpoints {
+		t.Errorf("%d breakpoints, want %d: %s", n, maxCacheBreakpoints, body)
+	}
+}

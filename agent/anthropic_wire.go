@@ -160,16 +160,10 @@ func encodeAnthropic(req Request, r Reasoning) ([]byte, error) {
 		body.System[n-1].CacheControl = ephemeral
 		marks++
 	}
-	for i := len(body.Messages) - 1; i >= 0 && marks < maxCacheBreakpoints; i-- {
-		m := body.Messages[i]
-		if m.Role != RoleUser || len(m.Content) == 0 {
-			continue
-		}
-		last := &m.Content[len(m.Content)-1]
-		if last.raw == nil {
-			last.CacheControl = ephemeral
-			marks++
-		}
+	if req.ReusePrefix {
+		markPrefixEnd(body.Messages, marks)
+	} else {
+		markLastUsers(body.Messages, len(body.Messages), marks)
 	}
 	body.MaxTokens = anthropicMaxTokens(req)
 	if r.Budget > 0 {
@@ -183,6 +177,51 @@ func encodeAnthropic(req Request, r Reasoning) ([]byte, error) {
 		body.OutputConfig = &antOutput{Effort: r.Effort}
 	}
 	return marshalNoEscape(body)
+}
+
+// markLastUsers puts a cache breakpoint on the last block of each of the
+// last user messages before msgs[end], while marks stay under the API's
+// bound.
+func markLastUsers(msgs []antMessage, end, marks int) {
+	for i := end - 1; i >= 0 && marks < maxCacheBreakpoints; i-- {
+		m := msgs[i]
+		if m.Role != RoleUser || len(m.Content) == 0 {
+			continue
+		}
+		last := &m.Content[len(m.Content)-1]
+		if last.raw == nil {
+			last.CacheControl = ephemeral
+			marks++
+		}
+	}
+}
+
+// markPrefixEnd marks a request that asks its last block (the question)
+// of the conversation before it: the block before the question, which
+// writes the cache for the whole conversation, and the last block of the
+// last user message before that one, where the previous turn wrote it.
+// The question itself is not marked: nothing will read it again.
+func markPrefixEnd(msgs []antMessage, marks int) {
+	mi := len(msgs) - 1
+	if mi < 0 {
+		return
+	}
+	bi := len(msgs[mi].Content) - 2 // the block before the question
+	for ; mi >= 0; mi-- {
+		if mi < len(msgs)-1 {
+			bi = len(msgs[mi].Content) - 1
+		}
+		for ; bi >= 0; bi-- {
+			if b := &msgs[mi].Content[bi]; b.raw == nil && b.Type != "thinking" && b.Type != "redacted_thinking" {
+				if marks < maxCacheBreakpoints {
+					b.CacheControl = ephemeral
+					marks++
+				}
+				markLastUsers(msgs, mi, marks)
+				return
+			}
+		}
+	}
 }
 
 // anthropicMaxTokens is max_tokens, which the API requires: the user's

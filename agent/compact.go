@@ -146,7 +146,11 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 			return failed(fmt.Errorf("before compacting: %w", err))
 		}
 	}
-	s, err := a.summarise(ctx, hist[:cut], summaryJob{focus: focus, extra: extra, limit: limit, words: summaryTokens * 3 / 4})
+	job := summaryJob{focus: focus, extra: extra, limit: limit, words: summaryTokens * 3 / 4}
+	s, asked, err := a.summariseOnPrefix(ctx, hist, cut, job)
+	if !asked {
+		s, err = a.summarise(ctx, hist[:cut], job)
+	}
 	if err != nil {
 		return failed(fmt.Errorf("compact: %w", err))
 	}

@@ -158,14 +158,7 @@ func (a *Agent) summaryRequest(ctx context.Context, input string) (string, error
 		// Its prefix is the summary prompt's, not the conversation's.
 		req.CacheKey = a.cfg.CacheKey + "/summary"
 	}
-	src := a.cfg.Source
-	comp, err := a.provider().Stream(ctx, req, StreamHandler{Retry: func(attempt int, wait time.Duration, reason string) {
-		a.emit(Retrying{Source: src, Attempt: attempt, Wait: wait, Reason: "summary: " + reason})
-	}})
-	if comp.Usage != (Usage{}) {
-		a.addUsage(comp.Usage)
-		a.emit(UsageReported{Source: src, Usage: comp.Usage})
-	}
+	comp, err := a.askSummary(ctx, req)
 	if err != nil {
 		return "", err
 	}
@@ -174,6 +167,105 @@ func (a *Agent) summaryRequest(ctx context.Context, input string) (string, error
 		return "", errors.New("the model wrote an empty summary")
 	}
 	return text, nil
+}
+
+// askSummary sends a summary request; its tokens count as the agent's,
+// its text is not streamed to the user, and its retries are told.
+func (a *Agent) askSummary(ctx context.Context, req Request) (Completion, error) {
+	src := a.cfg.Source
+	comp, err := a.provider().Stream(ctx, req, StreamHandler{Retry: func(attempt int, wait time.Duration, reason string) {
+		a.emit(Retrying{Source: src, Attempt: attempt, Wait: wait, Reason: "summary: " + reason})
+	}})
+	if comp.Usage != (Usage{}) {
+		a.addUsage(comp.Usage)
+		a.emit(UsageReported{Source: src, Usage: comp.Usage})
+	}
+	return comp, err
+}
+
+// prefixCacher is a Provider whose requests mark what the server caches
+// (Anthropic's cache_control breakpoints), so a summary asked after the
+// conversation itself, rather than of a transcript of it, reads the
+// conversation from the cache.
+type prefixCacher interface{ marksCachePrefix() }
+
+// summariseOnPrefix asks for the summary of hist[:cut] after the
+// conversation as the agent's turns send it (its system prompt, tools and
+// messages, byte for byte), with the summary's instructions as the last
+// user message: on a wire with cache breakpoints the whole conversation
+// is read from the cache rather than sent afresh as a transcript. asked
+// is false when it does not apply (another wire, a conversation that
+// would not fit beside the summary, the server finding it too long, an
+// answer without text): then the summary is asked of a transcript
+// (summarise).
+func (a *Agent) summariseOnPrefix(ctx context.Context, hist []Message, cut int, job summaryJob) (out summaryOutcome, asked bool, err error) {
+	if _, ok := a.provider().(prefixCacher); !ok {
+		return summaryOutcome{}, false, nil
+	}
+	question := prefixSummaryInput(job, hist, cut)
+	if a.estimateRequest()+EstimateTokens(question)+2*job.words*4/3 > job.limit {
+		return summaryOutcome{}, false, nil
+	}
+	req, n := a.requestMark()
+	if n != len(hist) {
+		return summaryOutcome{}, false, nil // the conversation moved on
+	}
+	req.Messages = append(req.Messages, Message{Role: RoleUser, Content: question})
+	req.ReusePrefix = true
+	comp, err := a.askSummary(ctx, req)
+	switch {
+	case errors.Is(err, ErrContextLength):
+		return summaryOutcome{}, false, nil
+	case err != nil:
+		return summaryOutcome{}, true, err
+	}
+	text := strings.TrimSpace(comp.Message.Content)
+	if text == "" {
+		return summaryOutcome{}, false, nil // it called a tool, or wrote nothing
+	}
+	return summaryOutcome{text: text, pieces: 1}, true, nil
+}
+
+// prefixSummaryInput is the last user message of a summary asked after the
+// conversation itself: the summariser's instructions, and where the part
+// kept verbatim begins.
+func prefixSummaryInput(job summaryJob, hist []Message, cut int) string {
+	var b strings.Builder
+	b.WriteString("Stop here: call no tool and do not go on with the task. The conversation above is about to be compacted: write its summary, which will replace it.\n\n")
+	b.WriteString(strings.TrimPrefix(SummaryPrompt, "You are a conversation summariser for covey, a coding agent. You read part of a coding session between a user and a coding agent (with its tool calls and results) and write a summary that lets the agent continue the work without the original messages.\n\n"))
+	fmt.Fprintf(&b, "\n\nSummarise in at most about %d words.", job.words)
+	if kept := len(hist) - cut; kept > 0 {
+		fmt.Fprintf(&b, " The last %d messages of the conversation (from %s) stay verbatim after the summary: summarise only what comes before them.", kept, messageStart(hist[cut]))
+	}
+	if job.focus != "" {
+		fmt.Fprintf(&b, "\nThe user asks the summary to focus on: %s", job.focus)
+	}
+	if job.extra != "" {
+		fmt.Fprintf(&b, "\n%s", job.extra)
+	}
+	return b.String()
+}
+
+// messageStart names a message by its role and first words, for the
+// summariser to find it.
+func messageStart(m Message) string {
+	who := "the user's message"
+	switch m.Role {
+	case RoleAssistant:
+		who = "your answer"
+	case RoleTool:
+		who = "the result of " + m.Name
+	}
+	return fmt.Sprintf("%s beginning %q", who, excerptWords(m.Content, 12))
+}
+
+// excerptWords is the first n words of s.
+func excerptWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = append(f[:n], "…")
+	}
+	return strings.Join(f, " ")
 }
 
 // entry is one message of a summarised history, as text.

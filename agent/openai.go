@@ -164,30 +164,47 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, on StreamHandler) (Com
 	if err != nil {
 		return Completion{}, err
 	}
-	return o.retrying(ctx, on, func() (Completion, bool, error) { return o.attempt(ctx, body, on) })
+	return o.retrying(ctx, on, chatWords, func() (Completion, bool, error) { return o.attempt(ctx, body, on) })
 }
+
+// wireWords are what a wire's failures call its request and the end of
+// its stream, so the one retry loop words each wire's errors in its own
+// terms.
+type wireWords struct {
+	request string // "chat completion": "... stopped: context canceled"
+	end     string // what a whole stream ends with: "[DONE] or a finish reason"
+}
+
+// The words of each wire.
+var (
+	chatWords      = wireWords{request: "chat completion", end: "[DONE] or a finish reason"}
+	anthropicWords = wireWords{request: "anthropic request", end: "message_stop or a stop reason"}
+	responsesWords = wireWords{request: "responses request", end: "response.completed"}
+)
 
 // retrying makes attempts until one succeeds or fails for good, waiting
 // between them as the server or the backoff says: the retry policy of
-// every wire (Anthropic's provider shares it through its transport). An
-// attempt reports whether any part of the answer was delivered (then it
-// is never retried).
-func (o *OpenAI) retrying(ctx context.Context, on StreamHandler, try func() (Completion, bool, error)) (Completion, error) {
+// every wire (the Anthropic and Responses providers share it through
+// their transport, an OpenAI). An attempt reports whether any part of the
+// answer was delivered (then it is never retried, and a broken connection
+// is told as mid-answer); a failure before any part is told as the host
+// unreached. words name the wire's request and stream end in errors.
+func (o *OpenAI) retrying(ctx context.Context, on StreamHandler, words wireWords, try func() (Completion, bool, error)) (Completion, error) {
 	for attempt := 1; ; attempt++ {
 		comp, delivered, err := try()
 		if err == nil {
 			return comp, nil
 		}
 		if ctx.Err() != nil {
-			return comp, fmt.Errorf("chat completion stopped: %w", ctx.Err())
+			return comp, fmt.Errorf("%s stopped: %w", words.request, ctx.Err())
 		}
 		if delivered {
-			err = o.midAnswer(err, comp)
+			err = o.midAnswer(err, comp, words)
 		}
 		var pe *ProviderError
 		if delivered || !errors.As(err, &pe) || !pe.Retryable || attempt >= o.cfg.MaxAttempts {
 			if !delivered {
-				err = o.unreached(err)
+				err = o.unreached(err, words)
 			}
 			if attempt > 1 {
 				err = fmt.Errorf("after %d attempts: %w", attempt, err)
@@ -202,7 +219,7 @@ func (o *OpenAI) retrying(ctx context.Context, on StreamHandler, try func() (Com
 			on.Retry(attempt, wait, pe.retryReason())
 		}
 		if err := o.cfg.Sleep(ctx, wait); err != nil {
-			return Completion{}, fmt.Errorf("chat completion stopped while waiting to retry: %w", err)
+			return Completion{}, fmt.Errorf("%s stopped while waiting to retry: %w", words.request, err)
 		}
 	}
 }
@@ -365,7 +382,7 @@ func isMediaType(contentType, want string) bool {
 // stopped midway, and how much of it is kept ("the connection to
 // api.example.com closed mid-answer (connection reset); 1.2k tokens kept").
 // Other errors pass unchanged.
-func (o *OpenAI) midAnswer(err error, comp Completion) error {
+func (o *OpenAI) midAnswer(err error, comp Completion, words wireWords) error {
 	var pe *ProviderError
 	if !errors.As(err, &pe) || pe.InStream {
 		return err
@@ -384,7 +401,7 @@ func (o *OpenAI) midAnswer(err error, comp Completion) error {
 	}
 	reason := pe.Message
 	if errors.Is(pe.Kind, ErrStreamEndedEarly) {
-		reason = "the stream ended early, without [DONE] or a finish reason"
+		reason = "the stream ended early, without " + words.end
 	}
 	msg := fmt.Sprintf("the connection to %s %s (%s); %s tokens kept", host, what, reason, FormatTokens(kept))
 	// The transport error is left out: the reason above already says it.
@@ -395,7 +412,7 @@ func (o *OpenAI) midAnswer(err error, comp Completion) error {
 // arrived, naming the host in plain words instead of Go's transport error
 // ("could not reach api.example.com (connection refused)"). Other errors
 // pass unchanged.
-func (o *OpenAI) unreached(err error) error {
+func (o *OpenAI) unreached(err error, words wireWords) error {
 	var pe *ProviderError
 	if !errors.As(err, &pe) || pe.InStream {
 		return err
@@ -408,7 +425,7 @@ func (o *OpenAI) unreached(err error) error {
 		what = "could not reach %s (%s)"
 	case errors.Is(pe.Kind, ErrStreamEndedEarly):
 		return &ProviderError{Kind: pe.Kind, Retryable: pe.Retryable,
-			Message: "the stream ended early, before any answer from " + o.host() + ": the server closed it without [DONE] or a finish reason"}
+			Message: "the stream ended early, before any answer from " + o.host() + ": the server closed it without " + words.end}
 	default:
 		// A failure without a plain name keeps Go's text: it is all there is.
 		return err

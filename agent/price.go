@@ -50,3 +50,62 @@ func (ps Prices) CostFunc() func(model string, u Usage) float64 {
 		return c
 	}
 }
+
+// PriceBook prices a model's tokens: by the user's table (config's
+// prices:) first, then by a catalog of the vendors' own prices. A user's
+// price that leaves the cache prices unset takes the catalog's, scaled to
+// the user's input price (the table may be in another currency), so a
+// cache read of Claude's costs a tenth of its input, not all of it.
+type PriceBook struct {
+	Table Prices
+	// Catalog is the vendors' price of a model; nil when no endpoint of
+	// the session is on a vendor the catalog prices.
+	Catalog func(model string) (Price, bool)
+}
+
+// Price is model's price, and whether it has one.
+func (b PriceBook) Price(model string) (Price, bool) {
+	p, ok := b.Table[model]
+	var c Price
+	cok := false
+	if b.Catalog != nil {
+		c, cok = b.Catalog(model)
+	}
+	if !ok {
+		return c, cok
+	}
+	if cok && c.Input > 0 {
+		if p.CacheRead == 0 && c.CacheRead > 0 {
+			p.CacheRead = p.Input * c.CacheRead / c.Input
+		}
+		if p.CacheWrite == 0 && c.CacheWrite > 0 {
+			p.CacheWrite = p.Input * c.CacheWrite / c.Input
+		}
+	}
+	return p, true
+}
+
+// Cost returns the cost of u on model, and whether the model has a price.
+func (b PriceBook) Cost(model string, u Usage) (float64, bool) {
+	p, ok := b.Price(model)
+	if !ok {
+		return 0, false
+	}
+	return p.Cost(u), true
+}
+
+// Empty reports whether the book can price nothing: no table and no
+// catalog.
+func (b PriceBook) Empty() bool { return len(b.Table) == 0 && b.Catalog == nil }
+
+// CostFunc returns b as an agent.Config.Cost function (0 for a model
+// without a price), or nil when the book is empty.
+func (b PriceBook) CostFunc() func(model string, u Usage) float64 {
+	if b.Empty() {
+		return nil
+	}
+	return func(model string, u Usage) float64 {
+		c, _ := b.Cost(model, u)
+		return c
+	}
+}

@@ -27,6 +27,12 @@ type Request struct {
 	// Responses API's prompt_cache_key): stable across an agent's turns,
 	// one per agent of a session. "" sends none.
 	CacheKey string
+	// ReusePrefix marks a request whose last message is a question asked
+	// of the conversation before it, as an earlier request sent it (a
+	// compaction's summary request): a wire with cache breakpoints marks
+	// the end of that conversation, not the question, so the question
+	// reads what the turns cached.
+	ReusePrefix bool
 }
 
 // ToolSpec is a tool as offered to the model.

@@ -54,7 +54,7 @@ func (r *Responses) Stream(ctx context.Context, req Request, on StreamHandler) (
 	if err != nil {
 		return Completion{}, err
 	}
-	comp, err := r.retrying(ctx, body, on)
+	comp, err := r.o.retrying(ctx, on, responsesWords, func() (Completion, bool, error) { return r.attempt(ctx, body, on) })
 	if err != nil {
 		comp.Message.Native = nil
 	}
@@ -67,66 +67,6 @@ func (r *Responses) effort(model string) string {
 		return ""
 	}
 	return r.o.cfg.Reasoning(model).Effort
-}
-
-// retrying makes attempts until one succeeds, fails for good, or the
-// attempts run out; it is OpenAI.Stream's loop.
-func (r *Responses) retrying(ctx context.Context, body []byte, on StreamHandler) (Completion, error) {
-	o := r.o
-	for attempt := 1; ; attempt++ {
-		comp, delivered, err := r.attempt(ctx, body, on)
-		if err == nil {
-			return comp, nil
-		}
-		if ctx.Err() != nil {
-			return comp, fmt.Errorf("responses request stopped: %w", ctx.Err())
-		}
-		if delivered {
-			err = r.midAnswer(err, comp)
-		}
-		var pe *ProviderError
-		if delivered || !errors.As(err, &pe) || !pe.Retryable || attempt >= o.cfg.MaxAttempts {
-			if !delivered {
-				err = r.unreached(err)
-			}
-			if attempt > 1 {
-				err = fmt.Errorf("after %d attempts: %w", attempt, err)
-			}
-			return comp, err
-		}
-		wait := pe.RetryAfter
-		if wait <= 0 {
-			wait = backoff(attempt, o.cfg.Rand())
-		}
-		if on.Retry != nil {
-			on.Retry(attempt, wait, pe.retryReason())
-		}
-		if err := o.cfg.Sleep(ctx, wait); err != nil {
-			return Completion{}, fmt.Errorf("responses request stopped while waiting to retry: %w", err)
-		}
-	}
-}
-
-// midAnswer is OpenAI.midAnswer, with the Responses stream's own end
-// named.
-func (r *Responses) midAnswer(err error, comp Completion) error {
-	err = r.o.midAnswer(err, comp)
-	var pe *ProviderError
-	if errors.As(err, &pe) && errors.Is(pe.Kind, ErrStreamEndedEarly) {
-		pe.Message = strings.Replace(pe.Message, "without [DONE] or a finish reason", "without response.completed", 1)
-	}
-	return err
-}
-
-// unreached is OpenAI.unreached, with the Responses stream's own end
-// named for a stream that ended before any answer.
-func (r *Responses) unreached(err error) error {
-	var pe *ProviderError
-	if errors.As(err, &pe) && !pe.InStream && errors.Is(pe.Kind, ErrStreamEndedEarly) {
-		return &ProviderError{Kind: pe.Kind, Retryable: pe.Retryable,
-			Message: "the stream ended early, before any answer from " + r.o.host() + ": the server closed it without response.completed"}
-	}
-	return r.o.unreached(err)
 }
 
 // attempt makes one request; delivered reports whether any part of the

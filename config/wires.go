@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"slices"
+	"sort"
 	"strings"
 
 	"covey/agent"
@@ -113,4 +115,48 @@ func inferAPI(base, model, keyEnv string, getenv func(string) string) string {
 func onHost(base, host string) bool {
 	u, err := url.Parse(base)
 	return err == nil && strings.EqualFold(u.Hostname(), host)
+}
+
+// PriceBook is the session's prices: the prices: table, then the
+// catalog's (window/catalog.json: Anthropic's and OpenAI's own prices,
+// cache reads and writes included) at the base URL of main and of every
+// provider profile. It has no catalog when none of those is on a vendor
+// the catalog prices (local servers, gateways), so such a session prices
+// only what the table names.
+func (c Config) PriceBook(main Endpoint) agent.PriceBook {
+	bases := []string{main.BaseURL}
+	names := make([]string, 0, len(c.Providers))
+	for name := range c.Providers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := c.Providers[name]
+		base := p.BaseURL
+		if base == "" {
+			base = defaultOpenAIURL
+			if p.API == agent.APIAnthropic {
+				base = defaultAnthropicURL
+			}
+		}
+		bases = append(bases, base)
+	}
+	var priced []string
+	for _, b := range bases {
+		if b != "" && window.PricesAt(b) && !slices.Contains(priced, b) {
+			priced = append(priced, b)
+		}
+	}
+	book := agent.PriceBook{Table: c.Prices}
+	if len(priced) > 0 {
+		book.Catalog = func(model string) (agent.Price, bool) {
+			for _, b := range priced {
+				if p, ok := window.CatalogPrice(b, model); ok {
+					return agent.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}, true
+				}
+			}
+			return agent.Price{}, false
+		}
+	}
+	return book
 }

@@ -188,6 +188,33 @@ func TestAnthropicErrorsAndCutOffs(t *testing.T) {
 			t.Errorf("stderr does not tell of the retries:\n%s", r.stderr)
 		}
 	})
+	t.Run("error event mid-answer", func(t *testing.T) {
+		t.Parallel()
+		h := newAntRun(t)
+		ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
+		raw := ev("message_start", `{"type":"message_start","message":{"id":"msg_m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}`) +
+			ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`) +
+			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Half an ans"}}`) +
+			ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+		h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{{Raw: raw}}})
+		r := h.run(t, "-p", "hello")
+		if r.code != 1 || strings.TrimSpace(r.stdout) != "Half an ans" || !strings.Contains(r.stderr, "Overloaded") {
+			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		if n := len(h.srv.Journal()); n != 1 {
+			t.Errorf("%d requests: an answer broken midway must not be retried", n)
+		}
+	})
+	t.Run("max_tokens", func(t *testing.T) {
+		t.Parallel()
+		h := newAntRun(t)
+		h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+			{Text: "The essay begins", FinishReason: "length"}}})
+		r := h.run(t, "-p", "hello")
+		if r.code != 1 || strings.TrimSpace(r.stdout) != "The essay begins" || !strings.Contains(r.stderr, "cut off") {
+			t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
 	t.Run("refusal", func(t *testing.T) {
 		t.Parallel()
 		h := newAntRun(t)
@@ -239,6 +266,65 @@ func TestAnthropicOverflowCompacts(t *testing.T) {
 	}
 	if over == 0 || compacted == 0 || summaries == 0 {
 		t.Errorf("%d requests refused, %d compactions, %d summaries on the Anthropic wire: want each at least once", over, compacted, summaries)
+	}
+}
+
+// TestAnthropicChildCachePrefix: a child on Anthropic's wire gets its
+// own breakpoints over its own byte-stable prefix, as its parent does:
+// every request of each agent marks the last tool, the system prompt and
+// its last user messages (four at most), and each request's tools, system
+// and messages begin with the previous request's bytes (the marks left
+// out, as the cache hashes them).
+func TestAnthropicChildCachePrefix(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "child", Match: scripted.Match{FirstUser: "[e2e:antchild]"}, Turns: []scripted.Turn{
+		{Reasoning: "Grep first.", ToolCalls: []scripted.Call{call("grep", map[string]any{"pattern": "func greeting", "output_mode": "files_with_matches"})}},
+		{ToolCalls: []scripted.Call{call("read_file", map[string]any{"path": "greet.go"})}},
+		{Text: "greet.go defines greeting."},
+	}})
+	h.srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "Delegate.", ToolCalls: []scripted.Call{{Name: "task", Args: map[string]any{
+			"description": "find greeting", "subagent_type": "Explore", "prompt": "[e2e:antchild] Find greeting."}}}},
+		{Text: "ANT CREW DONE."},
+	}})
+	r := h.run(t, "-p", "where is greeting?")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "ANT CREW DONE." {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	strip := func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`,"cache_control":{"type":"ephemeral"}`), nil)
+	}
+	for _, conv := range []string{"main", "child"} {
+		reqs := requestsOf(h.srv, conv)
+		if want := map[string]int{"main": 2, "child": 3}[conv]; len(reqs) != want {
+			t.Fatalf("%s: %d requests, want %d", conv, len(reqs), want)
+		}
+		var prev antBody
+		for i, e := range reqs {
+			if e.API != scripted.APIAnthropic {
+				t.Fatalf("%s request %d on wire %q", conv, i, e.API)
+			}
+			body := parseAnt(t, e)
+			n := bytes.Count(e.Body, []byte(`"cache_control"`))
+			lastTool, lastSys := body.Tools[len(body.Tools)-1], body.System[len(body.System)-1]
+			lastMsg := body.Messages[len(body.Messages)-1]
+			if n < 3 || n > 4 || !bytes.Contains(lastTool, []byte("cache_control")) || !bytes.Contains(lastSys, []byte("cache_control")) ||
+				!bytes.Contains(lastMsg.Content[len(lastMsg.Content)-1], []byte("cache_control")) {
+				t.Errorf("%s request %d: %d breakpoints, not on the last tool, the system prompt and the latest message", conv, i, n)
+			}
+			if i > 0 {
+				if !bytes.Equal(strip(joinRaw(prev.Tools)), strip(joinRaw(body.Tools))) || !bytes.Equal(strip(joinRaw(prev.System)), strip(joinRaw(body.System))) {
+					t.Errorf("%s request %d: tools or system changed", conv, i)
+				}
+				for m, pm := range prev.Messages {
+					if !bytes.Equal(strip(joinRaw(pm.Content)), strip(joinRaw(body.Messages[m].Content))) {
+						t.Errorf("%s request %d: message %d changed:\n%s\nwas\n%s", conv, i, m, joinRaw(body.Messages[m].Content), joinRaw(pm.Content))
+					}
+				}
+			}
+			prev = body
+		}
 	}
 }
 
@@ -322,6 +408,135 @@ func TestAnthropicResumeOnAnotherWire(t *testing.T) {
 	}
 	if j := h.srv.Journal(); len(j) != 2 || j[1].API != "" {
 		t.Errorf("the resumed request: %+v", j)
+	}
+}
+
+// TestAnthropicResumeOnRecordedWire: a session resumes on the wire it was
+// made on, though the config now names another for its model (saying
+// so), its thinking going back byte for byte; --api then moves it, also
+// saying so.
+func TestAnthropicResumeOnRecordedWire(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "thinking on anthropic", Text: "FIRST."}, {Text: "SECOND."}, {Text: "THIRD."}}})
+	// The first run names its wire in the user's config (no --api).
+	cfgDir := filepath.Join(h.box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeWire := func(api string) {
+		t.Helper()
+		cfg := fmt.Sprintf("base_url: %s\nmodel: claude-e2e\napi: %s\napi_key_env: ANTHROPIC_API_KEY\n", h.srv.URL(), api)
+		if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := h.box.env("ANTHROPIC_API_KEY=" + antKey)
+	writeWire("anthropic")
+	if r := runCovey(t, h.ws, env, "", "-p", "hello"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	// The config now says chat: the session goes on on Anthropic's wire.
+	writeWire("chat")
+	r := runCovey(t, h.ws, env, "", "--continue", "-p", "again")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "SECOND." {
+		t.Fatalf("resumed run: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "made on Anthropic Messages and goes on in it, though the config now names Chat Completions for claude-e2e") {
+		t.Errorf("stderr does not say the session stays on its wire:\n%s", r.stderr)
+	}
+	j := h.srv.Journal()
+	if len(j) != 2 || j[1].API != "anthropic" {
+		t.Fatalf("%d requests, the last on wire %q; want 2, the resumed one on Anthropic's", len(j), j[len(j)-1].API)
+	}
+	// Its thinking went back as it came.
+	first := parseAnt(t, j[1])
+	if len(first.Messages) < 2 || len(first.Messages[1].Content) == 0 || blockType(first.Messages[1].Content[0]) != "thinking" ||
+		!bytes.Contains(first.Messages[1].Content[0], []byte(`"thinking on anthropic"`)) {
+		t.Errorf("the resumed request does not carry the thinking first: %+v", first.Messages)
+	}
+	// --api moves it, and says so.
+	r = runCovey(t, h.ws, env, "", "--api", "chat", "--continue", "-p", "third")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "THIRD." {
+		t.Fatalf("third run: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "made on Anthropic Messages and now speaks Chat Completions (--api chat)") {
+		t.Errorf("stderr does not say --api changed the wire:\n%s", r.stderr)
+	}
+	if j := h.srv.Journal(); len(j) != 3 || j[2].API != "" {
+		t.Errorf("%d requests, the last on wire %q; want 3, the last on Chat Completions", len(j), j[len(j)-1].API)
+	}
+}
+
+// TestTUIAnthropicResumeOnRecordedWire: in the terminal too, a session
+// resumed after the config changed its model's wire says so in the resume
+// notice and goes on on the wire it was made on.
+func TestTUIAnthropicResumeOnRecordedWire(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Reasoning: "thinking on anthropic", Text: "FIRST."}, {Text: "TUI SECOND."}}})
+	cfgDir := filepath.Join(h.box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeWire := func(api string) {
+		t.Helper()
+		cfg := fmt.Sprintf("base_url: %s\nmodel: claude-e2e\napi: %s\napi_key_env: ANTHROPIC_API_KEY\n", h.srv.URL(), api)
+		if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := h.box.env("ANTHROPIC_API_KEY=" + antKey)
+	writeWire("anthropic")
+	if r := runCovey(t, h.ws, env, "", "-p", "hello"); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	writeWire("chat")
+	tm := startTUI(t, h.ws, env, "--continue")
+	tm.waitText("goes on in it, though the config now names Chat Completions")
+	tm.submit("again")
+	tm.waitText("TUI SECOND.")
+	if j := h.srv.Journal(); len(j) != 2 || j[1].API != scripted.APIAnthropic {
+		t.Errorf("%d requests, the last on wire %q; want the resumed one on Anthropic's", len(j), j[len(j)-1].API)
+	}
+	tm.quitAndCheck(helpLine)
+}
+
+// TestAnthropicJSONCost: the json result prices cache reads and writes at
+// their own prices and says the cache counts.
+func TestAnthropicJSONCost(t *testing.T) {
+	t.Parallel()
+	h := newAntRun(t)
+	cfgDir := filepath.Join(h.box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "prices:\n  claude-e2e: {input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}\n"
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+		{Text: "PRICED.", Usage: &scripted.Usage{Prompt: 1_000_000, Completion: 10_000, Cached: 800_000, CacheWrite: 100_000}}}})
+	r := h.run(t, "--output-format", "json", "-p", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var res struct {
+		Cost  *float64 `json:"cost"`
+		Usage struct {
+			Cached     int `json:"cached_tokens"`
+			CacheWrite int `json:"cache_write_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	// 0.1M fresh at 3, 0.8M read at 0.3, 0.1M written at 3.75, 10k out at 15
+	want := 0.3 + 0.24 + 0.375 + 0.15
+	if res.Cost == nil || *res.Cost < want-1e-9 || *res.Cost > want+1e-9 || res.Usage.Cached != 800_000 || res.Usage.CacheWrite != 100_000 {
+		t.Errorf("cost %v, usage %+v; want %v with the cache counts\n%s", res.Cost, res.Usage, want, r.stdout)
 	}
 }
 

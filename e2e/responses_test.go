@@ -317,6 +317,13 @@ func TestResponsesWireErrors(t *testing.T) {
 			}},
 			code: 0, stdout: "After the wait.", attempts: 3,
 		},
+		"response.failed before any answer, retried": {
+			turn: scripted.Turn{Text: "After the failure.", Attempts: []scripted.Turn{{Raw: (&respStream{}).
+				add("response.created", `"response":{"id":"resp_f","status":"in_progress"}`).
+				add("response.in_progress", `"response":{"id":"resp_f","status":"in_progress"}`).
+				add("response.failed", `"response":{"id":"resp_f","status":"failed","error":{"code":"rate_limit_exceeded","message":"Rate limit reached for gpt-5-codex"}}`).String()}}},
+			code: 0, stdout: "After the failure.", inStderr: "rate limited", attempts: 2,
+		},
 		"error event mid-stream": {
 			turn: scripted.Turn{Raw: midStream},
 			code: 1, stdout: "Half an ans", inStderr: "The server had an error while processing your request.", attempts: 1,

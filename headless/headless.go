@@ -78,6 +78,7 @@ func Run(ctx context.Context, s *session.Session, prompt, format string, stdout,
 	}
 	out := newHeadlessOutput(format, stdout, stderr)
 	out.tty = tty
+	out.prices, out.model = s.Prices(), s.Model()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -124,6 +125,10 @@ type headlessOutput struct {
 	// planned: the main agent presented a plan (exit_plan_mode) that
 	// nobody here can approve; the run ended with it.
 	planned bool
+	// prices price the run's tokens for the json result's cost; model is
+	// the main agent's.
+	prices agent.PriceBook
+	model  string
 }
 
 type callRecord struct {
@@ -151,6 +156,10 @@ type childRecord struct {
 	ToolCalls int         `json:"tool_calls"`
 	ElapsedMS int64       `json:"elapsed_ms"`
 	Usage     agent.Usage `json:"usage"`
+	// Cost is what its tokens cost (cache reads and writes at their
+	// prices), when its model has a price.
+	Cost  float64 `json:"cost,omitempty"`
+	model string
 	// Worktree is what became of an isolated child's changes.
 	Worktree *agent.WorktreeResult `json:"worktree,omitempty"`
 	// Files are the files it changed: by write and edit calls, and by bash
@@ -292,7 +301,7 @@ func (o *headlessOutput) toolFinished(src agent.Source, ev agent.ToolFinished) {
 // childStarted records a child (or a background shell) and reports its start.
 func (o *headlessOutput) childStarted(src agent.Source, ev agent.ChildStarted) {
 	o.children = append(o.children, childRecord{AgentID: src.AgentID, Name: src.Name, Background: ev.Background, Type: src.AgentType, Description: src.Description,
-		Attempt: ev.Attempt, Attempts: ev.Attempts})
+		Attempt: ev.Attempt, Attempts: ev.Attempts, model: ev.Model})
 	o.lastLine[src.AgentID], o.started[src.AgentID] = time.Now(), time.Now()
 	if src.AgentType == agent.ShellType {
 		o.progress("[shell] %s … started: %s", src.Name, src.Description)
@@ -301,12 +310,25 @@ func (o *headlessOutput) childStarted(src agent.Source, ev agent.ChildStarted) {
 	o.progress("[%s] %s … started (%s)", src.AgentType, src.Description, ev.Model)
 }
 
+// cost is what the run's tokens cost, the main agent's (main) and every
+// child's, and whether any of their models has a price.
+func (o *headlessOutput) cost(main agent.Usage) (float64, bool) {
+	total, priced := o.prices.Cost(o.model, main)
+	for _, c := range o.children {
+		if _, ok := o.prices.Price(c.model); ok && c.model != "" {
+			total, priced = total+c.Cost, true
+		}
+	}
+	return total, priced
+}
+
 // childFinished records a child's outcome and reports its end.
 func (o *headlessOutput) childFinished(src agent.Source, ev agent.ChildFinished) {
 	for i := range o.children {
 		if o.children[i].AgentID == src.AgentID {
 			c := &o.children[i]
 			c.Reason, c.Error, c.ToolCalls, c.ElapsedMS, c.Usage = ev.Reason, ev.Error, ev.ToolCalls, ev.Elapsed.Milliseconds(), ev.Usage
+			c.Cost, _ = o.prices.Cost(c.model, ev.Usage)
 		}
 	}
 	if src.AgentType == agent.ShellType {
@@ -436,6 +458,9 @@ func (o *headlessOutput) finish(res agent.Result, runErr error) int {
 		}
 		if msg != "" {
 			out["error"] = msg
+		}
+		if cost, ok := o.cost(res.Usage); ok {
+			out["cost"] = cost
 		}
 		enc := json.NewEncoder(o.stdout)
 		enc.SetIndent("", "  ")

@@ -112,7 +112,9 @@ func openRecording(workspace string, opts Options, secrets []string) (*recording
 		}
 		r.id, r.path = r.lock.ID(), r.lock.Path()
 	default:
-		if r.rec, err = r.store.Create(workspace, opts.Endpoint.Model); err != nil {
+		// The wire is recorded so a resumed session goes on speaking it.
+		w := sessionfile.Wire{Model: opts.Endpoint.Model, API: opts.Config.APIFor(opts.Endpoint, opts.Endpoint.Model, os.Getenv), BaseURL: opts.Endpoint.BaseURL}
+		if r.rec, err = r.store.CreateOn(workspace, w); err != nil {
 			return nil, err
 		}
 		r.id, r.path = r.rec.ID(), r.rec.Path()

@@ -33,8 +33,8 @@ func (s *Session) Report() (paths []string, summary string, err error) {
 		return nil, "", fmt.Errorf("report: %w", err)
 	}
 	o := report.Options{Path: s.rec.path}
-	if len(s.cfg.Prices) > 0 {
-		o.Cost = s.cfg.Prices.Cost
+	if !s.prices.Empty() {
+		o.Cost = s.prices.Cost
 	}
 	r := report.Build(l, o)
 	base := strings.TrimSuffix(s.rec.path, filepath.Ext(s.rec.path)) + ".report"

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,14 +44,17 @@ type Session struct {
 	loadOnce      sync.Once
 	loadErr       error
 	modelFromFlag bool
-	cfg           config.Config
-	ws            *tools.Workspace
-	env           agent.Environment // in the prompts; Load puts a resumed session's start date in
-	base          string            // the main agent's prompt before env (agent.SystemPrompt)
-	defs          *agentdefs.Set
-	problems      []agentdefs.Problem
-	mode          permission.Mode
-	endpoint      config.Endpoint
+	// prices price tokens for budgets, /cost and the json results: the
+	// config's table, then the catalog's (config.PriceBook).
+	prices   agent.PriceBook
+	cfg      config.Config
+	ws       *tools.Workspace
+	env      agent.Environment // in the prompts; Load puts a resumed session's start date in
+	base     string            // the main agent's prompt before env (agent.SystemPrompt)
+	defs     *agentdefs.Set
+	problems []agentdefs.Problem
+	mode     permission.Mode
+	endpoint config.Endpoint
 
 	log *debuglog.Log
 	// status are the status lines of Claude Code's settings; version is
@@ -190,6 +194,7 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	s.fixed = opts.Provider
+	s.prices = cfg.PriceBook(opts.Endpoint)
 	s.temps = tools.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
 	if !opts.DeferMCPStart {
@@ -263,7 +268,7 @@ func New(opts Options) (*Session, error) {
 		CheckTimeout: cfg.Subagents.CheckTimeout,
 		LSP:          s.lsp,
 		WebSearch:    webSearch,
-		Cost:         cfg.Prices.CostFunc(),
+		Cost:         s.prices.CostFunc(),
 		// In plan mode children get read-only tools, until the mode changes.
 		Planning:  func() bool { return s.policy.Mode() == permission.ModePlan },
 		NoAskUser: cfg.AskUser == "deny",
@@ -373,7 +378,7 @@ func New(opts Options) (*Session, error) {
 		Tools:  reg, MaxTurns: maxTurns,
 		Source: agent.Source{AgentID: agent.MainAgentID},
 		Emit:   s.emit,
-		Cost:   cfg.Prices.CostFunc(),
+		Cost:   s.prices.CostFunc(),
 		Hooks:  s.mainHooks(),
 		OnMessage: func(m agent.Message) {
 			if s.rec != nil {
@@ -446,13 +451,53 @@ func (s *Session) Load() error {
 		if m := l.Model; m != "" && !s.modelFromFlag {
 			s.setMainModel(m)
 		}
-		if note := wireChanged(l.Messages, s.API()); note != "" {
+		note := s.resumeOnWire(l.Wire)
+		if note == "" {
+			note = wireChanged(l.Messages, s.API()) // a file older than its wire's record
+		}
+		if note != "" {
 			l.Warnings = append(l.Warnings, note)
 		}
 		s.manager.Restore(restoredChildren(l.Children))
 		s.shells.SkipIDs(lastShell(l.Children))
 	})
 	return s.loadErr
+}
+
+// resumeOnWire puts the resumed main agent back on the wire its session
+// was made on (rec, as the file recorded it) when the config now names
+// another for the same model at the same base URL, and says so. It
+// follows the config instead, and says that, when --api names the wire,
+// or the model or base URL changed since (the recorded wire belongs to
+// another endpoint). "" when nothing was recorded or nothing changed.
+func (s *Session) resumeOnWire(rec sessionfile.Wire) string {
+	now := s.API()
+	if rec.API == "" || rec.API == now {
+		return ""
+	}
+	model, base := s.main.Model(), s.endpoint.BaseURL
+	notSent := "its earlier thinking is kept in the session file but not sent"
+	switch {
+	case s.endpoint.APIFlag != "":
+		return fmt.Sprintf("this session was made on %s and now speaks %s (--api %s): %s",
+			agent.WireName(rec.API), agent.WireName(now), s.endpoint.APIFlag, notSent)
+	case rec.Model != model || (rec.BaseURL != "" && strings.TrimRight(rec.BaseURL, "/") != strings.TrimRight(base, "/")):
+		return fmt.Sprintf("this session was made on %s (%s) and now speaks %s (%s), as the config says: %s",
+			agent.WireName(rec.API), wireWhere(rec.Model, rec.BaseURL), agent.WireName(now), wireWhere(model, base), notSent)
+	}
+	if err := s.setMainModelOn(model, rec.API); err != nil {
+		return fmt.Sprintf("this session was made on %s, which cannot be spoken now (%v): it goes on in %s", agent.WireName(rec.API), err, agent.WireName(now))
+	}
+	return fmt.Sprintf("this session was made on %s and goes on in it, though the config now names %s for %s (--api %s moves it there)",
+		agent.WireName(rec.API), agent.WireName(now), model, now)
+}
+
+// wireWhere names a model and its base URL for a notice.
+func wireWhere(model, base string) string {
+	if base == "" {
+		return model
+	}
+	return model + " at " + base
 }
 
 // wireChanged says, for a resumed history, that it was made on another
@@ -529,6 +574,12 @@ type providerKey struct{ profile, api string }
 // provider returns (building once) the provider of a profile for model,
 // in the wire model is served by there, and that wire's name.
 func (s *Session) provider(profile, model string) (agent.Provider, string, error) {
+	return s.providerOn(profile, model, "")
+}
+
+// providerOn is provider on wire api ("": the one config names for
+// model).
+func (s *Session) providerOn(profile, model, api string) (agent.Provider, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ep := s.endpoint
@@ -539,7 +590,9 @@ func (s *Session) provider(profile, model string) (agent.Provider, string, error
 			return nil, "", err
 		}
 	}
-	api := s.cfg.APIFor(ep, model, os.Getenv)
+	if api == "" {
+		api = s.cfg.APIFor(ep, model, os.Getenv)
+	}
 	if s.fixed != nil {
 		return s.fixed, api, nil
 	}
@@ -669,7 +722,7 @@ func (s *Session) SetModel(m string) {
 	s.setMainModel(m)
 	s.applyMainWindow(m)
 	if s.rec != nil && s.rec.rec != nil {
-		s.rec.rec.SetModel(m)
+		s.rec.rec.SetWire(sessionfile.Wire{Model: m, API: s.API(), BaseURL: s.endpoint.BaseURL})
 	}
 }
 
@@ -677,16 +730,24 @@ func (s *Session) SetModel(m string) {
 // by; a wire that cannot be built keeps the provider it had (the next
 // request says what is wrong).
 func (s *Session) setMainModel(m string) {
-	p, api, err := s.provider(s.endpoint.Name, m)
+	if err := s.setMainModelOn(m, ""); err != nil {
+		s.log.Errorf("model %s: %v", m, err)
+	}
+}
+
+// setMainModelOn is setMainModel on wire api ("": the one config names
+// for m).
+func (s *Session) setMainModelOn(m, api string) error {
+	p, api, err := s.providerOn(s.endpoint.Name, m, api)
 	s.main.SetModel(m)
 	if err != nil {
-		s.log.Errorf("model %s: %v", m, err)
-		return
+		return err
 	}
 	s.main.SetProvider(p)
 	s.mu.Lock()
 	s.mainAPI = api
 	s.mu.Unlock()
+	return nil
 }
 
 // API is the wire the main agent speaks: chat, responses or anthropic
@@ -812,6 +873,10 @@ func (s *Session) Mode() permission.Mode { return s.mode }
 // Policy is the session's permission policy (the TUI cycles its mode and
 // grants for the session).
 func (s *Session) Policy() *permission.Policy { return s.policy }
+
+// Prices is what prices the session's tokens: config's prices: table,
+// then the catalog's vendor prices (cache reads and writes included).
+func (s *Session) Prices() agent.PriceBook { return s.prices }
 
 // Config is the configuration the session was built from.
 func (s *Session) Config() config.Config { return s.cfg }

@@ -26,6 +26,18 @@ type catalogModel struct {
 	// API is "responses" for a model served through OpenAI's Responses
 	// API only; "" for the rest.
 	API string `json:"api"`
+	// Price is set for Anthropic's and OpenAI's own models.
+	Price *Price `json:"price"`
+}
+
+// Price is what a model costs at its vendor, in dollars per million
+// tokens: fresh input, output, and input read from and written to the
+// prompt cache (0: unknown).
+type Price struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
 }
 
 type catalogProvider struct {
@@ -128,4 +140,81 @@ func CatalogAPI(baseURL, model string) string {
 		}
 	}
 	return ""
+}
+
+// CatalogPrice returns what model costs at baseURL, from the catalog:
+// only the provider baseURL names is asked (a gateway's prices are its
+// own), and only Anthropic's and OpenAI's own APIs have prices. A model
+// id with or without a date ("claude-sonnet-4-5" for
+// "claude-sonnet-4-5-20250929") matches.
+func CatalogPrice(baseURL, model string) (Price, bool) {
+	if model == "" || IsLocal(baseURL) {
+		return Price{}, false
+	}
+	host := ""
+	if u, err := url.Parse(baseURL); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	for _, p := range catalog() {
+		if p.Host != host && hostAliases[host] != p.ID {
+			continue
+		}
+		m, ok := findModel(p.Models, model)
+		if !ok {
+			m, ok = findUndated(p.Models, model)
+		}
+		if ok && m.Price != nil {
+			return *m.Price, true
+		}
+	}
+	return Price{}, false
+}
+
+// PricesAt reports whether the catalog has prices for the provider
+// baseURL names.
+func PricesAt(baseURL string) bool {
+	if IsLocal(baseURL) {
+		return false
+	}
+	host := ""
+	if u, err := url.Parse(baseURL); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	for _, p := range catalog() {
+		if p.Host != host && hostAliases[host] != p.ID {
+			continue
+		}
+		for _, m := range p.Models {
+			if m.Price != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findUndated finds id among ms with the date of a dated id
+// ("-20250929") left out on either side.
+func findUndated(ms []catalogModel, id string) (catalogModel, bool) {
+	want := undated(strings.ToLower(id))
+	for _, m := range ms {
+		if undated(strings.ToLower(m.ID)) == want {
+			return m, true
+		}
+	}
+	return catalogModel{}, false
+}
+
+// undated drops a trailing "-YYYYMMDD" from a model id.
+func undated(id string) string {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 || len(id)-i-1 != 8 {
+		return id
+	}
+	for _, c := range id[i+1:] {
+		if c < '0' || c > '9' {
+			return id
+		}
+	}
+	return id[:i]
 }

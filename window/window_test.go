@@ -153,3 +153,37 @@ func TestIsLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogPrice: the vendors' own APIs price their models, cache reads
+// and writes included (Anthropic's a tenth and 1.25 times input, OpenAI's
+// cached input), dated ids and their aliases alike; local servers and
+// gateways get no price from the catalog.
+func TestCatalogPrice(t *testing.T) {
+	cases := map[string]struct {
+		base, model string
+		want        window.Price
+		ok          bool
+	}{
+		"claude alias":     {"https://api.anthropic.com", "claude-sonnet-4-5", window.Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}, true},
+		"claude dated":     {"https://api.anthropic.com/v1", "claude-sonnet-4-5-20250929", window.Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}, true},
+		"claude undated":   {"https://api.anthropic.com", "claude-opus-4-6", window.Price{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}, true},
+		"codex":            {"https://api.openai.com/v1", "gpt-5-codex", window.Price{Input: 1.25, Output: 10, CacheRead: 0.125}, true},
+		"4o cached input":  {"https://api.openai.com/v1", "gpt-4o", window.Price{Input: 2.5, Output: 10, CacheRead: 1.25}, true},
+		"pro, no cache":    {"https://api.openai.com/v1", "gpt-5.5-pro", window.Price{Input: 30, Output: 180}, true},
+		"unknown model":    {"https://api.openai.com/v1", "gpt-9", window.Price{}, false},
+		"local server":     {"http://localhost:11434/v1", "gpt-4o", window.Price{}, false},
+		"gateway":          {"https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4-5", window.Price{}, false},
+		"another provider": {"https://api.anthropic.com", "gpt-4o", window.Price{}, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := window.CatalogPrice(tc.base, tc.model)
+			if ok != tc.ok || got != tc.want {
+				t.Errorf("CatalogPrice(%q, %q) = %+v, %v; want %+v, %v", tc.base, tc.model, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+	if !window.PricesAt("https://api.anthropic.com") || !window.PricesAt("https://api.openai.com/v1") || window.PricesAt("http://127.0.0.1:8080/v1") || window.PricesAt("https://openrouter.ai/api/v1") {
+		t.Error("PricesAt: want the two vendors' APIs only")
+	}
+}

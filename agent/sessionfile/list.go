@@ -259,13 +259,13 @@ func scanInfo(path, workspace string, buf []byte) (Info, []byte, bool) {
 		default:
 			// Rare lines (clear, model, or a form this package does not
 			// write itself) take the full parse.
-			rec, typ, model, err := parseLine(ln)
+			rec, typ, wire, err := parseLine(ln)
 			switch {
 			case err != nil:
 			case typ == typeClear:
 				info.Messages, info.FirstMessage = 0, ""
 			case typ == typeModel:
-				info.Model = model
+				info.Model = wire.Model
 			case typ == typeMessage:
 				info.Messages++
 				if info.FirstMessage == "" && rec.Message.Role == agent.RoleUser {

@@ -19,6 +19,10 @@ type Loaded struct {
 	// Model is the model in use at the end: the header's, or the last
 	// SetModel's.
 	Model string
+	// Wire is Model with the wire it was spoken to in and where, as the
+	// header or the last SetWire recorded them (API and BaseURL empty in
+	// older files and after a SetModel).
+	Wire Wire
 	// Messages is the history after the last clear, repaired so that every
 	// tool call has its result (InterruptedResult where the process died
 	// first): ready for agent.Agent.SetHistory.
@@ -173,6 +177,8 @@ type line struct {
 	Message *agent.Message  `json:"message"`
 	Event   json.RawMessage `json:"event"`
 	Model   string          `json:"model"`
+	API     string          `json:"api"`
+	BaseURL string          `json:"base_url"`
 	Agent   *agent.Source   `json:"agent"`
 	At      int64           `json:"at"`
 }
@@ -224,7 +230,7 @@ func parse(data []byte) (*Loaded, error) {
 			header = true
 			continue
 		}
-		rec, typ, model, err := parseLine(raw)
+		rec, typ, wire, err := parseLine(raw)
 		if err != nil {
 			l.lost(n, raw, complete, err)
 			continue
@@ -236,7 +242,7 @@ func parse(data []byte) (*Loaded, error) {
 				l.Messages = append(l.Messages, *rec.Message)
 			}
 		case typeModel:
-			l.Model = model
+			l.Model, l.Wire = wire.Model, wire
 		case typeClear:
 			l.Messages, l.Replay, l.Children = nil, nil, nil
 		case typeCheckpoint, typeTurnEnd:
@@ -269,53 +275,54 @@ func (l *Loaded) readHeader(raw []byte) error {
 		return fmt.Errorf("session format version %d is not supported (this covey reads version %d)", h.Version, Version)
 	}
 	l.Header, l.Model = h, h.Model
+	l.Wire = Wire{Model: h.Model, API: h.API, BaseURL: h.BaseURL}
 	return nil
 }
 
 // parseLine decodes one line. Lines this package wrote are sliced by their
 // known prefix so each is parsed once; anything else takes the generic way.
-func parseLine(raw []byte) (rec Record, typ, model string, err error) {
+func parseLine(raw []byte) (rec Record, typ string, wire Wire, err error) {
 	untimed, at := cutTime(raw)
 	if body, ok := cutWrapped(untimed, prefixEvent); ok {
 		if e, err := DecodeEvent(body); err == nil {
-			return Record{Event: e, At: at}, typeEvent, "", nil
+			return Record{Event: e, At: at}, typeEvent, Wire{}, nil
 		}
 	}
 	if body, ok := cutWrapped(raw, prefixMessage); ok {
 		if m, err := decodeMessage(body); err == nil && validRole(m.Role) {
-			return Record{Message: &m}, typeMessage, "", nil
+			return Record{Message: &m}, typeMessage, Wire{}, nil
 		}
 	}
 	var ln line
 	if err := json.Unmarshal(raw, &ln); err != nil {
-		return Record{}, "", "", err
+		return Record{}, "", Wire{}, err
 	}
 	switch ln.Type {
 	case typeMessage:
 		if ln.Message == nil {
-			return Record{}, "", "", errors.New("message line without a message")
+			return Record{}, "", Wire{}, errors.New("message line without a message")
 		}
 		if !validRole(ln.Message.Role) {
-			return Record{}, "", "", fmt.Errorf("message with unknown role %q", ln.Message.Role)
+			return Record{}, "", Wire{}, fmt.Errorf("message with unknown role %q", ln.Message.Role)
 		}
-		return Record{Message: ln.Message}, typeMessage, "", nil
+		return Record{Message: ln.Message}, typeMessage, Wire{}, nil
 	case typeEvent:
 		e, err := DecodeEvent(ln.Event)
 		if err != nil {
-			return Record{}, "", "", err
+			return Record{}, "", Wire{}, err
 		}
 		rec := Record{Event: e}
 		if ln.At > 0 {
 			rec.At = time.UnixMilli(ln.At)
 		}
-		return rec, typeEvent, "", nil
+		return rec, typeEvent, Wire{}, nil
 	case typeChildMessage:
 		if ln.Message == nil || ln.Agent == nil || ln.Agent.AgentID == "" || !validRole(ln.Message.Role) {
-			return Record{}, "", "", errors.New("child message line without a valid agent and message")
+			return Record{}, "", Wire{}, errors.New("child message line without a valid agent and message")
 		}
-		return Record{Message: ln.Message, childSrc: *ln.Agent}, typeChildMessage, "", nil
+		return Record{Message: ln.Message, childSrc: *ln.Agent}, typeChildMessage, Wire{}, nil
 	}
-	return Record{}, ln.Type, ln.Model, nil
+	return Record{}, ln.Type, Wire{Model: ln.Model, API: ln.API, BaseURL: ln.BaseURL}, nil
 }
 
 // cutTime takes the time withTime put at the end of an event line: raw

@@ -231,14 +231,18 @@ func (r *Recorder) Clear() {
 
 // SetModel records that later requests use model; loading reports the last
 // one in Loaded.Model.
-func (r *Recorder) SetModel(model string) {
+func (r *Recorder) SetModel(model string) { r.SetWire(Wire{Model: model}) }
+
+// SetWire records that later requests use w.Model, spoken to in w.API at
+// w.BaseURL; loading reports the last one in Loaded.Model and Loaded.Wire.
+func (r *Recorder) SetWire(w Wire) {
 	if r == nil {
 		return
 	}
 	b, _ := json.Marshal(struct {
-		Type  string `json:"type"`
-		Model string `json:"model"`
-	}{typeModel, model}) // strings always encode
+		Type string `json:"type"`
+		Wire
+	}{typeModel, w}) // strings always encode
 	r.writeNow(append(b, '\n'))
 }
 

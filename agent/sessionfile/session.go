@@ -106,7 +106,11 @@ type Header struct {
 	Workspace string    `json:"workspace"`
 	Created   time.Time `json:"created"`
 	Model     string    `json:"model"`
-	Version   int       `json:"version"`
+	// API and BaseURL are the wire the model was spoken to in and where
+	// (see Wire); empty in files older than them.
+	API     string `json:"api,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+	Version int    `json:"version"`
 	// ForkedFrom is the session this one was forked from (/fork,
 	// --fork-session), "" for one started afresh.
 	ForkedFrom string `json:"forked_from,omitempty"`
@@ -148,9 +152,24 @@ func DefaultDir() (string, error) {
 // Path returns the file of the session id (which it does not check).
 func (s Store) Path(id string) string { return filepath.Join(s.Dir, id+Ext) }
 
+// Wire is the endpoint a session's main model is spoken to at: the model,
+// its wire (agent.APIChat, APIResponses, APIAnthropic) and the base URL.
+// A session resumes on the wire it was made on (see session.Load).
+type Wire struct {
+	Model   string `json:"model"`
+	API     string `json:"api,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+}
+
 // Create starts a new session for workspace and returns its recorder, the
 // header already on disk.
 func (s Store) Create(workspace, model string) (*Recorder, error) {
+	return s.CreateOn(workspace, Wire{Model: model})
+}
+
+// CreateOn is Create with the wire the model is spoken to in recorded in
+// the header.
+func (s Store) CreateOn(workspace string, w Wire) (*Recorder, error) {
 	if err := s.ensureDir(); err != nil {
 		return nil, err
 	}
@@ -176,7 +195,7 @@ func (s Store) Create(workspace, model string) (*Recorder, error) {
 			return nil, fmt.Errorf("create session %s: lock: %w", path, err)
 		}
 		r := newRecorder(f, id, path, s.Secrets, s.OnError, s.OnRecover)
-		h := Header{Type: typeSession, ID: id, Workspace: absPath(workspace), Created: now, Model: model, Version: Version}
+		h := Header{Type: typeSession, ID: id, Workspace: absPath(workspace), Created: now, Model: w.Model, API: w.API, BaseURL: w.BaseURL, Version: Version}
 		if err := r.writeHeader(h); err != nil {
 			_ = f.Close()
 			_ = os.Remove(path)

@@ -1,6 +1,7 @@
 package sessionfile
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -209,4 +210,42 @@ func TestList(t *testing.T) {
 	if err != nil || len(none) != 0 {
 		t.Fatalf("List of a missing folder = %v, %v", none, err)
 	}
+}
+
+// TestWireRecorded: the header records the wire and base URL a session
+// was made on, and each SetWire the later ones; loading reports the last
+// (a SetModel of an older covey records no wire).
+func TestWireRecorded(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	made := Wire{Model: "claude-x", API: "anthropic", BaseURL: "https://api.anthropic.com"}
+	r, err := s.CreateOn("/ws", made)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := r.Path()
+	load := func() *Loaded {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := Read(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if l := load(); l.Wire != made || l.Model != "claude-x" {
+		t.Fatalf("after create: %+v, model %q; want %+v", l.Wire, l.Model, made)
+	}
+	moved := Wire{Model: "gpt-5-codex", API: "responses", BaseURL: "https://api.openai.com/v1"}
+	r.SetWire(moved)
+	if l := load(); l.Wire != moved || l.Model != "gpt-5-codex" {
+		t.Fatalf("after SetWire: %+v; want %+v", l.Wire, moved)
+	}
+	r.SetModel("plain")
+	if l := load(); l.Wire != (Wire{Model: "plain"}) || l.Model != "plain" {
+		t.Fatalf("after SetModel: %+v", l.Wire)
+	}
+	_ = r.Close()
 }

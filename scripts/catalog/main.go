@@ -13,6 +13,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"sort"
@@ -30,6 +31,20 @@ type model struct {
 	// API is "responses" for a model OpenAI serves through its Responses
 	// API only; omitted for the rest.
 	API string `json:"api,omitempty"`
+	// Price is what the model costs at its vendor, in dollars per million
+	// tokens, for Anthropic's and OpenAI's own models only (a gateway's
+	// prices and cache rules are its own).
+	Price *price `json:"price,omitempty"`
+}
+
+// price is a model's price per million tokens: fresh input, output, and
+// input read from and written to the prompt cache (0: no cache price
+// known, priced as input).
+type price struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read,omitempty"`
+	CacheWrite float64 `json:"cache_write,omitempty"`
 }
 
 // provider is one hosted provider: the host of its API, when the catalog
@@ -56,7 +71,7 @@ func main() {
 		}
 		for _, m := range p.Models {
 			if m.ContextWindow > 0 {
-				pr.Models = append(pr.Models, model{ID: m.ID, Window: m.ContextWindow, MaxOutput: m.DefaultMaxTokens, API: api(p.ID, m.ID)})
+				pr.Models = append(pr.Models, model{ID: m.ID, Window: m.ContextWindow, MaxOutput: m.DefaultMaxTokens, API: api(p.ID, m.ID), Price: priceOf(p.ID, m)})
 			}
 		}
 		sort.Slice(pr.Models, func(i, j int) bool { return pr.Models[i].ID < pr.Models[j].ID })
@@ -80,6 +95,35 @@ func api(provider catwalk.InferenceProvider, id string) string {
 		return "responses"
 	}
 	return ""
+}
+
+// priceOf is the price of a model of Anthropic or OpenAI, its cache prices
+// read out of catwalk's two cached fields, which the two providers' files
+// fill differently: Anthropic's hold the cache write (1.25 times input,
+// the 5-minute cache) in "in_cached" and the cache read (a tenth of
+// input) in "out_cached"; OpenAI's hold the cached input price in either,
+// sometimes beside a value above the input price, so the read is the
+// smallest positive one below input. OpenAI bills no cache writes.
+func priceOf(provider catwalk.InferenceProvider, m catwalk.Model) *price {
+	round := func(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+	in, out := round(m.CostPer1MIn), round(m.CostPer1MOut)
+	if in <= 0 {
+		return nil
+	}
+	p := &price{Input: in, Output: out}
+	switch provider {
+	case catwalk.InferenceProviderAnthropic:
+		p.CacheWrite, p.CacheRead = round(m.CostPer1MInCached), round(m.CostPer1MOutCached)
+	case catwalk.InferenceProviderOpenAI:
+		for _, c := range []float64{round(m.CostPer1MInCached), round(m.CostPer1MOutCached)} {
+			if c > 0 && c < in && (p.CacheRead == 0 || c < p.CacheRead) {
+				p.CacheRead = c
+			}
+		}
+	default:
+		return nil
+	}
+	return p
 }
 
 // write prints the snapshot with one model a line, so a refresh reads as
