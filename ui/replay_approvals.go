@@ -35,6 +35,7 @@ func (r *router) asked(e agent.ApprovalAsked) {
 	}
 	r.finishAssistant()
 	b := newApprovalBlock(req)
+	b.SetNote("recorded: the user answers later in the session")
 	a := &askedBlock{block: b}
 	if pane, ok := r.children[req.AgentID]; ok && req.AgentID != "" {
 		a.pane = pane

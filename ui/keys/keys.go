@@ -226,7 +226,6 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // focused screen's groups, and adds any enabled binding no group names.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.ReplayPause, k.ReplayStep, k.ReplayFaster, k.ReplaySlower, k.ReplayNextEdit, k.ReplayNextError, k.ReplayNextAsk, k.ReplayQuit},
 		{k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 			k.ApproveUp, k.ApproveDown, k.ApprovePageUp, k.ApprovePageDown, k.ApproveLeft, k.ApproveRight, k.ApproveToInput,
 			k.ApproveFileToggle, k.ApproveFileNext, k.ApproveFilePrev, k.ApproveKeep,
@@ -237,6 +236,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.PasteClipboard, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Rewind, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.ReplayPause, k.ReplayStep, k.ReplayFaster, k.ReplaySlower, k.ReplayNextEdit, k.ReplayNextError, k.ReplayNextAsk, k.ReplayQuit},
 	}
 }
 
