@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,5 +190,44 @@ func TestReplayUnknownSession(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), `no session found with ID "20990101T000000Z-nosuch"`) || !strings.Contains(string(out), "covey sessions") {
 		t.Errorf("covey replay of an unknown session: %v\n%s", err, out)
+	}
+}
+
+// TestTUIReplayDamagedFile: a session file with a damaged line in the
+// middle and a torn last line (covey killed mid-write) replays what it
+// can: the lines around the damage, a child left running ended as
+// interrupted, and a warning naming what was skipped.
+func TestTUIReplayDamagedFile(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	path := filepath.Join(t.TempDir(), "damaged.jsonl")
+	const at = 1767225600000 // 2026-01-01T00:00:00Z
+	lines := []string{
+		`{"type":"session","id":"20260101T000000Z-abcdef","workspace":"/tmp/ws","created":"2026-01-01T00:00:00Z","model":"e2e-model","version":1}`,
+		`{"type":"checkpoint","id":"c1","time":"2026-01-01T00:00:01Z","text":"hello replay"}`,
+		`{"type":"message","message":{"role":"user","content":"hello replay"}}`,
+		`{"type":"event","event":{"type":"text","agent_id":"main","text":"FIRST PART of the answer."}}`,
+		`{"type":"event","event":{"type":"tool_started","agent_id":"main","call_id":"t1","name":"task","args":{},"key_arg":"scan docs","read_only":false},"at":` + fmt.Sprint(at+2000) + `}`,
+		`{"type":"event","event":{"type":"child_started","agent_id":"explore-1","parent_call_id":"t1","agent_type":"Explore","description":"scan docs","depth":1,"parent_id":"main","name":"scout","model":"e2e-model"},"at":` + fmt.Sprint(at+3000) + `}`,
+		`{"type":"event","event":{"type":"tool_sta` + "\x00garbage",
+		`{"type":"event","event":{"type":"tool_started","agent_id":"explore-1","parent_call_id":"t1","agent_type":"Explore","description":"scan docs","depth":1,"parent_id":"main","name":"scout","call_id":"g1","name":"glob","args":{"pattern":"*.md"},"key_arg":"*.md","read_only":true},"at":` + fmt.Sprint(at+4000) + `}`,
+		`{"type":"event","event":{"type":"text","agent_id":"main","text":"torn mid-wr`,
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTUI(t, t.TempDir(), sb.env(), "replay", path, "--speed", "100")
+	s := tm.waitText("end of the session")
+	for _, want := range []string{"hello replay", "FIRST PART of the answer.", "scout [Explore] scan docs", "glob", "the session file: line 7"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the replay lacks %q:\n%s", want, frame(s))
+		}
+	}
+	if strings.Contains(s, "torn mid-wr") {
+		t.Errorf("the torn last line was replayed:\n%s", frame(s))
+	}
+	tm.press("q")
+	if code, _, screen := tm.exited(); code != "0" {
+		t.Errorf("replay exited %q:\n%s", code, frame(screen))
 	}
 }
