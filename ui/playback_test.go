@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -204,5 +205,40 @@ func TestPlaybackPace(t *testing.T) {
 	h.fire(idleCap)
 	if h.m.play.pos != 12 || !strings.Contains(h.screen(), "idle skipped") {
 		t.Errorf("after the cut gap at event %d:\n%s", h.m.play.pos, h.screen())
+	}
+}
+
+// BenchmarkPlaybackJump: e through a crew session of 10,000 tool calls to
+// the one edit at its end, everything routed on the way.
+func BenchmarkPlaybackJump(b *testing.B) {
+	start := time.Unix(1_700_000_000, 0)
+	child := agent.Source{AgentID: "explore-1", Name: "scout", AgentType: "Explore", Description: "scan", Depth: 1, ParentID: agent.MainAgentID, ParentCallID: "t1"}
+	main := agent.Source{AgentID: agent.MainAgentID}
+	evs := []ReplayEvent{
+		{Event: agent.UserMessage{Source: main, Text: "go"}, At: start},
+		{Event: agent.ToolStarted{Source: main, CallID: "t1", Name: "task"}, At: start},
+		{Event: agent.ChildStarted{Source: child, Model: "m"}, At: start},
+	}
+	for i := range 10_000 {
+		at := start.Add(time.Duration(i) * time.Millisecond)
+		id := "g" + strconv.Itoa(i)
+		evs = append(evs, ReplayEvent{Event: agent.ToolStarted{Source: child, CallID: id, Name: "grep", KeyArg: "x"}, At: at},
+			ReplayEvent{Event: agent.ToolFinished{Source: child, CallID: id, Name: "grep", KeyArg: "x", Result: tools.Result{Content: "a.go:1"}}, At: at})
+	}
+	evs = append(evs, ReplayEvent{Event: agent.ToolFinished{Source: main, CallID: "w", Name: "write_file",
+		Result: tools.Result{Display: &tools.FileChange{Path: "a.go", Diff: "+x\n", Added: 1}}}, At: start.Add(11 * time.Second)})
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		m := New(Options{Playback: &Playback{Events: evs, Speed: 1}, Theme: theme.New(theme.ModeDark, true, false), MarkdownStyle: "ascii"})
+		nm, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m = nm.(Model)
+		b.StartTimer()
+		nm, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
+		m = nm.(Model)
+		if m.play.pos != len(evs) {
+			b.Fatalf("at event %d of %d", m.play.pos, len(evs))
+		}
+		_ = m.View()
 	}
 }
