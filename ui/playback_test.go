@@ -242,3 +242,24 @@ func BenchmarkPlaybackJump(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// TestResumeShowsJournaledAnswers: a resumed session shows each journaled
+// request as the record its answer left, under its child's pane; one
+// never answered (covey stopped first) is not left waiting.
+func TestResumeShowsJournaledAnswers(t *testing.T) {
+	var evs []agent.Event
+	for _, e := range recorded(time.Unix(1_700_000_000, 0)) {
+		evs = append(evs, e.Event)
+	}
+	unanswered := agent.ApprovalAsked{Source: agent.Source{AgentID: agent.MainAgentID}, ID: 9, Tool: "bash", Summary: "make deploy",
+		Request: json.RawMessage(`{"Tool":"bash","Command":"make deploy"}`)}
+	m := New(Options{Replay: append(evs, unanswered), Theme: theme.New(theme.ModeDark, true, false), MarkdownStyle: "ascii"})
+	nm, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	s := ansi.Strip(nm.(Model).View())
+	if !strings.Contains(s, "✓ allowed  write_file NOTES.md") {
+		t.Errorf("no record of the answer:\n%s", s)
+	}
+	if strings.Contains(s, "make deploy") || strings.Contains(s, "awaiting approval") {
+		t.Errorf("an unanswered request is left on screen:\n%s", s)
+	}
+}
