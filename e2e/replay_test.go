@@ -139,7 +139,12 @@ func TestTUIReplayMatchesLive(t *testing.T) {
 	rp := startTUI(t, ws, env, "replay", id[:12], "--speed", "10")
 	rp.waitText("replay ", "10×")
 	rp.press("a")
-	s := rp.waitText("at approval: write_file NOTES.md (scribe)")
+	s := rp.waitFor("the jump to the approval", waitLong, func(s string) bool {
+		return strings.Contains(s, "at approval: write_file NOTES.md (scribe)") || strings.Contains(s, "after this point")
+	})
+	if strings.Contains(s, "after this point") {
+		t.Fatalf("the replay played past the approval (0.5 s in at 10×) before the key landed:\n%s", frame(s))
+	}
 	sameHeaders(t, "at the approval", atAsk, s)
 	if !strings.Contains(s, "‖ paused") {
 		t.Errorf("a jump did not pause the replay:\n%s", frame(s))
