@@ -101,12 +101,34 @@ func typedEvents(in []sessionfile.Timed) []sessionfile.Timed {
 	return out
 }
 
-// placeInTime gives every event a time: the untimed ones between two
+// untimedStep is the pace of a file whose events carry no time.
+const untimedStep = 200 * time.Millisecond
+
+// untimed reports whether no event of evs has a time.
+func untimed(evs []sessionfile.Timed) bool {
+	for _, e := range evs {
+		if !e.At.IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// placeInTime gives every event a time (a file that times none: one every
+// untimedStep): the untimed ones between two
 // timed ones are spread evenly between them (text streamed in between),
 // those before the first timed one take start (or that one's time), those
 // after the last take its time; a time earlier than the one before it
 // (two goroutines stamping at once) takes the earlier's.
 func placeInTime(evs []sessionfile.Timed, start time.Time) []sessionfile.Timed {
+	if untimed(evs) {
+		// A file from before events were timed: one event every
+		// untimedStep, in order, rather than all at once.
+		for i := range evs {
+			evs[i].At = start.Add(time.Duration(i) * untimedStep)
+		}
+		return evs
+	}
 	prev := time.Time{}
 	for i := 0; i < len(evs); {
 		if !evs[i].At.IsZero() {

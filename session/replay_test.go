@@ -22,7 +22,7 @@ func TestPlaceInTime(t *testing.T) {
 		"text after the last takes its time":        {in: []time.Time{s(2), {}}, want: []time.Time{s(2), s(2)}},
 		"text before the first starts at the start": {in: []time.Time{{}, s(2)}, want: []time.Time{s(1), s(2)}},
 		"a time going back takes the one before":    {in: []time.Time{s(3), s(2), s(4)}, want: []time.Time{s(3), s(3), s(4)}},
-		"nothing timed takes the start":             {in: []time.Time{{}, {}}, want: []time.Time{s(0), s(0)}},
+		"nothing timed plays at a steady pace":      {in: []time.Time{{}, {}, {}}, want: []time.Time{s(0), t0.Add(untimedStep), t0.Add(2 * untimedStep)}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
