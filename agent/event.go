@@ -337,6 +337,60 @@ type Collision struct {
 	Ago      time.Duration `json:"ago_ns,omitempty"`
 }
 
+// ApprovalAsked is a question put to the user on an agent's behalf: a
+// permission request (a write, a command, a merge, a choice among
+// attempts, a trust question) or the model's own question (ask_user) or
+// plan (exit_plan_mode). The session journals it (and its answer) in the
+// session file without streaming it: the live TUI shows the request
+// itself. A resumed or replayed session draws it where it was asked, and
+// the crew report's timeline shows the wait as a gap.
+type ApprovalAsked struct {
+	Source
+	// ID pairs it with its ApprovalAnswered (unique within a run).
+	ID   int64  `json:"id"`
+	Tool string `json:"tool"` // the request's tool: write_file, bash, ask_user, ...
+	// Question is set for the model's questions and plans (ask_user,
+	// exit_plan_mode): the user was asked, not asked to allow.
+	Question bool `json:"question,omitempty"`
+	// Summary is the request in one line: the command, the path, the
+	// question.
+	Summary string `json:"summary,omitempty"`
+	// Request is the whole request as the permission package encodes it
+	// (diffs bounded), for a consumer that draws it as it was shown.
+	Request json.RawMessage `json:"request,omitempty"`
+}
+
+// ApprovalAnswered is the answer to the ApprovalAsked of the same ID.
+type ApprovalAnswered struct {
+	Source
+	ID      int64  `json:"id"`
+	Tool    string `json:"tool"`
+	Allowed bool   `json:"allowed"`
+	// Outcome says how: allowed, session (allowed for the session),
+	// edited (allowed with the user's edits), denied, kept (a merge kept
+	// for later), cancelled (withdrawn before an answer: the turn ended).
+	Outcome string `json:"outcome"`
+	// Detail is the user's answer to a question, the reason of a denial,
+	// the note of a partial allow or the mode a plan runs in.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Outcomes of an ApprovalAnswered.
+const (
+	OutcomeAllowed   = "allowed"
+	OutcomeSession   = "session"
+	OutcomeEdited    = "edited"
+	OutcomeDenied    = "denied"
+	OutcomeKept      = "kept"
+	OutcomeCancelled = "cancelled"
+)
+
+// Kind implements Event.
+func (ApprovalAsked) Kind() string { return "approval_asked" }
+
+// Kind implements Event.
+func (ApprovalAnswered) Kind() string { return "approval_answered" }
+
 // ShellType is the AgentType of a background shell (bash with
 // run_in_background): a member of the crew like a child, whose Source
 // has the shell's id as AgentID and Name, its command as Description, and

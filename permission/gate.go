@@ -145,6 +145,10 @@ type Verdict struct {
 	// Mode, on an allowed ToolExitPlanMode, is the permission mode the
 	// user chose to carry the plan out in (the UI has set it).
 	Mode Mode
+	// Granted, on an allowed answer that granted the like for the rest
+	// of the session, are the rules the grant recorded (the session file
+	// keeps them).
+	Granted []string
 }
 
 // FileChange is a change to one file: what a write proposes (shown to the

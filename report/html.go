@@ -84,6 +84,7 @@ h2{font-size:1.05rem;margin:1.6rem 0 .5rem}
 .tl-track{position:relative;height:1rem;background:repeating-linear-gradient(90deg,transparent 0 calc(10% - 1px),var(--line) calc(10% - 1px) 10%)}
 .span{position:absolute;top:.15rem;height:.7rem;border-radius:3px;background:var(--run)}
 .span.paused{background:var(--pause)}
+.span.approval,.span.question{background:transparent;border:1px dashed var(--pause);height:.7rem}
 .span.background{background:repeating-linear-gradient(45deg,var(--bg2) 0 4px,#7aa0e0 4px 8px)}
 .mark{position:absolute;top:0;width:2px;height:1rem;background:var(--fg);opacity:.55}
 .mark.failed,.mark.error{background:var(--fail);opacity:1;width:3px}
@@ -122,17 +123,17 @@ code{font-size:.85em}
 <div class="tl-track">{{range .Spans}}<div class="span {{.Kind}}" style="{{$.SpanStyle .}}" title="{{.Kind}} {{dur .Start}} → {{dur .End}}"></div>{{end}}{{range .Marks}}<div class="mark {{.Kind}}" style="{{$.MarkStyle .}}" title="{{.Kind}}: {{.Label}}"></div>{{end}}</div>
 </div>
 {{end}}</div>
-<div class="legend"><span><i style="background:var(--run)"></i>running</span><span><i style="background:var(--pause)"></i>paused</span><span><i style="background:var(--bg2)"></i>background</span><span><i style="background:var(--fg);opacity:.55"></i>tool call</span><span><i style="background:var(--fail)"></i>failed or error</span><span><i style="background:var(--hit)"></i>collision</span></div>
+<div class="legend"><span><i style="background:var(--run)"></i>running</span><span><i style="background:var(--pause)"></i>paused</span><span><i style="background:var(--bg2)"></i>background</span><span><i style="background:var(--fg);opacity:.55"></i>tool call</span><span><i style="background:var(--fail)"></i>failed or error</span><span><i style="background:var(--hit)"></i>collision</span><span><i style="border:1px dashed var(--pause)"></i>waiting for your answer</span></div>
 {{else}}<p class="meta">This session file was written before covey timed its events: no timeline.</p>{{end}}
 <h2>Agents</h2>
 <div class="scroll"><table id="agents">
-<thead><tr><th>agent</th><th>type</th><th>model</th><th>state</th><th class="num">turns</th><th class="num">tools</th><th class="num">tokens in/out</th><th class="num">cache read</th><th class="num">cost</th><th class="num">elapsed</th><th class="num">paused</th><th>files</th><th>review</th><th>task</th></tr></thead>
+<thead><tr><th>agent</th><th>type</th><th>model</th><th>state</th><th class="num">turns</th><th class="num">tools</th><th class="num">tokens in/out</th><th class="num">cache read</th><th class="num">cost</th><th class="num">elapsed</th><th class="num">paused</th><th class="num">waited</th><th>files</th><th>review</th><th>task</th></tr></thead>
 <tbody>
 {{range .Agents}}<tr data-agent="{{.ID}}">
 <td style="{{$.Indent .}}">{{.Name}}</td><td>{{.Type}}</td><td>{{.Model}}</td><td class="state-{{lower .State}}">{{.State}}</td>
 <td class="num">{{.Turns}}</td><td class="num">{{.ToolCalls}}{{if .FailedCalls}} ({{.FailedCalls}} failed){{end}}</td>
 <td class="num">{{tokens .Usage.In}}/{{tokens .Usage.Out}}</td><td class="num">{{tokens .Usage.CacheRead}}</td><td class="num">{{cost .Cost}}</td>
-<td class="num">{{dur .Elapsed}}</td><td class="num">{{dur .Paused}}</td><td>{{files .}}</td><td>{{.Review}}</td><td class="task">{{.Task}}</td>
+<td class="num">{{dur .Elapsed}}</td><td class="num">{{dur .Paused}}</td><td class="num">{{dur .Waited}}{{if .Asked}} ({{.Asked}}){{end}}</td><td>{{files .}}</td><td>{{.Review}}</td><td class="task">{{.Task}}</td>
 </tr>{{end}}
 </tbody></table></div>
 <h2>Details</h2>

@@ -15,6 +15,7 @@ import (
 	"covey/agent"
 	"covey/agent/sessionfile"
 	"covey/tools/tool"
+	"covey/tools/toolname"
 )
 
 // Bounds that keep a report small: a child that made ten thousand calls
@@ -90,7 +91,11 @@ type Agent struct {
 	Cost        float64 `json:"cost,omitempty"`
 	Elapsed     Seconds `json:"elapsed_s"`
 	Paused      Seconds `json:"paused_s,omitempty"`
-	Background  bool    `json:"background,omitempty"`
+	// Asked counts the approvals and questions put to the user for it;
+	// Waited is the time it waited for the answers.
+	Asked      int     `json:"asked,omitempty"`
+	Waited     Seconds `json:"waited_s,omitempty"`
+	Background bool    `json:"background,omitempty"`
 
 	Files      []File   `json:"files,omitempty"`
 	MoreFiles  int      `json:"more_files,omitempty"`
@@ -117,7 +122,7 @@ type File struct {
 // Span is a stretch of an agent's life on the timeline, in seconds from
 // the session's first timed event.
 type Span struct {
-	Kind  string  `json:"kind"` // running, paused, background
+	Kind  string  `json:"kind"` // running, paused, background; approval, question: waiting for the user (a gap)
 	Start Seconds `json:"start_s"`
 	End   Seconds `json:"end_s"`
 }
@@ -167,6 +172,14 @@ type builder struct {
 	first, last time.Time
 	// state is each child's current stretch: its kind and start.
 	state map[string]stretch
+	// asks are the questions waiting for an answer, by the journal's ID:
+	// the stretch to go back to, and when it was asked.
+	asks map[int64]ask
+}
+
+type ask struct {
+	resume string
+	at     time.Time
 }
 
 type stretch struct {
@@ -272,6 +285,56 @@ func (b *builder) event(e agent.Event, at time.Time) {
 		b.mark(a, at, "collision", c)
 	case agent.ErrorEvent:
 		b.mark(a, at, "error", e.Message)
+	case agent.ApprovalAsked:
+		b.asked(a, e, at)
+	case agent.ApprovalAnswered:
+		b.answered(a, e, at)
+	}
+}
+
+// asked starts a gap in the agent's timeline: it waits for the user.
+func (b *builder) asked(a *Agent, e agent.ApprovalAsked, at time.Time) {
+	a.Asked++
+	if b.asks == nil {
+		b.asks = map[int64]ask{}
+	}
+	kind := "approval"
+	if e.Question {
+		kind = "question"
+	}
+	resume := "running"
+	if cur, ok := b.state[a.ID]; ok && cur.kind != "" {
+		resume = cur.kind
+	}
+	b.asks[e.ID] = ask{resume: resume, at: at}
+	if a.ID == agent.MainAgentID {
+		return // the main agent's spans are made at the end, around its gaps
+	}
+	b.setStretch(a, kind, at)
+}
+
+// answered ends the gap its question started.
+func (b *builder) answered(a *Agent, e agent.ApprovalAnswered, at time.Time) {
+	q, ok := b.asks[e.ID]
+	if !ok {
+		return
+	}
+	delete(b.asks, e.ID)
+	if !q.at.IsZero() && !at.IsZero() {
+		a.Waited += secondsOf(at.Sub(q.at))
+	}
+	if a.ID == agent.MainAgentID {
+		kind := "approval"
+		if e.Tool == toolname.AskUser || e.Tool == toolname.ExitPlanMode {
+			kind = "question"
+		}
+		if !q.at.IsZero() && !at.IsZero() {
+			a.Spans = append(a.Spans, Span{Kind: kind, Start: b.at(q.at), End: b.at(at)})
+		}
+		return
+	}
+	if cur, ok := b.state[a.ID]; ok && (cur.kind == "approval" || cur.kind == "question") {
+		b.setStretch(a, q.resume, at)
 	}
 }
 
@@ -342,13 +405,31 @@ func (b *builder) finish() {
 		}
 		if a.ID != agent.MainAgentID {
 			s.Subagents++
-		} else if len(a.Spans) == 0 && b.r.Timed {
-			a.Spans = []Span{{Kind: "running", Start: 0, End: s.Span}}
+		} else if b.r.Timed {
+			a.Spans = aroundGaps(a.Spans, s.Span)
 			a.Elapsed = s.Span
 		}
 		slices.SortFunc(a.Files, func(x, y File) int { return cmp.Compare(x.Path, y.Path) })
 	}
 	b.r.Agents = treeOrder(b.r.Agents)
+}
+
+// aroundGaps is the main agent's timeline: running from the first event
+// to the last but in its gaps (the waits for the user, in order).
+func aroundGaps(gaps []Span, end Seconds) []Span {
+	out := make([]Span, 0, 2*len(gaps)+1)
+	from := Seconds(0)
+	for _, g := range gaps {
+		if g.Start > from {
+			out = append(out, Span{Kind: "running", Start: from, End: g.Start})
+		}
+		out = append(out, g)
+		from = max(from, g.End)
+	}
+	if end > from || len(out) == 0 {
+		out = append(out, Span{Kind: "running", Start: from, End: end})
+	}
+	return out
 }
 
 // treeOrder puts each child right after its parent (and its parent's

@@ -118,3 +118,43 @@ func TestReportUserTurns(t *testing.T) {
 		t.Errorf("user turns %d, want 2", got)
 	}
 }
+
+// TestReportApprovalGaps: a question put to the user is a gap in the
+// asking agent's timeline, a child's and the main agent's alike, and the
+// wait is counted.
+func TestReportApprovalGaps(t *testing.T) {
+	main := agent.Source{AgentID: agent.MainAgentID}
+	child := agent.Source{AgentID: "general-purpose-1", Name: "scribe", AgentType: "general-purpose", Depth: 1, ParentID: agent.MainAgentID, ParentCallID: "c0"}
+	r := Build(sessionOf(t,
+		agent.ToolStarted{Source: main, CallID: "c0", Name: "task"}, // 0 ms
+		agent.ChildStarted{Source: child, Model: "m"},               // 1
+		agent.ApprovalAsked{Source: child, ID: 1, Tool: "write_file", Summary: "NOTES.md"},
+		agent.ToolStarted{Source: child, CallID: "w", Name: "write_file"},
+		agent.ApprovalAnswered{Source: child, ID: 1, Tool: "write_file", Allowed: true, Outcome: agent.OutcomeAllowed}, // 4
+		agent.ChildFinished{Source: child, Reason: agent.StopOK},                                                       // 5
+		agent.ApprovalAsked{Source: main, ID: 2, Tool: "ask_user", Question: true, Summary: "which?"},                  // 6
+		agent.ApprovalAnswered{Source: main, ID: 2, Tool: "ask_user", Allowed: true, Outcome: agent.OutcomeAllowed},    // 7
+		agent.Done{Source: main, Reason: agent.StopOK},                                                                 // 8
+	), Options{})
+	kinds := func(a *Agent) string {
+		var s []string
+		for _, sp := range a.Spans {
+			s = append(s, fmt.Sprintf("%s %.3f-%.3f", sp.Kind, sp.Start, sp.End))
+		}
+		return strings.Join(s, ", ")
+	}
+	m, c := r.Agents[0], r.Agents[1]
+	if got, want := kinds(c), "running 0.001-0.002, approval 0.002-0.004, running 0.004-0.005"; got != want {
+		t.Errorf("the child's timeline: %s, want %s", got, want)
+	}
+	if got, want := kinds(m), "running 0.000-0.006, question 0.006-0.007, running 0.007-0.008"; got != want {
+		t.Errorf("the main agent's timeline: %s, want %s", got, want)
+	}
+	if c.Asked != 1 || c.Waited != 0.002 || m.Asked != 1 || m.Waited != 0.001 {
+		t.Errorf("asked/waited: child %d/%v, main %d/%v", c.Asked, c.Waited, m.Asked, m.Waited)
+	}
+	var page bytes.Buffer
+	if err := Write(&page, r, FormatHTML); err != nil || !strings.Contains(page.String(), `class="span approval"`) || !strings.Contains(page.String(), `class="span question"`) {
+		t.Errorf("the page draws no gap (%v)", err)
+	}
+}

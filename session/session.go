@@ -65,7 +65,9 @@ type Session struct {
 	// commands, agents, skills, hooks and MCP servers are loaded).
 	plugins []plugins.Plugin
 	rec     *recording // nil without a session file (the demo)
-	policy  *permission.Policy
+	// children are the children's Sources, for journaling their requests.
+	children childSources
+	policy   *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
@@ -182,6 +184,10 @@ func New(opts Options) (*Session, error) {
 		shells:    tools.NewShells(),
 	}
 	s.shells.Observe(s.shellEvent)
+	if opts.Asker != nil {
+		// Every question put to the user is journaled with its answer.
+		opts.Asker = &journalAsker{s: s, next: opts.Asker}
+	}
 	s.ext.instructions(&s.env, ws.Root)
 	s.ext.warnings = append(append(plugWarnings, s.ext.warnings...), s.ext.skillProblems(defs.All())...)
 	s.ext.warnings = append(s.ext.warnings, s.ext.modelProblems(cfg.ModelAliases)...)
@@ -559,6 +565,7 @@ func (s *Session) undoLog() *tools.UndoLog {
 // a full buffer makes the producer wait rather than lose events.
 func (s *Session) emit(e agent.Event) {
 	s.noteWindow(e)
+	s.children.note(e)
 	s.log.Event(e)
 	// A shell's output lines are for the panes: the session file keeps
 	// its start and end, not a stream of what it printed.

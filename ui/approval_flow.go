@@ -64,7 +64,7 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 		m.appr.pane = pane
 		pane.SetWaitingFor(true, waitingFor(p.req))
 	}
-	m.tr.Insert(m.approvalPosition(p.req), b)
+	m.tr.Insert(m.rt.approvalPosition(p.req), b)
 	typing := m.focus != keys.FocusTranscript && m.input.Value() != ""
 	if hadFocus || !typing {
 		m.focusApproval()
@@ -72,53 +72,6 @@ func (m *Model) showApproval(p *pendingApproval, hadFocus bool) {
 	m.startGrace()
 	m.layout()
 	m.tr.ScrollTo(b)
-}
-
-// approvalPosition is where a request is shown: under its child's pane
-// for a child (after the records of its earlier requests), else under the
-// main agent's tool call that asks, else at the end.
-func (m *Model) approvalPosition(req permission.Request) int {
-	var after transcript.Block
-	if req.AgentID != "" {
-		if pane, ok := m.rt.children[req.AgentID]; ok {
-			after = pane
-		}
-	} else {
-		after = m.askingToolBlock(req)
-	}
-	i := m.tr.IndexOf(after)
-	if after == nil || i < 0 {
-		return m.tr.Len()
-	}
-	for i+1 < m.tr.Len() {
-		next, ok := m.tr.At(i + 1).(*approval.Block)
-		if !ok || next.Request().AgentID != req.AgentID {
-			break
-		}
-		i++
-	}
-	return i + 1
-}
-
-// askingToolBlock finds the main agent's running call that asks: the
-// newest running block of that tool with the same path or command, else the
-// newest running block of that tool. One agent's writes run one at a time,
-// so this is unambiguous where it matters.
-func (m *Model) askingToolBlock(req permission.Request) *transcript.ToolBlock {
-	var fallback *transcript.ToolBlock
-	for i := m.tr.Len() - 1; i >= 0; i-- {
-		tb, ok := m.tr.At(i).(*transcript.ToolBlock)
-		if !ok || !tb.Running() || tb.Name() != req.Tool {
-			continue
-		}
-		if sameTarget(req, tb.KeyArg()) {
-			return tb
-		}
-		if fallback == nil {
-			fallback = tb
-		}
-	}
-	return fallback
 }
 
 // sameTarget reports whether a call's key argument names req's path or
@@ -189,7 +142,7 @@ func (m *Model) runApprovalAction(a approval.Action) tea.Cmd {
 		m.deny(a.Feedback)
 	case approval.GrantSession:
 		rules := m.perms.Grant(m.appr.block.Request())
-		m.answer(permission.Verdict{Allowed: true}, approval.OutcomeSession, strings.Join(rules, ", "))
+		m.answer(permission.Verdict{Allowed: true, Granted: rules}, approval.OutcomeSession, strings.Join(rules, ", "))
 	case approval.Keep:
 		m.answer(permission.Verdict{Reason: "the user kept the change on its branch for later", Keep: true}, approval.OutcomeKept, "")
 	case approval.Edit:

@@ -102,6 +102,7 @@ var fullHelpGroups = []string{
 	"in the input",
 	"anywhere",
 	"scrolling",
+	"in covey replay",
 }
 
 func (m *Model) cmdHelp(string) tea.Cmd {

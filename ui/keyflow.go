@@ -215,7 +215,7 @@ func (m *Model) viewBarShown() bool {
 // inputHeight is the height of the input, or of the view bar in its
 // place.
 func (m *Model) inputHeight() int {
-	if m.viewBarShown() {
+	if m.viewBarShown() || m.play != nil {
 		return 2 // the rule and the bar
 	}
 	return m.input.Height()

@@ -112,6 +112,10 @@ type Options struct {
 	// approval waits, a background child finishes or a turn ends
 	// unwatched; nil calls nobody.
 	Notify *notify.Notifier
+	// Playback, when set, plays a recorded session back (covey replay):
+	// read-only, with the player's bar in place of the input. Leave
+	// Engine, Events and Approver unset.
+	Playback *Playback
 }
 
 // Model is the root Bubble Tea model: it owns the transcript, the input,
@@ -223,6 +227,8 @@ type Model struct {
 	// kx is the state of the key flow: the help page, an armed cancel, a
 	// passing hint, an approval's grace (keyflow.go).
 	kx keyFlow
+	// play is the playback of a recorded session (nil: a live one).
+	play *player
 }
 
 // firstFrameDelay is how long after Init the first frame is surely drawn
@@ -342,6 +348,17 @@ func newModel(ctx context.Context, opts Options) Model {
 	if opts.Welcome != nil {
 		m.tr.Append(newWelcomeBlock(*opts.Welcome, km))
 	}
+	if opts.Playback != nil {
+		m.play = newPlayer(opts.Playback, time.Now)
+		m.clock = m.play.now
+		m.status.SetModel(opts.Playback.Model)
+		m.rt.mainModel = opts.Playback.Model
+		m.status.SetInterrupt("")
+		m.input.Blur()
+		if opts.Playback.Note != "" {
+			m.notice(transcript.NoticeInfo, opts.Playback.Note)
+		}
+	}
 	m.replay(opts.Replay, opts.ResumeNote)
 	if opts.Load != nil {
 		m.startLoading(opts.Load)
@@ -387,6 +404,9 @@ func (m Model) Init() tea.Cmd {
 	}
 	if m.load != nil {
 		cmds = append(cmds, m.loadCmd())
+	}
+	if m.play != nil {
+		cmds = append(cmds, m.play.schedule())
 	}
 	if f := m.afterFirstFrame; f != nil {
 		// Bubble Tea draws the first frame right after Init; a frame's
@@ -450,6 +470,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.unfocused = true
 	case turnDoneMsg:
 		return m.handleTurnDone(msg)
+	case playTickMsg:
+		return m.playTick(msg)
 	case tickMsg:
 		if msg.id != m.tickID || !m.ticking {
 			return nil
@@ -806,6 +828,7 @@ func (m *Model) layout() {
 		Screen:        m.screenKeyState(),
 		Child:         m.childKeyState(),
 		BackTo:        m.backTo(),
+		Replay:        m.play != nil,
 	}
 	m.keys.Apply(m.keyState)
 	m.keys.Help.SetHelp(keys.Name(m.keys.Help), m.helpKeyDesc())
@@ -940,7 +963,9 @@ func (m *Model) render() string {
 		b.WriteString(m.comp.View())
 	}
 	b.WriteByte('\n')
-	if m.viewBarShown() {
+	if m.play != nil {
+		b.WriteString(m.replayBar())
+	} else if m.viewBarShown() {
 		b.WriteString(m.styles.Input.Border.Render(strings.Repeat("─", max(m.width, 0))))
 		b.WriteByte('\n')
 		b.WriteString(m.keys.ViewBar(m.styles, m.scr.Title(), m.scr.ShortHelp(), m.width))

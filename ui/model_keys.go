@@ -29,6 +29,11 @@ func (m *Model) handleMouse(msg tea.MouseMsg) {
 
 // handleKey routes a key: global keys first, then to where the focus is.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	if m.play != nil {
+		if cmd, done := m.handleReplayKey(k); done {
+			return cmd
+		}
+	}
 	if key.Matches(k, m.keys.Quit) {
 		return m.ctrlC()
 	}

@@ -33,6 +33,7 @@ func (m *Model) replay(events []agent.Event, note string) {
 // agent's tool calls and the children's panes (marked cancelled).
 func (r *router) closeAll() {
 	r.finishAssistant()
+	r.dropAsks()
 	for id, b := range r.tools {
 		if b.Running() {
 			b.Finish(agent.ToolFinished{Source: agent.Source{AgentID: agent.MainAgentID}, CallID: id, Name: b.Name(),

@@ -70,6 +70,9 @@ type router struct {
 	trailer transcript.Block
 	// compacting is the divider of the root's compaction under way.
 	compacting *transcript.CompactionBlock
+	// asks are the recorded requests shown and not yet answered, by the
+	// journal's ID (a resumed or replayed session).
+	asks map[int64]*askedBlock
 }
 
 // CostFunc prices usage of a model in dollars; ok is false when the model
@@ -106,6 +109,7 @@ func (r *router) reset() {
 	r.mainCost = 0
 	r.treeCache = nil
 	r.compacting = nil
+	r.asks = nil
 }
 
 // finishAssistant freezes the current answer so later text starts a new one.
@@ -141,6 +145,14 @@ func (r *router) lastOwn() transcript.Block {
 
 // route applies one event.
 func (r *router) route(ev agent.Event) routeEffect {
+	switch e := ev.(type) {
+	case agent.ApprovalAsked:
+		r.asked(e)
+		return routeEffect{}
+	case agent.ApprovalAnswered:
+		r.answered(e)
+		return routeEffect{}
+	}
 	if !r.isRoot(ev.From()) {
 		if r.keepLog {
 			r.log = append(r.log, screens.Logged{Event: ev, At: r.now})

@@ -79,6 +79,10 @@ func DecodeEvent(raw json.RawMessage) (agent.Event, error) {
 		e, err = decodeAs[agent.Compacted](raw)
 	case agent.Compacting{}.Kind():
 		e, err = decodeAs[agent.Compacting](raw)
+	case agent.ApprovalAsked{}.Kind():
+		e, err = decodeAs[agent.ApprovalAsked](raw)
+	case agent.ApprovalAnswered{}.Kind():
+		e, err = decodeAs[agent.ApprovalAnswered](raw)
 	case "":
 		return nil, errors.New("decode event: no type")
 	default:

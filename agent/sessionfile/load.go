@@ -58,6 +58,9 @@ type Loaded struct {
 	// placeholders counts the messages alternate put in the history
 	// (they are not in the replay).
 	placeholders int
+	// userAt is the time of the last checkpoint line, which the user
+	// message after it takes.
+	userAt time.Time
 }
 
 // Events returns the replay as events alone, for a consumer that only
@@ -68,6 +71,27 @@ type Loaded struct {
 // just before it show them, as they did live.
 func (l *Loaded) Events() []agent.Event {
 	out := make([]agent.Event, 0, len(l.Replay))
+	l.eachEvent(func(e agent.Event, _ time.Time) { out = append(out, e) })
+	return out
+}
+
+// Timed is one event of a session's replay and when it happened (zero
+// when the file does not say: text, and files from before events were
+// timed).
+type Timed struct {
+	Event agent.Event
+	At    time.Time
+}
+
+// TimedEvents is Events with each event's time, for covey replay.
+func (l *Loaded) TimedEvents() []Timed {
+	out := make([]Timed, 0, len(l.Replay))
+	l.eachEvent(func(e agent.Event, at time.Time) { out = append(out, Timed{Event: e, At: at}) })
+	return out
+}
+
+// eachEvent calls f with each event of Events in order, and its time.
+func (l *Loaded) eachEvent(f func(agent.Event, time.Time)) {
 	delivering := false // BackgroundResult events came; their message follows
 	for _, rec := range l.Replay {
 		switch {
@@ -75,17 +99,16 @@ func (l *Loaded) Events() []agent.Event {
 			if _, ok := rec.Event.(agent.BackgroundResult); ok {
 				delivering = true
 			}
-			out = append(out, rec.Event)
+			f(rec.Event, rec.At)
 		case rec.Message.Role == agent.RoleUser:
 			if delivering && strings.HasPrefix(rec.Message.Content, backgroundNoticePrefix) {
 				delivering = false
 				continue
 			}
 			delivering = false
-			out = append(out, agent.UserMessage{Source: agent.Source{AgentID: agent.MainAgentID}, Text: rec.Message.Content})
+			f(agent.UserMessage{Source: agent.Source{AgentID: agent.MainAgentID}, Text: rec.Message.Content}, rec.At)
 		}
 	}
-	return out
 }
 
 // backgroundNoticePrefix starts the message that delivers background
@@ -166,8 +189,10 @@ type Record struct {
 	// Event is decoded to its concrete type (see DecodeEvent), a value as
 	// the agent emits it, ready to feed to the TUI.
 	Event agent.Event
-	// At is when the event was recorded; zero for messages, text deltas
-	// and lines of files written before events were timed.
+	// At is when the event was recorded, or when the user sent a user
+	// message (the time of the checkpoint before it); zero for other
+	// messages, text deltas and lines of files written before events
+	// were timed.
 	At time.Time
 }
 
@@ -237,6 +262,9 @@ func parse(data []byte) (*Loaded, error) {
 		}
 		switch typ {
 		case typeMessage, typeEvent:
+			if rec.Message != nil && rec.Message.Role == agent.RoleUser && !l.userAt.IsZero() {
+				rec.At, l.userAt = l.userAt, time.Time{}
+			}
 			l.Replay = append(l.Replay, rec)
 			if rec.Message != nil {
 				l.Messages = append(l.Messages, *rec.Message)

@@ -246,6 +246,9 @@ func (l *Loaded) openItems() []openItem {
 			open = append(open, openItem{kind: itemTool, src: src, callID: e.CallID, name: e.Name, keyArg: e.KeyArg})
 		case agent.ToolFinished:
 			remove(itemTool, src.AgentID, e.CallID)
+		case agent.ApprovalAsked, agent.ApprovalAnswered:
+			// Journaled beside a call, or at start (a trust question):
+			// they start no run.
 		default:
 			startRun(src)
 		}

@@ -124,6 +124,7 @@ func (l *Loaded) noteRewindLine(typ string, raw []byte) {
 		if json.Unmarshal(raw, &c) == nil && c.ID != "" {
 			c.Files, c.End = nil, ""
 			l.Checkpoints = append(l.Checkpoints, c.Checkpoint)
+			l.userAt = c.Time
 		}
 	case typeTurnEnd:
 		var e endLine

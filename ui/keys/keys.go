@@ -107,6 +107,17 @@ type KeyMap struct {
 	Retry     key.Binding
 	// Rewind is esc twice on an empty input while nothing runs: /rewind.
 	Rewind key.Binding
+
+	// Replay (covey replay): the player's keys. While a session plays
+	// back, every key that would send, answer or change anything is off.
+	ReplayPause     key.Binding
+	ReplayStep      key.Binding
+	ReplayFaster    key.Binding
+	ReplaySlower    key.Binding
+	ReplayNextEdit  key.Binding
+	ReplayNextError key.Binding
+	ReplayNextAsk   key.Binding
+	ReplayQuit      key.Binding
 }
 
 // Default returns covey's default bindings.
@@ -182,6 +193,15 @@ func Default() KeyMap {
 		CycleMode: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "permission mode")),
 		Retry:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "retry last message")),
 		Rewind:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc esc", "rewind")),
+
+		ReplayPause:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/play")),
+		ReplayStep:      key.NewBinding(key.WithKeys(".", "n"), key.WithHelp("./n", "step")),
+		ReplayFaster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		ReplaySlower:    key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "slower")),
+		ReplayNextEdit:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "next edit")),
+		ReplayNextError: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "next error")),
+		ReplayNextAsk:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "next question/approval")),
+		ReplayQuit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
@@ -191,6 +211,7 @@ func Default() KeyMap {
 // general ones. A screen's own keys are on its view bar.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
+		k.ReplayPause, k.ReplayStep, k.ReplayFaster, k.ReplaySlower, k.ReplayNextEdit, k.ReplayNextError, k.ReplayNextAsk, k.ReplayQuit,
 		k.ApproveYes, k.ApproveSession, k.ApproveNo, k.ApproveFeedback, k.ApproveEdit, k.ApproveLayout,
 		k.ApproveHunkToggle, k.ApproveAttemptNext, k.QuestionNumber, k.QuestionPick, k.QuestionToggle,
 		k.FeedbackSend, k.FeedbackBack, k.ApproveToInput, k.FocusApproval,
@@ -215,6 +236,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.ExpandPaste, k.PasteClipboard, k.Complete, k.Accept, k.Dismiss, k.CompletePrev, k.CompleteNext},
 		{k.Cancel, k.CycleMode, k.Retry, k.Rewind, k.Crew, k.Quit, k.Help, k.FocusApproval},
 		{k.LineUp, k.LineDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.ReplayPause, k.ReplayStep, k.ReplayFaster, k.ReplaySlower, k.ReplayNextEdit, k.ReplayNextError, k.ReplayNextAsk, k.ReplayQuit},
 	}
 }
 
@@ -254,6 +276,8 @@ type State struct {
 	Child  Child
 	// BackTo is where esc goes back to ("the input", "the pane", ...).
 	BackTo string
+	// Replay: a recorded session plays back (covey replay), read-only.
+	Replay bool
 }
 
 // Approval is what the waiting request allows.
@@ -307,6 +331,30 @@ func (k *KeyMap) Apply(s State) {
 	k.applyCrew(s)
 	k.applyApproval(s)
 	k.applyGlobal(s)
+	k.applyReplay(s)
+}
+
+// applyReplay turns the player's keys on while a session plays back, and
+// off every key that would type, send, answer or change anything: a
+// replay is read-only. Space pauses there, so it no longer toggles.
+func (k *KeyMap) applyReplay(s State) {
+	for _, b := range []*key.Binding{&k.ReplayPause, &k.ReplayStep, &k.ReplayFaster, &k.ReplaySlower,
+		&k.ReplayNextEdit, &k.ReplayNextError, &k.ReplayNextAsk, &k.ReplayQuit} {
+		b.SetEnabled(s.Replay)
+	}
+	if !s.Replay {
+		k.Toggle.SetKeys("enter", " ")
+		k.Toggle.SetHelp("enter/space", "expand/collapse")
+		return
+	}
+	k.Toggle.SetKeys("enter")
+	k.Toggle.SetHelp("enter", "expand/collapse")
+	for _, b := range []*key.Binding{&k.Send, &k.Newline, &k.HistoryPrev, &k.HistoryNext, &k.ExpandPaste, &k.PasteClipboard,
+		&k.Complete, &k.Accept, &k.Dismiss, &k.CompletePrev, &k.CompleteNext,
+		&k.CancelChild, &k.ChildMessage, &k.ChildPause, &k.ChildBackground, &k.AddressCancel, &k.FocusApproval,
+		&k.Cancel, &k.Quit, &k.CycleMode, &k.Retry, &k.Rewind} {
+		b.SetEnabled(false)
+	}
 }
 
 // applyInput sets the input's and the completion popup's keys.
