@@ -401,3 +401,79 @@ func TestTUIHookTrustAt80Columns(t *testing.T) {
 		t.Errorf("? lists d for a trust question:\n%s", frame(s))
 	}
 }
+
+// TestTUIDiffShowsTheSession: /diff with no name lists every file the
+// session changed, the main agent's writes and a child's alike, with
+// their diffs; Enter on /diff in the completion menu runs it.
+func TestTUIDiffShowsTheSession(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			srv := scriptedtest.New(t)
+			ws := workspace(t, sampleFiles())
+			env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
+			writer := child{marker: "[e2e:kidwrite]", description: "write kid file", turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "kid.txt", "content": "KIDLINE\n"})}},
+				{Text: "wrote it"},
+			}}
+			srv.Add(writer.conversation())
+			task := writer.task("Write the file.")
+			task["subagent_type"] = "general-purpose"
+			srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "main.txt", "content": "MAINLINE\n"})}},
+				{ToolCalls: []scripted.Call{call("task", map[string]any{"tasks": []map[string]string{task}})}},
+				{Text: "BOTH WRITTEN."},
+			}})
+			tm := startSized(t, ws, env, size.w, size.h, "--model", "e2e-model", "--permission-mode", "bypassPermissions")
+			tm.submit("write")
+			tm.waitFor("the turn to end", waitLong, func(s string) bool {
+				return strings.Contains(s, "BOTH WRITTEN.") && !strings.Contains(s, "esc interrupt")
+			})
+			tm.typeText("/diff")
+			tm.waitText("the files this session changed")
+			tm.press("Enter")
+			s := tm.waitText("Files changed in this session", "+MAINLINE", "+KIDLINE")
+			if !strings.Contains(s, "2 files") || !strings.Contains(s, "main.txt") || !strings.Contains(s, "kid.txt") {
+				t.Errorf("/diff does not list both files the session changed:\n%s", frame(s))
+			}
+			if rows := inputRows(s); len(rows) == 0 || strings.Contains(rows[0], "/diff") {
+				t.Errorf("the input still holds /diff after enter: %q", rows)
+			}
+		})
+	}
+}
+
+// TestTUIDemoUndo: right after the demo says its file can be deleted,
+// /undo removes it (the demo keeps no session file, but an undo log).
+func TestTUIDemoUndo(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			ws := workspace(t, sampleFiles())
+			tm := startSized(t, ws, newSandbox(t).env(), size.w, size.h, "--demo")
+			tm.submit("what is in this project?")
+			tm.waitText("? Allow write_file")
+			tm.waitApprovalReady()
+			tm.press("y")
+			tm.waitFor("the demo's turn to end", waitLong, func(s string) bool {
+				return strings.Contains(s, "crew controls.") && !strings.Contains(s, "esc interrupt")
+			})
+			demoFile := filepath.Join(ws, "COVEY_DEMO.md")
+			if _, err := os.Stat(demoFile); err != nil {
+				t.Fatalf("the demo did not write its file: %v", err)
+			}
+			tm.submit("/undo")
+			s := tm.waitFor("/undo to answer", waitLong, func(s string) bool {
+				return strings.Contains(s, "removed COVEY_DEMO.md") || strings.Contains(s, "undo:")
+			})
+			if !strings.Contains(s, "removed COVEY_DEMO.md") {
+				t.Errorf("/undo in the demo did not remove its file:\n%s", frame(s))
+			}
+			if _, err := os.Stat(demoFile); !os.IsNotExist(err) {
+				t.Errorf("COVEY_DEMO.md still exists after /undo (stat error %v)", err)
+			}
+		})
+	}
+}
