@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -476,4 +477,82 @@ func TestTUIDemoUndo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTUI256Colours: in a 256-colour terminal with no COLORTERM (tmux's
+// screen-256color), the welcome card has no background patches under its
+// words, the status bar is a dark grey (not navy) and an added diff line
+// is not on a loud green.
+func TestTUI256Colours(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			srv := scriptedtest.New(t)
+			srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "new.txt", "content": "ADDEDLINE\n"})}},
+				{Text: "WROTE IT."},
+			}})
+			ws := workspace(t, sampleFiles())
+			env := newSandbox(t).env("OPENAI_BASE_URL="+srv.URL(), "TERM=screen-256color")
+			tm := startSized(t, ws, env, size.w, size.h, "--model", "e2e-model", "--permission-mode", "bypassPermissions")
+			card := tm.colorScreen()
+			var rows []string
+			for _, l := range strings.Split(card, "\n") {
+				plain := sgrRe.ReplaceAllString(l, "")
+				for _, label := range []string{"model ", "workspace ", "project "} {
+					if strings.HasPrefix(strings.TrimSpace(plain), label) {
+						rows = append(rows, l)
+					}
+				}
+			}
+			if len(rows) != 3 {
+				t.Fatalf("found %d of the card's rows:\n%s", len(rows), frame(tm.screen()))
+			}
+			for _, r := range rows {
+				if bg := background(r); bg != "" {
+					t.Errorf("the card's row has a background (%q): %q", bg, r)
+				}
+			}
+			bar := ""
+			for _, l := range strings.Split(card, "\n") {
+				if strings.Contains(l, "e2e-model") && strings.Contains(l, "bypassPermissions") {
+					bar = l
+				}
+			}
+			if !strings.Contains(bar, "48;5;235") || strings.Contains(bar, "48;5;17m") {
+				t.Errorf("the status bar is not on dark grey (235): %q", bar)
+			}
+			tm.submit("write")
+			tm.waitText("WROTE IT.", "ADDEDLINE")
+			for _, l := range strings.Split(tm.colorScreen(), "\n") {
+				if strings.Contains(l, "ADDEDLINE") && (strings.Contains(l, "48;5;22m") || strings.Contains(l, "48;5;28m")) {
+					t.Errorf("the added line is on a loud green: %q", l)
+				}
+			}
+		})
+	}
+}
+
+// sgrRe is an SGR escape sequence.
+var sgrRe = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+// background is the first SGR sequence of line that sets a background
+// colour (40-47, 100-107, 48;5;N, 48;2;R;G;B), "" if none does.
+func background(line string) string {
+	for _, m := range sgrRe.FindAllStringSubmatch(line, -1) {
+		ps := strings.Split(m[1], ";")
+		for i := 0; i < len(ps); i++ {
+			n, _ := strconv.Atoi(ps[i])
+			switch {
+			case n == 38 && i+1 < len(ps) && ps[i+1] == "5":
+				i += 2
+			case n == 38 && i+1 < len(ps) && ps[i+1] == "2":
+				i += 4
+			case n == 48, n >= 40 && n <= 47, n >= 100 && n <= 107:
+				return m[0]
+			}
+		}
+	}
+	return ""
 }
