@@ -112,19 +112,22 @@ type Theme struct {
 	Styles  Styles
 	// NoColor is set when NO_COLOR asked for no colour; glyphs still differ.
 	NoColor bool
+	// Dark is set when the palette is the one for dark backgrounds.
+	Dark bool
 }
 
 // New builds a theme. darkBackground is consulted only for ModeAuto (the
 // caller detects it once at start-up, before the TUI owns the terminal).
 func New(mode Mode, darkBackground, noColor bool) *Theme {
 	var p Palette
+	dark := false
 	switch {
 	case noColor:
 		p = Plain()
 	case mode == ModeLight || (mode == ModeAuto && !darkBackground):
 		p = Light()
 	default:
-		p = Dark()
+		p, dark = Dark(), true
 	}
-	return &Theme{Palette: p, Styles: newStyles(p), NoColor: noColor}
+	return &Theme{Palette: p, Styles: newStyles(p), NoColor: noColor, Dark: dark}
 }

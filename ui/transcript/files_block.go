@@ -59,7 +59,7 @@ func NewSessionFiles(blocks []Block, panes []*SubagentBlock, title string) *File
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *FilesBlock) Lines(ctx RenderContext) []string {
-	key := CacheKey{Width: ctx.Width, Version: b.version()}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width, Version: b.version()}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}

@@ -171,7 +171,7 @@ func (b *ToolBlock) Lines(ctx RenderContext) []string {
 	if b.started.IsZero() {
 		b.started = ctx.Now
 	}
-	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
 	if !b.finished {
 		key.Frame, key.Tick = ctx.Frame, b.runningFor(ctx.Now)
 	}

@@ -51,7 +51,7 @@ func NewWelcomeBlock(w Welcome, hints, crew []KeyHint) *WelcomeBlock {
 
 // Lines implements Block.
 func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
-	key := CacheKey{Width: ctx.Width}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
