@@ -372,6 +372,12 @@ func TestTUIBypassModeWarns(t *testing.T) {
 			if bypass := modeStyle("bypassPermissions"); bypass == "" || bypass == def {
 				t.Errorf("bypassPermissions is drawn like default (%q):\n%s", bypass, frame(s))
 			}
+			// The warning colour keeps the bar's background: no hole in it.
+			for _, l := range strings.Split(tm.colorScreen(), "\n") {
+				if strings.Contains(l, "bypassPermissions") && strings.Contains(l, "e2e-model") && strings.Contains(l, "\x1b[49m") {
+					t.Errorf("the bar's background stops at the mode: %q", l)
+				}
+			}
 		})
 	}
 }

@@ -285,7 +285,7 @@ func newStatusLooks(styles *theme.Styles) *statusLooks {
 	st := styles.Status
 	return &statusLooks{
 		bar: cells.NewStyle(st.Bar), key: cells.NewStyle(st.Key), value: cells.NewStyle(st.Value),
-		mode: cells.NewStyle(st.Mode), spinner: cells.NewStyle(st.Spinner), hint: cells.NewStyle(styles.Notice.Warning),
+		mode: cells.NewStyle(st.Mode), spinner: cells.NewStyle(st.Spinner), hint: cells.NewStyle(st.Warning),
 		sep: st.Bar.Render(" · "),
 	}
 }
