@@ -155,7 +155,7 @@ type Options struct {
 }
 
 // New builds a session for the workspace in opts.
-func New(opts Options) (*Session, error) {
+func New(opts Options) (_ *Session, err error) {
 	cfg := opts.Config
 	ws, err := tools.NewWorkspace(opts.Workspace)
 	if err != nil {
@@ -208,6 +208,13 @@ func New(opts Options) (*Session, error) {
 		}
 	} else if s.memUndo, s.memUndoDir, err = openTempUndo(); err != nil {
 		return nil, err
+	} else {
+		dir := s.memUndoDir
+		defer func() {
+			if err != nil {
+				_ = os.RemoveAll(dir)
+			}
+		}()
 	}
 	s.setUpCheckpoints()
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
