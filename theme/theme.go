@@ -48,7 +48,7 @@ func Dark() Palette {
 		Accent:     c("#C792EA", "177", "13"),
 		Success:    c("#7FD88F", "114", "10"),
 		Warning:    c("#F5C26B", "221", "11"),
-		Error:      c("#F07178", "210", "9"),
+		Error:      c("#F07178", "204", "9"),
 		Border:     c("#4B5263", "240", "8"),
 		Subtle:     c("#262A33", "235", ""),
 		DiffAddFg:  c("#B5F0BD", "114", "2"),
