@@ -63,6 +63,9 @@ type ToolStarted struct {
 	Args     json.RawMessage `json:"args"`
 	KeyArg   string          `json:"key_arg,omitempty"`
 	ReadOnly bool            `json:"read_only"`
+	// ByUser marks a command the user typed ("!command"), not the
+	// model's call: the TUI shows all of its output.
+	ByUser bool `json:"by_user,omitempty"`
 }
 
 // ToolFinished reports a tool call's outcome.

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -79,6 +82,101 @@ func TestTUIFirstFrameInASilentTerminal(t *testing.T) {
 	}
 	if queryAt >= 0 && queryAt < frameAt {
 		t.Errorf("covey asked the terminal for its background before its first frame (byte %d, the frame at %d): a silent terminal holds the frame up", queryAt, frameAt)
+	}
+}
+
+// TestTUIBackgroundAnswersLate: the first frame is drawn dark (no answer
+// kept from before); the terminal answers the background query late,
+// with a light background: the colours switch live to the light palette
+// (its status bar is grey 255 in 256 colours, the dark one's 235), and
+// the answer is kept for the next start. covey used to keep the answer
+// for the next start only.
+func TestTUIBackgroundAnswersLate(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	ws := workspace(t, sampleFiles())
+	box := newSandbox(t)
+	master, slave := openPTY(t, 24, 80)
+	cmd := exec.Command(coveyBin(t), "--model", "e2e-model")
+	cmd.Dir = ws
+	cmd.Env = box.env("OPENAI_BASE_URL="+srv.URL(), "TERM=xterm-256color")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(waitLong):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	const darkBar, lightBar = "48;5;235m", "48;5;255m"
+	var (
+		mu  sync.Mutex
+		out []byte
+	)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			out = append(out, buf[:n]...)
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	waitOut := func(what string, cond func(b []byte) bool) []byte {
+		t.Helper()
+		deadline := time.Now().Add(waitLong)
+		for time.Now().Before(deadline) {
+			mu.Lock()
+			b := append([]byte(nil), out...)
+			mu.Unlock()
+			if cond(b) {
+				return b
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("waited %s for %s; covey wrote %q", waitLong, what, out)
+		return nil
+	}
+	first := waitOut("the first frame and the background query", func(b []byte) bool {
+		return bytes.Contains(b, []byte("\x1b]11;?"))
+	})
+	if !bytes.Contains(first, []byte(darkBar)) || bytes.Contains(first, []byte(lightBar)) {
+		t.Fatalf("the first frame is not drawn with the dark palette (no answer was kept): %q", first)
+	}
+	mark := len(first)
+	// The answer comes late: a slow link, a busy multiplexer.
+	time.Sleep(300 * time.Millisecond)
+	if _, err := master.WriteString("\x1b]11;rgb:ffff/ffff/ffff\x1b\\"); err != nil {
+		t.Fatal(err)
+	}
+	waitOut("the frame redrawn in the light palette", func(b []byte) bool {
+		return bytes.Contains(b[mark:], []byte(lightBar))
+	})
+	state := filepath.Join(box.home, ".local/state/covey/background")
+	deadline := time.Now().Add(waitLong)
+	for {
+		data, _ := os.ReadFile(state)
+		if strings.TrimSpace(string(data)) == "light" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the answer is not kept for the next start: %s holds %q", state, data)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

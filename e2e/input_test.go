@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -102,9 +103,10 @@ func TestTUIAttachFile(t *testing.T) {
 }
 
 // TestTUIShellCommand: "!" turns the input into a shell command (the
-// glyph and the hint say so); the command asks through the gate like any
-// bash call, its output shows as a bash block, and the model's next
-// request carries the command and its output.
+// glyph and the hint say so); the user typed the command, so it runs
+// without asking (under the sandbox), its whole output shows as a bash
+// block (not a 3-line preview), and the model's next request carries the
+// command and its output.
 func TestTUIShellCommand(t *testing.T) {
 	t.Parallel()
 	for _, size := range inputSizes {
@@ -117,20 +119,30 @@ func TestTUIShellCommand(t *testing.T) {
 			tm, _ := startInputTUI(t, srv, sampleFiles(), size.w, size.h)
 			tm.typeText("!")
 			tm.waitText("! shell command")
-			tm.typeText("echo E2E-BANG-$((6*7))")
-			tm.waitText("! echo E2E-BANG-$((6*7))")
+			tm.typeText("seq 101 112; echo E2E-BANG-$((6*7))")
+			tm.waitText("! seq 101 112; echo E2E-BANG-$((6*7))")
 			tm.press("Enter")
-			tm.waitText("Allow bash")
-			tm.waitApprovalReady()
-			tm.press("y")
-			s := tm.waitText("bash", "E2E-BANG-42")
-			if strings.Contains(s, "❯ !echo") {
+			s := tm.waitFor("the command's end or an approval", waitLong, func(s string) bool {
+				return strings.Contains(s, "Allow bash") || strings.Contains(s, "exit 0")
+			})
+			if strings.Contains(s, "Allow bash") {
+				t.Fatalf("the user's own command asks for approval:\n%s", frame(s))
+			}
+			if strings.Contains(s, "❯ !seq") {
 				t.Errorf("the command went to the model as a message:\n%s", frame(s))
+			}
+			for _, want := range []string{"101", "106", "112", "E2E-BANG-42"} {
+				if !regexp.MustCompile(`(?m)^\s+(⎿ )?` + want + `\s*$`).MatchString(s) {
+					t.Errorf("the command's output line %q is not shown (the output is clipped):\n%s", want, frame(s))
+				}
+			}
+			if strings.Contains(s, "more line") {
+				t.Errorf("the user's command's output is cut to a preview:\n%s", frame(s))
 			}
 			tm.submit("[e2e:bang] what did it print?")
 			tm.waitText("E2E bang answered.")
 			first := requestWith(t, srv, "bang", 0).FirstUser
-			if !strings.Contains(first, "The user ran `echo E2E-BANG-$((6*7))`") || !strings.Contains(first, "E2E-BANG-42") ||
+			if !strings.Contains(first, "The user ran `seq 101 112; echo E2E-BANG-$((6*7))`") || !strings.Contains(first, "E2E-BANG-42") ||
 				!strings.HasSuffix(first, "[e2e:bang] what did it print?") {
 				t.Errorf("the model got:\n%s", first)
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -371,6 +372,12 @@ func TestTUIBypassModeWarns(t *testing.T) {
 			if bypass := modeStyle("bypassPermissions"); bypass == "" || bypass == def {
 				t.Errorf("bypassPermissions is drawn like default (%q):\n%s", bypass, frame(s))
 			}
+			// The warning colour keeps the bar's background: no hole in it.
+			for _, l := range strings.Split(tm.colorScreen(), "\n") {
+				if strings.Contains(l, "bypassPermissions") && strings.Contains(l, "e2e-model") && strings.Contains(l, "\x1b[49m") {
+					t.Errorf("the bar's background stops at the mode: %q", l)
+				}
+			}
 		})
 	}
 }
@@ -400,4 +407,158 @@ func TestTUIHookTrustAt80Columns(t *testing.T) {
 	if strings.Contains(s, "deny with feedback") {
 		t.Errorf("? lists d for a trust question:\n%s", frame(s))
 	}
+}
+
+// TestTUIDiffShowsTheSession: /diff with no name lists every file the
+// session changed, the main agent's writes and a child's alike, with
+// their diffs; Enter on /diff in the completion menu runs it.
+func TestTUIDiffShowsTheSession(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			srv := scriptedtest.New(t)
+			ws := workspace(t, sampleFiles())
+			env := newSandbox(t).env("OPENAI_BASE_URL=" + srv.URL())
+			writer := child{marker: "[e2e:kidwrite]", description: "write kid file", turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "kid.txt", "content": "KIDLINE\n"})}},
+				{Text: "wrote it"},
+			}}
+			srv.Add(writer.conversation())
+			task := writer.task("Write the file.")
+			task["subagent_type"] = "general-purpose"
+			srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "main.txt", "content": "MAINLINE\n"})}},
+				{ToolCalls: []scripted.Call{call("task", map[string]any{"tasks": []map[string]string{task}})}},
+				{Text: "BOTH WRITTEN."},
+			}})
+			tm := startSized(t, ws, env, size.w, size.h, "--model", "e2e-model", "--permission-mode", "bypassPermissions")
+			tm.submit("write")
+			tm.waitFor("the turn to end", waitLong, func(s string) bool {
+				return strings.Contains(s, "BOTH WRITTEN.") && !strings.Contains(s, "esc interrupt")
+			})
+			tm.typeText("/diff")
+			tm.waitText("the files this session changed")
+			tm.press("Enter")
+			s := tm.waitText("Files changed in this session", "+MAINLINE", "+KIDLINE")
+			if !strings.Contains(s, "2 files") || !strings.Contains(s, "main.txt") || !strings.Contains(s, "kid.txt") {
+				t.Errorf("/diff does not list both files the session changed:\n%s", frame(s))
+			}
+			if rows := inputRows(s); len(rows) == 0 || strings.Contains(rows[0], "/diff") {
+				t.Errorf("the input still holds /diff after enter: %q", rows)
+			}
+		})
+	}
+}
+
+// TestTUIDemoUndo: right after the demo says its file can be deleted,
+// /undo removes it (the demo keeps no session file, but an undo log).
+func TestTUIDemoUndo(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			ws := workspace(t, sampleFiles())
+			tm := startSized(t, ws, newSandbox(t).env(), size.w, size.h, "--demo")
+			tm.submit("what is in this project?")
+			tm.waitText("? Allow write_file")
+			tm.waitApprovalReady()
+			tm.press("y")
+			tm.waitFor("the demo's turn to end", waitLong, func(s string) bool {
+				return strings.Contains(s, "crew controls.") && !strings.Contains(s, "esc interrupt")
+			})
+			demoFile := filepath.Join(ws, "COVEY_DEMO.md")
+			if _, err := os.Stat(demoFile); err != nil {
+				t.Fatalf("the demo did not write its file: %v", err)
+			}
+			tm.submit("/undo")
+			s := tm.waitFor("/undo to answer", waitLong, func(s string) bool {
+				return strings.Contains(s, "removed COVEY_DEMO.md") || strings.Contains(s, "undo:")
+			})
+			if !strings.Contains(s, "removed COVEY_DEMO.md") {
+				t.Errorf("/undo in the demo did not remove its file:\n%s", frame(s))
+			}
+			if _, err := os.Stat(demoFile); !os.IsNotExist(err) {
+				t.Errorf("COVEY_DEMO.md still exists after /undo (stat error %v)", err)
+			}
+		})
+	}
+}
+
+// TestTUI256Colours: in a 256-colour terminal with no COLORTERM (tmux's
+// screen-256color), the welcome card has no background patches under its
+// words, the status bar is a dark grey (not navy) and an added diff line
+// is not on a loud green.
+func TestTUI256Colours(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			srv := scriptedtest.New(t)
+			srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
+				{ToolCalls: []scripted.Call{call("write_file", map[string]any{"path": "new.txt", "content": "ADDEDLINE\n"})}},
+				{Text: "WROTE IT."},
+			}})
+			ws := workspace(t, sampleFiles())
+			env := newSandbox(t).env("OPENAI_BASE_URL="+srv.URL(), "TERM=screen-256color")
+			tm := startSized(t, ws, env, size.w, size.h, "--model", "e2e-model", "--permission-mode", "bypassPermissions")
+			card := tm.colorScreen()
+			var rows []string
+			for _, l := range strings.Split(card, "\n") {
+				plain := sgrRe.ReplaceAllString(l, "")
+				for _, label := range []string{"model ", "workspace ", "project "} {
+					if strings.HasPrefix(strings.TrimSpace(plain), label) {
+						rows = append(rows, l)
+					}
+				}
+			}
+			if len(rows) != 3 {
+				t.Fatalf("found %d of the card's rows:\n%s", len(rows), frame(tm.screen()))
+			}
+			for _, r := range rows {
+				if bg := background(r); bg != "" {
+					t.Errorf("the card's row has a background (%q): %q", bg, r)
+				}
+			}
+			bar := ""
+			for _, l := range strings.Split(card, "\n") {
+				if strings.Contains(l, "e2e-model") && strings.Contains(l, "bypassPermissions") {
+					bar = l
+				}
+			}
+			if !strings.Contains(bar, "48;5;235") || strings.Contains(bar, "48;5;17m") {
+				t.Errorf("the status bar is not on dark grey (235): %q", bar)
+			}
+			tm.submit("write")
+			tm.waitText("WROTE IT.", "ADDEDLINE")
+			for _, l := range strings.Split(tm.colorScreen(), "\n") {
+				if strings.Contains(l, "ADDEDLINE") && (strings.Contains(l, "48;5;22m") || strings.Contains(l, "48;5;28m")) {
+					t.Errorf("the added line is on a loud green: %q", l)
+				}
+			}
+		})
+	}
+}
+
+// sgrRe is an SGR escape sequence.
+var sgrRe = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+// background is the first SGR sequence of line that sets a background
+// colour (40-47, 100-107, 48;5;N, 48;2;R;G;B), "" if none does.
+func background(line string) string {
+	for _, m := range sgrRe.FindAllStringSubmatch(line, -1) {
+		ps := strings.Split(m[1], ";")
+		for i := 0; i < len(ps); i++ {
+			n, _ := strconv.Atoi(ps[i])
+			switch {
+			case n == 38 && i+1 < len(ps) && ps[i+1] == "5":
+				i += 2
+			case n == 38 && i+1 < len(ps) && ps[i+1] == "2":
+				i += 4
+			case n == 48, n >= 40 && n <= 47, n >= 100 && n <= 107:
+				return m[0]
+			}
+		}
+	}
+	return ""
 }

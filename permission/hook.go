@@ -28,6 +28,13 @@ func WithHookDecision(ctx context.Context, d HookDecision) context.Context {
 	return context.WithValue(ctx, hookKey{}, d)
 }
 
+// WithUserCommand returns ctx for a command the user typed themselves
+// (a "!command"): the gate lets it through without asking, as a hook's
+// allow does; a deny rule still refuses it.
+func WithUserCommand(ctx context.Context) context.Context {
+	return WithHookDecision(ctx, HookAllow)
+}
+
 // hookDecision is the decision ctx carries.
 func hookDecision(ctx context.Context) HookDecision {
 	d, _ := ctx.Value(hookKey{}).(HookDecision)

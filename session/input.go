@@ -14,6 +14,7 @@ import (
 
 	"covey/agent"
 	"covey/internal/excerpt"
+	"covey/permission"
 	"covey/tools"
 	"covey/tools/toolname"
 )
@@ -84,7 +85,7 @@ func (s *Session) RunUserShell(ctx context.Context, command string) error {
 	src := agent.Source{AgentID: agent.MainAgentID}
 	id := fmt.Sprintf("user-shell-%d", s.input.seq.Add(1))
 	key := excerpt.Line(command)
-	s.emit(agent.ToolStarted{Source: src, CallID: id, Name: toolname.Bash, Args: args, KeyArg: key})
+	s.emit(agent.ToolStarted{Source: src, CallID: id, Name: toolname.Bash, Args: args, KeyArg: key, ByUser: true})
 	t, ok := s.main.Tools().Get(toolname.Bash)
 	if !ok {
 		// Shown as the call's failure: nothing ran, nothing to tell the
@@ -94,7 +95,9 @@ func (s *Session) RunUserShell(ctx context.Context, command string) error {
 		return nil
 	}
 	start := time.Now()
-	res := t.Run(ctx, args)
+	// The user typed it: no approval is asked (as a hook's allow, deny
+	// rules still refuse); the sandbox and the timeout hold as ever.
+	res := t.Run(permission.WithUserCommand(ctx), args)
 	// The command may have changed any file: listings are stale.
 	s.ws.Invalidate()
 	s.emit(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Bash, KeyArg: key, Duration: time.Since(start), Result: res})

@@ -271,8 +271,8 @@ func (r *recording) resumeNote() string {
 }
 
 // undoTurn restores the files of the last turn that changed any.
-func (r *recording) undoTurn(ctx context.Context, locks *tools.FileLocks) (string, error) {
-	res, err := r.undo.Undo(ctx, locks)
+func undoTurn(ctx context.Context, u *tools.UndoLog, locks *tools.FileLocks) (string, error) {
+	res, err := u.Undo(ctx, locks)
 	if errors.Is(err, tools.ErrNothingToUndo) {
 		return "", err
 	}

@@ -6,7 +6,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -67,7 +66,11 @@ type Session struct {
 	rec     *recording // nil without a session file (the demo)
 	// children are the children's Sources, for journaling their requests.
 	children childSources
-	policy   *permission.Policy
+	// memUndo is the undo log of a session without a file (the demo), in
+	// a temporary folder that goes with the session.
+	memUndo    *tools.UndoLog
+	memUndoDir string
+	policy     *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
 	locks   *tools.FileLocks
@@ -158,7 +161,7 @@ type Options struct {
 }
 
 // New builds a session for the workspace in opts.
-func New(opts Options) (*Session, error) {
+func New(opts Options) (_ *Session, err error) {
 	cfg := opts.Config
 	ws, err := tools.NewWorkspace(opts.Workspace)
 	if err != nil {
@@ -214,6 +217,15 @@ func New(opts Options) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
+	} else if s.memUndo, s.memUndoDir, err = openTempUndo(); err != nil {
+		return nil, err
+	} else {
+		dir := s.memUndoDir
+		defer func() {
+			if err != nil {
+				_ = os.RemoveAll(dir)
+			}
+		}()
 	}
 	s.setUpCheckpoints()
 	rules, err := permission.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny)
@@ -556,9 +568,24 @@ func (s *Session) sessionID() string {
 
 func (s *Session) undoLog() *tools.UndoLog {
 	if s.rec == nil {
-		return nil
+		return s.memUndo
 	}
 	return s.rec.undo
+}
+
+// openTempUndo opens an undo log in a temporary folder, for a session
+// that keeps no file: the demo says a file it wrote can be undone.
+func openTempUndo() (*tools.UndoLog, string, error) {
+	dir, err := os.MkdirTemp("", "covey-undo-")
+	if err != nil {
+		return nil, "", fmt.Errorf("undo log: %w", err)
+	}
+	u, err := tools.OpenUndoLog(dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, "", err
+	}
+	return u, dir, nil
 }
 
 // emit puts an event on the session stream. Consumers drain it promptly;
@@ -665,10 +692,7 @@ func (s *Session) Retry(ctx context.Context) error {
 
 // Undo restores the files the last turn changed (ui.Engine).
 func (s *Session) Undo(ctx context.Context) (string, error) {
-	if s.rec == nil {
-		return "", errors.New("undo is not kept in the demo")
-	}
-	return s.rec.undoTurn(ctx, s.locks)
+	return undoTurn(ctx, s.undoLog(), s.locks)
 }
 
 // Compact summarises the main agent's conversation now (/compact), once
@@ -795,6 +819,9 @@ func (s *Session) Close(w io.Writer) {
 	s.rec.setNotify(nil) // the last word goes to w
 	close(drained)
 	s.rec.close(w)
+	if s.memUndoDir != "" {
+		_ = os.RemoveAll(s.memUndoDir)
+	}
 	s.temps.Close()
 	if s.cleanStarted.Load() {
 		<-s.cleaned // a short run must not exit before the clean-up is done

@@ -37,6 +37,9 @@ type Styles struct {
 	}
 	Status struct {
 		Bar, Key, Value, Mode, Spinner lipgloss.Style
+		// Warning is a warning on the bar (bypassPermissions, a full
+		// context window), on the bar's background.
+		Warning lipgloss.Style
 	}
 	Input struct {
 		Prompt, Text, Placeholder, Border lipgloss.Style
@@ -170,6 +173,7 @@ func newStyles(p Palette) Styles {
 	s.Status.Value = fg(p.Text).Background(p.Subtle)
 	s.Status.Mode = fg(p.Accent).Background(p.Subtle).Bold(true)
 	s.Status.Spinner = fg(p.Warning).Background(p.Subtle)
+	s.Status.Warning = fg(p.Warning).Background(p.Subtle).Bold(true)
 
 	s.Input.Prompt = fg(p.Primary).Bold(true)
 	s.Input.Text = fg(p.Text)

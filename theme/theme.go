@@ -27,43 +27,55 @@ type Palette struct {
 	LineNumber lipgloss.TerminalColor
 }
 
-// Dark is the palette for dark terminal backgrounds.
+// c is a colour chosen for each colour profile: hex for truecolor, a
+// number of the 256-colour palette, and one of the 16 ANSI colours ("" is
+// none: the terminal's own foreground, or no background). Left to
+// degrade on their own, the dark palette's near-black backgrounds turn
+// navy (17) and dark green (22) in 256 colours (tmux without COLORTERM):
+// patches on the welcome card, a loud status bar and diff lines.
+func c(hex, ansi256, ansi string) lipgloss.TerminalColor {
+	return lipgloss.CompleteColor{TrueColor: hex, ANSI256: ansi256, ANSI: ansi}
+}
+
+// Dark is the palette for dark terminal backgrounds. In 256 and 16
+// colours the diff lines take no background: the palette has no dark
+// enough green or red, so they are told apart by their colour alone.
 func Dark() Palette {
 	return Palette{
-		Primary:    lipgloss.Color("#8AB4F8"),
-		Text:       lipgloss.Color("#E6E6E6"),
-		Muted:      lipgloss.Color("#8A8F98"),
-		Accent:     lipgloss.Color("#C792EA"),
-		Success:    lipgloss.Color("#7FD88F"),
-		Warning:    lipgloss.Color("#F5C26B"),
-		Error:      lipgloss.Color("#F07178"),
-		Border:     lipgloss.Color("#4B5263"),
-		Subtle:     lipgloss.Color("#262A33"),
-		DiffAddFg:  lipgloss.Color("#B5F0BD"),
-		DiffAddBg:  lipgloss.Color("#1F3A24"),
-		DiffDelFg:  lipgloss.Color("#F7B3B8"),
-		DiffDelBg:  lipgloss.Color("#45242A"),
-		LineNumber: lipgloss.Color("#5C6370"),
+		Primary:    c("#8AB4F8", "111", "12"),
+		Text:       c("#E6E6E6", "254", ""),
+		Muted:      c("#8A8F98", "245", "8"),
+		Accent:     c("#C792EA", "177", "13"),
+		Success:    c("#7FD88F", "114", "10"),
+		Warning:    c("#F5C26B", "221", "11"),
+		Error:      c("#F07178", "204", "9"),
+		Border:     c("#4B5263", "240", "8"),
+		Subtle:     c("#262A33", "235", ""),
+		DiffAddFg:  c("#B5F0BD", "114", "2"),
+		DiffAddBg:  c("#1F3A24", "", ""),
+		DiffDelFg:  c("#F7B3B8", "210", "1"),
+		DiffDelBg:  c("#45242A", "", ""),
+		LineNumber: c("#5C6370", "241", "8"),
 	}
 }
 
 // Light is the palette for light terminal backgrounds.
 func Light() Palette {
 	return Palette{
-		Primary:    lipgloss.Color("#1A5FB4"),
-		Text:       lipgloss.Color("#1E1E1E"),
-		Muted:      lipgloss.Color("#6B7280"),
-		Accent:     lipgloss.Color("#8839EF"),
-		Success:    lipgloss.Color("#2E7D32"),
-		Warning:    lipgloss.Color("#B26A00"),
-		Error:      lipgloss.Color("#C62828"),
-		Border:     lipgloss.Color("#C0C4CC"),
-		Subtle:     lipgloss.Color("#EEF0F3"),
-		DiffAddFg:  lipgloss.Color("#1B5E20"),
-		DiffAddBg:  lipgloss.Color("#DDF4E0"),
-		DiffDelFg:  lipgloss.Color("#8E1B1B"),
-		DiffDelBg:  lipgloss.Color("#FBE0E0"),
-		LineNumber: lipgloss.Color("#9AA0A6"),
+		Primary:    c("#1A5FB4", "25", "4"),
+		Text:       c("#1E1E1E", "234", ""),
+		Muted:      c("#6B7280", "243", "8"),
+		Accent:     c("#8839EF", "98", "5"),
+		Success:    c("#2E7D32", "28", "2"),
+		Warning:    c("#B26A00", "130", "3"),
+		Error:      c("#C62828", "160", "1"),
+		Border:     c("#C0C4CC", "250", "7"),
+		Subtle:     c("#EEF0F3", "255", ""),
+		DiffAddFg:  c("#1B5E20", "22", "2"),
+		DiffAddBg:  c("#DDF4E0", "194", ""),
+		DiffDelFg:  c("#8E1B1B", "88", "1"),
+		DiffDelBg:  c("#FBE0E0", "224", ""),
+		LineNumber: c("#9AA0A6", "247", "8"),
 	}
 }
 
@@ -100,19 +112,22 @@ type Theme struct {
 	Styles  Styles
 	// NoColor is set when NO_COLOR asked for no colour; glyphs still differ.
 	NoColor bool
+	// Dark is set when the palette is the one for dark backgrounds.
+	Dark bool
 }
 
 // New builds a theme. darkBackground is consulted only for ModeAuto (the
 // caller detects it once at start-up, before the TUI owns the terminal).
 func New(mode Mode, darkBackground, noColor bool) *Theme {
 	var p Palette
+	dark := false
 	switch {
 	case noColor:
 		p = Plain()
 	case mode == ModeLight || (mode == ModeAuto && !darkBackground):
 		p = Light()
 	default:
-		p = Dark()
+		p, dark = Dark(), true
 	}
-	return &Theme{Palette: p, Styles: newStyles(p), NoColor: noColor}
+	return &Theme{Palette: p, Styles: newStyles(p), NoColor: noColor, Dark: dark}
 }

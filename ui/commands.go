@@ -33,7 +33,7 @@ func defaultCommands(km keys.KeyMap) []command {
 		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
 		{name: "context", help: "what fills the context window: prompt, tools, memory, messages, tool results", run: (*Model).cmdContext},
 		{name: "crew", help: "overview of every subagent (" + keys.Name(km.Crew) + ")", run: (*Model).cmdCrew},
-		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},
+		{name: "diff", args: "[NAME]", help: "the files this session changed, with diffs; NAME: one subagent's", run: (*Model).cmdDiff},
 		{name: "worktrees", args: "[prune|apply BRANCH]", help: "worktrees of isolated subagents: list, prune those left behind, or apply one", run: (*Model).cmdWorktrees},
 		{name: "mcp", help: "MCP servers: state, tools, errors; reconnect", run: (*Model).cmdMCP},
 		{name: "lsp", help: "language servers: state, errors, last failure", run: (*Model).cmdLSP},

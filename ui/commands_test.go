@@ -87,7 +87,7 @@ func TestCompletionKeys(t *testing.T) {
 			t.Errorf("enter did not run /help: %q\n%s", h.m.input.Value(), h.m.View())
 		}
 	})
-	t.Run("down selects, enter on a command with an argument waits for it", func(t *testing.T) {
+	t.Run("down selects, enter runs /diff at once: its name is optional", func(t *testing.T) {
 		h := newHarness(t, 100, 30)
 		h.typeText("/")
 		for range 7 {
@@ -97,8 +97,8 @@ func TestCompletionKeys(t *testing.T) {
 			t.Fatalf("selected %q, want diff", sel.Name)
 		}
 		h.key(tea.KeyEnter)
-		if got := h.m.input.Value(); got != "/diff " {
-			t.Errorf("input %q, want %q", got, "/diff ")
+		if got := h.m.input.Value(); got != "" || !h.screenContains("Files changed in this session") {
+			t.Errorf("enter on /diff did not run it: input %q\n%s", got, h.m.View())
 		}
 		if h.m.comp.Open() {
 			t.Error("popup still open after the command was chosen")

@@ -68,6 +68,8 @@ type Options struct {
 	// colour after the first frame (--theme auto); it is called, on the
 	// input's goroutine, with the answer whenever it comes.
 	OnBackground func(dark bool)
+	// relay takes the background's answer to the program (Run sets it).
+	relay *msgRelay
 	// Approver brings the permission policy's questions to the screen;
 	// nil means nobody is asked (the policy decides alone).
 	Approver *Approver
@@ -126,11 +128,14 @@ type Model struct {
 	// agentProblems are the agent files' problems, for /agents.
 	agentProblems []AgentFileProblems
 	styles        *theme.Styles
-	keys          *keys.KeyMap // shared with the screens, which match and list its bindings
-	help          help.Model
-	cmds          []command
-	skills        []SkillInfo
-	memory        func() []MemoryInfo
+	// autoTheme is set with --theme auto: the terminal's background
+	// answer may change the palette (dark is the one drawn with).
+	autoTheme, dark bool
+	keys            *keys.KeyMap // shared with the screens, which match and list its bindings
+	help            help.Model
+	cmds            []command
+	skills          []SkillInfo
+	memory          func() []MemoryInfo
 
 	tr     *transcript.Transcript
 	rt     *router
@@ -319,6 +324,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		quitAfter:       quitWindow,
 		kx:              keyFlow{graceFor: opts.ApprovalGrace},
 	}
+	m.autoTheme, m.dark = opts.OnBackground != nil, th.Dark
 	m.comp = newCompletion(m.cmds, km, styles)
 	m.comp.SetAgents(agentEntries(opts.Agents))
 	m.ov = screens.NewCrewOverview(styles, m.keys)
@@ -454,6 +460,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.handleMouse(msg)
 	case statusLineMsg:
 		return m.statusLineDone(msg)
+	case backgroundMsg:
+		m.handleBackground(msg)
 	case eventsMsg:
 		m.eventsAt = m.clock()
 		m.spin.putOff(tickInterval)

@@ -352,7 +352,9 @@ func (m *Model) cmdCrew(string) tea.Cmd {
 
 func (m *Model) cmdDiff(arg string) tea.Cmd {
 	if arg == "" {
-		m.notice(transcript.NoticeError, "usage: /diff NAME (a subagent's name, as the crew overview shows it)")
+		// The whole session: the main agent's and every child's changes.
+		m.tr.Append(transcript.NewSessionFiles(m.tr.Blocks(), m.rt.tree(), "Files changed in this session"))
+		m.tr.Bottom()
 		return nil
 	}
 	b := m.rt.find(arg)

@@ -31,7 +31,14 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.OnBackground != nil {
 		// Asked after the first frame; the answer is taken out of the
 		// keys whenever it comes.
-		in := &termbg.Input{File: os.Stdin, OnAnswer: opts.OnBackground}
+		// The answer is kept, and switches the palette live if it differs
+		// from the one the first frame was drawn with.
+		relay, remember := &msgRelay{}, opts.OnBackground
+		opts.relay = relay
+		in := &termbg.Input{File: os.Stdin, OnAnswer: func(dark bool) {
+			remember(dark)
+			relay.Send(backgroundMsg{dark: dark})
+		}}
 		scr.AfterFirstPaint(termbg.Query, in.Asked)
 		popts = append(popts, tea.WithInput(in))
 	}
@@ -76,6 +83,9 @@ func runProgram(ctx context.Context, opts Options, scr *painter.Painter, popts .
 		m.pump.send = p.Send
 	}
 	spin.send = p.Send
+	if opts.relay != nil {
+		opts.relay.set(p.Send)
+	}
 	if scr != nil {
 		scr.WatchSize(p)
 	}

@@ -6,7 +6,8 @@
 // answers (a serial console, `script`, some multiplexers, a slow link).
 // Instead covey paints at once with the answer it remembered last time
 // (dark if none), asks after the first frame, and takes the answer out of
-// the input (Input) when it comes, to remember it.
+// the input (Input) when it comes, to remember it; the UI switches its
+// palette live when the answer differs from the one it drew with.
 //
 // Its init runs before Bubble Tea's, whose own init asks the terminal
 // (lipgloss.HasDarkBackground) and would wait: Go initializes, among the

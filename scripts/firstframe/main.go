@@ -7,7 +7,10 @@
 //	firstframe [-n 9] [-answer] [-timeout 10s] -- COVEY ARGS
 //
 // It prints the median, fastest and slowest time to the first frame, and
-// whether covey asked the terminal anything before that frame.
+// whether covey asked the terminal anything before that frame. With
+// -light the terminal answers a light background (each run with no answer
+// kept from before, so the first frame is dark): it also times, from the
+// answer, the frame redrawn in the light palette (covey switches live).
 package main
 
 import (
@@ -35,6 +38,7 @@ var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
 var (
 	queryBackground  = []byte("\x1b]11;?")
 	answerBackground = []byte("\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\")
+	answerLight      = []byte("\x1b]11;rgb:ffff/ffff/ffff\x1b\\")
 	queryCursor      = []byte("\x1b[6n")
 	answerCursor     = []byte("\x1b[1;1R")
 )
@@ -42,82 +46,129 @@ var (
 func main() {
 	n := flag.Int("n", 9, "runs")
 	answer := flag.Bool("answer", false, "answer covey's terminal queries")
+	light := flag.Bool("light", false, "answer a light background, and time the switch to it")
 	timeout := flag.Duration("timeout", 10*time.Second, "give up on a run after this")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: firstframe [-n 9] [-answer] -- COVEY ARGS")
+		fmt.Fprintln(os.Stderr, "usage: firstframe [-n 9] [-answer [-light]] -- COVEY ARGS")
 		os.Exit(2)
 	}
-	var times []time.Duration
+	var times, switches []time.Duration
 	asked := 0
 	for range *n {
-		d, before, err := run(flag.Args(), *answer, *timeout)
+		r, err := run(flag.Args(), *answer || *light, *light, *timeout)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "firstframe:", err)
 			os.Exit(1)
 		}
-		times = append(times, d)
-		if before {
+		times = append(times, r.first)
+		switches = append(switches, r.switched)
+		if r.before {
 			asked++
 		}
 	}
 	slices.Sort(times)
+	slices.Sort(switches)
 	mode := "a terminal that answers nothing"
-	if *answer {
+	switch {
+	case *light:
+		mode = "a terminal that answers a light background at once"
+	case *answer:
 		mode = "a terminal that answers at once"
 	}
 	fmt.Printf("first frame in %s: median %.1f ms (fastest %.1f, slowest %.1f, %d runs); asked the terminal before it in %d runs\n",
 		mode, ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]), len(times), asked)
+	if *light {
+		fmt.Printf("the frame in the light palette, after the answer: median %.1f ms (fastest %.1f, slowest %.1f)\n",
+			ms(switches[len(switches)/2]), ms(switches[0]), ms(switches[len(switches)-1]))
+	}
+}
+
+// lightBar is the light palette's status bar background in 256 colours.
+var lightBar = []byte("48;5;255m")
+
+// result is one run's times: to the first frame, and from the background
+// answer to the frame in the light palette (-light); before says a query
+// came before the first frame.
+type result struct {
+	first, switched time.Duration
+	before          bool
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// run starts args in a new pseudo-terminal and returns the time to the
-// first frame and whether a query came before it.
-func run(args []string, answer bool, timeout time.Duration) (time.Duration, bool, error) {
+// run starts args in a new pseudo-terminal and times it.
+func run(args []string, answer, light bool, timeout time.Duration) (result, error) {
 	master, slave, err := openPTY(24, 80)
 	if err != nil {
-		return 0, false, err
+		return result{}, err
 	}
 	defer master.Close()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	bg := answerBackground
+	if light {
+		// No answer kept: the first frame is dark, the answer light.
+		state, err := os.MkdirTemp("", "firstframe-state-")
+		if err != nil {
+			_ = slave.Close()
+			return result{}, err
+		}
+		defer os.RemoveAll(state)
+		cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+state)
+		bg = answerLight
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		_ = slave.Close()
-		return 0, false, err
+		return result{}, err
 	}
 	_ = slave.Close()
 	defer func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}()
-	type seen struct {
-		at     time.Duration
-		before bool
-	}
-	done := make(chan seen, 1)
+	done := make(chan result, 1)
 	go func() {
-		var out []byte
+		var (
+			out       []byte
+			r         result
+			framed    bool
+			answered  time.Time
+			afterDark int // where the output after the answer starts
+		)
 		buf := make([]byte, 4096)
 		for {
 			k, err := master.Read(buf)
 			out = append(out, buf[:k]...)
 			if answer {
-				for _, q := range [][2][]byte{{queryBackground, answerBackground}, {queryCursor, answerCursor}} {
+				for _, q := range [][2][]byte{{queryBackground, bg}, {queryCursor, answerCursor}} {
 					for c := bytes.Count(out, q[0]) - bytes.Count(out[:len(out)-k], q[0]); c > 0; c-- {
 						_, _ = master.Write(q[1])
+						if bytes.Equal(q[0], queryBackground) && answered.IsZero() {
+							answered, afterDark = time.Now(), len(out)
+						}
 					}
 				}
 			}
-			// Colours may part the hint's words: look at the text
-			// without them, and at where the query came in it.
-			plain := sgr.ReplaceAll(out, nil)
-			if i := bytes.Index(plain, ready); i >= 0 {
-				first := bytes.Index(plain, queryBackground)
-				done <- seen{at: time.Since(start), before: first >= 0 && first < i}
+			if !framed {
+				// Colours may part the hint's words: look at the text
+				// without them, and at where the query came in it.
+				plain := sgr.ReplaceAll(out, nil)
+				if i := bytes.Index(plain, ready); i >= 0 {
+					first := bytes.Index(plain, queryBackground)
+					r.first, r.before, framed = time.Since(start), first >= 0 && first < i, true
+				}
+			}
+			switch {
+			case framed && !light:
+				done <- r
+				return
+			case framed && !answered.IsZero() && bytes.Contains(out[afterDark:], lightBar):
+				r.switched = time.Since(answered)
+				done <- r
 				return
 			}
 			if err != nil {
@@ -126,10 +177,10 @@ func run(args []string, answer bool, timeout time.Duration) (time.Duration, bool
 		}
 	}()
 	select {
-	case s := <-done:
-		return s.at, s.before, nil
+	case r := <-done:
+		return r, nil
 	case <-time.After(timeout):
-		return 0, false, errors.New("no first frame within " + timeout.String())
+		return result{}, errors.New("no first frame (or, with -light, no light frame) within " + timeout.String())
 	}
 }
 

@@ -161,9 +161,10 @@ type Keys struct {
 
 // rowCacheKey is what a drawn body row depends on.
 type rowCacheKey struct {
-	width int
-	split bool
-	shift int
+	width  int
+	split  bool
+	shift  int
+	styles *theme.Styles
 }
 
 // maxCachedRows bounds rowCache; past it the cache starts over.
@@ -408,7 +409,7 @@ func (b *Block) PageBy(pages int) { b.ScrollBy(pages * max(b.rows-1, 1)) }
 // diffRow is body row i of the diff at width, from the cache when drawn
 // before.
 func (b *Block) diffRow(i, width int, st *theme.Styles) string {
-	key := rowCacheKey{width: width, split: b.SideBySide(b.width), shift: b.shift}
+	key := rowCacheKey{width: width, split: b.SideBySide(b.width), shift: b.shift, styles: st}
 	b.diff.Shift = b.shift
 	if b.rowCache == nil || b.rowKey != key || len(b.rowCache) >= maxCachedRows {
 		b.rowCache, b.rowKey = make(map[int]string, b.rows), key
@@ -512,7 +513,7 @@ func (b *Block) Lines(ctx transcript.RenderContext) []string {
 		b.offset = min(b.offset, b.maxOffset())
 		b.shift = min(b.shift, b.MaxShift())
 	}
-	key := transcript.CacheKey{Width: width, Version: b.Version()}
+	key := transcript.CacheKey{Width: width, Version: b.Version(), Styles: ctx.Styles}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}

@@ -118,6 +118,9 @@ func (c *Completion) SetFiles(files []string, err error, now time.Time) {
 	c.files = newPathIndex(files, now)
 }
 
+// SetStyles draws the popup with other styles.
+func (c *Completion) SetStyles(styles *theme.Styles) { c.styles = styles }
+
 // SetAgents sets the agent types an "@" completes.
 func (c *Completion) SetAgents(agents []Entry) { c.agents = agents }
 

@@ -100,6 +100,18 @@ func New(styles *theme.Styles, keys Keys) Model {
 	ta.KeyMap.InsertNewline = keys.Newline
 	// A blinking cursor wakes the program twice a second for nothing.
 	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.Focus()
+	ta.SetHeight(1)
+	m := Model{ta: ta, keys: keys}
+	m.SetStyles(styles)
+	m.setPrompt(promptMessage)
+	return m
+}
+
+// SetStyles draws the input with other styles (the terminal's background
+// answered after the first frame).
+func (m *Model) SetStyles(styles *theme.Styles) {
+	m.styles = styles
 	st := textarea.Style{
 		Base:             styles.App.Text,
 		CursorLine:       styles.Input.Text,
@@ -110,12 +122,7 @@ func New(styles *theme.Styles, keys Keys) Model {
 		Prompt:           styles.Input.Prompt,
 		Text:             styles.Input.Text,
 	}
-	ta.FocusedStyle, ta.BlurredStyle = st, st
-	ta.Focus()
-	ta.SetHeight(1)
-	m := Model{ta: ta, styles: styles, keys: keys}
-	m.setPrompt(promptMessage)
-	return m
+	m.ta.FocusedStyle, m.ta.BlurredStyle = st, st
 }
 
 // setPrompt shows p before the text's first row only: the rows after it

@@ -407,7 +407,7 @@ func (b *shellOutput) set(out string, cut int64) {
 
 // Lines implements Block.
 func (b *shellOutput) Lines(ctx transcript.RenderContext) []string {
-	key := transcript.CacheKey{Width: ctx.Width, Version: b.Version()}
+	key := transcript.CacheKey{Width: ctx.Width, Version: b.Version(), Styles: ctx.Styles}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}

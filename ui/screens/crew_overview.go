@@ -95,6 +95,11 @@ func NewCrewOverview(styles *theme.Styles, km *keys.KeyMap) *CrewOverview {
 	return &CrewOverview{styles: styles, keys: km, own: newCrewOverviewKeys(), q: newCrewLooks(styles)}
 }
 
+// SetStyles draws the overview with other styles.
+func (o *CrewOverview) SetStyles(styles *theme.Styles) {
+	o.styles, o.q = styles, newCrewLooks(styles)
+}
+
 // Title names the overview on the view bar.
 func (o *CrewOverview) Title() string { return "crew overview" }
 

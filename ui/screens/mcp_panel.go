@@ -67,6 +67,9 @@ func NewMCPPanel(styles *theme.Styles, km *keys.KeyMap) *MCPPanel {
 	return &MCPPanel{styles: styles, keys: km, own: newMCPPanelKeys()}
 }
 
+// SetStyles draws the panel with other styles.
+func (p *MCPPanel) SetStyles(styles *theme.Styles) { p.styles = styles }
+
 // Open shows e's servers afresh, with no note.
 func (p *MCPPanel) Open(e MCPEngine) {
 	p.engine = e

@@ -144,6 +144,15 @@ func (s Bar) retryText() string {
 	return fmt.Sprintf("%s, retrying in %d s", s.retryReason, secs)
 }
 
+// SetStyles draws the bar with other styles (the terminal's background
+// answered after the first frame).
+func (s *Bar) SetStyles(styles *theme.Styles) {
+	s.styles, s.looks = styles, newStatusLooks(styles)
+}
+
+// Styles are the styles the bar draws with.
+func (s Bar) Styles() *theme.Styles { return s.styles }
+
 // New makes a bar for the workspace and permission mode.
 func New(styles *theme.Styles, workspace, mode string) Bar {
 	return Bar{styles: styles, looks: newStatusLooks(styles), workspace: cells.ShortenHome(workspace), mode: mode}
@@ -276,7 +285,7 @@ func newStatusLooks(styles *theme.Styles) *statusLooks {
 	st := styles.Status
 	return &statusLooks{
 		bar: cells.NewStyle(st.Bar), key: cells.NewStyle(st.Key), value: cells.NewStyle(st.Value),
-		mode: cells.NewStyle(st.Mode), spinner: cells.NewStyle(st.Spinner), hint: cells.NewStyle(styles.Notice.Warning),
+		mode: cells.NewStyle(st.Mode), spinner: cells.NewStyle(st.Spinner), hint: cells.NewStyle(st.Warning),
 		sep: st.Bar.Render(" · "),
 	}
 }

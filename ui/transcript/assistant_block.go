@@ -88,7 +88,7 @@ func (b *AssistantBlock) Text() string { return b.text.String() }
 // Lines implements Block. The returned slice must not be modified; while
 // the answer streams, its tail is reused by the next call.
 func (b *AssistantBlock) Lines(ctx RenderContext) []string {
-	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width, Version: b.version, Expanded: b.expanded}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}

@@ -155,6 +155,9 @@ type CacheKey struct {
 	Focused  bool
 	Frame    int
 	Tick     string
+	// Styles are the styles drawn with: new ones (the terminal's
+	// background answered after the first frame) draw everything anew.
+	Styles *theme.Styles
 }
 
 // LineCache holds a block's last rendering.

@@ -87,6 +87,21 @@ func (c *changeSet) snapshot() changeSet {
 	return out
 }
 
+// merge adds another agent's changes: a file both changed keeps the
+// first status seen (a file one created stays added), its counts add up
+// and its diffs follow one another.
+func (c *changeSet) merge(o *changeSet) {
+	for _, f := range o.files {
+		d := c.file(f.path)
+		if d.status == "" {
+			d.status = f.status
+		}
+		d.added += f.added
+		d.removed += f.removed
+		d.diffs = append(d.diffs, f.diffs...)
+	}
+}
+
 // Len is the number of files changed.
 func (c *changeSet) Len() int { return len(c.files) }
 

@@ -41,7 +41,7 @@ func (b *CompactionBlock) Summary() string { return b.ev.Summary }
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *CompactionBlock) Lines(ctx RenderContext) []string {
-	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}

@@ -29,9 +29,37 @@ func NewFilesSnapshot(pane *SubagentBlock, title string) *FilesBlock {
 	return &FilesBlock{files: &cs, version: func() uint64 { return 0 }, title: title, diffs: map[string]*diffview.View{}}
 }
 
+// NewSessionFiles returns a block of every file the session's agents
+// changed, as they are now (/diff with no name): blocks are the
+// transcript's, in order, whose main-agent writes and edits and whose
+// children's changes count; panes are every child (nested ones too),
+// those not among blocks counted after.
+func NewSessionFiles(blocks []Block, panes []*SubagentBlock, title string) *FilesBlock {
+	var cs changeSet
+	seen := map[*SubagentBlock]bool{}
+	for _, b := range blocks {
+		switch b := b.(type) {
+		case *ToolBlock:
+			if b.finished {
+				cs.addEdit(fileChangeOf(b.end.Result))
+			}
+		case *SubagentBlock:
+			seen[b] = true
+			cs.merge(&b.crew.files)
+		}
+	}
+	for _, p := range panes {
+		if !seen[p] {
+			seen[p] = true
+			cs.merge(&p.crew.files)
+		}
+	}
+	return &FilesBlock{files: &cs, version: func() uint64 { return 0 }, title: title, diffs: map[string]*diffview.View{}}
+}
+
 // Lines implements Block. The returned slice must not be modified.
 func (b *FilesBlock) Lines(ctx RenderContext) []string {
-	key := CacheKey{Width: ctx.Width, Version: b.version()}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width, Version: b.version()}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}

@@ -43,7 +43,7 @@ func (b *NoticeBlock) Text() string { return b.text }
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *NoticeBlock) Lines(ctx RenderContext) []string {
-	key := CacheKey{Width: ctx.Width}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}

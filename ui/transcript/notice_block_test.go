@@ -40,11 +40,12 @@ func TestUserBlock(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			b := NewUserBlock(tc.text)
-			got := b.Lines(blockCtx(t, tc.width))
+			ctx := blockCtx(t, tc.width)
+			got := b.Lines(ctx)
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("Lines = %q, want %q", got, tc.want)
 			}
-			again := b.Lines(blockCtx(t, tc.width))
+			again := b.Lines(ctx)
 			if &again[0] != &got[0] {
 				t.Error("second render at the same width was not served from the cache")
 			}

@@ -415,7 +415,7 @@ func (b *SubagentBlock) Lines(ctx RenderContext) []string {
 		b.started = ctx.Now
 	}
 	b.lastNow = ctx.Now
-	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
 	if b.Live() {
 		key.Tick = b.ClockText(ctx.Now)
 		if b.Working() {
@@ -472,7 +472,7 @@ func (b *SubagentBlock) Header(ctx RenderContext, width int) string {
 func (b *SubagentBlock) cachedLeft(ctx RenderContext, width int, stats string) string {
 	// Every rune of the stats is one cell wide (digits, letters, "·").
 	statsW := utf8.RuneCountInString(stats)
-	key := CacheKey{Width: width, Focused: ctx.Focused, Frame: statsW}
+	key := CacheKey{Width: width, Focused: ctx.Focused, Frame: statsW, Styles: ctx.Styles}
 	if !b.left.valid || b.left.key != key {
 		b.left.Put(key, []string{b.headerLeft(ctx, width, statsW)})
 	}
@@ -674,7 +674,7 @@ func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 // bodyLines is the last lines of activity under a border. It depends on
 // the content and width only, so the clock's ticks reuse it.
 func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
-	key := CacheKey{Width: width, Version: b.version, Expanded: b.expanded}
+	key := CacheKey{Width: width, Version: b.version, Expanded: b.expanded, Styles: ctx.Styles}
 	if lines, ok := b.body.Get(key); ok {
 		return lines
 	}

@@ -20,8 +20,11 @@ import (
 
 // How much of a tool's output a block shows.
 const (
-	outputPreview   = 3  // lines when collapsed
-	outputExpanded  = 40 // lines when expanded
+	outputPreview  = 3  // lines when collapsed
+	outputExpanded = 40 // lines when expanded
+	// outputByUser bounds the lines a command the user typed ("!cmd")
+	// keeps: it shows all of its output, expanded from the start.
+	outputByUser    = 5000
 	diffPreview     = 20 // diff lines when collapsed
 	taskToolName    = toolname.Task
 	outputIndent    = "    "
@@ -61,7 +64,7 @@ type ToolBlock struct {
 
 // NewToolBlock returns the block of a tool call that just started.
 func NewToolBlock(ev agent.ToolStarted) *ToolBlock {
-	b := &ToolBlock{start: ev, keyArg: ev.KeyArg}
+	b := &ToolBlock{start: ev, keyArg: ev.KeyArg, expanded: ev.ByUser}
 	if b.keyArg == "" {
 		b.keyArg = tools.KeyArg(ev.Name, ev.Args)
 	}
@@ -128,7 +131,11 @@ func (b *ToolBlock) Finish(ev agent.ToolFinished) {
 	if strings.TrimSpace(text) == "" {
 		text = ev.Result.Summary
 	}
-	b.output, b.more = headLines(strings.TrimRight(text, "\n"), outputExpanded)
+	keep := outputExpanded
+	if b.start.ByUser {
+		keep = outputByUser
+	}
+	b.output, b.more = headLines(strings.TrimRight(text, "\n"), keep)
 	b.Changed()
 }
 
@@ -164,7 +171,7 @@ func (b *ToolBlock) Lines(ctx RenderContext) []string {
 	if b.started.IsZero() {
 		b.started = ctx.Now
 	}
-	key := CacheKey{Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width, Version: b.version, Expanded: b.expanded, Focused: ctx.Focused}
 	if !b.finished {
 		key.Frame, key.Tick = ctx.Frame, b.runningFor(ctx.Now)
 	}

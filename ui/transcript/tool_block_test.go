@@ -120,6 +120,27 @@ func TestToolBlockState(t *testing.T) {
 	}
 }
 
+// TestToolBlockByUser: a command the user typed ("!cmd") shows all of its
+// output at once, past the model's call's 40 lines too, and still folds.
+func TestToolBlockByUser(t *testing.T) {
+	start := toolStart(toolname.Bash, `{"command":"seq 100"}`)
+	start.ByUser = true
+	b := NewToolBlock(start)
+	b.Finish(finished(toolname.Bash, time.Second, tools.Result{Content: strings.Repeat("out\n", 99) + "LAST\n", Summary: "exit 0"}))
+	ctx := blockCtx(t, 60)
+	lines := b.Lines(ctx)
+	if len(lines) != 1+100 || !strings.Contains(lines[len(lines)-1], "LAST") {
+		t.Errorf("a user's command shows %d lines (last %q), want its header and all 100", len(lines), lines[len(lines)-1])
+	}
+	if !b.Focusable() {
+		t.Fatal("a user's long command cannot be folded")
+	}
+	b.SetExpanded(false)
+	if n := len(b.Lines(ctx)); n != 1+outputPreview+1 {
+		t.Errorf("folded, it shows %d lines, want %d", n, 1+outputPreview+1)
+	}
+}
+
 func TestToolBlockCache(t *testing.T) {
 	b := NewToolBlock(toolStart(toolname.Bash, `{"command":"make"}`))
 	ctx := blockCtx(t, 80)

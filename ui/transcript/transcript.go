@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"covey/theme"
+	"covey/ui/markdown"
 )
 
 // GutterWidth is the width of the focus marker column left of every block.
@@ -67,6 +70,18 @@ func New(base RenderContext) *Transcript {
 		t.gutterOn = base.Styles.Focus.Gutter.Render("▌") + strings.Repeat(" ", GutterWidth-1)
 	}
 	return t
+}
+
+// SetStyles draws every block with other styles and markdown renderer
+// from the next frame on (the terminal's background answered late);
+// heights stay, since colours take no room.
+func (t *Transcript) SetStyles(styles *theme.Styles, md *markdown.Renderer) {
+	t.base.Styles, t.base.Markdown = styles, md
+	t.gutterOn = t.gutterOff
+	if styles != nil {
+		t.gutterOn = styles.Focus.Gutter.Render("▌") + strings.Repeat(" ", GutterWidth-1)
+	}
+	t.Sync()
 }
 
 // contentWidth is the width blocks draw at.

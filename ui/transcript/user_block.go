@@ -26,7 +26,7 @@ func (b *UserBlock) Text() string { return b.text }
 
 // Lines implements Block. The returned slice must not be modified.
 func (b *UserBlock) Lines(ctx RenderContext) []string {
-	key := CacheKey{Width: ctx.Width}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}

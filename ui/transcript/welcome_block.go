@@ -51,7 +51,7 @@ func NewWelcomeBlock(w Welcome, hints, crew []KeyHint) *WelcomeBlock {
 
 // Lines implements Block.
 func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
-	key := CacheKey{Width: ctx.Width}
+	key := CacheKey{Styles: ctx.Styles, Width: ctx.Width}
 	if lines, ok := b.cache.Get(key); ok {
 		return lines
 	}
@@ -61,12 +61,14 @@ func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
 		title += " " + st.App.Muted.Render(b.w.Version)
 	}
 	title += st.App.Muted.Render(" · a coding agent with live parallel subagents")
+	// Foreground colours only: the bar's background, under the card's
+	// words alone, drew patches on the terminal's own.
 	row := func(label, value string) string {
-		return st.Status.Key.Render(label+strings.Repeat(" ", max(0, 10-len(label)))) + st.Status.Value.Render(value)
+		return st.App.Muted.Render(label+strings.Repeat(" ", max(0, 10-len(label)))) + st.App.Text.Render(value)
 	}
 	model := cells.Clean(b.w.Model)
 	if ep := cells.Clean(b.w.Endpoint); ep != "" {
-		model += st.App.Muted.Render(" at ") + st.Status.Value.Render(ep)
+		model += st.App.Muted.Render(" at ") + st.App.Text.Render(ep)
 	}
 	instr := st.App.Muted.Render("no AGENTS.md here (add one to brief covey on this project)")
 	if b.w.InstructionsFile != "" {
@@ -84,7 +86,7 @@ func (b *WelcomeBlock) Lines(ctx RenderContext) []string {
 		row("project", "") + instr,
 	}
 	if b.w.Try != "" {
-		lines = append(lines, row("try", "")+st.Status.Value.Render("“"+cells.Clean(b.w.Try)+"”")+
+		lines = append(lines, row("try", "")+st.App.Text.Render("“"+cells.Clean(b.w.Try)+"”")+
 			st.App.Muted.Render(": slow explorers to try the keys below on"))
 	}
 	lines = append(lines, "", strings.Join(hints, st.Help.Sep.Render(" · ")))
