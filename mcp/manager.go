@@ -81,6 +81,10 @@ type Options struct {
 	// Getenv looks up variables for ${VAR} expansion (default os.LookupEnv)
 	// and stdio servers inherit the process environment.
 	Getenv func(string) (string, bool)
+	// Scrub names the environment variables stdio servers do not inherit
+	// (covey's own API keys, as bash does not get them), nor a project's
+	// server reads through ${VAR}.
+	Scrub []string
 	// TrustProject starts project servers at once; otherwise they wait in
 	// StateUntrusted for Trust.
 	TrustProject bool
@@ -244,7 +248,17 @@ func (m *Manager) startLocked(ctx context.Context, s *server) {
 // connect runs one connection attempt of s, generation gen.
 func (m *Manager) connect(ctx context.Context, s *server, gen int) {
 	cfg := s.cfg
-	expanded, err := Expand(cfg.Name, cfg.Config, m.opts.Getenv)
+	getenv := m.opts.Getenv
+	if cfg.Scope == ScopeProject && len(m.opts.Scrub) > 0 {
+		// A repository's server does not name its way to the user's key.
+		getenv = func(name string) (string, bool) {
+			if slices.Contains(m.opts.Scrub, name) {
+				return "", false
+			}
+			return m.opts.Getenv(name)
+		}
+	}
+	expanded, err := Expand(cfg.Name, cfg.Config, getenv)
 	if err != nil {
 		m.fail(s, gen, err.Error())
 		return

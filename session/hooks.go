@@ -98,7 +98,7 @@ func (s *Session) setUpHooks(opts Options) {
 		answer, _ = st.trust.Get(s.ws.Root, st.hash)
 		trusted = answer == mcp.TrustYes
 	}
-	st.runner = hooks.NewRunner(set.Hooks, hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted})
+	st.runner = hooks.NewRunner(set.Hooks, hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted, Scrub: s.scrub})
 	s.hooks = st
 	if opts.Asker != nil && !trusted && answer == mcp.TrustUnknown && len(st.project) > 0 {
 		go s.askHookTrust(opts.Asker)
@@ -328,7 +328,7 @@ func (s *Session) turnHooks(c slashcmd.Command) *hooks.Runner {
 		answer, _ := st.trust.Get(s.ws.Root, st.hash)
 		trusted = answer == mcp.TrustYes
 	}
-	return st.runner.With(c.Hooks.Hooks("command /"+c.Name, scope), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted})
+	return st.runner.With(c.Hooks.Hooks("command /"+c.Name, scope), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted, Scrub: s.scrub})
 }
 
 // childHooks is the subagent manager's side of the hooks.
@@ -343,7 +343,7 @@ func (c childHooks) Bind(def agentdefs.Definition, src agent.Source, gate permis
 	r := s.hooks.runner
 	if len(def.Hooks) > 0 {
 		r = r.With(s.hooks.pinned(def.Hooks.Hooks("agent "+def.Name, agentScope(def))),
-			hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted()})
+			hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted(), Scrub: s.scrub})
 	}
 	if r == nil {
 		return nil

@@ -82,6 +82,7 @@ func (s *Session) setUpMCP(opts Options) error {
 		// MCP_TIMEOUT (milliseconds), as Claude Code reads it.
 		StartupTimeout: startup,
 		TrustProject:   trusted,
+		Scrub:          s.scrub,
 		OnChange:       s.mcpChanged,
 	})
 	s.mcp = st

@@ -45,6 +45,7 @@ type Session struct {
 	modelFromFlag bool
 	cfg           config.Config
 	ws            *tools.Workspace
+	scrub         []string          // the variables commands do not get (covey's keys)
 	env           agent.Environment // in the prompts; Load puts a resumed session's start date in
 	base          string            // the main agent's prompt before env (agent.SystemPrompt)
 	defs          *agentdefs.Set
@@ -213,11 +214,10 @@ func New(opts Options) (*Session, error) {
 	if opts.SandboxMode != "" {
 		sbCfg.Mode = opts.SandboxMode
 	}
-	var scrub []string
 	if !cfg.PassKeysToTools {
-		scrub = config.KeyEnvNames(cfg)
+		s.scrub = config.KeyEnvNames(cfg)
 	}
-	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: scrub})
+	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: s.scrub})
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, fmt.Errorf("config sandbox: %w", err)

@@ -68,7 +68,7 @@ func (s *Session) RunStatusLine(ctx context.Context, st statusline.Setting, in s
 	in.Workspace = statusline.Workspace{CurrentDir: s.ws.Root, ProjectDir: s.ws.Root}
 	in.Version = s.version
 	in.OutputStyle.Name = "default"
-	return statusline.Run(ctx, st, in, s.ws.Root)
+	return statusline.Run(ctx, st, in, s.ws.Root, s.scrub)
 }
 
 // projectTrusted reports whether the project's hooks (and so its status
