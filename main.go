@@ -239,10 +239,12 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 			defer stop()
 		}
 	} else {
-		var tr config.Trust
-		s, tr, err = openSession(o, nil, false, false)
-		if skipped := tr.Skipped(); len(skipped) > 0 {
-			fmt.Fprintln(stderr, "covey:", skippedSettings(tr))
+		var w workspace
+		if w, err = loadWorkspace(o); err == nil {
+			s, err = openSession(o, w, nil, false, false)
+			if skipped := w.trust.Skipped(); len(skipped) > 0 {
+				fmt.Fprintln(stderr, "covey:", skippedSettings(w.trust))
+			}
 		}
 	}
 	if err != nil {
@@ -254,12 +256,12 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "covey: forked session %s as %s (the original is left as it was)\n", from, id)
 	}
 	if skipped := s.SkippedMCP(); len(skipped) > 0 {
-		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet (run covey here once to answer, pass --trust-project, or pass the file with --mcp-config)\n",
-			strings.Join(skipped, ", "))
+		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet; %s, or pass the file with --mcp-config\n",
+			strings.Join(skipped, ", "), howToTrust)
 	}
 	if skipped := s.SkippedHooks(); len(skipped) > 0 {
-		fmt.Fprintf(stderr, "covey: skipped the project's hooks, not trusted yet (run covey here once to answer, or pass --trust-project): %s\n",
-			strings.Join(skipped, "; "))
+		fmt.Fprintf(stderr, "covey: skipped the project's hooks and status lines, not trusted yet: %s; %s\n",
+			strings.Join(skipped, "; "), howToTrust)
 	}
 	return headless.Run(ctx, s, prompt, o.outputFormat, stdout, stderr)
 }
