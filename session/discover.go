@@ -122,6 +122,9 @@ func (d *Discovery) Commands() []config.Setting {
 			continue
 		}
 		from := s.Source
+		if rel, err := filepath.Rel(d.root, from); err == nil && filepath.IsLocal(rel) {
+			from = rel
+		}
 		if from == "" {
 			from = mcp.ProjectFile
 		}

@@ -41,7 +41,7 @@ func TestDiscoveryCommands(t *testing.T) {
 	for _, want := range []string{
 		"hook PostToolUse (Edit): ./fmt.sh [" + filepath.Join(".claude", "settings.json") + "]",
 		"status line: echo line",
-		"MCP server srv: srv-bin --x (LD_PRELOAD=./evil.so) [" + filepath.Join(ws, ".mcp.json"),
+		"MCP server srv: srv-bin --x (LD_PRELOAD=./evil.so) [.mcp.json]",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("commands lack %q:\n%s", want, got)

@@ -207,16 +207,18 @@ func (m Model) layout() []string {
 			return
 		}
 		out = append(out, m.styles.Picker.Title.Render(ansi.Truncate(title, m.width, "…")))
+		from := ""
 		for _, it := range items {
 			n++
-			text := Escape(it.Label) + ": " + Escape(it.Text)
-			if it.From != "" {
-				text += "  [" + Escape(it.From) + "]"
+			if it.From != from {
+				// One line per file, not a file name per entry.
+				from = it.From
+				out = append(out, m.styles.Picker.Detail.Render(ansi.Truncate("  from "+Escape(from)+":", m.width, "…")))
 			}
 			prefix := fmt.Sprintf("%3d. ", n)
 			indent := strings.Repeat(" ", len(prefix))
-			wrapped := strings.Split(ansi.Hardwrap(text, m.width-len(prefix), true), "\n")
-			for i, l := range wrapped {
+			text := Escape(it.Label) + ": " + Escape(it.Text)
+			for i, l := range strings.Split(ansi.Hardwrap(text, m.width-len(prefix), true), "\n") {
 				p := indent
 				if i == 0 {
 					p = prefix
@@ -274,7 +276,7 @@ func (m Model) position() string {
 func (m Model) prompt() string {
 	s := m.styles
 	if m.refuse {
-		msg := fmt.Sprintf("y needs the whole list read first: %d more lines below (↓ or pgdn) · n don't trust", len(m.lines)-m.seen)
+		msg := fmt.Sprintf("y needs the whole list read first: %d more lines below (↓ pgdn) · n no", len(m.lines)-m.seen)
 		return s.App.Warning.Render(ansi.Truncate(msg, m.width, "…"))
 	}
 	q := "Trust them? "
