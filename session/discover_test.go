@@ -1,12 +1,15 @@
 package session
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"covey/config"
+	"covey/statusline"
 )
 
 // TestDiscoveryCommands: the one trust question lists every command a
@@ -74,5 +77,53 @@ func TestDiscoveryCommands(t *testing.T) {
 	}
 	if s := open(d2); len(s.SkippedHooks()) == 0 {
 		t.Error("a session whose hooks' script changed since the answer runs them")
+	}
+}
+
+// TestStatusLineAloneTrusted: a project that brings a status line and no
+// hook runs it once trusted, and not before.
+func TestStatusLineAloneTrusted(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"statusline.sh": "echo project-line\n",
+		"settings.json": `{"statusLine": {"type": "command", "command": "sh .claude/statusline.sh"}}`,
+	} {
+		if err := os.WriteFile(filepath.Join(ws, ".claude", name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := Discover(DiscoverOptions{Workspace: ws})
+	for name, tc := range map[string]struct {
+		trusted string
+		want    string
+	}{
+		"trusted":     {d.CommandsHash(), "project-line"},
+		"not trusted": {"", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := New(Options{Workspace: ws, NoMCP: true, Discovery: d, TrustedCommands: tc.trusted,
+				Endpoint: config.Endpoint{Name: "t", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				go func() {
+					for range s.Events() {
+					}
+				}()
+				s.EndEvents()
+			})
+			main, _ := s.StatusLines()
+			line, err := s.RunStatusLine(context.Background(), *main, statusline.Input{})
+			if line != tc.want || (tc.want == "") != errors.Is(err, ErrStatusLineUntrusted) {
+				t.Errorf("line %q, err %v; want %q", line, err, tc.want)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"covey/agent"
 	"covey/agentdefs"
@@ -30,6 +31,10 @@ type hookState struct {
 	// config, and project agent files' hooks; hash keys the answer.
 	project []hooks.Hook
 	hash    string
+	// trusted says whether the project's hooks and status lines run (the
+	// runner's own switch follows it; there is no runner when the
+	// project brings a status line and no hook).
+	trusted atomic.Bool
 	sid     string // the session_id hooks see
 
 	startOnce sync.Once
@@ -57,6 +62,7 @@ func (s *Session) setUpHooks(d *Discovery) {
 	}
 	st.hash = hooks.Hash(st.project)
 	trusted := st.hash == "" || s.commandsTrusted
+	st.trusted.Store(trusted)
 	st.runner = hooks.NewRunner(set.Hooks, hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted, Scrub: s.scrub})
 	s.hooks = st
 }
@@ -82,7 +88,10 @@ func (s *Session) TrustProjectHooks() error {
 	if st == nil || st.hash == "" {
 		return errors.New("this project has no hooks")
 	}
-	st.runner.SetProjectTrusted(true)
+	st.trusted.Store(true)
+	if st.runner != nil {
+		st.runner.SetProjectTrusted(true)
+	}
 	return nil
 }
 
@@ -92,10 +101,7 @@ func (s *Session) projectHooksTrusted() bool {
 	if st == nil || st.hash == "" {
 		return true
 	}
-	if st.runner != nil {
-		return st.runner.ProjectTrusted()
-	}
-	return s.commandsTrusted
+	return st.trusted.Load()
 }
 
 // SkippedHooks describes the project hooks that do not run because the

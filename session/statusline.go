@@ -40,7 +40,7 @@ var ErrStatusLineUntrusted = errors.New("the project's status line runs once you
 // transcript, workspace, version) it fills, and returns its first line.
 // A project's status line runs only once the project's hooks are trusted.
 func (s *Session) RunStatusLine(ctx context.Context, st statusline.Setting, in statusline.Input) (string, error) {
-	if st.Project && !s.projectTrusted() {
+	if st.Project && !s.projectHooksTrusted() {
 		return "", ErrStatusLineUntrusted
 	}
 	if st.Project {
@@ -58,14 +58,4 @@ func (s *Session) RunStatusLine(ctx context.Context, st statusline.Setting, in s
 	in.Version = s.version
 	in.OutputStyle.Name = "default"
 	return statusline.Run(ctx, st, in, s.ws.Root, s.scrub)
-}
-
-// projectTrusted reports whether the project's hooks (and so its status
-// lines) may run now.
-func (s *Session) projectTrusted() bool {
-	st := s.hooks
-	if st == nil {
-		return false
-	}
-	return st.hash == "" || st.runner.ProjectTrusted()
 }
