@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"covey/config"
+	"covey/mcp"
 	"covey/session"
 	"covey/ui"
 	"covey/ui/trustq"
@@ -86,8 +87,20 @@ func askProjectTrust(ctx context.Context, o *options, w *workspace) error {
 // out, and how to trust them.
 func skippedSettings(tr config.Trust) string {
 	return fmt.Sprintf("skipped the project's settings, not trusted (.covey/config.yaml): %s; %s",
-		strings.Join(tr.Skipped(), ", "), howToTrust)
+		strings.Join(tr.Skipped(), ", "), howToTrust(tr))
 }
 
-// howToTrust says how to trust a folder.
-const howToTrust = "to trust them: run covey here and answer y, pass --trust-project, or add the folder to trusted_folders in your config"
+// howToTrust says how to trust the folder of tr.
+func howToTrust(tr config.Trust) string {
+	if tr.Answer == mcp.TrustNo {
+		return "you answered n here before; to trust them: pass --trust-project (one run) or add the folder to trusted_folders in your config"
+	}
+	return "to trust them: answer y when covey starts here, pass --trust-project, or add the folder to trusted_folders in your config"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -70,6 +70,10 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 			if len(w.trust.Skipped()) > 0 {
 				notes = append(notes, skippedSettings(w.trust))
 			}
+			if n := len(w.trust.Commands); n > 0 && !w.trust.Trusted {
+				notes = append(notes, fmt.Sprintf("the project's %d %s (hooks, status lines, MCP servers) do not run, not trusted; %s",
+					n, plural(n, "command", "commands"), howToTrust(w.trust)))
+			}
 		}
 	}
 	if err != nil {
