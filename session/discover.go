@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"covey/agentdefs"
 	"covey/config"
@@ -34,6 +35,9 @@ type Discovery struct {
 	project      []hooks.Hook // the hooks that need trust, pinned
 	mcp          mcp.Loaded
 	mcpErr       error
+
+	pinMu      sync.Mutex
+	serverPins map[string]hooks.Hook // by server name: its scripts pinned
 }
 
 // DiscoverOptions say where Discover looks.
@@ -90,6 +94,11 @@ func Discover(opts DiscoverOptions) *Discovery {
 	d.project = hooks.Pin(d.project, root)
 	d.mcp, d.mcpErr = LoadMCP(root, opts.Config, opts.MCPConfigFiles)
 	d.mcp.Problems = append(d.mcp.Problems, addPluginServers(&d.mcp, d.plugs)...)
+	for _, s := range d.mcp.Servers {
+		if s.Scope == mcp.ScopeProject {
+			d.serverScripts(s)
+		}
+	}
 	return d
 }
 
@@ -141,9 +150,39 @@ func (d *Discovery) Commands() []config.Setting {
 		if len(extra) > 0 {
 			what += " (" + strings.Join(extra, ", ") + ")"
 		}
-		out = append(out, config.Setting{Key: "MCP server " + s.Name, Value: what, From: from})
+		// The workspace files it runs are pinned into the answer, as a
+		// hook's are: a rewritten ./server.sh asks again at the next start.
+		var pins []string
+		for _, sc := range d.serverScripts(s).Scripts {
+			pins = append(pins, sc.Path+"="+sc.Hash)
+		}
+		out = append(out, config.Setting{Key: "MCP server " + s.Name, Value: what, From: from, Pin: strings.Join(pins, ",")})
 	}
 	return out
+}
+
+// serverScripts is a project MCP server's command line as a hook, its
+// workspace scripts pinned once (the first call), so every later check
+// compares with what the question listed.
+func (d *Discovery) serverScripts(s mcp.Server) hooks.Hook {
+	d.pinMu.Lock()
+	defer d.pinMu.Unlock()
+	if h, ok := d.serverPins[s.Name]; ok {
+		return h
+	}
+	if d.serverPins == nil {
+		d.serverPins = map[string]hooks.Hook{}
+	}
+	h := hooks.Pin([]hooks.Hook{{Command: strings.Join(append([]string{s.Config.Command}, s.Config.Args...), " "), Scope: hooks.ScopeProject}}, d.root)[0]
+	d.serverPins[s.Name] = h
+	return h
+}
+
+// changedServerScript names the workspace script a project MCP server
+// runs that changed since the trust question listed it, "" when none did
+// (mcp.Options.Changed).
+func (d *Discovery) changedServerScript(s mcp.Server) string {
+	return hooks.ChangedScript(d.serverScripts(s), d.root)
 }
 
 // CommandsHash is the key of Commands' trust: covey's hash of them.

@@ -81,6 +81,7 @@ func (s *Session) setUpMCP(opts Options, d *Discovery) error {
 		StartupTimeout: startup,
 		TrustProject:   trusted,
 		Scrub:          s.scrub,
+		Changed:        d.changedServerScript,
 		OnChange:       s.mcpChanged,
 	})
 	s.mcp = st
