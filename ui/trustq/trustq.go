@@ -121,23 +121,26 @@ type Model struct {
 	top    int      // the first list line on screen
 	seen   int      // how many list lines have been on screen
 	refuse bool     // y was pressed before the end: say why
+	sized  bool     // the screen's size is known: what is drawn is seen
 	// Answer is the user's answer.
 	Answer Answer
 }
 
-// New returns the question q, drawn with th, sized 80x24 until SetSize.
+// New returns the question q, drawn with th, laid out for 80x24 until
+// SetSize tells the screen's size; nothing counts as seen before that.
 func New(q Question, th *theme.Theme) Model {
 	m := Model{q: q, styles: &th.Styles, keys: DefaultKeyMap()}
-	return m.SetSize(80, 24)
+	m.width, m.height = 80, 24
+	m.lines = m.layout()
+	return m
 }
 
-// SetSize lays the list out for a screen of w by h.
+// SetSize lays the list out for a screen of w by h; what fits is seen.
 func (m Model) SetSize(w, h int) Model {
 	m.width, m.height = max(w, 20), max(h, headRows+footRows+1)
 	m.lines = m.layout()
-	m.top = min(m.top, max(len(m.lines)-m.rows(), 0))
-	m.seen = max(m.seen, min(m.top+m.rows(), len(m.lines)))
-	return m
+	m.sized = true
+	return m.scrollTo(m.top)
 }
 
 // Count is how many things the question lists.
@@ -146,8 +149,9 @@ func (m Model) Count() int { return len(m.q.Settings) + len(m.q.Commands) }
 // rows is how many list lines fit.
 func (m Model) rows() int { return m.height - headRows - footRows }
 
-// AtEnd reports whether every line of the list has been on screen.
-func (m Model) AtEnd() bool { return m.seen >= len(m.lines) }
+// AtEnd reports whether every line of the list has been on screen (a
+// screen of a known size).
+func (m Model) AtEnd() bool { return m.sized && m.seen >= len(m.lines) }
 
 // Update handles a key or a resize.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -189,7 +193,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 // scrollTo puts list line top first on screen, within bounds.
 func (m Model) scrollTo(top int) Model {
 	m.top = max(min(top, len(m.lines)-m.rows()), 0)
-	m.seen = max(m.seen, min(m.top+m.rows(), len(m.lines)))
+	if m.sized {
+		m.seen = max(m.seen, min(m.top+m.rows(), len(m.lines)))
+	}
 	if m.AtEnd() {
 		m.refuse = false
 	}
