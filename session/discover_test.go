@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"covey/config"
+	"covey/hooks"
 	"covey/statusline"
 )
 
@@ -182,5 +183,46 @@ func TestMCPServerScriptRewritten(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the rewritten server script ran")
+	}
+}
+
+// TestHookScriptRewrittenWhileAsked: a hook script rewritten after the
+// trust question listed it (while the question waited) does not run,
+// though the session is trusted: the runner keeps the question's pins.
+func TestHookScriptRewrittenWhileAsked(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		".claude/settings.json": `{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"sh ./fmt.sh"}]}]}}`,
+		"fmt.sh":                "touch listed-ran\n",
+	} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := Discover(DiscoverOptions{Workspace: ws})
+	if err := os.WriteFile(filepath.Join(ws, "fmt.sh"), []byte("touch rewritten-ran\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Workspace: ws, NoMCP: true, Discovery: d, TrustedCommands: d.CommandsHash(),
+		Endpoint: config.Endpoint{Name: "t", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		go func() {
+			for range s.Events() {
+			}
+		}()
+		s.EndEvents()
+	})
+	s.hooks.runner.Run(context.Background(), hooks.Input{HookEventName: hooks.UserPromptSubmit}, "")
+	if _, err := os.Stat(filepath.Join(ws, "rewritten-ran")); err == nil {
+		t.Error("the script rewritten after the question ran")
 	}
 }

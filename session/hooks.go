@@ -63,7 +63,10 @@ func (s *Session) setUpHooks(d *Discovery) {
 	st.hash = hooks.Hash(st.project)
 	trusted := st.hash == "" || s.commandsTrusted
 	st.trusted.Store(trusted)
-	st.runner = hooks.NewRunner(set.Hooks, hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted, Scrub: s.scrub})
+	// The runner runs the scripts as the question listed them, not as
+	// they are now (pinned again here, a script rewritten while the
+	// question waited would run as trusted).
+	st.runner = hooks.NewRunner(st.pinned(set.Hooks), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted, Scrub: s.scrub})
 	s.hooks = st
 }
 
@@ -251,7 +254,7 @@ func (s *Session) turnHooks(c slashcmd.Command) *hooks.Runner {
 	if c.Scope == agentdefs.Project {
 		scope = hooks.ScopeProject
 	}
-	return st.runner.With(c.Hooks.Hooks("command /"+c.Name, scope), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted(), Scrub: s.scrub})
+	return st.runner.With(st.pinned(c.Hooks.Hooks("command /"+c.Name, scope)), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted(), Scrub: s.scrub})
 }
 
 // childHooks is the subagent manager's side of the hooks.
