@@ -28,6 +28,7 @@ import (
 	"covey/sandbox"
 	"covey/session"
 	"covey/ui"
+	"covey/ui/trustq"
 
 	"github.com/charmbracelet/x/term"
 )
@@ -231,7 +232,10 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "covey: /%s is a command of the full-screen session; -p runs the prompt, /init and the slash commands of your command files\n", name)
 		return exitUsage
 	}
-	var s *session.Session
+	var (
+		s *session.Session
+		w workspace
+	)
 	if o.demo {
 		var stop func()
 		s, stop, err = openDemoSession(o, nil)
@@ -239,10 +243,11 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 			defer stop()
 		}
 	} else {
-		var tr config.Trust
-		s, tr, err = openSession(o, nil, false, false)
-		if skipped := tr.Skipped(); len(skipped) > 0 {
-			fmt.Fprintln(stderr, "covey:", skippedSettings(tr))
+		if w, err = loadWorkspace(o); err == nil {
+			s, err = openSession(o, w, nil, false, false)
+			if skipped := w.trust.Skipped(); len(skipped) > 0 {
+				fmt.Fprintln(stderr, "covey:", skippedSettings(w.trust))
+			}
 		}
 	}
 	if err != nil {
@@ -254,12 +259,15 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "covey: forked session %s as %s (the original is left as it was)\n", from, id)
 	}
 	if skipped := s.SkippedMCP(); len(skipped) > 0 {
-		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet (run covey here once to answer, pass --trust-project, or pass the file with --mcp-config)\n",
-			strings.Join(skipped, ", "))
+		fmt.Fprintf(stderr, "covey: skipped the project's MCP servers %s: not trusted yet; %s, or pass the file with --mcp-config\n",
+			strings.Join(skipped, ", "), howToTrust(w.trust))
 	}
 	if skipped := s.SkippedHooks(); len(skipped) > 0 {
-		fmt.Fprintf(stderr, "covey: skipped the project's hooks, not trusted yet (run covey here once to answer, or pass --trust-project): %s\n",
-			strings.Join(skipped, "; "))
+		for i, h := range skipped {
+			skipped[i] = trustq.Escape(h) // one line each, padding shown
+		}
+		fmt.Fprintf(stderr, "covey: skipped the project's hooks and status lines, not trusted yet: %s; %s\n",
+			strings.Join(skipped, "; "), howToTrust(w.trust))
 	}
 	return headless.Run(ctx, s, prompt, o.outputFormat, stdout, stderr)
 }

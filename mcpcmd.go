@@ -45,20 +45,21 @@ func mcpListCmd(o *options, stdout, stderr io.Writer) *cobra.Command {
 }
 
 func runMCPList(ctx context.Context, o *options, asJSON bool, stdout, stderr io.Writer) int {
-	root, err := workDir()
-	if err != nil {
-		return printErr(stderr, err, exitRun)
-	}
-	cfg, err := config.Load(root)
+	w, err := loadWorkspace(o)
 	if err != nil {
 		return printErr(stderr, err, exitUsage)
 	}
+	root, cfg := w.root, w.cfg
 	loaded, err := session.LoadMCP(root, cfg, o.mcpConfigs)
 	if err != nil {
 		return printErr(stderr, err, exitUsage)
 	}
+	var scrub []string
+	if !cfg.PassKeysToTools {
+		scrub = config.KeyEnvNames(cfg)
+	}
 	m := mcp.NewManager(loaded.Servers, mcp.Options{
-		Version: version, Dir: root, LogDir: session.MCPLogDir(), TrustProject: session.ProjectTrusted(root, loaded),
+		Version: version, Dir: root, LogDir: session.MCPLogDir(), TrustProject: w.trust.Trusted, Scrub: scrub,
 	})
 	defer m.Close()
 	m.Start(ctx)

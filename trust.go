@@ -1,56 +1,106 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
-	"io"
+	"path/filepath"
 	"strings"
 
 	"covey/config"
+	"covey/mcp"
+	"covey/session"
+	"covey/ui"
+	"covey/ui/trustq"
 )
 
-// askProjectTrust asks on the terminal, before the session starts, whether
-// the project's settings that need trust may apply, when they have not
-// been answered yet, and remembers the answer (keyed to those settings:
-// a change asks again). It reads one line; only y or yes trusts.
-func askProjectTrust(ctx context.Context, o *options, in io.Reader, out io.Writer) error {
-	if o.trustProject {
+// workspace is what covey read of the folder it runs in before the
+// session opens: the config, with the project's settings that need trust
+// left out unless trusted, what the folder brings that covey would run by
+// itself, and the one trust answer covering both.
+type workspace struct {
+	root  string
+	cfg   config.Config
+	trust config.Trust
+	found *session.Discovery
+}
+
+// loadWorkspace reads the config and what the folder brings, and decides
+// trust: --trust-project, trusted_folders, or the remembered answer.
+func loadWorkspace(o *options) (workspace, error) {
+	root, err := workDir()
+	if err != nil {
+		return workspace{}, err
+	}
+	w := workspace{root: root}
+	w.cfg, w.trust, err = config.LoadTrusted(root, config.LoadOptions{TrustProject: o.trustProject, Commands: func(c config.Config) []config.Setting {
+		w.found = session.Discover(session.DiscoverOptions{Workspace: root, Config: c, ReservedCommands: ui.BuiltinCommandNames(), MCPConfigFiles: o.mcpConfigs})
+		return w.found.Commands()
+	}})
+	return w, err
+}
+
+// reload reads the config again after the answer, with the same
+// discovery: the commands trusted are the ones the question listed.
+func (w *workspace) reload(o *options) error {
+	var err error
+	w.cfg, w.trust, err = config.LoadTrusted(w.root, config.LoadOptions{TrustProject: o.trustProject, Commands: func(config.Config) []config.Setting {
+		return w.found.Commands()
+	}})
+	return err
+}
+
+// askProjectTrust asks full-screen, before the session starts, whether
+// the project's settings and commands that need trust may apply and run,
+// when they have not been answered yet, and remembers the answer (keyed
+// to all of them: a change to any asks again). Only y trusts, and only
+// once the whole list was on screen.
+func askProjectTrust(ctx context.Context, o *options, w *workspace) error {
+	if !w.trust.Ask() {
 		return nil
 	}
-	root, err := workDir()
+	th, _, err := chooseTheme(config.FirstNonEmpty(o.theme, w.cfg.Theme))
 	if err != nil {
 		return err
 	}
-	_, tr, err := config.LoadTrusted(root, config.LoadOptions{})
-	if err != nil || !tr.Ask() {
-		return err // a broken config is reported when the session opens
+	q := trustq.Question{Folder: w.root, File: filepath.Join(".covey", "config.yaml")}
+	for _, s := range w.trust.Needs {
+		q.Settings = append(q.Settings, trustq.Item{Label: s.Key, Text: s.Value})
 	}
-	fmt.Fprint(out, config.TrustQuestion(tr))
-	fmt.Fprintf(out, "Trust %s's settings? [y/N] ", root)
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(in).ReadString('\n')
-		answer <- line
-	}()
-	var line string
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(out)
-		return ctx.Err()
-	case line = <-answer:
+	for _, s := range w.trust.Commands {
+		q.Commands = append(q.Commands, trustq.Item{Label: s.Key, Text: s.Value, From: s.From})
 	}
-	yes := false
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		yes = true
+	yes, err := trustq.Ask(ctx, q, th)
+	if errors.Is(err, trustq.ErrNoAnswer) {
+		return errors.New("the trust question was left unanswered; nothing was started")
 	}
-	return config.SetTrust(root, tr, yes, nil)
+	if err != nil {
+		return err
+	}
+	if err := config.SetTrust(w.root, w.trust, yes, nil); err != nil {
+		return err
+	}
+	return w.reload(o)
 }
 
 // skippedSettings is the line naming the project's settings that were left
 // out, and how to trust them.
 func skippedSettings(tr config.Trust) string {
-	return fmt.Sprintf("skipped the project's settings, not trusted (.covey/config.yaml): %s; to trust them: run covey here and answer y, pass --trust-project, or add the folder to trusted_folders in your config",
-		strings.Join(tr.Skipped(), ", "))
+	return fmt.Sprintf("skipped the project's settings, not trusted (.covey/config.yaml): %s; %s",
+		strings.Join(tr.Skipped(), ", "), howToTrust(tr))
+}
+
+// howToTrust says how to trust the folder of tr.
+func howToTrust(tr config.Trust) string {
+	if tr.Answer == mcp.TrustNo {
+		return "you answered n here before; to trust them: pass --trust-project (one run) or add the folder to trusted_folders in your config"
+	}
+	return "to trust them: answer y when covey starts here, pass --trust-project, or add the folder to trusted_folders in your config"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

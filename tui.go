@@ -57,16 +57,23 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 			defer stop()
 		}
 	} else {
-		// Before anything is sent anywhere: the project may name the
-		// endpoint, which only the user's yes lets it do.
-		if err := askProjectTrust(ctx, o, os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(stderr, "covey:", err)
-			return exitUsage
+		// Before anything is sent anywhere or run: the project may name
+		// the endpoint and bring commands, which only the user's yes lets
+		// it do.
+		var w workspace
+		w, err = loadWorkspace(o)
+		if err == nil {
+			err = askProjectTrust(ctx, o, &w)
 		}
-		var tr config.Trust
-		s, tr, err = openSession(o, approver, true, true)
-		if len(tr.Skipped()) > 0 {
-			notes = append(notes, skippedSettings(tr))
+		if err == nil {
+			s, err = openSession(o, w, approver, true, true)
+			if len(w.trust.Skipped()) > 0 {
+				notes = append(notes, skippedSettings(w.trust))
+			}
+			if n := len(w.trust.Commands); n > 0 && !w.trust.Trusted {
+				notes = append(notes, fmt.Sprintf("the project's %d %s (hooks, status lines, MCP servers) do not run, not trusted; %s",
+					n, plural(n, "command", "commands"), howToTrust(w.trust)))
+			}
 		}
 	}
 	if err != nil {
@@ -198,28 +205,22 @@ func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {
 	return infos, files
 }
 
-// openSession opens the session of the configured endpoint, with the
-// project's settings that need trust left out unless trusted (tr says
-// which).
-func openSession(o *options, asker permission.Asker, deferMCP, deferLoad bool) (s *session.Session, tr config.Trust, err error) {
-	root, err := workDir()
+// openSession opens the session of the configured endpoint in w, with
+// the project's settings and commands that need trust left out unless
+// trusted (w.trust says which).
+func openSession(o *options, w workspace, asker permission.Asker, deferMCP, deferLoad bool) (*session.Session, error) {
+	ep, err := config.ResolveEndpoint(w.cfg, o.flags.Provider, o.flags, os.Getenv)
 	if err != nil {
-		return nil, tr, err
+		return nil, err
 	}
-	cfg, tr, err := config.LoadTrusted(root, config.LoadOptions{TrustProject: o.trustProject})
-	if err != nil {
-		return nil, tr, err
-	}
-	ep, err := config.ResolveEndpoint(cfg, o.flags.Provider, o.flags, os.Getenv)
-	if err != nil {
-		return nil, tr, err
-	}
-	opts := sessionOptions(o, root, cfg, ep, asker, true)
+	opts := sessionOptions(o, w.root, w.cfg, ep, asker, true)
 	opts.DeferMCPStart = deferMCP
 	opts.DeferLoad = deferLoad
-	opts.TrustProject = o.trustProject || cfg.TrustsFolder(root)
-	s, err = session.New(opts)
-	return s, tr, err
+	opts.Discovery = w.found
+	if w.trust.Trusted {
+		opts.TrustedCommands = w.trust.CommandsHash()
+	}
+	return session.New(opts)
 }
 
 func sessionOptions(o *options, root string, cfg config.Config, ep config.Endpoint, asker permission.Asker, record bool) session.Options {

@@ -273,7 +273,10 @@ func UserDir() string {
 // Load reads and merges the user's and the project's config files.
 // A missing file is fine; a broken one is an error naming the file and line.
 // The project's settings that need trust apply only once the user trusted
-// them (see trust.go); LoadTrusted says which those are.
+// them (see trust.go); LoadTrusted says which those are. Load does not
+// know the commands the folder brings, which the answer covers too, so a
+// folder trusted with commands reads as untrusted here (fail closed):
+// the session reads its config through LoadTrusted.
 func Load(workspace string) (Config, error) {
 	c, _, err := LoadTrusted(workspace, LoadOptions{})
 	return c, err

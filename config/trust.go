@@ -131,15 +131,24 @@ var untrustedKeys = map[string]keyRule{
 	"mcp_servers":                ownTrust,
 }
 
-// Setting is one project setting that needs the user's trust: its dotted
-// key and its value on one line.
+// Setting is one thing of the project's that needs the user's trust: a
+// setting of its config.yaml (its dotted key and its value on one line)
+// or a command covey would run by itself (Key says what it is: "hook
+// PreToolUse (Bash)", "status line", "MCP server NAME"; Value is the
+// command).
 type Setting struct {
 	Key, Value string
+	// From names the file a command was read from ("" for config.yaml's
+	// settings).
+	From string
+	// Pin is what the answer covers beyond Key and Value, not shown: the
+	// hashes of the workspace scripts a hook runs.
+	Pin string
 }
 
-// String is "key: value", escaped for a terminal.
+// String is "key: value", escaped for a terminal: one line, whole.
 func (s Setting) String() string {
-	return excerpt.TermSafe(s.Key + ": " + excerpt.Cut(s.Value, 120))
+	return excerpt.TermSafe(s.Key + ": " + s.Value)
 }
 
 // Trust is what Load found out about the project's config.yaml.
@@ -148,11 +157,14 @@ type Trust struct {
 	Path string
 	// Needs are the settings that need trust, in the file's order.
 	Needs []Setting
+	// Commands are the commands the project brings that covey would run
+	// by itself (LoadOptions.Commands): they run only when Trusted.
+	Commands []Setting
 	// Hash is the key the user's answer is remembered under: a hash of
-	// Needs, so a change to any of them is asked about again.
+	// Needs and Commands, so a change to any of them is asked about again.
 	Hash string
-	// Trusted says whether Needs apply: by --trust-project, the user's
-	// trusted_folders or a remembered yes.
+	// Trusted says whether Needs apply and Commands run: by
+	// --trust-project, the user's trusted_folders or a remembered yes.
 	Trusted bool
 	// Answer is the remembered answer for Hash (mcp.TrustUnknown: never
 	// asked, or Needs changed since).
@@ -174,8 +186,13 @@ func (t Trust) Skipped() []string {
 // Ask reports whether the user should be asked: something needs trust and
 // no answer is remembered for it.
 func (t Trust) Ask() bool {
-	return len(t.Needs) > 0 && !t.Trusted && t.Answer == mcp.TrustUnknown
+	return len(t.Needs)+len(t.Commands) > 0 && !t.Trusted && t.Answer == mcp.TrustUnknown
 }
+
+// CommandsHash is the hash of Commands alone: a session runs the
+// project's commands only when what it found hashes the same as what was
+// trusted.
+func (t Trust) CommandsHash() string { return SettingsHash(t.Commands) }
 
 // LoadOptions say how Load decides trust.
 type LoadOptions struct {
@@ -184,6 +201,12 @@ type LoadOptions struct {
 	TrustProject bool
 	// Store holds the remembered answers; nil: TrustStore().
 	Store *mcp.TrustStore
+	// Commands, when set, lists the commands the workspace brings that
+	// covey would run by itself, given a Config holding only the user's
+	// and the project's hooks and MCP servers (Hooks, MCPServers,
+	// ProjectHooks, ProjectMCPServers): they join the settings in the one
+	// question and its answer.
+	Commands func(Config) []Setting
 }
 
 // ConfigTrustFile is the file, in covey's state folder, that remembers per
@@ -228,43 +251,30 @@ func LoadTrusted(workspace string, opts LoadOptions) (Config, Trust, error) {
 		return Config{}, t, err
 	}
 	data, err := safefile.Read(project, maxConfigSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return merge(Config{}, u), t, nil
-	}
-	if err != nil {
+	exists := !errors.Is(err, fs.ErrNotExist)
+	if err != nil && exists {
 		return Config{}, t, fmt.Errorf("config: %w", err) // err names the file
 	}
-	full, err := parseFile(project, data)
-	if err != nil {
-		return Config{}, t, err
-	}
-	if loose := full.Sandbox.Loosens(); loose != "" {
-		return Config{}, t, fmt.Errorf("config %s: %s is read from the user's config only (%s), so a repository cannot loosen its own sandbox", project, loose, user)
-	}
-	if raised := raisesStream(u, full); raised != "" {
-		return Config{}, t, fmt.Errorf("config %s: %s may only be lowered by a project (raise it in %s), so a repository cannot unbound its own streams", project, raised, user)
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return Config{}, t, fmt.Errorf("config %s: %s", project, plainYAMLError(err))
-	}
-	for _, f := range []struct {
-		key, why string
-		set      bool
-	}{
-		{"allow_agent_mode_raise", "a repository cannot raise its own agents", full.AllowAgentModeRaise},
-		{"trusted_folders", "a repository cannot trust itself", len(full.TrustedFolders) > 0},
-		{"pass_keys_to_tools", "a repository cannot hand your keys to its commands", full.PassKeysToTools},
-	} {
-		if f.set {
-			return Config{}, t, fmt.Errorf("config %s: %s is read from the user's config only (%s), so %s", project, f.key, user, f.why)
+	var (
+		full Config
+		root yaml.Node
+	)
+	if exists {
+		if full, err = checkProject(user, project, u, data); err != nil {
+			return Config{}, t, err
+		}
+		if err := yaml.Unmarshal(data, &root); err != nil {
+			return Config{}, t, fmt.Errorf("config %s: %s", project, plainYAMLError(err))
+		}
+		if doc := root.Content; len(doc) == 1 && doc[0].Kind == yaml.MappingNode {
+			t.Needs = filterUntrusted(doc[0], "", u)
 		}
 	}
-	if doc := root.Content; len(doc) == 1 && doc[0].Kind == yaml.MappingNode {
-		t.Needs = filterUntrusted(doc[0], "", u)
+	if opts.Commands != nil {
+		t.Commands = opts.Commands(Config{Hooks: u.Hooks, MCPServers: u.MCPServers, ProjectHooks: full.Hooks, ProjectMCPServers: full.MCPServers})
 	}
-	t.Hash = settingsHash(t.Needs)
-	t.Trusted = len(t.Needs) == 0 || opts.TrustProject || u.TrustsFolder(workspace)
+	t.Hash = SettingsHash(append(slices.Clip(t.Needs), t.Commands...))
+	t.Trusted = len(t.Needs)+len(t.Commands) == 0 || opts.TrustProject || u.TrustsFolder(workspace)
 	if !t.Trusted {
 		store := opts.Store
 		if store == nil {
@@ -272,6 +282,9 @@ func LoadTrusted(workspace string, opts LoadOptions) (Config, Trust, error) {
 		}
 		t.Answer, _ = store.Get(workspace, t.Hash) // an unreadable store trusts nothing
 		t.Trusted = t.Answer == mcp.TrustYes
+	}
+	if !exists {
+		return merge(Config{}, u), t, nil
 	}
 	pc := full
 	if !t.Trusted {
@@ -296,6 +309,34 @@ func LoadTrusted(workspace string, opts LoadOptions) (Config, Trust, error) {
 		}
 	}
 	return merged, t, nil
+}
+
+// checkProject parses the project's config file and refuses what a
+// repository may never set, trusted or not.
+func checkProject(user, project string, u Config, data []byte) (Config, error) {
+	full, err := parseFile(project, data)
+	if err != nil {
+		return Config{}, err
+	}
+	if loose := full.Sandbox.Loosens(); loose != "" {
+		return Config{}, fmt.Errorf("config %s: %s is read from the user's config only (%s), so a repository cannot loosen its own sandbox", project, loose, user)
+	}
+	if raised := raisesStream(u, full); raised != "" {
+		return Config{}, fmt.Errorf("config %s: %s may only be lowered by a project (raise it in %s), so a repository cannot unbound its own streams", project, raised, user)
+	}
+	for _, f := range []struct {
+		key, why string
+		set      bool
+	}{
+		{"allow_agent_mode_raise", "a repository cannot raise its own agents", full.AllowAgentModeRaise},
+		{"trusted_folders", "a repository cannot trust itself", len(full.TrustedFolders) > 0},
+		{"pass_keys_to_tools", "a repository cannot hand your keys to its commands", full.PassKeysToTools},
+	} {
+		if f.set {
+			return Config{}, fmt.Errorf("config %s: %s is read from the user's config only (%s), so %s", project, f.key, user, f.why)
+		}
+	}
+	return full, nil
 }
 
 // filterUntrusted removes from the mapping m (at the dotted prefix) every
@@ -393,11 +434,15 @@ func setFlow(v *yaml.Node) {
 	}
 }
 
-// settingsHash is the key of a trust answer: what was asked, in order.
-func settingsHash(needs []Setting) string {
+// SettingsHash is the key of a trust answer: what was asked, in order
+// ("" when nothing was).
+func SettingsHash(needs []Setting) string {
+	if len(needs) == 0 {
+		return ""
+	}
 	h := sha256.New()
 	for _, s := range needs {
-		fmt.Fprintf(h, "%s\x00%s\x00", s.Key, s.Value)
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", s.Key, s.Value, s.From, s.Pin)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -423,26 +468,6 @@ func (c Config) TrustsFolder(workspace string) bool {
 		}
 	}
 	return false
-}
-
-// TrustQuestion is the start-up question about t, for a terminal: every
-// setting, escaped, one a line, counted.
-func TrustQuestion(t Trust) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "This folder's %s sets %d %s that only you may allow:\n", filepath.Join(".covey", "config.yaml"), len(t.Needs), plural(len(t.Needs), "thing", "things"))
-	for _, s := range t.Needs {
-		fmt.Fprintf(&b, "  %s\n", s)
-	}
-	b.WriteString("Trusted, they apply (the endpoint and key it names get your requests; rules and modes it sets loosen the gate).\n")
-	b.WriteString("Not trusted, covey leaves them out. Asked again when they change.\n")
-	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // KeyEnvNames are the environment variables holding covey's API keys:

@@ -165,8 +165,8 @@ func TestStatusLineTUI(t *testing.T) {
 }
 
 // TestProjectStatusLineTrust: a repository's statusLine is a command
-// covey would run by itself, so it runs only once the project's hooks are
-// trusted; the trust question names it.
+// covey would run by itself, so it runs only once the project is
+// trusted; the start-up trust question names it.
 func TestProjectStatusLineTrust(t *testing.T) {
 	t.Parallel()
 	requireTmux(t)
@@ -176,13 +176,11 @@ func TestProjectStatusLineTrust(t *testing.T) {
 	files[".claude/settings.json"] = `{"statusLine": {"type": "command", "command": "sh .claude/statusline.sh"}}`
 	ws := workspace(t, files)
 	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
-	s := tm.waitText("? Run this project's hooks?", "statusLine: sh .claude/statusline.sh")
+	s := tm.waitText("brings 1 thing", "status line: sh .claude/statusline.sh", "Trust them?")
 	if strings.Contains(s, "SL event=") {
 		t.Fatalf("the untrusted status line ran:\n%s", frame(s))
 	}
-	tm.waitApprovalReady()
 	tm.press("y")
-	tm.submit("/hooks")
 	tm.waitText("SL event=Status model=e2e-model")
 }
 

@@ -250,7 +250,7 @@ func TestHookUntrustedProjectSkippedHeadless(t *testing.T) {
 		".claude/settings.json": `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch hookran"}]}]}}`,
 	})
 	r := runCovey(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "", "--model", "e2e-model", "-p", "hello")
-	if r.code != 0 || !strings.Contains(r.stderr, "skipped the project's hooks, not trusted yet") || !strings.Contains(r.stderr, "touch hookran") {
+	if r.code != 0 || !strings.Contains(r.stderr, "skipped the project's hooks and status lines, not trusted yet") || !strings.Contains(r.stderr, "touch hookran") {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "hookran")); err == nil {
@@ -261,7 +261,7 @@ func TestHookUntrustedProjectSkippedHeadless(t *testing.T) {
 // TestTUIBellWhenChildApprovalWaits: a child's bash call waits for the
 // user's approval, and covey rings the terminal's bell (read from the raw
 // output tmux pipes out of the pane). A UserPromptSubmit hook in the
-// project asks for trust first; answered, /hooks lists it as running.
+// project is asked about at start; trusted, /hooks lists it as running.
 func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
@@ -278,17 +278,16 @@ func TestTUIBellWhenChildApprovalWaits(t *testing.T) {
 	files[".claude/settings.json"] = `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch hookran"}]}]}}`
 	ws := workspace(t, files)
 	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
-	tm.waitText("? Run this project's hooks? They run unsandboxed", "touch hookran")
-	tm.waitApprovalReady()
+	tm.waitText("brings 1 thing", "hook UserPromptSubmit: touch hookran", "Trust them?")
 	tm.press("y")
-	tm.waitText("✓ allowed  the hooks this project brings") // "y/hooks" read at once would be text, no answer
+	tm.waitText(readyLine) // "y/hooks" read at once would be text, no answer
 	tm.typeText("/hooks")
 	tm.press("Enter")
 	s := tm.waitText("UserPromptSubmit", "touch hookran  (.claude/settings.json, 1m0s)")
 	if strings.Contains(s, "not trusted") {
 		t.Errorf("/hooks says the trusted hook does not run:\n%s", frame(s))
 	}
-	// The trust question rang already: the output is read from here on.
+	// The output is read from here on.
 	raw := filepath.Join(t.TempDir(), "raw")
 	tm.tmux("pipe-pane", "-o", "-t", sessionName, "cat >> "+shellQuote(raw))
 
@@ -367,11 +366,10 @@ func TestHookTrustRememberedUntilChanged(t *testing.T) {
 	env := box.env("OPENAI_BASE_URL=" + srv.URL())
 
 	tm := startTUI(t, ws, env, "--model", "e2e-model")
-	tm.waitText("? Run this project's hooks? They run unsandboxed", "touch ran1")
-	tm.waitApprovalReady()
+	tm.waitText("brings 1 thing", "hook UserPromptSubmit: touch ran1", "Trust them?")
 	tm.press("y")
-	tm.waitText("✓ allowed  the hooks this project brings")
-	store := filepath.Join(box.home, ".local", "state", "covey", "hooks-trust.json")
+	tm.waitText(readyLine)
+	store := filepath.Join(box.home, ".local", "state", "covey", "config-trust.json")
 	tm.poll("the trust answer on disk", waitLong, func(string) error {
 		if data, err := os.ReadFile(store); err != nil || !strings.Contains(string(data), "trusted") {
 			return errNotYet
@@ -391,7 +389,7 @@ func TestHookTrustRememberedUntilChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = runCovey(t, ws, env, "", "--model", "e2e-model", "-p", "hello")
-	if r.code != 0 || !strings.Contains(r.stderr, "skipped the project's hooks, not trusted yet") || !strings.Contains(r.stderr, "touch ran2") {
+	if r.code != 0 || !strings.Contains(r.stderr, "skipped the project's hooks and status lines, not trusted yet") || !strings.Contains(r.stderr, "touch ran2") {
 		t.Errorf("changed hooks: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "ran2")); err == nil {

@@ -382,9 +382,10 @@ func TestTUIBypassModeWarns(t *testing.T) {
 	}
 }
 
-// TestTUIHookTrustAt80Columns: the hook trust question says
-// "unsandboxed" within 80 columns, and its hint line offers y and n, not
-// the edit approval's keys (d deny with feedback, a allow for the session).
+// TestTUIHookTrustAt80Columns: at 80x24 the start-up trust question
+// says the commands run unsandboxed, keeps its two lines of what y and n
+// mean whole, and its last line offers y and n only (nothing of the edit
+// approval's keys).
 func TestTUIHookTrustAt80Columns(t *testing.T) {
 	t.Parallel()
 	srv := scriptedtest.New(t)
@@ -393,19 +394,24 @@ func TestTUIHookTrustAt80Columns(t *testing.T) {
 	ws := workspace(t, files)
 	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
 	tm.resize(80, 24)
-	s := tm.waitText("touch hookran", "keep them off")
-	if !strings.Contains(s, "unsandboxed") {
-		t.Errorf("the trust question is cut before \"unsandboxed\" at 80 columns:\n%s", frame(s))
+	s := tm.waitText("touch hookran", "all 3 lines shown")
+	for _, want := range []string{
+		"Commands covey would run by itself, unsandboxed, as you (1):",
+		"Trusted, the settings apply (an endpoint gets your key) and the commands run.",
+		"Not trusted, covey leaves them all out. Asked again when any of them changes.",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the question lacks %q at 80 columns:\n%s", want, frame(s))
+		}
 	}
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if bar := lines[len(lines)-1]; strings.Contains(bar, "deny with feedback") || strings.Contains(bar, "allow for this session") {
-		t.Errorf("the hint line offers the edit approval's keys: %q", bar)
+	if bar := strings.TrimSpace(lines[len(lines)-1]); bar != "Trust them? y trust · n don't" {
+		t.Errorf("the last line offers %q", bar)
 	}
-	tm.waitApprovalReady()
-	tm.press("?")
-	s = tm.waitText("run them")
-	if strings.Contains(s, "deny with feedback") {
-		t.Errorf("? lists d for a trust question:\n%s", frame(s))
+	tm.press("n")
+	tm.waitText(readyLine)
+	if _, err := os.Stat(filepath.Join(ws, "hookran")); err == nil {
+		t.Error("the hook ran after n")
 	}
 }
 

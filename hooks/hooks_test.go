@@ -381,3 +381,28 @@ func TestBindingAnswersQuestion(t *testing.T) {
 		t.Errorf("blocked %v, reason %q; want the hook's answer", blocked, reason)
 	}
 }
+
+// TestRunnerScrubsKeys: a hook does not get the variables its runner
+// scrubs (covey's keys), the runners made With it neither, and gets the
+// project folder.
+func TestRunnerScrubsKeys(t *testing.T) {
+	t.Setenv("COVEY_TEST_SECRET", "sk-hook-secret")
+	dir := t.TempDir()
+	command := `printf 'secret=%s dir=%s' "$COVEY_TEST_SECRET" "$COVEY_PROJECT_DIR"`
+	base := NewRunner([]Hook{cmdHook(UserPromptSubmit, "", command)}, RunnerOptions{Dir: dir, Scrub: []string{"COVEY_TEST_SECRET"}})
+	for name, r := range map[string]*Runner{
+		"runner": base,
+		"with":   base.With([]Hook{cmdHook(SessionStart, "", "true")}, RunnerOptions{}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := r.Run(context.Background(), Input{HookEventName: UserPromptSubmit}, "")
+			if want := "secret= dir=" + dir; o.Context != want {
+				t.Errorf("hook saw %q, want %q", o.Context, want)
+			}
+		})
+	}
+	plain := NewRunner([]Hook{cmdHook(UserPromptSubmit, "", command)}, RunnerOptions{Dir: dir})
+	if o := plain.Run(context.Background(), Input{HookEventName: UserPromptSubmit}, ""); !strings.Contains(o.Context, "sk-hook-secret") {
+		t.Errorf("without Scrub the hook lost the variable: %q", o.Context)
+	}
+}

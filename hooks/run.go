@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -56,15 +58,32 @@ func (c *capped) String() string {
 	return c.buf.String()
 }
 
+// Environ is covey's environment for a command it runs by itself (a hook,
+// a status line, an MCP server): os.Environ() without the variables named
+// in scrub (covey's own API keys, as bash gets it: see sandbox.Environ),
+// then extra.
+func Environ(scrub []string, extra ...string) []string {
+	env := os.Environ()
+	out := make([]string, 0, len(env)+len(extra))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(scrub, name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, extra...)
+}
+
 // execHook runs one hook with input on stdin, in dir, in its own process
-// group (killed whole at its timeout or when ctx ends).
+// group (killed whole at its timeout or when ctx ends), with env as its
+// whole environment.
 func execHook(ctx context.Context, h Hook, input []byte, dir string, env []string) run {
 	start := time.Now()
 	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(tctx, "/bin/sh", "-c", h.Command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -105,8 +124,9 @@ func execHook(ctx context.Context, h Hook, input []byte, dir string, env []strin
 // RunCommand runs a command covey runs by itself that is no hook (the
 // status line) the way a hook runs: /bin/sh -c in dir with input on
 // stdin, in its own process group killed whole at timeout or when ctx
-// ends, each output kept to OutputCap. exit is -1 when it did not exit by
-// itself; err says why it did not run to its end.
+// ends, each output kept to OutputCap, with env as its whole environment
+// (see Environ). exit is -1 when it did not exit by itself; err says why
+// it did not run to its end.
 func RunCommand(ctx context.Context, command string, input []byte, dir string, env []string, timeout time.Duration) (stdout string, exit int, err error) {
 	r := execHook(ctx, Hook{Command: command, Timeout: timeout}, input, dir, env)
 	return r.stdout, r.exit, r.err

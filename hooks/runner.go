@@ -158,6 +158,7 @@ type Runner struct {
 	byEvent map[string][]Hook
 	dir     string
 	env     []string
+	scrub   []string // variables hooks do not get
 	// OnRun, when set, is called after each hook runs (the --debug log).
 	onRun func(Report)
 	// trusted says whether project hooks run; shared with the runners
@@ -174,6 +175,9 @@ type RunnerOptions struct {
 	// ProjectTrusted says whether project hooks run from the start (see
 	// SetProjectTrusted).
 	ProjectTrusted bool
+	// Scrub names the environment variables hooks do not get (covey's own
+	// API keys; see Environ).
+	Scrub []string
 }
 
 // NewRunner returns a runner of hs; nil when hs is empty, so callers pay
@@ -185,6 +189,7 @@ func NewRunner(hs []Hook, opts RunnerOptions) *Runner {
 	hs = Pin(hs, opts.Dir)
 	r := &Runner{hooks: hs, byEvent: map[string][]Hook{}, dir: opts.Dir, onRun: opts.OnRun,
 		env:     []string{"CLAUDE_PROJECT_DIR=" + opts.Dir, "COVEY_PROJECT_DIR=" + opts.Dir},
+		scrub:   opts.Scrub,
 		trusted: &atomic.Bool{}}
 	r.trusted.Store(opts.ProjectTrusted)
 	for _, h := range hs {
@@ -207,6 +212,9 @@ func (r *Runner) With(more []Hook, opts RunnerOptions) *Runner {
 		}
 		if opts.OnRun == nil {
 			opts.OnRun = r.onRun
+		}
+		if opts.Scrub == nil {
+			opts.Scrub = r.scrub
 		}
 	}
 	out := NewRunner(append(all, more...), opts)
@@ -306,7 +314,7 @@ func (r *Runner) Run(ctx context.Context, in Input, coveyTool string) Outcome {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[i] = execHook(ctx, h, stdin, r.dir, r.env)
+			runs[i] = execHook(ctx, h, stdin, r.dir, Environ(r.scrub, r.env...))
 		}()
 	}
 	wg.Wait()

@@ -81,6 +81,14 @@ type Options struct {
 	// Getenv looks up variables for ${VAR} expansion (default os.LookupEnv)
 	// and stdio servers inherit the process environment.
 	Getenv func(string) (string, bool)
+	// Scrub names the environment variables stdio servers do not inherit
+	// (covey's own API keys, as bash does not get them), nor a project's
+	// server reads through ${VAR}.
+	Scrub []string
+	// Changed, when set, names a workspace script a project server runs
+	// that changed since the user trusted it ("" when none did): such a
+	// server does not start, nor start again after a crash.
+	Changed func(Server) string
 	// TrustProject starts project servers at once; otherwise they wait in
 	// StateUntrusted for Trust.
 	TrustProject bool
@@ -244,7 +252,23 @@ func (m *Manager) startLocked(ctx context.Context, s *server) {
 // connect runs one connection attempt of s, generation gen.
 func (m *Manager) connect(ctx context.Context, s *server, gen int) {
 	cfg := s.cfg
-	expanded, err := Expand(cfg.Name, cfg.Config, m.opts.Getenv)
+	if cfg.Scope == ScopeProject && m.opts.Changed != nil {
+		if changed := m.opts.Changed(cfg); changed != "" {
+			m.fail(s, gen, changed+" changed since you trusted this project's servers; the server does not start (restart covey to be asked again)")
+			return
+		}
+	}
+	getenv := m.opts.Getenv
+	if cfg.Scope == ScopeProject && len(m.opts.Scrub) > 0 {
+		// A repository's server does not name its way to the user's key.
+		getenv = func(name string) (string, bool) {
+			if slices.Contains(m.opts.Scrub, name) {
+				return "", false
+			}
+			return m.opts.Getenv(name)
+		}
+	}
+	expanded, err := Expand(cfg.Name, cfg.Config, getenv)
 	if err != nil {
 		m.fail(s, gen, err.Error())
 		return

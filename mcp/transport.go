@@ -58,7 +58,12 @@ func (m *Manager) stdioTransport(cfg Server, s *server) (sdk.Transport, func(), 
 	// The mark finds what the server started outside its process group
 	// (a setsid'd helper), so stopping the server ends that too.
 	mark := proctree.NewMark()
-	cmd.Env = append(os.Environ(), proctree.EnvEntry(mark))
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !slices.Contains(m.opts.Scrub, name) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, proctree.EnvEntry(mark))
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+c.Env[k])
 	}

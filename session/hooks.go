@@ -6,26 +6,18 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"covey/agent"
 	"covey/agentdefs"
-	"covey/config"
 	"covey/hooks"
-	"covey/internal/excerpt"
-	"covey/mcp"
 	"covey/permission"
 	"covey/slashcmd"
 	"covey/subagent"
 )
-
-// HooksTrustFile is the file, in covey's state folder, that remembers per
-// workspace whether the user trusts its project hooks.
-const HooksTrustFile = "hooks-trust.json"
 
 // ErrPromptBlocked is returned by Prompt when a UserPromptSubmit hook
 // blocked the prompt; the error says why.
@@ -39,7 +31,10 @@ type hookState struct {
 	// config, and project agent files' hooks; hash keys the answer.
 	project []hooks.Hook
 	hash    string
-	trust   *mcp.TrustStore
+	// trusted says whether the project's hooks and status lines run (the
+	// runner's own switch follows it; there is no runner when the
+	// project brings a status line and no hook).
+	trusted atomic.Bool
 	sid     string // the session_id hooks see
 
 	startOnce sync.Once
@@ -51,58 +46,28 @@ type hookState struct {
 	closed  bool     // the event stream is closing: no more events
 }
 
-// HooksTrustStore is where the answers about project hooks are kept.
-func HooksTrustStore() *mcp.TrustStore {
-	return mcp.NewTrustStore(filepath.Join(StateDir(), HooksTrustFile))
-}
-
-// setUpHooks reads every hook and decides which may run; it asks about
-// untrusted project hooks in the background when someone can be asked.
-func (s *Session) setUpHooks(opts Options) {
-	home, _ := os.UserHomeDir()
-	user, _ := config.Paths(s.ws.Root)
-	set := hooks.Load(hooks.Sources{
-		Home: home, Workspace: s.ws.Root,
-		User: s.cfg.Hooks, UserSource: user,
-		Project: s.cfg.ProjectHooks, ProjectSource: filepath.Join(".covey", "config.yaml"),
-	})
-	set.Hooks = append(set.Hooks, s.pluginHooks()...)
-	st := &hookState{set: set, trust: HooksTrustStore(), started: make(chan struct{}), sid: s.sessionID()}
+// setUpHooks takes the hooks d read and decides which may run: the
+// project's only when the user trusted them (the start-up question).
+func (s *Session) setUpHooks(d *Discovery) {
+	set := d.hookSet
+	st := &hookState{set: set, started: make(chan struct{}), sid: s.sessionID()}
 	if st.sid == "" {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		st.sid = hex.EncodeToString(b[:])
 	}
-	st.project = set.Project()
-	for _, d := range s.defs.All() {
-		if d.Scope == agentdefs.Project && len(d.Hooks) > 0 {
-			st.project = append(st.project, d.Hooks.Hooks("agent "+d.Name, hooks.ScopeProject)...)
-		}
-	}
-	for _, c := range s.ext.commands {
-		if c.Scope == agentdefs.Project && len(c.Hooks) > 0 {
-			st.project = append(st.project, c.Hooks.Hooks("command /"+c.Name, hooks.ScopeProject)...)
-		}
-	}
-	st.project = append(st.project, s.statusLineHooks()...)
+	st.project = d.project
 	for _, n := range set.Notes {
 		s.log.Debugf("accepted as Claude Code accepts it: %s", n)
 	}
-	// The scripts the project's hooks run are pinned now, with what the
-	// user is asked to trust; a script changed later does not run.
-	st.project = hooks.Pin(st.project, s.ws.Root)
 	st.hash = hooks.Hash(st.project)
-	trusted := st.hash == "" || opts.TrustProject
-	answer := mcp.TrustUnknown
-	if !trusted {
-		answer, _ = st.trust.Get(s.ws.Root, st.hash)
-		trusted = answer == mcp.TrustYes
-	}
-	st.runner = hooks.NewRunner(set.Hooks, hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted})
+	trusted := st.hash == "" || s.commandsTrusted
+	st.trusted.Store(trusted)
+	// The runner runs the scripts as the question listed them, not as
+	// they are now (pinned again here, a script rewritten while the
+	// question waited would run as trusted).
+	st.runner = hooks.NewRunner(st.pinned(set.Hooks), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted, Scrub: s.scrub})
 	s.hooks = st
-	if opts.Asker != nil && !trusted && answer == mcp.TrustUnknown && len(st.project) > 0 {
-		go s.askHookTrust(opts.Asker)
-	}
 }
 
 // logHook writes one hook run to the --debug log.
@@ -118,46 +83,18 @@ func clip(s string) string {
 	return s
 }
 
-// askHookTrust asks once whether the project's hooks may run, remembers the
-// answer for this workspace (keyed to the hooks as they are now, so a
-// change asks again), and lets them run when trusted.
-func (s *Session) askHookTrust(asker permission.Asker) {
-	st := s.hooks
-	lines, whole := hookTrustLines(st.project)
-	if !whole {
-		// A list longer than the question shows would have y trust hooks
-		// nobody saw: /hooks lists them all, /hooks trust trusts them.
-		s.emit(agent.Notice{Source: agent.Source{AgentID: agent.MainAgentID}, Level: agent.NoticeWarning,
-			Message: fmt.Sprintf("this project brings %d hooks, which do not run until you trust them: review them with /hooks, then /hooks trust", len(st.project))})
-		return
-	}
-	v := asker.Ask(context.Background(), permission.Request{Tool: permission.ToolHooksTrust, Path: ".claude/settings.json", Args: strings.Join(lines, "\n")})
-	if v.Reason == "cancelled by the user" {
-		return // no answer: ask again next time
-	}
-	answer := mcp.TrustNo
-	if v.Allowed {
-		answer = mcp.TrustYes
-	}
-	if err := st.trust.Set(s.ws.Root, st.hash, answer); err != nil {
-		s.log.Errorf("remember hooks trust: %v", err)
-	}
-	if answer == mcp.TrustYes {
-		st.runner.SetProjectTrusted(true)
-	}
-}
-
-// TrustProjectHooks lets the project's hooks run from now on and remembers
-// it for this workspace.
+// TrustProjectHooks lets the project's hooks (and status lines) run for
+// the rest of this session (/hooks trust, after /hooks listed them). It
+// is not remembered: the start-up question is the one that is.
 func (s *Session) TrustProjectHooks() error {
 	st := s.hooks
 	if st == nil || st.hash == "" {
 		return errors.New("this project has no hooks")
 	}
-	if err := st.trust.Set(s.ws.Root, st.hash, mcp.TrustYes); err != nil {
-		return err
+	st.trusted.Store(true)
+	if st.runner != nil {
+		st.runner.SetProjectTrusted(true)
 	}
-	st.runner.SetProjectTrusted(true)
 	return nil
 }
 
@@ -167,11 +104,7 @@ func (s *Session) projectHooksTrusted() bool {
 	if st == nil || st.hash == "" {
 		return true
 	}
-	if st.runner != nil {
-		return st.runner.ProjectTrusted()
-	}
-	t, _ := st.trust.Get(s.ws.Root, st.hash)
-	return t == mcp.TrustYes
+	return st.trusted.Load()
 }
 
 // SkippedHooks describes the project hooks that do not run because the
@@ -321,14 +254,7 @@ func (s *Session) turnHooks(c slashcmd.Command) *hooks.Runner {
 	if c.Scope == agentdefs.Project {
 		scope = hooks.ScopeProject
 	}
-	trusted := st.hash == ""
-	if st.runner != nil {
-		trusted = st.runner.ProjectTrusted()
-	} else if !trusted {
-		answer, _ := st.trust.Get(s.ws.Root, st.hash)
-		trusted = answer == mcp.TrustYes
-	}
-	return st.runner.With(c.Hooks.Hooks("command /"+c.Name, scope), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: trusted})
+	return st.runner.With(st.pinned(c.Hooks.Hooks("command /"+c.Name, scope)), hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted(), Scrub: s.scrub})
 }
 
 // childHooks is the subagent manager's side of the hooks.
@@ -343,7 +269,7 @@ func (c childHooks) Bind(def agentdefs.Definition, src agent.Source, gate permis
 	r := s.hooks.runner
 	if len(def.Hooks) > 0 {
 		r = r.With(s.hooks.pinned(def.Hooks.Hooks("agent "+def.Name, agentScope(def))),
-			hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted()})
+			hooks.RunnerOptions{Dir: s.ws.Root, OnRun: s.logHook, ProjectTrusted: s.projectHooksTrusted(), Scrub: s.scrub})
 	}
 	if r == nil {
 		return nil
@@ -531,22 +457,4 @@ func (st *hookState) pinned(hs []hooks.Hook) []hooks.Hook {
 		out[i] = h
 	}
 	return out
-}
-
-// maxTrustLines is how many hooks the trust question lists: each on one
-// line, so the whole list is on screen when y is pressed.
-const maxTrustLines = 8
-
-// hookTrustLines is the trust question's list: a count, then each hook on
-// one line, escaped and cut; whole is false when the hooks are too many
-// to show at once.
-func hookTrustLines(hs []hooks.Hook) (lines []string, whole bool) {
-	if len(hs) > maxTrustLines {
-		return nil, false
-	}
-	lines = append(lines, fmt.Sprintf("%d %s:", len(hs), map[bool]string{true: "hook", false: "hooks"}[len(hs) == 1]))
-	for i, h := range hs {
-		lines = append(lines, fmt.Sprintf("%d. %s", i+1, excerpt.TermSafe(excerpt.Cut(hooks.Describe(h), 160))))
-	}
-	return lines, true
 }

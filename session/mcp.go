@@ -29,7 +29,6 @@ const fetchPageLimit = 200 << 10
 type mcpState struct {
 	m           *mcp.Manager
 	loaded      mcp.Loaded
-	trust       *mcp.TrustStore
 	interactive bool // someone can be asked (the TUI)
 	grace       time.Duration
 	readyOnce   sync.Once
@@ -45,21 +44,20 @@ func StateDir() string { return config.StateDir() }
 
 // setUpMCP reads the MCP servers of every source and starts those that may
 // start, in the background; nothing here waits for a server.
-func (s *Session) setUpMCP(opts Options) error {
-	loaded, err := LoadMCP(s.ws.Root, s.cfg, opts.MCPConfigFiles)
-	if err != nil {
-		return err
+func (s *Session) setUpMCP(opts Options, d *Discovery) error {
+	if d.mcpErr != nil {
+		return d.mcpErr
 	}
-	loaded.Problems = append(loaded.Problems, addPluginServers(&loaded, s.plugins)...)
+	loaded := d.mcp
 	st := &mcpState{
-		loaded: loaded, trust: TrustStore(),
+		loaded:      loaded,
 		interactive: opts.Asker != nil,
 		grace:       s.cfg.MCPStartupGrace,
 	}
 	if st.grace <= 0 {
 		st.grace = DefaultMCPStartupGrace
 	}
-	trusted := opts.TrustProject || ProjectTrusted(s.ws.Root, loaded)
+	trusted := s.commandsTrusted
 	outputCap := 0
 	tokens := s.cfg.MCPMaxOutputTokens
 	if tokens <= 0 {
@@ -82,16 +80,13 @@ func (s *Session) setUpMCP(opts Options) error {
 		// MCP_TIMEOUT (milliseconds), as Claude Code reads it.
 		StartupTimeout: startup,
 		TrustProject:   trusted,
+		Scrub:          s.scrub,
+		Changed:        d.changedServerScript,
 		OnChange:       s.mcpChanged,
 	})
 	s.mcp = st
 	if !opts.DeferMCPStart {
 		s.StartMCP()
-	}
-	if st.interactive && loaded.HasProject() && !trusted {
-		if t, _ := st.trust.Get(s.ws.Root, loaded.ProjectHash); t == mcp.TrustUnknown {
-			go s.askTrust(opts.Asker)
-		}
 	}
 	return nil
 }
@@ -108,23 +103,8 @@ func LoadMCP(root string, cfg config.Config, files []string) (mcp.Loaded, error)
 	})
 }
 
-// TrustStore is where the answers about project servers are kept.
-func TrustStore() *mcp.TrustStore {
-	return mcp.NewTrustStore(filepath.Join(StateDir(), mcp.TrustFile))
-}
-
 // MCPLogDir holds one stderr log per stdio MCP server.
 func MCPLogDir() string { return filepath.Join(StateDir(), "mcp-logs") }
-
-// ProjectTrusted reports whether the user trusted the project servers of
-// root as they are now configured.
-func ProjectTrusted(root string, l mcp.Loaded) bool {
-	if !l.HasProject() {
-		return false
-	}
-	t, err := TrustStore().Get(root, l.ProjectHash)
-	return err == nil && t == mcp.TrustYes
-}
 
 // StartMCP starts the MCP servers in the background, once; later calls do
 // nothing. The TUI calls it after its first frame (DeferMCPStart); the
@@ -146,34 +126,6 @@ func (s *Session) MCPProblems() []string {
 		return nil
 	}
 	return s.mcp.loaded.Problems
-}
-
-// askTrust asks once whether to start the project's servers, remembers the
-// answer for this workspace, and starts them when trusted.
-func (s *Session) askTrust(asker permission.Asker) {
-	st := s.mcp
-	var lines []string
-	for _, srv := range st.m.Untrusted() {
-		lines = append(lines, mcp.Describe(srv))
-	}
-	if len(lines) == 0 {
-		return
-	}
-	v := asker.Ask(context.Background(), permission.Request{Tool: permission.ToolMCPTrust, Path: mcp.ProjectFile, Args: strings.Join(lines, "\n")})
-	answer := mcp.TrustNo
-	if v.Allowed {
-		answer = mcp.TrustYes
-	}
-	if v.Reason == "cancelled by the user" {
-		return // no answer: ask again next time
-	}
-	if err := st.trust.Set(s.ws.Root, st.loaded.ProjectHash, answer); err != nil {
-		s.log.Errorf("remember MCP trust: %v", err)
-	}
-	if answer == mcp.TrustYes {
-		s.StartMCP()
-		st.m.Trust(context.Background())
-	}
 }
 
 // mcpChanged turns a server's change into an event on the stream.
@@ -253,13 +205,11 @@ func (s *Session) ReconnectMCP(name string) error {
 }
 
 // TrustProjectMCP starts the project's MCP servers the user had not
-// trusted and remembers that they are trusted (screens.MCPEngine).
+// trusted, for the rest of this session (screens.MCPEngine). It is not
+// remembered: the start-up question is the one that is.
 func (s *Session) TrustProjectMCP() error {
 	if s.mcp == nil || len(s.mcp.m.Untrusted()) == 0 {
 		return errors.New("no project MCP server waits for your trust")
-	}
-	if err := s.mcp.trust.Set(s.ws.Root, s.mcp.loaded.ProjectHash, mcp.TrustYes); err != nil {
-		return err
 	}
 	s.StartMCP()
 	s.mcp.m.Trust(context.Background())

@@ -67,9 +67,9 @@ func pluginFolders(all []plugins.Plugin, kind string) []agentdefs.Folder {
 func (s *Session) Plugins() []plugins.Plugin { return s.plugins }
 
 // pluginHooks are the loaded plugins' hooks, tagged with the plugin.
-func (s *Session) pluginHooks() []hooks.Hook {
+func pluginHooks(all []plugins.Plugin) []hooks.Hook {
 	var out []hooks.Hook
-	for _, p := range plugins.Loaded(s.plugins) {
+	for _, p := range plugins.Loaded(all) {
 		scope := hooks.ScopeUser
 		if p.Project {
 			scope = hooks.ScopeProject

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,15 +46,19 @@ type Session struct {
 	modelFromFlag bool
 	// prices price tokens for budgets, /cost and the json results: the
 	// config's table, then the catalog's (config.PriceBook).
-	prices   agent.PriceBook
-	cfg      config.Config
-	ws       *tools.Workspace
-	env      agent.Environment // in the prompts; Load puts a resumed session's start date in
-	base     string            // the main agent's prompt before env (agent.SystemPrompt)
-	defs     *agentdefs.Set
-	problems []agentdefs.Problem
-	mode     permission.Mode
-	endpoint config.Endpoint
+	prices agent.PriceBook
+	cfg    config.Config
+	ws     *tools.Workspace
+	scrub  []string // the variables commands do not get (covey's keys)
+	// commandsTrusted says whether the project's hooks, status lines and
+	// MCP servers run: the user trusted them as the session found them.
+	commandsTrusted bool
+	env             agent.Environment // in the prompts; Load puts a resumed session's start date in
+	base            string            // the main agent's prompt before env (agent.SystemPrompt)
+	defs            *agentdefs.Set
+	problems        []agentdefs.Problem
+	mode            permission.Mode
+	endpoint        config.Endpoint
 
 	log *debuglog.Log
 	// status are the status lines of Claude Code's settings; version is
@@ -155,6 +160,13 @@ type Options struct {
 	// asking: the user trusted the folder (--trust-project, or the
 	// trusted_folders of their config).
 	TrustProject bool
+	// Discovery is what the workspace brings, read before the trust
+	// question (nil: read now).
+	Discovery *Discovery
+	// TrustedCommands is the hash of the project's commands the user
+	// trusted (config.Trust's CommandsHash, when Trusted): they run when
+	// what the session found hashes the same.
+	TrustedCommands string
 	// ReservedCommands are the built-in slash commands' names: a command
 	// file of one of these names is not loaded (the built-in wins).
 	ReservedCommands []string
@@ -171,18 +183,19 @@ func New(opts Options) (_ *Session, err error) {
 	if err != nil {
 		return nil, err
 	}
-	home, _ := os.UserHomeDir()
-	plugs, plugWarnings := discoverPlugins(home, ws.Root)
-	defs, problems := agentdefs.Load(agentdefs.LoadOptions{UserConfigDir: config.UserDir(), HomeDir: home, ProjectDir: ws.Root,
-		Plugins: pluginFolders(plugs, "agents")})
-	problems = append(problems, agentdefs.ModelProblems(defs, cfg.ModelAliases)...)
+	d := opts.Discovery
+	if d == nil || d.root != ws.Root {
+		d = Discover(DiscoverOptions{Workspace: ws.Root, Config: cfg, ReservedCommands: opts.ReservedCommands, MCPConfigFiles: opts.MCPConfigFiles})
+	}
+	plugs, plugWarnings, defs := d.plugs, d.plugWarnings, d.defs
+	problems := append(slices.Clip(d.problems), agentdefs.ModelProblems(defs, cfg.ModelAliases)...)
 	s := &Session{
 		cfg: cfg, ws: ws, defs: defs, problems: problems, mode: mode, endpoint: opts.Endpoint, log: opts.Log,
 		env:       agent.DetectEnvironment(ws.Root, time.Now()),
 		events:    make(chan agent.Event, 1024),
 		todos:     tools.NewTodoList(),
 		providers: map[providerKey]agent.Provider{},
-		ext:       loadExtensions(ws.Root, home, config.UserDir(), opts.ReservedCommands, plugs),
+		ext:       d.ext,
 		plugins:   plugs,
 		shells:    tools.NewShells(),
 	}
@@ -236,11 +249,10 @@ func New(opts Options) (_ *Session, err error) {
 	if opts.SandboxMode != "" {
 		sbCfg.Mode = opts.SandboxMode
 	}
-	var scrub []string
 	if !cfg.PassKeysToTools {
-		scrub = config.KeyEnvNames(cfg)
+		s.scrub = config.KeyEnvNames(cfg)
 	}
-	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: scrub})
+	box, err := sandbox.New(sbCfg, sandbox.Options{Scrub: s.scrub})
 	if err != nil {
 		s.rec.close(io.Discard)
 		return nil, fmt.Errorf("config sandbox: %w", err)
@@ -252,16 +264,20 @@ func New(opts Options) (_ *Session, err error) {
 	}
 	s.policy = permission.NewPolicy(mode, rules, asker)
 	s.policy.SetWorkspace(ws.Root)
+	s.commandsTrusted = opts.TrustProject || (opts.TrustedCommands != "" && opts.TrustedCommands == d.CommandsHash())
 	if !opts.NoMCP {
-		if err := s.setUpMCP(opts); err != nil {
+		if err := s.setUpMCP(opts, d); err != nil {
 			s.rec.close(io.Discard)
 			return nil, err
 		}
 	}
 	s.version = opts.Version
 	if !opts.NoHooks {
-		s.readStatusLines()
-		s.setUpHooks(opts)
+		s.status = d.status
+		for _, p := range s.status.Problems {
+			s.log.Debugf("status line: %s", p)
+		}
+		s.setUpHooks(d)
 	}
 	gate := s.policy
 	locks := tools.NewFileLocks()

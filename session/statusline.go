@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"covey/hooks"
-	"covey/mcp"
 	"covey/statusline"
 )
 
@@ -15,21 +13,12 @@ import (
 // trust question ("statusLine: sh .claude/statusline.sh").
 const statusLineEvent = "statusLine"
 
-// readStatusLines reads the status lines of Claude Code's settings files.
-func (s *Session) readStatusLines() {
-	home, _ := os.UserHomeDir()
-	s.status = statusline.Read(home, s.ws.Root)
-	for _, p := range s.status.Problems {
-		s.log.Debugf("status line: %s", p)
-	}
-}
-
 // statusLineHooks are the project's status lines as hooks for the trust
 // question: commands covey would run by itself, trusted as the project's
 // hooks are (the answer covers both).
-func (s *Session) statusLineHooks() []hooks.Hook {
+func statusLineHooks(status statusline.Settings) []hooks.Hook {
 	var out []hooks.Hook
-	for _, st := range []*statusline.Setting{s.status.Main, s.status.Subagent} {
+	for _, st := range []*statusline.Setting{status.Main, status.Subagent} {
 		if st != nil && st.Project {
 			out = append(out, hooks.Hook{Event: statusLineEvent, Command: st.Command, Source: st.Source, Scope: hooks.ScopeProject})
 		}
@@ -45,13 +34,13 @@ func (s *Session) StatusLines() (main, subagent *statusline.Setting) {
 
 // ErrStatusLineUntrusted is RunStatusLine's error for a project's status
 // line the user has not trusted (yet): nothing ran.
-var ErrStatusLineUntrusted = errors.New("the project's status line runs once its hooks are trusted (/hooks trust)")
+var ErrStatusLineUntrusted = errors.New("the project's status line runs once you trust the project (answer y at start, or /hooks trust)")
 
 // RunStatusLine runs st with in, whose session fields (session id,
 // transcript, workspace, version) it fills, and returns its first line.
 // A project's status line runs only once the project's hooks are trusted.
 func (s *Session) RunStatusLine(ctx context.Context, st statusline.Setting, in statusline.Input) (string, error) {
-	if st.Project && !s.projectTrusted() {
+	if st.Project && !s.projectHooksTrusted() {
 		return "", ErrStatusLineUntrusted
 	}
 	if st.Project {
@@ -68,19 +57,5 @@ func (s *Session) RunStatusLine(ctx context.Context, st statusline.Setting, in s
 	in.Workspace = statusline.Workspace{CurrentDir: s.ws.Root, ProjectDir: s.ws.Root}
 	in.Version = s.version
 	in.OutputStyle.Name = "default"
-	return statusline.Run(ctx, st, in, s.ws.Root)
-}
-
-// projectTrusted reports whether the project's hooks (and so its status
-// lines) may run now.
-func (s *Session) projectTrusted() bool {
-	st := s.hooks
-	if st == nil {
-		return false
-	}
-	if st.hash == "" || st.runner.ProjectTrusted() {
-		return true
-	}
-	answer, _ := st.trust.Get(s.ws.Root, st.hash)
-	return answer == mcp.TrustYes
+	return statusline.Run(ctx, st, in, s.ws.Root, s.scrub)
 }

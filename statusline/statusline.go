@@ -206,9 +206,10 @@ func (c *ContextWindow) Fill(tokens, size int) {
 	c.CurrentUsage = &Usage{InputTokens: tokens}
 }
 
-// Run runs s's command with in on stdin, in dir, and returns the first
+// Run runs s's command with in on stdin, in dir, without the environment
+// variables named in scrub (covey's own API keys), and returns the first
 // line of its output (ANSI colours kept; the UI cleans and cuts it).
-func Run(ctx context.Context, s Setting, in Input, dir string) (string, error) {
+func Run(ctx context.Context, s Setting, in Input, dir string, scrub []string) (string, error) {
 	if in.HookEventName == "" {
 		in.HookEventName = "Status"
 	}
@@ -217,7 +218,7 @@ func Run(ctx context.Context, s Setting, in Input, dir string) (string, error) {
 		return "", err
 	}
 	out, exit, err := hooks.RunCommand(ctx, s.Command, data, dir,
-		[]string{"CLAUDE_PROJECT_DIR=" + in.Workspace.ProjectDir, "COVEY_PROJECT_DIR=" + in.Workspace.ProjectDir}, Timeout)
+		hooks.Environ(scrub, "CLAUDE_PROJECT_DIR="+in.Workspace.ProjectDir, "COVEY_PROJECT_DIR="+in.Workspace.ProjectDir), Timeout)
 	if err != nil {
 		return "", err
 	}

@@ -35,7 +35,7 @@ func TestReadAndRun(t *testing.T) {
 	}
 	in := Input{Model: Model{ID: "m1"}}
 	in.ContextWindow.Fill(50, 200)
-	line, err := Run(context.Background(), *s.Main, in, ws)
+	line, err := Run(context.Background(), *s.Main, in, ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,5 +50,30 @@ func TestReadAndRun(t *testing.T) {
 	write(t, filepath.Join(ws, ".claude/settings.local.json"), `{"statusLine": {"type": "prompt", "command": "x"}}`)
 	if s := Read(home, ws); len(s.Problems) != 1 || s.Main == nil || s.Main.Command != "echo project" {
 		t.Errorf("a type covey lacks: %+v", s)
+	}
+}
+
+// TestRunScrubsKeys: the status line command does not get the variables
+// it is told to scrub (covey's keys), and does get the others.
+func TestRunScrubsKeys(t *testing.T) {
+	t.Setenv("COVEY_TEST_SECRET", "sk-status-secret")
+	t.Setenv("COVEY_TEST_PLAIN", "plain-value")
+	cmd := Setting{Command: `printf '%s|%s' "$COVEY_TEST_SECRET" "$COVEY_TEST_PLAIN"`}
+	for name, tc := range map[string]struct {
+		scrub []string
+		want  string
+	}{
+		"scrubbed": {[]string{"COVEY_TEST_SECRET"}, "|plain-value"},
+		"kept":     {nil, "sk-status-secret|plain-value"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			line, err := Run(context.Background(), cmd, Input{}, t.TempDir(), tc.scrub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line != tc.want {
+				t.Errorf("line = %q, want %q", line, tc.want)
+			}
+		})
 	}
 }

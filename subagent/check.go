@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -108,7 +107,7 @@ func runCheck(ctx context.Context, box *sandbox.Sandbox, dir, command string, ti
 	tail := &tailWriter{max: checkTail}
 	cmd.Stdout, cmd.Stderr = tail, tail
 	mark := proctree.NewMark()
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", proctree.EnvEntry(mark))
+	cmd.Env = append(box.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", proctree.EnvEntry(mark))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	procmark.Tie(cmd)
 	cmd.WaitDelay = time.Second

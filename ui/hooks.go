@@ -38,7 +38,7 @@ func (m *Model) cmdHooks(arg string) tea.Cmd {
 			m.notice(transcript.NoticeError, err.Error())
 			return nil
 		}
-		m.notice(transcript.NoticeInfo, "the project's hooks run from now on (remembered for this folder until they change)")
+		m.notice(transcript.NoticeInfo, "the project's hooks and status lines run for the rest of this session (to trust them for good: --trust-project or trusted_folders)")
 		return nil
 	}
 	if arg != "" {

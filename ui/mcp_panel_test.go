@@ -110,7 +110,7 @@ func TestMCPPanel(t *testing.T) {
 	// t trusts the project's servers.
 	h.typeText("t")
 	h.send(awaitType(h, "screens.mcpTrustedMsg"))
-	if eng.trusted != 1 || !h.screenContains("repo  starting…") || !h.screenContains("covey remembers that you trust them") {
+	if eng.trusted != 1 || !h.screenContains("repo  starting…") || !h.screenContains("servers for this session") {
 		t.Errorf("trust: %d calls\n%s", eng.trusted, strings.Join(h.screenLines(), "\n"))
 	}
 	h.key(tea.KeyEsc)

@@ -22,7 +22,7 @@ type MCPEngine interface {
 	// MCPStatus events report how it goes.
 	ReconnectMCP(name string) error
 	// TrustProjectMCP starts the project's servers the user had not
-	// trusted (or had refused), and remembers the answer for the folder.
+	// trusted (or had refused), for the rest of the session.
 	TrustProjectMCP() error
 }
 
@@ -111,7 +111,7 @@ func (p *MCPPanel) trusted(err error) {
 	if err != nil {
 		p.note = err.Error()
 	} else {
-		p.note = "starting this project's servers; covey remembers that you trust them here"
+		p.note = "starting this project's servers for this session (for good: --trust-project or trusted_folders)"
 	}
 }
 

@@ -62,7 +62,7 @@ func TestMCPPanelResults(t *testing.T) {
 		}
 	}
 	run("r", "flaky: no such command")
-	run("t", "covey remembers that you trust them")
+	run("t", "servers for this session")
 	if len(eng.reconnects) != 1 || eng.trusted != 1 {
 		t.Errorf("reconnects %v, trusted %d", eng.reconnects, eng.trusted)
 	}
