@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"covey/internal/scripted"
+	"covey/internal/scripted/scriptedtest"
+)
+
+// flat joins a screen's lines with single spaces, so text a narrow
+// terminal wrapped reads as one line.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// shortTokens reads a figure as covey writes token counts (950, 3.9k).
+func shortTokens(t *testing.T, s string) float64 {
+	t.Helper()
+	k := strings.HasSuffix(s, "k")
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "k"), 64)
+	if err != nil {
+		t.Fatalf("token figure %q: %v", s, err)
+	}
+	if k {
+		f *= 1000
+	}
+	return f
+}
+
+// TestCompactKeepsContextsWord: /compact starts from the figure /context
+// and the gauge showed (the server's count, not an estimate beside it),
+// frees about what /context promised, and the gauge then shows what the
+// divider says (it once read "2.8k → 2.8k" after a promise of 362).
+func TestCompactKeepsContextsWord(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	answer := strings.Repeat("The answer goes on about the code at some length. ", 12)
+	var turns []scripted.Turn
+	for i := range 3 {
+		// The server counts more than covey estimates, as real ones do.
+		turns = append(turns, scripted.Turn{Text: answer, Usage: &scripted.Usage{Prompt: 5200 + 300*i, Completion: 150}})
+	}
+	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: turns})
+	srv.Add(scripted.Conversation{Name: "summary", Match: scripted.Match{SystemContains: "conversation summariser"},
+		Turns: []scripted.Turn{{Text: "The user asked three questions about the code; each was answered."}}})
+	ws := workspace(t, sampleFiles())
+	tm := startTUI(t, ws, newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.resize(80, 24)
+	tm.waitText("? more")
+	for i, q := range []string{"first question", "second question", "third question"} {
+		tm.submit(q)
+		tm.waitFor("answer "+strconv.Itoa(i+1), waitLong, func(s string) bool {
+			return strings.Count(flat(s), "goes on about the code at some length. The") >= 1 && !strings.Contains(s, "esc interrupt")
+		})
+	}
+	tm.submit("/context")
+	ctxRe := regexp.MustCompile(`Context: ([0-9.]+k?) tokens .*/compact would free about ([0-9.]+k?) tokens: \d+ messages? \(([0-9.]+k?)\) become a summary of up to ([0-9.]+k?)`)
+	s := tm.waitFor("/context's report", waitLong, func(s string) bool { return ctxRe.MatchString(flat(s)) })
+	m := ctxRe.FindStringSubmatch(flat(s))
+	total, promise, ask := m[1], shortTokens(t, m[2]), shortTokens(t, m[4])
+	tm.submit("/compact")
+	divRe := regexp.MustCompile(`context compacted: ([0-9.]+k?) → ([0-9.]+k?) tokens`)
+	s = tm.waitFor("the compaction's divider", waitLong, func(s string) bool { return divRe.MatchString(s) })
+	d := divRe.FindStringSubmatch(s)
+	if d[1] != total {
+		t.Errorf("/compact starts from %s; /context said %s:\n%s", d[1], total, frame(s))
+	}
+	// Figures of thousands are shown to a hundred.
+	freed := shortTokens(t, d[1]) - shortTokens(t, d[2])
+	if slack := ask/2 + 100; freed < promise-slack || freed > promise+slack {
+		t.Errorf("/context promised about %v (summary up to %v); /compact freed %v:\n%s", promise, ask, freed, frame(s))
+	}
+	if !strings.Contains(s, "ctx "+d[2]) {
+		t.Errorf("the gauge does not show the %s the divider says:\n%s", d[2], frame(s))
+	}
+	tm.quitAndCheck("? more")
+}
