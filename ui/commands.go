@@ -30,7 +30,7 @@ func defaultCommands(km keys.KeyMap) []command {
 		{name: "clear", help: "start a fresh conversation", run: (*Model).cmdClear},
 		{name: "agents", help: "list agent definitions and where they come from", run: (*Model).cmdAgents},
 		{name: "model", args: "[NAME]", help: "show or set the model", run: (*Model).cmdModel},
-		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
+		{name: "cost", help: "tokens and cost of the main agent, each subagent and the session", run: (*Model).cmdCost},
 		{name: "context", help: "what fills the context window: prompt, tools, memory, messages, tool results", run: (*Model).cmdContext},
 		{name: "crew", help: "overview of every subagent (" + keys.Name(km.Crew) + ")", run: (*Model).cmdCrew},
 		{name: "diff", args: "NAME", help: "the files one subagent changed, with diffs", run: (*Model).cmdDiff},

@@ -295,7 +295,7 @@ func TestCrewBudgetAndCost(t *testing.T) {
 	}
 	h.typeText("/cost")
 	h.key(tea.KeyEnter)
-	if !h.screenContains("counter [Explore] count lines: 10k / 2k · $0.02") {
+	if !h.screenMatches(`counter \[Explore\] count lines +10k +2k +\$0\.02`) {
 		t.Errorf("/cost lacks the child's cost:\n%s", ansi.Strip(h.m.View()))
 	}
 	// A cost budget on a model without a price cannot hold: the pane says so.
