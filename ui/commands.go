@@ -10,6 +10,7 @@ import (
 	"covey/theme"
 	"covey/ui/input"
 	"covey/ui/keys"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 )
 
@@ -104,7 +105,16 @@ var fullHelpGroups = []string{
 	"scrolling",
 }
 
+// cmdHelp opens the help screen: every key, the input's forms and the
+// commands, scrolled in place of the conversation.
 func (m *Model) cmdHelp(string) tea.Cmd {
+	m.openScreen(screens.NewHelp(m.styles, m.keys, m.helpText()))
+	return nil
+}
+
+// helpText is /help's text: headings, and rows of two columns
+// ("key\tmeaning").
+func (m *Model) helpText() string {
 	var b strings.Builder
 	b.WriteString("Keys\n")
 	for i, col := range m.keys.FullHelp() {
@@ -135,9 +145,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 		fmt.Fprintf(&b, "  %s\t%s\n", name, c.help)
 	}
-	// Laid out in two columns at the width it is drawn at.
-	m.tr.Append(transcript.NewColumnsNotice(transcript.NoticeInfo, strings.TrimRight(b.String(), "\n")))
-	return nil
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func (m *Model) cmdClear(string) tea.Cmd {
