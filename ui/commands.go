@@ -181,6 +181,13 @@ func (m *Model) handleCleared() tea.Cmd {
 	m.clearing = false
 	m.tr.Clear()
 	m.rt.reset()
+	// A fresh conversation starts as the first did, with its card (and
+	// its hints), and says what happened to the one before.
+	if m.welcome != nil {
+		m.tr.Append(newWelcomeBlock(*m.welcome, *m.keys))
+	}
+	m.notice(transcript.NoticeInfo, "Conversation cleared: the model starts afresh, with nothing of what came before (the session file keeps it). "+
+		keys.Name(m.keys.Help)+" or /help for keys and commands.")
 	m.focus = keys.FocusInput
 	m.input.Focus()
 	if next, ok := m.input.Dequeue(); ok {

@@ -196,8 +196,9 @@ func TestCommands(t *testing.T) {
 			setup: func(h *harness) { withPanes(h) },
 			line:  "/clear",
 			check: func(t *testing.T, h *harness) {
-				if h.eng.resets != 1 || h.m.tr.Len() != 0 || len(h.m.rt.order) != 0 {
-					t.Errorf("resets %d, blocks %d, panes %d", h.eng.resets, h.m.tr.Len(), len(h.m.rt.order))
+				// What stays is the notice that says so.
+				if h.eng.resets != 1 || h.m.tr.Len() != 1 || len(h.m.rt.order) != 0 || !h.screenContains("Conversation cleared") {
+					t.Errorf("resets %d, blocks %d, panes %d\n%s", h.eng.resets, h.m.tr.Len(), len(h.m.rt.order), strings.Join(h.screenLines(), "\n"))
 				}
 			},
 		},

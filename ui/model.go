@@ -218,7 +218,10 @@ type Model struct {
 	// load is set while Options.Load reads the resumed session.
 	load *sessionLoad
 	// clearing is set while /clear resets the engine.
-	clearing  bool
+	clearing bool
+	// welcome is the card the conversation opened with, shown again after
+	// /clear; nil when it had none.
+	welcome   *transcript.Welcome
 	quitAfter time.Duration // quitWindow; tests shorten it
 	// kx is the state of the key flow: the help page, an armed cancel, a
 	// passing hint, an approval's grace (keyflow.go).
@@ -340,6 +343,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		}
 	}
 	if opts.Welcome != nil {
+		m.welcome = opts.Welcome
 		m.tr.Append(newWelcomeBlock(*opts.Welcome, km))
 	}
 	m.replay(opts.Replay, opts.ResumeNote)
