@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"covey/internal/plural"
 	"fmt"
 	"io"
 	"net/http"
@@ -323,8 +324,8 @@ func pickSession(ctx context.Context) (string, error) {
 			continue
 		}
 		items = append(items, picker.SessionItem{
-			ID: in.ID, Title: in.FirstMessage, When: in.Modified.Local().Format("2006-01-02 15:04"),
-			Detail: fmt.Sprintf("%d messages · %s", in.Messages, in.Model),
+			ID: in.ID, Title: in.FirstMessage, Modified: in.Modified,
+			Detail: plural.Count(in.Messages, "message") + " · " + in.Model,
 		})
 	}
 	if len(items) == 0 {

@@ -76,3 +76,35 @@ func TestCompactKeepsContextsWord(t *testing.T) {
 	}
 	tm.quitAndCheck("? more")
 }
+
+// TestResumePickerSearch: covey --resume with no id lists the
+// workspace's sessions with relative times ("just now", never a UTC
+// stamp), typing filters them at 80x24, and enter resumes the one found.
+func TestResumePickerSearch(t *testing.T) {
+	t.Parallel()
+	h := newHeadlessRun(t)
+	h.srv.Add(scripted.Conversation{Name: "penguins", Match: scripted.Match{FirstUser: "tell me about penguins"}, Turns: []scripted.Turn{{Text: "PENGUIN-ANSWER"}}})
+	h.srv.Add(scripted.Conversation{Name: "walruses", Match: scripted.Match{FirstUser: "tell me about walruses"}, Turns: []scripted.Turn{{Text: "WALRUS-ANSWER"}}})
+	for _, q := range []string{"tell me about penguins", "tell me about walruses"} {
+		if r := h.run(t, "", "-p", q); r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", q, r.code, r.stderr)
+		}
+	}
+	tm := startTUI(t, h.ws, h.box.env("OPENAI_BASE_URL="+h.srv.URL()), "--resume", "--model", "e2e-model")
+	tm.resize(80, 24)
+	s := tm.waitText("Resume a session (2)", "type to search", "tell me about penguins", "tell me about walruses")
+	if !strings.Contains(s, "just now") && !strings.Contains(s, "minute ago") {
+		t.Errorf("the picker does not say how long ago:\n%s", frame(s))
+	}
+	if regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d`).MatchString(s) || strings.Contains(s, "1 messages") {
+		t.Errorf("the picker shows a timestamp or a wrong plural:\n%s", frame(s))
+	}
+	tm.typeText("walrus")
+	s = tm.waitText("search: walrus", "(1 of 2)")
+	if strings.Contains(s, "penguins") {
+		t.Errorf("the search does not filter:\n%s", frame(s))
+	}
+	tm.press("Enter")
+	tm.waitText("WALRUS-ANSWER", "? more")
+	tm.quitAndCheck("? more")
+}
