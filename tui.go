@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"covey/internal/plural"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"covey/agent/sessionfile"
 	"covey/agentdefs"
 	"covey/config"
+	"covey/internal/plural"
 	"covey/internal/scripted/demo"
 	"covey/internal/termbg"
 	"covey/permission"

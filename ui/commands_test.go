@@ -260,8 +260,8 @@ func TestEngineCommandsRunOutsideUpdate(t *testing.T) {
 		}
 		h.send(msg)
 		h.startTurnWait("next question")
-		if h.m.tr.Len() != 1 {
-			t.Fatalf("after /clear the transcript holds %d blocks, want only the queued message", h.m.tr.Len())
+		if h.m.tr.Len() != 2 || !h.screenContains("Conversation cleared") {
+			t.Fatalf("after /clear the transcript holds %d blocks, want only the notice that says so and the queued message", h.m.tr.Len())
 		}
 	})
 	t.Run("model", func(t *testing.T) {

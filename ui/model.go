@@ -576,7 +576,7 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		if f, ok := ev.(agent.ChildFinished); ok {
 			if b := m.rt.children[f.AgentID]; b != nil && b.Background() {
-				m.notifier.Notify(notify.MomentBackground, "background agent "+firstNonEmpty(f.Name, f.Description)+" finished")
+				m.notifier.Notify(notify.MomentBackground, "background agent "+firstNonEmpty(f.Name, f.Description)+" "+agent.EndVerb(f.Reason))
 			}
 		}
 		if _, ok := ev.(agent.ErrorEvent); ok && !ev.From().IsChild() && m.turn != nil {
