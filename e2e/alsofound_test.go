@@ -108,3 +108,110 @@ func TestResumePickerSearch(t *testing.T) {
 	tm.waitText("WALRUS-ANSWER", "? more")
 	tm.quitAndCheck("? more")
 }
+
+// TestStreamingOpenBlocksTUI: while an answer streams, a code fence not
+// yet closed shows as code (no ``` marker, the code indented as the
+// finished block draws it) and a table whose rows are still arriving as
+// a table (no pipe rows), at 80x24.
+func TestStreamingOpenBlocksTUI(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	code := "Here is the fix:\n\n```go\nfunc main() {\n\tfmt.Println(\"streaming hello\")\n\treturn\n}\n```\n\nCODE-DONE."
+	table := "The results:\n\n| test | result |\n|------|--------|\n| TestAlpha | ok |\n| TestBeta | FAIL |\n| TestGamma | ok |\n\nTABLE-DONE."
+	holdCode, holdTable := make(chan struct{}), make(chan struct{})
+	srv.Add(scripted.Conversation{Name: "blocks", Match: scripted.Match{FirstUser: "show the code"}, Turns: []scripted.Turn{
+		{Text: code, Hold: holdCode, HoldAt: len([]rune(code[:strings.Index(code, "Println")]))},
+		{Text: table, Hold: holdTable, HoldAt: len([]rune(table[:strings.Index(table, "| TestBeta")]))},
+	}})
+	tm := startTUI(t, workspace(t, sampleFiles()), newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.resize(80, 24)
+	tm.waitText("? more")
+
+	tm.submit("show the code")
+	s := tm.waitText("Here is the fix:", "  func main() {")
+	if strings.Contains(s, "```") {
+		t.Errorf("the open fence shows its marker:\n%s", frame(s))
+	}
+	close(holdCode)
+	s = tm.waitText("CODE-DONE.")
+	if strings.Contains(s, "```") || !strings.Contains(s, `      fmt.Println("streaming hello")`) {
+		t.Errorf("the finished code block:\n%s", frame(s))
+	}
+
+	tm.submit("show the table")
+	s = tm.waitText("The results:", "TestAlpha")
+	if !strings.Contains(s, "│") || strings.Contains(s, "|------") || strings.Contains(s, "| TestAlpha") || strings.Contains(s, "| test") {
+		t.Errorf("the table streams raw:\n%s", frame(s))
+	}
+	close(holdTable)
+	s = tm.waitText("TABLE-DONE.", "TestGamma")
+	if strings.Contains(s, "| TestGamma") {
+		t.Errorf("the finished table is raw:\n%s", frame(s))
+	}
+	tm.quitAndCheck("? more")
+}
+
+// TestAlsoFoundScreens: at 80x24, /cost has a row for the main agent with
+// its figures in aligned columns; /help is a screen whose start is on
+// screen, that pages and closes with q and esc (also at 200x50); /clear
+// leaves the welcome card and a notice, not an empty screen.
+func TestAlsoFoundScreens(t *testing.T) {
+	t.Parallel()
+	srv := scriptedtest.New(t)
+	srv.Add(scripted.Conversation{Name: "hi", Match: scripted.Match{FirstUser: "say hi"},
+		Turns: []scripted.Turn{{Text: "HI-ANSWER", Usage: &scripted.Usage{Prompt: 4321, Completion: 12}}}})
+	tm := startTUI(t, workspace(t, sampleFiles()), newSandbox(t).env("OPENAI_BASE_URL="+srv.URL()), "--model", "e2e-model")
+	tm.resize(80, 24)
+	tm.waitText("? more")
+	tm.submit("say hi")
+	tm.waitText("HI-ANSWER")
+
+	tm.submit("/cost")
+	s := tm.waitText("session total")
+	var heading, mainRow, total string
+	for _, l := range strings.Split(s, "\n") {
+		switch {
+		case strings.Contains(l, " in ") && strings.HasSuffix(strings.TrimSpace(l), "out"):
+			heading = l
+		case strings.Contains(l, "main agent"):
+			mainRow = l
+		case strings.Contains(l, "session total"):
+			total = l
+		}
+	}
+	if heading == "" || !strings.Contains(mainRow, "4.3k") || !strings.Contains(mainRow, "12") {
+		t.Errorf("/cost has no heading or main agent row with its 4.3k in, 12 out:\n%s", frame(s))
+	}
+	end := func(l string) int { return len([]rune(strings.TrimRight(l, " "))) }
+	if end(mainRow) != end(heading) || end(total) != end(heading) {
+		t.Errorf("/cost's columns do not line up (%d, %d, %d):\n%s", end(heading), end(mainRow), end(total), frame(s))
+	}
+
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		tm.resize(size[0], size[1])
+		tm.submit("/help")
+		s = tm.waitText("covey help · lines 1–", "Keys", "▸ help")
+		first := strings.Split(s, "\n")[0]
+		if !strings.HasPrefix(first, "covey help") {
+			t.Errorf("%dx%d: the help's title is not the first line:\n%s", size[0], size[1], frame(s))
+		}
+		if size[1] == 24 {
+			tm.press("End")
+			tm.waitText("leave covey")
+			tm.press("q")
+		} else {
+			tm.press("PageDown")
+			tm.waitFor("the help to page", waitLong, func(s string) bool { return !strings.Contains(s, "covey help · lines 1–") })
+			tm.press("Escape")
+		}
+		tm.waitFor("the help to close", waitLong, func(s string) bool { return !strings.Contains(s, "covey help") && strings.Contains(s, "› ") })
+	}
+	tm.resize(80, 24)
+
+	tm.submit("/clear")
+	s = tm.waitText("Conversation cleared", "/agents")
+	if strings.Contains(s, "HI-ANSWER") {
+		t.Errorf("/clear left the conversation on screen:\n%s", frame(s))
+	}
+	tm.quitAndCheck("? more")
+}
