@@ -97,10 +97,3 @@ func howToTrust(tr config.Trust) string {
 	}
 	return "to trust them: answer y when covey starts here, pass --trust-project, or add the folder to trusted_folders in your config"
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -17,6 +17,7 @@ import (
 	"covey/agent/sessionfile"
 	"covey/agentdefs"
 	"covey/config"
+	"covey/internal/plural"
 	"covey/internal/scripted/demo"
 	"covey/internal/termbg"
 	"covey/permission"
@@ -71,8 +72,8 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 				notes = append(notes, skippedSettings(w.trust))
 			}
 			if n := len(w.trust.Commands); n > 0 && !w.trust.Trusted {
-				notes = append(notes, fmt.Sprintf("the project's %d %s (hooks, status lines, MCP servers) do not run, not trusted; %s",
-					n, plural(n, "command", "commands"), howToTrust(w.trust)))
+				notes = append(notes, fmt.Sprintf("the project's %s (hooks, status lines, MCP servers) do not run, not trusted; %s",
+					plural.Count(n, "command"), howToTrust(w.trust)))
 			}
 		}
 	}
@@ -325,8 +326,8 @@ func pickSession(ctx context.Context) (string, error) {
 			continue
 		}
 		items = append(items, picker.SessionItem{
-			ID: in.ID, Title: in.FirstMessage, When: in.Modified.Local().Format("2006-01-02 15:04"),
-			Detail: fmt.Sprintf("%d messages · %s", in.Messages, in.Model),
+			ID: in.ID, Title: in.FirstMessage, Modified: in.Modified,
+			Detail: plural.Count(in.Messages, "message") + " · " + in.Model,
 		})
 	}
 	if len(items) == 0 {

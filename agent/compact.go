@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -120,14 +119,18 @@ const (
 func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt int) (Compacted, error) {
 	hist := a.History()
 	p := a.planCompaction(hist, trigger, overflowAt)
-	limit, summaryTokens, cut := p.limit, p.summaryTokens, p.cut
-	// Before and after are both estimated: the gauge's number may be the
-	// server's count, which holds the request's JSON too, and against an
-	// estimate after it a compaction would seem to free that as well.
-	before := a.estimateRequest()
+	limit, cut := p.limit, p.cut
 	if cut == 0 {
 		return Compacted{}, ErrNothingToCompact
 	}
+	// Before is the fill the gauge and /context show. The server's count
+	// in it holds more than covey's estimate of the same request (the
+	// request's JSON, the chat template): that excess is mostly the part a
+	// compaction leaves alone (system prompt, tools), so after is the
+	// estimate of the new request plus the same excess, and what the
+	// compaction says it freed is what the summary replaced, like with
+	// like.
+	before, excess := a.fillAndExcess()
 	a.emit(Compacting{Source: a.cfg.Source, Trigger: trigger, TokensBefore: before})
 	// From here every way out says how it ended, so a consumer that showed
 	// the compaction starting sees it end.
@@ -146,7 +149,7 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 			return failed(fmt.Errorf("before compacting: %w", err))
 		}
 	}
-	job := summaryJob{focus: focus, extra: extra, limit: limit, words: summaryTokens * 3 / 4}
+	job := summaryJob{focus: focus, extra: extra, limit: limit, words: p.ask * 3 / 4}
 	s, asked, err := a.summariseOnPrefix(ctx, hist, cut, job)
 	if !asked {
 		s, err = a.summarise(ctx, hist[:cut], job)
@@ -154,7 +157,41 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 	if err != nil {
 		return failed(fmt.Errorf("compact: %w", err))
 	}
-	body := a.summaryMessage(s.text, hist, cut, int(float64(limit)*latestShare))
+	head := a.summaryHead(s.text, hist, cut, trigger, limit)
+	a.mu.Lock()
+	if len(a.history) != len(hist) {
+		a.mu.Unlock()
+		return failed(errors.New("compact: the conversation changed while it was summarised"))
+	}
+	a.history = append(head, hist[cut:]...)
+	a.compacted = len(a.history)
+	after := max(a.estimateRequestLocked()+excess, 0)
+	a.counted = promptCount{}
+	if excess != 0 {
+		// The gauge goes on from the figure the divider shows, until the
+		// server counts the next request.
+		a.counted = promptCount{tokens: after, mark: len(a.history)}
+	}
+	a.mu.Unlock()
+	ev := Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: after,
+		Summary: head[0].Content, Messages: head, Kept: len(hist) - cut, Summarised: cut, Pruned: s.pruned, Pieces: s.pieces}
+	a.emit(ev)
+	a.cfg.Emit(a.contextReport()) // the gauge drops at once
+	return ev, nil
+}
+
+// fillAndExcess returns the next request's fill as the gauge shows it and
+// how much it exceeds covey's own estimate of that request (0 when no
+// server counted it).
+func (a *Agent) fillAndExcess() (fill, excess int) {
+	fill, _ = a.ContextFill()
+	return fill, fill - a.estimateRequest()
+}
+
+// summaryHead is what replaces hist[:cut]: the summary message and, when a
+// user message would follow it, an acknowledgement between.
+func (a *Agent) summaryHead(summary string, hist []Message, cut int, trigger string, limit int) []Message {
+	body := a.summaryMessage(summary, hist, cut, int(float64(limit)*latestShare))
 	head := []Message{{Role: RoleUser, Content: body}}
 	// Two user messages in a row upset some servers: a user message after
 	// the summary (the tail's, or the next prompt after /compact) gets an
@@ -163,28 +200,21 @@ func (a *Agent) compact(ctx context.Context, trigger, focus string, overflowAt i
 	if (cut < len(hist) && hist[cut].Role == RoleUser) || (cut == len(hist) && trigger == CompactManual) {
 		head = append(head, Message{Role: RoleAssistant, Content: "Understood: I have the summary and will go on from it."})
 	}
-	a.mu.Lock()
-	if len(a.history) != len(hist) {
-		a.mu.Unlock()
-		return failed(errors.New("compact: the conversation changed while it was summarised"))
-	}
-	a.history = append(head, hist[cut:]...)
-	a.compacted = len(a.history)
-	a.forgetPromptUsageLocked()
-	a.mu.Unlock()
-	ev := Compacted{Source: a.cfg.Source, Trigger: trigger, Focus: focus, TokensBefore: before, TokensAfter: a.estimateRequest(),
-		Summary: body, Messages: head, Kept: len(hist) - cut, Summarised: cut, Pruned: s.pruned, Pieces: s.pieces}
-	a.emit(ev)
-	a.cfg.Emit(a.contextReport()) // the gauge drops at once
-	return ev, nil
+	return head
 }
 
 // compactionPlan is what a compaction of a history would do: the limit it
-// works against, the summary's size asked for, and where the verbatim
-// tail starts (0: nothing to compact).
+// works against, the summary's size it makes room for, where the verbatim
+// tail starts (0: nothing to compact), and the summary's length asked for
+// (at most summaryTokens, and a quarter of what it replaces: a short
+// conversation gets a short summary, or compacting it would free
+// nothing).
 type compactionPlan struct {
-	limit, summaryTokens, cut int
+	limit, summaryTokens, cut, ask int
 }
+
+// minSummaryAsk is the shortest summary asked for, in tokens.
+const minSummaryAsk = 100
 
 // planCompaction plans a compaction of hist; compact follows it, and
 // ContextBreakdown estimates from it what /compact would free, so the two
@@ -205,7 +235,9 @@ func (a *Agent) planCompaction(hist []Message, trigger string, overflowAt int) c
 		// Asked for, a compaction frees room even when the window is far.
 		tail = min(tail, share)
 	}
-	return compactionPlan{limit: limit, summaryTokens: summaryTokens, cut: tailStart(hist, tail)}
+	cut := tailStart(hist, tail)
+	ask := min(summaryTokens, max(EstimateMessages(hist[:cut])/4, minSummaryAsk))
+	return compactionPlan{limit: limit, summaryTokens: summaryTokens, cut: cut, ask: ask}
 }
 
 // compactLimit is the size the compaction works against: the window when
@@ -376,7 +408,7 @@ func CompactionNote(c Compacted) string {
 	if c.Error != "" {
 		return "compaction failed: " + c.Error
 	}
-	sizes := ShortTokens(c.TokensBefore) + " → " + ShortTokens(c.TokensAfter) + " tokens"
+	sizes := FormatTokens(c.TokensBefore) + " → " + FormatTokens(c.TokensAfter) + " tokens"
 	switch c.Trigger {
 	case CompactManual:
 		return "context compacted: " + sizes
@@ -384,15 +416,4 @@ func CompactionNote(c Compacted) string {
 		return "request over the model's window: compacted " + sizes + ", sent again"
 	}
 	return "context compacted near the model's window: " + sizes
-}
-
-// ShortTokens writes a token count as 950, 12.3k or 1.2M.
-func ShortTokens(n int) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return strconv.Itoa(n)
 }

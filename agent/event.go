@@ -558,3 +558,27 @@ func MarshalEvent(e Event) ([]byte, error) {
 // Emitter sends events to a consumer. It must be safe for concurrent use and
 // must not block for long: the loop calls it on its hot path.
 type Emitter func(Event)
+
+// EndVerb words how a child ended, from its end state (StateDone, ...) or
+// its stop reason (StopOK, ...), as the verb of a sentence about it:
+// "finished", "was cancelled", "failed", "timed out", "was cut short". A
+// cancelled or failed child is never said to have finished.
+func EndVerb(how string) string {
+	switch how {
+	case StateDone, StopOK, "":
+		return "finished"
+	case StateCancelled:
+		return "was cancelled"
+	case StopTimeout:
+		return "timed out"
+	case StopMaxTurns:
+		return "stopped at its turn limit"
+	case StopBudget:
+		return "stopped at its budget"
+	case StateInterrupted:
+		return "was interrupted"
+	case StateCutShort, StopLength, StopContentFilter, StopRefusal, StopPaused:
+		return "was cut short"
+	}
+	return "failed"
+}

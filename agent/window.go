@@ -279,9 +279,16 @@ type ContextBreakdown struct {
 	Messages, ToolResults     int
 	MessageCount, ResultCount int
 	// Compactable is about what /compact would free: the history it
-	// would summarise (planCompaction, as compact cuts it), less a
-	// summary of it.
-	Compactable int
+	// would summarise (planCompaction, as compact cuts it), less what
+	// replaces it (the summary message, counted as compact writes it, with
+	// a summary half as long as the one asked for). CompactMessages and
+	// CompactTokens are that history, SummaryTokens the summary's length
+	// asked for: the summary's real length moves the figure by at most
+	// half of it. It is negative when the summary would take more than
+	// the messages it replaces (a conversation too short to gain).
+	Compactable                    int
+	CompactMessages, CompactTokens int
+	SummaryTokens                  int
 }
 
 // mcpToolPrefix starts the name of every tool an MCP server offers.
@@ -328,9 +335,12 @@ func (a *Agent) ContextBreakdown(memory string, memoryFiles []string) ContextBre
 			old += n
 		}
 	}
-	// A summary keeps about a tenth of what it replaces, at most what the
-	// compaction asks for.
-	b.Compactable = max(0, old-min(old/10, p.summaryTokens))
+	if cut > 0 {
+		limit := p.limit
+		head := a.summaryHead(strings.Repeat("x", p.ask/2*bytesPerToken), history, cut, CompactManual, limit)
+		b.Compactable = old - EstimateMessages(head)
+		b.CompactMessages, b.CompactTokens, b.SummaryTokens = cut, old, p.ask
+	}
 	return b
 }
 

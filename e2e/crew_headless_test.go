@@ -146,7 +146,7 @@ func TestHeadlessBackgroundChild(t *testing.T) {
 	if r2.code != 0 || strings.TrimSpace(r2.stdout) != "BG ANSWER" {
 		t.Errorf("text mode: exit %d, stdout %q\nstderr:\n%s", r2.code, r2.stdout, r2.stderr)
 	}
-	if !strings.Contains(r2.stderr, "scout (explore-1) finished in the background: done") {
+	if !strings.Contains(r2.stderr, "scout (explore-1) finished in the background") {
 		t.Errorf("stderr does not say the background child finished:\n%s", r2.stderr)
 	}
 }

@@ -56,10 +56,10 @@ func TestSlashCommandHeadless(t *testing.T) {
 	t.Parallel()
 	files := sampleFiles()
 	files[".claude/commands/fix.md"] = "---\ndescription: Fix an issue\nargument-hint: [issue] [how]\nmodel: haiku\n---\n" +
-		"Fix issue $0 ($1), all of it: $ARGUMENTS.\nThe code: @greet.go\nBranch: !`echo BANG-OUTPUT`\n"
+		"Fix issue $0 ($1), all of it: $ARGUMENTS.\nThe code: @greet.go\nBranch: !`echo BANG-OUTPUT`\nQuiet: !`true` (nothing)\nFailing: !`false`\n"
 	files[".claude/commands/danger.md"] = "Clean up: !`rm -rf build`\n"
 	files[".claude/commands/readonly.md"] = "---\nallowed-tools: Read, Grep\n---\nLook only.\n"
-	files[".covey/config.yaml"] = "model_aliases:\n  haiku: e2e-small\npermissions:\n  allow: [\"bash(echo:*)\"]\n"
+	files[".covey/config.yaml"] = "model_aliases:\n  haiku: e2e-small\npermissions:\n  allow: [\"bash(echo:*)\", \"bash(true)\", \"bash(false)\"]\n"
 
 	t.Run("expands", func(t *testing.T) {
 		t.Parallel()
@@ -82,7 +82,7 @@ func TestSlashCommandHeadless(t *testing.T) {
 			}
 		}
 		got := userText(fix)
-		for _, want := range []string{"Fix issue 42 (right now), all of it: 42 \"right now\".", "The code: @greet.go", "Branch: BANG-OUTPUT",
+		for _, want := range []string{"Fix issue 42 (right now), all of it: 42 \"right now\".", "The code: @greet.go", "Branch: BANG-OUTPUT\nQuiet:  (nothing)\nFailing: [exit code 1]",
 			"<file path=\"greet.go\">\npackage main", "func greeting() string"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("the request's user message lacks %q:\n%s", want, got)

@@ -22,6 +22,7 @@ import (
 	"covey/agentdefs"
 	"covey/config"
 	"covey/internal/excerpt"
+	"covey/internal/plural"
 	"covey/session"
 	"covey/tools/tool"
 	"covey/tools/toolname"
@@ -209,7 +210,7 @@ func (o *headlessOutput) event(e agent.Event) {
 	case agent.ChildState:
 		o.childState(src, ev)
 	case agent.BackgroundResult:
-		o.progress("← %s (%s) finished in the background: %s", ev.Name, ev.ChildID, ev.Status)
+		o.progress("← %s (%s) %s in the background", ev.Name, ev.ChildID, agent.EndVerb(ev.Status))
 	case agent.ChildMessage:
 		o.progress("→ %s: %s", childLabel(src), excerpt.LineMore(ev.Text))
 	case agent.ToolStarted:
@@ -391,7 +392,7 @@ func checkText(c *tool.AttemptCheck) string {
 		parts = append(parts, fmt.Sprintf("check %q failed (exit %d): %s", c.Command, c.ExitCode, last))
 	}
 	if c.Diagnosed {
-		parts = append(parts, fmt.Sprintf("%d errors, %d warnings from the language server", c.Errors, c.Warnings))
+		parts = append(parts, plural.Count(c.Errors, "error")+", "+plural.Count(c.Warnings, "warning")+" from the language server")
 	}
 	return strings.Join(parts, "; ")
 }

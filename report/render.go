@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"covey/agent"
+	"covey/internal/plural"
 )
 
 // Formats of Write.
@@ -41,7 +42,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	if r.Timed {
 		fmt.Fprintf(&b, "- span: %s\n", dur(s.Span))
 	}
-	fmt.Fprintf(&b, "- %d user turns, %d subagents\n- tokens: %s\n", s.UserTurns, s.Subagents, usageText(s.Totals))
+	fmt.Fprintf(&b, "- %s, %s\n- tokens: %s\n", plural.Count(s.UserTurns, "user turn"), plural.Count(s.Subagents, "subagent"), usageText(s.Totals))
 	if s.Priced {
 		fmt.Fprintf(&b, "- cost: $%.4f\n", s.Cost)
 	}
@@ -172,7 +173,7 @@ func Summary(r *Report) string {
 		}
 		files += len(a.Files) + a.MoreFiles
 	}
-	s := fmt.Sprintf("%d subagents", r.Session.Subagents)
+	s := plural.Count(r.Session.Subagents, "subagent")
 	if failed > 0 {
 		s += fmt.Sprintf(" (%d failed)", failed)
 	}
@@ -180,5 +181,5 @@ func Summary(r *Report) string {
 	if r.Session.Priced {
 		s += fmt.Sprintf(" · $%.4f", r.Session.Cost)
 	}
-	return s + fmt.Sprintf(" · %d files changed", files)
+	return s + " · " + plural.Count(files, "file") + " changed"
 }

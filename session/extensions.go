@@ -20,6 +20,7 @@ import (
 	"covey/skills"
 	"covey/slashcmd"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -411,8 +412,36 @@ func (s *Session) bangRunner(c slashcmd.Command, sc *turnScope) func(context.Con
 		if res.IsError {
 			return "", errors.New(strings.TrimPrefix(res.Content, "Error: bash: "))
 		}
-		return res.Content, nil
+		return bangOutput(res), nil
 	}
+}
+
+// bangOutput is a !`command`'s output as the prompt takes it: what the
+// command printed, as it printed it. The bash tool's words for the model
+// ("(no output)", "[exit code 0]") are no part of it; a command that
+// failed keeps its exit code, since the prompt's reader would otherwise
+// take an error message for the answer.
+func bangOutput(res tools.Result) string {
+	code, ok := tool.ExitCode(res.Summary)
+	if !ok {
+		return res.Content // killed by a signal: the note says so
+	}
+	marker := fmt.Sprintf("[exit code %d]", code)
+	body, found := strings.CutSuffix(res.Content, marker)
+	if !found {
+		return res.Content // a note follows the code (covey put its settings back)
+	}
+	body = strings.TrimSuffix(body, "\n")
+	if body == "(no output)" {
+		body = ""
+	}
+	if code == 0 {
+		return body
+	}
+	if body == "" {
+		return marker
+	}
+	return body + "\n" + marker
 }
 
 // scopedTool keeps a tool out of a slash command's turn when the

@@ -83,3 +83,26 @@ func TestLastTurnForRetry(t *testing.T) {
 		t.Errorf("a message's retry got scope %v, model %q", scopeOf(ctx), model)
 	}
 }
+
+// TestBangOutput: a !`command`'s output reaches the prompt as the command
+// printed it, with no marker of covey's for a command that succeeded. The
+// results are worded as the bash tool words them (e2e's
+// TestSlashCommandHeadless runs real commands).
+func TestBangOutput(t *testing.T) {
+	tests := map[string]struct {
+		res  tools.Result
+		want string
+	}{
+		"output":          {res: tools.Result{Content: "main\n[exit code 0]", Summary: "exit 0"}, want: "main"},
+		"lines":           {res: tools.Result{Content: "a\n\nb\n[exit code 0]", Summary: "exit 0"}, want: "a\n\nb"},
+		"no output":       {res: tools.Result{Content: "(no output)\n[exit code 0]", Summary: "exit 0"}, want: ""},
+		"failing":         {res: tools.Result{Content: "oops\n[exit code 3]", Summary: "exit 3"}, want: "oops\n[exit code 3]"},
+		"failing, silent": {res: tools.Result{Content: "(no output)\n[exit code 1]", Summary: "exit 1"}, want: "[exit code 1]"},
+		"signal":          {res: tools.Result{Content: "x\n[killed by signal 9 (killed)]", Summary: "killed by signal 9"}, want: "x\n[killed by signal 9 (killed)]"},
+	}
+	for name, tc := range tests {
+		if got := bangOutput(tc.res); got != tc.want {
+			t.Errorf("%s: bangOutput(%q) = %q, want %q", name, tc.res.Content, got, tc.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"covey/agent"
 	"covey/agent/sessionfile"
 	"covey/internal/excerpt"
+	"covey/internal/plural"
 	"covey/tools"
 )
 
@@ -257,12 +258,9 @@ func (r *recording) resumeNote() string {
 		return ""
 	}
 	n := len(r.loaded.Messages)
-	note := fmt.Sprintf("resumed session %s (%d messages)", r.id, n)
-	if n == 1 {
-		note = fmt.Sprintf("resumed session %s (1 message)", r.id)
-	}
+	note := fmt.Sprintf("resumed session %s (%s)", r.id, plural.Count(n, "message"))
 	if r.forkedFrom != "" {
-		note = fmt.Sprintf("forked session %s as %s (%d messages); the original is left as it was", r.forkedFrom, r.id, n)
+		note = fmt.Sprintf("forked session %s as %s (%s); the original is left as it was", r.forkedFrom, r.id, plural.Count(n, "message"))
 	}
 	for _, w := range r.loaded.Warnings {
 		note += "\nwarning: " + w

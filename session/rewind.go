@@ -16,6 +16,7 @@ import (
 	"covey/agent/sessionfile"
 	"covey/checkpoint"
 	"covey/internal/excerpt"
+	"covey/internal/plural"
 )
 
 // checkpoints are the session's snapshots of the workspace, one before
@@ -54,7 +55,7 @@ func (s *Session) setUpCheckpoints() {
 			s.cps.recovered = append(s.cps.recovered, fmt.Sprintf("covey was stopped during a /rewind (started %s) and could not finish it: %v; check the files it names", at, in.Err))
 			continue
 		}
-		s.cps.recovered = append(s.cps.recovered, fmt.Sprintf("covey was stopped during a /rewind (started %s): it is finished now, the files are fully restored to before %s (%d files)", at, in.Label, in.Files))
+		s.cps.recovered = append(s.cps.recovered, fmt.Sprintf("covey was stopped during a /rewind (started %s): it is finished now, the files are fully restored to before %s (%s)", at, in.Label, plural.Count(in.Files, "file")))
 	}
 	if s.rec == nil {
 		return

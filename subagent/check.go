@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"covey/internal/plural"
 	"covey/internal/procmark"
 	"covey/internal/proctree"
 	"covey/permission"
@@ -162,7 +163,7 @@ func checkWords(c *tools.AttemptCheck) string {
 		parts = append(parts, fmt.Sprintf("check failed (exit %d)", c.ExitCode))
 	}
 	if c.Diagnosed {
-		parts = append(parts, fmt.Sprintf("%d errors, %d warnings from the language server", c.Errors, c.Warnings))
+		parts = append(parts, plural.Count(c.Errors, "error")+", "+plural.Count(c.Warnings, "warning")+" from the language server")
 	}
 	return strings.Join(parts, ", ")
 }

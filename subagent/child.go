@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"covey/internal/excerpt"
+	"covey/internal/plural"
 	"covey/tools/toolname"
 
 	"covey/agent"
@@ -628,7 +629,7 @@ func (c *child) failureNote() (string, int) {
 	if more := c.failedN - len(c.failures); more > 0 {
 		list += fmt.Sprintf("; %d more", more)
 	}
-	return fmt.Sprintf("[covey: %s of this run failed: %s]", plural(c.failedN, "tool call"), list), c.failedN
+	return fmt.Sprintf("[covey: %s of this run failed: %s]", plural.Count(c.failedN, "tool call"), list), c.failedN
 }
 
 // tools builds the child's tool set: a fresh read record, the shared locks,

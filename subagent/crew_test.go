@@ -115,7 +115,7 @@ func TestBackgroundChildResultStartsIdleParentTurn(t *testing.T) {
 	reqs := h.requestsOf("go")
 	msgs := reqs[len(reqs)-1].Messages
 	lastMsg := msgs[len(msgs)-1]
-	if lastMsg.Role != "user" || !strings.Contains(lastMsg.Content, `[background agent "scout" (id explore-1) finished: done]`) || !strings.Contains(lastMsg.Content, "Login is in auth.go") {
+	if lastMsg.Role != "user" || !strings.Contains(lastMsg.Content, `[background agent "scout" (id explore-1) finished]`) || !strings.Contains(lastMsg.Content, "Login is in auth.go") {
 		t.Fatalf("last message of the delivered request: %+v", lastMsg)
 	}
 	// The event order: the result is announced before the turn it starts.
@@ -587,7 +587,7 @@ func TestRestoredChildResumesWithItsHistory(t *testing.T) {
 	if h.manager.Cancel("veteran") || h.manager.Pause("veteran", true) {
 		t.Fatal("a restored child counts as running")
 	}
-	h.srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: `[background agent "veteran" (id explore-7) finished: done]`}, Turns: []scripted.Turn{{Text: "noted the veteran"}}})
+	h.srv.Add(scripted.Conversation{Match: scripted.Match{FirstUser: `[background agent "veteran" (id explore-7) finished]`}, Turns: []scripted.Turn{{Text: "noted the veteran"}}})
 	d := h.manager.NewDriver(h.main, nil)
 	defer d.Close()
 	if err := h.manager.Send(context.Background(), "veteran", "look again"); err != nil {

@@ -34,12 +34,12 @@ func NoticeText(ns []Notice) string {
 			b.WriteString("\n\n")
 		}
 		if n.Asked != "" {
-			fmt.Fprintf(&b, "[background agent %q (id %s), which the user started with %q, finished: %s]\n%s", n.Name, n.ChildID, n.Asked, n.Status, n.Text)
+			fmt.Fprintf(&b, "[background agent %q (id %s), which the user started with %q, %s]\n%s", n.Name, n.ChildID, n.Asked, agent.EndVerb(n.Status), n.Text)
 			continue
 		}
-		fmt.Fprintf(&b, "[background agent %q (id %s) finished: %s]\n%s", n.Name, n.ChildID, n.Status, n.Text)
+		fmt.Fprintf(&b, "[background agent %q (id %s) %s]\n%s", n.Name, n.ChildID, agent.EndVerb(n.Status), n.Text)
 	}
-	b.WriteString("\n\n[This message comes from covey, not the user. Use send_message to follow up with a finished agent; it resumes with its history.]")
+	b.WriteString("\n\n[This message comes from covey, not the user. Use send_message to follow up with an agent that has ended; it resumes with its history.]")
 	return b.String()
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"covey/agent"
 	"covey/agentdefs"
+	"covey/internal/plural"
 	"covey/permission"
 	"covey/tools"
 	"covey/tools/toolname"
@@ -357,7 +358,7 @@ func (c *child) reviewChanges(mg *merger) string {
 		v = permission.Verdict{Reason: "the turn was cancelled before the change could be reviewed"}
 	}
 	if !v.Allowed {
-		n := plural(len(pr.fcs), "file")
+		n := plural.Count(len(pr.fcs), "file")
 		switch {
 		case v.Keep:
 			return mg.keep(fmt.Sprintf("The user kept the child's changes (%s) for later instead of applying them", n))
@@ -495,13 +496,6 @@ func describeFiles(files []string) string {
 		return strings.Join(files, ", ")
 	}
 	return strings.Join(files[:5], ", ") + fmt.Sprintf(" and %d more", len(files)-5)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // changesFiles reports whether a call of the tool may have changed files.

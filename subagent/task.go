@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"covey/internal/excerpt"
+	"covey/internal/plural"
 	"covey/tools/toolname"
 
 	"covey/agent"
@@ -251,7 +252,7 @@ func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
 	if failedCalls > 0 {
 		// Shown on the task call's line: its children finished, not all
 		// they tried worked.
-		r.Summary += " · " + plural(failedCalls, "failed call")
+		r.Summary += " · " + plural.Count(failedCalls, "failed call")
 	}
 	if len(outs) == 1 && outs[0].reason == agent.StopError {
 		// One failed child: its summary line says why, not just "error".

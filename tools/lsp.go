@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"covey/internal/plural"
 	"covey/lsp"
 	"covey/tools/toolname"
 )
@@ -127,7 +128,7 @@ func (t *lspTool) rename(ctx context.Context, newName string, files map[string]s
 		done = append(done, rel)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Renamed to %s in %d of %d files", newName, len(done), len(paths))
+	fmt.Fprintf(&b, "Renamed to %s in %d of %s", newName, len(done), plural.Count(len(paths), "file"))
 	if len(done) > 0 {
 		b.WriteString(": " + strings.Join(done, ", "))
 	}
@@ -135,7 +136,7 @@ func (t *lspTool) rename(ctx context.Context, newName string, files map[string]s
 	for _, f := range failed {
 		b.WriteString("\nNot changed: " + f)
 	}
-	res := Result{Content: b.String(), Summary: fmt.Sprintf("renamed in %d of %d files", len(done), len(paths))}
+	res := Result{Content: b.String(), Summary: fmt.Sprintf("renamed in %d of %s", len(done), plural.Count(len(paths), "file"))}
 	if len(done) == 0 {
 		res.IsError = true
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"covey/internal/plural"
 	"covey/permission"
 	"covey/tools/toolname"
 	"covey/websearch"
@@ -104,5 +105,5 @@ func (t *webSearchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		}
 	}
 	out, _ := capWebText(strings.TrimRight(b.String(), "\n"), ResultBudget(ctx, 32<<10))
-	return Result{Content: out, Summary: fmt.Sprintf("%d results", len(res))}
+	return Result{Content: out, Summary: plural.Count(len(res), "result")}
 }

@@ -10,6 +10,7 @@ import (
 	"covey/theme"
 	"covey/ui/input"
 	"covey/ui/keys"
+	"covey/ui/screens"
 	"covey/ui/transcript"
 )
 
@@ -30,7 +31,7 @@ func defaultCommands(km keys.KeyMap) []command {
 		{name: "clear", help: "start a fresh conversation", run: (*Model).cmdClear},
 		{name: "agents", help: "list agent definitions and where they come from", run: (*Model).cmdAgents},
 		{name: "model", args: "[NAME]", help: "show or set the model", run: (*Model).cmdModel},
-		{name: "cost", help: "tokens and cost per subagent and in total", run: (*Model).cmdCost},
+		{name: "cost", help: "tokens and cost of the main agent, each subagent and the session", run: (*Model).cmdCost},
 		{name: "context", help: "what fills the context window: prompt, tools, memory, messages, tool results", run: (*Model).cmdContext},
 		{name: "crew", help: "overview of every subagent (" + keys.Name(km.Crew) + ")", run: (*Model).cmdCrew},
 		{name: "diff", args: "[NAME]", help: "the files this session changed, with diffs; NAME: one subagent's", run: (*Model).cmdDiff},
@@ -105,7 +106,16 @@ var fullHelpGroups = []string{
 	"in covey replay",
 }
 
+// cmdHelp opens the help screen: every key, the input's forms and the
+// commands, scrolled in place of the conversation.
 func (m *Model) cmdHelp(string) tea.Cmd {
+	m.openScreen(screens.NewHelp(m.styles, m.keys, m.helpText()))
+	return nil
+}
+
+// helpText is /help's text: headings, and rows of two columns
+// ("key\tmeaning").
+func (m *Model) helpText() string {
 	var b strings.Builder
 	b.WriteString("Keys\n")
 	for i, col := range m.keys.FullHelp() {
@@ -136,9 +146,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 		fmt.Fprintf(&b, "  %s\t%s\n", name, c.help)
 	}
-	// Laid out in two columns at the width it is drawn at.
-	m.tr.Append(transcript.NewColumnsNotice(transcript.NoticeInfo, strings.TrimRight(b.String(), "\n")))
-	return nil
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func (m *Model) cmdClear(string) tea.Cmd {
@@ -174,6 +182,13 @@ func (m *Model) handleCleared() tea.Cmd {
 	m.clearing = false
 	m.tr.Clear()
 	m.rt.reset()
+	// A fresh conversation starts as the first did, with its card (and
+	// its hints), and says what happened to the one before.
+	if m.welcome != nil {
+		m.tr.Append(newWelcomeBlock(*m.welcome, *m.keys))
+	}
+	m.notice(transcript.NoticeInfo, "Conversation cleared: the model starts afresh, with nothing of what came before (the session file keeps it). "+
+		keys.Name(m.keys.Help)+" or /help for keys and commands.")
 	m.focus = keys.FocusInput
 	m.input.Focus()
 	if next, ok := m.input.Dequeue(); ok {

@@ -183,10 +183,10 @@ func TestCommands(t *testing.T) {
 			},
 			line: "/cost",
 			check: func(t *testing.T, h *harness) {
-				if !h.screenContains("[Explore] map the packages (running): 1.2k / 300") {
+				if !h.screenMatches(`\[Explore\] map the packages \(running\) +1\.2k +300`) {
 					t.Error("per-child tokens missing")
 				}
-				if !h.screenContains("session total: 2k / 400") {
+				if !h.screenMatches(`session total +2k +400`) {
 					t.Error("total missing")
 				}
 			},
@@ -196,8 +196,9 @@ func TestCommands(t *testing.T) {
 			setup: func(h *harness) { withPanes(h) },
 			line:  "/clear",
 			check: func(t *testing.T, h *harness) {
-				if h.eng.resets != 1 || h.m.tr.Len() != 0 || len(h.m.rt.order) != 0 {
-					t.Errorf("resets %d, blocks %d, panes %d", h.eng.resets, h.m.tr.Len(), len(h.m.rt.order))
+				// What stays is the notice that says so.
+				if h.eng.resets != 1 || h.m.tr.Len() != 1 || len(h.m.rt.order) != 0 || !h.screenContains("Conversation cleared") {
+					t.Errorf("resets %d, blocks %d, panes %d\n%s", h.eng.resets, h.m.tr.Len(), len(h.m.rt.order), strings.Join(h.screenLines(), "\n"))
 				}
 			},
 		},
@@ -259,8 +260,8 @@ func TestEngineCommandsRunOutsideUpdate(t *testing.T) {
 		}
 		h.send(msg)
 		h.startTurnWait("next question")
-		if h.m.tr.Len() != 1 {
-			t.Fatalf("after /clear the transcript holds %d blocks, want only the queued message", h.m.tr.Len())
+		if h.m.tr.Len() != 2 || !h.screenContains("Conversation cleared") {
+			t.Fatalf("after /clear the transcript holds %d blocks, want only the notice that says so and the queued message", h.m.tr.Len())
 		}
 	})
 	t.Run("model", func(t *testing.T) {

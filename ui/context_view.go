@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
+	"covey/internal/plural"
 	"covey/ui/cells"
 	"covey/ui/transcript"
 )
@@ -64,13 +65,25 @@ func contextText(b agent.ContextBreakdown) string {
 	for _, r := range rows {
 		fmt.Fprintf(&s, "\n  %s%s  %6s", r.name, strings.Repeat(" ", width-cells.Width(r.name)), tok(r.n))
 	}
-	if b.Compactable > 0 {
-		fmt.Fprintf(&s, "\n  /compact would free about %s tokens", tok(b.Compactable))
-	} else {
-		s.WriteString("\n  /compact would free nothing yet: the conversation is empty")
-	}
+	s.WriteString(compactPromise(b))
 	s.WriteString("\n  (parts are estimates, about 4 bytes a token; the total counts what the server counted)")
 	return s.String()
+}
+
+// compactPromise is /context's line on what /compact would do: the
+// messages it would summarise, and what that frees once a summary (of at
+// most the length asked for) stands in their place.
+func compactPromise(b agent.ContextBreakdown) string {
+	tok := agent.FormatTokens
+	switch {
+	case b.CompactMessages == 0:
+		return "\n  /compact would free nothing yet: the conversation is empty"
+	case b.Compactable <= 0:
+		return fmt.Sprintf("\n  /compact would free nothing: a summary would be as long as the %s it replaces (%s tokens)",
+			plural.Count(b.CompactMessages, "message"), tok(b.CompactTokens))
+	}
+	return fmt.Sprintf("\n  /compact would free about %s tokens: %s (%s) become a summary of up to %s",
+		tok(b.Compactable), plural.Count(b.CompactMessages, "message"), tok(b.CompactTokens), tok(b.SummaryTokens))
 }
 
 // windowFromText says where a window came from in words.

@@ -19,9 +19,14 @@ func TestContextText(t *testing.T) {
 	}{
 		"known window": {
 			agent.ContextBreakdown{Tokens: 5200, Window: 8192, WindowFrom: "server", System: 700, Memory: 300, MemoryFiles: []string{"AGENTS.md"},
-				BuiltinTools: 2900, Builtins: 12, MCPTools: 400, MCPs: 3, Messages: 600, MessageCount: 4, ToolResults: 300, ResultCount: 2, Compactable: 450},
+				BuiltinTools: 2900, Builtins: 12, MCPTools: 400, MCPs: 3, Messages: 600, MessageCount: 4, ToolResults: 300, ResultCount: 2, Compactable: 450,
+				CompactMessages: 4, CompactTokens: 700, SummaryTokens: 175},
 			[]string{"Context: 5.2k of 8.2k tokens (63%)", "window: 8192 tokens, from the server", "system prompt", "memory files (AGENTS.md)",
-				"tools, built-in (12)", "2.9k", "tools, MCP (3)", "messages (4)", "tool results (2)", "/compact would free about 450 tokens"},
+				"tools, built-in (12)", "2.9k", "tools, MCP (3)", "messages (4)", "tool results (2)", "/compact would free about 450 tokens: 4 messages (700) become a summary of up to 175"},
+		},
+		"too short to gain": {
+			agent.ContextBreakdown{Tokens: 3000, MessageCount: 1, Messages: 30, CompactMessages: 1, CompactTokens: 30, SummaryTokens: 100, Compactable: -80},
+			[]string{"/compact would free nothing: a summary would be as long as the 1 message it replaces (30 tokens)"},
 		},
 		"unknown window": {
 			agent.ContextBreakdown{Tokens: 3000, System: 1000, BuiltinTools: 2000, Builtins: 12},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -285,6 +286,12 @@ func (h *harness) screenLines() []string {
 
 func (h *harness) screenContains(s string) bool {
 	return strings.Contains(ansi.Strip(h.m.View()), s)
+}
+
+// screenMatches reports whether the screen, without colour, matches the
+// regular expression re.
+func (h *harness) screenMatches(re string) bool {
+	return regexp.MustCompile(re).MatchString(ansi.Strip(h.m.View()))
 }
 
 // Event builders.

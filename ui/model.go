@@ -227,7 +227,10 @@ type Model struct {
 	// load is set while Options.Load reads the resumed session.
 	load *sessionLoad
 	// clearing is set while /clear resets the engine.
-	clearing  bool
+	clearing bool
+	// welcome is the card the conversation opened with, shown again after
+	// /clear; nil when it had none.
+	welcome   *transcript.Welcome
 	quitAfter time.Duration // quitWindow; tests shorten it
 	// kx is the state of the key flow: the help page, an armed cancel, a
 	// passing hint, an approval's grace (keyflow.go).
@@ -352,6 +355,7 @@ func newModel(ctx context.Context, opts Options) Model {
 		}
 	}
 	if opts.Welcome != nil {
+		m.welcome = opts.Welcome
 		m.tr.Append(newWelcomeBlock(*opts.Welcome, km))
 	}
 	if opts.Playback != nil {
@@ -602,7 +606,7 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 		}
 		if f, ok := ev.(agent.ChildFinished); ok {
 			if b := m.rt.children[f.AgentID]; b != nil && b.Background() {
-				m.notifier.Notify(notify.MomentBackground, "background agent "+firstNonEmpty(f.Name, f.Description)+" finished")
+				m.notifier.Notify(notify.MomentBackground, "background agent "+firstNonEmpty(f.Name, f.Description)+" "+agent.EndVerb(f.Reason))
 			}
 		}
 		if _, ok := ev.(agent.ErrorEvent); ok && !ev.From().IsChild() && m.turn != nil {

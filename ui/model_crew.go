@@ -9,7 +9,6 @@ import (
 
 	"covey/agent"
 	"covey/ui/approval"
-	"covey/ui/cells"
 	"covey/ui/keys"
 	"covey/ui/screens"
 	"covey/ui/transcript"
@@ -364,58 +363,6 @@ func (m *Model) cmdDiff(arg string) tea.Cmd {
 	}
 	m.tr.Append(transcript.NewFilesSnapshot(b, "Files changed by "+b.Name()))
 	m.tr.Bottom()
-	return nil
-}
-
-func (m *Model) cmdCost(string) tea.Cmd {
-	var b strings.Builder
-	b.WriteString("Tokens (in / out)")
-	if m.cost != nil {
-		b.WriteString(" and cost")
-	}
-	priced, total := false, 0.0
-	if m.cost != nil {
-		priced, total = true, m.rt.mainCost
-		u := m.rt.usage
-		for _, c := range m.rt.order {
-			u.InputTokens -= c.Usage().InputTokens
-			u.OutputTokens -= c.Usage().OutputTokens
-		}
-		fmt.Fprintf(&b, "\n  main agent: %s / %s · %s", agent.FormatTokens(max(u.InputTokens, 0)),
-			agent.FormatTokens(max(u.OutputTokens, 0)), transcript.Dollars(m.rt.mainCost))
-	}
-	for _, c := range m.rt.tree() {
-		if c.IsShell() {
-			continue // a background shell spends no tokens
-		}
-		state := ""
-		if c.Running() {
-			state = " (" + c.StateName() + ")"
-		}
-		indent := strings.Repeat("  ", max(c.Depth()-1, 0))
-		u := c.Usage()
-		fmt.Fprintf(&b, "\n  %s%s [%s] %s%s: %s / %s", indent, c.Name(), c.TypeName(), cells.OneLine(c.Description()), state,
-			agent.FormatTokens(u.InputTokens), agent.FormatTokens(u.OutputTokens))
-		if m.cost != nil {
-			if v, ok := c.Cost(); ok {
-				fmt.Fprintf(&b, " · %s", transcript.Dollars(v))
-				total += v
-			} else {
-				fmt.Fprintf(&b, " · no price for %s", cells.OneLine(c.Model()))
-			}
-		}
-	}
-	u := m.rt.usage
-	fmt.Fprintf(&b, "\n  session total: %s / %s", agent.FormatTokens(u.InputTokens), agent.FormatTokens(u.OutputTokens))
-	if u.CachedTokens > 0 || u.CacheWriteTokens > 0 {
-		fmt.Fprintf(&b, " (input cache: %s read, %s written)", agent.FormatTokens(u.CachedTokens), agent.FormatTokens(u.CacheWriteTokens))
-	}
-	if priced {
-		fmt.Fprintf(&b, " · %s", transcript.Dollars(total))
-	} else {
-		b.WriteString("\n  (no price table: add prices: to the config for costs)")
-	}
-	m.notice(transcript.NoticeInfo, b.String())
 	return nil
 }
 

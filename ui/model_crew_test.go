@@ -295,7 +295,7 @@ func TestCrewBudgetAndCost(t *testing.T) {
 	}
 	h.typeText("/cost")
 	h.key(tea.KeyEnter)
-	if !h.screenContains("counter [Explore] count lines: 10k / 2k · $0.02") {
+	if !h.screenMatches(`counter \[Explore\] count lines +10k +2k +\$0\.02`) {
 		t.Errorf("/cost lacks the child's cost:\n%s", ansi.Strip(h.m.View()))
 	}
 	// A cost budget on a model without a price cannot hold: the pane says so.
@@ -317,7 +317,7 @@ func TestCrewBackgroundResultTurn(t *testing.T) {
 		t.Fatal("the turn did not end")
 	}
 	h.events(agent.BackgroundResult{Source: mainSrc(), ChildID: "c1", Name: kids[0].Name, Status: agent.StateDone, Text: "Found it in router.go."})
-	if !h.screenContains("background child scout done") || !h.screenContains("Found it in router.go.") {
+	if !h.screenContains("background child scout finished") || !h.screenContains("Found it in router.go.") {
 		t.Errorf("the background result is not shown:\n%s", ansi.Strip(h.m.View()))
 	}
 	if !h.m.status.Running() {
@@ -631,5 +631,20 @@ func TestRequestNeverAnsweredUnseen(t *testing.T) {
 				t.Errorf("the request is not on the screen:\n%s", ansi.Strip(h.m.View()))
 			}
 		})
+	}
+}
+
+// TestBackgroundNoteVerb: the line for a background child's result says
+// how it ended; a cancelled or failed child is never said to have
+// finished (it once read "finished" and "cancelled" in one breath).
+func TestBackgroundNoteVerb(t *testing.T) {
+	for status, want := range map[string]string{
+		agent.StateDone: "background child scout finished", agent.StateCancelled: "background child scout was cancelled",
+		agent.StateFailed: "background child scout failed", agent.StateCutShort: "background child scout was cut short",
+	} {
+		got := backgroundNote(agent.BackgroundResult{Source: mainSrc(), ChildID: "c1", Name: "scout", Status: status})
+		if !strings.HasPrefix(got, want+":") {
+			t.Errorf("%s: %q, want it to start %q", status, got, want)
+		}
 	}
 }

@@ -386,8 +386,7 @@ func backgroundNote(e agent.BackgroundResult) string {
 	if name == "" {
 		name = cells.OneLine(e.ChildID)
 	}
-	text := "background child " + name + " " + strings.ReplaceAll(cells.OneLine(e.Status), "_", " ") +
-		": its result goes to the main agent"
+	text := "background child " + name + " " + agent.EndVerb(e.Status) + ": its result goes to the main agent"
 	if first := cells.OneLine(e.Text); strings.TrimSpace(first) != "" {
 		text += "\n" + first
 	}

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
+	"covey/agent"
 	"covey/theme"
 	"covey/ui/keys"
 	"covey/ui/transcript"
@@ -90,5 +91,25 @@ func TestQuitTakesTwoCtrlC(t *testing.T) {
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	if _, err := io.ReadAll(tm.FinalOutput(t)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClearShowsWelcome: after /clear the screen is not empty: the
+// welcome card comes back with its hints, under it a notice that the
+// conversation was cleared, and nothing of the conversation before.
+func TestClearShowsWelcome(t *testing.T) {
+	h := &harness{t: t, m: welcomeModel("AGENTS.md"), msgs: make(chan tea.Msg, 1024)}
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.events(agent.TextDelta{Source: mainSrc(), Text: "an answer from before"})
+	h.send(submitMsg{text: "/clear"})
+	h.send(await[clearedMsg](h))
+	screen := strings.Join(h.screenLines(), "\n")
+	for _, want := range []string{"qwen3-coder", "? help", "Conversation cleared", "/help for keys and commands"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("after /clear the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "an answer from before") {
+		t.Errorf("the conversation before /clear is still shown:\n%s", screen)
 	}
 }

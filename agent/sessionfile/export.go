@@ -9,6 +9,7 @@ import (
 
 	"covey/agent"
 	"covey/internal/excerpt"
+	"covey/internal/plural"
 )
 
 // Export bounds: whatever a session holds, an export stays readable. A
@@ -80,7 +81,7 @@ func writeChildEvent(b *strings.Builder, l *Loaded, e agent.Event, path string) 
 		}
 		report, n := childReport(l, ev.AgentID, ev.Summary)
 		fmt.Fprintf(b, "\n**Report of %s** (%s):\n\n%s\n", childName(ev.Source), ev.Reason, excerpt.Clip(report, reportRunes))
-		fmt.Fprintf(b, "\n_Its whole transcript (%d messages) is not inlined: it is in %s, agent %s._\n", n, path, ev.AgentID)
+		fmt.Fprintf(b, "\n_Its whole transcript (%s) is not inlined: it is in %s, agent %s._\n", plural.Count(n, "message"), path, ev.AgentID)
 	}
 }
 

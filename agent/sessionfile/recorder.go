@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"covey/agent"
+	"covey/internal/plural"
 )
 
 // flushEvery bounds how long an event may wait in memory before it is
@@ -288,7 +289,7 @@ func (r *Recorder) Close() error {
 	first := r.noteLocked(err)
 	var lost error
 	if n := r.dropped + countLines(r.pending); n > 0 {
-		lost = fmt.Errorf("%d %s could not be written to session %s (%w): they are lost", n, plural(n, "line", "lines"), r.path, r.failing)
+		lost = fmt.Errorf("%s could not be written to session %s (%w): they are lost", plural.Count(n, "line"), r.path, r.failing)
 	} else if err != nil {
 		lost = err
 	}
@@ -301,13 +302,6 @@ func (r *Recorder) Close() error {
 // of a cut line too, so it counts once).
 func countLines(pending []byte) int {
 	return bytes.Count(pending, []byte{'\n'})
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // writeHeader writes the first line; Create fails if it cannot.

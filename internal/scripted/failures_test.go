@@ -243,7 +243,7 @@ func TestUnmatched(t *testing.T) {
 		wantReason string
 	}{
 		"no conversation":           {user: "stranger", wantReason: "no conversation matches"},
-		"beyond the scripted turns": {user: "known", assistants: 2, wantReason: `conversation "known" has 1 turns, request is turn 2`},
+		"beyond the scripted turns": {user: "known", assistants: 2, wantReason: `conversation "known" has 1 turn, request is turn 2`},
 		"allowed":                   {allow: true, user: "stranger", wantReason: "no conversation matches"},
 	}
 	for name, tc := range tests {

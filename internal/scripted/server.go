@@ -34,6 +34,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"covey/internal/plural"
 )
 
 // systemFingerprint is the fixed system_fingerprint of every chunk.
@@ -311,7 +313,7 @@ func (s *Server) selectTurn(e *Entry) (Turn, bool) {
 	c := s.convs[best]
 	e.Conversation = c.Name
 	if e.Turn >= len(c.Turns) {
-		e.Unmatched = fmt.Sprintf("conversation %q has %d turns, request is turn %d", c.Name, len(c.Turns), e.Turn)
+		e.Unmatched = fmt.Sprintf("conversation %q has %s, request is turn %d", c.Name, plural.Count(len(c.Turns), "turn"), e.Turn)
 		return Turn{}, false
 	}
 	key := attemptKey{conv: best, firstUser: e.FirstUser, turn: e.Turn}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"covey/internal/plural"
 	"covey/permission"
 	"covey/theme"
 	"covey/ui/cells"
@@ -85,7 +86,7 @@ func (b *Block) planLines(ctx transcript.RenderContext, width int) []string {
 	if b.budget > 0 {
 		b.fitRows(extra)
 	}
-	add(st.Approval.Title.Render("? Approve this plan?") + " " + st.Approval.Hint.Render(fmt.Sprintf("(%d lines)", len(lines))))
+	add(st.Approval.Title.Render("? Approve this plan?") + " " + st.Approval.Hint.Render("("+plural.Count(len(lines), "line")+")"))
 	for _, l := range lines[min(b.offset, len(lines)):min(b.offset+b.rows, len(lines))] {
 		add(approvalIndent + l)
 	}

@@ -42,6 +42,7 @@ type AssistantBlock struct {
 	outSeg    int
 	outW      int
 	think     wrapStream
+	open      openBlock // the open segment drawn as its block: a fence's code, a table's rows
 	final     []string
 	finalW    int
 	cache     LineCache
@@ -197,6 +198,11 @@ func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []
 	if strings.TrimSpace(tailText) == "" {
 		return nil
 	}
+	if ctx.Markdown != nil {
+		if lines, ok := b.open.draw(ctx, tailText, base, b.split.InFence(), width); ok {
+			return lines
+		}
+	}
 	b.tail.hang = !b.split.InFence() // no bullets drawn inside code
 	b.tail.md = ctx.Markdown
 	done, partial := b.tail.update(tailText, width, b.look.style(ctx.Styles, lookAnswer))
@@ -217,6 +223,68 @@ func (b *AssistantBlock) tailLines(ctx RenderContext, text string, width int) []
 	return append(done[:len(done):len(done)], partial...)
 }
 
+// openBlock draws the open segment of a streaming answer as the block it
+// will be, where plain text would show its markup raw until it closes: a
+// code fence still open as highlighted code (each complete line drawn
+// once, the unfinished one again), a table whose rows are still arriving
+// as a table of its complete rows (drawn again when a row completes; the
+// unfinished row waits for its newline).
+type openBlock struct {
+	base, width int
+	code        *markdown.CodeStream
+	consumed    int      // bytes of the segment drawn as complete lines
+	drawn       []string // their screen lines
+	table       bool
+}
+
+// draw draws the segment tail (starting at base in the answer) when it
+// is an open fence or a table; ok is false for any other segment, which
+// streams as text.
+func (o *openBlock) draw(ctx RenderContext, tail string, base int, inFence bool, width int) (lines []string, ok bool) {
+	if o.base != base || o.width != width || (o.code == nil && !o.table) {
+		*o = openBlock{base: base, width: width}
+		nl := strings.IndexByte(tail, '\n')
+		switch {
+		case inFence && nl >= 0:
+			o.code = ctx.Markdown.NewCodeStream(tail[:nl])
+			o.consumed = nl + 1
+		case !inFence:
+			o.table = markdown.TableStart(tail)
+		}
+		if o.code == nil && !o.table {
+			if !inFence && markdown.Undecided(tail) {
+				return nil, true
+			}
+			return nil, false
+		}
+	}
+	last := strings.LastIndexByte(tail, '\n') + 1 // the end of the complete lines
+	if o.table {
+		if last > o.consumed {
+			o.drawn, o.consumed = renderMarkdown(ctx, tail[:last], width), last
+		}
+		return o.drawn, true
+	}
+	if last > o.consumed {
+		for _, l := range strings.Split(tail[o.consumed:last-1], "\n") {
+			o.drawn = append(o.drawn, o.code.Line(l, width))
+		}
+		o.consumed = last
+	}
+	lines = o.drawn[:len(o.drawn):len(o.drawn)]
+	if rest := tail[o.consumed:]; rest != "" {
+		if l, ok := o.code.Peek(rest, width); ok {
+			lines = append(lines, l)
+		}
+	}
+	// Blank lines at the end may yet be followed by more code; until then
+	// they would only push the block's end down and up.
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines, true
+}
+
 // finalLines renders the whole answer once per width.
 func (b *AssistantBlock) finalLines(ctx RenderContext, width int) []string {
 	if b.final == nil || b.finalW != width {
@@ -226,7 +294,7 @@ func (b *AssistantBlock) finalLines(ctx RenderContext, width int) []string {
 		}
 		b.finalW = width
 		// The streaming state is no longer needed; let it go.
-		b.segLines, b.tail, b.split, b.segWidth, b.out = nil, wrapStream{}, markdown.Split{}, 0, nil
+		b.segLines, b.tail, b.split, b.segWidth, b.out, b.open = nil, wrapStream{}, markdown.Split{}, 0, nil, openBlock{}
 	}
 	return b.final
 }

@@ -32,12 +32,12 @@ func nameColumn(widths []int, room int) int {
 	return col
 }
 
-// columnText lays text out in width cells. Its lines that hold a tab are
+// ColumnText lays text out in width cells. Its lines that hold a tab are
 // rows of two columns ("  /name args\tdescription"): the descriptions of
 // all rows start in one column and wrap under it; a name too wide for the
 // column has its description on the lines below it. Other lines wrap
 // under their own indentation.
-func columnText(text string, width int) []string {
+func ColumnText(text string, width int) []string {
 	lines := strings.Split(text, "\n")
 	var widths []int
 	for _, l := range lines {

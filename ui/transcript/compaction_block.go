@@ -49,7 +49,7 @@ func (b *CompactionBlock) Lines(ctx RenderContext) []string {
 	var label string
 	switch {
 	case b.pending != nil:
-		label = " compacting the conversation (" + agent.ShortTokens(b.pending.TokensBefore) + " tokens)… "
+		label = " compacting the conversation (" + agent.FormatTokens(b.pending.TokensBefore) + " tokens)… "
 	case b.ev.Error != "":
 		st = ctx.Styles.Notice.Error
 		label = " " + agent.CompactionNote(b.ev) + " "

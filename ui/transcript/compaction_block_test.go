@@ -48,12 +48,12 @@ func TestCompactionBlockPending(t *testing.T) {
 		want      string
 		focusable bool
 	}{
-		"done":   {agent.Compacted{Source: src, Trigger: agent.CompactAuto, TokensBefore: 14000, TokensAfter: 3000, Summary: "S"}, "context compacted near the model's window: 14.0k → 3.0k tokens", true},
+		"done":   {agent.Compacted{Source: src, Trigger: agent.CompactAuto, TokensBefore: 14000, TokensAfter: 3000, Summary: "S"}, "context compacted near the model's window: 14k → 3k tokens", true},
 		"failed": {agent.Compacted{Source: src, Trigger: agent.CompactAuto, TokensBefore: 14000, Error: "compact: server error"}, "compaction failed: compact: server error", false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := NewCompactingBlock(agent.Compacting{Source: src, Trigger: agent.CompactAuto, TokensBefore: 14000})
-			if got := ansi.Strip(b.Lines(blockCtx(t, 100))[0]); !strings.Contains(got, "compacting the conversation (14.0k tokens)…") || b.Focusable() {
+			if got := ansi.Strip(b.Lines(blockCtx(t, 100))[0]); !strings.Contains(got, "compacting the conversation (14k tokens)…") || b.Focusable() {
 				t.Fatalf("pending divider = %q (focusable %v)", got, b.Focusable())
 			}
 			b.Finish(tc.end)

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
 	"covey/ui/cells/cellstest"
 	"covey/ui/markdown"
 )
@@ -138,4 +141,74 @@ func FuzzMDSplit(f *testing.F) {
 			prev = bd.At
 		}
 	})
+}
+
+// TestAssistantStreamsOpenBlocks: a code fence still open streams as the
+// highlighted code it will be (a string open across lines stays a
+// string), and a table whose rows are still arriving streams as a table
+// of its complete rows: at every step the lines drawn are those the
+// finished answer draws (the open code line as far as it goes), with no
+// fence marker or pipe row shown raw.
+func TestAssistantStreamsOpenBlocks(t *testing.T) {
+	const code = "Here is the fix:\n\n```go\nfunc greet() string {\n\ts := `a raw string\nacross lines`\n\treturn s // done\n}\n```\n\nDone."
+	const table = "The results:\n\n| test | time | result |\n|------|-----:|--------|\n| TestLoop | 1.2s | ok |\n| TestProvider | 0.3s | FAIL |\n| TestSession | 12s | ok |\n\nTwo passed."
+	for name, answer := range map[string]string{"code": code, "table": table} {
+		for _, width := range []int{40, 80} {
+			t.Run(fmt.Sprint(name, width), func(t *testing.T) {
+				ctx := blockCtx(t, width)
+				// Colours on: the highlighting is compared too.
+				lipgloss.SetColorProfile(termenv.TrueColor)
+				t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
+				final := NewAssistantBlock()
+				final.AppendText(answer)
+				final.Finish()
+				want := final.Lines(ctx)
+				b := NewAssistantBlock()
+				start := strings.Index(answer, "\n\n") + 2 // the block's first byte
+				end := strings.LastIndex(answer, "\n\n")   // its last line's end
+				for i := 0; i <= end; i++ {
+					b.AppendText(answer[i : i+1])
+					got := b.Lines(ctx)
+					plain := cellstest.Plain(got)
+					for _, l := range plain {
+						if strings.Contains(l, "```") || strings.HasPrefix(strings.TrimSpace(l), "|--") {
+							t.Fatalf("after %q the block shows raw:\n%s", answer[:i+1], strings.Join(plain, "\n"))
+						}
+					}
+					if name == "table" {
+						// Columns widen as rows arrive: the rows are drawn as
+						// a table, and as the finished one once all are in.
+						if i < start || !markdown.TableStart(answer[start:i+1]) {
+							continue
+						}
+						if !strings.Contains(strings.Join(plain, "\n"), "│") || strings.Contains(strings.Join(plain[2:], "\n"), "|") {
+							t.Fatalf("after %q the table is not drawn as one:\n%s", answer[:i+1], strings.Join(plain, "\n"))
+						}
+						if i < end {
+							continue
+						}
+					}
+					// The complete lines are the finished answer's.
+					n := len(got)
+					if name == "code" && answer[i] != '\n' && n > 0 {
+						n-- // the open line: checked below
+					}
+					for j := 0; j < n; j++ {
+						if j >= len(want) || got[j] != want[j] {
+							t.Fatalf("after %q line %d streams as %q, finishes as %q\nstreaming:\n%s", answer[:i+1], j, got[j], want[min(j, len(want)-1)], strings.Join(plain, "\n"))
+						}
+					}
+				}
+				// The open code line, as far as it goes, is drawn as code.
+				if name == "code" {
+					b := NewAssistantBlock()
+					b.AppendText(code[:strings.Index(code, "done")])
+					got := cellstest.Plain(b.Lines(ctx))
+					if last := got[len(got)-1]; last != "      return s //" {
+						t.Errorf("the open code line is drawn %q", last)
+					}
+				}
+			})
+		}
+	}
 }

@@ -17,7 +17,7 @@ const (
 type NoticeBlock struct {
 	level NoticeLevel
 	text  string
-	// columns: its lines with a tab are rows of two columns (columnText),
+	// columns: its lines with a tab are rows of two columns (ColumnText),
 	// laid out at the width it is drawn at.
 	columns bool
 	cache   LineCache
@@ -56,7 +56,7 @@ func (b *NoticeBlock) Lines(ctx RenderContext) []string {
 	}
 	wrapped := cells.Wrap
 	if b.columns {
-		wrapped = columnText
+		wrapped = ColumnText
 	}
 	lines := prefixedLines(wrapped(b.text, max(ctx.Width-2, 1)), ctx.Width, st.Render(glyph), "  ", st)
 	b.cache.Put(key, lines)
