@@ -15,6 +15,7 @@ import (
 	"covey/agentdefs"
 	"covey/permission"
 	"covey/tools"
+	"covey/tools/diff"
 	"covey/tools/toolname"
 	"covey/worktree"
 )
@@ -207,7 +208,7 @@ func (c *child) fileChanges(changes []worktree.Change) []permission.FileChange {
 		if ch.Binary() {
 			fc.Diff = fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ -0,0 +0,0 @@\nbinary file, %d → %d bytes (not shown)\n", p, p, len(ch.Old), len(ch.New))
 		} else {
-			fc.Diff, fc.Added, fc.Removed = tools.UnifiedDiff(p, string(ch.Old), string(ch.New))
+			fc.Diff, fc.Added, fc.Removed = diff.UnifiedDiff(p, string(ch.Old), string(ch.New))
 		}
 		if ch.Status == worktree.Deleted {
 			fc.Diff = strings.Replace(fc.Diff, "+++ b/"+p, "+++ /dev/null", 1)
@@ -409,7 +410,7 @@ func (mg *merger) apply(pr proposal, v permission.Verdict) string {
 			continue
 		}
 		ch := pr.changes[i]
-		kept, hs, err := tools.KeepHunks(string(ch.Old), string(ch.New), v.Dropped[p])
+		kept, hs, err := diff.KeepHunks(string(ch.Old), string(ch.New), v.Dropped[p])
 		if err != nil {
 			return mg.keep(fmt.Sprintf("The user took part of %s, but %v, so nothing was applied", p, err))
 		}
@@ -417,7 +418,7 @@ func (mg *merger) apply(pr proposal, v permission.Verdict) string {
 			content = map[string][]byte{}
 		}
 		content[rp] = []byte(kept)
-		fmt.Fprintf(&droppedText, "%s:\n%s", p, tools.DescribeHunks(hs, 8<<10))
+		fmt.Fprintf(&droppedText, "%s:\n%s", p, diff.DescribeHunks(hs, 8<<10))
 	}
 	var locker worktree.Locker
 	if c.m.cfg.Locks != nil {

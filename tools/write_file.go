@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/tools/diff"
 	"covey/tools/toolname"
 
 	"covey/internal/safefile"
@@ -165,11 +166,11 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 		if v.Content != nil && *v.Content != proposed {
 			final, userEdited = *v.Content, true
 		} else if drop := v.Dropped[rel]; len(drop) > 0 {
-			kept, hs, err := KeepHunks(string(tg.content), proposed, drop)
+			kept, hs, err := diff.KeepHunks(string(tg.content), proposed, drop)
 			if err != nil {
 				return Errorf("%s: the user took part of the change to %s, but %v; nothing was written", tool, rel, err)
 			}
-			trim = &trimmed{dropped: hs, total: HunkCount(string(tg.content), proposed), note: v.Note}
+			trim = &trimmed{dropped: hs, total: diff.HunkCount(string(tg.content), proposed), note: v.Note}
 			if len(hs) == trim.total {
 				return Errorf("%s: the user dropped every hunk of the change to %s, so nothing was written.%s", tool, rel, trim.noteText())
 			}
@@ -202,7 +203,7 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 // trimmed is a change the user took part of: the hunks they dropped, out
 // of how many, and what they said.
 type trimmed struct {
-	dropped []Hunk
+	dropped []diff.Hunk
 	total   int
 	note    string
 }
@@ -220,7 +221,7 @@ func (t *trimmed) noteText() string {
 func (t *trimmed) describe() string {
 	return fmt.Sprintf("\n\nThe user took %d of the %d hunks of your change and dropped the rest: "+
 		"the file does NOT contain these hunks, do not make them again unless the user asks.%s\n\n%s",
-		t.total-len(t.dropped), t.total, t.noteText(), DescribeHunks(t.dropped, maxResultDiff))
+		t.total-len(t.dropped), t.total, t.noteText(), diff.DescribeHunks(t.dropped, maxResultDiff))
 }
 
 // maxEditSize bounds a file the file tools replace or edit: its old content
@@ -303,8 +304,8 @@ func staleError(tool, rel string, err error) Result {
 
 // newFileChange describes the change of the file rel from old to updated.
 func newFileChange(rel, old, updated string, created bool) *FileChange {
-	diff, added, removed := UnifiedDiff(rel, old, updated)
-	return &FileChange{Path: rel, Created: created, Diff: diff, Added: added, Removed: removed}
+	d, added, removed := diff.UnifiedDiff(rel, old, updated)
+	return &FileChange{Path: rel, Created: created, Diff: d, Added: added, Removed: removed}
 }
 
 // writeResult tells the model what was written. A new file's diff would only
@@ -318,7 +319,7 @@ func writeResult(tg *target, proposed, final string, userEdited bool, trim *trim
 		fmt.Fprintf(&sb, "Updated %s (+%d -%d).\n\n%s", tg.rel, change.Added, change.Removed, capDiff(change.Diff))
 	}
 	if userEdited {
-		d, _, _ := UnifiedDiff(tg.rel, proposed, final)
+		d, _, _ := diff.UnifiedDiff(tg.rel, proposed, final)
 		sb.WriteString("\n\nThe user modified your proposed content before it was written; " +
 			"the file holds their version. Their changes to your proposal:\n\n")
 		sb.WriteString(capDiff(d))

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -112,4 +113,13 @@ func TestWriteByHunk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// numberedEOL makes a file of n numbered lines, "l1\n".."ln\n", with eol.
+func numberedEOL(n int, eol string) string {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "l%d%s", i, eol)
+	}
+	return sb.String()
 }

@@ -17,6 +17,7 @@ import (
 	"covey/permission"
 	"covey/theme"
 	"covey/tools"
+	"covey/tools/diff"
 )
 
 // approvalOld and approvalNew are a small Go file before and after an edit.
@@ -55,14 +56,14 @@ func Version(w http.ResponseWriter, r *http.Request) {
 
 // editRequest is an edit_file request changing old into new.
 func editRequest(path, old, new string) permission.Request {
-	diff, added, removed := tools.UnifiedDiff(path, old, new)
+	diff, added, removed := diff.UnifiedDiff(path, old, new)
 	return permission.Request{Tool: toolname.EditFile, Path: path, Content: new,
 		Change: &tools.FileChange{Path: path, Diff: diff, Added: added, Removed: removed}}
 }
 
 // writeRequest is a write_file request creating path with content.
 func writeRequest(path, content string) permission.Request {
-	diff, added, removed := tools.UnifiedDiff(path, "", content)
+	diff, added, removed := diff.UnifiedDiff(path, "", content)
 	return permission.Request{Tool: toolname.WriteFile, Path: path, Content: content,
 		Change: &tools.FileChange{Path: path, Created: true, Diff: diff, Added: added, Removed: removed}}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/permission"
-	"covey/tools"
+	"covey/tools/diff"
 )
 
 // hunkFile is 30 numbered lines; hunkEdit changes lines 3 and 25, two
@@ -30,14 +30,14 @@ var (
 
 func hunkMergeRequest() permission.Request {
 	req := mergeRequest()
-	d, a, r := tools.UnifiedDiff("d.go", hunkFile, hunkEdit)
+	d, a, r := diff.UnifiedDiff("d.go", hunkFile, hunkEdit)
 	req.Changes = append(req.Changes, permission.FileChange{Path: "d.go", Diff: d, Added: a, Removed: r})
 	return req
 }
 
 func pickRequest() permission.Request {
 	m := mergeRequest()
-	d, a, r := tools.UnifiedDiff("d.go", hunkFile, hunkEdit)
+	d, a, r := diff.UnifiedDiff("d.go", hunkFile, hunkEdit)
 	return permission.Request{Tool: permission.ToolPickAttempt, Path: "fix retry", Attempts: []permission.Attempt{
 		{Name: "fix-retry", Status: "done", Report: "Retries now back off exponentially.", Branch: "covey/a1", Changes: m.Changes, Tokens: 12300, Cost: 0.012},
 		{Name: "fix-retry-2", Status: "done", Report: "Changed two lines of d.go.", Branch: "covey/a2",

@@ -10,13 +10,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/permission"
-	"covey/tools"
+	"covey/tools/diff"
 )
 
 // mergeRequest is a child's worktree merge of three files.
 func mergeRequest() permission.Request {
 	change := func(p, old, new string, created bool) permission.FileChange {
-		d, a, r := tools.UnifiedDiff(p, old, new)
+		d, a, r := diff.UnifiedDiff(p, old, new)
 		return permission.FileChange{Path: p, Diff: d, Added: a, Removed: r, Created: created}
 	}
 	return permission.Request{

@@ -1,4 +1,6 @@
-package tools
+// Package diff makes unified diffs of text, and splits a change into
+// hunks a user can take or drop. It reads no file and knows no tool.
+package diff
 
 import (
 	"fmt"
