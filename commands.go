@@ -25,6 +25,7 @@ import (
 	"covey/sandbox"
 	"covey/session"
 	"covey/tools"
+	"covey/tools/workspace"
 )
 
 // newRootCmd builds the command line: the root command, which parses into o
@@ -308,7 +309,7 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
@@ -333,7 +334,7 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 	if w := box.Warning(); w != "" {
 		fmt.Fprintln(stderr, "covey:", w)
 	}
-	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList(), Sandbox: box}
+	env := &tools.Env{WS: ws, Locks: workspace.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList(), Sandbox: box}
 	reg := tools.NewRegistry(tools.Builtins(env)...)
 	// The URL is the user's own here, not a model's: any address goes.
 	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, AllowPrivate: func(string) bool { return true }}))

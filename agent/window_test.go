@@ -15,6 +15,7 @@ import (
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
 	"covey/tools"
+	"covey/tools/workspace"
 )
 
 // TestContextFill checks the fill of the next request: an estimate of the
@@ -157,7 +158,7 @@ func TestSmallWindowReadFits(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "big.txt"), []byte(big.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}

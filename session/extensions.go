@@ -21,6 +21,7 @@ import (
 	"covey/slashcmd"
 	"covey/tools"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // extensions are what a Claude Code user carries besides agents: slash
@@ -397,7 +398,7 @@ func (s *Session) bangRunner(c slashcmd.Command, sc *turnScope) func(context.Con
 			req.Agent = label
 			return gate.Check(ctx, req)
 		})
-		env := &tools.Env{WS: s.ws, Reads: tools.NewReadTracker(), Locks: s.locks, Gate: labelled, Undo: s.undoLog(),
+		env := &tools.Env{WS: s.ws, Reads: workspace.NewReadTracker(), Locks: s.locks, Gate: labelled, Undo: s.undoLog(),
 			AllowRead: s.policy.AllowRead, AllowFound: s.policy.AllowReadFound, Sandbox: s.sandbox}
 		args, _ := json.Marshal(map[string]string{"command": command})
 		// Shown as a bash call of the main agent, so the user sees what

@@ -30,6 +30,7 @@ import (
 	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/workspace"
 	"covey/worktree"
 )
 
@@ -44,7 +45,7 @@ type Session struct {
 	loadErr       error
 	modelFromFlag bool
 	cfg           config.Config
-	ws            *tools.Workspace
+	ws            *workspace.Workspace
 	env           agent.Environment // in the prompts; Load puts a resumed session's start date in
 	base          string            // the main agent's prompt before env (agent.SystemPrompt)
 	defs          *agentdefs.Set
@@ -64,7 +65,7 @@ type Session struct {
 	policy  *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
-	locks   *tools.FileLocks
+	locks   *workspace.FileLocks
 	events  chan agent.Event
 	main    *agent.Agent
 	manager *subagent.Manager
@@ -73,7 +74,7 @@ type Session struct {
 	mcp     *mcpState  // nil without MCP (the demo)
 	hooks   *hookState // nil without hooks (the demo)
 	ext     *extensions
-	temps   *tools.TempJournal // this process's temporary files
+	temps   *workspace.TempJournal // this process's temporary files
 	// cleaned is closed when what a killed covey left is cleaned up (once
 	// cleanStarted).
 	cleaned      chan struct{}
@@ -154,7 +155,7 @@ type Options struct {
 // New builds a session for the workspace in opts.
 func New(opts Options) (*Session, error) {
 	cfg := opts.Config
-	ws, err := tools.NewWorkspace(opts.Workspace)
+	ws, err := workspace.NewWorkspace(opts.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +191,7 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	s.fixed = opts.Provider
-	s.temps = tools.NewTempJournal(tempDir())
+	s.temps = workspace.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
 	if !opts.DeferMCPStart {
 		s.cleanUp()
@@ -241,7 +242,7 @@ func New(opts Options) (*Session, error) {
 		s.setUpHooks(opts)
 	}
 	gate := s.policy
-	locks := tools.NewFileLocks()
+	locks := workspace.NewFileLocks()
 	s.locks = locks
 	s.lsp = lsp.NewManager(cfg.LSP)
 	offline := sbCfg.Network != nil && !*sbCfg.Network
@@ -293,7 +294,7 @@ func New(opts Options) (*Session, error) {
 			}
 		},
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(), NoImages: !s.TakesImages(),
+	env := &tools.Env{WS: ws, Reads: workspace.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(), NoImages: !s.TakesImages(),
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
@@ -474,7 +475,7 @@ func wireChanged(history []agent.Message, now string) string {
 	return ""
 }
 
-// tempDir holds the journals of temporary files (tools.TempJournal).
+// tempDir holds the journals of temporary files (workspace.TempJournal).
 func tempDir() string { return filepath.Join(StateDir(), "tmp-files") }
 
 // cleanUp stops, in the background, the tool processes and removes the
@@ -489,7 +490,7 @@ func (s *Session) cleanUp() {
 		if n, err := procmark.Reap(); n > 0 || err != nil {
 			s.log.Errorf("stopped %d process(es) a killed covey left running: %v", n, err)
 		}
-		if gone, err := tools.SweepTemps(tempDir()); len(gone) > 0 || err != nil {
+		if gone, err := workspace.SweepTemps(tempDir()); len(gone) > 0 || err != nil {
 			s.log.Errorf("removed temporary files a killed covey left: %v: %v", gone, err)
 		}
 	}()
@@ -503,7 +504,7 @@ func (s *Session) sessionID() string {
 	return s.rec.id
 }
 
-func (s *Session) undoLog() *tools.UndoLog {
+func (s *Session) undoLog() *workspace.UndoLog {
 	if s.rec == nil {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"covey/permission"
 	"covey/tools"
 	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // outcome is how one child ended and what goes back to its parent.
@@ -71,7 +72,7 @@ type child struct {
 	// works (home: the session's workspace, or an isolated ancestor's
 	// worktree).
 	iso  *isolation
-	home *tools.Workspace
+	home *workspace.Workspace
 	// hk are the child's hooks (nil: none).
 	hk *hooks.Binding
 	// asked is the user's "@Type brief" of a child the user started by
@@ -638,7 +639,7 @@ func (c *child) tools() *tools.Registry {
 	ws := c.workspace()
 	env := &tools.Env{
 		WS:           ws,
-		Reads:        tools.NewReadTracker(),
+		Reads:        workspace.NewReadTracker(),
 		Locks:        c.m.cfg.Locks,
 		Gate:         c.gate(),
 		AllowedPaths: c.def.AllowedPaths,

@@ -17,6 +17,7 @@ import (
 	"covey/internal/scripted"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/workspace"
 )
 
 // BenchmarkBackgroundDelivery measures what background children cost the
@@ -46,7 +47,7 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"covey/agent"
 	"covey/agentdefs"
 	"covey/permission"
-	"covey/tools"
 	"covey/tools/diff"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 	"covey/worktree"
 )
 
@@ -27,7 +27,7 @@ const IsolationWorktree = agentdefs.IsolationWorktree
 // isolation is an isolated child's worktree and the workspace rooted there.
 type isolation struct {
 	wt *worktree.Worktree
-	ws *tools.Workspace
+	ws *workspace.Workspace
 
 	// The live report of the worktree's diff runs beside the child, at
 	// most one at a time: calls that finish meanwhile are folded into
@@ -76,7 +76,7 @@ func (m *Manager) repoAt(ctx context.Context, root string) (*worktree.Repo, erro
 
 // workspace is where the child works: its own worktree when isolated,
 // else where its parent works.
-func (c *child) workspace() *tools.Workspace {
+func (c *child) workspace() *workspace.Workspace {
 	if c.iso != nil {
 		return c.iso.ws
 	}
@@ -86,7 +86,7 @@ func (c *child) workspace() *tools.Workspace {
 // homeOf is the workspace of the agent with AgentID id: an isolated
 // child's worktree (or where that child's parent works), else the
 // session's workspace.
-func (m *Manager) homeOf(id string) *tools.Workspace {
+func (m *Manager) homeOf(id string) *workspace.Workspace {
 	if id != agent.MainAgentID {
 		if p := m.lookup(id); p != nil {
 			return p.workspace()
@@ -114,7 +114,7 @@ func (c *child) isolate(ctx context.Context) (*isolation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("isolation: worktree: %w", err)
 	}
-	ws, err := tools.NewWorkspace(wt.Workdir())
+	ws, err := workspace.NewWorkspace(wt.Workdir())
 	if err != nil {
 		_ = wt.Remove(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("isolation: worktree: %w", err)

@@ -19,6 +19,7 @@ import (
 	"covey/subagent"
 	"covey/tools"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // gitRun runs git in dir for a test.
@@ -55,7 +56,7 @@ type isoOpts struct {
 	git                bool
 	sub                string
 	depth, concurrency int
-	undo               *tools.UndoLog
+	undo               *workspace.UndoLog
 	defs               []agentdefs.Definition
 	judge              string
 }
@@ -77,7 +78,7 @@ func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Reque
 		gitRun(t, top, "add", ".")
 		gitRun(t, top, "commit", "--quiet", "-m", "first")
 	}
-	ws, err := tools.NewWorkspace(h.root)
+	ws, err := workspace.NewWorkspace(h.root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Reque
 
 // TestIsolatedMergeUndo: /undo takes an applied merge back with the turn.
 func TestIsolatedMergeUndo(t *testing.T) {
-	undo, err := tools.OpenUndoLog(t.TempDir())
+	undo, err := workspace.OpenUndoLog(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"covey/permission"
 	"covey/sandbox"
 	"covey/tools"
+	"covey/tools/workspace"
 	"covey/worktree"
 )
 
@@ -44,8 +45,8 @@ type Resolver func(def agentdefs.Definition) (agent.Provider, string, error)
 // Config configures the children of one session.
 type Config struct {
 	Defs        *agentdefs.Set
-	Workspace   *tools.Workspace
-	Locks       *tools.FileLocks
+	Workspace   *workspace.Workspace
+	Locks       *workspace.FileLocks
 	Gate        permission.Gate
 	Environment agent.Environment
 	Resolve     Resolver
@@ -100,8 +101,8 @@ type Config struct {
 	// (tools.Env.OnRead).
 	Memory func() func(abs string) string
 	// Temps lists the temporary files of the children's writes (see
-	// tools.TempJournal).
-	Temps *tools.TempJournal
+	// workspace.TempJournal).
+	Temps *workspace.TempJournal
 	// MCPTools, when set, returns the session's MCP tools as a source whose
 	// calls ask gate, keeping those keep accepts (mcp.Manager.Source).
 	MCPTools func(gate permission.Gate, keep func(tools.Tool) bool) tools.Source
@@ -119,7 +120,7 @@ type Config struct {
 	SessionID string
 	// Undo, when set, keeps the files a worktree merge changes, so /undo
 	// takes the merge back with the rest of the turn.
-	Undo *tools.UndoLog
+	Undo *workspace.UndoLog
 	// AutoCompact and BeforeCompact are each child's (agent.Config's):
 	// a child compacts against its own model's window, with its own crew.
 	AutoCompact   float64
@@ -251,7 +252,7 @@ func NewManager(cfg Config) *Manager {
 		cfg.Emit = func(agent.Event) {}
 	}
 	if cfg.Locks == nil {
-		cfg.Locks = tools.NewFileLocks()
+		cfg.Locks = workspace.NewFileLocks()
 	}
 	return &Manager{
 		cfg: cfg, sems: map[int]chan struct{}{}, children: map[string]*child{},
@@ -367,7 +368,7 @@ func (m *Manager) Close() {
 }
 
 // Workspace returns the workspace children act in.
-func (m *Manager) Workspace() *tools.Workspace { return m.cfg.Workspace }
+func (m *Manager) Workspace() *workspace.Workspace { return m.cfg.Workspace }
 
 // Running returns the IDs of the children running or queued now.
 func (m *Manager) Running() []string {

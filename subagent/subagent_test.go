@@ -23,6 +23,7 @@ import (
 	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/workspace"
 )
 
 // harness is a main agent with a task tool, against a scripted server.
@@ -59,7 +60,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	if err := os.WriteFile(filepath.Join(root, "auth.go"), []byte("package auth\n\nfunc Login() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}

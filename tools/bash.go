@@ -114,12 +114,12 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if a.Background {
 		return t.background(ctx, a.Command, dir)
 	}
-	settings := t.env.WS.settings.before(t.env.WS.Root)
+	settings := t.env.WS.Settings().Before(t.env.WS.Root)
 	run, err := t.run(ctx, a.Command, dir, timeout)
 	// A command may create or delete any file: the next glob, grep or
 	// list_dir must see the workspace as it is now.
 	t.env.WS.Invalidate()
-	restored, rerr := t.env.WS.settings.after(t.env.WS.Root, settings)
+	restored, rerr := t.env.WS.Settings().After(t.env.WS.Root, settings)
 	if err != nil {
 		return Errorf("bash: %v", err)
 	}
@@ -148,7 +148,7 @@ func (t *bashTool) background(ctx context.Context, command, dir string) Result {
 	if t.env.Shells == nil {
 		return Errorf("bash: run_in_background is not available to this agent; run the command without it")
 	}
-	settings := t.env.WS.settings.before(t.env.WS.Root)
+	settings := t.env.WS.Settings().Before(t.env.WS.Root)
 	// Killed with covey should covey die without cleaning up (start ties
 	// it; Close stops every shell on a normal exit).
 	cmd, r, mark, err := t.start(command, dir, &syscall.SysProcAttr{Setsid: true})
@@ -158,7 +158,7 @@ func (t *bashTool) background(ctx context.Context, command, dir string) Result {
 	ws := t.env.WS
 	after := func() string {
 		ws.Invalidate()
-		restored, err := ws.settings.after(ws.Root, settings)
+		restored, err := ws.Settings().After(ws.Root, settings)
 		switch {
 		case err != nil:
 			return fmt.Sprintf("[the command changed covey's own settings and covey could not put them back: %v]", err)

@@ -9,6 +9,7 @@ import (
 
 	"covey/internal/excerpt"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // maxListedMatches caps the line numbers listed for an ambiguous old_string.
@@ -18,7 +19,7 @@ const maxListedMatches = 10
 type editFileTool struct{ m mutator }
 
 // NewEditFile returns the edit_file tool acting in env.
-func NewEditFile(env *Env) Tool { return &editFileTool{m: mutator{env: env, fs: osFS{}}} }
+func NewEditFile(env *Env) Tool { return &editFileTool{m: mutator{env: env, fs: workspace.OSFS{}}} }
 
 func (t *editFileTool) Name() string   { return toolname.EditFile }
 func (t *editFileTool) ReadOnly() bool { return false }

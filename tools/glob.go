@@ -75,19 +75,19 @@ func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	case !fi.IsDir():
 		return Errorf("path %s is a file; glob searches a directory (omit path to search the workspace)", dir)
 	}
-	v, err := t.env.WS.visibleUnder(ctx, abs)
+	v, err := t.env.WS.VisibleUnder(ctx, abs)
 	if err != nil {
 		return Errorf("cannot list files under %s: %v", dir, err)
 	}
 	var hits []string
-	for _, rel := range v.rels {
-		if !globMatches(pattern, rel, v.prefix) {
+	for _, rel := range v.Rels() {
+		if !globMatches(pattern, rel, v.Prefix()) {
 			continue
 		}
-		if fi, err := os.Lstat(v.abs(rel)); err != nil || fi.IsDir() {
+		if fi, err := os.Lstat(v.Abs(rel)); err != nil || fi.IsDir() {
 			continue // deleted but still in the index, or a submodule
 		}
-		hits = append(hits, v.display(t.env.WS, rel))
+		hits = append(hits, v.Display(t.env.WS, rel))
 	}
 	if err := ctx.Err(); err != nil {
 		return Errorf("glob %s: %v", args.Pattern, err)

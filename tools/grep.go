@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -117,7 +118,7 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 // eachJob calls yield with each file to search under dir (or dir itself
 // when it is a file), filtered by the glob, in the output's order, until
 // yield returns false. The files come as the workspace's walk finds them
-// (see Workspace.eachVisible), so the search starts before the walk ends.
+// (see Workspace.EachVisible), so the search starts before the walk ends.
 func (t *grepTool) eachJob(ctx context.Context, dir string, filter *globFilter, yield func(fileJob) bool) error {
 	abs, refused := t.env.resolveRead(t.Name(), dir)
 	if refused != nil {
@@ -136,14 +137,14 @@ func (t *grepTool) eachJob(ctx context.Context, dir string, filter *globFilter, 
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	rootIsReal := err == nil && real == filepath.Clean(abs)
-	_, err = t.env.WS.eachVisible(ctx, abs, func(v *visible, rel string) bool {
-		if !filter.keep(rel, v.prefix) {
+	_, err = t.env.WS.EachVisible(ctx, abs, func(v *workspace.Visible, rel string) bool {
+		if !filter.keep(rel, v.Prefix()) {
 			return true
 		}
 		// Read rules hold for every file searched: a denied file, or a
 		// symlink leading where reads are not allowed, is not opened.
-		if p := v.abs(rel); t.env.readableFound(p, rootIsReal) {
-			return yield(fileJob{abs: p, display: v.display(t.env.WS, rel)})
+		if p := v.Abs(rel); t.env.readableFound(p, rootIsReal) {
+			return yield(fileJob{abs: p, display: v.Display(t.env.WS, rel)})
 		}
 		return true
 	})

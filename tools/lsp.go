@@ -10,6 +10,7 @@ import (
 
 	"covey/lsp"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // lspTool is the lsp tool: definition, references, hover, symbols and
@@ -25,7 +26,7 @@ func NewLSP(env *Env) Tool {
 	if env == nil || !env.LSP.Any() {
 		return nil
 	}
-	return &lspTool{env: env, m: mutator{env: env, fs: osFS{}, quiet: true}}
+	return &lspTool{env: env, m: mutator{env: env, fs: workspace.OSFS{}, quiet: true}}
 }
 
 func (t *lspTool) Name() string { return toolname.LSP }

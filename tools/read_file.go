@@ -95,7 +95,7 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 		return Errorf("%s is %s, too large to read; use grep to find the lines you need", args.Path, humanSize(fi.Size()))
 	}
 	// Parallel reads of large files take turns (see maxReadMemory).
-	release, err := t.env.WS.readMemory().acquire(ctx, fi.Size())
+	release, err := t.env.WS.ReadMemory().Acquire(ctx, fi.Size())
 	if err != nil {
 		return Errorf("read %s: %v", args.Path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"covey/permission"
+	"covey/tools/workspace"
 )
 
 // TestReadRulesHoldForEveryReadingTool: read deny rules inside the
@@ -45,7 +46,7 @@ func TestReadRulesHoldForEveryReadingTool(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			p := permission.NewPolicy(mode, rules, nil)
 			p.SetWorkspace(root)
-			ws, err := NewWorkspace(root)
+			ws, err := workspace.NewWorkspace(root)
 			if err != nil {
 				t.Fatal(err)
 			}

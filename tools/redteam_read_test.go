@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"covey/permission"
 )
@@ -106,7 +107,7 @@ func TestRedteamReads(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			p := permission.NewPolicy(mode, rules, nil)
 			p.SetWorkspace(root)
-			ws, err := NewWorkspace(root)
+			ws, err := workspace.NewWorkspace(root)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"covey/sandbox"
 	"covey/sandbox/sandboxtest"
+	"covey/tools/workspace"
 )
 
 // TestMain lets the test binary serve as covey's sandbox helper, as
@@ -36,7 +37,7 @@ func TestSandboxedBashHonoursAllowedPaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "victim"), []byte("v\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}

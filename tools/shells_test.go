@@ -15,6 +15,7 @@ import (
 
 	"covey/permission"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // shellEnv is a workspace env with background shells, whose events are
@@ -269,11 +270,11 @@ func TestRing(t *testing.T) {
 // (go test ./tools -run '^$' -bench BackgroundShellOutput -benchmem; the
 // whole process's RSS: e2e's BenchmarkBackgroundShellRSS).
 func BenchmarkBackgroundShellOutput(b *testing.B) {
-	ws, err := NewWorkspace(b.TempDir())
+	ws, err := workspace.NewWorkspace(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := &Env{WS: ws, Reads: NewReadTracker(), Locks: NewFileLocks(), Shells: NewShells(), Agent: mainAgent}
+	env := &Env{WS: ws, Reads: workspace.NewReadTracker(), Locks: workspace.NewFileLocks(), Shells: NewShells(), Agent: mainAgent}
 	defer env.Shells.Close()
 	var reports int
 	env.Shells.Observe(func(ShellEvent) { reports++ })

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"covey/tools/toolname"
 )
@@ -100,4 +101,29 @@ func renderTodos(todos []Todo) string {
 		fmt.Fprintf(&sb, "%s %s\n", mark, td.Content)
 	}
 	return strings.TrimRight(sb.String(), "\n")
+}
+
+// TodoList holds the current task list written by todo_write. It is safe for
+// concurrent use.
+type TodoList struct {
+	mu    sync.Mutex
+	items []Todo
+}
+
+// NewTodoList returns an empty list.
+func NewTodoList() *TodoList { return &TodoList{} }
+
+// Set replaces the list with a copy of todos.
+func (t *TodoList) Set(todos []Todo) {
+	cp := append([]Todo(nil), todos...)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.items = cp
+}
+
+// Get returns a copy of the current list.
+func (t *TodoList) Get() []Todo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Todo(nil), t.items...)
 }

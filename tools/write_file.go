@@ -12,6 +12,7 @@ import (
 
 	"covey/tools/diff"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"covey/internal/safefile"
 	"covey/permission"
@@ -25,7 +26,7 @@ const maxResultDiff = 8 << 10
 type writeFileTool struct{ m mutator }
 
 // NewWriteFile returns the write_file tool acting in env.
-func NewWriteFile(env *Env) Tool { return &writeFileTool{m: mutator{env: env, fs: osFS{}}} }
+func NewWriteFile(env *Env) Tool { return &writeFileTool{m: mutator{env: env, fs: workspace.OSFS{}}} }
 
 func (t *writeFileTool) Name() string   { return toolname.WriteFile }
 func (t *writeFileTool) ReadOnly() bool { return false }
@@ -94,7 +95,7 @@ func matchConventions(old, proposed string) string {
 // write.
 type mutator struct {
 	env *Env
-	fs  fileSystem // osFS{} but in tests
+	fs  workspace.FileSystem // workspace.OSFS{} but in tests
 	// quiet skips the diagnostics after the write (a rename's files,
 	// reported once for all).
 	quiet bool
@@ -117,7 +118,7 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 	}
 	abs, err := env.WS.ResolveWrite(path)
 	if err != nil {
-		if errors.Is(err, ErrOutsideWorkspace) {
+		if errors.Is(err, workspace.ErrOutsideWorkspace) {
 			return Errorf("%s: refused: %s is outside the workspace %s; only files inside it can be written", tool, path, env.WS.Root)
 		}
 		return Errorf("%s: %v", tool, err)
@@ -231,7 +232,7 @@ const maxEditSize = 256 << 20
 
 // readTarget reads the file at abs if it exists.
 func readTarget(abs, rel string) (*target, error) {
-	tg := &target{abs: abs, rel: rel, mode: newFilePerm}
+	tg := &target{abs: abs, rel: rel, mode: workspace.NewFilePerm}
 	info, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -247,7 +248,7 @@ func readTarget(abs, rel string) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	tg.exists, tg.content, tg.mode = true, content, keepMode(info)
+	tg.exists, tg.content, tg.mode = true, content, workspace.KeepMode(info)
 	return tg, nil
 }
 
@@ -278,15 +279,15 @@ func (m *mutator) write(tg *target, content string) error {
 		}
 	}
 	fsys := m.fs
-	if _, real := fsys.(osFS); real || fsys == nil {
-		fsys = osFS{temps: m.env.Temps}
+	if _, real := fsys.(workspace.OSFS); real || fsys == nil {
+		fsys = workspace.OSFS{Temps: m.env.Temps}
 	}
 	ws := m.env.WS
 	ws.NoteWrite(tg.abs)
-	ws.settings.noteWrite(ws.Root, tg.abs, []byte(content))
-	err := writeAtomic(fsys, tg.abs, []byte(content), tg.mode)
+	ws.Settings().NoteWrite(ws.Root, tg.abs, []byte(content))
+	err := workspace.WriteAtomic(fsys, tg.abs, []byte(content), tg.mode)
 	if err != nil {
-		ws.settings.noteFailedWrite(ws.Root, tg.abs)
+		ws.Settings().NoteFailedWrite(ws.Root, tg.abs)
 	}
 	return err
 }
@@ -294,9 +295,9 @@ func (m *mutator) write(tg *target, content string) error {
 // staleError turns a ReadTracker refusal into words for the model.
 func staleError(tool, rel string, err error) Result {
 	switch {
-	case errors.Is(err, ErrNotRead):
+	case errors.Is(err, workspace.ErrNotRead):
 		return Errorf("%s: you have not read %s; read it first with read_file", tool, rel)
-	case errors.Is(err, ErrStale):
+	case errors.Is(err, workspace.ErrStale):
 		return Errorf("%s: %s changed on disk since you read it; read it again before writing", tool, rel)
 	}
 	return Errorf("%s: %v", tool, err)

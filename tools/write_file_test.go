@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"covey/permission"
 )
@@ -18,11 +19,11 @@ import (
 // locks, the way one agent gets it.
 func wtEnv(t *testing.T) *Env {
 	t.Helper()
-	ws, err := NewWorkspace(t.TempDir())
+	ws, err := workspace.NewWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Env{WS: ws, Reads: NewReadTracker(), Locks: NewFileLocks(), Todos: NewTodoList()}
+	return &Env{WS: ws, Reads: workspace.NewReadTracker(), Locks: workspace.NewFileLocks(), Todos: NewTodoList()}
 }
 
 // wtRun calls tool with args marshalled to JSON.
@@ -337,20 +338,20 @@ func TestWriteFileBadArgs(t *testing.T) {
 }
 
 func TestReadTracker(t *testing.T) {
-	var nilTracker *ReadTracker
+	var nilTracker *workspace.ReadTracker
 	nilTracker.Record("/x", []byte("a"))
 	if err := nilTracker.Check("/x", []byte("b")); err != nil {
 		t.Fatalf("nil tracker checks nothing, got %v", err)
 	}
-	r := NewReadTracker()
-	if err := r.Check("/x", []byte("a")); !errors.Is(err, ErrNotRead) {
+	r := workspace.NewReadTracker()
+	if err := r.Check("/x", []byte("a")); !errors.Is(err, workspace.ErrNotRead) {
 		t.Fatalf("unread: %v", err)
 	}
 	r.Record("/x", []byte("a"))
 	if err := r.Check("/x", []byte("a")); err != nil {
 		t.Fatalf("same content: %v", err)
 	}
-	if err := r.Check("/x", []byte("b")); !errors.Is(err, ErrStale) {
+	if err := r.Check("/x", []byte("b")); !errors.Is(err, workspace.ErrStale) {
 		t.Fatalf("changed content: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"covey/permission"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // TestWriteByHunk takes part of a change: the file lands with the taken
@@ -50,7 +51,7 @@ func TestWriteByHunk(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := wtEnv(t)
-			undo, err := OpenUndoLog(t.TempDir())
+			undo, err := workspace.OpenUndoLog(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,13 +1,10 @@
-package tools
+package workspace
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"covey/tools/toolname"
 )
 
 // faultFS is the real filesystem with one step made to fail.
@@ -18,7 +15,7 @@ type faultFS struct {
 
 var errInjected = errors.New("injected failure")
 
-func (f *faultFS) CreateTemp(dir, pattern string) (tempFile, error) {
+func (f *faultFS) CreateTemp(dir, pattern string) (TempFile, error) {
 	if f.failAt == "create" {
 		return nil, errInjected
 	}
@@ -75,53 +72,12 @@ func (f *faultFile) Close() error {
 	return err
 }
 
-func TestAtomicWriteFailureKeepsOriginal(t *testing.T) {
-	const original = "original content\nline two\n"
-	for _, step := range []string{"create", "write", "chmod", "sync", "close", "rename"} {
-		for _, tool := range []string{toolname.WriteFile, toolname.EditFile} {
-			t.Run(tool+"/"+step, func(t *testing.T) {
-				env := wtEnv(t)
-				abs := wtPut(t, env, "f.txt", original, true)
-				if err := os.Chmod(abs, 0o640); err != nil {
-					t.Fatal(err)
-				}
-				fsys := &faultFS{failAt: step}
-				var res Result
-				if tool == toolname.WriteFile {
-					wt := NewWriteFile(env).(*writeFileTool)
-					wt.m.fs = fsys
-					res = wtRun(t, wt, map[string]any{"path": "f.txt", "content": "replacement\n"})
-				} else {
-					et := NewEditFile(env).(*editFileTool)
-					et.m.fs = fsys
-					res = wtRun(t, et, map[string]any{"path": "f.txt", "old_string": "two", "new_string": "2"})
-				}
-				if !res.IsError || !strings.Contains(res.Content, errInjected.Error()) {
-					t.Fatalf("want the injected error, got %+v", res)
-				}
-				if got := wtGet(t, abs); got != original {
-					t.Fatalf("original changed to %q", got)
-				}
-				info, err := os.Stat(abs)
-				if err != nil || info.Mode().Perm() != 0o640 {
-					t.Fatalf("mode %v, %v", info.Mode(), err)
-				}
-				assertOnlyFile(t, filepath.Dir(abs), "f.txt")
-				// The agent's record still matches the file: retrying works.
-				if err := env.Reads.Check(abs, []byte(original)); err != nil {
-					t.Fatalf("tracker: %v", err)
-				}
-			})
-		}
-	}
-}
-
 func TestWriteAtomicNewFileFailure(t *testing.T) {
 	for _, step := range []string{"write", "sync", "rename"} {
 		t.Run(step, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "new.txt")
-			err := writeAtomic(&faultFS{failAt: step}, path, []byte("data"), newFilePerm)
+			err := WriteAtomic(&faultFS{failAt: step}, path, []byte("data"), NewFilePerm)
 			if !errors.Is(err, errInjected) {
 				t.Fatalf("err = %v, want the injected failure wrapped", err)
 			}
@@ -139,10 +95,10 @@ func TestWriteAtomic(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeAtomic(osFS{}, path, []byte("new"), 0o751); err != nil {
+	if err := WriteAtomic(OSFS{}, path, []byte("new"), 0o751); err != nil {
 		t.Fatal(err)
 	}
-	if got := wtGet(t, path); got != "new" {
+	if got, _ := os.ReadFile(path); string(got) != "new" {
 		t.Fatalf("content %q", got)
 	}
 	if info, _ := os.Stat(path); info.Mode().Perm() != 0o751 {

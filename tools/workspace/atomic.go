@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"errors"
@@ -11,11 +11,11 @@ import (
 	"strings"
 )
 
-// newFilePerm is the permission of a file the tools create.
-const newFilePerm os.FileMode = 0o644
+// NewFilePerm is the permission of a file the tools create.
+const NewFilePerm os.FileMode = 0o644
 
-// tempFile is the part of *os.File an atomic write uses.
-type tempFile interface {
+// TempFile is the part of *os.File an atomic write uses.
+type TempFile interface {
 	io.Writer
 	Name() string
 	Chmod(mode os.FileMode) error
@@ -23,22 +23,23 @@ type tempFile interface {
 	Close() error
 }
 
-// fileSystem is the handful of calls an atomic write makes. The tools keep
+// FileSystem is the handful of calls an atomic write makes. The tools keep
 // one in an unexported field so tests can inject a failure at each step
 // without package-level state.
-type fileSystem interface {
-	CreateTemp(dir, pattern string) (tempFile, error)
+type FileSystem interface {
+	CreateTemp(dir, pattern string) (TempFile, error)
 	Rename(oldpath, newpath string) error
 	Remove(name string) error
 }
 
-// osFS is the real filesystem. With temps, every temporary file is listed
+// OSFS is the real filesystem. With Temps, every temporary file is listed
 // in the journal and locked while it is written, so a covey killed
 // mid-write leaves nothing a later one cannot clean up.
-type osFS struct{ temps *TempJournal }
+type OSFS struct{ Temps *TempJournal }
 
-func (fs osFS) CreateTemp(dir, pattern string) (tempFile, error) {
-	if fs.temps == nil {
+// CreateTemp creates a temporary file in dir, as os.CreateTemp does.
+func (fs OSFS) CreateTemp(dir, pattern string) (TempFile, error) {
+	if fs.Temps == nil {
 		return os.CreateTemp(dir, pattern)
 	}
 	// As os.CreateTemp, but the name is listed before the file exists: a
@@ -46,7 +47,7 @@ func (fs osFS) CreateTemp(dir, pattern string) (tempFile, error) {
 	prefix, suffix, _ := strings.Cut(pattern, "*")
 	for range 100 {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
-		if err := fs.temps.note(name); err != nil {
+		if err := fs.Temps.note(name); err != nil {
 			return nil, err // unlisted, it could be left behind for good
 		}
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
@@ -61,10 +62,14 @@ func (fs osFS) CreateTemp(dir, pattern string) (tempFile, error) {
 	}
 	return nil, fmt.Errorf("create a temporary file in %s: no free name", dir)
 }
-func (osFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
-func (osFS) Remove(name string) error             { return os.Remove(name) }
 
-// writeAtomic replaces the file at path with data so that a reader, or a
+// Rename is os.Rename.
+func (OSFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+
+// Remove is os.Remove.
+func (OSFS) Remove(name string) error { return os.Remove(name) }
+
+// WriteAtomic replaces the file at path with data so that a reader, or a
 // crash, sees either the old content or the new, never a mix: it writes a
 // temporary file in the same folder (so the rename stays on one filesystem),
 // syncs it, gives it perm, and renames it over path. On any failure it
@@ -72,7 +77,7 @@ func (osFS) Remove(name string) error             { return os.Remove(name) }
 //
 // Renaming replaces path itself: a hard link elsewhere keeps the old content.
 // Callers pass a symlink-resolved path so a symlink stays a symlink.
-func writeAtomic(fsys fileSystem, path string, data []byte, perm os.FileMode) (err error) {
+func WriteAtomic(fsys FileSystem, path string, data []byte, perm os.FileMode) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -127,8 +132,8 @@ func syncDir(dir string) {
 	_ = d.Close()
 }
 
-// keepMode returns the permission and special bits of an existing file, the
+// KeepMode returns the permission and special bits of an existing file, the
 // ones a rewrite must carry over.
-func keepMode(info os.FileInfo) os.FileMode {
+func KeepMode(info os.FileInfo) os.FileMode {
 	return info.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
 }

@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 // turns instead of holding 6 GB.
 const maxReadMemory = 128 << 20
 
-// memBudget is a weighted semaphore over bytes: Acquire waits until n more
+// MemBudget is a weighted semaphore over bytes: Acquire waits until n more
 // fit (a request larger than the whole budget waits for all of it).
-type memBudget struct {
+type MemBudget struct {
 	mu      sync.Mutex
 	size    int64
 	held    int64
@@ -20,11 +20,11 @@ type memBudget struct {
 	waiters []chan struct{}
 }
 
-func newMemBudget(size int64) *memBudget { return &memBudget{size: size} }
+func newMemBudget(size int64) *MemBudget { return &MemBudget{size: size} }
 
-// acquire waits until n bytes are free, or ctx ends. The returned release
+// Acquire waits until n bytes are free, or ctx ends. The returned release
 // gives them back (call it once).
-func (b *memBudget) acquire(ctx context.Context, n int64) (release func(), err error) {
+func (b *MemBudget) Acquire(ctx context.Context, n int64) (release func(), err error) {
 	n = min(max(n, 0), b.size)
 	for {
 		b.mu.Lock()
@@ -46,7 +46,7 @@ func (b *memBudget) acquire(ctx context.Context, n int64) (release func(), err e
 	}
 }
 
-func (b *memBudget) release(n int64) {
+func (b *MemBudget) release(n int64) {
 	b.mu.Lock()
 	b.held -= n
 	waiters := b.waiters
@@ -58,19 +58,26 @@ func (b *memBudget) release(n int64) {
 	}
 }
 
-// maxHeld is the most the budget ever held at once.
-func (b *memBudget) maxHeld() int64 {
+// MaxHeld is the most the budget ever held at once.
+func (b *MemBudget) MaxHeld() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.peak
 }
 
-// readMemory is the workspace's budget for file content held by reads.
-func (w *Workspace) readMemory() *memBudget {
+// ReadMemory is the workspace's budget for file content held by reads.
+func (w *Workspace) ReadMemory() *MemBudget {
 	w.readMemOnce.Do(func() {
 		if w.readMem == nil {
 			w.readMem = newMemBudget(maxReadMemory)
 		}
 	})
 	return w.readMem
+}
+
+// SetReadMemory bounds the file content reads of the workspace hold at once
+// to size bytes, in place of maxReadMemory. It has effect only before the
+// first read.
+func (w *Workspace) SetReadMemory(size int64) {
+	w.readMemOnce.Do(func() { w.readMem = newMemBudget(size) })
 }

@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"context"
@@ -139,29 +139,4 @@ func (l *FileLocks) release(abs string, pl *pathLock) {
 	if pl.users == 0 {
 		delete(l.locks, abs)
 	}
-}
-
-// TodoList holds the current task list written by todo_write. It is safe for
-// concurrent use.
-type TodoList struct {
-	mu    sync.Mutex
-	items []Todo
-}
-
-// NewTodoList returns an empty list.
-func NewTodoList() *TodoList { return &TodoList{} }
-
-// Set replaces the list with a copy of todos.
-func (t *TodoList) Set(todos []Todo) {
-	cp := append([]Todo(nil), todos...)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.items = cp
-}
-
-// Get returns a copy of the current list.
-func (t *TodoList) Get() []Todo {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]Todo(nil), t.items...)
 }

@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"context"
@@ -383,4 +383,54 @@ func setDiff(got, want []string) string {
 		}
 	}
 	return b.String()
+}
+
+// walkOrderTree has names that sort differently as bare names and as
+// paths: "a.go" < "a/x" < "a0" because '.' < '/' < '0', but "a" < "a.go".
+var walkOrderTree = map[string]string{
+	"a!": "hit\n", "a b/x": "hit\n", "a-b": "hit\n", "a.go": "hit\n", "a/x": "hit\n", "a/y/z": "hit\n",
+	"a/y.txt": "hit\n", "a0": "hit\n", "ab/x": "hit\n", "b": "hit\n", "b.d/c": "hit\n", "b.d.txt": "hit\n",
+}
+
+// TestWalkOrderIsSorted checks that the walk hands over its files in the
+// sorted order of their paths, which grep's output order relies on.
+func TestWalkOrderIsSorted(t *testing.T) {
+	root := t.TempDir()
+	mkTree(t, root, walkOrderTree)
+	got, err := walkVisible(context.Background(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSorted(got) || len(got) != len(walkOrderTree) {
+		t.Errorf("walk order %q, want the %d paths sorted", got, len(walkOrderTree))
+	}
+}
+
+// TestEachVisibleCachesItsWalk: a walk of the whole root that hands its
+// files over as it goes (no git, nothing cached yet) is cached as
+// VisibleUnder's walk would be, and hands them over in VisibleUnder's order.
+func TestEachVisibleCachesItsWalk(t *testing.T) {
+	root := t.TempDir()
+	mkTree(t, root, walkOrderTree)
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if _, err := ws.EachVisible(context.Background(), ws.Root, func(_ *Visible, rel string) bool {
+		got = append(got, rel)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ws.cache == nil || len(ws.cache.files) != len(walkOrderTree) {
+		t.Fatal("a complete walk of the root was not cached")
+	}
+	v, err := ws.VisibleUnder(context.Background(), ws.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.Rels(), got) {
+		t.Errorf("EachVisible handed over %q, VisibleUnder lists %q", got, v.Rels())
+	}
 }

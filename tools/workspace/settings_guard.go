@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"bytes"
@@ -23,15 +23,15 @@ var guardedSettings = []string{filepath.Join(".covey", "config.yaml")}
 // restored as missing (covey's config is a few hundred bytes).
 const maxGuardedSize = 1 << 20
 
-// settingsGuard holds the guarded files' last known content: what they
+// SettingsGuard holds the guarded files' last known content: what they
 // held before a command, or what a file tool wrote since.
-type settingsGuard struct {
+type SettingsGuard struct {
 	mu    sync.Mutex
 	known map[string][]byte // rel path → content; nil slice: absent
 }
 
-// settingsState is the guarded files as one command found them.
-type settingsState map[string][]byte
+// SettingsState is the guarded files as one command found them.
+type SettingsState map[string][]byte
 
 // readGuarded is rel's fingerprint: nil when absent, else a kind byte (f
 // a file, l a symlink, o anything else) and the content read through
@@ -67,14 +67,14 @@ func content(fp []byte) []byte {
 	return fp[1:]
 }
 
-// before records the guarded files before a command runs.
-func (g *settingsGuard) before(root string) settingsState {
+// Before records the guarded files before a command runs.
+func (g *SettingsGuard) Before(root string) SettingsState {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.known == nil {
 		g.known = map[string][]byte{}
 	}
-	st := settingsState{}
+	st := SettingsState{}
 	for _, rel := range guardedSettings {
 		data := readGuarded(root, rel)
 		st[rel] = data
@@ -83,10 +83,10 @@ func (g *settingsGuard) before(root string) settingsState {
 	return st
 }
 
-// noteWrite records data a file tool is about to write to abs, when abs is
+// NoteWrite records data a file tool is about to write to abs, when abs is
 // a guarded file, so a command running meanwhile does not undo it. On a
 // failed write the tool notes the old content again.
-func (g *settingsGuard) noteWrite(root, abs string, data []byte) {
+func (g *SettingsGuard) NoteWrite(root, abs string, data []byte) {
 	rel, err := filepath.Rel(root, abs)
 	if err != nil {
 		return
@@ -103,9 +103,9 @@ func (g *settingsGuard) noteWrite(root, abs string, data []byte) {
 	}
 }
 
-// noteFailedWrite takes back noteWrite after a write that failed: the
+// NoteFailedWrite takes back NoteWrite after a write that failed: the
 // file holds what it held.
-func (g *settingsGuard) noteFailedWrite(root, abs string) {
+func (g *SettingsGuard) NoteFailedWrite(root, abs string) {
 	rel, err := filepath.Rel(root, abs)
 	if err != nil {
 		return
@@ -117,9 +117,9 @@ func (g *settingsGuard) noteFailedWrite(root, abs string) {
 	}
 }
 
-// after puts back every guarded file a command changed and returns the
-// ones it restored. A file tool's write since before stands.
-func (g *settingsGuard) after(root string, st settingsState) ([]string, error) {
+// After puts back every guarded file a command changed and returns the
+// ones it restored. A file tool's write since Before stands.
+func (g *SettingsGuard) After(root string, st SettingsState) ([]string, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var restored []string
@@ -168,7 +168,7 @@ func restoreGuarded(root, rel string, want []byte) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(osFS{}, abs, want, 0o644)
+	return WriteAtomic(OSFS{}, abs, want, 0o644)
 }
 
 func same(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }

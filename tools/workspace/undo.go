@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"context"
@@ -105,14 +105,14 @@ func (u *UndoLog) Save(abs, rel string, existed bool, content []byte, mode fs.Fi
 		return fmt.Errorf("keep a copy for undo: %w", err)
 	}
 	if len(u.saved) == 0 && u.label != "" {
-		if err := writeAtomic(osFS{}, filepath.Join(dir, undoLabelFile), []byte(u.label), 0o600); err != nil {
+		if err := WriteAtomic(OSFS{}, filepath.Join(dir, undoLabelFile), []byte(u.label), 0o600); err != nil {
 			return fmt.Errorf("keep a copy for undo: %w", err)
 		}
 	}
 	e := &undoEntry{Abs: abs, Rel: rel, Existed: existed, Mode: mode}
 	if existed {
 		e.Copy = fmt.Sprintf("%04d.orig", len(u.saved)+1)
-		if err := writeAtomic(osFS{}, filepath.Join(dir, e.Copy), content, 0o600); err != nil {
+		if err := WriteAtomic(OSFS{}, filepath.Join(dir, e.Copy), content, 0o600); err != nil {
 			return fmt.Errorf("keep a copy for undo: %w", err)
 		}
 	}
@@ -134,7 +134,7 @@ func (u *UndoLog) writeManifest(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(osFS{}, filepath.Join(dir, "manifest.json"), data, 0o600); err != nil {
+	if err := WriteAtomic(OSFS{}, filepath.Join(dir, "manifest.json"), data, 0o600); err != nil {
 		return fmt.Errorf("keep a copy for undo: %w", err)
 	}
 	return nil
@@ -211,7 +211,7 @@ func restore(ctx context.Context, locks *FileLocks, dir string, e undoEntry) err
 	if err := os.MkdirAll(filepath.Dir(e.Abs), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(osFS{}, e.Abs, content, e.Mode)
+	return WriteAtomic(OSFS{}, e.Abs, content, e.Mode)
 }
 
 // turns lists the turn numbers that have saved state, ascending.

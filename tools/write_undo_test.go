@@ -11,16 +11,17 @@ import (
 	"testing"
 
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 func TestUndoAcrossTurnsAndRestart(t *testing.T) {
 	root := t.TempDir()
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	undoDir := filepath.Join(t.TempDir(), "session.undo")
-	undo, err := OpenUndoLog(undoDir)
+	undo, err := workspace.OpenUndoLog(undoDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestUndoAcrossTurnsAndRestart(t *testing.T) {
 	if err := os.WriteFile(file("a.txt"), []byte("one\n"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{WS: ws, Locks: NewFileLocks(), Undo: undo}
+	env := &Env{WS: ws, Locks: workspace.NewFileLocks(), Undo: undo}
 	write := NewWriteFile(env)
 	run := func(path, content string) {
 		t.Helper()
@@ -57,7 +58,7 @@ func TestUndoAcrossTurnsAndRestart(t *testing.T) {
 	undo.BeginTurn() // turn 3: reads only, changes nothing
 
 	// A restart: a fresh log on the same folder still knows both turns.
-	undo, err = OpenUndoLog(undoDir)
+	undo, err = workspace.OpenUndoLog(undoDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,16 +82,16 @@ func TestUndoAcrossTurnsAndRestart(t *testing.T) {
 	if info, _ := os.Stat(file("a.txt")); info.Mode().Perm() != 0o640 {
 		t.Fatalf("mode after undo = %v", info.Mode().Perm())
 	}
-	if _, err := undo.Undo(context.Background(), env.Locks); !errors.Is(err, ErrNothingToUndo) {
-		t.Fatalf("third undo: %v, want ErrNothingToUndo", err)
+	if _, err := undo.Undo(context.Background(), env.Locks); !errors.Is(err, workspace.ErrNothingToUndo) {
+		t.Fatalf("third undo: %v, want workspace.ErrNothingToUndo", err)
 	}
 }
 
 func TestUndoSaveFailureBlocksTheWrite(t *testing.T) {
 	root := t.TempDir()
-	ws, _ := NewWorkspace(root)
+	ws, _ := workspace.NewWorkspace(root)
 	undoDir := filepath.Join(t.TempDir(), "u")
-	undo, err := OpenUndoLog(undoDir)
+	undo, err := workspace.OpenUndoLog(undoDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestUndoSaveFailureBlocksTheWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	undo.BeginTurn()
-	env := &Env{WS: ws, Locks: NewFileLocks(), Undo: undo}
+	env := &Env{WS: ws, Locks: workspace.NewFileLocks(), Undo: undo}
 	args, _ := json.Marshal(map[string]string{"path": "x.txt", "content": "x"})
 	r := NewWriteFile(env).Run(context.Background(), args)
 	if !r.IsError {
@@ -112,7 +113,7 @@ func TestUndoSaveFailureBlocksTheWrite(t *testing.T) {
 
 func TestReadsOutsideTheWorkspaceNeedARule(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
-	ws, _ := NewWorkspace(root)
+	ws, _ := workspace.NewWorkspace(root)
 	secret := filepath.Join(outside, "notes.txt")
 	if err := os.WriteFile(secret, []byte("private\n"), 0o600); err != nil {
 		t.Fatal(err)

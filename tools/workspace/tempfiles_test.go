@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestWriteListsItsTemp(t *testing.T) {
 	dir := t.TempDir()
 	j := NewTempJournal(filepath.Join(dir, "journal"))
 	target := filepath.Join(dir, "a.txt")
-	if err := writeAtomic(osFS{temps: j}, target, []byte("new"), 0o644); err != nil {
+	if err := WriteAtomic(OSFS{Temps: j}, target, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "journal", procmark.Owner(os.Getpid())+".list"))

@@ -1,4 +1,9 @@
-package tools
+// Package workspace is the folder covey's tools act in: its paths, the
+// files it shows (git's ignore rules), atomic writes and the temporary
+// files they leave when killed, the locks and read records that keep agents
+// from overwriting each other, covey's own settings kept from commands, and
+// the undo log. It knows no tool, agent or UI.
+package workspace
 
 import (
 	"context"
@@ -29,15 +34,19 @@ type Workspace struct {
 	gen     uint64           // bumped by Invalidate; listings of older generations are dropped
 	clock   func() time.Time // nil means time.Now; tests set it
 
-	settings settingsGuard // covey's own settings, kept from commands
+	settings SettingsGuard // covey's own settings, kept from commands
 
-	readMem     *memBudget // file content held by reads at once (see readMemory)
+	readMem     *MemBudget // file content held by reads at once (see ReadMemory)
 	readMemOnce sync.Once
 
 	writeMu  sync.Mutex
 	writeSeq uint64            // counts file-tool writes
 	written  map[string]uint64 // absolute path → writeSeq of its last file-tool write
 }
+
+// Settings guards covey's own settings in the workspace from the commands
+// run in it (see SettingsGuard).
+func (w *Workspace) Settings() *SettingsGuard { return &w.settings }
 
 // NoteWrite records that a file tool writes abs now: a command running
 // meanwhile did not make that change (WrittenSince).
@@ -230,22 +239,22 @@ func (w *Workspace) Invalidate() {
 // repository, and what .gitignore files leave elsewhere; .git is never
 // included, nor a tracked file that no longer exists on disk.
 func (w *Workspace) Files(ctx context.Context, dir string) ([]string, error) {
-	v, err := w.visibleUnder(ctx, w.Resolve(dir))
+	v, err := w.VisibleUnder(ctx, w.Resolve(dir))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, 0, len(v.rels))
 	for _, rel := range v.rels {
-		if fi, err := os.Lstat(v.abs(rel)); err != nil || fi.IsDir() {
+		if fi, err := os.Lstat(v.Abs(rel)); err != nil || fi.IsDir() {
 			continue // deleted but still in the index, or a submodule
 		}
-		out = append(out, v.display(w, rel))
+		out = append(out, v.Display(w, rel))
 	}
 	return out, nil
 }
 
-// visible is the set of visible files under one directory.
-type visible struct {
+// Visible is the set of visible files under one directory.
+type Visible struct {
 	set    *fileSet
 	prefix string   // the directory relative to set.root, "" for the root itself
 	rels   []string // paths relative to set.root, all under prefix
@@ -257,7 +266,7 @@ type visible struct {
 
 // openIgnored fills rels by walking abs when the directory is ignored (the
 // listing holds nothing under it for that reason, not for being empty).
-func (v *visible) openIgnored(ctx context.Context, abs string) error {
+func (v *Visible) openIgnored(ctx context.Context, abs string) error {
 	ign, err := v.ignored(ctx, []string{v.prefix})
 	if err != nil || !ign[v.prefix] {
 		return nil //nolint:nilerr // not ignored, or git cannot say: keep the empty answer
@@ -273,7 +282,16 @@ func (v *visible) openIgnored(ctx context.Context, abs string) error {
 	return nil
 }
 
-func (v *visible) abs(rel string) string {
+// Prefix is the directory the set lists, relative to the listing's root
+// ("" for the root itself).
+func (v *Visible) Prefix() string { return v.prefix }
+
+// Rels are the set's paths, slash paths relative to the listing's root, all
+// under Prefix, sorted.
+func (v *Visible) Rels() []string { return v.rels }
+
+// Abs is the absolute path of rel, a path of Rels.
+func (v *Visible) Abs(rel string) string {
 	return joinClean(v.set.root, v.set.rootClean, rel)
 }
 
@@ -322,13 +340,13 @@ func isCleanRel(rel string) bool {
 	return filepath.Separator == '/' || !strings.ContainsRune(rel, filepath.Separator)
 }
 
-// display is how a path is shown to the model: relative to the workspace
+// Display is how a path is shown to the model: relative to the workspace
 // root when inside it, absolute otherwise.
-func (v *visible) display(w *Workspace, rel string) string {
+func (v *Visible) Display(w *Workspace, rel string) string {
 	if v.set.root == w.Root {
 		return rel
 	}
-	return filepath.ToSlash(v.abs(rel))
+	return filepath.ToSlash(v.Abs(rel))
 }
 
 // under reports the slice of sorted paths lying below the directory dir
@@ -342,9 +360,9 @@ func under(paths []string, dir string) []string {
 	return paths[lo:hi]
 }
 
-// visibleUnder lists the visible files under the absolute directory abs,
+// VisibleUnder lists the visible files under the absolute directory abs,
 // from the workspace's cached listing when abs is inside the root.
-func (w *Workspace) visibleUnder(ctx context.Context, abs string) (*visible, error) {
+func (w *Workspace) VisibleUnder(ctx context.Context, abs string) (*Visible, error) {
 	if w.Contains(abs) {
 		set, err := w.listing(ctx)
 		if err != nil {
@@ -354,7 +372,7 @@ func (w *Workspace) visibleUnder(ctx context.Context, abs string) (*visible, err
 		if prefix == "." {
 			prefix = ""
 		}
-		v := &visible{set: set, prefix: prefix, rels: under(set.files, prefix)}
+		v := &Visible{set: set, prefix: prefix, rels: under(set.files, prefix)}
 		if len(v.rels) == 0 && prefix != "" {
 			if err := v.openIgnored(ctx, abs); err != nil {
 				return nil, err
@@ -366,7 +384,7 @@ func (w *Workspace) visibleUnder(ctx context.Context, abs string) (*visible, err
 	if err != nil {
 		return nil, err
 	}
-	return &visible{set: set, rels: set.files}, nil
+	return &Visible{set: set, rels: set.files}, nil
 }
 
 // listing returns the cached listing of the root, listing anew when it is
@@ -411,14 +429,14 @@ func (w *Workspace) freshLocked() *fileSet {
 	return nil
 }
 
-// eachVisible calls emit with the visible files under the absolute
-// directory abs, in the order of visibleUnder's rels, and returns the
-// visible set they belong to (for its abs and display; its rels may be
-// partial). Where visibleUnder would walk a directory that is not a git
+// EachVisible calls emit with the visible files under the absolute
+// directory abs, in the order of VisibleUnder's rels, and returns the
+// visible set they belong to (for its Abs and Display; its rels may be
+// partial). Where VisibleUnder would walk a directory that is not a git
 // repository (no listing cached), the files are handed over as the walk
 // finds them instead of after it, and a complete walk of the root is
-// cached as visibleUnder's would be. emit returning false stops early.
-func (w *Workspace) eachVisible(ctx context.Context, abs string, emit func(v *visible, rel string) bool) (*visible, error) {
+// cached as VisibleUnder's would be. emit returning false stops early.
+func (w *Workspace) EachVisible(ctx context.Context, abs string, emit func(v *Visible, rel string) bool) (*Visible, error) {
 	root := ""
 	var gen uint64
 	if w.Contains(abs) {
@@ -437,7 +455,7 @@ func (w *Workspace) eachVisible(ctx context.Context, abs string, emit func(v *vi
 			return w.streamWalk(ctx, root, gen, emit)
 		}
 	}
-	v, err := w.visibleUnder(ctx, abs)
+	v, err := w.VisibleUnder(ctx, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -449,12 +467,12 @@ func (w *Workspace) eachVisible(ctx context.Context, abs string, emit func(v *vi
 	return v, nil
 }
 
-// streamWalk is eachVisible's walk of root, which is w.Root (listed at
+// streamWalk is EachVisible's walk of root, which is w.Root (listed at
 // generation gen) or a directory outside it.
-func (w *Workspace) streamWalk(ctx context.Context, root string, gen uint64, emit func(v *visible, rel string) bool) (*visible, error) {
+func (w *Workspace) streamWalk(ctx context.Context, root string, gen uint64, emit func(v *Visible, rel string) bool) (*Visible, error) {
 	start := w.now()
 	set := &fileSet{root: root, rootClean: root == filepath.Clean(root), at: start}
-	v := &visible{set: set}
+	v := &Visible{set: set}
 	err := walkVisibleFunc(ctx, root, nil, func(rel string) bool {
 		set.files = append(set.files, rel)
 		return emit(v, rel)
@@ -544,7 +562,7 @@ func (w *Workspace) ListDir(ctx context.Context, dir string) (entries []os.DirEn
 		return nil, false, fmt.Errorf("list %s: %w", dir, err)
 	}
 	all = slices.DeleteFunc(all, func(e os.DirEntry) bool { return e.Name() == ".git" })
-	v, err := w.visibleUnder(ctx, abs)
+	v, err := w.VisibleUnder(ctx, abs)
 	if err != nil {
 		return nil, false, err
 	}
@@ -590,7 +608,7 @@ func (w *Workspace) ListDir(ctx context.Context, dir string) (entries []os.DirEn
 
 // ignored reports which directories (relative to the listing root) the
 // ignore rules exclude, asking git when git made the listing.
-func (v *visible) ignored(ctx context.Context, dirs []string) (map[string]bool, error) {
+func (v *Visible) ignored(ctx context.Context, dirs []string) (map[string]bool, error) {
 	if len(dirs) == 1 && dirs[0] == "" {
 		return map[string]bool{}, nil // the root itself is never ignored
 	}
