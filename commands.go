@@ -25,6 +25,7 @@ import (
 	"covey/sandbox"
 	"covey/session"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/workspace"
 )
 
@@ -335,7 +336,7 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 		fmt.Fprintln(stderr, "covey:", w)
 	}
 	env := &tools.Env{WS: ws, Locks: workspace.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList(), Sandbox: box}
-	reg := tools.NewRegistry(tools.Builtins(env)...)
+	reg := tool.NewRegistry(tools.Builtins(env)...)
 	// The URL is the user's own here, not a model's: any address goes.
 	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, AllowPrivate: func(string) bool { return true }}))
 	t, ok := reg.Get(args[0])

@@ -15,6 +15,7 @@ import (
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/workspace"
 )
 
@@ -204,8 +205,8 @@ func TestCapResult(t *testing.T) {
 		{ToolCalls: []scripted.Call{{Name: "loud", Args: map[string]any{}}}},
 		{Text: "ok"},
 	}})
-	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
-		return tools.Result{Content: strings.Repeat("é", 10000)}
+	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tool.Result {
+		return tool.Result{Content: strings.Repeat("é", 10000)}
 	}}
 	a := newAgent(t, srv, &recorder{}, 0, loud)
 	a.SetContextWindow(8192)
@@ -224,7 +225,7 @@ func TestContextBreakdown(t *testing.T) {
 	a := agent.New(agent.Config{
 		Model:  "m",
 		System: "base prompt of some length\n\n# Project instructions\n\nalways run the tests",
-		Tools:  tools.NewRegistry(echoTool("echo", true), mcpTool),
+		Tools:  tool.NewRegistry(echoTool("echo", true), mcpTool),
 	})
 	turn := func(q, call, result, answer string) []agent.Message {
 		return []agent.Message{
@@ -293,7 +294,7 @@ func TestContextBreakdownAgreesWithCompact(t *testing.T) {
 		for _, window := range []int{0, 32768} {
 			t.Run(fmt.Sprint(name, window), func(t *testing.T) {
 				a := agent.New(agent.Config{Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}), Model: "m",
-					System: testSystem, Tools: tools.NewRegistry(echoTool("echo", true)), Emit: (&recorder{}).emit})
+					System: testSystem, Tools: tool.NewRegistry(echoTool("echo", true)), Emit: (&recorder{}).emit})
 				a.SetContextWindow(window)
 				a.SetHistory(h)
 				b := a.ContextBreakdown("", nil)
@@ -328,8 +329,8 @@ func TestParallelResultsFitTheWindow(t *testing.T) {
 		calls = append(calls, scripted.Call{Name: "loud", Args: map[string]any{"n": i}})
 	}
 	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "ok"}}})
-	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
-		return tools.Result{Content: strings.Repeat("x", 100_000)}
+	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tool.Result {
+		return tool.Result{Content: strings.Repeat("x", 100_000)}
 	}}
 	a := newAgent(t, srv, &recorder{}, 0, loud)
 	a.SetContextWindow(8192)

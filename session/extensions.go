@@ -20,6 +20,7 @@ import (
 	"covey/skills"
 	"covey/slashcmd"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 )
@@ -197,7 +198,7 @@ func (x *extensions) modelProblems(aliases map[string]string) []string {
 
 // skillTool returns the skill tool offering the skills named, nil when
 // none of them exists.
-func (x *extensions) skillTool(names []string) tools.Tool {
+func (x *extensions) skillTool(names []string) tool.Tool {
 	only, _ := x.skills.Only(names)
 	return only.Tool()
 }
@@ -405,7 +406,7 @@ func (s *Session) bangRunner(c slashcmd.Command, sc *turnScope) func(context.Con
 		// the command ran (the transcript, -p's progress, the session
 		// file), whether the gate asked or not.
 		src := agent.Source{AgentID: agent.MainAgentID}
-		id, key, start := fmt.Sprintf("cmd_%d", s.ext.bangSeq.Add(1)), tools.KeyArg(toolname.Bash, args), time.Now()
+		id, key, start := fmt.Sprintf("cmd_%d", s.ext.bangSeq.Add(1)), tool.KeyArg(toolname.Bash, args), time.Now()
 		s.emit(agent.ToolStarted{Source: src, CallID: id, Name: toolname.Bash, Args: args, KeyArg: key})
 		res := tools.NewBash(env).Run(ctx, args)
 		s.emit(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Bash, KeyArg: key, Duration: time.Since(start), Result: res})
@@ -418,27 +419,27 @@ func (s *Session) bangRunner(c slashcmd.Command, sc *turnScope) func(context.Con
 
 // scopedTool keeps a tool out of a slash command's turn when the
 // command's allowed-tools do not name it.
-type scopedTool struct{ tools.Tool }
+type scopedTool struct{ tool.Tool }
 
 // Concurrent keeps the wrapped tool's own answer.
-func (t scopedTool) Concurrent() bool { return tools.RunsConcurrently(t.Tool) }
+func (t scopedTool) Concurrent() bool { return tool.RunsConcurrently(t.Tool) }
 
 // Run refuses the call in a command's turn that does not allow the tool.
-func (t scopedTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
+func (t scopedTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	if sc := scopeOf(ctx); sc != nil && !sc.allows(t.Name()) {
-		return tools.Errorf("%s is not among the allowed-tools of /%s, the command this turn runs (it allows %s)", t.Name(), sc.command, strings.Join(sc.names, ", "))
+		return tool.Errorf("%s is not among the allowed-tools of /%s, the command this turn runs (it allows %s)", t.Name(), sc.command, strings.Join(sc.names, ", "))
 	}
 	return t.Tool.Run(ctx, args)
 }
 
 // scopeSource wraps every tool of src in scopedTool.
-func scopeSource(src tools.Source) tools.Source {
+func scopeSource(src tool.Source) tool.Source {
 	if src == nil {
 		return nil
 	}
-	return func() []tools.Tool {
+	return func() []tool.Tool {
 		ts := src()
-		out := make([]tools.Tool, len(ts))
+		out := make([]tool.Tool, len(ts))
 		for i, t := range ts {
 			out[i] = scopedTool{t}
 		}

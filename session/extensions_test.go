@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"covey/slashcmd"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -46,8 +46,8 @@ func (s stubTool) Name() string           { return s.name }
 func (s stubTool) Description() string    { return "" }
 func (s stubTool) Schema() map[string]any { return nil }
 func (s stubTool) ReadOnly() bool         { return true }
-func (s stubTool) Run(context.Context, json.RawMessage) tools.Result {
-	return tools.Result{Content: "ran"}
+func (s stubTool) Run(context.Context, json.RawMessage) tool.Result {
+	return tool.Result{Content: "ran"}
 }
 
 func TestScopedTool(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/workspace"
 	"covey/worktree"
 )
@@ -246,7 +247,7 @@ func New(opts Options) (*Session, error) {
 	s.locks = locks
 	s.lsp = lsp.NewManager(cfg.LSP)
 	offline := sbCfg.Network != nil && !*sbCfg.Network
-	webSearch := func(g permission.Gate) tools.Tool {
+	webSearch := func(g permission.Gate) tool.Tool {
 		return tools.NewWebSearch(tools.WebSearchConfig{Search: cfg.WebSearch, Gate: g, Offline: offline})
 	}
 	s.manager = subagent.NewManager(subagent.Config{
@@ -299,13 +300,13 @@ func New(opts Options) (*Session, error) {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
 		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID, LSP: s.lsp}
-	reg := tools.NewRegistry()
+	reg := tool.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
 	// In plan mode the tools that change things are offered only once
 	// the mode changes (an approved plan, a key), and exit_plan_mode only
 	// while it holds.
-	var writers []tools.Tool
+	var writers []tool.Tool
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
 			reg.Add(scopedTool{s.manager.Radar(t, agent.Source{AgentID: agent.MainAgentID}, ws.Root)})
@@ -322,7 +323,7 @@ func New(opts Options) (*Session, error) {
 	}
 	planning := func() bool { return s.policy.Mode() == permission.ModePlan }
 	if len(writers) > 0 {
-		reg.AddSource(func() []tools.Tool {
+		reg.AddSource(func() []tool.Tool {
 			if planning() {
 				return nil
 			}
@@ -331,11 +332,11 @@ func New(opts Options) (*Session, error) {
 	}
 	reg.Add(scopedTool{tools.NewAskUser(env.Gate, cfg.AskUser == "deny")})
 	exitPlan := scopedTool{tools.NewExitPlanMode(tools.ExitPlanConfig{Gate: env.Gate, Mode: s.policy.Mode})}
-	reg.AddSource(func() []tools.Tool {
+	reg.AddSource(func() []tool.Tool {
 		if !planning() {
 			return nil
 		}
-		return []tools.Tool{exitPlan}
+		return []tool.Tool{exitPlan}
 	})
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy), NetworkOff: box.NetworkOff()})})
 	if t := webSearch(env.Gate); t != nil {

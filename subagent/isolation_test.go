@@ -18,6 +18,7 @@ import (
 	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 )
@@ -103,7 +104,7 @@ func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Reque
 		},
 		Emit: h.emit, Undo: undo, MaxDepth: o.depth, Concurrency: o.concurrency, Judge: o.judge,
 	})
-	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
+	reg := tool.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
 	h.main = agent.New(agent.Config{
 		Provider: h.provider(), Model: "main-model", System: "You are the main test agent.",

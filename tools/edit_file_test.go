@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 
@@ -189,7 +190,7 @@ func TestEditFile(t *testing.T) {
 			if got := wtGet(t, abs); got != tt.want {
 				t.Errorf("file = %q, want %q", got, tt.want)
 			}
-			fc, ok := res.Display.(*FileChange)
+			fc, ok := res.Display.(*tool.FileChange)
 			if !ok || fc.Diff == "" || fc.Created != (tt.initial == nil) {
 				t.Fatalf("Display = %+v", res.Display)
 			}
@@ -304,7 +305,7 @@ func TestEditFileConcurrent(t *testing.T) {
 	reads := workspace.NewReadTracker()
 	reads.Record(abs, []byte(sb.String()))
 	var wg sync.WaitGroup
-	results := make([]Result, n)
+	results := make([]tool.Result, n)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
@@ -339,7 +340,7 @@ func TestEditFileConcurrent(t *testing.T) {
 
 func TestTodoListCopies(t *testing.T) {
 	l := NewTodoList()
-	in := []Todo{{Content: "a", Status: TodoPending}}
+	in := []tool.Todo{{Content: "a", Status: TodoPending}}
 	l.Set(in)
 	in[0].Content = "changed"
 	got := l.Get()

@@ -4,6 +4,7 @@ import (
 	"covey/lsp"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/tools/tool"
 	"covey/tools/workspace"
 )
 
@@ -65,17 +66,17 @@ type Env struct {
 // resolveRead resolves p for reading: only what AllowRead permits. The
 // workspace is no exception: a symlink in it may lead outside, and a read
 // deny rule may cover a file in it.
-func (e *Env) resolveRead(tool, p string) (string, *Result) {
+func (e *Env) resolveRead(toolName, p string) (string, *tool.Result) {
 	abs := e.WS.Resolve(p)
 	if e.AllowRead == nil || e.AllowRead(abs) {
 		return abs, nil
 	}
 	if e.WS.Contains(abs) {
-		r := Errorf("%s: reading %s is not allowed: a read_file deny rule covers it, it leads outside the workspace through a symlink, "+
-			"or this agent may not read it; ask the user if you need it", tool, p)
+		r := tool.Errorf("%s: reading %s is not allowed: a read_file deny rule covers it, it leads outside the workspace through a symlink, "+
+			"or this agent may not read it; ask the user if you need it", toolName, p)
 		return "", &r
 	}
-	r := Errorf("%s: %s is outside the workspace, and reading there needs permission: add a rule such as \"read_file(%s)\" to permissions.allow in .covey/config.yaml", tool, p, abs)
+	r := tool.Errorf("%s: %s is outside the workspace, and reading there needs permission: add a rule such as \"read_file(%s)\" to permissions.allow in .covey/config.yaml", toolName, p, abs)
 	return "", &r
 }
 

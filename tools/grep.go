@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 
@@ -36,7 +37,7 @@ type grepTool struct {
 
 // NewGrep returns the grep tool: a parallel, .gitignore-aware regexp search
 // of file contents.
-func NewGrep(env *Env) Tool {
+func NewGrep(env *Env) tool.Tool {
 	return &grepTool{env: env, maxMatches: grepMaxMatches, maxBytes: grepMaxBytes, maxFiles: grepMaxFiles}
 }
 
@@ -49,7 +50,7 @@ func (t *grepTool) Description() string {
 
 func (t *grepTool) Schema() map[string]any { return grepSchema() }
 
-var grepSchema = ArgsSchema[grepArgs](SchemaOpen)
+var grepSchema = tool.ArgsSchema[grepArgs](tool.SchemaOpen)
 
 type grepArgs struct {
 	Pattern    string   `json:"pattern" jsonschema:"RE2, matched per line."`
@@ -60,13 +61,13 @@ type grepArgs struct {
 	Context    flexInt  `json:"context,omitempty" jsonschema:"Lines of context before and after each match, content mode only (like grep -C)."`
 }
 
-func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
+func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args grepArgs
 	if err := decodeArgs(raw, &args); err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	if args.Pattern == "" {
-		return Errorf("pattern is required")
+		return tool.Errorf("pattern is required")
 	}
 	var mode grepMode
 	switch args.OutputMode {
@@ -77,20 +78,20 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	case "count":
 		mode = modeCount
 	default:
-		return Errorf("unknown output_mode %q; use content, files_with_matches or count", args.OutputMode)
+		return tool.Errorf("unknown output_mode %q; use content, files_with_matches or count", args.OutputMode)
 	}
 	if args.Context < 0 {
-		return Errorf("context must be 0 or more, got %d", args.Context)
+		return tool.Errorf("context must be 0 or more, got %d", args.Context)
 	}
 	context := min(int(args.Context), grepMaxContext)
 	filter, err := newGlobFilter(args.Glob)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	// One match past each cap tells render that the output was cut.
 	s, err := newSearcher(args.Pattern, bool(args.IgnoreCase), mode, context, t.maxMatches+1)
 	if err != nil {
-		return Errorf("invalid regular expression %q: %v (RE2 syntax: escape ( ) [ ] { } . * + ? | \\ to match them literally)", args.Pattern, err)
+		return tool.Errorf("invalid regular expression %q: %v (RE2 syntax: escape ( ) [ ] { } . * + ? | \\ to match them literally)", args.Pattern, err)
 	}
 	dir := args.Path
 	if dir == "" {
@@ -107,12 +108,12 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		return t.eachJob(ctx, dir, filter, yield)
 	}, stopAfter, &t.scratch)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return Errorf("grep %s: %v", args.Pattern, err)
+		return tool.Errorf("grep %s: %v", args.Pattern, err)
 	}
-	return t.render(args, mode, jobs, results, ResultBudget(ctx, t.maxBytes))
+	return t.render(args, mode, jobs, results, tool.ResultBudget(ctx, t.maxBytes))
 }
 
 // eachJob calls yield with each file to search under dir (or dir itself
@@ -155,7 +156,7 @@ func (t *grepTool) eachJob(ctx context.Context, dir string, filter *globFilter, 
 }
 
 // render turns results into the tool's output, applying the caps.
-func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult, maxBytes int) Result {
+func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult, maxBytes int) tool.Result {
 	var b strings.Builder
 	matches, files, shownFiles, binary, large := 0, 0, 0, 0, 0
 	cut := ""
@@ -194,7 +195,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 		}
 	}
 	if files == 0 {
-		return Result{Content: "No matches for " + quotePattern(args.Pattern) + "." + skippedNote(binary, large), Summary: "no matches"}
+		return tool.Result{Content: "No matches for " + quotePattern(args.Pattern) + "." + skippedNote(binary, large), Summary: "no matches"}
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	if cut != "" {
@@ -210,7 +211,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 	default:
 		summary = fmt.Sprintf("%s in %s", countOf(matches, "match", "matches"), countOf(files, "file", "files"))
 	}
-	return Result{Content: out, Summary: summary}
+	return tool.Result{Content: out, Summary: summary}
 }
 
 // writeLines appends one file's content-mode lines, stopping at the match

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 )
@@ -39,7 +40,7 @@ func newGrepEnv(t *testing.T) (*Env, string) {
 	return &Env{WS: ws}, root
 }
 
-func callTool(t *testing.T, tool Tool, args map[string]any) Result {
+func callTool(t *testing.T, tool tool.Tool, args map[string]any) tool.Result {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {

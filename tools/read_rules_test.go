@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"covey/permission"
+	"covey/tools/tool"
 	"covey/tools/workspace"
 )
 
@@ -51,12 +52,12 @@ func TestReadRulesHoldForEveryReadingTool(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := &Env{WS: ws, AllowRead: p.AllowRead, AllowFound: p.AllowReadFound}
-			run := func(tool Tool, args map[string]any) Result {
+			run := func(tool tool.Tool, args map[string]any) tool.Result {
 				b, _ := json.Marshal(args)
 				return tool.Run(context.Background(), b)
 			}
 			refused := []struct {
-				tool Tool
+				tool tool.Tool
 				args map[string]any
 			}{
 				{NewReadFile(env), map[string]any{"path": ".env"}},

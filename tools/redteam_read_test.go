@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 
@@ -112,8 +113,8 @@ func TestRedteamReads(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := &Env{WS: ws, AllowRead: p.AllowRead, AllowFound: p.AllowReadFound}
-			tools := map[string]Tool{toolname.ReadFile: NewReadFile(env), toolname.Grep: NewGrep(env), toolname.Glob: NewGlob(env), toolname.ListDir: NewListDir(env)}
-			run := func(c call) Result {
+			tools := map[string]tool.Tool{toolname.ReadFile: NewReadFile(env), toolname.Grep: NewGrep(env), toolname.Glob: NewGlob(env), toolname.ListDir: NewListDir(env)}
+			run := func(c call) tool.Result {
 				b, _ := json.Marshal(c.args)
 				return tools[c.tool].Run(context.Background(), b)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"covey/sandbox"
 	"covey/sandbox/sandboxtest"
+	"covey/tools/tool"
 	"covey/tools/workspace"
 )
 
@@ -41,7 +42,7 @@ func TestSandboxedBashHonoursAllowedPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(env *Env, command string) Result {
+	run := func(env *Env, command string) tool.Result {
 		args, _ := json.Marshal(map[string]any{"command": command})
 		return NewBash(env).Run(context.Background(), args)
 	}

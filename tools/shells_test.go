@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"covey/permission"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 )
@@ -76,7 +77,7 @@ func startShell(t *testing.T, env *Env, command string) string {
 	return strings.TrimPrefix(res.Summary, "background ")
 }
 
-func runTool(t *testing.T, tool Tool, args map[string]any) Result {
+func runTool(t *testing.T, tool tool.Tool, args map[string]any) tool.Result {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	return tool.Run(context.Background(), raw)
@@ -139,7 +140,7 @@ func TestBackgroundShellErrors(t *testing.T) {
 	env, _ := shellEnv(t)
 	out, kill := ShellTools(env)[0], ShellTools(env)[1]
 	tests := map[string]struct {
-		tool Tool
+		tool tool.Tool
 		args map[string]any
 		want string
 	}{

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 )
@@ -79,16 +80,16 @@ func (f *faultFile) Close() error {
 func TestAtomicWriteFailureKeepsOriginal(t *testing.T) {
 	const original = "original content\nline two\n"
 	for _, step := range []string{"create", "write", "chmod", "sync", "close", "rename"} {
-		for _, tool := range []string{toolname.WriteFile, toolname.EditFile} {
-			t.Run(tool+"/"+step, func(t *testing.T) {
+		for _, toolName := range []string{toolname.WriteFile, toolname.EditFile} {
+			t.Run(toolName+"/"+step, func(t *testing.T) {
 				env := wtEnv(t)
 				abs := wtPut(t, env, "f.txt", original, true)
 				if err := os.Chmod(abs, 0o640); err != nil {
 					t.Fatal(err)
 				}
 				fsys := &faultFS{failAt: step}
-				var res Result
-				if tool == toolname.WriteFile {
+				var res tool.Result
+				if toolName == toolname.WriteFile {
 					wt := NewWriteFile(env).(*writeFileTool)
 					wt.m.fs = fsys
 					res = wtRun(t, wt, map[string]any{"path": "f.txt", "content": "replacement\n"})

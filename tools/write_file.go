@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"covey/tools/diff"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 
@@ -26,7 +27,9 @@ const maxResultDiff = 8 << 10
 type writeFileTool struct{ m mutator }
 
 // NewWriteFile returns the write_file tool acting in env.
-func NewWriteFile(env *Env) Tool { return &writeFileTool{m: mutator{env: env, fs: workspace.OSFS{}}} }
+func NewWriteFile(env *Env) tool.Tool {
+	return &writeFileTool{m: mutator{env: env, fs: workspace.OSFS{}}}
+}
 
 func (t *writeFileTool) Name() string   { return toolname.WriteFile }
 func (t *writeFileTool) ReadOnly() bool { return false }
@@ -38,7 +41,7 @@ func (t *writeFileTool) Description() string {
 
 func (t *writeFileTool) Schema() map[string]any { return writeFileSchema() }
 
-var writeFileSchema = ArgsSchema[writeFileArgs](SchemaClosed)
+var writeFileSchema = tool.ArgsSchema[writeFileArgs](tool.SchemaClosed)
 
 // writeFileArgs are write_file's arguments; Content is a pointer so an
 // empty file can be told from a missing argument.
@@ -47,16 +50,16 @@ type writeFileArgs struct {
 	Content *string `json:"content" jsonschema:"The whole new content."`
 }
 
-func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var a writeFileArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Errorf("write_file: invalid arguments: %v", err)
+		return tool.Errorf("write_file: invalid arguments: %v", err)
 	}
 	if a.Path == "" {
-		return Errorf("write_file: path is required")
+		return tool.Errorf("write_file: path is required")
 	}
 	if a.Content == nil {
-		return Errorf("write_file: content is required (use \"\" for an empty file)")
+		return tool.Errorf("write_file: content is required (use \"\" for an empty file)")
 	}
 	return t.m.apply(ctx, toolname.WriteFile, a.Path, func(tg *target) (string, error) {
 		if !tg.exists {
@@ -111,44 +114,44 @@ type target struct {
 
 // apply runs one write of the file at path. compute gets the file as it is
 // now and returns the proposed new content, or an error the model should see.
-func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*target) (string, error)) Result {
+func (m *mutator) apply(ctx context.Context, toolName, path string, compute func(*target) (string, error)) tool.Result {
 	env := m.env
 	if env == nil || env.WS == nil {
-		return Errorf("%s: no workspace configured", tool)
+		return tool.Errorf("%s: no workspace configured", toolName)
 	}
 	abs, err := env.WS.ResolveWrite(path)
 	if err != nil {
 		if errors.Is(err, workspace.ErrOutsideWorkspace) {
-			return Errorf("%s: refused: %s is outside the workspace %s; only files inside it can be written", tool, path, env.WS.Root)
+			return tool.Errorf("%s: refused: %s is outside the workspace %s; only files inside it can be written", toolName, path, env.WS.Root)
 		}
-		return Errorf("%s: %v", tool, err)
+		return tool.Errorf("%s: %v", toolName, err)
 	}
 	rel := env.WS.Rel(abs)
 	if err := permission.CheckAllowedPaths(env.AllowedPaths, rel); err != nil {
-		return Errorf("%s: refused: %v", tool, err)
+		return tool.Errorf("%s: refused: %v", toolName, err)
 	}
 	unlock, err := env.Locks.Lock(ctx, abs)
 	if err != nil {
-		return Errorf("%s: %v", tool, err)
+		return tool.Errorf("%s: %v", toolName, err)
 	}
 	defer unlock()
 
 	tg, err := readTarget(abs, rel)
 	if err != nil {
-		return Errorf("%s: %v", tool, err)
+		return tool.Errorf("%s: %v", toolName, err)
 	}
 	if tg.exists {
 		if err := env.Reads.Check(abs, tg.content); err != nil {
-			return staleError(tool, rel, err)
+			return staleError(toolName, rel, err)
 		}
 	}
 	proposed, err := compute(tg)
 	if err != nil {
-		return Errorf("%s: %s: %v", tool, rel, err)
+		return tool.Errorf("%s: %s: %v", toolName, rel, err)
 	}
 	if tg.exists && proposed == string(tg.content) {
 		env.Reads.Record(abs, tg.content)
-		return Result{Content: fmt.Sprintf("%s is unchanged: the new content equals the current one.", rel), Summary: "unchanged"}
+		return tool.Result{Content: fmt.Sprintf("%s is unchanged: the new content equals the current one.", rel), Summary: "unchanged"}
 	}
 
 	final := proposed
@@ -156,41 +159,41 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 	var trim *trimmed
 	if env.Gate != nil {
 		change := newFileChange(rel, string(tg.content), proposed, !tg.exists)
-		v := env.Gate.Check(ctx, permission.Request{Tool: tool, Path: rel, Change: change, Content: proposed})
+		v := env.Gate.Check(ctx, permission.Request{Tool: toolName, Path: rel, Change: change, Content: proposed})
 		if !v.Allowed {
 			reason := v.Reason
 			if reason == "" {
 				reason = "no reason given"
 			}
-			return Errorf("%s: the change to %s was not allowed: %s", tool, rel, reason)
+			return tool.Errorf("%s: the change to %s was not allowed: %s", toolName, rel, reason)
 		}
 		if v.Content != nil && *v.Content != proposed {
 			final, userEdited = *v.Content, true
 		} else if drop := v.Dropped[rel]; len(drop) > 0 {
 			kept, hs, err := diff.KeepHunks(string(tg.content), proposed, drop)
 			if err != nil {
-				return Errorf("%s: the user took part of the change to %s, but %v; nothing was written", tool, rel, err)
+				return tool.Errorf("%s: the user took part of the change to %s, but %v; nothing was written", toolName, rel, err)
 			}
 			trim = &trimmed{dropped: hs, total: diff.HunkCount(string(tg.content), proposed), note: v.Note}
 			if len(hs) == trim.total {
-				return Errorf("%s: the user dropped every hunk of the change to %s, so nothing was written.%s", tool, rel, trim.noteText())
+				return tool.Errorf("%s: the user dropped every hunk of the change to %s, so nothing was written.%s", toolName, rel, trim.noteText())
 			}
 			final = kept
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return Errorf("%s: %s not written: %v", tool, rel, err)
+		return tool.Errorf("%s: %s not written: %v", toolName, rel, err)
 	}
 	// The lock keeps other agents out, not other programs; the gate may
 	// have waited minutes for the user, so look again before replacing.
 	if err := tg.unchangedSince(); err != nil {
-		return Errorf("%s: %v; nothing was written, read it again", tool, err)
+		return tool.Errorf("%s: %v; nothing was written, read it again", toolName, err)
 	}
 	if err := env.Undo.Save(abs, rel, tg.exists, tg.content, tg.mode); err != nil {
-		return Errorf("%s: %v; nothing was written", tool, err)
+		return tool.Errorf("%s: %v; nothing was written", toolName, err)
 	}
 	if err := m.write(tg, final); err != nil {
-		return Errorf("%s: %v; the file is unchanged", tool, err)
+		return tool.Errorf("%s: %v; the file is unchanged", toolName, err)
 	}
 	env.Reads.Record(abs, []byte(final))
 	res := writeResult(tg, proposed, final, userEdited, trim)
@@ -293,25 +296,25 @@ func (m *mutator) write(tg *target, content string) error {
 }
 
 // staleError turns a ReadTracker refusal into words for the model.
-func staleError(tool, rel string, err error) Result {
+func staleError(toolName, rel string, err error) tool.Result {
 	switch {
 	case errors.Is(err, workspace.ErrNotRead):
-		return Errorf("%s: you have not read %s; read it first with read_file", tool, rel)
+		return tool.Errorf("%s: you have not read %s; read it first with read_file", toolName, rel)
 	case errors.Is(err, workspace.ErrStale):
-		return Errorf("%s: %s changed on disk since you read it; read it again before writing", tool, rel)
+		return tool.Errorf("%s: %s changed on disk since you read it; read it again before writing", toolName, rel)
 	}
-	return Errorf("%s: %v", tool, err)
+	return tool.Errorf("%s: %v", toolName, err)
 }
 
 // newFileChange describes the change of the file rel from old to updated.
-func newFileChange(rel, old, updated string, created bool) *FileChange {
+func newFileChange(rel, old, updated string, created bool) *tool.FileChange {
 	d, added, removed := diff.UnifiedDiff(rel, old, updated)
-	return &FileChange{Path: rel, Created: created, Diff: d, Added: added, Removed: removed}
+	return &tool.FileChange{Path: rel, Created: created, Diff: d, Added: added, Removed: removed}
 }
 
 // writeResult tells the model what was written. A new file's diff would only
 // echo back what the model just sent, so it gets a count instead.
-func writeResult(tg *target, proposed, final string, userEdited bool, trim *trimmed) Result {
+func writeResult(tg *target, proposed, final string, userEdited bool, trim *trimmed) tool.Result {
 	change := newFileChange(tg.rel, string(tg.content), final, !tg.exists)
 	var sb strings.Builder
 	if change.Created {
@@ -338,7 +341,7 @@ func writeResult(tg *target, proposed, final string, userEdited bool, trim *trim
 	if trim != nil {
 		summary += fmt.Sprintf(", %d of %d hunks taken", trim.total-len(trim.dropped), trim.total)
 	}
-	return Result{Content: strings.TrimRight(sb.String(), "\n"), Summary: summary, Display: change}
+	return tool.Result{Content: strings.TrimRight(sb.String(), "\n"), Summary: summary, Display: change}
 }
 
 // lineCount words n lines: "1 line", "2 lines".

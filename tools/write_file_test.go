@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 
@@ -27,7 +28,7 @@ func wtEnv(t *testing.T) *Env {
 }
 
 // wtRun calls tool with args marshalled to JSON.
-func wtRun(t *testing.T, tool Tool, args map[string]any) Result {
+func wtRun(t *testing.T, tool tool.Tool, args map[string]any) tool.Result {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -161,7 +162,7 @@ func TestWriteFile(t *testing.T) {
 			if got := wtGet(t, env.WS.Resolve(path)); got != tt.want {
 				t.Errorf("file = %q, want %q", got, tt.want)
 			}
-			if fc, ok := res.Display.(*FileChange); ok && fc.Created != tt.created {
+			if fc, ok := res.Display.(*tool.FileChange); ok && fc.Created != tt.created {
 				t.Errorf("Created = %v, want %v", fc.Created, tt.created)
 			}
 		})
@@ -172,7 +173,7 @@ func TestWriteFileResult(t *testing.T) {
 	env := wtEnv(t)
 	wtPut(t, env, "f.txt", "a\nb\nc\n", true)
 	res := wtRun(t, NewWriteFile(env), map[string]any{"path": "f.txt", "content": "a\nB\nc\n"})
-	fc, ok := res.Display.(*FileChange)
+	fc, ok := res.Display.(*tool.FileChange)
 	if res.IsError || !ok {
 		t.Fatalf("result %+v", res)
 	}
@@ -244,7 +245,7 @@ func TestWriteFileGate(t *testing.T) {
 			if s := wtGet(t, abs); s != tt.want {
 				t.Errorf("file = %q, want %q", s, tt.want)
 			}
-			if fc, ok := res.Display.(*FileChange); tt.wantErr == "" && (!ok || !strings.Contains(fc.Diff, "+"+strings.SplitN(tt.want, "\n", 2)[0])) {
+			if fc, ok := res.Display.(*tool.FileChange); tt.wantErr == "" && (!ok || !strings.Contains(fc.Diff, "+"+strings.SplitN(tt.want, "\n", 2)[0])) {
 				t.Errorf("Display does not describe what was written: %+v", res.Display)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"covey/permission"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 )
@@ -73,7 +74,7 @@ func TestWriteByHunk(t *testing.T) {
 			for k, v := range tt.args {
 				args[k] = v
 			}
-			var res Result
+			var res tool.Result
 			if tt.tool == toolname.EditFile {
 				res = wtRun(t, NewEditFile(env), args)
 			} else {

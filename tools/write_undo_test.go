@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/tools/workspace"
 )
@@ -124,12 +125,12 @@ func TestReadsOutsideTheWorkspaceNeedARule(t *testing.T) {
 	allowed := map[string]bool{}
 	// Like Policy.AllowRead: the workspace, and outside what a rule allows.
 	env := &Env{WS: ws, AllowRead: func(abs string) bool { return ws.Contains(abs) || allowed[abs] }}
-	call := func(tool Tool, args map[string]any) Result {
+	call := func(tool tool.Tool, args map[string]any) tool.Result {
 		b, _ := json.Marshal(args)
 		return tool.Run(context.Background(), b)
 	}
 	tests := map[string]struct {
-		tool Tool
+		tool tool.Tool
 		args map[string]any
 	}{
 		toolname.ReadFile: {NewReadFile(env), map[string]any{"path": secret}},

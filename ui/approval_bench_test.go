@@ -12,7 +12,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // BenchmarkApprovalScroll is one scroll step through a 5,000-line diff, in
@@ -75,7 +75,7 @@ func replayEvents() []agent.Event {
 			agent.UserMessage{Source: m, Text: fmt.Sprintf("question %d", i)},
 			agent.TextDelta{Source: m, Text: benchAnswer},
 			toolStarted(m, id, toolname.ReadFile, "pkg/a.go"),
-			agent.ToolFinished{Source: m, CallID: id, Name: toolname.ReadFile, Result: tools.Result{Content: "package a\n", Summary: "1 line"}},
+			agent.ToolFinished{Source: m, CallID: id, Name: toolname.ReadFile, Result: tool.Result{Content: "package a\n", Summary: "1 line"}},
 			agent.Done{Source: m, Reason: agent.StopOK})
 	}
 	return evs

@@ -16,8 +16,8 @@ import (
 
 	"covey/permission"
 	"covey/theme"
-	"covey/tools"
 	"covey/tools/diff"
+	"covey/tools/tool"
 )
 
 // approvalOld and approvalNew are a small Go file before and after an edit.
@@ -58,14 +58,14 @@ func Version(w http.ResponseWriter, r *http.Request) {
 func editRequest(path, old, new string) permission.Request {
 	diff, added, removed := diff.UnifiedDiff(path, old, new)
 	return permission.Request{Tool: toolname.EditFile, Path: path, Content: new,
-		Change: &tools.FileChange{Path: path, Diff: diff, Added: added, Removed: removed}}
+		Change: &tool.FileChange{Path: path, Diff: diff, Added: added, Removed: removed}}
 }
 
 // writeRequest is a write_file request creating path with content.
 func writeRequest(path, content string) permission.Request {
 	diff, added, removed := diff.UnifiedDiff(path, "", content)
 	return permission.Request{Tool: toolname.WriteFile, Path: path, Content: content,
-		Change: &tools.FileChange{Path: path, Created: true, Diff: diff, Added: added, Removed: removed}}
+		Change: &tool.FileChange{Path: path, Created: true, Diff: diff, Added: added, Removed: removed}}
 }
 
 func bashRequest(cmd string) permission.Request {

@@ -10,8 +10,8 @@ import (
 
 	"covey/permission"
 	"covey/theme"
-	"covey/tools"
 	"covey/tools/diff"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/ui/keys"
 	"covey/ui/transcript"
@@ -34,14 +34,14 @@ func twoHunkEdit() permission.Request {
 	cur = strings.Replace(cur, "line 25\n", "LINE 25 "+strings.Repeat("wide ", 40)+"\n", 1)
 	d, a, r := diff.UnifiedDiff("f.txt", old, cur)
 	return permission.Request{Tool: toolname.EditFile, Path: "f.txt", Content: cur,
-		Change: &tools.FileChange{Path: "f.txt", Diff: d, Added: a, Removed: r}}
+		Change: &tool.FileChange{Path: "f.txt", Diff: d, Added: a, Removed: r}}
 }
 
 // newFile writes a new file: a one-sided diff, no side by side.
 func newFile() permission.Request {
 	d, a, r := diff.UnifiedDiff("n.txt", "", "hello\n")
 	return permission.Request{Tool: toolname.WriteFile, Path: "n.txt", Content: "hello\n",
-		Change: &tools.FileChange{Path: "n.txt", Created: true, Diff: d, Added: a, Removed: r}}
+		Change: &tool.FileChange{Path: "n.txt", Created: true, Diff: d, Added: a, Removed: r}}
 }
 
 func change(p, old, cur string) permission.FileChange {
