@@ -46,16 +46,6 @@ func pickRequest() permission.Request {
 	}}
 }
 
-// checkedPickRequest is pickRequest with each attempt checked: one
-// passed, one failed with the language server's errors, one not run.
-func checkedPickRequest() permission.Request {
-	req := pickRequest()
-	req.Attempts[0].Check = &permission.AttemptCheck{Command: "go build ./...", Passed: true, Diagnosed: true}
-	req.Attempts[1].Check = &permission.AttemptCheck{Command: "go build ./...", ExitCode: 1, Output: "d.go:3:1: undefined: x", Diagnosed: true, Errors: 2}
-	req.Attempts[2].Check = &permission.AttemptCheck{Command: "go build ./...", ExitCode: -1, Error: "not run: nobody can be asked"}
-	return req
-}
-
 func TestHunkApprovalAnswers(t *testing.T) {
 	enter := tea.KeyMsg{Type: tea.KeyEnter}
 	right := tea.KeyMsg{Type: tea.KeyRight}
