@@ -25,6 +25,8 @@ import (
 	"covey/sandbox"
 	"covey/session"
 	"covey/tools"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // newRootCmd builds the command line: the root command, which parses into o
@@ -308,7 +310,7 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		fmt.Fprintln(stderr, "covey:", err)
 		return exitRun
@@ -333,8 +335,8 @@ func runTool(ctx context.Context, o *options, args []string, stdout, stderr io.W
 	if w := box.Warning(); w != "" {
 		fmt.Fprintln(stderr, "covey:", w)
 	}
-	env := &tools.Env{WS: ws, Locks: tools.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList(), Sandbox: box}
-	reg := tools.NewRegistry(tools.Builtins(env)...)
+	env := &tools.Env{WS: ws, Locks: workspace.NewFileLocks(), Gate: permission.HeadlessGate{Mode: mode}, Todos: tools.NewTodoList(), Sandbox: box}
+	reg := tool.NewRegistry(tools.Builtins(env)...)
 	// The URL is the user's own here, not a model's: any address goes.
 	reg.Add(tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, AllowPrivate: func(string) bool { return true }}))
 	t, ok := reg.Get(args[0])

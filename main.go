@@ -234,7 +234,7 @@ func runMain(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io
 	}
 	var (
 		s *session.Session
-		w workspace
+		w folder
 	)
 	if o.demo {
 		var stop func()

@@ -14,11 +14,11 @@ import (
 	"covey/ui/trustq"
 )
 
-// workspace is what covey read of the folder it runs in before the
+// folder is what covey read of the folder it runs in before the
 // session opens: the config, with the project's settings that need trust
 // left out unless trusted, what the folder brings that covey would run by
 // itself, and the one trust answer covering both.
-type workspace struct {
+type folder struct {
 	root  string
 	cfg   config.Config
 	trust config.Trust
@@ -27,12 +27,12 @@ type workspace struct {
 
 // loadWorkspace reads the config and what the folder brings, and decides
 // trust: --trust-project, trusted_folders, or the remembered answer.
-func loadWorkspace(o *options) (workspace, error) {
+func loadWorkspace(o *options) (folder, error) {
 	root, err := workDir()
 	if err != nil {
-		return workspace{}, err
+		return folder{}, err
 	}
-	w := workspace{root: root}
+	w := folder{root: root}
 	w.cfg, w.trust, err = config.LoadTrusted(root, config.LoadOptions{TrustProject: o.trustProject, Commands: func(c config.Config) []config.Setting {
 		w.found = session.Discover(session.DiscoverOptions{Workspace: root, Config: c, ReservedCommands: ui.BuiltinCommandNames(), MCPConfigFiles: o.mcpConfigs})
 		return w.found.Commands()
@@ -42,7 +42,7 @@ func loadWorkspace(o *options) (workspace, error) {
 
 // reload reads the config again after the answer, with the same
 // discovery: the commands trusted are the ones the question listed.
-func (w *workspace) reload(o *options) error {
+func (w *folder) reload(o *options) error {
 	var err error
 	w.cfg, w.trust, err = config.LoadTrusted(w.root, config.LoadOptions{TrustProject: o.trustProject, Commands: func(config.Config) []config.Setting {
 		return w.found.Commands()
@@ -55,7 +55,7 @@ func (w *workspace) reload(o *options) error {
 // when they have not been answered yet, and remembers the answer (keyed
 // to all of them: a change to any asks again). Only y trusts, and only
 // once the whole list was on screen.
-func askProjectTrust(ctx context.Context, o *options, w *workspace) error {
+func askProjectTrust(ctx context.Context, o *options, w *folder) error {
 	if !w.trust.Ask() {
 		return nil
 	}

@@ -61,7 +61,7 @@ func runTUI(ctx context.Context, o *options, stderr io.Writer) int {
 		// Before anything is sent anywhere or run: the project may name
 		// the endpoint and bring commands, which only the user's yes lets
 		// it do.
-		var w workspace
+		var w folder
 		w, err = loadWorkspace(o)
 		if err == nil {
 			err = askProjectTrust(ctx, o, &w)
@@ -209,7 +209,7 @@ func agentInfos(s *session.Session) ([]ui.AgentInfo, []ui.AgentFileProblems) {
 // openSession opens the session of the configured endpoint in w, with
 // the project's settings and commands that need trust left out unless
 // trusted (w.trust says which).
-func openSession(o *options, w workspace, asker permission.Asker, deferMCP, deferLoad bool) (*session.Session, error) {
+func openSession(o *options, w folder, asker permission.Asker, deferMCP, deferLoad bool) (*session.Session, error) {
 	ep, err := config.ResolveEndpoint(w.cfg, o.flags.Provider, o.flags, os.Getenv)
 	if err != nil {
 		return nil, err

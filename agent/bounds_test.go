@@ -12,7 +12,7 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // TestStreamCaps plays endless streams of each kind: the stream must end
@@ -146,13 +146,13 @@ func TestToolResultsBudget(t *testing.T) {
 	}
 	calls = append(calls, scripted.Call{Name: "small", Args: map[string]any{}})
 	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "done"}}})
-	reg := tools.NewRegistry()
+	reg := tool.NewRegistry()
 	line := strings.Repeat("y", 99) + "\n"
-	reg.Add(&fakeTool{name: "big", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
-		return tools.Result{Content: strings.Repeat(line, 1000)}
+	reg.Add(&fakeTool{name: "big", readOnly: true, run: func(context.Context, json.RawMessage) tool.Result {
+		return tool.Result{Content: strings.Repeat(line, 1000)}
 	}})
-	reg.Add(&fakeTool{name: "small", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
-		return tools.Result{Content: "SMALL RESULT"}
+	reg.Add(&fakeTool{name: "small", readOnly: true, run: func(context.Context, json.RawMessage) tool.Result {
+		return tool.Result{Content: "SMALL RESULT"}
 	}})
 	var kept []agent.Message
 	a := agent.New(agent.Config{Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}), Model: "m", Tools: reg,

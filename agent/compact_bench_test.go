@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // BenchmarkLongSessionPeak runs a 200-turn session whose tool results pass
@@ -65,7 +65,7 @@ func BenchmarkCompact(b *testing.B) {
 			p := &summaryProvider{}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				a := agent.New(agent.Config{Provider: p, Model: "m", System: testSystem, Tools: tools.NewRegistry(bigTool(10)),
+				a := agent.New(agent.Config{Provider: p, Model: "m", System: testSystem, Tools: tool.NewRegistry(bigTool(10)),
 					ContextWindow: 32000, AutoCompact: agent.DefaultAutoCompact})
 				a.SetHistory(h)
 				if _, err := a.Compact(context.Background(), ""); err != nil {

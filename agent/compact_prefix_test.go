@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"covey/tools/tool"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
-	"covey/tools"
 )
 
 // antCompactBody is the part of a Messages request the compaction test
@@ -46,7 +46,7 @@ func TestAnthropicCompactionReusesPrefix(t *testing.T) {
 	a := agent.New(agent.Config{
 		Provider: agent.NewAnthropic(agent.OpenAIConfig{BaseURL: srv.URL()}),
 		Model:    "claude-x", System: testSystem,
-		Tools: tools.NewRegistry(echoTool("echo", true)),
+		Tools: tool.NewRegistry(echoTool("echo", true)),
 		Emit:  rec.emit,
 	})
 	if res, err := a.Run(context.Background(), "look around"); err != nil || res.Answer != "Looked around." {

@@ -12,15 +12,15 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 const testSystem = "You are a test agent."
 
 // bigTool returns size bytes of filler, the bulk that fills a window.
 func bigTool(size int) *fakeTool {
-	return &fakeTool{name: "big", readOnly: true, run: func(_ context.Context, args json.RawMessage) tools.Result {
-		return tools.Result{Content: strings.Repeat("filler line of a large tool result\n", size/35), Summary: "big"}
+	return &fakeTool{name: "big", readOnly: true, run: func(_ context.Context, args json.RawMessage) tool.Result {
+		return tool.Result{Content: strings.Repeat("filler line of a large tool result\n", size/35), Summary: "big"}
 	}}
 }
 
@@ -34,12 +34,12 @@ func longSession(t testing.TB, window int, nameWindow bool) (*scripted.Server, *
 	return srv, ls
 }
 
-func compactingAgent(srv *scripted.Server, rec *recorder, window int, ts ...tools.Tool) *agent.Agent {
+func compactingAgent(srv *scripted.Server, rec *recorder, window int, ts ...tool.Tool) *agent.Agent {
 	return agent.New(agent.Config{
 		Provider:      agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
 		Model:         "test-model",
 		System:        testSystem,
-		Tools:         tools.NewRegistry(ts...),
+		Tools:         tool.NewRegistry(ts...),
 		Emit:          rec.emit,
 		ContextWindow: window,
 		AutoCompact:   agent.DefaultAutoCompact,
@@ -136,7 +136,7 @@ func TestCompactManual(t *testing.T) {
 	var trigger, focusSeen string
 	a := agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
-		Model:    "test-model", System: testSystem, Tools: tools.NewRegistry(bigTool(3000)), Emit: rec.emit,
+		Model:    "test-model", System: testSystem, Tools: tool.NewRegistry(bigTool(3000)), Emit: rec.emit,
 		AutoCompact: agent.DefaultAutoCompact,
 		CrewNote:    func() string { return "- scout (explore-7, Explore): done. Report: FACT-99" },
 		BeforeCompact: func(_ context.Context, tr, focus string) (string, error) {

@@ -10,7 +10,7 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // TestSteerDeliversBeforeNextRequest: a message queued while a tool runs
@@ -26,10 +26,10 @@ func TestSteerDeliversBeforeNextRequest(t *testing.T) {
 	}})
 	rec := &recorder{}
 	var a *agent.Agent
-	slow := &fakeTool{name: "slow", run: func(context.Context, json.RawMessage) tools.Result {
+	slow := &fakeTool{name: "slow", run: func(context.Context, json.RawMessage) tool.Result {
 		a.Steer("first note", agent.ChildMessage{Text: "first note"})
 		a.Steer("second note", agent.ChildMessage{Text: "second note"})
-		return tools.Result{Content: "slow done"}
+		return tool.Result{Content: "slow done"}
 	}}
 	a = newAgent(t, srv, rec, 10, slow)
 	res, err := a.Run(context.Background(), "steer me")
@@ -94,7 +94,7 @@ func TestBudgetStopsBeforeTheNextRequest(t *testing.T) {
 			}})
 			cfg := agent.Config{
 				Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
-				Model:    "test-model", Tools: tools.NewRegistry(echoTool("echo", true)), MaxTurns: 5,
+				Model:    "test-model", Tools: tool.NewRegistry(echoTool("echo", true)), MaxTurns: 5,
 			}
 			tc.cfg(&cfg)
 			a := agent.New(cfg)
@@ -119,7 +119,7 @@ func TestHoldBlocksRequestsAndToolCalls(t *testing.T) {
 	holds := make(chan struct{}, 8)
 	a := agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
-		Model:    "test-model", Tools: tools.NewRegistry(echoTool("echo", true)), MaxTurns: 5,
+		Model:    "test-model", Tools: tool.NewRegistry(echoTool("echo", true)), MaxTurns: 5,
 		Hold: func(ctx context.Context) error {
 			holds <- struct{}{}
 			select {

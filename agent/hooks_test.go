@@ -12,7 +12,7 @@ import (
 	"covey/hooks"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // bind returns the hooks of c for the main agent, run in dir.
@@ -25,12 +25,12 @@ func cmd(event, matcher, command string) hooks.Config {
 	return hooks.Config{event: {{Matcher: matcher, Hooks: []hooks.Command{{Command: command}}}}}
 }
 
-func hookedAgent(t *testing.T, srv *scripted.Server, h agent.Hooks, ts ...tools.Tool) *agent.Agent {
+func hookedAgent(t *testing.T, srv *scripted.Server, h agent.Hooks, ts ...tool.Tool) *agent.Agent {
 	t.Helper()
 	return agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
 		Model:    "test-model", MaxTurns: 10,
-		Tools: tools.NewRegistry(ts...),
+		Tools: tool.NewRegistry(ts...),
 		Hooks: h,
 	})
 }
@@ -91,7 +91,7 @@ func TestPostToolUseFeedbackAndHalt(t *testing.T) {
 
 // benchCall runs one echo call through the loop's tool path with h.
 func benchCall(b *testing.B, h agent.Hooks) {
-	a := agent.New(agent.Config{Tools: tools.NewRegistry(echoTool("echo", true)), Hooks: h})
+	a := agent.New(agent.Config{Tools: tool.NewRegistry(echoTool("echo", true)), Hooks: h})
 	args := json.RawMessage(`{"path":"a.go"}`)
 	b.ReportAllocs()
 	b.ResetTimer()

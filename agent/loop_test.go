@@ -14,27 +14,27 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // fakeTool is a tool whose behaviour each test decides.
 type fakeTool struct {
 	name     string
 	readOnly bool
-	run      func(ctx context.Context, args json.RawMessage) tools.Result
+	run      func(ctx context.Context, args json.RawMessage) tool.Result
 }
 
 func (f *fakeTool) Name() string           { return f.name }
 func (f *fakeTool) Description() string    { return "test tool " + f.name }
 func (f *fakeTool) Schema() map[string]any { return map[string]any{"type": "object"} }
 func (f *fakeTool) ReadOnly() bool         { return f.readOnly }
-func (f *fakeTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
+func (f *fakeTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	return f.run(ctx, args)
 }
 
 func echoTool(name string, readOnly bool) *fakeTool {
-	return &fakeTool{name: name, readOnly: readOnly, run: func(_ context.Context, args json.RawMessage) tools.Result {
-		return tools.Result{Content: name + " got " + string(args), Summary: "ok"}
+	return &fakeTool{name: name, readOnly: readOnly, run: func(_ context.Context, args json.RawMessage) tool.Result {
+		return tool.Result{Content: name + " got " + string(args), Summary: "ok"}
 	}}
 }
 
@@ -60,13 +60,13 @@ func (r *recorder) kinds() []string {
 	return out
 }
 
-func newAgent(t *testing.T, srv *scripted.Server, rec *recorder, maxTurns int, ts ...tools.Tool) *agent.Agent {
+func newAgent(t *testing.T, srv *scripted.Server, rec *recorder, maxTurns int, ts ...tool.Tool) *agent.Agent {
 	t.Helper()
 	return agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
 		Model:    "test-model",
 		System:   "You are a test agent.",
-		Tools:    tools.NewRegistry(ts...),
+		Tools:    tool.NewRegistry(ts...),
 		MaxTurns: maxTurns,
 		Emit:     rec.emit,
 	})
@@ -133,26 +133,26 @@ func TestLoopParallelCallsKeepCallOrder(t *testing.T) {
 	// first waits until second has run: sequential execution would deadlock
 	// (and fail by the context deadline), so finishing proves concurrency.
 	secondRan := make(chan struct{})
-	first := &fakeTool{name: "first", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) tools.Result {
+	first := &fakeTool{name: "first", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) tool.Result {
 		select {
 		case <-secondRan:
-			return tools.Result{Content: "first result"}
+			return tool.Result{Content: "first result"}
 		case <-ctx.Done():
-			return tools.Errorf("first never saw second run")
+			return tool.Errorf("first never saw second run")
 		}
 	}}
-	second := &fakeTool{name: "second", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
+	second := &fakeTool{name: "second", readOnly: true, run: func(context.Context, json.RawMessage) tool.Result {
 		close(secondRan)
-		return tools.Result{Content: "second result"}
+		return tool.Result{Content: "second result"}
 	}}
 	var writerSawBoth bool
-	writer := &fakeTool{name: "writer", run: func(context.Context, json.RawMessage) tools.Result {
+	writer := &fakeTool{name: "writer", run: func(context.Context, json.RawMessage) tool.Result {
 		select {
 		case <-secondRan:
 			writerSawBoth = true
 		default:
 		}
-		return tools.Result{Content: "writer result"}
+		return tool.Result{Content: "writer result"}
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -223,10 +223,10 @@ func TestLoopCancelLeavesValidConversation(t *testing.T) {
 		{Text: "after the cancel"},
 	}})
 	started := make(chan struct{})
-	block := &fakeTool{name: "block", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) tools.Result {
+	block := &fakeTool{name: "block", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) tool.Result {
 		close(started)
 		<-ctx.Done()
-		return tools.Errorf("interrupted: %v", ctx.Err())
+		return tool.Errorf("interrupted: %v", ctx.Err())
 	}}
 	a := newAgent(t, srv, &recorder{}, 10, block, echoTool("echo", false))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -278,7 +278,7 @@ func TestLoopToolPanicIsAToolError(t *testing.T) {
 		{ToolCalls: []scripted.Call{{ID: "c1", Name: "boom", Args: "{}"}}},
 		{Text: "still here"},
 	}})
-	boom := &fakeTool{name: "boom", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result { panic("kaboom") }}
+	boom := &fakeTool{name: "boom", readOnly: true, run: func(context.Context, json.RawMessage) tool.Result { panic("kaboom") }}
 	a := newAgent(t, srv, &recorder{}, 5, boom)
 	res, err := a.Run(context.Background(), "panic")
 	if err != nil || res.Answer != "still here" {
@@ -297,7 +297,7 @@ func TestRetryResendsTheLastTurn(t *testing.T) {
 	rec := &recorder{}
 	a := agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), MaxAttempts: 1}),
-		Model:    "m", Tools: tools.NewRegistry(), Emit: rec.emit,
+		Model:    "m", Tools: tool.NewRegistry(), Emit: rec.emit,
 	})
 	if _, err := a.Run(context.Background(), "flaky question"); err == nil {
 		t.Fatal("the cut stream did not fail the run")
@@ -395,7 +395,7 @@ func TestDroppedConnectionReadsPlainly(t *testing.T) {
 	rec := &recorder{}
 	a := agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), MaxAttempts: 1}),
-		Model:    "m", Tools: tools.NewRegistry(), Emit: rec.emit,
+		Model:    "m", Tools: tool.NewRegistry(), Emit: rec.emit,
 	})
 	res, err := a.Run(context.Background(), "long answer")
 	if err == nil {
@@ -466,7 +466,7 @@ func TestInterruptedAnswerCarriesItsText(t *testing.T) {
 	var seen atomic.Int32
 	a := agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
-		Model:    "m", Tools: tools.NewRegistry(),
+		Model:    "m", Tools: tool.NewRegistry(),
 		Emit: func(e agent.Event) {
 			if _, ok := e.(agent.TextDelta); ok && seen.Add(1) == 2 {
 				cancel()

@@ -8,7 +8,7 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // A tool's progress reports become ToolProgress events of its call, between
@@ -20,12 +20,12 @@ func TestLoopToolProgressAndSourceTools(t *testing.T) {
 		{Text: "done"},
 	}})
 	rec := &recorder{}
-	long := &fakeTool{name: "mcp__srv__long", run: func(ctx context.Context, _ json.RawMessage) tools.Result {
-		tools.ReportProgress(ctx, tools.Progress{Message: "half way", Progress: 1, Total: 2})
-		return tools.Result{Content: "ok"}
+	long := &fakeTool{name: "mcp__srv__long", run: func(ctx context.Context, _ json.RawMessage) tool.Result {
+		tool.ReportProgress(ctx, tool.Progress{Message: "half way", Progress: 1, Total: 2})
+		return tool.Result{Content: "ok"}
 	}}
-	reg := tools.NewRegistry()
-	reg.AddSource(func() []tools.Tool { return []tools.Tool{long} })
+	reg := tool.NewRegistry()
+	reg.AddSource(func() []tool.Tool { return []tool.Tool{long} })
 	a := agent.New(agent.Config{
 		Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}),
 		Model:    "m", Tools: reg, MaxTurns: 5, Emit: rec.emit,

@@ -11,15 +11,15 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
-func responsesAgent(srv *scripted.Server, rec *recorder, cacheKey string, ts ...tools.Tool) *agent.Agent {
+func responsesAgent(srv *scripted.Server, rec *recorder, cacheKey string, ts ...tool.Tool) *agent.Agent {
 	return agent.New(agent.Config{
 		Provider: agent.NewResponses(agent.OpenAIConfig{BaseURL: srv.URL()}),
 		Model:    "gpt-5-codex",
 		System:   "You are a test agent.",
-		Tools:    tools.NewRegistry(ts...),
+		Tools:    tool.NewRegistry(ts...),
 		Emit:     rec.emit,
 		CacheKey: cacheKey,
 	})
@@ -150,7 +150,7 @@ func TestResponsesLongSessionCompacts(t *testing.T) {
 		Provider:    agent.NewResponses(agent.OpenAIConfig{BaseURL: srv.URL()}),
 		Model:       "gpt-5-codex",
 		System:      testSystem,
-		Tools:       tools.NewRegistry(bigTool(6000)),
+		Tools:       tool.NewRegistry(bigTool(6000)),
 		Emit:        rec.emit,
 		AutoCompact: agent.DefaultAutoCompact,
 		CacheKey:    "s",

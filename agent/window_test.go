@@ -15,6 +15,8 @@ import (
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
 	"covey/tools"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // TestContextFill checks the fill of the next request: an estimate of the
@@ -157,7 +159,7 @@ func TestSmallWindowReadFits(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "big.txt"), []byte(big.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,8 +205,8 @@ func TestCapResult(t *testing.T) {
 		{ToolCalls: []scripted.Call{{Name: "loud", Args: map[string]any{}}}},
 		{Text: "ok"},
 	}})
-	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
-		return tools.Result{Content: strings.Repeat("é", 10000)}
+	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tool.Result {
+		return tool.Result{Content: strings.Repeat("é", 10000)}
 	}}
 	a := newAgent(t, srv, &recorder{}, 0, loud)
 	a.SetContextWindow(8192)
@@ -223,7 +225,7 @@ func TestContextBreakdown(t *testing.T) {
 	a := agent.New(agent.Config{
 		Model:  "m",
 		System: "base prompt of some length\n\n# Project instructions\n\nalways run the tests",
-		Tools:  tools.NewRegistry(echoTool("echo", true), mcpTool),
+		Tools:  tool.NewRegistry(echoTool("echo", true), mcpTool),
 	})
 	turn := func(q, call, result, answer string) []agent.Message {
 		return []agent.Message{
@@ -287,7 +289,7 @@ func TestContextBreakdownAgreesWithCompact(t *testing.T) {
 		for _, window := range []int{0, 32768} {
 			for _, long := range []bool{false, true} {
 				t.Run(fmt.Sprint(name, window, long), func(t *testing.T) {
-					probe := agent.New(agent.Config{Model: "m", System: testSystem, Tools: tools.NewRegistry(echoTool("echo", true))})
+					probe := agent.New(agent.Config{Model: "m", System: testSystem, Tools: tool.NewRegistry(echoTool("echo", true))})
 					probe.SetContextWindow(window)
 					probe.SetHistory(h)
 					b := probe.ContextBreakdown("", nil)
@@ -298,7 +300,7 @@ func TestContextBreakdownAgreesWithCompact(t *testing.T) {
 					srv := scriptedtest.New(t)
 					srv.Add(scripted.Conversation{Name: "summariser", Match: scripted.Match{SystemContains: "conversation summariser"}, Turns: []scripted.Turn{{Text: summary}}})
 					a := agent.New(agent.Config{Provider: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL()}), Model: "m",
-						System: testSystem, Tools: tools.NewRegistry(echoTool("echo", true)), Emit: (&recorder{}).emit})
+						System: testSystem, Tools: tool.NewRegistry(echoTool("echo", true)), Emit: (&recorder{}).emit})
 					a.SetContextWindow(window)
 					a.SetHistory(h)
 					ev, err := a.Compact(context.Background(), "")
@@ -337,8 +339,8 @@ func TestParallelResultsFitTheWindow(t *testing.T) {
 		calls = append(calls, scripted.Call{Name: "loud", Args: map[string]any{"n": i}})
 	}
 	srv.Add(scripted.Conversation{Turns: []scripted.Turn{{ToolCalls: calls}, {Text: "ok"}}})
-	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tools.Result {
-		return tools.Result{Content: strings.Repeat("x", 100_000)}
+	loud := &fakeTool{name: "loud", readOnly: true, run: func(context.Context, json.RawMessage) tool.Result {
+		return tool.Result{Content: strings.Repeat("x", 100_000)}
 	}}
 	a := newAgent(t, srv, &recorder{}, 0, loud)
 	a.SetContextWindow(8192)

@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // sdkTools returns n tools as a server lists them, with small schemas.
@@ -29,7 +29,7 @@ func sdkTools(n int) []*sdk.Tool {
 // work of a connect or a tools/list_changed.
 func BenchmarkToolListBuild500(b *testing.B) {
 	ts := sdkTools(500)
-	srv := &server{cfg: Server{Name: "big"}, tail: newTailWriter(1), progress: map[string]func(tools.Progress){}}
+	srv := &server{cfg: Server{Name: "big"}, tail: newTailWriter(1), progress: map[string]func(tool.Progress){}}
 	b.ReportAllocs()
 	for b.Loop() {
 		m := &Manager{opts: Options{OutputCap: DefaultOutputCap}, names: newNameSet(), servers: []*server{srv}}
@@ -46,10 +46,10 @@ func BenchmarkToolListBuild500(b *testing.B) {
 // gated, filtered view of them.
 func BenchmarkToolsPerRequest500(b *testing.B) {
 	ts := sdkTools(500)
-	srv := &server{cfg: Server{Name: "big"}, tail: newTailWriter(1), progress: map[string]func(tools.Progress){}, state: StateConnected}
+	srv := &server{cfg: Server{Name: "big"}, tail: newTailWriter(1), progress: map[string]func(tool.Progress){}, state: StateConnected}
 	m := &Manager{opts: Options{OutputCap: DefaultOutputCap}, names: newNameSet(), servers: []*server{srv}, changed: make(chan struct{})}
 	m.setToolsLocked(srv, ts)
-	reg := tools.NewRegistry()
+	reg := tool.NewRegistry()
 	reg.AddSource(m.Source(nil, nil))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -16,7 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"covey/tools"
+	"covey/tools/tool"
 
 	"covey/permission"
 )
@@ -115,9 +115,9 @@ type Manager struct {
 	mu      sync.Mutex
 	servers []*server // sorted by name
 	names   *nameSet
-	version int          // bumps whenever the offered tools change
-	connSeq int          // counts connections, for the order of tools
-	cached  []tools.Tool // the offered tools at cachedV
+	version int         // bumps whenever the offered tools change
+	connSeq int         // counts connections, for the order of tools
+	cached  []tool.Tool // the offered tools at cachedV
 	cachedV int
 	closed  bool
 	wg      sync.WaitGroup
@@ -150,7 +150,7 @@ type server struct {
 	tail      *tailWriter
 	stdout    *stdoutHead // the first bytes of a stdio server's stdout
 
-	progress map[string]func(tools.Progress) // by progress token
+	progress map[string]func(tool.Progress) // by progress token
 }
 
 // NewManager returns a manager of servers; nothing starts until Start.
@@ -167,7 +167,7 @@ func NewManager(servers []Server, opts Options) *Manager {
 		if s.Scope == ScopeProject && !opts.TrustProject {
 			st = StateUntrusted
 		}
-		m.servers = append(m.servers, &server{cfg: s, state: st, tail: newTailWriter(stderrTailLines), stdout: &stdoutHead{}, progress: map[string]func(tools.Progress){}})
+		m.servers = append(m.servers, &server{cfg: s, state: st, tail: newTailWriter(stderrTailLines), stdout: &stdoutHead{}, progress: map[string]func(tool.Progress){}})
 	}
 	slices.SortFunc(m.servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
 	return m
@@ -522,7 +522,7 @@ func (m *Manager) progress(s *server, p *sdk.ProgressNotificationParams) {
 	fn := s.progress[tok]
 	m.mu.Unlock()
 	if fn != nil {
-		fn(tools.Progress{Message: p.Message, Progress: p.Progress, Total: p.Total})
+		fn(tool.Progress{Message: p.Message, Progress: p.Progress, Total: p.Total})
 	}
 }
 
@@ -599,13 +599,13 @@ func (m *Manager) WaitGrace(ctx context.Context, grace time.Duration) {
 // Tools returns the tools of every connected server, in server then
 // server-order. The slice is shared until the tools change; do not modify
 // it.
-func (m *Manager) Tools() []tools.Tool {
+func (m *Manager) Tools() []tool.Tool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.cached != nil && m.cachedV == m.version {
 		return m.cached
 	}
-	out := make([]tools.Tool, 0, len(m.cached))
+	out := make([]tool.Tool, 0, len(m.cached))
 	var live []*server
 	for _, s := range m.servers {
 		if s.state == StateConnected {
@@ -622,22 +622,22 @@ func (m *Manager) Tools() []tools.Tool {
 	return out
 }
 
-// Source returns the manager's tools as a tools.Source whose calls ask
+// Source returns the manager's tools as a tool.Source whose calls ask
 // gate instead of the manager's (a child's gate labels its requests), each
 // kept only when keep accepts it (nil keeps all). keep is asked again
 // whenever the tools change; the views are cached until then.
-func (m *Manager) Source(gate permission.Gate, keep func(tools.Tool) bool) tools.Source {
+func (m *Manager) Source(gate permission.Gate, keep func(tool.Tool) bool) tool.Source {
 	var mu sync.Mutex
-	var cached []tools.Tool
-	var base []tools.Tool
-	return func() []tools.Tool {
+	var cached []tool.Tool
+	var base []tool.Tool
+	return func() []tool.Tool {
 		all := m.Tools()
 		mu.Lock()
 		defer mu.Unlock()
 		if cached != nil && len(all) == len(base) && (len(all) == 0 || &all[0] == &base[0]) {
 			return cached
 		}
-		out := make([]tools.Tool, 0, len(all))
+		out := make([]tool.Tool, 0, len(all))
 		for _, t := range all {
 			if keep != nil && !keep(t) {
 				continue

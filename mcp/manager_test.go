@@ -20,7 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"covey/tools"
+	"covey/tools/tool"
 
 	"covey/permission"
 )
@@ -125,7 +125,7 @@ func newTestManager(t *testing.T, c *connector, opts Options, servers ...Server)
 	return m
 }
 
-func toolByName(m *Manager, name string) tools.Tool {
+func toolByName(m *Manager, name string) tool.Tool {
 	for _, t := range m.Tools() {
 		if t.Name() == name {
 			return t
@@ -200,8 +200,8 @@ func TestManagerProgressAndCancel(t *testing.T) {
 	_ = m.Wait(waitCtx(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
-	var got []tools.Progress
-	ctx = tools.WithProgress(ctx, func(p tools.Progress) {
+	var got []tool.Progress
+	ctx = tool.WithProgress(ctx, func(p tool.Progress) {
 		mu.Lock()
 		got = append(got, p)
 		if len(got) == 3 {
@@ -209,7 +209,7 @@ func TestManagerProgressAndCancel(t *testing.T) {
 		}
 		mu.Unlock()
 	})
-	done := make(chan tools.Result)
+	done := make(chan tool.Result)
 	go func() { done <- toolByName(m, "mcp__srv__slow").Run(ctx, json.RawMessage(`{}`)) }()
 	select {
 	case r := <-done:

@@ -13,7 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"covey/tools"
+	"covey/tools/tool"
 
 	"covey/permission"
 )
@@ -32,7 +32,7 @@ type Tool struct {
 	gate permission.Gate
 }
 
-var _ tools.Tool = (*Tool)(nil)
+var _ tool.Tool = (*Tool)(nil)
 
 func newTool(m *Manager, s Server, name string, t *sdk.Tool) *Tool {
 	desc := strings.TrimSpace(t.Description)
@@ -84,20 +84,20 @@ func inputSchema(v any) map[string]any {
 	return m
 }
 
-// Name implements tools.Tool.
+// Name implements tool.Tool.
 func (t *Tool) Name() string { return t.name }
 
-// Description implements tools.Tool.
+// Description implements tool.Tool.
 func (t *Tool) Description() string { return t.desc }
 
-// Schema implements tools.Tool.
+// Schema implements tool.Tool.
 func (t *Tool) Schema() map[string]any { return t.schema }
 
-// ReadOnly implements tools.Tool: false, since covey cannot know what a
+// ReadOnly implements tool.Tool: false, since covey cannot know what a
 // server's tool does (its readOnlyHint is the server's claim, not a fact).
 func (t *Tool) ReadOnly() bool { return false }
 
-// Concurrent implements tools.Concurrent: calls of tools their server
+// Concurrent implements tool.Concurrent: calls of tools their server
 // marks read-only may run alongside other calls.
 func (t *Tool) Concurrent() bool { return t.readOnly }
 
@@ -112,20 +112,20 @@ const maxDescription = 2048
 
 var progressSeq atomic.Int64
 
-// Run implements tools.Tool: it asks the gate, calls the server with the
+// Run implements tool.Tool: it asks the gate, calls the server with the
 // server's tool_timeout, forwards progress, and formats the result.
-func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
+func (t *Tool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var argMap map[string]any
 	if len(bytes.TrimSpace(args)) > 0 {
 		if err := json.Unmarshal(args, &argMap); err != nil {
-			return tools.Errorf("%s takes a JSON object of arguments: %v", t.name, err)
+			return tool.Errorf("%s takes a JSON object of arguments: %v", t.name, err)
 		}
 	}
 	if g := t.gate; g != nil {
 		compact := compactJSON(args)
 		v := g.Check(ctx, permission.Request{Tool: t.name, Server: t.server, ServerTool: t.remote, Args: compact})
 		if !v.Allowed {
-			return tools.Errorf("%s", v.Reason)
+			return tool.Errorf("%s", v.Reason)
 		}
 	}
 	m := t.m
@@ -143,7 +143,7 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 		if serr != "" {
 			msg += ": " + serr
 		}
-		return tools.Errorf("%s; the user can reconnect it with /mcp", msg)
+		return tool.Errorf("%s; the user can reconnect it with /mcp", msg)
 	}
 	timeout := s.cfg.Config.toolTimeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
@@ -152,9 +152,9 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 	token := "covey-" + strconv.FormatInt(progressSeq.Add(1), 10)
 	m.mu.Lock()
 	var finished atomic.Bool // progress arriving after the result is dropped
-	s.progress[token] = func(p tools.Progress) {
+	s.progress[token] = func(p tool.Progress) {
 		if !finished.Load() {
-			tools.ReportProgress(ctx, p)
+			tool.ReportProgress(ctx, p)
 		}
 	}
 	m.mu.Unlock()
@@ -169,17 +169,17 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 	res, err := cs.CallTool(cctx, params)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return tools.Result{Content: "cancelled by the user", IsError: true, Summary: "cancelled"}
+		return tool.Result{Content: "cancelled by the user", IsError: true, Summary: "cancelled"}
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return tools.Errorf("%s did not answer within %s (tool_timeout of the server %s)", t.name, timeout, t.server)
+		return tool.Errorf("%s did not answer within %s (tool_timeout of the server %s)", t.name, timeout, t.server)
 	case err != nil:
-		return tools.Errorf("%s failed: %v", t.name, err)
+		return tool.Errorf("%s failed: %v", t.name, err)
 	}
 	limit := m.opts.OutputCap
 	if limit <= 0 {
-		limit = tools.HardResultCap
+		limit = tool.HardResultCap
 	}
-	return FormatResult(res, tools.ResultBudget(ctx, limit))
+	return FormatResult(res, tool.ResultBudget(ctx, limit))
 }
 
 // compactJSON returns args as one line of JSON.
@@ -195,9 +195,9 @@ func compactJSON(args json.RawMessage) string {
 // it is, structured content as JSON, images, audio and resources noted by
 // type and size, cut to limit bytes with a note. isError makes an error
 // result.
-func FormatResult(res *sdk.CallToolResult, limit int) tools.Result {
+func FormatResult(res *sdk.CallToolResult, limit int) tool.Result {
 	if res == nil {
-		return tools.Result{Content: "(no output)", Summary: "no output"}
+		return tool.Result{Content: "(no output)", Summary: "no output"}
 	}
 	var parts []string
 	texts := 0
@@ -246,7 +246,7 @@ func FormatResult(res *sdk.CallToolResult, limit int) tools.Result {
 		out = "(no output)"
 	}
 	out, cut := capText(out, limit)
-	r := tools.Result{Content: out, IsError: res.IsError, Summary: summaryOf(out, cut)}
+	r := tool.Result{Content: out, IsError: res.IsError, Summary: summaryOf(out, cut)}
 	if res.IsError {
 		r.Content = "Error: " + out
 	}

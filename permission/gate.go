@@ -131,7 +131,7 @@ type Verdict struct {
 	// Dropped, on an allowed write or ToolMerge (or ToolPickAttempt), are
 	// the hunks the user left out, by path (the write's Path, a merged
 	// file's), numbered from 0 in the order the request's diff shows
-	// them (tools.KeepHunks).
+	// them (diff.KeepHunks).
 	Dropped map[string][]int
 	// Note is what the user typed for the model with an allowed answer
 	// that took part of a change.

@@ -10,6 +10,7 @@ import (
 	"covey/agent/sessionfile"
 	"covey/internal/excerpt"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -60,15 +61,15 @@ func (s *Session) ShellOutput(id string) (out string, cut int64, ok bool) {
 
 // shellScoped keeps bash_output and kill_shell out of a slash command's
 // turn whose allowed-tools leave out bash: they come with bash.
-type shellScoped struct{ tools.Tool }
+type shellScoped struct{ tool.Tool }
 
 // Concurrent keeps the wrapped tool's own answer.
-func (t shellScoped) Concurrent() bool { return tools.RunsConcurrently(t.Tool) }
+func (t shellScoped) Concurrent() bool { return tool.RunsConcurrently(t.Tool) }
 
 // Run refuses the call in a command's turn that does not allow bash.
-func (t shellScoped) Run(ctx context.Context, args json.RawMessage) tools.Result {
+func (t shellScoped) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	if sc := scopeOf(ctx); sc != nil && !sc.allows(toolname.Bash) {
-		return tools.Errorf("%s comes with bash, which is not among the allowed-tools of /%s, the command this turn runs", t.Name(), sc.command)
+		return tool.Errorf("%s comes with bash, which is not among the allowed-tools of /%s, the command this turn runs", t.Name(), sc.command)
 	}
 	return t.Tool.Run(ctx, args)
 }

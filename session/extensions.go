@@ -22,6 +22,7 @@ import (
 	"covey/tools"
 	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // extensions are what a Claude Code user carries besides agents: slash
@@ -197,7 +198,7 @@ func (x *extensions) modelProblems(aliases map[string]string) []string {
 
 // skillTool returns the skill tool offering the skills named, nil when
 // none of them exists.
-func (x *extensions) skillTool(names []string) tools.Tool {
+func (x *extensions) skillTool(names []string) tool.Tool {
 	only, _ := x.skills.Only(names)
 	return only.Tool()
 }
@@ -398,14 +399,14 @@ func (s *Session) bangRunner(c slashcmd.Command, sc *turnScope) func(context.Con
 			req.Agent = label
 			return gate.Check(ctx, req)
 		})
-		env := &tools.Env{WS: s.ws, Reads: tools.NewReadTracker(), Locks: s.locks, Gate: labelled, Undo: s.undoLog(),
+		env := &tools.Env{WS: s.ws, Reads: workspace.NewReadTracker(), Locks: s.locks, Gate: labelled, Undo: s.undoLog(),
 			AllowRead: s.policy.AllowRead, AllowFound: s.policy.AllowReadFound, Sandbox: s.sandbox}
 		args, _ := json.Marshal(map[string]string{"command": command})
 		// Shown as a bash call of the main agent, so the user sees what
 		// the command ran (the transcript, -p's progress, the session
 		// file), whether the gate asked or not.
 		src := agent.Source{AgentID: agent.MainAgentID}
-		id, key, start := fmt.Sprintf("cmd_%d", s.ext.bangSeq.Add(1)), tools.KeyArg(toolname.Bash, args), time.Now()
+		id, key, start := fmt.Sprintf("cmd_%d", s.ext.bangSeq.Add(1)), tool.KeyArg(toolname.Bash, args), time.Now()
 		s.emit(agent.ToolStarted{Source: src, CallID: id, Name: toolname.Bash, Args: args, KeyArg: key})
 		res := tools.NewBash(env).Run(ctx, args)
 		s.emit(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Bash, KeyArg: key, Duration: time.Since(start), Result: res})
@@ -421,7 +422,7 @@ func (s *Session) bangRunner(c slashcmd.Command, sc *turnScope) func(context.Con
 // ("(no output)", "[exit code 0]") are no part of it; a command that
 // failed keeps its exit code, since the prompt's reader would otherwise
 // take an error message for the answer.
-func bangOutput(res tools.Result) string {
+func bangOutput(res tool.Result) string {
 	code, ok := tool.ExitCode(res.Summary)
 	if !ok {
 		return res.Content // killed by a signal: the note says so
@@ -446,27 +447,27 @@ func bangOutput(res tools.Result) string {
 
 // scopedTool keeps a tool out of a slash command's turn when the
 // command's allowed-tools do not name it.
-type scopedTool struct{ tools.Tool }
+type scopedTool struct{ tool.Tool }
 
 // Concurrent keeps the wrapped tool's own answer.
-func (t scopedTool) Concurrent() bool { return tools.RunsConcurrently(t.Tool) }
+func (t scopedTool) Concurrent() bool { return tool.RunsConcurrently(t.Tool) }
 
 // Run refuses the call in a command's turn that does not allow the tool.
-func (t scopedTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
+func (t scopedTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	if sc := scopeOf(ctx); sc != nil && !sc.allows(t.Name()) {
-		return tools.Errorf("%s is not among the allowed-tools of /%s, the command this turn runs (it allows %s)", t.Name(), sc.command, strings.Join(sc.names, ", "))
+		return tool.Errorf("%s is not among the allowed-tools of /%s, the command this turn runs (it allows %s)", t.Name(), sc.command, strings.Join(sc.names, ", "))
 	}
 	return t.Tool.Run(ctx, args)
 }
 
 // scopeSource wraps every tool of src in scopedTool.
-func scopeSource(src tools.Source) tools.Source {
+func scopeSource(src tool.Source) tool.Source {
 	if src == nil {
 		return nil
 	}
-	return func() []tools.Tool {
+	return func() []tool.Tool {
 		ts := src()
-		out := make([]tools.Tool, len(ts))
+		out := make([]tool.Tool, len(ts))
 		for i, t := range ts {
 			out[i] = scopedTool{t}
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"covey/slashcmd"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -46,8 +46,8 @@ func (s stubTool) Name() string           { return s.name }
 func (s stubTool) Description() string    { return "" }
 func (s stubTool) Schema() map[string]any { return nil }
 func (s stubTool) ReadOnly() bool         { return true }
-func (s stubTool) Run(context.Context, json.RawMessage) tools.Result {
-	return tools.Result{Content: "ran"}
+func (s stubTool) Run(context.Context, json.RawMessage) tool.Result {
+	return tool.Result{Content: "ran"}
 }
 
 func TestScopedTool(t *testing.T) {
@@ -90,15 +90,15 @@ func TestLastTurnForRetry(t *testing.T) {
 // TestSlashCommandHeadless runs real commands).
 func TestBangOutput(t *testing.T) {
 	tests := map[string]struct {
-		res  tools.Result
+		res  tool.Result
 		want string
 	}{
-		"output":          {res: tools.Result{Content: "main\n[exit code 0]", Summary: "exit 0"}, want: "main"},
-		"lines":           {res: tools.Result{Content: "a\n\nb\n[exit code 0]", Summary: "exit 0"}, want: "a\n\nb"},
-		"no output":       {res: tools.Result{Content: "(no output)\n[exit code 0]", Summary: "exit 0"}, want: ""},
-		"failing":         {res: tools.Result{Content: "oops\n[exit code 3]", Summary: "exit 3"}, want: "oops\n[exit code 3]"},
-		"failing, silent": {res: tools.Result{Content: "(no output)\n[exit code 1]", Summary: "exit 1"}, want: "[exit code 1]"},
-		"signal":          {res: tools.Result{Content: "x\n[killed by signal 9 (killed)]", Summary: "killed by signal 9"}, want: "x\n[killed by signal 9 (killed)]"},
+		"output":          {res: tool.Result{Content: "main\n[exit code 0]", Summary: "exit 0"}, want: "main"},
+		"lines":           {res: tool.Result{Content: "a\n\nb\n[exit code 0]", Summary: "exit 0"}, want: "a\n\nb"},
+		"no output":       {res: tool.Result{Content: "(no output)\n[exit code 0]", Summary: "exit 0"}, want: ""},
+		"failing":         {res: tool.Result{Content: "oops\n[exit code 3]", Summary: "exit 3"}, want: "oops\n[exit code 3]"},
+		"failing, silent": {res: tool.Result{Content: "(no output)\n[exit code 1]", Summary: "exit 1"}, want: "[exit code 1]"},
+		"signal":          {res: tool.Result{Content: "x\n[killed by signal 9 (killed)]", Summary: "killed by signal 9"}, want: "x\n[killed by signal 9 (killed)]"},
 	}
 	for name, tc := range tests {
 		if got := bangOutput(tc.res); got != tc.want {

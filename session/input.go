@@ -15,7 +15,7 @@ import (
 	"covey/agent"
 	"covey/internal/excerpt"
 	"covey/permission"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -90,7 +90,7 @@ func (s *Session) RunUserShell(ctx context.Context, command string) error {
 	if !ok {
 		// Shown as the call's failure: nothing ran, nothing to tell the
 		// model.
-		res := tools.Errorf("%v: switch the permission mode to run commands", ErrNoShell)
+		res := tool.Errorf("%v: switch the permission mode to run commands", ErrNoShell)
 		s.emit(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Bash, KeyArg: key, Result: res})
 		return nil
 	}
@@ -106,7 +106,7 @@ func (s *Session) RunUserShell(ctx context.Context, command string) error {
 }
 
 // shellNote is how a "!command" enters the next request.
-func shellNote(command string, res tools.Result) string {
+func shellNote(command string, res tool.Result) string {
 	out := res.Content
 	if len(out) > maxShellNote {
 		half := maxShellNote / 2

@@ -10,7 +10,7 @@ import (
 
 	"covey/agent"
 	"covey/config"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // inputSession is a session on a fresh workspace holding files, with deny
@@ -170,8 +170,8 @@ func TestUserShellNote(t *testing.T) {
 	}
 }
 
-func toolsResult(content string) tools.Result {
-	return tools.Result{Content: content, Summary: "exit 0"}
+func toolsResult(content string) tool.Result {
+	return tool.Result{Content: content, Summary: "exit 0"}
 }
 
 func waitABit() { time.Sleep(10 * time.Millisecond) }
@@ -195,7 +195,7 @@ func TestUserShellInPlanMode(t *testing.T) {
 // it, attachments after it) comes off again, so a resumed session shows
 // what the user typed, as the live one did.
 func TestTypedPrompt(t *testing.T) {
-	note := shellNote("ls", tools.Result{Content: "a\nb\n", Summary: "exit 0"})
+	note := shellNote("ls", tool.Result{Content: "a\nb\n", Summary: "exit 0"})
 	file := "\n\n<attached-file path=\"greet.go\">\npackage main\n</attached-file>"
 	folder := "\n\n<attached-folder path=\"docs\">\nguide.md\n</attached-folder>"
 	tests := map[string]struct {

@@ -16,6 +16,7 @@ import (
 	"covey/mcp"
 	"covey/permission"
 	"covey/tools"
+	"covey/tools/tool"
 )
 
 // DefaultMCPStartupGrace is how long the TUI's first request waits for MCP
@@ -144,14 +145,14 @@ func (s *Session) mcpChanged(st mcp.Status) {
 
 // mcpTools are the MCP tools an agent is offered, asking gate, kept by
 // keep: in plan mode only those an allow rule names.
-func (s *Session) mcpTools(gate permission.Gate, keep func(tools.Tool) bool) tools.Source {
-	return tools.FilterSource(s.mcp.m.Source(gate, keep), func(t tools.Tool) bool {
+func (s *Session) mcpTools(gate permission.Gate, keep func(tool.Tool) bool) tool.Source {
+	return tool.FilterSource(s.mcp.m.Source(gate, keep), func(t tool.Tool) bool {
 		return s.policy.Mode() != permission.ModePlan || s.policy.PlanOffers(t.Name())
 	})
 }
 
 // mcpToolsFor is the children's source of MCP tools (nil without MCP).
-func (s *Session) mcpToolsFor() func(permission.Gate, func(tools.Tool) bool) tools.Source {
+func (s *Session) mcpToolsFor() func(permission.Gate, func(tool.Tool) bool) tool.Source {
 	if s.mcp == nil {
 		return nil
 	}

@@ -14,14 +14,14 @@ import (
 	"covey/agent/sessionfile"
 	"covey/internal/excerpt"
 	"covey/internal/plural"
-	"covey/tools"
+	"covey/tools/workspace"
 )
 
 // recording is the session file of a run and the undo log beside it.
 type recording struct {
 	store  sessionfile.Store
 	rec    *sessionfile.Recorder
-	undo   *tools.UndoLog
+	undo   *workspace.UndoLog
 	loaded *sessionfile.Loaded // set when the session was resumed
 	// id and path name the session file, known before it is read.
 	id, path string
@@ -68,9 +68,9 @@ func (r *recording) setNotify(f func(agent.Notice)) {
 	r.notifyMu.Unlock()
 }
 
-// openRecording creates a new session file, or reopens the one opts name
-// (--continue, --resume ID) for appending.
-func openRecording(workspace string, opts Options, secrets []string) (*recording, error) {
+// openRecording creates a new session file of the workspace root, or
+// reopens the one opts name (--continue, --resume ID) for appending.
+func openRecording(root string, opts Options, secrets []string) (*recording, error) {
 	log := opts.Log
 	dir, err := sessionfile.DefaultDir()
 	if err != nil {
@@ -91,7 +91,7 @@ func openRecording(workspace string, opts Options, secrets []string) (*recording
 	case opts.Continue || opts.ResumeID != "":
 		id := opts.ResumeID
 		if opts.Continue {
-			if id, err = r.latestWithMessages(workspace); err != nil {
+			if id, err = r.latestWithMessages(root); err != nil {
 				return nil, err
 			}
 		}
@@ -115,13 +115,13 @@ func openRecording(workspace string, opts Options, secrets []string) (*recording
 	default:
 		// The wire is recorded so a resumed session goes on speaking it.
 		w := sessionfile.Wire{Model: opts.Endpoint.Model, API: opts.Config.APIFor(opts.Endpoint, opts.Endpoint.Model, os.Getenv), BaseURL: opts.Endpoint.BaseURL}
-		if r.rec, err = r.store.CreateOn(workspace, w); err != nil {
+		if r.rec, err = r.store.CreateOn(root, w); err != nil {
 			return nil, err
 		}
 		r.id, r.path = r.rec.ID(), r.rec.Path()
 		r.openOnce.Do(func() {})
 	}
-	if r.undo, err = tools.OpenUndoLog(r.undoDir()); err != nil {
+	if r.undo, err = workspace.OpenUndoLog(r.undoDir()); err != nil {
 		r.release()
 		if r.rec != nil {
 			_ = r.rec.Close()
@@ -269,9 +269,9 @@ func (r *recording) resumeNote() string {
 }
 
 // undoTurn restores the files of the last turn that changed any.
-func undoTurn(ctx context.Context, u *tools.UndoLog, locks *tools.FileLocks) (string, error) {
+func undoTurn(ctx context.Context, u *workspace.UndoLog, locks *workspace.FileLocks) (string, error) {
 	res, err := u.Undo(ctx, locks)
-	if errors.Is(err, tools.ErrNothingToUndo) {
+	if errors.Is(err, workspace.ErrNothingToUndo) {
 		return "", err
 	}
 	if err != nil {

@@ -31,6 +31,8 @@ import (
 	"covey/statusline"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 	"covey/worktree"
 )
 
@@ -48,7 +50,7 @@ type Session struct {
 	// config's table, then the catalog's (config.PriceBook).
 	prices agent.PriceBook
 	cfg    config.Config
-	ws     *tools.Workspace
+	ws     *workspace.Workspace
 	scrub  []string // the variables commands do not get (covey's keys)
 	// commandsTrusted says whether the project's hooks, status lines and
 	// MCP servers run: the user trusted them as the session found them.
@@ -73,12 +75,12 @@ type Session struct {
 	children childSources
 	// memUndo is the undo log of a session without a file (the demo), in
 	// a temporary folder that goes with the session.
-	memUndo    *tools.UndoLog
+	memUndo    *workspace.UndoLog
 	memUndoDir string
 	policy     *permission.Policy
 	// sandbox confines every bash command of the session.
 	sandbox *sandbox.Sandbox
-	locks   *tools.FileLocks
+	locks   *workspace.FileLocks
 	events  chan agent.Event
 	main    *agent.Agent
 	manager *subagent.Manager
@@ -87,7 +89,7 @@ type Session struct {
 	mcp     *mcpState  // nil without MCP (the demo)
 	hooks   *hookState // nil without hooks (the demo)
 	ext     *extensions
-	temps   *tools.TempJournal // this process's temporary files
+	temps   *workspace.TempJournal // this process's temporary files
 	// cleaned is closed when what a killed covey left is cleaned up (once
 	// cleanStarted).
 	cleaned      chan struct{}
@@ -175,7 +177,7 @@ type Options struct {
 // New builds a session for the workspace in opts.
 func New(opts Options) (_ *Session, err error) {
 	cfg := opts.Config
-	ws, err := tools.NewWorkspace(opts.Workspace)
+	ws, err := workspace.NewWorkspace(opts.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +219,7 @@ func New(opts Options) (_ *Session, err error) {
 	}
 	s.fixed = opts.Provider
 	s.prices = cfg.PriceBook(opts.Endpoint)
-	s.temps = tools.NewTempJournal(tempDir())
+	s.temps = workspace.NewTempJournal(tempDir())
 	s.cleaned = make(chan struct{})
 	if !opts.DeferMCPStart {
 		s.cleanUp()
@@ -280,11 +282,11 @@ func New(opts Options) (_ *Session, err error) {
 		s.setUpHooks(d)
 	}
 	gate := s.policy
-	locks := tools.NewFileLocks()
+	locks := workspace.NewFileLocks()
 	s.locks = locks
 	s.lsp = lsp.NewManager(cfg.LSP)
 	offline := sbCfg.Network != nil && !*sbCfg.Network
-	webSearch := func(g permission.Gate) tools.Tool {
+	webSearch := func(g permission.Gate) tool.Tool {
 		return tools.NewWebSearch(tools.WebSearchConfig{Search: cfg.WebSearch, Gate: g, Offline: offline})
 	}
 	s.manager = subagent.NewManager(subagent.Config{
@@ -332,18 +334,18 @@ func New(opts Options) (_ *Session, err error) {
 			}
 		},
 	})
-	env := &tools.Env{WS: ws, Reads: tools.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(), NoImages: !s.TakesImages(),
+	env := &tools.Env{WS: ws, Reads: workspace.NewReadTracker(), Locks: locks, Gate: s.turnGate(), Todos: s.todos, Undo: s.undoLog(), NoImages: !s.TakesImages(),
 		AllowRead: func(abs string) bool {
 			return s.policy.AllowRead(abs) || (s.ext.readAlso(abs) && !s.policy.ReadDenied(abs))
 		}, AllowFound: s.policy.AllowReadFound, Sandbox: box,
 		OnRead: s.ext.onRead, Temps: s.temps, Shells: s.shells, Agent: agent.MainAgentID, LSP: s.lsp}
-	reg := tools.NewRegistry()
+	reg := tool.NewRegistry()
 	// Every tool of the main agent is wrapped so a slash command's turn
 	// gets only its allowed-tools (scopedTool).
 	// In plan mode the tools that change things are offered only once
 	// the mode changes (an approved plan, a key), and exit_plan_mode only
 	// while it holds.
-	var writers []tools.Tool
+	var writers []tool.Tool
 	for _, t := range tools.Builtins(env) {
 		if mode != permission.ModePlan || t.ReadOnly() {
 			reg.Add(scopedTool{s.manager.Radar(t, agent.Source{AgentID: agent.MainAgentID}, ws.Root)})
@@ -360,7 +362,7 @@ func New(opts Options) (_ *Session, err error) {
 	}
 	planning := func() bool { return s.policy.Mode() == permission.ModePlan }
 	if len(writers) > 0 {
-		reg.AddSource(func() []tools.Tool {
+		reg.AddSource(func() []tool.Tool {
 			if planning() {
 				return nil
 			}
@@ -369,11 +371,11 @@ func New(opts Options) (_ *Session, err error) {
 	}
 	reg.Add(scopedTool{tools.NewAskUser(env.Gate, cfg.AskUser == "deny")})
 	exitPlan := scopedTool{tools.NewExitPlanMode(tools.ExitPlanConfig{Gate: env.Gate, Mode: s.policy.Mode})}
-	reg.AddSource(func() []tools.Tool {
+	reg.AddSource(func() []tool.Tool {
 		if !planning() {
 			return nil
 		}
-		return []tools.Tool{exitPlan}
+		return []tool.Tool{exitPlan}
 	})
 	reg.Add(scopedTool{tools.NewWebFetch(tools.WebFetchConfig{Gate: env.Gate, Answer: s.fetchAnswerer(), AllowPrivate: tools.PrivateByRule(s.policy), NetworkOff: box.NetworkOff()})})
 	if t := webSearch(env.Gate); t != nil {
@@ -553,7 +555,7 @@ func wireChanged(history []agent.Message, now string) string {
 	return ""
 }
 
-// tempDir holds the journals of temporary files (tools.TempJournal).
+// tempDir holds the journals of temporary files (workspace.TempJournal).
 func tempDir() string { return filepath.Join(StateDir(), "tmp-files") }
 
 // cleanUp stops, in the background, the tool processes and removes the
@@ -568,7 +570,7 @@ func (s *Session) cleanUp() {
 		if n, err := procmark.Reap(); n > 0 || err != nil {
 			s.log.Errorf("stopped %d process(es) a killed covey left running: %v", n, err)
 		}
-		if gone, err := tools.SweepTemps(tempDir()); len(gone) > 0 || err != nil {
+		if gone, err := workspace.SweepTemps(tempDir()); len(gone) > 0 || err != nil {
 			s.log.Errorf("removed temporary files a killed covey left: %v: %v", gone, err)
 		}
 	}()
@@ -582,7 +584,7 @@ func (s *Session) sessionID() string {
 	return s.rec.id
 }
 
-func (s *Session) undoLog() *tools.UndoLog {
+func (s *Session) undoLog() *workspace.UndoLog {
 	if s.rec == nil {
 		return s.memUndo
 	}
@@ -591,12 +593,12 @@ func (s *Session) undoLog() *tools.UndoLog {
 
 // openTempUndo opens an undo log in a temporary folder, for a session
 // that keeps no file: the demo says a file it wrote can be undone.
-func openTempUndo() (*tools.UndoLog, string, error) {
+func openTempUndo() (*workspace.UndoLog, string, error) {
 	dir, err := os.MkdirTemp("", "covey-undo-")
 	if err != nil {
 		return nil, "", fmt.Errorf("undo log: %w", err)
 	}
-	u, err := tools.OpenUndoLog(dir)
+	u, err := workspace.OpenUndoLog(dir)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, "", err

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"covey/agentdefs"
-	"covey/tools"
 	"covey/tools/tool"
 	"covey/tools/toolname"
 )
@@ -67,7 +66,7 @@ func (t *skillTool) ReadOnly() bool      { return true }
 
 func (t *skillTool) Schema() map[string]any { return skillSchema() }
 
-var skillSchema = tools.ArgsSchema[skillArgs](tools.SchemaClosed)
+var skillSchema = tool.ArgsSchema[skillArgs](tool.SchemaClosed)
 
 // skillArgs are the skill tool's arguments.
 type skillArgs struct {

@@ -7,7 +7,7 @@ import (
 
 	"covey/agent"
 	"covey/internal/excerpt"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // activity is what a child is doing and has done, as its own events tell:
@@ -44,7 +44,7 @@ func (a *activity) observe(e agent.Event) {
 		if e.Result.IsError {
 			a.failed++
 		}
-		if fc, ok := e.Result.Display.(*tools.FileChange); ok && fc != nil && !e.Result.IsError {
+		if fc, ok := e.Result.Display.(*tool.FileChange); ok && fc != nil && !e.Result.IsError {
 			a.note(fc.Path)
 		}
 	case agent.TextDelta, agent.ReasoningDelta:

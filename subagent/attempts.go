@@ -12,7 +12,7 @@ import (
 	"covey/agent"
 	"covey/internal/excerpt"
 	"covey/permission"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // This file holds best of N: a task with attempts runs the same brief in
@@ -370,7 +370,7 @@ func (m *Manager) later(f func()) {
 }
 
 // checkNote is ", check passed" and the like for an attempt's heading.
-func checkNote(c *tools.AttemptCheck) string {
+func checkNote(c *tool.AttemptCheck) string {
 	if w := checkWords(c); w != "" {
 		return ", " + w
 	}

@@ -17,8 +17,8 @@ import (
 	"covey/internal/scripted"
 	"covey/permission"
 	"covey/subagent"
-	"covey/tools"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // BenchmarkBestOfThree compares a best-of-3 task with one isolated child
@@ -79,7 +79,7 @@ func benchBestOf(b *testing.B, root string) {
 		}},
 		{Delay: slow, Text: "wrote bench-attempt.txt"},
 	}})
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"covey/agentdefs"
 	"covey/internal/scripted"
 	"covey/subagent"
-	"covey/tools"
+	"covey/tools/workspace"
 )
 
 // BenchmarkChildren runs N children against the scripted server, each making
@@ -37,7 +37,7 @@ func BenchmarkChildren(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		b.Fatal(err)
 	}

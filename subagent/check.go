@@ -15,7 +15,7 @@ import (
 	"covey/internal/proctree"
 	"covey/permission"
 	"covey/sandbox"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -38,8 +38,8 @@ func (m *Manager) checkCommand(g *attemptGroup) string {
 // reads the language servers' counts for each; it returns nil for an
 // attempt with nothing to show. A check the model chose (the task's
 // check) is a command like any bash call: the gate is asked once first.
-func (m *Manager) checkAttempts(ctx context.Context, g *attemptGroup, views []*attemptView) []*tools.AttemptCheck {
-	out := make([]*tools.AttemptCheck, len(views))
+func (m *Manager) checkAttempts(ctx context.Context, g *attemptGroup, views []*attemptView) []*tool.AttemptCheck {
+	out := make([]*tool.AttemptCheck, len(views))
 	cmd := m.checkCommand(g)
 	refused := ""
 	if cmd != "" && strings.TrimSpace(g.spec.Check) != "" && m.cfg.Gate != nil {
@@ -61,18 +61,18 @@ func (m *Manager) checkAttempts(ctx context.Context, g *attemptGroup, views []*a
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var chk *tools.AttemptCheck
+			var chk *tool.AttemptCheck
 			switch {
 			case cmd == "":
 			case refused != "":
-				chk = &tools.AttemptCheck{Command: cmd, Error: refused, ExitCode: -1}
+				chk = &tool.AttemptCheck{Command: cmd, Error: refused, ExitCode: -1}
 			default:
 				chk = runCheck(ctx, m.cfg.Sandbox, dir, cmd, timeout)
 			}
 			if m.cfg.LSP != nil && len(m.cfg.LSP.Status()) > 0 {
 				if e, w := m.cfg.LSP.Counts(dir); e+w > 0 || m.cfg.LSP.Reported(dir) {
 					if chk == nil {
-						chk = &tools.AttemptCheck{}
+						chk = &tool.AttemptCheck{}
 					}
 					chk.Diagnosed, chk.Errors, chk.Warnings = true, e, w
 				}
@@ -87,8 +87,8 @@ func (m *Manager) checkAttempts(ctx context.Context, g *attemptGroup, views []*a
 // runCheck runs command with bash in dir through the sandbox (dir is the
 // workspace it may write), in a process group of its own that is killed
 // at the timeout, and keeps its output's end.
-func runCheck(ctx context.Context, box *sandbox.Sandbox, dir, command string, timeout time.Duration) *tools.AttemptCheck {
-	res := &tools.AttemptCheck{Command: command, ExitCode: -1}
+func runCheck(ctx context.Context, box *sandbox.Sandbox, dir, command string, timeout time.Duration) *tool.AttemptCheck {
+	res := &tool.AttemptCheck{Command: command, ExitCode: -1}
 	shell, err := exec.LookPath("bash")
 	if err != nil {
 		if shell, err = exec.LookPath("sh"); err != nil {
@@ -146,7 +146,7 @@ func runCheck(ctx context.Context, box *sandbox.Sandbox, dir, command string, ti
 
 // checkWords says a check's outcome in a few words: "passed", "failed
 // (exit 1)", plus diagnostics.
-func checkWords(c *tools.AttemptCheck) string {
+func checkWords(c *tool.AttemptCheck) string {
 	if c == nil {
 		return ""
 	}

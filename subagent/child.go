@@ -21,6 +21,7 @@ import (
 	"covey/permission"
 	"covey/tools"
 	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // outcome is how one child ended and what goes back to its parent.
@@ -72,7 +73,7 @@ type child struct {
 	// works (home: the session's workspace, or an isolated ancestor's
 	// worktree).
 	iso  *isolation
-	home *tools.Workspace
+	home *workspace.Workspace
 	// hk are the child's hooks (nil: none).
 	hk *hooks.Binding
 	// asked is the user's "@Type brief" of a child the user started by
@@ -635,11 +636,11 @@ func (c *child) failureNote() (string, int) {
 // tools builds the child's tool set: a fresh read record, the shared locks,
 // the gate labelled with the child, its allowed paths, and only the tools
 // its definition allows. Read-only is enforced here, by what is offered.
-func (c *child) tools() *tools.Registry {
+func (c *child) tools() *tool.Registry {
 	ws := c.workspace()
 	env := &tools.Env{
 		WS:           ws,
-		Reads:        tools.NewReadTracker(),
+		Reads:        workspace.NewReadTracker(),
 		Locks:        c.m.cfg.Locks,
 		Gate:         c.gate(),
 		AllowedPaths: c.def.AllowedPaths,
@@ -673,7 +674,7 @@ func (c *child) tools() *tools.Registry {
 	}
 	base := append(slices.Clone(toolname.Base()), toolname.Task)
 	allowed := agentdefs.EffectiveTools(c.def, base)
-	reg := tools.NewRegistry()
+	reg := tool.NewRegistry()
 	planChild := c.def.PermissionMode == string(permission.ModePlan) || c.def.Name == agentdefs.Plan
 	readOnly := c.m.cfg.ReadOnly || c.def.PermissionMode == string(permission.ModePlan) ||
 		(c.m.cfg.Planning != nil && c.m.cfg.Planning())
@@ -737,7 +738,7 @@ func (c *child) tools() *tools.Registry {
 	}
 	if c.m.cfg.MCPTools != nil {
 		planChild := c.def.PermissionMode == string(permission.ModePlan)
-		reg.AddSource(c.m.cfg.MCPTools(env.Gate, func(t tools.Tool) bool {
+		reg.AddSource(c.m.cfg.MCPTools(env.Gate, func(t tool.Tool) bool {
 			// A plan child gets only the MCP tools an allow rule names.
 			return mcpAllowed(c.def, t) && (!planChild || (c.policy != nil && c.policy.PlanOffers(t.Name())))
 		}))
@@ -749,7 +750,7 @@ func (c *child) tools() *tools.Registry {
 // tools list names it (mcp__srv__tool, or mcp__srv for the whole server),
 // or it has no tools list and is not a read-only type; its disallowed
 // tools do not; and its mcpServers, when set, include t's server.
-func mcpAllowed(def agentdefs.Definition, t tools.Tool) bool {
+func mcpAllowed(def agentdefs.Definition, t tool.Tool) bool {
 	if def.Tools == nil && def.ReadOnly {
 		return false
 	}
@@ -892,7 +893,7 @@ func (c *child) findings() string {
 		}
 		for _, tc := range m.ToolCalls {
 			line := "- " + tc.Name
-			if k := tools.KeyArg(tc.Name, []byte(tc.Arguments)); k != "" {
+			if k := tool.KeyArg(tc.Name, []byte(tc.Arguments)); k != "" {
 				line += " " + k
 			}
 			if r, ok := results[tc.ID]; ok {

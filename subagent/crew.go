@@ -10,7 +10,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // Names of the crew tools.
@@ -70,7 +70,7 @@ func (t *sendTool) Description() string {
 
 func (t *sendTool) Schema() map[string]any { return sendSchema() }
 
-var sendSchema = tools.ArgsSchema[sendArgs](tools.SchemaOpen)
+var sendSchema = tool.ArgsSchema[sendArgs](tool.SchemaOpen)
 
 // sendArgs are send_message's arguments.
 type sendArgs struct {
@@ -78,26 +78,26 @@ type sendArgs struct {
 	Message string `json:"message" jsonschema:"What to tell it"`
 }
 
-func (t *sendTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
+func (t *sendTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var a sendArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return tools.Errorf("invalid send_message arguments: %v. Send {\"to\": name-or-id, \"message\": text}", err)
+		return tool.Errorf("invalid send_message arguments: %v. Send {\"to\": name-or-id, \"message\": text}", err)
 	}
 	if strings.TrimSpace(a.Message) == "" {
-		return tools.Errorf(`"message" is empty`)
+		return tool.Errorf(`"message" is empty`)
 	}
 	c, err := t.m.target(t.from, a.To)
 	if err != nil {
-		return tools.Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	running := c.isRunning()
 	if err := c.send(ctx, a.Message); err != nil {
-		return tools.Errorf("send to %s: %v", c.src.Name, err)
+		return tool.Errorf("send to %s: %v", c.src.Name, err)
 	}
 	if running {
-		return tools.Result{Content: fmt.Sprintf("Delivered to %s (%s): it reads it before its next step.", c.src.Name, c.src.AgentID), Summary: "delivered"}
+		return tool.Result{Content: fmt.Sprintf("Delivered to %s (%s): it reads it before its next step.", c.src.Name, c.src.AgentID), Summary: "delivered"}
 	}
-	return tools.Result{Content: fmt.Sprintf("%s (%s) resumed in the background with your message; its report will arrive as a message.", c.src.Name, c.src.AgentID), Summary: "resumed"}
+	return tool.Result{Content: fmt.Sprintf("%s (%s) resumed in the background with your message; its report will arrive as a message.", c.src.Name, c.src.AgentID), Summary: "resumed"}
 }
 
 // stopTool is stop_agent: cancel one running child.
@@ -116,25 +116,25 @@ func (t *stopTool) Description() string {
 
 func (t *stopTool) Schema() map[string]any { return stopSchema() }
 
-var stopSchema = tools.ArgsSchema[stopArgs](tools.SchemaOpen)
+var stopSchema = tool.ArgsSchema[stopArgs](tool.SchemaOpen)
 
 // stopArgs are stop_agent's arguments.
 type stopArgs struct {
 	To string `json:"to" jsonschema:"The subagent's name or id"`
 }
 
-func (t *stopTool) Run(_ context.Context, raw json.RawMessage) tools.Result {
+func (t *stopTool) Run(_ context.Context, raw json.RawMessage) tool.Result {
 	var a stopArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return tools.Errorf("invalid stop_agent arguments: %v. Send {\"to\": name-or-id}", err)
+		return tool.Errorf("invalid stop_agent arguments: %v. Send {\"to\": name-or-id}", err)
 	}
 	c, err := t.m.target(t.from, a.To)
 	if err != nil {
-		return tools.Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	if !c.isRunning() {
-		return tools.Errorf("%s (%s) is not running", c.src.Name, c.src.AgentID)
+		return tool.Errorf("%s (%s) is not running", c.src.Name, c.src.AgentID)
 	}
 	c.cancelRun(errStopped)
-	return tools.Result{Content: fmt.Sprintf("Stopped %s (%s).", c.src.Name, c.src.AgentID), Summary: "stopped"}
+	return tool.Result{Content: fmt.Sprintf("Stopped %s (%s).", c.src.Name, c.src.AgentID), Summary: "stopped"}
 }

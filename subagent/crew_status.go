@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -37,34 +37,34 @@ func (t *statusTool) Description() string {
 
 func (t *statusTool) Schema() map[string]any { return statusSchema() }
 
-var statusSchema = tools.ArgsSchema[statusArgs](tools.SchemaOpen)
+var statusSchema = tool.ArgsSchema[statusArgs](tool.SchemaOpen)
 
 // statusArgs are crew_status's arguments.
 type statusArgs struct {
 	To string `json:"to,omitempty" jsonschema:"One subagent's name or id; omit for all of yours"`
 }
 
-func (t *statusTool) Run(_ context.Context, raw json.RawMessage) tools.Result {
+func (t *statusTool) Run(_ context.Context, raw json.RawMessage) tool.Result {
 	var a statusArgs
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return tools.Errorf("invalid crew_status arguments: %v. Send {} or {\"to\": name-or-id}", err)
+			return tool.Errorf("invalid crew_status arguments: %v. Send {} or {\"to\": name-or-id}", err)
 		}
 	}
 	var crew []*child
 	if strings.TrimSpace(a.To) != "" {
 		c, err := t.m.target(t.from, a.To)
 		if err != nil {
-			return tools.Errorf("%v", err)
+			return tool.Errorf("%v", err)
 		}
 		crew = []*child{c}
 	} else {
 		crew = t.m.descendants(t.from.AgentID)
 	}
 	if len(crew) == 0 {
-		return tools.Result{Content: "You have no subagents.", Summary: "no subagents"}
+		return tool.Result{Content: "You have no subagents.", Summary: "no subagents"}
 	}
-	return tools.Result{Content: t.m.statusOf(crew, t.from.Depth), Summary: countStates(crew)}
+	return tool.Result{Content: t.m.statusOf(crew, t.from.Depth), Summary: countStates(crew)}
 }
 
 // descendants lists every child under the agent parentID, in start order.

@@ -10,7 +10,7 @@ import (
 
 	"covey/agent"
 	"covey/internal/scripted"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -84,7 +84,7 @@ func TestCrewStatusWithoutChildren(t *testing.T) {
 	}
 }
 
-func statusTool(t *testing.T, h *harness) tools.Tool {
+func statusTool(t *testing.T, h *harness) tool.Tool {
 	t.Helper()
 	for _, ct := range h.manager.CrewTools(agent.Source{AgentID: agent.MainAgentID}) {
 		if ct.Name() == toolname.CrewStatus {

@@ -17,6 +17,8 @@ import (
 	"covey/internal/scripted"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // BenchmarkBackgroundDelivery measures what background children cost the
@@ -46,7 +48,7 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 	// (its inbox).
 	newAgent := func(id string) *agent.Agent {
 		src := agent.Source{AgentID: id}
-		reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
+		reg := tool.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 		reg.Add(m.Tool(src))
 		return agent.New(agent.Config{Provider: provider, Model: "main", Tools: reg, MaxTurns: 5, Source: src})
 	}
@@ -181,9 +183,9 @@ func BenchmarkBackgroundDelivery(b *testing.B) {
 			// The same turn while a background child streams.
 			p := newMain()
 			d := m.NewDriver(p, nil)
-			tool, _ := p.Tools().Get("task")
-			ctx := tools.WithCallID(context.Background(), "bg")
-			if r := tool.Run(ctx, []byte(`{"description":"s","subagent_type":"Explore","prompt":"bench-streamer","run_in_background":true}`)); r.IsError {
+			task, _ := p.Tools().Get("task")
+			ctx := tool.WithCallID(context.Background(), "bg")
+			if r := task.Run(ctx, []byte(`{"description":"s","subagent_type":"Explore","prompt":"bench-streamer","run_in_background":true}`)); r.IsError {
 				b.Fatal(r.Content)
 			}
 			// Measured once the child streams steadily, not while it starts.

@@ -18,7 +18,7 @@ import (
 	"covey/agent"
 	"covey/internal/gitsafe"
 	"covey/internal/safefile"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // gitTimeout bounds each git status look, so a huge or locked repository
@@ -230,14 +230,14 @@ func countLines(path string) int {
 // watchedBash wraps a child's bash tool: after each call it reports the
 // files the call changed (ChildFiles).
 type watchedBash struct {
-	tools.Tool
+	tool.Tool
 	w *fileWatcher
 	c *child
 }
 
 // watchFiles wraps t (bash) for child c when the workspace is a git work
 // tree; otherwise it returns t.
-func (m *Manager) watchFiles(t tools.Tool, c *child) tools.Tool {
+func (m *Manager) watchFiles(t tool.Tool, c *child) tool.Tool {
 	if m.cfg.Workspace == nil {
 		return t
 	}
@@ -250,7 +250,7 @@ func (m *Manager) watchFiles(t tools.Tool, c *child) tools.Tool {
 	return &watchedBash{Tool: t, w: w, c: c}
 }
 
-func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tools.Result {
+func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	if !b.w.isGit(ctx) {
 		return b.Tool.Run(ctx, args)
 	}
@@ -280,9 +280,9 @@ func (b *watchedBash) Run(ctx context.Context, args json.RawMessage) tools.Resul
 		}
 	}
 	if files := b.w.changes(look, before, after); len(files) > 0 {
-		b.c.emit(agent.ChildFiles{Source: b.c.src, CallID: tools.CallID(ctx), Files: files})
+		b.c.emit(agent.ChildFiles{Source: b.c.src, CallID: tool.CallID(ctx), Files: files})
 		for _, f := range files {
-			if note := b.c.m.touched(b.c.src, b.w.root, filepath.Join(b.w.root, f.Path), touchWrote, tools.CallID(ctx)); note != "" {
+			if note := b.c.m.touched(b.c.src, b.w.root, filepath.Join(b.w.root, f.Path), touchWrote, tool.CallID(ctx)); note != "" {
 				r.Content += "\n\n" + note
 			}
 		}

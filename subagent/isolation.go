@@ -15,8 +15,9 @@ import (
 	"covey/agentdefs"
 	"covey/internal/plural"
 	"covey/permission"
-	"covey/tools"
+	"covey/tools/diff"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 	"covey/worktree"
 )
 
@@ -27,7 +28,7 @@ const IsolationWorktree = agentdefs.IsolationWorktree
 // isolation is an isolated child's worktree and the workspace rooted there.
 type isolation struct {
 	wt *worktree.Worktree
-	ws *tools.Workspace
+	ws *workspace.Workspace
 
 	// The live report of the worktree's diff runs beside the child, at
 	// most one at a time: calls that finish meanwhile are folded into
@@ -76,7 +77,7 @@ func (m *Manager) repoAt(ctx context.Context, root string) (*worktree.Repo, erro
 
 // workspace is where the child works: its own worktree when isolated,
 // else where its parent works.
-func (c *child) workspace() *tools.Workspace {
+func (c *child) workspace() *workspace.Workspace {
 	if c.iso != nil {
 		return c.iso.ws
 	}
@@ -86,7 +87,7 @@ func (c *child) workspace() *tools.Workspace {
 // homeOf is the workspace of the agent with AgentID id: an isolated
 // child's worktree (or where that child's parent works), else the
 // session's workspace.
-func (m *Manager) homeOf(id string) *tools.Workspace {
+func (m *Manager) homeOf(id string) *workspace.Workspace {
 	if id != agent.MainAgentID {
 		if p := m.lookup(id); p != nil {
 			return p.workspace()
@@ -114,7 +115,7 @@ func (c *child) isolate(ctx context.Context) (*isolation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("isolation: worktree: %w", err)
 	}
-	ws, err := tools.NewWorkspace(wt.Workdir())
+	ws, err := workspace.NewWorkspace(wt.Workdir())
 	if err != nil {
 		_ = wt.Remove(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("isolation: worktree: %w", err)
@@ -208,7 +209,7 @@ func (c *child) fileChanges(changes []worktree.Change) []permission.FileChange {
 		if ch.Binary() {
 			fc.Diff = fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ -0,0 +0,0 @@\nbinary file, %d → %d bytes (not shown)\n", p, p, len(ch.Old), len(ch.New))
 		} else {
-			fc.Diff, fc.Added, fc.Removed = tools.UnifiedDiff(p, string(ch.Old), string(ch.New))
+			fc.Diff, fc.Added, fc.Removed = diff.UnifiedDiff(p, string(ch.Old), string(ch.New))
 		}
 		if ch.Status == worktree.Deleted {
 			fc.Diff = strings.Replace(fc.Diff, "+++ b/"+p, "+++ /dev/null", 1)
@@ -410,7 +411,7 @@ func (mg *merger) apply(pr proposal, v permission.Verdict) string {
 			continue
 		}
 		ch := pr.changes[i]
-		kept, hs, err := tools.KeepHunks(string(ch.Old), string(ch.New), v.Dropped[p])
+		kept, hs, err := diff.KeepHunks(string(ch.Old), string(ch.New), v.Dropped[p])
 		if err != nil {
 			return mg.keep(fmt.Sprintf("The user took part of %s, but %v, so nothing was applied", p, err))
 		}
@@ -418,7 +419,7 @@ func (mg *merger) apply(pr proposal, v permission.Verdict) string {
 			content = map[string][]byte{}
 		}
 		content[rp] = []byte(kept)
-		fmt.Fprintf(&droppedText, "%s:\n%s", p, tools.DescribeHunks(hs, 8<<10))
+		fmt.Fprintf(&droppedText, "%s:\n%s", p, diff.DescribeHunks(hs, 8<<10))
 	}
 	var locker worktree.Locker
 	if c.m.cfg.Locks != nil {

@@ -18,7 +18,9 @@ import (
 	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // gitRun runs git in dir for a test.
@@ -55,7 +57,7 @@ type isoOpts struct {
 	git                bool
 	sub                string
 	depth, concurrency int
-	undo               *tools.UndoLog
+	undo               *workspace.UndoLog
 	defs               []agentdefs.Definition
 	judge              string
 }
@@ -77,7 +79,7 @@ func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Reque
 		gitRun(t, top, "add", ".")
 		gitRun(t, top, "commit", "--quiet", "-m", "first")
 	}
-	ws, err := tools.NewWorkspace(h.root)
+	ws, err := workspace.NewWorkspace(h.root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Reque
 		},
 		Emit: h.emit, Undo: undo, MaxDepth: o.depth, Concurrency: o.concurrency, Judge: o.judge,
 	})
-	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
+	reg := tool.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
 	h.main = agent.New(agent.Config{
 		Provider: h.provider(), Model: "main-model", System: "You are the main test agent.",
@@ -113,7 +115,7 @@ func newIsoHarnessWith(t *testing.T, o isoOpts, answer func(req permission.Reque
 
 // TestIsolatedMergeUndo: /undo takes an applied merge back with the turn.
 func TestIsolatedMergeUndo(t *testing.T) {
-	undo, err := tools.OpenUndoLog(t.TempDir())
+	undo, err := workspace.OpenUndoLog(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

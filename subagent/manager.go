@@ -26,6 +26,8 @@ import (
 	"covey/permission"
 	"covey/sandbox"
 	"covey/tools"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 	"covey/worktree"
 )
 
@@ -44,8 +46,8 @@ type Resolver func(def agentdefs.Definition) (agent.Provider, string, error)
 // Config configures the children of one session.
 type Config struct {
 	Defs        *agentdefs.Set
-	Workspace   *tools.Workspace
-	Locks       *tools.FileLocks
+	Workspace   *workspace.Workspace
+	Locks       *workspace.FileLocks
 	Gate        permission.Gate
 	Environment agent.Environment
 	Resolve     Resolver
@@ -94,17 +96,17 @@ type Config struct {
 	ReadAlso func(abs string) bool
 	// Skills, when set, returns the skill tool offering the skills named
 	// (an agent file's skills:), nil when none of them exists.
-	Skills func(names []string) tools.Tool
+	Skills func(names []string) tool.Tool
 	// Memory, when set, returns a fresh tracker of the memory files that
 	// join a child's context when it first reads a file in their folder
 	// (tools.Env.OnRead).
 	Memory func() func(abs string) string
 	// Temps lists the temporary files of the children's writes (see
-	// tools.TempJournal).
-	Temps *tools.TempJournal
+	// workspace.TempJournal).
+	Temps *workspace.TempJournal
 	// MCPTools, when set, returns the session's MCP tools as a source whose
 	// calls ask gate, keeping those keep accepts (mcp.Manager.Source).
-	MCPTools func(gate permission.Gate, keep func(tools.Tool) bool) tools.Source
+	MCPTools func(gate permission.Gate, keep func(tool.Tool) bool) tool.Source
 	// FetchAnswer answers web_fetch prompts with the fetch model (nil: the
 	// page itself is returned).
 	FetchAnswer tools.PageAnswerer
@@ -119,7 +121,7 @@ type Config struct {
 	SessionID string
 	// Undo, when set, keeps the files a worktree merge changes, so /undo
 	// takes the merge back with the rest of the turn.
-	Undo *tools.UndoLog
+	Undo *workspace.UndoLog
 	// AutoCompact and BeforeCompact are each child's (agent.Config's):
 	// a child compacts against its own model's window, with its own crew.
 	AutoCompact   float64
@@ -143,7 +145,7 @@ type Config struct {
 	LSP *lsp.Manager
 	// WebSearch, when set, returns the web_search tool asking gate (nil
 	// when no backend is configured).
-	WebSearch func(gate permission.Gate) tools.Tool
+	WebSearch func(gate permission.Gate) tool.Tool
 	// Window, when set, tells a child's context window and output budget
 	// in tokens from its provider and model, where the window came from
 	// (see agent.Config.ContextWindowFrom) and the answer cap the user set
@@ -251,7 +253,7 @@ func NewManager(cfg Config) *Manager {
 		cfg.Emit = func(agent.Event) {}
 	}
 	if cfg.Locks == nil {
-		cfg.Locks = tools.NewFileLocks()
+		cfg.Locks = workspace.NewFileLocks()
 	}
 	return &Manager{
 		cfg: cfg, sems: map[int]chan struct{}{}, children: map[string]*child{},
@@ -261,13 +263,13 @@ func NewManager(cfg Config) *Manager {
 
 // Tool returns the task tool for an agent whose events carry parent. It
 // returns nil when that agent is too deep to spawn children.
-func (m *Manager) Tool(parent agent.Source) tools.Tool {
+func (m *Manager) Tool(parent agent.Source) tool.Tool {
 	return m.toolFor(parent, nil)
 }
 
 // toolFor is Tool for an agent limited to spawning the types in spawn (nil:
 // any type).
-func (m *Manager) toolFor(parent agent.Source, spawn []string) tools.Tool {
+func (m *Manager) toolFor(parent agent.Source, spawn []string) tool.Tool {
 	if parent.Depth >= m.cfg.MaxDepth {
 		return nil
 	}
@@ -277,8 +279,8 @@ func (m *Manager) toolFor(parent agent.Source, spawn []string) tools.Tool {
 // CrewTools returns the crew tools (send_message, stop_agent, crew_status)
 // of the agent whose events carry parent: they reach that agent's own
 // descendants.
-func (m *Manager) CrewTools(parent agent.Source) []tools.Tool {
-	return []tools.Tool{&sendTool{m: m, from: parent}, &stopTool{m: m, from: parent}, &statusTool{m: m, from: parent}}
+func (m *Manager) CrewTools(parent agent.Source) []tool.Tool {
+	return []tool.Tool{&sendTool{m: m, from: parent}, &stopTool{m: m, from: parent}, &statusTool{m: m, from: parent}}
 }
 
 // Cancel cancels one running (or queued) child by its AgentID or name; its
@@ -367,7 +369,7 @@ func (m *Manager) Close() {
 }
 
 // Workspace returns the workspace children act in.
-func (m *Manager) Workspace() *tools.Workspace { return m.cfg.Workspace }
+func (m *Manager) Workspace() *workspace.Workspace { return m.cfg.Workspace }
 
 // Running returns the IDs of the children running or queued now.
 func (m *Manager) Running() []string {

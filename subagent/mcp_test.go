@@ -11,7 +11,7 @@ import (
 
 	"covey/agentdefs"
 	"covey/internal/scripted"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // fakeMCP stands in for an MCP server's tool.
@@ -22,12 +22,12 @@ func (f fakeMCP) Description() string    { return f.name }
 func (f fakeMCP) Schema() map[string]any { return map[string]any{"type": "object"} }
 func (f fakeMCP) ReadOnly() bool         { return false }
 func (f fakeMCP) Server() string         { return f.server }
-func (f fakeMCP) Run(context.Context, json.RawMessage) tools.Result {
-	return tools.Result{Content: "ran " + f.name}
+func (f fakeMCP) Run(context.Context, json.RawMessage) tool.Result {
+	return tool.Result{Content: "ran " + f.name}
 }
 
 func TestChildrenMCPTools(t *testing.T) {
-	mcp := []tools.Tool{fakeMCP{"gh", "search"}, fakeMCP{"gh", "create_issue"}, fakeMCP{"docs", "read"}, fakeMCP{"docs", "delete"}}
+	mcp := []tool.Tool{fakeMCP{"gh", "search"}, fakeMCP{"gh", "create_issue"}, fakeMCP{"docs", "read"}, fakeMCP{"docs", "delete"}}
 	defs := []agentdefs.Definition{
 		{Name: "gh-reader", Description: "d", Tools: []string{toolname.ReadFile, "mcp__gh__search"}, Prompt: "p", Scope: agentdefs.Project},
 		{Name: "gh-all", Description: "d", Tools: []string{toolname.ReadFile, "mcp__gh"}, Prompt: "p", Scope: agentdefs.Project},

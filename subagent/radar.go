@@ -13,7 +13,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -186,7 +186,7 @@ func fixedPart(g string) (string, bool) {
 // agent at work in the same tree read or wrote the file during its task,
 // the result says who and when, and a Collision event tells the panes.
 type radarTool struct {
-	tools.Tool
+	tool.Tool
 	m    *Manager
 	src  agent.Source
 	root string
@@ -194,11 +194,11 @@ type radarTool struct {
 }
 
 // Concurrent keeps the wrapped tool's own answer.
-func (t *radarTool) Concurrent() bool { return tools.RunsConcurrently(t.Tool) }
+func (t *radarTool) Concurrent() bool { return tool.RunsConcurrently(t.Tool) }
 
 // Radar wraps t for the agent src when it reads or writes files in the
 // workspace at root; any other tool comes back as it is.
-func (m *Manager) Radar(t tools.Tool, src agent.Source, root string) tools.Tool {
+func (m *Manager) Radar(t tool.Tool, src agent.Source, root string) tool.Tool {
 	kind := ""
 	switch t.Name() {
 	case toolname.ReadFile:
@@ -211,12 +211,12 @@ func (m *Manager) Radar(t tools.Tool, src agent.Source, root string) tools.Tool 
 	return &radarTool{Tool: t, m: m, src: src, root: root, kind: kind}
 }
 
-func (t *radarTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
+func (t *radarTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	res := t.Tool.Run(ctx, args)
 	if res.IsError {
 		return res
 	}
-	p := tools.KeyArg(t.Name(), args)
+	p := tool.KeyArg(t.Name(), args)
 	if p == "" {
 		return res
 	}
@@ -225,7 +225,7 @@ func (t *radarTool) Run(ctx context.Context, args json.RawMessage) tools.Result 
 		abs = filepath.Join(t.root, p)
 	}
 	abs = filepath.Clean(abs)
-	if note := t.m.touched(t.src, t.root, abs, t.kind, tools.CallID(ctx)); note != "" {
+	if note := t.m.touched(t.src, t.root, abs, t.kind, tool.CallID(ctx)); note != "" {
 		res.Content += "\n\n" + note
 	}
 	return res

@@ -23,6 +23,8 @@ import (
 	"covey/permission"
 	"covey/subagent"
 	"covey/tools"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // harness is a main agent with a task tool, against a scripted server.
@@ -40,7 +42,7 @@ type harnessOpts struct {
 	concurrency int
 	resolve     func(h *harness, def agentdefs.Definition) (agent.Provider, string, error)
 	timeout     time.Duration
-	mcp         []tools.Tool // the session's MCP tools
+	mcp         []tool.Tool // the session's MCP tools
 	// gate answers the children's permission requests; given the
 	// workspace root, so a policy can be told it. Nil: no gate.
 	gate     func(root string) permission.Gate
@@ -59,7 +61,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	if err := os.WriteFile(filepath.Join(root, "auth.go"), []byte("package auth\n\nfunc Login() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := tools.NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +80,12 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Gate: gate, RaiseAgentModes: o.raise,
 		Defs: agentdefs.NewSet(defs...), Workspace: ws, Environment: agent.Environment{Root: root},
 		Resolve: resolve, Emit: h.emit, Concurrency: o.concurrency, Timeout: o.timeout,
-		MCPTools: func(_ permission.Gate, keep func(tools.Tool) bool) tools.Source {
-			return tools.FilterSource(func() []tools.Tool { return o.mcp }, keep)
+		MCPTools: func(_ permission.Gate, keep func(tool.Tool) bool) tool.Source {
+			return tool.FilterSource(func() []tool.Tool { return o.mcp }, keep)
 		},
 		MaxDepth: o.maxDepth, Cost: o.cost, Shells: o.shells,
 	})
-	reg := tools.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
+	reg := tool.NewRegistry(tools.Builtins(&tools.Env{WS: ws})...)
 	reg.Add(h.manager.Tool(agent.Source{AgentID: agent.MainAgentID}))
 	for _, t := range h.manager.CrewTools(agent.Source{AgentID: agent.MainAgentID}) {
 		reg.Add(t)

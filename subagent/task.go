@@ -12,7 +12,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // TaskArgs are the arguments of the task tool: one task, or a batch.
@@ -22,7 +22,7 @@ type TaskArgs struct {
 }
 
 // TaskSpec is one child to run. Its fields are the task tool's schema
-// (tools.ArgsSchema); none is required there, since a batch sends them
+// (tool.ArgsSchema); none is required there, since a batch sends them
 // under tasks instead, so parseTaskArgs checks them.
 type TaskSpec struct {
 	Description  string `json:"description,omitempty" jsonschema:"3-6 words, shown to the user"`
@@ -96,16 +96,16 @@ func (t *taskTool) catalog() string {
 
 func (t *taskTool) Schema() map[string]any { return taskSchema() }
 
-var taskSchema = tools.ArgsSchema[TaskArgs](tools.SchemaOpen)
+var taskSchema = tool.ArgsSchema[TaskArgs](tool.SchemaOpen)
 
 // Run starts the requested children, waits for all of them, and returns
 // their reports in order. It never returns before every child has stopped.
-func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tools.Result {
+func (t *taskTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	specs, err := parseTaskArgs(raw)
 	if err != nil {
-		return tools.Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
-	parentCall := tools.CallID(ctx)
+	parentCall := tool.CallID(ctx)
 	outcomes := make([]outcome, len(specs))
 	children := make([]*child, len(specs))
 	for i, spec := range specs {
@@ -228,7 +228,7 @@ func parseTaskArgs(raw json.RawMessage) ([]TaskSpec, error) {
 }
 
 // report joins the children's outcomes into the tool result, in call order.
-func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
+func (m *Manager) report(specs []TaskSpec, outs []outcome) tool.Result {
 	var b strings.Builder
 	failed, failedCalls := 0, 0
 	var summary []string
@@ -248,7 +248,7 @@ func (m *Manager) report(specs []TaskSpec, outs []outcome) tools.Result {
 		summary = append(summary, o.reason)
 		failedCalls += o.failedCalls
 	}
-	r := tools.Result{Content: b.String(), Summary: summarize(summary)}
+	r := tool.Result{Content: b.String(), Summary: summarize(summary)}
 	if failedCalls > 0 {
 		// Shown on the task call's line: its children finished, not all
 		// they tried worked.

@@ -8,6 +8,7 @@ import (
 
 	"covey/internal/excerpt"
 	"covey/permission"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -26,7 +27,9 @@ type askUserTool struct {
 
 // NewAskUser returns the ask_user tool asking through gate; with deny
 // (config ask_user: deny) every call is refused.
-func NewAskUser(gate permission.Gate, deny bool) Tool { return &askUserTool{gate: gate, deny: deny} }
+func NewAskUser(gate permission.Gate, deny bool) tool.Tool {
+	return &askUserTool{gate: gate, deny: deny}
+}
 
 func (t *askUserTool) Name() string { return toolname.AskUser }
 
@@ -41,7 +44,7 @@ func (t *askUserTool) Description() string {
 
 func (t *askUserTool) Schema() map[string]any { return askUserSchema() }
 
-var askUserSchema = ArgsSchema[askUserArgs](SchemaClosed)
+var askUserSchema = tool.ArgsSchema[askUserArgs](tool.SchemaClosed)
 
 // askUserArgs are ask_user's arguments.
 type askUserArgs struct {
@@ -83,25 +86,25 @@ func ParseQuestion(args json.RawMessage) (*permission.Question, error) {
 	return q, nil
 }
 
-func (t *askUserTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *askUserTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	if t.deny {
-		return Errorf("ask_user: asking the user is turned off in this setup (ask_user: deny in the config): decide yourself and say what you assumed")
+		return tool.Errorf("ask_user: asking the user is turned off in this setup (ask_user: deny in the config): decide yourself and say what you assumed")
 	}
 	q, err := ParseQuestion(args)
 	if err != nil {
-		return Errorf("ask_user: %v", err)
+		return tool.Errorf("ask_user: %v", err)
 	}
 	if t.gate == nil {
-		return Result{Content: permission.NoUserReason, Summary: "no user"}
+		return tool.Result{Content: permission.NoUserReason, Summary: "no user"}
 	}
 	v := t.gate.Check(ctx, permission.Request{Tool: toolname.AskUser, Question: q})
 	switch {
 	case v.Allowed:
-		return Result{Content: "The user answered: " + v.Answer, Summary: excerpt.Line(v.Answer)}
+		return tool.Result{Content: "The user answered: " + v.Answer, Summary: excerpt.Line(v.Answer)}
 	case v.ByUser:
-		return Result{Content: v.Reason, Summary: "declined"}
+		return tool.Result{Content: v.Reason, Summary: "declined"}
 	case ctx.Err() != nil:
-		return Errorf("%s", v.Reason)
+		return tool.Errorf("%s", v.Reason)
 	}
-	return Result{Content: v.Reason, Summary: "no user"}
+	return tool.Result{Content: v.Reason, Summary: "no user"}
 }

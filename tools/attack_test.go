@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"covey/permission"
 )
@@ -301,7 +302,7 @@ func TestAttackTable(t *testing.T) {
 			asker := &decliningAsker{}
 			p := permission.NewPolicy(at.mode, rules, asker)
 			p.SetWorkspace(root)
-			ws, err := NewWorkspace(root)
+			ws, err := workspace.NewWorkspace(root)
 			if err != nil {
 				t.Fatal(err)
 			}

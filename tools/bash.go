@@ -49,7 +49,7 @@ type bashTool struct {
 }
 
 // NewBash returns the bash tool, running commands in env's workspace root.
-func NewBash(env *Env) Tool { return &bashTool{env: env, grace: killGrace} }
+func NewBash(env *Env) tool.Tool { return &bashTool{env: env, grace: killGrace} }
 
 func (t *bashTool) Name() string   { return toolname.Bash }
 func (t *bashTool) ReadOnly() bool { return false }
@@ -62,7 +62,7 @@ func (t *bashTool) Description() string {
 
 func (t *bashTool) Schema() map[string]any { return bashSchema() }
 
-var bashSchema = ArgsSchema[bashArgs](SchemaClosed)
+var bashSchema = tool.ArgsSchema[bashArgs](tool.SchemaClosed)
 
 // bashArgs are bash's arguments.
 type bashArgs struct {
@@ -71,22 +71,22 @@ type bashArgs struct {
 	Background flexBool `json:"run_in_background,omitempty" jsonschema:"Return at once with the shell's id (no timeout)."`
 }
 
-func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *bashTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var a bashArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Errorf("bash: invalid arguments: %v", err)
+		return tool.Errorf("bash: invalid arguments: %v", err)
 	}
 	if strings.TrimSpace(a.Command) == "" {
-		return Errorf("bash: command is required")
+		return tool.Errorf("bash: command is required")
 	}
 	if t.env == nil || t.env.WS == nil {
-		return Errorf("bash: no workspace configured")
+		return tool.Errorf("bash: no workspace configured")
 	}
 	timeout, note := defaultBashTimeout, ""
 	if a.TimeoutS != nil {
 		switch s := *a.TimeoutS; {
 		case s <= 0:
-			return Errorf("bash: timeout_s must be positive, got %v", s)
+			return tool.Errorf("bash: timeout_s must be positive, got %v", s)
 		case s > maxBashTimeout.Seconds():
 			timeout = maxBashTimeout
 			note = fmt.Sprintf("(timeout_s %v clamped to the maximum of %d)\n", s, int(maxBashTimeout.Seconds()))
@@ -96,10 +96,10 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	dir := t.env.WS.Root
 	if err := ctx.Err(); err != nil {
-		return Errorf("bash: not run: %v", err)
+		return tool.Errorf("bash: not run: %v", err)
 	}
 	if err := t.checkRedirects(a.Command); err != nil {
-		return Errorf("bash: the command was not run: %v", err)
+		return tool.Errorf("bash: the command was not run: %v", err)
 	}
 	if g := t.env.Gate; g != nil {
 		v := g.Check(ctx, permission.Request{Tool: toolname.Bash, Command: a.Command, Dir: dir})
@@ -108,23 +108,23 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 			if reason == "" {
 				reason = "no reason given"
 			}
-			return Errorf("bash: the command was not allowed: %s", reason)
+			return tool.Errorf("bash: the command was not allowed: %s", reason)
 		}
 	}
 	if a.Background {
 		return t.background(ctx, a.Command, dir)
 	}
-	settings := t.env.WS.settings.before(t.env.WS.Root)
+	settings := t.env.WS.Settings().Before(t.env.WS.Root)
 	run, err := t.run(ctx, a.Command, dir, timeout)
 	// A command may create or delete any file: the next glob, grep or
 	// list_dir must see the workspace as it is now.
 	t.env.WS.Invalidate()
-	restored, rerr := t.env.WS.settings.after(t.env.WS.Root, settings)
+	restored, rerr := t.env.WS.Settings().After(t.env.WS.Root, settings)
 	if err != nil {
-		return Errorf("bash: %v", err)
+		return tool.Errorf("bash: %v", err)
 	}
 	if run.exitCode == sandboxHelperFailed && strings.Contains(run.output, "covey sandbox:") {
-		return Errorf("bash: covey's sandbox could not start, so the command did not run: %s", strings.TrimSpace(run.output))
+		return tool.Errorf("bash: covey's sandbox could not start, so the command did not run: %s", strings.TrimSpace(run.output))
 	}
 	res := run.result(note, timeout)
 	switch {
@@ -144,21 +144,21 @@ func (t *bashTool) Run(ctx context.Context, args json.RawMessage) Result {
 
 // background starts command as a background shell, after the same checks
 // and gate as any command, and returns its id at once.
-func (t *bashTool) background(ctx context.Context, command, dir string) Result {
+func (t *bashTool) background(ctx context.Context, command, dir string) tool.Result {
 	if t.env.Shells == nil {
-		return Errorf("bash: run_in_background is not available to this agent; run the command without it")
+		return tool.Errorf("bash: run_in_background is not available to this agent; run the command without it")
 	}
-	settings := t.env.WS.settings.before(t.env.WS.Root)
+	settings := t.env.WS.Settings().Before(t.env.WS.Root)
 	// Killed with covey should covey die without cleaning up (start ties
 	// it; Close stops every shell on a normal exit).
 	cmd, r, mark, err := t.start(command, dir, &syscall.SysProcAttr{Setsid: true})
 	if err != nil {
-		return Errorf("bash: %v", err)
+		return tool.Errorf("bash: %v", err)
 	}
 	ws := t.env.WS
 	after := func() string {
 		ws.Invalidate()
-		restored, err := ws.settings.after(ws.Root, settings)
+		restored, err := ws.Settings().After(ws.Root, settings)
 		switch {
 		case err != nil:
 			return fmt.Sprintf("[the command changed covey's own settings and covey could not put them back: %v]", err)
@@ -167,11 +167,11 @@ func (t *bashTool) background(ctx context.Context, command, dir string) Result {
 		}
 		return ""
 	}
-	info, err := t.env.Shells.start(cmd, r, mark, command, t.env.Agent, t.env.AgentDepth, CallID(ctx), after)
+	info, err := t.env.Shells.start(cmd, r, mark, command, t.env.Agent, t.env.AgentDepth, tool.CallID(ctx), after)
 	if err != nil {
-		return Errorf("bash: the background shell did not start: %v", err)
+		return tool.Errorf("bash: the background shell did not start: %v", err)
 	}
-	return Result{
+	return tool.Result{
 		Content: fmt.Sprintf("Started background shell %s (pid %d). Read its output with bash_output {\"id\": %q}; "+
 			"stop it with kill_shell {\"id\": %q}. It is stopped when covey exits.", info.ID, cmd.Process.Pid, info.ID, info.ID),
 		Summary: "background " + info.ID,
@@ -277,7 +277,7 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	}
 	pgid := cmd.Process.Pid
 
-	out := newHeadTail(ResultBudget(ctx, bashOutputCap) / 2)
+	out := newHeadTail(tool.ResultBudget(ctx, bashOutputCap) / 2)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -390,7 +390,7 @@ func (t *bashTool) start(command, dir string, attr *syscall.SysProcAttr) (cmd *e
 }
 
 // result words the run for the model.
-func (b *bashRun) result(note string, timeout time.Duration) Result {
+func (b *bashRun) result(note string, timeout time.Duration) tool.Result {
 	var sb strings.Builder
 	sb.WriteString(note)
 	if b.output == "" {
@@ -404,18 +404,18 @@ func (b *bashRun) result(note string, timeout time.Duration) Result {
 	switch {
 	case b.cancelled != nil:
 		fmt.Fprintf(&sb, "[cancelled (%v); the command and its child processes were killed]", b.cancelled)
-		return Result{Content: sb.String(), IsError: true, Summary: "cancelled"}
+		return tool.Result{Content: sb.String(), IsError: true, Summary: "cancelled"}
 	case b.timedOut:
 		fmt.Fprintf(&sb, "[timed out after %v; the command and its child processes were killed]", timeout)
-		return Result{Content: sb.String(), IsError: true, Summary: fmt.Sprintf("timed out after %v", timeout)}
+		return tool.Result{Content: sb.String(), IsError: true, Summary: fmt.Sprintf("timed out after %v", timeout)}
 	case b.signal != 0:
 		fmt.Fprintf(&sb, "[killed by signal %d (%v)]", int(b.signal), b.signal)
-		return Result{Content: sb.String(), Summary: fmt.Sprintf("killed by signal %d", int(b.signal))}
+		return tool.Result{Content: sb.String(), Summary: fmt.Sprintf("killed by signal %d", int(b.signal))}
 	}
 	// A failing command is information, not a tool failure: tests that fail
 	// are what the model ran them to find out.
 	fmt.Fprintf(&sb, "[exit code %d]", b.exitCode)
-	return Result{Content: sb.String(), Summary: tool.ExitSummary(b.exitCode)}
+	return tool.Result{Content: sb.String(), Summary: tool.ExitSummary(b.exitCode)}
 }
 
 // headTail keeps the first and last n bytes written to it and counts the

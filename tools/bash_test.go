@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 
 	"go.uber.org/goleak"
@@ -134,7 +135,7 @@ func TestBashCancel(t *testing.T) {
 	pidFile := filepath.Join(env.WS.Root, "bg.pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan Result, 1)
+	done := make(chan tool.Result, 1)
 	go func() {
 		// setsid: the grandchild leaves the process group; the cancel
 		// must take it all the same.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/tool"
 )
 
 func TestResultBudget(t *testing.T) {
@@ -17,19 +19,19 @@ func TestResultBudget(t *testing.T) {
 		"no budget":          {0, 50 << 10, 50 << 10, false},
 		"budget lowers":      {4 << 10, 50 << 10, 4 << 10, true},
 		"budget above":       {100 << 10, 50 << 10, 50 << 10, false},
-		"hard cap":           {0, 1 << 20, HardResultCap, false},
+		"hard cap":           {0, 1 << 20, tool.HardResultCap, false},
 		"negative is absent": {-5, 10, 10, false},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			if tc.budget != 0 {
-				ctx = WithResultBudget(ctx, tc.budget)
+				ctx = tool.WithResultBudget(ctx, tc.budget)
 			}
-			if got := ResultBudget(ctx, tc.def); got != tc.want {
+			if got := tool.ResultBudget(ctx, tc.def); got != tc.want {
 				t.Errorf("ResultBudget = %d, want %d", got, tc.want)
 			}
-			if got := SizedToWindow(ctx, tc.def); got != tc.sized {
+			if got := tool.SizedToWindow(ctx, tc.def); got != tc.sized {
 				t.Errorf("SizedToWindow = %v, want %v", got, tc.sized)
 			}
 		})
@@ -52,7 +54,7 @@ func TestToolsKeepToTheBudget(t *testing.T) {
 		wtPut(t, env, filepath.Join("many", fmt.Sprintf("file-with-a-longish-name-%03d.txt", i)), "needle\n", false)
 	}
 	tests := map[string]struct {
-		tool Tool
+		tool tool.Tool
 		args map[string]any
 		how  string // how the cut says to get the rest
 	}{
@@ -67,7 +69,7 @@ func TestToolsKeepToTheBudget(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			raw, _ := json.Marshal(tc.args)
-			res := tc.tool.Run(WithResultBudget(context.Background(), budget), raw)
+			res := tc.tool.Run(tool.WithResultBudget(context.Background(), budget), raw)
 			if res.IsError {
 				t.Fatalf("error: %s", res.Content)
 			}

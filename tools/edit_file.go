@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"covey/internal/excerpt"
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // maxListedMatches caps the line numbers listed for an ambiguous old_string.
@@ -18,7 +20,9 @@ const maxListedMatches = 10
 type editFileTool struct{ m mutator }
 
 // NewEditFile returns the edit_file tool acting in env.
-func NewEditFile(env *Env) Tool { return &editFileTool{m: mutator{env: env, fs: osFS{}}} }
+func NewEditFile(env *Env) tool.Tool {
+	return &editFileTool{m: mutator{env: env, fs: workspace.OSFS{}}}
+}
 
 func (t *editFileTool) Name() string   { return toolname.EditFile }
 func (t *editFileTool) ReadOnly() bool { return false }
@@ -32,7 +36,7 @@ func (t *editFileTool) Description() string {
 
 func (t *editFileTool) Schema() map[string]any { return editFileSchema() }
 
-var editFileSchema = ArgsSchema[editFileArgs](SchemaClosed)
+var editFileSchema = tool.ArgsSchema[editFileArgs](tool.SchemaClosed)
 
 // editFileArgs are edit_file's arguments: one edit (old_string and
 // new_string, pointers so an empty string can be told from a missing one)
@@ -54,20 +58,20 @@ type fileEdit struct {
 	ReplaceAll bool   `json:"replace_all,omitempty"`
 }
 
-func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var a editFileArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Errorf("edit_file: invalid arguments: %v", err)
+		return tool.Errorf("edit_file: invalid arguments: %v", err)
 	}
 	if a.Path == "" {
-		return Errorf("edit_file: path is required")
+		return tool.Errorf("edit_file: path is required")
 	}
 	edits := a.Edits
 	switch {
 	case len(edits) > 0 && (a.OldString != nil || a.NewString != nil):
-		return Errorf("edit_file: give either old_string/new_string or edits, not both")
+		return tool.Errorf("edit_file: give either old_string/new_string or edits, not both")
 	case len(edits) == 0 && (a.OldString == nil || a.NewString == nil):
-		return Errorf("edit_file: old_string and new_string are required (or a non-empty edits list)")
+		return tool.Errorf("edit_file: old_string and new_string are required (or a non-empty edits list)")
 	case len(edits) == 0:
 		edits = []fileEdit{{OldString: *a.OldString, NewString: *a.NewString, ReplaceAll: a.ReplaceAll}}
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/workspace"
 )
 
 // FuzzEditFile applies random edits to random content. Invariants: no panic;
@@ -22,7 +24,7 @@ func FuzzEditFile(f *testing.F) {
 	f.Add("a\r\nb\nc", "b\n", "B\r\n", true)
 	f.Add("\xff\xfe", "\xff", "z", false)
 	f.Fuzz(func(t *testing.T, content, old, new string, all bool) {
-		ws, err := NewWorkspace(t.TempDir())
+		ws, err := workspace.NewWorkspace(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +32,7 @@ func FuzzEditFile(f *testing.F) {
 		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		reads := NewReadTracker()
+		reads := workspace.NewReadTracker()
 		reads.Record(abs, []byte(content))
 		args, err := json.Marshal(map[string]any{"path": "f", "old_string": old, "new_string": new, "replace_all": all})
 		if err != nil {
@@ -43,7 +45,7 @@ func FuzzEditFile(f *testing.F) {
 		_ = json.Unmarshal(args, &raw)
 		seen.Old, seen.New = raw["old_string"].(string), raw["new_string"].(string)
 
-		res := NewEditFile(&Env{WS: ws, Reads: reads, Locks: NewFileLocks()}).Run(context.Background(), args)
+		res := NewEditFile(&Env{WS: ws, Reads: reads, Locks: workspace.NewFileLocks()}).Run(context.Background(), args)
 		got, err := os.ReadFile(abs)
 		if err != nil {
 			t.Fatal(err)

@@ -9,8 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"covey/permission"
 )
@@ -187,7 +190,7 @@ func TestEditFile(t *testing.T) {
 			if got := wtGet(t, abs); got != tt.want {
 				t.Errorf("file = %q, want %q", got, tt.want)
 			}
-			fc, ok := res.Display.(*FileChange)
+			fc, ok := res.Display.(*tool.FileChange)
 			if !ok || fc.Diff == "" || fc.Created != (tt.initial == nil) {
 				t.Fatalf("Display = %+v", res.Display)
 			}
@@ -284,11 +287,11 @@ func TestEditFileConcurrent(t *testing.T) {
 	// the read-check-compute-write under the lock every edit lands; without
 	// it, edits computed from the same old content overwrite each other.
 	const n = 24
-	ws, err := NewWorkspace(t.TempDir())
+	ws, err := workspace.NewWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	locks := NewFileLocks()
+	locks := workspace.NewFileLocks()
 	var sb strings.Builder
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&sb, "slot %d: empty\n", i)
@@ -299,10 +302,10 @@ func TestEditFileConcurrent(t *testing.T) {
 	}
 	// One tracker for all: a single agent firing concurrent calls. Each
 	// write records its result, so the next caller's check passes.
-	reads := NewReadTracker()
+	reads := workspace.NewReadTracker()
 	reads.Record(abs, []byte(sb.String()))
 	var wg sync.WaitGroup
-	results := make([]Result, n)
+	results := make([]tool.Result, n)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
@@ -324,50 +327,20 @@ func TestEditFileConcurrent(t *testing.T) {
 	if want := strings.ReplaceAll(sb.String(), "empty", "done"); got != want {
 		t.Fatalf("lost edits:\n%s", got)
 	}
-	if len(locks.locks) != 0 {
-		t.Fatalf("%d locks left in the map", len(locks.locks))
-	}
-}
-
-func TestFileLocks(t *testing.T) {
-	l := NewFileLocks()
-	unlock, err := l.Lock(context.Background(), "/a")
+	// Every edit let go of the file's lock (that the map keeps no entry is
+	// workspace's TestFileLocks).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	unlock, err := locks.Lock(ctx, abs)
 	if err != nil {
-		t.Fatal(err)
-	}
-	// Another path is independent.
-	unlockB, err := l.Lock(context.Background(), "/b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlockB()
-	// A waiter whose context ends gives up with the context's error.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := l.Lock(ctx, "/a"); err == nil || !strings.Contains(err.Error(), "context canceled") {
-		t.Fatalf("cancelled waiter: %v", err)
+		t.Fatalf("the file's lock is still held after every edit: %v", err)
 	}
 	unlock()
-	unlock() // a second call is harmless
-	again, err := l.Lock(context.Background(), "/a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	again()
-	if len(l.locks) != 0 {
-		t.Fatalf("locks map keeps %d entries", len(l.locks))
-	}
-	var none *FileLocks
-	u, err := none.Lock(context.Background(), "/a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u()
 }
 
 func TestTodoListCopies(t *testing.T) {
 	l := NewTodoList()
-	in := []Todo{{Content: "a", Status: TodoPending}}
+	in := []tool.Todo{{Content: "a", Status: TodoPending}}
 	l.Set(in)
 	in[0].Content = "changed"
 	got := l.Get()

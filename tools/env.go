@@ -4,6 +4,8 @@ import (
 	"covey/lsp"
 	"covey/permission"
 	"covey/sandbox"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // Env is what one agent's set of tools shares: the workspace, the agent's own
@@ -11,15 +13,15 @@ import (
 // the write allowlist of its definition. Each agent gets its own Env; the
 // Workspace and Locks are shared by all agents of a session.
 type Env struct {
-	WS *Workspace
+	WS *workspace.Workspace
 	// NoImages says the model takes no images: read_file refuses an image
 	// with a message saying so instead of returning it.
 	NoImages bool
 	// Reads records the content hash of every file this agent read, so a
 	// write can tell whether the file changed underneath since.
-	Reads *ReadTracker
+	Reads *workspace.ReadTracker
 	// Locks serialises writes to one file across agents.
-	Locks *FileLocks
+	Locks *workspace.FileLocks
 	// Gate decides whether a write or command may proceed. Nil allows all.
 	Gate permission.Gate
 	// AllowedPaths, when non-empty, are doublestar globs (workspace-relative)
@@ -29,7 +31,7 @@ type Env struct {
 	Todos *TodoList
 	// Undo keeps each file's content before a turn first changes it, for
 	// /undo. Nil keeps nothing.
-	Undo *UndoLog
+	Undo *workspace.UndoLog
 	// AllowRead decides whether a reading tool may read a path, inside the
 	// workspace or not (Policy.AllowRead: symlinks resolved, read deny rules,
 	// read_file allow rules, bypass). Nil allows every read.
@@ -47,7 +49,7 @@ type Env struct {
 	OnRead func(abs string) string
 	// Temps lists the temporary files of atomic writes, so the next covey
 	// removes those a killed one left (SweepTemps). Nil lists nothing.
-	Temps *TempJournal
+	Temps *workspace.TempJournal
 	// Shells runs the session's background shells (bash with
 	// run_in_background); nil offers none. Agent and AgentDepth are the
 	// AgentID and depth of the agent these tools serve, the owner of the
@@ -64,17 +66,17 @@ type Env struct {
 // resolveRead resolves p for reading: only what AllowRead permits. The
 // workspace is no exception: a symlink in it may lead outside, and a read
 // deny rule may cover a file in it.
-func (e *Env) resolveRead(tool, p string) (string, *Result) {
+func (e *Env) resolveRead(toolName, p string) (string, *tool.Result) {
 	abs := e.WS.Resolve(p)
 	if e.AllowRead == nil || e.AllowRead(abs) {
 		return abs, nil
 	}
 	if e.WS.Contains(abs) {
-		r := Errorf("%s: reading %s is not allowed: a read_file deny rule covers it, it leads outside the workspace through a symlink, "+
-			"or this agent may not read it; ask the user if you need it", tool, p)
+		r := tool.Errorf("%s: reading %s is not allowed: a read_file deny rule covers it, it leads outside the workspace through a symlink, "+
+			"or this agent may not read it; ask the user if you need it", toolName, p)
 		return "", &r
 	}
-	r := Errorf("%s: %s is outside the workspace, and reading there needs permission: add a rule such as \"read_file(%s)\" to permissions.allow in .covey/config.yaml", tool, p, abs)
+	r := tool.Errorf("%s: %s is outside the workspace, and reading there needs permission: add a rule such as \"read_file(%s)\" to permissions.allow in .covey/config.yaml", toolName, p, abs)
 	return "", &r
 }
 

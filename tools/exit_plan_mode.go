@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"covey/permission"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -33,7 +34,7 @@ type ExitPlanConfig struct {
 type exitPlanTool struct{ cfg ExitPlanConfig }
 
 // NewExitPlanMode returns the exit_plan_mode tool.
-func NewExitPlanMode(cfg ExitPlanConfig) Tool { return &exitPlanTool{cfg: cfg} }
+func NewExitPlanMode(cfg ExitPlanConfig) tool.Tool { return &exitPlanTool{cfg: cfg} }
 
 func (t *exitPlanTool) Name() string { return toolname.ExitPlanMode }
 
@@ -52,40 +53,40 @@ func (t *exitPlanTool) Description() string {
 
 func (t *exitPlanTool) Schema() map[string]any { return exitPlanSchema() }
 
-var exitPlanSchema = ArgsSchema[exitPlanArgs](SchemaClosed)
+var exitPlanSchema = tool.ArgsSchema[exitPlanArgs](tool.SchemaClosed)
 
 // exitPlanArgs are exit_plan_mode's arguments.
 type exitPlanArgs struct {
 	Plan string `json:"plan" jsonschema:"The plan, in markdown."`
 }
 
-func (t *exitPlanTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *exitPlanTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var a exitPlanArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Errorf("exit_plan_mode: invalid arguments: %v", err)
+		return tool.Errorf("exit_plan_mode: invalid arguments: %v", err)
 	}
 	plan := strings.TrimSpace(a.Plan)
 	if plan == "" {
-		return Errorf("exit_plan_mode: plan is required (markdown)")
+		return tool.Errorf("exit_plan_mode: plan is required (markdown)")
 	}
 	if t.cfg.Child {
-		return Result{Content: PlanReport, Summary: "plan reported", Final: plan}
+		return tool.Result{Content: PlanReport, Summary: "plan reported", Final: plan}
 	}
 	if t.cfg.Mode != nil && t.cfg.Mode() != permission.ModePlan {
-		return Result{Content: PlanNotInPlanMode, Summary: "not in plan mode"}
+		return tool.Result{Content: PlanNotInPlanMode, Summary: "not in plan mode"}
 	}
 	if t.cfg.Gate == nil {
-		return Result{Content: PlanHeadless, Summary: "plan presented", Final: plan}
+		return tool.Result{Content: PlanHeadless, Summary: "plan presented", Final: plan}
 	}
 	v := t.cfg.Gate.Check(ctx, permission.Request{Tool: toolname.ExitPlanMode, Plan: plan})
 	switch {
 	case v.Allowed:
-		return Result{Content: fmt.Sprintf("The user approved the plan. Permission mode is now %s: carry the plan out.", v.Mode),
+		return tool.Result{Content: fmt.Sprintf("The user approved the plan. Permission mode is now %s: carry the plan out.", v.Mode),
 			Summary: "approved: " + string(v.Mode)}
 	case v.ByUser:
-		return Result{Content: "The user did not approve the plan; stay in plan mode and revise it. " + v.Reason, Summary: "keep planning"}
+		return tool.Result{Content: "The user did not approve the plan; stay in plan mode and revise it. " + v.Reason, Summary: "keep planning"}
 	case ctx.Err() != nil:
-		return Errorf("%s", v.Reason)
+		return tool.Errorf("%s", v.Reason)
 	}
-	return Result{Content: PlanHeadless, Summary: "plan presented", Final: plan}
+	return tool.Result{Content: PlanHeadless, Summary: "plan presented", Final: plan}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -28,7 +29,7 @@ type globTool struct {
 
 // NewGlob returns the glob tool: visible files whose path matches a
 // doublestar pattern.
-func NewGlob(env *Env) Tool { return &globTool{env: env, max: globMax} }
+func NewGlob(env *Env) tool.Tool { return &globTool{env: env, max: globMax} }
 
 func (t *globTool) Name() string   { return toolname.Glob }
 func (t *globTool) ReadOnly() bool { return true }
@@ -39,24 +40,24 @@ func (t *globTool) Description() string {
 
 func (t *globTool) Schema() map[string]any { return globSchema() }
 
-var globSchema = ArgsSchema[globArgs](SchemaOpen)
+var globSchema = tool.ArgsSchema[globArgs](tool.SchemaOpen)
 
 type globArgs struct {
 	Pattern string `json:"pattern" jsonschema:"Doublestar glob."`
 	Path    string `json:"path,omitempty" jsonschema:"Default: the workspace root."`
 }
 
-func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
+func (t *globTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args globArgs
 	if err := decodeArgs(raw, &args); err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	pattern := strings.TrimPrefix(args.Pattern, "./")
 	if pattern == "" {
-		return Errorf("pattern is required, e.g. \"**/*.go\"")
+		return tool.Errorf("pattern is required, e.g. \"**/*.go\"")
 	}
 	if !doublestar.ValidatePattern(pattern) {
-		return Errorf("invalid glob pattern %q (check brackets and braces)", args.Pattern)
+		return tool.Errorf("invalid glob pattern %q (check brackets and braces)", args.Pattern)
 	}
 	dir := args.Path
 	if dir == "" {
@@ -69,34 +70,34 @@ func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Errorf("directory not found: %s", dir)
+		return tool.Errorf("directory not found: %s", dir)
 	case err != nil:
-		return Errorf("cannot search %s: %v", dir, err)
+		return tool.Errorf("cannot search %s: %v", dir, err)
 	case !fi.IsDir():
-		return Errorf("path %s is a file; glob searches a directory (omit path to search the workspace)", dir)
+		return tool.Errorf("path %s is a file; glob searches a directory (omit path to search the workspace)", dir)
 	}
-	v, err := t.env.WS.visibleUnder(ctx, abs)
+	v, err := t.env.WS.VisibleUnder(ctx, abs)
 	if err != nil {
-		return Errorf("cannot list files under %s: %v", dir, err)
+		return tool.Errorf("cannot list files under %s: %v", dir, err)
 	}
 	var hits []string
-	for _, rel := range v.rels {
-		if !globMatches(pattern, rel, v.prefix) {
+	for _, rel := range v.Rels() {
+		if !globMatches(pattern, rel, v.Prefix()) {
 			continue
 		}
-		if fi, err := os.Lstat(v.abs(rel)); err != nil || fi.IsDir() {
+		if fi, err := os.Lstat(v.Abs(rel)); err != nil || fi.IsDir() {
 			continue // deleted but still in the index, or a submodule
 		}
-		hits = append(hits, v.display(t.env.WS, rel))
+		hits = append(hits, v.Display(t.env.WS, rel))
 	}
 	if err := ctx.Err(); err != nil {
-		return Errorf("glob %s: %v", args.Pattern, err)
+		return tool.Errorf("glob %s: %v", args.Pattern, err)
 	}
 	if len(hits) == 0 {
-		return Result{Content: fmt.Sprintf("No files match %q under %s.", args.Pattern, dir), Summary: "0 files"}
+		return tool.Result{Content: fmt.Sprintf("No files match %q under %s.", args.Pattern, dir), Summary: "0 files"}
 	}
 	var b strings.Builder
-	maxBytes := ResultBudget(ctx, globMaxBytes)
+	maxBytes := tool.ResultBudget(ctx, globMaxBytes)
 	for i, h := range hits {
 		if i == t.max || b.Len()+len(h) >= maxBytes {
 			fmt.Fprintf(&b, "… %d more files not shown (%d in all); use a narrower pattern or path.\n", len(hits)-i, len(hits))
@@ -105,7 +106,7 @@ func (t *globTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
-	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: countOf(len(hits), "file", "files")}
+	return tool.Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: countOf(len(hits), "file", "files")}
 }
 
 // globMatches matches a pattern against rel (relative to the listing root)

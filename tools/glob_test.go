@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/workspace"
 )
 
 func TestGlob(t *testing.T) {
@@ -23,7 +25,7 @@ func TestGlob(t *testing.T) {
 		"web/app.json":     "",
 		"web/[weird].yaml": "",
 	})
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func TestGlobCapAndOutside(t *testing.T) {
 		files[fmt.Sprintf("f%02d.txt", i)] = ""
 	}
 	mkTree(t, root, files)
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}

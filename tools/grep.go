@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -35,7 +37,7 @@ type grepTool struct {
 
 // NewGrep returns the grep tool: a parallel, .gitignore-aware regexp search
 // of file contents.
-func NewGrep(env *Env) Tool {
+func NewGrep(env *Env) tool.Tool {
 	return &grepTool{env: env, maxMatches: grepMaxMatches, maxBytes: grepMaxBytes, maxFiles: grepMaxFiles}
 }
 
@@ -48,7 +50,7 @@ func (t *grepTool) Description() string {
 
 func (t *grepTool) Schema() map[string]any { return grepSchema() }
 
-var grepSchema = ArgsSchema[grepArgs](SchemaOpen)
+var grepSchema = tool.ArgsSchema[grepArgs](tool.SchemaOpen)
 
 type grepArgs struct {
 	Pattern    string   `json:"pattern" jsonschema:"RE2, matched per line."`
@@ -59,13 +61,13 @@ type grepArgs struct {
 	Context    flexInt  `json:"context,omitempty" jsonschema:"Lines of context before and after each match, content mode only (like grep -C)."`
 }
 
-func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
+func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args grepArgs
 	if err := decodeArgs(raw, &args); err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	if args.Pattern == "" {
-		return Errorf("pattern is required")
+		return tool.Errorf("pattern is required")
 	}
 	var mode grepMode
 	switch args.OutputMode {
@@ -76,20 +78,20 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	case "count":
 		mode = modeCount
 	default:
-		return Errorf("unknown output_mode %q; use content, files_with_matches or count", args.OutputMode)
+		return tool.Errorf("unknown output_mode %q; use content, files_with_matches or count", args.OutputMode)
 	}
 	if args.Context < 0 {
-		return Errorf("context must be 0 or more, got %d", args.Context)
+		return tool.Errorf("context must be 0 or more, got %d", args.Context)
 	}
 	context := min(int(args.Context), grepMaxContext)
 	filter, err := newGlobFilter(args.Glob)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	// One match past each cap tells render that the output was cut.
 	s, err := newSearcher(args.Pattern, bool(args.IgnoreCase), mode, context, t.maxMatches+1)
 	if err != nil {
-		return Errorf("invalid regular expression %q: %v (RE2 syntax: escape ( ) [ ] { } . * + ? | \\ to match them literally)", args.Pattern, err)
+		return tool.Errorf("invalid regular expression %q: %v (RE2 syntax: escape ( ) [ ] { } . * + ? | \\ to match them literally)", args.Pattern, err)
 	}
 	dir := args.Path
 	if dir == "" {
@@ -106,18 +108,18 @@ func (t *grepTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		return t.eachJob(ctx, dir, filter, yield)
 	}, stopAfter, &t.scratch)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return Errorf("grep %s: %v", args.Pattern, err)
+		return tool.Errorf("grep %s: %v", args.Pattern, err)
 	}
-	return t.render(args, mode, jobs, results, ResultBudget(ctx, t.maxBytes))
+	return t.render(args, mode, jobs, results, tool.ResultBudget(ctx, t.maxBytes))
 }
 
 // eachJob calls yield with each file to search under dir (or dir itself
 // when it is a file), filtered by the glob, in the output's order, until
 // yield returns false. The files come as the workspace's walk finds them
-// (see Workspace.eachVisible), so the search starts before the walk ends.
+// (see Workspace.EachVisible), so the search starts before the walk ends.
 func (t *grepTool) eachJob(ctx context.Context, dir string, filter *globFilter, yield func(fileJob) bool) error {
 	abs, refused := t.env.resolveRead(t.Name(), dir)
 	if refused != nil {
@@ -136,14 +138,14 @@ func (t *grepTool) eachJob(ctx context.Context, dir string, filter *globFilter, 
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	rootIsReal := err == nil && real == filepath.Clean(abs)
-	_, err = t.env.WS.eachVisible(ctx, abs, func(v *visible, rel string) bool {
-		if !filter.keep(rel, v.prefix) {
+	_, err = t.env.WS.EachVisible(ctx, abs, func(v *workspace.Visible, rel string) bool {
+		if !filter.keep(rel, v.Prefix()) {
 			return true
 		}
 		// Read rules hold for every file searched: a denied file, or a
 		// symlink leading where reads are not allowed, is not opened.
-		if p := v.abs(rel); t.env.readableFound(p, rootIsReal) {
-			return yield(fileJob{abs: p, display: v.display(t.env.WS, rel)})
+		if p := v.Abs(rel); t.env.readableFound(p, rootIsReal) {
+			return yield(fileJob{abs: p, display: v.Display(t.env.WS, rel)})
 		}
 		return true
 	})
@@ -154,7 +156,7 @@ func (t *grepTool) eachJob(ctx context.Context, dir string, filter *globFilter, 
 }
 
 // render turns results into the tool's output, applying the caps.
-func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult, maxBytes int) Result {
+func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results []fileResult, maxBytes int) tool.Result {
 	var b strings.Builder
 	matches, files, shownFiles, binary, large := 0, 0, 0, 0, 0
 	cut := ""
@@ -193,7 +195,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 		}
 	}
 	if files == 0 {
-		return Result{Content: "No matches for " + quotePattern(args.Pattern) + "." + skippedNote(binary, large), Summary: "no matches"}
+		return tool.Result{Content: "No matches for " + quotePattern(args.Pattern) + "." + skippedNote(binary, large), Summary: "no matches"}
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	if cut != "" {
@@ -209,7 +211,7 @@ func (t *grepTool) render(args grepArgs, mode grepMode, jobs []fileJob, results 
 	default:
 		summary = fmt.Sprintf("%s in %s", countOf(matches, "match", "matches"), countOf(files, "file", "files"))
 	}
-	return Result{Content: out, Summary: summary}
+	return tool.Result{Content: out, Summary: summary}
 }
 
 // writeLines appends one file's content-mode lines, stopping at the match

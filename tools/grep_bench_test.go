@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // grepBenchCases are the patterns benchmarked on GOROOT/src, with the
@@ -42,7 +43,7 @@ func goSrc(tb testing.TB) string {
 // rg and grep do.
 func BenchmarkGrep(b *testing.B) {
 	src := goSrc(b)
-	ws, err := NewWorkspace(src)
+	ws, err := workspace.NewWorkspace(src)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,18 +89,6 @@ func benchExec(b *testing.B, dir, name string, args ...string) {
 			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 				b.Fatalf("%s: %v", name, err)
 			}
-		}
-	}
-}
-
-// BenchmarkListGOROOT measures listing GOROOT/src with the .gitignore
-// walker, the part of an uncached grep that is not searching.
-func BenchmarkListGOROOT(b *testing.B) {
-	src := goSrc(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := listFiles(context.Background(), src); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"covey/tools/workspace"
 )
 
 func TestRequiredLiteral(t *testing.T) {
@@ -173,7 +175,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		t.Skip("searches all of GOROOT/src")
 	}
 	src := goSrc(t)
-	ws, err := NewWorkspace(src)
+	ws, err := workspace.NewWorkspace(src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // grepTree is a small non-git workspace for the grep tool's tests.
@@ -32,14 +33,14 @@ func newGrepEnv(t *testing.T) (*Env, string) {
 	t.Helper()
 	root := t.TempDir()
 	mkTree(t, root, grepTree)
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &Env{WS: ws}, root
 }
 
-func callTool(t *testing.T, tool Tool, args map[string]any) Result {
+func callTool(t *testing.T, tool tool.Tool, args map[string]any) tool.Result {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -190,7 +191,7 @@ func TestGrepCaps(t *testing.T) {
 	}
 	files["long.txt"] = strings.Repeat("x", 5000) + " hit\n"
 	mkTree(t, root, files)
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,23 +294,10 @@ var walkOrderTree = map[string]string{
 	"a/y.txt": "hit\n", "a0": "hit\n", "ab/x": "hit\n", "b": "hit\n", "b.d/c": "hit\n", "b.d.txt": "hit\n",
 }
 
-// TestWalkOrderIsSorted checks that the walk hands over its files in the
-// sorted order of their paths, which grep's output order relies on.
-func TestWalkOrderIsSorted(t *testing.T) {
-	root := t.TempDir()
-	mkTree(t, root, walkOrderTree)
-	got, err := walkVisible(context.Background(), root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.IsSorted(got) || len(got) != len(walkOrderTree) {
-		t.Errorf("walk order %q, want the %d paths sorted", got, len(walkOrderTree))
-	}
-}
-
 // TestGrepStreamedMatchesListed checks that a grep searching as the walk
 // goes (no listing cached) gives what a grep over the cached listing gives,
-// in every mode and at the caps, and caches its complete walk.
+// in every mode and at the caps. (That the walk is cached for the next
+// search is workspace's TestEachVisibleCachesItsWalk.)
 func TestGrepStreamedMatchesListed(t *testing.T) {
 	files := maps.Clone(walkOrderTree)
 	for i := range 40 {
@@ -317,14 +305,6 @@ func TestGrepStreamedMatchesListed(t *testing.T) {
 	}
 	root := t.TempDir()
 	mkTree(t, root, files)
-	ws, err := NewWorkspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	callTool(t, NewGrep(&Env{WS: ws}), map[string]any{"pattern": "hit", "output_mode": "count"})
-	if ws.cache == nil || len(ws.cache.files) != len(files) {
-		t.Fatal("a complete walk of the root was not cached")
-	}
 	for _, args := range []map[string]any{
 		{"pattern": "hit"},
 		{"pattern": "hit", "output_mode": "count"},
@@ -332,7 +312,7 @@ func TestGrepStreamedMatchesListed(t *testing.T) {
 		{"pattern": "hit", "glob": "*.txt", "context": 1},
 	} {
 		for _, caps := range [][2]int{{1000, 1000}, {7, 5}} { // maxMatches, maxFiles
-			ws, err := NewWorkspace(root)
+			ws, err := workspace.NewWorkspace(root)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,9 +15,6 @@ import (
 	"covey/tools/tool"
 )
 
-// Image is an image given to a model (tool.Image).
-type Image = tool.Image
-
 // MaxImageBytes bounds one image (Anthropic's limit per image; OpenAI's
 // is larger): a larger one is refused with a message saying so, not sent
 // for the provider to refuse.
@@ -52,17 +49,17 @@ func IsImageName(name string) bool {
 // NewImage makes the Image of data named name: its type from its bytes,
 // its size and dimensions, its hash. It fails on data that is no image
 // covey takes, or is larger than MaxImageBytes.
-func NewImage(name string, data []byte) (Image, error) {
+func NewImage(name string, data []byte) (tool.Image, error) {
 	mt := ImageType(data)
 	if mt == "" {
-		return Image{}, fmt.Errorf("%s is not a PNG, JPEG, GIF or WebP image", name)
+		return tool.Image{}, fmt.Errorf("%s is not a PNG, JPEG, GIF or WebP image", name)
 	}
 	if len(data) > MaxImageBytes {
-		return Image{}, fmt.Errorf("%s is %s; images are limited to %s (make it smaller, or crop it)",
+		return tool.Image{}, fmt.Errorf("%s is %s; images are limited to %s (make it smaller, or crop it)",
 			name, humanSize(int64(len(data))), humanSize(MaxImageBytes))
 	}
 	sum := sha256.Sum256(data)
-	img := Image{Name: filepath.Base(name), MediaType: mt, Hash: hex.EncodeToString(sum[:]), Size: len(data), Data: data}
+	img := tool.Image{Name: filepath.Base(name), MediaType: mt, Hash: hex.EncodeToString(sum[:]), Size: len(data), Data: data}
 	if mt == "image/webp" {
 		img.Width, img.Height = webpSize(data)
 	} else if c, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -27,7 +28,7 @@ type listDir struct {
 }
 
 // NewListDir returns the list_dir tool: the visible entries of one directory.
-func NewListDir(env *Env) Tool { return &listDir{env: env, max: listDirMax} }
+func NewListDir(env *Env) tool.Tool { return &listDir{env: env, max: listDirMax} }
 
 func (t *listDir) Name() string   { return toolname.ListDir }
 func (t *listDir) ReadOnly() bool { return true }
@@ -38,16 +39,16 @@ func (t *listDir) Description() string {
 
 func (t *listDir) Schema() map[string]any { return listDirSchema() }
 
-var listDirSchema = ArgsSchema[listDirArgs](SchemaOpen)
+var listDirSchema = tool.ArgsSchema[listDirArgs](tool.SchemaOpen)
 
 type listDirArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"Default: the workspace root."`
 }
 
-func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
+func (t *listDir) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args listDirArgs
 	if err := decodeArgs(raw, &args); err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	shown := args.Path
 	if shown == "" {
@@ -60,15 +61,15 @@ func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Errorf("directory not found: %s%s", shown, suggestSimilar(abs))
+		return tool.Errorf("directory not found: %s%s", shown, suggestSimilar(abs))
 	case err != nil:
-		return Errorf("cannot list %s: %v", shown, err)
+		return tool.Errorf("cannot list %s: %v", shown, err)
 	case !fi.IsDir():
-		return Errorf("%s is a file, not a directory; use read_file to read it", shown)
+		return tool.Errorf("%s is a file, not a directory; use read_file to read it", shown)
 	}
 	entries, ignoredDir, err := t.env.WS.ListDir(ctx, abs)
 	if err != nil {
-		return Errorf("cannot list %s: %v", shown, err)
+		return tool.Errorf("cannot list %s: %v", shown, err)
 	}
 	var dirs, files []string
 	for _, e := range entries {
@@ -99,7 +100,7 @@ func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
 	if len(lines) == 0 {
 		b.WriteString("(no visible entries)\n")
 	}
-	maxBytes := ResultBudget(ctx, listDirMaxBytes)
+	maxBytes := tool.ResultBudget(ctx, listDirMaxBytes)
 	for i, l := range lines {
 		if i == t.max || b.Len()+len(l) >= maxBytes {
 			fmt.Fprintf(&b, "… %d more entries not shown; use glob with a pattern to narrow down.\n", len(lines)-i)
@@ -108,7 +109,7 @@ func (t *listDir) Run(ctx context.Context, raw json.RawMessage) Result {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: countOf(len(lines), "entry", "entries")}
+	return tool.Result{Content: strings.TrimSuffix(b.String(), "\n"), Summary: countOf(len(lines), "entry", "entries")}
 }
 
 // countOf formats a count with the right form of a noun: "1 file", "3 files".

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/workspace"
 )
 
 // listTree has ignored entries, an empty directory, a directory holding
@@ -37,7 +39,7 @@ func TestListDir(t *testing.T) {
 			if err := os.Symlink("a.txt", filepath.Join(root, "link")); err != nil {
 				t.Fatal(err)
 			}
-			ws, err := NewWorkspace(root)
+			ws, err := workspace.NewWorkspace(root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +90,7 @@ func TestListDirCap(t *testing.T) {
 		files[n] = ""
 	}
 	mkTree(t, root, files)
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,9 @@ import (
 
 	"covey/internal/plural"
 	"covey/lsp"
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // lspTool is the lsp tool: definition, references, hover, symbols and
@@ -22,11 +24,11 @@ type lspTool struct {
 
 // NewLSP returns the lsp tool for env, or nil when env runs no language
 // server (none configured, none found on PATH).
-func NewLSP(env *Env) Tool {
+func NewLSP(env *Env) tool.Tool {
 	if env == nil || !env.LSP.Any() {
 		return nil
 	}
-	return &lspTool{env: env, m: mutator{env: env, fs: osFS{}, quiet: true}}
+	return &lspTool{env: env, m: mutator{env: env, fs: workspace.OSFS{}, quiet: true}}
 }
 
 func (t *lspTool) Name() string { return toolname.LSP }
@@ -45,7 +47,7 @@ func (t *lspTool) Description() string {
 
 func (t *lspTool) Schema() map[string]any { return lspSchema() }
 
-var lspSchema = ArgsSchema[lspArgs](SchemaClosed)
+var lspSchema = tool.ArgsSchema[lspArgs](tool.SchemaClosed)
 
 type lspArgs struct {
 	Operation string `json:"operation" enum:"definition,references,hover,document_symbols,workspace_symbols,rename"`
@@ -56,20 +58,20 @@ type lspArgs struct {
 	NewName   string `json:"new_name,omitempty" jsonschema:"rename: the new name."`
 }
 
-func (t *lspTool) Run(ctx context.Context, raw json.RawMessage) Result {
+func (t *lspTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var a lspArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("lsp: %v", err)
+		return tool.Errorf("lsp: %v", err)
 	}
 	switch {
 	case a.Path == "":
-		return Errorf("lsp: path is required")
+		return tool.Errorf("lsp: path is required")
 	case !validOp(a.Operation):
-		return Errorf("lsp: operation must be one of %s, not %q", strings.Join(lsp.Ops(), ", "), a.Operation)
+		return tool.Errorf("lsp: operation must be one of %s, not %q", strings.Join(lsp.Ops(), ", "), a.Operation)
 	case needsPosition(a.Operation) && (a.Line < 1 || a.Character < 1):
-		return Errorf("lsp: %s needs line and character, both from 1", a.Operation)
+		return tool.Errorf("lsp: %s needs line and character, both from 1", a.Operation)
 	case a.Operation == lsp.OpRename && strings.TrimSpace(a.NewName) == "":
-		return Errorf("lsp: rename needs new_name")
+		return tool.Errorf("lsp: rename needs new_name")
 	}
 	abs, bad := t.env.resolveRead(toolname.LSP, a.Path)
 	if bad != nil {
@@ -77,22 +79,22 @@ func (t *lspTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	}
 	ans, err := t.env.LSP.Query(ctx, t.env.WS.Root, lsp.Query{Op: a.Operation, Abs: abs, Line: a.Line, Character: a.Character, Symbol: a.Query, NewName: a.NewName})
 	if err != nil {
-		return Errorf("lsp %s: %v", a.Operation, err)
+		return tool.Errorf("lsp %s: %v", a.Operation, err)
 	}
 	if a.Operation != lsp.OpRename {
-		out, cut := capWebText(ans.Text, ResultBudget(ctx, 64<<10))
+		out, cut := capWebText(ans.Text, tool.ResultBudget(ctx, 64<<10))
 		sum := firstLineOf(out)
 		if cut {
 			sum += ", truncated"
 		}
-		return Result{Content: out, Summary: sum}
+		return tool.Result{Content: out, Summary: sum}
 	}
 	return t.rename(ctx, a.NewName, ans.Renamed)
 }
 
 // rename writes each file the rename changes, through the gate, file by
 // file (each asked for as an edit, its diff by hunk).
-func (t *lspTool) rename(ctx context.Context, newName string, files map[string]string) Result {
+func (t *lspTool) rename(ctx context.Context, newName string, files map[string]string) tool.Result {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -136,7 +138,7 @@ func (t *lspTool) rename(ctx context.Context, newName string, files map[string]s
 	for _, f := range failed {
 		b.WriteString("\nNot changed: " + f)
 	}
-	res := Result{Content: b.String(), Summary: fmt.Sprintf("renamed in %d of %s", len(done), plural.Count(len(paths), "file"))}
+	res := tool.Result{Content: b.String(), Summary: fmt.Sprintf("renamed in %d of %s", len(done), plural.Count(len(paths), "file"))}
 	if len(done) == 0 {
 		res.IsError = true
 	}

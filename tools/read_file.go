@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"covey/internal/safefile"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -30,7 +31,7 @@ const (
 type readFile struct{ env *Env }
 
 // NewReadFile returns the read_file tool: numbered lines of one text file.
-func NewReadFile(env *Env) Tool { return &readFile{env: env} }
+func NewReadFile(env *Env) tool.Tool { return &readFile{env: env} }
 
 func (t *readFile) Name() string   { return toolname.ReadFile }
 func (t *readFile) ReadOnly() bool { return true }
@@ -42,7 +43,7 @@ func (t *readFile) Description() string {
 
 func (t *readFile) Schema() map[string]any { return readFileSchema() }
 
-var readFileSchema = ArgsSchema[readFileArgs](SchemaOpen)
+var readFileSchema = tool.ArgsSchema[readFileArgs](tool.SchemaOpen)
 
 type readFileArgs struct {
 	Path   string   `json:"path" jsonschema:"Absolute or relative to the workspace root."`
@@ -50,13 +51,13 @@ type readFileArgs struct {
 	Limit  *flexInt `json:"limit,omitempty" jsonschema:"Lines to return."`
 }
 
-func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
+func (t *readFile) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args readFileArgs
 	if err := decodeArgs(raw, &args); err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	if args.Path == "" {
-		return Errorf("path is required")
+		return tool.Errorf("path is required")
 	}
 	offset, limit := 1, readDefaultLimit
 	if args.Offset != nil {
@@ -69,13 +70,13 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 		limit = int(*args.Limit)
 	}
 	if offset < 1 {
-		return Errorf("offset must be a 1-based line number, got %d", offset)
+		return tool.Errorf("offset must be a 1-based line number, got %d", offset)
 	}
 	if limit < 1 {
-		return Errorf("limit must be at least 1, got %d", limit)
+		return tool.Errorf("limit must be at least 1, got %d", limit)
 	}
 	if err := ctx.Err(); err != nil {
-		return Errorf("read %s: %v", args.Path, err)
+		return tool.Errorf("read %s: %v", args.Path, err)
 	}
 	abs, refused := t.env.resolveRead(t.Name(), args.Path)
 	if refused != nil {
@@ -84,33 +85,33 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Errorf("file not found: %s%s", args.Path, suggestSimilar(abs))
+		return tool.Errorf("file not found: %s%s", args.Path, suggestSimilar(abs))
 	case err != nil:
-		return Errorf("cannot read %s: %v", args.Path, err)
+		return tool.Errorf("cannot read %s: %v", args.Path, err)
 	case fi.IsDir():
-		return Errorf("%s is a directory, not a file; use list_dir to see its entries", args.Path)
+		return tool.Errorf("%s is a directory, not a file; use list_dir to see its entries", args.Path)
 	case !fi.Mode().IsRegular():
-		return Errorf("%s is not a regular file (%s)", args.Path, fi.Mode().Type())
+		return tool.Errorf("%s is not a regular file (%s)", args.Path, fi.Mode().Type())
 	case fi.Size() > readMaxFileSize:
-		return Errorf("%s is %s, too large to read; use grep to find the lines you need", args.Path, humanSize(fi.Size()))
+		return tool.Errorf("%s is %s, too large to read; use grep to find the lines you need", args.Path, humanSize(fi.Size()))
 	}
 	// Parallel reads of large files take turns (see maxReadMemory).
-	release, err := t.env.WS.readMemory().acquire(ctx, fi.Size())
+	release, err := t.env.WS.ReadMemory().Acquire(ctx, fi.Size())
 	if err != nil {
-		return Errorf("read %s: %v", args.Path, err)
+		return tool.Errorf("read %s: %v", args.Path, err)
 	}
 	defer release()
 	// Stat and read are two looks: the file may have become a FIFO or
 	// grown in between.
 	data, err := safefile.Read(abs, readMaxFileSize)
 	if err != nil {
-		return Errorf("cannot read %s: %v", args.Path, err)
+		return tool.Errorf("cannot read %s: %v", args.Path, err)
 	}
 	if ImageType(data) != "" {
 		return t.readImage(args.Path, data)
 	}
 	if isBinary(data) {
-		return Errorf("%s looks like a binary file (%s); read_file shows text files only", args.Path, humanSize(int64(len(data))))
+		return tool.Errorf("%s looks like a binary file (%s); read_file shows text files only", args.Path, humanSize(int64(len(data))))
 	}
 	if t.env.Reads != nil {
 		t.env.Reads.Record(abs, data)
@@ -119,28 +120,28 @@ func (t *readFile) Run(ctx context.Context, raw json.RawMessage) Result {
 	// starts loading now, in the background, so the edit's diagnostics
 	// do not wait for a cold start.
 	t.env.LSP.Warm(t.env.WS.Root, abs, string(data))
-	content, summary, err := numberLines(data, offset, limit, ResultBudget(ctx, readMaxOutput))
+	content, summary, err := numberLines(data, offset, limit, tool.ResultBudget(ctx, readMaxOutput))
 	if err != nil {
-		return Errorf("%s: %v", args.Path, err)
+		return tool.Errorf("%s: %v", args.Path, err)
 	}
 	if t.env.OnRead != nil {
 		if note := t.env.OnRead(abs); note != "" {
 			content += "\n\n" + note
 		}
 	}
-	return Result{Content: content, Summary: summary}
+	return tool.Result{Content: content, Summary: summary}
 }
 
 // readImage returns an image file to the model, or says why it cannot.
-func (t *readFile) readImage(path string, data []byte) Result {
+func (t *readFile) readImage(path string, data []byte) tool.Result {
 	if t.env.NoImages {
-		return Errorf("%s is an image, and this model takes no images (vision: false in the config, or the model is known not to)", path)
+		return tool.Errorf("%s is an image, and this model takes no images (vision: false in the config, or the model is known not to)", path)
 	}
 	img, err := NewImage(path, data)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
-	return Result{Content: img.Line(), Summary: img.Line(), Images: []Image{img}}
+	return tool.Result{Content: img.Line(), Summary: img.Line(), Images: []tool.Image{img}}
 }
 
 // numberLines renders lines offset..offset+limit-1 of data cat -n style,

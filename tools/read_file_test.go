@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"covey/tools/workspace"
 )
 
 func TestReadFile(t *testing.T) {
@@ -29,7 +31,7 @@ func TestReadFile(t *testing.T) {
 		"mostly_ok.txt":  "text with one bad byte \xff here\n",
 		"configs/x.json": "{}",
 	})
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +95,11 @@ func TestReadFile(t *testing.T) {
 func TestReadFileRecordsRead(t *testing.T) {
 	root := t.TempDir()
 	mkTree(t, root, map[string]string{"f.txt": "content\n", "b.bin": "\x00"})
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reads := NewReadTracker()
+	reads := workspace.NewReadTracker()
 	tool := NewReadFile(&Env{WS: ws, Reads: reads})
 	abs := filepath.Join(root, "f.txt")
 	if err := reads.Check(abs, []byte("content\n")); err == nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"covey/permission"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // TestReadRulesHoldForEveryReadingTool: read deny rules inside the
@@ -45,17 +47,17 @@ func TestReadRulesHoldForEveryReadingTool(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			p := permission.NewPolicy(mode, rules, nil)
 			p.SetWorkspace(root)
-			ws, err := NewWorkspace(root)
+			ws, err := workspace.NewWorkspace(root)
 			if err != nil {
 				t.Fatal(err)
 			}
 			env := &Env{WS: ws, AllowRead: p.AllowRead, AllowFound: p.AllowReadFound}
-			run := func(tool Tool, args map[string]any) Result {
+			run := func(tool tool.Tool, args map[string]any) tool.Result {
 				b, _ := json.Marshal(args)
 				return tool.Run(context.Background(), b)
 			}
 			refused := []struct {
-				tool Tool
+				tool tool.Tool
 				args map[string]any
 			}{
 				{NewReadFile(env), map[string]any{"path": ".env"}},

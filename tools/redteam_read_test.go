@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"covey/permission"
 )
@@ -106,13 +108,13 @@ func TestRedteamReads(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			p := permission.NewPolicy(mode, rules, nil)
 			p.SetWorkspace(root)
-			ws, err := NewWorkspace(root)
+			ws, err := workspace.NewWorkspace(root)
 			if err != nil {
 				t.Fatal(err)
 			}
 			env := &Env{WS: ws, AllowRead: p.AllowRead, AllowFound: p.AllowReadFound}
-			tools := map[string]Tool{toolname.ReadFile: NewReadFile(env), toolname.Grep: NewGrep(env), toolname.Glob: NewGlob(env), toolname.ListDir: NewListDir(env)}
-			run := func(c call) Result {
+			tools := map[string]tool.Tool{toolname.ReadFile: NewReadFile(env), toolname.Grep: NewGrep(env), toolname.Glob: NewGlob(env), toolname.ListDir: NewListDir(env)}
+			run := func(c call) tool.Result {
 				b, _ := json.Marshal(c.args)
 				return tools[c.tool].Run(context.Background(), b)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"covey/permission"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // redAttack is one row of the red team's table: spellings the gate's own
@@ -313,7 +314,7 @@ func TestRedteamAttacks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ws, err := NewWorkspace(root)
+			ws, err := workspace.NewWorkspace(root)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,8 @@ import (
 
 	"covey/sandbox"
 	"covey/sandbox/sandboxtest"
+	"covey/tools/tool"
+	"covey/tools/workspace"
 )
 
 // TestMain lets the test binary serve as covey's sandbox helper, as
@@ -36,11 +38,11 @@ func TestSandboxedBashHonoursAllowedPaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "victim"), []byte("v\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := NewWorkspace(root)
+	ws, err := workspace.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(env *Env, command string) Result {
+	run := func(env *Env, command string) tool.Result {
 		args, _ := json.Marshal(map[string]any{"command": command})
 		return NewBash(env).Run(context.Background(), args)
 	}

@@ -66,12 +66,12 @@ func TestCommandsCannotChangeCoveySettings(t *testing.T) {
 		wtPut(t, env, cfg, orig, true)
 		// A command is running (before was taken) when write_file changes
 		// the config; the command's end must not undo it.
-		st := env.WS.settings.before(env.WS.Root)
+		st := env.WS.Settings().Before(env.WS.Root)
 		res := wtRun(t, NewWriteFile(env), map[string]any{"path": cfg, "content": "model: n\n"})
 		if res.IsError {
 			t.Fatalf("write_file: %s", res.Content)
 		}
-		if restored, err := env.WS.settings.after(env.WS.Root, st); err != nil || len(restored) != 0 {
+		if restored, err := env.WS.Settings().After(env.WS.Root, st); err != nil || len(restored) != 0 {
 			t.Errorf("after = %v, %v; want nothing restored", restored, err)
 		}
 		if got, _ := os.ReadFile(filepath.Join(env.WS.Root, cfg)); string(got) != "model: n\n" {

@@ -7,17 +7,18 @@ import (
 	"strings"
 	"time"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
 // ShellTools returns bash_output and kill_shell bound to env: an agent
 // offered bash with background shells gets them too. Nil when env has no
 // shells.
-func ShellTools(env *Env) []Tool {
+func ShellTools(env *Env) []tool.Tool {
 	if env == nil || env.Shells == nil {
 		return nil
 	}
-	return []Tool{&bashOutputTool{env: env}, &killShellTool{env: env}}
+	return []tool.Tool{&bashOutputTool{env: env}, &killShellTool{env: env}}
 }
 
 // bashOutputTool is bash_output: a background shell's new output.
@@ -34,7 +35,7 @@ func (t *bashOutputTool) Description() string {
 
 func (t *bashOutputTool) Schema() map[string]any { return bashOutputSchema() }
 
-var bashOutputSchema = ArgsSchema[bashOutputArgs](SchemaClosed)
+var bashOutputSchema = tool.ArgsSchema[bashOutputArgs](tool.SchemaClosed)
 
 // bashOutputArgs are bash_output's arguments.
 type bashOutputArgs struct {
@@ -42,17 +43,17 @@ type bashOutputArgs struct {
 	WaitS float64 `json:"wait_s,omitempty" jsonschema:"Wait up to this long for it to exit (max 600)."`
 }
 
-func (t *bashOutputTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *bashOutputTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var a bashOutputArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Errorf("bash_output: invalid arguments: %v", err)
+		return tool.Errorf("bash_output: invalid arguments: %v", err)
 	}
 	if a.WaitS < 0 {
-		return Errorf("bash_output: wait_s must not be negative, got %v", a.WaitS)
+		return tool.Errorf("bash_output: wait_s must not be negative, got %v", a.WaitS)
 	}
 	sh, err := t.env.Shells.lookup(a.ID, t.env.Agent)
 	if err != nil {
-		return Errorf("bash_output: %v", err)
+		return tool.Errorf("bash_output: %v", err)
 	}
 	if a.WaitS > 0 {
 		wait := min(time.Duration(a.WaitS*float64(time.Second)), maxShellWait)
@@ -91,7 +92,7 @@ func (t *bashOutputTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if info.Note != "" {
 		b.WriteString("\n" + info.Note)
 	}
-	return Result{Content: b.String(), Summary: info.Status()}
+	return tool.Result{Content: b.String(), Summary: info.Status()}
 }
 
 // killShellTool is kill_shell: stop a background shell.
@@ -108,24 +109,24 @@ func (t *killShellTool) Description() string {
 
 func (t *killShellTool) Schema() map[string]any { return killShellSchema() }
 
-var killShellSchema = ArgsSchema[killShellArgs](SchemaClosed)
+var killShellSchema = tool.ArgsSchema[killShellArgs](tool.SchemaClosed)
 
 // killShellArgs are kill_shell's arguments.
 type killShellArgs struct {
 	ID string `json:"id" jsonschema:"e.g. shell-1"`
 }
 
-func (t *killShellTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *killShellTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var a killShellArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Errorf("kill_shell: invalid arguments: %v", err)
+		return tool.Errorf("kill_shell: invalid arguments: %v", err)
 	}
 	sh, err := t.env.Shells.lookup(a.ID, t.env.Agent)
 	if err != nil {
-		return Errorf("kill_shell: %v", err)
+		return tool.Errorf("kill_shell: %v", err)
 	}
 	if !t.env.Shells.kill(sh) {
-		return Result{Content: fmt.Sprintf("%s had already ended (%s).", sh.info.ID, sh.snapshot().Status()), Summary: "already ended"}
+		return tool.Result{Content: fmt.Sprintf("%s had already ended (%s).", sh.info.ID, sh.snapshot().Status()), Summary: "already ended"}
 	}
 	// Wait for it to be gone, so the answer is the truth.
 	timer := time.NewTimer(shellKillGrace + pipeGrace + time.Second)
@@ -133,10 +134,10 @@ func (t *killShellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	select {
 	case <-sh.done:
 	case <-timer.C:
-		return Result{Content: fmt.Sprintf("%s was sent SIGTERM and SIGKILL but has not exited yet.", sh.info.ID), IsError: true, Summary: "not gone yet"}
+		return tool.Result{Content: fmt.Sprintf("%s was sent SIGTERM and SIGKILL but has not exited yet.", sh.info.ID), IsError: true, Summary: "not gone yet"}
 	case <-ctx.Done():
 	}
-	return Result{Content: fmt.Sprintf("%s was killed.", sh.info.ID), Summary: "killed"}
+	return tool.Result{Content: fmt.Sprintf("%s was killed.", sh.info.ID), Summary: "killed"}
 }
 
 // elapsedWords says a duration in whole seconds ("3s", "2m5s").

@@ -14,7 +14,9 @@ import (
 	"go.uber.org/goleak"
 
 	"covey/permission"
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // shellEnv is a workspace env with background shells, whose events are
@@ -75,7 +77,7 @@ func startShell(t *testing.T, env *Env, command string) string {
 	return strings.TrimPrefix(res.Summary, "background ")
 }
 
-func runTool(t *testing.T, tool Tool, args map[string]any) Result {
+func runTool(t *testing.T, tool tool.Tool, args map[string]any) tool.Result {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	return tool.Run(context.Background(), raw)
@@ -138,7 +140,7 @@ func TestBackgroundShellErrors(t *testing.T) {
 	env, _ := shellEnv(t)
 	out, kill := ShellTools(env)[0], ShellTools(env)[1]
 	tests := map[string]struct {
-		tool Tool
+		tool tool.Tool
 		args map[string]any
 		want string
 	}{
@@ -269,11 +271,11 @@ func TestRing(t *testing.T) {
 // (go test ./tools -run '^$' -bench BackgroundShellOutput -benchmem; the
 // whole process's RSS: e2e's BenchmarkBackgroundShellRSS).
 func BenchmarkBackgroundShellOutput(b *testing.B) {
-	ws, err := NewWorkspace(b.TempDir())
+	ws, err := workspace.NewWorkspace(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := &Env{WS: ws, Reads: NewReadTracker(), Locks: NewFileLocks(), Shells: NewShells(), Agent: mainAgent}
+	env := &Env{WS: ws, Reads: workspace.NewReadTracker(), Locks: workspace.NewFileLocks(), Shells: NewShells(), Agent: mainAgent}
 	defer env.Shells.Close()
 	var reports int
 	env.Shells.Observe(func(ShellEvent) { reports++ })

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -20,7 +22,7 @@ const (
 type todoWriteTool struct{ env *Env }
 
 // NewTodoWrite returns the todo_write tool, storing into env.Todos.
-func NewTodoWrite(env *Env) Tool { return &todoWriteTool{env: env} }
+func NewTodoWrite(env *Env) tool.Tool { return &todoWriteTool{env: env} }
 
 func (t *todoWriteTool) Name() string { return toolname.TodoWrite }
 
@@ -35,34 +37,34 @@ func (t *todoWriteTool) Description() string {
 
 func (t *todoWriteTool) Schema() map[string]any { return todoWriteSchema() }
 
-var todoWriteSchema = ArgsSchema[todoWriteArgs](SchemaClosed)
+var todoWriteSchema = tool.ArgsSchema[todoWriteArgs](tool.SchemaClosed)
 
 // todoWriteArgs are todo_write's arguments; Todos is a pointer so an empty
 // list (which clears it) can be told from a missing argument. An item's
 // schema comes from Todo's own tags.
 type todoWriteArgs struct {
-	Todos *[]Todo `json:"todos" jsonschema:"The complete task list."`
+	Todos *[]tool.Todo `json:"todos" jsonschema:"The complete task list."`
 }
 
-func (t *todoWriteTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *todoWriteTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var a todoWriteArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Errorf("todo_write: invalid arguments: %v", err)
+		return tool.Errorf("todo_write: invalid arguments: %v", err)
 	}
 	if a.Todos == nil {
-		return Errorf("todo_write: todos is required (an empty list clears it)")
+		return tool.Errorf("todo_write: todos is required (an empty list clears it)")
 	}
 	todos := *a.Todos
 	for i := range todos {
 		todos[i].Content = strings.TrimSpace(todos[i].Content)
 		todos[i].Status = strings.TrimSpace(todos[i].Status)
 		if todos[i].Content == "" {
-			return Errorf("todo_write: item %d has no content", i+1)
+			return tool.Errorf("todo_write: item %d has no content", i+1)
 		}
 		switch todos[i].Status {
 		case TodoPending, TodoInProgress, TodoCompleted:
 		default:
-			return Errorf("todo_write: item %d (%q) has status %q; use pending, in_progress or completed",
+			return tool.Errorf("todo_write: item %d (%q) has status %q; use pending, in_progress or completed",
 				i+1, todos[i].Content, todos[i].Status)
 		}
 	}
@@ -75,15 +77,15 @@ func (t *todoWriteTool) Run(ctx context.Context, args json.RawMessage) Result {
 			done++
 		}
 	}
-	return Result{
+	return tool.Result{
 		Content: renderTodos(todos),
 		Summary: fmt.Sprintf("%d/%d done", done, len(todos)),
-		Display: append([]Todo(nil), todos...),
+		Display: append([]tool.Todo(nil), todos...),
 	}
 }
 
 // renderTodos is the list as the model reads it back.
-func renderTodos(todos []Todo) string {
+func renderTodos(todos []tool.Todo) string {
 	if len(todos) == 0 {
 		return "Task list cleared."
 	}
@@ -100,4 +102,29 @@ func renderTodos(todos []Todo) string {
 		fmt.Fprintf(&sb, "%s %s\n", mark, td.Content)
 	}
 	return strings.TrimRight(sb.String(), "\n")
+}
+
+// TodoList holds the current task list written by todo_write. It is safe for
+// concurrent use.
+type TodoList struct {
+	mu    sync.Mutex
+	items []tool.Todo
+}
+
+// NewTodoList returns an empty list.
+func NewTodoList() *TodoList { return &TodoList{} }
+
+// Set replaces the list with a copy of todos.
+func (t *TodoList) Set(todos []tool.Todo) {
+	cp := append([]tool.Todo(nil), todos...)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.items = cp
+}
+
+// Get returns a copy of the current list.
+func (t *TodoList) Get() []tool.Todo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]tool.Todo(nil), t.items...)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -64,7 +65,7 @@ type webFetchTool struct{ cfg WebFetchConfig }
 
 // NewWebFetch returns the web_fetch tool: it reads an http(s) page, turns
 // HTML into markdown, and optionally answers a prompt over it.
-func NewWebFetch(cfg WebFetchConfig) Tool {
+func NewWebFetch(cfg WebFetchConfig) tool.Tool {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = webFetchTimeout
 	}
@@ -90,7 +91,7 @@ func (t *webFetchTool) Description() string {
 
 func (t *webFetchTool) Schema() map[string]any { return webFetchSchema() }
 
-var webFetchSchema = ArgsSchema[webFetchArgs](SchemaOpen)
+var webFetchSchema = tool.ArgsSchema[webFetchArgs](tool.SchemaOpen)
 
 type webFetchArgs struct {
 	URL    string `json:"url" jsonschema:"http:// or https://"`
@@ -100,29 +101,29 @@ type webFetchArgs struct {
 // errOtherHost stops a redirect to another host.
 var errOtherHost = errors.New("redirect to another host")
 
-func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
+func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) tool.Result {
 	var args webFetchArgs
 	if err := decodeArgs(raw, &args); err != nil {
-		return Errorf("%v", err)
+		return tool.Errorf("%v", err)
 	}
 	u, err := url.Parse(strings.TrimSpace(args.URL))
 	switch {
 	case args.URL == "":
-		return Errorf("url is required, e.g. https://pkg.go.dev/net/http")
+		return tool.Errorf("url is required, e.g. https://pkg.go.dev/net/http")
 	case err != nil:
-		return Errorf("%q is not a URL: %v", args.URL, err)
+		return tool.Errorf("%q is not a URL: %v", args.URL, err)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return Errorf("web_fetch reads http:// and https:// URLs only, not %q", args.URL)
+		return tool.Errorf("web_fetch reads http:// and https:// URLs only, not %q", args.URL)
 	case u.Hostname() == "":
-		return Errorf("%q has no host", args.URL)
+		return tool.Errorf("%q has no host", args.URL)
 	}
 	if t.cfg.NetworkOff {
-		return Errorf("web_fetch is off: sandbox.network is false in the config, so neither commands nor covey's tools reach the network")
+		return tool.Errorf("web_fetch is off: sandbox.network is false in the config, so neither commands nor covey's tools reach the network")
 	}
 	if t.cfg.Gate != nil {
 		v := t.cfg.Gate.Check(ctx, permission.Request{Tool: toolname.WebFetch, URL: u.String()})
 		if !v.Allowed {
-			return Errorf("%s", v.Reason)
+			return tool.Errorf("%s", v.Reason)
 		}
 	}
 	fetchCtx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
@@ -139,14 +140,14 @@ func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 		answer, err := t.cfg.Answer(actx, args.Prompt, page.url, page.text)
 		acancel()
 		if err == nil {
-			return Result{Content: answer, Summary: fmt.Sprintf("%s, answered", sizeText(len(page.text)))}
+			return tool.Result{Content: answer, Summary: fmt.Sprintf("%s, answered", sizeText(len(page.text)))}
 		}
 		if ctx.Err() != nil {
-			return Errorf("fetched %s, but the fetch model could not answer: %v", page.url, err)
+			return tool.Errorf("fetched %s, but the fetch model could not answer: %v", page.url, err)
 		}
 		note = fmt.Sprintf("(the fetch model could not answer (%v), so here is the page itself; answer the prompt from it)\n\n", err)
 	}
-	out, cut := capWebText(page.text, ResultBudget(ctx, t.cfg.OutputCap))
+	out, cut := capWebText(page.text, tool.ResultBudget(ctx, t.cfg.OutputCap))
 	out = note + out
 	if page.partial {
 		out += fmt.Sprintf("\n\n[the page is larger than %s; only its beginning was read]", sizeText(int(t.cfg.MaxBytes)))
@@ -158,7 +159,7 @@ func (t *webFetchTool) Run(ctx context.Context, raw json.RawMessage) Result {
 	if cut {
 		sum += ", truncated"
 	}
-	return Result{Content: out, Summary: sum}
+	return tool.Result{Content: out, Summary: sum}
 }
 
 // fetchedPage is a page read and converted.
@@ -169,7 +170,7 @@ type fetchedPage struct {
 	partial bool   // the download cap cut it
 }
 
-func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Result) {
+func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *tool.Result) {
 	client := http.Client{}
 	if t.cfg.Client != nil {
 		client = *t.cfg.Client
@@ -189,7 +190,7 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		r := Errorf("web_fetch %s: %v", u, err)
+		r := tool.Errorf("web_fetch %s: %v", u, err)
 		return fetchedPage{}, &r
 	}
 	req.Header.Set("User-Agent", "covey-web-fetch/1 (+https://github.com/covey)")
@@ -199,13 +200,13 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 		if resp != nil {
 			_ = resp.Body.Close()
 		}
-		return fetchedPage{}, &Result{
+		return fetchedPage{}, &tool.Result{
 			Content: fmt.Sprintf("%s redirects to another host: %s\nThat page was not fetched. Call web_fetch again with that URL if you want it.", u, redirectTo),
 			Summary: "redirect to " + hostOf(redirectTo),
 		}
 	}
 	if err != nil && dialRefused(err) {
-		r := Errorf("web_fetch %s: %s", u, privateNote(host))
+		r := tool.Errorf("web_fetch %s: %s", u, privateNote(host))
 		return fetchedPage{}, &r
 	}
 	if err != nil {
@@ -213,18 +214,18 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 		if errors.Is(err, context.DeadlineExceeded) {
 			msg = fmt.Sprintf("no answer within %s", t.cfg.Timeout)
 		}
-		r := Errorf("web_fetch %s: %s", u, msg)
+		r := tool.Errorf("web_fetch %s: %s", u, msg)
 		return fetchedPage{}, &r
 	}
 	defer func() { _ = resp.Body.Close() }()
 	final := resp.Request.URL.String()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		r := Errorf("web_fetch %s: the server answered HTTP %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))
+		r := tool.Errorf("web_fetch %s: the server answered HTTP %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))
 		return fetchedPage{}, &r
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, t.cfg.MaxBytes+1))
 	if err != nil && len(body) == 0 {
-		r := Errorf("web_fetch %s: reading the page: %v", final, err)
+		r := tool.Errorf("web_fetch %s: reading the page: %v", final, err)
 		return fetchedPage{}, &r
 	}
 	partial := int64(len(body)) > t.cfg.MaxBytes
@@ -237,7 +238,7 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 		mt, params, _ = mime.ParseMediaType(http.DetectContentType(body))
 	}
 	if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "us-ascii" && !utf8.Valid(body) {
-		r := Errorf("web_fetch %s: the page is in the %s character set, which web_fetch does not convert", final, cs)
+		r := tool.Errorf("web_fetch %s: the page is in the %s character set, which web_fetch does not convert", final, cs)
 		return fetchedPage{}, &r
 	}
 	page := fetchedPage{url: final, partial: partial}
@@ -245,12 +246,12 @@ func (t *webFetchTool) fetch(ctx context.Context, u *url.URL) (fetchedPage, *Res
 	case "html":
 		md, err := htmlToMarkdown(string(body), final)
 		if err != nil {
-			r := Errorf("web_fetch %s: converting HTML: %v", final, err)
+			r := tool.Errorf("web_fetch %s: converting HTML: %v", final, err)
 			return fetchedPage{}, &r
 		}
 		page.text, page.kind = md, "markdown"
 	case "":
-		r := Errorf("web_fetch %s: the content is %s, a binary type; web_fetch reads text pages only", final, mt)
+		r := tool.Errorf("web_fetch %s: the content is %s, a binary type; web_fetch reads text pages only", final, mt)
 		return fetchedPage{}, &r
 	default:
 		page.text, page.kind = strings.ToValidUTF8(string(body), "\uFFFD"), kind

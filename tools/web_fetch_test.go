@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
 
 	"covey/permission"
@@ -70,7 +71,7 @@ func fetchServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func runFetch(t *testing.T, tool Tool, args map[string]any) Result {
+func runFetch(t *testing.T, tool tool.Tool, args map[string]any) tool.Result {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	return tool.Run(context.Background(), raw)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"covey/permission"
+	"covey/tools/tool"
 	"covey/websearch"
 )
 
@@ -35,7 +36,7 @@ func searxng(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &n
 }
 
-func runSearch(t *testing.T, tool Tool, query string) Result {
+func runSearch(t *testing.T, tool tool.Tool, query string) tool.Result {
 	t.Helper()
 	raw, _ := json.Marshal(map[string]string{"query": query})
 	return tool.Run(context.Background(), raw)

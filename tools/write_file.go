@@ -10,7 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"covey/tools/diff"
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"covey/internal/safefile"
 	"covey/permission"
@@ -24,7 +27,9 @@ const maxResultDiff = 8 << 10
 type writeFileTool struct{ m mutator }
 
 // NewWriteFile returns the write_file tool acting in env.
-func NewWriteFile(env *Env) Tool { return &writeFileTool{m: mutator{env: env, fs: osFS{}}} }
+func NewWriteFile(env *Env) tool.Tool {
+	return &writeFileTool{m: mutator{env: env, fs: workspace.OSFS{}}}
+}
 
 func (t *writeFileTool) Name() string   { return toolname.WriteFile }
 func (t *writeFileTool) ReadOnly() bool { return false }
@@ -36,7 +41,7 @@ func (t *writeFileTool) Description() string {
 
 func (t *writeFileTool) Schema() map[string]any { return writeFileSchema() }
 
-var writeFileSchema = ArgsSchema[writeFileArgs](SchemaClosed)
+var writeFileSchema = tool.ArgsSchema[writeFileArgs](tool.SchemaClosed)
 
 // writeFileArgs are write_file's arguments; Content is a pointer so an
 // empty file can be told from a missing argument.
@@ -45,16 +50,16 @@ type writeFileArgs struct {
 	Content *string `json:"content" jsonschema:"The whole new content."`
 }
 
-func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
+func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) tool.Result {
 	var a writeFileArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Errorf("write_file: invalid arguments: %v", err)
+		return tool.Errorf("write_file: invalid arguments: %v", err)
 	}
 	if a.Path == "" {
-		return Errorf("write_file: path is required")
+		return tool.Errorf("write_file: path is required")
 	}
 	if a.Content == nil {
-		return Errorf("write_file: content is required (use \"\" for an empty file)")
+		return tool.Errorf("write_file: content is required (use \"\" for an empty file)")
 	}
 	return t.m.apply(ctx, toolname.WriteFile, a.Path, func(tg *target) (string, error) {
 		if !tg.exists {
@@ -93,7 +98,7 @@ func matchConventions(old, proposed string) string {
 // write.
 type mutator struct {
 	env *Env
-	fs  fileSystem // osFS{} but in tests
+	fs  workspace.FileSystem // workspace.OSFS{} but in tests
 	// quiet skips the diagnostics after the write (a rename's files,
 	// reported once for all).
 	quiet bool
@@ -109,44 +114,44 @@ type target struct {
 
 // apply runs one write of the file at path. compute gets the file as it is
 // now and returns the proposed new content, or an error the model should see.
-func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*target) (string, error)) Result {
+func (m *mutator) apply(ctx context.Context, toolName, path string, compute func(*target) (string, error)) tool.Result {
 	env := m.env
 	if env == nil || env.WS == nil {
-		return Errorf("%s: no workspace configured", tool)
+		return tool.Errorf("%s: no workspace configured", toolName)
 	}
 	abs, err := env.WS.ResolveWrite(path)
 	if err != nil {
-		if errors.Is(err, ErrOutsideWorkspace) {
-			return Errorf("%s: refused: %s is outside the workspace %s; only files inside it can be written", tool, path, env.WS.Root)
+		if errors.Is(err, workspace.ErrOutsideWorkspace) {
+			return tool.Errorf("%s: refused: %s is outside the workspace %s; only files inside it can be written", toolName, path, env.WS.Root)
 		}
-		return Errorf("%s: %v", tool, err)
+		return tool.Errorf("%s: %v", toolName, err)
 	}
 	rel := env.WS.Rel(abs)
 	if err := permission.CheckAllowedPaths(env.AllowedPaths, rel); err != nil {
-		return Errorf("%s: refused: %v", tool, err)
+		return tool.Errorf("%s: refused: %v", toolName, err)
 	}
 	unlock, err := env.Locks.Lock(ctx, abs)
 	if err != nil {
-		return Errorf("%s: %v", tool, err)
+		return tool.Errorf("%s: %v", toolName, err)
 	}
 	defer unlock()
 
 	tg, err := readTarget(abs, rel)
 	if err != nil {
-		return Errorf("%s: %v", tool, err)
+		return tool.Errorf("%s: %v", toolName, err)
 	}
 	if tg.exists {
 		if err := env.Reads.Check(abs, tg.content); err != nil {
-			return staleError(tool, rel, err)
+			return staleError(toolName, rel, err)
 		}
 	}
 	proposed, err := compute(tg)
 	if err != nil {
-		return Errorf("%s: %s: %v", tool, rel, err)
+		return tool.Errorf("%s: %s: %v", toolName, rel, err)
 	}
 	if tg.exists && proposed == string(tg.content) {
 		env.Reads.Record(abs, tg.content)
-		return Result{Content: fmt.Sprintf("%s is unchanged: the new content equals the current one.", rel), Summary: "unchanged"}
+		return tool.Result{Content: fmt.Sprintf("%s is unchanged: the new content equals the current one.", rel), Summary: "unchanged"}
 	}
 
 	final := proposed
@@ -154,41 +159,41 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 	var trim *trimmed
 	if env.Gate != nil {
 		change := newFileChange(rel, string(tg.content), proposed, !tg.exists)
-		v := env.Gate.Check(ctx, permission.Request{Tool: tool, Path: rel, Change: change, Content: proposed})
+		v := env.Gate.Check(ctx, permission.Request{Tool: toolName, Path: rel, Change: change, Content: proposed})
 		if !v.Allowed {
 			reason := v.Reason
 			if reason == "" {
 				reason = "no reason given"
 			}
-			return Errorf("%s: the change to %s was not allowed: %s", tool, rel, reason)
+			return tool.Errorf("%s: the change to %s was not allowed: %s", toolName, rel, reason)
 		}
 		if v.Content != nil && *v.Content != proposed {
 			final, userEdited = *v.Content, true
 		} else if drop := v.Dropped[rel]; len(drop) > 0 {
-			kept, hs, err := KeepHunks(string(tg.content), proposed, drop)
+			kept, hs, err := diff.KeepHunks(string(tg.content), proposed, drop)
 			if err != nil {
-				return Errorf("%s: the user took part of the change to %s, but %v; nothing was written", tool, rel, err)
+				return tool.Errorf("%s: the user took part of the change to %s, but %v; nothing was written", toolName, rel, err)
 			}
-			trim = &trimmed{dropped: hs, total: HunkCount(string(tg.content), proposed), note: v.Note}
+			trim = &trimmed{dropped: hs, total: diff.HunkCount(string(tg.content), proposed), note: v.Note}
 			if len(hs) == trim.total {
-				return Errorf("%s: the user dropped every hunk of the change to %s, so nothing was written.%s", tool, rel, trim.noteText())
+				return tool.Errorf("%s: the user dropped every hunk of the change to %s, so nothing was written.%s", toolName, rel, trim.noteText())
 			}
 			final = kept
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return Errorf("%s: %s not written: %v", tool, rel, err)
+		return tool.Errorf("%s: %s not written: %v", toolName, rel, err)
 	}
 	// The lock keeps other agents out, not other programs; the gate may
 	// have waited minutes for the user, so look again before replacing.
 	if err := tg.unchangedSince(); err != nil {
-		return Errorf("%s: %v; nothing was written, read it again", tool, err)
+		return tool.Errorf("%s: %v; nothing was written, read it again", toolName, err)
 	}
 	if err := env.Undo.Save(abs, rel, tg.exists, tg.content, tg.mode); err != nil {
-		return Errorf("%s: %v; nothing was written", tool, err)
+		return tool.Errorf("%s: %v; nothing was written", toolName, err)
 	}
 	if err := m.write(tg, final); err != nil {
-		return Errorf("%s: %v; the file is unchanged", tool, err)
+		return tool.Errorf("%s: %v; the file is unchanged", toolName, err)
 	}
 	env.Reads.Record(abs, []byte(final))
 	res := writeResult(tg, proposed, final, userEdited, trim)
@@ -202,7 +207,7 @@ func (m *mutator) apply(ctx context.Context, tool, path string, compute func(*ta
 // trimmed is a change the user took part of: the hunks they dropped, out
 // of how many, and what they said.
 type trimmed struct {
-	dropped []Hunk
+	dropped []diff.Hunk
 	total   int
 	note    string
 }
@@ -220,7 +225,7 @@ func (t *trimmed) noteText() string {
 func (t *trimmed) describe() string {
 	return fmt.Sprintf("\n\nThe user took %d of the %d hunks of your change and dropped the rest: "+
 		"the file does NOT contain these hunks, do not make them again unless the user asks.%s\n\n%s",
-		t.total-len(t.dropped), t.total, t.noteText(), DescribeHunks(t.dropped, maxResultDiff))
+		t.total-len(t.dropped), t.total, t.noteText(), diff.DescribeHunks(t.dropped, maxResultDiff))
 }
 
 // maxEditSize bounds a file the file tools replace or edit: its old content
@@ -230,7 +235,7 @@ const maxEditSize = 256 << 20
 
 // readTarget reads the file at abs if it exists.
 func readTarget(abs, rel string) (*target, error) {
-	tg := &target{abs: abs, rel: rel, mode: newFilePerm}
+	tg := &target{abs: abs, rel: rel, mode: workspace.NewFilePerm}
 	info, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -246,7 +251,7 @@ func readTarget(abs, rel string) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	tg.exists, tg.content, tg.mode = true, content, keepMode(info)
+	tg.exists, tg.content, tg.mode = true, content, workspace.KeepMode(info)
 	return tg, nil
 }
 
@@ -277,39 +282,39 @@ func (m *mutator) write(tg *target, content string) error {
 		}
 	}
 	fsys := m.fs
-	if _, real := fsys.(osFS); real || fsys == nil {
-		fsys = osFS{temps: m.env.Temps}
+	if _, real := fsys.(workspace.OSFS); real || fsys == nil {
+		fsys = workspace.OSFS{Temps: m.env.Temps}
 	}
 	ws := m.env.WS
 	ws.NoteWrite(tg.abs)
-	ws.settings.noteWrite(ws.Root, tg.abs, []byte(content))
-	err := writeAtomic(fsys, tg.abs, []byte(content), tg.mode)
+	ws.Settings().NoteWrite(ws.Root, tg.abs, []byte(content))
+	err := workspace.WriteAtomic(fsys, tg.abs, []byte(content), tg.mode)
 	if err != nil {
-		ws.settings.noteFailedWrite(ws.Root, tg.abs)
+		ws.Settings().NoteFailedWrite(ws.Root, tg.abs)
 	}
 	return err
 }
 
 // staleError turns a ReadTracker refusal into words for the model.
-func staleError(tool, rel string, err error) Result {
+func staleError(toolName, rel string, err error) tool.Result {
 	switch {
-	case errors.Is(err, ErrNotRead):
-		return Errorf("%s: you have not read %s; read it first with read_file", tool, rel)
-	case errors.Is(err, ErrStale):
-		return Errorf("%s: %s changed on disk since you read it; read it again before writing", tool, rel)
+	case errors.Is(err, workspace.ErrNotRead):
+		return tool.Errorf("%s: you have not read %s; read it first with read_file", toolName, rel)
+	case errors.Is(err, workspace.ErrStale):
+		return tool.Errorf("%s: %s changed on disk since you read it; read it again before writing", toolName, rel)
 	}
-	return Errorf("%s: %v", tool, err)
+	return tool.Errorf("%s: %v", toolName, err)
 }
 
 // newFileChange describes the change of the file rel from old to updated.
-func newFileChange(rel, old, updated string, created bool) *FileChange {
-	diff, added, removed := UnifiedDiff(rel, old, updated)
-	return &FileChange{Path: rel, Created: created, Diff: diff, Added: added, Removed: removed}
+func newFileChange(rel, old, updated string, created bool) *tool.FileChange {
+	d, added, removed := diff.UnifiedDiff(rel, old, updated)
+	return &tool.FileChange{Path: rel, Created: created, Diff: d, Added: added, Removed: removed}
 }
 
 // writeResult tells the model what was written. A new file's diff would only
 // echo back what the model just sent, so it gets a count instead.
-func writeResult(tg *target, proposed, final string, userEdited bool, trim *trimmed) Result {
+func writeResult(tg *target, proposed, final string, userEdited bool, trim *trimmed) tool.Result {
 	change := newFileChange(tg.rel, string(tg.content), final, !tg.exists)
 	var sb strings.Builder
 	if change.Created {
@@ -318,7 +323,7 @@ func writeResult(tg *target, proposed, final string, userEdited bool, trim *trim
 		fmt.Fprintf(&sb, "Updated %s (+%d -%d).\n\n%s", tg.rel, change.Added, change.Removed, capDiff(change.Diff))
 	}
 	if userEdited {
-		d, _, _ := UnifiedDiff(tg.rel, proposed, final)
+		d, _, _ := diff.UnifiedDiff(tg.rel, proposed, final)
 		sb.WriteString("\n\nThe user modified your proposed content before it was written; " +
 			"the file holds their version. Their changes to your proposal:\n\n")
 		sb.WriteString(capDiff(d))
@@ -336,7 +341,7 @@ func writeResult(tg *target, proposed, final string, userEdited bool, trim *trim
 	if trim != nil {
 		summary += fmt.Sprintf(", %d of %d hunks taken", trim.total-len(trim.dropped), trim.total)
 	}
-	return Result{Content: strings.TrimRight(sb.String(), "\n"), Summary: summary, Display: change}
+	return tool.Result{Content: strings.TrimRight(sb.String(), "\n"), Summary: summary, Display: change}
 }
 
 // lineCount words n lines: "1 line", "2 lines".

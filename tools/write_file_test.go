@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 
 	"covey/permission"
 )
@@ -18,15 +20,15 @@ import (
 // locks, the way one agent gets it.
 func wtEnv(t *testing.T) *Env {
 	t.Helper()
-	ws, err := NewWorkspace(t.TempDir())
+	ws, err := workspace.NewWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Env{WS: ws, Reads: NewReadTracker(), Locks: NewFileLocks(), Todos: NewTodoList()}
+	return &Env{WS: ws, Reads: workspace.NewReadTracker(), Locks: workspace.NewFileLocks(), Todos: NewTodoList()}
 }
 
 // wtRun calls tool with args marshalled to JSON.
-func wtRun(t *testing.T, tool Tool, args map[string]any) Result {
+func wtRun(t *testing.T, tool tool.Tool, args map[string]any) tool.Result {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -160,7 +162,7 @@ func TestWriteFile(t *testing.T) {
 			if got := wtGet(t, env.WS.Resolve(path)); got != tt.want {
 				t.Errorf("file = %q, want %q", got, tt.want)
 			}
-			if fc, ok := res.Display.(*FileChange); ok && fc.Created != tt.created {
+			if fc, ok := res.Display.(*tool.FileChange); ok && fc.Created != tt.created {
 				t.Errorf("Created = %v, want %v", fc.Created, tt.created)
 			}
 		})
@@ -171,7 +173,7 @@ func TestWriteFileResult(t *testing.T) {
 	env := wtEnv(t)
 	wtPut(t, env, "f.txt", "a\nb\nc\n", true)
 	res := wtRun(t, NewWriteFile(env), map[string]any{"path": "f.txt", "content": "a\nB\nc\n"})
-	fc, ok := res.Display.(*FileChange)
+	fc, ok := res.Display.(*tool.FileChange)
 	if res.IsError || !ok {
 		t.Fatalf("result %+v", res)
 	}
@@ -243,7 +245,7 @@ func TestWriteFileGate(t *testing.T) {
 			if s := wtGet(t, abs); s != tt.want {
 				t.Errorf("file = %q, want %q", s, tt.want)
 			}
-			if fc, ok := res.Display.(*FileChange); tt.wantErr == "" && (!ok || !strings.Contains(fc.Diff, "+"+strings.SplitN(tt.want, "\n", 2)[0])) {
+			if fc, ok := res.Display.(*tool.FileChange); tt.wantErr == "" && (!ok || !strings.Contains(fc.Diff, "+"+strings.SplitN(tt.want, "\n", 2)[0])) {
 				t.Errorf("Display does not describe what was written: %+v", res.Display)
 			}
 		})
@@ -337,20 +339,20 @@ func TestWriteFileBadArgs(t *testing.T) {
 }
 
 func TestReadTracker(t *testing.T) {
-	var nilTracker *ReadTracker
+	var nilTracker *workspace.ReadTracker
 	nilTracker.Record("/x", []byte("a"))
 	if err := nilTracker.Check("/x", []byte("b")); err != nil {
 		t.Fatalf("nil tracker checks nothing, got %v", err)
 	}
-	r := NewReadTracker()
-	if err := r.Check("/x", []byte("a")); !errors.Is(err, ErrNotRead) {
+	r := workspace.NewReadTracker()
+	if err := r.Check("/x", []byte("a")); !errors.Is(err, workspace.ErrNotRead) {
 		t.Fatalf("unread: %v", err)
 	}
 	r.Record("/x", []byte("a"))
 	if err := r.Check("/x", []byte("a")); err != nil {
 		t.Fatalf("same content: %v", err)
 	}
-	if err := r.Check("/x", []byte("b")); !errors.Is(err, ErrStale) {
+	if err := r.Check("/x", []byte("b")); !errors.Is(err, workspace.ErrStale) {
 		t.Fatalf("changed content: %v", err)
 	}
 }

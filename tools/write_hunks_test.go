@@ -2,12 +2,15 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"covey/permission"
+	"covey/tools/tool"
 	"covey/tools/toolname"
+	"covey/tools/workspace"
 )
 
 // TestWriteByHunk takes part of a change: the file lands with the taken
@@ -49,7 +52,7 @@ func TestWriteByHunk(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := wtEnv(t)
-			undo, err := OpenUndoLog(t.TempDir())
+			undo, err := workspace.OpenUndoLog(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +74,7 @@ func TestWriteByHunk(t *testing.T) {
 			for k, v := range tt.args {
 				args[k] = v
 			}
-			var res Result
+			var res tool.Result
 			if tt.tool == toolname.EditFile {
 				res = wtRun(t, NewEditFile(env), args)
 			} else {
@@ -112,4 +115,13 @@ func TestWriteByHunk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// numberedEOL makes a file of n numbered lines, "l1\n".."ln\n", with eol.
+func numberedEOL(n int, eol string) string {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "l%d%s", i, eol)
+	}
+	return sb.String()
 }

@@ -19,7 +19,7 @@ import (
 	"covey/agent"
 	"covey/permission"
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // fakePerms records what the UI asks of the permission policy.
@@ -202,7 +202,7 @@ func TestApprovalPlacement(t *testing.T) {
 		h := newApprovalHarness(t, 100, 40)
 		m := mainSrc()
 		h.events <- toolStarted(m, "t1", toolname.WriteFile, "a.go")
-		h.events <- agent.ToolFinished{Source: m, CallID: "t1", Name: toolname.WriteFile, Result: tools.Result{Summary: "ok"}}
+		h.events <- agent.ToolFinished{Source: m, CallID: "t1", Name: toolname.WriteFile, Result: tool.Result{Summary: "ok"}}
 		h.events <- agent.ToolStarted{Source: m, CallID: "t2", Name: toolname.Bash, KeyArg: "ls -la"}
 		// An absolute path in the call, a workspace-relative one in the request.
 		h.events <- toolStarted(m, "t3", toolname.WriteFile, "/work/project/a.go")

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/permission"
-	"covey/tools"
+	"covey/tools/diff"
 )
 
 // hunkFile is 30 numbered lines; hunkEdit changes lines 3 and 25, two
@@ -30,30 +30,20 @@ var (
 
 func hunkMergeRequest() permission.Request {
 	req := mergeRequest()
-	d, a, r := tools.UnifiedDiff("d.go", hunkFile, hunkEdit)
+	d, a, r := diff.UnifiedDiff("d.go", hunkFile, hunkEdit)
 	req.Changes = append(req.Changes, permission.FileChange{Path: "d.go", Diff: d, Added: a, Removed: r})
 	return req
 }
 
 func pickRequest() permission.Request {
 	m := mergeRequest()
-	d, a, r := tools.UnifiedDiff("d.go", hunkFile, hunkEdit)
+	d, a, r := diff.UnifiedDiff("d.go", hunkFile, hunkEdit)
 	return permission.Request{Tool: permission.ToolPickAttempt, Path: "fix retry", Attempts: []permission.Attempt{
 		{Name: "fix-retry", Status: "done", Report: "Retries now back off exponentially.", Branch: "covey/a1", Changes: m.Changes, Tokens: 12300, Cost: 0.012},
 		{Name: "fix-retry-2", Status: "done", Report: "Changed two lines of d.go.", Branch: "covey/a2",
 			Changes: []permission.FileChange{{Path: "d.go", Diff: d, Added: a, Removed: r}}, Tokens: 8100},
 		{Name: "fix-retry-3", Status: "failed", Report: "Error: the model went away.", Branch: "covey/a3", Tokens: 900},
 	}}
-}
-
-// checkedPickRequest is pickRequest with each attempt checked: one
-// passed, one failed with the language server's errors, one not run.
-func checkedPickRequest() permission.Request {
-	req := pickRequest()
-	req.Attempts[0].Check = &permission.AttemptCheck{Command: "go build ./...", Passed: true, Diagnosed: true}
-	req.Attempts[1].Check = &permission.AttemptCheck{Command: "go build ./...", ExitCode: 1, Output: "d.go:3:1: undefined: x", Diagnosed: true, Errors: 2}
-	req.Attempts[2].Check = &permission.AttemptCheck{Command: "go build ./...", ExitCode: -1, Error: "not run: nobody can be asked"}
-	return req
 }
 
 func TestHunkApprovalAnswers(t *testing.T) {
@@ -170,54 +160,5 @@ func TestTrimmedAnswerSaysOneThing(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestHunkApprovalViews shows the hunk choice in both layouts: the
-// dropped hunk marked, its lines drawn muted, the keys in the footer.
-func TestHunkApprovalViews(t *testing.T) {
-	for _, split := range []bool{false, true} {
-		b := newApprovalBlock(editRequest("f.txt", hunkFile, hunkEdit))
-		b.SetActive(true)
-		b.SetRows(40)
-		width := 100
-		if split {
-			width = 160
-		}
-		b.Lines(approvalCtx(width))
-		b.MoveHunk(1)
-		b.ToggleHunk()
-		text := ansi.Strip(strings.Join(b.Lines(approvalCtx(width)), "\n"))
-		for _, want := range []string{"[x] @@ -1,6 +1,6 @@", "▸ [ ] @@ -22,7 +22,7 @@  (dropped)", "(1 of 2 hunks)",
-			"s take/drop hunk", "}/{ next/previous hunk", "d deny with feedback"} {
-			if !strings.Contains(text, want) {
-				t.Errorf("split=%v: the approval does not show %q:\n%s", split, want, text)
-			}
-		}
-		if strings.Contains(text, "e edit") {
-			t.Errorf("split=%v: e is offered with hunks dropped:\n%s", split, text)
-		}
-		if split != strings.Contains(text, "│") {
-			t.Errorf("split=%v: wrong layout:\n%s", split, text)
-		}
-	}
-}
-
-func TestPickApprovalShowsAttempts(t *testing.T) {
-	b := newApprovalBlock(pickRequest())
-	b.SetActive(true)
-	b.SetRows(40)
-	text := ansi.Strip(strings.Join(b.Lines(approvalCtx(150)), "\n"))
-	for _, want := range []string{"? Apply one of 3 attempts", "showing 1: fix-retry", "▸ 1 fix-retry done", "2 fix-retry-2 done",
-		"3 fix-retry-3 failed", "3 files +4 -1", "1 file +2 -2", "12.3k tok · $0.01", "Retries now back off", "←/→ other attempt",
-		"[x] a.go", "y apply this attempt", "n apply none"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the review does not show %q:\n%s", want, text)
-		}
-	}
-	b.MoveAttempt(1)
-	text = ansi.Strip(strings.Join(b.Lines(approvalCtx(150)), "\n"))
-	if !strings.Contains(text, "showing 2: fix-retry-2") || !strings.Contains(text, "[x] d.go") || strings.Contains(text, "a.go") {
-		t.Errorf("→ does not show the second attempt:\n%s", text)
 	}
 }

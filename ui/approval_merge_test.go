@@ -10,13 +10,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/permission"
-	"covey/tools"
+	"covey/tools/diff"
 )
 
 // mergeRequest is a child's worktree merge of three files.
 func mergeRequest() permission.Request {
 	change := func(p, old, new string, created bool) permission.FileChange {
-		d, a, r := tools.UnifiedDiff(p, old, new)
+		d, a, r := diff.UnifiedDiff(p, old, new)
 		return permission.FileChange{Path: p, Diff: d, Added: a, Removed: r, Created: created}
 	}
 	return permission.Request{
@@ -75,35 +75,5 @@ func TestMergeApprovalAnswers(t *testing.T) {
 				t.Errorf("record %q, want it to start %q and name the branch", rec, tt.record)
 			}
 		})
-	}
-}
-
-func TestMergeApprovalShowsEveryFile(t *testing.T) {
-	b := newApprovalBlock(mergeRequest())
-	b.SetActive(true)
-	b.SetRows(40)
-	text := ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))
-	for _, want := range []string{
-		"? Apply its changes to 3 files", "+4 -1", "from covey/general-purpose-1-abc123",
-		"▸ [x] a.go", "[x] b.go (new file)", "[x] c.go", "+func A() {}", "-x", "+y",
-		"y apply the chosen files", "n discard all", "space choose file",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the merge approval does not show %q:\n%s", want, text)
-		}
-	}
-	if b.Editable() {
-		t.Error("a merge offers e (edit), which it cannot honour")
-	}
-	b.ToggleFile()
-	text = ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))
-	if !strings.Contains(text, "▸ [ ] a.go") || !strings.Contains(text, "(2 chosen)") {
-		t.Errorf("a dropped file is not shown as dropped:\n%s", text)
-	}
-	// Side by side keeps the file headers.
-	b.ToggleLayout()
-	text = ansi.Strip(strings.Join(b.Lines(approvalCtx(100)), "\n"))
-	if !strings.Contains(text, "[x] c.go") || !strings.Contains(text, "│") {
-		t.Errorf("side by side lost the file headers:\n%s", text)
 	}
 }

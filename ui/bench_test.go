@@ -13,7 +13,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // benchAnswer is a finished answer of realistic size and shape.
@@ -40,7 +40,7 @@ func benchModel(b *testing.B, n, live int) Model {
 			id := fmt.Sprintf("call%d", i)
 			m.rt.route(toolStarted(src, id, toolname.ReadFile, fmt.Sprintf("pkg/file%d.go", i)))
 			m.rt.route(agent.ToolFinished{Source: src, CallID: id, Name: toolname.ReadFile, Duration: time.Millisecond,
-				Result: tools.Result{Content: "package pkg\n\nfunc F() {}\n", Summary: "3 lines"}})
+				Result: tool.Result{Content: "package pkg\n\nfunc F() {}\n", Summary: "3 lines"}})
 		case 4:
 			id := fmt.Sprintf("task%d", i)
 			kid := childSrc(fmt.Sprintf("k%d", i), id, "Explore", "look around")
@@ -48,7 +48,7 @@ func benchModel(b *testing.B, n, live int) Model {
 			m.rt.route(agent.ChildStarted{Source: kid})
 			m.rt.route(agent.TextDelta{Source: kid, Text: "found it in ui/model.go"})
 			m.rt.route(agent.ChildFinished{Source: kid, Reason: agent.StopOK, Elapsed: time.Second, Summary: "found it"})
-			m.rt.route(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Task, Result: tools.Result{Content: "found it"}})
+			m.rt.route(agent.ToolFinished{Source: src, CallID: id, Name: toolname.Task, Result: tool.Result{Content: "found it"}})
 		}
 	}
 	if live > 0 {

@@ -15,7 +15,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // crewT0 is when the test crew started.
@@ -71,8 +71,8 @@ func crewRouter(t testing.TB) *router {
 		agent.ChildFinished{Source: scout, Reason: agent.StopOK, ToolCalls: 1, Elapsed: 10 * time.Second,
 			Usage: agent.Usage{InputTokens: 12_400, OutputTokens: 2_200}},
 		agent.ToolStarted{Source: fixer, CallID: "f1", Name: toolname.EditFile, KeyArg: "a.go"},
-		agent.ToolFinished{Source: fixer, CallID: "f1", Name: toolname.EditFile, Result: tools.Result{
-			Display: &tools.FileChange{Path: "a.go", Diff: "--- a/a.go\n+++ b/a.go\n@@ -1,2 +1,2 @@\n-old\n+new\n ctx\n", Added: 1, Removed: 1}}},
+		agent.ToolFinished{Source: fixer, CallID: "f1", Name: toolname.EditFile, Result: tool.Result{
+			Display: &tool.FileChange{Path: "a.go", Diff: "--- a/a.go\n+++ b/a.go\n@@ -1,2 +1,2 @@\n-old\n+new\n ctx\n", Added: 1, Removed: 1}}},
 		agent.UsageReported{Source: fixer, Usage: agent.Usage{InputTokens: 30_000, OutputTokens: 1_000}},
 		agent.ChildState{Source: helper, State: agent.StatePaused, Paused: true, Elapsed: 8 * time.Second},
 		agent.ChildFinished{Source: capped, Reason: agent.StopBudget, Elapsed: 5 * time.Second,

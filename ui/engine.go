@@ -33,7 +33,7 @@ type Engine interface {
 	// Undo restores the files the last turn that changed any changed
 	// (/undo; repeated calls walk further back) and returns a summary for
 	// the user ("restored a.go, b.go; removed new.txt"), or an error such
-	// as tools.ErrNothingToUndo.
+	// as workspace.ErrNothingToUndo.
 	Undo(ctx context.Context) (string, error)
 	// Retry runs the last user turn again (/retry): the engine drops the
 	// messages that turn left behind and sends its prompt once more. It

@@ -22,7 +22,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/workspace"
 )
 
 // The golden files of this package are regenerated with -update. The flag
@@ -155,7 +155,7 @@ func (f *fakeEngine) Undo(context.Context) (string, error) {
 	defer f.mu.Unlock()
 	f.undos++
 	if len(f.undoReply) == 0 {
-		return "", tools.ErrNothingToUndo
+		return "", workspace.ErrNothingToUndo
 	}
 	r := f.undoReply[0]
 	f.undoReply = f.undoReply[1:]

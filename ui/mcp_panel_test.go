@@ -10,7 +10,7 @@ import (
 
 	"covey/agent"
 	"covey/mcp"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/ui/screens"
 )
 
@@ -131,12 +131,12 @@ func TestMCPNoticesAndProgress(t *testing.T) {
 	}
 	h.events(agent.ToolStarted{Source: mainSrc(), CallID: "c1", Name: "mcp__everything__longRunningOperation"},
 		agent.ToolProgress{Source: mainSrc(), CallID: "c1", Name: "mcp__everything__longRunningOperation",
-			Progress: tools.Progress{Progress: 2, Total: 5, Message: "step two"}})
+			Progress: tool.Progress{Progress: 2, Total: 5, Message: "step two"}})
 	if !h.screenContains("2/5 · step two") {
 		t.Errorf("no progress line:\n%s", strings.Join(h.screenLines(), "\n"))
 	}
-	h.events(agent.ToolFinished{Source: mainSrc(), CallID: "c1", Name: "mcp__everything__longRunningOperation", Result: tools.Result{Content: "done"}},
-		agent.ToolProgress{Source: mainSrc(), CallID: "c1", Progress: tools.Progress{Progress: 5, Total: 5, Message: "late"}})
+	h.events(agent.ToolFinished{Source: mainSrc(), CallID: "c1", Name: "mcp__everything__longRunningOperation", Result: tool.Result{Content: "done"}},
+		agent.ToolProgress{Source: mainSrc(), CallID: "c1", Progress: tool.Progress{Progress: 5, Total: 5, Message: "late"}})
 	if h.screenContains("late") || h.screenContains("2/5") {
 		t.Errorf("progress shown after the call finished:\n%s", strings.Join(h.screenLines(), "\n"))
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // namedPanes starts a turn with three named children and focuses the
@@ -194,11 +194,11 @@ func TestCrewChildView(t *testing.T) {
 	h := newHarness(t, 100, 30)
 	kids := namedPanes(h)
 	d := kids[2]
-	change := &tools.FileChange{Path: "fix.go", Diff: "--- a/fix.go\n+++ b/fix.go\n@@ -1,2 +1,2 @@\n-broken()\n+fixed()\n ok()\n", Added: 1, Removed: 1}
+	change := &tool.FileChange{Path: "fix.go", Diff: "--- a/fix.go\n+++ b/fix.go\n@@ -1,2 +1,2 @@\n-broken()\n+fixed()\n ok()\n", Added: 1, Removed: 1}
 	h.events(
 		agent.TextDelta{Source: d, Text: "I will **fix** it.\n"},
 		agent.ToolStarted{Source: d, CallID: "e1", Name: toolname.EditFile, KeyArg: "fix.go"},
-		agent.ToolFinished{Source: d, CallID: "e1", Name: toolname.EditFile, KeyArg: "fix.go", Result: tools.Result{Summary: "+1 -1", Display: change}},
+		agent.ToolFinished{Source: d, CallID: "e1", Name: toolname.EditFile, KeyArg: "fix.go", Result: tool.Result{Summary: "+1 -1", Display: change}},
 		agent.ChildFiles{Source: d, Files: []agent.FileChange{{Path: "gen.go", Status: "added", Added: 40}}},
 	)
 	if !h.screenContains("2 files +41 −1") {

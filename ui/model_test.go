@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // startTurn types text, sends it and waits until the engine runs it.
@@ -484,7 +484,7 @@ func TestModelEventsReachBlocks(t *testing.T) {
 		agent.UsageReported{Source: mainSrc(), Usage: agent.Usage{InputTokens: 500, OutputTokens: 50}},
 		agent.ContextReported{Source: kids[0], Tokens: 3000, Window: 4000},
 		agent.ContextReported{Source: mainSrc(), Tokens: 4096, Window: 8192},
-		agent.ToolFinished{Source: mainSrc(), CallID: "call_task", Name: toolname.Task, Result: tools.Result{Content: "ok"}},
+		agent.ToolFinished{Source: mainSrc(), CallID: "call_task", Name: toolname.Task, Result: tool.Result{Content: "ok"}},
 	)
 	if u := h.m.rt.usage; u.InputTokens != 1500 || u.OutputTokens != 250 {
 		t.Errorf("session usage %+v, want 1500 in / 250 out", u)

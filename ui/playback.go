@@ -10,7 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/ui/cells"
 	"covey/ui/keys"
 	"covey/ui/transcript"
@@ -347,7 +347,7 @@ func (m *Model) land(ev ReplayEvent) {
 func isEdit(e agent.Event) bool {
 	switch e := e.(type) {
 	case agent.ToolFinished:
-		fc, ok := e.Result.Display.(*tools.FileChange)
+		fc, ok := e.Result.Display.(*tool.FileChange)
 		return ok && fc != nil && !e.Result.IsError
 	case agent.ChildFiles:
 		return len(e.Files) > 0
@@ -395,7 +395,7 @@ func eventLabel(e agent.Event, name string) string {
 		s = "answer: " + e.Outcome + " " + e.Detail
 	case agent.ToolFinished:
 		s = e.Name + " " + e.KeyArg
-		if fc, ok := e.Result.Display.(*tools.FileChange); ok && fc != nil && !e.Result.IsError {
+		if fc, ok := e.Result.Display.(*tool.FileChange); ok && fc != nil && !e.Result.IsError {
 			s = "edit " + fc.Path
 		} else if e.Result.IsError {
 			s = "failed " + s

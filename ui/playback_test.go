@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"covey/tools/tool"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"covey/agent"
 	"covey/permission"
 	"covey/theme"
-	"covey/tools"
 )
 
 // player is a replay driven by hand: a fake wall clock, ticks sent by the
@@ -40,11 +40,11 @@ func recorded(start time.Time) []ReplayEvent {
 		agent.ApprovalAsked{Source: child, ID: 1, Tool: "write_file", Summary: "NOTES.md", Request: req},
 		agent.ApprovalAnswered{Source: child, ID: 1, Tool: "write_file", Allowed: true, Outcome: agent.OutcomeAllowed},
 		agent.ToolFinished{Source: child, CallID: "w1", Name: "write_file", KeyArg: "NOTES.md",
-			Result: tools.Result{Content: "wrote", Display: &tools.FileChange{Path: "NOTES.md", Created: true, Diff: "+notes\n", Added: 1}}},
+			Result: tool.Result{Content: "wrote", Display: &tool.FileChange{Path: "NOTES.md", Created: true, Diff: "+notes\n", Added: 1}}},
 		agent.ToolStarted{Source: child, CallID: "b1", Name: "bash", KeyArg: "false"},
-		agent.ToolFinished{Source: child, CallID: "b1", Name: "bash", KeyArg: "false", Result: tools.Result{Content: "exit 1", IsError: true}},
+		agent.ToolFinished{Source: child, CallID: "b1", Name: "bash", KeyArg: "false", Result: tool.Result{Content: "exit 1", IsError: true}},
 		agent.ChildFinished{Source: child, Reason: agent.StopOK, Summary: "written"},
-		agent.ToolFinished{Source: main, CallID: "t1", Name: "task", Result: tools.Result{Content: "done"}},
+		agent.ToolFinished{Source: main, CallID: "t1", Name: "task", Result: tool.Result{Content: "done"}},
 		agent.TextDelta{Source: main, Text: "REPLAYED ANSWER"},
 		agent.Done{Source: main, Reason: agent.StopOK},
 	}
@@ -223,10 +223,10 @@ func BenchmarkPlaybackJump(b *testing.B) {
 		at := start.Add(time.Duration(i) * time.Millisecond)
 		id := "g" + strconv.Itoa(i)
 		evs = append(evs, ReplayEvent{Event: agent.ToolStarted{Source: child, CallID: id, Name: "grep", KeyArg: "x"}, At: at},
-			ReplayEvent{Event: agent.ToolFinished{Source: child, CallID: id, Name: "grep", KeyArg: "x", Result: tools.Result{Content: "a.go:1"}}, At: at})
+			ReplayEvent{Event: agent.ToolFinished{Source: child, CallID: id, Name: "grep", KeyArg: "x", Result: tool.Result{Content: "a.go:1"}}, At: at})
 	}
 	evs = append(evs, ReplayEvent{Event: agent.ToolFinished{Source: main, CallID: "w", Name: "write_file",
-		Result: tools.Result{Display: &tools.FileChange{Path: "a.go", Diff: "+x\n", Added: 1}}}, At: start.Add(11 * time.Second)})
+		Result: tool.Result{Display: &tool.FileChange{Path: "a.go", Diff: "+x\n", Added: 1}}}, At: start.Add(11 * time.Second)})
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()

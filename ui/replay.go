@@ -2,7 +2,7 @@ package ui
 
 import (
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/ui/transcript"
 )
 
@@ -37,7 +37,7 @@ func (r *router) closeAll() {
 	for id, b := range r.tools {
 		if b.Running() {
 			b.Finish(agent.ToolFinished{Source: agent.Source{AgentID: agent.MainAgentID}, CallID: id, Name: b.Name(),
-				Result: tools.Result{Content: interruptedNote, IsError: true, Summary: "interrupted"}})
+				Result: tool.Result{Content: interruptedNote, IsError: true, Summary: "interrupted"}})
 		}
 	}
 	for _, b := range r.order {

@@ -14,7 +14,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // recordedSession is a session as it is loaded back: two user turns, an
@@ -30,7 +30,7 @@ func recordedSession() []agent.Event {
 		agent.Done{Source: m, Reason: agent.StopOK},
 		agent.UserMessage{Source: m, Text: "now fix the flaky test"},
 		toolStarted(m, "r1", toolname.ReadFile, "ui/model.go"),
-		agent.ToolFinished{Source: m, CallID: "r1", Name: toolname.ReadFile, Result: tools.Result{Summary: "410 lines"}},
+		agent.ToolFinished{Source: m, CallID: "r1", Name: toolname.ReadFile, Result: tool.Result{Summary: "410 lines"}},
 		agent.ToolStarted{Source: m, CallID: "call_task", Name: toolname.Task, KeyArg: "2 tasks"},
 		agent.ChildStarted{Source: done, Model: "small"},
 		agent.ChildStarted{Source: lost, Model: "small"},

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // sessionEvents is a small but complete session: an answer, a tool call,
@@ -28,13 +28,13 @@ func sessionEvents() []agent.Event {
 		agent.TextDelta{Source: m, Text: "I'll look at the **layout** first.\n\n- read the model\n- run the tests\n"},
 		toolStarted(m, "call_read", toolname.ReadFile, "ui/model.go"),
 		agent.ToolFinished{Source: m, CallID: "call_read", Name: toolname.ReadFile, KeyArg: "ui/model.go",
-			Duration: 12 * time.Millisecond, Result: tools.Result{Content: "package ui\n\nimport (\n\t\"context\"\n)", Summary: "420 lines"}},
+			Duration: 12 * time.Millisecond, Result: tool.Result{Content: "package ui\n\nimport (\n\t\"context\"\n)", Summary: "420 lines"}},
 		agent.ToolStarted{Source: m, CallID: "call_task", Name: toolname.Task, KeyArg: "3 tasks"},
 		agent.ChildStarted{Source: kids[0], Model: "small"},
 		agent.ChildStarted{Source: kids[1], Model: "small"},
 		agent.ChildStarted{Source: kids[2], Model: "big"},
 		agent.ToolStarted{Source: kids[0], CallID: "k1", Name: toolname.Glob, KeyArg: "ui/*.go"},
-		agent.ToolFinished{Source: kids[0], CallID: "k1", Name: toolname.Glob, KeyArg: "ui/*.go", Result: tools.Result{Summary: "14 files"}},
+		agent.ToolFinished{Source: kids[0], CallID: "k1", Name: toolname.Glob, KeyArg: "ui/*.go", Result: tool.Result{Summary: "14 files"}},
 		agent.TextDelta{Source: kids[0], Text: "The package has a model, a transcript and blocks."},
 		agent.UsageReported{Source: kids[0], Usage: agent.Usage{InputTokens: 5200, OutputTokens: 800}},
 		agent.ChildFinished{Source: kids[0], Reason: agent.StopOK, ToolCalls: 1, Elapsed: 3200 * time.Millisecond,
@@ -43,7 +43,7 @@ func sessionEvents() []agent.Event {
 		agent.UsageReported{Source: kids[1], Usage: agent.Usage{InputTokens: 3100, OutputTokens: 120}},
 		agent.ToolStarted{Source: kids[2], CallID: "k3", Name: toolname.Bash, KeyArg: "go test ./..."},
 		agent.ToolFinished{Source: kids[2], CallID: "k3", Name: toolname.Bash, KeyArg: "go test ./...",
-			Result: tools.Result{IsError: true, Content: "exit 1", Summary: "exit 1"}},
+			Result: tool.Result{IsError: true, Content: "exit 1", Summary: "exit 1"}},
 		agent.ChildFinished{Source: kids[2], Reason: agent.StopError, Error: "provider: 500 internal error", ToolCalls: 1,
 			Elapsed: 1500 * time.Millisecond},
 		agent.UsageReported{Source: m, Usage: agent.Usage{InputTokens: 12000, OutputTokens: 900}},

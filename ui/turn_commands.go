@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"covey/tools"
+	"covey/tools/workspace"
 	"covey/ui/keys"
 	"covey/ui/transcript"
 )
@@ -39,7 +39,7 @@ func (m *Model) cmdUndo(string) tea.Cmd {
 // handleUndoDone shows what /undo restored, or why it could not.
 func (m *Model) handleUndoDone(msg undoDoneMsg) {
 	switch {
-	case errors.Is(msg.err, tools.ErrNothingToUndo):
+	case errors.Is(msg.err, workspace.ErrNothingToUndo):
 		m.notice(transcript.NoticeInfo, msg.err.Error())
 	case msg.err != nil:
 		m.notice(transcript.NoticeError, "undo: "+msg.err.Error())

@@ -10,7 +10,7 @@ import (
 
 	"covey/agent"
 	"covey/permission"
-	"covey/tools"
+	"covey/tools/workspace"
 	"covey/ui/transcript"
 )
 
@@ -54,7 +54,7 @@ func TestUndoCommand(t *testing.T) {
 	}{
 		{"restores and walks back", []undoReply{{summary: "restored a.go, b.go; removed new.txt"}, {summary: "restored c.go"}},
 			[]string{"restored a.go, b.go; removed new.txt", "restored c.go"}},
-		{"nothing to undo", nil, []string{tools.ErrNothingToUndo.Error(), tools.ErrNothingToUndo.Error()}},
+		{"nothing to undo", nil, []string{workspace.ErrNothingToUndo.Error(), workspace.ErrNothingToUndo.Error()}},
 		{"an error", []undoReply{{err: errors.New("disk full")}, {summary: "restored a.go"}},
 			[]string{"undo: disk full", "restored a.go"}},
 	}

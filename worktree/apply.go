@@ -47,7 +47,7 @@ func (e *ConflictError) Files() []string {
 }
 
 // Locker takes the session's write lock of one absolute path and returns
-// its release (tools.FileLocks.Lock fits), so a merge does not interleave
+// its release (workspace.FileLocks.Lock fits), so a merge does not interleave
 // with an agent writing the same file.
 type Locker func(ctx context.Context, abs string) (unlock func(), err error)
 
@@ -65,7 +65,7 @@ type ApplyOptions struct {
 	// and written.
 	Lock Locker
 	// Before, when set, is told each file's state before the merge changes
-	// it (tools.UndoLog.Save fits, so /undo can take a merge back); an
+	// it (workspace.UndoLog.Save fits, so /undo can take a merge back); an
 	// error stops the merge before anything is written.
 	Before func(abs, rel string, existed bool, content []byte, mode fs.FileMode) error
 }

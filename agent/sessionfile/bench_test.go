@@ -11,7 +11,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // BenchmarkEventTextDelta is the recorder's hot path: one streamed token.
@@ -60,7 +60,7 @@ func bigSession(b *testing.B, s Store, workspace string) string {
 		call := agent.ToolCall{ID: fmt.Sprint("c", i), Name: toolname.ReadFile, Arguments: `{"path":"a.go"}`}
 		r.Message(agent.Message{Role: agent.RoleAssistant, Content: "reading", ToolCalls: []agent.ToolCall{call}})
 		r.Event(agent.ToolStarted{Source: mainSrc, CallID: call.ID, Name: call.Name, Args: json.RawMessage(call.Arguments)})
-		r.Event(agent.ToolFinished{Source: mainSrc, CallID: call.ID, Name: call.Name, Result: tools.Result{Content: strings.Repeat("x", 2000)}})
+		r.Event(agent.ToolFinished{Source: mainSrc, CallID: call.ID, Name: call.Name, Result: tool.Result{Content: strings.Repeat("x", 2000)}})
 		r.Message(agent.Message{Role: agent.RoleTool, ToolCallID: call.ID, Content: strings.Repeat("x", 2000)})
 		r.Event(agent.Done{Source: mainSrc, Reason: agent.StopOK})
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -33,8 +33,8 @@ func realSession(t testing.TB) []byte {
 	r.ChildMessage(childSrc, agent.Message{Role: agent.RoleUser, Content: "look around"})
 	r.ChildMessage(childSrc, agent.Message{Role: agent.RoleAssistant, Content: "found it"})
 	r.Event(agent.ChildFinished{Source: childSrc, Reason: agent.StopOK})
-	r.Event(agent.ToolFinished{Source: mainSrc, CallID: "b1", Name: toolname.Bash, Result: tools.Result{Content: "exit 0"}})
-	r.Event(agent.ToolFinished{Source: mainSrc, CallID: "task1", Name: toolname.Task, Result: tools.Result{Content: "found it"}})
+	r.Event(agent.ToolFinished{Source: mainSrc, CallID: "b1", Name: toolname.Bash, Result: tool.Result{Content: "exit 0"}})
+	r.Event(agent.ToolFinished{Source: mainSrc, CallID: "task1", Name: toolname.Task, Result: tool.Result{Content: "found it"}})
 	r.Message(agent.Message{Role: agent.RoleTool, ToolCallID: "b1", Name: toolname.Bash, Content: "exit 0"})
 	r.Message(agent.Message{Role: agent.RoleTool, ToolCallID: "task1", Name: toolname.Task, Content: "found it"})
 	r.Message(agent.Message{Role: agent.RoleAssistant, Content: "Built."})

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 )
 
@@ -79,7 +79,7 @@ func recordTurn(r *Recorder, i int) {
 	r.Message(agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: id, Name: toolname.Bash, Arguments: `{"command":"make"}`}}})
 	r.Event(agent.ToolStarted{Source: mainSrc, CallID: id, Name: toolname.Bash, Args: json.RawMessage(`{"command":"make"}`)})
 	r.Event(agent.TextDelta{Source: mainSrc, Text: "building " + id})
-	r.Event(agent.ToolFinished{Source: mainSrc, CallID: id, Name: toolname.Bash, Result: tools.Result{Content: "exit 0: built " + id}})
+	r.Event(agent.ToolFinished{Source: mainSrc, CallID: id, Name: toolname.Bash, Result: tool.Result{Content: "exit 0: built " + id}})
 	r.Message(agent.Message{Role: agent.RoleTool, ToolCallID: id, Name: toolname.Bash, Content: "exit 0: built " + id})
 	r.Message(agent.Message{Role: agent.RoleAssistant, Content: "done " + id})
 	r.Event(agent.Done{Source: mainSrc, Reason: agent.StopOK})

@@ -8,7 +8,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // FuzzLoad feeds random bytes as a session file: Read must never panic,
@@ -22,7 +22,7 @@ func FuzzLoad(f *testing.F) {
 		h + msgLine(agent.Message{Role: agent.RoleUser, Content: "hi"}) + msgLine(call),
 		h + msgLine(call) + msgLine(agent.Message{Role: agent.RoleTool, ToolCallID: "b"}) + msgLine(agent.Message{Role: agent.RoleTool, ToolCallID: "z"}),
 		h + eventLine(agent.ToolStarted{Source: childSrc, CallID: "1", Args: json.RawMessage(`{}`)}) + eventLine(agent.ChildStarted{Source: childSrc}),
-		h + eventLine(agent.ToolFinished{Source: mainSrc, Result: tools.Result{Display: []tools.Todo{{Content: "x"}}}}) + `{"type":"clear"}` + "\n",
+		h + eventLine(agent.ToolFinished{Source: mainSrc, Result: tool.Result{Display: []tool.Todo{{Content: "x"}}}}) + `{"type":"clear"}` + "\n",
 		h + `{"type":"event","event":{"type":"done","agent_id":"main"}}` + "\n" + `{"type":"message","message":{"ro`,
 		h + `{"type":"model","model":"x"}` + "\n\n" + `{"type":"message","message":null}`,
 	}

@@ -12,7 +12,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 func TestTornLastLine(t *testing.T) {
@@ -243,7 +243,7 @@ func TestOpenRepairsAndRecordsTheRepair(t *testing.T) {
 	r.Message(agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{task, grep}})
 	r.Event(agent.ToolStarted{Source: mainSrc, CallID: "task1", Name: toolname.Task, KeyArg: "x", Args: json.RawMessage(`{}`)})
 	r.Event(agent.ToolStarted{Source: mainSrc, CallID: "g1", Name: toolname.Grep, Args: json.RawMessage(`{}`)})
-	r.Event(agent.ToolFinished{Source: mainSrc, CallID: "g1", Name: toolname.Grep, Result: tools.Result{Content: "3 hits"}})
+	r.Event(agent.ToolFinished{Source: mainSrc, CallID: "g1", Name: toolname.Grep, Result: tool.Result{Content: "3 hits"}})
 	r.Event(agent.ChildStarted{Source: childSrc, Model: "small"})
 	r.Event(agent.ToolStarted{Source: childSrc, CallID: "c1", Name: toolname.Bash, KeyArg: "make", Args: json.RawMessage(`{}`)})
 	r.Event(agent.TextDelta{Source: childSrc, Text: "running make"})
@@ -257,7 +257,7 @@ func TestOpenRepairsAndRecordsTheRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopped := tools.Result{Content: InterruptedResult, IsError: true, Summary: "interrupted"}
+	stopped := tool.Result{Content: InterruptedResult, IsError: true, Summary: "interrupted"}
 	wantTail := []any{
 		agent.ToolFinished{Source: childSrc, CallID: "c1", Name: toolname.Bash, KeyArg: "make", Result: stopped},
 		agent.Done{Source: childSrc, Reason: agent.StopCancelled, Error: interruptedReason},
@@ -317,8 +317,8 @@ func TestDecodeDisplay(t *testing.T) {
 		want any
 	}{
 		"none":        {`null`, nil},
-		"file change": {`{"path":"a","diff":"d","created":true}`, &tools.FileChange{Path: "a", Diff: "d", Created: true}},
-		"todos":       {`[{"content":"c","status":"pending"}]`, []tools.Todo{{Content: "c", Status: "pending"}}},
+		"file change": {`{"path":"a","diff":"d","created":true}`, &tool.FileChange{Path: "a", Diff: "d", Created: true}},
+		"todos":       {`[{"content":"c","status":"pending"}]`, []tool.Todo{{Content: "c", Status: "pending"}}},
 		"other":       {`{"rows":3}`, json.RawMessage(`{"rows":3}`)},
 		"scalar":      {`42`, json.RawMessage(`42`)},
 	}

@@ -11,7 +11,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // conversation is a turn that touches every event type, with no two
@@ -31,16 +31,16 @@ func conversation() []any {
 		agent.TextDelta{Source: childSrc, Text: "child says hi"},
 		agent.ToolStarted{Source: childSrc, CallID: "e1", Name: toolname.EditFile, Args: json.RawMessage(`{"path":"a.go"}`), ReadOnly: false},
 		agent.ToolFinished{Source: childSrc, CallID: "e1", Name: toolname.EditFile, KeyArg: "a.go", Duration: 1500 * time.Microsecond,
-			Result: tools.Result{Content: "edited", Summary: "+1 -1", Display: &tools.FileChange{Path: "a.go", Diff: "--- a/a.go\n+++ b/a.go\n", Added: 1, Removed: 1}}},
+			Result: tool.Result{Content: "edited", Summary: "+1 -1", Display: &tool.FileChange{Path: "a.go", Diff: "--- a/a.go\n+++ b/a.go\n", Added: 1, Removed: 1}}},
 		agent.ToolStarted{Source: childSrc, CallID: "t1", Name: toolname.TodoWrite, Args: json.RawMessage(`{}`), ReadOnly: true},
 		agent.ToolFinished{Source: childSrc, CallID: "t1", Name: toolname.TodoWrite,
-			Result: tools.Result{Content: "ok", Display: []tools.Todo{{Content: "x", Status: "pending"}}}},
+			Result: tool.Result{Content: "ok", Display: []tool.Todo{{Content: "x", Status: "pending"}}}},
 		agent.Retrying{Source: childSrc, Attempt: 2, Wait: 3 * time.Second, Reason: "429"},
 		agent.Done{Source: childSrc, Answer: "found it", Reason: agent.StopOK, Usage: agent.Usage{InputTokens: 3}, Turns: 2},
 		agent.WorktreeResult{Source: childSrc, Status: agent.WorktreeConflict, Path: "/r/.git/covey-worktrees/x-1", Branch: "covey/x-1",
 			Commit: "abc", Files: []string{"a.go"}, Conflicts: []string{"a.go"}, Message: "conflict"},
 		agent.ChildFinished{Source: childSrc, Reason: agent.StopOK, ToolCalls: 2, Elapsed: time.Minute, Usage: agent.Usage{OutputTokens: 4}, Summary: "found it"},
-		agent.ToolFinished{Source: mainSrc, CallID: "task1", Name: toolname.Task, Result: tools.Result{Content: "found it", IsError: true}},
+		agent.ToolFinished{Source: mainSrc, CallID: "task1", Name: toolname.Task, Result: tool.Result{Content: "found it", IsError: true}},
 		agent.Message{Role: agent.RoleTool, ToolCallID: "task1", Name: toolname.Task, Content: "found it"},
 		agent.TurnFinished{Source: mainSrc, Turn: 1, FinishReason: "tool_calls"},
 		agent.ErrorEvent{Source: mainSrc, Message: "boom"},
@@ -377,7 +377,7 @@ func TestUnencodableEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Event(agent.ToolStarted{Source: mainSrc, CallID: "a", Args: json.RawMessage(`{"broken":`)})
-	r.Event(agent.ToolFinished{Source: mainSrc, CallID: "a", Result: tools.Result{Content: "ok", Display: make(chan int)}})
+	r.Event(agent.ToolFinished{Source: mainSrc, CallID: "a", Result: tool.Result{Content: "ok", Display: make(chan int)}})
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestUnencodableEvents(t *testing.T) {
 	got := decodeReplay(t, l.Replay)
 	want := []any{
 		agent.ToolStarted{Source: mainSrc, CallID: "a", Args: json.RawMessage(`"{\"broken\":"`)},
-		agent.ToolFinished{Source: mainSrc, CallID: "a", Result: tools.Result{Content: "ok"}},
+		agent.ToolFinished{Source: mainSrc, CallID: "a", Result: tool.Result{Content: "ok"}},
 	}
 	mustEqual(t, "events", got[:2], want)
 }

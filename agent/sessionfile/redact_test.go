@@ -8,7 +8,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 func TestSecretsAreRedacted(t *testing.T) {
@@ -55,8 +55,8 @@ func TestSecretsAreRedacted(t *testing.T) {
 		"tool result and display": {
 			secret: "ghp_abcdefghijklmnop",
 			record: func(r *Recorder, s string) {
-				r.Event(agent.ToolFinished{Source: childSrc, CallID: "1", Result: tools.Result{Content: "env: KEY=" + s,
-					Display: &tools.FileChange{Path: ".env", Diff: "+KEY=" + s}}})
+				r.Event(agent.ToolFinished{Source: childSrc, CallID: "1", Result: tool.Result{Content: "env: KEY=" + s,
+					Display: &tool.FileChange{Path: ".env", Diff: "+KEY=" + s}}})
 			},
 		},
 		"reasoning of a child": {

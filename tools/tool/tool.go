@@ -1,10 +1,12 @@
 // Package tool is what a tool is to the code that runs one: the Tool
-// interface, its Result, the Registry an agent is offered, and the values a
-// call's context carries (its call ID, its progress function). It is a leaf
-// (it imports only the tool names and a text helper), so the agent loop, the
-// session file and the debug log can know tools without linking their
-// implementations: the shell parser, the sandbox, the HTML converter. The
-// built-in tools live in package tools, which re-exports these names.
+// interface, its Result, the Registry an agent is offered, the values a
+// call's context carries (its call ID, its progress function), and
+// ArgsSchema, which makes a tool's schema from its arguments' struct. It is
+// a leaf (it imports only the tool names, a text helper and the JSON schema
+// library), so the agent loop, the session file, the debug log and the UI
+// can know tools without linking their implementations: the shell parser,
+// the sandbox, the HTML converter. The built-in tools live in package
+// tools.
 package tool
 
 import (

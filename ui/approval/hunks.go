@@ -13,7 +13,7 @@ import (
 // each hunk of the diff can be taken or dropped on its own (s), the
 // cursor moving from hunk to hunk with } and {. The answer names the
 // dropped hunks by their place in each file's diff (permission.Verdict.
-// Dropped), which is the numbering tools.KeepHunks applies.
+// Dropped), which is the numbering diff.KeepHunks applies.
 
 // hunkState is the per-hunk choice of an approval's diff.
 type hunkState struct {

@@ -10,7 +10,8 @@ import (
 
 	"covey/permission"
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/diff"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/ui/keys"
 	"covey/ui/transcript"
@@ -31,20 +32,20 @@ func twoHunkEdit() permission.Request {
 	old := numbered(30)
 	cur := strings.Replace(old, "line 3\n", "LINE 3\n", 1)
 	cur = strings.Replace(cur, "line 25\n", "LINE 25 "+strings.Repeat("wide ", 40)+"\n", 1)
-	d, a, r := tools.UnifiedDiff("f.txt", old, cur)
+	d, a, r := diff.UnifiedDiff("f.txt", old, cur)
 	return permission.Request{Tool: toolname.EditFile, Path: "f.txt", Content: cur,
-		Change: &tools.FileChange{Path: "f.txt", Diff: d, Added: a, Removed: r}}
+		Change: &tool.FileChange{Path: "f.txt", Diff: d, Added: a, Removed: r}}
 }
 
 // newFile writes a new file: a one-sided diff, no side by side.
 func newFile() permission.Request {
-	d, a, r := tools.UnifiedDiff("n.txt", "", "hello\n")
+	d, a, r := diff.UnifiedDiff("n.txt", "", "hello\n")
 	return permission.Request{Tool: toolname.WriteFile, Path: "n.txt", Content: "hello\n",
-		Change: &tools.FileChange{Path: "n.txt", Created: true, Diff: d, Added: a, Removed: r}}
+		Change: &tool.FileChange{Path: "n.txt", Created: true, Diff: d, Added: a, Removed: r}}
 }
 
 func change(p, old, cur string) permission.FileChange {
-	d, a, r := tools.UnifiedDiff(p, old, cur)
+	d, a, r := diff.UnifiedDiff(p, old, cur)
 	return permission.FileChange{Path: p, Diff: d, Added: a, Removed: r}
 }
 

@@ -52,7 +52,7 @@ type View struct {
 	widest int
 }
 
-// New parses a unified diff as tools.FileChange carries it. It is
+// New parses a unified diff as tool.FileChange carries it. It is
 // lenient: file headers and git extended headers are skipped, and lines it
 // cannot place are kept as notes rather than rejected, since a diff shown
 // a little plainly beats no diff.

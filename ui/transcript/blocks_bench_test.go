@@ -9,7 +9,7 @@ import (
 	"covey/tools/toolname"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // markdown20KB is about 20 KB of typical answer markdown: headed sections
@@ -106,7 +106,7 @@ func BenchmarkSubagentBlockRender(b *testing.B) {
 func BenchmarkFrozenBlockLines(b *testing.B) {
 	ctx := blockCtx(b, 120)
 	tb := NewToolBlock(toolStart(toolname.EditFile, `{"path":"agent/loop.go"}`))
-	tb.Finish(finished(toolname.EditFile, time.Millisecond, tools.Result{Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff}}))
+	tb.Finish(finished(toolname.EditFile, time.Millisecond, tool.Result{Display: &tool.FileChange{Path: "agent/loop.go", Diff: testDiff}}))
 	ab := NewAssistantBlock()
 	ab.AppendText(markdown20KB())
 	ab.Finish()

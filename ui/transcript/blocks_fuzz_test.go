@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // maxFuzzFrames bounds how many frames a fuzz input is streamed in.
@@ -38,7 +38,7 @@ func FuzzBlocksText(f *testing.F) {
 		checkWidth(t, a.Lines(ctx), width)
 		checkWidth(t, p.Lines(ctx), width)
 		tb := NewToolBlock(agent.ToolStarted{Name: text, KeyArg: text})
-		tb.Finish(agent.ToolFinished{Result: tools.Result{Content: text, Summary: text}})
+		tb.Finish(agent.ToolFinished{Result: tool.Result{Content: text, Summary: text}})
 		tb.SetExpanded(true)
 		checkWidth(t, tb.Lines(ctx), width)
 		checkWidth(t, NewUserBlock(text).Lines(ctx), width)

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 // fileChange is what one child did to one file: the lines it added and
@@ -29,7 +29,7 @@ type changeSet struct {
 }
 
 // addEdit records a write or edit result.
-func (c *changeSet) addEdit(fc *tools.FileChange) {
+func (c *changeSet) addEdit(fc *tool.FileChange) {
 	if fc == nil || fc.Path == "" {
 		return
 	}
@@ -148,12 +148,12 @@ func (c *changeSet) diff() string {
 }
 
 // fileChangeOf returns the write or edit change a tool result carries
-// (a replayed session decodes it as *tools.FileChange too).
-func fileChangeOf(r tools.Result) *tools.FileChange {
+// (a replayed session decodes it as *tool.FileChange too).
+func fileChangeOf(r tool.Result) *tool.FileChange {
 	if r.IsError {
 		return nil
 	}
-	if d, ok := r.Display.(*tools.FileChange); ok {
+	if d, ok := r.Display.(*tool.FileChange); ok {
 		return d
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"covey/agent"
-	"covey/tools"
 	"covey/tools/tool"
 	"covey/ui/cells"
 
@@ -148,7 +147,7 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		b.tools++
 		arg := e.KeyArg
 		if arg == "" {
-			arg = tools.KeyArg(e.Name, e.Args)
+			arg = tool.KeyArg(e.Name, e.Args)
 		}
 		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: cells.OneLine(e.Name), arg: cells.OneLine(arg)})
 	case agent.ToolProgress:

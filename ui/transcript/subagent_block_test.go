@@ -11,7 +11,7 @@ import (
 
 	"covey/agent"
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/tool"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -35,11 +35,11 @@ func newTestPane() *SubagentBlock {
 	src := childSource
 	for _, ev := range []agent.Event{
 		agent.ToolStarted{Source: src, CallID: "g1", Name: toolname.Grep, KeyArg: `"retry" in agent/`},
-		agent.ToolFinished{Source: src, CallID: "g1", Name: toolname.Grep, Result: tools.Result{Summary: "37 matches"}},
+		agent.ToolFinished{Source: src, CallID: "g1", Name: toolname.Grep, Result: tool.Result{Summary: "37 matches"}},
 		agent.TextDelta{Source: src, Text: "Looking at agent/loop"},
 		agent.TextDelta{Source: src, Text: ".go next.\n\n"},
 		agent.ToolStarted{Source: src, CallID: "r1", Name: toolname.ReadFile, KeyArg: "agent/loop.go"},
-		agent.ToolFinished{Source: src, CallID: "r1", Name: toolname.ReadFile, Result: tools.Result{Summary: "212 lines"}},
+		agent.ToolFinished{Source: src, CallID: "r1", Name: toolname.ReadFile, Result: tool.Result{Summary: "212 lines"}},
 		agent.UsageReported{Source: src, Usage: agent.Usage{InputTokens: 10_200, OutputTokens: 2_200}},
 		agent.Retrying{Source: src, Attempt: 1, Wait: 12 * time.Second, Reason: "rate limited"},
 		agent.TextDelta{Source: src, Text: "The retry logic lives in agent/provider.go: it backs off exponentially, honours Retry-After and gives up after four attempts.\n"},
@@ -140,13 +140,13 @@ func TestSubagentBlockRingBound(t *testing.T) {
 
 func TestSubagentBlockToolLineInPlace(t *testing.T) {
 	tests := map[string]struct {
-		result   tools.Result
+		result   tool.Result
 		evict    bool // push the start out of memory before it finishes
 		wantLine string
 	}{
-		"ok":      {result: tools.Result{Summary: "37 matches"}, wantLine: `✓ grep  "func main" · 37 matches`},
-		"error":   {result: tools.Result{IsError: true, Summary: "bad pattern"}, wantLine: `✗ grep  "func main" · bad pattern`},
-		"evicted": {result: tools.Result{Summary: "3 matches"}, evict: true, wantLine: `✓ grep  "func main" · 3 matches`},
+		"ok":      {result: tool.Result{Summary: "37 matches"}, wantLine: `✓ grep  "func main" · 37 matches`},
+		"error":   {result: tool.Result{IsError: true, Summary: "bad pattern"}, wantLine: `✗ grep  "func main" · bad pattern`},
+		"evicted": {result: tool.Result{Summary: "3 matches"}, evict: true, wantLine: `✓ grep  "func main" · 3 matches`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -427,17 +427,17 @@ func TestPaneTypeColourFromAgentFile(t *testing.T) {
 func TestSubagentPaneShowsToolProgress(t *testing.T) {
 	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
 	b.Apply(agent.ToolStarted{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users"})
-	b.Apply(agent.ToolProgress{Source: childSource, CallID: "c1", Progress: tools.Progress{Progress: 3, Total: 8, Message: "table users"}})
+	b.Apply(agent.ToolProgress{Source: childSource, CallID: "c1", Progress: tool.Progress{Progress: 3, Total: 8, Message: "table users"}})
 	ctx := blockCtx(t, 80)
 	if got := b.Lines(ctx)[1]; got != "│ → mcp__db__export  users · 3/8 · table users" {
 		t.Errorf("running line = %q", got)
 	}
-	b.Apply(agent.ToolFinished{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users", Result: tools.Result{Summary: "8 tables"}})
+	b.Apply(agent.ToolFinished{Source: childSource, CallID: "c1", Name: "mcp__db__export", KeyArg: "users", Result: tool.Result{Summary: "8 tables"}})
 	if got := b.Lines(ctx)[1]; got != "│ ✓ mcp__db__export  users · 8 tables" {
 		t.Errorf("finished line = %q", got)
 	}
 	// A report for a call the pane does not know changes nothing.
-	b.Apply(agent.ToolProgress{Source: childSource, CallID: "zz", Progress: tools.Progress{Progress: 1}})
+	b.Apply(agent.ToolProgress{Source: childSource, CallID: "zz", Progress: tool.Progress{Progress: 1}})
 }
 
 // A shell's pane shows its last lines as they are now, its bytes and, once

@@ -2,7 +2,7 @@ package transcript
 
 import (
 	"covey/theme"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/ui/cells"
 
 	"github.com/charmbracelet/lipgloss"
@@ -17,7 +17,7 @@ const (
 
 // renderTodos draws the agent's task list: ☐ pending, ◐ in progress and
 // ☑ completed (struck through), each item wrapped under its glyph.
-func renderTodos(todos []tools.Todo, width int, st *theme.Styles) []string {
+func renderTodos(todos []tool.Todo, width int, st *theme.Styles) []string {
 	if len(todos) == 0 {
 		return []string{cells.Fit(st.Tool.Output.Render("(no tasks)"), width)}
 	}
@@ -44,7 +44,7 @@ func todoLook(status string, st *theme.Styles) (string, lipgloss.Style) {
 }
 
 // todoCounts returns how many items are completed, of how many.
-func todoCounts(todos []tools.Todo) (done, total int) {
+func todoCounts(todos []tool.Todo) (done, total int) {
 	for _, t := range todos {
 		if t.Status == todoCompleted {
 			done++

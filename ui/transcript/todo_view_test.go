@@ -4,19 +4,19 @@ import (
 	"strings"
 	"testing"
 
-	"covey/tools"
+	"covey/tools/tool"
 )
 
 func TestTodoView(t *testing.T) {
 	tests := map[string]struct {
-		todos []tools.Todo
+		todos []tool.Todo
 		width int
 		want  []string
 	}{
 		"empty": {nil, 30, []string{"(no tasks)"}},
-		"states": {[]tools.Todo{{Content: "read", Status: "completed"}, {Content: "think", Status: "in_progress"}, {Content: "write", Status: "pending"}, {Content: "odd", Status: "blocked"}}, 30,
+		"states": {[]tool.Todo{{Content: "read", Status: "completed"}, {Content: "think", Status: "in_progress"}, {Content: "write", Status: "pending"}, {Content: "odd", Status: "blocked"}}, 30,
 			[]string{"☑ read", "◐ think", "☐ write", "☐ odd"}},
-		"wrapped": {[]tools.Todo{{Content: "write the retry tests first", Status: "pending"}}, 14,
+		"wrapped": {[]tool.Todo{{Content: "write the retry tests first", Status: "pending"}}, 14,
 			[]string{"☐ write the", "  retry tests", "  first"}},
 	}
 	for name, tc := range tests {
@@ -28,7 +28,7 @@ func TestTodoView(t *testing.T) {
 			checkWidth(t, got, tc.width)
 		})
 	}
-	if done, total := todoCounts([]tools.Todo{{Content: "a", Status: "completed"}, {Content: "b", Status: "pending"}}); done != 1 || total != 2 {
+	if done, total := todoCounts([]tool.Todo{{Content: "a", Status: "completed"}, {Content: "b", Status: "pending"}}); done != 1 || total != 2 {
 		t.Errorf("todoCounts = %d/%d, want 1/2", done, total)
 	}
 }

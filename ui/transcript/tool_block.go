@@ -12,7 +12,6 @@ import (
 	"covey/ui/diffview"
 
 	"covey/agent"
-	"covey/tools"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -45,15 +44,15 @@ type ToolBlock struct {
 	end      agent.ToolFinished
 
 	// Parsed once at Finish, so drawing never parses.
-	change   *tools.FileChange
+	change   *tool.FileChange
 	diff     *diffview.View
-	todos    []tools.Todo
+	todos    []tool.Todo
 	hasTodos bool
 	output   []string // the first outputExpanded lines of the output
 	more     int      // lines of output beyond those
 	// progress is the latest progress report of the running call (an MCP
 	// server's notification); hasProgress once one came.
-	progress    tools.Progress
+	progress    tool.Progress
 	hasProgress bool
 
 	expanded bool
@@ -66,7 +65,7 @@ type ToolBlock struct {
 func NewToolBlock(ev agent.ToolStarted) *ToolBlock {
 	b := &ToolBlock{start: ev, keyArg: ev.KeyArg, expanded: ev.ByUser}
 	if b.keyArg == "" {
-		b.keyArg = tools.KeyArg(ev.Name, ev.Args)
+		b.keyArg = tool.KeyArg(ev.Name, ev.Args)
 	}
 	return b
 }
@@ -77,7 +76,7 @@ func (b *ToolBlock) SetStarted(t time.Time) { b.started = t }
 
 // SetProgress shows a running call's latest progress report; reports after
 // the call finished are ignored.
-func (b *ToolBlock) SetProgress(p tools.Progress) {
+func (b *ToolBlock) SetProgress(p tool.Progress) {
 	if b.finished {
 		return
 	}
@@ -86,7 +85,7 @@ func (b *ToolBlock) SetProgress(p tools.Progress) {
 }
 
 // progressText is "2/3 · indexing files" or "40% · …" or the message.
-func progressText(p tools.Progress) string {
+func progressText(p tool.Progress) string {
 	var count string
 	switch {
 	case p.Total > 0 && p.Total == float64(int64(p.Total)) && p.Progress == float64(int64(p.Progress)):
@@ -117,11 +116,11 @@ func (b *ToolBlock) Finish(ev agent.ToolFinished) {
 		b.keyArg = ev.KeyArg
 	}
 	switch d := ev.Result.Display.(type) {
-	case *tools.FileChange:
+	case *tool.FileChange:
 		b.change = d
-	case tools.FileChange:
+	case tool.FileChange:
 		b.change = &d
-	case []tools.Todo:
+	case []tool.Todo:
 		b.todos, b.hasTodos = d, true
 	}
 	if b.change != nil && !ev.Result.IsError {

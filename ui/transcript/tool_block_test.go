@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"covey/agent"
-	"covey/tools"
+	"covey/tools/tool"
 	"covey/tools/toolname"
 	"covey/ui/cells"
 )
@@ -36,13 +36,13 @@ func toolStart(name, args string) agent.ToolStarted {
 	return agent.ToolStarted{CallID: "call_" + name, Name: name, Args: []byte(args)}
 }
 
-func finished(name string, d time.Duration, res tools.Result) agent.ToolFinished {
+func finished(name string, d time.Duration, res tool.Result) agent.ToolFinished {
 	return agent.ToolFinished{CallID: "call_" + name, Name: name, Duration: d, Result: res}
 }
 
 func TestToolBlockGolden(t *testing.T) {
 	longOut := strings.Repeat("line of output\n", 60)
-	todos := []tools.Todo{
+	todos := []tool.Todo{
 		{Content: "Read the agent loop", Status: "completed"},
 		{Content: "Find where retries happen and write down the backoff rules in detail", Status: "in_progress"},
 		{Content: "Write the test", Status: "pending"},
@@ -55,23 +55,23 @@ func TestToolBlockGolden(t *testing.T) {
 	}{
 		"running": {start: toolStart(toolname.Bash, `{"command":"go test ./...\necho done"}`)},
 		"ok_preview": {start: toolStart(toolname.ReadFile, `{"path":"agent/loop.go"}`),
-			end: ptr(finished(toolname.ReadFile, 12*time.Millisecond, tools.Result{Content: "package agent\n\nimport \"context\"\n\nfunc Run() {}\n", Summary: "5 lines"}))},
+			end: ptr(finished(toolname.ReadFile, 12*time.Millisecond, tool.Result{Content: "package agent\n\nimport \"context\"\n\nfunc Run() {}\n", Summary: "5 lines"}))},
 		"ok_long_collapsed": {start: toolStart(toolname.Bash, `{"command":"seq 60"}`),
-			end: ptr(finished(toolname.Bash, 1500*time.Millisecond, tools.Result{Content: longOut, Summary: "exit 0"}))},
+			end: ptr(finished(toolname.Bash, 1500*time.Millisecond, tool.Result{Content: longOut, Summary: "exit 0"}))},
 		"ok_long_expanded": {start: toolStart(toolname.Bash, `{"command":"seq 60"}`), expanded: true,
-			end: ptr(finished(toolname.Bash, 1500*time.Millisecond, tools.Result{Content: longOut, Summary: "exit 0"}))},
+			end: ptr(finished(toolname.Bash, 1500*time.Millisecond, tool.Result{Content: longOut, Summary: "exit 0"}))},
 		"error": {start: toolStart(toolname.Grep, `{"pattern":"func ("}`),
-			end: ptr(finished(toolname.Grep, 3*time.Millisecond, tools.Errorf("bad pattern %q: missing closing )", "func (")))},
+			end: ptr(finished(toolname.Grep, 3*time.Millisecond, tool.Errorf("bad pattern %q: missing closing )", "func (")))},
 		"diff": {start: toolStart(toolname.EditFile, `{"path":"agent/loop.go","old_string":"x","new_string":"y"}`),
-			end: ptr(finished(toolname.EditFile, 4*time.Millisecond, tools.Result{Content: "edited", Summary: "+3 -2",
-				Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff, Added: 3, Removed: 2}}))},
+			end: ptr(finished(toolname.EditFile, 4*time.Millisecond, tool.Result{Content: "edited", Summary: "+3 -2",
+				Display: &tool.FileChange{Path: "agent/loop.go", Diff: testDiff, Added: 3, Removed: 2}}))},
 		"diff_narrow": {start: toolStart(toolname.EditFile, `{"path":"agent/loop.go"}`), width: 40,
-			end: ptr(finished(toolname.EditFile, 4*time.Millisecond, tools.Result{Content: "edited",
-				Display: &tools.FileChange{Path: "agent/loop.go", Diff: testDiff, Added: 3, Removed: 2}}))},
+			end: ptr(finished(toolname.EditFile, 4*time.Millisecond, tool.Result{Content: "edited",
+				Display: &tool.FileChange{Path: "agent/loop.go", Diff: testDiff, Added: 3, Removed: 2}}))},
 		"todo": {start: toolStart(toolname.TodoWrite, `{"todos":[{},{},{}]}`),
-			end: ptr(finished(toolname.TodoWrite, time.Millisecond, tools.Result{Content: "ok", Display: todos}))},
+			end: ptr(finished(toolname.TodoWrite, time.Millisecond, tool.Result{Content: "ok", Display: todos}))},
 		"task": {start: toolStart("task", `{"tasks":[{},{}]}`),
-			end: ptr(finished(toolname.Task, 41*time.Second, tools.Result{Content: "child results…", Summary: "2 tasks done"}))},
+			end: ptr(finished(toolname.Task, 41*time.Second, tool.Result{Content: "child results…", Summary: "2 tasks done"}))},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -104,8 +104,8 @@ func TestToolBlockState(t *testing.T) {
 	if h := b.Lines(ctx)[0]; !strings.Contains(h, "a.go") || !strings.Contains(h, cells.Spinner(ctx.Frame)) {
 		t.Errorf("running header %q lacks the key argument or the spinner", h)
 	}
-	b.Finish(finished(toolname.ReadFile, time.Second, tools.Result{Content: strings.Repeat("x\n", 10), Summary: "10 lines"}))
-	b.Finish(finished(toolname.ReadFile, time.Hour, tools.Result{IsError: true}))
+	b.Finish(finished(toolname.ReadFile, time.Second, tool.Result{Content: strings.Repeat("x\n", 10), Summary: "10 lines"}))
+	b.Finish(finished(toolname.ReadFile, time.Hour, tool.Result{IsError: true}))
 	if b.Running() || b.Live() || b.end.Duration != time.Second {
 		t.Error("Finish did not stop the block, or a second Finish counted")
 	}
@@ -126,7 +126,7 @@ func TestToolBlockByUser(t *testing.T) {
 	start := toolStart(toolname.Bash, `{"command":"seq 100"}`)
 	start.ByUser = true
 	b := NewToolBlock(start)
-	b.Finish(finished(toolname.Bash, time.Second, tools.Result{Content: strings.Repeat("out\n", 99) + "LAST\n", Summary: "exit 0"}))
+	b.Finish(finished(toolname.Bash, time.Second, tool.Result{Content: strings.Repeat("out\n", 99) + "LAST\n", Summary: "exit 0"}))
 	ctx := blockCtx(t, 60)
 	lines := b.Lines(ctx)
 	if len(lines) != 1+100 || !strings.Contains(lines[len(lines)-1], "LAST") {
@@ -155,7 +155,7 @@ func TestToolBlockCache(t *testing.T) {
 	if b.recompute != 2 {
 		t.Fatalf("running block ignored a spinner frame")
 	}
-	b.Finish(finished(toolname.Bash, time.Second, tools.Result{Content: "ok"}))
+	b.Finish(finished(toolname.Bash, time.Second, tool.Result{Content: "ok"}))
 	b.Lines(ctx)
 	for range 3 {
 		ctx.Frame++
@@ -171,12 +171,12 @@ func TestToolBlockWidths(t *testing.T) {
 	blocks := map[string]func() *ToolBlock{
 		"diff": func() *ToolBlock {
 			b := NewToolBlock(toolStart(toolname.EditFile, `{"path":"a/very/long/path/to/some/file/deep/in/the/tree.go"}`))
-			b.Finish(finished(toolname.EditFile, 0, tools.Result{Display: &tools.FileChange{Path: "a/very/long/path/to/some/file/deep/in/the/tree.go", Diff: testDiff, Added: 3, Removed: 2}}))
+			b.Finish(finished(toolname.EditFile, 0, tool.Result{Display: &tool.FileChange{Path: "a/very/long/path/to/some/file/deep/in/the/tree.go", Diff: testDiff, Added: 3, Removed: 2}}))
 			return b
 		},
 		"output": func() *ToolBlock {
 			b := NewToolBlock(toolStart(toolname.Bash, `{"command":"`+strings.Repeat("x", 200)+`"}`))
-			b.Finish(finished(toolname.Bash, 0, tools.Result{Content: strings.Repeat("wide\tcontent 日本語 ", 20), Summary: strings.Repeat("s", 100)}))
+			b.Finish(finished(toolname.Bash, 0, tool.Result{Content: strings.Repeat("wide\tcontent 日本語 ", 20), Summary: strings.Repeat("s", 100)}))
 			return b
 		},
 		"running": func() *ToolBlock {
@@ -184,7 +184,7 @@ func TestToolBlockWidths(t *testing.T) {
 		},
 		"todo": func() *ToolBlock {
 			b := NewToolBlock(toolStart(toolname.TodoWrite, `{}`))
-			b.Finish(finished(toolname.TodoWrite, 0, tools.Result{Display: []tools.Todo{{Content: strings.Repeat("long item ", 20), Status: "weird"}}}))
+			b.Finish(finished(toolname.TodoWrite, 0, tool.Result{Display: []tool.Todo{{Content: strings.Repeat("long item ", 20), Status: "weird"}}}))
 			return b
 		},
 	}
@@ -203,7 +203,7 @@ func TestToolBlockWidths(t *testing.T) {
 
 func TestToolBlockFocusRedraws(t *testing.T) {
 	b := NewToolBlock(toolStart(toolname.ReadFile, `{"path":"a.go"}`))
-	b.Finish(finished(toolname.ReadFile, time.Millisecond, tools.Result{Content: "x"}))
+	b.Finish(finished(toolname.ReadFile, time.Millisecond, tool.Result{Content: "x"}))
 	ctx := blockCtx(t, 60)
 	b.Lines(ctx)
 	ctx.Focused = true
@@ -218,7 +218,7 @@ func TestToolBlockFocusRedraws(t *testing.T) {
 // (`!ls` of three files hid its "[exit code 0]" behind one).
 func TestToolBlockOneMoreLineShown(t *testing.T) {
 	b := NewToolBlock(toolStart(toolname.Bash, `{"command":"ls"}`))
-	b.Finish(finished(toolname.Bash, time.Second, tools.Result{Content: strings.Repeat("x\n", outputPreview+1)}))
+	b.Finish(finished(toolname.Bash, time.Second, tool.Result{Content: strings.Repeat("x\n", outputPreview+1)}))
 	ctx := blockCtx(t, 60)
 	lines := b.Lines(ctx)
 	if len(lines) != 1+outputPreview+1 || strings.Contains(ansi.Strip(strings.Join(lines, "\n")), "more line") {
@@ -231,14 +231,14 @@ func TestToolBlockOneMoreLineShown(t *testing.T) {
 
 func TestProgressText(t *testing.T) {
 	tests := map[string]struct {
-		p    tools.Progress
+		p    tool.Progress
 		want string
 	}{
-		"count":        {tools.Progress{Progress: 3, Total: 10}, "3/10"},
-		"fraction":     {tools.Progress{Progress: 0.25, Total: 1}, "25%"},
-		"message only": {tools.Progress{Message: "indexing"}, "indexing"},
-		"no total":     {tools.Progress{Progress: 42, Message: "rows"}, "42 · rows"},
-		"nothing":      {tools.Progress{}, ""},
+		"count":        {tool.Progress{Progress: 3, Total: 10}, "3/10"},
+		"fraction":     {tool.Progress{Progress: 0.25, Total: 1}, "25%"},
+		"message only": {tool.Progress{Message: "indexing"}, "indexing"},
+		"no total":     {tool.Progress{Progress: 42, Message: "rows"}, "42 · rows"},
+		"nothing":      {tool.Progress{}, ""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
