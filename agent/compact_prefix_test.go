@@ -3,7 +3,6 @@ package agent_test
 import (
 	"bytes"
 	"context"
-	"covey/tools/tool"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"covey/agent"
 	"covey/internal/scripted"
 	"covey/internal/scripted/scriptedtest"
+	"covey/tools/tool"
 )
 
 // antCompactBody is the part of a Messages request the compaction test

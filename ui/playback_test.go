@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"covey/tools/tool"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"covey/agent"
 	"covey/permission"
 	"covey/theme"
+	"covey/tools/tool"
 )
 
 // player is a replay driven by hand: a fake wall clock, ticks sent by the
