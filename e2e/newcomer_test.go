@@ -153,7 +153,9 @@ func TestTUIFailureShowsAsFailure(t *testing.T) {
 				t.Errorf("the task result the model got does not say the call failed:\n%s", result)
 			}
 			tm.press("C-g")
-			s = tm.waitText("crew overview")
+			// The overview's own title, not "crew overview": at 200
+			// columns the hint line says "ctrl+g crew overview" already.
+			s = tm.waitText("Crew · 1 subagent")
 			if !regexp.MustCompile(`check-things .*done · 1 failed`).MatchString(s) {
 				t.Errorf("the crew overview does not say the child's call failed:\n%s", frame(s))
 			}
