@@ -65,6 +65,10 @@ func newMCPHarness(t *testing.T) (*harness, *mcpFakeEngine) {
 	return h, eng
 }
 
+// TestMCPPanel drives the MCP panel through the root: /mcp opens it, its
+// keys reach the engine, a status event shows the servers afresh, the
+// panel's outcome (MCPChanged) refreshes it, and esc leaves it. The
+// panel's own rows and keys are tested in ui/screens.
 func TestMCPPanel(t *testing.T) {
 	h, eng := newMCPHarness(t)
 	h.typeText("/mcp")
@@ -72,21 +76,8 @@ func TestMCPPanel(t *testing.T) {
 	if h.m.scr != screens.Screen(h.m.mp) {
 		t.Fatalf("/mcp did not open the MCP screen (screen %T)", h.m.scr)
 	}
-	for _, want := range []string{
-		"MCP servers · 4 · 1 failed",
-		"repo  not trusted (project .mcp.json)",
-		"t trust this project's servers",
-		"everything  connected · 2 tools  stdio · user",
-		"tools: mcp__everything__echo, mcp__everything__add", // the selected server's tools
-		"flaky  failed  stdio · project",
-		"Error: Cannot find module 'x'",
-		"stderr: node:internal/modules",
-		"remote  starting…  http · flag",
-		"r reconnect",
-	} {
-		if !h.screenContains(want) {
-			t.Errorf("screen lacks %q:\n%s", want, strings.Join(h.screenLines(), "\n"))
-		}
+	if !h.screenContains("MCP servers · 4 · 1 failed") {
+		t.Errorf("the panel does not show the engine's servers:\n%s", strings.Join(h.screenLines(), "\n"))
 	}
 	// Select flaky and reconnect it.
 	h.key(tea.KeyDown)
@@ -107,7 +98,7 @@ func TestMCPPanel(t *testing.T) {
 	if !h.screenContains("flaky  connected · 1 tool ") {
 		t.Errorf("the screen did not follow the reconnect:\n%s", strings.Join(h.screenLines(), "\n"))
 	}
-	// t trusts the project's servers.
+	// t trusts the project's servers; the root shows them afresh.
 	h.typeText("t")
 	h.send(awaitType(h, "screens.mcpTrustedMsg"))
 	if eng.trusted != 1 || !h.screenContains("repo  starting…") || !h.screenContains("servers for this session") {
