@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"covey/tools/toolname"
-	"covey/ui/screens"
 	"covey/ui/transcript"
 
 	"covey/agent"
@@ -83,14 +82,6 @@ func crewRouter(t testing.TB) *router {
 		agent.TextDelta{Source: deep, Text: "Planning."},
 	)
 	return r
-}
-
-func newTestOverview(t testing.TB, r *router, width, height int) *screens.CrewOverview {
-	st := &theme.New(theme.ModeDark, true, false).Styles
-	o := screens.NewCrewOverview(st, defaultKeys())
-	o.SetSize(width, height)
-	o.SetRows(r.tree(), fixedNow, true)
-	return o
 }
 
 func TestCrewOverviewTreeAndStates(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	xgolden "github.com/charmbracelet/x/exp/golden"
 
 	"covey/tools/toolname"
-	"covey/ui/keys"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -305,10 +304,4 @@ func childSrc(id, parent, typ, desc string) agent.Source {
 func toolStarted(src agent.Source, id, name, arg string) agent.ToolStarted {
 	return agent.ToolStarted{Source: src, CallID: id, Name: name, KeyArg: arg,
 		Args: []byte(fmt.Sprintf(`{"path":%q}`, arg))}
-}
-
-// defaultKeys is a fresh default KeyMap for a component under test.
-func defaultKeys() *keys.KeyMap {
-	k := keys.Default()
-	return &k
 }
