@@ -496,48 +496,6 @@ func TestCrewChildViewStreamsIntoOneAnswer(t *testing.T) {
 	}
 }
 
-// TestCrewChildViewSaysHowItEnded checks that a child's full-screen
-// transcript ends with why it stopped when it did not answer, and with
-// nothing more when it did.
-func TestCrewChildViewSaysHowItEnded(t *testing.T) {
-	tests := map[string]struct {
-		fin  agent.ChildFinished
-		want string // "" : no outcome line
-	}{
-		"answered":  {fin: agent.ChildFinished{Reason: agent.StopOK, Summary: "all done"}},
-		"cancelled": {fin: agent.ChildFinished{Reason: agent.StopCancelled, Summary: "cancelled by the user"}, want: "cancelled: cancelled by the user"},
-		"failed":    {fin: agent.ChildFinished{Reason: agent.StopError, Error: "the server said 500"}, want: "failed: the server said 500"},
-		"budget":    {fin: agent.ChildFinished{Reason: agent.StopBudget}, want: "stopped at its budget"},
-		"timed out": {fin: agent.ChildFinished{Reason: agent.StopTimeout, Elapsed: 90 * time.Second}, want: "timed out after 1m30s"},
-	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, 100, 30)
-			d := namedPanes(h)[2]
-			h.events(agent.TextDelta{Source: d, Text: "Working on it."})
-			h.send(runes("o"))
-			if h.m.shownChild() == nil {
-				t.Fatal("o did not open the child")
-			}
-			fin := tt.fin
-			fin.Source = d
-			h.events(fin)
-			var notices []string
-			for _, b := range h.m.shownChild().Transcript().Blocks() {
-				if n, ok := b.(*transcript.NoticeBlock); ok {
-					notices = append(notices, n.Text())
-				}
-			}
-			if got := strings.Join(notices, "|"); got != tt.want {
-				t.Errorf("outcome lines %q, want %q", got, tt.want)
-			}
-			if tt.want != "" && !h.screenContains(tt.want) {
-				t.Errorf("the view does not show %q:\n%s", tt.want, ansi.Strip(h.m.View()))
-			}
-		})
-	}
-}
-
 // TestNestedPaneIsMarked checks that a child's own child, whose pane sits
 // among its parent's siblings, is marked as nested, one step per level.
 func TestNestedPaneIsMarked(t *testing.T) {
