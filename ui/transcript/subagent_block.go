@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -149,13 +150,21 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		if arg == "" {
 			arg = tool.KeyArg(e.Name, e.Args)
 		}
-		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: cells.OneLine(e.Name), arg: cells.OneLine(arg)})
+		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: cells.OneLine(e.Name), arg: cells.OneLine(arg), started: b.eventTime()})
 	case agent.ToolProgress:
-		// A long MCP call shows how far it is on its line.
+		// A long MCP call shows how far it is on its line; a running
+		// command, its latest output under it.
 		seq, ok := b.openTool[e.CallID]
 		a := b.acts.at(seq)
 		if !ok || a == nil {
 			return
+		}
+		if out := e.Progress.Output; len(out) > 0 {
+			a.out = a.out[:0]
+			for _, l := range out {
+				a.out = append(a.out, keepTail(cells.OneLine(l), paneLineMemory))
+			}
+			break
 		}
 		a.note = progressText(e.Progress)
 	case agent.ToolFinished:
@@ -231,7 +240,7 @@ func (b *SubagentBlock) finishTool(e agent.ToolFinished) {
 	if seq, ok := b.openTool[e.CallID]; ok {
 		delete(b.openTool, e.CallID)
 		if a := b.acts.at(seq); a != nil {
-			a.tool, a.note = st, note
+			a.tool, a.note, a.out = st, note, nil
 			return
 		}
 	}
@@ -673,7 +682,7 @@ func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 // bodyLines is the last lines of activity under a border. It depends on
 // the content and width only, so the clock's ticks reuse it.
 func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
-	key := CacheKey{Width: width, Version: b.version, Expanded: b.expanded, Styles: ctx.Styles}
+	key := CacheKey{Width: width, Version: b.version, Expanded: b.expanded, Styles: ctx.Styles, Tick: b.toolClocks(ctx.Now)}
 	if lines, ok := b.body.Get(key); ok {
 		return lines
 	}
@@ -688,7 +697,7 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	// chatty child costs only what is shown.
 	var rev []string
 	for i := b.acts.len() - 1; i >= 0 && len(rev) < limit; i-- {
-		lines := b.acts.get(i).render(look, inner, limit-len(rev))
+		lines := b.acts.get(i).render(look, inner, limit-len(rev), ctx.Now)
 		for j := len(lines) - 1; j >= 0; j-- {
 			line := border + lines[j] // render kept it within inner
 			if width <= len(paneBorder) {
@@ -708,10 +717,25 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	// activity, one line each.
 	for _, m := range b.crew.sent {
 		a := activity{kind: actMessage, text: cells.OneLine(m.text), queued: true}
-		out = append(out, cells.Fit(border+cells.Fit(a.render(look, inner, 1)[0], inner), width))
+		out = append(out, cells.Fit(border+cells.Fit(a.render(look, inner, 1, ctx.Now)[0], inner), width))
 	}
 	b.body.Put(key, out)
 	return out
+}
+
+// toolClocks is what the running tool calls' clocks show, for the body's
+// cache key: "" when none shows one.
+func (b *SubagentBlock) toolClocks(now time.Time) string {
+	var clocks []string
+	for _, seq := range b.openTool {
+		if a := b.acts.at(seq); a != nil {
+			if c := a.toolClock(now); c != "" {
+				clocks = append(clocks, c)
+			}
+		}
+	}
+	slices.Sort(clocks)
+	return strings.Join(clocks, " ")
 }
 
 // keepTail returns the last n bytes of s (cut at a rune boundary, with
