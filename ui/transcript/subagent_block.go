@@ -57,7 +57,10 @@ type SubagentBlock struct {
 	waiting bool
 	// asking says what the child waits for when it is not an approval:
 	// "your answer" (its question), "plan approval".
-	asking  string
+	asking string
+	// ahead is how many requests are shown or queued before the child's
+	// own, while its request waits in the approval queue; 0 otherwise.
+	ahead   int
 	elapsed time.Duration // frozen when the child finishes
 	tools   int
 	// failed counts its tool calls that failed (an error, a command's
@@ -277,7 +280,7 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 	if e.Usage.Total() > 0 {
 		b.usage = e.Usage // the child's own total is authoritative
 	}
-	b.waiting = false
+	b.waiting, b.ahead = false, 0
 	for _, seq := range b.openTool {
 		if a := b.acts.at(seq); a != nil {
 			a.tool = toolStopped
@@ -347,6 +350,23 @@ func (b *SubagentBlock) SetWaitingFor(v bool, what string) {
 		b.Changed()
 	}
 }
+
+// SetApprovalQueued marks the child's request as waiting in the approval
+// queue with ahead requests before it (0: not queued), so its pane says it
+// waits instead of spinning.
+func (b *SubagentBlock) SetApprovalQueued(ahead int) {
+	if b.state != childRunning {
+		ahead = 0
+	}
+	if b.ahead != ahead {
+		b.ahead = ahead
+		b.Changed()
+	}
+}
+
+// ApprovalQueued is how many requests are before the child's own in the
+// approval queue; 0 when it has none queued.
+func (b *SubagentBlock) ApprovalQueued() int { return b.ahead }
 
 // AgentID is the child's agent ID.
 func (b *SubagentBlock) AgentID() string { return b.src.AgentID }
@@ -571,6 +591,8 @@ func (b *SubagentBlock) statePrefix() string {
 		p += "needs " + b.asking + " · "
 	case b.waiting:
 		p += "awaiting approval · "
+	case b.ahead > 0:
+		p += "approval queued (" + strconv.Itoa(b.ahead) + " ahead) · "
 	}
 	if n := len(b.crew.sent); n > 0 && b.state == childRunning {
 		p += "✉ " + strconv.Itoa(n) + " queued · "
@@ -656,7 +678,7 @@ func (b *SubagentBlock) typeStyle(ctx RenderContext) lipgloss.Style {
 // glyph is the state glyph and its style.
 func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 	switch {
-	case b.waiting:
+	case b.waiting, b.ahead > 0 && b.state == childRunning:
 		return cells.GlyphWaiting, lookWaiting
 	case b.state == childDone && b.failed > 0:
 		// It finished, but not everything it tried worked: no tick.
