@@ -109,6 +109,15 @@ type Asker interface {
 	Ask(ctx context.Context, req Request) Verdict
 }
 
+// TurnWatcher is an Asker told when a request waits its turn behind one
+// being asked (requests are put one at a time), so the user can see who
+// waits instead of an agent that seems to run.
+type TurnWatcher interface {
+	// WaitingTurn says req waits its turn; done is called once it has
+	// its turn or its ctx ended.
+	WaitingTurn(ctx context.Context, req Request) (done func())
+}
+
 // Verdict is the gate's answer.
 type Verdict struct {
 	Allowed bool

@@ -610,9 +610,7 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 	case IsUserQuestion(req.Tool):
 		return p.askNow(ctx, req)
 	}
-	select {
-	case p.askTurn <- struct{}{}:
-	case <-ctx.Done():
+	if !p.takeTurn(ctx, req) {
 		return cancelled()
 	}
 	defer func() { <-p.askTurn }()
@@ -622,6 +620,26 @@ func (p *Policy) Check(ctx context.Context, req Request) Verdict {
 		return Verdict{Allowed: k == kindAllow, Reason: reason}
 	}
 	return p.askNow(ctx, req)
+}
+
+// takeTurn waits until no other request is being asked, telling the
+// asker that req waits when it must; false when ctx ended first.
+func (p *Policy) takeTurn(ctx context.Context, req Request) bool {
+	select {
+	case p.askTurn <- struct{}{}:
+		return true
+	default:
+	}
+	if w, ok := p.asker.(TurnWatcher); ok {
+		done := w.WaitingTurn(ctx, req)
+		defer done()
+	}
+	select {
+	case p.askTurn <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // askNow puts req to the asker and waits for the answer or ctx's end.

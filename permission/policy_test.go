@@ -570,3 +570,51 @@ func TestReadDenied(t *testing.T) {
 		}
 	}
 }
+
+// turnAsker is a blockingAsker that is told of requests waiting their turn.
+type turnAsker struct {
+	blockingAsker
+	waits chan Request
+	ended chan Request
+}
+
+func (a *turnAsker) WaitingTurn(_ context.Context, req Request) func() {
+	a.waits <- req
+	return func() { a.ended <- req }
+}
+
+// TestWaitingTurnIsTold: a request that waits behind an open question is
+// told to a TurnWatcher asker, and its wait ends before it is asked; the
+// first request, which had its turn at once, is told of no wait.
+func TestWaitingTurnIsTold(t *testing.T) {
+	asker := &turnAsker{blockingAsker: blockingAsker{started: make(chan Request, 2), release: make(chan struct{})},
+		waits: make(chan Request, 2), ended: make(chan Request, 2)}
+	p := NewPolicy(ModeDefault, nil, asker)
+	first := make(chan Verdict, 1)
+	go func() { first <- p.Check(t.Context(), Request{Tool: toolname.Bash, Command: "go test ./a"}) }()
+	<-asker.started
+	second := make(chan Verdict, 1)
+	go func() {
+		second <- p.Check(t.Context(), Request{Tool: toolname.Bash, Command: "go vet ./b", AgentID: "child-1"})
+	}()
+	if w := <-asker.waits; w.AgentID != "child-1" {
+		t.Fatalf("told of %+v waiting, want child-1's request", w)
+	}
+	select {
+	case r := <-asker.ended:
+		t.Fatalf("the wait of %+v ended while the first question was open", r)
+	default:
+	}
+	close(asker.release)
+	<-first
+	if r := <-asker.ended; r.AgentID != "child-1" {
+		t.Errorf("the wait that ended is %+v", r)
+	}
+	if r := <-asker.started; r.AgentID != "child-1" {
+		t.Errorf("asked %+v, want child-1's request", r)
+	}
+	<-second
+	if n := len(asker.waits); n != 0 {
+		t.Errorf("told of %d more waits", n)
+	}
+}

@@ -32,6 +32,15 @@ type journalAsker struct {
 	seq  atomic.Int64
 }
 
+// WaitingTurn implements permission.TurnWatcher: the asker behind shows
+// the wait, when it can.
+func (a *journalAsker) WaitingTurn(ctx context.Context, req permission.Request) func() {
+	if w, ok := a.next.(permission.TurnWatcher); ok {
+		return w.WaitingTurn(ctx, req)
+	}
+	return func() {}
+}
+
 // Ask implements permission.Asker.
 func (a *journalAsker) Ask(ctx context.Context, req permission.Request) permission.Verdict {
 	id := a.seq.Add(1)

@@ -18,6 +18,15 @@ type hookedAsker struct {
 	next permission.Asker
 }
 
+// WaitingTurn implements permission.TurnWatcher: the asker behind shows
+// the wait, when it can.
+func (a hookedAsker) WaitingTurn(ctx context.Context, req permission.Request) func() {
+	if w, ok := a.next.(permission.TurnWatcher); ok {
+		return w.WaitingTurn(ctx, req)
+	}
+	return func() {}
+}
+
 // Ask implements permission.Asker.
 func (a hookedAsker) Ask(ctx context.Context, req permission.Request) permission.Verdict {
 	st := a.s.hooks

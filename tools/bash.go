@@ -278,10 +278,15 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 	pgid := cmd.Process.Pid
 
 	out := newHeadTail(tool.ResultBudget(ctx, bashOutputCap) / 2)
+	var sink io.Writer = out
+	live := watchOutput(ctx) // the latest lines, shown while it runs
+	if live != nil {
+		sink = io.MultiWriter(out, live)
+	}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
-		_, _ = io.Copy(out, r)
+		_, _ = io.Copy(sink, r)
 	}()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -325,6 +330,7 @@ func (t *bashTool) run(ctx context.Context, command, dir string, timeout time.Du
 		<-copied
 	}
 	_ = r.Close()
+	live.stop()
 	res.output = out.String()
 
 	var exitErr *exec.ExitError

@@ -3,6 +3,7 @@ package ui
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"covey/tools/toolname"
@@ -27,6 +28,12 @@ type approvals struct {
 	block *approval.Block
 	pane  *transcript.SubagentBlock // the asking child's pane, marked as waiting
 	queue []*pendingApproval
+	// turns are requests waiting their turn in the policy, behind the
+	// one shown: never shown, their children's panes say they wait.
+	turns []*pendingApproval
+	// queued are the panes of children whose requests wait in queue or
+	// turns, marked so (markQueued).
+	queued []*transcript.SubagentBlock
 	// follow: the transcript followed its end when the first request
 	// came. Showing a request scrolls it into view, which stops the
 	// following when the request is above the end (under its child's
@@ -42,14 +49,48 @@ func (m *Model) enqueueApproval(p *pendingApproval) tea.Cmd {
 		p.drop()
 		return nil
 	}
+	if p.turn {
+		m.appr.turns = append(m.appr.turns, p)
+		m.markQueued()
+		return watchApproval(m.ctx, p)
+	}
 	if m.appr.cur == nil {
 		m.appr.follow = m.tr.Following()
 		m.showApproval(p, false)
 	} else {
 		m.appr.queue = append(m.appr.queue, p)
 		m.appr.block.SetWaiting(len(m.appr.queue))
+		m.markQueued()
 	}
 	return watchApproval(m.ctx, p)
+}
+
+// markQueued tells each child whose request waits behind the shown one
+// how many requests are before it, so its pane says it waits rather than
+// spinning; the panes of children no longer queued stop saying so.
+func (m *Model) markQueued() {
+	ahead := map[*transcript.SubagentBlock]int{}
+	var panes []*transcript.SubagentBlock
+	waiting := append(slices.Clip(m.appr.queue), m.appr.turns...)
+	for i, p := range waiting {
+		pane, ok := m.rt.children[p.req.AgentID]
+		if !ok || p.req.AgentID == "" || pane == m.appr.pane || p.done || p.ctx.Err() != nil {
+			continue
+		}
+		if _, seen := ahead[pane]; !seen {
+			ahead[pane] = i + 1
+			panes = append(panes, pane)
+		}
+	}
+	for _, pane := range m.appr.queued {
+		if _, still := ahead[pane]; !still {
+			pane.SetApprovalQueued(0)
+		}
+	}
+	for _, pane := range panes {
+		pane.SetApprovalQueued(ahead[pane])
+	}
+	m.appr.queued = panes
 }
 
 // showApproval puts p's block where its tool call stands and gives it the
@@ -210,8 +251,10 @@ func (m *Model) closeCurrent() {
 			continue
 		}
 		m.showApproval(p, hadFocus)
+		m.markQueued()
 		return
 	}
+	m.markQueued()
 	if m.appr.follow {
 		m.tr.Bottom()
 		m.appr.follow = false
@@ -229,6 +272,14 @@ func (m *Model) approvalGone(id int64) {
 		m.closeCurrent()
 		return
 	}
+	for i, p := range m.appr.turns {
+		if p.id == id {
+			p.drop()
+			m.appr.turns = slices.Delete(m.appr.turns, i, i+1)
+			m.markQueued()
+			return
+		}
+	}
 	for i, p := range m.appr.queue {
 		if p.id == id {
 			p.drop()
@@ -236,6 +287,7 @@ func (m *Model) approvalGone(id int64) {
 			if m.appr.block != nil {
 				m.appr.block.SetWaiting(len(m.appr.queue))
 			}
+			m.markQueued()
 			return
 		}
 	}

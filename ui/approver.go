@@ -36,8 +36,9 @@ type Permissions interface {
 
 // The policy and the approver meet through these interfaces.
 var (
-	_ permission.Asker = (*Approver)(nil)
-	_ Permissions      = (*permission.Policy)(nil)
+	_ permission.Asker       = (*Approver)(nil)
+	_ permission.TurnWatcher = (*Approver)(nil)
+	_ Permissions            = (*permission.Policy)(nil)
 )
 
 // Approver is the TUI's permission.Asker: Ask hands each request to the running
@@ -67,6 +68,10 @@ type pendingApproval struct {
 	answer  chan permission.Verdict
 	settled chan struct{}
 	done    bool // set by the UI goroutine once answered or gone
+	// turn marks a request that waits its turn behind the one asked: not
+	// shown, only its child's pane says it waits; its ctx ends when its
+	// turn comes.
+	turn bool
 }
 
 // Ask implements permission.Asker. It blocks until the user answers or ctx ends;
@@ -94,6 +99,20 @@ func (a *Approver) Ask(ctx context.Context, req permission.Request) permission.V
 	case <-ctx.Done():
 		return permission.Verdict{Reason: reasonCancelled}
 	}
+}
+
+// WaitingTurn implements permission.TurnWatcher: the UI marks the
+// asking child's pane until done is called.
+func (a *Approver) WaitingTurn(ctx context.Context, req permission.Request) (done func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	p := &pendingApproval{id: a.seq.Add(1), req: req, ctx: wctx, settled: make(chan struct{}), turn: true}
+	go func() {
+		select {
+		case a.asks <- p:
+		case <-wctx.Done():
+		}
+	}()
+	return cancel
 }
 
 // settle answers p once; later calls do nothing. It runs on the UI

@@ -559,7 +559,9 @@ func (m *Model) handleEvents(events []agent.Event) tea.Cmd {
 	for _, ev := range events {
 		if a, ok := ev.(approvalEvent); ok {
 			cmds = append(cmds, m.enqueueApproval(a.p))
-			m.notifier.Notify(notify.MomentApproval, notify.ApprovalMessage(a.p.req))
+			if !a.p.turn { // a request waiting its turn asks nothing yet
+				m.notifier.Notify(notify.MomentApproval, notify.ApprovalMessage(a.p.req))
+			}
 			continue
 		}
 		if e, ok := ev.(agent.ErrorEvent); ok && m.turn == nil && m.lateErr != "" && !e.From().IsChild() && e.Message == m.lateErr {

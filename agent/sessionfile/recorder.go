@@ -192,6 +192,10 @@ func (r *Recorder) Event(e agent.Event) {
 		return
 	case agent.Notice:
 		return // news of the moment (often about this very file)
+	case agent.ToolProgress:
+		if len(ev.Progress.Output) > 0 {
+			return // a command's latest lines: its result holds them all
+		}
 	}
 	body, err := marshalEvent(e)
 	if err != nil {

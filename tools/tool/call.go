@@ -33,11 +33,14 @@ func CallID(ctx context.Context) string {
 }
 
 // Progress is one progress report of a long-running call (an MCP server's
-// progress notification): what it is doing and how far it is.
+// progress notification): what it is doing and how far it is. A running
+// command reports its latest lines of output instead.
 type Progress struct {
 	Message  string  `json:"message,omitempty"`
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total,omitempty"` // 0 when unknown
+	// Output is the last lines a running command printed, oldest first.
+	Output []string `json:"output,omitempty"`
 }
 
 type progressKey struct{}
@@ -46,6 +49,13 @@ type progressKey struct{}
 // ReportProgress while it runs (the agent loop turns reports into events).
 func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+// Reports reports whether ctx carries a progress function, so a tool
+// need not watch what it would report to nobody.
+func Reports(ctx context.Context) bool {
+	fn, ok := ctx.Value(progressKey{}).(func(Progress))
+	return ok && fn != nil
 }
 
 // ReportProgress hands p to the progress function ctx carries, if any.

@@ -1,10 +1,13 @@
 package transcript
 
 import (
+	"time"
+
 	"covey/theme"
 	"covey/ui/cells"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // activityKind is what one line of a child's activity is.
@@ -40,29 +43,27 @@ type activity struct {
 	note string // the tool's result summary, or how a message fared
 	// queued marks a message sent to the child that it has not read yet.
 	queued bool
+	// started is when a tool call started; out is the last lines a
+	// running command printed (its progress reports).
+	started time.Time
+	out     []string
 }
 
-// render draws the last need screen lines of the activity at width cells.
-func (a *activity) render(look func(lookID) cells.Style, width, need int) []string {
+// toolClock is how long a running tool call has run, as its line shows
+// it: "" in its first second, as the main agent's tool blocks.
+func (a *activity) toolClock(now time.Time) string {
+	if a.kind != actTool || a.tool != toolRunning || a.started.IsZero() || now.Sub(a.started) < time.Second {
+		return ""
+	}
+	return cells.Elapsed(now.Sub(a.started))
+}
+
+// render draws the last need screen lines of the activity at width cells;
+// now is the time a running tool's clock shows.
+func (a *activity) render(look func(lookID) cells.Style, width, need int, now time.Time) []string {
 	switch a.kind {
 	case actTool:
-		glyph, style := cells.GlyphArrow, lookToolRunning
-		switch a.tool {
-		case toolOK:
-			glyph, style = cells.GlyphOK, lookToolOK
-		case toolFailed:
-			glyph, style = cells.GlyphFailed, lookToolError
-		case toolStopped:
-			glyph, style = cells.GlyphCancelled, lookCancelled
-		}
-		line := look(style).Render(glyph) + " " + look(lookToolName).Render(a.text)
-		if a.arg != "" {
-			line += "  " + look(lookToolArg).Render(a.arg)
-		}
-		if a.note != "" {
-			line += look(lookToolOutput).Render(" · " + a.note)
-		}
-		return []string{cells.Fit(line, width)}
+		return a.renderTool(look, width, need, now)
 	case actReasoning:
 		return styleLast(cells.Wrap(a.text, width), need, look(lookReasoning))
 	case actNote:
@@ -249,4 +250,48 @@ func messageText(a *activity) string {
 		return "✉ " + a.note + ": " + a.text
 	}
 	return "✉ read: " + a.text
+}
+
+// renderTool is a tool call's line: "→ bash  command · 2.3s", the
+// argument cut so that the running time or the result stays in sight, and
+// under a running command its latest output when need leaves room.
+func (a *activity) renderTool(look func(lookID) cells.Style, width, need int, now time.Time) []string {
+	glyph, style := cells.GlyphArrow, lookToolRunning
+	switch a.tool {
+	case toolOK:
+		glyph, style = cells.GlyphOK, lookToolOK
+	case toolFailed:
+		glyph, style = cells.GlyphFailed, lookToolError
+	case toolStopped:
+		glyph, style = cells.GlyphCancelled, lookCancelled
+	}
+	line := look(style).Render(glyph) + " " + look(lookToolName).Render(a.text)
+	var tail string
+	if a.note != "" {
+		tail = look(lookToolOutput).Render(" · " + a.note)
+	}
+	if c := a.toolClock(now); c != "" {
+		tail += look(lookToolDuration).Render(" · " + c)
+	}
+	if a.arg != "" {
+		// The clock is short: the argument gives way to it.
+		room := width - ansi.StringWidth(line) - 2 - ansi.StringWidth(tail)
+		if a.note != "" || room < 8 {
+			room = width - ansi.StringWidth(line) - 2
+		}
+		line += "  " + look(lookToolArg).Render(cells.Fit(a.arg, max(room, 1)))
+	}
+	lines := []string{cells.Fit(line+tail, width)}
+	if a.tool != toolRunning {
+		return lines
+	}
+	out := a.out[max(len(a.out)-(need-1), 0):]
+	for i, l := range out {
+		mark := "    "
+		if i == 0 {
+			mark = "  ⎿ "
+		}
+		lines = append(lines, look(lookToolArg).Render(mark)+look(lookToolOutput).Render(cells.Fit(l, max(width-4, 1))))
+	}
+	return lines
 }

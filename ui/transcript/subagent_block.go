@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +57,10 @@ type SubagentBlock struct {
 	waiting bool
 	// asking says what the child waits for when it is not an approval:
 	// "your answer" (its question), "plan approval".
-	asking  string
+	asking string
+	// ahead is how many requests are shown or queued before the child's
+	// own, while its request waits in the approval queue; 0 otherwise.
+	ahead   int
 	elapsed time.Duration // frozen when the child finishes
 	tools   int
 	// failed counts its tool calls that failed (an error, a command's
@@ -149,13 +153,21 @@ func (b *SubagentBlock) Apply(ev agent.Event) {
 		if arg == "" {
 			arg = tool.KeyArg(e.Name, e.Args)
 		}
-		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: cells.OneLine(e.Name), arg: cells.OneLine(arg)})
+		b.openTool[e.CallID] = b.push(activity{kind: actTool, text: cells.OneLine(e.Name), arg: cells.OneLine(arg), started: b.eventTime()})
 	case agent.ToolProgress:
-		// A long MCP call shows how far it is on its line.
+		// A long MCP call shows how far it is on its line; a running
+		// command, its latest output under it.
 		seq, ok := b.openTool[e.CallID]
 		a := b.acts.at(seq)
 		if !ok || a == nil {
 			return
+		}
+		if out := e.Progress.Output; len(out) > 0 {
+			a.out = a.out[:0]
+			for _, l := range out {
+				a.out = append(a.out, keepTail(cells.OneLine(l), paneLineMemory))
+			}
+			break
 		}
 		a.note = progressText(e.Progress)
 	case agent.ToolFinished:
@@ -231,7 +243,7 @@ func (b *SubagentBlock) finishTool(e agent.ToolFinished) {
 	if seq, ok := b.openTool[e.CallID]; ok {
 		delete(b.openTool, e.CallID)
 		if a := b.acts.at(seq); a != nil {
-			a.tool, a.note = st, note
+			a.tool, a.note, a.out = st, note, nil
 			return
 		}
 	}
@@ -268,7 +280,7 @@ func (b *SubagentBlock) finish(e agent.ChildFinished) {
 	if e.Usage.Total() > 0 {
 		b.usage = e.Usage // the child's own total is authoritative
 	}
-	b.waiting = false
+	b.waiting, b.ahead = false, 0
 	for _, seq := range b.openTool {
 		if a := b.acts.at(seq); a != nil {
 			a.tool = toolStopped
@@ -338,6 +350,23 @@ func (b *SubagentBlock) SetWaitingFor(v bool, what string) {
 		b.Changed()
 	}
 }
+
+// SetApprovalQueued marks the child's request as waiting in the approval
+// queue with ahead requests before it (0: not queued), so its pane says it
+// waits instead of spinning.
+func (b *SubagentBlock) SetApprovalQueued(ahead int) {
+	if b.state != childRunning {
+		ahead = 0
+	}
+	if b.ahead != ahead {
+		b.ahead = ahead
+		b.Changed()
+	}
+}
+
+// ApprovalQueued is how many requests are before the child's own in the
+// approval queue; 0 when it has none queued.
+func (b *SubagentBlock) ApprovalQueued() int { return b.ahead }
 
 // AgentID is the child's agent ID.
 func (b *SubagentBlock) AgentID() string { return b.src.AgentID }
@@ -562,6 +591,8 @@ func (b *SubagentBlock) statePrefix() string {
 		p += "needs " + b.asking + " · "
 	case b.waiting:
 		p += "awaiting approval · "
+	case b.ahead > 0:
+		p += "approval queued (" + strconv.Itoa(b.ahead) + " ahead) · "
 	}
 	if n := len(b.crew.sent); n > 0 && b.state == childRunning {
 		p += "✉ " + strconv.Itoa(n) + " queued · "
@@ -647,7 +678,7 @@ func (b *SubagentBlock) typeStyle(ctx RenderContext) lipgloss.Style {
 // glyph is the state glyph and its style.
 func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 	switch {
-	case b.waiting:
+	case b.waiting, b.ahead > 0 && b.state == childRunning:
 		return cells.GlyphWaiting, lookWaiting
 	case b.state == childDone && b.failed > 0:
 		// It finished, but not everything it tried worked: no tick.
@@ -673,7 +704,7 @@ func (b *SubagentBlock) glyph(ctx RenderContext) (string, lookID) {
 // bodyLines is the last lines of activity under a border. It depends on
 // the content and width only, so the clock's ticks reuse it.
 func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
-	key := CacheKey{Width: width, Version: b.version, Expanded: b.expanded, Styles: ctx.Styles}
+	key := CacheKey{Width: width, Version: b.version, Expanded: b.expanded, Styles: ctx.Styles, Tick: b.toolClocks(ctx.Now)}
 	if lines, ok := b.body.Get(key); ok {
 		return lines
 	}
@@ -688,7 +719,7 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	// chatty child costs only what is shown.
 	var rev []string
 	for i := b.acts.len() - 1; i >= 0 && len(rev) < limit; i-- {
-		lines := b.acts.get(i).render(look, inner, limit-len(rev))
+		lines := b.acts.get(i).render(look, inner, limit-len(rev), ctx.Now)
 		for j := len(lines) - 1; j >= 0; j-- {
 			line := border + lines[j] // render kept it within inner
 			if width <= len(paneBorder) {
@@ -708,10 +739,25 @@ func (b *SubagentBlock) bodyLines(ctx RenderContext, width int) []string {
 	// activity, one line each.
 	for _, m := range b.crew.sent {
 		a := activity{kind: actMessage, text: cells.OneLine(m.text), queued: true}
-		out = append(out, cells.Fit(border+cells.Fit(a.render(look, inner, 1)[0], inner), width))
+		out = append(out, cells.Fit(border+cells.Fit(a.render(look, inner, 1, ctx.Now)[0], inner), width))
 	}
 	b.body.Put(key, out)
 	return out
+}
+
+// toolClocks is what the running tool calls' clocks show, for the body's
+// cache key: "" when none shows one.
+func (b *SubagentBlock) toolClocks(now time.Time) string {
+	var clocks []string
+	for _, seq := range b.openTool {
+		if a := b.acts.at(seq); a != nil {
+			if c := a.toolClock(now); c != "" {
+				clocks = append(clocks, c)
+			}
+		}
+	}
+	slices.Sort(clocks)
+	return strings.Join(clocks, " ")
 }
 
 // keepTail returns the last n bytes of s (cut at a rune boundary, with

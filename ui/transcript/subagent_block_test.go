@@ -480,3 +480,52 @@ func TestForkedPane(t *testing.T) {
 		t.Errorf("pane does not say forked:\n%s", text)
 	}
 }
+
+// TestSubagentBlockRunningCommand: a running command's line shows how
+// long it has run (from its second second) and its latest output under
+// it; once it finishes, the output goes and the result stays.
+func TestSubagentBlockRunningCommand(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+	b.Observe(testNow.Add(-2500 * time.Millisecond))
+	b.Apply(agent.ToolStarted{Source: childSource, CallID: "b1", Name: toolname.Bash, KeyArg: "make build"})
+	b.Apply(agent.ToolProgress{Source: childSource, CallID: "b1", Progress: tool.Progress{Output: []string{"compiling a", "compiling b"}}})
+	ctx := blockCtx(t, 80)
+	lines := b.Lines(ctx)
+	if want := "│ → bash  make build · 2.5s"; lines[1] != want {
+		t.Errorf("running line = %q, want %q", lines[1], want)
+	}
+	if want := "│   ⎿ compiling b"; len(lines) < 3 || lines[2] != want {
+		t.Errorf("output under it = %q, want %q", lines[2:], want)
+	}
+	ctx.Now = ctx.Now.Add(time.Second)
+	if got := b.Lines(ctx)[1]; !strings.HasSuffix(got, " · 3.5s") {
+		t.Errorf("a second later the line reads %q", got)
+	}
+	b.Apply(agent.ToolFinished{Source: childSource, CallID: "b1", Name: toolname.Bash, Result: tool.Result{Summary: "exit 0"}})
+	lines = b.Lines(ctx)
+	if len(lines) != 2 || lines[1] != "│ ✓ bash  make build · exit 0" {
+		t.Errorf("finished pane = %q", lines)
+	}
+}
+
+// TestSubagentBlockApprovalQueued: a child whose request waits behind
+// another's says so, with the waiting glyph and no spinner, until it is
+// no longer queued.
+func TestSubagentBlockApprovalQueued(t *testing.T) {
+	b := NewSubagentBlock(agent.ChildStarted{Source: childSource})
+	ctx := blockCtx(t, 120)
+	b.SetApprovalQueued(2)
+	head := b.Lines(ctx)[0]
+	if !strings.Contains(head, "approval queued (2 ahead)") || !strings.HasPrefix(head, cells.GlyphWaiting) || !b.Waiting() {
+		t.Errorf("queued header = %q (waiting %v)", head, b.Waiting())
+	}
+	b.SetApprovalQueued(0)
+	if head := b.Lines(ctx)[0]; strings.Contains(head, "queued") || strings.HasPrefix(head, cells.GlyphWaiting) {
+		t.Errorf("header after the queue = %q", head)
+	}
+	b.SetApprovalQueued(1)
+	b.Apply(agent.ChildFinished{Source: childSource, Reason: agent.StopOK})
+	if head := b.Lines(ctx)[0]; strings.Contains(head, "queued") || b.Waiting() {
+		t.Errorf("a finished child still says it waits: %q", head)
+	}
+}

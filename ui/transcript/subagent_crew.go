@@ -392,8 +392,9 @@ func (b *SubagentBlock) Source() agent.Source { return b.src }
 // Paused reports whether the child is paused.
 func (b *SubagentBlock) Paused() bool { return b.state == childRunning && b.crew.paused }
 
-// Waiting reports whether the child waits for the user's approval.
-func (b *SubagentBlock) Waiting() bool { return b.waiting }
+// Waiting reports whether the child waits for the user's approval, its
+// request shown or queued behind another.
+func (b *SubagentBlock) Waiting() bool { return b.waiting || (b.ahead > 0 && b.state == childRunning) }
 
 // Queued reports whether the child waits for a slot to run in.
 func (b *SubagentBlock) Queued() bool { return b.crew.queued }
@@ -433,7 +434,7 @@ func (b *SubagentBlock) Budget() (tokens int, cost float64) {
 // StallAfter: no event while not paused, queued or waiting for the user.
 func (b *SubagentBlock) Stalled(now time.Time) bool {
 	// A quiet shell is a server waiting for work, not a stuck agent.
-	return b.Live() && !b.crew.paused && !b.waiting && !b.IsShell() && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= StallAfter
+	return b.Live() && !b.crew.paused && !b.waiting && b.ahead == 0 && !b.IsShell() && !b.crew.last.IsZero() && now.Sub(b.crew.last) >= StallAfter
 }
 
 // StateName is the child's state as the overview names it.
@@ -461,6 +462,8 @@ func (b *SubagentBlock) StateName() string {
 		return StateNeedsAnswer
 	case b.waiting:
 		return "waiting for approval"
+	case b.ahead > 0:
+		return "approval queued"
 	}
 	if l := b.crew.label(true); l != "" && !b.IsShell() {
 		return l

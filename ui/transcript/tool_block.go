@@ -182,6 +182,16 @@ func (b *ToolBlock) Lines(ctx RenderContext) []string {
 	lines := []string{b.header(ctx, width)}
 	if b.finished {
 		lines = append(lines, b.body(ctx, width)...)
+	} else if out := b.progress.Output; b.hasProgress && len(out) > 0 {
+		// A running command's latest lines, as its output will show.
+		inner := max(width-len(outputFirstMark), 1)
+		for i, l := range out[max(len(out)-outputPreview, 0):] {
+			mark := outputIndent
+			if i == 0 {
+				mark = outputFirstMark
+			}
+			lines = append(lines, cells.Fit(ctx.Styles.Tool.Arg.Render(mark)+ctx.Styles.Tool.Output.Render(cells.Fit(cells.OneLine(l), inner)), width))
+		}
 	} else if b.hasProgress {
 		if text := progressText(b.progress); text != "" {
 			inner := max(width-len(outputFirstMark), 1)

@@ -272,3 +272,22 @@ func TestToolBlockRunningTime(t *testing.T) {
 		}
 	}
 }
+
+// TestToolBlockRunningOutput: a running command's latest lines show as
+// its output preview until it finishes.
+func TestToolBlockRunningOutput(t *testing.T) {
+	b := NewToolBlock(agent.ToolStarted{CallID: "c1", Name: toolname.Bash, KeyArg: "make"})
+	ctx := blockCtx(t, 60)
+	b.SetProgress(tool.Progress{Output: []string{"one", "two", "three", "four"}})
+	lines := b.Lines(ctx)
+	if len(lines) != 4 || !strings.HasSuffix(lines[1], "⎿ two") || !strings.HasSuffix(lines[3], "four") {
+		t.Errorf("running block = %q, want its last 3 lines of output", lines)
+	}
+	b.Finish(agent.ToolFinished{CallID: "c1", Name: toolname.Bash, Result: tool.Result{Content: "done\n", Summary: "exit 0"}})
+	b.SetProgress(tool.Progress{Output: []string{"late"}})
+	for _, l := range b.Lines(ctx) {
+		if strings.Contains(l, "late") || strings.Contains(l, "four") {
+			t.Errorf("finished block shows live output: %q", l)
+		}
+	}
+}
