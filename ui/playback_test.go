@@ -105,7 +105,7 @@ func TestPlaybackKeys(t *testing.T) {
 		"space pauses":             {keys: []string{" "}, want: []string{"‖ paused", "event 0/13"}},
 		"step delivers one event":  {keys: []string{"."}, want: []string{"‖ paused", "event 1/13", "write the notes", "at your message"}, pos: 1},
 		"n steps too":              {keys: []string{"n", "n"}, want: []string{"event 2/13", "task"}, pos: 2},
-		"a jumps to the approval":  {keys: []string{"a"}, want: []string{"event 5/13", "at approval: write_file NOTES.md (scribe)", "awaiting approval", "Allow write_file NOTES.md", "the user answers later in the session"}, pos: 5},
+		"a jumps to the approval":  {keys: []string{"a"}, want: []string{"event 5/13", "at approval: write_file NOTES.md (scribe)", "awaiting approval", "Allow write_file NOTES.md", "the user answers later in the session"}, pos: 5, gone: []string{"answer this request", "y allow"}},
 		"e jumps to the edit":      {keys: []string{"e"}, want: []string{"event 7/13", "at edit NOTES.md (scribe)", "allowed"}, pos: 7},
 		"x jumps to the error":     {keys: []string{"x"}, want: []string{"event 9/13", "at failed bash false (scribe)"}, pos: 9},
 		"no second approval":       {keys: []string{"a", "a"}, want: []string{"no question or approval after this point"}, pos: 5},

@@ -36,6 +36,7 @@ func (r *router) asked(e agent.ApprovalAsked) {
 	r.finishAssistant()
 	b := newApprovalBlock(req)
 	b.SetNote("recorded: the user answers later in the session")
+	b.SetRecorded()
 	a := &askedBlock{block: b}
 	if pane, ok := r.children[req.AgentID]; ok && req.AgentID != "" {
 		a.pane = pane

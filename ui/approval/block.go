@@ -88,6 +88,7 @@ type Block struct {
 	active   bool  // the approval has the keyboard
 	settling bool  // the grace after it appeared runs: keys are not answers yet
 	note     string
+	recorded bool // a replay's request: no keys answer it
 
 	feedbackOn bool
 	feedback   textinput.Model
@@ -296,6 +297,13 @@ func (b *Block) SetWaiting(n int) {
 // SetNote shows a one-line note (an editor failure) until the next answer.
 func (b *Block) SetNote(s string) {
 	b.note = s
+	b.touch()
+}
+
+// SetRecorded marks the block as a recorded request (a replay): it is
+// shown as it was asked, with no keys to answer it.
+func (b *Block) SetRecorded() {
+	b.recorded = true
 	b.touch()
 }
 
@@ -615,6 +623,9 @@ func (b *Block) pendingLines(ctx transcript.RenderContext, width int) []string {
 		hints = b.mergeHints(km, width)
 	case b.active:
 		hints = b.answerHints(km, width)
+	}
+	if b.recorded {
+		hints = nil
 	}
 	if b.active && b.settling && !b.feedbackOn {
 		// The grace after the request appeared: its keys are not taken
