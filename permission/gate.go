@@ -86,20 +86,6 @@ const ToolPickAttempt = toolname.PickAttempt
 // into the user's files.
 const ToolMerge = toolname.MergeWorktree
 
-// ToolMCPTrust is the Request.Tool of the question whether to start the MCP
-// servers of a workspace's .mcp.json (asked once per workspace; the answer
-// is remembered). Args lists the servers, one per line.
-const ToolMCPTrust = toolname.MCPTrust
-
-// ToolHooksTrust is the Request.Tool of the question whether to run the
-// project's hooks (asked once per workspace, again when they change). Args
-// lists the hooks, one per line.
-const ToolHooksTrust = toolname.HooksTrust
-
-// IsTrustQuestion reports whether tool names a question about trusting
-// what a project brings (MCP servers, hooks) rather than a call.
-func IsTrustQuestion(tool string) bool { return tool == ToolMCPTrust || tool == ToolHooksTrust }
-
 // Asker asks the user about one request (the TUI shows it inline). Ask
 // returns when the user answers or ctx ends. An allowing Verdict may carry
 // edited Content for a write; a refusing one may carry the user's feedback

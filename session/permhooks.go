@@ -31,7 +31,7 @@ func (a hookedAsker) WaitingTurn(ctx context.Context, req permission.Request) fu
 func (a hookedAsker) Ask(ctx context.Context, req permission.Request) permission.Verdict {
 	st := a.s.hooks
 	switch req.Tool {
-	case toolname.MCPTrust, toolname.HooksTrust, toolname.PickAttempt, toolname.MergeWorktree:
+	case toolname.PickAttempt, toolname.MergeWorktree:
 		// Covey's own questions are no tool calls.
 		return a.next.Ask(ctx, req)
 	}

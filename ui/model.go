@@ -12,7 +12,6 @@ import (
 
 	"covey/agent"
 	"covey/hooks"
-	"covey/permission"
 	"covey/theme"
 	"covey/ui/approval"
 	"covey/ui/cells"
@@ -835,7 +834,7 @@ func (m *Model) layout() {
 		Pasted:        m.input.HasPastes(),
 		Shell:         m.input.Shell(),
 		Approval:      ab.KeyState(),
-		CanGrant:      m.perms != nil && (ab == nil || !permission.IsTrustQuestion(ab.Request().Tool)),
+		CanGrant:      m.perms != nil,
 		CanCycle:      m.perms != nil,
 		CanRetry:      m.lastFailed && m.engine != nil,
 		Addressing:    m.addr != nil,

@@ -29,8 +29,8 @@ func TestJournaledQuestionsLoad(t *testing.T) {
 	r.Event(agent.ChildFinished{Source: child, Reason: agent.StopOK})
 	r.Event(agent.Done{Source: agent.Source{AgentID: agent.MainAgentID}, Reason: agent.StopOK})
 	// A trust question answered after the turn starts no run to repair.
-	r.Event(agent.ApprovalAsked{Source: agent.Source{AgentID: agent.MainAgentID}, ID: 8, Tool: "mcp_trust"})
-	r.Event(agent.ApprovalAnswered{Source: agent.Source{AgentID: agent.MainAgentID}, ID: 8, Tool: "mcp_trust", Allowed: true, Outcome: agent.OutcomeAllowed})
+	r.Event(agent.ApprovalAsked{Source: agent.Source{AgentID: agent.MainAgentID}, ID: 8, Tool: "merge_worktree"})
+	r.Event(agent.ApprovalAnswered{Source: agent.Source{AgentID: agent.MainAgentID}, ID: 8, Tool: "merge_worktree", Allowed: true, Outcome: agent.OutcomeAllowed})
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // error messages) may say a tool's name; the patterns below are the places
 // a name is used as an identity.
 func TestNoToolNameLiterals(t *testing.T) {
-	names := append(All(), SendMessage, StopAgent, CrewStatus, MergeWorktree, MCPTrust, Skill, BashOutput, KillShell, PickAttempt, AskUser, ExitPlanMode)
+	names := append(All(), SendMessage, StopAgent, CrewStatus, MergeWorktree, Skill, BashOutput, KillShell, PickAttempt, AskUser, ExitPlanMode)
 	quoted := `"(` + strings.Join(names, "|") + `)"`
 	identity := regexp.MustCompile(`(==|!=|\bName:|\btool:|\bTool:)\s*` + quoted + `|\bcase\s+` + quoted + `\s*[:,]`)
 	root := filepath.Join("..", "..")

@@ -39,12 +39,6 @@ const (
 	// MergeWorktree is no tool the model calls: it names the permission
 	// request that merges an isolated child's worktree.
 	MergeWorktree = "merge_worktree"
-	// MCPTrust is no tool either: it names the question whether to start
-	// the MCP servers of a project's .mcp.json.
-	MCPTrust = "mcp_trust"
-	// HooksTrust names the question whether to run the hooks a project
-	// brings (.claude/settings.json, its config, its agent files).
-	HooksTrust = "hooks_trust"
 	// PickAttempt is no tool either: it names the choice among the
 	// finished attempts of a best-of-N task.
 	PickAttempt = "pick_attempt"

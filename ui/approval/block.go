@@ -551,10 +551,6 @@ func (b *Block) subject() string {
 		return toolname.Bash + " " + cells.OneLine(b.req.Command)
 	case b.req.Tool == toolname.WebFetch:
 		return toolname.WebFetch + " " + b.req.URL
-	case b.req.Tool == permission.ToolMCPTrust:
-		return "the MCP servers of this project's .mcp.json (remembered for this folder)"
-	case b.req.Tool == permission.ToolHooksTrust:
-		return "the hooks this project brings (remembered for this folder)"
 	case CallRequest(b.req) && b.req.Server != "":
 		return fmt.Sprintf("%s (MCP server %s)", b.req.ServerTool, b.req.Server)
 	case CallRequest(b.req):
@@ -736,15 +732,6 @@ func (b *Block) callHeader(st *theme.Styles) string {
 	if b.req.Tool == toolname.WebFetch {
 		return t.Render("? Allow web_fetch to read ") + st.Approval.Target.Render(urlHost(b.req.URL)) + t.Render("?")
 	}
-	if b.req.Tool == permission.ToolMCPTrust {
-		return t.Render("? Start the MCP servers of this project's .mcp.json? ") +
-			st.Approval.Hint.Render("(remembered for this folder)")
-	}
-	if b.req.Tool == permission.ToolHooksTrust {
-		// "unsandboxed" first: the words that matter fit 80 columns.
-		return t.Render("? Run this project's hooks? They run unsandboxed, as your own commands. ") +
-			st.Approval.Hint.Render("(remembered for this folder until they change)")
-	}
 	if b.req.Server == "" {
 		return t.Render("? Allow ") + st.Approval.Target.Render(b.req.Tool) + t.Render("?")
 	}
@@ -765,8 +752,6 @@ func (b *Block) callLines(width int) []string {
 	text := b.req.URL
 	switch b.req.Tool {
 	case toolname.WebFetch:
-	case permission.ToolMCPTrust, permission.ToolHooksTrust:
-		text = b.req.Args
 	default:
 		text = prettyArgs(b.req.Args)
 	}
@@ -826,12 +811,6 @@ func (b *Block) answerHints(k *Keys, width int) [][2]string {
 		session[1] += " (" + strings.Join(b.grants, ", ") + ")"
 	}
 	h := [][2]string{hint(k.ApproveYes), session, hint(k.ApproveNo), hint(k.ApproveFeedback)}
-	if b.req.Tool == permission.ToolMCPTrust {
-		h = [][2]string{{keys.Name(k.ApproveYes), "start them"}, {keys.Name(k.ApproveNo), "keep them off"}}
-	}
-	if b.req.Tool == permission.ToolHooksTrust {
-		h = [][2]string{{keys.Name(k.ApproveYes), "run them"}, {keys.Name(k.ApproveNo), "keep them off"}}
-	}
 	if b.droppedCount() > 0 {
 		// Part of the change: y writes the hunks taken; d still denies.
 		yes, no, note := keys.AnswerWords(false, false, true)

@@ -97,8 +97,6 @@ func TestApprovalGolden(t *testing.T) {
 			setup: func(b *Block) { b.SetRows(9); b.ScrollBy(5) }}, // 8 rows and a second line of keys
 		{name: "mcp_call", req: permission.Request{Tool: "mcp__github__create_issue", Server: "github", ServerTool: "create_issue",
 			Args: `{"repo":"acme/api","title":"Health check returns 200","labels":["bug"]}`}, width: 100, active: true},
-		{name: "mcp_trust", req: permission.Request{Tool: permission.ToolMCPTrust, Path: ".mcp.json",
-			Args: "github: npx -y @modelcontextprotocol/server-github\nsearch: http https://mcp.example.com/mcp"}, width: 100, active: true},
 		{name: toolname.WebFetch, req: permission.Request{Tool: toolname.WebFetch, URL: "https://docs.example.com/guide/install?v=2"}, width: 100, active: true},
 		{name: "merge", req: mergeRequest(), width: 100, active: true,
 			setup: func(b *Block) { b.MoveFile(1); b.ToggleFile() }},

@@ -168,7 +168,6 @@ func (b *Block) KeyState() keys.Approval {
 		Multi:    b.question != nil && b.question.q.MultiSelect,
 		Options:  b.questionRows(),
 		Plan:     b.plan != nil,
-		TrustYes: trustYes(b.req.Tool),
 	}
 }
 
@@ -179,15 +178,4 @@ func (b *Block) questionRows() int {
 		return 0
 	}
 	return b.question.typeRow() + 1
-}
-
-// trustYes is what y does for a trust question of tool; "" for another.
-func trustYes(tool string) string {
-	switch tool {
-	case permission.ToolMCPTrust:
-		return "start them"
-	case permission.ToolHooksTrust:
-		return "run them"
-	}
-	return ""
 }

@@ -295,9 +295,6 @@ type Approval struct {
 	Multi    bool // ... of which several options may be marked
 	Options  int  // ... with this many rows to pick (its options and "type an answer")
 	Plan     bool // the waiting request is a plan to approve (exit_plan_mode)
-	// TrustYes is what y does for a trust question (MCP servers, hooks:
-	// "run them"), which takes y and n alone; "" for any other request.
-	TrustYes string
 }
 
 // Child is what the chosen child allows.
@@ -451,7 +448,7 @@ func (k *KeyMap) applyApproval(s State) {
 	// accepted.
 	k.ApproveSession.SetEnabled(answering && ((s.CanGrant && !a.Merge && !a.Trimmed) || a.Plan))
 	k.ApproveNo.SetEnabled(answering)
-	k.ApproveFeedback.SetEnabled(answering && a.TrustYes == "")
+	k.ApproveFeedback.SetEnabled(answering)
 	k.ApproveLayout.SetEnabled(answering && (a.Editable || a.Merge) && !a.OneSided)
 	k.setApprovalWords(a)
 	k.ApproveEdit.SetEnabled(answering && a.Editable && !a.Trimmed)
@@ -519,10 +516,6 @@ func (k *KeyMap) setApprovalWords(a Approval) {
 	k.FeedbackBack.SetHelp(Name(k.FeedbackBack), "back to the request")
 	k.ApproveUp.SetHelp(Name(k.ApproveUp), "scroll diff up")
 	k.ApproveDown.SetHelp(Name(k.ApproveDown), "scroll diff down")
-	if a.TrustYes != "" {
-		k.ApproveYes.SetHelp("y", a.TrustYes)
-		k.ApproveNo.SetHelp("n", "keep them off")
-	}
 	if a.Attempts {
 		k.ApproveKeep.SetHelp("l", "keep all for later")
 	} else {
