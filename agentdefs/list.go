@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"covey/internal/plural"
 	"covey/tools/toolname"
 )
 
@@ -401,18 +402,12 @@ func ProblemCount(problems []Problem) string {
 			errs++
 		}
 	}
-	plural := func(n int, word string) string {
-		if n == 1 {
-			return "1 " + word
-		}
-		return fmt.Sprintf("%d %ss", n, word)
-	}
 	var parts []string
 	if errs > 0 {
-		parts = append(parts, plural(errs, "error"))
+		parts = append(parts, plural.Count(errs, "error"))
 	}
 	if warns > 0 {
-		parts = append(parts, plural(warns, "warning"))
+		parts = append(parts, plural.Count(warns, "warning"))
 	}
 	if len(parts) == 0 {
 		return "no problems in agent files"

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"covey/internal/plural"
 )
 
 // The operations of the lsp tool.
@@ -298,7 +300,7 @@ func (f formatter) locations(what string, locs []Location) string {
 		return fmt.Sprintf("No %s found.", what)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s", len(locs), plural(len(locs), what))
+	fmt.Fprintf(&b, "%d %s", len(locs), plural.Noun(len(locs), what))
 	if len(locs) > maxLocations {
 		fmt.Fprintf(&b, " (the first %d shown)", maxLocations)
 	}
@@ -314,13 +316,6 @@ func (f formatter) locations(what string, locs []Location) string {
 		}
 	}
 	return b.String()
-}
-
-func plural(n int, s string) string {
-	if n == 1 {
-		return s
-	}
-	return s + "s"
 }
 
 func (f formatter) documentSymbols(abs string, raw json.RawMessage) string {
@@ -368,7 +363,7 @@ func (f formatter) workspaceSymbols(syms []symbolInformation) string {
 		return "No symbol matches."
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s", len(syms), plural(len(syms), "symbol"))
+	fmt.Fprintf(&b, "%d %s", len(syms), plural.Noun(len(syms), "symbol"))
 	if len(syms) > maxSymbols {
 		fmt.Fprintf(&b, " (the first %d shown)", maxSymbols)
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"covey/internal/plural"
 )
 
 // Conflict is one file whose change cannot be merged onto the user's.
@@ -34,7 +36,7 @@ func (e *ConflictError) Error() string {
 		parts[i] = c.Path + " (" + c.Reason + ")"
 	}
 	return fmt.Sprintf("%d %s conflict with your current files, so nothing was applied: %s. The change is kept in the worktree %s on the branch %s",
-		len(e.Conflicts), plural(len(e.Conflicts), "file", "files"), strings.Join(parts, "; "), e.Path, e.Branch)
+		len(e.Conflicts), plural.Noun(len(e.Conflicts), "file"), strings.Join(parts, "; "), e.Path, e.Branch)
 }
 
 // Files lists the conflicting paths.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"covey/internal/excerpt"
+	"covey/internal/plural"
 )
 
 // WriteList writes one block per worktree: branch, owner, changes, folder
@@ -45,7 +46,7 @@ func WriteList(w io.Writer, entries []Entry) error {
 	if orphans > 0 {
 		fmt.Fprintf(&b, "\n%d left behind: `covey worktrees apply BRANCH` merges one's changes into your files (all or nothing) and removes it;\n"+
 			"`covey worktrees prune` removes %s with %s branch, changes and all.\n",
-			orphans, plural(orphans, "it", "them"), plural(orphans, "its", "their"))
+			orphans, plural.Pick(orphans, "it", "them"), plural.Pick(orphans, "its", "their"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -65,7 +66,7 @@ func (e Entry) ChangeSummary() string {
 	case e.Changed == 0:
 		return "no changes"
 	}
-	return fmt.Sprintf("%d %s changed", e.Changed, plural(e.Changed, "file", "files"))
+	return fmt.Sprintf("%d %s changed", e.Changed, plural.Noun(e.Changed, "file"))
 }
 
 // OrphanNotice is the start-up note about worktrees left behind, or "".
@@ -84,6 +85,6 @@ func orphanNotice(orphans []Entry, cmd string) string {
 		names = append(names, e.Branch+" ("+e.ChangeSummary()+")")
 	}
 	return fmt.Sprintf("%d %s left behind (a crash, a conflict, or a change nobody applied): %s. %s lists %s; %s apply BRANCH merges one into your files; %s prune removes %s, changes and all.",
-		len(orphans), plural(len(orphans), "worktree", "worktrees"), strings.Join(names, ", "),
-		cmd, plural(len(orphans), "it", "them"), cmd, cmd, plural(len(orphans), "it", "them"))
+		len(orphans), plural.Noun(len(orphans), "worktree"), strings.Join(names, ", "),
+		cmd, plural.Pick(len(orphans), "it", "them"), cmd, cmd, plural.Pick(len(orphans), "it", "them"))
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"covey/internal/plural"
 	"covey/internal/procmark"
 )
 
@@ -94,7 +95,7 @@ var ErrIncomplete = errors.New("it was never completely created (covey stopped w
 func (r Record) BaseDescription() string {
 	s := "HEAD " + short(r.Head)
 	if r.Uncommitted > 0 {
-		s += fmt.Sprintf(" + your uncommitted changes (%d %s)", r.Uncommitted, plural(r.Uncommitted, "file", "files"))
+		s += fmt.Sprintf(" + your uncommitted changes (%d %s)", r.Uncommitted, plural.Noun(r.Uncommitted, "file"))
 	} else if r.Base == BaseWorking {
 		s += " (no uncommitted changes)"
 	} else if r.Base == BaseHead {
@@ -284,13 +285,6 @@ func short(commit string) string {
 		return commit[:7]
 	}
 	return commit
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Adopt returns the worktree a record describes, found by its name or

@@ -24,6 +24,15 @@ func CountOf(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
+// Pick returns one when n is 1 and many otherwise, for words English does
+// not make plural by an ending: "it"/"them", "its"/"their".
+func Pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Noun returns noun as n asks, without the number: "file" for 1, "files"
 // for any other count.
 func Noun(n int, noun string) string {

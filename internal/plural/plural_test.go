@@ -35,3 +35,11 @@ func TestCount(t *testing.T) {
 		t.Errorf("Noun(1, \"\") = %q", got)
 	}
 }
+
+func TestPick(t *testing.T) {
+	for n, want := range map[int]string{0: "them", 1: "it", 2: "them"} {
+		if got := Pick(n, "it", "them"); got != want {
+			t.Errorf("Pick(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

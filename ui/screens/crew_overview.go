@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"covey/agent"
+	"covey/internal/plural"
 	"covey/theme"
 	"covey/ui/cells"
 	"covey/ui/keys"
@@ -513,18 +514,12 @@ func countCrew(rows []*transcript.SubagentBlock, now time.Time) crewCount {
 
 // String is the counts as the title says them, without the cost.
 func (c crewCount) String() string {
-	plural := func(n int, one, many string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return strconv.Itoa(n) + " " + many
-	}
-	t := plural(c.subagents, "subagent", "subagents")
+	t := plural.Count(c.subagents, "subagent")
 	switch {
 	case c.shells > 0 && c.subagents == 0:
-		t = plural(c.shells, "shell", "shells")
+		t = plural.Count(c.shells, "shell")
 	case c.shells > 0:
-		t += ", " + plural(c.shells, "shell", "shells")
+		t += ", " + plural.Count(c.shells, "shell")
 	}
 	t += " · " + strconv.Itoa(c.running) + " running"
 	for _, p := range []struct {

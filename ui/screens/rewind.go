@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"covey/checkpoint"
+	"covey/internal/plural"
 	"covey/theme"
 	"covey/ui/cells"
 	"covey/ui/keys"
@@ -301,7 +302,7 @@ func (r *Rewind) pointLines() (out []string, selAt int) {
 			detail = "no file changed after it"
 		default:
 			n := len(p.Files) + p.More
-			detail = fmt.Sprintf("%d file%s changed after it: %s", n, plural(n), strings.Join(p.Files, ", "))
+			detail = fmt.Sprintf("%s changed after it: %s", plural.Count(n, "file"), strings.Join(p.Files, ", "))
 			if p.More > 0 {
 				detail += fmt.Sprintf(", … %d more", p.More)
 			}
@@ -311,13 +312,6 @@ func (r *Rewind) pointLines() (out []string, selAt int) {
 		}
 	}
 	return out, selAt
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func (r *Rewind) choiceLines() (out []string, selAt int) {
@@ -342,7 +336,7 @@ func (r *Rewind) planLines() []string {
 		return []string{cells.Fit(st.Crew.Title.Render("Rewind to before "+pointLabel(r.points[r.sel])), w)}
 	}
 	n := len(r.plan.Conflicts)
-	out := []string{cells.Fit(st.Notice.Warning.Render(fmt.Sprintf("%d file%s changed outside covey since then; putting the files back would overwrite %s:", n, plural(n), map[bool]string{true: "it", false: "them"}[n == 1])), w)}
+	out := []string{cells.Fit(st.Notice.Warning.Render(fmt.Sprintf("%s changed outside covey since then; putting the files back would overwrite %s:", plural.Count(n, "file"), plural.Pick(n, "it", "them"))), w)}
 	for _, c := range r.plan.Conflicts {
 		out = append(out, cells.Fit(st.Crew.Selected.Render(c.Path), w))
 		for _, l := range strings.Split(strings.TrimRight(c.Diff, "\n"), "\n") {

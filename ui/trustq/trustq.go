@@ -22,6 +22,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"covey/internal/plural"
 	"covey/theme"
 )
 
@@ -246,7 +247,7 @@ func (m Model) layout() []string {
 func (m Model) View() string {
 	s := m.styles
 	var b strings.Builder
-	title := fmt.Sprintf("This folder brings %d %s that only you may allow:", m.Count(), plural(m.Count(), "thing", "things"))
+	title := fmt.Sprintf("This folder brings %d %s that only you may allow:", m.Count(), plural.Noun(m.Count(), "thing"))
 	b.WriteString(s.Picker.Title.Render(ansi.Truncate(title, m.width, "…")) + "\n")
 	b.WriteString(s.Picker.Detail.Render(ansi.Truncate(Escape(m.q.Folder), m.width, "…")) + "\n")
 	end := min(m.top+m.rows(), len(m.lines))
@@ -291,13 +292,6 @@ func (m Model) prompt() string {
 	}
 	return ansi.Truncate(s.Picker.Title.Render(q)+s.Picker.Selected.Render("y")+s.Picker.Hint.Render(" trust · ")+
 		s.Picker.Selected.Render("n")+s.Picker.Hint.Render(" don't"), m.width, "…")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Escape makes s one line that shows every character: a newline, a tab,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"covey/internal/plural"
 	"covey/tools/toolname"
 
 	"covey/internal/scripted"
@@ -354,7 +355,7 @@ func demoDocsReport(r scripted.Request) scripted.Turn {
 		docs = nil
 	}
 	return scripted.Turn{Text: fmt.Sprintf("%d TODO/FIXME %s across %d %s. Markdown docs: %s.",
-		total, plural(total, "marker", "markers"), files, plural(files, "file", "files"), docList)}
+		total, plural.Noun(total, "marker"), files, plural.Noun(files, "file"), docList)}
 }
 
 func nonEmptyLines(s string) []string {

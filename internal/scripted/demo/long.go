@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"covey/internal/plural"
 	"covey/tools/toolname"
 
 	"covey/internal/scripted"
@@ -218,7 +219,7 @@ func steerFinding(msg, result string) string {
 	if len(files) > 3 {
 		files = append(files[:3], "…")
 	}
-	return fmt.Sprintf("About your message: %s appears in %d %s (%s).", words, n, plural(n, "file", "files"), strings.Join(files, ", "))
+	return fmt.Sprintf("About your message: %s appears in %d %s (%s).", words, n, plural.Noun(n, "file"), strings.Join(files, ", "))
 }
 
 // longReport is a long child's closing answer: what its steps found, and
@@ -348,11 +349,4 @@ func excerpt(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
