@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"covey/agent"
+	"covey/internal/plural"
 )
 
 // writeHTML renders the report as one self-contained page: no network, no
@@ -58,6 +59,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"child": func(a *Agent) bool { return a.ID != agent.MainAgentID },
 	"lower": strings.ToLower,
+	"count": plural.Count,
 }).Parse(pageHTML))
 
 const pageHTML = `<!DOCTYPE html>
@@ -137,7 +139,7 @@ code{font-size:.85em}
 </tr>{{end}}
 </tbody></table></div>
 <h2>Details</h2>
-{{range .Agents}}{{if child .}}<details data-agent="{{.ID}}"><summary><b>{{.Name}}</b> ({{.ID}}) · {{.State}}{{if .Collisions}} · ⚠ {{len .Collisions}} collision(s){{end}}</summary>
+{{range .Agents}}{{if child .}}<details data-agent="{{.ID}}"><summary><b>{{.Name}}</b> ({{.ID}}) · {{.State}}{{if .Collisions}} · ⚠ {{count (len .Collisions) "collision"}}{{end}}</summary>
 {{if .Summary}}<p>{{.Summary}}</p>{{end}}{{if .Error}}<p class="state-failed">{{.Error}}</p>{{end}}
 <ul>{{range .Files}}<li><code>{{.Path}}</code> {{.Status}} +{{.Added}} −{{.Removed}}</li>{{end}}{{if .MoreFiles}}<li>… {{.MoreFiles}} more files</li>{{end}}
 {{range .Collisions}}<li>⚠ {{.}}</li>{{end}}</ul>

@@ -158,3 +158,23 @@ func TestReportApprovalGaps(t *testing.T) {
 		t.Errorf("the page draws no gap (%v)", err)
 	}
 }
+
+// TestReportCollisionCount: the page counts a child's collisions in
+// words ("1 collision", "2 collisions").
+func TestReportCollisionCount(t *testing.T) {
+	c := agent.Source{AgentID: "general-purpose-1", Name: "coder", AgentType: "general-purpose", Depth: 1, ParentID: agent.MainAgentID}
+	for n, want := range map[int]string{1: "⚠ 1 collision<", 2: "⚠ 2 collisions<"} {
+		events := []agent.Event{agent.ChildStarted{Source: c}}
+		for i := range n {
+			events = append(events, agent.Collision{Source: c, Path: fmt.Sprintf("f%d.go", i), WithID: "explore-2", WithName: "scout (explore-2)", Action: "read"})
+		}
+		events = append(events, agent.ChildFinished{Source: c})
+		var page bytes.Buffer
+		if err := Write(&page, Build(sessionOf(t, events...), Options{}), FormatHTML); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("%d collisions: the page does not say %q", n, want)
+		}
+	}
+}
