@@ -97,7 +97,7 @@ h2{font-size:1.05rem;margin:1.6rem 0 .5rem}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{padding:.3rem .5rem;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
 td.num,th.num{text-align:right}
-td.task{white-space:normal;min-width:12rem}
+td .task{white-space:normal;color:var(--muted);font-size:.8rem;min-width:10rem;max-width:18rem}
 .state-failed,.state-cancelled{color:var(--fail)}
 .state-done{color:var(--run)}
 details{margin:.3rem 0}
@@ -129,13 +129,13 @@ code{font-size:.85em}
 {{else}}<p class="meta">This session file was written before covey timed its events: no timeline.</p>{{end}}
 <h2>Agents</h2>
 <div class="scroll"><table id="agents">
-<thead><tr><th>agent</th><th>type</th><th>model</th><th>state</th><th class="num">turns</th><th class="num">tools</th><th class="num">tokens in/out</th><th class="num">cache read</th><th class="num">cost</th><th class="num">elapsed</th><th class="num">paused</th><th class="num">waited</th><th>files</th><th>review</th><th>task</th></tr></thead>
+<thead><tr><th>agent</th><th>type</th><th>model</th><th>state</th><th class="num">turns</th><th class="num">tools</th><th class="num">tokens in/out</th><th class="num">cache read</th><th class="num">cost</th><th class="num">elapsed</th><th class="num">paused</th><th class="num">waited</th><th>files</th><th>review</th></tr></thead>
 <tbody>
 {{range .Agents}}<tr data-agent="{{.ID}}">
-<td style="{{$.Indent .}}">{{.Name}}</td><td>{{.Type}}</td><td>{{.Model}}</td><td class="state-{{lower .State}}">{{.State}}</td>
+<td style="{{$.Indent .}}">{{.Name}}{{if .Task}}<div class="task">{{.Task}}</div>{{end}}</td><td>{{.Type}}</td><td>{{.Model}}</td><td class="state-{{lower .State}}">{{.State}}</td>
 <td class="num">{{.Turns}}</td><td class="num">{{.ToolCalls}}{{if .FailedCalls}} ({{.FailedCalls}} failed){{end}}</td>
 <td class="num">{{tokens .Usage.In}}/{{tokens .Usage.Out}}</td><td class="num">{{tokens .Usage.CacheRead}}</td><td class="num">{{cost .Cost}}</td>
-<td class="num">{{dur .Elapsed}}</td><td class="num">{{dur .Paused}}</td><td class="num">{{dur .Waited}}{{if .Asked}} ({{.Asked}}){{end}}</td><td>{{files .}}</td><td>{{.Review}}</td><td class="task">{{.Task}}</td>
+<td class="num">{{dur .Elapsed}}</td><td class="num">{{dur .Paused}}</td><td class="num">{{dur .Waited}}{{if .Asked}} ({{.Asked}}){{end}}</td><td>{{files .}}</td><td>{{.Review}}</td>
 </tr>{{end}}
 </tbody></table></div>
 <h2>Details</h2>
