@@ -510,19 +510,25 @@ func TestTUI256Colours(t *testing.T) {
 			ws := workspace(t, sampleFiles())
 			env := newSandbox(t).env("OPENAI_BASE_URL="+srv.URL(), "TERM=screen-256color")
 			tm := startSized(t, ws, env, size.w, size.h, "--model", "e2e-model", "--permission-mode", "bypassPermissions")
-			card := tm.colorScreen()
+			// The card comes with the loaded session, maybe after the
+			// first frame: wait until its three rows are drawn.
+			var card string
 			var rows []string
-			for _, l := range strings.Split(card, "\n") {
-				plain := sgrRe.ReplaceAllString(l, "")
-				for _, label := range []string{"model ", "workspace ", "project "} {
-					if strings.HasPrefix(strings.TrimSpace(plain), label) {
-						rows = append(rows, l)
+			tm.waitOK("the card's three rows", func(string) error {
+				card, rows = tm.colorScreen(), nil
+				for _, l := range strings.Split(card, "\n") {
+					plain := sgrRe.ReplaceAllString(l, "")
+					for _, label := range []string{"model ", "workspace ", "project "} {
+						if strings.HasPrefix(strings.TrimSpace(plain), label) {
+							rows = append(rows, l)
+						}
 					}
 				}
-			}
-			if len(rows) != 3 {
-				t.Fatalf("found %d of the card's rows:\n%s", len(rows), frame(tm.screen()))
-			}
+				if len(rows) != 3 {
+					return fmt.Errorf("found %d of the card's rows", len(rows))
+				}
+				return nil
+			})
 			for _, r := range rows {
 				if bg := background(r); bg != "" {
 					t.Errorf("the card's row has a background (%q): %q", bg, r)
