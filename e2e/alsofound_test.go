@@ -39,7 +39,7 @@ func TestCompactKeepsContextsWord(t *testing.T) {
 	var turns []scripted.Turn
 	for i := range 3 {
 		// The server counts more than covey estimates, as real ones do.
-		turns = append(turns, scripted.Turn{Text: answer, Usage: &scripted.Usage{Prompt: 5200 + 300*i, Completion: 150}})
+		turns = append(turns, scripted.Turn{Text: answer + "END-OF-ANSWER-" + strconv.Itoa(i+1), Usage: &scripted.Usage{Prompt: 5200 + 300*i, Completion: 150}})
 	}
 	srv.Add(scripted.Conversation{Name: "main", Match: scripted.Match{SystemContains: mainPrompt}, Turns: turns})
 	srv.Add(scripted.Conversation{Name: "summary", Match: scripted.Match{SystemContains: "conversation summariser"},
@@ -50,8 +50,11 @@ func TestCompactKeepsContextsWord(t *testing.T) {
 	tm.waitText("? more")
 	for i, q := range []string{"first question", "second question", "third question"} {
 		tm.submit(q)
+		// Each answer ends before the next question: a question typed
+		// while a turn runs is queued, and /context would come before
+		// the answer it should count.
 		tm.waitFor("answer "+strconv.Itoa(i+1), waitLong, func(s string) bool {
-			return strings.Count(flat(s), "goes on about the code at some length. The") >= 1 && !strings.Contains(s, "esc interrupt")
+			return strings.Contains(s, "END-OF-ANSWER-"+strconv.Itoa(i+1)) && !strings.Contains(s, "esc interrupt")
 		})
 	}
 	tm.submit("/context")
