@@ -421,17 +421,7 @@ func TestAnthropicResumeOnRecordedWire(t *testing.T) {
 	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
 		{Reasoning: "thinking on anthropic", Text: "FIRST."}, {Text: "SECOND."}, {Text: "THIRD."}}})
 	// The first run names its wire in the user's config (no --api).
-	cfgDir := filepath.Join(h.box.home, ".config", "covey")
-	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeWire := func(api string) {
-		t.Helper()
-		cfg := fmt.Sprintf("base_url: %s\nmodel: claude-e2e\napi: %s\napi_key_env: ANTHROPIC_API_KEY\n", h.srv.URL(), api)
-		if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeWire := func(api string) { h.writeWireConfig(t, api) }
 	env := h.box.env("ANTHROPIC_API_KEY=" + antKey)
 	writeWire("anthropic")
 	if r := runCovey(t, h.ws, env, "", "-p", "hello"); r.code != 0 {
@@ -477,17 +467,7 @@ func TestTUIAnthropicResumeOnRecordedWire(t *testing.T) {
 	h := newAntRun(t)
 	h.srv.Add(scripted.Conversation{Name: "ant", Match: scripted.Match{SystemContains: mainPrompt}, Turns: []scripted.Turn{
 		{Reasoning: "thinking on anthropic", Text: "FIRST."}, {Text: "TUI SECOND."}}})
-	cfgDir := filepath.Join(h.box.home, ".config", "covey")
-	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeWire := func(api string) {
-		t.Helper()
-		cfg := fmt.Sprintf("base_url: %s\nmodel: claude-e2e\napi: %s\napi_key_env: ANTHROPIC_API_KEY\n", h.srv.URL(), api)
-		if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeWire := func(api string) { h.writeWireConfig(t, api) }
 	env := h.box.env("ANTHROPIC_API_KEY=" + antKey)
 	writeWire("anthropic")
 	if r := runCovey(t, h.ws, env, "", "-p", "hello"); r.code != 0 {
@@ -586,5 +566,19 @@ func TestAnthropicRawQuirks(t *testing.T) {
 	}
 	if res := parseAnt(t, j[1]).Messages[2].Content; len(res) != 1 || !bytes.Contains(res[0], []byte(`"tool_use_id":"toolu_raw1"`)) {
 		t.Errorf("tool result = %s", res)
+	}
+}
+
+// writeWireConfig writes the user's config naming the scripted server, the
+// model claude-e2e and api as its wire (no --api needed).
+func (h *antRun) writeWireConfig(t *testing.T, api string) {
+	t.Helper()
+	cfgDir := filepath.Join(h.box.home, ".config", "covey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("base_url: %s\nmodel: claude-e2e\napi: %s\napi_key_env: ANTHROPIC_API_KEY\n", h.srv.URL(), api)
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
